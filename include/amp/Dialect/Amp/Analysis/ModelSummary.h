@@ -1,0 +1,64 @@
+//===- ModelSummary.h - what a training graph holds -------------*- C++ -*-===//
+//
+// Counts a function's ops by family and by name, its parameters and the
+// floating-point work of one forward evaluation. Used by the
+// --amp-model-summary pass and by `make demo`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_DIALECT_AMP_ANALYSIS_MODELSUMMARY_H
+#define AMP_DIALECT_AMP_ANALYSIS_MODELSUMMARY_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <array>
+#include <map>
+#include <string>
+
+namespace mlir::amp {
+
+/// The op families of the dialect, in the order summaries list them. Ops of
+/// other dialects (arith, math, ...) are `Other`.
+enum class OpFamily {
+  Contraction,
+  Elementwise,
+  Normalization,
+  Reduction,
+  Loss,
+  Shape,
+  Data,
+  Other,
+};
+constexpr size_t kNumOpFamilies = static_cast<size_t>(OpFamily::Other) + 1;
+
+/// Lower-case name of a family, as printed.
+StringRef stringifyOpFamily(OpFamily family);
+
+/// The family of `op`, read from its family trait.
+OpFamily getOpFamily(Operation *op);
+
+struct FunctionSummary {
+  std::string name;
+  /// Ops in the body, the terminator excluded.
+  int64_t numOps = 0;
+  std::array<int64_t, kNumOpFamilies> opsByFamily{};
+  /// Sorted by op name so that printing is deterministic.
+  std::map<std::string, int64_t> opsByName;
+  /// Arguments marked `amp.param`.
+  int64_t numParameters = 0;
+  int64_t numParameterElements = 0;
+  int64_t parameterBytes = 0;
+  /// Arguments that are not parameters (the batch).
+  int64_t numInputs = 0;
+  /// Sum of FlopCountOpInterface over the body.
+  int64_t forwardFlops = 0;
+};
+
+FunctionSummary summarizeFunction(func::FuncOp func);
+
+void printFunctionSummary(const FunctionSummary &summary, raw_ostream &os);
+
+} // namespace mlir::amp
+
+#endif // AMP_DIALECT_AMP_ANALYSIS_MODELSUMMARY_H

@@ -1,0 +1,104 @@
+//===- AmpBase.td - amp dialect, types and enums -----------*- tablegen -*-===//
+//
+// The dialect definition, the tensor type constraints every op uses, the
+// enums its attributes hold and the op-family traits.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_DIALECT_AMP_IR_AMPBASE_TD
+#define AMP_DIALECT_AMP_IR_AMPBASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def Amp_Dialect : Dialect {
+  let name = "amp";
+  let cppNamespace = "::mlir::amp";
+  let summary = "Training graphs for mixed-precision compilation";
+  let description = [{
+    The `amp` dialect describes training graphs (a forward pass and its loss,
+    later their backward pass, optimizer and loss scaling) on builtin ranked
+    tensors with static shapes. Floating-point tensors hold `f16`, `bf16`,
+    `f32` or `f64`; index tensors hold `i32` or `i64`; masks hold `i1`.
+
+    Ops have value semantics. Binary elementwise ops broadcast like numpy but
+    never mix element types: precision changes are explicit `amp.cast` ops, so
+    every conversion the mixed-precision passes make is visible in the IR.
+
+    A function argument carrying the unit attribute `amp.param` is a trainable
+    parameter.
+  }];
+  let hasConstantMaterializer = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// Name of the function-argument attribute that marks a parameter.
+    static constexpr ::llvm::StringLiteral kParamAttrName = "amp.param";
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Amp_FloatElement : AnyTypeOf<[F16, BF16, F32, F64]>;
+
+def Amp_FloatTensor : StaticShapeTensorOf<[F16, BF16, F32, F64]>;
+def Amp_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
+def Amp_MaskTensor : StaticShapeTensorOf<[I1]>;
+def Amp_NumericTensor : StaticShapeTensorOf<[F16, BF16, F32, F64, I32, I64]>;
+def Amp_AnyTensor : StaticShapeTensorOf<[F16, BF16, F32, F64, I1, I32, I64]>;
+
+def Amp_FloatTypeAttr : TypeAttrBase<"::mlir::FloatType",
+    "f16, bf16, f32 or f64 type attribute", Amp_FloatElement.predicate>;
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Amp_GeluApproximation : I32EnumAttr<"GeluApproximation",
+    "how amp.gelu evaluates the Gaussian CDF", [
+      I32EnumAttrCase<"erf", 0>,
+      I32EnumAttrCase<"tanh", 1>
+    ]> {
+  let cppNamespace = "::mlir::amp";
+}
+
+def Amp_LossReduction : I32EnumAttr<"LossReduction",
+    "how a loss combines its per-sample terms", [
+      I32EnumAttrCase<"mean", 0>,
+      I32EnumAttrCase<"sum", 1>
+    ]> {
+  let cppNamespace = "::mlir::amp";
+}
+
+def Amp_ComparePredicate : I32EnumAttr<"ComparePredicate",
+    "comparison of amp.compare", [
+      I32EnumAttrCase<"eq", 0>,
+      I32EnumAttrCase<"ne", 1>,
+      I32EnumAttrCase<"lt", 2>,
+      I32EnumAttrCase<"le", 3>,
+      I32EnumAttrCase<"gt", 4>,
+      I32EnumAttrCase<"ge", 5>
+    ]> {
+  let cppNamespace = "::mlir::amp";
+}
+
+//===----------------------------------------------------------------------===//
+// Op families
+//===----------------------------------------------------------------------===//
+
+// Marker traits: which family an op belongs to. Analyses (the model summary,
+// later the fusion pass) group ops by family through these, never by name.
+class Amp_FamilyTrait<string name> : NativeOpTrait<name # "Family"> {
+  let cppNamespace = "::mlir::OpTrait::amp";
+}
+def Amp_ElementwiseFamily : Amp_FamilyTrait<"Elementwise">;
+def Amp_ShapeFamily : Amp_FamilyTrait<"Shape">;
+def Amp_ContractionFamily : Amp_FamilyTrait<"Contraction">;
+def Amp_ReductionFamily : Amp_FamilyTrait<"Reduction">;
+def Amp_NormalizationFamily : Amp_FamilyTrait<"Normalization">;
+def Amp_LossFamily : Amp_FamilyTrait<"Loss">;
+def Amp_DataFamily : Amp_FamilyTrait<"Data">;
+
+#endif // AMP_DIALECT_AMP_IR_AMPBASE_TD

@@ -1,0 +1,36 @@
+//===- AmpOps.h - amp dialect ops -------------------------------*- C++ -*-===//
+
+#ifndef AMP_DIALECT_AMP_IR_AMPOPS_H
+#define AMP_DIALECT_AMP_IR_AMPOPS_H
+
+#include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "amp/Dialect/Amp/IR/AmpInterfaces.h"
+#include "amp/Dialect/Amp/IR/AmpTraits.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "amp/Dialect/Amp/IR/AmpEnums.h.inc"
+
+#define GET_OP_CLASSES
+#include "amp/Dialect/Amp/IR/AmpOps.h.inc"
+
+namespace mlir::amp {
+
+/// True when every value of `from` is exactly representable in `to`, so a
+/// conversion `from -> to` never rounds (f16/bf16 -> f32 -> f64, or equal).
+bool isExactConversion(FloatType from, FloatType to);
+
+/// The accumulator a reduction or contraction uses when it names none: f64
+/// for f64 operands, f32 otherwise.
+FloatType getDefaultAccumulatorType(FloatType operandType);
+
+/// numpy broadcasting of static shapes; fails on incompatible shapes.
+LogicalResult broadcastShapes(ArrayRef<ArrayRef<int64_t>> shapes,
+                              SmallVectorImpl<int64_t> &result);
+
+} // namespace mlir::amp
+
+#endif // AMP_DIALECT_AMP_IR_AMPOPS_H

@@ -1,0 +1,593 @@
+//===- AmpOps.td - amp dialect ops -------------------------*- tablegen -*-===//
+//
+// The training-graph ops, grouped by family. Each family has a base class;
+// verifiers are thin and call the shared checks in AmpVerify.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_DIALECT_AMP_IR_AMPOPS_TD
+#define AMP_DIALECT_AMP_IR_AMPOPS_TD
+
+include "amp/Dialect/Amp/IR/AmpBase.td"
+include "amp/Dialect/Amp/IR/AmpInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+
+class Amp_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Amp_Dialect, mnemonic,
+         !listconcat(traits, [Pure, Amp_FlopCountOpInterface])>;
+
+//===----------------------------------------------------------------------===//
+// Data: constants and precision casts
+//===----------------------------------------------------------------------===//
+
+def Amp_ConstantOp : Amp_Op<"constant",
+    [ConstantLike, Amp_DataFamily, AllTypesMatch<["value", "result"]>]> {
+  let summary = "a tensor constant, splat or dense";
+  let description = [{
+    Produces a tensor holding the elements of `value`, a dense elements
+    attribute whose type is the result type.
+
+    ```mlir
+    %zero = amp.constant dense<0.0> : tensor<64x10xf32>
+    %w = amp.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xbf16>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Amp_AnyTensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+def Amp_CastOp : Amp_Op<"cast", [Amp_DataFamily]> {
+  let summary = "precision conversion between floating-point tensors";
+  let description = [{
+    Converts every element to the result element type, rounding to nearest
+    with ties to even; values beyond the target's range become infinities.
+    The shape does not change. This is the only op that changes precision:
+    the mixed-precision passes place, share and remove `amp.cast` ops.
+
+    ```mlir
+    %h = amp.cast %x : tensor<64x784xf32> to tensor<64x784xf16>
+    ```
+
+    Canonicalisation removes casts to the same type and folds
+    `cast(cast(x : A) : B) : C` into `cast(x : A) : C` when `A -> B` is exact
+    (f16 or bf16 to f32 or f64, f32 to f64), which also removes round trips.
+  }];
+  let arguments = (ins Amp_FloatTensor:$input);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+  let hasVerifier = 1;
+}
+
+def Amp_IotaOp : Amp_Op<"iota", [Amp_DataFamily]> {
+  let summary = "tensor of indices along one dimension";
+  let description = [{
+    Element `(i0, ..., in)` of the result is `i<dim>`. With `amp.compare` it
+    builds masks, a causal one among them:
+
+    ```mlir
+    %row = amp.iota dim = 0 : tensor<16x16xi64>
+    %col = amp.iota dim = 1 : tensor<16x16xi64>
+    %causal = amp.compare ge, %row, %col : tensor<16x16xi64>, tensor<16x16xi64>
+    ```
+  }];
+  let arguments = (ins I64Attr:$dim);
+  let results = (outs Amp_NumericTensor:$result);
+  let assemblyFormat = "`dim` `=` $dim attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+class Amp_UnaryOp<string mnemonic, string formula, list<Trait> traits = []>
+    : Amp_Op<mnemonic, !listconcat(traits,
+                                   [Amp_ElementwiseFamily,
+                                    SameOperandsAndResultType])> {
+  let summary = "elementwise " # formula;
+  let description = [{
+    Computes `}] # formula # [{` for every element. The result has the type of
+    the input.
+  }];
+  let arguments = (ins Amp_FloatTensor:$input);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Amp_NegOp : Amp_UnaryOp<"neg", "-x"> { let hasFolder = 1; }
+def Amp_AbsOp : Amp_UnaryOp<"abs", "|x|">;
+def Amp_ExpOp : Amp_UnaryOp<"exp", "e^x">;
+def Amp_LogOp : Amp_UnaryOp<"log", "ln(x)">;
+def Amp_SqrtOp : Amp_UnaryOp<"sqrt", "sqrt(x)">;
+def Amp_RsqrtOp : Amp_UnaryOp<"rsqrt", "1 / sqrt(x)">;
+def Amp_TanhOp : Amp_UnaryOp<"tanh", "tanh(x)">;
+def Amp_SigmoidOp : Amp_UnaryOp<"sigmoid", "1 / (1 + e^-x)">;
+def Amp_ReluOp : Amp_UnaryOp<"relu", "max(x, 0)">;
+
+def Amp_GeluOp : Amp_UnaryOp<"gelu", "x * Phi(x)"> {
+  let description = [{
+    The Gaussian error linear unit `x * Phi(x)`. With `approximate = erf`
+    (the default) `Phi(x) = (1 + erf(x / sqrt(2))) / 2`; with
+    `approximate = tanh`, GPT-2's form
+    `Phi(x) = (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) / 2`.
+
+    ```mlir
+    %y = amp.gelu %x : tensor<8x256xf32>
+    %z = amp.gelu %x approximate = tanh : tensor<8x256xf32>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$input,
+                   DefaultValuedAttr<Amp_GeluApproximation,
+                       "::mlir::amp::GeluApproximation::erf">:$approximate);
+  let assemblyFormat = [{
+    $input (`approximate` `=` $approximate^)? attr-dict `:` type($input)
+  }];
+}
+
+def Amp_PowOp : Amp_UnaryOp<"pow", "x^exponent"> {
+  let description = [{
+    Raises every element to the power `exponent`, a scalar attribute.
+
+    ```mlir
+    %sq = amp.pow %x, 2.0 : tensor<8x64xf32>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$input, F64Attr:$exponent);
+  let assemblyFormat = "$input `,` $exponent attr-dict `:` type($input)";
+}
+
+class Amp_BinaryOp<string mnemonic, string formula, list<Trait> traits = []>
+    : Amp_Op<mnemonic, !listconcat(traits,
+        [Amp_ElementwiseFamily,
+         DeclareOpInterfaceMethods<InferTypeOpInterface>])> {
+  let summary = "elementwise " # formula # " with numpy broadcasting";
+  let description = [{
+    Computes `}] # formula # [{` elementwise. The operand shapes broadcast like
+    numpy (aligned at the trailing dimension, a dimension of 1 stretches); the
+    element types must be equal. The result type is inferred.
+
+    ```mlir
+    %y = amp.}] # mnemonic # [{ %a, %b : tensor<64x256xf32>, tensor<256xf32>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$lhs, Amp_FloatTensor:$rhs);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)
+  }];
+  let hasVerifier = 1;
+}
+
+def Amp_AddOp : Amp_BinaryOp<"add", "lhs + rhs", [Commutative]>;
+def Amp_SubOp : Amp_BinaryOp<"sub", "lhs - rhs">;
+def Amp_MulOp : Amp_BinaryOp<"mul", "lhs * rhs", [Commutative]>;
+def Amp_DivOp : Amp_BinaryOp<"div", "lhs / rhs">;
+def Amp_MaximumOp : Amp_BinaryOp<"maximum", "max(lhs, rhs)", [Commutative]>;
+def Amp_MinimumOp : Amp_BinaryOp<"minimum", "min(lhs, rhs)", [Commutative]>;
+
+def Amp_SelectOp : Amp_Op<"select",
+    [Amp_ElementwiseFamily, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "elementwise choice by a mask, with numpy broadcasting";
+  let description = [{
+    Takes `on_true` where `condition` holds and `on_false` elsewhere. The
+    three shapes broadcast together like numpy; the two value operands have
+    the same element type. A causal attention mask is a select:
+
+    ```mlir
+    %masked = amp.select %causal, %scores, %neg_inf
+        : tensor<16x16xi1>, tensor<2x4x16x16xf32>, tensor<f32>
+    ```
+  }];
+  let arguments = (ins Amp_MaskTensor:$condition, Amp_FloatTensor:$on_true,
+                   Amp_FloatTensor:$on_false);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $on_true `,` $on_false attr-dict `:` type($condition) `,`
+    type($on_true) `,` type($on_false)
+  }];
+  let hasVerifier = 1;
+}
+
+def Amp_CompareOp : Amp_Op<"compare",
+    [Amp_ElementwiseFamily, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "elementwise comparison to an i1 mask, with numpy broadcasting";
+  let description = [{
+    Compares `lhs` and `rhs` elementwise with `predicate` (`eq`, `ne`, `lt`,
+    `le`, `gt`, `ge`; on floats, ordered: any comparison with NaN is false
+    except `ne`). Shapes broadcast like numpy; element types are equal.
+
+    ```mlir
+    %m = amp.compare ge, %row, %col : tensor<16x16xi64>, tensor<16x16xi64>
+    ```
+  }];
+  let arguments = (ins Amp_ComparePredicate:$predicate, Amp_NumericTensor:$lhs,
+                   Amp_NumericTensor:$rhs);
+  let results = (outs Amp_MaskTensor:$result);
+  let assemblyFormat = [{
+    $predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Shape
+//===----------------------------------------------------------------------===//
+
+class Amp_ShapeOp<string mnemonic, list<Trait> traits = []>
+    : Amp_Op<mnemonic, !listconcat(traits, [Amp_ShapeFamily])> {
+  let hasVerifier = 1;
+}
+
+def Amp_ReshapeOp : Amp_ShapeOp<"reshape"> {
+  let summary = "same elements in row-major order, another shape";
+  let description = [{
+    ```mlir
+    %y = amp.reshape %x : tensor<2x16x64xf32> to tensor<2x16x4x16xf32>
+    ```
+    Element count and element type are preserved.
+  }];
+  let arguments = (ins Amp_AnyTensor:$input);
+  let results = (outs Amp_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasFolder = 1;
+}
+
+def Amp_TransposeOp : Amp_ShapeOp<"transpose"> {
+  let summary = "permutation of dimensions";
+  let description = [{
+    Result dimension `i` is input dimension `permutation[i]`.
+
+    ```mlir
+    %y = amp.transpose %x, [0, 2, 1, 3]
+        : tensor<2x16x4x16xf32> to tensor<2x4x16x16xf32>
+    ```
+  }];
+  let arguments = (ins Amp_AnyTensor:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs Amp_AnyTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $permutation attr-dict `:` type($input) `to` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Amp_BroadcastToOp : Amp_ShapeOp<"broadcast_to"> {
+  let summary = "numpy broadcast to an explicit shape";
+  let description = [{
+    ```mlir
+    %y = amp.broadcast_to %b : tensor<256xf32> to tensor<64x256xf32>
+    ```
+    The input shape must broadcast to the result shape under numpy's rules.
+  }];
+  let arguments = (ins Amp_AnyTensor:$input);
+  let results = (outs Amp_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasFolder = 1;
+}
+
+def Amp_SliceOp : Amp_ShapeOp<"slice"> {
+  let summary = "contiguous box of a tensor";
+  let description = [{
+    Takes elements `start[i] <= index[i] < limit[i]` in every dimension.
+
+    ```mlir
+    %q = amp.slice %qkv [0, 0, 0] to [2, 16, 64]
+        : tensor<2x16x192xf32> to tensor<2x16x64xf32>
+    ```
+  }];
+  let arguments = (ins Amp_AnyTensor:$input, DenseI64ArrayAttr:$start,
+                   DenseI64ArrayAttr:$limit);
+  let results = (outs Amp_AnyTensor:$result);
+  let assemblyFormat = [{
+    $input $start `to` $limit attr-dict `:` type($input) `to` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Amp_ConcatOp : Amp_ShapeOp<"concat"> {
+  let summary = "concatenation along one dimension";
+  let description = [{
+    ```mlir
+    %y = amp.concat %a, %b dim = 1
+        : tensor<4x8xf32>, tensor<4x2xf32> to tensor<4x10xf32>
+    ```
+    All inputs share element type, rank and every dimension but `dim`.
+  }];
+  let arguments = (ins Variadic<Amp_AnyTensor>:$inputs, I64Attr:$dim);
+  let results = (outs Amp_AnyTensor:$result);
+  let assemblyFormat = [{
+    $inputs `dim` `=` $dim attr-dict `:` type($inputs) `to` type($result)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Contraction
+//===----------------------------------------------------------------------===//
+
+def Amp_MatmulOp : Amp_Op<"matmul", [Amp_ContractionFamily,
+    DeclareOpInterfaceMethods<Amp_FlopCountOpInterface, ["getForwardFlops"]>]> {
+  let summary = "matrix product, 2-D or batched, with transpose flags";
+  let description = [{
+    Multiplies the matrices held in the last two dimensions: `lhs` is
+    `[..., M, K]` (`[..., K, M]` with `transpose_lhs`), `rhs` is `[..., K, N]`
+    (`[..., N, K]` with `transpose_rhs`), the result `[..., M, N]`. Leading
+    (batch) dimensions broadcast like numpy, so a 3-D activation times a 2-D
+    weight is one op. Products are summed in `acc_type` (default: f32, or f64
+    for f64 operands), which must hold every operand value exactly; the sum is
+    rounded once to the result element type, which may differ from the
+    operands' (f16 in, f32 out).
+
+    ```mlir
+    %h = amp.matmul %x, %w : tensor<64x784xf16>, tensor<784x256xf16> to tensor<64x256xf16>
+    %s = amp.matmul %q, %k {transpose_rhs}
+        : tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32> to tensor<2x4x16x16xf32>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$lhs, Amp_FloatTensor:$rhs,
+                   UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs,
+                   OptionalAttr<Amp_FloatTypeAttr>:$acc_type);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `to` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The accumulator type: `acc_type` when set, else f32 (f64 for f64).
+    ::mlir::FloatType getAccumulatorType();
+  }];
+}
+
+def Amp_AttentionOp : Amp_Op<"attention", [Amp_ContractionFamily,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<Amp_FlopCountOpInterface, ["getForwardFlops"]>]> {
+  let summary = "scaled dot-product attention";
+  let description = [{
+    `softmax(scale * query @ key^T + mask) @ value` for `query`
+    `[B, H, T, D]`, `key` `[B, H, S, D]` and `value` `[B, H, S, Dv]`; the
+    result is `[B, H, T, Dv]` in the query's element type. `scale` defaults to
+    `1 / sqrt(D)`. With `causal`, query position `i` sees key positions
+    `j <= i` (the mask is aligned top-left, as PyTorch's `is_causal`).
+    Scores, softmax and the weighted sum are computed in f32 whatever the
+    element type, as a fused kernel does.
+
+    The same computation spelled out with `amp.matmul`, `amp.select`,
+    `amp.softmax` and `amp.matmul` is valid input as well.
+
+    ```mlir
+    %o = amp.attention %q, %k, %v causal
+        : tensor<2x4x16x16xf16>, tensor<2x4x16x16xf16>, tensor<2x4x16x16xf16>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$query, Amp_FloatTensor:$key,
+                   Amp_FloatTensor:$value, UnitAttr:$causal,
+                   OptionalAttr<F64Attr>:$scale);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`causal` $causal^)? attr-dict `:`
+    type($query) `,` type($key) `,` type($value)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// `scale` when set, else 1 / sqrt(head dim).
+    double getScaleOrDefault();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+class Amp_ReductionOp<string mnemonic, string what, list<Trait> traits = []>
+    : Amp_Op<mnemonic, !listconcat(traits, [Amp_ReductionFamily,
+        DeclareOpInterfaceMethods<Amp_FlopCountOpInterface,
+                                  ["getForwardFlops"]>])> {
+  let summary = what # " over the given dimensions";
+  let description = [{
+    Reduces the dimensions listed in `dims` (distinct, in range, any order).
+    With `keepdims` they stay as dimensions of size 1, else they are dropped.
+
+    ```mlir
+    %r = amp.}] # mnemonic # [{ %x dims = [1] : tensor<64x10xf32> to tensor<64xf32>
+    %k = amp.}] # mnemonic # [{ %x dims = [1] keepdims : tensor<64x10xf32> to tensor<64x1xf32>
+    ```
+  }];
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `dims` `=` $dims (`keepdims` $keepdims^)? attr-dict `:`
+    type($input) `to` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+class Amp_AccumulatingReductionOp<string mnemonic, string what>
+    : Amp_ReductionOp<mnemonic, what> {
+  let arguments = (ins Amp_FloatTensor:$input, DenseI64ArrayAttr:$dims,
+                   UnitAttr:$keepdims,
+                   OptionalAttr<Amp_FloatTypeAttr>:$acc_type);
+  let extraClassDeclaration = [{
+    /// The accumulator type: `acc_type` when set, else f32 (f64 for f64).
+    ::mlir::FloatType getAccumulatorType();
+  }];
+}
+
+def Amp_SumOp : Amp_AccumulatingReductionOp<"sum", "sum">;
+def Amp_MeanOp : Amp_AccumulatingReductionOp<"mean", "arithmetic mean">;
+def Amp_MaxOp : Amp_ReductionOp<"max", "maximum"> {
+  let arguments = (ins Amp_FloatTensor:$input, DenseI64ArrayAttr:$dims,
+                   UnitAttr:$keepdims);
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisation
+//===----------------------------------------------------------------------===//
+
+class Amp_NormalizationOp<string mnemonic, list<Trait> traits = []>
+    : Amp_Op<mnemonic, !listconcat(traits, [Amp_NormalizationFamily,
+        DeclareOpInterfaceMethods<Amp_FlopCountOpInterface,
+                                  ["getForwardFlops"]>])> {
+  let hasVerifier = 1;
+}
+
+class Amp_SoftmaxLikeOp<string mnemonic, string formula>
+    : Amp_NormalizationOp<mnemonic, [SameOperandsAndResultType]> {
+  let summary = formula # " along one dimension";
+  let description = [{
+    Computes `}] # formula # [{` along dimension `dim`, subtracting the
+    maximum first so that large inputs do not overflow.
+
+    ```mlir
+    %p = amp.}] # mnemonic # [{ %x dim = 1 : tensor<64x10xf32>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$input, I64Attr:$dim);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = "$input `dim` `=` $dim attr-dict `:` type($input)";
+}
+
+def Amp_SoftmaxOp : Amp_SoftmaxLikeOp<"softmax", "exp(x) / sum(exp(x))">;
+def Amp_LogSoftmaxOp
+    : Amp_SoftmaxLikeOp<"log_softmax", "x - log(sum(exp(x)))">;
+
+def Amp_LayerNormOp : Amp_NormalizationOp<"layer_norm",
+    [AttrSizedOperandSegments, AllTypesMatch<["input", "result"]>]> {
+  let summary = "layer normalisation with optional affine weight and bias";
+  let description = [{
+    Normalises over the trailing dimensions from `axis` on (default: the last
+    dimension only): `(x - mean) / sqrt(var + epsilon)` with the biased
+    variance, then multiplies by `weight` and adds `bias` when given. Both
+    have the normalised shape and may be of another float type than the input
+    (fp32 parameters for fp16 activations).
+
+    ```mlir
+    %y = amp.layer_norm %x scale(%g : tensor<64xf32>) bias(%b : tensor<64xf32>)
+        {epsilon = 1.0e-05} : tensor<2x16x64xf32>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$input,
+                   Optional<Amp_FloatTensor>:$weight,
+                   Optional<Amp_FloatTensor>:$bias,
+                   OptionalAttr<I64Attr>:$axis,
+                   DefaultValuedAttr<F64Attr, "1e-5">:$epsilon);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`scale` `(` $weight^ `:` type($weight) `)`)?
+    (`bias` `(` $bias^ `:` type($bias) `)`)? attr-dict `:` type($input)
+  }];
+  let extraClassDeclaration = [{
+    /// First normalised dimension: `axis` when set, else rank - 1.
+    int64_t getNormalizedAxis();
+  }];
+}
+
+def Amp_RmsNormOp : Amp_NormalizationOp<"rms_norm",
+    [AllTypesMatch<["input", "result"]>]> {
+  let summary = "root-mean-square normalisation with an optional weight";
+  let description = [{
+    `x / sqrt(mean(x^2) + epsilon)` over the trailing dimensions from `axis`
+    on (default: the last), times `weight` when given.
+
+    ```mlir
+    %y = amp.rms_norm %x scale(%g : tensor<64xf32>) : tensor<2x16x64xf32>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$input,
+                   Optional<Amp_FloatTensor>:$weight,
+                   OptionalAttr<I64Attr>:$axis,
+                   DefaultValuedAttr<F64Attr, "1e-6">:$epsilon);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`scale` `(` $weight^ `:` type($weight) `)`)? attr-dict `:`
+    type($input)
+  }];
+  let extraClassDeclaration = [{
+    /// First normalised dimension: `axis` when set, else rank - 1.
+    int64_t getNormalizedAxis();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Embedding
+//===----------------------------------------------------------------------===//
+
+def Amp_EmbeddingOp : Amp_Op<"embedding", [Amp_DataFamily,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "gather rows of a table by integer ids";
+  let description = [{
+    For a table `[V, D]` and ids of shape `S`, the result has shape `S x D`
+    and holds row `ids[s]` at position `s`. Ids outside `[0, V)` are an error
+    at run time.
+
+    ```mlir
+    %e = amp.embedding %wte[%tokens] : tensor<96x64xf32>, tensor<2x16xi64>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$table, Amp_IndexTensor:$indices);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = [{
+    $table `[` $indices `]` attr-dict `:` type($table) `,` type($indices)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+class Amp_LossOp<string mnemonic>
+    : Amp_Op<mnemonic, [Amp_LossFamily,
+        DeclareOpInterfaceMethods<Amp_FlopCountOpInterface,
+                                  ["getForwardFlops"]>]> {
+  let hasVerifier = 1;
+}
+
+def Amp_CrossEntropyOp : Amp_LossOp<"cross_entropy"> {
+  let summary = "softmax cross-entropy of logits against integer labels";
+  let description = [{
+    For logits `[..., C]` and labels of the leading shape, each sample's loss
+    is `logsumexp(logits) - logits[label]`; `reduction` (`mean`, the default,
+    or `sum`) combines them into a 0-d result.
+
+    ```mlir
+    %loss = amp.cross_entropy %logits, %y
+        : tensor<64x10xf32>, tensor<64xi64> to tensor<f32>
+    %total = amp.cross_entropy %logits, %y reduction = sum
+        : tensor<64x10xf32>, tensor<64xi64> to tensor<f32>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$logits, Amp_IndexTensor:$labels,
+                   DefaultValuedAttr<Amp_LossReduction,
+                       "::mlir::amp::LossReduction::mean">:$reduction);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = [{
+    $logits `,` $labels (`reduction` `=` $reduction^)? attr-dict `:`
+    type($logits) `,` type($labels) `to` type($result)
+  }];
+}
+
+def Amp_MseLossOp : Amp_LossOp<"mse_loss"> {
+  let summary = "mean (or summed) squared error";
+  let description = [{
+    `reduction((input - target)^2)` over every element, a 0-d result.
+
+    ```mlir
+    %loss = amp.mse_loss %pred, %target
+        : tensor<64x1xf32>, tensor<64x1xf32> to tensor<f32>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$input, Amp_FloatTensor:$target,
+                   DefaultValuedAttr<Amp_LossReduction,
+                       "::mlir::amp::LossReduction::mean">:$reduction);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $target (`reduction` `=` $reduction^)? attr-dict `:`
+    type($input) `,` type($target) `to` type($result)
+  }];
+}
+
+#endif // AMP_DIALECT_AMP_IR_AMPOPS_TD

@@ -1,0 +1,31 @@
+//===- AmpTraits.h - amp op-family traits -----------------------*- C++ -*-===//
+//
+// Marker traits naming the family of an amp op. They carry no verification;
+// analyses ask `op->hasTrait<...>()` instead of matching op names.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_DIALECT_AMP_IR_AMPTRAITS_H
+#define AMP_DIALECT_AMP_IR_AMPTRAITS_H
+
+#include "mlir/IR/OpDefinition.h"
+
+namespace mlir::OpTrait::amp {
+
+#define AMP_FAMILY_TRAIT(Name)                                                 \
+  template <typename ConcreteType>                                             \
+  class Name##Family : public TraitBase<ConcreteType, Name##Family> {};
+
+AMP_FAMILY_TRAIT(Elementwise)
+AMP_FAMILY_TRAIT(Shape)
+AMP_FAMILY_TRAIT(Contraction)
+AMP_FAMILY_TRAIT(Reduction)
+AMP_FAMILY_TRAIT(Normalization)
+AMP_FAMILY_TRAIT(Loss)
+AMP_FAMILY_TRAIT(Data)
+
+#undef AMP_FAMILY_TRAIT
+
+} // namespace mlir::OpTrait::amp
+
+#endif // AMP_DIALECT_AMP_IR_AMPTRAITS_H

@@ -1,0 +1,610 @@
+//===- AmpOps.cpp - amp dialect ops ---------------------------------------===//
+//
+// Verifiers, result type inference and FLOP counts. Folders and
+// canonicalisation patterns live in AmpFolds.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/IR/AmpOps.h"
+
+#include "AmpVerify.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallSet.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::amp;
+using namespace mlir::amp::checks;
+
+//===----------------------------------------------------------------------===//
+// Helpers shared with the rest of the project
+//===----------------------------------------------------------------------===//
+
+bool amp::isExactConversion(FloatType from, FloatType to) {
+  if (from == to)
+    return true;
+  // `to` holds every value of `from` when it has at least as many mantissa
+  // bits, at least the exponent range and a subnormal at least as small.
+  // f16 and bf16 are not nested either way.
+  using llvm::APFloat;
+  const llvm::fltSemantics &src = from.getFloatSemantics();
+  const llvm::fltSemantics &dst = to.getFloatSemantics();
+  int srcPrecision = APFloat::semanticsPrecision(src);
+  int dstPrecision = APFloat::semanticsPrecision(dst);
+  return srcPrecision <= dstPrecision &&
+         APFloat::semanticsMaxExponent(src) <=
+             APFloat::semanticsMaxExponent(dst) &&
+         APFloat::semanticsMinExponent(src) - srcPrecision >=
+             APFloat::semanticsMinExponent(dst) - dstPrecision;
+}
+
+FloatType amp::getDefaultAccumulatorType(FloatType operandType) {
+  MLIRContext *ctx = operandType.getContext();
+  if (operandType.isF64())
+    return Float64Type::get(ctx);
+  return Float32Type::get(ctx);
+}
+
+LogicalResult amp::broadcastShapes(ArrayRef<ArrayRef<int64_t>> shapes,
+                                   SmallVectorImpl<int64_t> &result) {
+  size_t rank = 0;
+  for (ArrayRef<int64_t> shape : shapes)
+    rank = std::max(rank, shape.size());
+  result.assign(rank, 1);
+  for (ArrayRef<int64_t> shape : shapes) {
+    size_t offset = rank - shape.size();
+    for (auto [i, dim] : llvm::enumerate(shape)) {
+      int64_t &out = result[offset + i];
+      if (dim == out || dim == 1)
+        continue;
+      if (out != 1)
+        return failure();
+      out = dim;
+    }
+  }
+  return success();
+}
+
+static FloatType getFloatElementType(Value value) {
+  return cast<FloatType>(getElementTypeOrSelf(value.getType()));
+}
+
+static int64_t getNumElements(Value value) {
+  return cast<RankedTensorType>(value.getType()).getNumElements();
+}
+
+//===----------------------------------------------------------------------===//
+// ConstantOp, CastOp, IotaOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOp::verify() {
+  if (!isa<DenseElementsAttr>(getValue()))
+    return emitOpError("value must be a dense elements attribute");
+  return success();
+}
+
+LogicalResult CastOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  return verifyResultShape(*this, input.getShape(), getType());
+}
+
+LogicalResult IotaOp::verify() {
+  return verifyDimInRange(*this, "dim", getDim(), getType().getRank());
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops with broadcasting
+//===----------------------------------------------------------------------===//
+
+/// Result type of a binary op: the broadcast shape in the lhs element type.
+static LogicalResult inferBinaryType(std::optional<Location> loc,
+                                     ValueRange operands,
+                                     SmallVectorImpl<Type> &inferred) {
+  if (operands.size() != 2)
+    return emitOptional(loc, "expects two operands");
+  return inferBroadcastType(loc, operands.getTypes(),
+                            getElementTypeOrSelf(operands[0].getType()),
+                            inferred);
+}
+
+#define AMP_DEFINE_BINARY_OP(OpName)                                           \
+  LogicalResult OpName::inferReturnTypes(                                      \
+      MLIRContext *, std::optional<Location> loc, ValueRange operands,         \
+      DictionaryAttr, OpaqueProperties, RegionRange,                           \
+      SmallVectorImpl<Type> &inferred) {                                       \
+    return inferBinaryType(loc, operands, inferred);                           \
+  }                                                                            \
+  LogicalResult OpName::verify() {                                             \
+    return verifySameElementType(*this, "lhs", getLhs().getType(), "rhs",      \
+                                 getRhs().getType());                          \
+  }
+
+AMP_DEFINE_BINARY_OP(AddOp)
+AMP_DEFINE_BINARY_OP(SubOp)
+AMP_DEFINE_BINARY_OP(MulOp)
+AMP_DEFINE_BINARY_OP(DivOp)
+AMP_DEFINE_BINARY_OP(MaximumOp)
+AMP_DEFINE_BINARY_OP(MinimumOp)
+
+#undef AMP_DEFINE_BINARY_OP
+
+LogicalResult SelectOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         ValueRange operands, DictionaryAttr,
+                                         OpaqueProperties, RegionRange,
+                                         SmallVectorImpl<Type> &inferred) {
+  if (operands.size() != 3)
+    return emitOptional(loc, "expects three operands");
+  return inferBroadcastType(loc, operands.getTypes(),
+                            getElementTypeOrSelf(operands[1].getType()),
+                            inferred);
+}
+
+LogicalResult SelectOp::verify() {
+  return verifySameElementType(*this, "on_true", getOnTrue().getType(),
+                               "on_false", getOnFalse().getType());
+}
+
+LogicalResult CompareOp::inferReturnTypes(MLIRContext *ctx,
+                                          std::optional<Location> loc,
+                                          ValueRange operands, DictionaryAttr,
+                                          OpaqueProperties, RegionRange,
+                                          SmallVectorImpl<Type> &inferred) {
+  if (operands.size() != 2)
+    return emitOptional(loc, "expects two operands");
+  return inferBroadcastType(loc, operands.getTypes(),
+                            IntegerType::get(ctx, 1), inferred);
+}
+
+LogicalResult CompareOp::verify() {
+  return verifySameElementType(*this, "lhs", getLhs().getType(), "rhs",
+                               getRhs().getType());
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  if (failed(verifySameElementType(*this, "input", input, "result", getType())))
+    return failure();
+  if (input.getNumElements() != getType().getNumElements())
+    return emitOpError() << "cannot reshape " << input.getNumElements()
+                         << " elements into " << getType().getNumElements();
+  return success();
+}
+
+LogicalResult TransposeOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  ArrayRef<int64_t> perm = getPermutation();
+  if (static_cast<int64_t>(perm.size()) != input.getRank())
+    return emitOpError() << "permutation has " << perm.size()
+                         << " entries for a rank-" << input.getRank()
+                         << " input";
+  SmallVector<bool> seen(perm.size(), false);
+  SmallVector<int64_t> shape;
+  for (int64_t dim : perm) {
+    if (dim < 0 || dim >= input.getRank() || seen[dim])
+      return emitOpError() << "permutation " << formatShape(perm)
+                           << " is not a permutation of [0, "
+                           << input.getRank() << ")";
+    seen[dim] = true;
+    shape.push_back(input.getDimSize(dim));
+  }
+  return verifyResultShape(*this, shape, getType(), input.getElementType());
+}
+
+LogicalResult BroadcastToOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  if (failed(verifySameElementType(*this, "input", input, "result", getType())))
+    return failure();
+  SmallVector<int64_t> shape;
+  if (input.getRank() > getType().getRank() ||
+      failed(broadcastShapes({input.getShape(), getType().getShape()}, shape)) ||
+      ArrayRef<int64_t>(shape) != getType().getShape())
+    return emitOpError() << "cannot broadcast shape "
+                         << formatShape(input.getShape()) << " to "
+                         << formatShape(getType().getShape());
+  return success();
+}
+
+LogicalResult SliceOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  ArrayRef<int64_t> start = getStart(), limit = getLimit();
+  if (static_cast<int64_t>(start.size()) != input.getRank() ||
+      static_cast<int64_t>(limit.size()) != input.getRank())
+    return emitOpError() << "start and limit need " << input.getRank()
+                         << " entries each, got " << start.size() << " and "
+                         << limit.size();
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0, e = input.getRank(); i < e; ++i) {
+    if (start[i] < 0 || start[i] > limit[i] || limit[i] > input.getDimSize(i))
+      return emitOpError() << "slice [" << start[i] << ", " << limit[i]
+                           << ") of dimension " << i << " is outside [0, "
+                           << input.getDimSize(i) << "]";
+    shape.push_back(limit[i] - start[i]);
+  }
+  return verifyResultShape(*this, shape, getType(), input.getElementType());
+}
+
+LogicalResult ConcatOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("expects at least one input");
+  auto first = cast<RankedTensorType>(getInputs().front().getType());
+  if (failed(verifyDimInRange(*this, "dim", getDim(), first.getRank())))
+    return failure();
+  SmallVector<int64_t> shape(first.getShape());
+  shape[getDim()] = 0;
+  for (auto [i, value] : llvm::enumerate(getInputs())) {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (failed(verifySameElementType(*this, "input #0", first,
+                                     "input #" + std::to_string(i), type)))
+      return failure();
+    if (type.getRank() != first.getRank())
+      return emitOpError() << "input #" << i << " has rank " << type.getRank()
+                           << ", expected " << first.getRank();
+    for (int64_t d = 0, e = type.getRank(); d < e; ++d) {
+      if (d != static_cast<int64_t>(getDim()) &&
+          type.getDimSize(d) != first.getDimSize(d))
+        return emitOpError()
+               << "input #" << i << " has shape "
+               << formatShape(type.getShape()) << ", which differs from "
+               << formatShape(first.getShape()) << " outside dimension "
+               << getDim();
+    }
+    shape[getDim()] += type.getDimSize(getDim());
+  }
+  return verifyResultShape(*this, shape, getType(), first.getElementType());
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulOp
+//===----------------------------------------------------------------------===//
+
+FloatType MatmulOp::getAccumulatorType() {
+  if (std::optional<FloatType> acc = getAccType())
+    return *acc;
+  return getDefaultAccumulatorType(getFloatElementType(getLhs()));
+}
+
+namespace {
+/// The logical dimensions of a (possibly transposed, batched) matmul.
+struct MatmulDims {
+  SmallVector<int64_t> batch;
+  int64_t m = 0, n = 0, k = 0;
+};
+} // namespace
+
+static FailureOr<MatmulDims> getMatmulDims(MatmulOp op) {
+  auto lhs = cast<RankedTensorType>(op.getLhs().getType());
+  auto rhs = cast<RankedTensorType>(op.getRhs().getType());
+  if (lhs.getRank() < 2 || rhs.getRank() < 2) {
+    op.emitOpError() << "operands must have rank 2 or more, got "
+                     << lhs.getRank() << " and " << rhs.getRank();
+    return failure();
+  }
+  ArrayRef<int64_t> l = lhs.getShape(), r = rhs.getShape();
+  int64_t lr = lhs.getRank(), rr = rhs.getRank();
+  MatmulDims dims;
+  dims.m = op.getTransposeLhs() ? l[lr - 1] : l[lr - 2];
+  int64_t lhsK = op.getTransposeLhs() ? l[lr - 2] : l[lr - 1];
+  int64_t rhsK = op.getTransposeRhs() ? r[rr - 1] : r[rr - 2];
+  dims.n = op.getTransposeRhs() ? r[rr - 2] : r[rr - 1];
+  if (lhsK != rhsK) {
+    op.emitOpError() << "contracting dimensions differ: lhs has " << lhsK
+                     << ", rhs has " << rhsK;
+    return failure();
+  }
+  dims.k = lhsK;
+  if (failed(broadcastShapes({l.drop_back(2), r.drop_back(2)}, dims.batch))) {
+    op.emitOpError() << "batch dimensions "
+                     << formatShape(l.drop_back(2)) << " and "
+                     << formatShape(r.drop_back(2))
+                     << " are not broadcast-compatible";
+    return failure();
+  }
+  return dims;
+}
+
+LogicalResult MatmulOp::verify() {
+  if (failed(verifySameElementType(*this, "lhs", getLhs().getType(), "rhs",
+                                   getRhs().getType())))
+    return failure();
+  FailureOr<MatmulDims> dims = getMatmulDims(*this);
+  if (failed(dims))
+    return failure();
+  SmallVector<int64_t> shape(dims->batch);
+  shape.push_back(dims->m);
+  shape.push_back(dims->n);
+  if (failed(verifyResultShape(*this, shape, getType())))
+    return failure();
+  return verifyAccumulatorType(*this, getAccumulatorType(),
+                               getFloatElementType(getLhs()));
+}
+
+int64_t MatmulOp::getForwardFlops() {
+  FailureOr<MatmulDims> dims = getMatmulDims(*this);
+  if (failed(dims))
+    return 0;
+  int64_t batch = 1;
+  for (int64_t b : dims->batch)
+    batch *= b;
+  return 2 * batch * dims->m * dims->n * dims->k;
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            ValueRange operands,
+                                            DictionaryAttr, OpaqueProperties,
+                                            RegionRange,
+                                            SmallVectorImpl<Type> &inferred) {
+  if (operands.size() != 3)
+    return emitOptional(loc, "expects query, key and value");
+  SmallVector<RankedTensorType> types;
+  for (Value operand : operands) {
+    RankedTensorType type = getStaticTensorType(operand.getType());
+    if (!type || type.getRank() != 4)
+      return emitOptional(loc, "query, key and value must be statically "
+                               "shaped rank-4 tensors [batch, heads, "
+                               "sequence, head dim]");
+    types.push_back(type);
+  }
+  ArrayRef<int64_t> q = types[0].getShape(), k = types[1].getShape(),
+                    v = types[2].getShape();
+  if (q[0] != k[0] || q[0] != v[0] || q[1] != k[1] || q[1] != v[1])
+    return emitOptional(loc, "batch and head dimensions of query " +
+                                 formatShape(q) + ", key " + formatShape(k) +
+                                 " and value " + formatShape(v) + " differ");
+  if (q[3] != k[3])
+    return emitOptional(loc, "query head dim " + std::to_string(q[3]) +
+                                 " differs from key head dim " +
+                                 std::to_string(k[3]));
+  if (k[2] != v[2])
+    return emitOptional(loc, "key sequence length " + std::to_string(k[2]) +
+                                 " differs from value sequence length " +
+                                 std::to_string(v[2]));
+  inferred.push_back(RankedTensorType::get({q[0], q[1], q[2], v[3]},
+                                           types[0].getElementType()));
+  return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  if (failed(verifySameElementType(*this, "query", getQuery().getType(), "key",
+                                   getKey().getType())) ||
+      failed(verifySameElementType(*this, "query", getQuery().getType(),
+                                   "value", getValue().getType())))
+    return failure();
+  if (std::optional<APFloat> scale = getScale()) {
+    double value = scale->convertToDouble();
+    if (!(std::isfinite(value) && value > 0.0))
+      return emitOpError() << "scale must be positive and finite, got "
+                           << value;
+  }
+  return success();
+}
+
+double AttentionOp::getScaleOrDefault() {
+  if (std::optional<APFloat> scale = getScale())
+    return scale->convertToDouble();
+  auto query = cast<RankedTensorType>(getQuery().getType());
+  return 1.0 / std::sqrt(static_cast<double>(query.getDimSize(3)));
+}
+
+int64_t AttentionOp::getForwardFlops() {
+  auto q = cast<RankedTensorType>(getQuery().getType());
+  auto v = cast<RankedTensorType>(getValue().getType());
+  int64_t scores = q.getDimSize(0) * q.getDimSize(1) * q.getDimSize(2) *
+                   v.getDimSize(2);
+  // Two GEMMs and a softmax over the dense score matrix; a causal kernel
+  // skips about half of this work, which the count does not credit.
+  return 2 * scores * q.getDimSize(3) + 2 * scores * v.getDimSize(3) +
+         5 * scores;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+template <typename ReductionOp>
+static LogicalResult verifyReduction(ReductionOp op) {
+  auto input = cast<RankedTensorType>(op.getInput().getType());
+  ArrayRef<int64_t> dims = op.getDims();
+  if (dims.empty())
+    return op.emitOpError("expects at least one dimension to reduce");
+  llvm::SmallSet<int64_t, 4> seen;
+  for (int64_t dim : dims) {
+    if (failed(verifyDimInRange(op, "dims entry", dim, input.getRank())))
+      return failure();
+    if (!seen.insert(dim).second)
+      return op.emitOpError() << "dimension " << dim << " is reduced twice";
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0, e = input.getRank(); i < e; ++i) {
+    if (!seen.contains(i))
+      shape.push_back(input.getDimSize(i));
+    else if (op.getKeepdims())
+      shape.push_back(1);
+  }
+  return verifyResultShape(op, shape, op.getType());
+}
+
+template <typename ReductionOp>
+static LogicalResult verifyAccumulatingReduction(ReductionOp op) {
+  if (failed(verifyReduction(op)))
+    return failure();
+  return verifyAccumulatorType(op, op.getAccumulatorType(),
+                               getFloatElementType(op.getInput()));
+}
+
+LogicalResult SumOp::verify() { return verifyAccumulatingReduction(*this); }
+LogicalResult MeanOp::verify() { return verifyAccumulatingReduction(*this); }
+
+LogicalResult MaxOp::verify() {
+  if (failed(verifyReduction(*this)))
+    return failure();
+  return verifySameElementType(*this, "input", getInput().getType(), "result",
+                               getType());
+}
+
+FloatType SumOp::getAccumulatorType() {
+  if (std::optional<FloatType> acc = getAccType())
+    return *acc;
+  return getDefaultAccumulatorType(getFloatElementType(getInput()));
+}
+
+FloatType MeanOp::getAccumulatorType() {
+  if (std::optional<FloatType> acc = getAccType())
+    return *acc;
+  return getDefaultAccumulatorType(getFloatElementType(getInput()));
+}
+
+int64_t SumOp::getForwardFlops() { return getNumElements(getInput()); }
+int64_t MeanOp::getForwardFlops() { return getNumElements(getInput()); }
+int64_t MaxOp::getForwardFlops() { return getNumElements(getInput()); }
+
+//===----------------------------------------------------------------------===//
+// Normalisation
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxOp::verify() {
+  return verifyDimInRange(*this, "dim", getDim(), getType().getRank());
+}
+
+LogicalResult LogSoftmaxOp::verify() {
+  return verifyDimInRange(*this, "dim", getDim(), getType().getRank());
+}
+
+// max, subtract, exp, sum and divide (or log and subtract) per element.
+int64_t SoftmaxOp::getForwardFlops() { return 5 * getNumElements(getInput()); }
+int64_t LogSoftmaxOp::getForwardFlops() {
+  return 5 * getNumElements(getInput());
+}
+
+static LogicalResult verifyEpsilon(Operation *op, double epsilon) {
+  if (std::isfinite(epsilon) && epsilon >= 0.0)
+    return success();
+  return op->emitOpError() << "epsilon must be non-negative and finite, got "
+                           << epsilon;
+}
+
+template <typename NormOp>
+static int64_t getNormalizedAxisOf(NormOp op) {
+  if (std::optional<int64_t> axis = op.getAxis())
+    return *axis;
+  return cast<RankedTensorType>(op.getInput().getType()).getRank() - 1;
+}
+
+int64_t LayerNormOp::getNormalizedAxis() { return getNormalizedAxisOf(*this); }
+int64_t RmsNormOp::getNormalizedAxis() { return getNormalizedAxisOf(*this); }
+
+template <typename NormOp>
+static LogicalResult verifyNormAxis(NormOp op) {
+  auto input = cast<RankedTensorType>(op.getInput().getType());
+  if (input.getRank() == 0)
+    return op.emitOpError("input must have rank 1 or more");
+  return verifyDimInRange(op, "axis", op.getNormalizedAxis(), input.getRank());
+}
+
+LogicalResult LayerNormOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  if (failed(verifyNormAxis(*this)) ||
+      failed(verifyEpsilon(*this, getEpsilon().convertToDouble())))
+    return failure();
+  if (failed(verifyNormalizedParam(*this, input, getNormalizedAxis(), "weight",
+                                   getWeight())))
+    return failure();
+  return verifyNormalizedParam(*this, input, getNormalizedAxis(), "bias",
+                               getBias());
+}
+
+LogicalResult RmsNormOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  if (failed(verifyNormAxis(*this)) ||
+      failed(verifyEpsilon(*this, getEpsilon().convertToDouble())))
+    return failure();
+  return verifyNormalizedParam(*this, input, getNormalizedAxis(), "weight",
+                               getWeight());
+}
+
+// mean, subtract, square, variance sum, scale, affine multiply and add.
+int64_t LayerNormOp::getForwardFlops() {
+  return 8 * getNumElements(getInput());
+}
+// square, sum, scale, weight multiply and the final multiply.
+int64_t RmsNormOp::getForwardFlops() { return 5 * getNumElements(getInput()); }
+
+//===----------------------------------------------------------------------===//
+// EmbeddingOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            ValueRange operands,
+                                            DictionaryAttr, OpaqueProperties,
+                                            RegionRange,
+                                            SmallVectorImpl<Type> &inferred) {
+  if (operands.size() != 2)
+    return emitOptional(loc, "expects a table and indices");
+  RankedTensorType table = getStaticTensorType(operands[0].getType());
+  RankedTensorType indices = getStaticTensorType(operands[1].getType());
+  if (!table || table.getRank() != 2)
+    return emitOptional(loc, "table must be a statically shaped rank-2 tensor "
+                             "[rows, features]");
+  if (!indices)
+    return emitOptional(loc, "indices must be a statically shaped tensor");
+  SmallVector<int64_t> shape(indices.getShape());
+  shape.push_back(table.getDimSize(1));
+  inferred.push_back(RankedTensorType::get(shape, table.getElementType()));
+  return success();
+}
+
+LogicalResult EmbeddingOp::verify() {
+  if (cast<RankedTensorType>(getTable().getType()).getDimSize(0) == 0)
+    return emitOpError("table has no rows");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+LogicalResult CrossEntropyOp::verify() {
+  auto logits = cast<RankedTensorType>(getLogits().getType());
+  auto labels = cast<RankedTensorType>(getLabels().getType());
+  if (logits.getRank() == 0)
+    return emitOpError("logits must have a class dimension");
+  if (labels.getShape() != logits.getShape().drop_back())
+    return emitOpError() << "labels shape " << formatShape(labels.getShape())
+                         << " does not match the logits' leading shape "
+                         << formatShape(logits.getShape().drop_back());
+  return verifyScalarLoss(*this, getType());
+}
+
+LogicalResult MseLossOp::verify() {
+  if (getInput().getType() != getTarget().getType())
+    return emitOpError() << "input and target types differ: "
+                         << getInput().getType() << " vs "
+                         << getTarget().getType();
+  return verifyScalarLoss(*this, getType());
+}
+
+// log-sum-exp over the classes (max, subtract, exp, add) and the pick.
+int64_t CrossEntropyOp::getForwardFlops() {
+  return 5 * getNumElements(getLogits());
+}
+// subtract, square, add.
+int64_t MseLossOp::getForwardFlops() { return 3 * getNumElements(getInput()); }
+
+#include "amp/Dialect/Amp/IR/AmpEnums.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "amp/Dialect/Amp/IR/AmpOps.cpp.inc"

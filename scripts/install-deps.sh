@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs the Debian packages amp-mlir needs to build and test, and nothing
+# else. Idempotent: when every package is present it does nothing and needs no
+# root. CUDA is optional and never installed here; the build detects it.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ make
+  llvm-19-dev llvm-19-tools libmlir-19-dev mlir-19-tools
+  libgtest-dev
+  python3
+)
+
+missing=()
+for pkg in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$pkg")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  if ! command -v sudo >/dev/null; then
+    echo "install-deps: missing packages (${missing[*]}) and not root; install them or run as root" >&2
+    exit 1
+  fi
+  sudo="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
