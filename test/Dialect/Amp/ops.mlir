@@ -1,0 +1,216 @@
+// Every amp op through print and parse, in the custom and the generic form.
+// RUN: amp-opt %s | amp-opt | FileCheck %s
+// RUN: amp-opt %s --mlir-print-op-generic | amp-opt | FileCheck %s
+// RUN: amp-opt %s --mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
+
+// CHECK-LABEL: func.func @constants
+// CHECK: amp.constant dense<0.000000e+00> : tensor<4x8xf32>
+// CHECK: amp.constant dense<{{\[}}[1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00]]> : tensor<2x2xbf16>
+// CHECK: amp.constant dense<[1, 2, 3]> : tensor<3xi64>
+// CHECK: amp.constant dense<true> : tensor<2xi1>
+// CHECK: amp.constant dense<5.000000e-01> : tensor<f64>
+// GENERIC-LABEL: "func.func"() <{{.*}}sym_name = "constants"
+// GENERIC: "amp.constant"() <{value = dense<0.000000e+00> : tensor<4x8xf32>}> : () -> tensor<4x8xf32>
+func.func @constants() -> (tensor<4x8xf32>, tensor<2x2xbf16>, tensor<3xi64>, tensor<2xi1>, tensor<f64>) {
+  %0 = amp.constant dense<0.0> : tensor<4x8xf32>
+  %1 = amp.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xbf16>
+  %2 = amp.constant dense<[1, 2, 3]> : tensor<3xi64>
+  %3 = amp.constant dense<true> : tensor<2xi1>
+  %4 = amp.constant dense<0.5> : tensor<f64>
+  return %0, %1, %2, %3, %4 : tensor<4x8xf32>, tensor<2x2xbf16>, tensor<3xi64>, tensor<2xi1>, tensor<f64>
+}
+
+// CHECK-LABEL: func.func @casts
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK: %[[H:.*]] = amp.cast %[[X]] : tensor<4x8xf32> to tensor<4x8xf16>
+// CHECK: %[[B:.*]] = amp.cast %[[H]] : tensor<4x8xf16> to tensor<4x8xbf16>
+// CHECK: amp.cast %[[B]] : tensor<4x8xbf16> to tensor<4x8xf64>
+func.func @casts(%x: tensor<4x8xf32>) -> tensor<4x8xf64> {
+  %h = amp.cast %x : tensor<4x8xf32> to tensor<4x8xf16>
+  %b = amp.cast %h : tensor<4x8xf16> to tensor<4x8xbf16>
+  %d = amp.cast %b : tensor<4x8xbf16> to tensor<4x8xf64>
+  return %d : tensor<4x8xf64>
+}
+
+// CHECK-LABEL: func.func @unary
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf16>)
+// CHECK: amp.neg %[[X]] : tensor<2x3xf16>
+// CHECK: amp.abs %[[X]] : tensor<2x3xf16>
+// CHECK: amp.exp %[[X]] : tensor<2x3xf16>
+// CHECK: amp.log %[[X]] : tensor<2x3xf16>
+// CHECK: amp.sqrt %[[X]] : tensor<2x3xf16>
+// CHECK: amp.rsqrt %[[X]] : tensor<2x3xf16>
+// CHECK: amp.tanh %[[X]] : tensor<2x3xf16>
+// CHECK: amp.sigmoid %[[X]] : tensor<2x3xf16>
+// CHECK: amp.relu %[[X]] : tensor<2x3xf16>
+// CHECK: amp.gelu %[[X]] : tensor<2x3xf16>
+// CHECK: amp.gelu %[[X]] approximate = tanh : tensor<2x3xf16>
+// CHECK: amp.pow %[[X]], 2.000000e+00 : tensor<2x3xf16>
+// GENERIC: "amp.gelu"(%{{.*}}) <{approximate = 1 : i32}> : (tensor<2x3xf16>) -> tensor<2x3xf16>
+func.func @unary(%x: tensor<2x3xf16>) {
+  %0 = amp.neg %x : tensor<2x3xf16>
+  %1 = amp.abs %x : tensor<2x3xf16>
+  %2 = amp.exp %x : tensor<2x3xf16>
+  %3 = amp.log %x : tensor<2x3xf16>
+  %4 = amp.sqrt %x : tensor<2x3xf16>
+  %5 = amp.rsqrt %x : tensor<2x3xf16>
+  %6 = amp.tanh %x : tensor<2x3xf16>
+  %7 = amp.sigmoid %x : tensor<2x3xf16>
+  %8 = amp.relu %x : tensor<2x3xf16>
+  %9 = amp.gelu %x : tensor<2x3xf16>
+  %10 = amp.gelu %x approximate = tanh : tensor<2x3xf16>
+  %11 = amp.pow %x, 2.0 : tensor<2x3xf16>
+  return
+}
+
+// Binary ops broadcast like numpy; the result type is inferred.
+// CHECK-LABEL: func.func @binary
+// CHECK-SAME: (%[[A:.*]]: tensor<64x256xbf16>, %[[B:.*]]: tensor<256xbf16>, %[[C:.*]]: tensor<64x1xbf16>)
+// CHECK: %[[ADD:.*]] = amp.add %[[A]], %[[B]] : tensor<64x256xbf16>, tensor<256xbf16>
+// CHECK: amp.sub %[[B]], %[[A]] : tensor<256xbf16>, tensor<64x256xbf16>
+// CHECK: amp.mul %[[B]], %[[C]] : tensor<256xbf16>, tensor<64x1xbf16>
+// CHECK: amp.div %[[A]], %[[C]] : tensor<64x256xbf16>, tensor<64x1xbf16>
+// CHECK: amp.maximum %[[A]], %[[A]] : tensor<64x256xbf16>, tensor<64x256xbf16>
+// CHECK: amp.minimum %[[C]], %[[C]] : tensor<64x1xbf16>, tensor<64x1xbf16>
+// CHECK: return %[[ADD]] : tensor<64x256xbf16>
+// GENERIC: "amp.mul"(%{{.*}}, %{{.*}}) : (tensor<256xbf16>, tensor<64x1xbf16>) -> tensor<64x256xbf16>
+func.func @binary(%a: tensor<64x256xbf16>, %b: tensor<256xbf16>, %c: tensor<64x1xbf16>) -> tensor<64x256xbf16> {
+  %0 = amp.add %a, %b : tensor<64x256xbf16>, tensor<256xbf16>
+  %1 = amp.sub %b, %a : tensor<256xbf16>, tensor<64x256xbf16>
+  %2 = amp.mul %b, %c : tensor<256xbf16>, tensor<64x1xbf16>
+  %3 = amp.div %a, %c : tensor<64x256xbf16>, tensor<64x1xbf16>
+  %4 = amp.maximum %a, %a : tensor<64x256xbf16>, tensor<64x256xbf16>
+  %5 = amp.minimum %c, %c : tensor<64x1xbf16>, tensor<64x1xbf16>
+  return %0 : tensor<64x256xbf16>
+}
+
+// A causal mask: iota, compare, select.
+// CHECK-LABEL: func.func @masking
+// CHECK: %[[ROW:.*]] = amp.iota dim = 0 : tensor<16x16xi64>
+// CHECK: %[[COL:.*]] = amp.iota dim = 1 : tensor<16x16xi64>
+// CHECK: %[[MASK:.*]] = amp.compare ge, %[[ROW]], %[[COL]] : tensor<16x16xi64>, tensor<16x16xi64>
+// CHECK: %[[SEL:.*]] = amp.select %[[MASK]], %{{.*}}, %{{.*}} : tensor<16x16xi1>, tensor<2x4x16x16xf32>, tensor<f32>
+// CHECK: amp.compare ne, %{{.*}}, %{{.*}} : tensor<2x4x16x16xf32>, tensor<f32>
+// CHECK: return %[[SEL]] : tensor<2x4x16x16xf32>
+func.func @masking(%scores: tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32> {
+  %row = amp.iota dim = 0 : tensor<16x16xi64>
+  %col = amp.iota dim = 1 : tensor<16x16xi64>
+  %causal = amp.compare ge, %row, %col : tensor<16x16xi64>, tensor<16x16xi64>
+  %ninf = amp.constant dense<0xFF800000> : tensor<f32>
+  %masked = amp.select %causal, %scores, %ninf : tensor<16x16xi1>, tensor<2x4x16x16xf32>, tensor<f32>
+  %ne = amp.compare ne, %scores, %ninf : tensor<2x4x16x16xf32>, tensor<f32>
+  return %masked : tensor<2x4x16x16xf32>
+}
+
+// CHECK-LABEL: func.func @shapes
+// CHECK: amp.reshape %{{.*}} : tensor<2x16x64xf32> to tensor<2x16x4x16xf32>
+// CHECK: amp.transpose %{{.*}}, [0, 2, 1, 3] : tensor<2x16x4x16xf32> to tensor<2x4x16x16xf32>
+// CHECK: amp.broadcast_to %{{.*}} : tensor<64xf32> to tensor<2x16x64xf32>
+// CHECK: amp.slice %{{.*}} [0, 0, 16] to [2, 16, 48] : tensor<2x16x64xf32> to tensor<2x16x32xf32>
+// CHECK: amp.concat %{{.*}}, %{{.*}} dim = 2 : tensor<2x16x64xf32>, tensor<2x16x32xf32> to tensor<2x16x96xf32>
+// CHECK: amp.reshape %{{.*}} : tensor<2x3xi64> to tensor<6xi64>
+// GENERIC: "amp.transpose"(%{{.*}}) <{permutation = array<i64: 0, 2, 1, 3>}>
+func.func @shapes(%x: tensor<2x16x64xf32>, %b: tensor<64xf32>, %ids: tensor<2x3xi64>) {
+  %0 = amp.reshape %x : tensor<2x16x64xf32> to tensor<2x16x4x16xf32>
+  %1 = amp.transpose %0, [0, 2, 1, 3] : tensor<2x16x4x16xf32> to tensor<2x4x16x16xf32>
+  %2 = amp.broadcast_to %b : tensor<64xf32> to tensor<2x16x64xf32>
+  %3 = amp.slice %x [0, 0, 16] to [2, 16, 48] : tensor<2x16x64xf32> to tensor<2x16x32xf32>
+  %4 = amp.concat %x, %3 dim = 2 : tensor<2x16x64xf32>, tensor<2x16x32xf32> to tensor<2x16x96xf32>
+  %5 = amp.reshape %ids : tensor<2x3xi64> to tensor<6xi64>
+  return
+}
+
+// CHECK-LABEL: func.func @contractions
+// CHECK: amp.matmul %{{.*}}, %{{.*}} : tensor<64x784xf16>, tensor<784x256xf16> to tensor<64x256xf16>
+// CHECK: amp.matmul %{{.*}}, %{{.*}} {acc_type = f16} : tensor<64x784xf16>, tensor<784x256xf16> to tensor<64x256xf16>
+// CHECK: amp.matmul %{{.*}}, %{{.*}} : tensor<64x784xf16>, tensor<784x256xf16> to tensor<64x256xf32>
+// CHECK: amp.matmul %{{.*}}, %{{.*}} {transpose_lhs} : tensor<784x64xf16>, tensor<784x256xf16> to tensor<64x256xf16>
+// CHECK: amp.matmul %{{.*}}, %{{.*}} {transpose_rhs} : tensor<2x4x16x8xf16>, tensor<2x4x32x8xf16> to tensor<2x4x16x32xf16>
+// CHECK: amp.matmul %{{.*}}, %{{.*}} : tensor<2x16x64xf16>, tensor<64x192xf16> to tensor<2x16x192xf16>
+// CHECK: amp.attention %{{.*}}, %{{.*}}, %{{.*}} causal : tensor<2x4x16x8xf16>, tensor<2x4x32x8xf16>, tensor<2x4x32x12xf16>
+// CHECK: amp.attention %{{.*}}, %{{.*}}, %{{.*}} {scale = 1.250000e-01 : f64} : tensor<2x4x16x8xf16>, tensor<2x4x32x8xf16>, tensor<2x4x32x12xf16>
+// GENERIC: "amp.matmul"(%{{.*}}, %{{.*}}) <{transpose_rhs}> : (tensor<2x4x16x8xf16>, tensor<2x4x32x8xf16>) -> tensor<2x4x16x32xf16>
+// GENERIC: "amp.attention"(%{{.*}}, %{{.*}}, %{{.*}}) <{causal}> : (tensor<2x4x16x8xf16>, tensor<2x4x32x8xf16>, tensor<2x4x32x12xf16>) -> tensor<2x4x16x12xf16>
+func.func @contractions(%x: tensor<64x784xf16>, %xt: tensor<784x64xf16>, %w: tensor<784x256xf16>,
+                        %q: tensor<2x4x16x8xf16>, %k: tensor<2x4x32x8xf16>, %v: tensor<2x4x32x12xf16>,
+                        %act: tensor<2x16x64xf16>, %wqkv: tensor<64x192xf16>) {
+  %0 = amp.matmul %x, %w : tensor<64x784xf16>, tensor<784x256xf16> to tensor<64x256xf16>
+  %1 = amp.matmul %x, %w {acc_type = f16} : tensor<64x784xf16>, tensor<784x256xf16> to tensor<64x256xf16>
+  %2 = amp.matmul %x, %w : tensor<64x784xf16>, tensor<784x256xf16> to tensor<64x256xf32>
+  %3 = amp.matmul %xt, %w {transpose_lhs} : tensor<784x64xf16>, tensor<784x256xf16> to tensor<64x256xf16>
+  %4 = amp.matmul %q, %k {transpose_rhs} : tensor<2x4x16x8xf16>, tensor<2x4x32x8xf16> to tensor<2x4x16x32xf16>
+  %5 = amp.matmul %act, %wqkv : tensor<2x16x64xf16>, tensor<64x192xf16> to tensor<2x16x192xf16>
+  %6 = amp.attention %q, %k, %v causal : tensor<2x4x16x8xf16>, tensor<2x4x32x8xf16>, tensor<2x4x32x12xf16>
+  %7 = amp.attention %q, %k, %v {scale = 0.125} : tensor<2x4x16x8xf16>, tensor<2x4x32x8xf16>, tensor<2x4x32x12xf16>
+  return
+}
+
+// CHECK-LABEL: func.func @reductions
+// CHECK: amp.sum %{{.*}} dims = [1] : tensor<64x10xf16> to tensor<64xf16>
+// CHECK: amp.sum %{{.*}} dims = [0, 1] {acc_type = f64} : tensor<64x10xf16> to tensor<f16>
+// CHECK: amp.mean %{{.*}} dims = [1] keepdims : tensor<64x10xf16> to tensor<64x1xf32>
+// CHECK: amp.max %{{.*}} dims = [1, 0] keepdims : tensor<64x10xf16> to tensor<1x1xf16>
+// GENERIC: "amp.mean"(%{{.*}}) <{dims = array<i64: 1>, keepdims}> : (tensor<64x10xf16>) -> tensor<64x1xf32>
+func.func @reductions(%x: tensor<64x10xf16>) {
+  %0 = amp.sum %x dims = [1] : tensor<64x10xf16> to tensor<64xf16>
+  %1 = amp.sum %x dims = [0, 1] {acc_type = f64} : tensor<64x10xf16> to tensor<f16>
+  %2 = amp.mean %x dims = [1] keepdims : tensor<64x10xf16> to tensor<64x1xf32>
+  %3 = amp.max %x dims = [1, 0] keepdims : tensor<64x10xf16> to tensor<1x1xf16>
+  return
+}
+
+// CHECK-LABEL: func.func @normalization
+// CHECK: amp.softmax %{{.*}} dim = 2 : tensor<2x16x64xf32>
+// CHECK: amp.log_softmax %{{.*}} dim = 0 : tensor<2x16x64xf32>
+// CHECK: amp.layer_norm %{{.*}} scale(%{{.*}} : tensor<64xf32>) bias(%{{.*}} : tensor<64xf32>) : tensor<2x16x64xf32>
+// CHECK: amp.layer_norm %{{.*}} bias(%{{.*}} : tensor<64xf32>) {epsilon = 1.000000e-03 : f64} : tensor<2x16x64xf16>
+// CHECK: amp.layer_norm %{{.*}} {axis = 1 : i64} : tensor<2x16x64xf32>
+// CHECK: amp.layer_norm %{{.*}} scale(%{{.*}} : tensor<16x64xf32>) {axis = 1 : i64} : tensor<2x16x64xf32>
+// CHECK: amp.rms_norm %{{.*}} scale(%{{.*}} : tensor<64xf32>) : tensor<2x16x64xf32>
+// CHECK: amp.rms_norm %{{.*}} {epsilon = 1.000000e-05 : f64} : tensor<2x16x64xf16>
+// GENERIC: "amp.layer_norm"(%{{.*}}, %{{.*}}) <{epsilon = 1.000000e-03 : f64, operandSegmentSizes = array<i32: 1, 0, 1>}>
+func.func @normalization(%x: tensor<2x16x64xf32>, %h: tensor<2x16x64xf16>, %g: tensor<64xf32>,
+                         %b: tensor<64xf32>, %g2: tensor<16x64xf32>) {
+  %0 = amp.softmax %x dim = 2 : tensor<2x16x64xf32>
+  %1 = amp.log_softmax %x dim = 0 : tensor<2x16x64xf32>
+  %2 = amp.layer_norm %x scale(%g : tensor<64xf32>) bias(%b : tensor<64xf32>) : tensor<2x16x64xf32>
+  %3 = amp.layer_norm %h bias(%b : tensor<64xf32>) {epsilon = 1.0e-3} : tensor<2x16x64xf16>
+  %4 = amp.layer_norm %x {axis = 1} : tensor<2x16x64xf32>
+  %5 = amp.layer_norm %x scale(%g2 : tensor<16x64xf32>) {axis = 1} : tensor<2x16x64xf32>
+  %6 = amp.rms_norm %x scale(%g : tensor<64xf32>) : tensor<2x16x64xf32>
+  %7 = amp.rms_norm %h {epsilon = 1.0e-5} : tensor<2x16x64xf16>
+  return
+}
+
+// CHECK-LABEL: func.func @embedding
+// CHECK: amp.embedding %{{.*}}[%{{.*}}] : tensor<96x64xbf16>, tensor<2x16xi64>
+// CHECK: amp.embedding %{{.*}}[%{{.*}}] : tensor<96x64xbf16>, tensor<5xi32>
+// GENERIC: "amp.embedding"(%{{.*}}, %{{.*}}) : (tensor<96x64xbf16>, tensor<2x16xi64>) -> tensor<2x16x64xbf16>
+func.func @embedding(%wte: tensor<96x64xbf16>, %tokens: tensor<2x16xi64>, %ids: tensor<5xi32>) -> tensor<2x16x64xbf16> {
+  %0 = amp.embedding %wte[%tokens] : tensor<96x64xbf16>, tensor<2x16xi64>
+  %1 = amp.embedding %wte[%ids] : tensor<96x64xbf16>, tensor<5xi32>
+  return %0 : tensor<2x16x64xbf16>
+}
+
+// CHECK-LABEL: func.func @losses
+// CHECK: amp.cross_entropy %{{.*}}, %{{.*}} : tensor<64x10xf32>, tensor<64xi64> to tensor<f32>
+// CHECK: amp.cross_entropy %{{.*}}, %{{.*}} reduction = sum : tensor<2x16x10xf16>, tensor<2x16xi32> to tensor<f32>
+// CHECK: amp.mse_loss %{{.*}}, %{{.*}} : tensor<64x1xf32>, tensor<64x1xf32> to tensor<f32>
+// CHECK: amp.mse_loss %{{.*}}, %{{.*}} reduction = sum : tensor<64x1xf32>, tensor<64x1xf32> to tensor<f64>
+// GENERIC: "amp.cross_entropy"(%{{.*}}, %{{.*}}) <{reduction = 1 : i32}> : (tensor<2x16x10xf16>, tensor<2x16xi32>) -> tensor<f32>
+func.func @losses(%logits: tensor<64x10xf32>, %y: tensor<64xi64>, %seq: tensor<2x16x10xf16>,
+                  %tok: tensor<2x16xi32>, %pred: tensor<64x1xf32>, %target: tensor<64x1xf32>) {
+  %0 = amp.cross_entropy %logits, %y : tensor<64x10xf32>, tensor<64xi64> to tensor<f32>
+  %1 = amp.cross_entropy %seq, %tok reduction = sum : tensor<2x16x10xf16>, tensor<2x16xi32> to tensor<f32>
+  %2 = amp.mse_loss %pred, %target : tensor<64x1xf32>, tensor<64x1xf32> to tensor<f32>
+  %3 = amp.mse_loss %pred, %target reduction = sum : tensor<64x1xf32>, tensor<64x1xf32> to tensor<f64>
+  return
+}
+
+// Parameters are marked with a unit attribute on the argument.
+// CHECK-LABEL: func.func @params
+// CHECK-SAME: tensor<4x3xf32> {amp.param}
+// CHECK-SAME: tensor<3xbf16> {amp.param}
+func.func @params(%w: tensor<4x3xf32> {amp.param}, %b: tensor<3xbf16> {amp.param}) {
+  return
+}
