@@ -51,16 +51,29 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
   if (!isa<UnitAttr>(attribute.getValue()))
     return op->emitError() << "'" << kParamAttrName
                            << "' must be a unit attribute";
-  Region &region = op->getRegion(regionIndex);
-  if (region.empty())
-    return success();
-  Type type = region.getArgument(argIndex).getType();
+  // Read the type from the signature: declarations have no region.
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function)
+    return op->emitError() << "'" << kParamAttrName
+                           << "' marks function arguments only";
+  Type type = function.getArgumentTypes()[argIndex];
   auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !isa<FloatType>(tensor.getElementType()))
-    return op->emitError() << "'" << kParamAttrName << "' on argument #"
-                           << argIndex
-                           << " needs a floating-point tensor, got " << type;
+  Type element = tensor ? tensor.getElementType() : Type();
+  if (!tensor || !tensor.hasStaticShape() ||
+      !(element.isF16() || element.isBF16() || element.isF32() ||
+        element.isF64()))
+    return op->emitError()
+           << "'" << kParamAttrName << "' on argument #" << argIndex
+           << " needs a statically shaped f16, bf16, f32 or f64 tensor, got "
+           << type;
   return success();
+}
+
+LogicalResult AmpDialect::verifyRegionResultAttribute(
+    Operation *op, unsigned regionIndex, unsigned resultIndex,
+    NamedAttribute attribute) {
+  return op->emitError() << "unknown amp result attribute '"
+                         << attribute.getName().getValue() << "'";
 }
 
 LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,

@@ -102,11 +102,11 @@ LogicalResult IotaOp::verify() {
 
 /// Result type of a binary op: the broadcast shape in the lhs element type.
 static LogicalResult inferBinaryType(std::optional<Location> loc,
-                                     ValueRange operands,
+                                     StringRef opName, ValueRange operands,
                                      SmallVectorImpl<Type> &inferred) {
   if (operands.size() != 2)
-    return emitOptional(loc, "expects two operands");
-  return inferBroadcastType(loc, operands.getTypes(),
+    return emitOptional(loc, opName, "expects two operands");
+  return inferBroadcastType(loc, opName, operands.getTypes(),
                             getElementTypeOrSelf(operands[0].getType()),
                             inferred);
 }
@@ -116,7 +116,7 @@ static LogicalResult inferBinaryType(std::optional<Location> loc,
       MLIRContext *, std::optional<Location> loc, ValueRange operands,         \
       DictionaryAttr, OpaqueProperties, RegionRange,                           \
       SmallVectorImpl<Type> &inferred) {                                       \
-    return inferBinaryType(loc, operands, inferred);                           \
+    return inferBinaryType(loc, getOperationName(), operands, inferred);                           \
   }                                                                            \
   LogicalResult OpName::verify() {                                             \
     return verifySameElementType(*this, "lhs", getLhs().getType(), "rhs",      \
@@ -138,8 +138,8 @@ LogicalResult SelectOp::inferReturnTypes(MLIRContext *,
                                          OpaqueProperties, RegionRange,
                                          SmallVectorImpl<Type> &inferred) {
   if (operands.size() != 3)
-    return emitOptional(loc, "expects three operands");
-  return inferBroadcastType(loc, operands.getTypes(),
+    return emitOptional(loc, getOperationName(), "expects three operands");
+  return inferBroadcastType(loc, getOperationName(), operands.getTypes(),
                             getElementTypeOrSelf(operands[1].getType()),
                             inferred);
 }
@@ -155,8 +155,8 @@ LogicalResult CompareOp::inferReturnTypes(MLIRContext *ctx,
                                           OpaqueProperties, RegionRange,
                                           SmallVectorImpl<Type> &inferred) {
   if (operands.size() != 2)
-    return emitOptional(loc, "expects two operands");
-  return inferBroadcastType(loc, operands.getTypes(),
+    return emitOptional(loc, getOperationName(), "expects two operands");
+  return inferBroadcastType(loc, getOperationName(), operands.getTypes(),
                             IntegerType::get(ctx, 1), inferred);
 }
 
@@ -348,12 +348,12 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
                                             RegionRange,
                                             SmallVectorImpl<Type> &inferred) {
   if (operands.size() != 3)
-    return emitOptional(loc, "expects query, key and value");
+    return emitOptional(loc, getOperationName(), "expects query, key and value");
   SmallVector<RankedTensorType> types;
   for (Value operand : operands) {
     RankedTensorType type = getStaticTensorType(operand.getType());
     if (!type || type.getRank() != 4)
-      return emitOptional(loc, "query, key and value must be statically "
+      return emitOptional(loc, getOperationName(), "query, key and value must be statically "
                                "shaped rank-4 tensors [batch, heads, "
                                "sequence, head dim]");
     types.push_back(type);
@@ -361,15 +361,17 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
   ArrayRef<int64_t> q = types[0].getShape(), k = types[1].getShape(),
                     v = types[2].getShape();
   if (q[0] != k[0] || q[0] != v[0] || q[1] != k[1] || q[1] != v[1])
-    return emitOptional(loc, "batch and head dimensions of query " +
+    return emitOptional(loc, getOperationName(), "batch and head dimensions of query " +
                                  formatShape(q) + ", key " + formatShape(k) +
                                  " and value " + formatShape(v) + " differ");
+  if (q[3] == 0)
+    return emitOptional(loc, getOperationName(), "head dim must be positive");
   if (q[3] != k[3])
-    return emitOptional(loc, "query head dim " + std::to_string(q[3]) +
+    return emitOptional(loc, getOperationName(), "query head dim " + std::to_string(q[3]) +
                                  " differs from key head dim " +
                                  std::to_string(k[3]));
   if (k[2] != v[2])
-    return emitOptional(loc, "key sequence length " + std::to_string(k[2]) +
+    return emitOptional(loc, getOperationName(), "key sequence length " + std::to_string(k[2]) +
                                  " differs from value sequence length " +
                                  std::to_string(v[2]));
   inferred.push_back(RankedTensorType::get({q[0], q[1], q[2], v[3]},
@@ -451,6 +453,11 @@ LogicalResult MeanOp::verify() { return verifyAccumulatingReduction(*this); }
 LogicalResult MaxOp::verify() {
   if (failed(verifyReduction(*this)))
     return failure();
+  auto input = cast<RankedTensorType>(getInput().getType());
+  for (int64_t dim : getDims())
+    if (input.getDimSize(dim) == 0)
+      return emitOpError() << "cannot take the maximum over dimension " << dim
+                           << ", which is empty";
   return verifySameElementType(*this, "input", getInput().getType(), "result",
                                getType());
 }
@@ -553,14 +560,14 @@ LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *,
                                             RegionRange,
                                             SmallVectorImpl<Type> &inferred) {
   if (operands.size() != 2)
-    return emitOptional(loc, "expects a table and indices");
+    return emitOptional(loc, getOperationName(), "expects a table and indices");
   RankedTensorType table = getStaticTensorType(operands[0].getType());
   RankedTensorType indices = getStaticTensorType(operands[1].getType());
   if (!table || table.getRank() != 2)
-    return emitOptional(loc, "table must be a statically shaped rank-2 tensor "
+    return emitOptional(loc, getOperationName(), "table must be a statically shaped rank-2 tensor "
                              "[rows, features]");
   if (!indices)
-    return emitOptional(loc, "indices must be a statically shaped tensor");
+    return emitOptional(loc, getOperationName(), "indices must be a statically shaped tensor");
   SmallVector<int64_t> shape(indices.getShape());
   shape.push_back(table.getDimSize(1));
   inferred.push_back(RankedTensorType::get(shape, table.getElementType()));
@@ -568,7 +575,12 @@ LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *,
 }
 
 LogicalResult EmbeddingOp::verify() {
-  if (cast<RankedTensorType>(getTable().getType()).getDimSize(0) == 0)
+  // Runs before the inferred-type check, so the rank is not known yet.
+  auto table = cast<RankedTensorType>(getTable().getType());
+  if (table.getRank() != 2)
+    return emitOpError() << "table must have rank 2 [rows, features], got "
+                         << table;
+  if (table.getDimSize(0) == 0)
     return emitOpError("table has no rows");
   return success();
 }
@@ -582,6 +594,8 @@ LogicalResult CrossEntropyOp::verify() {
   auto labels = cast<RankedTensorType>(getLabels().getType());
   if (logits.getRank() == 0)
     return emitOpError("logits must have a class dimension");
+  if (logits.getShape().back() == 0)
+    return emitOpError("logits need at least one class");
   if (labels.getShape() != logits.getShape().drop_back())
     return emitOpError() << "labels shape " << formatShape(labels.getShape())
                          << " does not match the logits' leading shape "

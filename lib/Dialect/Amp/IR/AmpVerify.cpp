@@ -19,9 +19,9 @@ std::string checks::formatShape(ArrayRef<int64_t> shape) {
 }
 
 LogicalResult checks::emitOptional(std::optional<Location> loc,
-                                   const Twine &message) {
+                                   StringRef opName, const Twine &message) {
   if (loc)
-    emitError(*loc) << message;
+    emitError(*loc) << "'" << opName << "' op " << message;
   return failure();
 }
 
@@ -99,13 +99,14 @@ LogicalResult checks::verifyScalarLoss(Operation *op, Type result) {
 }
 
 LogicalResult checks::inferBroadcastType(std::optional<Location> loc,
-                                         TypeRange operands, Type elementType,
+                                         StringRef opName, TypeRange operands,
+                                         Type elementType,
                                          SmallVectorImpl<Type> &inferred) {
   SmallVector<ArrayRef<int64_t>> shapes;
   for (Type type : operands) {
     RankedTensorType tensor = getStaticTensorType(type);
     if (!tensor)
-      return emitOptional(loc, "operands must be statically shaped tensors");
+      return emitOptional(loc, opName, "operands must be statically shaped tensors");
     shapes.push_back(tensor.getShape());
   }
   SmallVector<int64_t> shape;
@@ -115,7 +116,7 @@ LogicalResult checks::inferBroadcastType(std::optional<Location> loc,
     llvm::interleave(
         shapes, os, [&](ArrayRef<int64_t> s) { os << formatShape(s); },
         " and ");
-    return emitOptional(loc, "operand shapes " + text +
+    return emitOptional(loc, opName, "operand shapes " + text +
                                  " are not broadcast-compatible");
   }
   inferred.push_back(RankedTensorType::get(shape, elementType));

@@ -21,8 +21,11 @@ namespace mlir::amp::checks {
 /// `[2, 3, 4]`, the way shapes appear in amp diagnostics.
 std::string formatShape(ArrayRef<int64_t> shape);
 
-/// Emits `message` at `loc` when there is one and returns failure.
-LogicalResult emitOptional(std::optional<Location> loc, const Twine &message);
+/// Emits "'<opName>' op <message>" at `loc` when there is one, worded like
+/// a verifier error, and returns failure. For inferReturnTypes, which runs
+/// before the op exists.
+LogicalResult emitOptional(std::optional<Location> loc, StringRef opName,
+                           const Twine &message);
 
 /// The type of `value` as a statically shaped ranked tensor, or null.
 RankedTensorType getStaticTensorType(Type type);
@@ -55,7 +58,8 @@ LogicalResult verifyScalarLoss(Operation *op, Type result);
 /// Infers the numpy broadcast of the statically shaped tensors `operands`,
 /// with element type `elementType`; reports incompatible shapes at `loc`.
 LogicalResult inferBroadcastType(std::optional<Location> loc,
-                                 TypeRange operands, Type elementType,
+                                 StringRef opName, TypeRange operands,
+                                 Type elementType,
                                  SmallVectorImpl<Type> &inferred);
 
 } // namespace mlir::amp::checks

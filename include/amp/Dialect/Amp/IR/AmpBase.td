@@ -30,6 +30,7 @@ def Amp_Dialect : Dialect {
   }];
   let hasConstantMaterializer = 1;
   let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Name of the function-argument attribute that marks a parameter.

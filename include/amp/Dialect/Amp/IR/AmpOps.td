@@ -391,6 +391,11 @@ class Amp_ReductionOp<string mnemonic, string what, list<Trait> traits = []>
   let description = [{
     Reduces the dimensions listed in `dims` (distinct, in range, any order).
     With `keepdims` they stay as dimensions of size 1, else they are dropped.
+    `amp.sum` and `amp.mean` accumulate in `acc_type` (default f32, f64 for
+    f64 input), which must hold every input value exactly, and round once to
+    the result element type, which may differ from the input's (f16 in, f32
+    out). `amp.max` keeps the input element type and rejects empty reduced
+    dimensions; the mean over an empty dimension is NaN.
 
     ```mlir
     %r = amp.}] # mnemonic # [{ %x dims = [1] : tensor<64x10xf32> to tensor<64xf32>
@@ -551,7 +556,9 @@ def Amp_CrossEntropyOp : Amp_LossOp<"cross_entropy"> {
   let description = [{
     For logits `[..., C]` and labels of the leading shape, each sample's loss
     is `logsumexp(logits) - logits[label]`; `reduction` (`mean`, the default,
-    or `sum`) combines them into a 0-d result.
+    or `sum`) combines them into a 0-d result. The loss is computed in f32
+    (f64 for f64 logits) and rounded once to the result element type, which
+    may differ from the logits' (f16 logits, f32 loss).
 
     ```mlir
     %loss = amp.cross_entropy %logits, %y
@@ -573,7 +580,9 @@ def Amp_CrossEntropyOp : Amp_LossOp<"cross_entropy"> {
 def Amp_MseLossOp : Amp_LossOp<"mse_loss"> {
   let summary = "mean (or summed) squared error";
   let description = [{
-    `reduction((input - target)^2)` over every element, a 0-d result.
+    `reduction((input - target)^2)` over every element, a 0-d result,
+    computed in f32 (f64 for f64 input) and rounded once to the result
+    element type, which may differ from the input's.
 
     ```mlir
     %loss = amp.mse_loss %pred, %target

@@ -1,0 +1,193 @@
+/*===- float_formats.h - fp16 and bf16 storage and rounding ------*- C++ -*-===
+ *
+ * The 16-bit floating-point formats amp-mlir stores, and exact conversions
+ * between them and f32/f64:
+ *
+ *   format  sign  exponent  mantissa  bias  max finite     min subnormal
+ *   fp16     1      5         10       15   65504          2^-24
+ *   bf16     1      8          7      127   ~3.39e38       2^-133
+ *
+ * Narrowing conversions round to nearest, ties to even, with subnormals
+ * (no flush to zero); values that round beyond the largest finite number
+ * become infinities; NaNs stay NaNs (quiet, sign kept). Conversions from f64
+ * round once, directly: f64 -> f32 -> f16 could round twice.
+ *
+ * Header-only and free of LLVM so that the interpreter, the runtime and the
+ * generated kernels share one definition. Functions are AMP_HOST_DEVICE so
+ * that CUDA code can call them too.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef AMP_RUNTIME_FLOAT_FORMATS_H
+#define AMP_RUNTIME_FLOAT_FORMATS_H
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__CUDACC__)
+#define AMP_HOST_DEVICE __host__ __device__
+#else
+#define AMP_HOST_DEVICE
+#endif
+
+namespace amp {
+
+/// Parameters of a binary floating-point format narrower than f64.
+struct FloatFormat {
+  int mantissaBits; ///< Stored fraction bits.
+  int exponentBits;
+  int bias;
+};
+
+constexpr FloatFormat kHalfFormat{10, 5, 15};
+constexpr FloatFormat kBFloat16Format{7, 8, 127};
+
+AMP_HOST_DEVICE inline uint64_t doubleToBits(double value) {
+  uint64_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+AMP_HOST_DEVICE inline double bitsToDouble(uint64_t bits) {
+  double value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+AMP_HOST_DEVICE inline uint32_t floatToBits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+AMP_HOST_DEVICE inline float bitsToFloat(uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+/// Rounds `value` to `format` (to nearest, ties to even) and returns its
+/// bits. Works on the exact f64 value, so any f32 or f64 input rounds once.
+AMP_HOST_DEVICE inline uint16_t roundToFormat(double value,
+                                              FloatFormat format) {
+  const int m = format.mantissaBits;
+  const uint16_t expMask =
+      static_cast<uint16_t>(((1u << format.exponentBits) - 1u) << m);
+  const uint16_t sign = std::signbit(value) ? static_cast<uint16_t>(
+                                                  1u << (m + format.exponentBits))
+                                            : 0;
+  if (std::isnan(value)) // Quiet NaN: exponent all ones, top fraction bit.
+    return static_cast<uint16_t>(sign | expMask | (1u << (m - 1)));
+  double magnitude = std::fabs(value);
+  if (std::isinf(magnitude))
+    return static_cast<uint16_t>(sign | expMask);
+  if (magnitude == 0.0)
+    return sign;
+
+  const int minExponent = 1 - format.bias; // Of the smallest normal.
+  const int maxExponent = format.bias;     // Of the largest finite.
+  int exponent;
+  std::frexp(magnitude, &exponent); // magnitude = f * 2^exponent, f in [0.5, 1)
+  exponent -= 1;                    // magnitude = g * 2^exponent, g in [1, 2)
+  if (exponent < minExponent)
+    exponent = minExponent; // Subnormal: fixed quantum 2^(minExponent - m).
+  // Scaling by a power of two is exact; nearbyint rounds half to even in the
+  // default floating-point environment.
+  double quanta = std::nearbyint(std::ldexp(magnitude, m - exponent));
+  if (quanta >= std::ldexp(1.0, m + 1)) { // Rounded up to the next binade.
+    quanta /= 2;
+    exponent += 1;
+  }
+  if (exponent > maxExponent)
+    return static_cast<uint16_t>(sign | expMask);
+  const uint64_t q = static_cast<uint64_t>(quanta);
+  const uint64_t implicitBit = uint64_t(1) << m;
+  if (q < implicitBit) // Subnormal (or rounded to zero): biased exponent 0.
+    return static_cast<uint16_t>(sign | q);
+  const uint64_t biased = static_cast<uint64_t>(exponent + format.bias);
+  return static_cast<uint16_t>(sign | (biased << m) | (q - implicitBit));
+}
+
+/// The exact value of a bit pattern of `format`.
+AMP_HOST_DEVICE inline double formatBitsToDouble(uint16_t bits,
+                                                 FloatFormat format) {
+  const int m = format.mantissaBits;
+  const uint32_t fraction = bits & ((1u << m) - 1u);
+  const uint32_t biased = (bits >> m) & ((1u << format.exponentBits) - 1u);
+  const bool negative = (bits >> (m + format.exponentBits)) & 1u;
+  double magnitude;
+  if (biased == (1u << format.exponentBits) - 1u)
+    magnitude = fraction ? NAN : INFINITY;
+  else if (biased == 0)
+    magnitude = std::ldexp(static_cast<double>(fraction), 1 - format.bias - m);
+  else
+    magnitude = std::ldexp(static_cast<double>(fraction | (1u << m)),
+                           static_cast<int>(biased) - format.bias - m);
+  return negative ? -magnitude : magnitude;
+}
+
+AMP_HOST_DEVICE inline uint16_t doubleToHalfBits(double value) {
+  return roundToFormat(value, kHalfFormat);
+}
+AMP_HOST_DEVICE inline uint16_t floatToHalfBits(float value) {
+  return roundToFormat(value, kHalfFormat);
+}
+AMP_HOST_DEVICE inline double halfBitsToDouble(uint16_t bits) {
+  return formatBitsToDouble(bits, kHalfFormat);
+}
+/// Every fp16 value is exact in f32.
+AMP_HOST_DEVICE inline float halfBitsToFloat(uint16_t bits) {
+  return static_cast<float>(halfBitsToDouble(bits));
+}
+
+AMP_HOST_DEVICE inline uint16_t doubleToBFloat16Bits(double value) {
+  return roundToFormat(value, kBFloat16Format);
+}
+/// bf16 is the top half of f32: round the low 16 bits away, ties to even.
+AMP_HOST_DEVICE inline uint16_t floatToBFloat16Bits(float value) {
+  uint32_t bits = floatToBits(value);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) // NaN: keep sign, make it quiet.
+    return static_cast<uint16_t>((bits >> 16) | 0x0040u);
+  uint32_t lsb = (bits >> 16) & 1u;
+  return static_cast<uint16_t>((bits + 0x7fffu + lsb) >> 16);
+}
+AMP_HOST_DEVICE inline float bfloat16BitsToFloat(uint16_t bits) {
+  return bitsToFloat(static_cast<uint32_t>(bits) << 16);
+}
+AMP_HOST_DEVICE inline double bfloat16BitsToDouble(uint16_t bits) {
+  return bfloat16BitsToFloat(bits);
+}
+
+/// Rounds to the nearest fp16 value, returned as f32.
+AMP_HOST_DEVICE inline float roundToHalf(float value) {
+  return halfBitsToFloat(floatToHalfBits(value));
+}
+/// Rounds to the nearest bf16 value, returned as f32.
+AMP_HOST_DEVICE inline float roundToBFloat16(float value) {
+  return bfloat16BitsToFloat(floatToBFloat16Bits(value));
+}
+
+/// 16-bit storage types: a bit pattern, converted explicitly.
+struct Half {
+  uint16_t bits;
+  AMP_HOST_DEVICE static Half fromFloat(float value) {
+    return Half{floatToHalfBits(value)};
+  }
+  AMP_HOST_DEVICE float toFloat() const { return halfBitsToFloat(bits); }
+};
+
+struct BFloat16 {
+  uint16_t bits;
+  AMP_HOST_DEVICE static BFloat16 fromFloat(float value) {
+    return BFloat16{floatToBFloat16Bits(value)};
+  }
+  AMP_HOST_DEVICE float toFloat() const { return bfloat16BitsToFloat(bits); }
+};
+
+static_assert(sizeof(Half) == 2 && sizeof(BFloat16) == 2,
+              "16-bit storage types must be 2 bytes");
+
+} // namespace amp
+
+#endif // AMP_RUNTIME_FLOAT_FORMATS_H

@@ -1,0 +1,856 @@
+// RUN: amp-opt %s -split-input-file -verify-diagnostics
+
+// Every diagnostic the amp dialect emits, one case per message (or per branch
+// of a check that prints differently), plus representative ODS constraint
+// errors.
+
+//===----------------------------------------------------------------------===//
+// Dialect attributes: amp.param and unknown amp.* attributes
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{'amp.param' must be a unit attribute}}
+func.func @param_not_unit(%w: tensor<4xf32> {amp.param = 1 : i64}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.param' on argument #1 needs a statically shaped f16, bf16, f32 or f64 tensor, got 'tensor<4xi32>'}}
+func.func @param_on_integer_tensor(%x: tensor<4xf32>, %ids: tensor<4xi32> {amp.param}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.param' on argument #0 needs a statically shaped f16, bf16, f32 or f64 tensor, got 'f32'}}
+func.func @param_on_scalar(%w: f32 {amp.param}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.param' on argument #0 needs a statically shaped f16, bf16, f32 or f64 tensor, got 'tensor<4xf8E4M3FN>'}}
+func.func @param_on_fp8(%w: tensor<4xf8E4M3FN> {amp.param}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.param' on argument #0 needs a statically shaped f16, bf16, f32 or f64 tensor, got 'tensor<?xf32>'}}
+func.func @param_on_dynamic_shape(%w: tensor<?xf32> {amp.param}) {
+  return
+}
+
+// -----
+
+// Declarations have no body; the signature is checked all the same.
+// expected-error @+1 {{'amp.param' on argument #1 needs a statically shaped f16, bf16, f32 or f64 tensor, got 'tensor<4xi64>'}}
+func.func private @param_on_declaration(tensor<4xf32> {amp.param}, tensor<4xi64> {amp.param})
+
+// -----
+
+// expected-error @+1 {{unknown amp result attribute 'amp.param'}}
+func.func private @param_on_result(tensor<4xf32>) -> (tensor<4xf32> {amp.param})
+
+// -----
+
+// expected-error @+1 {{unknown amp argument attribute 'amp.parameter'}}
+func.func @unknown_argument_attribute(%w: tensor<4xf32> {amp.parameter}) {
+  return
+}
+
+// -----
+
+func.func @unknown_op_attribute(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{unknown amp attribute 'amp.precision'}}
+  %0 = amp.neg %x {amp.precision = f16} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{unknown amp attribute 'amp.param'}}
+func.func @param_on_function() attributes {amp.param} {
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// ODS constraints (representative)
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @dynamic_operand_generic(%a: tensor<?xf32>, %b: tensor<2xf32>) {
+  // expected-error @+1 {{'amp.add' op operand #0 must be statically shaped tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<?xf32>'}}
+  %0 = "amp.add"(%a, %b) : (tensor<?xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_result(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'amp.cast' op result #0 must be statically shaped tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<?xf16>'}}
+  %0 = amp.cast %x : tensor<4xf32> to tensor<?xf16>
+  return
+}
+
+// -----
+
+func.func @integer_operand(%a: tensor<2xi32>, %b: tensor<2xi32>) {
+  // expected-error @+1 {{'amp.add' op operand #0 must be statically shaped tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<2xi32>'}}
+  %0 = amp.add %a, %b : tensor<2xi32>, tensor<2xi32>
+  return
+}
+
+// -----
+
+func.func @float_condition(%c: tensor<2xf32>, %a: tensor<2xf32>) {
+  // expected-error @+1 {{'amp.select' op operand #0 must be statically shaped tensor of 1-bit signless integer values, but got 'tensor<2xf32>'}}
+  %0 = amp.select %c, %a, %a : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @integer_acc_type(%a: tensor<2x3xf16>, %b: tensor<3x4xf16>) {
+  // expected-error @+1 {{'amp.matmul' op attribute 'acc_type' failed to satisfy constraint: f16, bf16, f32 or f64 type attribute}}
+  %0 = amp.matmul %a, %b {acc_type = i32} : tensor<2x3xf16>, tensor<3x4xf16> to tensor<2x4xf16>
+  return
+}
+
+// -----
+
+func.func @fp8_acc_type(%x: tensor<2x3xf16>) {
+  // expected-error @+1 {{'amp.sum' op attribute 'acc_type' failed to satisfy constraint: f16, bf16, f32 or f64 type attribute}}
+  %0 = amp.sum %x dims = [1] {acc_type = f8E4M3FN} : tensor<2x3xf16> to tensor<2xf16>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Result type inference (generic form)
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @inferred_type_mismatch(%a: tensor<2xf32>, %b: tensor<2xf32>) {
+  // expected-error @+2 {{'amp.add' op inferred type(s) 'tensor<2xf32>' are incompatible with return type(s) of operation 'tensor<3xf32>'}}
+  // expected-error @+1 {{'amp.add' op failed to infer returned types}}
+  %0 = "amp.add"(%a, %b) : (tensor<2xf32>, tensor<2xf32>) -> tensor<3xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// amp.constant, amp.cast, amp.iota
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @constant_dense_resource() {
+  // expected-error @+1 {{'amp.constant' op value must be a dense elements attribute}}
+  %0 = amp.constant dense_resource<blob> : tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @constant_sparse() {
+  // expected-error @+1 {{'amp.constant' op value must be a dense elements attribute}}
+  %0 = amp.constant sparse<[[0]], [1.0]> : tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @cast_shape(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'amp.cast' op result shape [8, 4] does not match the expected [4, 8]}}
+  %0 = amp.cast %x : tensor<4x8xf32> to tensor<8x4xf16>
+  return
+}
+
+// -----
+
+func.func @iota_dim() {
+  // expected-error @+1 {{'amp.iota' op dim 2 is out of range for a rank-2 tensor}}
+  %0 = amp.iota dim = 2 : tensor<4x4xi64>
+  return
+}
+
+// -----
+
+func.func @iota_negative_dim() {
+  // expected-error @+1 {{'amp.iota' op dim -1 is out of range for a rank-1 tensor}}
+  %0 = amp.iota dim = -1 : tensor<4xi32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise: binary ops, select, compare
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @binary_element_types(%a: tensor<2x4xf32>, %b: tensor<4xf16>) {
+  // expected-error @+1 {{'amp.add' op lhs and rhs element types differ: 'f32' vs 'f16' (insert an amp.cast to change precision)}}
+  %0 = amp.add %a, %b : tensor<2x4xf32>, tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @binary_element_types_div(%a: tensor<4xbf16>, %b: tensor<4xf16>) {
+  // expected-error @+1 {{'amp.div' op lhs and rhs element types differ: 'bf16' vs 'f16'}}
+  %0 = amp.div %a, %b : tensor<4xbf16>, tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @binary_not_broadcastable(%a: tensor<2x3xf32>, %b: tensor<2xf32>) {
+  // expected-error @+1 {{'amp.mul' op operand shapes [2, 3] and [2] are not broadcast-compatible}}
+  %0 = amp.mul %a, %b : tensor<2x3xf32>, tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @binary_dynamic_operand(%a: tensor<?xf32>, %b: tensor<2xf32>) {
+  // expected-error @+1 {{operands must be statically shaped tensors}}
+  %0 = amp.sub %a, %b : tensor<?xf32>, tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @select_element_types(%c: tensor<4xi1>, %a: tensor<4xf32>, %b: tensor<4xf16>) {
+  // expected-error @+1 {{'amp.select' op on_true and on_false element types differ: 'f32' vs 'f16'}}
+  %0 = amp.select %c, %a, %b : tensor<4xi1>, tensor<4xf32>, tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @select_not_broadcastable(%c: tensor<3xi1>, %a: tensor<2x4xf32>, %b: tensor<f32>) {
+  // expected-error @+1 {{operand shapes [3] and [2, 4] and [] are not broadcast-compatible}}
+  %0 = amp.select %c, %a, %b : tensor<3xi1>, tensor<2x4xf32>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @compare_element_types(%a: tensor<4xi32>, %b: tensor<4xi64>) {
+  // expected-error @+1 {{'amp.compare' op lhs and rhs element types differ: 'i32' vs 'i64'}}
+  %0 = amp.compare lt, %a, %b : tensor<4xi32>, tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @compare_not_broadcastable(%a: tensor<4x3xi64>, %b: tensor<4xi64>) {
+  // expected-error @+1 {{operand shapes [4, 3] and [4] are not broadcast-compatible}}
+  %0 = amp.compare eq, %a, %b : tensor<4x3xi64>, tensor<4xi64>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @reshape_element_types(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'amp.reshape' op input and result element types differ: 'f32' vs 'f16'}}
+  %0 = amp.reshape %x : tensor<2x3xf32> to tensor<6xf16>
+  return
+}
+
+// -----
+
+func.func @reshape_element_count(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'amp.reshape' op cannot reshape 6 elements into 8}}
+  %0 = amp.reshape %x : tensor<2x3xf32> to tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_permutation_length(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'amp.transpose' op permutation has 3 entries for a rank-2 input}}
+  %0 = amp.transpose %x, [1, 0, 2] : tensor<2x3xf32> to tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_repeated_entry(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'amp.transpose' op permutation [0, 0] is not a permutation of [0, 2)}}
+  %0 = amp.transpose %x, [0, 0] : tensor<2x3xf32> to tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_entry_out_of_range(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'amp.transpose' op permutation [2, 0] is not a permutation of [0, 2)}}
+  %0 = amp.transpose %x, [2, 0] : tensor<2x3xf32> to tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_result_shape(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'amp.transpose' op result shape [2, 3] does not match the expected [3, 2]}}
+  %0 = amp.transpose %x, [1, 0] : tensor<2x3xf32> to tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_result_element_type(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'amp.transpose' op result element type 'f16' does not match the expected 'f32'}}
+  %0 = amp.transpose %x, [1, 0] : tensor<2x3xf32> to tensor<3x2xf16>
+  return
+}
+
+// -----
+
+func.func @broadcast_to_element_types(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'amp.broadcast_to' op input and result element types differ: 'f32' vs 'bf16'}}
+  %0 = amp.broadcast_to %x : tensor<4xf32> to tensor<2x4xbf16>
+  return
+}
+
+// -----
+
+func.func @broadcast_to_incompatible(%x: tensor<3xf32>) {
+  // expected-error @+1 {{'amp.broadcast_to' op cannot broadcast shape [3] to [2, 4]}}
+  %0 = amp.broadcast_to %x : tensor<3xf32> to tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_to_lower_rank(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{'amp.broadcast_to' op cannot broadcast shape [2, 4] to [4]}}
+  %0 = amp.broadcast_to %x : tensor<2x4xf32> to tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_to_shrink(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{'amp.broadcast_to' op cannot broadcast shape [2, 4] to [1, 4]}}
+  %0 = amp.broadcast_to %x : tensor<2x4xf32> to tensor<1x4xf32>
+  return
+}
+
+// -----
+
+func.func @slice_entry_count(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'amp.slice' op start and limit need 2 entries each, got 1 and 2}}
+  %0 = amp.slice %x [0] to [2, 4] : tensor<4x8xf32> to tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @slice_limit_out_of_range(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'amp.slice' op slice [4, 9) of dimension 1 is outside [0, 8]}}
+  %0 = amp.slice %x [0, 4] to [4, 9] : tensor<4x8xf32> to tensor<4x5xf32>
+  return
+}
+
+// -----
+
+func.func @slice_start_after_limit(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'amp.slice' op slice [3, 1) of dimension 0 is outside [0, 4]}}
+  %0 = amp.slice %x [3, 0] to [1, 8] : tensor<4x8xf32> to tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @slice_negative_start(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'amp.slice' op slice [-1, 2) of dimension 0 is outside [0, 4]}}
+  %0 = amp.slice %x [-1, 0] to [2, 8] : tensor<4x8xf32> to tensor<3x8xf32>
+  return
+}
+
+// -----
+
+func.func @slice_result_shape(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'amp.slice' op result shape [2, 8] does not match the expected [2, 4]}}
+  %0 = amp.slice %x [0, 0] to [2, 4] : tensor<4x8xf32> to tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @concat_no_inputs() {
+  // expected-error @+1 {{'amp.concat' op expects at least one input}}
+  %0 = "amp.concat"() {dim = 0 : i64} : () -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @concat_dim(%a: tensor<4x8xf32>, %b: tensor<4x2xf32>) {
+  // expected-error @+1 {{'amp.concat' op dim 2 is out of range for a rank-2 tensor}}
+  %0 = amp.concat %a, %b dim = 2 : tensor<4x8xf32>, tensor<4x2xf32> to tensor<4x10xf32>
+  return
+}
+
+// -----
+
+func.func @concat_element_types(%a: tensor<4x8xf32>, %b: tensor<4x2xf16>) {
+  // expected-error @+1 {{'amp.concat' op input #0 and input #1 element types differ: 'f32' vs 'f16'}}
+  %0 = amp.concat %a, %b dim = 1 : tensor<4x8xf32>, tensor<4x2xf16> to tensor<4x10xf32>
+  return
+}
+
+// -----
+
+func.func @concat_rank(%a: tensor<4x8xf32>, %b: tensor<4x2xf32>, %c: tensor<4xf32>) {
+  // expected-error @+1 {{'amp.concat' op input #2 has rank 1, expected 2}}
+  %0 = amp.concat %a, %b, %c dim = 1 : tensor<4x8xf32>, tensor<4x2xf32>, tensor<4xf32> to tensor<4x14xf32>
+  return
+}
+
+// -----
+
+func.func @concat_shape(%a: tensor<4x8xf32>, %b: tensor<3x2xf32>) {
+  // expected-error @+1 {{'amp.concat' op input #1 has shape [3, 2], which differs from [4, 8] outside dimension 1}}
+  %0 = amp.concat %a, %b dim = 1 : tensor<4x8xf32>, tensor<3x2xf32> to tensor<4x10xf32>
+  return
+}
+
+// -----
+
+func.func @concat_result_shape(%a: tensor<4x8xf32>, %b: tensor<4x2xf32>) {
+  // expected-error @+1 {{'amp.concat' op result shape [4, 8] does not match the expected [4, 10]}}
+  %0 = amp.concat %a, %b dim = 1 : tensor<4x8xf32>, tensor<4x2xf32> to tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @concat_result_element_type(%a: tensor<4x8xf32>, %b: tensor<4x2xf32>) {
+  // expected-error @+1 {{'amp.concat' op result element type 'f16' does not match the expected 'f32'}}
+  %0 = amp.concat %a, %b dim = 1 : tensor<4x8xf32>, tensor<4x2xf32> to tensor<4x10xf16>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// amp.matmul
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @matmul_element_types(%a: tensor<2x3xf16>, %b: tensor<3x4xf32>) {
+  // expected-error @+1 {{'amp.matmul' op lhs and rhs element types differ: 'f16' vs 'f32'}}
+  %0 = amp.matmul %a, %b : tensor<2x3xf16>, tensor<3x4xf32> to tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_rank(%a: tensor<3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+1 {{'amp.matmul' op operands must have rank 2 or more, got 1 and 2}}
+  %0 = amp.matmul %a, %b : tensor<3xf32>, tensor<3x4xf32> to tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_contracting(%a: tensor<2x4xf32>, %b: tensor<5x6xf32>) {
+  // expected-error @+1 {{'amp.matmul' op contracting dimensions differ: lhs has 4, rhs has 5}}
+  %0 = amp.matmul %a, %b : tensor<2x4xf32>, tensor<5x6xf32> to tensor<2x6xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_contracting_transposed(%a: tensor<4x2xf32>, %b: tensor<6x5xf32>) {
+  // expected-error @+1 {{'amp.matmul' op contracting dimensions differ: lhs has 4, rhs has 5}}
+  %0 = amp.matmul %a, %b {transpose_lhs, transpose_rhs} : tensor<4x2xf32>, tensor<6x5xf32> to tensor<2x6xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_batch(%a: tensor<2x8x4xf32>, %b: tensor<3x4x6xf32>) {
+  // expected-error @+1 {{'amp.matmul' op batch dimensions [2] and [3] are not broadcast-compatible}}
+  %0 = amp.matmul %a, %b : tensor<2x8x4xf32>, tensor<3x4x6xf32> to tensor<2x8x6xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_result_shape(%a: tensor<2x8x4xf32>, %b: tensor<4x6xf32>) {
+  // expected-error @+1 {{'amp.matmul' op result shape [8, 6] does not match the expected [2, 8, 6]}}
+  %0 = amp.matmul %a, %b : tensor<2x8x4xf32>, tensor<4x6xf32> to tensor<8x6xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_accumulator(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+1 {{'amp.matmul' op accumulator type 'f16' cannot hold 'f32' operands exactly}}
+  %0 = amp.matmul %a, %b {acc_type = f16} : tensor<2x3xf32>, tensor<3x4xf32> to tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_accumulator_bf16(%a: tensor<2x3xf16>, %b: tensor<3x4xf16>) {
+  // expected-error @+1 {{'amp.matmul' op accumulator type 'bf16' cannot hold 'f16' operands exactly}}
+  %0 = amp.matmul %a, %b {acc_type = bf16} : tensor<2x3xf16>, tensor<3x4xf16> to tensor<2x4xf16>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// amp.attention
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @attention_rank(%q: tensor<4x16x8xf32>, %k: tensor<4x16x8xf32>, %v: tensor<4x16x8xf32>) {
+  // expected-error @+1 {{query, key and value must be statically shaped rank-4 tensors [batch, heads, sequence, head dim]}}
+  %0 = amp.attention %q, %k, %v : tensor<4x16x8xf32>, tensor<4x16x8xf32>, tensor<4x16x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_batch_heads(%q: tensor<2x4x16x8xf32>, %k: tensor<2x2x16x8xf32>, %v: tensor<2x4x16x8xf32>) {
+  // expected-error @+1 {{batch and head dimensions of query [2, 4, 16, 8], key [2, 2, 16, 8] and value [2, 4, 16, 8] differ}}
+  %0 = amp.attention %q, %k, %v : tensor<2x4x16x8xf32>, tensor<2x2x16x8xf32>, tensor<2x4x16x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_head_dim(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x16x16xf32>, %v: tensor<2x4x16x8xf32>) {
+  // expected-error @+1 {{query head dim 8 differs from key head dim 16}}
+  %0 = amp.attention %q, %k, %v : tensor<2x4x16x8xf32>, tensor<2x4x16x16xf32>, tensor<2x4x16x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_sequence(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x32x8xf32>, %v: tensor<2x4x16x8xf32>) {
+  // expected-error @+1 {{key sequence length 32 differs from value sequence length 16}}
+  %0 = amp.attention %q, %k, %v : tensor<2x4x16x8xf32>, tensor<2x4x32x8xf32>, tensor<2x4x16x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_key_element_type(%q: tensor<2x4x16x8xf16>, %k: tensor<2x4x16x8xf32>, %v: tensor<2x4x16x8xf16>) {
+  // expected-error @+1 {{'amp.attention' op query and key element types differ: 'f16' vs 'f32'}}
+  %0 = amp.attention %q, %k, %v : tensor<2x4x16x8xf16>, tensor<2x4x16x8xf32>, tensor<2x4x16x8xf16>
+  return
+}
+
+// -----
+
+func.func @attention_value_element_type(%q: tensor<2x4x16x8xf16>, %k: tensor<2x4x16x8xf16>, %v: tensor<2x4x16x8xbf16>) {
+  // expected-error @+1 {{'amp.attention' op query and value element types differ: 'f16' vs 'bf16'}}
+  %0 = amp.attention %q, %k, %v : tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x8xbf16>
+  return
+}
+
+// -----
+
+func.func @attention_zero_scale(%q: tensor<2x4x16x8xf32>) {
+  // expected-error @+1 {{'amp.attention' op scale must be positive and finite, got 0}}
+  %0 = amp.attention %q, %q, %q {scale = 0.0 : f64} : tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_infinite_scale(%q: tensor<2x4x16x8xf32>) {
+  // expected-error @+1 {{'amp.attention' op scale must be positive and finite, got INF}}
+  %0 = amp.attention %q, %q, %q causal {scale = 0x7FF0000000000000 : f64} : tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @reduction_no_dims(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'amp.sum' op expects at least one dimension to reduce}}
+  %0 = amp.sum %x dims = [] : tensor<2x3xf32> to tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @reduction_dim_out_of_range(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'amp.mean' op dims entry 2 is out of range for a rank-2 tensor}}
+  %0 = amp.mean %x dims = [2] : tensor<2x3xf32> to tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @reduction_negative_dim(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'amp.max' op dims entry -1 is out of range for a rank-2 tensor}}
+  %0 = amp.max %x dims = [-1] : tensor<2x3xf32> to tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @reduction_duplicate_dim(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'amp.sum' op dimension 1 is reduced twice}}
+  %0 = amp.sum %x dims = [1, 1] : tensor<2x3xf32> to tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @reduction_result_shape(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'amp.mean' op result shape [2] does not match the expected [2, 1]}}
+  %0 = amp.mean %x dims = [1] keepdims : tensor<2x3xf32> to tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @reduction_result_shape_dropped(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'amp.max' op result shape [2, 1] does not match the expected [2]}}
+  %0 = amp.max %x dims = [1] : tensor<2x3xf32> to tensor<2x1xf32>
+  return
+}
+
+// -----
+
+func.func @sum_accumulator(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'amp.sum' op accumulator type 'f16' cannot hold 'f32' operands exactly}}
+  %0 = amp.sum %x dims = [1] {acc_type = f16} : tensor<2x3xf32> to tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @mean_accumulator(%x: tensor<2x3xf64>) {
+  // expected-error @+1 {{'amp.mean' op accumulator type 'f32' cannot hold 'f64' operands exactly}}
+  %0 = amp.mean %x dims = [0] {acc_type = f32} : tensor<2x3xf64> to tensor<3xf64>
+  return
+}
+
+// -----
+
+func.func @max_element_type(%x: tensor<2x3xf16>) {
+  // expected-error @+1 {{'amp.max' op input and result element types differ: 'f16' vs 'f32'}}
+  %0 = amp.max %x dims = [1] : tensor<2x3xf16> to tensor<2xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisation
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @softmax_dim(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'amp.softmax' op dim 2 is out of range for a rank-2 tensor}}
+  %0 = amp.softmax %x dim = 2 : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @log_softmax_dim(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'amp.log_softmax' op dim -1 is out of range for a rank-2 tensor}}
+  %0 = amp.log_softmax %x dim = -1 : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_rank0(%x: tensor<f32>) {
+  // expected-error @+1 {{'amp.layer_norm' op input must have rank 1 or more}}
+  %0 = amp.layer_norm %x : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_axis(%x: tensor<2x16x64xf32>) {
+  // expected-error @+1 {{'amp.layer_norm' op axis 3 is out of range for a rank-3 tensor}}
+  %0 = amp.layer_norm %x {axis = 3 : i64} : tensor<2x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_epsilon(%x: tensor<2x16x64xf32>) {
+  // expected-error @+1 {{'amp.layer_norm' op epsilon must be non-negative and finite, got -1.000000e-05}}
+  %0 = amp.layer_norm %x {epsilon = -1.0e-05 : f64} : tensor<2x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_weight(%x: tensor<2x16x64xf32>, %g: tensor<16x64xf32>) {
+  // expected-error @+1 {{'amp.layer_norm' op weight shape [16, 64] does not match the normalised shape [64]}}
+  %0 = amp.layer_norm %x scale(%g : tensor<16x64xf32>) : tensor<2x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_bias(%x: tensor<2x16x64xf16>, %g: tensor<16x64xf32>, %b: tensor<64xf32>) {
+  // expected-error @+1 {{'amp.layer_norm' op bias shape [64] does not match the normalised shape [16, 64]}}
+  %0 = amp.layer_norm %x scale(%g : tensor<16x64xf32>) bias(%b : tensor<64xf32>) {axis = 1 : i64} : tensor<2x16x64xf16>
+  return
+}
+
+// -----
+
+func.func @rms_norm_rank0(%x: tensor<f32>) {
+  // expected-error @+1 {{'amp.rms_norm' op input must have rank 1 or more}}
+  %0 = amp.rms_norm %x : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_axis(%x: tensor<2x16x64xf32>) {
+  // expected-error @+1 {{'amp.rms_norm' op axis -1 is out of range for a rank-3 tensor}}
+  %0 = amp.rms_norm %x {axis = -1 : i64} : tensor<2x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_epsilon(%x: tensor<2x16x64xf32>) {
+  // expected-error @+1 {{'amp.rms_norm' op epsilon must be non-negative and finite, got nan}}
+  %0 = amp.rms_norm %x {epsilon = 0x7FF8000000000000 : f64} : tensor<2x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_weight(%x: tensor<2x16x64xbf16>, %g: tensor<32xf32>) {
+  // expected-error @+1 {{'amp.rms_norm' op weight shape [32] does not match the normalised shape [64]}}
+  %0 = amp.rms_norm %x scale(%g : tensor<32xf32>) : tensor<2x16x64xbf16>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// amp.embedding
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @embedding_table_rank(%t: tensor<96xf32>, %ids: tensor<2x16xi64>) {
+  // expected-error @+1 {{table must be a statically shaped rank-2 tensor [rows, features]}}
+  %0 = amp.embedding %t[%ids] : tensor<96xf32>, tensor<2x16xi64>
+  return
+}
+
+// -----
+
+func.func @embedding_dynamic_indices(%t: tensor<96x64xf32>, %ids: tensor<?x16xi64>) {
+  // expected-error @+1 {{indices must be a statically shaped tensor}}
+  %0 = amp.embedding %t[%ids] : tensor<96x64xf32>, tensor<?x16xi64>
+  return
+}
+
+// -----
+
+func.func @embedding_no_rows(%t: tensor<0x64xf32>, %ids: tensor<2x16xi64>) {
+  // expected-error @+1 {{'amp.embedding' op table has no rows}}
+  %0 = amp.embedding %t[%ids] : tensor<0x64xf32>, tensor<2x16xi64>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @cross_entropy_rank0(%logits: tensor<f32>, %y: tensor<i64>) {
+  // expected-error @+1 {{'amp.cross_entropy' op logits must have a class dimension}}
+  %0 = amp.cross_entropy %logits, %y : tensor<f32>, tensor<i64> to tensor<f32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_labels(%logits: tensor<64x10xf32>, %y: tensor<64x10xi64>) {
+  // expected-error @+1 {{'amp.cross_entropy' op labels shape [64, 10] does not match the logits' leading shape [64]}}
+  %0 = amp.cross_entropy %logits, %y : tensor<64x10xf32>, tensor<64x10xi64> to tensor<f32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_result(%logits: tensor<64x10xf32>, %y: tensor<64xi64>) {
+  // expected-error @+1 {{'amp.cross_entropy' op result must be a 0-d tensor, got 'tensor<64xf32>'}}
+  %0 = amp.cross_entropy %logits, %y reduction = sum : tensor<64x10xf32>, tensor<64xi64> to tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @mse_types(%p: tensor<64x1xf32>, %t: tensor<64x1xf16>) {
+  // expected-error @+1 {{'amp.mse_loss' op input and target types differ: 'tensor<64x1xf32>' vs 'tensor<64x1xf16>'}}
+  %0 = amp.mse_loss %p, %t : tensor<64x1xf32>, tensor<64x1xf16> to tensor<f32>
+  return
+}
+
+// -----
+
+func.func @mse_shapes(%p: tensor<64x1xf32>, %t: tensor<64xf32>) {
+  // expected-error @+1 {{'amp.mse_loss' op input and target types differ: 'tensor<64x1xf32>' vs 'tensor<64xf32>'}}
+  %0 = amp.mse_loss %p, %t : tensor<64x1xf32>, tensor<64xf32> to tensor<f32>
+  return
+}
+
+// -----
+
+func.func @mse_result(%p: tensor<64x1xf32>, %t: tensor<64x1xf32>) {
+  // expected-error @+1 {{'amp.mse_loss' op result must be a 0-d tensor, got 'tensor<1xf32>'}}
+  %0 = amp.mse_loss %p, %t : tensor<64x1xf32>, tensor<64x1xf32> to tensor<1xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_rank0_table_generic(%t: tensor<f32>, %i: tensor<2xi64>) {
+  // expected-error @+1 {{'amp.embedding' op table must have rank 2 [rows, features], got 'tensor<f32>'}}
+  %0 = "amp.embedding"(%t, %i) : (tensor<f32>, tensor<2xi64>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @attention_zero_head_dim(%q: tensor<1x1x4x0xf32>, %k: tensor<1x1x4x0xf32>, %v: tensor<1x1x4x8xf32>) {
+  // expected-error @+1 {{'amp.attention' op head dim must be positive}}
+  %0 = amp.attention %q, %k, %v : tensor<1x1x4x0xf32>, tensor<1x1x4x0xf32>, tensor<1x1x4x8xf32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_no_classes(%logits: tensor<2x0xf32>, %y: tensor<2xi64>) {
+  // expected-error @+1 {{'amp.cross_entropy' op logits need at least one class}}
+  %0 = amp.cross_entropy %logits, %y : tensor<2x0xf32>, tensor<2xi64> to tensor<f32>
+  return
+}
+
+// -----
+
+func.func @max_over_empty_dimension(%x: tensor<2x0xf32>) {
+  // expected-error @+1 {{'amp.max' op cannot take the maximum over dimension 1, which is empty}}
+  %0 = amp.max %x dims = [1] : tensor<2x0xf32> to tensor<2xf32>
+  return
+}
