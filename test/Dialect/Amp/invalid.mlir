@@ -854,3 +854,12 @@ func.func @max_over_empty_dimension(%x: tensor<2x0xf32>) {
   %0 = amp.max %x dims = [1] : tensor<2x0xf32> to tensor<2xf32>
   return
 }
+
+// -----
+
+// 2^62 * 4 wraps to 0 in 64 bits; it must not pass for an empty tensor.
+func.func @reshape_element_count_overflow(%big: tensor<4611686018427387904x4xf32>) {
+  // expected-error @+1 {{'amp.reshape' op element count of 'tensor<4611686018427387904x4xf32>' does not fit in 64 bits}}
+  %0 = amp.reshape %big : tensor<4611686018427387904x4xf32> to tensor<0xf32>
+  return
+}

@@ -13,6 +13,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 
@@ -169,13 +170,28 @@ LogicalResult CompareOp::verify() {
 // Shape ops
 //===----------------------------------------------------------------------===//
 
+/// The element count of `type`, or nullopt when it does not fit in int64.
+static std::optional<int64_t> getCheckedNumElements(RankedTensorType type) {
+  int64_t count = 1;
+  for (int64_t dim : type.getShape())
+    if (llvm::MulOverflow(count, dim, count))
+      return std::nullopt;
+  return count;
+}
+
 LogicalResult ReshapeOp::verify() {
   auto input = cast<RankedTensorType>(getInput().getType());
   if (failed(verifySameElementType(*this, "input", input, "result", getType())))
     return failure();
-  if (input.getNumElements() != getType().getNumElements())
-    return emitOpError() << "cannot reshape " << input.getNumElements()
-                         << " elements into " << getType().getNumElements();
+  std::optional<int64_t> inputCount = getCheckedNumElements(input);
+  std::optional<int64_t> resultCount = getCheckedNumElements(getType());
+  if (!inputCount || !resultCount)
+    return emitOpError() << "element count of "
+                         << (inputCount ? getType() : input)
+                         << " does not fit in 64 bits";
+  if (*inputCount != *resultCount)
+    return emitOpError() << "cannot reshape " << *inputCount
+                         << " elements into " << *resultCount;
   return success();
 }
 
