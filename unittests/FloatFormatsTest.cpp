@@ -39,8 +39,8 @@ bool isBFloat16NaN(uint16_t bits) { return (bits & 0x7fff) > 0x7f80; }
 TEST(FloatFormatsTest, EveryHalfRoundTripsThroughFloat) {
   for (uint32_t i = 0; i < 65536; ++i) {
     auto bits = static_cast<uint16_t>(i);
-    float value = amp::halfBitsToFloat(bits);
-    uint16_t back = amp::floatToHalfBits(value);
+    float value = amprt::halfBitsToFloat(bits);
+    uint16_t back = amprt::floatToHalfBits(value);
     if (isHalfNaN(bits)) {
       EXPECT_TRUE(std::isnan(value)) << std::hex << i;
       EXPECT_TRUE(isHalfNaN(back)) << std::hex << i;
@@ -58,9 +58,9 @@ TEST(FloatFormatsTest, EveryHalfRoundTripsThroughFloat) {
 TEST(FloatFormatsTest, EveryBFloat16RoundTripsThroughFloat) {
   for (uint32_t i = 0; i < 65536; ++i) {
     auto bits = static_cast<uint16_t>(i);
-    float value = amp::bfloat16BitsToFloat(bits);
-    uint16_t viaFloat = amp::floatToBFloat16Bits(value);
-    uint16_t viaDouble = amp::doubleToBFloat16Bits(value);
+    float value = amprt::bfloat16BitsToFloat(bits);
+    uint16_t viaFloat = amprt::floatToBFloat16Bits(value);
+    uint16_t viaDouble = amprt::doubleToBFloat16Bits(value);
     if (isBFloat16NaN(bits)) {
       EXPECT_TRUE(isBFloat16NaN(viaFloat) && isBFloat16NaN(viaDouble))
           << std::hex << i;
@@ -76,17 +76,17 @@ TEST(FloatFormatsTest, EveryBFloat16RoundTripsThroughFloat) {
 TEST(FloatFormatsTest, HalfTiesAndNeighboursMatchOracle) {
   for (uint32_t i = 0; i < 0x7c00; ++i) {
     for (double sign : {1.0, -1.0}) {
-      double low = amp::halfBitsToDouble(static_cast<uint16_t>(i));
+      double low = amprt::halfBitsToDouble(static_cast<uint16_t>(i));
       double high = i + 1 == 0x7c00 ? 65536.0
-                                    : amp::halfBitsToDouble(
+                                    : amprt::halfBitsToDouble(
                                           static_cast<uint16_t>(i + 1));
       float tie = static_cast<float>((low + high) / 2); // exact in f32
       for (float probe : {tie, std::nextafter(tie, 0.0f),
                           std::nextafter(tie, INFINITY)}) {
         float value = static_cast<float>(sign) * probe;
-        ASSERT_EQ(amp::floatToHalfBits(value), oracleHalf(value))
+        ASSERT_EQ(amprt::floatToHalfBits(value), oracleHalf(value))
             << "value " << value;
-        ASSERT_EQ(amp::doubleToHalfBits(value), oracleHalf(value))
+        ASSERT_EQ(amprt::doubleToHalfBits(value), oracleHalf(value))
             << "value " << value;
       }
     }
@@ -98,10 +98,10 @@ TEST(FloatFormatsTest, BFloat16TiesAndNeighboursMatchOracle) {
     uint32_t tieBits = (i << 16) | 0x8000u; // halfway to the next pattern
     for (uint32_t bits : {tieBits, tieBits - 1, tieBits + 1}) {
       for (uint32_t sign : {0u, 0x80000000u}) {
-        float value = amp::bitsToFloat(bits | sign);
-        ASSERT_EQ(amp::floatToBFloat16Bits(value), oracleBFloat16(value))
+        float value = amprt::bitsToFloat(bits | sign);
+        ASSERT_EQ(amprt::floatToBFloat16Bits(value), oracleBFloat16(value))
             << "value " << value;
-        ASSERT_EQ(amp::doubleToBFloat16Bits(value), oracleBFloat16(value))
+        ASSERT_EQ(amprt::doubleToBFloat16Bits(value), oracleBFloat16(value))
             << "value " << value;
       }
     }
@@ -112,11 +112,11 @@ TEST(FloatFormatsTest, RandomFloatsMatchOracle) {
   std::mt19937 rng(1234);
   std::uniform_int_distribution<uint32_t> anyBits;
   for (int i = 0; i < 1000000; ++i) {
-    float value = amp::bitsToFloat(anyBits(rng));
+    float value = amprt::bitsToFloat(anyBits(rng));
     if (std::isnan(value))
       continue;
-    ASSERT_EQ(amp::floatToHalfBits(value), oracleHalf(value)) << value;
-    ASSERT_EQ(amp::floatToBFloat16Bits(value), oracleBFloat16(value)) << value;
+    ASSERT_EQ(amprt::floatToHalfBits(value), oracleHalf(value)) << value;
+    ASSERT_EQ(amprt::floatToBFloat16Bits(value), oracleBFloat16(value)) << value;
   }
 }
 
@@ -125,71 +125,71 @@ TEST(FloatFormatsTest, RandomFloatsMatchOracle) {
 // itself in f32, which then goes to even (1.0).
 TEST(FloatFormatsTest, DoubleRoundsOnce) {
   double justAboveTie = 1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40);
-  EXPECT_EQ(amp::doubleToHalfBits(justAboveTie), 0x3c01);
-  EXPECT_EQ(amp::floatToHalfBits(static_cast<float>(justAboveTie)), 0x3c00);
+  EXPECT_EQ(amprt::doubleToHalfBits(justAboveTie), 0x3c01);
+  EXPECT_EQ(amprt::floatToHalfBits(static_cast<float>(justAboveTie)), 0x3c00);
   double bf16JustAboveTie = 1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40);
-  EXPECT_EQ(amp::doubleToBFloat16Bits(bf16JustAboveTie), 0x3f81);
+  EXPECT_EQ(amprt::doubleToBFloat16Bits(bf16JustAboveTie), 0x3f81);
 
   std::mt19937_64 rng(99);
   std::uniform_int_distribution<uint64_t> anyBits;
   for (int i = 0; i < 300000; ++i) {
-    double value = amp::bitsToDouble(anyBits(rng));
+    double value = amprt::bitsToDouble(anyBits(rng));
     if (std::isnan(value))
       continue;
-    ASSERT_EQ(amp::doubleToHalfBits(value), oracleHalf(value)) << value;
-    ASSERT_EQ(amp::doubleToBFloat16Bits(value), oracleBFloat16(value)) << value;
+    ASSERT_EQ(amprt::doubleToHalfBits(value), oracleHalf(value)) << value;
+    ASSERT_EQ(amprt::doubleToBFloat16Bits(value), oracleBFloat16(value)) << value;
   }
 }
 
 // The limits of REFERENCE.md, bit patterns by hand.
 TEST(FloatFormatsTest, HalfLimitsByHand) {
-  EXPECT_EQ(amp::floatToHalfBits(65504.0f), 0x7bff); // max finite
-  EXPECT_EQ(amp::floatToHalfBits(65519.0f), 0x7bff); // below the tie
-  EXPECT_EQ(amp::floatToHalfBits(65520.0f), 0x7c00); // tie -> even -> inf
-  EXPECT_EQ(amp::floatToHalfBits(1.0e6f), 0x7c00);
-  EXPECT_EQ(amp::floatToHalfBits(-1.0e6f), 0xfc00);
-  EXPECT_EQ(amp::floatToHalfBits(std::ldexp(1.0f, -14)), 0x0400); // min normal
-  EXPECT_EQ(amp::floatToHalfBits(std::ldexp(1.0f, -24)), 0x0001); // min sub
-  EXPECT_EQ(amp::floatToHalfBits(std::ldexp(1.0f, -25)), 0x0000); // tie -> 0
-  EXPECT_EQ(amp::floatToHalfBits(std::ldexp(1.5f, -25)), 0x0001);
-  EXPECT_EQ(amp::floatToHalfBits(std::ldexp(3.0f, -25)), 0x0002); // tie -> even
-  EXPECT_EQ(amp::floatToHalfBits(0.1f), 0x2e66);
-  EXPECT_EQ(amp::floatToHalfBits(1.0f / 3.0f), 0x3555);
-  EXPECT_EQ(amp::floatToHalfBits(2049.0f), 0x6800); // tie -> 2048
-  EXPECT_EQ(amp::floatToHalfBits(2051.0f), 0x6802); // tie -> 2052
-  EXPECT_EQ(amp::floatToHalfBits(-0.0f), 0x8000);
-  EXPECT_EQ(amp::floatToHalfBits(INFINITY), 0x7c00);
-  EXPECT_TRUE(isHalfNaN(amp::floatToHalfBits(NAN)));
-  EXPECT_EQ(amp::halfBitsToFloat(0x7bff), 65504.0f);
-  EXPECT_EQ(amp::halfBitsToFloat(0x0001), std::ldexp(1.0f, -24));
-  EXPECT_EQ(amp::halfBitsToFloat(0x3c00), 1.0f);
-  EXPECT_EQ(amp::halfBitsToFloat(0xc000), -2.0f);
+  EXPECT_EQ(amprt::floatToHalfBits(65504.0f), 0x7bff); // max finite
+  EXPECT_EQ(amprt::floatToHalfBits(65519.0f), 0x7bff); // below the tie
+  EXPECT_EQ(amprt::floatToHalfBits(65520.0f), 0x7c00); // tie -> even -> inf
+  EXPECT_EQ(amprt::floatToHalfBits(1.0e6f), 0x7c00);
+  EXPECT_EQ(amprt::floatToHalfBits(-1.0e6f), 0xfc00);
+  EXPECT_EQ(amprt::floatToHalfBits(std::ldexp(1.0f, -14)), 0x0400); // min normal
+  EXPECT_EQ(amprt::floatToHalfBits(std::ldexp(1.0f, -24)), 0x0001); // min sub
+  EXPECT_EQ(amprt::floatToHalfBits(std::ldexp(1.0f, -25)), 0x0000); // tie -> 0
+  EXPECT_EQ(amprt::floatToHalfBits(std::ldexp(1.5f, -25)), 0x0001);
+  EXPECT_EQ(amprt::floatToHalfBits(std::ldexp(3.0f, -25)), 0x0002); // tie -> even
+  EXPECT_EQ(amprt::floatToHalfBits(0.1f), 0x2e66);
+  EXPECT_EQ(amprt::floatToHalfBits(1.0f / 3.0f), 0x3555);
+  EXPECT_EQ(amprt::floatToHalfBits(2049.0f), 0x6800); // tie -> 2048
+  EXPECT_EQ(amprt::floatToHalfBits(2051.0f), 0x6802); // tie -> 2052
+  EXPECT_EQ(amprt::floatToHalfBits(-0.0f), 0x8000);
+  EXPECT_EQ(amprt::floatToHalfBits(INFINITY), 0x7c00);
+  EXPECT_TRUE(isHalfNaN(amprt::floatToHalfBits(NAN)));
+  EXPECT_EQ(amprt::halfBitsToFloat(0x7bff), 65504.0f);
+  EXPECT_EQ(amprt::halfBitsToFloat(0x0001), std::ldexp(1.0f, -24));
+  EXPECT_EQ(amprt::halfBitsToFloat(0x3c00), 1.0f);
+  EXPECT_EQ(amprt::halfBitsToFloat(0xc000), -2.0f);
 }
 
 TEST(FloatFormatsTest, BFloat16LimitsByHand) {
-  EXPECT_EQ(amp::floatToBFloat16Bits(1.0f), 0x3f80);
-  EXPECT_EQ(amp::floatToBFloat16Bits(-2.0f), 0xc000);
-  EXPECT_EQ(amp::bfloat16BitsToFloat(0x7f7f), 3.38953139e38f); // max finite
-  EXPECT_EQ(amp::floatToBFloat16Bits(FLT_MAX), 0x7f80); // rounds up to inf
-  EXPECT_EQ(amp::floatToBFloat16Bits(std::ldexp(1.0f, -126)), 0x0080);
-  EXPECT_EQ(amp::floatToBFloat16Bits(std::ldexp(1.0f, -133)), 0x0001);
-  EXPECT_EQ(amp::floatToBFloat16Bits(std::ldexp(1.0f, -134)), 0x0000); // tie
-  EXPECT_EQ(amp::floatToBFloat16Bits(0.1f), 0x3dcd); // 0x3dcccccd rounds up
+  EXPECT_EQ(amprt::floatToBFloat16Bits(1.0f), 0x3f80);
+  EXPECT_EQ(amprt::floatToBFloat16Bits(-2.0f), 0xc000);
+  EXPECT_EQ(amprt::bfloat16BitsToFloat(0x7f7f), 3.38953139e38f); // max finite
+  EXPECT_EQ(amprt::floatToBFloat16Bits(FLT_MAX), 0x7f80); // rounds up to inf
+  EXPECT_EQ(amprt::floatToBFloat16Bits(std::ldexp(1.0f, -126)), 0x0080);
+  EXPECT_EQ(amprt::floatToBFloat16Bits(std::ldexp(1.0f, -133)), 0x0001);
+  EXPECT_EQ(amprt::floatToBFloat16Bits(std::ldexp(1.0f, -134)), 0x0000); // tie
+  EXPECT_EQ(amprt::floatToBFloat16Bits(0.1f), 0x3dcd); // 0x3dcccccd rounds up
   // 1 + 2^-8 is halfway between 1 and 1 + 2^-7: ties to even, 1.0.
-  EXPECT_EQ(amp::floatToBFloat16Bits(1.0f + std::ldexp(1.0f, -8)), 0x3f80);
+  EXPECT_EQ(amprt::floatToBFloat16Bits(1.0f + std::ldexp(1.0f, -8)), 0x3f80);
   // 1 + 3 * 2^-8 is halfway between 1 + 2^-7 and 1 + 2^-6: even is 1 + 2^-6.
-  EXPECT_EQ(amp::floatToBFloat16Bits(1.0f + 3 * std::ldexp(1.0f, -8)), 0x3f82);
-  EXPECT_TRUE(isBFloat16NaN(amp::floatToBFloat16Bits(-NAN)));
-  EXPECT_EQ(amp::floatToBFloat16Bits(-NAN) & 0x8000, 0x8000);
+  EXPECT_EQ(amprt::floatToBFloat16Bits(1.0f + 3 * std::ldexp(1.0f, -8)), 0x3f82);
+  EXPECT_TRUE(isBFloat16NaN(amprt::floatToBFloat16Bits(-NAN)));
+  EXPECT_EQ(amprt::floatToBFloat16Bits(-NAN) & 0x8000, 0x8000);
 }
 
 TEST(FloatFormatsTest, StorageTypes) {
-  EXPECT_EQ(amp::Half::fromFloat(1.5f).bits, 0x3e00);
-  EXPECT_EQ(amp::Half{0x3e00}.toFloat(), 1.5f);
-  EXPECT_EQ(amp::BFloat16::fromFloat(1.5f).bits, 0x3fc0);
-  EXPECT_EQ(amp::BFloat16{0x3fc0}.toFloat(), 1.5f);
-  EXPECT_EQ(amp::roundToHalf(65520.0f), INFINITY);
-  EXPECT_EQ(amp::roundToBFloat16(1.0f + std::ldexp(1.0f, -9)), 1.0f);
+  EXPECT_EQ(amprt::Half::fromFloat(1.5f).bits, 0x3e00);
+  EXPECT_EQ(amprt::Half{0x3e00}.toFloat(), 1.5f);
+  EXPECT_EQ(amprt::BFloat16::fromFloat(1.5f).bits, 0x3fc0);
+  EXPECT_EQ(amprt::BFloat16{0x3fc0}.toFloat(), 1.5f);
+  EXPECT_EQ(amprt::roundToHalf(65520.0f), INFINITY);
+  EXPECT_EQ(amprt::roundToBFloat16(1.0f + std::ldexp(1.0f, -9)), 1.0f);
 }
 
 } // namespace

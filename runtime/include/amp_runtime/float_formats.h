@@ -31,7 +31,7 @@
 #define AMP_HOST_DEVICE
 #endif
 
-namespace amp {
+namespace amprt {
 
 /// Parameters of a binary floating-point format narrower than f64.
 struct FloatFormat {
@@ -188,6 +188,6 @@ struct BFloat16 {
 static_assert(sizeof(Half) == 2 && sizeof(BFloat16) == 2,
               "16-bit storage types must be 2 bytes");
 
-} // namespace amp
+} // namespace amprt
 
 #endif // AMP_RUNTIME_FLOAT_FORMATS_H

@@ -1,0 +1,445 @@
+//===- Interpreter.cpp - the reference interpreter of amp graphs ----------===//
+//
+// Maps each op onto a kernel in Kernels.cpp. Every op of the amp dialect is
+// handled here; an op added to the dialect must be added too.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Interpreter/Interpreter.h"
+
+#include "Kernels.h"
+#include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::amp;
+using namespace mlir::amp::interp;
+namespace k = mlir::amp::interp::kernels;
+
+static constexpr int kMaxCallDepth = 64;
+
+FailureOr<Tensor> interp::tensorFromAttr(DenseElementsAttr attr) {
+  auto type = cast<RankedTensorType>(attr.getType());
+  std::optional<ElementKind> kind = getElementKind(type.getElementType());
+  if (!kind)
+    return failure();
+  std::vector<double> data;
+  data.reserve(type.getNumElements());
+  if (isFloatKind(*kind)) {
+    // f16, bf16, f32 and f64 values are all exact in f64.
+    for (const APFloat &value : attr.getValues<APFloat>())
+      data.push_back(value.convertToDouble());
+  } else if (*kind == ElementKind::I1) {
+    for (bool value : attr.getValues<bool>())
+      data.push_back(value);
+  } else {
+    for (const APInt &value : attr.getValues<APInt>()) {
+      int64_t v = value.getSExtValue();
+      if (std::fabs(static_cast<double>(v)) > kMaxExactInteger)
+        return failure();
+      data.push_back(static_cast<double>(v));
+    }
+  }
+  return Tensor(*kind, type.getShape(), std::move(data));
+}
+
+LogicalResult interp::verifyArguments(func::FuncOp func,
+                                      ArrayRef<Tensor> args) {
+  ArrayRef<Type> inputs = func.getArgumentTypes();
+  if (inputs.size() != args.size())
+    return func.emitError() << "@" << func.getSymName() << " takes "
+                            << inputs.size() << " arguments, got "
+                            << args.size();
+  for (auto [i, type, arg] : llvm::enumerate(inputs, args)) {
+    RankedTensorType expected = dyn_cast<RankedTensorType>(type);
+    if (!expected || !expected.hasStaticShape() ||
+        !getElementKind(expected.getElementType()))
+      return func.emitError() << "argument #" << i << " has type " << type
+                              << ", which the interpreter cannot hold";
+    RankedTensorType actual = arg.getType(func.getContext());
+    if (actual != expected)
+      return func.emitError() << "argument #" << i << " expects " << expected
+                              << ", got " << actual;
+  }
+  return success();
+}
+
+namespace {
+/// Which kinds of non-finite values a tensor holds.
+struct NonFiniteKinds {
+  bool nan = false, posInf = false, negInf = false;
+
+  NonFiniteKinds() = default;
+  explicit NonFiniteKinds(const Tensor &tensor) {
+    for (double value : tensor.getData()) {
+      nan |= std::isnan(value);
+      posInf |= value == INFINITY;
+      negInf |= value == -INFINITY;
+    }
+  }
+  /// Whether `value` is a non-finite value of a kind this set lacks.
+  bool lacks(double value) const {
+    return (std::isnan(value) && !nan) || (value == INFINITY && !posInf) ||
+           (value == -INFINITY && !negInf);
+  }
+};
+} // namespace
+
+/// Reports `op` when a result holds a kind of non-finite value (NaN, +inf,
+/// -inf) that none of its operands holds: the op created it, by overflow,
+/// 0/0, inf - inf, log(0), ... Values merely passed on (a -inf mask through
+/// a select) are not reported; constants are literals and never are.
+static LogicalResult checkFinite(Operation *op, ArrayRef<Tensor> operands,
+                                 ArrayRef<Tensor> results) {
+  if (op->hasTrait<OpTrait::ConstantLike>())
+    return success();
+  NonFiniteKinds inherited;
+  for (const Tensor &operand : operands) {
+    if (!operand.isFloat())
+      continue;
+    NonFiniteKinds kinds(operand);
+    inherited.nan |= kinds.nan;
+    inherited.posInf |= kinds.posInf;
+    inherited.negInf |= kinds.negInf;
+  }
+  for (auto [r, result] : llvm::enumerate(results)) {
+    if (!result.isFloat())
+      continue;
+    ArrayRef<double> data = result.getData();
+    const double *bad = llvm::find_if(
+        data, [&](double value) { return inherited.lacks(value); });
+    if (bad == data.end())
+      continue;
+    int64_t index = bad - data.begin();
+    InFlightDiagnostic diag = op->emitError();
+    diag << "first non-finite value: '" << op->getName() << "' produced "
+         << (std::isnan(*bad) ? "nan" : *bad > 0 ? "inf" : "-inf") << " at "
+         << formatIndex(result.getShape(), index) << " of result #" << r
+         << " (" << result.countNonFinite() << " of "
+         << result.getNumElements() << " elements non-finite)";
+    for (auto [o, operand] : llvm::enumerate(operands)) {
+      if (!operand.isFloat())
+        continue;
+      Diagnostic &note = diag.attachNote(op->getOperand(o).getLoc());
+      note << "operand #" << o << " (" << op->getOperand(o).getType()
+           << ") ";
+      if (std::optional<int64_t> badIn = operand.findNonFinite())
+        note << "holds " << operand.countNonFinite()
+             << " non-finite values, the first at "
+             << formatIndex(operand.getShape(), *badIn);
+      else
+        note << "is finite, largest magnitude " << [&] {
+          double largest = 0;
+          for (double value : operand.getData())
+            largest = std::max(largest, std::fabs(value));
+          return largest;
+        }();
+    }
+    return failure();
+  }
+  return success();
+}
+
+static kernels::UnaryFn getUnaryFn(Operation *op) {
+  return TypeSwitch<Operation *, k::UnaryFn>(op)
+      .Case([](NegOp) { return k::UnaryFn::Neg; })
+      .Case([](AbsOp) { return k::UnaryFn::Abs; })
+      .Case([](ExpOp) { return k::UnaryFn::Exp; })
+      .Case([](LogOp) { return k::UnaryFn::Log; })
+      .Case([](SqrtOp) { return k::UnaryFn::Sqrt; })
+      .Case([](RsqrtOp) { return k::UnaryFn::Rsqrt; })
+      .Case([](TanhOp) { return k::UnaryFn::Tanh; })
+      .Case([](SigmoidOp) { return k::UnaryFn::Sigmoid; })
+      .Case([](ReluOp) { return k::UnaryFn::Relu; })
+      .Case([](GeluOp op) {
+        return op.getApproximate() == GeluApproximation::tanh
+                   ? k::UnaryFn::GeluTanh
+                   : k::UnaryFn::GeluErf;
+      })
+      .Case([](PowOp) { return k::UnaryFn::Pow; })
+      .Case([](arith::NegFOp) { return k::UnaryFn::Neg; })
+      .Default([](Operation *) -> k::UnaryFn {
+        llvm_unreachable("not a unary elementwise op");
+      });
+}
+
+static std::optional<kernels::BinaryFn> getBinaryFn(Operation *op) {
+  return TypeSwitch<Operation *, std::optional<k::BinaryFn>>(op)
+      .Case<AddOp, arith::AddFOp>([](auto) { return k::BinaryFn::Add; })
+      .Case<SubOp, arith::SubFOp>([](auto) { return k::BinaryFn::Sub; })
+      .Case<MulOp, arith::MulFOp>([](auto) { return k::BinaryFn::Mul; })
+      .Case<DivOp, arith::DivFOp>([](auto) { return k::BinaryFn::Div; })
+      .Case<MaximumOp, arith::MaximumFOp>(
+          [](auto) { return k::BinaryFn::Maximum; })
+      .Case<MinimumOp, arith::MinimumFOp>(
+          [](auto) { return k::BinaryFn::Minimum; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+static kernels::CompareFn getCompareFn(ComparePredicate predicate) {
+  switch (predicate) {
+  case ComparePredicate::eq:
+    return k::CompareFn::Eq;
+  case ComparePredicate::ne:
+    return k::CompareFn::Ne;
+  case ComparePredicate::lt:
+    return k::CompareFn::Lt;
+  case ComparePredicate::le:
+    return k::CompareFn::Le;
+  case ComparePredicate::gt:
+    return k::CompareFn::Gt;
+  case ComparePredicate::ge:
+    return k::CompareFn::Ge;
+  }
+  llvm_unreachable("unknown predicate");
+}
+
+static ElementKind kindOf(Type type) {
+  return *getElementKind(getElementTypeOrSelf(type));
+}
+
+static ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getShape();
+}
+
+namespace {
+/// Executes the ops of one function body against a value map.
+class Frame {
+public:
+  Frame(ModuleOp module, bool checkFiniteValues, int depth,
+        function_ref<FailureOr<std::vector<Tensor>>(func::FuncOp,
+                                                    ArrayRef<Tensor>, int)>
+            call)
+      : module(module), checkFiniteValues(checkFiniteValues), depth(depth),
+        call(call) {}
+
+  /// Runs `block` and returns the operands of its terminator.
+  FailureOr<std::vector<Tensor>> run(Block &block, ArrayRef<Tensor> args,
+                                     bool &stoppedAtNonFinite);
+
+private:
+  FailureOr<SmallVector<Tensor>> execute(Operation *op,
+                                         ArrayRef<Tensor> operands);
+
+  ModuleOp module;
+  bool checkFiniteValues;
+  int depth;
+  function_ref<FailureOr<std::vector<Tensor>>(func::FuncOp, ArrayRef<Tensor>,
+                                              int)>
+      call;
+};
+} // namespace
+
+FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
+                                              ArrayRef<Tensor> in) {
+  using Result = FailureOr<SmallVector<Tensor>>;
+  auto one = [](Tensor t) -> Result { return SmallVector<Tensor>{t}; };
+  auto resultShape = [&]() { return shapeOf(op->getResult(0)); };
+  auto resultKind = [&]() { return kindOf(op->getResult(0).getType()); };
+
+  if (op->hasTrait<OpTrait::amp::ElementwiseFamily>() &&
+      op->getNumOperands() == 1)
+    return one(k::unary(getUnaryFn(op), in[0],
+                        isa<PowOp>(op)
+                            ? cast<PowOp>(op).getExponent().convertToDouble()
+                            : 0.0));
+  if (isa<arith::NegFOp>(op))
+    return one(k::unary(k::UnaryFn::Neg, in[0]));
+  if (std::optional<k::BinaryFn> fn = getBinaryFn(op))
+    return one(k::binary(*fn, in[0], in[1], resultShape()));
+
+  return TypeSwitch<Operation *, Result>(op)
+      .Case<ConstantOp, arith::ConstantOp>([&](auto constant) -> Result {
+        auto attr = dyn_cast<DenseElementsAttr>(constant.getValue());
+        FailureOr<Tensor> tensor =
+            attr ? tensorFromAttr(attr) : FailureOr<Tensor>(failure());
+        if (failed(tensor))
+          return constant.emitOpError(
+              "holds a value the interpreter cannot represent");
+        return one(*tensor);
+      })
+      .Case<CastOp, arith::ExtFOp, arith::TruncFOp>(
+          [&](Operation *) { return one(k::cast(in[0], resultKind())); })
+      .Case([&](IotaOp iota) {
+        return one(k::iota(resultKind(), resultShape(), iota.getDim()));
+      })
+      .Case([&](SelectOp) {
+        return one(k::select(in[0], in[1], in[2], resultShape()));
+      })
+      .Case([&](CompareOp compare) {
+        return one(k::compare(getCompareFn(compare.getPredicate()), in[0],
+                              in[1], resultShape()));
+      })
+      .Case([&](ReshapeOp) { return one(k::reshape(in[0], resultShape())); })
+      .Case([&](TransposeOp transpose) {
+        return one(k::transpose(in[0], transpose.getPermutation()));
+      })
+      .Case([&](BroadcastToOp) {
+        return one(k::broadcastTo(in[0], resultShape()));
+      })
+      .Case([&](SliceOp slice) {
+        return one(k::slice(in[0], slice.getStart(), slice.getLimit()));
+      })
+      .Case([&](ConcatOp concat) {
+        SmallVector<const Tensor *> inputs;
+        for (const Tensor &t : in)
+          inputs.push_back(&t);
+        return one(k::concat(inputs, concat.getDim()));
+      })
+      .Case([&](MatmulOp matmul) {
+        return one(k::matmul(
+            in[0], in[1], matmul.getTransposeLhs(), matmul.getTransposeRhs(),
+            kindOf(matmul.getAccumulatorType()), resultKind(), resultShape()));
+      })
+      .Case([&](AttentionOp attention) {
+        return one(k::attention(in[0], in[1], in[2], attention.getCausal(),
+                                attention.getScaleOrDefault()));
+      })
+      .Case([&](SumOp sum) {
+        return one(k::reduce(k::ReduceFn::Sum, in[0], sum.getDims(),
+                             kindOf(sum.getAccumulatorType()), resultKind(),
+                             resultShape()));
+      })
+      .Case([&](MeanOp mean) {
+        return one(k::reduce(k::ReduceFn::Mean, in[0], mean.getDims(),
+                             kindOf(mean.getAccumulatorType()), resultKind(),
+                             resultShape()));
+      })
+      .Case([&](MaxOp max) {
+        return one(k::reduce(k::ReduceFn::Max, in[0], max.getDims(),
+                             resultKind(), resultKind(), resultShape()));
+      })
+      .Case([&](SoftmaxOp softmax) {
+        return one(k::softmax(in[0], softmax.getDim(), /*log=*/false));
+      })
+      .Case([&](LogSoftmaxOp softmax) {
+        return one(k::softmax(in[0], softmax.getDim(), /*log=*/true));
+      })
+      .Case([&](LayerNormOp norm) {
+        const Tensor *weight = norm.getWeight() ? &in[1] : nullptr;
+        const Tensor *bias =
+            norm.getBias() ? &in[norm.getWeight() ? 2 : 1] : nullptr;
+        return one(k::layerNorm(in[0], weight, bias, norm.getNormalizedAxis(),
+                                norm.getEpsilon().convertToDouble()));
+      })
+      .Case([&](RmsNormOp norm) {
+        return one(k::rmsNorm(in[0], norm.getWeight() ? &in[1] : nullptr,
+                              norm.getNormalizedAxis(),
+                              norm.getEpsilon().convertToDouble()));
+      })
+      .Case([&](EmbeddingOp embedding) -> Result {
+        std::string error;
+        FailureOr<Tensor> out = k::embedding(in[0], in[1], error);
+        if (failed(out))
+          return embedding.emitOpError() << error;
+        return one(*out);
+      })
+      .Case([&](CrossEntropyOp loss) -> Result {
+        std::string error;
+        FailureOr<Tensor> out =
+            k::crossEntropy(in[0], in[1],
+                            loss.getReduction() == LossReduction::mean,
+                            resultKind(), error);
+        if (failed(out))
+          return loss.emitOpError() << error;
+        return one(*out);
+      })
+      .Case([&](MseLossOp loss) {
+        return one(k::mseLoss(in[0], in[1],
+                              loss.getReduction() == LossReduction::mean,
+                              resultKind()));
+      })
+      .Case([&](func::CallOp callOp) -> Result {
+        auto callee =
+            module.lookupSymbol<func::FuncOp>(callOp.getCalleeAttr());
+        if (!callee || callee.isExternal())
+          return callOp.emitOpError()
+                 << "calls @" << callOp.getCallee()
+                 << ", which has no body to interpret";
+        FailureOr<std::vector<Tensor>> results = call(callee, in, depth + 1);
+        if (failed(results))
+          return failure();
+        return SmallVector<Tensor>(results->begin(), results->end());
+      })
+      .Default([&](Operation *other) -> Result {
+        return other->emitOpError("is not supported by the interpreter");
+      });
+}
+
+FailureOr<std::vector<Tensor>> Frame::run(Block &block, ArrayRef<Tensor> args,
+                                          bool &stoppedAtNonFinite) {
+  llvm::DenseMap<Value, Tensor> values;
+  for (auto [arg, tensor] : llvm::zip(block.getArguments(), args))
+    values[arg] = tensor;
+  for (Operation &op : block) {
+    SmallVector<Tensor> operands;
+    for (Value operand : op.getOperands())
+      operands.push_back(values.at(operand));
+    if (op.hasTrait<OpTrait::IsTerminator>()) {
+      if (!isa<func::ReturnOp>(op))
+        return op.emitOpError("is not supported by the interpreter");
+      return std::vector<Tensor>(operands.begin(), operands.end());
+    }
+    for (Type type : op.getResultTypes()) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      if (!tensor || !tensor.hasStaticShape() ||
+          !getElementKind(tensor.getElementType()))
+        return op.emitOpError() << "produces " << type
+                                << ", which the interpreter cannot hold";
+    }
+    FailureOr<SmallVector<Tensor>> results = execute(&op, operands);
+    if (failed(results))
+      return failure();
+    if (checkFiniteValues && failed(checkFinite(&op, operands, *results))) {
+      stoppedAtNonFinite = true;
+      return failure();
+    }
+    for (auto [result, tensor] : llvm::zip(op.getResults(), *results))
+      values[result] = std::move(tensor);
+  }
+  return block.getParentOp()->emitError("block has no terminator");
+}
+
+FailureOr<std::vector<Tensor>> Interpreter::run(func::FuncOp func,
+                                                ArrayRef<Tensor> args) {
+  nonFinite = false;
+  if (func.isExternal())
+    return func.emitError() << "@" << func.getSymName()
+                            << " is a declaration; there is nothing to run";
+  if (failed(verifyArguments(func, args)))
+    return failure();
+  if (options.checkFinite) {
+    for (auto [i, arg] : llvm::enumerate(args)) {
+      if (std::optional<int64_t> bad = arg.findNonFinite()) {
+        nonFinite = true;
+        return func.emitError()
+               << "first non-finite value: argument #" << i << " holds "
+               << arg.countNonFinite() << " non-finite values, the first at "
+               << formatIndex(arg.getShape(), *bad);
+      }
+    }
+  }
+  return call(func, args, 0);
+}
+
+FailureOr<std::vector<Tensor>>
+Interpreter::call(func::FuncOp func, ArrayRef<Tensor> args, int depth) {
+  if (depth > kMaxCallDepth)
+    return func.emitError() << "call depth exceeds " << kMaxCallDepth
+                            << " (recursion?)";
+  if (failed(verifyArguments(func, args)))
+    return failure();
+  if (!llvm::hasSingleElement(func.getBody()))
+    return func.emitError(
+        "has more than one block, which the interpreter does not run");
+  Frame frame(module, options.checkFinite, depth,
+              [this](func::FuncOp f, ArrayRef<Tensor> a, int d) {
+                return call(f, a, d);
+              });
+  return frame.run(func.getBody().front(), args, nonFinite);
+}

@@ -1,0 +1,693 @@
+//===- Kernels.cpp - reference kernels of the interpreter -----------------===//
+//
+// Built with -ffp-contract=off: a * b + c is two roundings, never an FMA, so
+// results do not depend on the compiler's mood.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::amp;
+using namespace mlir::amp::interp;
+using namespace mlir::amp::interp::kernels;
+
+namespace {
+
+/// Calls `fn` with a value of the type ops of `kind` compute in: f64 for f64,
+/// f32 for everything narrower.
+template <typename Fn>
+void withComputeType(ElementKind kind, Fn &&fn) {
+  if (kind == ElementKind::F64)
+    fn(double());
+  else
+    fn(float());
+}
+
+/// Visits every element of `shape` in row-major order with, for each of
+/// `operands`, the offset of the element broadcast to it (numpy rules).
+class BroadcastWalker {
+public:
+  BroadcastWalker(ArrayRef<int64_t> shape,
+                  ArrayRef<ArrayRef<int64_t>> operands)
+      : shape(shape) {
+    for (ArrayRef<int64_t> operand : operands) {
+      SmallVector<int64_t> own = computeStrides(operand);
+      SmallVector<int64_t> strides(shape.size(), 0);
+      size_t offset = shape.size() - operand.size();
+      for (size_t i = 0; i < operand.size(); ++i)
+        strides[offset + i] = operand[i] == 1 ? 0 : own[i];
+      operandStrides.push_back(std::move(strides));
+    }
+  }
+
+  template <typename Fn>
+  void walk(Fn &&fn) const {
+    int64_t count = 1;
+    for (int64_t dim : shape)
+      count *= dim;
+    SmallVector<int64_t> index(shape.size(), 0);
+    SmallVector<int64_t> offsets(operandStrides.size(), 0);
+    for (int64_t linear = 0; linear < count; ++linear) {
+      fn(linear, ArrayRef<int64_t>(offsets));
+      // Odometer increment, updating the operand offsets incrementally.
+      for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+        ++index[d];
+        for (size_t o = 0; o < offsets.size(); ++o)
+          offsets[o] += operandStrides[o][d];
+        if (index[d] < shape[d])
+          break;
+        for (size_t o = 0; o < offsets.size(); ++o)
+          offsets[o] -= operandStrides[o][d] * shape[d];
+        index[d] = 0;
+      }
+    }
+  }
+
+private:
+  SmallVector<int64_t> shape;
+  SmallVector<SmallVector<int64_t>> operandStrides;
+};
+
+int64_t product(ArrayRef<int64_t> shape) {
+  int64_t count = 1;
+  for (int64_t dim : shape)
+    count *= dim;
+  return count;
+}
+
+/// Adds `value` to an accumulator of `accKind`, held in AccT (f32 or f64);
+/// accumulators narrower than f32 round after every addition.
+template <typename AccT>
+AccT accumulate(AccT acc, AccT value, ElementKind accKind) {
+  AccT sum = acc + value;
+  if (accKind == ElementKind::F16 || accKind == ElementKind::BF16)
+    return static_cast<AccT>(roundToKind(sum, accKind));
+  return sum;
+}
+
+template <typename T>
+T gelu(T x, bool tanhForm) {
+  if (tanhForm) {
+    const T k = static_cast<T>(0.7978845608028654); // sqrt(2 / pi)
+    const T c = static_cast<T>(0.044715);
+    return static_cast<T>(0.5) * x *
+           (static_cast<T>(1) + std::tanh(k * (x + c * x * x * x)));
+  }
+  const T invSqrt2 = static_cast<T>(0.7071067811865476);
+  return static_cast<T>(0.5) * x * (static_cast<T>(1) + std::erf(x * invSqrt2));
+}
+
+/// maximum/minimum propagate NaN, as torch.maximum does.
+template <typename T>
+T nanMax(T a, T b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::numeric_limits<T>::quiet_NaN();
+  return a < b ? b : a;
+}
+template <typename T>
+T nanMin(T a, T b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::numeric_limits<T>::quiet_NaN();
+  return b < a ? b : a;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+Tensor kernels::unary(UnaryFn fn, const Tensor &x, double exponent) {
+  Tensor out(x.getKind(), x.getShape());
+  MutableArrayRef<double> result = out.getMutableData();
+  withComputeType(x.getKind(), [&](auto tag) {
+    using T = decltype(tag);
+    auto apply = [&](T v) -> T {
+      switch (fn) {
+      case UnaryFn::Neg:
+        return -v;
+      case UnaryFn::Abs:
+        return std::fabs(v);
+      case UnaryFn::Exp:
+        return std::exp(v);
+      case UnaryFn::Log:
+        return std::log(v);
+      case UnaryFn::Sqrt:
+        return std::sqrt(v);
+      case UnaryFn::Rsqrt:
+        return static_cast<T>(1) / std::sqrt(v);
+      case UnaryFn::Tanh:
+        return std::tanh(v);
+      case UnaryFn::Sigmoid:
+        return static_cast<T>(1) / (static_cast<T>(1) + std::exp(-v));
+      case UnaryFn::Relu:
+        return v < 0 ? static_cast<T>(0) : v; // NaN stays NaN
+      case UnaryFn::GeluErf:
+        return gelu(v, /*tanhForm=*/false);
+      case UnaryFn::GeluTanh:
+        return gelu(v, /*tanhForm=*/true);
+      case UnaryFn::Pow:
+        return std::pow(v, static_cast<T>(exponent));
+      }
+      llvm_unreachable("unknown unary function");
+    };
+    for (int64_t i = 0, e = x.getNumElements(); i < e; ++i)
+      result[i] = roundToKind(apply(static_cast<T>(x[i])), x.getKind());
+  });
+  return out;
+}
+
+Tensor kernels::binary(BinaryFn fn, const Tensor &lhs, const Tensor &rhs,
+                       ArrayRef<int64_t> shape) {
+  Tensor out(lhs.getKind(), shape);
+  MutableArrayRef<double> result = out.getMutableData();
+  BroadcastWalker walker(shape, {lhs.getShape(), rhs.getShape()});
+  withComputeType(lhs.getKind(), [&](auto tag) {
+    using T = decltype(tag);
+    walker.walk([&](int64_t i, ArrayRef<int64_t> at) {
+      T a = static_cast<T>(lhs[at[0]]), b = static_cast<T>(rhs[at[1]]);
+      T r = 0;
+      switch (fn) {
+      case BinaryFn::Add:
+        r = a + b;
+        break;
+      case BinaryFn::Sub:
+        r = a - b;
+        break;
+      case BinaryFn::Mul:
+        r = a * b;
+        break;
+      case BinaryFn::Div:
+        r = a / b;
+        break;
+      case BinaryFn::Maximum:
+        r = nanMax(a, b);
+        break;
+      case BinaryFn::Minimum:
+        r = nanMin(a, b);
+        break;
+      }
+      result[i] = roundToKind(r, lhs.getKind());
+    });
+  });
+  return out;
+}
+
+Tensor kernels::compare(CompareFn fn, const Tensor &lhs, const Tensor &rhs,
+                        ArrayRef<int64_t> shape) {
+  Tensor out(ElementKind::I1, shape);
+  MutableArrayRef<double> result = out.getMutableData();
+  // Stored values are exact, so comparing them as f64 is exact; NaN compares
+  // false except under `ne`.
+  BroadcastWalker(shape, {lhs.getShape(), rhs.getShape()})
+      .walk([&](int64_t i, ArrayRef<int64_t> at) {
+        double a = lhs[at[0]], b = rhs[at[1]];
+        bool r = false;
+        switch (fn) {
+        case CompareFn::Eq:
+          r = a == b;
+          break;
+        case CompareFn::Ne:
+          r = a != b;
+          break;
+        case CompareFn::Lt:
+          r = a < b;
+          break;
+        case CompareFn::Le:
+          r = a <= b;
+          break;
+        case CompareFn::Gt:
+          r = a > b;
+          break;
+        case CompareFn::Ge:
+          r = a >= b;
+          break;
+        }
+        result[i] = r;
+      });
+  return out;
+}
+
+Tensor kernels::select(const Tensor &condition, const Tensor &onTrue,
+                       const Tensor &onFalse, ArrayRef<int64_t> shape) {
+  Tensor out(onTrue.getKind(), shape);
+  MutableArrayRef<double> result = out.getMutableData();
+  BroadcastWalker(shape, {condition.getShape(), onTrue.getShape(),
+                          onFalse.getShape()})
+      .walk([&](int64_t i, ArrayRef<int64_t> at) {
+        result[i] = condition[at[0]] != 0.0 ? onTrue[at[1]] : onFalse[at[2]];
+      });
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Data and shape
+//===----------------------------------------------------------------------===//
+
+Tensor kernels::cast(const Tensor &x, ElementKind kind) {
+  std::vector<double> data(x.getData().begin(), x.getData().end());
+  // From the exact stored value: one rounding, whatever the source type.
+  for (double &value : data)
+    value = roundToKind(value, kind);
+  return Tensor(kind, x.getShape(), std::move(data));
+}
+
+Tensor kernels::iota(ElementKind kind, ArrayRef<int64_t> shape, int64_t dim) {
+  Tensor out(kind, shape);
+  MutableArrayRef<double> result = out.getMutableData();
+  SmallVector<int64_t> strides = computeStrides(shape);
+  for (int64_t i = 0, e = out.getNumElements(); i < e; ++i)
+    result[i] = roundToKind(static_cast<double>((i / strides[dim]) % shape[dim]),
+                            kind);
+  return out;
+}
+
+Tensor kernels::reshape(const Tensor &x, ArrayRef<int64_t> shape) {
+  return Tensor(x.getKind(), shape,
+                std::vector<double>(x.getData().begin(), x.getData().end()));
+}
+
+Tensor kernels::transpose(const Tensor &x, ArrayRef<int64_t> permutation) {
+  SmallVector<int64_t> shape, strides;
+  SmallVector<int64_t> inStrides = x.getStrides();
+  for (int64_t dim : permutation) {
+    shape.push_back(x.getShape()[dim]);
+    strides.push_back(inStrides[dim]);
+  }
+  Tensor out(x.getKind(), shape);
+  MutableArrayRef<double> result = out.getMutableData();
+  // Walking the output with the permuted input strides as a "broadcast"
+  // operand reads the transposed element.
+  SmallVector<int64_t> index(shape.size(), 0);
+  int64_t offset = 0;
+  for (int64_t i = 0, e = out.getNumElements(); i < e; ++i) {
+    result[i] = x[offset];
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+      ++index[d];
+      offset += strides[d];
+      if (index[d] < shape[d])
+        break;
+      offset -= strides[d] * shape[d];
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
+Tensor kernels::broadcastTo(const Tensor &x, ArrayRef<int64_t> shape) {
+  Tensor out(x.getKind(), shape);
+  MutableArrayRef<double> result = out.getMutableData();
+  BroadcastWalker(shape, {x.getShape()})
+      .walk([&](int64_t i, ArrayRef<int64_t> at) { result[i] = x[at[0]]; });
+  return out;
+}
+
+Tensor kernels::slice(const Tensor &x, ArrayRef<int64_t> start,
+                      ArrayRef<int64_t> limit) {
+  SmallVector<int64_t> shape;
+  for (auto [lo, hi] : llvm::zip(start, limit))
+    shape.push_back(hi - lo);
+  Tensor out(x.getKind(), shape);
+  MutableArrayRef<double> result = out.getMutableData();
+  SmallVector<int64_t> inStrides = x.getStrides();
+  int64_t base = 0;
+  for (size_t d = 0; d < start.size(); ++d)
+    base += start[d] * inStrides[d];
+  SmallVector<int64_t> index(shape.size(), 0);
+  int64_t offset = base;
+  for (int64_t i = 0, e = out.getNumElements(); i < e; ++i) {
+    result[i] = x[offset];
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+      ++index[d];
+      offset += inStrides[d];
+      if (index[d] < shape[d])
+        break;
+      offset -= inStrides[d] * shape[d];
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
+Tensor kernels::concat(ArrayRef<const Tensor *> inputs, int64_t dim) {
+  SmallVector<int64_t> shape(inputs.front()->getShape());
+  shape[dim] = 0;
+  for (const Tensor *input : inputs)
+    shape[dim] += input->getShape()[dim];
+  int64_t outer = product(ArrayRef<int64_t>(shape).take_front(dim));
+  int64_t inner = product(ArrayRef<int64_t>(shape).drop_front(dim + 1));
+  std::vector<double> data;
+  data.reserve(product(shape));
+  for (int64_t o = 0; o < outer; ++o)
+    for (const Tensor *input : inputs) {
+      int64_t block = input->getShape()[dim] * inner;
+      ArrayRef<double> source = input->getData().slice(o * block, block);
+      data.insert(data.end(), source.begin(), source.end());
+    }
+  return Tensor(inputs.front()->getKind(), shape, std::move(data));
+}
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+Tensor kernels::matmul(const Tensor &lhs, const Tensor &rhs, bool transposeLhs,
+                       bool transposeRhs, ElementKind accKind,
+                       ElementKind outKind, ArrayRef<int64_t> outShape) {
+  ArrayRef<int64_t> l = lhs.getShape(), r = rhs.getShape();
+  int64_t m = outShape[outShape.size() - 2], n = outShape.back();
+  int64_t k = transposeLhs ? l[l.size() - 2] : l.back();
+  ArrayRef<int64_t> batchShape = outShape.drop_back(2);
+  int64_t lhsMatrix = m * k, rhsMatrix = k * n;
+
+  // Offsets of each batch's matrices, with numpy broadcasting.
+  SmallVector<int64_t> lhsBatch, rhsBatch;
+  SmallVector<int64_t> lhsBatchShape(l.drop_back(2)), rhsBatchShape(r.drop_back(2));
+  BroadcastWalker(batchShape, {lhsBatchShape, rhsBatchShape})
+      .walk([&](int64_t, ArrayRef<int64_t> at) {
+        lhsBatch.push_back(at[0] * lhsMatrix);
+        rhsBatch.push_back(at[1] * rhsMatrix);
+      });
+
+  Tensor out(outKind, outShape);
+  MutableArrayRef<double> result = out.getMutableData();
+  withComputeType(accKind, [&](auto tag) {
+    using AccT = decltype(tag);
+    // Packed [M, K] and [K, N] copies in the accumulator type (exact: the
+    // verifier guarantees it holds the operand values).
+    std::vector<AccT> a(m * k), b(k * n), acc(n);
+    for (size_t batch = 0; batch < lhsBatch.size(); ++batch) {
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t p = 0; p < k; ++p)
+          a[i * k + p] = static_cast<AccT>(
+              lhs[lhsBatch[batch] + (transposeLhs ? p * m + i : i * k + p)]);
+      for (int64_t p = 0; p < k; ++p)
+        for (int64_t j = 0; j < n; ++j)
+          b[p * n + j] = static_cast<AccT>(
+              rhs[rhsBatch[batch] + (transposeRhs ? j * k + p : p * n + j)]);
+      for (int64_t i = 0; i < m; ++i) {
+        std::fill(acc.begin(), acc.end(), AccT(0));
+        // Every output sums its products in ascending k.
+        for (int64_t p = 0; p < k; ++p) {
+          AccT scalar = a[i * k + p];
+          const AccT *row = &b[p * n];
+          if (accKind == ElementKind::F16 || accKind == ElementKind::BF16) {
+            for (int64_t j = 0; j < n; ++j)
+              acc[j] = accumulate(acc[j], scalar * row[j], accKind);
+          } else {
+            for (int64_t j = 0; j < n; ++j)
+              acc[j] += scalar * row[j];
+          }
+        }
+        double *dst = &result[(batch * m + i) * n];
+        for (int64_t j = 0; j < n; ++j)
+          dst[j] = roundToKind(acc[j], outKind);
+      }
+    }
+  });
+  return out;
+}
+
+Tensor kernels::attention(const Tensor &query, const Tensor &key,
+                          const Tensor &value, bool causal, double scale) {
+  ArrayRef<int64_t> q = query.getShape();
+  int64_t batchHeads = q[0] * q[1], t = q[2], d = q[3];
+  int64_t s = key.getShape()[2], dv = value.getShape()[3];
+  Tensor out(query.getKind(), {q[0], q[1], t, dv});
+  MutableArrayRef<double> result = out.getMutableData();
+  withComputeType(query.getKind(), [&](auto tag) {
+    using T = decltype(tag);
+    std::vector<T> scores(s), acc(dv);
+    const T scaleT = static_cast<T>(scale);
+    for (int64_t bh = 0; bh < batchHeads; ++bh) {
+      for (int64_t i = 0; i < t; ++i) {
+        const double *qi = &query.getData()[(bh * t + i) * d];
+        // Causal (top-left aligned): query i sees keys j <= i.
+        int64_t visible = causal ? std::min(i + 1, s) : s;
+        T maxScore = -std::numeric_limits<T>::infinity();
+        for (int64_t j = 0; j < visible; ++j) {
+          const double *kj = &key.getData()[(bh * s + j) * d];
+          T dot = 0;
+          for (int64_t c = 0; c < d; ++c)
+            dot += static_cast<T>(qi[c]) * static_cast<T>(kj[c]);
+          scores[j] = dot * scaleT;
+          maxScore = nanMax(maxScore, scores[j]);
+        }
+        T sum = 0;
+        std::fill(acc.begin(), acc.end(), T(0));
+        for (int64_t j = 0; j < visible; ++j) {
+          T weight = std::exp(scores[j] - maxScore);
+          sum += weight;
+          const double *vj = &value.getData()[(bh * s + j) * dv];
+          for (int64_t c = 0; c < dv; ++c)
+            acc[c] += weight * static_cast<T>(vj[c]);
+        }
+        double *dst = &result[(bh * t + i) * dv];
+        for (int64_t c = 0; c < dv; ++c)
+          dst[c] = roundToKind(acc[c] / sum, query.getKind());
+      }
+    }
+  });
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+Tensor kernels::reduce(ReduceFn fn, const Tensor &x, ArrayRef<int64_t> dims,
+                       ElementKind accKind, ElementKind outKind,
+                       ArrayRef<int64_t> outShape) {
+  // Output offset of every input element: the strides of the kept
+  // dimensions, zero for the reduced ones.
+  SmallVector<bool> reduced(x.getRank(), false);
+  for (int64_t dim : dims)
+    reduced[dim] = true;
+  SmallVector<int64_t> keptShape;
+  for (int64_t d = 0; d < x.getRank(); ++d)
+    if (!reduced[d])
+      keptShape.push_back(x.getShape()[d]);
+  SmallVector<int64_t> keptStrides = computeStrides(keptShape);
+  SmallVector<int64_t> strides(x.getRank(), 0);
+  for (int64_t d = 0, kept = 0; d < x.getRank(); ++d)
+    if (!reduced[d])
+      strides[d] = keptStrides[kept++];
+  int64_t count = x.getNumElements() / std::max<int64_t>(product(keptShape), 1);
+
+  Tensor out(outKind, outShape);
+  MutableArrayRef<double> result = out.getMutableData();
+  withComputeType(fn == ReduceFn::Max ? x.getKind() : accKind, [&](auto tag) {
+    using AccT = decltype(tag);
+    std::vector<AccT> acc(out.getNumElements(),
+                          fn == ReduceFn::Max
+                              ? -std::numeric_limits<AccT>::infinity()
+                              : AccT(0));
+    // Row-major order: each output sees its inputs in ascending index.
+    BroadcastWalker(x.getShape(), {}).walk([&](int64_t i, ArrayRef<int64_t>) {
+      int64_t o = 0, rest = i;
+      for (int64_t d = x.getRank() - 1; d >= 0; --d) {
+        o += (rest % x.getShape()[d]) * strides[d];
+        rest /= x.getShape()[d];
+      }
+      AccT v = static_cast<AccT>(x[i]);
+      acc[o] = fn == ReduceFn::Max ? nanMax(acc[o], v)
+                                   : accumulate(acc[o], v, accKind);
+    });
+    for (size_t o = 0; o < acc.size(); ++o) {
+      AccT v = acc[o];
+      if (fn == ReduceFn::Mean)
+        v = v / static_cast<AccT>(count);
+      result[o] = roundToKind(v, outKind);
+    }
+  });
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisation
+//===----------------------------------------------------------------------===//
+
+Tensor kernels::softmax(const Tensor &x, int64_t dim, bool log) {
+  ArrayRef<int64_t> shape = x.getShape();
+  int64_t outer = product(shape.take_front(dim)), n = shape[dim],
+          inner = product(shape.drop_front(dim + 1));
+  Tensor out(x.getKind(), shape);
+  MutableArrayRef<double> result = out.getMutableData();
+  withComputeType(x.getKind(), [&](auto tag) {
+    using T = decltype(tag);
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t in = 0; in < inner; ++in) {
+        auto at = [&](int64_t j) { return (o * n + j) * inner + in; };
+        T maxValue = -std::numeric_limits<T>::infinity();
+        for (int64_t j = 0; j < n; ++j)
+          maxValue = nanMax(maxValue, static_cast<T>(x[at(j)]));
+        T sum = 0;
+        for (int64_t j = 0; j < n; ++j)
+          sum += std::exp(static_cast<T>(x[at(j)]) - maxValue);
+        T logSum = std::log(sum);
+        for (int64_t j = 0; j < n; ++j) {
+          T shifted = static_cast<T>(x[at(j)]) - maxValue;
+          T r = log ? shifted - logSum : std::exp(shifted) / sum;
+          result[at(j)] = roundToKind(r, x.getKind());
+        }
+      }
+  });
+  return out;
+}
+
+/// f64 when the input or a parameter is f64, else f32.
+static ElementKind normComputeKind(const Tensor &x, const Tensor *weight,
+                                   const Tensor *bias) {
+  for (const Tensor *t : {&x, weight, bias})
+    if (t && t->getKind() == ElementKind::F64)
+      return ElementKind::F64;
+  return ElementKind::F32;
+}
+
+Tensor kernels::layerNorm(const Tensor &x, const Tensor *weight,
+                          const Tensor *bias, int64_t axis, double epsilon) {
+  int64_t n = product(x.getShape().drop_front(axis));
+  int64_t rows = n ? x.getNumElements() / n : 0;
+  Tensor out(x.getKind(), x.getShape());
+  MutableArrayRef<double> result = out.getMutableData();
+  withComputeType(normComputeKind(x, weight, bias), [&](auto tag) {
+    using T = decltype(tag);
+    for (int64_t row = 0; row < rows; ++row) {
+      const double *src = &x.getData()[row * n];
+      T sum = 0;
+      for (int64_t j = 0; j < n; ++j)
+        sum += static_cast<T>(src[j]);
+      T mean = sum / static_cast<T>(n);
+      T squares = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        T centered = static_cast<T>(src[j]) - mean;
+        squares += centered * centered;
+      }
+      T variance = squares / static_cast<T>(n);
+      T denominator = std::sqrt(variance + static_cast<T>(epsilon));
+      for (int64_t j = 0; j < n; ++j) {
+        T y = (static_cast<T>(src[j]) - mean) / denominator;
+        if (weight)
+          y = y * static_cast<T>((*weight)[j]);
+        if (bias)
+          y = y + static_cast<T>((*bias)[j]);
+        result[row * n + j] = roundToKind(y, x.getKind());
+      }
+    }
+  });
+  return out;
+}
+
+Tensor kernels::rmsNorm(const Tensor &x, const Tensor *weight, int64_t axis,
+                        double epsilon) {
+  int64_t n = product(x.getShape().drop_front(axis));
+  int64_t rows = n ? x.getNumElements() / n : 0;
+  Tensor out(x.getKind(), x.getShape());
+  MutableArrayRef<double> result = out.getMutableData();
+  withComputeType(normComputeKind(x, weight, nullptr), [&](auto tag) {
+    using T = decltype(tag);
+    for (int64_t row = 0; row < rows; ++row) {
+      const double *src = &x.getData()[row * n];
+      T squares = 0;
+      for (int64_t j = 0; j < n; ++j)
+        squares += static_cast<T>(src[j]) * static_cast<T>(src[j]);
+      T denominator =
+          std::sqrt(squares / static_cast<T>(n) + static_cast<T>(epsilon));
+      for (int64_t j = 0; j < n; ++j) {
+        T y = static_cast<T>(src[j]) / denominator;
+        if (weight)
+          y = y * static_cast<T>((*weight)[j]);
+        result[row * n + j] = roundToKind(y, x.getKind());
+      }
+    }
+  });
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Embedding and losses
+//===----------------------------------------------------------------------===//
+
+FailureOr<Tensor> kernels::embedding(const Tensor &table,
+                                     const Tensor &indices,
+                                     std::string &error) {
+  int64_t rows = table.getShape()[0], width = table.getShape()[1];
+  SmallVector<int64_t> shape(indices.getShape());
+  shape.push_back(width);
+  std::vector<double> data;
+  data.reserve(indices.getNumElements() * width);
+  for (int64_t i = 0, e = indices.getNumElements(); i < e; ++i) {
+    double id = indices[i];
+    if (id < 0 || id >= static_cast<double>(rows)) {
+      llvm::raw_string_ostream(error)
+          << "index " << static_cast<int64_t>(id) << " at "
+          << formatIndex(indices.getShape(), i)
+          << " is outside the table's " << rows << " rows";
+      return failure();
+    }
+    ArrayRef<double> row =
+        table.getData().slice(static_cast<int64_t>(id) * width, width);
+    data.insert(data.end(), row.begin(), row.end());
+  }
+  return Tensor(table.getKind(), shape, std::move(data));
+}
+
+FailureOr<Tensor> kernels::crossEntropy(const Tensor &logits,
+                                        const Tensor &labels, bool mean,
+                                        ElementKind outKind,
+                                        std::string &error) {
+  int64_t classes = logits.getShape().back();
+  int64_t rows = labels.getNumElements();
+  double total = 0;
+  bool failed = false;
+  withComputeType(logits.getKind(), [&](auto tag) {
+    using T = decltype(tag);
+    T sum = 0;
+    for (int64_t row = 0; row < rows && !failed; ++row) {
+      double label = labels[row];
+      if (label < 0 || label >= static_cast<double>(classes)) {
+        llvm::raw_string_ostream(error)
+            << "label " << static_cast<int64_t>(label) << " at "
+            << formatIndex(labels.getShape(), row) << " is outside [0, "
+            << classes << ")";
+        failed = true;
+        return;
+      }
+      const double *x = &logits.getData()[row * classes];
+      T maxValue = -std::numeric_limits<T>::infinity();
+      for (int64_t c = 0; c < classes; ++c)
+        maxValue = nanMax(maxValue, static_cast<T>(x[c]));
+      T expSum = 0;
+      for (int64_t c = 0; c < classes; ++c)
+        expSum += std::exp(static_cast<T>(x[c]) - maxValue);
+      T logSumExp = maxValue + std::log(expSum);
+      sum += logSumExp - static_cast<T>(x[static_cast<int64_t>(label)]);
+    }
+    total = mean ? sum / static_cast<T>(rows) : sum;
+  });
+  if (failed)
+    return failure();
+  return Tensor(outKind, {}, {roundToKind(total, outKind)});
+}
+
+Tensor kernels::mseLoss(const Tensor &input, const Tensor &target, bool mean,
+                        ElementKind outKind) {
+  double total = 0;
+  withComputeType(input.getKind(), [&](auto tag) {
+    using T = decltype(tag);
+    T sum = 0;
+    for (int64_t i = 0, e = input.getNumElements(); i < e; ++i) {
+      T diff = static_cast<T>(input[i]) - static_cast<T>(target[i]);
+      sum += diff * diff;
+    }
+    total = mean ? sum / static_cast<T>(input.getNumElements()) : sum;
+  });
+  return Tensor(outKind, {}, {roundToKind(total, outKind)});
+}

@@ -1,0 +1,83 @@
+//===- Kernels.h - reference kernels of the interpreter ---------*- C++ -*-===//
+//
+// Plain loops over Tensors, one per op family. They take the attributes an
+// op carries as arguments and know nothing of MLIR ops, so the numerics live
+// in one place; Interpreter.cpp maps ops onto them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_LIB_INTERPRETER_KERNELS_H
+#define AMP_LIB_INTERPRETER_KERNELS_H
+
+#include "amp/Interpreter/Tensor.h"
+
+#include <functional>
+#include <string>
+
+namespace mlir::amp::interp::kernels {
+
+enum class UnaryFn {
+  Neg,
+  Abs,
+  Exp,
+  Log,
+  Sqrt,
+  Rsqrt,
+  Tanh,
+  Sigmoid,
+  Relu,
+  GeluErf,
+  GeluTanh,
+  Pow
+};
+enum class BinaryFn { Add, Sub, Mul, Div, Maximum, Minimum };
+enum class CompareFn { Eq, Ne, Lt, Le, Gt, Ge };
+enum class ReduceFn { Sum, Mean, Max };
+
+/// `exponent` is used by Pow only.
+Tensor unary(UnaryFn fn, const Tensor &x, double exponent = 0.0);
+/// numpy broadcasting to `shape`; both operands share the element kind.
+Tensor binary(BinaryFn fn, const Tensor &lhs, const Tensor &rhs,
+              ArrayRef<int64_t> shape);
+Tensor compare(CompareFn fn, const Tensor &lhs, const Tensor &rhs,
+               ArrayRef<int64_t> shape);
+Tensor select(const Tensor &condition, const Tensor &onTrue,
+              const Tensor &onFalse, ArrayRef<int64_t> shape);
+
+Tensor cast(const Tensor &x, ElementKind kind);
+Tensor iota(ElementKind kind, ArrayRef<int64_t> shape, int64_t dim);
+Tensor reshape(const Tensor &x, ArrayRef<int64_t> shape);
+Tensor transpose(const Tensor &x, ArrayRef<int64_t> permutation);
+Tensor broadcastTo(const Tensor &x, ArrayRef<int64_t> shape);
+Tensor slice(const Tensor &x, ArrayRef<int64_t> start, ArrayRef<int64_t> limit);
+Tensor concat(ArrayRef<const Tensor *> inputs, int64_t dim);
+
+/// `outShape`/`outKind` are the op's result; `accKind` its accumulator.
+Tensor matmul(const Tensor &lhs, const Tensor &rhs, bool transposeLhs,
+              bool transposeRhs, ElementKind accKind, ElementKind outKind,
+              ArrayRef<int64_t> outShape);
+Tensor attention(const Tensor &query, const Tensor &key, const Tensor &value,
+                 bool causal, double scale);
+Tensor reduce(ReduceFn fn, const Tensor &x, ArrayRef<int64_t> dims,
+              ElementKind accKind, ElementKind outKind,
+              ArrayRef<int64_t> outShape);
+
+Tensor softmax(const Tensor &x, int64_t dim, bool log);
+/// `weight` and `bias` may be null.
+Tensor layerNorm(const Tensor &x, const Tensor *weight, const Tensor *bias,
+                 int64_t axis, double epsilon);
+Tensor rmsNorm(const Tensor &x, const Tensor *weight, int64_t axis,
+               double epsilon);
+
+/// Fails with a message in `error` on an index outside the table.
+FailureOr<Tensor> embedding(const Tensor &table, const Tensor &indices,
+                            std::string &error);
+FailureOr<Tensor> crossEntropy(const Tensor &logits, const Tensor &labels,
+                               bool mean, ElementKind outKind,
+                               std::string &error);
+Tensor mseLoss(const Tensor &input, const Tensor &target, bool mean,
+               ElementKind outKind);
+
+} // namespace mlir::amp::interp::kernels
+
+#endif // AMP_LIB_INTERPRETER_KERNELS_H

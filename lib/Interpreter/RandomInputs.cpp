@@ -1,0 +1,91 @@
+//===- RandomInputs.cpp - seeded inputs for amp-run -----------------------===//
+
+#include "amp/Interpreter/RandomInputs.h"
+
+#include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::amp;
+using namespace mlir::amp::interp;
+
+std::optional<int64_t> interp::inferIndexBound(Value value) {
+  std::optional<int64_t> bound;
+  auto tighten = [&](int64_t b) { bound = bound ? std::min(*bound, b) : b; };
+  SmallVector<Value> worklist{value};
+  llvm::SmallPtrSet<Operation *, 8> visited;
+  while (!worklist.empty()) {
+    Value current = worklist.pop_back_val();
+    for (OpOperand &use : current.getUses()) {
+      Operation *user = use.getOwner();
+      if (!visited.insert(user).second)
+        continue;
+      if (auto embedding = dyn_cast<EmbeddingOp>(user)) {
+        if (use.getOperandNumber() == 1)
+          tighten(cast<RankedTensorType>(embedding.getTable().getType())
+                      .getDimSize(0));
+      } else if (auto loss = dyn_cast<CrossEntropyOp>(user)) {
+        if (use.getOperandNumber() == 1)
+          tighten(cast<RankedTensorType>(loss.getLogits().getType())
+                      .getShape()
+                      .back());
+      } else if (user->hasTrait<OpTrait::amp::ShapeFamily>()) {
+        // Ids keep their meaning through reshapes, slices and the like.
+        worklist.append(user->result_begin(), user->result_end());
+      }
+    }
+  }
+  return bound;
+}
+
+namespace {
+/// splitmix64: small, fast, and the same everywhere.
+class SplitMix64 {
+public:
+  explicit SplitMix64(uint64_t seed) : state(seed) {}
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in [0, 1) with 53 random bits.
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+private:
+  uint64_t state;
+};
+} // namespace
+
+Tensor interp::makeRandomInput(BlockArgument arg, uint64_t seed,
+                               const RandomInputOptions &options) {
+  auto type = cast<RankedTensorType>(arg.getType());
+  ElementKind kind = *getElementKind(type.getElementType());
+  SplitMix64 rng(seed * 0x2545f4914f6cdd1dULL + arg.getArgNumber() + 1);
+  Tensor tensor(kind, type.getShape());
+  MutableArrayRef<double> data = tensor.getMutableData();
+  if (isFloatKind(kind)) {
+    for (double &value : data) {
+      double x;
+      if (options.distribution == Distribution::Uniform) {
+        x = (2.0 * rng.uniform() - 1.0) * options.scale;
+      } else {
+        double u1 = 1.0 - rng.uniform(); // (0, 1]: log is finite
+        double u2 = rng.uniform();
+        x = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2) *
+            options.scale;
+      }
+      value = roundToKind(x, kind);
+    }
+  } else if (kind == ElementKind::I1) {
+    for (double &value : data)
+      value = rng.uniform() < 0.5 ? 0.0 : 1.0;
+  } else {
+    int64_t bound = inferIndexBound(arg).value_or(options.defaultIndexBound);
+    for (double &value : data)
+      value = std::floor(rng.uniform() * static_cast<double>(bound));
+  }
+  return tensor;
+}

@@ -1,0 +1,285 @@
+//===- amp-run.cpp - run amp functions with the reference interpreter -----===//
+//
+//   amp-run model.mlir --random-inputs=1 --check-finite
+//   amp-run model.mlir --function=mlp --input=x.npy --input=y.npy ...
+//
+// Exit codes: 0 success, 1 error (bad input, an op that cannot run),
+// 2 --check-finite found a non-finite value.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/InitAll.h"
+#include "amp/Interpreter/Interpreter.h"
+#include "amp/Interpreter/Npy.h"
+#include "amp/Interpreter/RandomInputs.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::amp;
+using namespace mlir::amp::interp;
+
+namespace {
+llvm::cl::OptionCategory category("amp-run options");
+
+llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional,
+                                         llvm::cl::desc("<model.mlir>"),
+                                         llvm::cl::init("-"),
+                                         llvm::cl::cat(category));
+llvm::cl::opt<std::string>
+    functionName("function",
+                 llvm::cl::desc("Function to run (default: the only one "
+                                "with a body)"),
+                 llvm::cl::cat(category));
+llvm::cl::list<std::string>
+    inputFiles("input",
+               llvm::cl::desc(".npy file for the next argument, in order"),
+               llvm::cl::cat(category));
+llvm::cl::opt<uint64_t> randomSeed(
+    "random-inputs",
+    llvm::cl::desc("Seed for random values of the arguments no --input gives"),
+    llvm::cl::cat(category));
+llvm::cl::opt<Distribution> distribution(
+    "distribution", llvm::cl::desc("Distribution of random float inputs"),
+    llvm::cl::values(clEnumValN(Distribution::Normal, "normal",
+                                "normal, mean 0, deviation --scale"),
+                     clEnumValN(Distribution::Uniform, "uniform",
+                                "uniform in [-scale, scale)")),
+    llvm::cl::init(Distribution::Normal), llvm::cl::cat(category));
+llvm::cl::opt<double> scale("scale",
+                            llvm::cl::desc("Scale of random float inputs"),
+                            llvm::cl::init(1.0), llvm::cl::cat(category));
+llvm::cl::opt<int64_t> indexBound(
+    "index-bound",
+    llvm::cl::desc("Random integer inputs no use bounds lie in [0, N)"),
+    llvm::cl::init(10), llvm::cl::cat(category));
+llvm::cl::opt<bool> checkFiniteOpt(
+    "check-finite",
+    llvm::cl::desc("Stop at the first op producing inf or NaN and report it"),
+    llvm::cl::cat(category));
+llvm::cl::opt<std::string>
+    outputDir("output-dir",
+              llvm::cl::desc("Write result<i>.npy files to this directory"),
+              llvm::cl::cat(category));
+llvm::cl::opt<std::string>
+    saveInputsDir("save-inputs",
+                  llvm::cl::desc("Write the arguments as arg<i>.npy here"),
+                  llvm::cl::cat(category));
+llvm::cl::opt<int64_t>
+    printLimit("print-limit",
+               llvm::cl::desc("Elements printed per result (0: none)"),
+               llvm::cl::init(16), llvm::cl::cat(category));
+llvm::cl::opt<unsigned> timeRuns(
+    "time",
+    llvm::cl::desc("Run N more times and print the median wall time"),
+    llvm::cl::init(0), llvm::cl::cat(category));
+} // namespace
+
+static void printValue(llvm::raw_ostream &os, double value, ElementKind kind) {
+  if (std::isnan(value)) {
+    os << "nan";
+  } else if (std::isinf(value)) {
+    os << (value > 0 ? "inf" : "-inf");
+  } else if (!isFloatKind(kind)) {
+    os << static_cast<int64_t>(value);
+  } else {
+    // Enough digits to name the stored value exactly.
+    os << llvm::format(kind == ElementKind::F64 ? "%.17g" : "%.9g", value);
+  }
+}
+
+static void printResult(llvm::raw_ostream &os, unsigned index,
+                        const Tensor &tensor, MLIRContext *context) {
+  os << "result #" << index << ": " << tensor.getType(context);
+  if (printLimit <= 0) {
+    os << "\n";
+    return;
+  }
+  os << " = [";
+  int64_t shown = std::min<int64_t>(printLimit, tensor.getNumElements());
+  for (int64_t i = 0; i < shown; ++i) {
+    if (i)
+      os << ", ";
+    printValue(os, tensor[i], tensor.getKind());
+  }
+  if (shown < tensor.getNumElements())
+    os << ", ... (" << tensor.getNumElements() << " elements)";
+  os << "]\n";
+}
+
+static func::FuncOp selectFunction(ModuleOp module) {
+  SmallVector<func::FuncOp> candidates;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (!func.isExternal())
+      candidates.push_back(func);
+  if (!functionName.empty()) {
+    auto func = module.lookupSymbol<func::FuncOp>(functionName);
+    if (!func)
+      module.emitError() << "no function named @" << functionName;
+    return func;
+  }
+  if (candidates.size() == 1)
+    return candidates.front();
+  InFlightDiagnostic diag = module.emitError();
+  if (candidates.empty()) {
+    diag << "the module holds no function with a body";
+  } else {
+    diag << "the module holds " << candidates.size()
+         << " functions; choose one with --function:";
+    for (func::FuncOp func : candidates)
+      diag << " @" << func.getSymName();
+  }
+  return nullptr;
+}
+
+static FailureOr<std::vector<Tensor>> collectArguments(func::FuncOp func) {
+  std::vector<Tensor> args;
+  unsigned numArgs = func.getNumArguments();
+  if (inputFiles.size() > numArgs) {
+    func.emitError() << "@" << func.getSymName() << " takes " << numArgs
+                     << " arguments, " << inputFiles.size()
+                     << " --input files given";
+    return failure();
+  }
+  if (inputFiles.size() < numArgs && randomSeed.getNumOccurrences() == 0) {
+    func.emitError() << "@" << func.getSymName() << " takes " << numArgs
+                     << " arguments, " << inputFiles.size()
+                     << " --input files given; pass --random-inputs=SEED "
+                        "for the rest";
+    return failure();
+  }
+  RandomInputOptions random;
+  random.distribution = distribution;
+  random.scale = scale;
+  random.defaultIndexBound = indexBound;
+  for (BlockArgument arg : func.getArguments()) {
+    unsigned i = arg.getArgNumber();
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    std::optional<ElementKind> kind =
+        type ? getElementKind(type.getElementType()) : std::nullopt;
+    if (!type || !type.hasStaticShape() || !kind) {
+      func.emitError() << "argument #" << i << " has type " << arg.getType()
+                       << ", which the interpreter cannot hold";
+      return failure();
+    }
+    if (i >= inputFiles.size()) {
+      args.push_back(makeRandomInput(arg, randomSeed, random));
+      continue;
+    }
+    llvm::Expected<Tensor> tensor = readNpy(inputFiles[i], *kind);
+    if (!tensor) {
+      func.emitError() << "argument #" << i << ": "
+                       << llvm::toString(tensor.takeError());
+      return failure();
+    }
+    if (tensor->getShape() != type.getShape()) {
+      func.emitError() << "argument #" << i << " expects " << type << ", "
+                       << inputFiles[i] << " holds "
+                       << tensor->getType(func.getContext());
+      return failure();
+    }
+    args.push_back(std::move(*tensor));
+  }
+  return args;
+}
+
+static LogicalResult writeTensors(StringRef dir, StringRef prefix,
+                                  ArrayRef<Tensor> tensors) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
+    llvm::WithColor::error() << "cannot create " << dir << ": "
+                             << ec.message() << "\n";
+    return failure();
+  }
+  for (auto [i, tensor] : llvm::enumerate(tensors)) {
+    SmallString<128> path(dir);
+    llvm::sys::path::append(path, prefix + Twine(i) + ".npy");
+    if (llvm::Error error = writeNpy(path, tensor)) {
+      llvm::WithColor::error() << "cannot write " << path << ": "
+                               << llvm::toString(std::move(error)) << "\n";
+      return failure();
+    }
+  }
+  return success();
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  llvm::cl::HideUnrelatedOptions(category);
+  llvm::cl::ParseCommandLineOptions(
+      argc, argv, "amp-run: run amp functions with the reference interpreter\n");
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  // Locations say where; the generic op dump would only repeat it.
+  context.printOpOnDiagnostic(false);
+
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      openInputFile(inputFilename, &error);
+  if (!file) {
+    llvm::WithColor::error() << error << "\n";
+    return 1;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  func::FuncOp func = selectFunction(*module);
+  if (!func)
+    return 1;
+  FailureOr<std::vector<Tensor>> args = collectArguments(func);
+  if (failed(args))
+    return 1;
+  if (!saveInputsDir.empty() &&
+      failed(writeTensors(saveInputsDir, "arg", *args)))
+    return 1;
+
+  InterpreterOptions options;
+  options.checkFinite = checkFiniteOpt;
+  Interpreter interpreter(*module, options);
+  FailureOr<std::vector<Tensor>> results = interpreter.run(func, *args);
+  if (failed(results))
+    return interpreter.stoppedAtNonFinite() ? 2 : 1;
+
+  for (auto [i, result] : llvm::enumerate(*results))
+    printResult(llvm::outs(), i, result, &context);
+  if (checkFiniteOpt)
+    llvm::outs() << "check-finite: no op produced a non-finite value\n";
+
+  if (timeRuns > 0) {
+    std::vector<double> millis;
+    for (unsigned run = 0; run < timeRuns; ++run) {
+      auto start = std::chrono::steady_clock::now();
+      (void)interpreter.run(func, *args);
+      std::chrono::duration<double, std::milli> elapsed =
+          std::chrono::steady_clock::now() - start;
+      millis.push_back(elapsed.count());
+    }
+    llvm::sort(millis);
+    llvm::outs() << llvm::format("time: median %.3f ms over %u runs\n",
+                                 millis[millis.size() / 2], timeRuns.getValue());
+  }
+
+  if (!outputDir.empty() && failed(writeTensors(outputDir, "result", *results)))
+    return 1;
+  return 0;
+}
