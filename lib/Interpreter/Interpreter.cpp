@@ -437,9 +437,10 @@ Interpreter::call(func::FuncOp func, ArrayRef<Tensor> args, int depth) {
   if (!llvm::hasSingleElement(func.getBody()))
     return func.emitError(
         "has more than one block, which the interpreter does not run");
-  Frame frame(module, options.checkFinite, depth,
-              [this](func::FuncOp f, ArrayRef<Tensor> a, int d) {
-                return call(f, a, d);
-              });
+  // Named: Frame keeps a function_ref, which must not outlive its callee.
+  auto recurse = [this](func::FuncOp f, ArrayRef<Tensor> a, int d) {
+    return call(f, a, d);
+  };
+  Frame frame(module, options.checkFinite, depth, recurse);
   return frame.run(func.getBody().front(), args, nonFinite);
 }

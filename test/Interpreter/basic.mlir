@@ -1,0 +1,51 @@
+// amp-run on inputs from .npy files, results checked against hand values.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: %python %S/Inputs/make_npy.py %t/x.npy '<f4' 2x3 1 -2 3 -4 5 -6
+// RUN: %python %S/Inputs/make_npy.py %t/b.npy '<f4' 3 0.5 0.25 -1
+// RUN: amp-run %s --function=bias_relu --input=%t/x.npy --input=%t/b.npy | FileCheck %s --check-prefix=RELU
+// RUN: %python %S/Inputs/make_npy.py %t/h.npy '<f2' 3 65504 1 0.1
+// RUN: amp-run %s --function=half_ops --input=%t/h.npy | FileCheck %s --check-prefix=HALF
+// RUN: %python %S/Inputs/make_npy.py %t/w1.npy '<f4' 4x3 --fill=0
+// RUN: %python %S/Inputs/make_npy.py %t/b1.npy '<f4' 3 --fill=0
+// RUN: %python %S/Inputs/make_npy.py %t/w2.npy '<f4' 3x10 --fill=0
+// RUN: %python %S/Inputs/make_npy.py %t/b2.npy '<f4' 10 --fill=0
+// RUN: %python %S/Inputs/make_npy.py %t/x4.npy '<f4' 2x4 1 2 3 4 5 6 7 8
+// RUN: %python %S/Inputs/make_npy.py %t/y.npy '<i8' 2 3 7
+// RUN: amp-run %s --function=zero_mlp --input=%t/w1.npy --input=%t/b1.npy --input=%t/w2.npy --input=%t/b2.npy --input=%t/x4.npy --input=%t/y.npy | FileCheck %s --check-prefix=MLP
+
+// relu([1, -2, 3, -4, 5, -6] + [0.5, 0.25, -1]) = [1.5, 0, 2, 0, 5.25, 0]
+// RELU: result #0: tensor<2x3xf32> = [1.5, 0, 2, 0, 5.25, 0]
+func.func @bias_relu(%x: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
+  %0 = amp.add %x, %b : tensor<2x3xf32>, tensor<3xf32>
+  %1 = amp.relu %0 : tensor<2x3xf32>
+  return %1 : tensor<2x3xf32>
+}
+
+// fp16 rounds where it stores: 65504 * 2 overflows to inf; 1 * 2 = 2; 0.1 is
+// held as 0.0999755859375 (0x2e66), doubled exactly. The f32 copy of the sum
+// 65504 + 1 + 0.1 keeps f32 precision: 65505.0999755859375 rounds to
+// 65505.1016 in f32.
+// HALF: result #0: tensor<3xf16> = [inf, 2, 0.199951172]
+// HALF: result #1: tensor<f32> = [65505.1016]
+func.func @half_ops(%h: tensor<3xf16>) -> (tensor<3xf16>, tensor<f32>) {
+  %two = amp.constant dense<2.0> : tensor<f16>
+  %0 = amp.mul %h, %two : tensor<3xf16>, tensor<f16>
+  %f = amp.cast %h : tensor<3xf16> to tensor<3xf32>
+  %1 = amp.sum %f dims = [0] : tensor<3xf32> to tensor<f32>
+  return %0, %1 : tensor<3xf16>, tensor<f32>
+}
+
+// With zero weights every logit is 0: the loss is ln(10) for any input and
+// label, 2.302585093 in f64, 2.30258512 as the nearest f32.
+// MLP: result #0: tensor<f32> = [2.30258512]
+func.func @zero_mlp(%w1: tensor<4x3xf32> {amp.param}, %b1: tensor<3xf32> {amp.param},
+                    %w2: tensor<3x10xf32> {amp.param}, %b2: tensor<10xf32> {amp.param},
+                    %x: tensor<2x4xf32>, %y: tensor<2xi64>) -> tensor<f32> {
+  %0 = amp.matmul %x, %w1 : tensor<2x4xf32>, tensor<4x3xf32> to tensor<2x3xf32>
+  %1 = amp.add %0, %b1 : tensor<2x3xf32>, tensor<3xf32>
+  %2 = amp.relu %1 : tensor<2x3xf32>
+  %3 = amp.matmul %2, %w2 : tensor<2x3xf32>, tensor<3x10xf32> to tensor<2x10xf32>
+  %4 = amp.add %3, %b2 : tensor<2x10xf32>, tensor<10xf32>
+  %5 = amp.cross_entropy %4, %y : tensor<2x10xf32>, tensor<2xi64> to tensor<f32>
+  return %5 : tensor<f32>
+}
