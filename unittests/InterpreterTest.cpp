@@ -1,0 +1,1 @@
+//===- InterpreterTest.cpp - semantics of every op in the interpreter -----===//
