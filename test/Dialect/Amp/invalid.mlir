@@ -62,9 +62,40 @@ func.func @unknown_argument_attribute(%w: tensor<4xf32> {amp.parameter}) {
 // -----
 
 func.func @unknown_op_attribute(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{unknown amp attribute 'amp.precision'}}
-  %0 = amp.neg %x {amp.precision = f16} : tensor<4xf32>
+  // expected-error @+1 {{unknown amp attribute 'amp.dtype'}}
+  %0 = amp.neg %x {amp.dtype = f16} : tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @precision_not_a_type(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'amp.precision' must be f16, bf16 or f32}}
+  %0 = amp.neg %x {amp.precision = "f16"} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @precision_f64(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'amp.precision' must be f16, bf16 or f32}}
+  %0 = amp.neg %x {amp.precision = f64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @precision_on_cast(%x: tensor<4xf32>) -> tensor<4xf16> {
+  // expected-error @+1 {{'amp.precision' applies to ops with a precision category}}
+  %0 = amp.cast %x {amp.precision = f16} : tensor<4xf32> to tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+func.func @precision_on_return(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'amp.precision' applies to ops with a precision category}}
+  return {amp.precision = f32} %x : tensor<4xf32>
 }
 
 // -----

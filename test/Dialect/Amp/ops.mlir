@@ -214,3 +214,13 @@ func.func @losses(%logits: tensor<64x10xf32>, %y: tensor<64xi64>, %seq: tensor<2
 func.func @params(%w: tensor<4x3xf32> {amp.param}, %b: tensor<3xbf16> {amp.param}) {
   return
 }
+
+// The per-op precision override of amp-autocast is a discardable attribute.
+// CHECK-LABEL: func.func @precision_override
+// CHECK: amp.gelu %{{.*}} {amp.precision = f32} : tensor<2xf32>
+// CHECK: amp.matmul %{{.*}}, %{{.*}} {amp.precision = bf16} : tensor<2x2xf32>, tensor<2x2xf32> to tensor<2x2xf32>
+func.func @precision_override(%x: tensor<2xf32>, %m: tensor<2x2xf32>) {
+  %0 = amp.gelu %x {amp.precision = f32} : tensor<2xf32>
+  %1 = amp.matmul %m, %m {amp.precision = bf16} : tensor<2x2xf32>, tensor<2x2xf32> to tensor<2x2xf32>
+  return
+}

@@ -78,6 +78,16 @@ LogicalResult AmpDialect::verifyRegionResultAttribute(
 
 LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attribute) {
-  return op->emitError() << "unknown amp attribute '"
-                         << attribute.getName().getValue() << "'";
+  if (attribute.getName() != kPrecisionAttrName)
+    return op->emitError() << "unknown amp attribute '"
+                           << attribute.getName().getValue() << "'";
+  auto type = dyn_cast<TypeAttr>(attribute.getValue());
+  if (!type || !(type.getValue().isF16() || type.getValue().isBF16() ||
+                 type.getValue().isF32()))
+    return op->emitError() << "'" << kPrecisionAttrName
+                           << "' must be f16, bf16 or f32";
+  if (!isa<PrecisionOpInterface>(op) || isa<CastOp>(op))
+    return op->emitError() << "'" << kPrecisionAttrName
+                           << "' applies to ops with a precision category";
+  return success();
 }

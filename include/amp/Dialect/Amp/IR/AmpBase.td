@@ -85,6 +85,16 @@ def Amp_ComparePredicate : I32EnumAttr<"ComparePredicate",
   let cppNamespace = "::mlir::amp";
 }
 
+def Amp_PrecisionCategory : I32EnumAttr<"PrecisionCategory",
+    "how amp-autocast treats an op", [
+      I32EnumAttrCase<"LowerPrecision", 0, "lower-precision">,
+      I32EnumAttrCase<"KeepFp32", 1, "keep-fp32">,
+      I32EnumAttrCase<"Promote", 2, "promote">,
+      I32EnumAttrCase<"Follow", 3, "follow">
+    ]> {
+  let cppNamespace = "::mlir::amp";
+}
+
 //===----------------------------------------------------------------------===//
 // Op families
 //===----------------------------------------------------------------------===//
@@ -101,5 +111,24 @@ def Amp_ReductionFamily : Amp_FamilyTrait<"Reduction">;
 def Amp_NormalizationFamily : Amp_FamilyTrait<"Normalization">;
 def Amp_LossFamily : Amp_FamilyTrait<"Loss">;
 def Amp_DataFamily : Amp_FamilyTrait<"Data">;
+
+//===----------------------------------------------------------------------===//
+// Precision categories
+//===----------------------------------------------------------------------===//
+
+// The default amp-autocast category of an op, read by the default
+// implementation of PrecisionOpInterface. The defaults mirror PyTorch's CUDA
+// autocast lists (docs/autocast.md has the table).
+class Amp_CategoryTrait<string name> : NativeOpTrait<name # "Category"> {
+  let cppNamespace = "::mlir::OpTrait::amp";
+}
+// GEMM-like: computed in f16/bf16 (with an f32 accumulator).
+def Amp_LowerPrecision : Amp_CategoryTrait<"LowerPrecision">;
+// Numerically sensitive: computed in f32.
+def Amp_KeepFp32 : Amp_CategoryTrait<"KeepFp32">;
+// Several inputs: the widest input type wins.
+def Amp_Promote : Amp_CategoryTrait<"Promote">;
+// Numerically neutral: takes its input's type.
+def Amp_Follow : Amp_CategoryTrait<"Follow">;
 
 #endif // AMP_DIALECT_AMP_IR_AMPBASE_TD

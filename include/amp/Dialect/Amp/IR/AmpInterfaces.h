@@ -3,6 +3,7 @@
 #ifndef AMP_DIALECT_AMP_IR_AMPINTERFACES_H
 #define AMP_DIALECT_AMP_IR_AMPINTERFACES_H
 
+#include "amp/Dialect/Amp/IR/AmpEnums.h"
 #include "amp/Dialect/Amp/IR/AmpTraits.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"

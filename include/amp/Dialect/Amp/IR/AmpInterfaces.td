@@ -40,4 +40,47 @@ def Amp_FlopCountOpInterface : OpInterface<"FlopCountOpInterface"> {
   ];
 }
 
+def Amp_PrecisionOpInterface : OpInterface<"PrecisionOpInterface"> {
+  let cppNamespace = "::mlir::amp";
+  let description = [{
+    How amp-autocast treats an op: its default precision category
+    (lower-precision, keep-fp32, promote or follow) and which operands carry
+    the values whose precision follows the op's. The default implementation
+    reads the op's category trait (`Amp_LowerPrecision`, ...); upstream ops
+    get the interface through external models. A policy file, pass options
+    or a per-op attribute override the default.
+  }];
+  let methods = [
+    InterfaceMethod<
+      /*desc=*/"The category the op has when nothing overrides it.",
+      /*retTy=*/"::mlir::amp::PrecisionCategory",
+      /*methodName=*/"getDefaultPrecisionCategory",
+      /*args=*/(ins),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/[{
+        namespace category = ::mlir::OpTrait::amp;
+        if (ConcreteOp::template hasTrait<category::LowerPrecisionCategory>())
+          return ::mlir::amp::PrecisionCategory::LowerPrecision;
+        if (ConcreteOp::template hasTrait<category::KeepFp32Category>())
+          return ::mlir::amp::PrecisionCategory::KeepFp32;
+        if (ConcreteOp::template hasTrait<category::PromoteCategory>())
+          return ::mlir::amp::PrecisionCategory::Promote;
+        return ::mlir::amp::PrecisionCategory::Follow;
+      }]>,
+    InterfaceMethod<
+      /*desc=*/[{Whether operand `index` holds a value whose precision is the
+        op's: every floating-point tensor operand by default (indices and
+        masks are not).}],
+      /*retTy=*/"bool",
+      /*methodName=*/"isPrecisionOperand",
+      /*args=*/(ins "unsigned":$index),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/[{
+        auto type = ::llvm::dyn_cast<::mlir::RankedTensorType>(
+            $_op->getOperand(index).getType());
+        return type && ::llvm::isa<::mlir::FloatType>(type.getElementType());
+      }]>
+  ];
+}
+
 #endif // AMP_DIALECT_AMP_IR_AMPINTERFACES_TD

@@ -4,6 +4,7 @@
 #define AMP_DIALECT_AMP_IR_AMPOPS_H
 
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "amp/Dialect/Amp/IR/AmpEnums.h"
 #include "amp/Dialect/Amp/IR/AmpInterfaces.h"
 #include "amp/Dialect/Amp/IR/AmpTraits.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
@@ -12,12 +13,15 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
-#include "amp/Dialect/Amp/IR/AmpEnums.h.inc"
 
 #define GET_OP_CLASSES
 #include "amp/Dialect/Amp/IR/AmpOps.h.inc"
 
 namespace mlir::amp {
+
+/// Discardable op attribute forcing one op's precision in amp-autocast:
+/// `{amp.precision = f32}` or the compute type.
+constexpr llvm::StringLiteral kPrecisionAttrName = "amp.precision";
 
 /// True when every value of `from` is exactly representable in `to`, so a
 /// conversion `from -> to` never rounds (f16/bf16 -> f32 -> f64, or equal).

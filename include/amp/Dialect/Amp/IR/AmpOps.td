@@ -16,7 +16,8 @@ include "mlir/IR/BuiltinAttributeInterfaces.td"
 
 class Amp_Op<string mnemonic, list<Trait> traits = []>
     : Op<Amp_Dialect, mnemonic,
-         !listconcat(traits, [Pure, Amp_FlopCountOpInterface])>;
+         !listconcat(traits, [Pure, Amp_FlopCountOpInterface,
+                              Amp_PrecisionOpInterface])>;
 
 //===----------------------------------------------------------------------===//
 // Data: constants and precision casts
@@ -101,17 +102,17 @@ class Amp_UnaryOp<string mnemonic, string formula, list<Trait> traits = []>
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-def Amp_NegOp : Amp_UnaryOp<"neg", "-x"> { let hasFolder = 1; }
-def Amp_AbsOp : Amp_UnaryOp<"abs", "|x|">;
-def Amp_ExpOp : Amp_UnaryOp<"exp", "e^x">;
-def Amp_LogOp : Amp_UnaryOp<"log", "ln(x)">;
-def Amp_SqrtOp : Amp_UnaryOp<"sqrt", "sqrt(x)">;
-def Amp_RsqrtOp : Amp_UnaryOp<"rsqrt", "1 / sqrt(x)">;
-def Amp_TanhOp : Amp_UnaryOp<"tanh", "tanh(x)">;
-def Amp_SigmoidOp : Amp_UnaryOp<"sigmoid", "1 / (1 + e^-x)">;
-def Amp_ReluOp : Amp_UnaryOp<"relu", "max(x, 0)">;
+def Amp_NegOp : Amp_UnaryOp<"neg", "-x", [Amp_Follow]> { let hasFolder = 1; }
+def Amp_AbsOp : Amp_UnaryOp<"abs", "|x|", [Amp_Follow]>;
+def Amp_ExpOp : Amp_UnaryOp<"exp", "e^x", [Amp_KeepFp32]>;
+def Amp_LogOp : Amp_UnaryOp<"log", "ln(x)", [Amp_KeepFp32]>;
+def Amp_SqrtOp : Amp_UnaryOp<"sqrt", "sqrt(x)", [Amp_Follow]>;
+def Amp_RsqrtOp : Amp_UnaryOp<"rsqrt", "1 / sqrt(x)", [Amp_KeepFp32]>;
+def Amp_TanhOp : Amp_UnaryOp<"tanh", "tanh(x)", [Amp_Follow]>;
+def Amp_SigmoidOp : Amp_UnaryOp<"sigmoid", "1 / (1 + e^-x)", [Amp_Follow]>;
+def Amp_ReluOp : Amp_UnaryOp<"relu", "max(x, 0)", [Amp_Follow]>;
 
-def Amp_GeluOp : Amp_UnaryOp<"gelu", "x * Phi(x)"> {
+def Amp_GeluOp : Amp_UnaryOp<"gelu", "x * Phi(x)", [Amp_Follow]> {
   let description = [{
     The Gaussian error linear unit `x * Phi(x)`. With `approximate = erf`
     (the default) `Phi(x) = (1 + erf(x / sqrt(2))) / 2`; with
@@ -131,7 +132,7 @@ def Amp_GeluOp : Amp_UnaryOp<"gelu", "x * Phi(x)"> {
   }];
 }
 
-def Amp_PowOp : Amp_UnaryOp<"pow", "x^exponent"> {
+def Amp_PowOp : Amp_UnaryOp<"pow", "x^exponent", [Amp_KeepFp32]> {
   let description = [{
     Raises every element to the power `exponent`, a scalar attribute.
 
@@ -165,15 +166,15 @@ class Amp_BinaryOp<string mnemonic, string formula, list<Trait> traits = []>
   let hasVerifier = 1;
 }
 
-def Amp_AddOp : Amp_BinaryOp<"add", "lhs + rhs", [Commutative]>;
-def Amp_SubOp : Amp_BinaryOp<"sub", "lhs - rhs">;
-def Amp_MulOp : Amp_BinaryOp<"mul", "lhs * rhs", [Commutative]>;
-def Amp_DivOp : Amp_BinaryOp<"div", "lhs / rhs">;
-def Amp_MaximumOp : Amp_BinaryOp<"maximum", "max(lhs, rhs)", [Commutative]>;
-def Amp_MinimumOp : Amp_BinaryOp<"minimum", "min(lhs, rhs)", [Commutative]>;
+def Amp_AddOp : Amp_BinaryOp<"add", "lhs + rhs", [Commutative, Amp_Promote]>;
+def Amp_SubOp : Amp_BinaryOp<"sub", "lhs - rhs", [Amp_Promote]>;
+def Amp_MulOp : Amp_BinaryOp<"mul", "lhs * rhs", [Commutative, Amp_Promote]>;
+def Amp_DivOp : Amp_BinaryOp<"div", "lhs / rhs", [Amp_Promote]>;
+def Amp_MaximumOp : Amp_BinaryOp<"maximum", "max(lhs, rhs)", [Commutative, Amp_Follow]>;
+def Amp_MinimumOp : Amp_BinaryOp<"minimum", "min(lhs, rhs)", [Commutative, Amp_Follow]>;
 
 def Amp_SelectOp : Amp_Op<"select",
-    [Amp_ElementwiseFamily, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    [Amp_ElementwiseFamily, Amp_Promote, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "elementwise choice by a mask, with numpy broadcasting";
   let description = [{
     Takes `on_true` where `condition` holds and `on_false` elsewhere. The
@@ -196,7 +197,7 @@ def Amp_SelectOp : Amp_Op<"select",
 }
 
 def Amp_CompareOp : Amp_Op<"compare",
-    [Amp_ElementwiseFamily, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    [Amp_ElementwiseFamily, Amp_Promote, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "elementwise comparison to an i1 mask, with numpy broadcasting";
   let description = [{
     Compares `lhs` and `rhs` elementwise with `predicate` (`eq`, `ne`, `lt`,
@@ -225,7 +226,7 @@ class Amp_ShapeOp<string mnemonic, list<Trait> traits = []>
   let hasVerifier = 1;
 }
 
-def Amp_ReshapeOp : Amp_ShapeOp<"reshape"> {
+def Amp_ReshapeOp : Amp_ShapeOp<"reshape", [Amp_Follow]> {
   let summary = "same elements in row-major order, another shape";
   let description = [{
     ```mlir
@@ -239,7 +240,7 @@ def Amp_ReshapeOp : Amp_ShapeOp<"reshape"> {
   let hasFolder = 1;
 }
 
-def Amp_TransposeOp : Amp_ShapeOp<"transpose"> {
+def Amp_TransposeOp : Amp_ShapeOp<"transpose", [Amp_Follow]> {
   let summary = "permutation of dimensions";
   let description = [{
     Result dimension `i` is input dimension `permutation[i]`.
@@ -257,7 +258,7 @@ def Amp_TransposeOp : Amp_ShapeOp<"transpose"> {
   let hasFolder = 1;
 }
 
-def Amp_BroadcastToOp : Amp_ShapeOp<"broadcast_to"> {
+def Amp_BroadcastToOp : Amp_ShapeOp<"broadcast_to", [Amp_Follow]> {
   let summary = "numpy broadcast to an explicit shape";
   let description = [{
     ```mlir
@@ -271,7 +272,7 @@ def Amp_BroadcastToOp : Amp_ShapeOp<"broadcast_to"> {
   let hasFolder = 1;
 }
 
-def Amp_SliceOp : Amp_ShapeOp<"slice"> {
+def Amp_SliceOp : Amp_ShapeOp<"slice", [Amp_Follow]> {
   let summary = "contiguous box of a tensor";
   let description = [{
     Takes elements `start[i] <= index[i] < limit[i]` in every dimension.
@@ -290,7 +291,7 @@ def Amp_SliceOp : Amp_ShapeOp<"slice"> {
   let hasFolder = 1;
 }
 
-def Amp_ConcatOp : Amp_ShapeOp<"concat"> {
+def Amp_ConcatOp : Amp_ShapeOp<"concat", [Amp_Promote]> {
   let summary = "concatenation along one dimension";
   let description = [{
     ```mlir
@@ -310,7 +311,7 @@ def Amp_ConcatOp : Amp_ShapeOp<"concat"> {
 // Contraction
 //===----------------------------------------------------------------------===//
 
-def Amp_MatmulOp : Amp_Op<"matmul", [Amp_ContractionFamily,
+def Amp_MatmulOp : Amp_Op<"matmul", [Amp_ContractionFamily, Amp_LowerPrecision,
     DeclareOpInterfaceMethods<Amp_FlopCountOpInterface, ["getForwardFlops"]>]> {
   let summary = "matrix product, 2-D or batched, with transpose flags";
   let description = [{
@@ -344,6 +345,7 @@ def Amp_MatmulOp : Amp_Op<"matmul", [Amp_ContractionFamily,
 }
 
 def Amp_AttentionOp : Amp_Op<"attention", [Amp_ContractionFamily,
+    Amp_LowerPrecision,
     DeclareOpInterfaceMethods<InferTypeOpInterface>,
     DeclareOpInterfaceMethods<Amp_FlopCountOpInterface, ["getForwardFlops"]>]> {
   let summary = "scaled dot-product attention";
@@ -411,7 +413,7 @@ class Amp_ReductionOp<string mnemonic, string what, list<Trait> traits = []>
 }
 
 class Amp_AccumulatingReductionOp<string mnemonic, string what>
-    : Amp_ReductionOp<mnemonic, what> {
+    : Amp_ReductionOp<mnemonic, what, [Amp_KeepFp32]> {
   let arguments = (ins Amp_FloatTensor:$input, DenseI64ArrayAttr:$dims,
                    UnitAttr:$keepdims,
                    OptionalAttr<Amp_FloatTypeAttr>:$acc_type);
@@ -423,7 +425,7 @@ class Amp_AccumulatingReductionOp<string mnemonic, string what>
 
 def Amp_SumOp : Amp_AccumulatingReductionOp<"sum", "sum">;
 def Amp_MeanOp : Amp_AccumulatingReductionOp<"mean", "arithmetic mean">;
-def Amp_MaxOp : Amp_ReductionOp<"max", "maximum"> {
+def Amp_MaxOp : Amp_ReductionOp<"max", "maximum", [Amp_Follow]> {
   let arguments = (ins Amp_FloatTensor:$input, DenseI64ArrayAttr:$dims,
                    UnitAttr:$keepdims);
 }
@@ -440,7 +442,7 @@ class Amp_NormalizationOp<string mnemonic, list<Trait> traits = []>
 }
 
 class Amp_SoftmaxLikeOp<string mnemonic, string formula>
-    : Amp_NormalizationOp<mnemonic, [SameOperandsAndResultType]> {
+    : Amp_NormalizationOp<mnemonic, [SameOperandsAndResultType, Amp_KeepFp32]> {
   let summary = formula # " along one dimension";
   let description = [{
     Computes `}] # formula # [{` along dimension `dim`, subtracting the
@@ -460,7 +462,7 @@ def Amp_LogSoftmaxOp
     : Amp_SoftmaxLikeOp<"log_softmax", "x - log(sum(exp(x)))">;
 
 def Amp_LayerNormOp : Amp_NormalizationOp<"layer_norm",
-    [AttrSizedOperandSegments, AllTypesMatch<["input", "result"]>]> {
+    [AttrSizedOperandSegments, Amp_KeepFp32, AllTypesMatch<["input", "result"]>]> {
   let summary = "layer normalisation with optional affine weight and bias";
   let description = [{
     Normalises over the trailing dimensions from `axis` on (default: the last
@@ -491,7 +493,7 @@ def Amp_LayerNormOp : Amp_NormalizationOp<"layer_norm",
 }
 
 def Amp_RmsNormOp : Amp_NormalizationOp<"rms_norm",
-    [AllTypesMatch<["input", "result"]>]> {
+    [Amp_KeepFp32, AllTypesMatch<["input", "result"]>]> {
   let summary = "root-mean-square normalisation with an optional weight";
   let description = [{
     `x / sqrt(mean(x^2) + epsilon)` over the trailing dimensions from `axis`
@@ -520,7 +522,7 @@ def Amp_RmsNormOp : Amp_NormalizationOp<"rms_norm",
 // Embedding
 //===----------------------------------------------------------------------===//
 
-def Amp_EmbeddingOp : Amp_Op<"embedding", [Amp_DataFamily,
+def Amp_EmbeddingOp : Amp_Op<"embedding", [Amp_DataFamily, Amp_Follow,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "gather rows of a table by integer ids";
   let description = [{
@@ -545,7 +547,7 @@ def Amp_EmbeddingOp : Amp_Op<"embedding", [Amp_DataFamily,
 //===----------------------------------------------------------------------===//
 
 class Amp_LossOp<string mnemonic>
-    : Amp_Op<mnemonic, [Amp_LossFamily,
+    : Amp_Op<mnemonic, [Amp_LossFamily, Amp_KeepFp32,
         DeclareOpInterfaceMethods<Amp_FlopCountOpInterface,
                                   ["getForwardFlops"]>]> {
   let hasVerifier = 1;

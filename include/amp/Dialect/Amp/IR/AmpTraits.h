@@ -26,6 +26,18 @@ AMP_FAMILY_TRAIT(Data)
 
 #undef AMP_FAMILY_TRAIT
 
+/// Default amp-autocast categories, read by PrecisionOpInterface.
+#define AMP_CATEGORY_TRAIT(Name)                                               \
+  template <typename ConcreteType>                                             \
+  class Name##Category : public TraitBase<ConcreteType, Name##Category> {};
+
+AMP_CATEGORY_TRAIT(LowerPrecision)
+AMP_CATEGORY_TRAIT(KeepFp32)
+AMP_CATEGORY_TRAIT(Promote)
+AMP_CATEGORY_TRAIT(Follow)
+
+#undef AMP_CATEGORY_TRAIT
+
 } // namespace mlir::OpTrait::amp
 
 #endif // AMP_DIALECT_AMP_IR_AMPTRAITS_H

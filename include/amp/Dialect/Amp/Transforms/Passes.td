@@ -36,4 +36,72 @@ def AmpModelSummary : Pass<"amp-model-summary", "mlir::ModuleOp"> {
   }];
 }
 
+def AmpAutocast : Pass<"amp-autocast", "mlir::ModuleOp"> {
+  let summary = "Assign each op a precision and place the casts for the "
+                "whole graph";
+  let description = [{
+    Rewrites every function into mixed precision. Each op has a category
+    (PrecisionOpInterface; defaults mirror PyTorch's CUDA autocast lists):
+    lower-precision ops (matmul, attention) compute in `compute-type` with an
+    f32 accumulator; keep-fp32 ops (exp, log, pow, rsqrt, softmax,
+    log_softmax, norms, sum, mean, losses) compute in f32; promote and follow
+    ops are placed for the whole graph:
+
+    1. keep-fp32 spreads forward: a promote/follow op fed by a keep-fp32 op
+       (or by a constant that the compute type cannot hold exactly) is f32;
+    2. a promote/follow op on a path between two lower-precision ops (through
+       promote/follow ops only) is low precision: no f16 -> f32 -> f16
+       ping-pong;
+    3. any other promote/follow op takes the widest type among its inputs
+       (function arguments count as f32; constants exact in the compute type
+       do not widen).
+
+    Casts are shared: one per (value, type), placed right after the value is
+    defined (parameters: once at function entry); constants are converted in
+    place when exact, never when not. Function signatures do not change.
+
+    A policy file (`policy=FILE`, a JSON or YAML mapping from op name to
+    category), `allow=`/`deny=` op lists (to lower-precision / keep-fp32,
+    winning over the file) and the per-op attribute `amp.precision = f32`
+    (or the compute type) override the defaults.
+
+    Before:
+    ```mlir
+    %h = amp.matmul %x, %w : tensor<64x784xf32>, tensor<784x256xf32> to tensor<64x256xf32>
+    %a = amp.add %h, %b : tensor<64x256xf32>, tensor<256xf32>
+    %r = amp.relu %a : tensor<64x256xf32>
+    %o = amp.matmul %r, %w2 : tensor<64x256xf32>, tensor<256x10xf32> to tensor<64x10xf32>
+    ```
+    After (`compute-type=f16`):
+    ```mlir
+    %xh = amp.cast %x : tensor<64x784xf32> to tensor<64x784xf16>
+    ...
+    %h = amp.matmul %xh, %wh {acc_type = f32} : tensor<64x784xf16>, tensor<784x256xf16> to tensor<64x256xf16>
+    %a = amp.add %h, %bh : tensor<64x256xf16>, tensor<256xf16>
+    %r = amp.relu %a : tensor<64x256xf16>
+    %o = amp.matmul %r, %w2h {acc_type = f32} : tensor<64x256xf16>, tensor<256x10xf16> to tensor<64x10xf16>
+    ```
+  }];
+  let dependentDialects = ["::mlir::amp::AmpDialect"];
+  let options = [
+    Option<"computeType", "compute-type", "std::string", /*default=*/"\"f16\"",
+           "Low-precision type: f16 or bf16">,
+    Option<"policyFile", "policy", "std::string", /*default=*/"\"\"",
+           "JSON or YAML file mapping op names to categories">,
+    ListOption<"allowOps", "allow", "std::string",
+               "Ops moved to lower-precision (wins over the policy file)">,
+    ListOption<"denyOps", "deny", "std::string",
+               "Ops moved to keep-fp32 (wins over the policy file)">,
+    Option<"keepFp32LowIO", "keep-fp32-low-io", "bool", /*default=*/"false",
+           "Keep-fp32 ops fed in low precision compute in f32 internally "
+           "but read and write the compute type (less memory traffic)">,
+    Option<"reportFile", "report", "std::string", /*default=*/"\"\"",
+           "Write the decisions, casts and summary as JSON">,
+    Option<"dotFile", "dot", "std::string", /*default=*/"\"\"",
+           "Write the graph as Graphviz DOT, colored by precision">,
+    Option<"emitRemarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark per decision and a summary remark per function">
+  ];
+}
+
 #endif // AMP_DIALECT_AMP_TRANSFORMS_PASSES_TD

@@ -1,0 +1,760 @@
+//===- Autocast.cpp - --amp-autocast --------------------------------------===//
+//
+// Whole-graph precision assignment and cast placement. The algorithm and the
+// default op lists are documented in docs/autocast.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+#include "amp/Dialect/Amp/Transforms/PrecisionPolicy.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir::amp {
+#define GEN_PASS_DEF_AMPAUTOCAST
+#include "amp/Dialect/Amp/Transforms/Passes.h.inc"
+} // namespace mlir::amp
+
+using namespace mlir;
+using namespace mlir::amp;
+
+namespace {
+
+/// The precision an op runs in.
+enum class Precision {
+  Unset,
+  Low,       ///< compute type in, compute type out
+  High,      ///< original (f32) types in and out
+  HighLowIO, ///< computes in f32, reads and writes the compute type
+};
+
+struct Decision {
+  PrecisionCategory category = PrecisionCategory::Follow;
+  Precision precision = Precision::Unset;
+  std::string reason;
+};
+
+/// Where a value's precision comes from, for the placement rules.
+enum class Origin {
+  Low,      ///< in the compute type (a low op, a low-typed input)
+  HighOp,   ///< from a keep-fp32 op, or a constant the compute type lacks
+  HighType, ///< f32 but not a keep-fp32 result (an argument, a user cast)
+  Flexible, ///< a constant exact in the compute type: any precision
+  None,     ///< not a floating-point tensor
+};
+
+struct CastRecord {
+  Value source;
+  Type from, to;
+  int64_t bytes;
+  std::string what;
+  Location loc;
+};
+
+std::string describeLoc(Location loc) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+       << file.getColumn();
+  else
+    loc.print(os);
+  return text;
+}
+
+std::string describeOp(Operation *op) {
+  return "'" + op->getName().getStringRef().str() + "' at " +
+         describeLoc(op->getLoc());
+}
+
+int64_t byteWidth(Type element) {
+  return (element.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+bool isFloatTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && isa<FloatType>(tensor.getElementType());
+}
+
+Type withElementType(Type type, Type element) {
+  return cast<RankedTensorType>(type).clone(element);
+}
+
+/// Whether every element of `attr` converts to `target` without rounding.
+bool isExactIn(DenseElementsAttr attr, FloatType target) {
+  if (!isa<FloatType>(attr.getElementType()))
+    return false;
+  for (APFloat value : attr.getValues<APFloat>()) {
+    bool losesInfo = false;
+    APFloat::opStatus status = value.convert(
+        target.getFloatSemantics(), APFloat::rmNearestTiesToEven, &losesInfo);
+    if (losesInfo || (status & (APFloat::opOverflow | APFloat::opInexact)))
+      return false;
+  }
+  return true;
+}
+
+DenseElementsAttr convertConstant(DenseElementsAttr attr, FloatType target) {
+  return cast<DenseFPElementsAttr>(attr).mapValues(
+      target, [&](const APFloat &value) {
+        APFloat converted = value;
+        bool losesInfo = false;
+        converted.convert(target.getFloatSemantics(),
+                          APFloat::rmNearestTiesToEven, &losesInfo);
+        return converted.bitcastToAPInt();
+      });
+}
+
+/// Places the casts of one function.
+class FunctionAutocast {
+public:
+  FunctionAutocast(func::FuncOp func, FloatType lowType,
+                   const PrecisionPolicy &policy, bool keepFp32LowIO)
+      : func(func), lowType(lowType), policy(policy),
+        keepFp32LowIO(keepFp32LowIO) {}
+
+  LogicalResult classify();
+  void label();
+  void rewrite();
+
+  llvm::json::Object report();
+  std::string summaryLine();
+  void emitRemarks();
+  void writeDot(llvm::raw_ostream &os);
+
+private:
+  bool participates(Operation *op) const { return decisions.count(op); }
+  Origin originOf(Value value) const;
+  Operation *lowSourceOf(Value value) const;
+  bool isFree(Operation *op) const;
+  SmallVector<unsigned> precisionOperands(Operation *op) const;
+  Value getOrCreateCast(Value value, Type target);
+
+  func::FuncOp func;
+  FloatType lowType;
+  const PrecisionPolicy &policy;
+  bool keepFp32LowIO;
+
+  SmallVector<Operation *> ops; // body in order, terminator included
+  llvm::MapVector<Operation *, Decision> decisions;
+  /// Constants exact in the compute type.
+  llvm::DenseSet<Operation *> flexibleConstants;
+  /// Constants the compute type cannot hold exactly, kept in f32.
+  llvm::MapVector<Operation *, std::string> pinnedConstants;
+  llvm::DenseMap<Value, Type> originalTypes;
+  llvm::DenseMap<std::pair<Value, Type>, Value> casts;
+  SmallVector<CastRecord> castRecords;
+  Operation *lastArgCast = nullptr;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Classification
+//===----------------------------------------------------------------------===//
+
+LogicalResult FunctionAutocast::classify() {
+  for (Operation &op : func.getBody().front())
+    ops.push_back(&op);
+  for (Operation *op : ops)
+    for (Value result : op->getResults())
+      originalTypes[result] = result.getType();
+  for (BlockArgument arg : func.getArguments())
+    originalTypes[arg] = arg.getType();
+
+  for (Operation *op : ops) {
+    if (op->hasTrait<OpTrait::ConstantLike>() && op->getNumResults() == 1 &&
+        isFloatTensor(op->getResult(0).getType())) {
+      DenseElementsAttr value;
+      if (matchPattern(op->getResult(0), m_Constant(&value)) &&
+          isExactIn(value, lowType)) {
+        flexibleConstants.insert(op);
+      } else {
+        std::string why;
+        llvm::raw_string_ostream os(why);
+        os << "a value of the constant is not exactly representable in "
+           << lowType;
+        if (value) {
+          for (APFloat element : value.getValues<APFloat>()) {
+            bool losesInfo = false;
+            APFloat converted = element;
+            converted.convert(lowType.getFloatSemantics(),
+                              APFloat::rmNearestTiesToEven, &losesInfo);
+            if (losesInfo) {
+              SmallString<16> text, rounded;
+              element.toString(text);
+              converted.toString(rounded);
+              os << " (" << text << " would become " << rounded << ")";
+              break;
+            }
+          }
+        }
+        pinnedConstants[op] = why;
+      }
+      continue;
+    }
+    auto precisionOp = dyn_cast<PrecisionOpInterface>(op);
+    if (!precisionOp || isa<CastOp>(op))
+      continue;
+    Decision decision;
+    decision.category = precisionOp.getDefaultPrecisionCategory();
+    std::string source = "default category";
+    if (std::optional<PrecisionCategory> category =
+            policy.lookup(op->getName().getStringRef())) {
+      decision.category = *category;
+      source = policy.getSource(op->getName().getStringRef()).str();
+    }
+    if (auto forced = op->getAttrOfType<TypeAttr>(kPrecisionAttrName)) {
+      Type type = forced.getValue();
+      if (type.isF32()) {
+        decision.precision = Precision::High;
+      } else if (type == lowType) {
+        decision.precision = Precision::Low;
+      } else {
+        return op->emitOpError()
+               << "forces " << type << " but the compute type is "
+               << lowType;
+      }
+      decision.reason = "forced by " + std::string(kPrecisionAttrName);
+    } else if (decision.category == PrecisionCategory::LowerPrecision) {
+      decision.precision = Precision::Low;
+      decision.reason = "lower-precision (" + source + ")";
+    } else if (decision.category == PrecisionCategory::KeepFp32) {
+      decision.precision = Precision::High;
+      decision.reason = "keep-fp32 (" + source + ")";
+    }
+    decisions[op] = decision;
+  }
+  return success();
+}
+
+bool FunctionAutocast::isFree(Operation *op) const {
+  auto it = decisions.find(op);
+  return it != decisions.end() && it->second.precision == Precision::Unset;
+}
+
+SmallVector<unsigned> FunctionAutocast::precisionOperands(Operation *op) const {
+  SmallVector<unsigned> indices;
+  auto precisionOp = cast<PrecisionOpInterface>(op);
+  for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i)
+    if (precisionOp.isPrecisionOperand(i))
+      indices.push_back(i);
+  return indices;
+}
+
+Origin FunctionAutocast::originOf(Value value) const {
+  if (!isFloatTensor(value.getType()))
+    return Origin::None;
+  Type element = cast<RankedTensorType>(originalTypes.lookup(value))
+                     .getElementType();
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return element == lowType ? Origin::Low : Origin::HighType;
+  if (flexibleConstants.count(def))
+    return Origin::Flexible;
+  if (pinnedConstants.count(def))
+    return Origin::HighOp;
+  auto it = decisions.find(def);
+  if (it == decisions.end())
+    return element == lowType ? Origin::Low : Origin::HighType;
+  switch (it->second.precision) {
+  case Precision::Low:
+  case Precision::HighLowIO:
+    return Origin::Low;
+  case Precision::High:
+    return Origin::HighOp;
+  case Precision::Unset:
+    return Origin::None;
+  }
+  llvm_unreachable("unknown precision");
+}
+
+//===----------------------------------------------------------------------===//
+// Placement
+//===----------------------------------------------------------------------===//
+
+void FunctionAutocast::label() {
+  // 1. keep-fp32 spreads forward through promote/follow ops.
+  for (Operation *op : ops) {
+    if (!isFree(op))
+      continue;
+    for (unsigned i : precisionOperands(op)) {
+      Value operand = op->getOperand(i);
+      if (originOf(operand) != Origin::HighOp)
+        continue;
+      Decision &decision = decisions[op];
+      decision.precision = Precision::High;
+      Operation *def = operand.getDefiningOp();
+      decision.reason = pinnedConstants.count(def)
+                            ? "f32 constant input " + describeOp(def)
+                            : "keep-fp32 spreads from " + describeOp(def);
+      break;
+    }
+  }
+
+  // 2. Promote/follow ops between two low-precision ops stay low.
+  llvm::DenseMap<Operation *, Operation *> lowUpstream; // op -> a low source
+  for (Operation *op : ops) {
+    if (!isFree(op))
+      continue;
+    for (unsigned i : precisionOperands(op)) {
+      Operation *def = op->getOperand(i).getDefiningOp();
+      if (!def)
+        continue;
+      if (participates(def) && decisions.lookup(def).precision ==
+                                   Precision::Low) {
+        lowUpstream[op] = def;
+        break;
+      }
+      if (Operation *source = lowUpstream.lookup(def)) {
+        lowUpstream[op] = source;
+        break;
+      }
+    }
+  }
+  llvm::DenseMap<Operation *, Operation *> lowDownstream; // op -> a low user
+  for (Operation *op : llvm::reverse(ops)) {
+    if (!isFree(op))
+      continue;
+    for (Operation *user : op->getUsers()) {
+      if (!participates(user))
+        continue;
+      bool asPrecisionOperand = llvm::any_of(
+          precisionOperands(user), [&](unsigned i) {
+            return user->getOperand(i).getDefiningOp() == op;
+          });
+      if (!asPrecisionOperand)
+        continue;
+      if (decisions.lookup(user).precision == Precision::Low) {
+        lowDownstream[op] = user;
+        break;
+      }
+      if (Operation *target = lowDownstream.lookup(user)) {
+        lowDownstream[op] = target;
+        break;
+      }
+    }
+  }
+  for (Operation *op : ops) {
+    if (!isFree(op) || !lowUpstream.count(op) || !lowDownstream.count(op))
+      continue;
+    Decision &decision = decisions[op];
+    decision.precision = Precision::Low;
+    decision.reason = "between lower-precision ops " +
+                      describeOp(lowUpstream[op]) + " and " +
+                      describeOp(lowDownstream[op]);
+  }
+
+  // 3. The rest take the widest of their inputs.
+  for (Operation *op : ops) {
+    if (!participates(op))
+      continue;
+    Decision &decision = decisions[op];
+    if (decision.precision == Precision::Unset) {
+      Value widest, low;
+      for (unsigned i : precisionOperands(op)) {
+        Origin origin = originOf(op->getOperand(i));
+        if ((origin == Origin::HighOp || origin == Origin::HighType) &&
+            !widest)
+          widest = op->getOperand(i);
+        if (origin == Origin::Low && !low)
+          low = op->getOperand(i);
+      }
+      auto describe = [&](Value value) {
+        if (auto arg = dyn_cast<BlockArgument>(value))
+          return "argument #" + std::to_string(arg.getArgNumber());
+        return describeOp(value.getDefiningOp());
+      };
+      if (widest) {
+        decision.precision = Precision::High;
+        decision.reason = "widest input is f32 (" + describe(widest) + ")";
+      } else if (low) {
+        decision.precision = Precision::Low;
+        decision.reason = "follows its input (" + describe(low) + ")";
+      } else {
+        decision.precision = Precision::High;
+        decision.reason = "no low-precision input";
+      }
+    }
+    // Keep-fp32 ops fed in low precision may keep their I/O low.
+    if (keepFp32LowIO && decision.precision == Precision::High &&
+        decision.category == PrecisionCategory::KeepFp32 &&
+        !op->hasAttr(kPrecisionAttrName) && op->getNumOperands() > 0 &&
+        originOf(op->getOperand(0)) == Origin::Low) {
+      decision.precision = Precision::HighLowIO;
+      decision.reason += "; computes in f32 with " +
+                         std::string(stringifyPrecisionCategory(
+                             PrecisionCategory::LowerPrecision)) +
+                         " I/O (keep-fp32-low-io)";
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Rewriting
+//===----------------------------------------------------------------------===//
+
+Value FunctionAutocast::getOrCreateCast(Value value, Type target) {
+  if (value.getType() == target)
+    return value;
+  // An exact user cast in front: convert its source instead (no chains).
+  if (auto inner = value.getDefiningOp<CastOp>()) {
+    auto source = cast<FloatType>(
+        cast<RankedTensorType>(inner.getInput().getType()).getElementType());
+    auto middle = cast<FloatType>(inner.getType().getElementType());
+    if (isExactConversion(source, middle))
+      return getOrCreateCast(inner.getInput(), target);
+  }
+  auto key = std::make_pair(value, target);
+  if (Value cached = casts.lookup(key))
+    return cached;
+
+  OpBuilder builder(func.getContext());
+  Operation *def = value.getDefiningOp();
+  Location loc = def ? def->getLoc() : func.getLoc();
+  auto targetElement =
+      cast<FloatType>(cast<RankedTensorType>(target).getElementType());
+  Value result;
+  if (def && flexibleConstants.count(def)) {
+    // Exact by construction: a new constant, no cast.
+    DenseElementsAttr attr;
+    (void)matchPattern(value, m_Constant(&attr));
+    builder.setInsertionPointAfter(def);
+    result = builder
+                 .create<ConstantOp>(loc, convertConstant(attr, targetElement))
+                 .getResult();
+  } else {
+    if (def) {
+      builder.setInsertionPointAfter(def);
+    } else if (lastArgCast) {
+      builder.setInsertionPointAfter(lastArgCast);
+    } else {
+      builder.setInsertionPointToStart(&func.getBody().front());
+    }
+    auto castOp = builder.create<CastOp>(loc, target, value);
+    if (!def)
+      lastArgCast = castOp;
+    result = castOp.getResult();
+    auto from = cast<RankedTensorType>(value.getType());
+    std::string what =
+        def ? "result of " + describeOp(def)
+            : "argument #" +
+                  std::to_string(cast<BlockArgument>(value).getArgNumber());
+    if (!def && func.getArgAttr(cast<BlockArgument>(value).getArgNumber(),
+                                AmpDialect::kParamAttrName))
+      what += " (parameter, cast once per step)";
+    castRecords.push_back(
+        {value, from.getElementType(), targetElement,
+         from.getNumElements() *
+             (byteWidth(from.getElementType()) + byteWidth(targetElement)),
+         what, loc});
+  }
+  casts[key] = result;
+  return result;
+}
+
+void FunctionAutocast::rewrite() {
+  for (Operation *op : ops) {
+    auto it = decisions.find(op);
+    if (it == decisions.end()) {
+      // Anything else (return, calls, user casts) sees its original types.
+      for (OpOperand &operand : op->getOpOperands())
+        if (isFloatTensor(operand.get().getType()))
+          operand.set(getOrCreateCast(operand.get(),
+                                      originalTypes.lookup(operand.get())));
+      continue;
+    }
+    Precision precision = it->second.precision;
+    SmallVector<unsigned> indices = precisionOperands(op);
+    for (unsigned i : indices) {
+      Value operand = op->getOperand(i);
+      Type original = originalTypes.lookup(operand);
+      bool low = precision == Precision::Low ||
+                 (precision == Precision::HighLowIO && i == 0);
+      op->setOperand(i, getOrCreateCast(
+                            operand, low ? withElementType(original, lowType)
+                                         : original));
+    }
+    // Non-precision float operands (none today) keep their types.
+    for (OpOperand &operand : op->getOpOperands())
+      if (!llvm::is_contained(indices, operand.getOperandNumber()) &&
+          isFloatTensor(operand.get().getType()))
+        operand.set(getOrCreateCast(operand.get(),
+                                    originalTypes.lookup(operand.get())));
+
+    bool lowResults = precision == Precision::Low ||
+                      precision == Precision::HighLowIO;
+    // A loss is a scalar read by the loss scaler: it keeps its type.
+    if (lowResults && !op->hasTrait<OpTrait::amp::LossFamily>())
+      for (Value result : op->getResults())
+        if (isFloatTensor(result.getType()))
+          result.setType(withElementType(result.getType(), lowType));
+    if (auto matmul = dyn_cast<MatmulOp>(op);
+        matmul && precision == Precision::Low && !matmul.getAccTypeAttr())
+      matmul.setAccTypeAttr(TypeAttr::get(Float32Type::get(op->getContext())));
+  }
+  // Constants whose every use moved to a converted copy.
+  for (Operation *op : flexibleConstants)
+    if (op->use_empty())
+      op->erase();
+}
+
+//===----------------------------------------------------------------------===//
+// Reporting
+//===----------------------------------------------------------------------===//
+
+static std::string formatBytes(int64_t bytes) {
+  static const char *const units[] = {"B", "KiB", "MiB", "GiB"};
+  double value = static_cast<double>(bytes);
+  size_t unit = 0;
+  while (value >= 1024.0 && unit + 1 < std::size(units)) {
+    value /= 1024.0;
+    ++unit;
+  }
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%.1f ", value)
+                                 << units[unit];
+  return text;
+}
+
+static std::string typeName(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  type.print(os);
+  return text;
+}
+
+static StringRef precisionName(Precision precision) {
+  switch (precision) {
+  case Precision::Low:
+    return "low";
+  case Precision::High:
+    return "f32";
+  case Precision::HighLowIO:
+    return "f32 with low I/O";
+  case Precision::Unset:
+    return "unset";
+  }
+  llvm_unreachable("unknown precision");
+}
+
+std::string FunctionAutocast::summaryLine() {
+  int64_t converted = 0;
+  for (const auto &entry : decisions)
+    converted += entry.second.precision == Precision::Low;
+  int64_t bytes = 0;
+  for (const CastRecord &record : castRecords)
+    bytes += record.bytes;
+  std::string text;
+  llvm::raw_string_ostream(text)
+      << "converted " << converted << "/" << decisions.size() << " ops to "
+      << lowType << " with " << castRecords.size() << " casts ("
+      << formatBytes(bytes) << " cast traffic per step)";
+  return text;
+}
+
+llvm::json::Object FunctionAutocast::report() {
+  llvm::json::Array opsJson;
+  for (const auto &[op, decision] : decisions) {
+    Type type = lowType;
+    if (decision.precision == Precision::High ||
+        decision.precision == Precision::HighLowIO)
+      type = Float32Type::get(op->getContext());
+    opsJson.push_back(llvm::json::Object{
+        {"op", op->getName().getStringRef()},
+        {"loc", describeLoc(op->getLoc())},
+        {"category", stringifyPrecisionCategory(decision.category)},
+        {"precision", precisionName(decision.precision)},
+        {"type", typeName(type)},
+        {"reason", decision.reason},
+    });
+  }
+  llvm::json::Array castsJson;
+  int64_t totalBytes = 0;
+  for (const CastRecord &record : castRecords) {
+    totalBytes += record.bytes;
+    castsJson.push_back(llvm::json::Object{
+        {"value", record.what},
+        {"from", typeName(record.from)},
+        {"to", typeName(record.to)},
+        {"shape", typeName(record.source.getType())},
+        {"bytes", record.bytes},
+    });
+  }
+  llvm::json::Array pinned;
+  for (const auto &[op, why] : pinnedConstants)
+    pinned.push_back(llvm::json::Object{{"loc", describeLoc(op->getLoc())},
+                                        {"reason", why}});
+  int64_t converted = 0;
+  for (const auto &entry : decisions)
+    converted += entry.second.precision == Precision::Low;
+  return llvm::json::Object{
+      {"function", func.getSymName()},
+      {"compute_type", typeName(lowType)},
+      {"summary",
+       llvm::json::Object{{"line", summaryLine()},
+                          {"converted_ops", converted},
+                          {"ops", static_cast<int64_t>(decisions.size())},
+                          {"casts", static_cast<int64_t>(castRecords.size())},
+                          {"cast_bytes_per_step", totalBytes}}},
+      {"ops", std::move(opsJson)},
+      {"casts", std::move(castsJson)},
+      {"constants_kept_in_f32", std::move(pinned)},
+  };
+}
+
+void FunctionAutocast::emitRemarks() {
+  for (const auto &[op, decision] : decisions)
+    op->emitRemark() << "amp-autocast: "
+                     << (decision.precision == Precision::Low
+                             ? typeName(lowType)
+                             : precisionName(decision.precision).str())
+                     << ", " << decision.reason;
+  for (const auto &[op, why] : pinnedConstants)
+    op->emitRemark() << "amp-autocast: constant kept in f32: " << why;
+  func.emitRemark() << "amp-autocast: " << summaryLine();
+}
+
+void FunctionAutocast::writeDot(llvm::raw_ostream &os) {
+  llvm::DenseMap<Operation *, int> ids;
+  int next = 0;
+  os << "  subgraph \"cluster_" << func.getSymName() << "\" {\n"
+     << "    label=\"@" << func.getSymName() << ": " << summaryLine()
+     << "\";\n";
+  std::string prefix = func.getSymName().str() + "_";
+  for (BlockArgument arg : func.getArguments())
+    os << "    \"" << prefix << "arg" << arg.getArgNumber()
+       << "\" [shape=ellipse, style=filled, fillcolor=\"#dddddd\", label=\"%arg"
+       << arg.getArgNumber() << "\\n" << typeName(arg.getType()) << "\"];\n";
+  for (Operation &op : func.getBody().front()) {
+    int id = next++;
+    ids[&op] = id;
+    StringRef color = "#dddddd"; // other ops
+    if (isa<CastOp>(op))
+      color = "#ffe066";
+    else if (auto it = decisions.find(&op); it != decisions.end())
+      color = it->second.precision == Precision::Low ? "#8fd18f" : "#f4a582";
+    os << "    \"" << prefix << id << "\" [shape=box, style=filled, fillcolor=\""
+       << color << "\", label=\"" << op.getName().getStringRef();
+    if (op.getNumResults() == 1)
+      os << "\\n" << typeName(op.getResult(0).getType());
+    os << "\"];\n";
+    for (Value operand : op.getOperands()) {
+      os << "    \"" << prefix;
+      if (auto arg = dyn_cast<BlockArgument>(operand))
+        os << "arg" << arg.getArgNumber();
+      else
+        os << ids.lookup(operand.getDefiningOp());
+      os << "\" -> \"" << prefix << id << "\";\n";
+    }
+  }
+  os << "  }\n";
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct AmpAutocastPass : amp::impl::AmpAutocastBase<AmpAutocastPass> {
+  using AmpAutocastBase::AmpAutocastBase;
+
+  void runOnOperation() override;
+};
+} // namespace
+
+void AmpAutocastPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  MLIRContext *context = &getContext();
+  FloatType lowType;
+  if (computeType == "f16") {
+    lowType = Float16Type::get(context);
+  } else if (computeType == "bf16") {
+    lowType = BFloat16Type::get(context);
+  } else {
+    module.emitError() << "amp-autocast: unknown compute-type '" << computeType
+                       << "'; expected f16 or bf16";
+    return signalPassFailure();
+  }
+
+  PrecisionPolicy policy;
+  if (!policyFile.empty()) {
+    FailureOr<PrecisionPolicy> fromFile =
+        PrecisionPolicy::parseFile(policyFile, context);
+    if (failed(fromFile))
+      return signalPassFailure();
+    policy = std::move(*fromFile);
+  }
+  PrecisionPolicy options;
+  Location optionLoc = NameLoc::get(StringAttr::get(context, "amp-autocast"));
+  for (const std::string &name : allowOps)
+    if (failed(options.set(name, PrecisionCategory::LowerPrecision, "allow",
+                           optionLoc)))
+      return signalPassFailure();
+  for (const std::string &name : denyOps)
+    if (failed(options.set(name, PrecisionCategory::KeepFp32, "deny",
+                           optionLoc)))
+      return signalPassFailure();
+  policy.overrideWith(options);
+
+  llvm::json::Array functions;
+  std::string dot;
+  llvm::raw_string_ostream dotStream(dot);
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    if (!llvm::hasSingleElement(func.getBody())) {
+      func.emitError("amp-autocast handles single-block functions only");
+      return signalPassFailure();
+    }
+    FunctionAutocast autocast(func, lowType, policy, keepFp32LowIO);
+    if (failed(autocast.classify()))
+      return signalPassFailure();
+    autocast.label();
+    autocast.rewrite();
+    if (emitRemarks)
+      autocast.emitRemarks();
+    functions.push_back(autocast.report());
+    if (!dotFile.empty())
+      autocast.writeDot(dotStream);
+  }
+
+  auto writeFile = [&](StringRef path, StringRef text) -> LogicalResult {
+    std::string error;
+    std::unique_ptr<llvm::ToolOutputFile> file =
+        openOutputFile(path, &error);
+    if (!file)
+      return module.emitError() << "amp-autocast: cannot write " << path
+                                << ": " << error;
+    file->os() << text;
+    file->keep();
+    return success();
+  };
+  if (!reportFile.empty()) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                     {"functions", std::move(functions)}}))
+       << "\n";
+    if (failed(writeFile(reportFile, text)))
+      return signalPassFailure();
+  }
+  if (!dotFile.empty()) {
+    std::string text = "digraph amp_autocast {\n  node [fontname=\"monospace\"];\n" +
+                       dot + "}\n";
+    if (failed(writeFile(dotFile, text)))
+      return signalPassFailure();
+  }
+}
