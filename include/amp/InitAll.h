@@ -12,7 +12,8 @@
 
 namespace mlir::amp {
 
-/// Adds amp, func and arith to `registry`.
+/// Adds amp, func, arith and math to `registry`, with the autocast
+/// external models of the arith and math ops.
 void registerAllDialects(DialectRegistry &registry);
 
 /// Registers the amp passes and the upstream ones that apply to training

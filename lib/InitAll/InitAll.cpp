@@ -3,15 +3,19 @@
 #include "amp/InitAll.h"
 
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "amp/Dialect/Amp/IR/AmpInterfaces.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Transforms/Passes.h"
 
 void mlir::amp::registerAllDialects(DialectRegistry &registry) {
-  registry.insert<AmpDialect, arith::ArithDialect, func::FuncDialect>();
+  registry.insert<AmpDialect, arith::ArithDialect, func::FuncDialect,
+                  math::MathDialect>();
   func::registerInlinerExtension(registry);
+  registerPrecisionExternalModels(registry);
 }
 
 void mlir::amp::registerAllPasses() {

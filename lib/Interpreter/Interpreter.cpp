@@ -10,6 +10,7 @@
 #include "Kernels.h"
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -162,7 +163,13 @@ static kernels::UnaryFn getUnaryFn(Operation *op) {
                    : k::UnaryFn::GeluErf;
       })
       .Case([](PowOp) { return k::UnaryFn::Pow; })
-      .Case([](arith::NegFOp) { return k::UnaryFn::Neg; })
+      .Case<arith::NegFOp>([](auto) { return k::UnaryFn::Neg; })
+      .Case<math::AbsFOp>([](auto) { return k::UnaryFn::Abs; })
+      .Case<math::ExpOp>([](auto) { return k::UnaryFn::Exp; })
+      .Case<math::LogOp>([](auto) { return k::UnaryFn::Log; })
+      .Case<math::SqrtOp>([](auto) { return k::UnaryFn::Sqrt; })
+      .Case<math::RsqrtOp>([](auto) { return k::UnaryFn::Rsqrt; })
+      .Case<math::TanhOp>([](auto) { return k::UnaryFn::Tanh; })
       .Default([](Operation *) -> k::UnaryFn {
         llvm_unreachable("not a unary elementwise op");
       });
@@ -248,8 +255,9 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
                         isa<PowOp>(op)
                             ? cast<PowOp>(op).getExponent().convertToDouble()
                             : 0.0));
-  if (isa<arith::NegFOp>(op))
-    return one(k::unary(k::UnaryFn::Neg, in[0]));
+  if (isa<arith::NegFOp, math::AbsFOp, math::ExpOp, math::LogOp,
+          math::SqrtOp, math::RsqrtOp, math::TanhOp>(op))
+    return one(k::unary(getUnaryFn(op), in[0]));
   if (std::optional<k::BinaryFn> fn = getBinaryFn(op))
     return one(k::binary(*fn, in[0], in[1], resultShape()));
 

@@ -1,7 +1,8 @@
 //===- Interpreter.h - the reference interpreter of amp graphs --*- C++ -*-===//
 //
 // Executes a func.func of amp ops (plus arith.constant, the arith float ops
-// on tensors, func.call and func.return) on the CPU. It is the oracle the
+// on tensors, the unary math ops exp, log, sqrt, rsqrt, tanh and absf,
+// func.call and func.return) on the CPU. It is the oracle the
 // tests compare every pass and backend against, so its numerics are fixed
 // and documented (docs/interpreter.md):
 //

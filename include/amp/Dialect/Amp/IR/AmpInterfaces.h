@@ -10,4 +10,13 @@
 
 #include "amp/Dialect/Amp/IR/AmpInterfaces.h.inc"
 
+namespace mlir {
+class DialectRegistry;
+namespace amp {
+/// Attaches PrecisionOpInterface to the arith and math ops a training graph
+/// may contain, with the categories of their amp counterparts.
+void registerPrecisionExternalModels(DialectRegistry &registry);
+} // namespace amp
+} // namespace mlir
+
 #endif // AMP_DIALECT_AMP_IR_AMPINTERFACES_H
