@@ -82,14 +82,19 @@ int64_t product(ArrayRef<int64_t> shape) {
   return count;
 }
 
-/// Adds `value` to an accumulator of `accKind`, held in AccT (f32 or f64);
-/// accumulators narrower than f32 round after every addition.
+bool isNarrowAccumulator(ElementKind accKind) {
+  return accKind == ElementKind::F16 || accKind == ElementKind::BF16;
+}
+
+/// Adds `value` to an accumulator of `accKind`, held in AccT (f32 or f64).
+/// An accumulator narrower than f32 holds only values of its type: the
+/// addend is rounded to it first, and the sum after every addition.
 template <typename AccT>
 AccT accumulate(AccT acc, AccT value, ElementKind accKind) {
-  AccT sum = acc + value;
-  if (accKind == ElementKind::F16 || accKind == ElementKind::BF16)
-    return static_cast<AccT>(roundToKind(sum, accKind));
-  return sum;
+  if (!isNarrowAccumulator(accKind))
+    return acc + value;
+  AccT addend = static_cast<AccT>(roundToKind(value, accKind));
+  return static_cast<AccT>(roundToKind(acc + addend, accKind));
 }
 
 template <typename T>
@@ -398,7 +403,7 @@ Tensor kernels::matmul(const Tensor &lhs, const Tensor &rhs, bool transposeLhs,
         for (int64_t p = 0; p < k; ++p) {
           AccT scalar = a[i * k + p];
           const AccT *row = &b[p * n];
-          if (accKind == ElementKind::F16 || accKind == ElementKind::BF16) {
+          if (isNarrowAccumulator(accKind)) {
             for (int64_t j = 0; j < n; ++j)
               acc[j] = accumulate(acc[j], scalar * row[j], accKind);
           } else {

@@ -355,8 +355,9 @@ def Amp_AttentionOp : Amp_Op<"attention", [Amp_ContractionFamily,
     result is `[B, H, T, Dv]` in the query's element type. `scale` defaults to
     `1 / sqrt(D)`. With `causal`, query position `i` sees key positions
     `j <= i` (the mask is aligned top-left, as PyTorch's `is_causal`).
-    Scores, softmax and the weighted sum are computed in f32 whatever the
-    element type, as a fused kernel does.
+    Scores, softmax and the weighted sum are computed in f32 (f64 for f64
+    operands) and never rounded to a narrower element type in between, as a
+    fused kernel keeps them in registers.
 
     The same computation spelled out with `amp.matmul`, `amp.select`,
     `amp.softmax` and `amp.matmul` is valid input as well.
