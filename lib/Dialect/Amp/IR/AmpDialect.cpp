@@ -86,7 +86,7 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
                  type.getValue().isF32()))
     return op->emitError() << "'" << kPrecisionAttrName
                            << "' must be f16, bf16 or f32";
-  if (!isa<PrecisionOpInterface>(op) || isa<CastOp>(op))
+  if (!isa<PrecisionOpInterface>(op))
     return op->emitError() << "'" << kPrecisionAttrName
                            << "' applies to ops with a precision category";
   return success();

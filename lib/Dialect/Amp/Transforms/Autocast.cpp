@@ -56,7 +56,7 @@ enum class Origin {
 };
 
 struct CastRecord {
-  Value source;
+  Value source, result;
   Type from, to;
   int64_t bytes;
   std::string what;
@@ -141,6 +141,7 @@ private:
   bool isFree(Operation *op) const;
   SmallVector<unsigned> precisionOperands(Operation *op) const;
   Value getOrCreateCast(Value value, Type target);
+  void removeCastChains();
 
   func::FuncOp func;
   FloatType lowType;
@@ -206,7 +207,7 @@ LogicalResult FunctionAutocast::classify() {
       continue;
     }
     auto precisionOp = dyn_cast<PrecisionOpInterface>(op);
-    if (!precisionOp || isa<CastOp>(op))
+    if (!precisionOp)
       continue;
     Decision decision;
     decision.category = precisionOp.getDefaultPrecisionCategory();
@@ -456,7 +457,7 @@ Value FunctionAutocast::getOrCreateCast(Value value, Type target) {
                                 AmpDialect::kParamAttrName))
       what += " (parameter, cast once per step)";
     castRecords.push_back(
-        {value, from.getElementType(), targetElement,
+        {value, result, from.getElementType(), targetElement,
          from.getNumElements() *
              (byteWidth(from.getElementType()) + byteWidth(targetElement)),
          what, loc});
@@ -509,6 +510,36 @@ void FunctionAutocast::rewrite() {
   for (Operation *op : flexibleConstants)
     if (op->use_empty())
       op->erase();
+  removeCastChains();
+}
+
+void FunctionAutocast::removeCastChains() {
+  // cast(cast(x : A) : B) : C reads x directly when A -> B is exact, and
+  // disappears when C is A; casts left without uses go. Only exact
+  // rewrites: a rounding cast is never skipped.
+  SmallVector<CastOp> castOps;
+  func.walk([&](CastOp op) { castOps.push_back(op); });
+  for (CastOp op : castOps) {
+    auto inner = op.getInput().getDefiningOp<CastOp>();
+    if (!inner)
+      continue;
+    auto source = cast<FloatType>(
+        cast<RankedTensorType>(inner.getInput().getType()).getElementType());
+    auto middle = cast<FloatType>(inner.getType().getElementType());
+    if (!isExactConversion(source, middle))
+      continue;
+    op.getInputMutable().assign(inner.getInput());
+    if (op.getInput().getType() == op.getType())
+      op.getResult().replaceAllUsesWith(op.getInput());
+  }
+  for (CastOp op : llvm::reverse(castOps)) {
+    if (!op->use_empty())
+      continue;
+    llvm::erase_if(castRecords, [&](const CastRecord &record) {
+      return record.result == op.getResult();
+    });
+    op->erase();
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -698,7 +729,7 @@ void AmpAutocastPass::runOnOperation() {
     policy = std::move(*fromFile);
   }
   PrecisionPolicy options;
-  Location optionLoc = NameLoc::get(StringAttr::get(context, "amp-autocast"));
+  Location optionLoc = UnknownLoc::get(context);
   for (const std::string &name : allowOps)
     if (failed(options.set(name, PrecisionCategory::LowerPrecision, "allow",
                            optionLoc)))

@@ -82,6 +82,14 @@ FailureOr<PrecisionPolicy> PrecisionPolicy::parse(StringRef text,
       &syntax);
   bool &syntaxError = syntax.seen;
 
+  // Syntax first, over the whole file: the walk below would otherwise meet
+  // a misplaced node before the parser reports the real mistake.
+  {
+    llvm::yaml::Stream syntaxCheck(text, sourceMgr, /*ShowColors=*/false);
+    syntaxCheck.skip();
+    if (syntaxError || syntaxCheck.failed())
+      return failure();
+  }
   llvm::yaml::Stream stream(text, sourceMgr, /*ShowColors=*/false);
   PrecisionPolicy policy;
   for (llvm::yaml::Document &document : stream) {

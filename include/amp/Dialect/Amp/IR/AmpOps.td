@@ -14,17 +14,22 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 
-class Amp_Op<string mnemonic, list<Trait> traits = []>
+// Ops that compute take part in amp-autocast (PrecisionOpInterface);
+// constants, casts and iota do not: autocast converts or places those itself.
+class Amp_Op<string mnemonic, list<Trait> traits = [],
+             bit hasPrecisionCategory = 1>
     : Op<Amp_Dialect, mnemonic,
-         !listconcat(traits, [Pure, Amp_FlopCountOpInterface,
-                              Amp_PrecisionOpInterface])>;
+         !listconcat(traits, [Pure, Amp_FlopCountOpInterface],
+                     !if(hasPrecisionCategory, [Amp_PrecisionOpInterface],
+                         []))>;
 
 //===----------------------------------------------------------------------===//
 // Data: constants and precision casts
 //===----------------------------------------------------------------------===//
 
 def Amp_ConstantOp : Amp_Op<"constant",
-    [ConstantLike, Amp_DataFamily, AllTypesMatch<["value", "result"]>]> {
+    [ConstantLike, Amp_DataFamily, AllTypesMatch<["value", "result"]>],
+    /*hasPrecisionCategory=*/0> {
   let summary = "a tensor constant, splat or dense";
   let description = [{
     Produces a tensor holding the elements of `value`, a dense elements
@@ -42,7 +47,8 @@ def Amp_ConstantOp : Amp_Op<"constant",
   let hasVerifier = 1;
 }
 
-def Amp_CastOp : Amp_Op<"cast", [Amp_DataFamily]> {
+def Amp_CastOp : Amp_Op<"cast", [Amp_DataFamily],
+                        /*hasPrecisionCategory=*/0> {
   let summary = "precision conversion between floating-point tensors";
   let description = [{
     Converts every element to the result element type, rounding to nearest
@@ -66,7 +72,8 @@ def Amp_CastOp : Amp_Op<"cast", [Amp_DataFamily]> {
   let hasVerifier = 1;
 }
 
-def Amp_IotaOp : Amp_Op<"iota", [Amp_DataFamily]> {
+def Amp_IotaOp : Amp_Op<"iota", [Amp_DataFamily],
+                        /*hasPrecisionCategory=*/0> {
   let summary = "tensor of indices along one dimension";
   let description = [{
     Element `(i0, ..., in)` of the result is `i<dim>`. With `amp.compare` it
