@@ -783,8 +783,23 @@ void AmpAutocastPass::runOnOperation() {
       return signalPassFailure();
   }
   if (!dotFile.empty()) {
-    std::string text = "digraph amp_autocast {\n  node [fontname=\"monospace\"];\n" +
-                       dot + "}\n";
+    std::string text =
+        "digraph amp_autocast {\n"
+        "  node [fontname=\"monospace\"];\n"
+        "  subgraph cluster_legend {\n"
+        "    label=\"precision\";\n"
+        "    legend_low [shape=box, style=filled, fillcolor=\"#8fd18f\", "
+        "label=\"" +
+        typeName(lowType) +
+        "\"];\n"
+        "    legend_f32 [shape=box, style=filled, fillcolor=\"#f4a582\", "
+        "label=\"f32\"];\n"
+        "    legend_cast [shape=box, style=filled, fillcolor=\"#ffe066\", "
+        "label=\"cast\"];\n"
+        "    legend_other [shape=box, style=filled, fillcolor=\"#dddddd\", "
+        "label=\"other\"];\n"
+        "  }\n" +
+        dot + "}\n";
     if (failed(writeFile(dotFile, text)))
       return signalPassFailure();
   }
