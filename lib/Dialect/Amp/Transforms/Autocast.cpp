@@ -17,6 +17,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -502,9 +503,18 @@ void FunctionAutocast::rewrite() {
       for (Value result : op->getResults())
         if (isFloatTensor(result.getType()))
           result.setType(withElementType(result.getType(), lowType));
-    if (auto matmul = dyn_cast<MatmulOp>(op);
-        matmul && precision == Precision::Low && !matmul.getAccTypeAttr())
-      matmul.setAccTypeAttr(TypeAttr::get(Float32Type::get(op->getContext())));
+    // Low GEMMs accumulate in f32; any accumulator must still hold the
+    // (new) operand type exactly.
+    auto f32 = Float32Type::get(op->getContext());
+    auto fixAccumulator = [&](auto accOp) {
+      TypeAttr acc = accOp.getAccTypeAttr();
+      auto operand = cast<FloatType>(getElementTypeOrSelf(op->getOperand(0)));
+      if (!acc ? isa<MatmulOp>(op) && precision == Precision::Low
+               : !isExactConversion(operand,
+                                    cast<FloatType>(acc.getValue())))
+        accOp.setAccTypeAttr(TypeAttr::get(f32));
+    };
+    TypeSwitch<Operation *>(op).Case<MatmulOp, SumOp, MeanOp>(fixAccumulator);
   }
   // Constants whose every use moved to a converted copy.
   for (Operation *op : flexibleConstants)
