@@ -114,23 +114,7 @@ Data wave(int64_t n, double phase, double amplitude = 1.0) {
 }
 
 const char *typeName(ElementKind kind) {
-  switch (kind) {
-  case ElementKind::F16:
-    return "f16";
-  case ElementKind::BF16:
-    return "bf16";
-  case ElementKind::F32:
-    return "f32";
-  case ElementKind::F64:
-    return "f64";
-  case ElementKind::I1:
-    return "i1";
-  case ElementKind::I32:
-    return "i32";
-  case ElementKind::I64:
-    return "i64";
-  }
-  return "?";
+  return stringifyElementKind(kind).data();
 }
 
 /// "tensor<2x3xf32>", "tensor<f32>".

@@ -75,6 +75,27 @@ private:
   SmallVector<SmallVector<int64_t>> operandStrides;
 };
 
+/// Fills `out` in row-major order with the elements of `x` at
+/// `base + sum(index[d] * strides[d])`: a transposed or sliced view.
+void gatherStrided(const Tensor &x, ArrayRef<int64_t> strides, int64_t base,
+                   Tensor &out) {
+  ArrayRef<int64_t> shape = out.getShape();
+  MutableArrayRef<double> result = out.getMutableData();
+  SmallVector<int64_t> index(shape.size(), 0);
+  int64_t offset = base;
+  for (int64_t i = 0, e = out.getNumElements(); i < e; ++i) {
+    result[i] = x[offset];
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+      ++index[d];
+      offset += strides[d];
+      if (index[d] < shape[d])
+        break;
+      offset -= strides[d] * shape[d];
+      index[d] = 0;
+    }
+  }
+}
+
 int64_t product(ArrayRef<int64_t> shape) {
   int64_t count = 1;
   for (int64_t dim : shape)
@@ -287,22 +308,7 @@ Tensor kernels::transpose(const Tensor &x, ArrayRef<int64_t> permutation) {
     strides.push_back(inStrides[dim]);
   }
   Tensor out(x.getKind(), shape);
-  MutableArrayRef<double> result = out.getMutableData();
-  // Walking the output with the permuted input strides as a "broadcast"
-  // operand reads the transposed element.
-  SmallVector<int64_t> index(shape.size(), 0);
-  int64_t offset = 0;
-  for (int64_t i = 0, e = out.getNumElements(); i < e; ++i) {
-    result[i] = x[offset];
-    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
-      ++index[d];
-      offset += strides[d];
-      if (index[d] < shape[d])
-        break;
-      offset -= strides[d] * shape[d];
-      index[d] = 0;
-    }
-  }
+  gatherStrided(x, strides, /*base=*/0, out);
   return out;
 }
 
@@ -319,25 +325,12 @@ Tensor kernels::slice(const Tensor &x, ArrayRef<int64_t> start,
   SmallVector<int64_t> shape;
   for (auto [lo, hi] : llvm::zip(start, limit))
     shape.push_back(hi - lo);
-  Tensor out(x.getKind(), shape);
-  MutableArrayRef<double> result = out.getMutableData();
   SmallVector<int64_t> inStrides = x.getStrides();
   int64_t base = 0;
   for (size_t d = 0; d < start.size(); ++d)
     base += start[d] * inStrides[d];
-  SmallVector<int64_t> index(shape.size(), 0);
-  int64_t offset = base;
-  for (int64_t i = 0, e = out.getNumElements(); i < e; ++i) {
-    result[i] = x[offset];
-    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
-      ++index[d];
-      offset += inStrides[d];
-      if (index[d] < shape[d])
-        break;
-      offset -= inStrides[d] * shape[d];
-      index[d] = 0;
-    }
-  }
+  Tensor out(x.getKind(), shape);
+  gatherStrided(x, inStrides, base, out);
   return out;
 }
 
