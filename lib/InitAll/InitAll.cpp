@@ -16,6 +16,7 @@ void mlir::amp::registerAllDialects(DialectRegistry &registry) {
                   math::MathDialect>();
   func::registerInlinerExtension(registry);
   registerPrecisionExternalModels(registry);
+  registerDifferentiableExternalModels(registry);
 }
 
 void mlir::amp::registerAllPasses() {

@@ -362,6 +362,42 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
                               loss.getReduction() == LossReduction::mean,
                               resultKind()));
       })
+      .Case([&](ReluGradOp) { return one(k::reluGrad(in[0], in[1])); })
+      .Case([&](GeluGradOp gelu) {
+        return one(k::geluGrad(
+            in[0], in[1], gelu.getApproximate() == GeluApproximation::tanh));
+      })
+      .Case([&](SoftmaxGradOp grad) {
+        return one(k::softmaxGrad(in[0], in[1], grad.getDim(), false));
+      })
+      .Case([&](LogSoftmaxGradOp grad) {
+        return one(k::softmaxGrad(in[0], in[1], grad.getDim(), true));
+      })
+      .Case([&](LayerNormGradOp grad) {
+        return one(k::layerNormGrad(in[0], in[1], grad.getNormalizedAxis(),
+                                    grad.getEpsilon().convertToDouble()));
+      })
+      .Case([&](RmsNormGradOp grad) {
+        return one(k::rmsNormGrad(in[0], in[1], grad.getNormalizedAxis(),
+                                  grad.getEpsilon().convertToDouble()));
+      })
+      .Case([&](CrossEntropyGradOp grad) -> Result {
+        std::string error;
+        FailureOr<Tensor> out = k::crossEntropyGrad(
+            in[0], in[1], in[2], grad.getReduction() == LossReduction::mean,
+            error);
+        if (failed(out))
+          return grad.emitOpError() << error;
+        return one(*out);
+      })
+      .Case([&](EmbeddingGradOp grad) -> Result {
+        std::string error;
+        FailureOr<Tensor> out = k::embeddingGrad(
+            in[0], in[1], grad.getType().getDimSize(0), resultKind(), error);
+        if (failed(out))
+          return grad.emitOpError() << error;
+        return one(*out);
+      })
       .Case([&](func::CallOp callOp) -> Result {
         auto callee =
             module.lookupSymbol<func::FuncOp>(callOp.getCalleeAttr());

@@ -689,3 +689,200 @@ Tensor kernels::mseLoss(const Tensor &input, const Tensor &target, bool mean,
   });
   return Tensor(outKind, {}, {roundToKind(total, outKind)});
 }
+
+//===----------------------------------------------------------------------===//
+// Gradients
+//===----------------------------------------------------------------------===//
+
+Tensor kernels::reluGrad(const Tensor &x, const Tensor &grad) {
+  Tensor out(x.getKind(), x.getShape());
+  MutableArrayRef<double> result = out.getMutableData();
+  for (int64_t i = 0, e = x.getNumElements(); i < e; ++i)
+    result[i] = x[i] > 0 ? grad[i] : 0.0;
+  return out;
+}
+
+Tensor kernels::geluGrad(const Tensor &x, const Tensor &grad, bool tanhForm) {
+  Tensor out(x.getKind(), x.getShape());
+  MutableArrayRef<double> result = out.getMutableData();
+  withComputeType(x.getKind(), [&](auto tag) {
+    using T = decltype(tag);
+    const T half = static_cast<T>(0.5), one = static_cast<T>(1);
+    for (int64_t i = 0, e = x.getNumElements(); i < e; ++i) {
+      T v = static_cast<T>(x[i]);
+      T derivative;
+      if (tanhForm) {
+        const T k = static_cast<T>(0.7978845608028654); // sqrt(2 / pi)
+        const T c = static_cast<T>(0.044715);
+        T t = std::tanh(k * (v + c * v * v * v));
+        derivative = half * (one + t) + half * v * (one - t * t) * k *
+                                            (one + static_cast<T>(3) * c * v * v);
+      } else {
+        const T invSqrt2 = static_cast<T>(0.7071067811865476);
+        const T invSqrt2Pi = static_cast<T>(0.3989422804014327);
+        derivative = half * (one + std::erf(v * invSqrt2)) +
+                     v * invSqrt2Pi * std::exp(-half * v * v);
+      }
+      result[i] =
+          roundToKind(static_cast<T>(grad[i]) * derivative, x.getKind());
+    }
+  });
+  return out;
+}
+
+Tensor kernels::softmaxGrad(const Tensor &y, const Tensor &grad, int64_t dim,
+                            bool log) {
+  ArrayRef<int64_t> shape = y.getShape();
+  int64_t outer = product(shape.take_front(dim)), n = shape[dim],
+          inner = product(shape.drop_front(dim + 1));
+  Tensor out(y.getKind(), shape);
+  MutableArrayRef<double> result = out.getMutableData();
+  withComputeType(y.getKind(), [&](auto tag) {
+    using T = decltype(tag);
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t in = 0; in < inner; ++in) {
+        auto at = [&](int64_t j) { return (o * n + j) * inner + in; };
+        T sum = 0;
+        for (int64_t j = 0; j < n; ++j)
+          sum += log ? static_cast<T>(grad[at(j)])
+                     : static_cast<T>(grad[at(j)]) * static_cast<T>(y[at(j)]);
+        for (int64_t j = 0; j < n; ++j) {
+          T yj = static_cast<T>(y[at(j)]), gj = static_cast<T>(grad[at(j)]);
+          T r = log ? gj - std::exp(yj) * sum : yj * (gj - sum);
+          result[at(j)] = roundToKind(r, y.getKind());
+        }
+      }
+  });
+  return out;
+}
+
+/// Shared by the two norm gradients: per row, the normaliser r and x̂,
+/// then dx = (g - [mean(g)] - x̂ mean(g x̂)) / r.
+static Tensor normGrad(const Tensor &x, const Tensor &grad, int64_t axis,
+                       double epsilon, bool centered) {
+  int64_t n = product(x.getShape().drop_front(axis));
+  int64_t rows = n ? x.getNumElements() / n : 0;
+  Tensor out(x.getKind(), x.getShape());
+  MutableArrayRef<double> result = out.getMutableData();
+  withComputeType(x.getKind(), [&](auto tag) {
+    using T = decltype(tag);
+    std::vector<T> normalized(n);
+    for (int64_t row = 0; row < rows; ++row) {
+      const double *src = &x.getData()[row * n];
+      const double *g = &grad.getData()[row * n];
+      T mean = 0;
+      if (centered) {
+        for (int64_t j = 0; j < n; ++j)
+          mean += static_cast<T>(src[j]);
+        mean /= static_cast<T>(n);
+      }
+      T squares = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        T centeredValue = static_cast<T>(src[j]) - mean;
+        squares += centeredValue * centeredValue;
+      }
+      T r = std::sqrt(squares / static_cast<T>(n) + static_cast<T>(epsilon));
+      T gradMean = 0, gradDot = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        normalized[j] = (static_cast<T>(src[j]) - mean) / r;
+        gradMean += static_cast<T>(g[j]);
+        gradDot += static_cast<T>(g[j]) * normalized[j];
+      }
+      gradMean /= static_cast<T>(n);
+      gradDot /= static_cast<T>(n);
+      for (int64_t j = 0; j < n; ++j) {
+        T dx = static_cast<T>(g[j]) - normalized[j] * gradDot;
+        if (centered)
+          dx -= gradMean;
+        result[row * n + j] = roundToKind(dx / r, x.getKind());
+      }
+    }
+  });
+  return out;
+}
+
+Tensor kernels::layerNormGrad(const Tensor &x, const Tensor &grad,
+                              int64_t axis, double epsilon) {
+  return normGrad(x, grad, axis, epsilon, /*centered=*/true);
+}
+
+Tensor kernels::rmsNormGrad(const Tensor &x, const Tensor &grad, int64_t axis,
+                            double epsilon) {
+  return normGrad(x, grad, axis, epsilon, /*centered=*/false);
+}
+
+FailureOr<Tensor> kernels::crossEntropyGrad(const Tensor &logits,
+                                            const Tensor &labels,
+                                            const Tensor &lossGrad, bool mean,
+                                            std::string &error) {
+  int64_t classes = logits.getShape().back();
+  int64_t rows = labels.getNumElements();
+  Tensor out(logits.getKind(), logits.getShape());
+  MutableArrayRef<double> result = out.getMutableData();
+  bool failed = false;
+  withComputeType(logits.getKind(), [&](auto tag) {
+    using T = decltype(tag);
+    T scale = static_cast<T>(lossGrad[0]);
+    if (mean)
+      scale /= static_cast<T>(rows);
+    for (int64_t row = 0; row < rows; ++row) {
+      double label = labels[row];
+      if (label < 0 || label >= static_cast<double>(classes)) {
+        llvm::raw_string_ostream(error)
+            << "label " << static_cast<int64_t>(label) << " at "
+            << formatIndex(labels.getShape(), row) << " is outside [0, "
+            << classes << ")";
+        failed = true;
+        return;
+      }
+      const double *x = &logits.getData()[row * classes];
+      T maxValue = -std::numeric_limits<T>::infinity();
+      for (int64_t c = 0; c < classes; ++c)
+        maxValue = nanMax(maxValue, static_cast<T>(x[c]));
+      T expSum = 0;
+      for (int64_t c = 0; c < classes; ++c)
+        expSum += std::exp(static_cast<T>(x[c]) - maxValue);
+      for (int64_t c = 0; c < classes; ++c) {
+        T p = std::exp(static_cast<T>(x[c]) - maxValue) / expSum;
+        if (c == static_cast<int64_t>(label))
+          p -= static_cast<T>(1);
+        result[row * classes + c] = roundToKind(p * scale, logits.getKind());
+      }
+    }
+  });
+  if (failed)
+    return failure();
+  return out;
+}
+
+FailureOr<Tensor> kernels::embeddingGrad(const Tensor &indices,
+                                         const Tensor &grad, int64_t rows,
+                                         ElementKind kind, std::string &error) {
+  int64_t width = grad.getShape().back();
+  Tensor out(kind, {rows, width});
+  MutableArrayRef<double> result = out.getMutableData();
+  bool failed = false;
+  withComputeType(kind, [&](auto tag) {
+    using T = decltype(tag);
+    std::vector<T> acc(rows * width, T(0));
+    for (int64_t i = 0, e = indices.getNumElements(); i < e; ++i) {
+      double id = indices[i];
+      if (id < 0 || id >= static_cast<double>(rows)) {
+        llvm::raw_string_ostream(error)
+            << "index " << static_cast<int64_t>(id) << " at "
+            << formatIndex(indices.getShape(), i)
+            << " is outside the table's " << rows << " rows";
+        failed = true;
+        return;
+      }
+      T *row = &acc[static_cast<int64_t>(id) * width];
+      for (int64_t c = 0; c < width; ++c)
+        row[c] += static_cast<T>(grad[i * width + c]);
+    }
+    for (size_t j = 0; j < acc.size(); ++j)
+      result[j] = roundToKind(acc[j], kind);
+  });
+  if (failed)
+    return failure();
+  return out;
+}

@@ -78,6 +78,24 @@ FailureOr<Tensor> crossEntropy(const Tensor &logits, const Tensor &labels,
 Tensor mseLoss(const Tensor &input, const Tensor &target, bool mean,
                ElementKind outKind);
 
+//===- Gradients ---------------------------------------------------------===//
+
+Tensor reluGrad(const Tensor &x, const Tensor &grad);
+Tensor geluGrad(const Tensor &x, const Tensor &grad, bool tanhForm);
+/// `y` is the forward output; `log` selects log_softmax.
+Tensor softmaxGrad(const Tensor &y, const Tensor &grad, int64_t dim, bool log);
+/// The input gradient of the normalisation without affine parameters.
+Tensor layerNormGrad(const Tensor &x, const Tensor &grad, int64_t axis,
+                     double epsilon);
+Tensor rmsNormGrad(const Tensor &x, const Tensor &grad, int64_t axis,
+                   double epsilon);
+FailureOr<Tensor> crossEntropyGrad(const Tensor &logits, const Tensor &labels,
+                                   const Tensor &lossGrad, bool mean,
+                                   std::string &error);
+FailureOr<Tensor> embeddingGrad(const Tensor &indices, const Tensor &grad,
+                                int64_t rows, ElementKind kind,
+                                std::string &error);
+
 } // namespace mlir::amp::interp::kernels
 
 #endif // AMP_LIB_INTERPRETER_KERNELS_H

@@ -4,11 +4,13 @@
 //   amp-run model.mlir --function=mlp --input=x.npy --input=y.npy ...
 //
 // Exit codes: 0 success, 1 error (bad input, an op that cannot run),
-// 2 --check-finite found a non-finite value.
+// 2 --check-finite found a non-finite value, 3 --gradcheck found a gradient
+// beyond the tolerance.
 //
 //===----------------------------------------------------------------------===//
 
 #include "amp/InitAll.h"
+#include "amp/Interpreter/GradCheck.h"
 #include "amp/Interpreter/Interpreter.h"
 #include "amp/Interpreter/Npy.h"
 #include "amp/Interpreter/RandomInputs.h"
@@ -71,6 +73,19 @@ llvm::cl::opt<bool> checkFiniteOpt(
     "check-finite",
     llvm::cl::desc("Stop at the first op producing inf or NaN and report it"),
     llvm::cl::cat(category));
+llvm::cl::opt<bool> gradCheckOpt(
+    "gradcheck",
+    llvm::cl::desc("Compare the amp-autodiff gradients of the parameters with "
+                   "central finite differences, in f64"),
+    llvm::cl::cat(category));
+llvm::cl::opt<int64_t> gradCheckSamples(
+    "gradcheck-samples",
+    llvm::cl::desc("Elements checked per parameter (default 32)"),
+    llvm::cl::init(32), llvm::cl::cat(category));
+llvm::cl::opt<double> gradCheckTolerance(
+    "gradcheck-tolerance",
+    llvm::cl::desc("Largest relative error accepted (default 1e-6)"),
+    llvm::cl::init(1e-6), llvm::cl::cat(category));
 llvm::cl::opt<std::string>
     outputDir("output-dir",
               llvm::cl::desc("Write result<i>.npy files to this directory"),
@@ -252,6 +267,29 @@ int main(int argc, char **argv) {
   if (!saveInputsDir.empty() &&
       failed(writeTensors(saveInputsDir, "arg", *args)))
     return 1;
+
+  if (gradCheckOpt) {
+    GradCheckOptions options;
+    options.samples = gradCheckSamples;
+    FailureOr<std::vector<ParameterCheck>> checks =
+        gradCheck(*module, func.getSymName(), *args, options);
+    if (failed(checks))
+      return 1;
+    bool passed = true;
+    for (const ParameterCheck &check : *checks) {
+      bool ok = check.worstRelativeError <= gradCheckTolerance;
+      passed &= ok;
+      llvm::outs() << llvm::format(
+          "gradcheck @%s argument #%u %s: %lld elements (%lld at a kink "
+          "skipped), largest gradient %.3e, worst relative error %.3e %s\n",
+          func.getSymName().str().c_str(), check.argNumber,
+          check.type.c_str(), static_cast<long long>(check.checked),
+          static_cast<long long>(check.skipped),
+          check.largestGradient, check.worstRelativeError,
+          ok ? "ok" : "FAILED");
+    }
+    return passed ? 0 : 3;
+  }
 
   InterpreterOptions options;
   options.checkFinite = checkFiniteOpt;

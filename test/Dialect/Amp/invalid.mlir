@@ -894,3 +894,83 @@ func.func @reshape_element_count_overflow(%big: tensor<4611686018427387904x4xf32
   %0 = amp.reshape %big : tensor<4611686018427387904x4xf32> to tensor<0xf32>
   return
 }
+
+// -----
+
+func.func @softmax_grad_dim(%y: tensor<2x3xf32>) {
+  // expected-error @+1 {{'amp.softmax_grad' op dim 2 is out of range for a rank-2 tensor}}
+  %0 = amp.softmax_grad %y, %y dim = 2 : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @log_softmax_grad_dim(%y: tensor<2x3xf32>) {
+  // expected-error @+1 {{'amp.log_softmax_grad' op dim -1 is out of range for a rank-2 tensor}}
+  %0 = amp.log_softmax_grad %y, %y dim = -1 : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_grad_epsilon(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'amp.layer_norm_grad' op epsilon must be non-negative and finite, got -1.000000e+00}}
+  %0 = amp.layer_norm_grad %x, %x {epsilon = -1.0} : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_grad_axis(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'amp.rms_norm_grad' op axis 2 is out of range for a rank-2 tensor}}
+  %0 = amp.rms_norm_grad %x, %x {axis = 2, epsilon = 1.0e-6} : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_grad_labels(%l: tensor<4x3xf32>, %y: tensor<3xi64>, %g: tensor<f32>) {
+  // expected-error @+1 {{'amp.cross_entropy_grad' op labels shape [3] does not match the logits' leading shape [4]}}
+  %0 = amp.cross_entropy_grad %l, %y, %g : tensor<4x3xf32>, tensor<3xi64>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_grad_seed_rank(%l: tensor<4x3xf32>, %y: tensor<4xi64>, %g: tensor<1xf32>) {
+  // expected-error @+1 {{'amp.cross_entropy_grad' op the loss gradient must be a 0-d tensor, got 'tensor<1xf32>'}}
+  %0 = amp.cross_entropy_grad %l, %y, %g : tensor<4x3xf32>, tensor<4xi64>, tensor<1xf32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_grad_no_classes(%l: tensor<4x0xf32>, %y: tensor<4xi64>, %g: tensor<f32>) {
+  // expected-error @+1 {{'amp.cross_entropy_grad' op logits need a non-empty class dimension}}
+  %0 = amp.cross_entropy_grad %l, %y, %g : tensor<4x0xf32>, tensor<4xi64>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @embedding_grad_shape(%ids: tensor<4xi64>, %g: tensor<5x8xf32>) {
+  // expected-error @+1 {{'amp.embedding_grad' op gradient shape [5, 8] must be the indices shape [4] plus a feature dimension}}
+  %0 = amp.embedding_grad %ids, %g : tensor<4xi64>, tensor<5x8xf32> to tensor<10x8xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_grad_result(%ids: tensor<4xi64>, %g: tensor<4x8xf32>) {
+  // expected-error @+1 {{'amp.embedding_grad' op result must be a table [rows, features] with at least one row, got 'tensor<8xf32>'}}
+  %0 = amp.embedding_grad %ids, %g : tensor<4xi64>, tensor<4x8xf32> to tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_grad_width(%ids: tensor<4xi64>, %g: tensor<4x8xf32>) {
+  // expected-error @+1 {{'amp.embedding_grad' op result shape [10, 7] does not match the expected [10, 8]}}
+  %0 = amp.embedding_grad %ids, %g : tensor<4xi64>, tensor<4x8xf32> to tensor<10x7xf32>
+  return
+}

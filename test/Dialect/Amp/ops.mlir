@@ -224,3 +224,26 @@ func.func @precision_override(%x: tensor<2xf32>, %m: tensor<2x2xf32>) {
   %1 = amp.matmul %m, %m {amp.precision = bf16} : tensor<2x2xf32>, tensor<2x2xf32> to tensor<2x2xf32>
   return
 }
+
+// Gradient ops, emitted by amp-autodiff.
+// CHECK-LABEL: func.func @gradients
+// CHECK: amp.relu_grad %{{.*}}, %{{.*}} : tensor<4x8xf16>
+// CHECK: amp.gelu_grad %{{.*}}, %{{.*}} approximate = tanh : tensor<4x8xf16>
+// CHECK: amp.softmax_grad %{{.*}}, %{{.*}} dim = 1 : tensor<4x8xf16>
+// CHECK: amp.log_softmax_grad %{{.*}}, %{{.*}} dim = 0 : tensor<4x8xf16>
+// CHECK: amp.layer_norm_grad %{{.*}}, %{{.*}} {epsilon = 1.000000e-05 : f64} : tensor<4x8xf16>
+// CHECK: amp.rms_norm_grad %{{.*}}, %{{.*}} {axis = 0 : i64, epsilon = 9.9999999999999995E-7 : f64} : tensor<4x8xf16>
+// CHECK: amp.cross_entropy_grad %{{.*}}, %{{.*}}, %{{.*}} reduction = sum : tensor<4x8xf16>, tensor<4xi64>, tensor<f32>
+// CHECK: amp.embedding_grad %{{.*}}, %{{.*}} : tensor<4xi64>, tensor<4x8xf16> to tensor<10x8xf16>
+// GENERIC: "amp.embedding_grad"(%{{.*}}, %{{.*}}) : (tensor<4xi64>, tensor<4x8xf16>) -> tensor<10x8xf16>
+func.func @gradients(%x: tensor<4x8xf16>, %g: tensor<4x8xf16>, %ids: tensor<4xi64>, %dl: tensor<f32>) {
+  %0 = amp.relu_grad %x, %g : tensor<4x8xf16>
+  %1 = amp.gelu_grad %x, %g approximate = tanh : tensor<4x8xf16>
+  %2 = amp.softmax_grad %x, %g dim = 1 : tensor<4x8xf16>
+  %3 = amp.log_softmax_grad %x, %g dim = 0 : tensor<4x8xf16>
+  %4 = amp.layer_norm_grad %x, %g {epsilon = 1.0e-5} : tensor<4x8xf16>
+  %5 = amp.rms_norm_grad %x, %g {axis = 0, epsilon = 1.0e-6} : tensor<4x8xf16>
+  %6 = amp.cross_entropy_grad %x, %ids, %dl reduction = sum : tensor<4x8xf16>, tensor<4xi64>, tensor<f32>
+  %7 = amp.embedding_grad %ids, %g : tensor<4xi64>, tensor<4x8xf16> to tensor<10x8xf16>
+  return
+}

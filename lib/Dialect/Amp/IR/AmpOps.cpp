@@ -634,6 +634,73 @@ int64_t CrossEntropyOp::getForwardFlops() {
 // subtract, square, add.
 int64_t MseLossOp::getForwardFlops() { return 3 * getNumElements(getInput()); }
 
+//===----------------------------------------------------------------------===//
+// Gradients
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxGradOp::verify() {
+  return verifyDimInRange(*this, "dim", getDim(), getType().getRank());
+}
+
+LogicalResult LogSoftmaxGradOp::verify() {
+  return verifyDimInRange(*this, "dim", getDim(), getType().getRank());
+}
+
+int64_t LayerNormGradOp::getNormalizedAxis() {
+  return getNormalizedAxisOf(*this);
+}
+int64_t RmsNormGradOp::getNormalizedAxis() {
+  return getNormalizedAxisOf(*this);
+}
+
+LogicalResult LayerNormGradOp::verify() {
+  if (failed(verifyNormAxis(*this)))
+    return failure();
+  return verifyEpsilon(*this, getEpsilon().convertToDouble());
+}
+
+LogicalResult RmsNormGradOp::verify() {
+  if (failed(verifyNormAxis(*this)))
+    return failure();
+  return verifyEpsilon(*this, getEpsilon().convertToDouble());
+}
+
+LogicalResult CrossEntropyGradOp::verify() {
+  auto logits = cast<RankedTensorType>(getLogits().getType());
+  auto labels = cast<RankedTensorType>(getLabels().getType());
+  if (logits.getRank() == 0 || logits.getShape().back() == 0)
+    return emitOpError("logits need a non-empty class dimension");
+  if (labels.getShape() != logits.getShape().drop_back())
+    return emitOpError() << "labels shape " << formatShape(labels.getShape())
+                         << " does not match the logits' leading shape "
+                         << formatShape(logits.getShape().drop_back());
+  if (cast<RankedTensorType>(getGrad().getType()).getRank() != 0)
+    return emitOpError() << "the loss gradient must be a 0-d tensor, got "
+                         << getGrad().getType();
+  return success();
+}
+
+LogicalResult EmbeddingGradOp::verify() {
+  auto indices = cast<RankedTensorType>(getIndices().getType());
+  auto grad = cast<RankedTensorType>(getGrad().getType());
+  if (grad.getRank() != indices.getRank() + 1 ||
+      grad.getShape().drop_back() != indices.getShape())
+    return emitOpError() << "gradient shape " << formatShape(grad.getShape())
+                         << " must be the indices shape "
+                         << formatShape(indices.getShape())
+                         << " plus a feature dimension";
+  SmallVector<int64_t> expected{getType().getRank() == 2
+                                    ? getType().getDimSize(0)
+                                    : int64_t(0),
+                                grad.getShape().back()};
+  if (getType().getRank() != 2 || getType().getDimSize(0) == 0)
+    return emitOpError() << "result must be a table [rows, features] with at "
+                            "least one row, got "
+                         << getType();
+  return verifyResultShape(*this, expected, getType(),
+                           grad.getElementType());
+}
+
 #include "amp/Dialect/Amp/IR/AmpEnums.cpp.inc"
 
 #define GET_OP_CLASSES

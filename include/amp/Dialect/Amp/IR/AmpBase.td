@@ -111,6 +111,7 @@ def Amp_ReductionFamily : Amp_FamilyTrait<"Reduction">;
 def Amp_NormalizationFamily : Amp_FamilyTrait<"Normalization">;
 def Amp_LossFamily : Amp_FamilyTrait<"Loss">;
 def Amp_DataFamily : Amp_FamilyTrait<"Data">;
+def Amp_GradientFamily : Amp_FamilyTrait<"Gradient">;
 
 //===----------------------------------------------------------------------===//
 // Precision categories

@@ -6,6 +6,7 @@
 #include "amp/Dialect/Amp/IR/AmpEnums.h"
 #include "amp/Dialect/Amp/IR/AmpTraits.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/OpDefinition.h"
 
 #include "amp/Dialect/Amp/IR/AmpInterfaces.h.inc"
@@ -16,6 +17,8 @@ namespace amp {
 /// Attaches PrecisionOpInterface to the arith and math ops a training graph
 /// may contain, with the categories of their amp counterparts.
 void registerPrecisionExternalModels(DialectRegistry &registry);
+/// Attaches DifferentiableOpInterface to the amp ops that have a VJP.
+void registerDifferentiableExternalModels(DialectRegistry &registry);
 } // namespace amp
 } // namespace mlir
 

@@ -83,4 +83,28 @@ def Amp_PrecisionOpInterface : OpInterface<"PrecisionOpInterface"> {
   ];
 }
 
+def Amp_DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
+  let cppNamespace = "::mlir::amp";
+  let description = [{
+    Reverse-mode differentiation: an op builds the vector-Jacobian product
+    of its results' gradients. amp ops get it from external models
+    (lib/Dialect/Amp/Transforms/VJP.cpp, attached by
+    `registerDifferentiableExternalModels`), which emit amp ops in the
+    precision of the forward op; amp-autodiff asks only this interface.
+  }];
+  let methods = [
+    InterfaceMethod<
+      /*desc=*/[{Builds, at the builder's insertion point, the gradient of
+        every operand given `resultGrads` (one per result, null where a
+        result has no gradient). Fills `operandGrads` with one value per
+        operand, each of the operand's type, or null for operands without a
+        gradient (integers, masks). Fails with a diagnostic otherwise.}],
+      /*retTy=*/"::llvm::LogicalResult",
+      /*methodName=*/"buildVJP",
+      /*args=*/(ins "::mlir::OpBuilder &":$builder,
+                    "::mlir::ArrayRef<::mlir::Value>":$resultGrads,
+                    "::llvm::SmallVectorImpl<::mlir::Value> &":$operandGrads)>
+  ];
+}
+
 #endif // AMP_DIALECT_AMP_IR_AMPINTERFACES_TD

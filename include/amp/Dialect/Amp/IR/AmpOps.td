@@ -609,4 +609,150 @@ def Amp_MseLossOp : Amp_LossOp<"mse_loss"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Gradients
+//===----------------------------------------------------------------------===//
+
+// The vector-Jacobian products that would take many primitive ops, as one op
+// each, so that backward passes stay short and map onto fused kernels.
+// amp-autodiff emits them; they compute like their forward op (f32 for f16,
+// bf16 and f32 operands, f64 for f64) and take its precision category.
+class Amp_GradientOp<string mnemonic, list<Trait> traits = []>
+    : Amp_Op<mnemonic, !listconcat(traits, [Amp_GradientFamily])>;
+
+def Amp_ReluGradOp : Amp_GradientOp<"relu_grad",
+    [SameOperandsAndResultType, Amp_Follow]> {
+  let summary = "gradient of relu: dy where x > 0, else 0";
+  let description = [{
+    ```mlir
+    %dx = amp.relu_grad %x, %dy : tensor<64x256xf16>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$input, Amp_FloatTensor:$grad);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $grad attr-dict `:` type($input)";
+}
+
+def Amp_GeluGradOp : Amp_GradientOp<"gelu_grad",
+    [SameOperandsAndResultType, Amp_Follow]> {
+  let summary = "gradient of gelu: dy * gelu'(x)";
+  let description = [{
+    The derivative of the `approximate` form of `amp.gelu` at `x`, times
+    `dy`.
+
+    ```mlir
+    %dx = amp.gelu_grad %x, %dy approximate = tanh : tensor<8x256xf32>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$input, Amp_FloatTensor:$grad,
+                   DefaultValuedAttr<Amp_GeluApproximation,
+                       "::mlir::amp::GeluApproximation::erf">:$approximate);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $grad (`approximate` `=` $approximate^)? attr-dict `:`
+    type($input)
+  }];
+}
+
+class Amp_SoftmaxGradLikeOp<string mnemonic, string formula>
+    : Amp_GradientOp<mnemonic, [SameOperandsAndResultType, Amp_KeepFp32]> {
+  let summary = "gradient of " # !subst("_grad", "", mnemonic) #
+                " from its output";
+  let description = [{
+    Takes the forward result `y` and the gradient `dy` and returns
+    `}] # formula # [{` along `dim`.
+
+    ```mlir
+    %dx = amp.}] # mnemonic # [{ %y, %dy dim = 1 : tensor<64x10xf32>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$output, Amp_FloatTensor:$grad,
+                   I64Attr:$dim);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = [{
+    $output `,` $grad `dim` `=` $dim attr-dict `:` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+def Amp_SoftmaxGradOp
+    : Amp_SoftmaxGradLikeOp<"softmax_grad", "y * (dy - sum(dy * y))">;
+def Amp_LogSoftmaxGradOp
+    : Amp_SoftmaxGradLikeOp<"log_softmax_grad", "dy - exp(y) * sum(dy)">;
+
+class Amp_NormGradOp<string mnemonic, string forward>
+    : Amp_GradientOp<mnemonic, [SameOperandsAndResultType, Amp_KeepFp32]> {
+  let summary = "input gradient of " # forward # " without its weight";
+  let description = [{
+    The gradient with respect to `x` of `}] # forward # [{ x` without affine
+    parameters, given the gradient `g` of its output (for an affine norm,
+    `g = dy * weight`): with `x̂` the normalised input and `r` the
+    normaliser, `(g - mean(g) - x̂ mean(g x̂)) / r` for layer_norm and
+    `(g - x̂ mean(g x̂)) / r` for rms_norm, over the trailing dimensions from
+    `axis` on.
+
+    ```mlir
+    %dx = amp.}] # mnemonic # [{ %x, %g {epsilon = 1.0e-05} : tensor<2x16x64xf32>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$input, Amp_FloatTensor:$grad,
+                   OptionalAttr<I64Attr>:$axis, F64Attr:$epsilon);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $grad attr-dict `:` type($input)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// First normalised dimension: `axis` when set, else rank - 1.
+    int64_t getNormalizedAxis();
+  }];
+}
+
+def Amp_LayerNormGradOp : Amp_NormGradOp<"layer_norm_grad", "layer_norm">;
+def Amp_RmsNormGradOp : Amp_NormGradOp<"rms_norm_grad", "rms_norm">;
+
+def Amp_CrossEntropyGradOp : Amp_GradientOp<"cross_entropy_grad",
+    [Amp_KeepFp32, AllTypesMatch<["logits", "result"]>]> {
+  let summary = "gradient of cross_entropy with respect to the logits";
+  let description = [{
+    `(softmax(logits) - onehot(labels)) * dloss`, divided by the number of
+    samples for `reduction = mean`, without materialising the probabilities
+    elsewhere. `dloss` is the 0-d gradient of the loss.
+
+    ```mlir
+    %dlogits = amp.cross_entropy_grad %logits, %y, %dloss
+        : tensor<64x10xf32>, tensor<64xi64>, tensor<f32>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$logits, Amp_IndexTensor:$labels,
+                   Amp_FloatTensor:$grad,
+                   DefaultValuedAttr<Amp_LossReduction,
+                       "::mlir::amp::LossReduction::mean">:$reduction);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = [{
+    $logits `,` $labels `,` $grad (`reduction` `=` $reduction^)? attr-dict
+    `:` type($logits) `,` type($labels) `,` type($grad)
+  }];
+  let hasVerifier = 1;
+}
+
+def Amp_EmbeddingGradOp : Amp_GradientOp<"embedding_grad", [Amp_Follow]> {
+  let summary = "gradient of embedding: scatter-add rows into the table";
+  let description = [{
+    For ids of shape `S` and a gradient `S x D`, the result `[V, D]` holds
+    in row `v` the sum of the gradient rows whose id is `v` (zero rows for
+    ids never used), summed in ascending position order.
+
+    ```mlir
+    %dtable = amp.embedding_grad %tokens, %de
+        : tensor<2x16xi64>, tensor<2x16x64xf32> to tensor<96x64xf32>
+    ```
+  }];
+  let arguments = (ins Amp_IndexTensor:$indices, Amp_FloatTensor:$grad);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = [{
+    $indices `,` $grad attr-dict `:` type($indices) `,` type($grad) `to`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // AMP_DIALECT_AMP_IR_AMPOPS_TD

@@ -104,4 +104,35 @@ def AmpAutocast : Pass<"amp-autocast", "mlir::ModuleOp"> {
   ];
 }
 
+def AmpAutodiff : Pass<"amp-autodiff", "mlir::ModuleOp"> {
+  let summary = "Derive the gradient function of a scalar loss by reverse mode";
+  let description = [{
+    For every function that returns one 0-d floating-point loss and has
+    arguments marked `amp.param`, adds `@<name>_grad`: the same arguments,
+    returning the loss followed by the gradient of every parameter, in
+    argument order, each of its parameter's type. The original function is
+    kept.
+
+    Each op provides its vector-Jacobian product through
+    DifferentiableOpInterface; backward ops run in the precision of their
+    forward op, the gradient of a cast is the reverse cast (so f32
+    parameters get f32 gradients after autocast), broadcast operands receive
+    gradients summed back to their shape, and values with several uses the
+    sum of their contributions. Integer operands get no gradient. The seed
+    (the gradient of the loss) is 1; amp-loss-scaling replaces it.
+
+    ```mlir
+    func.func @f(%w: tensor<4x3xf32> {amp.param}, %x: tensor<2x4xf32>) -> tensor<f32>
+    // becomes also
+    func.func @f_grad(%w: tensor<4x3xf32> {amp.param}, %x: tensor<2x4xf32>)
+        -> (tensor<f32>, tensor<4x3xf32>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::amp::AmpDialect"];
+  let options = [
+    Option<"functionName", "function", "std::string", /*default=*/"\"\"",
+           "Differentiate only this function">
+  ];
+}
+
 #endif // AMP_DIALECT_AMP_TRANSFORMS_PASSES_TD

@@ -1,0 +1,196 @@
+//===- Autodiff.cpp - --amp-autodiff --------------------------------------===//
+//
+// Reverse-mode differentiation of a scalar loss with respect to the
+// parameters. The function is cloned into @<name>_grad; the backward ops are
+// appended in reverse program order, asking each op for its VJP.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir::amp {
+#define GEN_PASS_DEF_AMPAUTODIFF
+#include "amp/Dialect/Amp/Transforms/Passes.h.inc"
+} // namespace mlir::amp
+
+using namespace mlir;
+using namespace mlir::amp;
+
+static bool isScalarFloat(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getRank() == 0 &&
+         isa<FloatType>(tensor.getElementType());
+}
+
+static bool isFloatTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && isa<FloatType>(tensor.getElementType());
+}
+
+/// Whether `func` has a parameter argument.
+static bool hasParameters(func::FuncOp func) {
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+    if (func.getArgAttr(i, AmpDialect::kParamAttrName))
+      return true;
+  return false;
+}
+
+/// Builds @<name>_grad next to `func`.
+static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
+  ArrayRef<Type> results = func.getResultTypes();
+  if (results.size() != 1 || !isScalarFloat(results.front()))
+    return func.emitError()
+           << "amp-autodiff: @" << func.getSymName()
+           << " must return one 0-d floating-point loss, it returns "
+           << results.size() << " value(s)"
+           << (results.empty() ? "" : ", the first of type ")
+           << (results.empty() ? Type() : results.front());
+  if (!llvm::hasSingleElement(func.getBody()))
+    return func.emitError("amp-autodiff handles single-block functions only");
+  std::string name = (func.getSymName() + "_grad").str();
+  if (symbols.lookup(name))
+    return func.emitError() << "amp-autodiff: @" << name << " already exists";
+
+  SmallVector<unsigned> params;
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+    if (func.getArgAttr(i, AmpDialect::kParamAttrName))
+      params.push_back(i);
+
+  OpBuilder builder(func);
+  builder.setInsertionPointAfter(func);
+  auto grad = cast<func::FuncOp>(builder.clone(*func));
+  grad.setSymName(name);
+  Block &body = grad.getBody().front();
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  Value loss = ret.getOperand(0);
+
+  // Which values depend on a parameter: only those get gradients.
+  llvm::DenseSet<Value> active;
+  for (unsigned i : params)
+    active.insert(body.getArgument(i));
+  for (Operation &op : body.without_terminator())
+    if (llvm::any_of(op.getOperands(),
+                     [&](Value v) { return active.contains(v); }))
+      for (Value result : op.getResults())
+        if (isFloatTensor(result.getType()))
+          active.insert(result);
+
+  builder.setInsertionPoint(ret);
+  llvm::DenseMap<Value, Value> grads;
+  auto seedType = cast<RankedTensorType>(loss.getType());
+  grads[loss] = builder.create<ConstantOp>(
+      ret.getLoc(),
+      DenseElementsAttr::get(
+          seedType, builder.getFloatAttr(seedType.getElementType(), 1.0)
+                        .getValue()));
+  auto accumulate = [&](Value value, Value contribution) {
+    auto [it, inserted] = grads.try_emplace(value, contribution);
+    if (!inserted)
+      it->second = builder.create<AddOp>(contribution.getLoc(), it->second,
+                                         contribution);
+  };
+
+  SmallVector<Operation *> forward;
+  for (Operation &op : body.without_terminator())
+    forward.push_back(&op);
+  for (Operation *op : llvm::reverse(forward)) {
+    SmallVector<Value> resultGrads;
+    bool any = false;
+    for (Value result : op->getResults()) {
+      Value g = grads.lookup(result);
+      resultGrads.push_back(g);
+      any |= static_cast<bool>(g);
+    }
+    bool feedsParams = llvm::any_of(
+        op->getOperands(), [&](Value v) { return active.contains(v); });
+    if (!any || !feedsParams)
+      continue;
+    auto differentiable = dyn_cast<DifferentiableOpInterface>(op);
+    if (!differentiable)
+      return op->emitOpError()
+             << "has no vector-Jacobian product; amp-autodiff cannot "
+                "differentiate @"
+             << func.getSymName() << " through it";
+    SmallVector<Value> operandGrads;
+    if (failed(differentiable.buildVJP(builder, resultGrads, operandGrads)))
+      return failure();
+    for (auto [operand, g] : llvm::zip(op->getOperands(), operandGrads))
+      if (g && active.contains(operand))
+        accumulate(operand, g);
+  }
+
+  SmallVector<Value> returned{loss};
+  SmallVector<Type> returnedTypes{loss.getType()};
+  for (unsigned i : params) {
+    BlockArgument arg = body.getArgument(i);
+    Value g = grads.lookup(arg);
+    if (!g) {
+      // The loss does not depend on this parameter.
+      auto type = cast<RankedTensorType>(arg.getType());
+      g = builder.create<ConstantOp>(
+          ret.getLoc(),
+          DenseElementsAttr::get(
+              type, builder.getFloatAttr(type.getElementType(), 0.0)
+                        .getValue()));
+    }
+    returned.push_back(g);
+    returnedTypes.push_back(arg.getType());
+  }
+  builder.create<func::ReturnOp>(ret.getLoc(), returned);
+  ret.erase();
+  grad.setFunctionType(
+      builder.getFunctionType(grad.getArgumentTypes(), returnedTypes));
+
+  // Backward ops built for values that needed no gradient are dead.
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  for (Operation *op : llvm::reverse(ops))
+    if (op->use_empty() && isPure(op))
+      op->erase();
+  return success();
+}
+
+namespace {
+struct AmpAutodiffPass : amp::impl::AmpAutodiffBase<AmpAutodiffPass> {
+  using AmpAutodiffBase::AmpAutodiffBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    SmallVector<func::FuncOp> targets;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      if (!functionName.empty() ? func.getSymName() == functionName
+                                : hasParameters(func))
+        targets.push_back(func);
+    }
+    if (targets.empty()) {
+      module.emitError()
+          << "amp-autodiff: "
+          << (functionName.empty()
+                  ? std::string("no function has an argument marked amp.param")
+                  : "no function named @" + functionName);
+      return signalPassFailure();
+    }
+    for (func::FuncOp func : targets) {
+      if (!hasParameters(func)) {
+        func.emitError() << "amp-autodiff: @" << func.getSymName()
+                         << " has no argument marked amp.param";
+        return signalPassFailure();
+      }
+      if (failed(differentiate(func, symbols)))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,518 @@
+//===- VJP.cpp - vector-Jacobian products of the amp ops ------------------===//
+//
+// One `vjp` overload per differentiable op, attached as the
+// DifferentiableOpInterface external model. Each builds amp ops in the
+// element type of its forward op (backward ops take the precision of their
+// forward op, as in PyTorch autocast); gradients of broadcast operands are
+// summed back to the operand's shape.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/IR/AmpOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectRegistry.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::amp;
+
+namespace {
+
+/// Builds the backward ops of one op.
+struct VJPBuilder {
+  OpBuilder &b;
+  Location loc;
+
+  RankedTensorType typeOf(Value v) const {
+    return cast<RankedTensorType>(v.getType());
+  }
+
+  /// A 0-d constant of `element` type.
+  Value scalar(double value, Type element) {
+    auto type = RankedTensorType::get({}, element);
+    auto attr = DenseElementsAttr::get(
+        type, b.getFloatAttr(element, value).getValue());
+    return b.create<ConstantOp>(loc, attr);
+  }
+  Value scalarLike(double value, Value like) {
+    return scalar(value, typeOf(like).getElementType());
+  }
+  /// A zero tensor of `type`.
+  Value zeros(RankedTensorType type) {
+    auto attr = DenseElementsAttr::get(
+        type, b.getFloatAttr(type.getElementType(), 0.0).getValue());
+    return b.create<ConstantOp>(loc, attr);
+  }
+
+  /// `v` converted to element type `element` (no-op when it has it).
+  Value castTo(Value v, Type element) {
+    RankedTensorType type = typeOf(v);
+    if (type.getElementType() == element)
+      return v;
+    return b.create<CastOp>(loc, type.clone(element), v);
+  }
+
+  Value add(Value x, Value y) { return b.create<AddOp>(loc, x, y); }
+  Value sub(Value x, Value y) { return b.create<SubOp>(loc, x, y); }
+  Value mul(Value x, Value y) { return b.create<MulOp>(loc, x, y); }
+  Value div(Value x, Value y) { return b.create<DivOp>(loc, x, y); }
+  Value neg(Value x) { return b.create<NegOp>(loc, x); }
+  Value select(Value c, Value t, Value f) {
+    return b.create<SelectOp>(loc, c, t, f);
+  }
+  Value compare(ComparePredicate p, Value x, Value y) {
+    return b.create<CompareOp>(loc, p, x, y);
+  }
+  Value reshape(Value v, ArrayRef<int64_t> shape) {
+    if (typeOf(v).getShape() == shape)
+      return v;
+    return b.create<ReshapeOp>(loc, typeOf(v).clone(shape), v);
+  }
+
+  /// Sums `grad` over `dims` with keepdims, into `element`.
+  Value sumKeep(Value grad, ArrayRef<int64_t> dims, Type element) {
+    if (dims.empty())
+      return castTo(grad, element);
+    SmallVector<int64_t> shape(typeOf(grad).getShape());
+    for (int64_t d : dims)
+      shape[d] = 1;
+    auto op = b.create<SumOp>(loc, RankedTensorType::get(shape, element), grad,
+                              b.getDenseI64ArrayAttr(dims), b.getUnitAttr(),
+                              TypeAttr());
+    return op.getResult();
+  }
+
+  /// The gradient of a value of type `target` that was broadcast to the
+  /// shape of `grad`: summed over the broadcast dimensions.
+  Value unbroadcast(Value grad, RankedTensorType target) {
+    ArrayRef<int64_t> from = typeOf(grad).getShape();
+    ArrayRef<int64_t> to = target.getShape();
+    size_t lead = from.size() - to.size();
+    SmallVector<int64_t> dims;
+    for (size_t d = 0; d < from.size(); ++d)
+      if (d < lead || (to[d - lead] == 1 && from[d] != 1))
+        dims.push_back(d);
+    Value summed = sumKeep(grad, dims, target.getElementType());
+    return reshape(summed, to);
+  }
+
+  /// `grad` (of a reduction over `dims`) broadcast back to `input`'s shape.
+  Value expandReduced(Value grad, ArrayRef<int64_t> dims, RankedTensorType input) {
+    SmallVector<int64_t> keptShape(input.getShape());
+    for (int64_t d : dims)
+      keptShape[d] = 1;
+    Value kept = reshape(grad, keptShape);
+    return b.create<BroadcastToOp>(loc, input.clone(typeOf(grad).getElementType()),
+                                   kept);
+  }
+};
+
+using Grads = SmallVectorImpl<Value>;
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+LogicalResult vjp(NegOp, VJPBuilder &v, Value g, Grads &out) {
+  out[0] = v.neg(g);
+  return success();
+}
+LogicalResult vjp(AbsOp op, VJPBuilder &v, Value g, Grads &out) {
+  Value negative = v.compare(ComparePredicate::lt, op.getInput(),
+                             v.scalarLike(0.0, g));
+  out[0] = v.select(negative, v.neg(g), g);
+  return success();
+}
+LogicalResult vjp(ExpOp op, VJPBuilder &v, Value g, Grads &out) {
+  out[0] = v.mul(g, op.getResult());
+  return success();
+}
+LogicalResult vjp(LogOp op, VJPBuilder &v, Value g, Grads &out) {
+  out[0] = v.div(g, op.getInput());
+  return success();
+}
+LogicalResult vjp(SqrtOp op, VJPBuilder &v, Value g, Grads &out) {
+  out[0] = v.div(v.mul(g, v.scalarLike(0.5, g)), op.getResult());
+  return success();
+}
+LogicalResult vjp(RsqrtOp op, VJPBuilder &v, Value g, Grads &out) {
+  // d/dx x^-1/2 = -1/2 x^-3/2 = -1/2 y^3
+  Value y = op.getResult();
+  Value cube = v.mul(y, v.mul(y, y));
+  out[0] = v.mul(g, v.mul(v.scalarLike(-0.5, g), cube));
+  return success();
+}
+LogicalResult vjp(TanhOp op, VJPBuilder &v, Value g, Grads &out) {
+  Value y = op.getResult();
+  out[0] = v.mul(g, v.sub(v.scalarLike(1.0, g), v.mul(y, y)));
+  return success();
+}
+LogicalResult vjp(SigmoidOp op, VJPBuilder &v, Value g, Grads &out) {
+  Value y = op.getResult();
+  out[0] = v.mul(g, v.mul(y, v.sub(v.scalarLike(1.0, g), y)));
+  return success();
+}
+LogicalResult vjp(ReluOp op, VJPBuilder &v, Value g, Grads &out) {
+  out[0] = v.b.create<ReluGradOp>(v.loc, op.getInput(), g);
+  return success();
+}
+LogicalResult vjp(GeluOp op, VJPBuilder &v, Value g, Grads &out) {
+  out[0] = v.b.create<GeluGradOp>(v.loc, op.getInput(), g,
+                                  op.getApproximateAttr());
+  return success();
+}
+LogicalResult vjp(PowOp op, VJPBuilder &v, Value g, Grads &out) {
+  double p = op.getExponent().convertToDouble();
+  Value lower = v.b.create<PowOp>(v.loc, op.getInput(),
+                                  v.b.getF64FloatAttr(p - 1.0));
+  out[0] = v.mul(g, v.mul(v.scalarLike(p, g), lower));
+  return success();
+}
+
+LogicalResult vjp(AddOp op, VJPBuilder &v, Value g, Grads &out) {
+  out[0] = v.unbroadcast(g, v.typeOf(op.getLhs()));
+  out[1] = v.unbroadcast(g, v.typeOf(op.getRhs()));
+  return success();
+}
+LogicalResult vjp(SubOp op, VJPBuilder &v, Value g, Grads &out) {
+  out[0] = v.unbroadcast(g, v.typeOf(op.getLhs()));
+  out[1] = v.unbroadcast(v.neg(g), v.typeOf(op.getRhs()));
+  return success();
+}
+LogicalResult vjp(MulOp op, VJPBuilder &v, Value g, Grads &out) {
+  out[0] = v.unbroadcast(v.mul(g, op.getRhs()), v.typeOf(op.getLhs()));
+  out[1] = v.unbroadcast(v.mul(g, op.getLhs()), v.typeOf(op.getRhs()));
+  return success();
+}
+LogicalResult vjp(DivOp op, VJPBuilder &v, Value g, Grads &out) {
+  // d(a/b)/da = 1/b; d(a/b)/db = -a/b^2 = -y/b.
+  out[0] = v.unbroadcast(v.div(g, op.getRhs()), v.typeOf(op.getLhs()));
+  out[1] = v.unbroadcast(v.neg(v.div(v.mul(g, op.getResult()), op.getRhs())),
+                         v.typeOf(op.getRhs()));
+  return success();
+}
+/// maximum/minimum: the gradient goes to the chosen operand; on ties, to
+/// the left one.
+template <typename OpT>
+LogicalResult vjpExtremum(OpT op, VJPBuilder &v, Value g, Grads &out,
+                          ComparePredicate lhsWins, ComparePredicate rhsWins) {
+  Value zero = v.scalarLike(0.0, g);
+  Value lhsMask = v.compare(lhsWins, op.getLhs(), op.getRhs());
+  Value rhsMask = v.compare(rhsWins, op.getLhs(), op.getRhs());
+  out[0] = v.unbroadcast(v.select(lhsMask, g, zero), v.typeOf(op.getLhs()));
+  out[1] = v.unbroadcast(v.select(rhsMask, g, zero), v.typeOf(op.getRhs()));
+  return success();
+}
+LogicalResult vjp(MaximumOp op, VJPBuilder &v, Value g, Grads &out) {
+  return vjpExtremum(op, v, g, out, ComparePredicate::ge,
+                     ComparePredicate::lt);
+}
+LogicalResult vjp(MinimumOp op, VJPBuilder &v, Value g, Grads &out) {
+  return vjpExtremum(op, v, g, out, ComparePredicate::le,
+                     ComparePredicate::gt);
+}
+LogicalResult vjp(SelectOp op, VJPBuilder &v, Value g, Grads &out) {
+  Value zero = v.scalarLike(0.0, g);
+  out[1] = v.unbroadcast(v.select(op.getCondition(), g, zero),
+                         v.typeOf(op.getOnTrue()));
+  out[2] = v.unbroadcast(v.select(op.getCondition(), zero, g),
+                         v.typeOf(op.getOnFalse()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Data and shape
+//===----------------------------------------------------------------------===//
+
+LogicalResult vjp(CastOp op, VJPBuilder &v, Value g, Grads &out) {
+  // The reverse cast: parameters stay f32 and receive f32 gradients.
+  out[0] = v.castTo(g, v.typeOf(op.getInput()).getElementType());
+  return success();
+}
+LogicalResult vjp(ReshapeOp op, VJPBuilder &v, Value g, Grads &out) {
+  out[0] = v.reshape(g, v.typeOf(op.getInput()).getShape());
+  return success();
+}
+LogicalResult vjp(TransposeOp op, VJPBuilder &v, Value g, Grads &out) {
+  ArrayRef<int64_t> perm = op.getPermutation();
+  SmallVector<int64_t> inverse(perm.size());
+  for (auto [i, p] : llvm::enumerate(perm))
+    inverse[p] = i;
+  out[0] = v.b.create<TransposeOp>(v.loc, v.typeOf(op.getInput()).clone(
+                                              v.typeOf(g).getElementType()),
+                                   g, v.b.getDenseI64ArrayAttr(inverse));
+  return success();
+}
+LogicalResult vjp(BroadcastToOp op, VJPBuilder &v, Value g, Grads &out) {
+  out[0] = v.unbroadcast(g, v.typeOf(op.getInput()));
+  return success();
+}
+LogicalResult vjp(SliceOp op, VJPBuilder &v, Value g, Grads &out) {
+  // Pad with zeros back to the input's shape, one dimension at a time.
+  RankedTensorType input = v.typeOf(op.getInput());
+  Value grad = g;
+  for (int64_t d = 0, e = input.getRank(); d < e; ++d) {
+    int64_t before = op.getStart()[d];
+    int64_t after = input.getDimSize(d) - op.getLimit()[d];
+    if (!before && !after)
+      continue;
+    SmallVector<Value> pieces;
+    SmallVector<int64_t> shape(v.typeOf(grad).getShape());
+    auto padding = [&](int64_t size) {
+      shape[d] = size;
+      return v.zeros(v.typeOf(grad).clone(shape));
+    };
+    if (before)
+      pieces.push_back(padding(before));
+    pieces.push_back(grad);
+    if (after)
+      pieces.push_back(padding(after));
+    shape[d] = input.getDimSize(d);
+    grad = v.b.create<ConcatOp>(v.loc, v.typeOf(g).clone(shape), pieces,
+                                v.b.getI64IntegerAttr(d));
+  }
+  out[0] = grad;
+  return success();
+}
+LogicalResult vjp(ConcatOp op, VJPBuilder &v, Value g, Grads &out) {
+  int64_t dim = op.getDim(), offset = 0;
+  for (auto [i, input] : llvm::enumerate(op.getInputs())) {
+    RankedTensorType type = v.typeOf(input);
+    SmallVector<int64_t> start(type.getRank(), 0);
+    SmallVector<int64_t> limit(type.getShape());
+    start[dim] = offset;
+    limit[dim] = offset + type.getDimSize(dim);
+    offset = limit[dim];
+    out[i] = v.b.create<SliceOp>(v.loc, type, g,
+                                 v.b.getDenseI64ArrayAttr(start),
+                                 v.b.getDenseI64ArrayAttr(limit));
+  }
+  return success();
+}
+LogicalResult vjp(EmbeddingOp op, VJPBuilder &v, Value g, Grads &out) {
+  out[0] = v.b.create<EmbeddingGradOp>(v.loc, v.typeOf(op.getTable()),
+                                       op.getIndices(), g);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+LogicalResult vjp(MatmulOp op, VJPBuilder &v, Value g, Grads &out) {
+  Value lhs = op.getLhs(), rhs = op.getRhs();
+  RankedTensorType lhsType = v.typeOf(lhs), rhsType = v.typeOf(rhs);
+  // The backward GEMMs run in the forward operands' type.
+  Value grad = v.castTo(g, lhsType.getElementType());
+  bool tl = op.getTransposeLhs(), tr = op.getTransposeRhs();
+  TypeAttr acc = op.getAccTypeAttr();
+  RankedTensorType gradType = v.typeOf(grad);
+  ArrayRef<int64_t> batch = gradType.getShape().drop_back(2);
+  auto matmul = [&](Value a, Value bb, bool ta, bool tb, int64_t rows,
+                    int64_t cols) {
+    SmallVector<int64_t> shape(batch);
+    shape.push_back(rows);
+    shape.push_back(cols);
+    auto m = v.b.create<MatmulOp>(
+        v.loc, RankedTensorType::get(shape, lhsType.getElementType()), a, bb,
+        ta ? v.b.getUnitAttr() : UnitAttr(), tb ? v.b.getUnitAttr() : UnitAttr(),
+        acc);
+    return m.getResult();
+  };
+  int64_t lr = lhsType.getRank(), rr = rhsType.getRank();
+  int64_t lhsRows = lhsType.getDimSize(lr - 2), lhsCols = lhsType.getDimSize(lr - 1);
+  int64_t rhsRows = rhsType.getDimSize(rr - 2), rhsCols = rhsType.getDimSize(rr - 1);
+  // Logical a = op(A) [M, K], b = op(B) [K, N]; da = g b^T, db = a^T g.
+  // Stored gradients: dA = tl ? da^T = b g^T : da; dB = tr ? db^T = g^T a : db.
+  Value dLhs = tl ? matmul(rhs, grad, tr, true, lhsRows, lhsCols)
+                  : matmul(grad, rhs, false, !tr, lhsRows, lhsCols);
+  Value dRhs = tr ? matmul(grad, lhs, true, tl, rhsRows, rhsCols)
+                  : matmul(lhs, grad, !tl, false, rhsRows, rhsCols);
+  out[0] = v.unbroadcast(dLhs, lhsType);
+  out[1] = v.unbroadcast(dRhs, rhsType);
+  return success();
+}
+
+LogicalResult vjp(AttentionOp op, VJPBuilder &v, Value g, Grads &out) {
+  // The spelled-out computation, in the forward op's element type:
+  // s = scale q k^T (masked), p = softmax(s), o = p v.
+  Value q = op.getQuery(), k = op.getKey(), val = op.getValue();
+  RankedTensorType qt = v.typeOf(q), kt = v.typeOf(k), vt = v.typeOf(val);
+  Type element = qt.getElementType();
+  int64_t bb = qt.getDimSize(0), h = qt.getDimSize(1), t = qt.getDimSize(2),
+          s = kt.getDimSize(2);
+  auto scoresType = RankedTensorType::get({bb, h, t, s}, element);
+  auto gemm = [&](RankedTensorType type, Value x, Value y, bool tx, bool ty) {
+    return v.b
+        .create<MatmulOp>(v.loc, type, x, y, tx ? v.b.getUnitAttr() : UnitAttr(),
+                          ty ? v.b.getUnitAttr() : UnitAttr(),
+                          TypeAttr::get(getDefaultAccumulatorType(
+                              cast<FloatType>(element))))
+        .getResult();
+  };
+  Value scale = v.scalar(op.getScaleOrDefault(), element);
+  Value scores = v.mul(gemm(scoresType, q, k, false, true), scale);
+  if (op.getCausal()) {
+    auto indexType = RankedTensorType::get({t, s}, v.b.getI64Type());
+    Value row = v.b.create<IotaOp>(v.loc, indexType, 0);
+    Value col = v.b.create<IotaOp>(v.loc, indexType, 1);
+    Value mask = v.compare(ComparePredicate::ge, row, col);
+    scores = v.select(mask, scores,
+                      v.scalar(-std::numeric_limits<double>::infinity(),
+                               element));
+  }
+  Value probs = v.b.create<SoftmaxOp>(v.loc, scores, 3);
+  Value grad = v.castTo(g, element);
+  out[2] = gemm(vt, probs, grad, true, false);           // dV = p^T g
+  Value dProbs = gemm(scoresType, grad, val, false, true); // dp = g v^T
+  Value dScores = v.mul(
+      v.b.create<SoftmaxGradOp>(v.loc, probs, dProbs, 3).getResult(), scale);
+  out[0] = gemm(qt, dScores, k, false, false); // dQ = ds k
+  out[1] = gemm(kt, dScores, q, true, false);  // dK = ds^T q
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and normalisation
+//===----------------------------------------------------------------------===//
+
+LogicalResult vjp(SumOp op, VJPBuilder &v, Value g, Grads &out) {
+  RankedTensorType input = v.typeOf(op.getInput());
+  out[0] = v.castTo(v.expandReduced(g, op.getDims(), input),
+                    input.getElementType());
+  return success();
+}
+LogicalResult vjp(MeanOp op, VJPBuilder &v, Value g, Grads &out) {
+  RankedTensorType input = v.typeOf(op.getInput());
+  int64_t count = 1;
+  for (int64_t d : op.getDims())
+    count *= input.getDimSize(d);
+  Value spread = v.expandReduced(g, op.getDims(), input);
+  out[0] = v.castTo(v.div(spread, v.scalarLike(static_cast<double>(count),
+                                               spread)),
+                    input.getElementType());
+  return success();
+}
+LogicalResult vjp(MaxOp op, VJPBuilder &v, Value g, Grads &out) {
+  // Every maximal element of a group receives an equal share.
+  RankedTensorType input = v.typeOf(op.getInput());
+  Value maxima = v.expandReduced(op.getResult(), op.getDims(), input);
+  Value isMax = v.compare(ComparePredicate::eq, op.getInput(), maxima);
+  Value ones = v.select(isMax, v.scalarLike(1.0, g), v.scalarLike(0.0, g));
+  Value count = v.sumKeep(ones, op.getDims(), input.getElementType());
+  SmallVector<int64_t> keptShape(input.getShape());
+  for (int64_t d : op.getDims())
+    keptShape[d] = 1;
+  Value share = v.div(v.reshape(g, keptShape), count);
+  out[0] = v.select(isMax, share, v.scalarLike(0.0, g));
+  return success();
+}
+LogicalResult vjp(SoftmaxOp op, VJPBuilder &v, Value g, Grads &out) {
+  out[0] = v.b.create<SoftmaxGradOp>(v.loc, op.getResult(), g, op.getDim());
+  return success();
+}
+LogicalResult vjp(LogSoftmaxOp op, VJPBuilder &v, Value g, Grads &out) {
+  out[0] = v.b.create<LogSoftmaxGradOp>(v.loc, op.getResult(), g, op.getDim());
+  return success();
+}
+
+/// The shared part of the norms: gradients of the weight (and bias) and the
+/// input gradient through `GradOp`.
+template <typename GradOp, typename NormOp>
+LogicalResult vjpNorm(NormOp op, VJPBuilder &v, Value g, Grads &out,
+                      Value weight, Value bias, unsigned biasIndex) {
+  Value x = op.getInput();
+  RankedTensorType xt = v.typeOf(x);
+  int64_t axis = op.getNormalizedAxis();
+  SmallVector<int64_t> leading;
+  for (int64_t d = 0; d < axis; ++d)
+    leading.push_back(d);
+  auto reduceToParam = [&](Value value, Value param) {
+    RankedTensorType type = v.typeOf(param);
+    return v.reshape(v.sumKeep(value, leading, type.getElementType()),
+                     type.getShape());
+  };
+  Value inputGrad = g;
+  if (weight) {
+    Value normalized;
+    if constexpr (std::is_same_v<NormOp, LayerNormOp>)
+      normalized = v.b.create<LayerNormOp>(v.loc, xt, x, Value(), Value(),
+                                           op.getAxisAttr(),
+                                           op.getEpsilonAttr());
+    else
+      normalized = v.b.create<RmsNormOp>(v.loc, xt, x, Value(),
+                                         op.getAxisAttr(), op.getEpsilonAttr());
+    out[1] = reduceToParam(v.mul(g, normalized), weight);
+    inputGrad = v.mul(g, v.castTo(weight, xt.getElementType()));
+  }
+  if (bias)
+    out[biasIndex] = reduceToParam(g, bias);
+  out[0] = v.b.create<GradOp>(v.loc, xt, x, inputGrad, op.getAxisAttr(),
+                              op.getEpsilonAttr());
+  return success();
+}
+LogicalResult vjp(LayerNormOp op, VJPBuilder &v, Value g, Grads &out) {
+  return vjpNorm<LayerNormGradOp>(op, v, g, out, op.getWeight(), op.getBias(),
+                                  op.getWeight() ? 2 : 1);
+}
+LogicalResult vjp(RmsNormOp op, VJPBuilder &v, Value g, Grads &out) {
+  return vjpNorm<RmsNormGradOp>(op, v, g, out, op.getWeight(), Value(), 0);
+}
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+LogicalResult vjp(CrossEntropyOp op, VJPBuilder &v, Value g, Grads &out) {
+  out[0] = v.b.create<CrossEntropyGradOp>(v.loc, op.getLogits(),
+                                          op.getLabels(), g,
+                                          op.getReductionAttr());
+  return success();
+}
+LogicalResult vjp(MseLossOp op, VJPBuilder &v, Value g, Grads &out) {
+  RankedTensorType type = v.typeOf(op.getInput());
+  double factor = 2.0;
+  if (op.getReduction() == LossReduction::mean)
+    factor /= static_cast<double>(type.getNumElements());
+  Value diff = v.sub(op.getInput(), op.getTarget());
+  Value scale = v.mul(v.castTo(g, type.getElementType()),
+                      v.scalar(factor, type.getElementType()));
+  out[0] = v.mul(diff, scale);
+  out[1] = v.neg(out[0]);
+  return success();
+}
+
+/// The external model: dispatches to the `vjp` overload of OpT.
+template <typename OpT>
+struct VJPModel
+    : DifferentiableOpInterface::ExternalModel<VJPModel<OpT>, OpT> {
+  LogicalResult buildVJP(Operation *op, OpBuilder &builder,
+                         ArrayRef<Value> resultGrads,
+                         SmallVectorImpl<Value> &operandGrads) const {
+    operandGrads.assign(op->getNumOperands(), Value());
+    if (resultGrads.empty() || !resultGrads.front())
+      return success();
+    VJPBuilder v{builder, op->getLoc()};
+    return vjp(cast<OpT>(op), v, resultGrads.front(), operandGrads);
+  }
+};
+
+template <typename... Ops>
+void attachVJPs(MLIRContext *context) {
+  (Ops::template attachInterface<VJPModel<Ops>>(*context), ...);
+}
+
+} // namespace
+
+void amp::registerDifferentiableExternalModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context, AmpDialect *) {
+    attachVJPs<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, TanhOp, SigmoidOp,
+               ReluOp, GeluOp, PowOp, AddOp, SubOp, MulOp, DivOp, MaximumOp,
+               MinimumOp, SelectOp, CastOp, ReshapeOp, TransposeOp,
+               BroadcastToOp, SliceOp, ConcatOp, EmbeddingOp, MatmulOp,
+               AttentionOp, SumOp, MeanOp, MaxOp, SoftmaxOp, LogSoftmaxOp,
+               LayerNormOp, RmsNormOp, CrossEntropyOp, MseLossOp>(context);
+  });
+}

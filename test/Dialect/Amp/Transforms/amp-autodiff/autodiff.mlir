@@ -1,0 +1,67 @@
+// The structure of the derived gradient function.
+// RUN: amp-opt %s --amp-autodiff -split-input-file | FileCheck %s
+
+// @f stays; @f_grad returns the loss, then one gradient per parameter in
+// argument order. The input %x gets none, the matmul's dx is not built.
+// CHECK-LABEL: func.func @linear(
+// CHECK-LABEL: func.func @linear_grad
+// CHECK-SAME: (%[[W:.*]]: tensor<4x3xf32> {amp.param}, %[[X:.*]]: tensor<2x4xf32>, %[[B:.*]]: tensor<3xf32> {amp.param})
+// CHECK-SAME: -> (tensor<f32>, tensor<4x3xf32>, tensor<3xf32>)
+// CHECK: %[[Y:.*]] = amp.matmul %[[X]], %[[W]]
+// CHECK: %[[Z:.*]] = amp.add %[[Y]], %[[B]]
+// CHECK: %[[L:.*]] = amp.sum %[[Z]] dims = [0, 1]
+// CHECK: %[[SEED:.*]] = amp.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[GZ:.*]] = amp.broadcast_to %{{.*}} : tensor<1x1xf32> to tensor<2x3xf32>
+// The bias was broadcast over the rows: its gradient sums them.
+// CHECK: %[[GB:.*]] = amp.sum %[[GZ]] dims = [0] keepdims : tensor<2x3xf32> to tensor<1x3xf32>
+// CHECK: %[[GBR:.*]] = amp.reshape %[[GB]] : tensor<1x3xf32> to tensor<3xf32>
+// CHECK: %[[GW:.*]] = amp.matmul %[[X]], %[[GZ]] {transpose_lhs} : tensor<2x4xf32>, tensor<2x3xf32> to tensor<4x3xf32>
+// CHECK-NOT: amp.matmul
+// CHECK: return %[[L]], %[[GW]], %[[GBR]]
+func.func @linear(%w: tensor<4x3xf32> {amp.param}, %x: tensor<2x4xf32>, %b: tensor<3xf32> {amp.param}) -> tensor<f32> {
+  %y = amp.matmul %x, %w : tensor<2x4xf32>, tensor<4x3xf32> to tensor<2x3xf32>
+  %z = amp.add %y, %b : tensor<2x3xf32>, tensor<3xf32>
+  %l = amp.sum %z dims = [0, 1] : tensor<2x3xf32> to tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// A value used twice receives the sum of both contributions.
+// CHECK-LABEL: func.func @two_uses_grad
+// CHECK: %[[E:.*]] = amp.exp %[[W:.*]] :
+// CHECK-DAG: %[[G1:.*]] = amp.mul %{{.*}}, %[[E]]
+// CHECK-DAG: %[[G2:.*]] = amp.mul %{{.*}}, %[[E]]
+// CHECK: amp.add
+func.func @two_uses(%w: tensor<3xf32> {amp.param}) -> tensor<f32> {
+  %e = amp.exp %w : tensor<3xf32>
+  %p = amp.mul %e, %e : tensor<3xf32>, tensor<3xf32>
+  %l = amp.sum %p dims = [0] : tensor<3xf32> to tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// The gradient of a cast is the reverse cast: an f32 parameter used in f16
+// gets an f32 gradient; backward ops run in f16 like their forward ops.
+// CHECK-LABEL: func.func @autocast_grad
+// CHECK: amp.matmul %{{.*}}, %{{.*}} {acc_type = f32, transpose_lhs} : tensor<2x4xf16>, tensor<2x3xf16> to tensor<4x3xf16>
+// CHECK: %[[G:.*]] = amp.cast %{{.*}} : tensor<4x3xf16> to tensor<4x3xf32>
+// CHECK: return %{{.*}}, %[[G]] : tensor<f32>, tensor<4x3xf32>
+func.func @autocast(%w: tensor<4x3xf32> {amp.param}, %x: tensor<2x4xf16>, %y: tensor<2xi64>) -> tensor<f32> {
+  %wh = amp.cast %w : tensor<4x3xf32> to tensor<4x3xf16>
+  %z = amp.matmul %x, %wh {acc_type = f32} : tensor<2x4xf16>, tensor<4x3xf16> to tensor<2x3xf16>
+  %l = amp.cross_entropy %z, %y : tensor<2x3xf16>, tensor<2xi64> to tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// A parameter the loss does not depend on gets a zero gradient.
+// CHECK-LABEL: func.func @unused_grad
+// CHECK: %[[Z:.*]] = amp.constant dense<0.000000e+00> : tensor<2xf32>
+// CHECK: return %{{.*}}, %{{.*}}, %[[Z]]
+func.func @unused(%w: tensor<3xf32> {amp.param}, %v: tensor<2xf32> {amp.param}) -> tensor<f32> {
+  %l = amp.sum %w dims = [0] : tensor<3xf32> to tensor<f32>
+  return %l : tensor<f32>
+}

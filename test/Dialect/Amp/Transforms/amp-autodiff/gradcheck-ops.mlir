@@ -1,0 +1,429 @@
+// Every differentiable op passes gradcheck: the amp-autodiff gradient of a
+// random projection of its result, sum(op(...) * r), against five-point
+// central differences in f64 (amp-run --gradcheck), tolerance 1e-6 relative
+// to the largest gradient of each parameter.
+// RUN: for f in neg abs exp log sqrt rsqrt pow_fraction tanh sigmoid relu gelu gelu_tanh pow add sub mul maximum minimum add_both_broadcast div select cast reshape transpose broadcast_to slice concat embedding matmul matmul_transposed matmul_transpose_lhs matmul_transpose_rhs matmul_batched attention attention_causal sum sum_keepdims mean max softmax softmax_outer log_softmax layer_norm layer_norm_axis layer_norm_plain rms_norm rms_norm_plain cross_entropy cross_entropy_sum mse_loss mse_loss_sum; do \
+// RUN:   amp-run %s --function=$f --random-inputs=7 --gradcheck || exit 1; \
+// RUN: done | FileCheck %s
+// CHECK-NOT: FAILED
+// The comparison is real: with no tolerance it fails.
+// RUN: not amp-run %s --function=tanh --random-inputs=7 --gradcheck --gradcheck-tolerance=0 | FileCheck %s --check-prefix=STRICT
+// STRICT: gradcheck @tanh argument #0 tensor<3x4xf32>: 12 elements (0 at a kink skipped), largest gradient {{.*}}, worst relative error {{.*}} FAILED
+
+// CHECK: gradcheck @neg argument #0 {{.*}} ok
+func.func @neg(%x: tensor<3x4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<f32> {
+  %y = amp.neg %x : tensor<3x4xf32>
+  %yr = amp.mul %y, %r : tensor<3x4xf32>, tensor<3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @abs argument #0 {{.*}} ok
+func.func @abs(%x: tensor<3x4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<f32> {
+  %y = amp.abs %x : tensor<3x4xf32>
+  %yr = amp.mul %y, %r : tensor<3x4xf32>, tensor<3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @exp argument #0 {{.*}} ok
+func.func @exp(%x: tensor<3x4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<f32> {
+  %y = amp.exp %x : tensor<3x4xf32>
+  %yr = amp.mul %y, %r : tensor<3x4xf32>, tensor<3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @log argument #0 {{.*}} ok
+func.func @log(%x: tensor<3x4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<f32> {
+  %sq = amp.mul %x, %x : tensor<3x4xf32>, tensor<3x4xf32>
+  %one = amp.constant dense<1.0> : tensor<f32>
+  %p = amp.add %sq, %one : tensor<3x4xf32>, tensor<f32>
+  %y = amp.log %p : tensor<3x4xf32>
+  %yr = amp.mul %y, %r : tensor<3x4xf32>, tensor<3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @sqrt argument #0 {{.*}} ok
+func.func @sqrt(%x: tensor<3x4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<f32> {
+  %sq = amp.mul %x, %x : tensor<3x4xf32>, tensor<3x4xf32>
+  %one = amp.constant dense<1.0> : tensor<f32>
+  %p = amp.add %sq, %one : tensor<3x4xf32>, tensor<f32>
+  %y = amp.sqrt %p : tensor<3x4xf32>
+  %yr = amp.mul %y, %r : tensor<3x4xf32>, tensor<3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @rsqrt argument #0 {{.*}} ok
+func.func @rsqrt(%x: tensor<3x4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<f32> {
+  %sq = amp.mul %x, %x : tensor<3x4xf32>, tensor<3x4xf32>
+  %one = amp.constant dense<1.0> : tensor<f32>
+  %p = amp.add %sq, %one : tensor<3x4xf32>, tensor<f32>
+  %y = amp.rsqrt %p : tensor<3x4xf32>
+  %yr = amp.mul %y, %r : tensor<3x4xf32>, tensor<3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @pow_fraction argument #0 {{.*}} ok
+func.func @pow_fraction(%x: tensor<3x4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<f32> {
+  %sq = amp.mul %x, %x : tensor<3x4xf32>, tensor<3x4xf32>
+  %one = amp.constant dense<1.0> : tensor<f32>
+  %p = amp.add %sq, %one : tensor<3x4xf32>, tensor<f32>
+  %y = amp.pow %p, 1.5 : tensor<3x4xf32>
+  %yr = amp.mul %y, %r : tensor<3x4xf32>, tensor<3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @tanh argument #0 {{.*}} ok
+func.func @tanh(%x: tensor<3x4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<f32> {
+  %y = amp.tanh %x : tensor<3x4xf32>
+  %yr = amp.mul %y, %r : tensor<3x4xf32>, tensor<3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @sigmoid argument #0 {{.*}} ok
+func.func @sigmoid(%x: tensor<3x4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<f32> {
+  %y = amp.sigmoid %x : tensor<3x4xf32>
+  %yr = amp.mul %y, %r : tensor<3x4xf32>, tensor<3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @relu argument #0 {{.*}} ok
+func.func @relu(%x: tensor<3x4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<f32> {
+  %y = amp.relu %x : tensor<3x4xf32>
+  %yr = amp.mul %y, %r : tensor<3x4xf32>, tensor<3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @gelu argument #0 {{.*}} ok
+func.func @gelu(%x: tensor<3x4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<f32> {
+  %y = amp.gelu %x : tensor<3x4xf32>
+  %yr = amp.mul %y, %r : tensor<3x4xf32>, tensor<3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @gelu_tanh argument #0 {{.*}} ok
+func.func @gelu_tanh(%x: tensor<3x4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<f32> {
+  %y = amp.gelu %x approximate = tanh : tensor<3x4xf32>
+  %yr = amp.mul %y, %r : tensor<3x4xf32>, tensor<3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @pow argument #0 {{.*}} ok
+func.func @pow(%x: tensor<3x4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<f32> {
+  %y = amp.pow %x, 3.0 : tensor<3x4xf32>
+  %yr = amp.mul %y, %r : tensor<3x4xf32>, tensor<3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @add argument #0 {{.*}} ok
+func.func @add(%a: tensor<3x4xf32> {amp.param}, %b: tensor<4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<f32> {
+  %y = amp.add %a, %b : tensor<3x4xf32>, tensor<4xf32>
+  %yr = amp.mul %y, %r : tensor<3x4xf32>, tensor<3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @sub argument #0 {{.*}} ok
+func.func @sub(%a: tensor<3x4xf32> {amp.param}, %b: tensor<4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<f32> {
+  %y = amp.sub %a, %b : tensor<3x4xf32>, tensor<4xf32>
+  %yr = amp.mul %y, %r : tensor<3x4xf32>, tensor<3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @mul argument #0 {{.*}} ok
+func.func @mul(%a: tensor<3x4xf32> {amp.param}, %b: tensor<4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<f32> {
+  %y = amp.mul %a, %b : tensor<3x4xf32>, tensor<4xf32>
+  %yr = amp.mul %y, %r : tensor<3x4xf32>, tensor<3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @maximum argument #0 {{.*}} ok
+func.func @maximum(%a: tensor<3x4xf32> {amp.param}, %b: tensor<4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<f32> {
+  %y = amp.maximum %a, %b : tensor<3x4xf32>, tensor<4xf32>
+  %yr = amp.mul %y, %r : tensor<3x4xf32>, tensor<3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @minimum argument #0 {{.*}} ok
+func.func @minimum(%a: tensor<3x4xf32> {amp.param}, %b: tensor<4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<f32> {
+  %y = amp.minimum %a, %b : tensor<3x4xf32>, tensor<4xf32>
+  %yr = amp.mul %y, %r : tensor<3x4xf32>, tensor<3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @add_both_broadcast argument #0 {{.*}} ok
+func.func @add_both_broadcast(%a: tensor<3x1xf32> {amp.param}, %b: tensor<1x4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<f32> {
+  %y = amp.add %a, %b : tensor<3x1xf32>, tensor<1x4xf32>
+  %yr = amp.mul %y, %r : tensor<3x4xf32>, tensor<3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @div argument #0 {{.*}} ok
+func.func @div(%a: tensor<3x4xf32> {amp.param}, %b: tensor<4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<f32> {
+  %bb = amp.mul %b, %b : tensor<4xf32>, tensor<4xf32>
+  %one = amp.constant dense<1.0> : tensor<f32>
+  %d = amp.add %bb, %one : tensor<4xf32>, tensor<f32>
+  %y = amp.div %a, %d : tensor<3x4xf32>, tensor<4xf32>
+  %yr = amp.mul %y, %r : tensor<3x4xf32>, tensor<3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @select argument #0 {{.*}} ok
+func.func @select(%a: tensor<3x4xf32> {amp.param}, %b: tensor<4xf32> {amp.param}, %r: tensor<3x4xf32>, %m: tensor<3x4xi1>) -> tensor<f32> {
+  %y = amp.select %m, %a, %b : tensor<3x4xi1>, tensor<3x4xf32>, tensor<4xf32>
+  %yr = amp.mul %y, %r : tensor<3x4xf32>, tensor<3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @cast argument #0 {{.*}} ok
+func.func @cast(%x: tensor<3x4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<f32> {
+  %h = amp.cast %x : tensor<3x4xf32> to tensor<3x4xf16>
+  %y = amp.cast %h : tensor<3x4xf16> to tensor<3x4xf32>
+  %yr = amp.mul %y, %r : tensor<3x4xf32>, tensor<3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @reshape argument #0 {{.*}} ok
+func.func @reshape(%x: tensor<3x4xf32> {amp.param}, %r: tensor<2x6xf32>) -> tensor<f32> {
+  %y = amp.reshape %x : tensor<3x4xf32> to tensor<2x6xf32>
+  %yr = amp.mul %y, %r : tensor<2x6xf32>, tensor<2x6xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<2x6xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @transpose argument #0 {{.*}} ok
+func.func @transpose(%x: tensor<2x3x4xf32> {amp.param}, %r: tensor<4x2x3xf32>) -> tensor<f32> {
+  %y = amp.transpose %x, [2, 0, 1] : tensor<2x3x4xf32> to tensor<4x2x3xf32>
+  %yr = amp.mul %y, %r : tensor<4x2x3xf32>, tensor<4x2x3xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2] : tensor<4x2x3xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @broadcast_to argument #0 {{.*}} ok
+func.func @broadcast_to(%x: tensor<3x1xf32> {amp.param}, %r: tensor<2x3x4xf32>) -> tensor<f32> {
+  %y = amp.broadcast_to %x : tensor<3x1xf32> to tensor<2x3x4xf32>
+  %yr = amp.mul %y, %r : tensor<2x3x4xf32>, tensor<2x3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2] : tensor<2x3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @slice argument #0 {{.*}} ok
+func.func @slice(%x: tensor<4x5xf32> {amp.param}, %r: tensor<2x3xf32>) -> tensor<f32> {
+  %y = amp.slice %x [1, 1] to [3, 4] : tensor<4x5xf32> to tensor<2x3xf32>
+  %yr = amp.mul %y, %r : tensor<2x3xf32>, tensor<2x3xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<2x3xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @concat argument #0 {{.*}} ok
+func.func @concat(%a: tensor<2x3xf32> {amp.param}, %b: tensor<2x2xf32> {amp.param}, %r: tensor<2x5xf32>) -> tensor<f32> {
+  %y = amp.concat %a, %b dim = 1 : tensor<2x3xf32>, tensor<2x2xf32> to tensor<2x5xf32>
+  %yr = amp.mul %y, %r : tensor<2x5xf32>, tensor<2x5xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<2x5xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @embedding argument #0 {{.*}} ok
+func.func @embedding(%table: tensor<5x3xf32> {amp.param}, %r: tensor<2x4x3xf32>, %ids: tensor<2x4xi64>) -> tensor<f32> {
+  %y = amp.embedding %table[%ids] : tensor<5x3xf32>, tensor<2x4xi64>
+  %yr = amp.mul %y, %r : tensor<2x4x3xf32>, tensor<2x4x3xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2] : tensor<2x4x3xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @matmul argument #0 {{.*}} ok
+func.func @matmul(%a: tensor<3x4xf32> {amp.param}, %b: tensor<4x2xf32> {amp.param}, %r: tensor<3x2xf32>) -> tensor<f32> {
+  %y = amp.matmul %a, %b : tensor<3x4xf32>, tensor<4x2xf32> to tensor<3x2xf32>
+  %yr = amp.mul %y, %r : tensor<3x2xf32>, tensor<3x2xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x2xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @matmul_transposed argument #0 {{.*}} ok
+func.func @matmul_transposed(%a: tensor<4x3xf32> {amp.param}, %b: tensor<2x4xf32> {amp.param}, %r: tensor<3x2xf32>) -> tensor<f32> {
+  %y = amp.matmul %a, %b {transpose_lhs, transpose_rhs} : tensor<4x3xf32>, tensor<2x4xf32> to tensor<3x2xf32>
+  %yr = amp.mul %y, %r : tensor<3x2xf32>, tensor<3x2xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x2xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @matmul_transpose_lhs argument #0 {{.*}} ok
+func.func @matmul_transpose_lhs(%a: tensor<4x3xf32> {amp.param}, %b: tensor<4x2xf32> {amp.param}, %r: tensor<3x2xf32>) -> tensor<f32> {
+  %y = amp.matmul %a, %b {transpose_lhs} : tensor<4x3xf32>, tensor<4x2xf32> to tensor<3x2xf32>
+  %yr = amp.mul %y, %r : tensor<3x2xf32>, tensor<3x2xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x2xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @matmul_transpose_rhs argument #0 {{.*}} ok
+func.func @matmul_transpose_rhs(%a: tensor<3x4xf32> {amp.param}, %b: tensor<2x4xf32> {amp.param}, %r: tensor<3x2xf32>) -> tensor<f32> {
+  %y = amp.matmul %a, %b {transpose_rhs} : tensor<3x4xf32>, tensor<2x4xf32> to tensor<3x2xf32>
+  %yr = amp.mul %y, %r : tensor<3x2xf32>, tensor<3x2xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x2xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @matmul_batched argument #0 {{.*}} ok
+func.func @matmul_batched(%a: tensor<2x3x4xf32> {amp.param}, %b: tensor<4x2xf32> {amp.param}, %r: tensor<2x3x2xf32>) -> tensor<f32> {
+  %y = amp.matmul %a, %b : tensor<2x3x4xf32>, tensor<4x2xf32> to tensor<2x3x2xf32>
+  %yr = amp.mul %y, %r : tensor<2x3x2xf32>, tensor<2x3x2xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2] : tensor<2x3x2xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @attention argument #0 {{.*}} ok
+func.func @attention(%q: tensor<1x2x3x4xf32> {amp.param}, %k: tensor<1x2x5x4xf32> {amp.param}, %v: tensor<1x2x5x3xf32> {amp.param}, %r: tensor<1x2x3x3xf32>) -> tensor<f32> {
+  %y = amp.attention %q, %k, %v : tensor<1x2x3x4xf32>, tensor<1x2x5x4xf32>, tensor<1x2x5x3xf32>
+  %yr = amp.mul %y, %r : tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2, 3] : tensor<1x2x3x3xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @attention_causal argument #0 {{.*}} ok
+func.func @attention_causal(%q: tensor<1x2x4x4xf32> {amp.param}, %k: tensor<1x2x4x4xf32> {amp.param}, %v: tensor<1x2x4x4xf32> {amp.param}, %r: tensor<1x2x4x4xf32>) -> tensor<f32> {
+  %y = amp.attention %q, %k, %v causal {scale = 0.3} : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+  %yr = amp.mul %y, %r : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2, 3] : tensor<1x2x4x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @sum argument #0 {{.*}} ok
+func.func @sum(%x: tensor<2x3x4xf32> {amp.param}, %r: tensor<3xf32>) -> tensor<f32> {
+  %y = amp.sum %x dims = [0, 2] : tensor<2x3x4xf32> to tensor<3xf32>
+  %yr = amp.mul %y, %r : tensor<3xf32>, tensor<3xf32>
+  %loss = amp.sum %yr dims = [0] : tensor<3xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @sum_keepdims argument #0 {{.*}} ok
+func.func @sum_keepdims(%x: tensor<2x3x4xf32> {amp.param}, %r: tensor<2x1x4xf32>) -> tensor<f32> {
+  %y = amp.sum %x dims = [1] keepdims : tensor<2x3x4xf32> to tensor<2x1x4xf32>
+  %yr = amp.mul %y, %r : tensor<2x1x4xf32>, tensor<2x1x4xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2] : tensor<2x1x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @mean argument #0 {{.*}} ok
+func.func @mean(%x: tensor<2x3x4xf32> {amp.param}, %r: tensor<2x3xf32>) -> tensor<f32> {
+  %y = amp.mean %x dims = [2] : tensor<2x3x4xf32> to tensor<2x3xf32>
+  %yr = amp.mul %y, %r : tensor<2x3xf32>, tensor<2x3xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<2x3xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @max argument #0 {{.*}} ok
+func.func @max(%x: tensor<2x3x4xf32> {amp.param}, %r: tensor<2x4xf32>) -> tensor<f32> {
+  %y = amp.max %x dims = [1] : tensor<2x3x4xf32> to tensor<2x4xf32>
+  %yr = amp.mul %y, %r : tensor<2x4xf32>, tensor<2x4xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<2x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @softmax argument #0 {{.*}} ok
+func.func @softmax(%x: tensor<3x4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<f32> {
+  %y = amp.softmax %x dim = 1 : tensor<3x4xf32>
+  %yr = amp.mul %y, %r : tensor<3x4xf32>, tensor<3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @softmax_outer argument #0 {{.*}} ok
+func.func @softmax_outer(%x: tensor<3x4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<f32> {
+  %y = amp.softmax %x dim = 0 : tensor<3x4xf32>
+  %yr = amp.mul %y, %r : tensor<3x4xf32>, tensor<3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @log_softmax argument #0 {{.*}} ok
+func.func @log_softmax(%x: tensor<3x4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<f32> {
+  %y = amp.log_softmax %x dim = 1 : tensor<3x4xf32>
+  %yr = amp.mul %y, %r : tensor<3x4xf32>, tensor<3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @layer_norm argument #0 {{.*}} ok
+func.func @layer_norm(%x: tensor<2x3x4xf32> {amp.param}, %w: tensor<4xf32> {amp.param}, %b: tensor<4xf32> {amp.param}, %r: tensor<2x3x4xf32>) -> tensor<f32> {
+  %y = amp.layer_norm %x scale(%w : tensor<4xf32>) bias(%b : tensor<4xf32>) : tensor<2x3x4xf32>
+  %yr = amp.mul %y, %r : tensor<2x3x4xf32>, tensor<2x3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2] : tensor<2x3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @layer_norm_axis argument #0 {{.*}} ok
+func.func @layer_norm_axis(%x: tensor<2x3x4xf32> {amp.param}, %w: tensor<3x4xf32> {amp.param}, %r: tensor<2x3x4xf32>) -> tensor<f32> {
+  %y = amp.layer_norm %x scale(%w : tensor<3x4xf32>) {axis = 1, epsilon = 1.0e-3} : tensor<2x3x4xf32>
+  %yr = amp.mul %y, %r : tensor<2x3x4xf32>, tensor<2x3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2] : tensor<2x3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @layer_norm_plain argument #0 {{.*}} ok
+func.func @layer_norm_plain(%x: tensor<2x3x4xf32> {amp.param}, %r: tensor<2x3x4xf32>) -> tensor<f32> {
+  %y = amp.layer_norm %x : tensor<2x3x4xf32>
+  %yr = amp.mul %y, %r : tensor<2x3x4xf32>, tensor<2x3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2] : tensor<2x3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @rms_norm argument #0 {{.*}} ok
+func.func @rms_norm(%x: tensor<2x3x4xf32> {amp.param}, %w: tensor<4xf32> {amp.param}, %r: tensor<2x3x4xf32>) -> tensor<f32> {
+  %y = amp.rms_norm %x scale(%w : tensor<4xf32>) : tensor<2x3x4xf32>
+  %yr = amp.mul %y, %r : tensor<2x3x4xf32>, tensor<2x3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2] : tensor<2x3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @rms_norm_plain argument #0 {{.*}} ok
+func.func @rms_norm_plain(%x: tensor<2x3x4xf32> {amp.param}, %r: tensor<2x3x4xf32>) -> tensor<f32> {
+  %y = amp.rms_norm %x {axis = 1} : tensor<2x3x4xf32>
+  %yr = amp.mul %y, %r : tensor<2x3x4xf32>, tensor<2x3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2] : tensor<2x3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// The losses are differentiated directly.
+// CHECK: gradcheck @cross_entropy argument #0 {{.*}} ok
+func.func @cross_entropy(%logits: tensor<2x3x5xf32> {amp.param}, %y: tensor<2x3xi64>) -> tensor<f32> {
+  %l = amp.cross_entropy %logits, %y : tensor<2x3x5xf32>, tensor<2x3xi64> to tensor<f32>
+  return %l : tensor<f32>
+}
+
+// CHECK: gradcheck @cross_entropy_sum argument #0 {{.*}} ok
+func.func @cross_entropy_sum(%logits: tensor<4x5xf32> {amp.param}, %y: tensor<4xi32>) -> tensor<f32> {
+  %l = amp.cross_entropy %logits, %y reduction = sum : tensor<4x5xf32>, tensor<4xi32> to tensor<f32>
+  return %l : tensor<f32>
+}
+
+// CHECK: gradcheck @mse_loss argument #0 {{.*}} ok
+// CHECK: gradcheck @mse_loss argument #1 {{.*}} ok
+func.func @mse_loss(%a: tensor<3x4xf32> {amp.param}, %b: tensor<3x4xf32> {amp.param}) -> tensor<f32> {
+  %l = amp.mse_loss %a, %b : tensor<3x4xf32>, tensor<3x4xf32> to tensor<f32>
+  return %l : tensor<f32>
+}
+
+// CHECK: gradcheck @mse_loss_sum argument #0 {{.*}} ok
+func.func @mse_loss_sum(%a: tensor<3x4xf32> {amp.param}, %b: tensor<3x4xf32>) -> tensor<f32> {
+  %l = amp.mse_loss %a, %b reduction = sum : tensor<3x4xf32>, tensor<3x4xf32> to tensor<f32>
+  return %l : tensor<f32>
+}

@@ -1,0 +1,42 @@
+// amp-autodiff errors.
+// RUN: amp-opt %s --amp-autodiff -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{amp-autodiff: @vector_loss must return one 0-d floating-point loss, it returns 1 value(s), the first of type 'tensor<3xf32>'}}
+func.func @vector_loss(%w: tensor<3xf32> {amp.param}) -> tensor<3xf32> {
+  return %w : tensor<3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{amp-autodiff: @two_results must return one 0-d floating-point loss, it returns 2 value(s)}}
+func.func @two_results(%w: tensor<f32> {amp.param}) -> (tensor<f32>, tensor<f32>) {
+  return %w, %w : tensor<f32>, tensor<f32>
+}
+
+// -----
+
+// expected-error @+1 {{amp-autodiff: no function has an argument marked amp.param}}
+module {
+  func.func @no_params(%x: tensor<f32>) -> tensor<f32> {
+    return %x : tensor<f32>
+  }
+}
+
+// -----
+
+func.func @no_vjp(%w: tensor<3xf32> {amp.param}) -> tensor<f32> {
+  // expected-error @+1 {{'amp.relu_grad' op has no vector-Jacobian product; amp-autodiff cannot differentiate @no_vjp through it}}
+  %g = amp.relu_grad %w, %w : tensor<3xf32>
+  %l = amp.sum %g dims = [0] : tensor<3xf32> to tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// expected-error @+1 {{amp-autodiff: @clash_grad already exists}}
+func.func @clash(%w: tensor<f32> {amp.param}) -> tensor<f32> {
+  return %w : tensor<f32>
+}
+func.func @clash_grad(%w: tensor<f32>) -> tensor<f32> {
+  return %w : tensor<f32>
+}
