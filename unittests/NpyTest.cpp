@@ -164,6 +164,26 @@ TEST(NpyTest, RejectsBadInput) {
                   ElementKind::F32, "s.npy"))
           .find("malformed shape"),
       std::string::npos);
+  // 2^62 elements of 4 bytes: the byte count overflows, no allocation.
+  EXPECT_NE(
+      errorOf(parseNpy(
+                  makeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': "
+                          "(4611686018427387904,), }",
+                          ""),
+                  ElementKind::F32, "huge.npy"))
+          .find("is too large"),
+      std::string::npos);
+  for (const char *shape : {"(3)", "(,3)", "(3,,4)", "(3, -1)"})
+    EXPECT_NE(errorOf(parseNpy(
+                          makeNpy(std::string("{'descr': '<f4', "
+                                              "'fortran_order': False, "
+                                              "'shape': ") +
+                                      shape + ", }",
+                                  data),
+                          ElementKind::F32, "s.npy"))
+                  .find("malformed shape"),
+              std::string::npos)
+        << shape;
   std::string bools("\x00\x02", 2);
   EXPECT_NE(
       errorOf(parseNpy(

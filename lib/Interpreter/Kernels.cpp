@@ -395,7 +395,7 @@ Tensor kernels::matmul(const Tensor &lhs, const Tensor &rhs, bool transposeLhs,
         // Every output sums its products in ascending k.
         for (int64_t p = 0; p < k; ++p) {
           AccT scalar = a[i * k + p];
-          const AccT *row = &b[p * n];
+          const AccT *row = b.data() + p * n;
           if (isNarrowAccumulator(accKind)) {
             for (int64_t j = 0; j < n; ++j)
               acc[j] = accumulate(acc[j], scalar * row[j], accKind);
@@ -404,7 +404,7 @@ Tensor kernels::matmul(const Tensor &lhs, const Tensor &rhs, bool transposeLhs,
               acc[j] += scalar * row[j];
           }
         }
-        double *dst = &result[(batch * m + i) * n];
+        double *dst = result.data() + (batch * m + i) * n;
         for (int64_t j = 0; j < n; ++j)
           dst[j] = roundToKind(acc[j], outKind);
       }
@@ -426,12 +426,12 @@ Tensor kernels::attention(const Tensor &query, const Tensor &key,
     const T scaleT = static_cast<T>(scale);
     for (int64_t bh = 0; bh < batchHeads; ++bh) {
       for (int64_t i = 0; i < t; ++i) {
-        const double *qi = &query.getData()[(bh * t + i) * d];
+        const double *qi = query.getData().data() + (bh * t + i) * d;
         // Causal (top-left aligned): query i sees keys j <= i.
         int64_t visible = causal ? std::min(i + 1, s) : s;
         T maxScore = -std::numeric_limits<T>::infinity();
         for (int64_t j = 0; j < visible; ++j) {
-          const double *kj = &key.getData()[(bh * s + j) * d];
+          const double *kj = key.getData().data() + (bh * s + j) * d;
           T dot = 0;
           for (int64_t c = 0; c < d; ++c)
             dot += static_cast<T>(qi[c]) * static_cast<T>(kj[c]);
@@ -443,11 +443,11 @@ Tensor kernels::attention(const Tensor &query, const Tensor &key,
         for (int64_t j = 0; j < visible; ++j) {
           T weight = std::exp(scores[j] - maxScore);
           sum += weight;
-          const double *vj = &value.getData()[(bh * s + j) * dv];
+          const double *vj = value.getData().data() + (bh * s + j) * dv;
           for (int64_t c = 0; c < dv; ++c)
             acc[c] += weight * static_cast<T>(vj[c]);
         }
-        double *dst = &result[(bh * t + i) * dv];
+        double *dst = result.data() + (bh * t + i) * dv;
         for (int64_t c = 0; c < dv; ++c)
           dst[c] = roundToKind(acc[c] / sum, query.getKind());
       }

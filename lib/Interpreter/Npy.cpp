@@ -86,18 +86,24 @@ static std::optional<StringRef> findHeaderValue(StringRef header,
   return std::nullopt;
 }
 
+/// Parses a Python tuple of dimensions as NumPy writes it: "()", "(5,)",
+/// "(2, 3)" (a trailing comma allowed, empty entries not).
 static std::optional<SmallVector<int64_t>> parseShape(StringRef text) {
   if (!text.consume_front("(") || !text.consume_back(")"))
     return std::nullopt;
+  text = text.trim();
   SmallVector<int64_t> shape;
+  if (text.empty())
+    return shape;
+  bool trailingComma = text.consume_back(",");
   SmallVector<StringRef> parts;
   text.split(parts, ',');
+  // One element is a tuple only with its comma: "(3)" is the number 3.
+  if (parts.size() == 1 && !trailingComma)
+    return std::nullopt;
   for (StringRef part : parts) {
-    part = part.trim();
-    if (part.empty())
-      continue; // "(5,)" and "()"
     int64_t dim;
-    if (part.getAsInteger(10, dim) || dim < 0)
+    if (part.trim().getAsInteger(10, dim) || dim < 0)
       return std::nullopt;
     shape.push_back(dim);
   }
@@ -149,16 +155,18 @@ Expected<Tensor> interp::parseNpy(StringRef bytes, ElementKind kind,
   if (!shape)
     return makeError(name, "malformed shape " + *shapeText);
 
-  int64_t count = 1;
+  int64_t count = 1, bytesNeeded = 0;
+  size_t itemSize = getItemSize(kind);
   for (int64_t dim : *shape)
     if (llvm::MulOverflow(count, dim, count))
       return makeError(name, "shape " + *shapeText + " is too large");
-  size_t itemSize = getItemSize(kind);
+  if (llvm::MulOverflow(count, static_cast<int64_t>(itemSize), bytesNeeded))
+    return makeError(name, "shape " + *shapeText + " is too large");
   StringRef payload = bytes.drop_front(dataOffset);
-  if (payload.size() != static_cast<size_t>(count) * itemSize)
+  if (payload.size() != static_cast<size_t>(bytesNeeded))
     return makeError(name, "holds " + Twine(payload.size()) +
                                " data bytes, shape " + *shapeText +
-                               " needs " + Twine(count * itemSize));
+                               " needs " + Twine(bytesNeeded));
 
   std::vector<double> data(count);
   const char *raw = payload.data();

@@ -974,3 +974,11 @@ func.func @embedding_grad_width(%ids: tensor<4xi64>, %g: tensor<4x8xf32>) {
   %0 = amp.embedding_grad %ids, %g : tensor<4xi64>, tensor<4x8xf32> to tensor<10x7xf32>
   return
 }
+
+// -----
+
+func.func @attention_no_keys(%q: tensor<1x1x4x8xf32>, %k: tensor<1x1x0x8xf32>, %v: tensor<1x1x0x8xf32>) {
+  // expected-error @+1 {{'amp.attention' op key sequence length must be positive}}
+  %0 = amp.attention %q, %k, %v : tensor<1x1x4x8xf32>, tensor<1x1x0x8xf32>, tensor<1x1x0x8xf32>
+  return
+}

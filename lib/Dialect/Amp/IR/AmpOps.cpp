@@ -386,6 +386,9 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
     return emitOptional(loc, getOperationName(), "query head dim " + std::to_string(q[3]) +
                                  " differs from key head dim " +
                                  std::to_string(k[3]));
+  if (k[2] == 0)
+    return emitOptional(loc, getOperationName(),
+                        "key sequence length must be positive");
   if (k[2] != v[2])
     return emitOptional(loc, getOperationName(), "key sequence length " + std::to_string(k[2]) +
                                  " differs from value sequence length " +

@@ -44,6 +44,9 @@ enum class Precision {
 struct Decision {
   PrecisionCategory category = PrecisionCategory::Follow;
   Precision precision = Precision::Unset;
+  /// Whether its f32 results spread keep-fp32 to promote/follow consumers:
+  /// true for keep-fp32 ops, ops forced to f32 and ops step 1 made f32.
+  bool spreadsKeepFp32 = false;
   std::string reason;
 };
 
@@ -54,14 +57,6 @@ enum class Origin {
   HighType, ///< f32 but not a keep-fp32 result (an argument, a user cast)
   Flexible, ///< a constant exact in the compute type: any precision
   None,     ///< not a floating-point tensor
-};
-
-struct CastRecord {
-  Value source, result;
-  Type from, to;
-  int64_t bytes;
-  std::string what;
-  Location loc;
 };
 
 std::string describeLoc(Location loc) {
@@ -91,6 +86,16 @@ bool isFloatTensor(Type type) {
 
 Type withElementType(Type type, Type element) {
   return cast<RankedTensorType>(type).clone(element);
+}
+
+/// The type an f32 op gives a value: f32 for f16/bf16, unchanged for f32
+/// and f64.
+Type highType(Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  Type element = tensor.getElementType();
+  if (element.isF16() || element.isBF16())
+    return tensor.clone(Float32Type::get(type.getContext()));
+  return type;
 }
 
 /// Whether every element of `attr` converts to `target` without rounding.
@@ -157,7 +162,11 @@ private:
   llvm::MapVector<Operation *, std::string> pinnedConstants;
   llvm::DenseMap<Value, Type> originalTypes;
   llvm::DenseMap<std::pair<Value, Type>, Value> casts;
-  SmallVector<CastRecord> castRecords;
+  /// The casts the pass created that are still in the IR; the report reads
+  /// them as they are at the end (chain removal may rewire them).
+  SmallVector<CastOp> createdCasts;
+  /// Flexible constants that had uses before the rewrite.
+  llvm::DenseSet<Operation *> usedConstants;
   Operation *lastArgCast = nullptr;
 };
 
@@ -183,6 +192,8 @@ LogicalResult FunctionAutocast::classify() {
       if (matchPattern(op->getResult(0), m_Constant(&value)) &&
           isExactIn(value, lowType)) {
         flexibleConstants.insert(op);
+        if (!op->use_empty())
+          usedConstants.insert(op);
       } else {
         std::string why;
         llvm::raw_string_ostream os(why);
@@ -222,6 +233,7 @@ LogicalResult FunctionAutocast::classify() {
       Type type = forced.getValue();
       if (type.isF32()) {
         decision.precision = Precision::High;
+        decision.spreadsKeepFp32 = true;
       } else if (type == lowType) {
         decision.precision = Precision::Low;
       } else {
@@ -235,6 +247,7 @@ LogicalResult FunctionAutocast::classify() {
       decision.reason = "lower-precision (" + source + ")";
     } else if (decision.category == PrecisionCategory::KeepFp32) {
       decision.precision = Precision::High;
+      decision.spreadsKeepFp32 = true;
       decision.reason = "keep-fp32 (" + source + ")";
     }
     decisions[op] = decision;
@@ -276,7 +289,7 @@ Origin FunctionAutocast::originOf(Value value) const {
   case Precision::HighLowIO:
     return Origin::Low;
   case Precision::High:
-    return Origin::HighOp;
+    return it->second.spreadsKeepFp32 ? Origin::HighOp : Origin::HighType;
   case Precision::Unset:
     return Origin::None;
   }
@@ -298,6 +311,7 @@ void FunctionAutocast::label() {
         continue;
       Decision &decision = decisions[op];
       decision.precision = Precision::High;
+      decision.spreadsKeepFp32 = true;
       Operation *def = operand.getDefiningOp();
       decision.reason = pinnedConstants.count(def)
                             ? "f32 constant input " + describeOp(def)
@@ -449,19 +463,7 @@ Value FunctionAutocast::getOrCreateCast(Value value, Type target) {
     if (!def)
       lastArgCast = castOp;
     result = castOp.getResult();
-    auto from = cast<RankedTensorType>(value.getType());
-    std::string what =
-        def ? "result of " + describeOp(def)
-            : "argument #" +
-                  std::to_string(cast<BlockArgument>(value).getArgNumber());
-    if (!def && func.getArgAttr(cast<BlockArgument>(value).getArgNumber(),
-                                AmpDialect::kParamAttrName))
-      what += " (parameter, cast once per step)";
-    castRecords.push_back(
-        {value, result, from.getElementType(), targetElement,
-         from.getNumElements() *
-             (byteWidth(from.getElementType()) + byteWidth(targetElement)),
-         what, loc});
+    createdCasts.push_back(castOp);
   }
   casts[key] = result;
   return result;
@@ -480,14 +482,18 @@ void FunctionAutocast::rewrite() {
     }
     Precision precision = it->second.precision;
     SmallVector<unsigned> indices = precisionOperands(op);
+    // Low I/O: the activation goes low; a norm's weight and bias keep their
+    // type (they may differ), every other op needs matching operands.
+    bool lowIOActivationOnly = op->hasTrait<OpTrait::amp::NormalizationFamily>();
     for (unsigned i : indices) {
       Value operand = op->getOperand(i);
       Type original = originalTypes.lookup(operand);
       bool low = precision == Precision::Low ||
-                 (precision == Precision::HighLowIO && i == 0);
-      op->setOperand(i, getOrCreateCast(
-                            operand, low ? withElementType(original, lowType)
-                                         : original));
+                 (precision == Precision::HighLowIO &&
+                  (!lowIOActivationOnly || i == 0));
+      op->setOperand(i, getOrCreateCast(operand,
+                                        low ? withElementType(original, lowType)
+                                            : highType(original)));
     }
     // Non-precision float operands (none today) keep their types.
     for (OpOperand &operand : op->getOpOperands())
@@ -499,10 +505,13 @@ void FunctionAutocast::rewrite() {
     bool lowResults = precision == Precision::Low ||
                       precision == Precision::HighLowIO;
     // A loss is a scalar read by the loss scaler: it keeps its type.
-    if (lowResults && !op->hasTrait<OpTrait::amp::LossFamily>())
-      for (Value result : op->getResults())
-        if (isFloatTensor(result.getType()))
-          result.setType(withElementType(result.getType(), lowType));
+    bool isLoss = op->hasTrait<OpTrait::amp::LossFamily>();
+    for (Value result : op->getResults()) {
+      if (!isFloatTensor(result.getType()) || isLoss)
+        continue;
+      result.setType(lowResults ? withElementType(result.getType(), lowType)
+                                : highType(result.getType()));
+    }
     // Low GEMMs accumulate in f32; any accumulator must still hold the
     // (new) operand type exactly.
     auto f32 = Float32Type::get(op->getContext());
@@ -517,7 +526,7 @@ void FunctionAutocast::rewrite() {
     TypeSwitch<Operation *>(op).Case<MatmulOp, SumOp, MeanOp>(fixAccumulator);
   }
   // Constants whose every use moved to a converted copy.
-  for (Operation *op : flexibleConstants)
+  for (Operation *op : usedConstants)
     if (op->use_empty())
       op->erase();
   removeCastChains();
@@ -545,9 +554,7 @@ void FunctionAutocast::removeCastChains() {
   for (CastOp op : llvm::reverse(castOps)) {
     if (!op->use_empty())
       continue;
-    llvm::erase_if(castRecords, [&](const CastRecord &record) {
-      return record.result == op.getResult();
-    });
+    llvm::erase(createdCasts, op);
     op->erase();
   }
 }
@@ -568,6 +575,13 @@ static std::string formatBytes(int64_t bytes) {
   llvm::raw_string_ostream(text) << llvm::format("%.1f ", value)
                                  << units[unit];
   return text;
+}
+
+/// Bytes a cast reads and writes per step.
+static int64_t castBytes(CastOp op) {
+  auto from = cast<RankedTensorType>(op.getInput().getType());
+  return from.getNumElements() * (byteWidth(from.getElementType()) +
+                                  byteWidth(op.getType().getElementType()));
 }
 
 static std::string typeName(Type type) {
@@ -596,12 +610,12 @@ std::string FunctionAutocast::summaryLine() {
   for (const auto &entry : decisions)
     converted += entry.second.precision == Precision::Low;
   int64_t bytes = 0;
-  for (const CastRecord &record : castRecords)
-    bytes += record.bytes;
+  for (CastOp op : createdCasts)
+    bytes += castBytes(op);
   std::string text;
   llvm::raw_string_ostream(text)
       << "converted " << converted << "/" << decisions.size() << " ops to "
-      << lowType << " with " << castRecords.size() << " casts ("
+      << lowType << " with " << createdCasts.size() << " casts ("
       << formatBytes(bytes) << " cast traffic per step)";
   return text;
 }
@@ -609,29 +623,47 @@ std::string FunctionAutocast::summaryLine() {
 llvm::json::Object FunctionAutocast::report() {
   llvm::json::Array opsJson;
   for (const auto &[op, decision] : decisions) {
-    Type type = lowType;
-    if (decision.precision == Precision::High ||
-        decision.precision == Precision::HighLowIO)
+    // The type it computes in, read off the rewritten op.
+    Type type;
+    for (Value result : op->getResults())
+      if (isFloatTensor(result.getType()) && !type)
+        type = getElementTypeOrSelf(result.getType());
+    if (!type || op->hasTrait<OpTrait::amp::LossFamily>())
+      for (Value operand : op->getOperands())
+        if (isFloatTensor(operand.getType())) {
+          type = getElementTypeOrSelf(operand.getType());
+          break;
+        }
+    if (decision.precision == Precision::HighLowIO)
       type = Float32Type::get(op->getContext());
     opsJson.push_back(llvm::json::Object{
         {"op", op->getName().getStringRef()},
         {"loc", describeLoc(op->getLoc())},
         {"category", stringifyPrecisionCategory(decision.category)},
         {"precision", precisionName(decision.precision)},
-        {"type", typeName(type)},
+        {"type", type ? typeName(type) : std::string("none")},
         {"reason", decision.reason},
     });
   }
   llvm::json::Array castsJson;
   int64_t totalBytes = 0;
-  for (const CastRecord &record : castRecords) {
-    totalBytes += record.bytes;
+  for (CastOp op : createdCasts) {
+    Value source = op.getInput();
+    std::string what;
+    if (auto arg = dyn_cast<BlockArgument>(source)) {
+      what = "argument #" + std::to_string(arg.getArgNumber());
+      if (func.getArgAttr(arg.getArgNumber(), AmpDialect::kParamAttrName))
+        what += " (parameter, cast once per step)";
+    } else {
+      what = "result of " + describeOp(source.getDefiningOp());
+    }
+    totalBytes += castBytes(op);
     castsJson.push_back(llvm::json::Object{
-        {"value", record.what},
-        {"from", typeName(record.from)},
-        {"to", typeName(record.to)},
-        {"shape", typeName(record.source.getType())},
-        {"bytes", record.bytes},
+        {"value", what},
+        {"from", typeName(getElementTypeOrSelf(source.getType()))},
+        {"to", typeName(op.getType().getElementType())},
+        {"shape", typeName(source.getType())},
+        {"bytes", castBytes(op)},
     });
   }
   llvm::json::Array pinned;
@@ -648,7 +680,7 @@ llvm::json::Object FunctionAutocast::report() {
        llvm::json::Object{{"line", summaryLine()},
                           {"converted_ops", converted},
                           {"ops", static_cast<int64_t>(decisions.size())},
-                          {"casts", static_cast<int64_t>(castRecords.size())},
+                          {"casts", static_cast<int64_t>(createdCasts.size())},
                           {"cast_bytes_per_step", totalBytes}}},
       {"ops", std::move(opsJson)},
       {"casts", std::move(castsJson)},

@@ -53,8 +53,10 @@ def AmpAutocast : Pass<"amp-autocast", "mlir::ModuleOp"> {
        promote/follow ops only) is low precision: no f16 -> f32 -> f16
        ping-pong;
     3. any other promote/follow op takes the widest type among its inputs
-       (function arguments count as f32; constants exact in the compute type
-       do not widen).
+       (function arguments count with their type; constants exact in the
+       compute type do not widen).
+
+    Ops placed in f32 compute in f32: f16 or bf16 inputs are cast up.
 
     Casts are shared: one per (value, type), placed right after the value is
     defined (parameters: once at function entry); constants are converted in
@@ -82,7 +84,10 @@ def AmpAutocast : Pass<"amp-autocast", "mlir::ModuleOp"> {
     %o = amp.matmul %r, %w2h {acc_type = f32} : tensor<64x256xf16>, tensor<256x10xf16> to tensor<64x10xf16>
     ```
   }];
-  let dependentDialects = ["::mlir::amp::AmpDialect"];
+  // Policies may name arith and math ops before the module holds any.
+  let dependentDialects = ["::mlir::amp::AmpDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
   let options = [
     Option<"computeType", "compute-type", "std::string", /*default=*/"\"f16\"",
            "Low-precision type: f16 or bf16">,

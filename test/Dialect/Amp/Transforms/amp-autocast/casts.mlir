@@ -95,3 +95,28 @@ func.func @call_boundary(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
   %r = func.call @helper(%m) : (tensor<2x2xf32>) -> tensor<2x2xf32>
   return %r : tensor<2x2xf32>
 }
+
+// -----
+
+// A cast the pass placed and then rewired by chain removal is reported as
+// it ends up: bf16 -> f16, 64 bytes for 16 elements (the user's exact
+// bf16 -> f64 -> f32 chain is skipped, then dead).
+// RUN: amp-opt %s --amp-autocast="report=%t.json" -split-input-file -o /dev/null
+// RUN: FileCheck %s --input-file=%t.json --check-prefix=REPORT
+// REPORT: "bytes": 64,
+// REPORT-NEXT: "from": "bf16",
+// REPORT-NEXT: "shape": "tensor<4x4xbf16>",
+// REPORT-NEXT: "to": "f16",
+// REPORT-NEXT: "value": "argument #0"
+// REPORT: "function": "rewired_chain"
+// CHECK-LABEL: func.func @rewired_chain
+// CHECK-SAME: (%[[A:.*]]: tensor<4x4xbf16>
+// CHECK-NOT: f64
+// CHECK: %[[H:.*]] = amp.cast %[[A]] : tensor<4x4xbf16> to tensor<4x4xf16>
+// CHECK-NOT: f64
+func.func @rewired_chain(%a: tensor<4x4xbf16>, %w: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %c1 = amp.cast %a : tensor<4x4xbf16> to tensor<4x4xf64>
+  %s = amp.cast %c1 : tensor<4x4xf64> to tensor<4x4xf32>
+  %m = amp.matmul %s, %w : tensor<4x4xf32>, tensor<4x4xf32> to tensor<4x4xf32>
+  return %m : tensor<4x4xf32>
+}

@@ -154,3 +154,18 @@ func.func @upstream_ops(%x: tensor<4x4xf32>) {
   %3 = arith.addf %m, %x : tensor<4x4xf32>
   return
 }
+
+// -----
+
+// Keep-fp32 means f32: an op fed in f16 reads an f32 copy, and the
+// function's f16 result is cast back.
+// CHECK-LABEL: func.func @keep_fp32_on_f16_input
+// CHECK-SAME: (%[[A:.*]]: tensor<4xf16>) -> tensor<4xf16>
+// CHECK-NEXT: %[[UP:.*]] = amp.cast %[[A]] : tensor<4xf16> to tensor<4xf32>
+// CHECK-NEXT: %[[E:.*]] = amp.exp %[[UP]] : tensor<4xf32>
+// CHECK-NEXT: %[[DOWN:.*]] = amp.cast %[[E]] : tensor<4xf32> to tensor<4xf16>
+// CHECK-NEXT: return %[[DOWN]]
+func.func @keep_fp32_on_f16_input(%a: tensor<4xf16>) -> tensor<4xf16> {
+  %e = amp.exp %a : tensor<4xf16>
+  return %e : tensor<4xf16>
+}

@@ -25,3 +25,15 @@ func.func @low_io(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %g: tensor<8xf32> {a
   %l = amp.cross_entropy %m, %y : tensor<4x8xf32>, tensor<4xi64> to tensor<f32>
   return %s, %n, %l : tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>
 }
+
+// Ops whose operands must match (mse_loss) get all of them in low
+// precision under low I/O; the output verifies.
+// LOWIO-LABEL: func.func @low_io_two_operands
+// LOWIO-DAG: %[[T:.*]] = amp.cast %{{.*}} : tensor<4x2xf32> to tensor<4x2xf16>
+// LOWIO-DAG: %[[M:.*]] = amp.matmul {{.*}} to tensor<4x2xf16>
+// LOWIO: amp.mse_loss %[[M]], %[[T]] : tensor<4x2xf16>, tensor<4x2xf16> to tensor<f32>
+func.func @low_io_two_operands(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>, %t: tensor<4x2xf32>) -> tensor<f32> {
+  %h = amp.matmul %x, %w : tensor<4x8xf32>, tensor<8x2xf32> to tensor<4x2xf32>
+  %l = amp.mse_loss %h, %t : tensor<4x2xf32>, tensor<4x2xf32> to tensor<f32>
+  return %l : tensor<f32>
+}
