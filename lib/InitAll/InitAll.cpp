@@ -21,6 +21,7 @@ void mlir::amp::registerAllDialects(DialectRegistry &registry) {
 
 void mlir::amp::registerAllPasses() {
   registerAmpPasses();
+  registerAmpPipelines();
   registerCanonicalizerPass();
   registerCSEPass();
   registerInlinerPass();

@@ -398,6 +398,27 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
           return grad.emitOpError() << error;
         return one(*out);
       })
+      .Case([&](SgdUpdateOp sgd) -> Result {
+        return k::sgd(in[0], in[1], nullptr, 0,
+                      {sgd.getLr().convertToDouble(), 0, 0,
+                       sgd.getWeightDecay().convertToDouble(), false});
+      })
+      .Case([&](SgdMomentumUpdateOp sgd) -> Result {
+        return k::sgd(in[0], in[1], &in[2], in[3][0],
+                      {sgd.getLr().convertToDouble(),
+                       sgd.getMomentum().convertToDouble(),
+                       sgd.getDampening().convertToDouble(),
+                       sgd.getWeightDecay().convertToDouble(),
+                       sgd.getNesterov()});
+      })
+      .Case([&](AdamwUpdateOp adam) -> Result {
+        return k::adamw(in[0], in[1], in[2], in[3], in[4][0],
+                        {adam.getLr().convertToDouble(),
+                         adam.getBeta1().convertToDouble(),
+                         adam.getBeta2().convertToDouble(),
+                         adam.getEps().convertToDouble(),
+                         adam.getWeightDecay().convertToDouble()});
+      })
       .Case([&](func::CallOp callOp) -> Result {
         auto callee =
             module.lookupSymbol<func::FuncOp>(callOp.getCalleeAttr());

@@ -886,3 +886,78 @@ FailureOr<Tensor> kernels::embeddingGrad(const Tensor &indices,
     return failure();
   return out;
 }
+
+//===----------------------------------------------------------------------===//
+// Optimizers
+//===----------------------------------------------------------------------===//
+//
+// The arithmetic of torch.optim's single-tensor CPU paths: Python-side
+// scalars (bias corrections, step sizes) in f64, tensor arithmetic in the
+// parameter's compute type with the scalars converted to it.
+
+SmallVector<Tensor> kernels::sgd(const Tensor &param, const Tensor &grad,
+                                 const Tensor *buffer, double step,
+                                 const SgdHyper &hyper) {
+  Tensor newParam(param.getKind(), param.getShape());
+  Tensor newBuffer(param.getKind(), param.getShape());
+  withComputeType(param.getKind(), [&](auto tag) {
+    using T = decltype(tag);
+    const T lr = static_cast<T>(hyper.lr), wd = static_cast<T>(hyper.weightDecay),
+            momentum = static_cast<T>(hyper.momentum),
+            keep = static_cast<T>(1.0 - hyper.dampening);
+    for (int64_t i = 0, e = param.getNumElements(); i < e; ++i) {
+      T p = static_cast<T>(param[i]);
+      T d = static_cast<T>(grad[i]);
+      if (hyper.weightDecay != 0)
+        d = d + wd * p;
+      if (buffer) {
+        T buf = step == 0 ? d : static_cast<T>((*buffer)[i]) * momentum + keep * d;
+        newBuffer.getMutableData()[i] = roundToKind(buf, param.getKind());
+        d = hyper.nesterov ? d + momentum * buf : buf;
+      }
+      newParam.getMutableData()[i] = roundToKind(p - lr * d, param.getKind());
+    }
+  });
+  if (!buffer)
+    return {newParam};
+  return {newParam, newBuffer};
+}
+
+SmallVector<Tensor> kernels::adamw(const Tensor &param, const Tensor &grad,
+                                   const Tensor &expAvg,
+                                   const Tensor &expAvgSq, double step,
+                                   const AdamwHyper &hyper) {
+  ElementKind kind = param.getKind();
+  Tensor newParam(kind, param.getShape()), newM(kind, param.getShape()),
+      newV(kind, param.getShape());
+  double t = step + 1;
+  double biasCorrection1 = 1 - std::pow(hyper.beta1, t);
+  double biasCorrection2 = 1 - std::pow(hyper.beta2, t);
+  double stepSize = hyper.lr / biasCorrection1;
+  double biasCorrection2Sqrt = std::sqrt(biasCorrection2);
+  withComputeType(kind, [&](auto tag) {
+    using T = decltype(tag);
+    const T decay = static_cast<T>(1 - hyper.lr * hyper.weightDecay);
+    const T weight = static_cast<T>(1 - hyper.beta1);
+    const T beta2 = static_cast<T>(hyper.beta2),
+            oneMinusBeta2 = static_cast<T>(1 - hyper.beta2);
+    const T sqrtC2 = static_cast<T>(biasCorrection2Sqrt),
+            eps = static_cast<T>(hyper.eps),
+            negStep = static_cast<T>(-stepSize);
+    for (int64_t i = 0, e = param.getNumElements(); i < e; ++i) {
+      T p = static_cast<T>(param[i]) * decay;
+      T g = static_cast<T>(grad[i]);
+      T m = static_cast<T>(expAvg[i]);
+      // lerp(m, g, w) as torch computes it for w < 0.5.
+      m = weight < static_cast<T>(0.5) ? m + weight * (g - m)
+                                       : g - (g - m) * (static_cast<T>(1) - weight);
+      T v = static_cast<T>(expAvgSq[i]) * beta2 + oneMinusBeta2 * (g * g);
+      T denom = std::sqrt(v) / sqrtC2 + eps;
+      p = p + negStep * (m / denom);
+      newParam.getMutableData()[i] = roundToKind(p, kind);
+      newM.getMutableData()[i] = roundToKind(m, kind);
+      newV.getMutableData()[i] = roundToKind(v, kind);
+    }
+  });
+  return {newParam, newM, newV};
+}

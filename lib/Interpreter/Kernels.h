@@ -96,6 +96,26 @@ FailureOr<Tensor> embeddingGrad(const Tensor &indices, const Tensor &grad,
                                 int64_t rows, ElementKind kind,
                                 std::string &error);
 
+//===- Optimizers --------------------------------------------------------===//
+
+struct SgdHyper {
+  double lr, momentum, dampening, weightDecay;
+  bool nesterov;
+};
+/// Returns the new parameter (and the new momentum buffer when `buffer` is
+/// given); `step` is the number of earlier updates.
+SmallVector<Tensor> sgd(const Tensor &param, const Tensor &grad,
+                        const Tensor *buffer, double step,
+                        const SgdHyper &hyper);
+
+struct AdamwHyper {
+  double lr, beta1, beta2, eps, weightDecay;
+};
+/// Returns the new parameter, first and second moments.
+SmallVector<Tensor> adamw(const Tensor &param, const Tensor &grad,
+                          const Tensor &expAvg, const Tensor &expAvgSq,
+                          double step, const AdamwHyper &hyper);
+
 } // namespace mlir::amp::interp::kernels
 
 #endif // AMP_LIB_INTERPRETER_KERNELS_H

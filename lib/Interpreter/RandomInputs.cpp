@@ -3,6 +3,7 @@
 #include "amp/Interpreter/RandomInputs.h"
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <cmath>
@@ -66,6 +67,10 @@ Tensor interp::makeRandomInput(BlockArgument arg, uint64_t seed,
   SplitMix64 rng(seed * 0x2545f4914f6cdd1dULL + arg.getArgNumber() + 1);
   Tensor tensor(kind, type.getShape());
   MutableArrayRef<double> data = tensor.getMutableData();
+  // Optimizer state starts at zero, as torch.optim's does.
+  auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  if (func && func.getArgAttr(arg.getArgNumber(), AmpDialect::kStateAttrName))
+    return tensor;
   if (isFloatKind(kind)) {
     for (double &value : data) {
       double x;

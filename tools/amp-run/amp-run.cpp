@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Dialect/Amp/IR/AmpDialect.h"
 #include "amp/InitAll.h"
 #include "amp/Interpreter/GradCheck.h"
 #include "amp/Interpreter/Interpreter.h"
@@ -86,6 +87,14 @@ llvm::cl::opt<double> gradCheckTolerance(
     "gradcheck-tolerance",
     llvm::cl::desc("Largest relative error accepted (default 1e-6)"),
     llvm::cl::init(1e-6), llvm::cl::cat(category));
+llvm::cl::opt<unsigned> trainSteps(
+    "train-steps",
+    llvm::cl::desc("Run a training step function N times, feeding its "
+                   "updated parameters and state back"),
+    llvm::cl::init(0), llvm::cl::cat(category));
+llvm::cl::opt<unsigned> printEvery(
+    "print-every", llvm::cl::desc("With --train-steps, print every N-th loss"),
+    llvm::cl::init(10), llvm::cl::cat(category));
 llvm::cl::opt<std::string>
     outputDir("output-dir",
               llvm::cl::desc("Write result<i>.npy files to this directory"),
@@ -231,6 +240,43 @@ static LogicalResult writeTensors(StringRef dir, StringRef prefix,
   return success();
 }
 
+/// Runs a step function (params, state, batch) -> (params', state', loss)
+/// `trainSteps` times on a fixed batch, feeding the new parameters and state
+/// back, and prints the loss curve.
+static int train(Interpreter &interpreter, func::FuncOp func,
+                 std::vector<Tensor> args) {
+  SmallVector<unsigned> threaded;
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+    if (func.getArgAttr(i, AmpDialect::kParamAttrName) ||
+        func.getArgAttr(i, AmpDialect::kStateAttrName))
+      threaded.push_back(i);
+  if (func.getNumResults() != threaded.size() + 1) {
+    func.emitError() << "--train-steps needs a step function returning its "
+                        "parameters and state ("
+                     << threaded.size() << " values) and the loss; @"
+                     << func.getSymName() << " returns "
+                     << func.getNumResults();
+    return 1;
+  }
+  double first = 0, last = 0;
+  for (unsigned step = 0; step < trainSteps; ++step) {
+    FailureOr<std::vector<Tensor>> results = interpreter.run(func, args);
+    if (failed(results))
+      return interpreter.stoppedAtNonFinite() ? 2 : 1;
+    last = results->back()[0];
+    if (step == 0)
+      first = last;
+    if (step % printEvery == 0 || step + 1 == trainSteps)
+      llvm::outs() << llvm::format("step %u loss %.9g\n", step, last);
+    for (auto [k, i] : llvm::enumerate(threaded))
+      args[i] = std::move((*results)[k]);
+  }
+  llvm::outs() << llvm::format(
+      "trained %u steps: loss %.9g -> %.9g (%.1f%% lower)\n",
+      trainSteps.getValue(), first, last, 100.0 * (first - last) / first);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   llvm::cl::HideUnrelatedOptions(category);
@@ -294,6 +340,9 @@ int main(int argc, char **argv) {
   InterpreterOptions options;
   options.checkFinite = checkFiniteOpt;
   Interpreter interpreter(*module, options);
+
+  if (trainSteps > 0)
+    return train(interpreter, func, *args);
   FailureOr<std::vector<Tensor>> results = interpreter.run(func, *args);
   if (failed(results))
     return interpreter.stoppedAtNonFinite() ? 2 : 1;

@@ -45,9 +45,16 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned regionIndex,
                                                    unsigned argIndex,
                                                    NamedAttribute attribute) {
-  if (attribute.getName() != kParamAttrName)
+  if (attribute.getName() != kParamAttrName &&
+      attribute.getName() != kStateAttrName)
     return op->emitError() << "unknown amp argument attribute '"
                            << attribute.getName().getValue() << "'";
+  if (attribute.getName() == kStateAttrName) {
+    if (!isa<UnitAttr>(attribute.getValue()))
+      return op->emitError() << "'" << kStateAttrName
+                             << "' must be a unit attribute";
+    return success();
+  }
   if (!isa<UnitAttr>(attribute.getValue()))
     return op->emitError() << "'" << kParamAttrName
                            << "' must be a unit attribute";
@@ -78,6 +85,13 @@ LogicalResult AmpDialect::verifyRegionResultAttribute(
 
 LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attribute) {
+  if (attribute.getName() == kGradientOfAttrName) {
+    if (!isa<FlatSymbolRefAttr>(attribute.getValue()) ||
+        !isa<FunctionOpInterface>(op))
+      return op->emitError() << "'" << kGradientOfAttrName
+                             << "' names a function (@f) on a function";
+    return success();
+  }
   if (attribute.getName() != kPrecisionAttrName)
     return op->emitError() << "unknown amp attribute '"
                            << attribute.getName().getValue() << "'";

@@ -704,6 +704,70 @@ LogicalResult EmbeddingGradOp::verify() {
                            grad.getElementType());
 }
 
+//===----------------------------------------------------------------------===//
+// Optimizers
+//===----------------------------------------------------------------------===//
+
+/// Checks that hyperparameter `name` is finite and within [low, high] (or
+/// [low, high) when `openHigh`).
+static LogicalResult verifyHyper(Operation *op, StringRef name, APFloat value,
+                                 double low, double high,
+                                 bool openHigh = false) {
+  double v = value.convertToDouble();
+  bool inside = std::isfinite(v) && v >= low && (openHigh ? v < high : v <= high);
+  if (inside)
+    return success();
+  InFlightDiagnostic diag = op->emitOpError();
+  diag << name << " must lie in [" << low << ", ";
+  if (std::isinf(high))
+    diag << "inf)";
+  else
+    diag << high << (openHigh ? ")" : "]");
+  diag << ", got " << v;
+  return diag;
+}
+
+static LogicalResult verifyStep(Operation *op, Value step) {
+  if (cast<RankedTensorType>(step.getType()).getRank() == 0)
+    return success();
+  return op->emitOpError() << "step must be a 0-d tensor, got "
+                           << step.getType();
+}
+
+LogicalResult SgdUpdateOp::verify() {
+  const double inf = INFINITY;
+  if (failed(verifyHyper(*this, "lr", getLr(), 0, inf)) ||
+      failed(verifyHyper(*this, "weight_decay", getWeightDecay(), 0, inf)))
+    return failure();
+  return success();
+}
+
+LogicalResult SgdMomentumUpdateOp::verify() {
+  const double inf = INFINITY;
+  if (failed(verifyHyper(*this, "lr", getLr(), 0, inf)) ||
+      failed(verifyHyper(*this, "momentum", getMomentum(), 0, inf)) ||
+      failed(verifyHyper(*this, "dampening", getDampening(), 0, 1)) ||
+      failed(verifyHyper(*this, "weight_decay", getWeightDecay(), 0, inf)) ||
+      failed(verifyStep(*this, getStep())))
+    return failure();
+  if (getNesterov() && (getMomentum().convertToDouble() <= 0 ||
+                        getDampening().convertToDouble() != 0))
+    return emitOpError("nesterov needs a positive momentum and zero dampening");
+  return success();
+}
+
+LogicalResult AdamwUpdateOp::verify() {
+  const double inf = INFINITY;
+  if (failed(verifyHyper(*this, "lr", getLr(), 0, inf)) ||
+      failed(verifyHyper(*this, "beta1", getBeta1(), 0, 1, true)) ||
+      failed(verifyHyper(*this, "beta2", getBeta2(), 0, 1, true)) ||
+      failed(verifyHyper(*this, "eps", getEps(), 0, inf)) ||
+      failed(verifyHyper(*this, "weight_decay", getWeightDecay(), 0, inf)) ||
+      failed(verifyStep(*this, getStep())))
+    return failure();
+  return success();
+}
+
 #include "amp/Dialect/Amp/IR/AmpEnums.cpp.inc"
 
 #define GET_OP_CLASSES

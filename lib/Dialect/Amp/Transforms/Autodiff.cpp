@@ -68,6 +68,8 @@ static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
   builder.setInsertionPointAfter(func);
   auto grad = cast<func::FuncOp>(builder.clone(*func));
   grad.setSymName(name);
+  grad->setAttr(AmpDialect::kGradientOfAttrName,
+                FlatSymbolRefAttr::get(func.getSymNameAttr()));
   Block &body = grad.getBody().front();
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   Value loss = ret.getOperand(0);

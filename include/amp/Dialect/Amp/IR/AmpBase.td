@@ -35,6 +35,13 @@ def Amp_Dialect : Dialect {
   let extraClassDeclaration = [{
     /// Name of the function-argument attribute that marks a parameter.
     static constexpr ::llvm::StringLiteral kParamAttrName = "amp.param";
+    /// Name of the function-argument attribute that marks optimizer (and
+    /// later scaler) state threaded through a training step.
+    static constexpr ::llvm::StringLiteral kStateAttrName = "amp.state";
+    /// Attribute of a gradient function naming the function it derives
+    /// from (set by amp-autodiff, read by amp-optimizer).
+    static constexpr ::llvm::StringLiteral kGradientOfAttrName =
+        "amp.gradient_of";
   }];
 }
 
@@ -112,6 +119,7 @@ def Amp_NormalizationFamily : Amp_FamilyTrait<"Normalization">;
 def Amp_LossFamily : Amp_FamilyTrait<"Loss">;
 def Amp_DataFamily : Amp_FamilyTrait<"Data">;
 def Amp_GradientFamily : Amp_FamilyTrait<"Gradient">;
+def Amp_OptimizerFamily : Amp_FamilyTrait<"Optimizer">;
 
 //===----------------------------------------------------------------------===//
 // Precision categories

@@ -755,4 +755,88 @@ def Amp_EmbeddingGradOp : Amp_GradientOp<"embedding_grad", [Amp_Follow]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Optimizers
+//===----------------------------------------------------------------------===//
+
+// Fused parameter updates on fp32 master weights, as torch.optim computes
+// them. `step` is the number of updates done before this one (a 0-d float
+// tensor, as PyTorch keeps it; exact up to 2^24).
+class Amp_OptimizerOp<string mnemonic, list<Trait> traits = []>
+    : Amp_Op<mnemonic, !listconcat(traits, [Amp_OptimizerFamily,
+                                            Amp_KeepFp32])> {
+  let hasVerifier = 1;
+}
+
+def Amp_SgdUpdateOp : Amp_OptimizerOp<"sgd_update",
+    [AllTypesMatch<["param", "grad", "result"]>]> {
+  let summary = "plain SGD step: p - lr * (g + weight_decay * p)";
+  let description = [{
+    ```mlir
+    %p2 = amp.sgd_update %p, %g {lr = 0.1 : f64, weight_decay = 0.0 : f64}
+        : tensor<256xf32>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$param, Amp_FloatTensor:$grad,
+                   F64Attr:$lr, F64Attr:$weight_decay);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = "$param `,` $grad attr-dict `:` type($param)";
+}
+
+def Amp_SgdMomentumUpdateOp : Amp_OptimizerOp<"sgd_momentum_update",
+    [AllTypesMatch<["param", "grad", "buffer", "new_param", "new_buffer"]>]> {
+  let summary = "SGD step with momentum, as torch.optim.SGD";
+  let description = [{
+    With `d = g + weight_decay * p`: on the first step (`step == 0`) the
+    buffer becomes `d`, after that `momentum * buf + (1 - dampening) * d`;
+    the update direction is `d + momentum * buf` with `nesterov`, else
+    `buf`; `p - lr * direction`.
+
+    ```mlir
+    %p2, %b2 = amp.sgd_momentum_update %p, %g, %buf, %step
+        {lr = 0.1 : f64, momentum = 0.9 : f64, dampening = 0.0 : f64,
+         weight_decay = 0.0 : f64} : tensor<256xf32>, tensor<f32>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$param, Amp_FloatTensor:$grad,
+                   Amp_FloatTensor:$buffer, Amp_FloatTensor:$step,
+                   F64Attr:$lr, F64Attr:$momentum, F64Attr:$dampening,
+                   F64Attr:$weight_decay, UnitAttr:$nesterov);
+  let results = (outs Amp_FloatTensor:$new_param,
+                 Amp_FloatTensor:$new_buffer);
+  let assemblyFormat = [{
+    $param `,` $grad `,` $buffer `,` $step attr-dict `:` type($param) `,`
+    type($step)
+  }];
+}
+
+def Amp_AdamwUpdateOp : Amp_OptimizerOp<"adamw_update",
+    [AllTypesMatch<["param", "grad", "exp_avg", "exp_avg_sq", "new_param",
+                    "new_exp_avg", "new_exp_avg_sq"]>]> {
+  let summary = "AdamW step, as torch.optim.AdamW";
+  let description = [{
+    With `t = step + 1`: `p *= 1 - lr * weight_decay`;
+    `m = beta1 m + (1 - beta1) g`; `v = beta2 v + (1 - beta2) g^2`;
+    `p -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)`.
+
+    ```mlir
+    %p2, %m2, %v2 = amp.adamw_update %p, %g, %m, %v, %step
+        {lr = 1.0e-3 : f64, beta1 = 0.9 : f64, beta2 = 0.999 : f64,
+         eps = 1.0e-8 : f64, weight_decay = 0.01 : f64}
+        : tensor<256xf32>, tensor<f32>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$param, Amp_FloatTensor:$grad,
+                   Amp_FloatTensor:$exp_avg, Amp_FloatTensor:$exp_avg_sq,
+                   Amp_FloatTensor:$step, F64Attr:$lr, F64Attr:$beta1,
+                   F64Attr:$beta2, F64Attr:$eps, F64Attr:$weight_decay);
+  let results = (outs Amp_FloatTensor:$new_param,
+                 Amp_FloatTensor:$new_exp_avg,
+                 Amp_FloatTensor:$new_exp_avg_sq);
+  let assemblyFormat = [{
+    $param `,` $grad `,` $exp_avg `,` $exp_avg_sq `,` $step attr-dict `:`
+    type($param) `,` type($step)
+  }];
+}
+
 #endif // AMP_DIALECT_AMP_IR_AMPOPS_TD

@@ -16,6 +16,9 @@ namespace mlir::amp {
 #define GEN_PASS_REGISTRATION
 #include "amp/Dialect/Amp/Transforms/Passes.h.inc"
 
+/// Registers the named pipelines: --amp-train-step.
+void registerAmpPipelines();
+
 } // namespace mlir::amp
 
 #endif // AMP_DIALECT_AMP_TRANSFORMS_PASSES_H

@@ -140,4 +140,54 @@ def AmpAutodiff : Pass<"amp-autodiff", "mlir::ModuleOp"> {
   ];
 }
 
+def AmpOptimizer : Pass<"amp-optimizer", "mlir::ModuleOp"> {
+  let summary = "Build the training step: gradients, clipping, accumulation "
+                "and the optimizer update";
+  let description = [{
+    For every gradient function `@<name>_grad` made by amp-autodiff, adds
+    `@<name>_step`, a function with state threaded through it:
+
+    ```
+    @<name>_step(params..., state..., batch...) -> (params'..., state'..., loss)
+    ```
+
+    Parameters keep `amp.param`; state arguments carry `amp.state` and start
+    at zero: per parameter the momentum buffer (SGD with momentum) or the
+    first and second moments (AdamW), then the step counter, then, with
+    gradient accumulation, one accumulator per parameter and the micro-batch
+    counter. The batch arguments follow in their original order.
+
+    The step calls `@<name>_grad`, averages accumulated gradients, clips by
+    the global gradient norm (`max-grad-norm`, as torch.nn.utils
+    .clip_grad_norm_), and updates every parameter with one fused op
+    (`amp.sgd_update`, `amp.sgd_momentum_update`, `amp.adamw_update`), with
+    the defaults of torch.optim.SGD and torch.optim.AdamW. With
+    `accumulate=N` the update applies on every N-th call only (a select, no
+    control flow): parameters, moments and the step counter change then and
+    only then.
+  }];
+  let dependentDialects = ["::mlir::amp::AmpDialect",
+                           "::mlir::func::FuncDialect"];
+  let options = [
+    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"sgd\"",
+           "sgd or adamw">,
+    Option<"lr", "lr", "double", /*default=*/"1e-3", "Learning rate">,
+    Option<"momentum", "momentum", "double", /*default=*/"0.0",
+           "SGD momentum">,
+    Option<"dampening", "dampening", "double", /*default=*/"0.0",
+           "SGD dampening">,
+    Option<"nesterov", "nesterov", "bool", /*default=*/"false",
+           "SGD Nesterov momentum">,
+    Option<"weightDecay", "weight-decay", "double", /*default=*/"-1.0",
+           "Weight decay (default: 0 for SGD, 0.01 for AdamW)">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9", "AdamW beta1">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999", "AdamW beta2">,
+    Option<"eps", "eps", "double", /*default=*/"1e-8", "AdamW epsilon">,
+    Option<"maxGradNorm", "max-grad-norm", "double", /*default=*/"0.0",
+           "Clip gradients to this global 2-norm (0: no clipping)">,
+    Option<"accumulate", "accumulate", "int64_t", /*default=*/"1",
+           "Micro-batches per update (gradient accumulation)">
+  ];
+}
+
 #endif // AMP_DIALECT_AMP_TRANSFORMS_PASSES_TD

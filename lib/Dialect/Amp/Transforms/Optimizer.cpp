@@ -1,0 +1,343 @@
+//===- Optimizer.cpp - --amp-optimizer ------------------------------------===//
+//
+// Builds @<name>_step around @<name>_grad: gradient accumulation, clipping
+// by the global norm, and one fused update op per parameter.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::amp {
+#define GEN_PASS_DEF_AMPOPTIMIZER
+#include "amp/Dialect/Amp/Transforms/Passes.h.inc"
+} // namespace mlir::amp
+
+using namespace mlir;
+using namespace mlir::amp;
+
+namespace {
+
+struct OptimizerConfig {
+  bool adamw = false;
+  double lr, momentum, dampening, weightDecay, beta1, beta2, eps, maxGradNorm;
+  bool nesterov;
+  int64_t accumulate;
+
+  bool hasMomentumBuffer() const { return !adamw && momentum != 0; }
+  bool hasStepCounter() const { return adamw || hasMomentumBuffer(); }
+};
+
+class StepBuilder {
+public:
+  StepBuilder(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+
+  Value scalar(double value, Type element = Type()) {
+    Type type = element ? element : b.getF32Type();
+    auto tensor = RankedTensorType::get({}, type);
+    return b.create<ConstantOp>(
+        loc, DenseElementsAttr::get(tensor,
+                                    b.getFloatAttr(type, value).getValue()));
+  }
+  Value zerosLike(Type type) {
+    auto tensor = cast<RankedTensorType>(type);
+    return b.create<ConstantOp>(
+        loc, DenseElementsAttr::get(
+                 tensor,
+                 b.getFloatAttr(tensor.getElementType(), 0.0).getValue()));
+  }
+  Value add(Value x, Value y) { return b.create<AddOp>(loc, x, y); }
+  Value mul(Value x, Value y) { return b.create<MulOp>(loc, x, y); }
+  Value div(Value x, Value y) { return b.create<DivOp>(loc, x, y); }
+  Value select(Value c, Value t, Value f) {
+    return b.create<SelectOp>(loc, c, t, f);
+  }
+  /// Sum of squares of `g` in f32, a 0-d tensor.
+  Value squaredNorm(Value g) {
+    auto type = cast<RankedTensorType>(g.getType());
+    Value squares = mul(g, g);
+    if (type.getRank() == 0)
+      return castToF32(squares);
+    SmallVector<int64_t> dims;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      dims.push_back(d);
+    return b.create<SumOp>(loc, RankedTensorType::get({}, b.getF32Type()),
+                           squares, b.getDenseI64ArrayAttr(dims), UnitAttr(),
+                           TypeAttr());
+  }
+  Value castToF32(Value v) {
+    auto type = cast<RankedTensorType>(v.getType());
+    if (type.getElementType().isF32())
+      return v;
+    return b.create<CastOp>(loc, type.clone(b.getF32Type()), v);
+  }
+  Value castLike(Value v, Value like) {
+    Type element = cast<RankedTensorType>(like.getType()).getElementType();
+    auto type = cast<RankedTensorType>(v.getType());
+    if (type.getElementType() == element)
+      return v;
+    return b.create<CastOp>(loc, type.clone(element), v);
+  }
+
+  OpBuilder &b;
+  Location loc;
+};
+
+} // namespace
+
+static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
+                               const OptimizerConfig &config,
+                               SymbolTable &symbols) {
+  std::string name = (original.getSymName() + "_step").str();
+  if (symbols.lookup(name))
+    return grad.emitError() << "amp-optimizer: @" << name << " already exists";
+
+  SmallVector<unsigned> params, batch;
+  for (unsigned i = 0, e = original.getNumArguments(); i < e; ++i)
+    (original.getArgAttr(i, AmpDialect::kParamAttrName) ? params : batch)
+        .push_back(i);
+  ArrayRef<Type> argTypes = original.getArgumentTypes();
+
+  // The signature: params, state, batch -> params', state', loss.
+  SmallVector<Type> inputs, stateTypes;
+  for (unsigned i : params)
+    inputs.push_back(argTypes[i]);
+  for (unsigned i : params) {
+    if (config.hasMomentumBuffer())
+      stateTypes.push_back(argTypes[i]);
+    if (config.adamw)
+      stateTypes.append(2, argTypes[i]);
+  }
+  OpBuilder b(original->getContext());
+  Type counterType = RankedTensorType::get({}, b.getF32Type());
+  if (config.hasStepCounter())
+    stateTypes.push_back(counterType);
+  if (config.accumulate > 1) {
+    for (unsigned i : params)
+      stateTypes.push_back(argTypes[i]);
+    stateTypes.push_back(counterType);
+  }
+  inputs.append(stateTypes.begin(), stateTypes.end());
+  for (unsigned i : batch)
+    inputs.push_back(argTypes[i]);
+  SmallVector<Type> results;
+  for (unsigned i : params)
+    results.push_back(argTypes[i]);
+  results.append(stateTypes.begin(), stateTypes.end());
+  results.push_back(grad.getResultTypes().front());
+
+  b.setInsertionPointAfter(grad);
+  Location loc = original.getLoc();
+  auto step = b.create<func::FuncOp>(loc, name,
+                                     b.getFunctionType(inputs, results));
+  Block *body = step.addEntryBlock();
+  unsigned numParams = params.size(), numState = stateTypes.size();
+  for (unsigned p = 0; p < numParams; ++p)
+    step.setArgAttr(p, AmpDialect::kParamAttrName, b.getUnitAttr());
+  for (unsigned s = 0; s < numState; ++s)
+    step.setArgAttr(numParams + s, AmpDialect::kStateAttrName, b.getUnitAttr());
+  b.setInsertionPointToStart(body);
+  StepBuilder sb(b, loc);
+
+  // The gradient function, called with the arguments in their old order.
+  SmallVector<Value> callArgs(original.getNumArguments());
+  for (auto [k, i] : llvm::enumerate(params))
+    callArgs[i] = body->getArgument(k);
+  for (auto [k, i] : llvm::enumerate(batch))
+    callArgs[i] = body->getArgument(numParams + numState + k);
+  auto call = b.create<func::CallOp>(loc, grad, callArgs);
+  Value loss = call.getResult(0);
+  SmallVector<Value> paramValues, grads;
+  for (unsigned p = 0; p < numParams; ++p) {
+    paramValues.push_back(body->getArgument(p));
+    grads.push_back(call.getResult(1 + p));
+  }
+
+  // State arguments, in layout order.
+  unsigned next = numParams;
+  SmallVector<SmallVector<Value, 2>> moments(numParams);
+  for (unsigned p = 0; p < numParams; ++p) {
+    if (config.hasMomentumBuffer())
+      moments[p].push_back(body->getArgument(next++));
+    if (config.adamw) {
+      moments[p].push_back(body->getArgument(next++));
+      moments[p].push_back(body->getArgument(next++));
+    }
+  }
+  Value counter = config.hasStepCounter() ? body->getArgument(next++) : Value();
+  SmallVector<Value> accumulators;
+  Value microStep, done;
+  if (config.accumulate > 1) {
+    for (unsigned p = 0; p < numParams; ++p)
+      accumulators.push_back(body->getArgument(next++));
+    microStep = body->getArgument(next++);
+  }
+
+  // Gradient accumulation: the update uses the mean over N micro-batches.
+  SmallVector<Value> summed;
+  Value nextMicro;
+  if (config.accumulate > 1) {
+    Value n = sb.scalar(static_cast<double>(config.accumulate));
+    nextMicro = sb.add(microStep, sb.scalar(1.0));
+    done = b.create<CompareOp>(loc, ComparePredicate::ge, nextMicro, n);
+    for (unsigned p = 0; p < numParams; ++p) {
+      summed.push_back(sb.add(accumulators[p], grads[p]));
+      grads[p] = sb.div(summed[p], sb.castLike(n, grads[p]));
+    }
+  }
+
+  // Clipping by the global 2-norm, as clip_grad_norm_.
+  if (config.maxGradNorm > 0) {
+    Value total = sb.scalar(0.0);
+    for (Value g : grads)
+      total = sb.add(total, sb.squaredNorm(g));
+    Value norm = b.create<SqrtOp>(loc, total);
+    Value coef = sb.div(sb.scalar(config.maxGradNorm),
+                        sb.add(norm, sb.scalar(1e-6)));
+    coef = b.create<MinimumOp>(loc, coef, sb.scalar(1.0));
+    for (Value &g : grads)
+      g = sb.mul(g, sb.castLike(coef, g));
+  }
+
+  // The updates.
+  SmallVector<Value> newParams, newState;
+  for (unsigned p = 0; p < numParams; ++p) {
+    Value param = paramValues[p], g = grads[p];
+    if (config.adamw) {
+      auto op = b.create<AdamwUpdateOp>(
+          loc, param, g, moments[p][0], moments[p][1], counter,
+          b.getF64FloatAttr(config.lr), b.getF64FloatAttr(config.beta1),
+          b.getF64FloatAttr(config.beta2), b.getF64FloatAttr(config.eps),
+          b.getF64FloatAttr(config.weightDecay));
+      newParams.push_back(op.getNewParam());
+      newState.push_back(op.getNewExpAvg());
+      newState.push_back(op.getNewExpAvgSq());
+    } else if (config.hasMomentumBuffer()) {
+      auto op = b.create<SgdMomentumUpdateOp>(
+          loc, param, g, moments[p][0], counter, b.getF64FloatAttr(config.lr),
+          b.getF64FloatAttr(config.momentum),
+          b.getF64FloatAttr(config.dampening),
+          b.getF64FloatAttr(config.weightDecay),
+          config.nesterov ? b.getUnitAttr() : UnitAttr());
+      newParams.push_back(op.getNewParam());
+      newState.push_back(op.getNewBuffer());
+    } else {
+      newParams.push_back(b.create<SgdUpdateOp>(
+          loc, param, g, b.getF64FloatAttr(config.lr),
+          b.getF64FloatAttr(config.weightDecay)));
+    }
+  }
+  Value newCounter =
+      counter ? sb.add(counter, sb.scalar(1.0)) : Value();
+
+  // With accumulation, state changes only on the N-th micro-batch.
+  if (config.accumulate > 1) {
+    for (unsigned p = 0; p < numParams; ++p)
+      newParams[p] = sb.select(done, newParams[p], paramValues[p]);
+    unsigned k = 0;
+    for (unsigned p = 0; p < numParams; ++p)
+      for (Value old : moments[p]) {
+        newState[k] = sb.select(done, newState[k], old);
+        ++k;
+      }
+    if (counter)
+      newCounter = sb.select(done, newCounter, counter);
+  }
+  SmallVector<Value> returned(newParams);
+  returned.append(newState);
+  if (counter)
+    returned.push_back(newCounter);
+  if (config.accumulate > 1) {
+    for (unsigned p = 0; p < numParams; ++p)
+      returned.push_back(sb.select(done, sb.zerosLike(summed[p].getType()),
+                                   summed[p]));
+    returned.push_back(sb.select(done, sb.scalar(0.0), nextMicro));
+  }
+  returned.push_back(loss);
+  b.create<func::ReturnOp>(loc, returned);
+  return success();
+}
+
+namespace {
+struct AmpOptimizerPass : amp::impl::AmpOptimizerBase<AmpOptimizerPass> {
+  using AmpOptimizerBase::AmpOptimizerBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    OptimizerConfig config;
+    if (optimizer != "sgd" && optimizer != "adamw") {
+      module.emitError() << "amp-optimizer: unknown optimizer '" << optimizer
+                         << "'; expected sgd or adamw";
+      return signalPassFailure();
+    }
+    config.adamw = optimizer == "adamw";
+    config.lr = lr;
+    config.momentum = momentum;
+    config.dampening = dampening;
+    config.nesterov = nesterov;
+    config.weightDecay = weightDecay >= 0 ? weightDecay.getValue()
+                                          : (config.adamw ? 1e-2 : 0.0);
+    config.beta1 = beta1;
+    config.beta2 = beta2;
+    config.eps = eps;
+    config.maxGradNorm = maxGradNorm;
+    config.accumulate = accumulate;
+    auto num = [](double value) {
+      std::string text;
+      llvm::raw_string_ostream(text) << value;
+      return text;
+    };
+    auto bad = [&](const Twine &what) {
+      module.emitError() << "amp-optimizer: " << what;
+      signalPassFailure();
+    };
+    if (!(config.lr >= 0) || !std::isfinite(config.lr))
+      return bad("lr must be non-negative and finite, got " + num(config.lr));
+    if (config.adamw && !(config.beta1 >= 0 && config.beta1 < 1))
+      return bad("beta1 must lie in [0, 1), got " + num(config.beta1));
+    if (config.adamw && !(config.beta2 >= 0 && config.beta2 < 1))
+      return bad("beta2 must lie in [0, 1), got " + num(config.beta2));
+    if (config.adamw && !(config.eps > 0))
+      return bad("eps must be positive, got " + num(config.eps));
+    if (!(config.momentum >= 0))
+      return bad("momentum must be non-negative, got " +
+                 num(config.momentum));
+    if (!(config.dampening >= 0 && config.dampening <= 1))
+      return bad("dampening must lie in [0, 1], got " +
+                 num(config.dampening));
+    if (config.nesterov &&
+        (config.adamw || config.momentum <= 0 || config.dampening != 0))
+      return bad("nesterov needs SGD with a positive momentum and zero "
+                 "dampening");
+    if (!(config.maxGradNorm >= 0))
+      return bad("max-grad-norm must be non-negative, got " +
+                 num(config.maxGradNorm));
+    if (config.accumulate < 1)
+      return bad("accumulate must be at least 1, got " +
+                 Twine(config.accumulate));
+
+    SymbolTable symbols(module);
+    SmallVector<std::pair<func::FuncOp, func::FuncOp>> targets;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      auto of = func->getAttrOfType<FlatSymbolRefAttr>(
+          AmpDialect::kGradientOfAttrName);
+      if (!of)
+        continue;
+      auto original = symbols.lookup<func::FuncOp>(of.getValue());
+      if (!original)
+        return bad("@" + func.getSymName() + " is the gradient of @" +
+                   of.getValue() + ", which does not exist");
+      targets.push_back({func, original});
+    }
+    if (targets.empty())
+      return bad("no gradient function; run --amp-autodiff first");
+    for (auto [grad, original] : targets)
+      if (failed(buildStep(grad, original, config, symbols)))
+        return signalPassFailure();
+  }
+};
+} // namespace

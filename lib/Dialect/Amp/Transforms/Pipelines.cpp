@@ -1,0 +1,82 @@
+//===- Pipelines.cpp - named amp pass pipelines ---------------------------===//
+
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+using namespace mlir::amp;
+
+namespace {
+/// Options of --amp-train-step: autocast's compute type, then the
+/// optimizer's options under the same names as --amp-optimizer.
+struct TrainStepOptions : public PassPipelineOptions<TrainStepOptions> {
+  Option<std::string> computeType{
+      *this, "compute-type",
+      llvm::cl::desc("f16 or bf16 to run --amp-autocast first; none (the "
+                     "default) keeps the graph's precision"),
+      llvm::cl::init("none")};
+  Option<std::string> policy{*this, "policy",
+                             llvm::cl::desc("Autocast policy file"),
+                             llvm::cl::init("")};
+  Option<std::string> optimizer{*this, "optimizer",
+                                llvm::cl::desc("sgd or adamw"),
+                                llvm::cl::init("sgd")};
+  Option<double> lr{*this, "lr", llvm::cl::desc("Learning rate"),
+                    llvm::cl::init(1e-3)};
+  Option<double> momentum{*this, "momentum", llvm::cl::desc("SGD momentum"),
+                          llvm::cl::init(0.0)};
+  Option<double> dampening{*this, "dampening",
+                           llvm::cl::desc("SGD dampening"),
+                           llvm::cl::init(0.0)};
+  Option<bool> nesterov{*this, "nesterov", llvm::cl::desc("SGD Nesterov"),
+                        llvm::cl::init(false)};
+  Option<double> weightDecay{
+      *this, "weight-decay",
+      llvm::cl::desc("Weight decay (default: 0 for SGD, 0.01 for AdamW)"),
+      llvm::cl::init(-1.0)};
+  Option<double> beta1{*this, "beta1", llvm::cl::desc("AdamW beta1"),
+                       llvm::cl::init(0.9)};
+  Option<double> beta2{*this, "beta2", llvm::cl::desc("AdamW beta2"),
+                       llvm::cl::init(0.999)};
+  Option<double> eps{*this, "eps", llvm::cl::desc("AdamW epsilon"),
+                     llvm::cl::init(1e-8)};
+  Option<double> maxGradNorm{*this, "max-grad-norm",
+                             llvm::cl::desc("Global gradient-norm clip"),
+                             llvm::cl::init(0.0)};
+  Option<int64_t> accumulate{*this, "accumulate",
+                             llvm::cl::desc("Micro-batches per update"),
+                             llvm::cl::init(1)};
+};
+} // namespace
+
+void amp::registerAmpPipelines() {
+  PassPipelineRegistration<TrainStepOptions>(
+      "amp-train-step",
+      "From forward + loss to a training step: [amp-autocast], amp-autodiff, "
+      "amp-optimizer",
+      [](OpPassManager &pm, const TrainStepOptions &options) {
+        if (options.computeType != "none") {
+          AmpAutocastOptions autocast;
+          autocast.computeType = options.computeType;
+          autocast.policyFile = options.policy;
+          pm.addPass(createAmpAutocast(autocast));
+        }
+        pm.addPass(createAmpAutodiff());
+        AmpOptimizerOptions optimizer;
+        optimizer.optimizer = options.optimizer;
+        optimizer.lr = options.lr;
+        optimizer.momentum = options.momentum;
+        optimizer.dampening = options.dampening;
+        optimizer.nesterov = options.nesterov;
+        optimizer.weightDecay = options.weightDecay;
+        optimizer.beta1 = options.beta1;
+        optimizer.beta2 = options.beta2;
+        optimizer.eps = options.eps;
+        optimizer.maxGradNorm = options.maxGradNorm;
+        optimizer.accumulate = options.accumulate;
+        pm.addPass(createAmpOptimizer(optimizer));
+      });
+}
