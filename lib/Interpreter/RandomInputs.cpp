@@ -3,6 +3,8 @@
 #include "amp/Interpreter/RandomInputs.h"
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -35,6 +37,12 @@ std::optional<int64_t> interp::inferIndexBound(Value value) {
       } else if (user->hasTrait<OpTrait::amp::ShapeFamily>()) {
         // Ids keep their meaning through reshapes, slices and the like.
         worklist.append(user->result_begin(), user->result_end());
+      } else if (auto call = dyn_cast<func::CallOp>(user)) {
+        // ... and through calls, into the callee's argument.
+        auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+            call, call.getCalleeAttr());
+        if (callee && !callee.isExternal())
+          worklist.push_back(callee.getArgument(use.getOperandNumber()));
       }
     }
   }

@@ -709,22 +709,15 @@ LogicalResult EmbeddingGradOp::verify() {
 //===----------------------------------------------------------------------===//
 
 /// Checks that hyperparameter `name` is finite and within [low, high] (or
-/// [low, high) when `openHigh`).
+/// [low, high) when `openHigh`); `range` words the interval.
 static LogicalResult verifyHyper(Operation *op, StringRef name, APFloat value,
-                                 double low, double high,
+                                 double low, double high, StringRef range,
                                  bool openHigh = false) {
   double v = value.convertToDouble();
-  bool inside = std::isfinite(v) && v >= low && (openHigh ? v < high : v <= high);
-  if (inside)
+  if (std::isfinite(v) && v >= low && (openHigh ? v < high : v <= high))
     return success();
-  InFlightDiagnostic diag = op->emitOpError();
-  diag << name << " must lie in [" << low << ", ";
-  if (std::isinf(high))
-    diag << "inf)";
-  else
-    diag << high << (openHigh ? ")" : "]");
-  diag << ", got " << v;
-  return diag;
+  return op->emitOpError() << name << " must lie in " << range << ", got "
+                           << v;
 }
 
 static LogicalResult verifyStep(Operation *op, Value step) {
@@ -736,18 +729,22 @@ static LogicalResult verifyStep(Operation *op, Value step) {
 
 LogicalResult SgdUpdateOp::verify() {
   const double inf = INFINITY;
-  if (failed(verifyHyper(*this, "lr", getLr(), 0, inf)) ||
-      failed(verifyHyper(*this, "weight_decay", getWeightDecay(), 0, inf)))
+  if (failed(verifyHyper(*this, "lr", getLr(), 0, inf, "[0, inf)")) ||
+      failed(verifyHyper(*this, "weight_decay", getWeightDecay(), 0, inf,
+                         "[0, inf)")))
     return failure();
   return success();
 }
 
 LogicalResult SgdMomentumUpdateOp::verify() {
   const double inf = INFINITY;
-  if (failed(verifyHyper(*this, "lr", getLr(), 0, inf)) ||
-      failed(verifyHyper(*this, "momentum", getMomentum(), 0, inf)) ||
-      failed(verifyHyper(*this, "dampening", getDampening(), 0, 1)) ||
-      failed(verifyHyper(*this, "weight_decay", getWeightDecay(), 0, inf)) ||
+  if (failed(verifyHyper(*this, "lr", getLr(), 0, inf, "[0, inf)")) ||
+      failed(verifyHyper(*this, "momentum", getMomentum(), 0, inf,
+                         "[0, inf)")) ||
+      failed(verifyHyper(*this, "dampening", getDampening(), 0, 1,
+                         "[0, 1]")) ||
+      failed(verifyHyper(*this, "weight_decay", getWeightDecay(), 0, inf,
+                         "[0, inf)")) ||
       failed(verifyStep(*this, getStep())))
     return failure();
   if (getNesterov() && (getMomentum().convertToDouble() <= 0 ||
@@ -758,11 +755,12 @@ LogicalResult SgdMomentumUpdateOp::verify() {
 
 LogicalResult AdamwUpdateOp::verify() {
   const double inf = INFINITY;
-  if (failed(verifyHyper(*this, "lr", getLr(), 0, inf)) ||
-      failed(verifyHyper(*this, "beta1", getBeta1(), 0, 1, true)) ||
-      failed(verifyHyper(*this, "beta2", getBeta2(), 0, 1, true)) ||
-      failed(verifyHyper(*this, "eps", getEps(), 0, inf)) ||
-      failed(verifyHyper(*this, "weight_decay", getWeightDecay(), 0, inf)) ||
+  if (failed(verifyHyper(*this, "lr", getLr(), 0, inf, "[0, inf)")) ||
+      failed(verifyHyper(*this, "beta1", getBeta1(), 0, 1, "[0, 1)", true)) ||
+      failed(verifyHyper(*this, "beta2", getBeta2(), 0, 1, "[0, 1)", true)) ||
+      failed(verifyHyper(*this, "eps", getEps(), 0, inf, "[0, inf)")) ||
+      failed(verifyHyper(*this, "weight_decay", getWeightDecay(), 0, inf,
+                         "[0, inf)")) ||
       failed(verifyStep(*this, getStep())))
     return failure();
   return success();
