@@ -2,7 +2,8 @@
 # The main job at this stage: for every example model, verify it, print what
 # it holds (ops by family, parameters, forward FLOPs), rewrite it into mixed
 # precision with --amp-autocast, and run the forward pass of both versions in
-# the reference interpreter on the same seeded inputs.
+# the reference interpreter on the same seeded inputs; then build training
+# steps in fp32 and f16 and train each for 100 steps.
 set -euo pipefail
 build_dir=${1:-build}
 cd "$(dirname "$0")/.."
@@ -30,5 +31,18 @@ for model in examples/*.mlir; do
     printf "  relative difference %.2e\n", d / b }'
   echo
 done
-echo "All examples verified, converted and run. Reports (JSON, DOT, the"
-echo "rewritten IR) are in $out/."
+echo "== training steps (--amp-train-step), 100 steps in the reference interpreter"
+for model in mlp gpt_block; do
+  if [ "$model" = mlp ]; then opt="optimizer=sgd lr=0.1 momentum=0.9"; else opt="optimizer=adamw lr=1e-2"; fi
+  for type in none f16; do
+    "$amp_opt" "examples/$model.mlir" -o "$out/${model}_step.$type.mlir" \
+      --amp-train-step="compute-type=$type $opt"
+    label=$([ "$type" = none ] && echo fp32 || echo "$type AMP")
+    "$amp_run" "$out/${model}_step.$type.mlir" --function="${model}_step" \
+      --random-inputs=1 --scale=0.1 --train-steps=100 --print-every=100 --check-finite |
+      sed -n "s/^trained /  $model, $label: trained /p"
+  done
+done
+echo
+echo "All examples verified, converted, run and trained. Reports (JSON, DOT,"
+echo "the rewritten IR and training steps) are in $out/."
