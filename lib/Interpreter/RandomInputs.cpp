@@ -72,13 +72,27 @@ Tensor interp::makeRandomInput(BlockArgument arg, uint64_t seed,
                                const RandomInputOptions &options) {
   auto type = cast<RankedTensorType>(arg.getType());
   ElementKind kind = *getElementKind(type.getElementType());
-  SplitMix64 rng(seed * 0x2545f4914f6cdd1dULL + arg.getArgNumber() + 1);
   Tensor tensor(kind, type.getShape());
   MutableArrayRef<double> data = tensor.getMutableData();
   // Optimizer state starts at zero, as torch.optim's does.
   auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
-  if (func && func.getArgAttr(arg.getArgNumber(), AmpDialect::kStateAttrName))
+  auto hasAttr = [&](unsigned i, StringRef name) {
+    return func && func.getArgAttr(i, name);
+  };
+  if (hasAttr(arg.getArgNumber(), AmpDialect::kStateAttrName))
     return tensor;
+  // The stream is keyed by the argument's rank among the parameters, or
+  // among the other (batch) arguments: a model, its gradient function and
+  // its training step, whose signatures order them differently, all get
+  // the same values for the same seed.
+  bool isParam = hasAttr(arg.getArgNumber(), AmpDialect::kParamAttrName);
+  uint64_t rank = 0;
+  for (unsigned i = 0; i < arg.getArgNumber(); ++i)
+    if (!hasAttr(i, AmpDialect::kStateAttrName) &&
+        static_cast<bool>(hasAttr(i, AmpDialect::kParamAttrName)) == isParam)
+      ++rank;
+  uint64_t stream = (isParam ? (uint64_t(1) << 32) : 0) + rank + 1;
+  SplitMix64 rng(seed * 0x2545f4914f6cdd1dULL + stream);
   if (isFloatKind(kind)) {
     for (double &value : data) {
       double x;

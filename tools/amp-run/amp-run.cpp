@@ -259,11 +259,13 @@ static int train(Interpreter &interpreter, func::FuncOp func,
     return 1;
   }
   double first = 0, last = 0;
+  std::vector<Tensor> lastResults;
   for (unsigned step = 0; step < trainSteps; ++step) {
     FailureOr<std::vector<Tensor>> results = interpreter.run(func, args);
     if (failed(results))
       return interpreter.stoppedAtNonFinite() ? 2 : 1;
     last = results->back()[0];
+    lastResults = *results;
     if (step == 0)
       first = last;
     if (step % printEvery == 0 || step + 1 == trainSteps)
@@ -274,6 +276,10 @@ static int train(Interpreter &interpreter, func::FuncOp func,
   llvm::outs() << llvm::format(
       "trained %u steps: loss %.9g -> %.9g (%.1f%% lower)\n",
       trainSteps.getValue(), first, last, 100.0 * (first - last) / first);
+  // The last step's results: the trained parameters and state, the loss.
+  if (!outputDir.empty() &&
+      failed(writeTensors(outputDir, "result", lastResults)))
+    return 1;
   return 0;
 }
 

@@ -34,9 +34,10 @@ struct RandomInputOptions {
 
 /// A random tensor for argument `arg` of `type`: floats from the
 /// distribution rounded to the element type, integers uniform in
-/// [0, bound), masks true with probability 1/2. Argument `i` of seed `s`
-/// draws from its own stream. Arguments marked `amp.state` (optimizer
-/// state) are zero.
+/// [0, bound), masks true with probability 1/2. Each argument draws from
+/// its own stream, keyed by its rank among the parameters (or among the
+/// batch arguments), so that a model, its @f_grad and its @f_step get the
+/// same values. Arguments marked `amp.state` (optimizer state) are zero.
 Tensor makeRandomInput(BlockArgument arg, uint64_t seed,
                        const RandomInputOptions &options);
 
