@@ -419,6 +419,22 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
                          adam.getEps().convertToDouble(),
                          adam.getWeightDecay().convertToDouble()});
       })
+      .Case([&](UnscaleOp) -> Result {
+        return k::unscale(in[0], in.drop_front());
+      })
+      .Case([&](ScalerUpdateOp update) -> Result {
+        k::ScalerHyper hyper{update.getGrowthFactor().convertToDouble(),
+                             update.getBackoffFactor().convertToDouble(),
+                             static_cast<int64_t>(update.getGrowthInterval()),
+                             static_cast<int64_t>(update.getHysteresis()),
+                             std::nullopt, std::nullopt};
+        if (std::optional<APFloat> v = update.getMinScale())
+          hyper.minScale = v->convertToDouble();
+        if (std::optional<APFloat> v = update.getMaxScale())
+          hyper.maxScale = v->convertToDouble();
+        return k::scalerUpdate(in[0][0], in[1][0], in[2][0], in[3][0] != 0,
+                               hyper);
+      })
       .Case([&](func::CallOp callOp) -> Result {
         auto callee =
             module.lookupSymbol<func::FuncOp>(callOp.getCalleeAttr());

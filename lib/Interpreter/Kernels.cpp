@@ -961,3 +961,60 @@ SmallVector<Tensor> kernels::adamw(const Tensor &param, const Tensor &grad,
   });
   return {newParam, newM, newV};
 }
+
+//===----------------------------------------------------------------------===//
+// Loss scaling
+//===----------------------------------------------------------------------===//
+
+SmallVector<Tensor> kernels::unscale(const Tensor &invScale,
+                                     ArrayRef<Tensor> grads) {
+  SmallVector<Tensor> out;
+  bool found = false;
+  const float inv = static_cast<float>(invScale[0]);
+  for (const Tensor &grad : grads) {
+    Tensor result(grad.getKind(), grad.getShape());
+    MutableArrayRef<double> data = result.getMutableData();
+    for (int64_t i = 0, e = grad.getNumElements(); i < e; ++i) {
+      float value = static_cast<float>(grad[i]);
+      found |= !std::isfinite(value);
+      data[i] = static_cast<double>(value * inv);
+    }
+    out.push_back(std::move(result));
+  }
+  out.push_back(Tensor(ElementKind::F32, {}, {found ? 1.0 : 0.0}));
+  return out;
+}
+
+SmallVector<Tensor> kernels::scalerUpdate(double scale, double growthTracker,
+                                          double hysteresisTracker,
+                                          bool foundInf,
+                                          const ScalerHyper &hyper) {
+  // As AmpKernels' _amp_update_scale_: float state, products with the
+  // double factors rounded back to float.
+  float s = static_cast<float>(scale);
+  float growth = static_cast<float>(growthTracker);
+  float hysteresis = static_cast<float>(hysteresisTracker);
+  if (foundInf) {
+    growth = 0;
+    hysteresis -= 1;
+    if (hysteresis <= 0)
+      s = static_cast<float>(s * hyper.backoffFactor);
+  } else {
+    float successful = growth + 1;
+    if (successful == static_cast<float>(hyper.growthInterval)) {
+      float grown = static_cast<float>(s * hyper.growthFactor);
+      if (std::isfinite(grown))
+        s = grown;
+      growth = 0;
+      hysteresis = static_cast<float>(hyper.hysteresis);
+    } else {
+      growth = successful;
+    }
+  }
+  if (hyper.minScale)
+    s = std::max(s, static_cast<float>(*hyper.minScale));
+  if (hyper.maxScale)
+    s = std::min(s, static_cast<float>(*hyper.maxScale));
+  auto scalar = [](float v) { return Tensor(ElementKind::F32, {}, {v}); };
+  return {scalar(s), scalar(growth), scalar(hysteresis)};
+}

@@ -116,6 +116,21 @@ SmallVector<Tensor> adamw(const Tensor &param, const Tensor &grad,
                           const Tensor &expAvg, const Tensor &expAvgSq,
                           double step, const AdamwHyper &hyper);
 
+//===- Loss scaling ------------------------------------------------------===//
+
+/// The gradients times `invScale`, then found_inf (1 or 0) over the inputs.
+SmallVector<Tensor> unscale(const Tensor &invScale, ArrayRef<Tensor> grads);
+
+struct ScalerHyper {
+  double growthFactor, backoffFactor;
+  int64_t growthInterval, hysteresis;
+  std::optional<double> minScale, maxScale;
+};
+/// The new scale, growth tracker and hysteresis tracker.
+SmallVector<Tensor> scalerUpdate(double scale, double growthTracker,
+                                 double hysteresisTracker, bool foundInf,
+                                 const ScalerHyper &hyper);
+
 } // namespace mlir::amp::interp::kernels
 
 #endif // AMP_LIB_INTERPRETER_KERNELS_H

@@ -79,8 +79,14 @@ Tensor interp::makeRandomInput(BlockArgument arg, uint64_t seed,
   auto hasAttr = [&](unsigned i, StringRef name) {
     return func && func.getArgAttr(i, name);
   };
-  if (hasAttr(arg.getArgNumber(), AmpDialect::kStateAttrName))
+  if (Attribute state = func ? func.getArgAttr(arg.getArgNumber(),
+                                               AmpDialect::kStateAttrName)
+                             : Attribute()) {
+    if (auto initial = dyn_cast<FloatAttr>(state))
+      for (double &value : data)
+        value = roundToKind(initial.getValueAsDouble(), kind);
     return tensor;
+  }
   // The stream is keyed by the argument's rank among the parameters, or
   // among the other (batch) arguments: a model, its gradient function and
   // its training step, whose signatures order them differently, all get

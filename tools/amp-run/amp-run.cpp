@@ -246,36 +246,58 @@ static LogicalResult writeTensors(StringRef dir, StringRef prefix,
 static int train(Interpreter &interpreter, func::FuncOp func,
                  std::vector<Tensor> args) {
   SmallVector<unsigned> threaded;
-  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-    if (func.getArgAttr(i, AmpDialect::kParamAttrName) ||
-        func.getArgAttr(i, AmpDialect::kStateAttrName))
-      threaded.push_back(i);
-  if (func.getNumResults() != threaded.size() + 1) {
+  std::optional<unsigned> scaleSlot;
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+    if (!func.getArgAttr(i, AmpDialect::kParamAttrName) &&
+        !func.getArgAttr(i, AmpDialect::kStateAttrName))
+      continue;
+    if (func.getArgAttr(i, AmpDialect::kLossScaleAttrName))
+      scaleSlot = threaded.size();
+    threaded.push_back(i);
+  }
+  // With loss scaling the step also returns found_inf after the loss.
+  unsigned expected = threaded.size() + (scaleSlot ? 2 : 1);
+  if (func.getNumResults() != expected) {
     func.emitError() << "--train-steps needs a step function returning its "
                         "parameters and state ("
-                     << threaded.size() << " values) and the loss; @"
+                     << threaded.size() << " values), the loss"
+                     << (scaleSlot ? " and found_inf" : "") << "; @"
                      << func.getSymName() << " returns "
                      << func.getNumResults();
     return 1;
   }
+  unsigned lossIndex = threaded.size();
   double first = 0, last = 0;
+  unsigned skipped = 0;
   std::vector<Tensor> lastResults;
   for (unsigned step = 0; step < trainSteps; ++step) {
+    double scale = scaleSlot ? args[threaded[*scaleSlot]][0] : 0;
     FailureOr<std::vector<Tensor>> results = interpreter.run(func, args);
     if (failed(results))
       return interpreter.stoppedAtNonFinite() ? 2 : 1;
-    last = results->back()[0];
+    last = (*results)[lossIndex][0];
+    bool overflow = scaleSlot && (*results)[lossIndex + 1][0] != 0;
+    skipped += overflow;
     lastResults = *results;
     if (step == 0)
       first = last;
-    if (step % printEvery == 0 || step + 1 == trainSteps)
-      llvm::outs() << llvm::format("step %u loss %.9g\n", step, last);
+    if (step % printEvery == 0 || step + 1 == trainSteps) {
+      llvm::outs() << llvm::format("step %u loss %.9g", step, last);
+      if (scaleSlot)
+        llvm::outs() << llvm::format(" scale %g%s", scale,
+                                     overflow ? " skipped" : "");
+      llvm::outs() << "\n";
+    }
     for (auto [k, i] : llvm::enumerate(threaded))
       args[i] = std::move((*results)[k]);
   }
   llvm::outs() << llvm::format(
-      "trained %u steps: loss %.9g -> %.9g (%.1f%% lower)\n",
+      "trained %u steps: loss %.9g -> %.9g (%.1f%% lower)",
       trainSteps.getValue(), first, last, 100.0 * (first - last) / first);
+  if (scaleSlot)
+    llvm::outs() << llvm::format(", %u skipped, final scale %g", skipped,
+                                 args[threaded[*scaleSlot]][0]);
+  llvm::outs() << "\n";
   // The last step's results: the trained parameters and state, the loss.
   if (!outputDir.empty() &&
       failed(writeTensors(outputDir, "result", lastResults)))

@@ -46,12 +46,21 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned argIndex,
                                                    NamedAttribute attribute) {
   if (attribute.getName() != kParamAttrName &&
-      attribute.getName() != kStateAttrName)
+      attribute.getName() != kStateAttrName &&
+      attribute.getName() != kLossScaleAttrName)
     return op->emitError() << "unknown amp argument attribute '"
                            << attribute.getName().getValue() << "'";
   if (attribute.getName() == kStateAttrName) {
-    if (!isa<UnitAttr>(attribute.getValue()))
+    // Unit: the state starts at zero; a float: it starts at that value.
+    if (!isa<UnitAttr, FloatAttr>(attribute.getValue()))
       return op->emitError() << "'" << kStateAttrName
+                             << "' must be a unit attribute or the initial "
+                                "value as a float";
+    return success();
+  }
+  if (attribute.getName() == kLossScaleAttrName) {
+    if (!isa<UnitAttr>(attribute.getValue()))
+      return op->emitError() << "'" << kLossScaleAttrName
                              << "' must be a unit attribute";
     return success();
   }
@@ -85,6 +94,19 @@ LogicalResult AmpDialect::verifyRegionResultAttribute(
 
 LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attribute) {
+  if (attribute.getName() == kSeedAttrName) {
+    if (!isa<UnitAttr>(attribute.getValue()) || !isa<ConstantOp>(op))
+      return op->emitError() << "'" << kSeedAttrName
+                             << "' is a unit attribute of an amp.constant";
+    return success();
+  }
+  if (attribute.getName() == kLossScalingAttrName) {
+    if (!isa<DictionaryAttr>(attribute.getValue()) ||
+        !isa<FunctionOpInterface>(op))
+      return op->emitError() << "'" << kLossScalingAttrName
+                             << "' is a dictionary on a function";
+    return success();
+  }
   if (attribute.getName() == kGradientOfAttrName) {
     if (!isa<FlatSymbolRefAttr>(attribute.getValue()) ||
         !isa<FunctionOpInterface>(op))

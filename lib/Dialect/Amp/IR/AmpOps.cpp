@@ -766,6 +766,77 @@ LogicalResult AdamwUpdateOp::verify() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Loss scaling
+//===----------------------------------------------------------------------===//
+
+LogicalResult UnscaleOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          ValueRange operands, DictionaryAttr,
+                                          OpaqueProperties, RegionRange,
+                                          SmallVectorImpl<Type> &inferred) {
+  if (operands.empty())
+    return emitOptional(loc, getOperationName(), "expects an inv_scale");
+  for (Value grad : operands.drop_front())
+    inferred.push_back(grad.getType());
+  inferred.push_back(operands.front().getType());
+  return success();
+}
+
+LogicalResult UnscaleOp::verify() {
+  auto inv = cast<RankedTensorType>(getInvScale().getType());
+  if (inv.getRank() != 0 || !inv.getElementType().isF32())
+    return emitOpError() << "inv_scale must be a 0-d f32 tensor, got " << inv;
+  if (getFoundInf().getType() != inv)
+    return emitOpError() << "found_inf must be a 0-d f32 tensor, got "
+                         << getFoundInf().getType();
+  if (getGrads().size() != getUnscaled().size())
+    return emitOpError() << "has " << getGrads().size() << " gradients but "
+                         << getUnscaled().size() << " results";
+  for (auto [i, grad, result] :
+       llvm::enumerate(getGrads().getTypes(), getUnscaled().getTypes())) {
+    if (!getElementTypeOrSelf(grad).isF32())
+      return emitOpError() << "gradient #" << i << " has type " << grad
+                           << "; unscaling needs f32 gradients (keep f32 "
+                              "master parameters)";
+    if (grad != result)
+      return emitOpError() << "result #" << i << " has type " << result
+                           << ", expected " << grad;
+  }
+  return success();
+}
+
+LogicalResult ScalerUpdateOp::verify() {
+  auto type = cast<RankedTensorType>(getScale().getType());
+  if (type.getRank() != 0 || !type.getElementType().isF32())
+    return emitOpError() << "scaler state must be 0-d f32 tensors, got "
+                         << type;
+  double growth = getGrowthFactor().convertToDouble();
+  double backoff = getBackoffFactor().convertToDouble();
+  if (!(growth > 1) || !std::isfinite(growth))
+    return emitOpError() << "growth_factor must be greater than 1, got "
+                         << growth;
+  if (!(backoff > 0 && backoff < 1))
+    return emitOpError() << "backoff_factor must lie in (0, 1), got "
+                         << backoff;
+  if (getGrowthInterval() <= 0)
+    return emitOpError() << "growth_interval must be positive, got "
+                         << getGrowthInterval();
+  if (getHysteresis() <= 0)
+    return emitOpError() << "hysteresis must be positive, got "
+                         << getHysteresis();
+  std::optional<APFloat> minScale = getMinScale(), maxScale = getMaxScale();
+  if (minScale && !(minScale->convertToDouble() > 0))
+    return emitOpError() << "min_scale must be positive, got "
+                         << minScale->convertToDouble();
+  if (minScale && maxScale &&
+      minScale->convertToDouble() > maxScale->convertToDouble())
+    return emitOpError() << "min_scale " << minScale->convertToDouble()
+                         << " exceeds max_scale "
+                         << maxScale->convertToDouble();
+  return success();
+}
+
 #include "amp/Dialect/Amp/IR/AmpEnums.cpp.inc"
 
 #define GET_OP_CLASSES

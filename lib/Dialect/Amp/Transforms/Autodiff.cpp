@@ -88,11 +88,13 @@ static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
   builder.setInsertionPoint(ret);
   llvm::DenseMap<Value, Value> grads;
   auto seedType = cast<RankedTensorType>(loss.getType());
-  grads[loss] = builder.create<ConstantOp>(
+  auto seed = builder.create<ConstantOp>(
       ret.getLoc(),
       DenseElementsAttr::get(
           seedType, builder.getFloatAttr(seedType.getElementType(), 1.0)
                         .getValue()));
+  seed->setAttr(AmpDialect::kSeedAttrName, builder.getUnitAttr());
+  grads[loss] = seed;
   auto accumulate = [&](Value value, Value contribution) {
     auto [it, inserted] = grads.try_emplace(value, contribution);
     if (!inserted)

@@ -116,11 +116,20 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
   Type counterType = RankedTensorType::get({}, b.getF32Type());
   if (config.hasStepCounter())
     stateTypes.push_back(counterType);
+  auto scaling = grad->getAttrOfType<DictionaryAttr>(
+      AmpDialect::kLossScalingAttrName);
+  bool dynamicScaling =
+      scaling && cast<StringAttr>(scaling.get("mode")).getValue() == "dynamic";
   if (config.accumulate > 1) {
     for (unsigned i : params)
       stateTypes.push_back(argTypes[i]);
     stateTypes.push_back(counterType);
+    if (scaling)
+      stateTypes.push_back(counterType); // found_inf of the micro-batches
   }
+  // Scaler state: the scale, then (dynamic) growth and hysteresis trackers.
+  unsigned scalerState = scaling ? (dynamicScaling ? 3 : 1) : 0;
+  stateTypes.append(scalerState, counterType);
   inputs.append(stateTypes.begin(), stateTypes.end());
   for (unsigned i : batch)
     inputs.push_back(argTypes[i]);
@@ -129,6 +138,8 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
     results.push_back(argTypes[i]);
   results.append(stateTypes.begin(), stateTypes.end());
   results.push_back(grad.getResultTypes().front());
+  if (scaling)
+    results.push_back(counterType); // found_inf
 
   b.setInsertionPointAfter(grad);
   Location loc = original.getLoc();
@@ -140,6 +151,19 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
     step.setArgAttr(p, AmpDialect::kParamAttrName, b.getUnitAttr());
   for (unsigned s = 0; s < numState; ++s)
     step.setArgAttr(numParams + s, AmpDialect::kStateAttrName, b.getUnitAttr());
+  if (scaling) {
+    // The scale starts at init_scale, the hysteresis tracker full.
+    unsigned scaleIndex = numParams + numState - scalerState;
+    step.setArgAttr(scaleIndex, AmpDialect::kStateAttrName,
+                    scaling.get("init_scale"));
+    step.setArgAttr(scaleIndex, AmpDialect::kLossScaleAttrName,
+                    b.getUnitAttr());
+    if (dynamicScaling)
+      step.setArgAttr(
+          scaleIndex + 2, AmpDialect::kStateAttrName,
+          b.getF64FloatAttr(static_cast<double>(
+              cast<IntegerAttr>(scaling.get("hysteresis")).getInt())));
+  }
   b.setInsertionPointToStart(body);
   StepBuilder sb(b, loc);
 
@@ -149,8 +173,11 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
     callArgs[i] = body->getArgument(k);
   for (auto [k, i] : llvm::enumerate(batch))
     callArgs[i] = body->getArgument(numParams + numState + k);
+  if (scaling)
+    callArgs.push_back(body->getArgument(numParams + numState - scalerState));
   auto call = b.create<func::CallOp>(loc, grad, callArgs);
   Value loss = call.getResult(0);
+  Value foundInf = scaling ? call.getResults().back() : Value();
   SmallVector<Value> paramValues, grads;
   for (unsigned p = 0; p < numParams; ++p) {
     paramValues.push_back(body->getArgument(p));
@@ -170,12 +197,20 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
   }
   Value counter = config.hasStepCounter() ? body->getArgument(next++) : Value();
   SmallVector<Value> accumulators;
-  Value microStep, done;
+  Value microStep, done, foundSoFar;
   if (config.accumulate > 1) {
     for (unsigned p = 0; p < numParams; ++p)
       accumulators.push_back(body->getArgument(next++));
     microStep = body->getArgument(next++);
+    if (scaling)
+      foundSoFar = body->getArgument(next++);
   }
+  SmallVector<Value> scaler;
+  for (unsigned k = 0; k < scalerState; ++k)
+    scaler.push_back(body->getArgument(next++));
+  // An overflow in any micro-batch spoils the whole effective batch.
+  if (foundSoFar)
+    foundInf = b.create<MaximumOp>(loc, foundSoFar, foundInf);
 
   // Gradient accumulation: the update uses the mean over N micro-batches.
   SmallVector<Value> summed;
@@ -234,6 +269,35 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
   Value newCounter =
       counter ? sb.add(counter, sb.scalar(1.0)) : Value();
 
+  // A step whose gradients overflowed changes no state but the scaler.
+  if (scaling) {
+    Value clean = b.create<CompareOp>(loc, ComparePredicate::eq, foundInf,
+                                      sb.scalar(0.0));
+    for (unsigned p = 0; p < numParams; ++p)
+      newParams[p] = sb.select(clean, newParams[p], paramValues[p]);
+    unsigned k = 0;
+    for (unsigned p = 0; p < numParams; ++p)
+      for (Value old : moments[p]) {
+        newState[k] = sb.select(clean, newState[k], old);
+        ++k;
+      }
+    if (counter)
+      newCounter = sb.select(clean, newCounter, counter);
+  }
+  SmallVector<Value> newScaler(scaler);
+  if (dynamicScaling) {
+    auto attr = [&](StringRef name) { return scaling.get(name); };
+    auto update = b.create<ScalerUpdateOp>(
+        loc, scaler[0], scaler[1], scaler[2], foundInf,
+        cast<FloatAttr>(attr("growth_factor")),
+        cast<FloatAttr>(attr("backoff_factor")),
+        cast<IntegerAttr>(attr("growth_interval")),
+        cast<IntegerAttr>(attr("hysteresis")),
+        dyn_cast_or_null<FloatAttr>(attr("min_scale")),
+        dyn_cast_or_null<FloatAttr>(attr("max_scale")));
+    newScaler.assign(update->result_begin(), update->result_end());
+  }
+
   // With accumulation, state changes only on the N-th micro-batch.
   if (config.accumulate > 1) {
     for (unsigned p = 0; p < numParams; ++p)
@@ -246,6 +310,8 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
       }
     if (counter)
       newCounter = sb.select(done, newCounter, counter);
+    for (auto [updated, old] : llvm::zip(newScaler, scaler))
+      updated = sb.select(done, updated, old);
   }
   SmallVector<Value> returned(newParams);
   returned.append(newState);
@@ -256,8 +322,13 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
       returned.push_back(sb.select(done, sb.zerosLike(summed[p].getType()),
                                    summed[p]));
     returned.push_back(sb.select(done, sb.scalar(0.0), nextMicro));
+    if (foundSoFar)
+      returned.push_back(sb.select(done, sb.scalar(0.0), foundInf));
   }
+  returned.append(newScaler);
   returned.push_back(loss);
+  if (scaling)
+    returned.push_back(foundInf);
   b.create<func::ReturnOp>(loc, returned);
   return success();
 }

@@ -49,6 +49,32 @@ struct TrainStepOptions : public PassPipelineOptions<TrainStepOptions> {
   Option<int64_t> accumulate{*this, "accumulate",
                              llvm::cl::desc("Micro-batches per update"),
                              llvm::cl::init(1)};
+  Option<std::string> lossScaling{
+      *this, "loss-scaling",
+      llvm::cl::desc("auto (dynamic for f16, none otherwise), dynamic, "
+                     "static or none"),
+      llvm::cl::init("auto")};
+  Option<double> initScale{*this, "init-scale",
+                           llvm::cl::desc("Initial (or static) loss scale"),
+                           llvm::cl::init(65536.0)};
+  Option<double> growthFactor{*this, "growth-factor",
+                              llvm::cl::desc("Scale growth factor"),
+                              llvm::cl::init(2.0)};
+  Option<double> backoffFactor{*this, "backoff-factor",
+                               llvm::cl::desc("Scale backoff factor"),
+                               llvm::cl::init(0.5)};
+  Option<int64_t> growthInterval{*this, "growth-interval",
+                                 llvm::cl::desc("Clean steps before growth"),
+                                 llvm::cl::init(2000)};
+  Option<double> minScale{*this, "min-scale",
+                          llvm::cl::desc("Lower clamp of the scale (0: none)"),
+                          llvm::cl::init(0.0)};
+  Option<double> maxScale{*this, "max-scale",
+                          llvm::cl::desc("Upper clamp of the scale (0: none)"),
+                          llvm::cl::init(0.0)};
+  Option<int64_t> hysteresis{*this, "hysteresis",
+                             llvm::cl::desc("Overflows before backing off"),
+                             llvm::cl::init(1)};
 };
 } // namespace
 
@@ -56,7 +82,7 @@ void amp::registerAmpPipelines() {
   PassPipelineRegistration<TrainStepOptions>(
       "amp-train-step",
       "From forward + loss to a training step: [amp-autocast], amp-autodiff, "
-      "amp-optimizer",
+      "amp-loss-scaling, amp-optimizer",
       [](OpPassManager &pm, const TrainStepOptions &options) {
         if (options.computeType != "none") {
           AmpAutocastOptions autocast;
@@ -65,6 +91,16 @@ void amp::registerAmpPipelines() {
           pm.addPass(createAmpAutocast(autocast));
         }
         pm.addPass(createAmpAutodiff());
+        AmpLossScalingOptions scaling;
+        scaling.mode = options.lossScaling;
+        scaling.initScale = options.initScale;
+        scaling.growthFactor = options.growthFactor;
+        scaling.backoffFactor = options.backoffFactor;
+        scaling.growthInterval = options.growthInterval;
+        scaling.minScale = options.minScale;
+        scaling.maxScale = options.maxScale;
+        scaling.hysteresis = options.hysteresis;
+        pm.addPass(createAmpLossScaling(scaling));
         AmpOptimizerOptions optimizer;
         optimizer.optimizer = options.optimizer;
         optimizer.lr = options.lr;

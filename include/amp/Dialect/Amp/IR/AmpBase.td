@@ -42,6 +42,15 @@ def Amp_Dialect : Dialect {
     /// from (set by amp-autodiff, read by amp-optimizer).
     static constexpr ::llvm::StringLiteral kGradientOfAttrName =
         "amp.gradient_of";
+    /// Marks the constant amp-autodiff seeds the backward pass with (the
+    /// gradient of the loss), which amp-loss-scaling replaces.
+    static constexpr ::llvm::StringLiteral kSeedAttrName = "amp.seed";
+    /// Marks the loss-scale argument of a gradient or step function.
+    static constexpr ::llvm::StringLiteral kLossScaleAttrName =
+        "amp.loss_scale";
+    /// The loss-scaling configuration on a gradient function.
+    static constexpr ::llvm::StringLiteral kLossScalingAttrName =
+        "amp.loss_scaling";
   }];
 }
 

@@ -839,4 +839,73 @@ def Amp_AdamwUpdateOp : Amp_OptimizerOp<"adamw_update",
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Loss scaling
+//===----------------------------------------------------------------------===//
+
+def Amp_UnscaleOp : Amp_Op<"unscale", [Amp_OptimizerFamily, Amp_KeepFp32,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "multi-tensor gradient unscale with an inf/NaN check";
+  let description = [{
+    Multiplies every gradient by `inv_scale` and returns the products and
+    `found_inf`: 1.0 when any input element is inf or NaN, else 0.0, as
+    PyTorch's `_amp_foreach_non_finite_check_and_unscale_` (one pass over
+    all gradients, a shared flag). Gradients must be f32: unscaling fp16
+    gradients would lose what the scale protected.
+
+    ```mlir
+    %g1, %g2, %found = amp.unscale %inv, %d1, %d2
+        : tensor<f32>, tensor<784x256xf32>, tensor<256xf32>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$inv_scale,
+                   Variadic<Amp_FloatTensor>:$grads);
+  let results = (outs Variadic<Amp_FloatTensor>:$unscaled,
+                 Amp_FloatTensor:$found_inf);
+  let assemblyFormat = [{
+    $inv_scale `,` $grads attr-dict `:` type($inv_scale) `,` type($grads)
+  }];
+  let hasVerifier = 1;
+}
+
+def Amp_ScalerUpdateOp : Amp_Op<"scaler_update",
+    [Amp_OptimizerFamily, Amp_KeepFp32,
+     AllTypesMatch<["scale", "growth_tracker", "hysteresis_tracker",
+                    "found_inf", "new_scale", "new_growth_tracker",
+                    "new_hysteresis_tracker"]>]> {
+  let summary = "dynamic loss-scale update, on the device";
+  let description = [{
+    GradScaler's update, with optional clamps and Megatron-LM's hysteresis
+    (all state 0-d f32 tensors). On overflow (`found_inf` non-zero) the
+    growth tracker resets and the hysteresis tracker drops by one; once it
+    is at or below zero, the scale is multiplied by `backoff_factor` (on
+    this and every further overflow). Otherwise the growth tracker counts
+    up; at `growth_interval` it resets, the hysteresis tracker refills to
+    `hysteresis`, and the scale is multiplied by `growth_factor` if the
+    result is finite. The scale is then clamped to [`min_scale`,
+    `max_scale`]. With `hysteresis = 1` and no clamps this is exactly
+    torch.amp.GradScaler.update.
+
+    ```mlir
+    %s, %g, %h = amp.scaler_update %scale, %growth, %hyst, %found
+        {growth_factor = 2.0, backoff_factor = 0.5, growth_interval = 2000,
+         hysteresis = 1} : tensor<f32>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$scale, Amp_FloatTensor:$growth_tracker,
+                   Amp_FloatTensor:$hysteresis_tracker,
+                   Amp_FloatTensor:$found_inf, F64Attr:$growth_factor,
+                   F64Attr:$backoff_factor, I64Attr:$growth_interval,
+                   I64Attr:$hysteresis, OptionalAttr<F64Attr>:$min_scale,
+                   OptionalAttr<F64Attr>:$max_scale);
+  let results = (outs Amp_FloatTensor:$new_scale,
+                 Amp_FloatTensor:$new_growth_tracker,
+                 Amp_FloatTensor:$new_hysteresis_tracker);
+  let assemblyFormat = [{
+    $scale `,` $growth_tracker `,` $hysteresis_tracker `,` $found_inf attr-dict
+    `:` type($scale)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // AMP_DIALECT_AMP_IR_AMPOPS_TD

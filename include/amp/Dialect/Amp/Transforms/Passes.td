@@ -140,6 +140,52 @@ def AmpAutodiff : Pass<"amp-autodiff", "mlir::ModuleOp"> {
   ];
 }
 
+def AmpLossScaling : Pass<"amp-loss-scaling", "mlir::ModuleOp"> {
+  let summary = "Scale the loss, unscale the gradients and check them for "
+                "inf/NaN";
+  let description = [{
+    Rewrites every gradient function `@<name>_grad` of amp-autodiff:
+
+    ```
+    @<name>_grad(args..., %scale {amp.loss_scale}) -> (loss, grads..., found_inf)
+    ```
+
+    The backward seed becomes the loss scale; the parameter gradients
+    (which must be f32: keep f32 master parameters, as GradScaler requires)
+    are unscaled by `inv_scale = float(1 / double(scale))` in one
+    `amp.unscale`, which also reports `found_inf` (1 when any gradient holds
+    an inf or NaN). The function records the scaler configuration in
+    `amp.loss_scaling`; amp-optimizer then threads the scaler state through
+    the step, updates it on the device (`amp.scaler_update`) and skips every
+    other state update of a step whose gradients overflowed.
+
+    Modes: `dynamic` (GradScaler's defaults: init-scale 65536, growth-factor
+    2, backoff-factor 0.5, growth-interval 2000; optional min/max clamps and
+    Megatron-style hysteresis), `static` (a fixed scale, overflowing steps
+    still skipped), `none`; `auto` (the default) is dynamic when the graph
+    holds f16 values and none otherwise (bf16 and f32 need no scaling).
+  }];
+  let dependentDialects = ["::mlir::amp::AmpDialect"];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"auto\"",
+           "auto, dynamic, static or none">,
+    Option<"initScale", "init-scale", "double", /*default=*/"65536.0",
+           "Initial (or static) loss scale">,
+    Option<"growthFactor", "growth-factor", "double", /*default=*/"2.0",
+           "Scale multiplier after growth-interval clean steps (> 1)">,
+    Option<"backoffFactor", "backoff-factor", "double", /*default=*/"0.5",
+           "Scale multiplier after an overflow, in (0, 1)">,
+    Option<"growthInterval", "growth-interval", "int64_t",
+           /*default=*/"2000", "Clean steps before the scale grows">,
+    Option<"minScale", "min-scale", "double", /*default=*/"0.0",
+           "Lower clamp of the scale (0: none)">,
+    Option<"maxScale", "max-scale", "double", /*default=*/"0.0",
+           "Upper clamp of the scale (0: none)">,
+    Option<"hysteresis", "hysteresis", "int64_t", /*default=*/"1",
+           "Overflows tolerated before backing off (1: PyTorch)">
+  ];
+}
+
 def AmpOptimizer : Pass<"amp-optimizer", "mlir::ModuleOp"> {
   let summary = "Build the training step: gradients, clipping, accumulation "
                 "and the optimizer update";

@@ -10,7 +10,7 @@
 // CHECK: %[[Y:.*]] = amp.matmul %[[X]], %[[W]]
 // CHECK: %[[Z:.*]] = amp.add %[[Y]], %[[B]]
 // CHECK: %[[L:.*]] = amp.sum %[[Z]] dims = [0, 1]
-// CHECK: %[[SEED:.*]] = amp.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[SEED:.*]] = amp.constant {amp.seed} dense<1.000000e+00> : tensor<f32>
 // CHECK: %[[GZ:.*]] = amp.broadcast_to %{{.*}} : tensor<1x1xf32> to tensor<2x3xf32>
 // The bias was broadcast over the rows: its gradient sums them.
 // CHECK: %[[GB:.*]] = amp.sum %[[GZ]] dims = [0] keepdims : tensor<2x3xf32> to tensor<1x3xf32>

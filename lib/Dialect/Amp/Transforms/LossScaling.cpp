@@ -1,0 +1,175 @@
+//===- LossScaling.cpp - --amp-loss-scaling -------------------------------===//
+//
+// Scales the backward seed of each gradient function, unscales and checks
+// the gradients, and records the scaler configuration for amp-optimizer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::amp {
+#define GEN_PASS_DEF_AMPLOSSSCALING
+#include "amp/Dialect/Amp/Transforms/Passes.h.inc"
+} // namespace mlir::amp
+
+using namespace mlir;
+using namespace mlir::amp;
+
+/// Whether any value of `func` (or the functions it derives from) is f16.
+static bool holdsF16(func::FuncOp func) {
+  bool found = false;
+  auto check = [&](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    found |= tensor && tensor.getElementType().isF16();
+  };
+  for (Type type : func.getArgumentTypes())
+    check(type);
+  func.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes())
+      check(type);
+  });
+  return found;
+}
+
+static LogicalResult scale(func::FuncOp grad, DictionaryAttr config) {
+  Block &body = grad.getBody().front();
+  ConstantOp seed;
+  grad.walk([&](ConstantOp op) {
+    if (op->hasAttr(AmpDialect::kSeedAttrName))
+      seed = op;
+  });
+  if (!seed)
+    return grad.emitError() << "amp-loss-scaling: @" << grad.getSymName()
+                            << " has no backward seed (it was not made by "
+                               "amp-autodiff, or is already scaled)";
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  // Parameter gradients must be f32, as GradScaler's unscale requires.
+  for (auto [i, value] : llvm::enumerate(ret.getOperands().drop_front())) {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (!type.getElementType().isF32())
+      return grad.emitError()
+             << "amp-loss-scaling: the gradient of parameter #" << i
+             << " of @" << grad.getSymName() << " is " << type
+             << "; loss scaling unscales f32 gradients of f32 master "
+                "parameters (keep parameters f32 and cast them in the graph)";
+  }
+
+  OpBuilder b(grad.getContext());
+  Location loc = seed.getLoc();
+  auto f32 = RankedTensorType::get({}, b.getF32Type());
+  auto f64 = RankedTensorType::get({}, b.getF64Type());
+  unsigned scaleIndex = grad.getNumArguments();
+  grad.insertArgument(scaleIndex, f32,
+                      b.getDictionaryAttr(b.getNamedAttr(
+                          AmpDialect::kLossScaleAttrName, b.getUnitAttr())),
+                      grad.getLoc());
+  BlockArgument scaleArg = body.getArgument(scaleIndex);
+  // The seed: the loss scale, in the loss's type.
+  b.setInsertionPoint(seed);
+  Value seedValue = scaleArg;
+  if (seed.getType() != f32)
+    seedValue = b.create<CastOp>(loc, seed.getType(), scaleArg);
+  seed.getResult().replaceAllUsesWith(seedValue);
+  seed.erase();
+
+  // inv_scale = float(1 / double(scale)), then one multi-tensor unscale.
+  b.setInsertionPoint(ret);
+  Value wide = b.create<CastOp>(loc, f64, scaleArg);
+  Value one = b.create<ConstantOp>(
+      loc, DenseElementsAttr::get(f64, b.getF64FloatAttr(1.0).getValue()));
+  Value inv = b.create<CastOp>(loc, f32, b.create<DivOp>(loc, one, wide));
+  SmallVector<Value> grads(ret.getOperands().drop_front());
+  auto unscale = b.create<UnscaleOp>(loc, inv, grads);
+  SmallVector<Value> returned{ret.getOperand(0)};
+  returned.append(unscale.getUnscaled().begin(), unscale.getUnscaled().end());
+  returned.push_back(unscale.getFoundInf());
+  b.create<func::ReturnOp>(ret.getLoc(), returned);
+  ret.erase();
+
+  SmallVector<Type> results;
+  for (Value v : returned)
+    results.push_back(v.getType());
+  grad.setFunctionType(b.getFunctionType(grad.getArgumentTypes(), results));
+  grad->setAttr(AmpDialect::kLossScalingAttrName, config);
+  return success();
+}
+
+namespace {
+struct AmpLossScalingPass
+    : amp::impl::AmpLossScalingBase<AmpLossScalingPass> {
+  using AmpLossScalingBase::AmpLossScalingBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto num = [](double value) {
+      std::string text;
+      llvm::raw_string_ostream(text) << value;
+      return text;
+    };
+    auto bad = [&](const Twine &what) {
+      module.emitError() << "amp-loss-scaling: " << what;
+      signalPassFailure();
+    };
+    if (mode != "auto" && mode != "dynamic" && mode != "static" &&
+        mode != "none")
+      return bad("unknown mode '" + mode +
+                 "'; expected auto, dynamic, static or none");
+    if (!(initScale > 0) || !std::isfinite(initScale))
+      return bad("init-scale must be positive and finite, got " +
+                 num(initScale));
+    if (!(growthFactor > 1) || !std::isfinite(growthFactor))
+      return bad("growth-factor must be greater than 1, got " +
+                 num(growthFactor));
+    if (!(backoffFactor > 0 && backoffFactor < 1))
+      return bad("backoff-factor must lie in (0, 1), got " +
+                 num(backoffFactor));
+    if (growthInterval <= 0)
+      return bad("growth-interval must be positive, got " +
+                 Twine(growthInterval));
+    if (hysteresis <= 0)
+      return bad("hysteresis must be positive, got " + Twine(hysteresis));
+    if (minScale < 0 || maxScale < 0)
+      return bad("min-scale and max-scale must not be negative");
+    if (minScale > 0 && maxScale > 0 && minScale > maxScale)
+      return bad("min-scale " + num(minScale) + " exceeds max-scale " +
+                 num(maxScale));
+
+    SmallVector<func::FuncOp> grads;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (func->hasAttr(AmpDialect::kGradientOfAttrName))
+        grads.push_back(func);
+    if (grads.empty())
+      return bad("no gradient function; run --amp-autodiff first");
+
+    for (func::FuncOp grad : grads) {
+      std::string effective = mode;
+      if (effective == "auto")
+        effective = holdsF16(grad) ? "dynamic" : "none";
+      if (effective == "none")
+        continue;
+      Builder b(&getContext());
+      SmallVector<NamedAttribute> entries{
+          b.getNamedAttr("mode", b.getStringAttr(effective)),
+          b.getNamedAttr("init_scale", b.getF64FloatAttr(initScale)),
+          b.getNamedAttr("growth_factor", b.getF64FloatAttr(growthFactor)),
+          b.getNamedAttr("backoff_factor", b.getF64FloatAttr(backoffFactor)),
+          b.getNamedAttr("growth_interval",
+                         b.getI64IntegerAttr(growthInterval)),
+          b.getNamedAttr("hysteresis", b.getI64IntegerAttr(hysteresis))};
+      if (minScale > 0)
+        entries.push_back(
+            b.getNamedAttr("min_scale", b.getF64FloatAttr(minScale)));
+      if (maxScale > 0)
+        entries.push_back(
+            b.getNamedAttr("max_scale", b.getF64FloatAttr(maxScale)));
+      if (failed(scale(grad, b.getDictionaryAttr(entries))))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace
