@@ -1076,3 +1076,105 @@ func.func @state_not_unit(%s: tensor<f32> {amp.state = 1 : i64}) {
 func.func @gradient_of_string() attributes {amp.gradient_of = "f"} {
   return
 }
+
+// -----
+
+func.func @unscale_f16(%inv: tensor<f32>, %g: tensor<4xf16>) {
+  // expected-error @+1 {{'amp.unscale' op gradient #0 has type 'tensor<4xf16>'; unscaling needs f32 gradients (keep f32 master parameters)}}
+  %u, %f = amp.unscale %inv, %g : tensor<f32>, tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @unscale_inv_rank(%inv: tensor<1xf32>, %g: tensor<4xf32>) {
+  // expected-error @+1 {{'amp.unscale' op inv_scale must be a 0-d f32 tensor, got 'tensor<1xf32>'}}
+  %u, %f = amp.unscale %inv, %g : tensor<1xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @unscale_result_type(%inv: tensor<f32>, %g: tensor<4xf32>) {
+  // expected-error @+1 {{'amp.unscale' op result #0 has type 'tensor<4xf16>', expected 'tensor<4xf32>'}}
+  %u, %f = "amp.unscale"(%inv, %g) : (tensor<f32>, tensor<4xf32>) -> (tensor<4xf16>, tensor<f32>)
+  return
+}
+
+// -----
+
+func.func @scaler_growth(%s: tensor<f32>) {
+  // expected-error @+1 {{'amp.scaler_update' op growth_factor must be greater than 1, got 1.000000e+00}}
+  %a, %b, %c = amp.scaler_update %s, %s, %s, %s {growth_factor = 1.0, backoff_factor = 0.5, growth_interval = 10, hysteresis = 1} : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @scaler_backoff(%s: tensor<f32>) {
+  // expected-error @+1 {{'amp.scaler_update' op backoff_factor must lie in (0, 1), got 1.500000e+00}}
+  %a, %b, %c = amp.scaler_update %s, %s, %s, %s {growth_factor = 2.0, backoff_factor = 1.5, growth_interval = 10, hysteresis = 1} : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @scaler_interval(%s: tensor<f32>) {
+  // expected-error @+1 {{'amp.scaler_update' op growth_interval must be positive, got 0}}
+  %a, %b, %c = amp.scaler_update %s, %s, %s, %s {growth_factor = 2.0, backoff_factor = 0.5, growth_interval = 0, hysteresis = 1} : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @scaler_hysteresis(%s: tensor<f32>) {
+  // expected-error @+1 {{'amp.scaler_update' op hysteresis must be positive, got 0}}
+  %a, %b, %c = amp.scaler_update %s, %s, %s, %s {growth_factor = 2.0, backoff_factor = 0.5, growth_interval = 10, hysteresis = 0} : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @scaler_min_scale(%s: tensor<f32>) {
+  // expected-error @+1 {{'amp.scaler_update' op min_scale must be positive, got 0.000000e+00}}
+  %a, %b, %c = amp.scaler_update %s, %s, %s, %s {growth_factor = 2.0, backoff_factor = 0.5, growth_interval = 10, hysteresis = 1, min_scale = 0.0} : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @scaler_clamps(%s: tensor<f32>) {
+  // expected-error @+1 {{'amp.scaler_update' op min_scale 4.000000e+00 exceeds max_scale 2.000000e+00}}
+  %a, %b, %c = amp.scaler_update %s, %s, %s, %s {growth_factor = 2.0, backoff_factor = 0.5, growth_interval = 10, hysteresis = 1, min_scale = 4.0, max_scale = 2.0} : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @scaler_state_type(%s: tensor<f16>) {
+  // expected-error @+1 {{'amp.scaler_update' op scaler state must be 0-d f32 tensors, got 'tensor<f16>'}}
+  %a, %b, %c = amp.scaler_update %s, %s, %s, %s {growth_factor = 2.0, backoff_factor = 0.5, growth_interval = 10, hysteresis = 1} : tensor<f16>
+  return
+}
+
+// -----
+
+func.func @seed_on_op(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'amp.seed' is a unit attribute of an amp.constant}}
+  %0 = amp.neg %x {amp.seed} : tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// expected-error @+1 {{'amp.loss_scaling' is a dictionary on a function}}
+func.func @scaling_not_dict() attributes {amp.loss_scaling = 1 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.loss_scale' must be a unit attribute}}
+func.func @loss_scale_not_unit(%s: tensor<f32> {amp.loss_scale = 2.0}) {
+  return
+}

@@ -259,3 +259,14 @@ func.func @optimizers(%p: tensor<8xf32> {amp.param}, %g: tensor<8xf32>, %b: tens
   %2:3 = amp.adamw_update %p, %g, %b, %b, %s {lr = 1.0e-3, beta1 = 0.9, beta2 = 0.999, eps = 1.0e-8, weight_decay = 0.0} : tensor<8xf32>, tensor<f32>
   return
 }
+
+// Loss-scaling ops, emitted by amp-loss-scaling and amp-optimizer.
+// CHECK-LABEL: func.func @loss_scaling
+// CHECK: %{{.*}}:2, %{{.*}} = amp.unscale %{{.*}}, %{{.*}}, %{{.*}} : tensor<f32>, tensor<8xf32>, tensor<2x2xf32>
+// CHECK: amp.scaler_update %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {backoff_factor = 5.000000e-01 : f64, growth_factor = 2.000000e+00 : f64, growth_interval = 2000 : i64, hysteresis = 1 : i64, min_scale = 1.000000e+00 : f64} : tensor<f32>
+// GENERIC: "amp.unscale"(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<f32>, tensor<8xf32>, tensor<2x2xf32>) -> (tensor<8xf32>, tensor<2x2xf32>, tensor<f32>)
+func.func @loss_scaling(%inv: tensor<f32>, %g1: tensor<8xf32>, %g2: tensor<2x2xf32>, %s: tensor<f32>) {
+  %u:2, %found = amp.unscale %inv, %g1, %g2 : tensor<f32>, tensor<8xf32>, tensor<2x2xf32>
+  %a, %b, %c = amp.scaler_update %s, %s, %s, %found {growth_factor = 2.0, backoff_factor = 0.5, growth_interval = 2000, hysteresis = 1, min_scale = 1.0} : tensor<f32>
+  return
+}
