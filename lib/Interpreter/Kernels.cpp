@@ -144,6 +144,32 @@ T nanMin(T a, T b) {
   return b < a ? b : a;
 }
 
+/// Whether `label` (row `row` of `labels`) names one of `classes`; words
+/// the error otherwise.
+bool checkLabel(const Tensor &labels, int64_t row, int64_t classes,
+                std::string &error) {
+  double label = labels[row];
+  if (label >= 0 && label < static_cast<double>(classes))
+    return true;
+  llvm::raw_string_ostream(error)
+      << "label " << static_cast<int64_t>(label) << " at "
+      << formatIndex(labels.getShape(), row) << " is outside [0, " << classes
+      << ")";
+  return false;
+}
+
+/// The maximum of a row of logits and the sum of exp(x - max) over it.
+template <typename T>
+std::pair<T, T> softmaxStatistics(const double *x, int64_t classes) {
+  T maxValue = -std::numeric_limits<T>::infinity();
+  for (int64_t c = 0; c < classes; ++c)
+    maxValue = nanMax(maxValue, static_cast<T>(x[c]));
+  T expSum = 0;
+  for (int64_t c = 0; c < classes; ++c)
+    expSum += std::exp(static_cast<T>(x[c]) - maxValue);
+  return {maxValue, expSum};
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -648,25 +674,15 @@ FailureOr<Tensor> kernels::crossEntropy(const Tensor &logits,
   withComputeType(logits.getKind(), [&](auto tag) {
     using T = decltype(tag);
     T sum = 0;
-    for (int64_t row = 0; row < rows && !failed; ++row) {
-      double label = labels[row];
-      if (label < 0 || label >= static_cast<double>(classes)) {
-        llvm::raw_string_ostream(error)
-            << "label " << static_cast<int64_t>(label) << " at "
-            << formatIndex(labels.getShape(), row) << " is outside [0, "
-            << classes << ")";
+    for (int64_t row = 0; row < rows; ++row) {
+      if (!checkLabel(labels, row, classes, error)) {
         failed = true;
         return;
       }
-      const double *x = &logits.getData()[row * classes];
-      T maxValue = -std::numeric_limits<T>::infinity();
-      for (int64_t c = 0; c < classes; ++c)
-        maxValue = nanMax(maxValue, static_cast<T>(x[c]));
-      T expSum = 0;
-      for (int64_t c = 0; c < classes; ++c)
-        expSum += std::exp(static_cast<T>(x[c]) - maxValue);
+      const double *x = logits.getData().data() + row * classes;
+      auto [maxValue, expSum] = softmaxStatistics<T>(x, classes);
       T logSumExp = maxValue + std::log(expSum);
-      sum += logSumExp - static_cast<T>(x[static_cast<int64_t>(label)]);
+      sum += logSumExp - static_cast<T>(x[static_cast<int64_t>(labels[row])]);
     }
     total = mean ? sum / static_cast<T>(rows) : sum;
   });
@@ -826,25 +842,15 @@ FailureOr<Tensor> kernels::crossEntropyGrad(const Tensor &logits,
     if (mean)
       scale /= static_cast<T>(rows);
     for (int64_t row = 0; row < rows; ++row) {
-      double label = labels[row];
-      if (label < 0 || label >= static_cast<double>(classes)) {
-        llvm::raw_string_ostream(error)
-            << "label " << static_cast<int64_t>(label) << " at "
-            << formatIndex(labels.getShape(), row) << " is outside [0, "
-            << classes << ")";
+      if (!checkLabel(labels, row, classes, error)) {
         failed = true;
         return;
       }
-      const double *x = &logits.getData()[row * classes];
-      T maxValue = -std::numeric_limits<T>::infinity();
-      for (int64_t c = 0; c < classes; ++c)
-        maxValue = nanMax(maxValue, static_cast<T>(x[c]));
-      T expSum = 0;
-      for (int64_t c = 0; c < classes; ++c)
-        expSum += std::exp(static_cast<T>(x[c]) - maxValue);
+      const double *x = logits.getData().data() + row * classes;
+      auto [maxValue, expSum] = softmaxStatistics<T>(x, classes);
       for (int64_t c = 0; c < classes; ++c) {
         T p = std::exp(static_cast<T>(x[c]) - maxValue) / expSum;
-        if (c == static_cast<int64_t>(label))
+        if (c == static_cast<int64_t>(labels[row]))
           p -= static_cast<T>(1);
         result[row * classes + c] = roundToKind(p * scale, logits.getKind());
       }

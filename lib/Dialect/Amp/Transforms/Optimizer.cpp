@@ -269,21 +269,22 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
   Value newCounter =
       counter ? sb.add(counter, sb.scalar(1.0)) : Value();
 
-  // A step whose gradients overflowed changes no state but the scaler.
-  if (scaling) {
-    Value clean = b.create<CompareOp>(loc, ComparePredicate::eq, foundInf,
-                                      sb.scalar(0.0));
+  // Keeps the parameters, moments and step counter unless `apply` holds.
+  auto gateOptimizerState = [&](Value apply) {
     for (unsigned p = 0; p < numParams; ++p)
-      newParams[p] = sb.select(clean, newParams[p], paramValues[p]);
+      newParams[p] = sb.select(apply, newParams[p], paramValues[p]);
     unsigned k = 0;
     for (unsigned p = 0; p < numParams; ++p)
-      for (Value old : moments[p]) {
-        newState[k] = sb.select(clean, newState[k], old);
-        ++k;
-      }
+      for (Value old : moments[p])
+        newState[k] = sb.select(apply, newState[k], old), ++k;
     if (counter)
-      newCounter = sb.select(clean, newCounter, counter);
-  }
+      newCounter = sb.select(apply, newCounter, counter);
+  };
+
+  // A step whose gradients overflowed changes no state but the scaler.
+  if (scaling)
+    gateOptimizerState(b.create<CompareOp>(loc, ComparePredicate::eq, foundInf,
+                                           sb.scalar(0.0)));
   SmallVector<Value> newScaler(scaler);
   if (dynamicScaling) {
     auto attr = [&](StringRef name) { return scaling.get(name); };
@@ -300,16 +301,7 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
 
   // With accumulation, state changes only on the N-th micro-batch.
   if (config.accumulate > 1) {
-    for (unsigned p = 0; p < numParams; ++p)
-      newParams[p] = sb.select(done, newParams[p], paramValues[p]);
-    unsigned k = 0;
-    for (unsigned p = 0; p < numParams; ++p)
-      for (Value old : moments[p]) {
-        newState[k] = sb.select(done, newState[k], old);
-        ++k;
-      }
-    if (counter)
-      newCounter = sb.select(done, newCounter, counter);
+    gateOptimizerState(done);
     for (auto [updated, old] : llvm::zip(newScaler, scaler))
       updated = sb.select(done, updated, old);
   }
