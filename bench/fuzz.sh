@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Fuzzes the amp-mlir front end and passes with libFuzzer for a given time.
+#
+#   bench/fuzz.sh [SECONDS]        (default 1800)
+#
+# Builds build-fuzz/ with clang-19, every amp library instrumented
+# (-fsanitize=fuzzer-no-link,address), seeds a corpus with each split of the
+# examples and lit inputs and the regression inputs, runs amp-fuzz, and
+# prints the executions, the coverage and the crashes found (written to
+# build-fuzz/crashes/). A crash, once fixed, goes to test/Fuzz/regressions/
+# as a .fuzz file, where CI replays it.
+set -euo pipefail
+seconds=${1:-1800}
+cd "$(dirname "$0")/.."
+out=build-fuzz
+
+if [ ! -f "$out/build.ninja" ]; then
+  cmake -G Ninja -S . -B "$out" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
+    -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link,address" \
+    -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address" \
+    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address" \
+    -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address" \
+    -DAMP_ENABLE_FUZZER=ON > "$out.configure.log"
+fi
+cmake --build "$out" --target amp-fuzz
+
+corpus="$out/corpus"
+mkdir -p "$corpus" "$out/crashes"
+# Seeds: every `// -----` split of every example and lit input.
+python3 - "$corpus" <<'PY'
+import hashlib, pathlib, sys
+out = pathlib.Path(sys.argv[1])
+sources = list(pathlib.Path("examples").glob("*.mlir"))
+sources += list(pathlib.Path("test").rglob("*.mlir"))
+sources += list(pathlib.Path("test/Fuzz/regressions").glob("*.fuzz"))
+for path in sources:
+    for part in path.read_text().split("// -----"):
+        data = part.encode()
+        (out / hashlib.sha1(data).hexdigest()).write_bytes(data)
+print(f"seeded {len(list(out.iterdir()))} inputs from {len(sources)} files")
+PY
+
+log="$out/fuzz.log"
+set +e
+"$out/bin/amp-fuzz" "$corpus" -max_total_time="$seconds" -timeout=20 \
+  -rss_limit_mb=4096 -max_len=16384 -artifact_prefix="$out/crashes/" \
+  -print_final_stats=1 > "$log" 2>&1
+status=$?
+set -e
+echo "fuzzed for $seconds s (libFuzzer exit $status)"
+grep -E "stat::number_of_executed_units|stat::peak_rss_mb|stat::new_units_added" "$log" || true
+grep -E "^#[0-9]+.*(DONE|cov:)" "$log" | tail -1 || true
+crashes=$(find "$out/crashes" -type f | wc -l)
+echo "crashes: $crashes (in $out/crashes/)"
+[ "$crashes" -eq 0 ]

@@ -1,0 +1,110 @@
+//===- FuzzTarget.cpp - the amp-mlir fuzz target --------------------------===//
+//
+// Parses the input as a module, verifies it, runs the pass pipelines on
+// copies of it and executes small functions in the interpreter. Any crash,
+// sanitizer report or hang is a bug: bad input must only ever produce
+// diagnostics. Built as a libFuzzer target (clang, -fsanitize=fuzzer) and
+// as amp-fuzz-replay, which runs files through the same code.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/Analysis/ModelSummary.h"
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+#include "amp/InitAll.h"
+#include "amp/Interpreter/Interpreter.h"
+#include "amp/Interpreter/RandomInputs.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+#include <cstddef>
+#include <cstdint>
+
+using namespace mlir;
+
+namespace {
+/// Work the interpreter may do on one input: keeps the fuzzer fast.
+constexpr int64_t kMaxFlops = 2'000'000;
+constexpr int64_t kMaxElements = 1 << 16;
+
+const DialectRegistry &getRegistry() {
+  static DialectRegistry *registry = [] {
+    auto *r = new DialectRegistry();
+    amp::registerAllDialects(*r);
+    amp::registerAllPasses();
+    return r;
+  }();
+  return *registry;
+}
+
+void runPipeline(ModuleOp module, StringRef pipeline) {
+  OwningOpRef<ModuleOp> copy = module.clone();
+  PassManager pm(module.getContext());
+  if (failed(parsePassPipeline(pipeline, pm)))
+    return;
+  (void)pm.run(*copy);
+}
+
+bool smallEnough(func::FuncOp func) {
+  for (Type type : func.getArgumentTypes()) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape() ||
+        tensor.getNumElements() > kMaxElements)
+      return false;
+  }
+  bool small = true;
+  func.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes())
+      if (auto tensor = dyn_cast<RankedTensorType>(type))
+        small &= tensor.hasStaticShape() &&
+                 tensor.getNumElements() <= kMaxElements;
+  });
+  return small && amp::summarizeFunction(func).forwardFlops <= kMaxFlops;
+}
+
+void interpret(ModuleOp module) {
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal() || !smallEnough(func))
+      continue;
+    std::vector<amp::interp::Tensor> args;
+    bool representable = true;
+    for (BlockArgument arg : func.getArguments()) {
+      auto type = cast<RankedTensorType>(arg.getType());
+      if (!amp::interp::getElementKind(type.getElementType())) {
+        representable = false;
+        break;
+      }
+      args.push_back(amp::interp::makeRandomInput(arg, 1, {}));
+    }
+    if (!representable)
+      continue;
+    amp::interp::InterpreterOptions options;
+    options.checkFinite = true;
+    (void)amp::interp::Interpreter(module, options).run(func, args);
+  }
+}
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size > (1 << 16))
+    return 0;
+  MLIRContext context(getRegistry(), MLIRContext::Threading::DISABLED);
+  context.loadAllAvailableDialects();
+  context.printOpOnDiagnostic(false);
+  // Diagnostics are the expected answer to bad input; drop them.
+  ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) { return success(); });
+  StringRef text(reinterpret_cast<const char *>(data), size);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+  if (!module)
+    return 0;
+  runPipeline(*module, "builtin.module(canonicalize,cse)");
+  runPipeline(*module, "builtin.module(amp-model-summary)");
+  runPipeline(*module, "builtin.module(amp-autocast{compute-type=bf16 "
+                       "keep-fp32-low-io=true})");
+  runPipeline(*module, "builtin.module(amp-train-step{compute-type=f16 "
+                       "optimizer=adamw max-grad-norm=1.0 accumulate=2})");
+  interpret(*module);
+  return 0;
+}
