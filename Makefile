@@ -7,7 +7,7 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test demo docs clean
+.PHONY: all deps configure build test test-sanitize demo docs clean
 
 all: build
 
@@ -28,5 +28,19 @@ test: build
 demo: build
 	@./scripts/demo.sh $(BUILD_DIR)
 
+# Every test (GoogleTest and lit) on a build with AddressSanitizer and
+# UndefinedBehaviorSanitizer; any report fails it.
+SANITIZE_DIR ?= build-sanitize
+SANITIZE_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+test-sanitize: deps
+	@if [ ! -f $(SANITIZE_DIR)/build.ninja ]; then \
+	  cmake -G Ninja -S . -B $(SANITIZE_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	    -DCMAKE_C_FLAGS="$(SANITIZE_FLAGS)" -DCMAKE_CXX_FLAGS="$(SANITIZE_FLAGS)" \
+	    -DCMAKE_EXE_LINKER_FLAGS="$(SANITIZE_FLAGS)" \
+	    -DCMAKE_SHARED_LINKER_FLAGS="$(SANITIZE_FLAGS)"; \
+	fi
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  cmake --build $(SANITIZE_DIR) --target check-amp
+
 clean:
-	rm -rf $(BUILD_DIR) out
+	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) build-fuzz out

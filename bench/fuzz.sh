@@ -13,6 +13,7 @@ set -euo pipefail
 seconds=${1:-1800}
 cd "$(dirname "$0")/.."
 out=build-fuzz
+./scripts/install-deps.sh fuzz
 
 if [ ! -f "$out/build.ninja" ]; then
   cmake -G Ninja -S . -B "$out" -DCMAKE_BUILD_TYPE=Release \

@@ -2,6 +2,9 @@
 # Installs the Debian packages amp-mlir needs to build and test, and nothing
 # else. Idempotent: when every package is present it does nothing and needs no
 # root. CUDA is optional and never installed here; the build detects it.
+#
+#   scripts/install-deps.sh          what `make test` and `make demo` need
+#   scripts/install-deps.sh fuzz     also clang-19 and its fuzzer runtime
 set -euo pipefail
 
 packages=(
@@ -10,6 +13,9 @@ packages=(
   libgtest-dev
   python3
 )
+if [ "${1:-}" = fuzz ]; then
+  packages+=(clang-19 libclang-rt-19-dev)
+fi
 
 missing=()
 for pkg in "${packages[@]}"; do

@@ -95,7 +95,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   context.printOpOnDiagnostic(false);
   // Diagnostics are the expected answer to bad input; drop them.
   ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) { return success(); });
-  StringRef text(reinterpret_cast<const char *>(data), size);
+  // MLIR's lexer relies on the terminating NUL that every file buffer has:
+  // copy the bytes into a string, which has one.
+  std::string text(reinterpret_cast<const char *>(data), size);
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
   if (!module)
     return 0;
