@@ -157,8 +157,11 @@ static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
   SmallVector<Operation *> ops;
   for (Operation &op : body.without_terminator())
     ops.push_back(&op);
+  // The seed stays even when no parameter needed it: amp-loss-scaling
+  // replaces it.
   for (Operation *op : llvm::reverse(ops))
-    if (op->use_empty() && isPure(op))
+    if (op->use_empty() && isPure(op) &&
+        !op->hasAttr(AmpDialect::kSeedAttrName))
       op->erase();
   return success();
 }

@@ -56,8 +56,10 @@ public:
   Value select(Value c, Value t, Value f) {
     return b.create<SelectOp>(loc, c, t, f);
   }
-  /// Sum of squares of `g` in f32, a 0-d tensor.
+  /// Sum of squares of `g` in f32, a 0-d tensor (squared in f32 too: an
+  /// f16 gradient above 256 would square to inf).
   Value squaredNorm(Value g) {
+    g = castToF32(g);
     auto type = cast<RankedTensorType>(g.getType());
     Value squares = mul(g, g);
     if (type.getRank() == 0)
@@ -342,8 +344,9 @@ struct AmpOptimizerPass : amp::impl::AmpOptimizerBase<AmpOptimizerPass> {
     config.momentum = momentum;
     config.dampening = dampening;
     config.nesterov = nesterov;
-    config.weightDecay = weightDecay >= 0 ? weightDecay.getValue()
-                                          : (config.adamw ? 1e-2 : 0.0);
+    // -1, the option's default, means the optimizer's own default.
+    config.weightDecay = weightDecay != -1.0 ? weightDecay.getValue()
+                                             : (config.adamw ? 1e-2 : 0.0);
     config.beta1 = beta1;
     config.beta2 = beta2;
     config.eps = eps;
@@ -366,6 +369,9 @@ struct AmpOptimizerPass : amp::impl::AmpOptimizerBase<AmpOptimizerPass> {
       return bad("beta2 must lie in [0, 1), got " + num(config.beta2));
     if (config.adamw && !(config.eps > 0))
       return bad("eps must be positive, got " + num(config.eps));
+    if (!(config.weightDecay >= 0) || !std::isfinite(config.weightDecay))
+      return bad("weight-decay must be non-negative and finite, got " +
+                 num(config.weightDecay));
     if (!(config.momentum >= 0))
       return bad("momentum must be non-negative, got " +
                  num(config.momentum));

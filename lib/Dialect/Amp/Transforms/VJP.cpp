@@ -165,6 +165,10 @@ LogicalResult vjp(GeluOp op, VJPBuilder &v, Value g, Grads &out) {
 }
 LogicalResult vjp(PowOp op, VJPBuilder &v, Value g, Grads &out) {
   double p = op.getExponent().convertToDouble();
+  if (p == 0) { // x^0 is constant: zeros, not 0 * x^-1 (NaN at 0)
+    out[0] = v.zeros(v.typeOf(op.getInput()));
+    return success();
+  }
   Value lower = v.b.create<PowOp>(v.loc, op.getInput(),
                                   v.b.getF64FloatAttr(p - 1.0));
   out[0] = v.mul(g, v.mul(v.scalarLike(p, g), lower));
@@ -389,10 +393,14 @@ LogicalResult vjp(MeanOp op, VJPBuilder &v, Value g, Grads &out) {
   int64_t count = 1;
   for (int64_t d : op.getDims())
     count *= input.getDimSize(d);
-  Value spread = v.expandReduced(g, op.getDims(), input);
-  out[0] = v.castTo(v.div(spread, v.scalarLike(static_cast<double>(count),
-                                               spread)),
-                    input.getElementType());
+  // Divided in f32 (f64 for f64), as the forward mean accumulates: a count
+  // above 65504 is inf in f16, and g / count would underflow there.
+  Type wide = getDefaultAccumulatorType(
+      cast<FloatType>(v.typeOf(g).getElementType()));
+  Value spread = v.expandReduced(v.castTo(g, wide), op.getDims(), input);
+  out[0] = v.castTo(
+      v.div(spread, v.scalar(static_cast<double>(count), wide)),
+      input.getElementType());
   return success();
 }
 LogicalResult vjp(MaxOp op, VJPBuilder &v, Value g, Grads &out) {
@@ -477,8 +485,10 @@ LogicalResult vjp(MseLossOp op, VJPBuilder &v, Value g, Grads &out) {
   if (op.getReduction() == LossReduction::mean)
     factor /= static_cast<double>(type.getNumElements());
   Value diff = v.sub(op.getInput(), op.getTarget());
-  Value scale = v.mul(v.castTo(g, type.getElementType()),
-                      v.scalar(factor, type.getElementType()));
+  // The factor is applied in the loss's type first: a loss-scaled seed of
+  // 65536 is inf in f16, 65536 * 2 / N usually is not.
+  Value scale = v.castTo(v.mul(g, v.scalarLike(factor, g)),
+                         type.getElementType());
   out[0] = v.mul(diff, scale);
   out[1] = v.neg(out[0]);
   return success();
