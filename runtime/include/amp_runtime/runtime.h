@@ -1,0 +1,124 @@
+/*===- runtime.h - the amp-mlir runtime C API --------------------*- C -*-===*
+ *
+ * Devices, streams, buffers and arenas for compiled training steps, in the
+ * style of IREE's runtime: every call that can fail returns an amp_status_t
+ * (NULL on success) carrying a code, a message and the file and line that
+ * made it; objects come from *_create and go to *_destroy; results are
+ * returned through out_* parameters; nothing throws.
+ *
+ * Two device kinds: AMP_DEVICE_HOST (plain memory, loops) and
+ * AMP_DEVICE_CUDA (device memory and streams). A CUDA device on a machine
+ * without a GPU, or in a build without the CUDA toolkit, is AMP_UNAVAILABLE.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef AMP_RUNTIME_RUNTIME_H
+#define AMP_RUNTIME_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*===-- Status -------------------------------------------------------------===*/
+
+typedef enum amp_status_code_e {
+  AMP_OK = 0,
+  AMP_INVALID_ARGUMENT = 1, /* a null pointer, a bad size, a mismatch */
+  AMP_OUT_OF_RANGE = 2,     /* an offset or size beyond a buffer or arena */
+  AMP_OUT_OF_MEMORY = 3,
+  AMP_UNAVAILABLE = 4,      /* no such device in this build or machine */
+  AMP_DEVICE_ERROR = 5,     /* a CUDA call failed */
+  AMP_IO_ERROR = 6,
+  AMP_DATA_LOSS = 7,        /* a corrupt file (bad checksum) */
+} amp_status_code_t;
+
+/* NULL means success; otherwise the caller owns it (amp_status_free). */
+typedef struct amp_status_s *amp_status_t;
+
+amp_status_code_t amp_status_code(amp_status_t status);
+/* "ok" for NULL. Valid until amp_status_free. */
+const char *amp_status_message(amp_status_t status);
+const char *amp_status_file(amp_status_t status);
+int amp_status_line(amp_status_t status);
+/* "AMP_INVALID_ARGUMENT", ... */
+const char *amp_status_code_name(amp_status_code_t code);
+void amp_status_free(amp_status_t status);
+
+/*===-- Devices and streams ------------------------------------------------===*/
+
+typedef enum amp_device_kind_e {
+  AMP_DEVICE_HOST = 0,
+  AMP_DEVICE_CUDA = 1,
+} amp_device_kind_t;
+
+typedef struct amp_device_s amp_device_t;
+typedef struct amp_stream_s amp_stream_t;
+
+/* `ordinal` selects the GPU for AMP_DEVICE_CUDA; it must be 0 for the host. */
+amp_status_t amp_device_create(amp_device_kind_t kind, int ordinal,
+                               amp_device_t **out_device);
+void amp_device_destroy(amp_device_t *device);
+amp_device_kind_t amp_device_kind(const amp_device_t *device);
+/* Whether this build and machine can create a device of `kind`. */
+int amp_device_available(amp_device_kind_t kind);
+
+/* Work on a stream runs in order; on the host, immediately. */
+amp_status_t amp_stream_create(amp_device_t *device, amp_stream_t **out_stream);
+void amp_stream_destroy(amp_stream_t *stream);
+/* Waits until everything queued on the stream has finished. */
+amp_status_t amp_stream_synchronize(amp_stream_t *stream);
+
+/*===-- Buffers ------------------------------------------------------------===*/
+
+typedef struct amp_buffer_s amp_buffer_t;
+
+/* Device memory of `size` bytes, aligned to 256 bytes, zero-filled. */
+amp_status_t amp_buffer_allocate(amp_device_t *device, size_t size,
+                                 amp_buffer_t **out_buffer);
+void amp_buffer_release(amp_buffer_t *buffer);
+size_t amp_buffer_size(const amp_buffer_t *buffer);
+/* The device address (a host pointer on the host device). */
+void *amp_buffer_data(amp_buffer_t *buffer);
+
+/* Copies between host memory and a buffer range, queued on `stream`; the
+ * host side must stay valid until the stream is synchronised. */
+amp_status_t amp_buffer_write(amp_buffer_t *buffer, size_t offset,
+                              const void *source, size_t size,
+                              amp_stream_t *stream);
+amp_status_t amp_buffer_read(amp_buffer_t *buffer, size_t offset,
+                             void *destination, size_t size,
+                             amp_stream_t *stream);
+/* Copies between two buffers of the same device. */
+amp_status_t amp_buffer_copy(amp_buffer_t *source, size_t source_offset,
+                             amp_buffer_t *destination,
+                             size_t destination_offset, size_t size,
+                             amp_stream_t *stream);
+
+/*===-- Arenas -------------------------------------------------------------===*/
+
+/* One buffer from which a step's temporaries are carved at offsets a
+ * buffer plan fixed ahead of time, or bumped at run time. */
+typedef struct amp_arena_s amp_arena_t;
+
+amp_status_t amp_arena_create(amp_device_t *device, size_t capacity,
+                              amp_arena_t **out_arena);
+void amp_arena_destroy(amp_arena_t *arena);
+/* The next `size` bytes aligned to `alignment` (a power of two). */
+amp_status_t amp_arena_allocate(amp_arena_t *arena, size_t size,
+                                size_t alignment, void **out_pointer);
+/* Forgets every allocation; the memory is reused. */
+void amp_arena_reset(amp_arena_t *arena);
+size_t amp_arena_used(const amp_arena_t *arena);
+size_t amp_arena_capacity(const amp_arena_t *arena);
+/* The address of `offset` inside the arena (planned placement). */
+amp_status_t amp_arena_at(amp_arena_t *arena, size_t offset, size_t size,
+                          void **out_pointer);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* AMP_RUNTIME_RUNTIME_H */

@@ -1,0 +1,44 @@
+//===- backend.h - what a device kind implements ----------------*- C++ -*-===//
+//
+// The C API dispatches every device operation to a Backend: the host one
+// (host_backend.cpp) or the CUDA one (cuda_backend.cu, or cuda_missing.cpp in
+// builds without the toolkit).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_RUNTIME_SRC_BACKEND_H
+#define AMP_RUNTIME_SRC_BACKEND_H
+
+#include "amp_runtime/runtime.h"
+
+#include <cstddef>
+
+namespace amprt {
+
+enum class CopyKind { HostToDevice, DeviceToHost, DeviceToDevice };
+
+class Backend {
+public:
+  virtual ~Backend() = default;
+  virtual amp_device_kind_t kind() const = 0;
+  virtual amp_status_t allocate(size_t size, void **out) = 0;
+  virtual void free(void *pointer) = 0;
+  /// Zero-fills `size` bytes at `pointer` (synchronously).
+  virtual amp_status_t zero(void *pointer, size_t size) = 0;
+  virtual amp_status_t createStream(void **out) = 0;
+  virtual void destroyStream(void *stream) = 0;
+  virtual amp_status_t synchronize(void *stream) = 0;
+  virtual amp_status_t copy(void *destination, const void *source, size_t size,
+                            CopyKind kind, void *stream) = 0;
+};
+
+/// The host backend (always available).
+Backend *createHostBackend();
+/// The CUDA backend for GPU `ordinal`, or a status saying why not.
+amp_status_t createCudaBackend(int ordinal, Backend **out);
+/// Whether createCudaBackend can succeed on this machine.
+bool cudaAvailable();
+
+} // namespace amprt
+
+#endif // AMP_RUNTIME_SRC_BACKEND_H
