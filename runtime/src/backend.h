@@ -9,6 +9,7 @@
 #ifndef AMP_RUNTIME_SRC_BACKEND_H
 #define AMP_RUNTIME_SRC_BACKEND_H
 
+#include "amp_runtime/optimizer_kernels.h"
 #include "amp_runtime/runtime.h"
 
 #include <cstddef>
@@ -30,6 +31,24 @@ public:
   virtual amp_status_t synchronize(void *stream) = 0;
   virtual amp_status_t copy(void *destination, const void *source, size_t size,
                             CopyKind kind, void *stream) = 0;
+
+  // Optimizer kernels (optimizer_kernels.h); arguments already checked.
+  virtual amp_status_t unscale(void *stream, amp_tensor_list_t grads,
+                               const float *invScale, float *foundInf) = 0;
+  virtual amp_status_t scalerUpdate(void *stream,
+                                    const amp_scaler_config_t &config,
+                                    float *scale, float *growth,
+                                    float *hysteresis,
+                                    const float *foundInf) = 0;
+  virtual amp_status_t sgd(void *stream, const amp_sgd_config_t &config,
+                           amp_tensor_list_t params, amp_tensor_list_t grads,
+                           amp_tensor_list_t buffers, float *step,
+                           const float *foundInf, amp_copy_list_t copies) = 0;
+  virtual amp_status_t adamw(void *stream, const amp_adamw_config_t &config,
+                             amp_tensor_list_t params, amp_tensor_list_t grads,
+                             amp_tensor_list_t expAvgs,
+                             amp_tensor_list_t expAvgSqs, float *step,
+                             const float *foundInf, amp_copy_list_t copies) = 0;
 };
 
 /// The host backend (always available).

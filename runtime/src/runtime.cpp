@@ -3,19 +3,11 @@
 #include "amp_runtime/runtime.h"
 
 #include "backend.h"
+#include "runtime_internal.h"
 #include "status.h"
 
 #include <cstdint>
 #include <new>
-
-struct amp_device_s {
-  amprt::Backend *backend;
-};
-
-struct amp_stream_s {
-  amp_device_t *device;
-  void *handle;
-};
 
 struct amp_buffer_s {
   amp_device_t *device;

@@ -1,0 +1,138 @@
+//===- optimizer_kernels.cpp - argument checks and dispatch ---------------===//
+
+#include "amp_runtime/optimizer_kernels.h"
+
+#include "backend.h"
+#include "runtime_internal.h"
+#include "status.h"
+
+namespace {
+
+amp_status_t checkList(amp_tensor_list_t list, size_t count, const char *name) {
+  if (list.count != count)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "%s has %zu tensors, expected %zu",
+                      name, list.count, count);
+  if (count && (!list.data || !list.sizes))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "%s has null arrays", name);
+  for (size_t i = 0; i < count; ++i)
+    if (!list.data[i] && list.sizes[i])
+      return AMP_STATUS(AMP_INVALID_ARGUMENT, "%s[%zu] is null", name, i);
+  return nullptr;
+}
+
+amp_status_t checkSameSizes(amp_tensor_list_t a, amp_tensor_list_t b,
+                            const char *name) {
+  for (size_t i = 0; i < a.count; ++i)
+    if (a.sizes[i] != b.sizes[i])
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "%s[%zu] has %zu elements, the parameter %zu", name, i,
+                        b.sizes[i], a.sizes[i]);
+  return nullptr;
+}
+
+amp_status_t checkCopies(amp_copy_list_t copies, size_t count) {
+  if (!copies.data)
+    return nullptr;
+  if (copies.dtype != AMP_F32 && copies.dtype != AMP_F16 &&
+      copies.dtype != AMP_BF16)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "unknown copy dtype %d",
+                      static_cast<int>(copies.dtype));
+  for (size_t i = 0; i < count; ++i)
+    if (!copies.data[i])
+      return AMP_STATUS(AMP_INVALID_ARGUMENT, "copies[%zu] is null", i);
+  return nullptr;
+}
+
+amp_status_t checkUpdate(amp_stream_t *stream, const void *config,
+                         float *step, amp_tensor_list_t params,
+                         amp_tensor_list_t grads, amp_copy_list_t copies) {
+  if (!stream || !config || !step)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "stream, config or step is null");
+  AMP_RETURN_IF_ERROR(checkList(params, params.count, "params"));
+  AMP_RETURN_IF_ERROR(checkList(grads, params.count, "grads"));
+  AMP_RETURN_IF_ERROR(checkSameSizes(params, grads, "grads"));
+  return checkCopies(copies, params.count);
+}
+
+} // namespace
+
+extern "C" {
+
+amp_status_t amp_unscale(amp_stream_t *stream, amp_tensor_list_t grads,
+                         const float *inv_scale, float *found_inf) {
+  if (!stream || !inv_scale || !found_inf)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "stream, inv_scale or found_inf is null");
+  AMP_RETURN_IF_ERROR(checkList(grads, grads.count, "grads"));
+  return amprt::backendOf(stream)->unscale(amprt::handleOf(stream), grads,
+                                           inv_scale, found_inf);
+}
+
+amp_status_t amp_scaler_update(amp_stream_t *stream,
+                               const amp_scaler_config_t *config, float *scale,
+                               float *growth_tracker,
+                               float *hysteresis_tracker,
+                               const float *found_inf) {
+  if (!stream || !config || !scale || !growth_tracker || !hysteresis_tracker ||
+      !found_inf)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "a null argument");
+  if (!(config->growth_factor > 1) ||
+      !(config->backoff_factor > 0 && config->backoff_factor < 1) ||
+      config->growth_interval <= 0 || config->hysteresis <= 0 ||
+      config->min_scale < 0 || config->max_scale < 0 ||
+      (config->min_scale > 0 && config->max_scale > 0 &&
+       config->min_scale > config->max_scale))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "scaler config out of range (growth %g, backoff %g, "
+                      "interval %lld, hysteresis %lld, clamps [%g, %g])",
+                      config->growth_factor, config->backoff_factor,
+                      static_cast<long long>(config->growth_interval),
+                      static_cast<long long>(config->hysteresis),
+                      config->min_scale, config->max_scale);
+  return amprt::backendOf(stream)->scalerUpdate(
+      amprt::handleOf(stream), *config, scale, growth_tracker,
+      hysteresis_tracker, found_inf);
+}
+
+amp_status_t amp_sgd_update(amp_stream_t *stream, const amp_sgd_config_t *config,
+                            amp_tensor_list_t params, amp_tensor_list_t grads,
+                            amp_tensor_list_t momentum_buffers, float *step,
+                            const float *found_inf, amp_copy_list_t copies) {
+  AMP_RETURN_IF_ERROR(checkUpdate(stream, config, step, params, grads, copies));
+  if (!(config->lr >= 0) || !(config->momentum >= 0) ||
+      !(config->dampening >= 0 && config->dampening <= 1) ||
+      !(config->weight_decay >= 0) ||
+      (config->nesterov && (config->momentum <= 0 || config->dampening != 0)))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "SGD config out of range");
+  if (config->momentum != 0) {
+    AMP_RETURN_IF_ERROR(
+        checkList(momentum_buffers, params.count, "momentum_buffers"));
+    AMP_RETURN_IF_ERROR(
+        checkSameSizes(params, momentum_buffers, "momentum_buffers"));
+  }
+  return amprt::backendOf(stream)->sgd(amprt::handleOf(stream), *config,
+                                       params, grads, momentum_buffers, step,
+                                       found_inf, copies);
+}
+
+amp_status_t amp_adamw_update(amp_stream_t *stream,
+                              const amp_adamw_config_t *config,
+                              amp_tensor_list_t params, amp_tensor_list_t grads,
+                              amp_tensor_list_t exp_avgs,
+                              amp_tensor_list_t exp_avg_sqs, float *step,
+                              const float *found_inf, amp_copy_list_t copies) {
+  AMP_RETURN_IF_ERROR(checkUpdate(stream, config, step, params, grads, copies));
+  if (!(config->lr >= 0) || !(config->beta1 >= 0 && config->beta1 < 1) ||
+      !(config->beta2 >= 0 && config->beta2 < 1) || !(config->eps > 0) ||
+      !(config->weight_decay >= 0))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "AdamW config out of range");
+  AMP_RETURN_IF_ERROR(checkList(exp_avgs, params.count, "exp_avgs"));
+  AMP_RETURN_IF_ERROR(checkSameSizes(params, exp_avgs, "exp_avgs"));
+  AMP_RETURN_IF_ERROR(checkList(exp_avg_sqs, params.count, "exp_avg_sqs"));
+  AMP_RETURN_IF_ERROR(checkSameSizes(params, exp_avg_sqs, "exp_avg_sqs"));
+  return amprt::backendOf(stream)->adamw(amprt::handleOf(stream), *config,
+                                         params, grads, exp_avgs, exp_avg_sqs,
+                                         step, found_inf, copies);
+}
+
+} // extern "C"

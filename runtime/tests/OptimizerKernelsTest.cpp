@@ -1,0 +1,220 @@
+//===- OptimizerKernelsTest.cpp - loss-scaling and optimizer kernels ------===//
+//
+// Every kernel against a plain loop written in the test from torch.optim's
+// formulas and GradScaler's algorithm, on the host device and (when present)
+// on a GPU. Data goes through device buffers both ways.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp_runtime/float_formats.h"
+#include "amp_runtime/optimizer_kernels.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace {
+
+class KernelTest : public ::testing::TestWithParam<amp_device_kind_t> {
+protected:
+  void SetUp() override {
+    if (!amp_device_available(GetParam()))
+      GTEST_SKIP() << "no CUDA device on this machine (or a build without "
+                      "CUDA): the CUDA runs are skipped";
+    ASSERT_EQ(amp_device_create(GetParam(), 0, &device), nullptr);
+    ASSERT_EQ(amp_stream_create(device, &stream), nullptr);
+  }
+  void TearDown() override {
+    for (amp_buffer_t *buffer : buffers)
+      amp_buffer_release(buffer);
+    amp_stream_destroy(stream);
+    amp_device_destroy(device);
+  }
+
+  /// A device copy of `values`.
+  template <typename T> T *upload(const std::vector<T> &values) {
+    amp_buffer_t *buffer = nullptr;
+    EXPECT_EQ(amp_buffer_allocate(device, values.size() * sizeof(T) + 4,
+                                  &buffer),
+              nullptr);
+    buffers.push_back(buffer);
+    if (!values.empty()) {
+      EXPECT_EQ(amp_buffer_write(buffer, 0, values.data(),
+                                 values.size() * sizeof(T), stream),
+                nullptr);
+    }
+    return static_cast<T *>(amp_buffer_data(buffer));
+  }
+  /// The host copy of `count` elements at device address `data`.
+  template <typename T> std::vector<T> download(T *data, size_t count) {
+    for (amp_buffer_t *buffer : buffers)
+      if (amp_buffer_data(buffer) == data) {
+        std::vector<T> values(count);
+        EXPECT_EQ(amp_buffer_read(buffer, 0, values.data(), count * sizeof(T),
+                                  stream),
+                  nullptr);
+        EXPECT_EQ(amp_stream_synchronize(stream), nullptr);
+        return values;
+      }
+    ADD_FAILURE() << "not a buffer of this test";
+    return {};
+  }
+
+  amp_device_t *device = nullptr;
+  amp_stream_t *stream = nullptr;
+  std::vector<amp_buffer_t *> buffers;
+};
+
+TEST_P(KernelTest, UnscaleMultipliesAndFlagsNonFinite) {
+  std::vector<float> a = {1, 2, 3}, b = {4, INFINITY, -8, 16, 0.5f};
+  float *da = upload(a), *db = upload(b);
+  float *inv = upload(std::vector<float>{0.25f});
+  float *found = upload(std::vector<float>{0});
+  float *data[] = {da, db};
+  size_t sizes[] = {3, 5};
+  ASSERT_EQ(amp_unscale(stream, {2, data, sizes}, inv, found), nullptr);
+  EXPECT_EQ(download(da, 3), (std::vector<float>{0.25f, 0.5f, 0.75f}));
+  std::vector<float> db2 = download(db, 5);
+  EXPECT_EQ(db2[0], 1.0f);
+  EXPECT_TRUE(std::isinf(db2[1]));
+  EXPECT_EQ(db2[4], 0.125f);
+  EXPECT_EQ(download(found, 1)[0], 1.0f);
+  // Finite gradients leave the flag as it was.
+  float *clean = upload(std::vector<float>{0});
+  float *only[] = {da};
+  ASSERT_EQ(amp_unscale(stream, {1, only, sizes}, inv, clean), nullptr);
+  EXPECT_EQ(download(clean, 1)[0], 0.0f);
+}
+
+TEST_P(KernelTest, ScalerUpdateFollowsGradScaler) {
+  amp_scaler_config_t config{2.0, 0.5, 3, 1, 0, 0};
+  float *scale = upload(std::vector<float>{1024});
+  float *growth = upload(std::vector<float>{0});
+  float *hysteresis = upload(std::vector<float>{1});
+  // Clean, clean, overflow, clean x3 (growth), as ScalerTest works out.
+  const int pattern[] = {0, 0, 1, 0, 0, 0};
+  const float scales[] = {1024, 1024, 512, 512, 512, 1024};
+  const float trackers[] = {1, 2, 0, 1, 2, 0};
+  for (int s = 0; s < 6; ++s) {
+    float *found = upload(std::vector<float>{static_cast<float>(pattern[s])});
+    ASSERT_EQ(amp_scaler_update(stream, &config, scale, growth, hysteresis,
+                                found),
+              nullptr);
+    EXPECT_EQ(download(scale, 1)[0], scales[s]) << "step " << s;
+    EXPECT_EQ(download(growth, 1)[0], trackers[s]) << "step " << s;
+  }
+  amp_scaler_config_t bad{1.0, 0.5, 3, 1, 0, 0};
+  amp_status_t status =
+      amp_scaler_update(stream, &bad, scale, growth, hysteresis, scale);
+  EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT);
+  amp_status_free(status);
+}
+
+TEST_P(KernelTest, SgdMomentumMatchesTorchAndWritesHalfCopies) {
+  amp_sgd_config_t config{0.1, 0.9, 0.1, 0.01, 0};
+  std::vector<float> w = {1, -2, 0.5f}, g = {0.5f, 2, -1};
+  float *dw = upload(w), *dg = upload(g), *dbuf = upload(std::vector<float>(3));
+  float *step = upload(std::vector<float>{0});
+  uint16_t *half = upload(std::vector<uint16_t>(3));
+  float *params[] = {dw}, *grads[] = {dg}, *bufs[] = {dbuf};
+  void *copies[] = {half};
+  size_t sizes[] = {3};
+  std::vector<float> ref = w, buf(3);
+  for (int s = 0; s < 2; ++s) {
+    ASSERT_EQ(amp_sgd_update(stream, &config, {1, params, sizes},
+                             {1, grads, sizes}, {1, bufs, sizes}, step,
+                             nullptr, {AMP_F16, copies}),
+              nullptr);
+    for (int i = 0; i < 3; ++i) {
+      float d = g[i] + 0.01f * ref[i];
+      buf[i] = s == 0 ? d : buf[i] * 0.9f + (1 - 0.1f) * d;
+      ref[i] = ref[i] - 0.1f * buf[i];
+    }
+  }
+  std::vector<float> got = download(dw, 3);
+  std::vector<uint16_t> gotHalf = download(half, 3);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_FLOAT_EQ(got[i], ref[i]) << i;
+    EXPECT_EQ(gotHalf[i], amprt::floatToHalfBits(got[i])) << i;
+  }
+  EXPECT_EQ(download(step, 1)[0], 2.0f);
+}
+
+TEST_P(KernelTest, AdamwMatchesTorchAndSkipsOnOverflow) {
+  amp_adamw_config_t config{0.1, 0.9, 0.999, 1e-8, 0.01};
+  std::vector<float> w = {1, -2}, g = {0.5f, 2};
+  float *dw = upload(w), *dg = upload(g);
+  float *dm = upload(std::vector<float>(2)), *dv = upload(std::vector<float>(2));
+  float *step = upload(std::vector<float>{0});
+  float *found = upload(std::vector<float>{0});
+  float *params[] = {dw}, *grads[] = {dg}, *ms[] = {dm}, *vs[] = {dv};
+  size_t sizes[] = {2};
+  double rw[2] = {1, -2}, rm[2] = {0, 0}, rv[2] = {0, 0};
+  for (int s = 0; s < 2; ++s) {
+    ASSERT_EQ(amp_adamw_update(stream, &config, {1, params, sizes},
+                               {1, grads, sizes}, {1, ms, sizes},
+                               {1, vs, sizes}, step, found, {AMP_F32, nullptr}),
+              nullptr);
+    double t = s + 1;
+    for (int i = 0; i < 2; ++i) {
+      rw[i] *= 1 - 0.1 * 0.01;
+      rm[i] = 0.9 * rm[i] + 0.1 * g[i];
+      rv[i] = 0.999 * rv[i] + 0.001 * g[i] * g[i];
+      rw[i] -= 0.1 * (rm[i] / (1 - std::pow(0.9, t))) /
+               (std::sqrt(rv[i] / (1 - std::pow(0.999, t))) + 1e-8);
+    }
+  }
+  std::vector<float> got = download(dw, 2);
+  for (int i = 0; i < 2; ++i)
+    EXPECT_NEAR(got[i], rw[i], 1e-6 * std::fabs(rw[i])) << i;
+  // With found_inf set nothing moves, the step counter included.
+  float *overflow = upload(std::vector<float>{1});
+  std::vector<float> m = download(dm, 2);
+  ASSERT_EQ(amp_adamw_update(stream, &config, {1, params, sizes},
+                             {1, grads, sizes}, {1, ms, sizes}, {1, vs, sizes},
+                             step, overflow, {AMP_F32, nullptr}),
+            nullptr);
+  EXPECT_EQ(download(dw, 2), got);
+  EXPECT_EQ(download(dm, 2), m);
+  EXPECT_EQ(download(step, 1)[0], 2.0f);
+}
+
+TEST_P(KernelTest, MismatchedListsAreRejected) {
+  float *dw = upload(std::vector<float>(4)), *dg = upload(std::vector<float>(4));
+  float *step = upload(std::vector<float>{0});
+  float *params[] = {dw}, *grads[] = {dg};
+  size_t four[] = {4}, three[] = {3};
+  amp_sgd_config_t config{0.1, 0, 0, 0, 0};
+  amp_status_t status =
+      amp_sgd_update(stream, &config, {1, params, four}, {1, grads, three},
+                     {0, nullptr, nullptr}, step, nullptr, {AMP_F32, nullptr});
+  EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(amp_status_message(status))
+                .find("grads[0] has 3 elements, the parameter 4"),
+            std::string::npos)
+      << amp_status_message(status);
+  amp_status_free(status);
+  status = amp_sgd_update(stream, &config, {1, params, four}, {0, grads, four},
+                          {0, nullptr, nullptr}, step, nullptr,
+                          {AMP_F32, nullptr});
+  EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT);
+  amp_status_free(status);
+  amp_sgd_config_t nesterov{0.1, 0, 0, 0, 1};
+  status = amp_sgd_update(stream, &nesterov, {1, params, four},
+                          {1, grads, four}, {0, nullptr, nullptr}, step,
+                          nullptr, {AMP_F32, nullptr});
+  EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT);
+  amp_status_free(status);
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, KernelTest,
+                         ::testing::Values(AMP_DEVICE_HOST, AMP_DEVICE_CUDA),
+                         [](const auto &info) {
+                           return info.param == AMP_DEVICE_HOST
+                                      ? std::string("Host")
+                                      : std::string("Cuda");
+                         });
+
+} // namespace
