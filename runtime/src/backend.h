@@ -10,6 +10,7 @@
 #define AMP_RUNTIME_SRC_BACKEND_H
 
 #include "amp_runtime/optimizer_kernels.h"
+#include "amp_runtime/row_kernels.h"
 #include "amp_runtime/runtime.h"
 
 #include <cstddef>
@@ -49,6 +50,26 @@ public:
                              amp_tensor_list_t expAvgs,
                              amp_tensor_list_t expAvgSqs, float *step,
                              const float *foundInf, amp_copy_list_t copies) = 0;
+
+  // Row kernels (row_kernels.h); arguments already checked.
+  virtual amp_status_t softmaxForward(void *stream, amp_rows_t shape,
+                                      const void *x, void *y, bool log) = 0;
+  virtual amp_status_t softmaxBackward(void *stream, amp_rows_t shape,
+                                       const void *y, const void *dy, void *dx,
+                                       bool log) = 0;
+  virtual amp_status_t layerNormForward(void *stream, amp_rows_t shape,
+                                        const void *x, const float *weight,
+                                        const float *bias, float eps, void *y,
+                                        float *mean, float *rstd) = 0;
+  virtual amp_status_t layerNormBackward(void *stream, amp_rows_t shape,
+                                         const void *x, const void *dy,
+                                         const float *weight, float eps,
+                                         void *dx, float *dweight,
+                                         float *dbias) = 0;
+  virtual amp_status_t crossEntropy(void *stream, amp_rows_t shape,
+                                    const void *logits, const int64_t *labels,
+                                    float *losses, void *dlogits,
+                                    float gradScale) = 0;
 };
 
 /// The host backend (always available).

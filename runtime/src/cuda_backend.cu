@@ -2,6 +2,7 @@
 
 #include "backend.h"
 #include "optimizer_bodies.h"
+#include "row_bodies.h"
 #include "status.h"
 
 #include <cuda_runtime.h>
@@ -104,6 +105,190 @@ amp_status_t check(cudaError_t error, const char *what, const char *file,
 }
 #define AMP_CUDA(call) check((call), #call, __FILE__, __LINE__)
 
+//===----------------------------------------------------------------------===//
+// Row kernels
+//===----------------------------------------------------------------------===//
+//
+// One warp per row: each lane strides over the columns and the warp reduces
+// with butterfly shuffles, so every lane ends with the row's total.
+
+constexpr int kWarp = 32;
+constexpr int kRowsPerBlock = kThreads / kWarp;
+
+__device__ float warpSum(float value) {
+  for (int offset = kWarp / 2; offset > 0; offset /= 2)
+    value += __shfl_xor_sync(0xffffffffu, value, offset);
+  return value;
+}
+
+__device__ float warpMax(float value) {
+  for (int offset = kWarp / 2; offset > 0; offset /= 2)
+    value = amprt::nanMax(value, __shfl_xor_sync(0xffffffffu, value, offset));
+  return value;
+}
+
+/// The row of this warp, or -1 past the end (the whole warp leaves together,
+/// so the shuffles see all 32 lanes).
+__device__ int64_t warpRow(int64_t rows) {
+  int64_t row = static_cast<int64_t>(blockIdx.x) * kRowsPerBlock +
+                threadIdx.x / kWarp;
+  return row < rows ? row : -1;
+}
+
+__device__ float rowMax(amp_rows_t shape, const void *x, int64_t base) {
+  float value = -INFINITY;
+  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp)
+    value = amprt::nanMax(value, amprt::load(shape.dtype, x, base + c));
+  return warpMax(value);
+}
+
+__device__ float rowExpSum(amp_rows_t shape, const void *x, int64_t base,
+                           float maxValue) {
+  float sum = 0;
+  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp)
+    sum += expf(amprt::load(shape.dtype, x, base + c) - maxValue);
+  return warpSum(sum);
+}
+
+/// The mean and 1/sqrt(var + eps) of a row, two passes as on the host.
+__device__ void rowMoments(amp_rows_t shape, const void *x, int64_t base,
+                           float eps, float &mean, float &rstd) {
+  float sum = 0;
+  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp)
+    sum += amprt::load(shape.dtype, x, base + c);
+  float n = static_cast<float>(shape.cols);
+  mean = warpSum(sum) / n;
+  float squares = 0;
+  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
+    float d = amprt::load(shape.dtype, x, base + c) - mean;
+    squares += d * d;
+  }
+  rstd = rsqrtf(warpSum(squares) / n + eps);
+}
+
+__global__ void softmaxForwardKernel(amp_rows_t shape, const void *x, void *y,
+                                     bool log) {
+  int64_t row = warpRow(shape.rows);
+  if (row < 0)
+    return;
+  int64_t base = row * shape.cols;
+  float maxValue = rowMax(shape, x, base);
+  float sum = rowExpSum(shape, x, base, maxValue);
+  float logSum = logf(sum);
+  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
+    float shifted = amprt::load(shape.dtype, x, base + c) - maxValue;
+    amprt::store(shape.dtype, y, base + c,
+                 log ? shifted - logSum : expf(shifted) / sum);
+  }
+}
+
+__global__ void softmaxBackwardKernel(amp_rows_t shape, const void *y,
+                                      const void *dy, void *dx, bool log) {
+  int64_t row = warpRow(shape.rows);
+  if (row < 0)
+    return;
+  int64_t base = row * shape.cols;
+  float sum = 0;
+  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
+    float g = amprt::load(shape.dtype, dy, base + c);
+    sum += log ? g : g * amprt::load(shape.dtype, y, base + c);
+  }
+  sum = warpSum(sum);
+  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
+    float yc = amprt::load(shape.dtype, y, base + c);
+    float g = amprt::load(shape.dtype, dy, base + c);
+    amprt::store(shape.dtype, dx, base + c,
+                 log ? g - expf(yc) * sum : yc * (g - sum));
+  }
+}
+
+__global__ void layerNormForwardKernel(amp_rows_t shape, const void *x,
+                                       const float *weight, const float *bias,
+                                       float eps, void *y, float *mean,
+                                       float *rstd) {
+  int64_t row = warpRow(shape.rows);
+  if (row < 0)
+    return;
+  int64_t base = row * shape.cols;
+  float mu, inv;
+  rowMoments(shape, x, base, eps, mu, inv);
+  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
+    float v = (amprt::load(shape.dtype, x, base + c) - mu) * inv;
+    if (weight)
+      v = v * weight[c];
+    if (bias)
+      v = v + bias[c];
+    amprt::store(shape.dtype, y, base + c, v);
+  }
+  if (threadIdx.x % kWarp == 0) {
+    if (mean)
+      mean[row] = mu;
+    if (rstd)
+      rstd[row] = inv;
+  }
+}
+
+// dweight and dbias gather over the rows with atomics: their order, and so
+// their last bits, vary from run to run.
+__global__ void layerNormBackwardKernel(amp_rows_t shape, const void *x,
+                                        const void *dy, const float *weight,
+                                        float eps, void *dx, float *dweight,
+                                        float *dbias) {
+  int64_t row = warpRow(shape.rows);
+  if (row < 0)
+    return;
+  int64_t base = row * shape.cols;
+  float mu, inv;
+  rowMoments(shape, x, base, eps, mu, inv);
+  float gSum = 0, gxSum = 0;
+  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
+    float xhat = (amprt::load(shape.dtype, x, base + c) - mu) * inv;
+    float d = amprt::load(shape.dtype, dy, base + c);
+    float g = weight ? d * weight[c] : d;
+    gSum += g;
+    gxSum += g * xhat;
+    if (dweight)
+      atomicAdd(&dweight[c], d * xhat);
+    if (dbias)
+      atomicAdd(&dbias[c], d);
+  }
+  float n = static_cast<float>(shape.cols);
+  float gMean = warpSum(gSum) / n, gxMean = warpSum(gxSum) / n;
+  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
+    float xhat = (amprt::load(shape.dtype, x, base + c) - mu) * inv;
+    float d = amprt::load(shape.dtype, dy, base + c);
+    float g = weight ? d * weight[c] : d;
+    amprt::store(shape.dtype, dx, base + c, (g - gMean - xhat * gxMean) * inv);
+  }
+}
+
+__global__ void crossEntropyKernel(amp_rows_t shape, const void *logits,
+                                   const int64_t *labels, float *losses,
+                                   void *dlogits, float gradScale) {
+  int64_t row = warpRow(shape.rows);
+  if (row < 0)
+    return;
+  int64_t base = row * shape.cols;
+  int64_t label = labels[row];
+  bool valid = label >= 0 && label < shape.cols;
+  float maxValue = rowMax(shape, logits, base);
+  float sum = rowExpSum(shape, logits, base, maxValue);
+  if (losses && threadIdx.x % kWarp == 0)
+    losses[row] = valid ? maxValue + logf(sum) -
+                              amprt::load(shape.dtype, logits, base + label)
+                        : NAN;
+  if (!dlogits)
+    return;
+  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
+    float p =
+        expf(amprt::load(shape.dtype, logits, base + c) - maxValue) / sum;
+    if (c == label)
+      p -= 1;
+    amprt::store(shape.dtype, dlogits, base + c, valid ? p * gradScale : NAN);
+  }
+}
+
+
 class CudaBackend final : public amprt::Backend {
 public:
   explicit CudaBackend(int ordinal) : ordinal(ordinal) {}
@@ -186,7 +371,57 @@ public:
     return AMP_CUDA(cudaGetLastError());
   }
 
+  amp_status_t softmaxForward(void *stream, amp_rows_t shape, const void *x,
+                              void *y, bool log) override {
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    softmaxForwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
+        shape, x, y, log);
+    return AMP_CUDA(cudaGetLastError());
+  }
+
+  amp_status_t softmaxBackward(void *stream, amp_rows_t shape, const void *y,
+                               const void *dy, void *dx, bool log) override {
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    softmaxBackwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
+        shape, y, dy, dx, log);
+    return AMP_CUDA(cudaGetLastError());
+  }
+
+  amp_status_t layerNormForward(void *stream, amp_rows_t shape, const void *x,
+                                const float *weight, const float *bias,
+                                float eps, void *y, float *mean,
+                                float *rstd) override {
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    layerNormForwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
+        shape, x, weight, bias, eps, y, mean, rstd);
+    return AMP_CUDA(cudaGetLastError());
+  }
+
+  amp_status_t layerNormBackward(void *stream, amp_rows_t shape, const void *x,
+                                 const void *dy, const float *weight, float eps,
+                                 void *dx, float *dweight,
+                                 float *dbias) override {
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    layerNormBackwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
+        shape, x, dy, weight, eps, dx, dweight, dbias);
+    return AMP_CUDA(cudaGetLastError());
+  }
+
+  amp_status_t crossEntropy(void *stream, amp_rows_t shape, const void *logits,
+                            const int64_t *labels, float *losses,
+                            void *dlogits, float gradScale) override {
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    crossEntropyKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
+        shape, logits, labels, losses, dlogits, gradScale);
+    return AMP_CUDA(cudaGetLastError());
+  }
+
 private:
+  static unsigned rowBlocks(amp_rows_t shape) {
+    return static_cast<unsigned>((shape.rows + kRowsPerBlock - 1) /
+                                 kRowsPerBlock);
+  }
+
   static cudaStream_t cast(void *stream) {
     return static_cast<cudaStream_t>(stream);
   }

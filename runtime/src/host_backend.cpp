@@ -2,6 +2,7 @@
 
 #include "backend.h"
 #include "optimizer_bodies.h"
+#include "row_bodies.h"
 #include "status.h"
 
 #include <cmath>
@@ -101,6 +102,153 @@ public:
           amprt::storeCopy(copies.dtype, copies.data[t], i, p);
       }
     *step += 1;
+    return nullptr;
+  }
+
+  amp_status_t softmaxForward(void *, amp_rows_t shape, const void *x, void *y,
+                              bool log) override {
+    for (int64_t r = 0; r < shape.rows; ++r) {
+      int64_t base = r * shape.cols;
+      float maxValue = -INFINITY;
+      for (int64_t c = 0; c < shape.cols; ++c)
+        maxValue = amprt::nanMax(maxValue, amprt::load(shape.dtype, x, base + c));
+      float sum = 0;
+      for (int64_t c = 0; c < shape.cols; ++c)
+        sum += std::exp(amprt::load(shape.dtype, x, base + c) - maxValue);
+      float logSum = std::log(sum);
+      for (int64_t c = 0; c < shape.cols; ++c) {
+        float shifted = amprt::load(shape.dtype, x, base + c) - maxValue;
+        amprt::store(shape.dtype, y, base + c,
+                     log ? shifted - logSum : std::exp(shifted) / sum);
+      }
+    }
+    return nullptr;
+  }
+
+  amp_status_t softmaxBackward(void *, amp_rows_t shape, const void *y,
+                               const void *dy, void *dx, bool log) override {
+    for (int64_t r = 0; r < shape.rows; ++r) {
+      int64_t base = r * shape.cols;
+      float sum = 0;
+      for (int64_t c = 0; c < shape.cols; ++c) {
+        float g = amprt::load(shape.dtype, dy, base + c);
+        sum += log ? g : g * amprt::load(shape.dtype, y, base + c);
+      }
+      for (int64_t c = 0; c < shape.cols; ++c) {
+        float yc = amprt::load(shape.dtype, y, base + c);
+        float g = amprt::load(shape.dtype, dy, base + c);
+        amprt::store(shape.dtype, dx, base + c,
+                     log ? g - std::exp(yc) * sum : yc * (g - sum));
+      }
+    }
+    return nullptr;
+  }
+
+  amp_status_t layerNormForward(void *, amp_rows_t shape, const void *x,
+                                const float *weight, const float *bias,
+                                float eps, void *y, float *mean,
+                                float *rstd) override {
+    float n = static_cast<float>(shape.cols);
+    for (int64_t r = 0; r < shape.rows; ++r) {
+      int64_t base = r * shape.cols;
+      float sum = 0;
+      for (int64_t c = 0; c < shape.cols; ++c)
+        sum += amprt::load(shape.dtype, x, base + c);
+      float mu = sum / n, squares = 0;
+      for (int64_t c = 0; c < shape.cols; ++c) {
+        float d = amprt::load(shape.dtype, x, base + c) - mu;
+        squares += d * d;
+      }
+      float inv = 1.0f / std::sqrt(squares / n + eps);
+      for (int64_t c = 0; c < shape.cols; ++c) {
+        float v = (amprt::load(shape.dtype, x, base + c) - mu) * inv;
+        if (weight)
+          v = v * weight[c];
+        if (bias)
+          v = v + bias[c];
+        amprt::store(shape.dtype, y, base + c, v);
+      }
+      if (mean)
+        mean[r] = mu;
+      if (rstd)
+        rstd[r] = inv;
+    }
+    return nullptr;
+  }
+
+  amp_status_t layerNormBackward(void *, amp_rows_t shape, const void *x,
+                                 const void *dy, const float *weight, float eps,
+                                 void *dx, float *dweight,
+                                 float *dbias) override {
+    float n = static_cast<float>(shape.cols);
+    for (int64_t r = 0; r < shape.rows; ++r) {
+      int64_t base = r * shape.cols;
+      float sum = 0;
+      for (int64_t c = 0; c < shape.cols; ++c)
+        sum += amprt::load(shape.dtype, x, base + c);
+      float mu = sum / n, squares = 0;
+      for (int64_t c = 0; c < shape.cols; ++c) {
+        float d = amprt::load(shape.dtype, x, base + c) - mu;
+        squares += d * d;
+      }
+      float inv = 1.0f / std::sqrt(squares / n + eps);
+      float gMean = 0, gxMean = 0;
+      for (int64_t c = 0; c < shape.cols; ++c) {
+        float xhat = (amprt::load(shape.dtype, x, base + c) - mu) * inv;
+        float d = amprt::load(shape.dtype, dy, base + c);
+        float g = weight ? d * weight[c] : d;
+        gMean += g;
+        gxMean += g * xhat;
+        if (dweight)
+          dweight[c] += d * xhat;
+        if (dbias)
+          dbias[c] += d;
+      }
+      gMean /= n;
+      gxMean /= n;
+      for (int64_t c = 0; c < shape.cols; ++c) {
+        float xhat = (amprt::load(shape.dtype, x, base + c) - mu) * inv;
+        float d = amprt::load(shape.dtype, dy, base + c);
+        float g = weight ? d * weight[c] : d;
+        amprt::store(shape.dtype, dx, base + c,
+                     (g - gMean - xhat * gxMean) * inv);
+      }
+    }
+    return nullptr;
+  }
+
+  amp_status_t crossEntropy(void *, amp_rows_t shape, const void *logits,
+                            const int64_t *labels, float *losses,
+                            void *dlogits, float gradScale) override {
+    for (int64_t r = 0; r < shape.rows; ++r) {
+      int64_t label = labels[r];
+      if (label < 0 || label >= shape.cols)
+        return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                          "label %lld of row %lld is outside [0, %lld)",
+                          static_cast<long long>(label),
+                          static_cast<long long>(r),
+                          static_cast<long long>(shape.cols));
+      int64_t base = r * shape.cols;
+      float maxValue = -INFINITY;
+      for (int64_t c = 0; c < shape.cols; ++c)
+        maxValue =
+            amprt::nanMax(maxValue, amprt::load(shape.dtype, logits, base + c));
+      float sum = 0;
+      for (int64_t c = 0; c < shape.cols; ++c)
+        sum += std::exp(amprt::load(shape.dtype, logits, base + c) - maxValue);
+      if (losses)
+        losses[r] = maxValue + std::log(sum) -
+                    amprt::load(shape.dtype, logits, base + label);
+      if (dlogits)
+        for (int64_t c = 0; c < shape.cols; ++c) {
+          float p =
+              std::exp(amprt::load(shape.dtype, logits, base + c) - maxValue) /
+              sum;
+          if (c == label)
+            p -= 1;
+          amprt::store(shape.dtype, dlogits, base + c, p * gradScale);
+        }
+    }
     return nullptr;
   }
 };

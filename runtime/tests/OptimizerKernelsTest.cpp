@@ -9,6 +9,8 @@
 #include "amp_runtime/float_formats.h"
 #include "amp_runtime/optimizer_kernels.h"
 
+#include "KernelTest.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,56 +18,6 @@
 #include <vector>
 
 namespace {
-
-class KernelTest : public ::testing::TestWithParam<amp_device_kind_t> {
-protected:
-  void SetUp() override {
-    if (!amp_device_available(GetParam()))
-      GTEST_SKIP() << "no CUDA device on this machine (or a build without "
-                      "CUDA): the CUDA runs are skipped";
-    ASSERT_EQ(amp_device_create(GetParam(), 0, &device), nullptr);
-    ASSERT_EQ(amp_stream_create(device, &stream), nullptr);
-  }
-  void TearDown() override {
-    for (amp_buffer_t *buffer : buffers)
-      amp_buffer_release(buffer);
-    amp_stream_destroy(stream);
-    amp_device_destroy(device);
-  }
-
-  /// A device copy of `values`.
-  template <typename T> T *upload(const std::vector<T> &values) {
-    amp_buffer_t *buffer = nullptr;
-    EXPECT_EQ(amp_buffer_allocate(device, values.size() * sizeof(T) + 4,
-                                  &buffer),
-              nullptr);
-    buffers.push_back(buffer);
-    if (!values.empty()) {
-      EXPECT_EQ(amp_buffer_write(buffer, 0, values.data(),
-                                 values.size() * sizeof(T), stream),
-                nullptr);
-    }
-    return static_cast<T *>(amp_buffer_data(buffer));
-  }
-  /// The host copy of `count` elements at device address `data`.
-  template <typename T> std::vector<T> download(T *data, size_t count) {
-    for (amp_buffer_t *buffer : buffers)
-      if (amp_buffer_data(buffer) == data) {
-        std::vector<T> values(count);
-        EXPECT_EQ(amp_buffer_read(buffer, 0, values.data(), count * sizeof(T),
-                                  stream),
-                  nullptr);
-        EXPECT_EQ(amp_stream_synchronize(stream), nullptr);
-        return values;
-      }
-    ADD_FAILURE() << "not a buffer of this test";
-    return {};
-  }
-
-  amp_device_t *device = nullptr;
-  amp_stream_t *stream = nullptr;
-  std::vector<amp_buffer_t *> buffers;
-};
 
 TEST_P(KernelTest, UnscaleMultipliesAndFlagsNonFinite) {
   std::vector<float> a = {1, 2, 3}, b = {4, INFINITY, -8, 16, 0.5f};

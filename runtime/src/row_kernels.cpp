@@ -1,0 +1,107 @@
+//===- row_kernels.cpp - argument checks and dispatch ---------------------===//
+
+#include "amp_runtime/row_kernels.h"
+
+#include "backend.h"
+#include "runtime_internal.h"
+#include "status.h"
+
+#include <initializer_list>
+
+namespace {
+
+amp_status_t checkShape(amp_stream_t *stream, amp_rows_t shape) {
+  if (!stream)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "stream is null");
+  if (shape.dtype != AMP_F32 && shape.dtype != AMP_F16 &&
+      shape.dtype != AMP_BF16)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "unknown dtype %d",
+                      static_cast<int>(shape.dtype));
+  if (shape.rows < 0 || shape.cols <= 0)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "shape [%lld, %lld] needs rows >= 0 and cols > 0",
+                      static_cast<long long>(shape.rows),
+                      static_cast<long long>(shape.cols));
+  return nullptr;
+}
+
+amp_status_t checkPointers(amp_rows_t shape,
+                           std::initializer_list<const void *> pointers) {
+  if (shape.rows == 0)
+    return nullptr;
+  for (const void *pointer : pointers)
+    if (!pointer)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT, "a required tensor is null");
+  return nullptr;
+}
+
+} // namespace
+
+extern "C" {
+
+amp_status_t amp_softmax_forward(amp_stream_t *stream, amp_rows_t shape,
+                                 const void *x, void *y, int log) {
+  AMP_RETURN_IF_ERROR(checkShape(stream, shape));
+  AMP_RETURN_IF_ERROR(checkPointers(shape, {x, y}));
+  if (shape.rows == 0)
+    return nullptr;
+  return amprt::backendOf(stream)->softmaxForward(amprt::handleOf(stream),
+                                                  shape, x, y, log != 0);
+}
+
+amp_status_t amp_softmax_backward(amp_stream_t *stream, amp_rows_t shape,
+                                  const void *y, const void *dy, void *dx,
+                                  int log) {
+  AMP_RETURN_IF_ERROR(checkShape(stream, shape));
+  AMP_RETURN_IF_ERROR(checkPointers(shape, {y, dy, dx}));
+  if (shape.rows == 0)
+    return nullptr;
+  return amprt::backendOf(stream)->softmaxBackward(amprt::handleOf(stream),
+                                                   shape, y, dy, dx, log != 0);
+}
+
+amp_status_t amp_layer_norm_forward(amp_stream_t *stream, amp_rows_t shape,
+                                    const void *x, const float *weight,
+                                    const float *bias, float eps, void *y,
+                                    float *mean, float *rstd) {
+  AMP_RETURN_IF_ERROR(checkShape(stream, shape));
+  AMP_RETURN_IF_ERROR(checkPointers(shape, {x, y}));
+  if (!(eps >= 0))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "eps %g must be >= 0", eps);
+  if (shape.rows == 0)
+    return nullptr;
+  return amprt::backendOf(stream)->layerNormForward(
+      amprt::handleOf(stream), shape, x, weight, bias, eps, y, mean, rstd);
+}
+
+amp_status_t amp_layer_norm_backward(amp_stream_t *stream, amp_rows_t shape,
+                                     const void *x, const void *dy,
+                                     const float *weight, float eps, void *dx,
+                                     float *dweight, float *dbias) {
+  AMP_RETURN_IF_ERROR(checkShape(stream, shape));
+  AMP_RETURN_IF_ERROR(checkPointers(shape, {x, dy, dx}));
+  if (!(eps >= 0))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "eps %g must be >= 0", eps);
+  if (shape.rows == 0)
+    return nullptr;
+  return amprt::backendOf(stream)->layerNormBackward(
+      amprt::handleOf(stream), shape, x, dy, weight, eps, dx, dweight, dbias);
+}
+
+amp_status_t amp_cross_entropy(amp_stream_t *stream, amp_rows_t shape,
+                               const void *logits, const int64_t *labels,
+                               float *losses, void *dlogits,
+                               float grad_scale) {
+  AMP_RETURN_IF_ERROR(checkShape(stream, shape));
+  AMP_RETURN_IF_ERROR(checkPointers(shape, {logits, labels}));
+  if (!losses && !dlogits)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "neither losses nor dlogits is requested");
+  if (shape.rows == 0)
+    return nullptr;
+  return amprt::backendOf(stream)->crossEntropy(amprt::handleOf(stream), shape,
+                                                logits, labels, losses,
+                                                dlogits, grad_scale);
+}
+
+} // extern "C"

@@ -1,0 +1,74 @@
+//===- KernelTest.h - a fixture running kernels on each device -*- C++ -*-===//
+//
+// Parameterized over the host and CUDA devices; the CUDA runs skip, with a
+// message, where no GPU (or no CUDA build) is present. Buffers made by
+// upload() are released at the end of each test.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_RUNTIME_TESTS_KERNELTEST_H
+#define AMP_RUNTIME_TESTS_KERNELTEST_H
+
+#include "amp_runtime/runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+class KernelTest : public ::testing::TestWithParam<amp_device_kind_t> {
+protected:
+  void SetUp() override {
+    if (!amp_device_available(GetParam()))
+      GTEST_SKIP() << "no CUDA device on this machine (or a build without "
+                      "CUDA): the CUDA runs are skipped";
+    ASSERT_EQ(amp_device_create(GetParam(), 0, &device), nullptr);
+    ASSERT_EQ(amp_stream_create(device, &stream), nullptr);
+  }
+  void TearDown() override {
+    for (amp_buffer_t *buffer : buffers)
+      amp_buffer_release(buffer);
+    amp_stream_destroy(stream);
+    amp_device_destroy(device);
+  }
+
+  /// A device copy of `values`.
+  template <typename T> T *upload(const std::vector<T> &values) {
+    amp_buffer_t *buffer = nullptr;
+    EXPECT_EQ(amp_buffer_allocate(device, values.size() * sizeof(T) + 4,
+                                  &buffer),
+              nullptr);
+    buffers.push_back(buffer);
+    if (!values.empty()) {
+      EXPECT_EQ(amp_buffer_write(buffer, 0, values.data(),
+                                 values.size() * sizeof(T), stream),
+                nullptr);
+    }
+    return static_cast<T *>(amp_buffer_data(buffer));
+  }
+  /// The host copy of `count` elements at device address `data`.
+  template <typename T> std::vector<T> download(T *data, size_t count) {
+    for (amp_buffer_t *buffer : buffers)
+      if (amp_buffer_data(buffer) == data) {
+        std::vector<T> values(count);
+        EXPECT_EQ(amp_buffer_read(buffer, 0, values.data(), count * sizeof(T),
+                                  stream),
+                  nullptr);
+        EXPECT_EQ(amp_stream_synchronize(stream), nullptr);
+        return values;
+      }
+    ADD_FAILURE() << "not a buffer of this test";
+    return {};
+  }
+
+  amp_device_t *device = nullptr;
+  amp_stream_t *stream = nullptr;
+  std::vector<amp_buffer_t *> buffers;
+};
+
+inline std::string deviceName(
+    const ::testing::TestParamInfo<amp_device_kind_t> &info) {
+  return info.param == AMP_DEVICE_HOST ? "Host" : "Cuda";
+}
+
+#endif // AMP_RUNTIME_TESTS_KERNELTEST_H
