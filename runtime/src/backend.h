@@ -9,6 +9,7 @@
 #ifndef AMP_RUNTIME_SRC_BACKEND_H
 #define AMP_RUNTIME_SRC_BACKEND_H
 
+#include "amp_runtime/gemm.h"
 #include "amp_runtime/optimizer_kernels.h"
 #include "amp_runtime/row_kernels.h"
 #include "amp_runtime/runtime.h"
@@ -70,6 +71,10 @@ public:
                                     const void *logits, const int64_t *labels,
                                     float *losses, void *dlogits,
                                     float gradScale) = 0;
+
+  /// gemm.h; arguments already checked.
+  virtual amp_status_t gemm(void *stream, const amp_gemm_t &gemm, const void *a,
+                            const void *b, const void *bias, void *c) = 0;
 };
 
 /// The host backend (always available).

@@ -5,10 +5,14 @@
 #include "row_bodies.h"
 #include "status.h"
 
+#include <cublasLt.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <climits>
+#include <mutex>
 #include <new>
+#include <unordered_map>
 
 namespace {
 
@@ -104,6 +108,57 @@ amp_status_t check(cudaError_t error, const char *what, const char *file,
                            cudaGetErrorString(error), cudaGetErrorName(error));
 }
 #define AMP_CUDA(call) check((call), #call, __FILE__, __LINE__)
+
+amp_status_t checkLt(cublasStatus_t status, const char *what, const char *file,
+                     int line) {
+  if (status == CUBLAS_STATUS_SUCCESS)
+    return nullptr;
+  return amprt::makeStatus(status == CUBLAS_STATUS_ALLOC_FAILED
+                               ? AMP_OUT_OF_MEMORY
+                               : AMP_DEVICE_ERROR,
+                           file, line, "%s failed: cuBLAS status %d", what,
+                           static_cast<int>(status));
+}
+#define AMP_LT(call) checkLt((call), #call, __FILE__, __LINE__)
+
+cudaDataType_t cudaTypeOf(amp_dtype_t dtype) {
+  switch (dtype) {
+  case AMP_F16:
+    return CUDA_R_16F;
+  case AMP_BF16:
+    return CUDA_R_16BF;
+  default:
+    return CUDA_R_32F;
+  }
+}
+
+/// The cuBLASLt descriptors of one call, destroyed with it.
+struct LtCall {
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t layouts[3] = {};
+  ~LtCall() {
+    for (cublasLtMatrixLayout_t layout : layouts)
+      if (layout)
+        cublasLtMatrixLayoutDestroy(layout);
+    if (desc)
+      cublasLtMatmulDescDestroy(desc);
+  }
+};
+
+/// A column-major [rows, cols] layout, packed, repeated `batch` times.
+amp_status_t makeLayout(cublasLtMatrixLayout_t *layout, amp_dtype_t dtype,
+                        int64_t rows, int64_t cols, int64_t batch) {
+  AMP_RETURN_IF_ERROR(AMP_LT(cublasLtMatrixLayoutCreate(
+      layout, cudaTypeOf(dtype), static_cast<uint64_t>(rows),
+      static_cast<uint64_t>(cols), rows)));
+  int32_t count = static_cast<int32_t>(batch);
+  int64_t stride = rows * cols;
+  AMP_RETURN_IF_ERROR(AMP_LT(cublasLtMatrixLayoutSetAttribute(
+      *layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count))));
+  return AMP_LT(cublasLtMatrixLayoutSetAttribute(
+      *layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
+      sizeof(stride)));
+}
 
 //===----------------------------------------------------------------------===//
 // Row kernels
@@ -288,10 +343,13 @@ __global__ void crossEntropyKernel(amp_rows_t shape, const void *logits,
   }
 }
 
-
 class CudaBackend final : public amprt::Backend {
 public:
   explicit CudaBackend(int ordinal) : ordinal(ordinal) {}
+  ~CudaBackend() override {
+    if (lt)
+      cublasLtDestroy(lt);
+  }
   amp_device_kind_t kind() const override { return AMP_DEVICE_CUDA; }
 
   amp_status_t allocate(size_t size, void **out) override {
@@ -307,11 +365,26 @@ public:
     cudaStream_t stream;
     AMP_RETURN_IF_ERROR(
         AMP_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)));
+    // Each stream owns its cuBLASLt workspace, so that GEMMs on different
+    // streams never share one.
+    void *workspace = nullptr;
+    if (cudaError_t error = cudaMalloc(&workspace, kWorkspaceSize)) {
+      cudaStreamDestroy(stream);
+      return AMP_CUDA(error);
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    workspaces[stream] = workspace;
     *out = stream;
     return nullptr;
   }
   void destroyStream(void *stream) override {
     cudaStreamDestroy(static_cast<cudaStream_t>(stream));
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = workspaces.find(stream);
+    if (found != workspaces.end()) {
+      cudaFree(found->second);
+      workspaces.erase(found);
+    }
   }
   amp_status_t synchronize(void *stream) override {
     return AMP_CUDA(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
@@ -416,6 +489,57 @@ public:
     return AMP_CUDA(cudaGetLastError());
   }
 
+  // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T, so
+  // cuBLASLt's first operand is our B and its second our A; each row-major
+  // matrix read column-major is its own transpose.
+  amp_status_t gemm(void *stream, const amp_gemm_t &g, const void *a,
+                    const void *b, const void *bias, void *c) override {
+    if (g.batch > INT_MAX)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "batch %lld exceeds cuBLASLt's limit",
+                        static_cast<long long>(g.batch));
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    void *workspace = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!lt)
+        AMP_RETURN_IF_ERROR(AMP_LT(cublasLtCreate(&lt)));
+      workspace = workspaces[stream];
+    }
+    LtCall call;
+    AMP_RETURN_IF_ERROR(AMP_LT(
+        cublasLtMatmulDescCreate(&call.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F)));
+    cublasOperation_t first = g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasOperation_t second = g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+    AMP_RETURN_IF_ERROR(AMP_LT(cublasLtMatmulDescSetAttribute(
+        call.desc, CUBLASLT_MATMUL_DESC_TRANSA, &first, sizeof(first))));
+    AMP_RETURN_IF_ERROR(AMP_LT(cublasLtMatmulDescSetAttribute(
+        call.desc, CUBLASLT_MATMUL_DESC_TRANSB, &second, sizeof(second))));
+    if (g.epilogue != AMP_EPILOGUE_NONE) {
+      cublasLtEpilogue_t epilogue =
+          g.epilogue == AMP_EPILOGUE_BIAS        ? CUBLASLT_EPILOGUE_BIAS
+          : g.epilogue == AMP_EPILOGUE_BIAS_RELU ? CUBLASLT_EPILOGUE_RELU_BIAS
+                                                 : CUBLASLT_EPILOGUE_GELU_BIAS;
+      AMP_RETURN_IF_ERROR(AMP_LT(cublasLtMatmulDescSetAttribute(
+          call.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+          sizeof(epilogue))));
+      AMP_RETURN_IF_ERROR(AMP_LT(cublasLtMatmulDescSetAttribute(
+          call.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias))));
+    }
+    AMP_RETURN_IF_ERROR(makeLayout(&call.layouts[0], g.ab_dtype,
+                                   g.trans_b ? g.k : g.n,
+                                   g.trans_b ? g.n : g.k, g.batch));
+    AMP_RETURN_IF_ERROR(makeLayout(&call.layouts[1], g.ab_dtype,
+                                   g.trans_a ? g.m : g.k,
+                                   g.trans_a ? g.k : g.m, g.batch));
+    AMP_RETURN_IF_ERROR(
+        makeLayout(&call.layouts[2], g.c_dtype, g.n, g.m, g.batch));
+    return AMP_LT(cublasLtMatmul(
+        lt, call.desc, &g.alpha, b, call.layouts[0], a, call.layouts[1],
+        &g.beta, c, call.layouts[2], c, call.layouts[2], nullptr, workspace,
+        workspace ? kWorkspaceSize : 0, cast(stream)));
+  }
+
 private:
   static unsigned rowBlocks(amp_rows_t shape) {
     return static_cast<unsigned>((shape.rows + kRowsPerBlock - 1) /
@@ -449,7 +573,12 @@ private:
     return nullptr;
   }
 
+  static constexpr size_t kWorkspaceSize = 32u << 20;
+
   int ordinal;
+  std::mutex mutex;
+  cublasLtHandle_t lt = nullptr;
+  std::unordered_map<void *, void *> workspaces;
 };
 
 } // namespace

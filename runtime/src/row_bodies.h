@@ -42,6 +42,10 @@ AMP_HOST_DEVICE inline void store(amp_dtype_t dtype, void *data, int64_t i,
   }
 }
 
+AMP_HOST_DEVICE inline size_t dtypeSize(amp_dtype_t dtype) {
+  return dtype == AMP_F32 ? 4 : 2;
+}
+
 AMP_HOST_DEVICE inline float nanMax(float a, float b) {
   if (a != a || b != b)
     return a + b; // NaN

@@ -1,0 +1,210 @@
+//===- GemmTest.cpp - matrix products with epilogues ----------------------===//
+//
+// Every product against a triple loop in double written here, with the
+// epilogue applied from its definition; the tolerance is the f32
+// accumulation bound (k ulps of the sum of |a b|) plus one rounding of the
+// output type. Runs on the host device and, when present, on a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp_runtime/float_formats.h"
+#include "amp_runtime/gemm.h"
+
+#include "KernelTest.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace {
+
+/// Values of a type, kept both as their storage bits and as doubles.
+struct Matrix {
+  amp_dtype_t dtype;
+  std::vector<double> values;
+  std::vector<uint16_t> half; // f16 / bf16 storage
+  std::vector<float> single;  // f32 storage
+};
+
+double roundTo(amp_dtype_t dtype, double value) {
+  float f = static_cast<float>(value);
+  if (dtype == AMP_F16)
+    return amprt::halfBitsToFloat(amprt::floatToHalfBits(f));
+  if (dtype == AMP_BF16)
+    return amprt::bfloat16BitsToFloat(amprt::floatToBFloat16Bits(f));
+  return f;
+}
+
+Matrix randomMatrix(std::mt19937 &rng, amp_dtype_t dtype, size_t count,
+                    double spread) {
+  std::uniform_real_distribution<double> dist(-spread, spread);
+  Matrix m{dtype, {}, {}, {}};
+  for (size_t i = 0; i < count; ++i) {
+    double v = roundTo(dtype, dist(rng));
+    m.values.push_back(v);
+    if (dtype == AMP_F32)
+      m.single.push_back(static_cast<float>(v));
+    else
+      m.half.push_back(dtype == AMP_F16
+                           ? amprt::floatToHalfBits(static_cast<float>(v))
+                           : amprt::floatToBFloat16Bits(static_cast<float>(v)));
+  }
+  return m;
+}
+
+double decode(amp_dtype_t dtype, const void *data, size_t i) {
+  if (dtype == AMP_F32)
+    return static_cast<const float *>(data)[i];
+  uint16_t bits = static_cast<const uint16_t *>(data)[i];
+  return dtype == AMP_F16 ? amprt::halfBitsToFloat(bits)
+                          : amprt::bfloat16BitsToFloat(bits);
+}
+
+double gelu(double x) {
+  return 0.5 * x *
+         (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+}
+
+double unitRoundoff(amp_dtype_t dtype) {
+  return dtype == AMP_F16 ? 0x1p-11 : dtype == AMP_BF16 ? 0x1p-8 : 0x1p-24;
+}
+
+class GemmTest : public KernelTest {
+protected:
+  void *uploadMatrix(const Matrix &m) {
+    return m.dtype == AMP_F32 ? static_cast<void *>(upload(m.single))
+                              : static_cast<void *>(upload(m.half));
+  }
+  std::vector<double> downloadMatrix(void *data, amp_dtype_t dtype,
+                                     size_t count) {
+    std::vector<double> out;
+    if (dtype == AMP_F32) {
+      std::vector<float> v = download(static_cast<float *>(data), count);
+      out.assign(v.begin(), v.end());
+    } else {
+      std::vector<uint16_t> v = download(static_cast<uint16_t *>(data), count);
+      for (size_t i = 0; i < count; ++i)
+        out.push_back(decode(dtype, v.data(), i));
+    }
+    return out;
+  }
+
+  /// Runs `g` on random data and checks every output element.
+  void check(amp_gemm_t g) {
+    std::mt19937 rng(static_cast<unsigned>(g.m * 131 + g.n * 7 + g.k +
+                                           g.trans_a * 2 + g.trans_b));
+    size_t aCount = g.batch * g.m * g.k, bCount = g.batch * g.k * g.n,
+           cCount = g.batch * g.m * g.n;
+    Matrix a = randomMatrix(rng, g.ab_dtype, aCount, 2);
+    Matrix b = randomMatrix(rng, g.ab_dtype, bCount, 2);
+    Matrix c = randomMatrix(rng, g.c_dtype, cCount, 1);
+    Matrix bias = randomMatrix(rng, g.c_dtype, g.n, 1);
+    void *da = uploadMatrix(a), *db = uploadMatrix(b), *dc = uploadMatrix(c);
+    void *dbias = g.epilogue == AMP_EPILOGUE_NONE ? nullptr : uploadMatrix(bias);
+    ASSERT_EQ(amp_gemm(stream, &g, da, db, dbias, dc), nullptr);
+    std::vector<double> got = downloadMatrix(dc, g.c_dtype, cCount);
+    for (int64_t s = 0; s < g.batch; ++s)
+      for (int64_t i = 0; i < g.m; ++i)
+        for (int64_t j = 0; j < g.n; ++j) {
+          double sum = 0, magnitude = 0;
+          for (int64_t p = 0; p < g.k; ++p) {
+            double av = a.values[s * g.m * g.k +
+                                 (g.trans_a ? p * g.m + i : i * g.k + p)];
+            double bv = b.values[s * g.k * g.n +
+                                 (g.trans_b ? j * g.k + p : p * g.n + j)];
+            sum += av * bv;
+            magnitude += std::fabs(av * bv);
+          }
+          size_t index = s * g.m * g.n + i * g.n + j;
+          double want = g.alpha * sum + g.beta * c.values[index];
+          if (g.epilogue != AMP_EPILOGUE_NONE)
+            want += bias.values[j];
+          if (g.epilogue == AMP_EPILOGUE_BIAS_RELU)
+            want = std::max(want, 0.0);
+          if (g.epilogue == AMP_EPILOGUE_BIAS_GELU)
+            want = gelu(want);
+          double tolerance =
+              g.k * 0x1p-23 * (std::fabs(g.alpha) * magnitude + 4) +
+              2 * unitRoundoff(g.c_dtype) * std::fabs(want) + 1e-6;
+          ASSERT_NEAR(got[index], want, tolerance)
+              << "batch " << s << " at " << i << "," << j;
+        }
+  }
+};
+
+TEST_P(GemmTest, F32EveryTransposeBatched) {
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb) {
+      SCOPED_TRACE("trans_a " + std::to_string(ta) + " trans_b " +
+                   std::to_string(tb));
+      check({AMP_F32, AMP_F32, ta, tb, 7, 33, 19, 3, 1.5f, 0.5f,
+             AMP_EPILOGUE_NONE});
+    }
+}
+
+TEST_P(GemmTest, HalfInputsAccumulateInF32) {
+  // k = 300 sums of products near 1: an f16 accumulator would drift by far
+  // more than the tolerance.
+  check({AMP_F16, AMP_F32, 0, 0, 16, 24, 300, 1, 1.0f, 0.0f,
+         AMP_EPILOGUE_NONE});
+  check({AMP_BF16, AMP_F32, 1, 0, 16, 24, 300, 2, 1.0f, 0.0f,
+         AMP_EPILOGUE_NONE});
+}
+
+TEST_P(GemmTest, EpiloguesInLowPrecisionOutputs) {
+  check({AMP_F16, AMP_F16, 0, 1, 32, 40, 64, 1, 1.0f, 0.0f,
+         AMP_EPILOGUE_BIAS});
+  check({AMP_F16, AMP_F16, 0, 0, 32, 40, 64, 1, 0.5f, 0.0f,
+         AMP_EPILOGUE_BIAS_RELU});
+  check({AMP_BF16, AMP_BF16, 0, 0, 32, 40, 64, 2, 0.25f, 0.0f,
+         AMP_EPILOGUE_BIAS_GELU});
+  check({AMP_F32, AMP_F32, 1, 1, 5, 300, 17, 1, 1.0f, 1.0f,
+         AMP_EPILOGUE_BIAS_GELU});
+}
+
+TEST_P(GemmTest, BadArgumentsAreRejected) {
+  float *x = upload(std::vector<float>(16));
+  auto expectInvalid = [&](amp_gemm_t g, const void *bias,
+                           const char *fragment) {
+    amp_status_t status = amp_gemm(stream, &g, x, x, bias, x);
+    EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT) << fragment;
+    if (status) {
+      EXPECT_NE(std::string(amp_status_message(status)).find(fragment),
+                std::string::npos)
+          << amp_status_message(status);
+    }
+    amp_status_free(status);
+  };
+  amp_gemm_t ok{AMP_F32, AMP_F32, 0, 0, 2, 2, 2, 1, 1, 0, AMP_EPILOGUE_NONE};
+  amp_gemm_t g = ok;
+  g.c_dtype = AMP_BF16;
+  g.ab_dtype = AMP_F16;
+  expectInvalid(g, nullptr, "unsupported dtypes");
+  g = ok;
+  g.k = 0;
+  expectInvalid(g, nullptr, "k, batch >= 1");
+  g = ok;
+  g.m = INT64_MAX / 2;
+  expectInvalid(g, nullptr, "overflow");
+  expectInvalid(ok, x, "a bias without a bias epilogue");
+  g = ok;
+  g.epilogue = AMP_EPILOGUE_BIAS;
+  expectInvalid(g, nullptr, "a bias epilogue without a bias");
+  g.epilogue = static_cast<amp_epilogue_t>(9);
+  expectInvalid(g, x, "unknown epilogue");
+  amp_status_t status = amp_gemm(stream, &ok, nullptr, x, nullptr, x);
+  EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT);
+  amp_status_free(status);
+  // An empty output is nothing to do.
+  g = ok;
+  g.m = 0;
+  EXPECT_EQ(amp_gemm(stream, &g, nullptr, nullptr, nullptr, nullptr), nullptr);
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, GemmTest,
+                         ::testing::Values(AMP_DEVICE_HOST, AMP_DEVICE_CUDA),
+                         deviceName);
+
+} // namespace
