@@ -67,6 +67,13 @@ public:
                                          const float *weight, float eps,
                                          void *dx, float *dweight,
                                          float *dbias) = 0;
+  virtual amp_status_t rmsNormForward(void *stream, amp_rows_t shape,
+                                      const void *x, const float *weight,
+                                      float eps, void *y, float *rstd) = 0;
+  virtual amp_status_t rmsNormBackward(void *stream, amp_rows_t shape,
+                                       const void *x, const void *dy,
+                                       const float *weight, float eps, void *dx,
+                                       float *dweight) = 0;
   virtual amp_status_t crossEntropy(void *stream, amp_rows_t shape,
                                     const void *logits, const int64_t *labels,
                                     float *losses, void *dlogits,

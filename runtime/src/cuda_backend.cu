@@ -317,6 +317,57 @@ __global__ void layerNormBackwardKernel(amp_rows_t shape, const void *x,
   }
 }
 
+__device__ float rowRmsInverse(amp_rows_t shape, const void *x, int64_t base,
+                               float eps) {
+  float squares = 0;
+  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
+    float v = amprt::load(shape.dtype, x, base + c);
+    squares += v * v;
+  }
+  return rsqrtf(warpSum(squares) / static_cast<float>(shape.cols) + eps);
+}
+
+__global__ void rmsNormForwardKernel(amp_rows_t shape, const void *x,
+                                     const float *weight, float eps, void *y,
+                                     float *rstd) {
+  int64_t row = warpRow(shape.rows);
+  if (row < 0)
+    return;
+  int64_t base = row * shape.cols;
+  float inv = rowRmsInverse(shape, x, base, eps);
+  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
+    float v = amprt::load(shape.dtype, x, base + c) * inv;
+    amprt::store(shape.dtype, y, base + c, weight ? v * weight[c] : v);
+  }
+  if (rstd && threadIdx.x % kWarp == 0)
+    rstd[row] = inv;
+}
+
+__global__ void rmsNormBackwardKernel(amp_rows_t shape, const void *x,
+                                      const void *dy, const float *weight,
+                                      float eps, void *dx, float *dweight) {
+  int64_t row = warpRow(shape.rows);
+  if (row < 0)
+    return;
+  int64_t base = row * shape.cols;
+  float inv = rowRmsInverse(shape, x, base, eps);
+  float gxSum = 0;
+  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
+    float xhat = amprt::load(shape.dtype, x, base + c) * inv;
+    float d = amprt::load(shape.dtype, dy, base + c);
+    gxSum += (weight ? d * weight[c] : d) * xhat;
+    if (dweight)
+      atomicAdd(&dweight[c], d * xhat);
+  }
+  float gxMean = warpSum(gxSum) / static_cast<float>(shape.cols);
+  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
+    float xhat = amprt::load(shape.dtype, x, base + c) * inv;
+    float d = amprt::load(shape.dtype, dy, base + c);
+    float g = weight ? d * weight[c] : d;
+    amprt::store(shape.dtype, dx, base + c, (g - xhat * gxMean) * inv);
+  }
+}
+
 __global__ void crossEntropyKernel(amp_rows_t shape, const void *logits,
                                    const int64_t *labels, float *losses,
                                    void *dlogits, float gradScale) {
@@ -477,6 +528,24 @@ public:
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
     layerNormBackwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
         shape, x, dy, weight, eps, dx, dweight, dbias);
+    return AMP_CUDA(cudaGetLastError());
+  }
+
+  amp_status_t rmsNormForward(void *stream, amp_rows_t shape, const void *x,
+                              const float *weight, float eps, void *y,
+                              float *rstd) override {
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    rmsNormForwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
+        shape, x, weight, eps, y, rstd);
+    return AMP_CUDA(cudaGetLastError());
+  }
+
+  amp_status_t rmsNormBackward(void *stream, amp_rows_t shape, const void *x,
+                               const void *dy, const float *weight, float eps,
+                               void *dx, float *dweight) override {
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    rmsNormBackwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
+        shape, x, dy, weight, eps, dx, dweight);
     return AMP_CUDA(cudaGetLastError());
   }
 

@@ -44,6 +44,16 @@ float epilogue(amp_epilogue_t kind, float value, float bias) {
   return value;
 }
 
+/// 1/sqrt(mean(x^2) + eps) of the row at `base`.
+float rmsInverse(amp_rows_t shape, const void *x, int64_t base, float eps) {
+  float squares = 0;
+  for (int64_t c = 0; c < shape.cols; ++c) {
+    float v = amprt::load(shape.dtype, x, base + c);
+    squares += v * v;
+  }
+  return 1.0f / std::sqrt(squares / static_cast<float>(shape.cols) + eps);
+}
+
 class HostBackend final : public amprt::Backend {
 public:
   amp_device_kind_t kind() const override { return AMP_DEVICE_HOST; }
@@ -243,6 +253,47 @@ public:
         float g = weight ? d * weight[c] : d;
         amprt::store(shape.dtype, dx, base + c,
                      (g - gMean - xhat * gxMean) * inv);
+      }
+    }
+    return nullptr;
+  }
+
+  amp_status_t rmsNormForward(void *, amp_rows_t shape, const void *x,
+                              const float *weight, float eps, void *y,
+                              float *rstd) override {
+    for (int64_t r = 0; r < shape.rows; ++r) {
+      int64_t base = r * shape.cols;
+      float inv = rmsInverse(shape, x, base, eps);
+      for (int64_t c = 0; c < shape.cols; ++c) {
+        float v = amprt::load(shape.dtype, x, base + c) * inv;
+        amprt::store(shape.dtype, y, base + c, weight ? v * weight[c] : v);
+      }
+      if (rstd)
+        rstd[r] = inv;
+    }
+    return nullptr;
+  }
+
+  amp_status_t rmsNormBackward(void *, amp_rows_t shape, const void *x,
+                               const void *dy, const float *weight, float eps,
+                               void *dx, float *dweight) override {
+    for (int64_t r = 0; r < shape.rows; ++r) {
+      int64_t base = r * shape.cols;
+      float inv = rmsInverse(shape, x, base, eps);
+      float gxMean = 0;
+      for (int64_t c = 0; c < shape.cols; ++c) {
+        float xhat = amprt::load(shape.dtype, x, base + c) * inv;
+        float d = amprt::load(shape.dtype, dy, base + c);
+        gxMean += (weight ? d * weight[c] : d) * xhat;
+        if (dweight)
+          dweight[c] += d * xhat;
+      }
+      gxMean /= static_cast<float>(shape.cols);
+      for (int64_t c = 0; c < shape.cols; ++c) {
+        float xhat = amprt::load(shape.dtype, x, base + c) * inv;
+        float d = amprt::load(shape.dtype, dy, base + c);
+        float g = weight ? d * weight[c] : d;
+        amprt::store(shape.dtype, dx, base + c, (g - xhat * gxMean) * inv);
       }
     }
     return nullptr;

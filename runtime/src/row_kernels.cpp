@@ -88,6 +88,33 @@ amp_status_t amp_layer_norm_backward(amp_stream_t *stream, amp_rows_t shape,
       amprt::handleOf(stream), shape, x, dy, weight, eps, dx, dweight, dbias);
 }
 
+amp_status_t amp_rms_norm_forward(amp_stream_t *stream, amp_rows_t shape,
+                                  const void *x, const float *weight, float eps,
+                                  void *y, float *rstd) {
+  AMP_RETURN_IF_ERROR(checkShape(stream, shape));
+  AMP_RETURN_IF_ERROR(checkPointers(shape, {x, y}));
+  if (!(eps >= 0))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "eps %g must be >= 0", eps);
+  if (shape.rows == 0)
+    return nullptr;
+  return amprt::backendOf(stream)->rmsNormForward(
+      amprt::handleOf(stream), shape, x, weight, eps, y, rstd);
+}
+
+amp_status_t amp_rms_norm_backward(amp_stream_t *stream, amp_rows_t shape,
+                                   const void *x, const void *dy,
+                                   const float *weight, float eps, void *dx,
+                                   float *dweight) {
+  AMP_RETURN_IF_ERROR(checkShape(stream, shape));
+  AMP_RETURN_IF_ERROR(checkPointers(shape, {x, dy, dx}));
+  if (!(eps >= 0))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "eps %g must be >= 0", eps);
+  if (shape.rows == 0)
+    return nullptr;
+  return amprt::backendOf(stream)->rmsNormBackward(
+      amprt::handleOf(stream), shape, x, dy, weight, eps, dx, dweight);
+}
+
 amp_status_t amp_cross_entropy(amp_stream_t *stream, amp_rows_t shape,
                                const void *logits, const int64_t *labels,
                                float *losses, void *dlogits,

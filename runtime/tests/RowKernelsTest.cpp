@@ -48,6 +48,16 @@ Row layerNormRef(const Row &x, const Row &w, const Row &b, double eps) {
   return y;
 }
 
+Row rmsNormRef(const Row &x, const Row &w, double eps) {
+  double squares = 0;
+  for (double v : x)
+    squares += v * v / x.size();
+  Row y;
+  for (size_t c = 0; c < x.size(); ++c)
+    y.push_back(x[c] / std::sqrt(squares + eps) * w[c]);
+  return y;
+}
+
 /// Central differences of a scalar function of `x`, in f64.
 Row numericGradient(Row x, const std::function<double(const Row &)> &f) {
   Row g;
@@ -270,6 +280,58 @@ TEST_P(RowKernelTest, LayerNormBackwardMatchesFiniteDifferences) {
   }
 }
 
+TEST_P(RowKernelTest, RmsNormMatchesDefinitionAndFiniteDifferences) {
+  std::mt19937 rng(7);
+  const int64_t rows = 4, cols = 53;
+  const double eps = 1e-6;
+  Row w = randomRow(rng, cols, 2), x, g;
+  for (int64_t r = 0; r < rows; ++r) {
+    Row xr = randomRow(rng, cols, 3), gr = randomRow(rng, cols, 1);
+    x.insert(x.end(), xr.begin(), xr.end());
+    g.insert(g.end(), gr.begin(), gr.end());
+  }
+  auto rowOf = [&](const Row &v, int64_t r) {
+    return Row(v.begin() + r * cols, v.begin() + (r + 1) * cols);
+  };
+  float *dx = upload(toFloat(x)), *dg = upload(toFloat(g)),
+        *dw = upload(toFloat(w));
+  float *y = upload(std::vector<float>(rows * cols));
+  float *rstd = upload(std::vector<float>(rows));
+  ASSERT_EQ(amp_rms_norm_forward(stream, {AMP_F32, rows, cols}, dx, dw, eps,
+                                 y, rstd),
+            nullptr);
+  std::vector<float> gotY = download(y, rows * cols);
+  std::vector<float> gotRstd = download(rstd, rows);
+  for (int64_t r = 0; r < rows; ++r) {
+    Row ref = rmsNormRef(rowOf(x, r), w, eps);
+    for (int64_t c = 0; c < cols; ++c)
+      EXPECT_NEAR(gotY[r * cols + c], ref[c], 2e-5) << r << "," << c;
+    // rstd times x is the unweighted normalization.
+    Row unweighted = rmsNormRef(rowOf(x, r), Row(cols, 1), eps);
+    EXPECT_NEAR(gotRstd[r] * rowOf(x, r)[0], unweighted[0], 1e-5) << r;
+  }
+
+  auto loss = [&](const Row &xs, const Row &ws) {
+    double sum = 0;
+    for (int64_t r = 0; r < rows; ++r)
+      sum += dot(rowOf(g, r), rmsNormRef(rowOf(xs, r), ws, eps));
+    return sum;
+  };
+  Row wantX = numericGradient(x, [&](const Row &in) { return loss(in, w); });
+  Row wantW = numericGradient(w, [&](const Row &in) { return loss(x, in); });
+  float *gradX = upload(std::vector<float>(rows * cols));
+  float *gradW = upload(std::vector<float>(cols, 0.5f));
+  ASSERT_EQ(amp_rms_norm_backward(stream, {AMP_F32, rows, cols}, dx, dg, dw,
+                                  eps, gradX, gradW),
+            nullptr);
+  std::vector<float> gotX = download(gradX, rows * cols);
+  std::vector<float> gotW = download(gradW, cols);
+  for (int64_t i = 0; i < rows * cols; ++i)
+    EXPECT_NEAR(gotX[i], wantX[i], 2e-4) << "dx " << i;
+  for (int64_t c = 0; c < cols; ++c)
+    EXPECT_NEAR(gotW[c], 0.5 + wantW[c], 2e-4) << "dweight " << c;
+}
+
 TEST_P(RowKernelTest, CrossEntropyMatchesDefinitionAndFiniteDifferences) {
   std::mt19937 rng(6);
   const int64_t rows = 5, cols = 50;
@@ -340,6 +402,10 @@ TEST_P(RowKernelTest, BadArgumentsAreRejected) {
                                        nullptr, -1.0f, x, nullptr, nullptr));
   expectInvalid(amp_layer_norm_backward(stream, {AMP_F32, 2, 2}, x, x, nullptr,
                                         NAN, x, nullptr, nullptr));
+  expectInvalid(amp_rms_norm_forward(stream, {AMP_F32, 2, 2}, nullptr, nullptr,
+                                     1e-6f, x, nullptr));
+  expectInvalid(amp_rms_norm_backward(stream, {AMP_BF16, 2, 2}, x, x, nullptr,
+                                      -1.0f, x, nullptr));
   expectInvalid(amp_cross_entropy(stream, {AMP_F32, 2, 2}, x, label, nullptr,
                                   nullptr, 1.0f));
   // No rows: nothing to do, and null tensors are fine.

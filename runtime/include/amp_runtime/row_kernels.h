@@ -44,6 +44,18 @@ amp_status_t amp_layer_norm_backward(amp_stream_t *stream, amp_rows_t shape,
                                      const float *weight, float eps, void *dx,
                                      float *dweight, float *dbias);
 
+/* y = x / sqrt(mean(x^2) + eps) * weight per row (weight f32, may be NULL);
+ * the per-row 1/sqrt(mean(x^2) + eps) goes to `rstd` when not NULL. */
+amp_status_t amp_rms_norm_forward(amp_stream_t *stream, amp_rows_t shape,
+                                  const void *x, const float *weight, float eps,
+                                  void *y, float *rstd);
+/* dx for upstream dy; dweight (f32, `cols`, may be NULL) receives the sum
+ * over the rows, added to what it holds. */
+amp_status_t amp_rms_norm_backward(amp_stream_t *stream, amp_rows_t shape,
+                                   const void *x, const void *dy,
+                                   const float *weight, float eps, void *dx,
+                                   float *dweight);
+
 /* Softmax cross-entropy of each row against labels (int64): the per-row
  * losses logsumexp - logit[label] (f32, may be NULL) and, when `dlogits`
  * is not NULL, (softmax - onehot) * grad_scale in the logits' type, from
