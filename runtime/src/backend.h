@@ -33,6 +33,10 @@ public:
   virtual amp_status_t synchronize(void *stream) = 0;
   virtual amp_status_t copy(void *destination, const void *source, size_t size,
                             CopyKind kind, void *stream) = 0;
+  virtual amp_status_t beginCapture(void *stream) = 0;
+  virtual amp_status_t endCapture(void *stream, void **outGraph) = 0;
+  virtual amp_status_t launchGraph(void *graph, void *stream) = 0;
+  virtual void destroyGraph(void *graph) = 0;
 
   // Optimizer kernels (optimizer_kernels.h); arguments already checked.
   virtual amp_status_t unscale(void *stream, amp_tensor_list_t grads,

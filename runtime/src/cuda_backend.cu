@@ -424,6 +424,14 @@ public:
       return AMP_CUDA(error);
     }
     std::lock_guard<std::mutex> lock(mutex);
+    // The cuBLASLt handle is made here, outside any graph capture.
+    if (!lt) {
+      if (amp_status_t status = AMP_LT(cublasLtCreate(&lt))) {
+        cudaFree(workspace);
+        cudaStreamDestroy(stream);
+        return status;
+      }
+    }
     workspaces[stream] = workspace;
     *out = stream;
     return nullptr;
@@ -448,6 +456,29 @@ public:
                                                 : cudaMemcpyDeviceToDevice;
     return AMP_CUDA(cudaMemcpyAsync(destination, source, size, direction,
                                     static_cast<cudaStream_t>(stream)));
+  }
+
+  amp_status_t beginCapture(void *stream) override {
+    return AMP_CUDA(
+        cudaStreamBeginCapture(cast(stream), cudaStreamCaptureModeThreadLocal));
+  }
+  amp_status_t endCapture(void *stream, void **outGraph) override {
+    cudaGraph_t graph = nullptr;
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaStreamEndCapture(cast(stream), &graph)));
+    cudaGraphExec_t exec = nullptr;
+    cudaError_t error = cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphDestroy(graph);
+    AMP_RETURN_IF_ERROR(AMP_CUDA(error));
+    *outGraph = exec;
+    return nullptr;
+  }
+  amp_status_t launchGraph(void *graph, void *stream) override {
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    return AMP_CUDA(
+        cudaGraphLaunch(static_cast<cudaGraphExec_t>(graph), cast(stream)));
+  }
+  void destroyGraph(void *graph) override {
+    cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(graph));
   }
 
   amp_status_t unscale(void *stream, amp_tensor_list_t grads,
@@ -571,8 +602,6 @@ public:
     void *workspace = nullptr;
     {
       std::lock_guard<std::mutex> lock(mutex);
-      if (!lt)
-        AMP_RETURN_IF_ERROR(AMP_LT(cublasLtCreate(&lt)));
       workspace = workspaces[stream];
     }
     LtCall call;

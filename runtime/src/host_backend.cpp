@@ -87,6 +87,19 @@ public:
     return nullptr;
   }
 
+  amp_status_t beginCapture(void *) override {
+    return AMP_STATUS(AMP_UNAVAILABLE,
+                      "graph capture needs a CUDA stream: host streams run "
+                      "their work at once");
+  }
+  amp_status_t endCapture(void *, void **) override {
+    return AMP_STATUS(AMP_UNAVAILABLE, "no capture on a host stream");
+  }
+  amp_status_t launchGraph(void *, void *) override {
+    return AMP_STATUS(AMP_UNAVAILABLE, "no graphs on the host");
+  }
+  void destroyGraph(void *) override {}
+
   amp_status_t unscale(void *, amp_tensor_list_t grads, const float *invScale,
                        float *foundInf) override {
     float inv = *invScale;

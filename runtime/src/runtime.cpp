@@ -112,6 +112,45 @@ amp_status_t amp_stream_synchronize(amp_stream_t *stream) {
   return stream->device->backend->synchronize(stream->handle);
 }
 
+amp_status_t amp_graph_capture_begin(amp_stream_t *stream) {
+  if (!stream)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "stream is null");
+  return stream->device->backend->beginCapture(stream->handle);
+}
+
+amp_status_t amp_graph_capture_end(amp_stream_t *stream,
+                                   amp_graph_t **out_graph) {
+  if (!stream || !out_graph)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "stream or out_graph is null");
+  *out_graph = nullptr;
+  void *handle = nullptr;
+  AMP_RETURN_IF_ERROR(
+      stream->device->backend->endCapture(stream->handle, &handle));
+  auto *graph = new (std::nothrow) amp_graph_s{stream->device, handle};
+  if (!graph) {
+    stream->device->backend->destroyGraph(handle);
+    return AMP_STATUS(AMP_OUT_OF_MEMORY, "cannot allocate a graph");
+  }
+  *out_graph = graph;
+  return nullptr;
+}
+
+amp_status_t amp_graph_launch(amp_graph_t *graph, amp_stream_t *stream) {
+  if (!graph || !stream)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "graph or stream is null");
+  if (graph->device != stream->device)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "the graph was captured on another device");
+  return stream->device->backend->launchGraph(graph->handle, stream->handle);
+}
+
+void amp_graph_destroy(amp_graph_t *graph) {
+  if (!graph)
+    return;
+  graph->device->backend->destroyGraph(graph->handle);
+  delete graph;
+}
+
 amp_status_t amp_buffer_allocate(amp_device_t *device, size_t size,
                                  amp_buffer_t **out_buffer) {
   if (!device || !out_buffer)

@@ -14,6 +14,11 @@ struct amp_stream_s {
   void *handle;
 };
 
+struct amp_graph_s {
+  amp_device_t *device;
+  void *handle;
+};
+
 namespace amprt {
 inline Backend *backendOf(amp_stream_t *stream) {
   return stream->device->backend;

@@ -161,6 +161,47 @@ TEST_P(KernelTest, MismatchedListsAreRejected) {
   amp_status_free(status);
 }
 
+// The unscale and SGD launches of a step, captured once and replayed three
+// times, give the values of three steps worked out by hand; on the host,
+// capture is refused with a status.
+TEST_P(KernelTest, StepReplaysFromACapturedGraph) {
+  std::vector<float> w = {1, -2, 4}, g = {8, 16, -32};
+  float *dw = upload(w), *dg = upload(g);
+  float *half = upload(std::vector<float>{0.5f});
+  float *found = upload(std::vector<float>{0});
+  float *step = upload(std::vector<float>{0});
+  amp_status_t status = amp_graph_capture_begin(stream);
+  if (GetParam() == AMP_DEVICE_HOST) {
+    EXPECT_EQ(amp_status_code(status), AMP_UNAVAILABLE);
+    amp_status_free(status);
+    return;
+  }
+  ASSERT_EQ(status, nullptr);
+  float *params[] = {dw}, *grads[] = {dg};
+  size_t sizes[] = {3};
+  amp_sgd_config_t config{0.125, 0, 0, 0, 0};
+  ASSERT_EQ(amp_unscale(stream, {1, grads, sizes}, half, found), nullptr);
+  ASSERT_EQ(amp_sgd_update(stream, &config, {1, params, sizes},
+                           {1, grads, sizes}, {0, nullptr, nullptr}, step,
+                           found, {AMP_F32, nullptr}),
+            nullptr);
+  amp_graph_t *graph = nullptr;
+  ASSERT_EQ(amp_graph_capture_end(stream, &graph), nullptr);
+  // Nothing ran while capturing.
+  EXPECT_EQ(download(dw, 3), w);
+  for (int replay = 0; replay < 3; ++replay)
+    ASSERT_EQ(amp_graph_launch(graph, stream), nullptr);
+  amp_graph_destroy(graph);
+  // The gradient halves before each update: w - 0.125 g (1/2 + 1/4 + 1/8).
+  std::vector<float> want;
+  for (int i = 0; i < 3; ++i)
+    want.push_back(w[i] - 0.125f * g[i] * 0.875f);
+  EXPECT_EQ(download(dw, 3), want);
+  EXPECT_EQ(download(dg, 3)[0], g[0] / 8);
+  EXPECT_EQ(download(step, 1)[0], 3.0f);
+  EXPECT_EQ(download(found, 1)[0], 0.0f);
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, KernelTest,
                          ::testing::Values(AMP_DEVICE_HOST, AMP_DEVICE_CUDA),
                          [](const auto &info) {

@@ -116,10 +116,17 @@ TEST_P(DeviceTest, NullArgumentsFail) {
             AMP_INVALID_ARGUMENT);
   EXPECT_EQ(Status(amp_stream_synchronize(nullptr)).code(),
             AMP_INVALID_ARGUMENT);
+  EXPECT_EQ(Status(amp_graph_capture_begin(nullptr)).code(),
+            AMP_INVALID_ARGUMENT);
+  EXPECT_EQ(Status(amp_graph_capture_end(stream, nullptr)).code(),
+            AMP_INVALID_ARGUMENT);
+  EXPECT_EQ(Status(amp_graph_launch(nullptr, stream)).code(),
+            AMP_INVALID_ARGUMENT);
   amp_buffer_release(buffer);
   // Destroying null objects is allowed, as free(NULL) is.
   amp_buffer_release(nullptr);
   amp_stream_destroy(nullptr);
+  amp_graph_destroy(nullptr);
 }
 
 TEST_P(DeviceTest, ArenaAlignsResetsAndStopsAtCapacity) {

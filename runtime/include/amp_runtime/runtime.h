@@ -71,6 +71,24 @@ void amp_stream_destroy(amp_stream_t *stream);
 /* Waits until everything queued on the stream has finished. */
 amp_status_t amp_stream_synchronize(amp_stream_t *stream);
 
+/*===-- Graphs -------------------------------------------------------------===*
+ *
+ * A CUDA stream can record the work queued on it into a graph, replayed
+ * later with one launch. Nothing a training step calls reads back to the
+ * host, so a whole step can be captured. Host streams run work at once and
+ * cannot capture: AMP_UNAVAILABLE.
+ */
+typedef struct amp_graph_s amp_graph_t;
+
+/* From here until amp_graph_capture_end, work queued on `stream` is recorded,
+ * not run. */
+amp_status_t amp_graph_capture_begin(amp_stream_t *stream);
+amp_status_t amp_graph_capture_end(amp_stream_t *stream,
+                                   amp_graph_t **out_graph);
+/* Runs the recorded work on `stream` (of the same device). */
+amp_status_t amp_graph_launch(amp_graph_t *graph, amp_stream_t *stream);
+void amp_graph_destroy(amp_graph_t *graph);
+
 /*===-- Buffers ------------------------------------------------------------===*/
 
 typedef struct amp_buffer_s amp_buffer_t;
