@@ -9,6 +9,7 @@
 #ifndef AMP_RUNTIME_SRC_BACKEND_H
 #define AMP_RUNTIME_SRC_BACKEND_H
 
+#include "amp_runtime/attention.h"
 #include "amp_runtime/gemm.h"
 #include "amp_runtime/optimizer_kernels.h"
 #include "amp_runtime/row_kernels.h"
@@ -86,6 +87,17 @@ public:
   /// gemm.h; arguments already checked.
   virtual amp_status_t gemm(void *stream, const amp_gemm_t &gemm, const void *a,
                             const void *b, const void *bias, void *c) = 0;
+
+  /// attention.h; arguments already checked.
+  virtual amp_status_t attentionForward(void *stream, const amp_attention_t &a,
+                                        const void *q, const void *k,
+                                        const void *v, void *out,
+                                        float *lse) = 0;
+  virtual amp_status_t attentionBackward(void *stream, const amp_attention_t &a,
+                                         const void *q, const void *k,
+                                         const void *v, const void *out,
+                                         const void *dout, const float *lse,
+                                         float *dq, float *dk, float *dv) = 0;
 };
 
 /// The host backend (always available).

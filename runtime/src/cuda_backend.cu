@@ -394,6 +394,123 @@ __global__ void crossEntropyKernel(amp_rows_t shape, const void *logits,
   }
 }
 
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+//
+// One warp per query row; lane l holds components l, l + 32, ... of the
+// row. Keys are visited in order with an online softmax in f32 (the running
+// maximum rescales the running sum and output), so no score matrix exists.
+// The backward pass recomputes each probability from the saved lse and
+// gathers dK and dV over the query rows with atomics.
+
+constexpr int kPerLane = AMP_ATTENTION_MAX_HEAD_DIM / kWarp;
+
+__global__ void attentionForwardKernel(amp_attention_t a, const void *q,
+                                       const void *k, const void *v, void *out,
+                                       float *lse) {
+  int64_t row = warpRow(a.batch * a.seq_q);
+  if (row < 0)
+    return;
+  int64_t b = row / a.seq_q, i = row % a.seq_q, d = a.head_dim;
+  int lane = threadIdx.x % kWarp;
+  float qv[kPerLane], acc[kPerLane];
+#pragma unroll
+  for (int t = 0; t < kPerLane; ++t) {
+    int64_t c = lane + t * kWarp;
+    qv[t] = c < d ? amprt::load(a.dtype, q, row * d + c) : 0.0f;
+    acc[t] = 0;
+  }
+  float runningMax = -INFINITY, runningSum = 0;
+  int64_t keys = a.causal ? i + 1 : a.seq_k;
+  for (int64_t j = 0; j < keys; ++j) {
+    int64_t kRow = (b * a.seq_k + j) * d;
+    float partial = 0;
+#pragma unroll
+    for (int t = 0; t < kPerLane; ++t) {
+      int64_t c = lane + t * kWarp;
+      if (c < d)
+        partial += qv[t] * amprt::load(a.dtype, k, kRow + c);
+    }
+    float score = a.scale * warpSum(partial);
+    float newMax = amprt::nanMax(runningMax, score);
+    float correction =
+        runningMax == newMax ? 1.0f : expf(runningMax - newMax);
+    float p = expf(score - newMax);
+    runningSum = runningSum * correction + p;
+#pragma unroll
+    for (int t = 0; t < kPerLane; ++t) {
+      int64_t c = lane + t * kWarp;
+      if (c < d)
+        acc[t] = acc[t] * correction + p * amprt::load(a.dtype, v, kRow + c);
+    }
+    runningMax = newMax;
+  }
+#pragma unroll
+  for (int t = 0; t < kPerLane; ++t) {
+    int64_t c = lane + t * kWarp;
+    if (c < d)
+      amprt::store(a.dtype, out, row * d + c, acc[t] / runningSum);
+  }
+  if (lse && lane == 0)
+    lse[row] = runningMax + logf(runningSum);
+}
+
+__global__ void attentionBackwardKernel(amp_attention_t a, const void *q,
+                                        const void *k, const void *v,
+                                        const void *out, const void *dout,
+                                        const float *lse, float *dq, float *dk,
+                                        float *dv) {
+  int64_t row = warpRow(a.batch * a.seq_q);
+  if (row < 0)
+    return;
+  int64_t b = row / a.seq_q, i = row % a.seq_q, d = a.head_dim;
+  int lane = threadIdx.x % kWarp;
+  float qv[kPerLane], dov[kPerLane], dqAcc[kPerLane];
+  float rowDot = 0;
+#pragma unroll
+  for (int t = 0; t < kPerLane; ++t) {
+    int64_t c = lane + t * kWarp;
+    qv[t] = c < d ? amprt::load(a.dtype, q, row * d + c) : 0.0f;
+    dov[t] = c < d ? amprt::load(a.dtype, dout, row * d + c) : 0.0f;
+    if (c < d)
+      rowDot += dov[t] * amprt::load(a.dtype, out, row * d + c);
+    dqAcc[t] = 0;
+  }
+  rowDot = warpSum(rowDot);
+  float rowLse = lse[row];
+  int64_t keys = a.causal ? i + 1 : a.seq_k;
+  for (int64_t j = 0; j < keys; ++j) {
+    int64_t kRow = (b * a.seq_k + j) * d;
+    float score = 0, dp = 0;
+#pragma unroll
+    for (int t = 0; t < kPerLane; ++t) {
+      int64_t c = lane + t * kWarp;
+      if (c < d) {
+        score += qv[t] * amprt::load(a.dtype, k, kRow + c);
+        dp += dov[t] * amprt::load(a.dtype, v, kRow + c);
+      }
+    }
+    float p = expf(a.scale * warpSum(score) - rowLse);
+    float ds = p * (warpSum(dp) - rowDot) * a.scale;
+#pragma unroll
+    for (int t = 0; t < kPerLane; ++t) {
+      int64_t c = lane + t * kWarp;
+      if (c < d) {
+        dqAcc[t] += ds * amprt::load(a.dtype, k, kRow + c);
+        atomicAdd(&dk[kRow + c], ds * qv[t]);
+        atomicAdd(&dv[kRow + c], p * dov[t]);
+      }
+    }
+  }
+#pragma unroll
+  for (int t = 0; t < kPerLane; ++t) {
+    int64_t c = lane + t * kWarp;
+    if (c < d)
+      dq[row * d + c] = dqAcc[t];
+  }
+}
+
 class CudaBackend final : public amprt::Backend {
 public:
   explicit CudaBackend(int ordinal) : ordinal(ordinal) {}
@@ -638,11 +755,35 @@ public:
         workspace ? kWorkspaceSize : 0, cast(stream)));
   }
 
-private:
-  static unsigned rowBlocks(amp_rows_t shape) {
-    return static_cast<unsigned>((shape.rows + kRowsPerBlock - 1) /
-                                 kRowsPerBlock);
+  amp_status_t attentionForward(void *stream, const amp_attention_t &a,
+                                const void *q, const void *k, const void *v,
+                                void *out, float *lse) override {
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    attentionForwardKernel<<<blocksFor(a.batch * a.seq_q), kThreads, 0,
+                             cast(stream)>>>(a, q, k, v, out, lse);
+    return AMP_CUDA(cudaGetLastError());
   }
+
+  amp_status_t attentionBackward(void *stream, const amp_attention_t &a,
+                                 const void *q, const void *k, const void *v,
+                                 const void *out, const void *dout,
+                                 const float *lse, float *dq, float *dk,
+                                 float *dv) override {
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    size_t keyBytes = sizeof(float) * a.batch * a.seq_k * a.head_dim;
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaMemsetAsync(dk, 0, keyBytes, cast(stream))));
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaMemsetAsync(dv, 0, keyBytes, cast(stream))));
+    attentionBackwardKernel<<<blocksFor(a.batch * a.seq_q), kThreads, 0,
+                              cast(stream)>>>(a, q, k, v, out, dout, lse, dq,
+                                              dk, dv);
+    return AMP_CUDA(cudaGetLastError());
+  }
+
+private:
+  static unsigned blocksFor(int64_t rows) {
+    return static_cast<unsigned>((rows + kRowsPerBlock - 1) / kRowsPerBlock);
+  }
+  static unsigned rowBlocks(amp_rows_t shape) { return blocksFor(shape.rows); }
 
   static cudaStream_t cast(void *stream) {
     return static_cast<cudaStream_t>(stream);

@@ -1,0 +1,89 @@
+//===- attention.cpp - argument checks and dispatch -----------------------===//
+
+#include "amp_runtime/attention.h"
+
+#include "backend.h"
+#include "runtime_internal.h"
+#include "status.h"
+
+#include <cmath>
+#include <initializer_list>
+
+namespace {
+
+amp_status_t checkAttention(amp_stream_t *stream, const amp_attention_t *a) {
+  if (!stream || !a)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "stream or attention is null");
+  if (a->dtype != AMP_F32 && a->dtype != AMP_F16 && a->dtype != AMP_BF16)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "unknown dtype %d",
+                      static_cast<int>(a->dtype));
+  if (a->batch < 0 || a->seq_q < 0 || a->seq_k < 1 || a->head_dim < 1 ||
+      a->head_dim > AMP_ATTENTION_MAX_HEAD_DIM)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "attention sizes batch %lld, seq_q %lld, seq_k %lld, "
+                      "head_dim %lld: need seq_k >= 1 and head_dim in "
+                      "[1, %d]",
+                      static_cast<long long>(a->batch),
+                      static_cast<long long>(a->seq_q),
+                      static_cast<long long>(a->seq_k),
+                      static_cast<long long>(a->head_dim),
+                      AMP_ATTENTION_MAX_HEAD_DIM);
+  int64_t elements;
+  if (__builtin_mul_overflow(a->batch, a->seq_q > a->seq_k ? a->seq_q
+                                                           : a->seq_k,
+                             &elements) ||
+      __builtin_mul_overflow(elements, a->head_dim * 4, &elements))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "attention sizes overflow");
+  if (a->causal && a->seq_q != a->seq_k)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "a causal mask needs seq_q == seq_k (got %lld and %lld)",
+                      static_cast<long long>(a->seq_q),
+                      static_cast<long long>(a->seq_k));
+  if (!std::isfinite(a->scale))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "scale %g is not finite",
+                      a->scale);
+  return nullptr;
+}
+
+bool anyNull(std::initializer_list<const void *> pointers) {
+  for (const void *pointer : pointers)
+    if (!pointer)
+      return true;
+  return false;
+}
+
+} // namespace
+
+extern "C" {
+
+amp_status_t amp_attention_forward(amp_stream_t *stream,
+                                   const amp_attention_t *attention,
+                                   const void *q, const void *k, const void *v,
+                                   void *out, float *lse) {
+  AMP_RETURN_IF_ERROR(checkAttention(stream, attention));
+  if (attention->batch == 0 || attention->seq_q == 0)
+    return nullptr;
+  if (anyNull({q, k, v, out}))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "q, k, v or out is null");
+  return amprt::backendOf(stream)->attentionForward(
+      amprt::handleOf(stream), *attention, q, k, v, out, lse);
+}
+
+amp_status_t amp_attention_backward(amp_stream_t *stream,
+                                    const amp_attention_t *attention,
+                                    const void *q, const void *k,
+                                    const void *v, const void *out,
+                                    const void *dout, const float *lse,
+                                    float *dq, float *dk, float *dv) {
+  AMP_RETURN_IF_ERROR(checkAttention(stream, attention));
+  if (attention->batch == 0 || attention->seq_q == 0)
+    return nullptr; // dk and dv of an empty query set: nothing written
+  if (anyNull({q, k, v, out, dout, lse, dq, dk, dv}))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "a tensor of the attention backward is null");
+  return amprt::backendOf(stream)->attentionBackward(
+      amprt::handleOf(stream), *attention, q, k, v, out, dout, lse, dq, dk,
+      dv);
+}
+
+} // extern "C"
