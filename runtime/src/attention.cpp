@@ -14,9 +14,9 @@ namespace {
 amp_status_t checkAttention(amp_stream_t *stream, const amp_attention_t *a) {
   if (!stream || !a)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "stream or attention is null");
-  if (a->dtype != AMP_F32 && a->dtype != AMP_F16 && a->dtype != AMP_BF16)
+  if (!amprt::isStorageDtype(amprt::rawEnum(a->dtype)))
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "unknown dtype %d",
-                      static_cast<int>(a->dtype));
+                      amprt::rawEnum(a->dtype));
   if (a->batch < 0 || a->seq_q < 0 || a->seq_k < 1 || a->head_dim < 1 ||
       a->head_dim > AMP_ATTENTION_MAX_HEAD_DIM)
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
@@ -76,9 +76,11 @@ amp_status_t amp_attention_backward(amp_stream_t *stream,
                                     const void *dout, const float *lse,
                                     float *dq, float *dk, float *dv) {
   AMP_RETURN_IF_ERROR(checkAttention(stream, attention));
-  if (attention->batch == 0 || attention->seq_q == 0)
-    return nullptr; // dk and dv of an empty query set: nothing written
-  if (anyNull({q, k, v, out, dout, lse, dq, dk, dv}))
+  if (attention->batch == 0)
+    return nullptr;
+  // Without queries dK and dV are zero and the query-side tensors empty.
+  if (attention->seq_q == 0 ? anyNull({dk, dv})
+                            : anyNull({q, k, v, out, dout, lse, dq, dk, dv}))
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "a tensor of the attention backward is null");
   return amprt::backendOf(stream)->attentionBackward(

@@ -100,6 +100,11 @@ public:
                                          float *dq, float *dk, float *dv) = 0;
 };
 
+/// Whether a caller's dtype field (read with rawEnum) names a storage type.
+inline bool isStorageDtype(int raw) {
+  return raw == AMP_F32 || raw == AMP_F16 || raw == AMP_BF16;
+}
+
 /// The host backend (always available).
 Backend *createHostBackend();
 /// The CUDA backend for GPU `ordinal`, or a status saying why not.

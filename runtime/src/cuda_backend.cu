@@ -136,7 +136,10 @@ cudaDataType_t cudaTypeOf(amp_dtype_t dtype) {
 struct LtCall {
   cublasLtMatmulDesc_t desc = nullptr;
   cublasLtMatrixLayout_t layouts[3] = {};
+  cublasLtMatmulPreference_t preference = nullptr;
   ~LtCall() {
+    if (preference)
+      cublasLtMatmulPreferenceDestroy(preference);
     for (cublasLtMatrixLayout_t layout : layouts)
       if (layout)
         cublasLtMatrixLayoutDestroy(layout);
@@ -144,6 +147,15 @@ struct LtCall {
       cublasLtMatmulDescDestroy(desc);
   }
 };
+
+/// The largest power of two (up to 256) dividing an address: the heuristic
+/// may otherwise pick kernels that assume 256-byte alignment.
+uint32_t alignmentOf(const void *pointer) {
+  uint32_t alignment = 256;
+  while (alignment > 1 && reinterpret_cast<uintptr_t>(pointer) % alignment)
+    alignment /= 2;
+  return alignment;
+}
 
 /// A column-major [rows, cols] layout, packed, repeated `batch` times.
 amp_status_t makeLayout(cublasLtMatrixLayout_t *layout, amp_dtype_t dtype,
@@ -515,6 +527,9 @@ class CudaBackend final : public amprt::Backend {
 public:
   explicit CudaBackend(int ordinal) : ordinal(ordinal) {}
   ~CudaBackend() override {
+    cudaSetDevice(ordinal);
+    for (auto &entry : workspaces)
+      cudaFree(entry.second);
     if (lt)
       cublasLtDestroy(lt);
   }
@@ -525,8 +540,12 @@ public:
     return AMP_CUDA(cudaMalloc(out, size ? size : 1));
   }
   void free(void *pointer) override { cudaFree(pointer); }
+  // cudaMemset runs on the legacy default stream, which the non-blocking
+  // streams of this backend do not wait for: finish it here.
   amp_status_t zero(void *pointer, size_t size) override {
-    return AMP_CUDA(cudaMemset(pointer, 0, size));
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaMemset(pointer, 0, size)));
+    return AMP_CUDA(cudaDeviceSynchronize());
   }
   amp_status_t createStream(void **out) override {
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
@@ -646,6 +665,7 @@ public:
   amp_status_t softmaxForward(void *stream, amp_rows_t shape, const void *x,
                               void *y, bool log) override {
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    AMP_RETURN_IF_ERROR(checkGrid(shape.rows));
     softmaxForwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
         shape, x, y, log);
     return AMP_CUDA(cudaGetLastError());
@@ -654,6 +674,7 @@ public:
   amp_status_t softmaxBackward(void *stream, amp_rows_t shape, const void *y,
                                const void *dy, void *dx, bool log) override {
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    AMP_RETURN_IF_ERROR(checkGrid(shape.rows));
     softmaxBackwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
         shape, y, dy, dx, log);
     return AMP_CUDA(cudaGetLastError());
@@ -664,6 +685,7 @@ public:
                                 float eps, void *y, float *mean,
                                 float *rstd) override {
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    AMP_RETURN_IF_ERROR(checkGrid(shape.rows));
     layerNormForwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
         shape, x, weight, bias, eps, y, mean, rstd);
     return AMP_CUDA(cudaGetLastError());
@@ -674,6 +696,7 @@ public:
                                  void *dx, float *dweight,
                                  float *dbias) override {
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    AMP_RETURN_IF_ERROR(checkGrid(shape.rows));
     layerNormBackwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
         shape, x, dy, weight, eps, dx, dweight, dbias);
     return AMP_CUDA(cudaGetLastError());
@@ -683,6 +706,7 @@ public:
                               const float *weight, float eps, void *y,
                               float *rstd) override {
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    AMP_RETURN_IF_ERROR(checkGrid(shape.rows));
     rmsNormForwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
         shape, x, weight, eps, y, rstd);
     return AMP_CUDA(cudaGetLastError());
@@ -692,6 +716,7 @@ public:
                                const void *dy, const float *weight, float eps,
                                void *dx, float *dweight) override {
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    AMP_RETURN_IF_ERROR(checkGrid(shape.rows));
     rmsNormBackwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
         shape, x, dy, weight, eps, dx, dweight);
     return AMP_CUDA(cudaGetLastError());
@@ -701,6 +726,7 @@ public:
                             const int64_t *labels, float *losses,
                             void *dlogits, float gradScale) override {
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    AMP_RETURN_IF_ERROR(checkGrid(shape.rows));
     crossEntropyKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
         shape, logits, labels, losses, dlogits, gradScale);
     return AMP_CUDA(cudaGetLastError());
@@ -749,16 +775,51 @@ public:
                                    g.trans_a ? g.k : g.m, g.batch));
     AMP_RETURN_IF_ERROR(
         makeLayout(&call.layouts[2], g.c_dtype, g.n, g.m, g.batch));
+
+    // Ask for an algorithm that fits the workspace and these pointers.
+    AMP_RETURN_IF_ERROR(AMP_LT(cublasLtMatmulPreferenceCreate(&call.preference)));
+    uint64_t workspaceBytes = workspace ? kWorkspaceSize : 0;
+    AMP_RETURN_IF_ERROR(AMP_LT(cublasLtMatmulPreferenceSetAttribute(
+        call.preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+        &workspaceBytes, sizeof(workspaceBytes))));
+    const struct {
+      cublasLtMatmulPreferenceAttributes_t attribute;
+      const void *pointer;
+    } alignments[] = {{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, b},
+                      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, a},
+                      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, c},
+                      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, c}};
+    for (const auto &entry : alignments) {
+      uint32_t alignment = alignmentOf(entry.pointer);
+      AMP_RETURN_IF_ERROR(AMP_LT(cublasLtMatmulPreferenceSetAttribute(
+          call.preference, entry.attribute, &alignment, sizeof(alignment))));
+    }
+    cublasLtMatmulHeuristicResult_t heuristic{};
+    int found = 0;
+    AMP_RETURN_IF_ERROR(AMP_LT(cublasLtMatmulAlgoGetHeuristic(
+        lt, call.desc, call.layouts[0], call.layouts[1], call.layouts[2],
+        call.layouts[2], call.preference, 1, &heuristic, &found)));
+    if (found == 0)
+      return AMP_STATUS(AMP_UNAVAILABLE,
+                        "cuBLASLt has no algorithm for this GEMM (m %lld, n "
+                        "%lld, k %lld, dtypes %d/%d, epilogue %d)",
+                        static_cast<long long>(g.m),
+                        static_cast<long long>(g.n),
+                        static_cast<long long>(g.k),
+                        static_cast<int>(g.ab_dtype),
+                        static_cast<int>(g.c_dtype),
+                        static_cast<int>(g.epilogue));
     return AMP_LT(cublasLtMatmul(
         lt, call.desc, &g.alpha, b, call.layouts[0], a, call.layouts[1],
-        &g.beta, c, call.layouts[2], c, call.layouts[2], nullptr, workspace,
-        workspace ? kWorkspaceSize : 0, cast(stream)));
+        &g.beta, c, call.layouts[2], c, call.layouts[2], &heuristic.algo,
+        workspace, workspaceBytes, cast(stream)));
   }
 
   amp_status_t attentionForward(void *stream, const amp_attention_t &a,
                                 const void *q, const void *k, const void *v,
                                 void *out, float *lse) override {
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    AMP_RETURN_IF_ERROR(checkGrid(a.batch * a.seq_q));
     attentionForwardKernel<<<blocksFor(a.batch * a.seq_q), kThreads, 0,
                              cast(stream)>>>(a, q, k, v, out, lse);
     return AMP_CUDA(cudaGetLastError());
@@ -770,9 +831,12 @@ public:
                                  const float *lse, float *dq, float *dk,
                                  float *dv) override {
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    AMP_RETURN_IF_ERROR(checkGrid(a.batch * a.seq_q));
     size_t keyBytes = sizeof(float) * a.batch * a.seq_k * a.head_dim;
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaMemsetAsync(dk, 0, keyBytes, cast(stream))));
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaMemsetAsync(dv, 0, keyBytes, cast(stream))));
+    if (a.seq_q == 0)
+      return nullptr; // no queries: zero dK and dV
     attentionBackwardKernel<<<blocksFor(a.batch * a.seq_q), kThreads, 0,
                               cast(stream)>>>(a, q, k, v, out, dout, lse, dq,
                                               dk, dv);
@@ -780,6 +844,14 @@ public:
   }
 
 private:
+  /// Rows beyond what one grid of kRowsPerBlock-row blocks can cover.
+  static amp_status_t checkGrid(int64_t rows) {
+    if (rows > static_cast<int64_t>(INT_MAX) * kRowsPerBlock)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "%lld rows exceed one launch's grid",
+                        static_cast<long long>(rows));
+    return nullptr;
+  }
   static unsigned blocksFor(int64_t rows) {
     return static_cast<unsigned>((rows + kRowsPerBlock - 1) / kRowsPerBlock);
   }

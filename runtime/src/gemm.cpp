@@ -8,10 +8,6 @@
 
 namespace {
 
-bool validDtype(amp_dtype_t dtype) {
-  return dtype == AMP_F32 || dtype == AMP_F16 || dtype == AMP_BF16;
-}
-
 /// Whether batch * rows * cols elements of 4 bytes fit in memory sizes.
 bool fits(int64_t batch, int64_t rows, int64_t cols) {
   int64_t elements;
@@ -28,13 +24,13 @@ extern "C" amp_status_t amp_gemm(amp_stream_t *stream, const amp_gemm_t *gemm,
   if (!stream || !gemm)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "stream or gemm is null");
   const amp_gemm_t &g = *gemm;
-  if (!validDtype(g.ab_dtype) || !validDtype(g.c_dtype) ||
-      (g.c_dtype != g.ab_dtype && g.c_dtype != AMP_F32))
+  int abDtype = amprt::rawEnum(g.ab_dtype), cDtype = amprt::rawEnum(g.c_dtype);
+  if (!amprt::isStorageDtype(abDtype) || !amprt::isStorageDtype(cDtype) ||
+      (cDtype != abDtype && cDtype != AMP_F32))
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "unsupported dtypes (A/B %d, C %d): C takes the type "
                       "of A and B, or f32",
-                      static_cast<int>(g.ab_dtype),
-                      static_cast<int>(g.c_dtype));
+                      abDtype, cDtype);
   if (g.m < 0 || g.n < 0 || g.k < 1 || g.batch < 1)
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "GEMM sizes m %lld, n %lld, k %lld, batch %lld: need "
@@ -45,12 +41,12 @@ extern "C" amp_status_t amp_gemm(amp_stream_t *stream, const amp_gemm_t *gemm,
   if (!fits(g.batch, g.m, g.k) || !fits(g.batch, g.k, g.n) ||
       !fits(g.batch, g.m, g.n))
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "GEMM sizes overflow");
-  if (g.epilogue < AMP_EPILOGUE_NONE || g.epilogue > AMP_EPILOGUE_BIAS_GELU)
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "unknown epilogue %d",
-                      static_cast<int>(g.epilogue));
-  if ((g.epilogue == AMP_EPILOGUE_NONE) != (bias == nullptr))
+  int epilogue = amprt::rawEnum(g.epilogue);
+  if (epilogue < AMP_EPILOGUE_NONE || epilogue > AMP_EPILOGUE_BIAS_GELU)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "unknown epilogue %d", epilogue);
+  if ((epilogue == AMP_EPILOGUE_NONE) != (bias == nullptr))
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
-                      g.epilogue == AMP_EPILOGUE_NONE
+                      epilogue == AMP_EPILOGUE_NONE
                           ? "a bias without a bias epilogue"
                           : "a bias epilogue without a bias");
   if (g.m == 0 || g.n == 0)

@@ -33,10 +33,9 @@ amp_status_t checkSameSizes(amp_tensor_list_t a, amp_tensor_list_t b,
 amp_status_t checkCopies(amp_copy_list_t copies, size_t count) {
   if (!copies.data)
     return nullptr;
-  if (copies.dtype != AMP_F32 && copies.dtype != AMP_F16 &&
-      copies.dtype != AMP_BF16)
+  if (!amprt::isStorageDtype(amprt::rawEnum(copies.dtype)))
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "unknown copy dtype %d",
-                      static_cast<int>(copies.dtype));
+                      amprt::rawEnum(copies.dtype));
   for (size_t i = 0; i < count; ++i)
     if (!copies.data[i])
       return AMP_STATUS(AMP_INVALID_ARGUMENT, "copies[%zu] is null", i);

@@ -13,13 +13,18 @@ namespace {
 amp_status_t checkShape(amp_stream_t *stream, amp_rows_t shape) {
   if (!stream)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "stream is null");
-  if (shape.dtype != AMP_F32 && shape.dtype != AMP_F16 &&
-      shape.dtype != AMP_BF16)
+  if (!amprt::isStorageDtype(amprt::rawEnum(shape.dtype)))
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "unknown dtype %d",
-                      static_cast<int>(shape.dtype));
+                      amprt::rawEnum(shape.dtype));
   if (shape.rows < 0 || shape.cols <= 0)
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "shape [%lld, %lld] needs rows >= 0 and cols > 0",
+                      static_cast<long long>(shape.rows),
+                      static_cast<long long>(shape.cols));
+  int64_t bytes;
+  if (__builtin_mul_overflow(shape.rows, shape.cols, &bytes) ||
+      __builtin_mul_overflow(bytes, int64_t{4}, &bytes))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "shape [%lld, %lld] overflows",
                       static_cast<long long>(shape.rows),
                       static_cast<long long>(shape.cols));
   return nullptr;

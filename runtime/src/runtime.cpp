@@ -36,9 +36,10 @@ amp_status_t checkRange(size_t offset, size_t size, size_t capacity,
 extern "C" {
 
 int amp_device_available(amp_device_kind_t kind) {
-  if (kind == AMP_DEVICE_HOST)
+  int raw = amprt::rawEnum(kind);
+  if (raw == AMP_DEVICE_HOST)
     return 1;
-  return kind == AMP_DEVICE_CUDA && amprt::cudaAvailable();
+  return raw == AMP_DEVICE_CUDA && amprt::cudaAvailable();
 }
 
 amp_status_t amp_device_create(amp_device_kind_t kind, int ordinal,
@@ -47,7 +48,8 @@ amp_status_t amp_device_create(amp_device_kind_t kind, int ordinal,
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "out_device is null");
   *out_device = nullptr;
   amprt::Backend *backend = nullptr;
-  switch (kind) {
+  int raw = amprt::rawEnum(kind);
+  switch (raw) {
   case AMP_DEVICE_HOST:
     if (ordinal != 0)
       return AMP_STATUS(AMP_INVALID_ARGUMENT,
@@ -60,8 +62,7 @@ amp_status_t amp_device_create(amp_device_kind_t kind, int ordinal,
     AMP_RETURN_IF_ERROR(amprt::createCudaBackend(ordinal, &backend));
     break;
   default:
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "unknown device kind %d",
-                      static_cast<int>(kind));
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "unknown device kind %d", raw);
   }
   auto *device = new (std::nothrow) amp_device_s{backend};
   if (!device) {

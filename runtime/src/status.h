@@ -5,7 +5,18 @@
 
 #include "amp_runtime/runtime.h"
 
+#include <cstring>
+
 namespace amprt {
+
+/// The integer a C caller put in an enum: C allows any int there, C++ only
+/// the enumerators' range, so the bytes are read rather than the enum.
+template <typename Enum> int rawEnum(const Enum &value) {
+  static_assert(sizeof(Enum) == sizeof(int), "C enums are int-sized");
+  int raw;
+  std::memcpy(&raw, &value, sizeof raw);
+  return raw;
+}
 
 /// A status with `code` and a printf-style message, made at file:line.
 amp_status_t makeStatus(amp_status_code_t code, const char *file, int line,

@@ -191,6 +191,16 @@ TEST_P(AttentionTest, BadArgumentsAreRejected) {
   expectInvalid({AMP_F32, 1, 2, 2, 4, NAN, 0}, "not finite");
   expectInvalid({AMP_F32, INT64_MAX / 4, 2, 2, 4, 0.5f, 0}, "overflow");
   amp_attention_t ok{AMP_F32, 1, 2, 2, 4, 0.5f, 0};
+  // No queries: dK and dV are still overwritten, with zeros.
+  amp_attention_t noQueries{AMP_F32, 1, 0, 2, 4, 0.5f, 0};
+  float *dk = upload(std::vector<float>(8, 3.0f));
+  float *dv = upload(std::vector<float>(8, 3.0f));
+  ASSERT_EQ(amp_attention_backward(stream, &noQueries, nullptr, nullptr,
+                                   nullptr, nullptr, nullptr, nullptr, nullptr,
+                                   dk, dv),
+            nullptr);
+  EXPECT_EQ(download(dk, 8), std::vector<float>(8, 0.0f));
+  EXPECT_EQ(download(dv, 8), std::vector<float>(8, 0.0f));
   amp_status_t status =
       amp_attention_backward(stream, &ok, x, x, x, x, x, nullptr, x, x, x);
   EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT);

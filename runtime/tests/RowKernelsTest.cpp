@@ -396,6 +396,8 @@ TEST_P(RowKernelTest, BadArgumentsAreRejected) {
   expectInvalid(amp_softmax_forward(stream, {AMP_F32, 2, 0}, x, x, 0));
   expectInvalid(amp_softmax_forward(stream, {AMP_F32, -1, 2}, x, x, 0));
   expectInvalid(
+      amp_softmax_forward(stream, {AMP_F32, INT64_MAX / 2, 2}, x, x, 0));
+  expectInvalid(
       amp_softmax_forward(stream, {static_cast<amp_dtype_t>(99), 2, 2}, x, x, 0));
   expectInvalid(amp_softmax_backward(stream, {AMP_F32, 2, 2}, x, nullptr, x, 0));
   expectInvalid(amp_layer_norm_forward(stream, {AMP_F32, 2, 2}, x, nullptr,
