@@ -19,19 +19,17 @@ amp_status_t checkAttention(amp_stream_t *stream, const amp_attention_t *a) {
                       amprt::rawEnum(a->dtype));
   if (a->batch < 0 || a->seq_q < 0 || a->seq_k < 1 || a->head_dim < 1 ||
       a->head_dim > AMP_ATTENTION_MAX_HEAD_DIM)
-    return AMP_STATUS(AMP_INVALID_ARGUMENT,
-                      "attention sizes batch %lld, seq_q %lld, seq_k %lld, "
-                      "head_dim %lld: need seq_k >= 1 and head_dim in "
-                      "[1, %d]",
-                      static_cast<long long>(a->batch),
-                      static_cast<long long>(a->seq_q),
-                      static_cast<long long>(a->seq_k),
-                      static_cast<long long>(a->head_dim),
-                      AMP_ATTENTION_MAX_HEAD_DIM);
+    return AMP_STATUS(
+        AMP_INVALID_ARGUMENT,
+        "attention sizes batch %lld, seq_q %lld, seq_k %lld, "
+        "head_dim %lld: need seq_k >= 1 and head_dim in "
+        "[1, %d]",
+        static_cast<long long>(a->batch), static_cast<long long>(a->seq_q),
+        static_cast<long long>(a->seq_k), static_cast<long long>(a->head_dim),
+        AMP_ATTENTION_MAX_HEAD_DIM);
   int64_t elements;
-  if (__builtin_mul_overflow(a->batch, a->seq_q > a->seq_k ? a->seq_q
-                                                           : a->seq_k,
-                             &elements) ||
+  if (__builtin_mul_overflow(
+          a->batch, a->seq_q > a->seq_k ? a->seq_q : a->seq_k, &elements) ||
       __builtin_mul_overflow(elements, a->head_dim * 4, &elements))
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "attention sizes overflow");
   if (a->causal && a->seq_q != a->seq_k)
@@ -40,8 +38,7 @@ amp_status_t checkAttention(amp_stream_t *stream, const amp_attention_t *a) {
                       static_cast<long long>(a->seq_q),
                       static_cast<long long>(a->seq_k));
   if (!std::isfinite(a->scale))
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "scale %g is not finite",
-                      a->scale);
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "scale %g is not finite", a->scale);
   return nullptr;
 }
 
@@ -71,10 +68,10 @@ amp_status_t amp_attention_forward(amp_stream_t *stream,
 
 amp_status_t amp_attention_backward(amp_stream_t *stream,
                                     const amp_attention_t *attention,
-                                    const void *q, const void *k,
-                                    const void *v, const void *out,
-                                    const void *dout, const float *lse,
-                                    float *dq, float *dk, float *dv) {
+                                    const void *q, const void *k, const void *v,
+                                    const void *out, const void *dout,
+                                    const float *lse, float *dq, float *dk,
+                                    float *dv) {
   AMP_RETURN_IF_ERROR(checkAttention(stream, attention));
   if (attention->batch == 0)
     return nullptr;
@@ -84,8 +81,7 @@ amp_status_t amp_attention_backward(amp_stream_t *stream,
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "a tensor of the attention backward is null");
   return amprt::backendOf(stream)->attentionBackward(
-      amprt::handleOf(stream), *attention, q, k, v, out, dout, lse, dq, dk,
-      dv);
+      amprt::handleOf(stream), *attention, q, k, v, out, dout, lse, dq, dk, dv);
 }
 
 } // extern "C"

@@ -42,11 +42,9 @@ public:
   // Optimizer kernels (optimizer_kernels.h); arguments already checked.
   virtual amp_status_t unscale(void *stream, amp_tensor_list_t grads,
                                const float *invScale, float *foundInf) = 0;
-  virtual amp_status_t scalerUpdate(void *stream,
-                                    const amp_scaler_config_t &config,
-                                    float *scale, float *growth,
-                                    float *hysteresis,
-                                    const float *foundInf) = 0;
+  virtual amp_status_t
+  scalerUpdate(void *stream, const amp_scaler_config_t &config, float *scale,
+               float *growth, float *hysteresis, const float *foundInf) = 0;
   virtual amp_status_t sgd(void *stream, const amp_sgd_config_t &config,
                            amp_tensor_list_t params, amp_tensor_list_t grads,
                            amp_tensor_list_t buffers, float *step,

@@ -101,11 +101,10 @@ amp_status_t check(cudaError_t error, const char *what, const char *file,
                    int line) {
   if (error == cudaSuccess)
     return nullptr;
-  return amprt::makeStatus(error == cudaErrorMemoryAllocation
-                               ? AMP_OUT_OF_MEMORY
-                               : AMP_DEVICE_ERROR,
-                           file, line, "%s failed: %s (%s)", what,
-                           cudaGetErrorString(error), cudaGetErrorName(error));
+  return amprt::makeStatus(
+      error == cudaErrorMemoryAllocation ? AMP_OUT_OF_MEMORY : AMP_DEVICE_ERROR,
+      file, line, "%s failed: %s (%s)", what, cudaGetErrorString(error),
+      cudaGetErrorName(error));
 }
 #define AMP_CUDA(call) check((call), #call, __FILE__, __LINE__)
 
@@ -197,8 +196,8 @@ __device__ float warpMax(float value) {
 /// The row of this warp, or -1 past the end (the whole warp leaves together,
 /// so the shuffles see all 32 lanes).
 __device__ int64_t warpRow(int64_t rows) {
-  int64_t row = static_cast<int64_t>(blockIdx.x) * kRowsPerBlock +
-                threadIdx.x / kWarp;
+  int64_t row =
+      static_cast<int64_t>(blockIdx.x) * kRowsPerBlock + threadIdx.x / kWarp;
   return row < rows ? row : -1;
 }
 
@@ -398,8 +397,7 @@ __global__ void crossEntropyKernel(amp_rows_t shape, const void *logits,
   if (!dlogits)
     return;
   for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
-    float p =
-        expf(amprt::load(shape.dtype, logits, base + c) - maxValue) / sum;
+    float p = expf(amprt::load(shape.dtype, logits, base + c) - maxValue) / sum;
     if (c == label)
       p -= 1;
     amprt::store(shape.dtype, dlogits, base + c, valid ? p * gradScale : NAN);
@@ -446,8 +444,7 @@ __global__ void attentionForwardKernel(amp_attention_t a, const void *q,
     }
     float score = a.scale * warpSum(partial);
     float newMax = amprt::nanMax(runningMax, score);
-    float correction =
-        runningMax == newMax ? 1.0f : expf(runningMax - newMax);
+    float correction = runningMax == newMax ? 1.0f : expf(runningMax - newMax);
     float p = expf(score - newMax);
     runningSum = runningSum * correction + p;
 #pragma unroll
@@ -638,12 +635,12 @@ public:
                    amp_tensor_list_t params, amp_tensor_list_t grads,
                    amp_tensor_list_t buffers, float *step,
                    const float *foundInf, amp_copy_list_t copies) override {
-    AMP_RETURN_IF_ERROR(forChunks(
-        params, grads, config.momentum != 0 ? buffers : params, params, copies,
-        [&](const Chunk &chunk) {
-          sgdKernel<<<kBlocks, kThreads, 0, cast(stream)>>>(
-              chunk, config, step, foundInf, copies.dtype);
-        }));
+    AMP_RETURN_IF_ERROR(
+        forChunks(params, grads, config.momentum != 0 ? buffers : params,
+                  params, copies, [&](const Chunk &chunk) {
+                    sgdKernel<<<kBlocks, kThreads, 0, cast(stream)>>>(
+                        chunk, config, step, foundInf, copies.dtype);
+                  }));
     stepKernel<<<1, 1, 0, cast(stream)>>>(step, foundInf);
     return AMP_CUDA(cudaGetLastError());
   }
@@ -723,8 +720,8 @@ public:
   }
 
   amp_status_t crossEntropy(void *stream, amp_rows_t shape, const void *logits,
-                            const int64_t *labels, float *losses,
-                            void *dlogits, float gradScale) override {
+                            const int64_t *labels, float *losses, void *dlogits,
+                            float gradScale) override {
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
     AMP_RETURN_IF_ERROR(checkGrid(shape.rows));
     crossEntropyKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
@@ -768,16 +765,17 @@ public:
           call.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias))));
     }
     AMP_RETURN_IF_ERROR(makeLayout(&call.layouts[0], g.ab_dtype,
-                                   g.trans_b ? g.k : g.n,
-                                   g.trans_b ? g.n : g.k, g.batch));
+                                   g.trans_b ? g.k : g.n, g.trans_b ? g.n : g.k,
+                                   g.batch));
     AMP_RETURN_IF_ERROR(makeLayout(&call.layouts[1], g.ab_dtype,
-                                   g.trans_a ? g.m : g.k,
-                                   g.trans_a ? g.k : g.m, g.batch));
+                                   g.trans_a ? g.m : g.k, g.trans_a ? g.k : g.m,
+                                   g.batch));
     AMP_RETURN_IF_ERROR(
         makeLayout(&call.layouts[2], g.c_dtype, g.n, g.m, g.batch));
 
     // Ask for an algorithm that fits the workspace and these pointers.
-    AMP_RETURN_IF_ERROR(AMP_LT(cublasLtMatmulPreferenceCreate(&call.preference)));
+    AMP_RETURN_IF_ERROR(
+        AMP_LT(cublasLtMatmulPreferenceCreate(&call.preference)));
     uint64_t workspaceBytes = workspace ? kWorkspaceSize : 0;
     AMP_RETURN_IF_ERROR(AMP_LT(cublasLtMatmulPreferenceSetAttribute(
         call.preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
@@ -800,19 +798,17 @@ public:
         lt, call.desc, call.layouts[0], call.layouts[1], call.layouts[2],
         call.layouts[2], call.preference, 1, &heuristic, &found)));
     if (found == 0)
-      return AMP_STATUS(AMP_UNAVAILABLE,
-                        "cuBLASLt has no algorithm for this GEMM (m %lld, n "
-                        "%lld, k %lld, dtypes %d/%d, epilogue %d)",
-                        static_cast<long long>(g.m),
-                        static_cast<long long>(g.n),
-                        static_cast<long long>(g.k),
-                        static_cast<int>(g.ab_dtype),
-                        static_cast<int>(g.c_dtype),
-                        static_cast<int>(g.epilogue));
-    return AMP_LT(cublasLtMatmul(
-        lt, call.desc, &g.alpha, b, call.layouts[0], a, call.layouts[1],
-        &g.beta, c, call.layouts[2], c, call.layouts[2], &heuristic.algo,
-        workspace, workspaceBytes, cast(stream)));
+      return AMP_STATUS(
+          AMP_UNAVAILABLE,
+          "cuBLASLt has no algorithm for this GEMM (m %lld, n "
+          "%lld, k %lld, dtypes %d/%d, epilogue %d)",
+          static_cast<long long>(g.m), static_cast<long long>(g.n),
+          static_cast<long long>(g.k), static_cast<int>(g.ab_dtype),
+          static_cast<int>(g.c_dtype), static_cast<int>(g.epilogue));
+    return AMP_LT(cublasLtMatmul(lt, call.desc, &g.alpha, b, call.layouts[0], a,
+                                 call.layouts[1], &g.beta, c, call.layouts[2],
+                                 c, call.layouts[2], &heuristic.algo, workspace,
+                                 workspaceBytes, cast(stream)));
   }
 
   amp_status_t attentionForward(void *stream, const amp_attention_t &a,
@@ -833,8 +829,10 @@ public:
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
     AMP_RETURN_IF_ERROR(checkGrid(a.batch * a.seq_q));
     size_t keyBytes = sizeof(float) * a.batch * a.seq_k * a.head_dim;
-    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaMemsetAsync(dk, 0, keyBytes, cast(stream))));
-    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaMemsetAsync(dv, 0, keyBytes, cast(stream))));
+    AMP_RETURN_IF_ERROR(
+        AMP_CUDA(cudaMemsetAsync(dk, 0, keyBytes, cast(stream))));
+    AMP_RETURN_IF_ERROR(
+        AMP_CUDA(cudaMemsetAsync(dv, 0, keyBytes, cast(stream))));
     if (a.seq_q == 0)
       return nullptr; // no queries: zero dK and dV
     attentionBackwardKernel<<<blocksFor(a.batch * a.seq_q), kThreads, 0,

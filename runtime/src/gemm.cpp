@@ -19,8 +19,8 @@ bool fits(int64_t batch, int64_t rows, int64_t cols) {
 } // namespace
 
 extern "C" amp_status_t amp_gemm(amp_stream_t *stream, const amp_gemm_t *gemm,
-                                 const void *a, const void *b,
-                                 const void *bias, void *c) {
+                                 const void *a, const void *b, const void *bias,
+                                 void *c) {
   if (!stream || !gemm)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "stream or gemm is null");
   const amp_gemm_t &g = *gemm;

@@ -1,4 +1,4 @@
-//===- host_backend.cpp - plain memory --------------------------------------===//
+//===- host_backend.cpp - loops over plain memory -------------------------===//
 
 #include "backend.h"
 #include "optimizer_bodies.h"
@@ -24,8 +24,8 @@ std::unique_ptr<float[]> widen(amp_dtype_t dtype, const void *data,
     return out;
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = 0; c < cols; ++c)
-      out[r * cols + c] = amprt::load(
-          dtype, data, transposed ? c * rows + r : r * cols + c);
+      out[r * cols + c] =
+          amprt::load(dtype, data, transposed ? c * rows + r : r * cols + c);
   return out;
 }
 
@@ -38,8 +38,8 @@ float epilogue(amp_epilogue_t kind, float value, float bias) {
   if (kind == AMP_EPILOGUE_BIAS_GELU) {
     const float kSqrt2OverPi = 0.7978845608f;
     return 0.5f * value *
-           (1 + std::tanh(kSqrt2OverPi * (value + 0.044715f * value * value *
-                                                      value)));
+           (1 + std::tanh(kSqrt2OverPi *
+                          (value + 0.044715f * value * value * value)));
   }
   return value;
 }
@@ -60,7 +60,8 @@ public:
 
   amp_status_t allocate(size_t size, void **out) override {
     size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
-    void *pointer = std::aligned_alloc(kAlignment, rounded ? rounded : kAlignment);
+    void *pointer =
+        std::aligned_alloc(kAlignment, rounded ? rounded : kAlignment);
     if (!pointer)
       return AMP_STATUS(AMP_OUT_OF_MEMORY,
                         "cannot allocate %zu bytes of host memory", size);
@@ -79,7 +80,9 @@ public:
       return AMP_STATUS(AMP_OUT_OF_MEMORY, "cannot allocate a stream");
     return nullptr;
   }
-  void destroyStream(void *stream) override { delete static_cast<char *>(stream); }
+  void destroyStream(void *stream) override {
+    delete static_cast<char *>(stream);
+  }
   amp_status_t synchronize(void *) override { return nullptr; }
   amp_status_t copy(void *destination, const void *source, size_t size,
                     amprt::CopyKind, void *) override {
@@ -165,7 +168,8 @@ public:
       int64_t base = r * shape.cols;
       float maxValue = -INFINITY;
       for (int64_t c = 0; c < shape.cols; ++c)
-        maxValue = amprt::nanMax(maxValue, amprt::load(shape.dtype, x, base + c));
+        maxValue =
+            amprt::nanMax(maxValue, amprt::load(shape.dtype, x, base + c));
       float sum = 0;
       for (int64_t c = 0; c < shape.cols; ++c)
         sum += std::exp(amprt::load(shape.dtype, x, base + c) - maxValue);
@@ -313,16 +317,15 @@ public:
   }
 
   amp_status_t crossEntropy(void *, amp_rows_t shape, const void *logits,
-                            const int64_t *labels, float *losses,
-                            void *dlogits, float gradScale) override {
+                            const int64_t *labels, float *losses, void *dlogits,
+                            float gradScale) override {
     for (int64_t r = 0; r < shape.rows; ++r) {
       int64_t label = labels[r];
       if (label < 0 || label >= shape.cols)
-        return AMP_STATUS(AMP_INVALID_ARGUMENT,
-                          "label %lld of row %lld is outside [0, %lld)",
-                          static_cast<long long>(label),
-                          static_cast<long long>(r),
-                          static_cast<long long>(shape.cols));
+        return AMP_STATUS(
+            AMP_INVALID_ARGUMENT, "label %lld of row %lld is outside [0, %lld)",
+            static_cast<long long>(label), static_cast<long long>(r),
+            static_cast<long long>(shape.cols));
       int64_t base = r * shape.cols;
       float maxValue = -INFINITY;
       for (int64_t c = 0; c < shape.cols; ++c)
@@ -353,11 +356,15 @@ public:
     constexpr int64_t kTileRows = 16, kTileCols = 256;
     size_t abSize = amprt::dtypeSize(g.ab_dtype);
     for (int64_t batch = 0; batch < g.batch; ++batch) {
-      const char *aBatch = static_cast<const char *>(a) + batch * g.m * g.k * abSize;
-      const char *bBatch = static_cast<const char *>(b) + batch * g.k * g.n * abSize;
+      const char *aBatch =
+          static_cast<const char *>(a) + batch * g.m * g.k * abSize;
+      const char *bBatch =
+          static_cast<const char *>(b) + batch * g.k * g.n * abSize;
       int64_t cBase = batch * g.m * g.n;
-      std::unique_ptr<float[]> opA = widen(g.ab_dtype, aBatch, g.m, g.k, g.trans_a);
-      std::unique_ptr<float[]> opB = widen(g.ab_dtype, bBatch, g.k, g.n, g.trans_b);
+      std::unique_ptr<float[]> opA =
+          widen(g.ab_dtype, aBatch, g.m, g.k, g.trans_a);
+      std::unique_ptr<float[]> opB =
+          widen(g.ab_dtype, bBatch, g.k, g.n, g.trans_b);
       if (!opA || !opB)
         return AMP_STATUS(AMP_OUT_OF_MEMORY,
                           "no host memory to widen a [%lld, %lld, %lld] GEMM",
@@ -396,9 +403,9 @@ public:
   }
   // Straightforward attention: each query row's scores in a vector, a
   // two-pass softmax in f32, then the weighted sum of the values.
-  amp_status_t attentionForward(void *, const amp_attention_t &a,
-                                const void *q, const void *k, const void *v,
-                                void *out, float *lse) override {
+  amp_status_t attentionForward(void *, const amp_attention_t &a, const void *q,
+                                const void *k, const void *v, void *out,
+                                float *lse) override {
     std::unique_ptr<float[]> scores(new (std::nothrow) float[a.seq_k]);
     std::unique_ptr<float[]> acc(new (std::nothrow) float[a.head_dim]);
     if (!scores || !acc)

@@ -67,9 +67,9 @@ AMP_HOST_DEVICE inline void sgdElement(const amp_sgd_config_t &c, bool first,
     d = d + static_cast<float>(c.weight_decay) * p;
   if (buffer) {
     float momentum = static_cast<float>(c.momentum);
-    float buf = first ? d
-                      : *buffer * momentum +
-                            static_cast<float>(1.0 - c.dampening) * d;
+    float buf =
+        first ? d
+              : *buffer * momentum + static_cast<float>(1.0 - c.dampening) * d;
     *buffer = buf;
     d = c.nesterov ? d + momentum * buf : buf;
   }

@@ -42,9 +42,9 @@ amp_status_t checkCopies(amp_copy_list_t copies, size_t count) {
   return nullptr;
 }
 
-amp_status_t checkUpdate(amp_stream_t *stream, const void *config,
-                         float *step, amp_tensor_list_t params,
-                         amp_tensor_list_t grads, amp_copy_list_t copies) {
+amp_status_t checkUpdate(amp_stream_t *stream, const void *config, float *step,
+                         amp_tensor_list_t params, amp_tensor_list_t grads,
+                         amp_copy_list_t copies) {
   if (!stream || !config || !step)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "stream, config or step is null");
   AMP_RETURN_IF_ERROR(checkList(params, params.count, "params"));
@@ -69,8 +69,7 @@ amp_status_t amp_unscale(amp_stream_t *stream, amp_tensor_list_t grads,
 
 amp_status_t amp_scaler_update(amp_stream_t *stream,
                                const amp_scaler_config_t *config, float *scale,
-                               float *growth_tracker,
-                               float *hysteresis_tracker,
+                               float *growth_tracker, float *hysteresis_tracker,
                                const float *found_inf) {
   if (!stream || !config || !scale || !growth_tracker || !hysteresis_tracker ||
       !found_inf)
@@ -88,12 +87,13 @@ amp_status_t amp_scaler_update(amp_stream_t *stream,
                       static_cast<long long>(config->growth_interval),
                       static_cast<long long>(config->hysteresis),
                       config->min_scale, config->max_scale);
-  return amprt::backendOf(stream)->scalerUpdate(
-      amprt::handleOf(stream), *config, scale, growth_tracker,
-      hysteresis_tracker, found_inf);
+  return amprt::backendOf(stream)->scalerUpdate(amprt::handleOf(stream),
+                                                *config, scale, growth_tracker,
+                                                hysteresis_tracker, found_inf);
 }
 
-amp_status_t amp_sgd_update(amp_stream_t *stream, const amp_sgd_config_t *config,
+amp_status_t amp_sgd_update(amp_stream_t *stream,
+                            const amp_sgd_config_t *config,
                             amp_tensor_list_t params, amp_tensor_list_t grads,
                             amp_tensor_list_t momentum_buffers, float *step,
                             const float *found_inf, amp_copy_list_t copies) {
@@ -109,9 +109,9 @@ amp_status_t amp_sgd_update(amp_stream_t *stream, const amp_sgd_config_t *config
     AMP_RETURN_IF_ERROR(
         checkSameSizes(params, momentum_buffers, "momentum_buffers"));
   }
-  return amprt::backendOf(stream)->sgd(amprt::handleOf(stream), *config,
-                                       params, grads, momentum_buffers, step,
-                                       found_inf, copies);
+  return amprt::backendOf(stream)->sgd(amprt::handleOf(stream), *config, params,
+                                       grads, momentum_buffers, step, found_inf,
+                                       copies);
 }
 
 amp_status_t amp_adamw_update(amp_stream_t *stream,

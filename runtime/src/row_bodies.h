@@ -1,9 +1,8 @@
-//===- row_bodies.h - per-row arithmetic shared by both backends -*- C++ -*-===//
+//===- row_bodies.h - loads and stores of the storage types -----*- C++ -*-===//
 //
-// Loads and stores of the storage types, and the arithmetic of each row
-// kernel written over an abstract "row reduction": the host runs them with
-// a plain loop, the CUDA kernels with a warp and shuffles. Order of the
-// reductions differs between the two; results agree within rounding.
+// Element access shared by the host and CUDA backends' row, GEMM and
+// attention kernels: f16, bf16 or f32 in memory, f32 in arithmetic, one
+// rounding at each store.
 //
 //===----------------------------------------------------------------------===//
 

@@ -17,10 +17,9 @@ amp_status_t checkShape(amp_stream_t *stream, amp_rows_t shape) {
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "unknown dtype %d",
                       amprt::rawEnum(shape.dtype));
   if (shape.rows < 0 || shape.cols <= 0)
-    return AMP_STATUS(AMP_INVALID_ARGUMENT,
-                      "shape [%lld, %lld] needs rows >= 0 and cols > 0",
-                      static_cast<long long>(shape.rows),
-                      static_cast<long long>(shape.cols));
+    return AMP_STATUS(
+        AMP_INVALID_ARGUMENT, "shape [%lld, %lld] needs rows >= 0 and cols > 0",
+        static_cast<long long>(shape.rows), static_cast<long long>(shape.cols));
   int64_t bytes;
   if (__builtin_mul_overflow(shape.rows, shape.cols, &bytes) ||
       __builtin_mul_overflow(bytes, int64_t{4}, &bytes))
@@ -122,8 +121,7 @@ amp_status_t amp_rms_norm_backward(amp_stream_t *stream, amp_rows_t shape,
 
 amp_status_t amp_cross_entropy(amp_stream_t *stream, amp_rows_t shape,
                                const void *logits, const int64_t *labels,
-                               float *losses, void *dlogits,
-                               float grad_scale) {
+                               float *losses, void *dlogits, float grad_scale) {
   AMP_RETURN_IF_ERROR(checkShape(stream, shape));
   AMP_RETURN_IF_ERROR(checkPointers(shape, {logits, labels}));
   if (!losses && !dlogits)
@@ -132,8 +130,8 @@ amp_status_t amp_cross_entropy(amp_stream_t *stream, amp_rows_t shape,
   if (shape.rows == 0)
     return nullptr;
   return amprt::backendOf(stream)->crossEntropy(amprt::handleOf(stream), shape,
-                                                logits, labels, losses,
-                                                dlogits, grad_scale);
+                                                logits, labels, losses, dlogits,
+                                                grad_scale);
 }
 
 } // extern "C"

@@ -204,11 +204,9 @@ amp_status_t amp_buffer_write(amp_buffer_t *buffer, size_t offset,
                               amp_stream_t *stream) {
   AMP_RETURN_IF_ERROR(checkTransfer(buffer, source, stream));
   AMP_RETURN_IF_ERROR(checkRange(offset, size, buffer->size, "a write"));
-  return buffer->device->backend->copy(static_cast<char *>(buffer->data) +
-                                           offset,
-                                       source, size,
-                                       amprt::CopyKind::HostToDevice,
-                                       stream->handle);
+  return buffer->device->backend->copy(
+      static_cast<char *>(buffer->data) + offset, source, size,
+      amprt::CopyKind::HostToDevice, stream->handle);
 }
 
 amp_status_t amp_buffer_read(amp_buffer_t *buffer, size_t offset,
@@ -228,8 +226,7 @@ amp_status_t amp_buffer_copy(amp_buffer_t *source, size_t source_offset,
   if (!source || !destination || !stream)
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "source, destination or stream is null");
-  if (source->device != destination->device ||
-      stream->device != source->device)
+  if (source->device != destination->device || stream->device != source->device)
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "buffers and stream must belong to one device");
   AMP_RETURN_IF_ERROR(
@@ -275,8 +272,8 @@ amp_status_t amp_arena_allocate(amp_arena_t *arena, size_t size,
                       "alignment %zu is not a power of two up to 256",
                       alignment);
   size_t start = (arena->used + alignment - 1) & ~(alignment - 1);
-  AMP_RETURN_IF_ERROR(checkRange(start, size, arena->buffer->size,
-                                 "an arena allocation"));
+  AMP_RETURN_IF_ERROR(
+      checkRange(start, size, arena->buffer->size, "an arena allocation"));
   arena->used = start + size;
   *out_pointer = static_cast<char *>(arena->buffer->data) + start;
   return nullptr;

@@ -27,8 +27,8 @@ struct Reference {
 };
 
 /// Attention in double over explicit score rows.
-Reference attention(const amp_attention_t &a, const Values &q,
-                    const Values &k, const Values &v) {
+Reference attention(const amp_attention_t &a, const Values &q, const Values &k,
+                    const Values &v) {
   const int64_t d = a.head_dim;
   Reference r{Values(a.batch * a.seq_q * d), Values(a.batch * a.seq_q)};
   for (int64_t b = 0; b < a.batch; ++b)
@@ -152,23 +152,25 @@ TEST_P(AttentionTest, BackwardMatchesFiniteDifferences) {
     Values wantQ = gradient(q), wantK = gradient(k), wantV = gradient(v);
 
     Reference forward = attention(a, q, k, v);
-    float *lse = upload(std::vector<float>(forward.lse.begin(),
-                                           forward.lse.end()));
+    float *lse =
+        upload(std::vector<float>(forward.lse.begin(), forward.lse.end()));
     float *dq = upload(std::vector<float>(count, 7.0f));
     float *dk = upload(std::vector<float>(count, 7.0f)); // overwritten
     float *dv = upload(std::vector<float>(count, 7.0f));
     ASSERT_EQ(amp_attention_backward(stream, &a, uploadAs(AMP_F32, q),
-                                     uploadAs(AMP_F32, k),
-                                     uploadAs(AMP_F32, v),
+                                     uploadAs(AMP_F32, k), uploadAs(AMP_F32, v),
                                      uploadAs(AMP_F32, forward.out),
                                      uploadAs(AMP_F32, g), lse, dq, dk, dv),
               nullptr);
     std::vector<float> gotQ = download(dq, count), gotK = download(dk, count),
                        gotV = download(dv, count);
     for (size_t i = 0; i < count; ++i) {
-      EXPECT_NEAR(gotQ[i], wantQ[i], 1e-4) << "causal " << causal << " dq " << i;
-      EXPECT_NEAR(gotK[i], wantK[i], 1e-4) << "causal " << causal << " dk " << i;
-      EXPECT_NEAR(gotV[i], wantV[i], 1e-4) << "causal " << causal << " dv " << i;
+      EXPECT_NEAR(gotQ[i], wantQ[i], 1e-4)
+          << "causal " << causal << " dq " << i;
+      EXPECT_NEAR(gotK[i], wantK[i], 1e-4)
+          << "causal " << causal << " dk " << i;
+      EXPECT_NEAR(gotV[i], wantV[i], 1e-4)
+          << "causal " << causal << " dv " << i;
     }
   }
 }
@@ -176,7 +178,8 @@ TEST_P(AttentionTest, BackwardMatchesFiniteDifferences) {
 TEST_P(AttentionTest, BadArgumentsAreRejected) {
   float *x = upload(std::vector<float>(64));
   auto expectInvalid = [&](amp_attention_t a, const char *fragment) {
-    amp_status_t status = amp_attention_forward(stream, &a, x, x, x, x, nullptr);
+    amp_status_t status =
+        amp_attention_forward(stream, &a, x, x, x, x, nullptr);
     EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT) << fragment;
     if (status) {
       EXPECT_NE(std::string(amp_status_message(status)).find(fragment),

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp_runtime/float_formats.h"
 #include "amp_runtime/gemm.h"
+#include "amp_runtime/float_formats.h"
 
 #include "KernelTest.h"
 
@@ -102,7 +102,8 @@ protected:
     Matrix c = randomMatrix(rng, g.c_dtype, cCount, 1);
     Matrix bias = randomMatrix(rng, g.c_dtype, g.n, 1);
     void *da = uploadMatrix(a), *db = uploadMatrix(b), *dc = uploadMatrix(c);
-    void *dbias = g.epilogue == AMP_EPILOGUE_NONE ? nullptr : uploadMatrix(bias);
+    void *dbias =
+        g.epilogue == AMP_EPILOGUE_NONE ? nullptr : uploadMatrix(bias);
     ASSERT_EQ(amp_gemm(stream, &g, da, db, dbias, dc), nullptr);
     std::vector<double> got = downloadMatrix(dc, g.c_dtype, cCount);
     for (int64_t s = 0; s < g.batch; ++s)
@@ -147,15 +148,14 @@ TEST_P(GemmTest, F32EveryTransposeBatched) {
 TEST_P(GemmTest, HalfInputsAccumulateInF32) {
   // k = 300 sums of products near 1: an f16 accumulator would drift by far
   // more than the tolerance.
-  check({AMP_F16, AMP_F32, 0, 0, 16, 24, 300, 1, 1.0f, 0.0f,
-         AMP_EPILOGUE_NONE});
-  check({AMP_BF16, AMP_F32, 1, 0, 16, 24, 300, 2, 1.0f, 0.0f,
-         AMP_EPILOGUE_NONE});
+  check(
+      {AMP_F16, AMP_F32, 0, 0, 16, 24, 300, 1, 1.0f, 0.0f, AMP_EPILOGUE_NONE});
+  check(
+      {AMP_BF16, AMP_F32, 1, 0, 16, 24, 300, 2, 1.0f, 0.0f, AMP_EPILOGUE_NONE});
 }
 
 TEST_P(GemmTest, EpiloguesInLowPrecisionOutputs) {
-  check({AMP_F16, AMP_F16, 0, 1, 32, 40, 64, 1, 1.0f, 0.0f,
-         AMP_EPILOGUE_BIAS});
+  check({AMP_F16, AMP_F16, 0, 1, 32, 40, 64, 1, 1.0f, 0.0f, AMP_EPILOGUE_BIAS});
   check({AMP_F16, AMP_F16, 0, 0, 32, 40, 64, 1, 0.5f, 0.0f,
          AMP_EPILOGUE_BIAS_RELU});
   check({AMP_BF16, AMP_BF16, 0, 0, 32, 40, 64, 2, 0.25f, 0.0f,

@@ -35,9 +35,9 @@ protected:
   /// A device copy of `values`.
   template <typename T> T *upload(const std::vector<T> &values) {
     amp_buffer_t *buffer = nullptr;
-    EXPECT_EQ(amp_buffer_allocate(device, values.size() * sizeof(T) + 4,
-                                  &buffer),
-              nullptr);
+    EXPECT_EQ(
+        amp_buffer_allocate(device, values.size() * sizeof(T) + 4, &buffer),
+        nullptr);
     buffers.push_back(buffer);
     if (!values.empty()) {
       EXPECT_EQ(amp_buffer_write(buffer, 0, values.data(),
@@ -66,8 +66,8 @@ protected:
   std::vector<amp_buffer_t *> buffers;
 };
 
-inline std::string deviceName(
-    const ::testing::TestParamInfo<amp_device_kind_t> &info) {
+inline std::string
+deviceName(const ::testing::TestParamInfo<amp_device_kind_t> &info) {
   return info.param == AMP_DEVICE_HOST ? "Host" : "Cuda";
 }
 

@@ -51,9 +51,9 @@ TEST_P(KernelTest, ScalerUpdateFollowsGradScaler) {
   const float trackers[] = {1, 2, 0, 1, 2, 0};
   for (int s = 0; s < 6; ++s) {
     float *found = upload(std::vector<float>{static_cast<float>(pattern[s])});
-    ASSERT_EQ(amp_scaler_update(stream, &config, scale, growth, hysteresis,
-                                found),
-              nullptr);
+    ASSERT_EQ(
+        amp_scaler_update(stream, &config, scale, growth, hysteresis, found),
+        nullptr);
     EXPECT_EQ(download(scale, 1)[0], scales[s]) << "step " << s;
     EXPECT_EQ(download(growth, 1)[0], trackers[s]) << "step " << s;
   }
@@ -76,8 +76,8 @@ TEST_P(KernelTest, SgdMomentumMatchesTorchAndWritesHalfCopies) {
   std::vector<float> ref = w, buf(3);
   for (int s = 0; s < 2; ++s) {
     ASSERT_EQ(amp_sgd_update(stream, &config, {1, params, sizes},
-                             {1, grads, sizes}, {1, bufs, sizes}, step,
-                             nullptr, {AMP_F16, copies}),
+                             {1, grads, sizes}, {1, bufs, sizes}, step, nullptr,
+                             {AMP_F16, copies}),
               nullptr);
     for (int i = 0; i < 3; ++i) {
       float d = g[i] + 0.01f * ref[i];
@@ -98,7 +98,8 @@ TEST_P(KernelTest, AdamwMatchesTorchAndSkipsOnOverflow) {
   amp_adamw_config_t config{0.1, 0.9, 0.999, 1e-8, 0.01};
   std::vector<float> w = {1, -2}, g = {0.5f, 2};
   float *dw = upload(w), *dg = upload(g);
-  float *dm = upload(std::vector<float>(2)), *dv = upload(std::vector<float>(2));
+  float *dm = upload(std::vector<float>(2)),
+        *dv = upload(std::vector<float>(2));
   float *step = upload(std::vector<float>{0});
   float *found = upload(std::vector<float>{0});
   float *params[] = {dw}, *grads[] = {dg}, *ms[] = {dm}, *vs[] = {dv};
@@ -134,7 +135,8 @@ TEST_P(KernelTest, AdamwMatchesTorchAndSkipsOnOverflow) {
 }
 
 TEST_P(KernelTest, MismatchedListsAreRejected) {
-  float *dw = upload(std::vector<float>(4)), *dg = upload(std::vector<float>(4));
+  float *dw = upload(std::vector<float>(4)),
+        *dg = upload(std::vector<float>(4));
   float *step = upload(std::vector<float>{0});
   float *params[] = {dw}, *grads[] = {dg};
   size_t four[] = {4}, three[] = {3};
@@ -148,15 +150,15 @@ TEST_P(KernelTest, MismatchedListsAreRejected) {
             std::string::npos)
       << amp_status_message(status);
   amp_status_free(status);
-  status = amp_sgd_update(stream, &config, {1, params, four}, {0, grads, four},
-                          {0, nullptr, nullptr}, step, nullptr,
-                          {AMP_F32, nullptr});
+  status =
+      amp_sgd_update(stream, &config, {1, params, four}, {0, grads, four},
+                     {0, nullptr, nullptr}, step, nullptr, {AMP_F32, nullptr});
   EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT);
   amp_status_free(status);
   amp_sgd_config_t nesterov{0.1, 0, 0, 0, 1};
-  status = amp_sgd_update(stream, &nesterov, {1, params, four},
-                          {1, grads, four}, {0, nullptr, nullptr}, step,
-                          nullptr, {AMP_F32, nullptr});
+  status =
+      amp_sgd_update(stream, &nesterov, {1, params, four}, {1, grads, four},
+                     {0, nullptr, nullptr}, step, nullptr, {AMP_F32, nullptr});
   EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT);
   amp_status_free(status);
 }

@@ -113,11 +113,12 @@ TEST_P(RowKernelTest, SoftmaxForwardMatchesDefinition) {
                 nullptr);
       std::vector<float> y = download(dy, rows * cols);
       for (int64_t r = 0; r < rows; ++r) {
-        Row ref = softmaxRef(Row(x.begin() + r * cols,
-                                 x.begin() + (r + 1) * cols));
+        Row ref =
+            softmaxRef(Row(x.begin() + r * cols, x.begin() + (r + 1) * cols));
         for (int64_t c = 0; c < cols; ++c) {
           double want = log ? std::log(ref[c]) : ref[c];
-          EXPECT_NEAR(y[r * cols + c], want, 2e-6 * std::max(1.0, std::fabs(want)))
+          EXPECT_NEAR(y[r * cols + c], want,
+                      2e-6 * std::max(1.0, std::fabs(want)))
               << "cols " << cols << " log " << log << " at " << r << "," << c;
         }
       }
@@ -132,8 +133,8 @@ TEST_P(RowKernelTest, SoftmaxHalfRoundsOnceAtTheStore) {
   Row x;
   std::vector<uint16_t> bits;
   for (int64_t i = 0; i < rows * cols; ++i) {
-    uint16_t h = amprt::floatToHalfBits(
-        static_cast<float>(randomRow(rng, 1, 6)[0]));
+    uint16_t h =
+        amprt::floatToHalfBits(static_cast<float>(randomRow(rng, 1, 6)[0]));
     bits.push_back(h);
     x.push_back(amprt::halfBitsToFloat(h));
   }
@@ -143,8 +144,7 @@ TEST_P(RowKernelTest, SoftmaxHalfRoundsOnceAtTheStore) {
             nullptr);
   std::vector<uint16_t> y = download(dy, rows * cols);
   for (int64_t r = 0; r < rows; ++r) {
-    Row ref =
-        softmaxRef(Row(x.begin() + r * cols, x.begin() + (r + 1) * cols));
+    Row ref = softmaxRef(Row(x.begin() + r * cols, x.begin() + (r + 1) * cols));
     for (int64_t c = 0; c < cols; ++c) {
       uint16_t want = amprt::floatToHalfBits(static_cast<float>(ref[c]));
       EXPECT_LE(std::abs(int(y[r * cols + c]) - int(want)), 1)
@@ -165,15 +165,14 @@ TEST_P(RowKernelTest, SoftmaxBackwardMatchesFiniteDifferences) {
           v = std::log(v);
       return y;
     };
-    Row want = numericGradient(x, [&](const Row &in) {
-      return dot(forward(in), g);
-    });
+    Row want =
+        numericGradient(x, [&](const Row &in) { return dot(forward(in), g); });
     float *dyOut = upload(toFloat(forward(x)));
     float *dg = upload(toFloat(g));
     float *dxOut = upload(std::vector<float>(cols));
-    ASSERT_EQ(amp_softmax_backward(stream, {AMP_F32, 1, cols}, dyOut, dg,
-                                   dxOut, log),
-              nullptr);
+    ASSERT_EQ(
+        amp_softmax_backward(stream, {AMP_F32, 1, cols}, dyOut, dg, dxOut, log),
+        nullptr);
     std::vector<float> got = download(dxOut, cols);
     for (int64_t c = 0; c < cols; ++c)
       EXPECT_NEAR(got[c], want[c], 1e-5) << "log " << log << " at " << c;
@@ -297,9 +296,9 @@ TEST_P(RowKernelTest, RmsNormMatchesDefinitionAndFiniteDifferences) {
         *dw = upload(toFloat(w));
   float *y = upload(std::vector<float>(rows * cols));
   float *rstd = upload(std::vector<float>(rows));
-  ASSERT_EQ(amp_rms_norm_forward(stream, {AMP_F32, rows, cols}, dx, dw, eps,
-                                 y, rstd),
-            nullptr);
+  ASSERT_EQ(
+      amp_rms_norm_forward(stream, {AMP_F32, rows, cols}, dx, dw, eps, y, rstd),
+      nullptr);
   std::vector<float> gotY = download(y, rows * cols);
   std::vector<float> gotRstd = download(rstd, rows);
   for (int64_t r = 0; r < rows; ++r) {
@@ -358,9 +357,8 @@ TEST_P(RowKernelTest, CrossEntropyMatchesDefinitionAndFiniteDifferences) {
   for (int64_t r = 0; r < rows; ++r) {
     Row row(logits.begin() + r * cols, logits.begin() + (r + 1) * cols);
     EXPECT_NEAR(gotLoss[r], rowLoss(row, labels[r]), 1e-5) << r;
-    Row want = numericGradient(row, [&](const Row &in) {
-      return gradScale * rowLoss(in, labels[r]);
-    });
+    Row want = numericGradient(
+        row, [&](const Row &in) { return gradScale * rowLoss(in, labels[r]); });
     for (int64_t c = 0; c < cols; ++c)
       EXPECT_NEAR(gotGrad[r * cols + c], want[c], 1e-6) << r << "," << c;
   }
@@ -397,9 +395,10 @@ TEST_P(RowKernelTest, BadArgumentsAreRejected) {
   expectInvalid(amp_softmax_forward(stream, {AMP_F32, -1, 2}, x, x, 0));
   expectInvalid(
       amp_softmax_forward(stream, {AMP_F32, INT64_MAX / 2, 2}, x, x, 0));
+  expectInvalid(amp_softmax_forward(
+      stream, {static_cast<amp_dtype_t>(99), 2, 2}, x, x, 0));
   expectInvalid(
-      amp_softmax_forward(stream, {static_cast<amp_dtype_t>(99), 2, 2}, x, x, 0));
-  expectInvalid(amp_softmax_backward(stream, {AMP_F32, 2, 2}, x, nullptr, x, 0));
+      amp_softmax_backward(stream, {AMP_F32, 2, 2}, x, nullptr, x, 0));
   expectInvalid(amp_layer_norm_forward(stream, {AMP_F32, 2, 2}, x, nullptr,
                                        nullptr, -1.0f, x, nullptr, nullptr));
   expectInvalid(amp_layer_norm_backward(stream, {AMP_F32, 2, 2}, x, x, nullptr,
