@@ -1,4 +1,4 @@
-/*===- attention.h - fused scaled dot-product attention --------------*- C -*-===*
+/*===- attention.h - fused scaled dot-product attention ------------*- C -*-===*
  *
  * out = softmax(scale * Q K^T [+ causal mask]) V per batch entry (batch is
  * batch x heads), with the softmax taken online in f32 so that no

@@ -1,4 +1,4 @@
-/*===- gemm.h - matrix products with fused epilogues ----------------*- C -*-===*
+/*===- gemm.h - matrix products with fused epilogues ---------------*- C -*-===*
  *
  * C = epilogue(alpha * op(A) op(B) + beta * C) on row-major matrices, f32
  * accumulation, one rounding at the store. cuBLASLt on CUDA; a blocked loop

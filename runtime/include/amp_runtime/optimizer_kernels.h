@@ -76,7 +76,8 @@ typedef struct amp_copy_list_s {
 /* torch.optim.SGD over every parameter. `momentum_buffers` is ignored when
  * momentum is 0. `step` is the number of earlier updates (device f32); it
  * is incremented. When `found_inf` is non-null and set, nothing changes. */
-amp_status_t amp_sgd_update(amp_stream_t *stream, const amp_sgd_config_t *config,
+amp_status_t amp_sgd_update(amp_stream_t *stream,
+                            const amp_sgd_config_t *config,
                             amp_tensor_list_t params, amp_tensor_list_t grads,
                             amp_tensor_list_t momentum_buffers, float *step,
                             const float *found_inf, amp_copy_list_t copies);

@@ -1,4 +1,4 @@
-/*===- row_kernels.h - softmax, layer norm and cross-entropy rows ---*- C -*-===*
+/*===- row_kernels.h - softmax, layer norm and cross-entropy rows --*- C -*-===*
  *
  * Kernels over the rows of a [rows, cols] matrix (the last dimension of a
  * tensor), in f16, bf16 or f32 storage with f32 arithmetic and one rounding

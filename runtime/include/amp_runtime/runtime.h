@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-/*===-- Status -------------------------------------------------------------===*/
+/*===-- Status ------------------------------------------------------------===*/
 
 typedef enum amp_status_code_e {
   AMP_OK = 0,
@@ -47,7 +47,7 @@ int amp_status_line(amp_status_t status);
 const char *amp_status_code_name(amp_status_code_t code);
 void amp_status_free(amp_status_t status);
 
-/*===-- Devices and streams ------------------------------------------------===*/
+/*===-- Devices and streams -----------------------------------------------===*/
 
 typedef enum amp_device_kind_e {
   AMP_DEVICE_HOST = 0,
@@ -89,7 +89,7 @@ amp_status_t amp_graph_capture_end(amp_stream_t *stream,
 amp_status_t amp_graph_launch(amp_graph_t *graph, amp_stream_t *stream);
 void amp_graph_destroy(amp_graph_t *graph);
 
-/*===-- Buffers ------------------------------------------------------------===*/
+/*===-- Buffers -----------------------------------------------------------===*/
 
 typedef struct amp_buffer_s amp_buffer_t;
 
@@ -115,7 +115,7 @@ amp_status_t amp_buffer_copy(amp_buffer_t *source, size_t source_offset,
                              size_t destination_offset, size_t size,
                              amp_stream_t *stream);
 
-/*===-- Arenas -------------------------------------------------------------===*/
+/*===-- Arenas ------------------------------------------------------------===*/
 
 /* One buffer from which a step's temporaries are carved at offsets a
  * buffer plan fixed ahead of time, or bumped at run time. */

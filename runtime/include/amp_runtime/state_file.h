@@ -1,4 +1,4 @@
-/*===- state_file.h - atomic, checked saves of a training state ------*- C -*-===*
+/*===- state_file.h - atomic, checked saves of a training state ----*- C -*-===*
  *
  * Everything a compiled step owns (parameters, optimizer moments, scaler
  * state) is saved as named byte ranges in one file:
