@@ -626,6 +626,7 @@ public:
   amp_status_t scalerUpdate(void *stream, const amp_scaler_config_t &config,
                             float *scale, float *growth, float *hysteresis,
                             const float *foundInf) override {
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
     scalerUpdateKernel<<<1, 1, 0, cast(stream)>>>(config, scale, growth,
                                                   hysteresis, foundInf);
     return AMP_CUDA(cudaGetLastError());

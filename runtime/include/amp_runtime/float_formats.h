@@ -136,9 +136,20 @@ AMP_HOST_DEVICE inline uint16_t floatToHalfBits(float value) {
 AMP_HOST_DEVICE inline double halfBitsToDouble(uint16_t bits) {
   return formatBitsToDouble(bits, kHalfFormat);
 }
-/// Every fp16 value is exact in f32.
+/// Every fp16 value is exact in f32: the fields move over (the exponent
+/// rebiased from 15 to 127), subnormals are fraction * 2^-24, and NaNs stay
+/// NaN, made quiet, with their sign.
 AMP_HOST_DEVICE inline float halfBitsToFloat(uint16_t bits) {
-  return static_cast<float>(halfBitsToDouble(bits));
+  uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
+  uint32_t exponent = (bits >> 10) & 0x1fu;
+  uint32_t fraction = bits & 0x3ffu;
+  if (exponent == 0x1f)
+    return bitsToFloat(sign | 0x7f800000u |
+                       (fraction ? 0x400000u | (fraction << 13) : 0u));
+  if (exponent != 0)
+    return bitsToFloat(sign | ((exponent + 112u) << 23) | (fraction << 13));
+  float magnitude = static_cast<float>(fraction) * 0x1p-24f;
+  return sign ? -magnitude : magnitude;
 }
 
 AMP_HOST_DEVICE inline uint16_t doubleToBFloat16Bits(double value) {
