@@ -7,7 +7,6 @@
 #include "status.h"
 
 #include <cmath>
-#include <initializer_list>
 
 namespace {
 
@@ -27,10 +26,8 @@ amp_status_t checkAttention(amp_stream_t *stream, const amp_attention_t *a) {
         static_cast<long long>(a->batch), static_cast<long long>(a->seq_q),
         static_cast<long long>(a->seq_k), static_cast<long long>(a->head_dim),
         AMP_ATTENTION_MAX_HEAD_DIM);
-  int64_t elements;
-  if (__builtin_mul_overflow(
-          a->batch, a->seq_q > a->seq_k ? a->seq_q : a->seq_k, &elements) ||
-      __builtin_mul_overflow(elements, a->head_dim * 4, &elements))
+  if (!amprt::bytesFit(
+          {a->batch, a->seq_q > a->seq_k ? a->seq_q : a->seq_k, a->head_dim}))
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "attention sizes overflow");
   if (a->causal && a->seq_q != a->seq_k)
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
@@ -40,13 +37,6 @@ amp_status_t checkAttention(amp_stream_t *stream, const amp_attention_t *a) {
   if (!std::isfinite(a->scale))
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "scale %g is not finite", a->scale);
   return nullptr;
-}
-
-bool anyNull(std::initializer_list<const void *> pointers) {
-  for (const void *pointer : pointers)
-    if (!pointer)
-      return true;
-  return false;
 }
 
 } // namespace
@@ -60,7 +50,7 @@ amp_status_t amp_attention_forward(amp_stream_t *stream,
   AMP_RETURN_IF_ERROR(checkAttention(stream, attention));
   if (attention->batch == 0 || attention->seq_q == 0)
     return nullptr;
-  if (anyNull({q, k, v, out}))
+  if (amprt::anyNull({q, k, v, out}))
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "q, k, v or out is null");
   return amprt::backendOf(stream)->attentionForward(
       amprt::handleOf(stream), *attention, q, k, v, out, lse);
@@ -76,8 +66,9 @@ amp_status_t amp_attention_backward(amp_stream_t *stream,
   if (attention->batch == 0)
     return nullptr;
   // Without queries dK and dV are zero and the query-side tensors empty.
-  if (attention->seq_q == 0 ? anyNull({dk, dv})
-                            : anyNull({q, k, v, out, dout, lse, dq, dk, dv}))
+  if (attention->seq_q == 0
+          ? amprt::anyNull({dk, dv})
+          : amprt::anyNull({q, k, v, out, dout, lse, dq, dk, dv}))
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "a tensor of the attention backward is null");
   return amprt::backendOf(stream)->attentionBackward(

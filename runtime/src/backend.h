@@ -16,6 +16,8 @@
 #include "amp_runtime/runtime.h"
 
 #include <cstddef>
+#include <cstdint>
+#include <initializer_list>
 
 namespace amprt {
 
@@ -97,6 +99,24 @@ public:
                                          const void *dout, const float *lse,
                                          float *dq, float *dk, float *dv) = 0;
 };
+
+/// Whether `sizes` (non-negative) multiply to a count of 4-byte elements
+/// whose byte size fits in int64.
+inline bool bytesFit(std::initializer_list<int64_t> sizes) {
+  int64_t bytes = 4;
+  for (int64_t size : sizes)
+    if (__builtin_mul_overflow(bytes, size, &bytes))
+      return false;
+  return true;
+}
+
+/// Whether any of the caller's tensors is null.
+inline bool anyNull(std::initializer_list<const void *> pointers) {
+  for (const void *pointer : pointers)
+    if (!pointer)
+      return true;
+  return false;
+}
 
 /// Whether a caller's dtype field (read with rawEnum) names a storage type.
 inline bool isStorageDtype(int raw) {

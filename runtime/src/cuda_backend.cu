@@ -72,7 +72,7 @@ __global__ void sgdKernel(Chunk chunk, amp_sgd_config_t config,
     amprt::sgdElement(config, first, p, chunk.b[t][i],
                       config.momentum != 0 ? &chunk.c[t][i] : nullptr);
     if (chunk.copy[t])
-      amprt::storeCopy(copyType, chunk.copy[t], i, p);
+      amprt::store(copyType, chunk.copy[t], i, p);
   });
 }
 
@@ -87,7 +87,7 @@ __global__ void adamwKernel(Chunk chunk, amp_adamw_config_t config,
     amprt::adamwElement(scalars, p, chunk.b[t][i], chunk.c[t][i],
                         chunk.d[t][i]);
     if (chunk.copy[t])
-      amprt::storeCopy(copyType, chunk.copy[t], i, p);
+      amprt::store(copyType, chunk.copy[t], i, p);
   });
 }
 

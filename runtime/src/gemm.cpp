@@ -6,18 +6,6 @@
 #include "runtime_internal.h"
 #include "status.h"
 
-namespace {
-
-/// Whether batch * rows * cols elements of 4 bytes fit in memory sizes.
-bool fits(int64_t batch, int64_t rows, int64_t cols) {
-  int64_t elements;
-  return !__builtin_mul_overflow(batch, rows, &elements) &&
-         !__builtin_mul_overflow(elements, cols, &elements) &&
-         !__builtin_mul_overflow(elements, int64_t{4}, &elements);
-}
-
-} // namespace
-
 extern "C" amp_status_t amp_gemm(amp_stream_t *stream, const amp_gemm_t *gemm,
                                  const void *a, const void *b, const void *bias,
                                  void *c) {
@@ -38,8 +26,9 @@ extern "C" amp_status_t amp_gemm(amp_stream_t *stream, const amp_gemm_t *gemm,
                       static_cast<long long>(g.m), static_cast<long long>(g.n),
                       static_cast<long long>(g.k),
                       static_cast<long long>(g.batch));
-  if (!fits(g.batch, g.m, g.k) || !fits(g.batch, g.k, g.n) ||
-      !fits(g.batch, g.m, g.n))
+  if (!amprt::bytesFit({g.batch, g.m, g.k}) ||
+      !amprt::bytesFit({g.batch, g.k, g.n}) ||
+      !amprt::bytesFit({g.batch, g.m, g.n}))
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "GEMM sizes overflow");
   int epilogue = amprt::rawEnum(g.epilogue);
   if (epilogue < AMP_EPILOGUE_NONE || epilogue > AMP_EPILOGUE_BIAS_GELU)

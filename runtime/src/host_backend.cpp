@@ -44,6 +44,32 @@ float epilogue(amp_epilogue_t kind, float value, float bias) {
   return value;
 }
 
+/// The maximum of the row at `base` and the sum of exp(x - maximum).
+void rowMaxAndExpSum(amp_rows_t shape, const void *x, int64_t base,
+                     float &maxValue, float &sum) {
+  maxValue = -INFINITY;
+  for (int64_t c = 0; c < shape.cols; ++c)
+    maxValue = amprt::nanMax(maxValue, amprt::load(shape.dtype, x, base + c));
+  sum = 0;
+  for (int64_t c = 0; c < shape.cols; ++c)
+    sum += std::exp(amprt::load(shape.dtype, x, base + c) - maxValue);
+}
+
+/// The mean and 1/sqrt(var + eps) of the row at `base`, in two passes.
+void rowMoments(amp_rows_t shape, const void *x, int64_t base, float eps,
+                float &mean, float &rstd) {
+  float n = static_cast<float>(shape.cols), sum = 0;
+  for (int64_t c = 0; c < shape.cols; ++c)
+    sum += amprt::load(shape.dtype, x, base + c);
+  mean = sum / n;
+  float squares = 0;
+  for (int64_t c = 0; c < shape.cols; ++c) {
+    float d = amprt::load(shape.dtype, x, base + c) - mean;
+    squares += d * d;
+  }
+  rstd = 1.0f / std::sqrt(squares / n + eps);
+}
+
 /// 1/sqrt(mean(x^2) + eps) of the row at `base`.
 float rmsInverse(amp_rows_t shape, const void *x, int64_t base, float eps) {
   float squares = 0;
@@ -136,7 +162,7 @@ public:
         amprt::sgdElement(config, first, p, grads.data[t][i],
                           config.momentum != 0 ? &buffers.data[t][i] : nullptr);
         if (copies.data)
-          amprt::storeCopy(copies.dtype, copies.data[t], i, p);
+          amprt::store(copies.dtype, copies.data[t], i, p);
       }
     *step += 1;
     return nullptr;
@@ -156,7 +182,7 @@ public:
         amprt::adamwElement(scalars, p, grads.data[t][i], expAvgs.data[t][i],
                             expAvgSqs.data[t][i]);
         if (copies.data)
-          amprt::storeCopy(copies.dtype, copies.data[t], i, p);
+          amprt::store(copies.dtype, copies.data[t], i, p);
       }
     *step += 1;
     return nullptr;
@@ -166,13 +192,8 @@ public:
                               bool log) override {
     for (int64_t r = 0; r < shape.rows; ++r) {
       int64_t base = r * shape.cols;
-      float maxValue = -INFINITY;
-      for (int64_t c = 0; c < shape.cols; ++c)
-        maxValue =
-            amprt::nanMax(maxValue, amprt::load(shape.dtype, x, base + c));
-      float sum = 0;
-      for (int64_t c = 0; c < shape.cols; ++c)
-        sum += std::exp(amprt::load(shape.dtype, x, base + c) - maxValue);
+      float maxValue, sum;
+      rowMaxAndExpSum(shape, x, base, maxValue, sum);
       float logSum = std::log(sum);
       for (int64_t c = 0; c < shape.cols; ++c) {
         float shifted = amprt::load(shape.dtype, x, base + c) - maxValue;
@@ -206,18 +227,10 @@ public:
                                 const float *weight, const float *bias,
                                 float eps, void *y, float *mean,
                                 float *rstd) override {
-    float n = static_cast<float>(shape.cols);
     for (int64_t r = 0; r < shape.rows; ++r) {
       int64_t base = r * shape.cols;
-      float sum = 0;
-      for (int64_t c = 0; c < shape.cols; ++c)
-        sum += amprt::load(shape.dtype, x, base + c);
-      float mu = sum / n, squares = 0;
-      for (int64_t c = 0; c < shape.cols; ++c) {
-        float d = amprt::load(shape.dtype, x, base + c) - mu;
-        squares += d * d;
-      }
-      float inv = 1.0f / std::sqrt(squares / n + eps);
+      float mu, inv;
+      rowMoments(shape, x, base, eps, mu, inv);
       for (int64_t c = 0; c < shape.cols; ++c) {
         float v = (amprt::load(shape.dtype, x, base + c) - mu) * inv;
         if (weight)
@@ -241,15 +254,8 @@ public:
     float n = static_cast<float>(shape.cols);
     for (int64_t r = 0; r < shape.rows; ++r) {
       int64_t base = r * shape.cols;
-      float sum = 0;
-      for (int64_t c = 0; c < shape.cols; ++c)
-        sum += amprt::load(shape.dtype, x, base + c);
-      float mu = sum / n, squares = 0;
-      for (int64_t c = 0; c < shape.cols; ++c) {
-        float d = amprt::load(shape.dtype, x, base + c) - mu;
-        squares += d * d;
-      }
-      float inv = 1.0f / std::sqrt(squares / n + eps);
+      float mu, inv;
+      rowMoments(shape, x, base, eps, mu, inv);
       float gMean = 0, gxMean = 0;
       for (int64_t c = 0; c < shape.cols; ++c) {
         float xhat = (amprt::load(shape.dtype, x, base + c) - mu) * inv;
@@ -327,13 +333,8 @@ public:
             static_cast<long long>(label), static_cast<long long>(r),
             static_cast<long long>(shape.cols));
       int64_t base = r * shape.cols;
-      float maxValue = -INFINITY;
-      for (int64_t c = 0; c < shape.cols; ++c)
-        maxValue =
-            amprt::nanMax(maxValue, amprt::load(shape.dtype, logits, base + c));
-      float sum = 0;
-      for (int64_t c = 0; c < shape.cols; ++c)
-        sum += std::exp(amprt::load(shape.dtype, logits, base + c) - maxValue);
+      float maxValue, sum;
+      rowMaxAndExpSum(shape, logits, base, maxValue, sum);
       if (losses)
         losses[r] = maxValue + std::log(sum) -
                     amprt::load(shape.dtype, logits, base + label);

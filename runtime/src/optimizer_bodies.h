@@ -10,27 +10,12 @@
 #ifndef AMP_RUNTIME_SRC_OPTIMIZER_BODIES_H
 #define AMP_RUNTIME_SRC_OPTIMIZER_BODIES_H
 
-#include "amp_runtime/float_formats.h"
 #include "amp_runtime/optimizer_kernels.h"
+#include "row_bodies.h"
 
 #include <cmath>
 
 namespace amprt {
-
-AMP_HOST_DEVICE inline void storeCopy(amp_dtype_t dtype, void *data, size_t i,
-                                      float value) {
-  switch (dtype) {
-  case AMP_F16:
-    static_cast<uint16_t *>(data)[i] = floatToHalfBits(value);
-    break;
-  case AMP_BF16:
-    static_cast<uint16_t *>(data)[i] = floatToBFloat16Bits(value);
-    break;
-  default:
-    static_cast<float *>(data)[i] = value;
-    break;
-  }
-}
 
 /// Scalars of an AdamW step, computed once per launch (as Python does).
 struct AdamwScalars {

@@ -1,8 +1,8 @@
 //===- row_bodies.h - loads and stores of the storage types -----*- C++ -*-===//
 //
-// Element access shared by the host and CUDA backends' row, GEMM and
-// attention kernels: f16, bf16 or f32 in memory, f32 in arithmetic, one
-// rounding at each store.
+// Element access shared by the host and CUDA backends' kernels (row, GEMM,
+// attention, and the optimizers' low-precision weight copies): f16, bf16 or
+// f32 in memory, f32 in arithmetic, one rounding at each store.
 //
 //===----------------------------------------------------------------------===//
 

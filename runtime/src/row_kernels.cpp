@@ -10,7 +10,9 @@
 
 namespace {
 
-amp_status_t checkShape(amp_stream_t *stream, amp_rows_t shape) {
+/// The stream, dtype and shape, and (when there are rows) the tensors.
+amp_status_t checkRows(amp_stream_t *stream, amp_rows_t shape,
+                       std::initializer_list<const void *> tensors) {
   if (!stream)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "stream is null");
   if (!amprt::isStorageDtype(amprt::rawEnum(shape.dtype)))
@@ -20,22 +22,18 @@ amp_status_t checkShape(amp_stream_t *stream, amp_rows_t shape) {
     return AMP_STATUS(
         AMP_INVALID_ARGUMENT, "shape [%lld, %lld] needs rows >= 0 and cols > 0",
         static_cast<long long>(shape.rows), static_cast<long long>(shape.cols));
-  int64_t bytes;
-  if (__builtin_mul_overflow(shape.rows, shape.cols, &bytes) ||
-      __builtin_mul_overflow(bytes, int64_t{4}, &bytes))
+  if (!amprt::bytesFit({shape.rows, shape.cols}))
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "shape [%lld, %lld] overflows",
                       static_cast<long long>(shape.rows),
                       static_cast<long long>(shape.cols));
+  if (shape.rows && amprt::anyNull(tensors))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "a required tensor is null");
   return nullptr;
 }
 
-amp_status_t checkPointers(amp_rows_t shape,
-                           std::initializer_list<const void *> pointers) {
-  if (shape.rows == 0)
-    return nullptr;
-  for (const void *pointer : pointers)
-    if (!pointer)
-      return AMP_STATUS(AMP_INVALID_ARGUMENT, "a required tensor is null");
+amp_status_t checkEps(float eps) {
+  if (!(eps >= 0))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "eps %g must be >= 0", eps);
   return nullptr;
 }
 
@@ -45,8 +43,7 @@ extern "C" {
 
 amp_status_t amp_softmax_forward(amp_stream_t *stream, amp_rows_t shape,
                                  const void *x, void *y, int log) {
-  AMP_RETURN_IF_ERROR(checkShape(stream, shape));
-  AMP_RETURN_IF_ERROR(checkPointers(shape, {x, y}));
+  AMP_RETURN_IF_ERROR(checkRows(stream, shape, {x, y}));
   if (shape.rows == 0)
     return nullptr;
   return amprt::backendOf(stream)->softmaxForward(amprt::handleOf(stream),
@@ -56,8 +53,7 @@ amp_status_t amp_softmax_forward(amp_stream_t *stream, amp_rows_t shape,
 amp_status_t amp_softmax_backward(amp_stream_t *stream, amp_rows_t shape,
                                   const void *y, const void *dy, void *dx,
                                   int log) {
-  AMP_RETURN_IF_ERROR(checkShape(stream, shape));
-  AMP_RETURN_IF_ERROR(checkPointers(shape, {y, dy, dx}));
+  AMP_RETURN_IF_ERROR(checkRows(stream, shape, {y, dy, dx}));
   if (shape.rows == 0)
     return nullptr;
   return amprt::backendOf(stream)->softmaxBackward(amprt::handleOf(stream),
@@ -68,10 +64,8 @@ amp_status_t amp_layer_norm_forward(amp_stream_t *stream, amp_rows_t shape,
                                     const void *x, const float *weight,
                                     const float *bias, float eps, void *y,
                                     float *mean, float *rstd) {
-  AMP_RETURN_IF_ERROR(checkShape(stream, shape));
-  AMP_RETURN_IF_ERROR(checkPointers(shape, {x, y}));
-  if (!(eps >= 0))
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "eps %g must be >= 0", eps);
+  AMP_RETURN_IF_ERROR(checkRows(stream, shape, {x, y}));
+  AMP_RETURN_IF_ERROR(checkEps(eps));
   if (shape.rows == 0)
     return nullptr;
   return amprt::backendOf(stream)->layerNormForward(
@@ -82,10 +76,8 @@ amp_status_t amp_layer_norm_backward(amp_stream_t *stream, amp_rows_t shape,
                                      const void *x, const void *dy,
                                      const float *weight, float eps, void *dx,
                                      float *dweight, float *dbias) {
-  AMP_RETURN_IF_ERROR(checkShape(stream, shape));
-  AMP_RETURN_IF_ERROR(checkPointers(shape, {x, dy, dx}));
-  if (!(eps >= 0))
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "eps %g must be >= 0", eps);
+  AMP_RETURN_IF_ERROR(checkRows(stream, shape, {x, dy, dx}));
+  AMP_RETURN_IF_ERROR(checkEps(eps));
   if (shape.rows == 0)
     return nullptr;
   return amprt::backendOf(stream)->layerNormBackward(
@@ -95,10 +87,8 @@ amp_status_t amp_layer_norm_backward(amp_stream_t *stream, amp_rows_t shape,
 amp_status_t amp_rms_norm_forward(amp_stream_t *stream, amp_rows_t shape,
                                   const void *x, const float *weight, float eps,
                                   void *y, float *rstd) {
-  AMP_RETURN_IF_ERROR(checkShape(stream, shape));
-  AMP_RETURN_IF_ERROR(checkPointers(shape, {x, y}));
-  if (!(eps >= 0))
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "eps %g must be >= 0", eps);
+  AMP_RETURN_IF_ERROR(checkRows(stream, shape, {x, y}));
+  AMP_RETURN_IF_ERROR(checkEps(eps));
   if (shape.rows == 0)
     return nullptr;
   return amprt::backendOf(stream)->rmsNormForward(
@@ -109,10 +99,8 @@ amp_status_t amp_rms_norm_backward(amp_stream_t *stream, amp_rows_t shape,
                                    const void *x, const void *dy,
                                    const float *weight, float eps, void *dx,
                                    float *dweight) {
-  AMP_RETURN_IF_ERROR(checkShape(stream, shape));
-  AMP_RETURN_IF_ERROR(checkPointers(shape, {x, dy, dx}));
-  if (!(eps >= 0))
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "eps %g must be >= 0", eps);
+  AMP_RETURN_IF_ERROR(checkRows(stream, shape, {x, dy, dx}));
+  AMP_RETURN_IF_ERROR(checkEps(eps));
   if (shape.rows == 0)
     return nullptr;
   return amprt::backendOf(stream)->rmsNormBackward(
@@ -122,8 +110,7 @@ amp_status_t amp_rms_norm_backward(amp_stream_t *stream, amp_rows_t shape,
 amp_status_t amp_cross_entropy(amp_stream_t *stream, amp_rows_t shape,
                                const void *logits, const int64_t *labels,
                                float *losses, void *dlogits, float grad_scale) {
-  AMP_RETURN_IF_ERROR(checkShape(stream, shape));
-  AMP_RETURN_IF_ERROR(checkPointers(shape, {logits, labels}));
+  AMP_RETURN_IF_ERROR(checkRows(stream, shape, {logits, labels}));
   if (!losses && !dlogits)
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "neither losses nor dlogits is requested");
