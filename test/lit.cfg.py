@@ -26,7 +26,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.amp_tools_dir, config.llvm_tools_dir]
-tools = ["amp-opt", "amp-run", "amp-fuzz-replay", "amp-runtime-bench", "not",
+tools = ["amp-opt", "amp-run", "amp-compile", "amp-translate", "amp-step", "amp-fuzz-replay", "amp-runtime-bench", "not",
          "count", "split-file"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.amp_tools_dir, append_path=True)

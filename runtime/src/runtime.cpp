@@ -113,6 +113,16 @@ amp_status_t amp_stream_synchronize(amp_stream_t *stream) {
   return stream->device->backend->synchronize(stream->handle);
 }
 
+amp_device_kind_t amp_stream_device_kind(const amp_stream_t *stream) {
+  return stream ? stream->device->backend->kind() : AMP_DEVICE_HOST;
+}
+
+void *amp_stream_native_handle(amp_stream_t *stream) {
+  if (!stream || stream->device->backend->kind() != AMP_DEVICE_CUDA)
+    return nullptr;
+  return stream->handle;
+}
+
 amp_status_t amp_graph_capture_begin(amp_stream_t *stream) {
   if (!stream)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "stream is null");

@@ -47,6 +47,12 @@ int amp_status_line(amp_status_t status);
 const char *amp_status_code_name(amp_status_code_t code);
 void amp_status_free(amp_status_t status);
 
+/* A status with `code` and `message` (copied, truncated to the status's
+ * buffer), made at file:line; for code outside the runtime, such as the
+ * kernels of a compiled step. */
+amp_status_t amp_status_make(amp_status_code_t code, const char *file,
+                             int line, const char *message);
+
 /*===-- Devices and streams -----------------------------------------------===*/
 
 typedef enum amp_device_kind_e {
@@ -70,6 +76,11 @@ amp_status_t amp_stream_create(amp_device_t *device, amp_stream_t **out_stream);
 void amp_stream_destroy(amp_stream_t *stream);
 /* Waits until everything queued on the stream has finished. */
 amp_status_t amp_stream_synchronize(amp_stream_t *stream);
+
+/* The device kind of `stream`, and its native handle: the cudaStream_t of a
+ * CUDA stream (for launching kernels on it), NULL on the host. */
+amp_device_kind_t amp_stream_device_kind(const amp_stream_t *stream);
+void *amp_stream_native_handle(amp_stream_t *stream);
 
 /*===-- Graphs -------------------------------------------------------------===*
  *

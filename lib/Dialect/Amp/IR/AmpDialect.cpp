@@ -114,6 +114,35 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
                              << "' names a function (@f) on a function";
     return success();
   }
+  // The backend's annotations (Transforms/Backend.h).
+  StringRef name = attribute.getName().getValue();
+  Attribute value = attribute.getValue();
+  if (name == "amp.kernel" || name == "amp.arena_size") {
+    if (!isa<IntegerAttr>(value))
+      return op->emitError() << "'" << name << "' is an integer";
+    return success();
+  }
+  if (name == "amp.epilogue") {
+    auto text = dyn_cast<StringAttr>(value);
+    if (!text || !isa<MatmulOp>(op) ||
+        (text.getValue() != "bias" && text.getValue() != "bias_relu"))
+      return op->emitError()
+             << "'amp.epilogue' is \"bias\" or \"bias_relu\" on an amp.matmul";
+    return success();
+  }
+  if (name == "amp.place") {
+    auto places = dyn_cast<ArrayAttr>(value);
+    if (!places || places.size() != op->getNumResults() ||
+        !llvm::all_of(places, [](Attribute a) { return isa<StringAttr>(a); }))
+      return op->emitError()
+             << "'amp.place' is an array of one string per result";
+    return success();
+  }
+  if (name == "amp.memory") {
+    if (!isa<DictionaryAttr>(value) || !isa<FunctionOpInterface>(op))
+      return op->emitError() << "'amp.memory' is a dictionary on a function";
+    return success();
+  }
   if (attribute.getName() != kPrecisionAttrName)
     return op->emitError() << "unknown amp attribute '"
                            << attribute.getName().getValue() << "'";

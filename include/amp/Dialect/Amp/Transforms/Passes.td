@@ -236,4 +236,59 @@ def AmpOptimizer : Pass<"amp-optimizer", "mlir::ModuleOp"> {
   ];
 }
 
+
+def AmpFuse : Pass<"amp-fuse", "mlir::func::FuncOp"> {
+  let summary = "Group the ops of a step into kernels";
+  let description = [{
+    Gives every op that does work a kernel number, `amp.kernel = N`; ops
+    sharing a number run as one kernel, at the position of the last of them.
+
+    - Chains of elementwise ops (casts, unary and binary arithmetic with
+      broadcasting, selects, compares, activation gradients, constants) of
+      one shape form one kernel when every use of an inner value is inside
+      the chain: the inner values never reach memory. Each op still rounds
+      its result to its type, so the numerics are those of the unfused graph.
+    - A matmul with an f32 result followed by the broadcast add of an f32
+      bias over its last dimension (and a relu of that) becomes one GEMM with
+      a bias (or bias + relu) epilogue, `amp.epilogue = "bias"` or
+      `"bias_relu"` on the matmul. Results narrower than f32 are not folded:
+      the epilogue would skip the rounding of the matmul's result.
+    - Every other op (reductions, norms, losses, shape ops that move data,
+      optimizer updates, loss scaling) is a kernel of its own, mapped by the
+      emitter onto a runtime call or a generated kernel. Reshapes are views
+      and get no kernel.
+
+    Functions that call others must be inlined first.
+  }];
+  let dependentDialects = ["::mlir::amp::AmpDialect"];
+}
+
+def AmpPlanBuffers : Pass<"amp-plan-buffers", "mlir::func::FuncOp"> {
+  let summary = "Place every temporary of a step in one arena, by liveness";
+  let description = [{
+    Needs `amp.kernel` from --amp-fuse. Every value that reaches memory gets
+    a place, `amp.place` (one string per result): `"arena <offset>"`,
+    `"arg <i>"` (a new parameter or state written over its old value in
+    place), `"view"` (a reshape shares its operand's memory) or `"fused"`
+    (never in memory). A value is live from the kernel that writes it to the
+    last kernel that reads it (through views); values whose lifetimes do
+    not overlap share bytes. Placement is greedy by size, largest first, at
+    the lowest offset that fits, aligned to 256 bytes.
+
+    A value returned as the new version of a threaded argument is written
+    over that argument when the argument has no reader after the kernel
+    that writes the value (or only that kernel, reading element i before
+    writing element i).
+
+    The function gets `amp.arena_size` and `amp.memory`, a dictionary of
+    byte counts: `arena`, `arguments`, `peak` (their sum), and `peak_f32`,
+    the peak of the same plan with every f16 and bf16 value taken as f32.
+    With `report=FILE` the same figures go to FILE as JSON (`-`: stdout).
+  }];
+  let options = [
+    Option<"report", "report", "std::string", "\"\"",
+           "Write the memory figures as JSON to this file (-: stdout)">,
+  ];
+}
+
 #endif // AMP_DIALECT_AMP_TRANSFORMS_PASSES_TD

@@ -1,0 +1,60 @@
+//===- Backend.h - what the backend passes and the emitter share -*- C++ -*-===//
+//
+// The backend works on one function whose calls are inlined. --amp-fuse
+// assigns every op that does work a kernel number (`amp.kernel`); ops with
+// the same number run as one kernel at the position of the group's last op.
+// --amp-plan-buffers then gives every value that must live in memory a
+// place (`amp.place`, one string per result):
+//
+//   "arena <offset>"  bytes at <offset> in the step's arena
+//   "arg <i>"         the memory of argument i: a state updated in place
+//   "view"            the memory of the operand (amp.reshape)
+//   "fused"           none: consumed inside its kernel only
+//
+// and records the arena size and the peak memory on the function.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_DIALECT_AMP_TRANSFORMS_BACKEND_H
+#define AMP_DIALECT_AMP_TRANSFORMS_BACKEND_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Operation.h"
+
+#include <optional>
+
+namespace mlir::amp::backend {
+
+constexpr llvm::StringLiteral kKernelAttr = "amp.kernel";
+constexpr llvm::StringLiteral kEpilogueAttr = "amp.epilogue";
+constexpr llvm::StringLiteral kPlaceAttr = "amp.place";
+constexpr llvm::StringLiteral kArenaSizeAttr = "amp.arena_size";
+constexpr llvm::StringLiteral kMemoryAttr = "amp.memory";
+
+/// Alignment of every arena placement, in bytes (cuBLASLt and vector loads
+/// want 16; 256 matches cudaMalloc).
+constexpr int64_t kArenaAlignment = 256;
+
+/// Ops computed one element at a time from the same element of their
+/// operands (or a broadcast one): what --amp-fuse chains into one kernel.
+bool isElementwise(Operation *op);
+
+/// Ops that only reinterpret their operand's memory.
+bool isView(Operation *op);
+
+/// The kernel number of `op`, if --amp-fuse gave it one.
+std::optional<int64_t> getKernel(Operation *op);
+
+/// The arguments a step function threads from one call to the next (those
+/// marked amp.param or amp.state), in order, when `func` returns them
+/// followed by the loss (and found_inf with loss scaling); empty otherwise.
+SmallVector<unsigned> getThreadedArguments(func::FuncOp func);
+
+/// Checks that the backend can compile `func`: one block, no calls, static
+/// shapes, supported ops and types. Emits an error naming the first
+/// offending op.
+LogicalResult checkCompilable(func::FuncOp func);
+
+} // namespace mlir::amp::backend
+
+#endif // AMP_DIALECT_AMP_TRANSFORMS_BACKEND_H

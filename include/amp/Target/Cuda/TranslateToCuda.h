@@ -1,0 +1,24 @@
+//===- TranslateToCuda.h - a planned step as CUDA C++ -----------*- C++ -*-===//
+
+#ifndef AMP_TARGET_CUDA_TRANSLATETOCUDA_H
+#define AMP_TARGET_CUDA_TRANSLATETOCUDA_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir::amp {
+
+/// Prints the step function `functionName` of `module` (default: the one
+/// function with a buffer plan) as one CUDA C++ file exporting
+/// `<name>_describe()` (name: the function's, unless given). The function
+/// must have been through --amp-fuse and --amp-plan-buffers.
+LogicalResult translateToCuda(ModuleOp module, llvm::raw_ostream &os,
+                              llvm::StringRef functionName = "",
+                              llvm::StringRef name = "");
+
+/// Registers --amp-to-cuda with mlir-translate's registry.
+void registerToCudaTranslation();
+
+} // namespace mlir::amp
+
+#endif // AMP_TARGET_CUDA_TRANSLATETOCUDA_H

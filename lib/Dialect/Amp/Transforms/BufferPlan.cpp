@@ -1,0 +1,259 @@
+//===- BufferPlan.cpp - --amp-plan-buffers --------------------------------===//
+//
+// Places every value of a fused step that reaches memory: in the arena, by
+// liveness, or over the argument it replaces.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/Backend.h"
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+namespace mlir::amp {
+#define GEN_PASS_DEF_AMPPLANBUFFERS
+#include "amp/Dialect/Amp/Transforms/Passes.h.inc"
+} // namespace mlir::amp
+
+using namespace mlir;
+using namespace mlir::amp;
+using namespace mlir::amp::backend;
+
+namespace {
+
+/// Bytes of `type`, with 16-bit floats counted as `floatBytes16`.
+int64_t byteSize(Type type, int64_t floatBytes16 = 2) {
+  auto tensor = cast<RankedTensorType>(type);
+  Type element = tensor.getElementType();
+  int64_t bytes = element.isF16() || element.isBF16()
+                      ? floatBytes16
+                      : std::max<int64_t>(element.getIntOrFloatBitWidth() / 8, 1);
+  return tensor.getNumElements() * bytes;
+}
+
+int64_t alignUp(int64_t value) {
+  return (value + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+}
+
+/// A value that needs arena memory: its live range in kernel positions.
+struct Interval {
+  Value value;
+  int64_t first, last;
+  int64_t offset = -1;
+};
+
+/// Greedy placement, largest first, each at the lowest aligned offset that
+/// overlaps no placed interval live at the same time. Returns the size.
+int64_t place(std::vector<Interval> &intervals, int64_t floatBytes16) {
+  std::vector<size_t> order(intervals.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  auto sizeOf = [&](size_t i) {
+    return alignUp(byteSize(intervals[i].value.getType(), floatBytes16));
+  };
+  llvm::stable_sort(order, [&](size_t a, size_t b) {
+    return sizeOf(a) > sizeOf(b);
+  });
+  std::vector<size_t> placed;
+  int64_t total = 0;
+  for (size_t i : order) {
+    Interval &interval = intervals[i];
+    int64_t size = sizeOf(i);
+    // Occupied ranges of the placed intervals live at the same time.
+    SmallVector<std::pair<int64_t, int64_t>> busy;
+    for (size_t j : placed)
+      if (intervals[j].first <= interval.last &&
+          interval.first <= intervals[j].last)
+        busy.push_back({intervals[j].offset, intervals[j].offset + sizeOf(j)});
+    llvm::sort(busy);
+    int64_t offset = 0;
+    for (auto [begin, end] : busy) {
+      if (offset + size <= begin)
+        break;
+      offset = std::max(offset, end);
+    }
+    interval.offset = offset;
+    total = std::max(total, offset + size);
+    placed.push_back(i);
+  }
+  return total;
+}
+
+struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (failed(checkCompilable(func)))
+      return signalPassFailure();
+    Block &body = func.getBody().front();
+    auto ret = cast<func::ReturnOp>(body.getTerminator());
+    Builder builder(&getContext());
+
+    int64_t kernels = 0;
+    for (Operation &op : body) {
+      if (isa<func::ReturnOp>(op) || isView(&op))
+        continue;
+      std::optional<int64_t> kernel = getKernel(&op);
+      if (!kernel) {
+        op.emitError() << "amp-plan-buffers: this op has no kernel; run "
+                          "--amp-fuse first";
+        return signalPassFailure();
+      }
+      kernels = std::max(kernels, *kernel + 1);
+    }
+    const int64_t end = kernels; // the return: after every kernel
+
+    // Position of the kernel that reads through `user`.
+    auto positionOf = [&](Operation *user) -> int64_t {
+      if (isa<func::ReturnOp>(user))
+        return end;
+      return *getKernel(user);
+    };
+    // Every user of the memory of `root`, through views.
+    std::function<void(Value, SmallVectorImpl<OpOperand *> &)> usesOf =
+        [&](Value value, SmallVectorImpl<OpOperand *> &uses) {
+          for (OpOperand &use : value.getUses()) {
+            if (isView(use.getOwner()))
+              usesOf(use.getOwner()->getResult(0), uses);
+            else
+              uses.push_back(&use);
+          }
+        };
+
+    // In-place updates of threaded arguments.
+    llvm::DenseMap<Value, unsigned> pinned; // value -> argument
+    SmallVector<unsigned> threaded = getThreadedArguments(func);
+    for (auto [k, argIndex] : llvm::enumerate(threaded)) {
+      Value value = ret.getOperand(k);
+      Operation *def = value.getDefiningOp();
+      if (!def || isView(def) || pinned.count(value))
+        continue;
+      int64_t at = *getKernel(def);
+      SmallVector<OpOperand *> uses;
+      usesOf(func.getArgument(argIndex), uses);
+      bool safe = true;
+      for (OpOperand *use : uses) {
+        Operation *user = use->getOwner();
+        int64_t position = positionOf(user);
+        if (position < at)
+          continue;
+        // Read by the kernel that writes the value: safe when it reads
+        // element i only to write element i.
+        bool sameIndex =
+            position == at &&
+            (isa<SgdUpdateOp, SgdMomentumUpdateOp, AdamwUpdateOp,
+                 ScalerUpdateOp>(user) ||
+             (isElementwise(user) &&
+              user->getResult(0).getType() == use->get().getType() &&
+              cast<RankedTensorType>(use->get().getType()).getNumElements() ==
+                  cast<RankedTensorType>(value.getType()).getNumElements()));
+        if (!sameIndex) {
+          safe = false;
+          break;
+        }
+      }
+      if (safe)
+        pinned[value] = argIndex;
+    }
+
+    // Live ranges of the values that need arena memory.
+    std::vector<Interval> intervals;
+    for (Operation &op : body) {
+      if (isa<func::ReturnOp>(op))
+        continue;
+      SmallVector<Attribute> places;
+      for (Value result : op.getResults()) {
+        if (isView(&op)) {
+          places.push_back(builder.getStringAttr("view"));
+          continue;
+        }
+        int64_t at = *getKernel(&op);
+        SmallVector<OpOperand *> uses;
+        usesOf(result, uses);
+        bool fused = llvm::all_of(uses, [&](OpOperand *use) {
+          return positionOf(use->getOwner()) == at &&
+                 !isa<func::ReturnOp>(use->getOwner());
+        });
+        auto found = pinned.find(result);
+        if (found != pinned.end()) {
+          places.push_back(builder.getStringAttr(
+              "arg " + std::to_string(found->second)));
+          continue;
+        }
+        if (fused && !uses.empty()) {
+          places.push_back(builder.getStringAttr("fused"));
+          continue;
+        }
+        int64_t last = at;
+        for (OpOperand *use : uses)
+          last = std::max(last, positionOf(use->getOwner()));
+        intervals.push_back({result, at, last});
+        places.push_back(Attribute()); // filled in below
+      }
+      op.setAttr(kPlaceAttr, builder.getArrayAttr(places));
+    }
+
+    // f32 figures first (the offsets of the real plan are kept).
+    int64_t arenaF32 = place(intervals, 4);
+    int64_t arena = place(intervals, 2);
+    llvm::DenseMap<Value, int64_t> offsets;
+    for (const Interval &interval : intervals)
+      offsets[interval.value] = interval.offset;
+    for (Operation &op : body) {
+      auto places = op.getAttrOfType<ArrayAttr>(kPlaceAttr);
+      if (!places)
+        continue;
+      SmallVector<Attribute> filled(places.begin(), places.end());
+      for (auto [i, result] : llvm::enumerate(op.getResults()))
+        if (!filled[i])
+          filled[i] = builder.getStringAttr(
+              "arena " + std::to_string(offsets.lookup(result)));
+      op.setAttr(kPlaceAttr, builder.getArrayAttr(filled));
+    }
+
+    int64_t arguments = 0, argumentsF32 = 0;
+    for (Type type : func.getArgumentTypes()) {
+      arguments += byteSize(type);
+      argumentsF32 += byteSize(type, 4);
+    }
+    func->setAttr(kArenaSizeAttr, builder.getI64IntegerAttr(arena));
+    NamedAttrList memory;
+    memory.append("arena", builder.getI64IntegerAttr(arena));
+    memory.append("arguments", builder.getI64IntegerAttr(arguments));
+    memory.append("peak", builder.getI64IntegerAttr(arena + arguments));
+    memory.append("peak_f32",
+                  builder.getI64IntegerAttr(arenaF32 + argumentsF32));
+    func->setAttr(kMemoryAttr, memory.getDictionary(&getContext()));
+
+    if (!report.empty() && failed(writeReport(func, arena, arguments,
+                                              arenaF32 + argumentsF32)))
+      return signalPassFailure();
+  }
+
+  LogicalResult writeReport(func::FuncOp func, int64_t arena,
+                            int64_t arguments, int64_t peakF32) {
+    llvm::json::Object object{{"function", func.getSymName()},
+                              {"arena_bytes", arena},
+                              {"argument_bytes", arguments},
+                              {"peak_bytes", arena + arguments},
+                              {"peak_bytes_f32", peakF32}};
+    std::string error;
+    auto file = openOutputFile(report, &error);
+    if (!file)
+      return func.emitError() << "amp-plan-buffers: cannot write the "
+                                 "report: "
+                              << error;
+    file->os() << llvm::formatv("{0:2}", llvm::json::Value(std::move(object)))
+               << "\n";
+    file->keep();
+    return success();
+  }
+};
+
+} // namespace

@@ -1,0 +1,132 @@
+//===- Fusion.cpp - --amp-fuse --------------------------------------------===//
+//
+// Groups the ops of a step into kernels: elementwise chains into one loop
+// over their common shape, bias and relu into the GEMM that feeds them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/Backend.h"
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::amp {
+#define GEN_PASS_DEF_AMPFUSE
+#include "amp/Dialect/Amp/Transforms/Passes.h.inc"
+} // namespace mlir::amp
+
+using namespace mlir;
+using namespace mlir::amp;
+using namespace mlir::amp::backend;
+
+namespace {
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getShape();
+}
+
+/// The only user of `value`, if it has exactly one use.
+Operation *singleUser(Value value) {
+  return value.hasOneUse() ? *value.getUsers().begin() : nullptr;
+}
+
+/// Folds `bias add [+ relu]` into the matmul `op` when the result is f32:
+/// returns the ops folded, the last one last.
+SmallVector<Operation *> foldEpilogue(MatmulOp matmul, StringRef &epilogue) {
+  auto type = matmul.getType();
+  if (!type.getElementType().isF32())
+    return {};
+  auto add = dyn_cast_or_null<AddOp>(singleUser(matmul.getResult()));
+  if (!add || add.getType() != type)
+    return {};
+  Value bias = add.getLhs() == matmul.getResult() ? add.getRhs() : add.getLhs();
+  auto biasType = cast<RankedTensorType>(bias.getType());
+  if (biasType.getRank() != 1 || biasType.getDimSize(0) != type.getShape().back() ||
+      !biasType.getElementType().isF32())
+    return {};
+  SmallVector<Operation *> folded{add};
+  epilogue = "bias";
+  if (auto relu = dyn_cast_or_null<ReluOp>(singleUser(add.getResult()))) {
+    folded.push_back(relu);
+    epilogue = "bias_relu";
+  }
+  return folded;
+}
+
+struct FusePass : mlir::amp::impl::AmpFuseBase<FusePass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (failed(checkCompilable(func)))
+      return signalPassFailure();
+    Block &body = func.getBody().front();
+    Builder builder(&getContext());
+    for (Operation &op : body)
+      op.removeAttr(kKernelAttr), op.removeAttr(kEpilogueAttr);
+
+    // Epilogues first: the ops they take are no longer elementwise roots.
+    llvm::DenseMap<Operation *, Operation *> epilogueOwner;
+    for (Operation &op : body) {
+      auto matmul = dyn_cast<MatmulOp>(op);
+      StringRef epilogue;
+      if (!matmul)
+        continue;
+      SmallVector<Operation *> folded = foldEpilogue(matmul, epilogue);
+      if (folded.empty())
+        continue;
+      matmul->setAttr(kEpilogueAttr, builder.getStringAttr(epilogue));
+      for (Operation *other : folded)
+        epilogueOwner[other] = matmul;
+    }
+
+    // Elementwise chains, from the last op backwards: an op joins the
+    // kernel of its users when they all belong to one elementwise kernel
+    // of its own shape.
+    llvm::DenseMap<Operation *, int64_t> kernelOf;
+    int64_t next = 0;
+    for (Operation &op : llvm::reverse(body)) {
+      if (isa<func::ReturnOp>(op) || isView(&op) || epilogueOwner.count(&op))
+        continue;
+      std::optional<int64_t> joined;
+      if (isElementwise(&op) && op.getNumResults() == 1) {
+        Value result = op.getResult(0);
+        for (Operation *user : result.getUsers()) {
+          auto found = kernelOf.find(user);
+          bool fits = isElementwise(user) && found != kernelOf.end() &&
+                      shapeOf(user->getResult(0)) == shapeOf(result) &&
+                      (!joined || *joined == found->second);
+          if (!fits) {
+            joined.reset();
+            break;
+          }
+          joined = found->second;
+        }
+      }
+      kernelOf[&op] = joined ? *joined : next++;
+    }
+    for (auto [owner, matmul] : epilogueOwner)
+      kernelOf[owner] = kernelOf.lookup(matmul);
+
+    // Number kernels in the order they run: by the position of their last
+    // op.
+    llvm::DenseMap<int64_t, int64_t> lastPosition;
+    int64_t position = 0;
+    for (Operation &op : body) {
+      auto found = kernelOf.find(&op);
+      if (found != kernelOf.end())
+        lastPosition[found->second] = position;
+      ++position;
+    }
+    SmallVector<std::pair<int64_t, int64_t>> order; // (position, kernel)
+    for (auto [kernel, at] : lastPosition)
+      order.push_back({at, kernel});
+    llvm::sort(order);
+    llvm::DenseMap<int64_t, int64_t> renumber;
+    for (auto [index, entry] : llvm::enumerate(order))
+      renumber[entry.second] = index;
+    for (auto [op, kernel] : kernelOf)
+      op->setAttr(kKernelAttr, builder.getI64IntegerAttr(renumber[kernel]));
+  }
+};
+
+} // namespace

@@ -1,0 +1,1216 @@
+//===- TranslateToCuda.cpp - amp-translate --amp-to-cuda ------------------===//
+//
+// Prints a fused, planned step function as one CUDA C++ translation unit:
+// a functor per generated kernel (AMP_HOST_DEVICE bodies, one index per
+// call), runtime calls for GEMMs, attention and loss scaling, and the step
+// function that queues them in order, then a description table for the
+// runtime (amp_runtime/step.h). The file builds with nvcc for the cuda
+// target and with a host C++ compiler for the host target.
+//
+// Every op rounds its result to its type, as the interpreter does, so the
+// host build reproduces the interpreter's elementwise results bit for bit.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Target/Cuda/TranslateToCuda.h"
+
+#include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/Backend.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::amp;
+using namespace mlir::amp::backend;
+
+namespace {
+
+RankedTensorType tensorOf(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+Type elementOf(Value value) { return tensorOf(value).getElementType(); }
+int64_t countOf(Value value) { return tensorOf(value).getNumElements(); }
+
+SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+int64_t product(ArrayRef<int64_t> shape) {
+  int64_t count = 1;
+  for (int64_t dim : shape)
+    count *= dim;
+  return count;
+}
+
+/// The C type of stored elements.
+std::string storageType(Type type) {
+  if (type.isF32())
+    return "float";
+  if (type.isF64())
+    return "double";
+  if (type.isF16())
+    return "ampstep::f16_t";
+  if (type.isBF16())
+    return "ampstep::bf16_t";
+  if (type.isInteger(1))
+    return "uint8_t";
+  if (type.isInteger(32))
+    return "int32_t";
+  return "int64_t";
+}
+
+/// The C type values of `type` are computed in.
+std::string registerType(Type type) {
+  if (type.isF64())
+    return "double";
+  if (isa<FloatType>(type))
+    return "float";
+  if (type.isInteger(1))
+    return "bool";
+  return "int64_t";
+}
+
+std::string loadExpr(Type type, StringRef pointer, StringRef index) {
+  if (type.isF16())
+    return ("ampstep::ldF16(" + pointer + ", " + index + ")").str();
+  if (type.isBF16())
+    return ("ampstep::ldBF16(" + pointer + ", " + index + ")").str();
+  if (type.isInteger(1))
+    return ("(" + pointer + "[" + index + "] != 0)").str();
+  if (type.isInteger(32))
+    return ("static_cast<int64_t>(" + pointer + "[" + index + "])").str();
+  return (pointer + "[" + index + "]").str();
+}
+
+std::string storeStmt(Type type, StringRef pointer, StringRef index,
+                      StringRef value) {
+  if (type.isF16())
+    return ("ampstep::stF16(" + pointer + ", " + index + ", " + value + ");")
+        .str();
+  if (type.isBF16())
+    return ("ampstep::stBF16(" + pointer + ", " + index + ", " + value + ");")
+        .str();
+  return (pointer + "[" + index + "] = static_cast<" + storageType(type) +
+          ">(" + value + ");")
+      .str();
+}
+
+/// `value` (computed in its register type, or in f64) rounded to `type`.
+std::string roundExpr(Type type, StringRef value) {
+  if (type.isF16())
+    return ("ampstep::rndF16(" + value + ")").str();
+  if (type.isBF16())
+    return ("ampstep::rndBF16(" + value + ")").str();
+  if (type.isF32())
+    return ("static_cast<float>(" + value + ")").str();
+  if (type.isF64())
+    return ("static_cast<double>(" + value + ")").str();
+  if (type.isInteger(1))
+    return ("(" + value + " != 0)").str();
+  return ("static_cast<int64_t>(" + value + ")").str();
+}
+
+/// An exact C literal of `value` in register type `type`.
+std::string literal(double value, StringRef type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (std::isnan(value))
+    os << "static_cast<" << type << ">(NAN)";
+  else if (std::isinf(value))
+    os << "static_cast<" << type << ">(" << (value < 0 ? "-" : "")
+       << "INFINITY)";
+  else
+    os << "static_cast<" << type << ">(" << llvm::format("%a", value) << ")";
+  return text;
+}
+
+/// The math function `name` for a register type (expf or exp).
+std::string math(StringRef name, StringRef type) {
+  return type == "float" ? (name + "f").str() : name.str();
+}
+
+/// The parameters of one kernel functor: a member per buffer it touches.
+class KernelParams {
+public:
+  /// The member name for `value`'s memory, as `constness` T *.
+  std::string add(Value value, bool writes) {
+    auto found = names.find(value);
+    if (found != names.end()) {
+      if (writes)
+        writable.insert(value);
+      return found->second;
+    }
+    std::string name = "b" + std::to_string(names.size());
+    names.insert({value, name});
+    if (writes)
+      writable.insert(value);
+    return name;
+  }
+  /// Declarations of the members.
+  void printMembers(llvm::raw_ostream &os) const {
+    for (auto &[value, name] : names)
+      os << "  " << (writable.count(value) ? "" : "const ")
+         << storageType(elementOf(value)) << " *" << name << ";\n";
+  }
+  /// The initializer list at the launch: `{p0, p1, ...}`.
+  template <typename PointerFn>
+  std::string initializer(PointerFn &&pointerOf) const {
+    std::string text = "{";
+    bool first = true;
+    for (auto &[value, name] : names) {
+      text += (first ? "" : ", ") + pointerOf(value, writable.count(value));
+      first = false;
+    }
+    return text + "}";
+  }
+
+private:
+  llvm::MapVector<Value, std::string> names;
+  llvm::DenseSet<Value> writable;
+};
+
+class Emitter {
+public:
+  Emitter(func::FuncOp func, StringRef name, raw_ostream &os)
+      : func(func), name(name), os(os) {}
+
+  LogicalResult emit();
+
+private:
+  LogicalResult emitKernel(ArrayRef<Operation *> ops);
+  LogicalResult emitElementwise(ArrayRef<Operation *> ops);
+  LogicalResult emitGemm(ArrayRef<Operation *> ops);
+  LogicalResult emitSingle(Operation *op);
+  LogicalResult emitReturn();
+
+  /// The expression of the pointer to `value`'s memory inside the step.
+  std::string pointerOf(Value value, bool writes);
+  /// Starts a functor named `kernel` (with a comment naming its ops) whose
+  /// operator() body the caller prints next; finish with endFunctor.
+  void beginFunctor(StringRef kernel, ArrayRef<Operation *> ops);
+  void endFunctor(StringRef kernel, const KernelParams &params,
+                  StringRef count);
+  std::string kernelName(ArrayRef<Operation *> ops);
+  std::string describe(Operation *op);
+
+  func::FuncOp func;
+  StringRef name;
+  raw_ostream &os;
+  std::string defsText, bodyText;
+  llvm::raw_string_ostream defs{defsText}, body{bodyText};
+  std::string bodyOfFunctor;
+  llvm::raw_string_ostream fn{bodyOfFunctor};
+  int64_t kernelCount = 0;
+};
+
+std::string Emitter::describe(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream s(text);
+  OpPrintingFlags flags;
+  flags.elideLargeElementsAttrs(4);
+  op->print(s, flags);
+  // One line, without the backend's own annotations.
+  size_t at = text.find(" {amp.kernel");
+  if (at != std::string::npos) {
+    size_t close = text.find('}', at);
+    text.erase(at, close - at + 1);
+  }
+  for (char &c : text)
+    if (c == '\n')
+      c = ' ';
+  return text;
+}
+
+std::string Emitter::kernelName(ArrayRef<Operation *> ops) {
+  std::string text = "k" + std::to_string(kernelCount);
+  for (Operation *op : ops) {
+    if (text.size() > 40)
+      break;
+    text += "_" + op->getName().stripDialect().str();
+  }
+  return text;
+}
+
+std::string Emitter::pointerOf(Value value, bool writes) {
+  // Through views to the memory's owner.
+  while (Operation *def = value.getDefiningOp()) {
+    if (!isView(def))
+      break;
+    value = def->getOperand(0);
+  }
+  std::string type = storageType(elementOf(value));
+  std::string constness = writes ? "" : "const ";
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return "static_cast<" + constness + type + " *>(tensors[" +
+           std::to_string(arg.getArgNumber()) + "])";
+  Operation *def = value.getDefiningOp();
+  auto places = def->getAttrOfType<ArrayAttr>(kPlaceAttr);
+  StringRef place =
+      cast<StringAttr>(places[cast<OpResult>(value).getResultNumber()])
+          .getValue();
+  if (place.consume_front("arg "))
+    return "static_cast<" + constness + type + " *>(tensors[" + place.str() +
+           "])";
+  place.consume_front("arena ");
+  return "reinterpret_cast<" + constness + type + " *>(arena + " +
+         place.str() + ")";
+}
+
+void Emitter::beginFunctor(StringRef kernel, ArrayRef<Operation *> ops) {
+  defs << "// " << kernel << ":\n";
+  for (Operation *op : ops)
+    defs << "//   " << describe(op) << "\n";
+  bodyOfFunctor.clear();
+}
+
+void Emitter::endFunctor(StringRef kernel, const KernelParams &params,
+                         StringRef count) {
+  defs << "struct " << kernel << " {\n";
+  params.printMembers(defs);
+  defs << "  AMP_HOST_DEVICE void operator()(int64_t i) const {\n"
+       << bodyOfFunctor << "  }\n};\n\n";
+  body << "  AMP_STEP_CHECK(ampstep::launch(stream, \"" << kernel << "\", "
+       << count << ", " << kernel << params.initializer([&](Value v, bool w) {
+            return pointerOf(v, w);
+          })
+       << "));\n";
+}
+
+LogicalResult Emitter::emitElementwise(ArrayRef<Operation *> ops) {
+  Operation *root = ops.back();
+  ArrayRef<int64_t> shape = tensorOf(root->getResult(0)).getShape();
+  SmallVector<int64_t> strides = stridesOf(shape);
+  std::string kernel = kernelName(ops);
+  beginFunctor(kernel, ops);
+  KernelParams params;
+  llvm::DenseMap<Value, std::string> registers;
+  bool haveCoords = false;
+  auto coords = [&]() {
+    if (haveCoords)
+      return;
+    haveCoords = true;
+    for (size_t d = 0; d < shape.size(); ++d)
+      fn << "    const int64_t c" << d << " = i / " << strides[d] << " % "
+         << shape[d] << ";\n";
+  };
+  // The index of element i of the kernel's shape in `value`, broadcast.
+  auto indexOf = [&](Value value) -> std::string {
+    ArrayRef<int64_t> own = tensorOf(value).getShape();
+    if (own == shape)
+      return "i";
+    SmallVector<int64_t> ownStrides = stridesOf(own);
+    std::string text;
+    size_t offset = shape.size() - own.size();
+    for (size_t d = 0; d < own.size(); ++d) {
+      if (own[d] == 1)
+        continue;
+      coords();
+      text += (text.empty() ? "" : " + ") + std::string("c") +
+              std::to_string(d + offset) + " * " +
+              std::to_string(ownStrides[d]);
+    }
+    return text.empty() ? "0" : text;
+  };
+  auto operand = [&](Value value) -> std::string {
+    auto found = registers.find(value);
+    if (found != registers.end())
+      return found->second;
+    std::string member = params.add(value, /*writes=*/false);
+    std::string reg = "x" + std::to_string(registers.size());
+    std::string index = indexOf(value); // may print the coordinates first
+    fn << "    const " << registerType(elementOf(value)) << " " << reg << " = "
+       << loadExpr(elementOf(value), member, index) << ";\n";
+    registers[value] = reg;
+    return reg;
+  };
+
+  for (Operation *op : ops) {
+    Value result = op->getResult(0);
+    Type type = elementOf(result);
+    std::string t = registerType(type);
+    std::string expr;
+    if (auto constant = dyn_cast<ConstantOp>(op)) {
+      auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+      if (!dense || !dense.isSplat())
+        return op->emitError()
+               << "the backend compiles splat constants only";
+      double v = isa<FloatType>(type)
+                     ? dense.getSplatValue<APFloat>().convertToDouble()
+                     : static_cast<double>(
+                           dense.getSplatValue<APInt>().getSExtValue());
+      expr = literal(v, t);
+    } else if (auto iota = dyn_cast<IotaOp>(op)) {
+      coords();
+      expr = roundExpr(type, "static_cast<double>(c" +
+                                 std::to_string(iota.getDim()) + ")");
+    } else if (isa<CastOp>(op)) {
+      Value in = op->getOperand(0);
+      std::string x = operand(in);
+      expr = type.isF32() && elementOf(in).isF64()
+                 ? "static_cast<float>(" + x + ")"
+                 : roundExpr(type, x);
+    } else if (isa<BroadcastToOp>(op)) {
+      expr = operand(op->getOperand(0));
+    } else if (auto compare = dyn_cast<CompareOp>(op)) {
+      std::string a = operand(op->getOperand(0)), b = operand(op->getOperand(1));
+      static const char *const symbols[] = {"==", "!=", "<", "<=", ">", ">="};
+      expr = "(" + a + " " +
+             symbols[static_cast<int>(compare.getPredicate())] + " " + b + ")";
+    } else if (isa<SelectOp>(op)) {
+      expr = "(" + operand(op->getOperand(0)) + " ? " +
+             operand(op->getOperand(1)) + " : " + operand(op->getOperand(2)) +
+             ")";
+    } else if (isa<ReluGradOp>(op)) {
+      std::string x = operand(op->getOperand(0)),
+                  g = operand(op->getOperand(1));
+      expr = "(" + x + " > 0 ? " + g + " : " + t + "(0))";
+    } else if (auto gelu = dyn_cast<GeluGradOp>(op)) {
+      std::string x = operand(op->getOperand(0)),
+                  g = operand(op->getOperand(1));
+      std::string d = "d" + std::to_string(registers.size());
+      auto c = [&](double v) { return literal(v, t); };
+      if (gelu.getApproximate() == GeluApproximation::tanh) {
+        std::string th = "t" + std::to_string(registers.size());
+        fn << "    const " << t << " " << th << " = " << math("tanh", t)
+           << "(" << c(0.7978845608028654) << " * (" << x << " + "
+           << c(0.044715) << " * " << x << " * " << x << " * " << x
+           << "));\n";
+        fn << "    const " << t << " " << d << " = " << c(0.5) << " * ("
+           << c(1) << " + " << th << ") + " << c(0.5) << " * " << x << " * ("
+           << c(1) << " - " << th << " * " << th << ") * "
+           << c(0.7978845608028654) << " * (" << c(1) << " + " << c(3)
+           << " * " << c(0.044715) << " * " << x << " * " << x << ");\n";
+      } else {
+        fn << "    const " << t << " " << d << " = " << c(0.5) << " * ("
+           << c(1) << " + " << math("erf", t) << "(" << x << " * "
+           << c(0.7071067811865476) << ")) + " << x << " * "
+           << c(0.3989422804014327) << " * " << math("exp", t) << "(-"
+           << c(0.5) << " * " << x << " * " << x << ");\n";
+      }
+      expr = roundExpr(type, g + " * " + d);
+    } else if (op->getNumOperands() == 2) {
+      std::string a = operand(op->getOperand(0)), b = operand(op->getOperand(1));
+      std::string r =
+          TypeSwitch<Operation *, std::string>(op)
+              .Case([&](AddOp) { return a + " + " + b; })
+              .Case([&](SubOp) { return a + " - " + b; })
+              .Case([&](MulOp) { return a + " * " + b; })
+              .Case([&](DivOp) { return a + " / " + b; })
+              .Case([&](MaximumOp) { return "ampstep::nanMax(" + a + ", " + b + ")"; })
+              .Case([&](MinimumOp) { return "ampstep::nanMin(" + a + ", " + b + ")"; })
+              .Default([](Operation *) { return std::string(); });
+      if (r.empty())
+        return op->emitError() << "the backend has no kernel for this op";
+      expr = roundExpr(type, r);
+    } else {
+      std::string x = operand(op->getOperand(0));
+      auto c = [&](double v) { return literal(v, t); };
+      std::string r =
+          TypeSwitch<Operation *, std::string>(op)
+              .Case([&](NegOp) { return "-" + x; })
+              .Case([&](AbsOp) { return math("fabs", t) + "(" + x + ")"; })
+              .Case([&](ExpOp) { return math("exp", t) + "(" + x + ")"; })
+              .Case([&](LogOp) { return math("log", t) + "(" + x + ")"; })
+              .Case([&](SqrtOp) { return math("sqrt", t) + "(" + x + ")"; })
+              .Case([&](RsqrtOp) {
+                return c(1) + " / " + math("sqrt", t) + "(" + x + ")";
+              })
+              .Case([&](TanhOp) { return math("tanh", t) + "(" + x + ")"; })
+              .Case([&](SigmoidOp) {
+                return c(1) + " / (" + c(1) + " + " + math("exp", t) + "(-" +
+                       x + "))";
+              })
+              .Case([&](ReluOp) {
+                return "(" + x + " < 0 ? " + c(0) + " : " + x + ")";
+              })
+              .Case([&](GeluOp gelu) {
+                if (gelu.getApproximate() == GeluApproximation::tanh)
+                  return c(0.5) + " * " + x + " * (" + c(1) + " + " +
+                         math("tanh", t) + "(" + c(0.7978845608028654) +
+                         " * (" + x + " + " + c(0.044715) + " * " + x +
+                         " * " + x + " * " + x + ")))";
+                return c(0.5) + " * " + x + " * (" + c(1) + " + " +
+                       math("erf", t) + "(" + x + " * " +
+                       c(0.7071067811865476) + "))";
+              })
+              .Case([&](PowOp pow) {
+                return math("pow", t) + "(" + x + ", " +
+                       c(pow.getExponent().convertToDouble()) + ")";
+              })
+              .Default([](Operation *) { return std::string(); });
+      if (r.empty())
+        return op->emitError() << "the backend has no kernel for this op";
+      expr = roundExpr(type, r);
+    }
+    std::string reg = "v" + std::to_string(registers.size());
+    fn << "    const " << t << " " << reg << " = " << expr << ";\n";
+    registers[result] = reg;
+    // Values read outside the kernel reach memory.
+    auto places = op->getAttrOfType<ArrayAttr>(kPlaceAttr);
+    if (places && cast<StringAttr>(places[0]).getValue() != "fused") {
+      std::string member = params.add(result, /*writes=*/true);
+      fn << "    " << storeStmt(type, member, "i", reg) << "\n";
+    }
+  }
+  endFunctor(kernel, params, std::to_string(product(shape)));
+  return success();
+}
+
+LogicalResult Emitter::emitGemm(ArrayRef<Operation *> ops) {
+  auto matmul = cast<MatmulOp>(ops.front());
+  Operation *last = ops.back();
+  auto lhs = tensorOf(matmul.getLhs()), rhs = tensorOf(matmul.getRhs());
+  auto out = tensorOf(matmul.getResult());
+  int64_t rank = out.getRank();
+  int64_t m = out.getDimSize(rank - 2), n = out.getDimSize(rank - 1);
+  int64_t k = matmul.getTransposeLhs() ? lhs.getDimSize(lhs.getRank() - 2)
+                                       : lhs.getShape().back();
+  ArrayRef<int64_t> lhsBatch = lhs.getShape().drop_back(2);
+  ArrayRef<int64_t> rhsBatch = rhs.getShape().drop_back(2);
+  ArrayRef<int64_t> outBatch = out.getShape().drop_back(2);
+  int64_t batch = product(outBatch);
+  bool sameBatch = lhsBatch == outBatch && rhsBatch == outBatch;
+  bool foldIntoRows = rhsBatch.empty() && !matmul.getTransposeLhs();
+  auto dtype = [](Type type) {
+    return type.isF16() ? "AMP_F16" : type.isBF16() ? "AMP_BF16" : "AMP_F32";
+  };
+  std::string epilogue = "AMP_EPILOGUE_NONE";
+  Value bias;
+  if (auto attr = matmul->getAttrOfType<StringAttr>(kEpilogueAttr)) {
+    epilogue = attr.getValue() == "bias_relu" ? "AMP_EPILOGUE_BIAS_RELU"
+                                              : "AMP_EPILOGUE_BIAS";
+    auto add = cast<AddOp>(ops[1]);
+    bias = add.getLhs() == matmul.getResult() ? add.getRhs() : add.getLhs();
+  }
+  std::string kernel = kernelName(ops);
+  body << "  // " << kernel << ":\n";
+  for (Operation *op : ops)
+    body << "  //   " << describe(op) << "\n";
+  body << "  {\n    amp_gemm_t g{" << dtype(lhs.getElementType()) << ", "
+       << dtype(out.getElementType()) << ", " << matmul.getTransposeLhs()
+       << ", " << matmul.getTransposeRhs() << ", ";
+  std::string a = pointerOf(matmul.getLhs(), false),
+              b = pointerOf(matmul.getRhs(), false),
+              c = pointerOf(last->getResult(0), true),
+              biasPointer = bias ? pointerOf(bias, false) : "nullptr";
+  if (sameBatch || batch == 1) {
+    body << m << ", " << n << ", " << k << ", " << batch << ", 1.0f, 0.0f, "
+         << epilogue << "};\n    AMP_STEP_CHECK(amp_gemm(stream, &g, " << a
+         << ", " << b << ", " << biasPointer << ", " << c << "));\n  }\n";
+    return success();
+  }
+  if (foldIntoRows) {
+    // [..., M, K] x [K, N]: one GEMM of (batch * M) rows.
+    body << batch * m << ", " << n << ", " << k << ", 1, 1.0f, 0.0f, "
+         << epilogue << "};\n    AMP_STEP_CHECK(amp_gemm(stream, &g, " << a
+         << ", " << b << ", " << biasPointer << ", " << c << "));\n  }\n";
+    return success();
+  }
+  // Broadcast batches: one GEMM per output matrix.
+  auto batchOffset = [&](ArrayRef<int64_t> own, int64_t matrix) {
+    std::string text = "0";
+    SmallVector<int64_t> outStrides = stridesOf(outBatch);
+    SmallVector<int64_t> ownStrides = stridesOf(own);
+    size_t offset = outBatch.size() - own.size();
+    for (size_t d = 0; d < own.size(); ++d)
+      if (own[d] != 1)
+        text += " + (j / " + std::to_string(outStrides[d + offset]) + " % " +
+                std::to_string(outBatch[d + offset]) + ") * " +
+                std::to_string(ownStrides[d] * matrix);
+    return text;
+  };
+  body << m << ", " << n << ", " << k << ", 1, 1.0f, 0.0f, " << epilogue
+       << "};\n    for (int64_t j = 0; j < " << batch << "; ++j)\n"
+       << "      AMP_STEP_CHECK(amp_gemm(stream, &g, " << a << " + ("
+       << batchOffset(lhsBatch, m * k) << "), " << b << " + ("
+       << batchOffset(rhsBatch, k * n) << "), " << biasPointer << ", " << c
+       << " + j * " << m * n << "));\n  }\n";
+  return success();
+}
+
+LogicalResult Emitter::emitKernel(ArrayRef<Operation *> ops) {
+  if (isa<MatmulOp>(ops.front()))
+    return emitGemm(ops);
+  if (llvm::all_of(ops, isElementwise))
+    return emitElementwise(ops);
+  if (ops.size() != 1)
+    return ops.front()->emitError() << "the backend cannot run this group "
+                                       "of ops as one kernel";
+  return emitSingle(ops.front());
+}
+
+LogicalResult Emitter::emitSingle(Operation *op) {
+  std::string kernel = kernelName({op});
+  KernelParams params;
+  auto in = [&](unsigned i) { return params.add(op->getOperand(i), false); };
+  auto out = [&](unsigned i) { return params.add(op->getResult(i), true); };
+  auto ld = [&](unsigned i, StringRef index) {
+    return loadExpr(elementOf(op->getOperand(i)), in(i), index);
+  };
+  auto st = [&](unsigned r, StringRef index, StringRef value) {
+    return storeStmt(elementOf(op->getResult(r)), out(r), index, value);
+  };
+  Type type = op->getNumResults() ? elementOf(op->getResult(0)) : Type();
+  auto runtimeComment = [&]() {
+    body << "  // " << kernel << ":\n  //   " << describe(op) << "\n";
+  };
+
+  // Loss scaling and attention: runtime calls.
+  if (auto unscale = dyn_cast<UnscaleOp>(op)) {
+    runtimeComment();
+    size_t grads = unscale.getGrads().size();
+    body << "  {\n";
+    std::string found = pointerOf(op->getResult(grads), true);
+    body << "    AMP_STEP_CHECK(ampstep::launch(stream, \"" << kernel
+         << "_zero\", 1, ampstep::Fill{" << found << ", 0.0f}));\n";
+    body << "    float *data[" << grads << "];\n    size_t sizes[" << grads
+         << "];\n";
+    for (size_t g = 0; g < grads; ++g) {
+      std::string from = pointerOf(op->getOperand(g + 1), false);
+      std::string to = pointerOf(op->getResult(g), true);
+      body << "    data[" << g << "] = " << to << ";\n    sizes[" << g
+           << "] = " << countOf(op->getResult(g)) << ";\n";
+      body << "    if (data[" << g << "] != " << from
+           << ")\n      AMP_STEP_CHECK(ampstep::launch(stream, \"" << kernel
+           << "_copy\", " << countOf(op->getResult(g)) << ", ampstep::Copy{"
+           << from << ", data[" << g << "]}));\n";
+    }
+    body << "    AMP_STEP_CHECK(amp_unscale(stream, amp_tensor_list_t{"
+         << grads << ", data, sizes}, " << pointerOf(op->getOperand(0), false)
+         << ", " << found << "));\n  }\n";
+    return success();
+  }
+  if (auto update = dyn_cast<ScalerUpdateOp>(op)) {
+    runtimeComment();
+    body << "  {\n    amp_scaler_config_t config{"
+         << llvm::format("%a", update.getGrowthFactor().convertToDouble())
+         << ", "
+         << llvm::format("%a", update.getBackoffFactor().convertToDouble())
+         << ", " << update.getGrowthInterval() << ", "
+         << update.getHysteresis() << ", "
+         << llvm::format("%a", update.getMinScale()
+                                   ? update.getMinScale()->convertToDouble()
+                                   : 0.0)
+         << ", "
+         << llvm::format("%a", update.getMaxScale()
+                                   ? update.getMaxScale()->convertToDouble()
+                                   : 0.0)
+         << "};\n";
+    for (unsigned r = 0; r < 3; ++r) {
+      std::string from = pointerOf(op->getOperand(r), false);
+      std::string to = pointerOf(op->getResult(r), true);
+      body << "    if (" << to << " != " << from
+           << ")\n      AMP_STEP_CHECK(ampstep::launch(stream, \"" << kernel
+           << "_copy\", 1, ampstep::Copy{" << from << ", " << to << "}));\n";
+    }
+    body << "    AMP_STEP_CHECK(amp_scaler_update(stream, &config, "
+         << pointerOf(op->getResult(0), true) << ", "
+         << pointerOf(op->getResult(1), true) << ", "
+         << pointerOf(op->getResult(2), true) << ", "
+         << pointerOf(op->getOperand(3), false) << "));\n  }\n";
+    return success();
+  }
+  if (auto attention = dyn_cast<AttentionOp>(op)) {
+    runtimeComment();
+    auto q = tensorOf(attention.getQuery());
+    Type element = q.getElementType();
+    body << "  {\n    amp_attention_t a{"
+         << (element.isF16() ? "AMP_F16" : element.isBF16() ? "AMP_BF16"
+                                                            : "AMP_F32")
+         << ", " << q.getDimSize(0) * q.getDimSize(1) << ", " << q.getDimSize(2)
+         << ", " << tensorOf(attention.getKey()).getDimSize(2) << ", "
+         << q.getDimSize(3) << ", "
+         << llvm::format("%a", attention.getScaleOrDefault()) << ", "
+         << attention.getCausal() << "};\n"
+         << "    AMP_STEP_CHECK(amp_attention_forward(stream, &a, "
+         << pointerOf(op->getOperand(0), false) << ", "
+         << pointerOf(op->getOperand(1), false) << ", "
+         << pointerOf(op->getOperand(2), false) << ", "
+         << pointerOf(op->getResult(0), true) << ", nullptr));\n  }\n";
+    return success();
+  }
+
+  // Generated kernels: one index per output element, row or line.
+  beginFunctor(kernel, {op});
+  std::string count;
+  std::string t = type && isa<FloatType>(type) ? registerType(type) : "float";
+  auto c = [&](double v) { return literal(v, t); };
+  LogicalResult result =
+      TypeSwitch<Operation *, LogicalResult>(op)
+          .Case<SumOp, MeanOp, MaxOp>([&](auto reduce) {
+            Value x = op->getOperand(0);
+            ArrayRef<int64_t> shape = tensorOf(x).getShape();
+            SmallVector<int64_t> strides = stridesOf(shape);
+            llvm::SmallDenseSet<int64_t> reduced(reduce.getDims().begin(),
+                                                 reduce.getDims().end());
+            bool isMax = isa<MaxOp>(op);
+            Type acc = elementOf(x);
+            if constexpr (!std::is_same_v<decltype(reduce), MaxOp>)
+              acc = reduce.getAccumulatorType();
+            std::string at = acc.isF64() ? "double" : "float";
+            bool narrow = acc.isF16() || acc.isBF16();
+            // Offset of the output's first input from the kept coordinates.
+            SmallVector<int64_t> kept, keptStrides, red, redStrides;
+            for (size_t d = 0; d < shape.size(); ++d) {
+              (reduced.count(d) ? red : kept).push_back(shape[d]);
+              (reduced.count(d) ? redStrides : keptStrides)
+                  .push_back(strides[d]);
+            }
+            SmallVector<int64_t> keptOut = stridesOf(kept);
+            fn << "    int64_t base = 0;\n";
+            for (size_t d = 0; d < kept.size(); ++d)
+              fn << "    base += (i / " << keptOut[d] << " % " << kept[d]
+                 << ") * " << keptStrides[d] << ";\n";
+            int64_t inner = product(red);
+            SmallVector<int64_t> redOut = stridesOf(red);
+            fn << "    " << at << " acc = "
+               << (isMax ? literal(-INFINITY, at) : literal(0, at)) << ";\n"
+               << "    for (int64_t r = 0; r < " << inner << "; ++r) {\n"
+               << "      int64_t at = base";
+            for (size_t d = 0; d < red.size(); ++d)
+              fn << " + (r / " << redOut[d] << " % " << red[d] << ") * "
+                 << redStrides[d];
+            fn << ";\n      const " << at << " v = static_cast<" << at
+               << ">(" << ld(0, "at") << ");\n";
+            if (isMax)
+              fn << "      acc = ampstep::nanMax(acc, v);\n";
+            else if (narrow)
+              fn << "      acc = " << roundExpr(acc, "acc + " + roundExpr(acc, "v"))
+                 << ";\n";
+            else
+              fn << "      acc = acc + v;\n";
+            fn << "    }\n";
+            if (isa<MeanOp>(op))
+              fn << "    acc = acc / static_cast<" << at << ">(" << inner
+                 << ");\n";
+            fn << "    " << st(0, "i", roundExpr(type, "acc")) << "\n";
+            count = std::to_string(countOf(op->getResult(0)));
+            return success();
+          })
+          .Case([&](TransposeOp transpose) {
+            ArrayRef<int64_t> inShape = tensorOf(op->getOperand(0)).getShape();
+            SmallVector<int64_t> inStrides = stridesOf(inShape);
+            ArrayRef<int64_t> outShape = tensorOf(op->getResult(0)).getShape();
+            SmallVector<int64_t> outStrides = stridesOf(outShape);
+            fn << "    int64_t at = 0;\n";
+            for (auto [d, from] : llvm::enumerate(transpose.getPermutation()))
+              fn << "    at += (i / " << outStrides[d] << " % " << outShape[d]
+                 << ") * " << inStrides[from] << ";\n";
+            fn << "    " << out(0) << "[i] = " << in(0) << "[at];\n";
+            count = std::to_string(countOf(op->getResult(0)));
+            return success();
+          })
+          .Case([&](SliceOp slice) {
+            ArrayRef<int64_t> inShape = tensorOf(op->getOperand(0)).getShape();
+            SmallVector<int64_t> inStrides = stridesOf(inShape);
+            ArrayRef<int64_t> outShape = tensorOf(op->getResult(0)).getShape();
+            SmallVector<int64_t> outStrides = stridesOf(outShape);
+            fn << "    int64_t at = 0;\n";
+            for (size_t d = 0; d < outShape.size(); ++d)
+              fn << "    at += (i / " << outStrides[d] << " % " << outShape[d]
+                 << " + " << slice.getStart()[d] << ") * " << inStrides[d]
+                 << ";\n";
+            fn << "    " << out(0) << "[i] = " << in(0) << "[at];\n";
+            count = std::to_string(countOf(op->getResult(0)));
+            return success();
+          })
+          .Case([&](ConcatOp concat) {
+            ArrayRef<int64_t> outShape = tensorOf(op->getResult(0)).getShape();
+            int64_t dim = concat.getDim();
+            int64_t inner = product(outShape.drop_front(dim + 1));
+            fn << "    const int64_t o = i / " << outShape[dim] * inner
+               << ", j = i / " << inner << " % " << outShape[dim]
+               << ", r = i % " << inner << ";\n";
+            int64_t start = 0;
+            for (unsigned p = 0; p < op->getNumOperands(); ++p) {
+              int64_t width = tensorOf(op->getOperand(p)).getDimSize(dim);
+              fn << "    " << (p ? "else " : "") << "if (j < "
+                 << start + width << ") " << out(0) << "[i] = " << in(p)
+                 << "[(o * " << width << " + j - " << start << ") * " << inner
+                 << " + r];\n";
+              start += width;
+            }
+            count = std::to_string(countOf(op->getResult(0)));
+            return success();
+          })
+          .Case([&](EmbeddingOp) {
+            auto table = tensorOf(op->getOperand(0));
+            int64_t rows = table.getDimSize(0), width = table.getDimSize(1);
+            fn << "    const int64_t id = " << ld(1, "i / " + std::to_string(width))
+               << ";\n    " << out(0) << "[i] = id >= 0 && id < " << rows
+               << " ? " << in(0) << "[id * " << width << " + i % " << width
+               << "] : " << storageType(type) << "(0);\n";
+            count = std::to_string(countOf(op->getResult(0)));
+            return success();
+          })
+          .Case([&](EmbeddingGradOp) {
+            int64_t width = tensorOf(op->getResult(0)).getDimSize(1);
+            int64_t ids = countOf(op->getOperand(0));
+            fn << "    const int64_t row = i / " << width << ", col = i % "
+               << width << ";\n    " << t << " acc = " << c(0) << ";\n"
+               << "    for (int64_t n = 0; n < " << ids << "; ++n)\n"
+               << "      if (" << ld(0, "n") << " == row)\n"
+               << "        acc = acc + static_cast<" << t << ">("
+               << ld(1, "n * " + std::to_string(width) + " + col") << ");\n"
+               << "    " << st(0, "i", roundExpr(type, "acc")) << "\n";
+            count = std::to_string(countOf(op->getResult(0)));
+            return success();
+          })
+          .Case<SoftmaxOp, LogSoftmaxOp>([&](auto softmax) {
+            ArrayRef<int64_t> shape = tensorOf(op->getOperand(0)).getShape();
+            int64_t dim = softmax.getDim();
+            int64_t n = shape[dim], inner = product(shape.drop_front(dim + 1));
+            bool log = isa<LogSoftmaxOp>(op);
+            std::string at = "(i / " + std::to_string(inner) + " * " +
+                             std::to_string(n) + " + j) * " +
+                             std::to_string(inner) + " + i % " +
+                             std::to_string(inner);
+            fn << "    " << t << " m = " << c(-INFINITY) << ";\n"
+               << "    for (int64_t j = 0; j < " << n << "; ++j) m = "
+               << "ampstep::nanMax(m, static_cast<" << t << ">(" << ld(0, at)
+               << "));\n    " << t << " s = " << c(0) << ";\n"
+               << "    for (int64_t j = 0; j < " << n << "; ++j) s = s + "
+               << math("exp", t) << "(static_cast<" << t << ">(" << ld(0, at)
+               << ") - m);\n    const " << t << " ls = " << math("log", t)
+               << "(s);\n    for (int64_t j = 0; j < " << n << "; ++j) {\n"
+               << "      const " << t << " x = static_cast<" << t << ">("
+               << ld(0, at) << ") - m;\n      "
+               << st(0, at,
+                     roundExpr(type, log ? "x - ls"
+                                         : math("exp", t) + "(x) / s"))
+               << "\n    }\n";
+            count = std::to_string(product(shape) / n);
+            return success();
+          })
+          .Case<SoftmaxGradOp, LogSoftmaxGradOp>([&](auto grad) {
+            ArrayRef<int64_t> shape = tensorOf(op->getOperand(0)).getShape();
+            int64_t dim = grad.getDim();
+            int64_t n = shape[dim], inner = product(shape.drop_front(dim + 1));
+            bool log = isa<LogSoftmaxGradOp>(op);
+            std::string at = "(i / " + std::to_string(inner) + " * " +
+                             std::to_string(n) + " + j) * " +
+                             std::to_string(inner) + " + i % " +
+                             std::to_string(inner);
+            std::string y = "static_cast<" + t + ">(" + ld(0, at) + ")";
+            std::string g = "static_cast<" + t + ">(" + ld(1, at) + ")";
+            fn << "    " << t << " s = " << c(0) << ";\n"
+               << "    for (int64_t j = 0; j < " << n << "; ++j) s = s + "
+               << (log ? g : g + " * " + y) << ";\n"
+               << "    for (int64_t j = 0; j < " << n << "; ++j)\n      "
+               << st(0, at,
+                     roundExpr(type, log ? g + " - " + math("exp", t) + "(" +
+                                               y + ") * s"
+                                         : y + " * (" + g + " - s)"))
+               << "\n";
+            count = std::to_string(product(shape) / n);
+            return success();
+          })
+          .Case<LayerNormOp, RmsNormOp>([&](auto norm) -> LogicalResult {
+            Value x = op->getOperand(0);
+            int64_t n = product(tensorOf(x).getShape().drop_front(
+                norm.getNormalizedAxis()));
+            bool centered = isa<LayerNormOp>(op);
+            std::string ct = "float";
+            for (Value v : op->getOperands())
+              if (elementOf(v).isF64())
+                ct = "double";
+            auto cc = [&](double v) { return literal(v, ct); };
+            auto xs = [&](StringRef j) {
+              return "static_cast<" + ct + ">(" +
+                     ld(0, ("i * " + std::to_string(n) + " + " + j).str()) +
+                     ")";
+            };
+            std::string weight, bias;
+            unsigned next = 1;
+            if (norm.getWeight())
+              weight = "static_cast<" + ct + ">(" + ld(next++, "j") + ")";
+            if constexpr (std::is_same_v<decltype(norm), LayerNormOp>)
+              if (norm.getBias())
+                bias = "static_cast<" + ct + ">(" + ld(next++, "j") + ")";
+            std::string eps = cc(norm.getEpsilon().convertToDouble());
+            if (centered) {
+              fn << "    " << ct << " sum = " << cc(0) << ";\n"
+                 << "    for (int64_t j = 0; j < " << n << "; ++j) sum = sum + "
+                 << xs("j") << ";\n    const " << ct << " mean = sum / "
+                 << cc(n) << ";\n    " << ct << " sq = " << cc(0) << ";\n"
+                 << "    for (int64_t j = 0; j < " << n << "; ++j) { const "
+                 << ct << " d = " << xs("j") << " - mean; sq = sq + d * d; }\n"
+                 << "    const " << ct << " den = " << math("sqrt", ct)
+                 << "(sq / " << cc(n) << " + " << eps << ");\n";
+            } else {
+              fn << "    " << ct << " sq = " << cc(0) << ";\n"
+                 << "    for (int64_t j = 0; j < " << n << "; ++j) sq = sq + "
+                 << xs("j") << " * " << xs("j") << ";\n"
+                 << "    const " << ct << " den = " << math("sqrt", ct)
+                 << "(sq / " << cc(n) << " + " << eps << ");\n";
+            }
+            fn << "    for (int64_t j = 0; j < " << n << "; ++j) {\n"
+               << "      " << ct << " y = (" << xs("j")
+               << (centered ? " - mean" : "") << ") / den;\n";
+            if (!weight.empty())
+              fn << "      y = y * " << weight << ";\n";
+            if (!bias.empty())
+              fn << "      y = y + " << bias << ";\n";
+            fn << "      "
+               << st(0, "i * " + std::to_string(n) + " + j",
+                     roundExpr(type, "y"))
+               << "\n    }\n";
+            count = std::to_string(countOf(x) / std::max<int64_t>(n, 1));
+            return success();
+          })
+          .Case<LayerNormGradOp, RmsNormGradOp>([&](auto grad) {
+            Value x = op->getOperand(0);
+            int64_t n = product(tensorOf(x).getShape().drop_front(
+                grad.getNormalizedAxis()));
+            bool centered = isa<LayerNormGradOp>(op);
+            std::string row = "i * " + std::to_string(n) + " + ";
+            auto xs = [&](StringRef j) {
+              return "static_cast<" + t + ">(" + ld(0, row + j.str()) + ")";
+            };
+            auto gs = [&](StringRef j) {
+              return "static_cast<" + t + ">(" + ld(1, row + j.str()) + ")";
+            };
+            fn << "    " << t << " mean = " << c(0) << ";\n";
+            if (centered)
+              fn << "    for (int64_t j = 0; j < " << n
+                 << "; ++j) mean = mean + " << xs("j") << ";\n"
+                 << "    mean = mean / " << c(n) << ";\n";
+            fn << "    " << t << " sq = " << c(0) << ";\n"
+               << "    for (int64_t j = 0; j < " << n << "; ++j) { const " << t
+               << " d = " << xs("j") << " - mean; sq = sq + d * d; }\n"
+               << "    const " << t << " r = " << math("sqrt", t) << "(sq / "
+               << c(n) << " + " << c(grad.getEpsilon().convertToDouble())
+               << ");\n    " << t << " gm = " << c(0) << ", gd = " << c(0)
+               << ";\n    for (int64_t j = 0; j < " << n << "; ++j) {\n"
+               << "      const " << t << " h = (" << xs("j") << " - mean) / r;\n"
+               << "      gm = gm + " << gs("j") << ";\n      gd = gd + "
+               << gs("j") << " * h;\n    }\n    gm = gm / " << c(n)
+               << ";\n    gd = gd / " << c(n) << ";\n"
+               << "    for (int64_t j = 0; j < " << n << "; ++j) {\n"
+               << "      const " << t << " h = (" << xs("j") << " - mean) / r;\n"
+               << "      " << t << " dx = " << gs("j") << " - h * gd;\n";
+            if (centered)
+              fn << "      dx = dx - gm;\n";
+            fn << "      " << st(0, row + "j", roundExpr(type, "dx / r"))
+               << "\n    }\n";
+            count = std::to_string(countOf(x) / std::max<int64_t>(n, 1));
+            return success();
+          })
+          .Case<CrossEntropyOp, CrossEntropyGradOp>([&](auto loss) {
+            Value logits = op->getOperand(0);
+            Type lt = elementOf(logits);
+            std::string ct = registerType(lt);
+            auto cc = [&](double v) { return literal(v, ct); };
+            int64_t classes = tensorOf(logits).getShape().back();
+            int64_t rows = countOf(op->getOperand(1));
+            bool mean = loss.getReduction() == LossReduction::mean;
+            bool isGrad = isa<CrossEntropyGradOp>(op);
+            auto x = [&](StringRef index) {
+              return "static_cast<" + ct + ">(" + ld(0, index) + ")";
+            };
+            std::string xr =
+                "row * " + std::to_string(classes) + " + cidx";
+            // Per row: max, sum of exp(x - max); labels out of range give
+            // NaN, which the inf/NaN check of the step then sees.
+            std::string stats =
+                "      const int64_t label = " + ld(1, "row") + ";\n" +
+                "      " + ct + " mx = " + cc(-INFINITY) + ";\n" +
+                "      for (int64_t cidx = 0; cidx < " +
+                std::to_string(classes) + "; ++cidx) mx = ampstep::nanMax(mx, " +
+                x(xr) + ");\n      " + ct + " se = " + cc(0) + ";\n" +
+                "      for (int64_t cidx = 0; cidx < " +
+                std::to_string(classes) + "; ++cidx) se = se + " +
+                math("exp", ct) + "(" + x(xr) + " - mx);\n";
+            if (!isGrad) {
+              fn << "    " << ct << " total = " << cc(0) << ";\n"
+                 << "    for (int64_t row = 0; row < " << rows << "; ++row) {\n"
+                 << stats << "      if (label < 0 || label >= " << classes
+                 << ") { total = " << cc(NAN) << "; continue; }\n"
+                 << "      const int64_t cidx = label;\n"
+                 << "      total = total + ((mx + " << math("log", ct)
+                 << "(se)) - " << x(xr) << ");\n    }\n";
+              if (mean)
+                fn << "    total = total / " << cc(rows) << ";\n";
+              fn << "    " << st(0, "0", roundExpr(type, "total")) << "\n";
+              count = "1";
+              return success();
+            }
+            fn << "    const int64_t row = i;\n    " << ct << " scale = "
+               << "static_cast<" << ct << ">(" << ld(2, "0") << ");\n";
+            if (mean)
+              fn << "    scale = scale / " << cc(rows) << ";\n";
+            fn << stats << "    for (int64_t cidx = 0; cidx < " << classes
+               << "; ++cidx) {\n      " << ct << " p = " << math("exp", ct)
+               << "(" << x(xr) << " - mx) / se;\n"
+               << "      if (label < 0 || label >= " << classes
+               << ") p = " << cc(NAN) << ";\n"
+               << "      if (cidx == label) p = p - " << cc(1) << ";\n      "
+               << st(0, xr, roundExpr(type, "p * scale")) << "\n    }\n";
+            count = std::to_string(rows);
+            return success();
+          })
+          .Case<SgdUpdateOp, SgdMomentumUpdateOp>([&](auto sgd) {
+            bool momentum = isa<SgdMomentumUpdateOp>(op);
+            double lr = sgd.getLr().convertToDouble();
+            double wd = sgd.getWeightDecay().convertToDouble();
+            fn << "    const " << t << " p = " << ld(0, "i") << ";\n    " << t
+               << " d = " << ld(1, "i") << ";\n";
+            if (wd != 0)
+              fn << "    d = d + " << c(wd) << " * p;\n";
+            if constexpr (std::is_same_v<decltype(sgd), SgdMomentumUpdateOp>) {
+              double mom = sgd.getMomentum().convertToDouble();
+              double keep = 1.0 - sgd.getDampening().convertToDouble();
+              fn << "    const " << t << " buf = " << ld(3, "0") << " == 0 ? d : "
+                 << "static_cast<" << t << ">(" << ld(2, "i") << ") * "
+                 << c(mom) << " + " << c(keep) << " * d;\n    "
+                 << st(1, "i", roundExpr(type, "buf")) << "\n";
+              fn << "    d = " << (sgd.getNesterov() ? "d + " + c(mom) + " * buf"
+                                                    : std::string("buf"))
+                 << ";\n";
+            }
+            (void)momentum;
+            fn << "    " << st(0, "i", roundExpr(type, "p - " + c(lr) + " * d"))
+               << "\n";
+            count = std::to_string(countOf(op->getResult(0)));
+            return success();
+          })
+          .Case([&](AdamwUpdateOp adam) {
+            double lr = adam.getLr().convertToDouble();
+            double b1 = adam.getBeta1().convertToDouble();
+            double b2 = adam.getBeta2().convertToDouble();
+            double wd = adam.getWeightDecay().convertToDouble();
+            auto d = [](double v) { return literal(v, "double"); };
+            // The bias corrections in f64 from the step count, as
+            // torch.optim computes them on the host.
+            fn << "    const double t = static_cast<double>(" << ld(4, "0")
+               << ") + 1.0;\n"
+               << "    const double c1 = 1.0 - pow(" << d(b1) << ", t);\n"
+               << "    const double c2 = 1.0 - pow(" << d(b2) << ", t);\n"
+               << "    const " << t << " negStep = static_cast<" << t
+               << ">(-(" << d(lr) << " / c1));\n"
+               << "    const " << t << " sqrtC2 = static_cast<" << t
+               << ">(sqrt(c2));\n"
+               << "    " << t << " p = static_cast<" << t << ">(" << ld(0, "i")
+               << ") * " << c(1 - lr * wd) << ";\n"
+               << "    const " << t << " g = " << ld(1, "i") << ";\n"
+               << "    " << t << " m = " << ld(2, "i") << ";\n";
+            double w = 1 - b1;
+            if (static_cast<float>(w) < 0.5f)
+              fn << "    m = m + " << c(w) << " * (g - m);\n";
+            else
+              fn << "    m = g - (g - m) * (" << c(1) << " - " << c(w)
+                 << ");\n";
+            fn << "    const " << t << " v = static_cast<" << t << ">("
+               << ld(3, "i") << ") * " << c(b2) << " + " << c(1 - b2)
+               << " * (g * g);\n"
+               << "    const " << t << " den = " << math("sqrt", t)
+               << "(v) / sqrtC2 + " << c(adam.getEps().convertToDouble())
+               << ";\n    p = p + negStep * (m / den);\n"
+               << "    " << st(0, "i", roundExpr(type, "p")) << "\n"
+               << "    " << st(1, "i", roundExpr(type, "m")) << "\n"
+               << "    " << st(2, "i", roundExpr(type, "v")) << "\n";
+            count = std::to_string(countOf(op->getResult(0)));
+            return success();
+          })
+          .Case([&](MseLossOp loss) {
+            Value x = op->getOperand(0);
+            fn << "    " << t << " total = " << c(0) << ";\n"
+               << "    for (int64_t j = 0; j < " << countOf(x) << "; ++j) {\n"
+               << "      const " << t << " d = static_cast<" << t << ">("
+               << ld(0, "j") << ") - static_cast<" << t << ">(" << ld(1, "j")
+               << ");\n      total = total + d * d;\n    }\n";
+            if (loss.getReduction() == LossReduction::mean)
+              fn << "    total = total / " << c(countOf(x)) << ";\n";
+            fn << "    " << st(0, "0", roundExpr(type, "total")) << "\n";
+            count = "1";
+            return success();
+          })
+          .Default([&](Operation *other) {
+            return other->emitError()
+                   << "'" << other->getName()
+                   << "' is not supported by the backend";
+          });
+  if (failed(result))
+    return failure();
+  endFunctor(kernel, params, count);
+  return success();
+}
+
+LogicalResult Emitter::emitReturn() {
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  SmallVector<unsigned> threaded = getThreadedArguments(func);
+  body << "  // The new parameters and state, where not already in place.\n";
+  for (auto [k, argIndex] : llvm::enumerate(threaded)) {
+    Value value = ret.getOperand(k);
+    std::string from = pointerOf(value, false);
+    std::string to = pointerOf(func.getArgument(argIndex), true);
+    if (from == "static_cast<const " + to.substr(12))
+      continue; // written in place
+    body << "  if (" << from << " != " << to
+         << ")\n    AMP_STEP_CHECK(ampstep::launch(stream, \"copy_" << argIndex
+         << "\", " << countOf(value) << ", ampstep::Copy{" << from << ", "
+         << to << "}));\n";
+  }
+  Value loss = ret.getOperand(threaded.size());
+  bool scaled = ret.getNumOperands() == threaded.size() + 2;
+  body << "  // The loss, found_inf and the counters.\n";
+  body << "  AMP_STEP_CHECK(ampstep::launch(stream, \"results\", 1, "
+          "ampstep::Results{" << pointerOf(loss, false)
+       << ", "
+       << (scaled ? pointerOf(ret.getOperand(threaded.size() + 1), false)
+                  : std::string("nullptr"))
+       << ", loss, found_inf, counters}));\n";
+  return success();
+}
+
+LogicalResult Emitter::emit() {
+  Block &block = func.getBody().front();
+  SmallVector<unsigned> threaded = getThreadedArguments(func);
+  if (threaded.empty())
+    return func.emitError()
+           << "amp-to-cuda: @" << func.getSymName()
+           << " is not a training step (its results must be its amp.param "
+              "and amp.state arguments, in order, then the loss and, with "
+              "loss scaling, found_inf)";
+  auto ret = cast<func::ReturnOp>(block.getTerminator());
+  Value loss = ret.getOperand(threaded.size());
+  auto lossType = tensorOf(loss);
+  if (lossType.getRank() != 0 || !lossType.getElementType().isF32())
+    return func.emitError() << "amp-to-cuda: the loss must be an f32 scalar; "
+                               "it is "
+                            << lossType;
+  if (!func->getAttr(kArenaSizeAttr))
+    return func.emitError()
+           << "amp-to-cuda: @" << func.getSymName()
+           << " has no buffer plan; run --amp-fuse and --amp-plan-buffers "
+              "first";
+
+  // Kernels in the order they run.
+  std::map<int64_t, SmallVector<Operation *>> kernels;
+  for (Operation &op : block)
+    if (std::optional<int64_t> kernel = getKernel(&op))
+      kernels[*kernel].push_back(&op);
+    else if (!isView(&op) && !isa<func::ReturnOp>(op))
+      return op.emitError() << "amp-to-cuda: this op has no kernel; run "
+                               "--amp-fuse first";
+  for (auto &[number, ops] : kernels) {
+    kernelCount = number;
+    if (failed(emitKernel(ops)))
+      return failure();
+  }
+  if (failed(emitReturn()))
+    return failure();
+
+  // The file.
+  os << "// " << name << ": the training step @" << func.getSymName()
+     << ", generated by amp-translate --amp-to-cuda.\n"
+     << "// Builds with nvcc (cuda target) or a host C++ compiler (host "
+        "target);\n// kernel bodies are AMP_HOST_DEVICE. Do not edit: "
+        "regenerate.\n//\n"
+     << "// " << kernels.size() << " kernels; arena "
+     << func->getAttrOfType<IntegerAttr>(kArenaSizeAttr).getInt()
+     << " bytes.\n\n#include \"amp_runtime/step_kernels.h\"\n\n"
+     << "namespace {\n\n"
+     << defsText << "} // namespace\n\n"
+     << "static amp_status_t " << name
+     << "_run(amp_stream_t *stream, void *const *tensors, void *arenaBase,\n"
+     << "    float *loss, float *found_inf, double *counters) {\n"
+     << "  char *arena = static_cast<char *>(arenaBase);\n"
+     << "  (void)arena;\n"
+     << bodyText << "  return nullptr;\n}\n\n";
+
+  // The description table.
+  os << "static const amp_step_tensor_t " << name << "_tensors[] = {\n";
+  int64_t scaleSlot = -1;
+  unsigned params = 0, states = 0, inputs = 0;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    auto type = cast<RankedTensorType>(func.getArgumentTypes()[i]);
+    bool isParam = static_cast<bool>(
+        func.getArgAttr(i, AmpDialect::kParamAttrName));
+    bool isState = static_cast<bool>(
+        func.getArgAttr(i, AmpDialect::kStateAttrName));
+    if (func.getArgAttr(i, AmpDialect::kLossScaleAttrName))
+      scaleSlot = i;
+    double initial = 0;
+    if (auto value = func.getArgAttrOfType<FloatAttr>(
+            i, AmpDialect::kStateAttrName))
+      initial = value.getValueAsDouble();
+    Type element = type.getElementType();
+    std::string tensorName =
+        isParam ? "param" + std::to_string(params++)
+                : isState ? "state" + std::to_string(states++)
+                          : "input" + std::to_string(inputs++);
+    os << "  {\"" << tensorName << "\", "
+       << (isParam ? "AMP_STEP_PARAM" : isState ? "AMP_STEP_STATE"
+                                                : "AMP_STEP_INPUT")
+       << ", AMP_ELEMENT_"
+       << (element.isF32()    ? "F32"
+           : element.isF16()  ? "F16"
+           : element.isBF16() ? "BF16"
+           : element.isF64()  ? "F64"
+           : element.isInteger(1)  ? "I1"
+           : element.isInteger(32) ? "I32"
+                                   : "I64")
+       << ", " << type.getRank() << ", {";
+    for (auto [d, dim] : llvm::enumerate(type.getShape()))
+      os << (d ? ", " : "") << dim;
+    // Fan-in: the first dimension of a matrix (a [in, out] weight), 1 for
+    // a vector (bias, norm weight), as for torch.nn.Linear's bound.
+    int64_t fanIn = type.getRank() >= 2 ? type.getDimSize(0) : 1;
+    os << "}, " << fanIn << ", " << llvm::format("%a", initial) << "},\n";
+  }
+  if (func.getNumArguments() == 0)
+    os << "  {}\n";
+  os << "};\n\n"
+     << "static const amp_step_description_t " << name << "_description = {\n"
+     << "  AMP_STEP_ABI_VERSION, \"" << name << "\",\n"
+     << "#if defined(__CUDACC__)\n  AMP_DEVICE_CUDA,\n#else\n"
+     << "  AMP_DEVICE_HOST,\n#endif\n"
+     << "  " << func.getNumArguments() << ", " << name << "_tensors, "
+     << scaleSlot << ", "
+     << func->getAttrOfType<IntegerAttr>(kArenaSizeAttr).getInt() << ", "
+     << name << "_run};\n\n"
+     << "extern \"C\" __attribute__((visibility(\"default\"))) const "
+        "amp_step_description_t *\n"
+     << name << "_describe(void) { return &" << name << "_description; }\n";
+  return success();
+}
+
+} // namespace
+
+LogicalResult mlir::amp::translateToCuda(ModuleOp module, raw_ostream &os,
+                                         StringRef functionName,
+                                         StringRef name) {
+  func::FuncOp func;
+  if (!functionName.empty()) {
+    func = module.lookupSymbol<func::FuncOp>(functionName);
+    if (!func)
+      return module.emitError() << "amp-to-cuda: no function @"
+                                << functionName;
+  } else {
+    for (auto candidate : module.getOps<func::FuncOp>())
+      if (!candidate.isExternal() && candidate->getAttr(kArenaSizeAttr)) {
+        if (func)
+          return module.emitError()
+                 << "amp-to-cuda: several planned functions; name one";
+        func = candidate;
+      }
+    if (!func)
+      return module.emitError()
+             << "amp-to-cuda: no function with a buffer plan; run "
+                "--amp-fuse and --amp-plan-buffers first";
+  }
+  std::string stepName = name.empty() ? func.getSymName().str() : name.str();
+  for (char &c : stepName)
+    if (!std::isalnum(static_cast<unsigned char>(c)))
+      c = '_';
+  return Emitter(func, stepName, os).emit();
+}

@@ -1,0 +1,157 @@
+/*===- step.h - running an ahead-of-time compiled training step --*- C -*-===*
+ *
+ * amp-compile turns a training graph into a shared library whose code is one
+ * function, the step, and a table describing its tensors. This header is the
+ * API that runs such a step; the library's own header (<name>.h) adds only
+ * <name>_describe(), which returns the table.
+ *
+ * A step owns every tensor it threads from one call to the next (the
+ * parameters, the optimizer state, the loss scaler), one device buffer per
+ * batch input, and an arena for its temporaries, sized by the compiler's
+ * buffer plan. A call to amp_step_run queues the whole step on the step's
+ * stream and returns without waiting: the loss, found_inf, the scale and
+ * the counters are read (and waited for) only when asked.
+ *
+ *   amp_step_t *step;
+ *   amp_step_create(mlp_describe(), AMP_DEVICE_HOST, &step);
+ *   amp_step_init(step, 42);
+ *   amp_step_input_t batch[2] = {{x, ...}, {labels, ...}};
+ *   amp_step_run(step, 2, batch);
+ *   amp_step_result(step, &loss, &found_inf);
+ *   amp_step_save(step, "mlp.ampstate");
+ *   amp_step_destroy(step);
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef AMP_RUNTIME_STEP_H
+#define AMP_RUNTIME_STEP_H
+
+#include "amp_runtime/runtime.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Element types of step tensors (a superset of amp_dtype_t's 16/32-bit
+ * floats: batches also carry integer labels and indices). */
+typedef enum amp_element_type_e {
+  AMP_ELEMENT_F32 = 0,
+  AMP_ELEMENT_F16 = 1,
+  AMP_ELEMENT_BF16 = 2,
+  AMP_ELEMENT_F64 = 3,
+  AMP_ELEMENT_I32 = 4,
+  AMP_ELEMENT_I64 = 5,
+  AMP_ELEMENT_I1 = 6, /* one byte, 0 or 1 */
+} amp_element_type_t;
+
+/* Bytes per element of `type`; 0 for a value outside the enum. */
+size_t amp_element_size(amp_element_type_t type);
+/* "f32", "f16", ...; "?" for a value outside the enum. */
+const char *amp_element_type_name(amp_element_type_t type);
+
+typedef enum amp_step_tensor_kind_e {
+  AMP_STEP_PARAM = 0, /* a trainable parameter (f32 master weight) */
+  AMP_STEP_STATE = 1, /* optimizer or loss-scaler state */
+  AMP_STEP_INPUT = 2, /* part of the batch, given to every run */
+} amp_step_tensor_kind_t;
+
+#define AMP_STEP_MAX_RANK 8
+
+/* One argument of the step function, in order. */
+typedef struct amp_step_tensor_s {
+  const char *name; /* unique; the key in state files */
+  amp_step_tensor_kind_t kind;
+  amp_element_type_t type;
+  int32_t rank;
+  int64_t shape[AMP_STEP_MAX_RANK];
+  int64_t fan_in;  /* for seeded initialisation of parameters */
+  double initial;  /* the value every element of a state starts at */
+} amp_step_tensor_t;
+
+/* The compiled step itself: reads and updates `tensors` (device pointers,
+ * one per argument, in order) in place, uses `arena` for temporaries,
+ * writes the loss (f32) to `loss` and, with loss scaling, found_inf (f32,
+ * 0 or 1) to `found_inf`, and adds 1 to counters[0] (steps) and found_inf
+ * to counters[1] (skipped steps). Queues work on `stream`; never waits. */
+typedef amp_status_t (*amp_step_function_t)(amp_stream_t *stream,
+                                            void *const *tensors, void *arena,
+                                            float *loss, float *found_inf,
+                                            double *counters);
+
+typedef struct amp_step_description_s {
+  uint32_t abi_version; /* AMP_STEP_ABI_VERSION */
+  const char *name;
+  amp_device_kind_t target; /* the device the code was compiled for */
+  size_t tensor_count;
+  const amp_step_tensor_t *tensors;
+  int64_t loss_scale_tensor; /* index of the loss scale, or -1 */
+  size_t arena_size;         /* bytes */
+  amp_step_function_t run;
+} amp_step_description_t;
+
+#define AMP_STEP_ABI_VERSION 1u
+
+typedef struct amp_step_s amp_step_t;
+
+/* Allocates every tensor (parameters zero, state at its initial value, the
+ * counters zero) on a new device of description->target's kind.
+ * AMP_UNAVAILABLE when `kind` is not the kind the step was compiled for or
+ * the device is missing. */
+amp_status_t amp_step_create(const amp_step_description_t *description,
+                             amp_device_kind_t kind, amp_step_t **out_step);
+void amp_step_destroy(amp_step_t *step);
+
+const amp_step_description_t *amp_step_description(const amp_step_t *step);
+
+/* Parameters uniform in [-1/sqrt(fan_in), 1/sqrt(fan_in)) from a generator
+ * seeded with `seed` (splitmix64, one draw per element, in order), state at
+ * its initial values, counters zero. */
+amp_status_t amp_step_init(amp_step_t *step, uint64_t seed);
+
+/* Copies all of tensor `index` from or to host memory; `size` must be its
+ * size in bytes. A read waits for the step's queued work. */
+amp_status_t amp_step_write_tensor(amp_step_t *step, size_t index,
+                                   const void *data, size_t size);
+amp_status_t amp_step_read_tensor(amp_step_t *step, size_t index, void *data,
+                                  size_t size);
+/* Sets tensor `index` from a .npy file, which must hold its type and shape
+ * (bf16 as '<u2'); the tensor is unchanged on any error. */
+amp_status_t amp_step_load_npy(amp_step_t *step, size_t index,
+                               const char *path);
+
+/* One batch input, in host memory; its type and shape must match the
+ * step's input of the same position. */
+typedef struct amp_step_input_s {
+  const void *data;
+  amp_element_type_t type;
+  int32_t rank;
+  const int64_t *shape;
+} amp_step_input_t;
+
+/* Queues one training step on `inputs` (one per AMP_STEP_INPUT tensor, in
+ * order). Returns before the step has run on a CUDA device. */
+amp_status_t amp_step_run(amp_step_t *step, size_t input_count,
+                          const amp_step_input_t *inputs);
+
+/* The last step's loss and found_inf (0 without loss scaling); waits. */
+amp_status_t amp_step_result(amp_step_t *step, float *out_loss,
+                             float *out_found_inf);
+/* The current loss scale (1 without loss scaling), the number of steps run
+ * and how many of them were skipped for inf/NaN gradients; waits. */
+amp_status_t amp_step_scaler(amp_step_t *step, float *out_scale,
+                             int64_t *out_steps, int64_t *out_skipped);
+
+/* Saves every parameter and state tensor and the counters to `path`
+ * atomically (amp_state_save); a load checks the whole file first and
+ * leaves the step unchanged if it is not a state of this step. */
+amp_status_t amp_step_save(amp_step_t *step, const char *path);
+amp_status_t amp_step_load(amp_step_t *step, const char *path);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* AMP_RUNTIME_STEP_H */

@@ -1,0 +1,163 @@
+//===- step_kernels.h - support for generated step code ---------*- C++ -*-===//
+//
+// What the CUDA C++ that amp-translate --amp-to-cuda prints includes: loads
+// and stores of every element type (each store rounds once, to nearest
+// even), and `launch`, which runs a kernel functor once per index: a
+// grid-stride CUDA kernel on the step's stream when compiled by nvcc, a
+// plain loop when compiled by a host C++ compiler. Kernel bodies are
+// AMP_HOST_DEVICE, so one generated file serves both targets.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_RUNTIME_STEP_KERNELS_H
+#define AMP_RUNTIME_STEP_KERNELS_H
+
+#include "amp_runtime/attention.h"
+#include "amp_runtime/float_formats.h"
+#include "amp_runtime/gemm.h"
+#include "amp_runtime/optimizer_kernels.h"
+#include "amp_runtime/step.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+#if defined(__CUDACC__)
+#include <cuda_runtime.h>
+#endif
+
+namespace ampstep {
+
+using f16_t = uint16_t;  // IEEE binary16 bits
+using bf16_t = uint16_t; // bfloat16 bits
+
+// Loads widen exactly; stores round to nearest even.
+AMP_HOST_DEVICE inline float ldF16(const f16_t *p, int64_t i) {
+  return amprt::halfBitsToFloat(p[i]);
+}
+AMP_HOST_DEVICE inline float ldBF16(const bf16_t *p, int64_t i) {
+  return amprt::bfloat16BitsToFloat(p[i]);
+}
+AMP_HOST_DEVICE inline void stF16(f16_t *p, int64_t i, float v) {
+  p[i] = amprt::floatToHalfBits(v);
+}
+AMP_HOST_DEVICE inline void stBF16(bf16_t *p, int64_t i, float v) {
+  p[i] = amprt::floatToBFloat16Bits(v);
+}
+// A value rounded to f16 or bf16 but kept in a register.
+AMP_HOST_DEVICE inline float rndF16(float v) { return amprt::roundToHalf(v); }
+AMP_HOST_DEVICE inline float rndBF16(float v) {
+  return amprt::roundToBFloat16(v);
+}
+// From f64, one rounding (f64 -> f32 -> f16 could round twice).
+AMP_HOST_DEVICE inline float rndF16(double v) {
+  return amprt::halfBitsToFloat(amprt::doubleToHalfBits(v));
+}
+AMP_HOST_DEVICE inline float rndBF16(double v) {
+  return amprt::bfloat16BitsToFloat(amprt::doubleToBFloat16Bits(v));
+}
+
+// maximum/minimum propagate NaN, as torch.maximum does.
+template <typename T> AMP_HOST_DEVICE inline T nanMax(T a, T b) {
+  if (a != a || b != b)
+    return static_cast<T>(NAN);
+  return a < b ? b : a;
+}
+template <typename T> AMP_HOST_DEVICE inline T nanMin(T a, T b) {
+  if (a != a || b != b)
+    return static_cast<T>(NAN);
+  return b < a ? b : a;
+}
+
+/// Whether `v` is neither infinite nor NaN.
+AMP_HOST_DEVICE inline bool isFinite(float v) { return v - v == 0.0f; }
+
+#if defined(__CUDACC__)
+template <typename Kernel>
+__global__ void gridStride(int64_t count, Kernel kernel) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+       i < count; i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+    kernel(i);
+}
+
+/// Runs kernel(i) for every i in [0, count) on `stream`, without waiting.
+template <typename Kernel>
+amp_status_t launch(amp_stream_t *stream, const char *name, int64_t count,
+                    const Kernel &kernel) {
+  if (count <= 0)
+    return nullptr;
+  if (amp_stream_device_kind(stream) != AMP_DEVICE_CUDA)
+    return amp_status_make(AMP_INVALID_ARGUMENT, __FILE__, __LINE__,
+                           "a CUDA step runs only on a CUDA stream");
+  constexpr int64_t kThreads = 256;
+  int64_t blocks = (count + kThreads - 1) / kThreads;
+  if (blocks > 65536)
+    blocks = 65536;
+  gridStride<<<static_cast<unsigned>(blocks), kThreads, 0,
+               static_cast<cudaStream_t>(amp_stream_native_handle(stream))>>>(
+      count, kernel);
+  cudaError_t error = cudaGetLastError();
+  if (error == cudaSuccess)
+    return nullptr;
+  char message[256];
+  std::snprintf(message, sizeof message, "launching kernel %s: %s", name,
+                cudaGetErrorString(error));
+  return amp_status_make(AMP_DEVICE_ERROR, __FILE__, __LINE__, message);
+}
+#else
+/// Runs kernel(i) for every i in [0, count), in order.
+template <typename Kernel>
+amp_status_t launch(amp_stream_t *stream, const char *, int64_t count,
+                    const Kernel &kernel) {
+  if (amp_stream_device_kind(stream) != AMP_DEVICE_HOST)
+    return amp_status_make(AMP_INVALID_ARGUMENT, __FILE__, __LINE__,
+                           "a host step runs only on a host stream");
+  for (int64_t i = 0; i < count; ++i)
+    kernel(i);
+  return nullptr;
+}
+#endif
+
+/// to[i] = from[i].
+template <typename T> struct Copy {
+  const T *from;
+  T *to;
+  AMP_HOST_DEVICE void operator()(int64_t i) const { to[i] = from[i]; }
+};
+template <typename T> Copy(const T *, T *) -> Copy<T>;
+
+/// to[i] = value.
+struct Fill {
+  float *to;
+  float value;
+  AMP_HOST_DEVICE void operator()(int64_t i) const { to[i] = value; }
+};
+
+/// The step's last kernel: the loss and found_inf (0 without loss
+/// scaling) to where the runtime reads them, and the counters of steps run
+/// and skipped.
+struct Results {
+  const float *loss;
+  const float *foundInf; // null without loss scaling
+  float *lossOut, *foundInfOut;
+  double *counters;
+  AMP_HOST_DEVICE void operator()(int64_t) const {
+    float found = foundInf ? foundInf[0] : 0.0f;
+    lossOut[0] = loss[0];
+    foundInfOut[0] = found;
+    counters[0] += 1;
+    counters[1] += found != 0.0f ? 1 : 0;
+  }
+};
+
+} // namespace ampstep
+
+/// Returns from the step when a runtime call or launch fails.
+#define AMP_STEP_CHECK(expr)                                                   \
+  do {                                                                         \
+    if (amp_status_t amp_step_status_ = (expr))                                \
+      return amp_step_status_;                                                 \
+  } while (0)
+
+#endif // AMP_RUNTIME_STEP_KERNELS_H

@@ -1,0 +1,540 @@
+//===- step.cpp - running an ahead-of-time compiled training step ---------===//
+
+#include "amp_runtime/step.h"
+
+#include "amp_runtime/float_formats.h"
+#include "amp_runtime/state_file.h"
+#include "status.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+namespace {
+
+/// Frees a buffer when it goes out of scope.
+struct BufferDeleter {
+  void operator()(amp_buffer_t *buffer) const { amp_buffer_release(buffer); }
+};
+using BufferPtr = std::unique_ptr<amp_buffer_t, BufferDeleter>;
+
+/// The small values every step writes besides its tensors.
+struct Results {
+  float loss;
+  float foundInf;
+  double counters[2]; // steps, skipped steps
+};
+
+int64_t elementCount(const amp_step_tensor_t &tensor) {
+  int64_t count = 1;
+  for (int32_t d = 0; d < tensor.rank; ++d)
+    count *= tensor.shape[d];
+  return count;
+}
+
+size_t byteSize(const amp_step_tensor_t &tensor) {
+  return static_cast<size_t>(elementCount(tensor)) *
+         amp_element_size(tensor.type);
+}
+
+std::string shapeString(int32_t rank, const int64_t *shape) {
+  std::string text = "[";
+  for (int32_t d = 0; d < rank; ++d) {
+    if (d)
+      text += ", ";
+    text += std::to_string(shape[d]);
+  }
+  return text + "]";
+}
+
+/// Stores `value` as element `i` of `data` of a floating-point `type`.
+void storeFloat(amp_element_type_t type, void *data, int64_t i, double value) {
+  switch (type) {
+  case AMP_ELEMENT_F32:
+    static_cast<float *>(data)[i] = static_cast<float>(value);
+    return;
+  case AMP_ELEMENT_F64:
+    static_cast<double *>(data)[i] = value;
+    return;
+  case AMP_ELEMENT_F16:
+    static_cast<uint16_t *>(data)[i] = amprt::doubleToHalfBits(value);
+    return;
+  case AMP_ELEMENT_BF16:
+    static_cast<uint16_t *>(data)[i] = amprt::doubleToBFloat16Bits(value);
+    return;
+  case AMP_ELEMENT_I32:
+    static_cast<int32_t *>(data)[i] = static_cast<int32_t>(value);
+    return;
+  case AMP_ELEMENT_I64:
+    static_cast<int64_t *>(data)[i] = static_cast<int64_t>(value);
+    return;
+  case AMP_ELEMENT_I1:
+    static_cast<uint8_t *>(data)[i] = value != 0;
+    return;
+  }
+}
+
+uint64_t splitmix64(uint64_t &state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/// The .npy descr of `type`; bf16 travels as raw 16-bit words.
+const char *npyDescr(amp_element_type_t type) {
+  switch (type) {
+  case AMP_ELEMENT_F32:
+    return "<f4";
+  case AMP_ELEMENT_F16:
+    return "<f2";
+  case AMP_ELEMENT_BF16:
+    return "<u2";
+  case AMP_ELEMENT_F64:
+    return "<f8";
+  case AMP_ELEMENT_I32:
+    return "<i4";
+  case AMP_ELEMENT_I64:
+    return "<i8";
+  case AMP_ELEMENT_I1:
+    return "|b1";
+  }
+  return "?";
+}
+
+/// The value of `key` in a .npy header dictionary, up to the next comma at
+/// depth 0 (or the closing brace).
+std::string headerValue(const std::string &header, const char *key) {
+  std::string quoted = std::string("'") + key + "'";
+  size_t at = header.find(quoted);
+  if (at == std::string::npos)
+    return "";
+  at = header.find(':', at + quoted.size());
+  if (at == std::string::npos)
+    return "";
+  size_t end = at + 1;
+  int depth = 0;
+  for (; end < header.size(); ++end) {
+    char c = header[end];
+    if (c == '(')
+      ++depth;
+    else if (c == ')')
+      --depth;
+    else if ((c == ',' && depth == 0) || c == '}')
+      break;
+  }
+  std::string value = header.substr(at + 1, end - at - 1);
+  size_t first = value.find_first_not_of(" ");
+  size_t last = value.find_last_not_of(" ");
+  return first == std::string::npos ? ""
+                                    : value.substr(first, last - first + 1);
+}
+
+} // namespace
+
+struct amp_step_s {
+  const amp_step_description_t *description = nullptr;
+  amp_device_t *device = nullptr;
+  amp_stream_t *stream = nullptr;
+  std::vector<BufferPtr> tensors;
+  std::vector<void *> pointers; // device pointers of `tensors`
+  BufferPtr arena;
+  BufferPtr results; // a Results
+  ~amp_step_s() {
+    tensors.clear();
+    arena.reset();
+    results.reset();
+    amp_stream_destroy(stream);
+    amp_device_destroy(device);
+  }
+};
+
+namespace {
+
+Results *resultsOf(amp_step_t *step) {
+  return static_cast<Results *>(amp_buffer_data(step->results.get()));
+}
+
+amp_status_t checkIndex(const amp_step_t *step, size_t index) {
+  if (!step)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "step is null");
+  if (index >= step->description->tensor_count)
+    return AMP_STATUS(AMP_OUT_OF_RANGE, "tensor %zu of a step with %zu",
+                      index, step->description->tensor_count);
+  return nullptr;
+}
+
+/// Sets every state tensor to its initial value and zeroes the counters.
+amp_status_t resetState(amp_step_t *step) {
+  const amp_step_description_t &d = *step->description;
+  for (size_t i = 0; i < d.tensor_count; ++i) {
+    const amp_step_tensor_t &t = d.tensors[i];
+    if (t.kind != AMP_STEP_STATE)
+      continue;
+    std::vector<char> host(byteSize(t));
+    for (int64_t e = 0, n = elementCount(t); e < n; ++e)
+      storeFloat(t.type, host.data(), e, t.initial);
+    AMP_RETURN_IF_ERROR(amp_buffer_write(step->tensors[i].get(), 0,
+                                         host.data(), host.size(),
+                                         step->stream));
+  }
+  Results zero{};
+  AMP_RETURN_IF_ERROR(amp_buffer_write(step->results.get(), 0, &zero,
+                                       sizeof zero, step->stream));
+  return amp_stream_synchronize(step->stream);
+}
+
+/// The entries of a state file: every parameter and state, the counters.
+std::vector<amp_state_entry_t> stateEntries(amp_step_t *step,
+                                            std::vector<std::vector<char>> &host,
+                                            double *counters) {
+  const amp_step_description_t &d = *step->description;
+  std::vector<amp_state_entry_t> entries;
+  for (size_t i = 0; i < d.tensor_count; ++i) {
+    const amp_step_tensor_t &t = d.tensors[i];
+    if (t.kind == AMP_STEP_INPUT)
+      continue;
+    host.emplace_back(byteSize(t));
+    entries.push_back({t.name, host.back().data(), host.back().size()});
+  }
+  entries.push_back({"amp.counters", counters, 2 * sizeof(double)});
+  return entries;
+}
+
+} // namespace
+
+extern "C" {
+
+size_t amp_element_size(amp_element_type_t type) {
+  switch (amprt::rawEnum(type)) {
+  case AMP_ELEMENT_F32:
+  case AMP_ELEMENT_I32:
+    return 4;
+  case AMP_ELEMENT_F16:
+  case AMP_ELEMENT_BF16:
+    return 2;
+  case AMP_ELEMENT_F64:
+  case AMP_ELEMENT_I64:
+    return 8;
+  case AMP_ELEMENT_I1:
+    return 1;
+  }
+  return 0;
+}
+
+const char *amp_element_type_name(amp_element_type_t type) {
+  static const char *const names[] = {"f32", "f16", "bf16", "f64",
+                                      "i32", "i64", "i1"};
+  int raw = amprt::rawEnum(type);
+  return raw >= 0 && raw < 7 ? names[raw] : "?";
+}
+
+amp_status_t amp_step_create(const amp_step_description_t *description,
+                             amp_device_kind_t kind, amp_step_t **out_step) {
+  if (!description || !out_step)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "description or out_step is null");
+  *out_step = nullptr;
+  if (description->abi_version != AMP_STEP_ABI_VERSION)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "step '%s' was compiled for step ABI %u; this runtime "
+                      "runs ABI %u: recompile it",
+                      description->name ? description->name : "?",
+                      description->abi_version, AMP_STEP_ABI_VERSION);
+  if (!description->run || (description->tensor_count && !description->tensors))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "the description of step '%s' lacks its code or tensors",
+                      description->name ? description->name : "?");
+  if (amprt::rawEnum(kind) != amprt::rawEnum(description->target))
+    return AMP_STATUS(AMP_UNAVAILABLE,
+                      "step '%s' was compiled for the %s target; it cannot "
+                      "run on a %s device (compile it with --target=%s)",
+                      description->name,
+                      description->target == AMP_DEVICE_CUDA ? "cuda" : "host",
+                      kind == AMP_DEVICE_CUDA ? "cuda" : "host",
+                      kind == AMP_DEVICE_CUDA ? "cuda" : "host");
+  std::unique_ptr<amp_step_s> step(new (std::nothrow) amp_step_s);
+  if (!step)
+    return AMP_STATUS(AMP_OUT_OF_MEMORY, "cannot allocate a step");
+  step->description = description;
+  AMP_RETURN_IF_ERROR(amp_device_create(kind, 0, &step->device));
+  AMP_RETURN_IF_ERROR(amp_stream_create(step->device, &step->stream));
+  for (size_t i = 0; i < description->tensor_count; ++i) {
+    const amp_step_tensor_t &t = description->tensors[i];
+    if (t.rank < 0 || t.rank > AMP_STEP_MAX_RANK ||
+        amp_element_size(t.type) == 0)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "tensor %zu of step '%s' has a bad rank or type", i,
+                        description->name);
+    amp_buffer_t *buffer = nullptr;
+    // Zero-sized tensors still get a (one-byte) buffer: a valid pointer.
+    AMP_RETURN_IF_ERROR(amp_buffer_allocate(
+        step->device, std::max<size_t>(byteSize(t), 1), &buffer));
+    step->tensors.emplace_back(buffer);
+    step->pointers.push_back(amp_buffer_data(buffer));
+  }
+  amp_buffer_t *buffer = nullptr;
+  AMP_RETURN_IF_ERROR(amp_buffer_allocate(
+      step->device, std::max<size_t>(description->arena_size, 1), &buffer));
+  step->arena.reset(buffer);
+  AMP_RETURN_IF_ERROR(
+      amp_buffer_allocate(step->device, sizeof(Results), &buffer));
+  step->results.reset(buffer);
+  AMP_RETURN_IF_ERROR(resetState(step.get()));
+  *out_step = step.release();
+  return nullptr;
+}
+
+void amp_step_destroy(amp_step_t *step) { delete step; }
+
+const amp_step_description_t *amp_step_description(const amp_step_t *step) {
+  return step ? step->description : nullptr;
+}
+
+amp_status_t amp_step_init(amp_step_t *step, uint64_t seed) {
+  if (!step)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "step is null");
+  const amp_step_description_t &d = *step->description;
+  uint64_t state = seed;
+  for (size_t i = 0; i < d.tensor_count; ++i) {
+    const amp_step_tensor_t &t = d.tensors[i];
+    if (t.kind != AMP_STEP_PARAM)
+      continue;
+    double bound = 1.0 / std::sqrt(static_cast<double>(
+                             t.fan_in > 0 ? t.fan_in : 1));
+    std::vector<char> host(byteSize(t));
+    for (int64_t e = 0, n = elementCount(t); e < n; ++e) {
+      // 53 random bits: a double uniform in [0, 1).
+      double unit = static_cast<double>(splitmix64(state) >> 11) * 0x1p-53;
+      storeFloat(t.type, host.data(), e, (2 * unit - 1) * bound);
+    }
+    AMP_RETURN_IF_ERROR(amp_buffer_write(step->tensors[i].get(), 0,
+                                         host.data(), host.size(),
+                                         step->stream));
+  }
+  return resetState(step);
+}
+
+amp_status_t amp_step_write_tensor(amp_step_t *step, size_t index,
+                                   const void *data, size_t size) {
+  AMP_RETURN_IF_ERROR(checkIndex(step, index));
+  const amp_step_tensor_t &t = step->description->tensors[index];
+  if (!data)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "data is null");
+  if (size != byteSize(t))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "tensor '%s' (%s x %s) holds %zu bytes, not %zu", t.name,
+                      shapeString(t.rank, t.shape).c_str(),
+                      amp_element_type_name(t.type), byteSize(t), size);
+  AMP_RETURN_IF_ERROR(amp_buffer_write(step->tensors[index].get(), 0, data,
+                                       size, step->stream));
+  return amp_stream_synchronize(step->stream);
+}
+
+amp_status_t amp_step_read_tensor(amp_step_t *step, size_t index, void *data,
+                                  size_t size) {
+  AMP_RETURN_IF_ERROR(checkIndex(step, index));
+  const amp_step_tensor_t &t = step->description->tensors[index];
+  if (!data)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "data is null");
+  if (size != byteSize(t))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "tensor '%s' (%s x %s) holds %zu bytes, not %zu", t.name,
+                      shapeString(t.rank, t.shape).c_str(),
+                      amp_element_type_name(t.type), byteSize(t), size);
+  AMP_RETURN_IF_ERROR(amp_buffer_read(step->tensors[index].get(), 0, data,
+                                      size, step->stream));
+  return amp_stream_synchronize(step->stream);
+}
+
+amp_status_t amp_step_load_npy(amp_step_t *step, size_t index,
+                               const char *path) {
+  AMP_RETURN_IF_ERROR(checkIndex(step, index));
+  if (!path)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "path is null");
+  const amp_step_tensor_t &t = step->description->tensors[index];
+  std::unique_ptr<FILE, int (*)(FILE *)> file(std::fopen(path, "rb"),
+                                              &std::fclose);
+  if (!file)
+    return AMP_STATUS(AMP_IO_ERROR, "cannot open %s: %s", path,
+                      std::strerror(errno));
+  unsigned char preamble[10];
+  if (std::fread(preamble, 1, 10, file.get()) != 10 ||
+      std::memcmp(preamble, "\x93NUMPY", 6) != 0 || preamble[6] != 1)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "%s is not a version 1 .npy file", path);
+  size_t headerSize = preamble[8] | (static_cast<size_t>(preamble[9]) << 8);
+  std::string header(headerSize, '\0');
+  if (std::fread(&header[0], 1, headerSize, file.get()) != headerSize)
+    return AMP_STATUS(AMP_DATA_LOSS, "%s: the header is truncated", path);
+  std::string descr = headerValue(header, "descr");
+  std::string expectedDescr = std::string("'") + npyDescr(t.type) + "'";
+  if (descr != expectedDescr)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "%s holds %s; tensor '%s' needs %s (%s)", path,
+                      descr.c_str(), t.name, expectedDescr.c_str(),
+                      amp_element_type_name(t.type));
+  if (headerValue(header, "fortran_order") != "False")
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "%s is in Fortran order; only C order is read", path);
+  std::string shape = "(";
+  for (int32_t d = 0; d < t.rank; ++d)
+    shape += std::to_string(t.shape[d]) + (t.rank == 1 ? "," : d + 1 < t.rank ? ", " : "");
+  shape += ")";
+  std::string fileShape = headerValue(header, "shape");
+  // numpy writes "(3,)" for rank 1 and "(2, 3)" otherwise; spaces vary.
+  auto squeeze = [](std::string s) {
+    std::string out;
+    for (char c : s)
+      if (c != ' ')
+        out += c;
+    return out;
+  };
+  if (squeeze(fileShape) != squeeze(shape))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "%s has shape %s; tensor '%s' has shape %s", path,
+                      fileShape.c_str(), t.name, shape.c_str());
+  std::vector<char> data(byteSize(t));
+  if (std::fread(data.data(), 1, data.size(), file.get()) != data.size())
+    return AMP_STATUS(AMP_DATA_LOSS, "%s: the data is truncated", path);
+  if (std::fgetc(file.get()) != EOF)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "%s has bytes after its data", path);
+  return amp_step_write_tensor(step, index, data.data(), data.size());
+}
+
+amp_status_t amp_step_run(amp_step_t *step, size_t input_count,
+                          const amp_step_input_t *inputs) {
+  if (!step)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "step is null");
+  const amp_step_description_t &d = *step->description;
+  size_t expected = 0;
+  for (size_t i = 0; i < d.tensor_count; ++i)
+    expected += d.tensors[i].kind == AMP_STEP_INPUT;
+  if (input_count != expected)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "step '%s' takes %zu batch inputs, not %zu", d.name,
+                      expected, input_count);
+  if (expected && !inputs)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "inputs is null");
+  // Check every input before copying any.
+  for (size_t i = 0, n = 0; i < d.tensor_count; ++i) {
+    const amp_step_tensor_t &t = d.tensors[i];
+    if (t.kind != AMP_STEP_INPUT)
+      continue;
+    const amp_step_input_t &in = inputs[n++];
+    bool sameShape = in.rank == t.rank && (t.rank == 0 || in.shape);
+    for (int32_t k = 0; sameShape && k < t.rank; ++k)
+      sameShape = in.shape[k] == t.shape[k];
+    if (amprt::rawEnum(in.type) != amprt::rawEnum(t.type) || !sameShape)
+      return AMP_STATUS(
+          AMP_INVALID_ARGUMENT,
+          "input %zu ('%s') must be %s x %s; got %s x %s", n - 1, t.name,
+          shapeString(t.rank, t.shape).c_str(), amp_element_type_name(t.type),
+          in.rank >= 0 && in.rank <= AMP_STEP_MAX_RANK && (in.shape || !in.rank)
+              ? shapeString(in.rank, in.shape).c_str()
+              : "a bad shape",
+          amp_element_type_name(in.type));
+    if (!in.data && byteSize(t))
+      return AMP_STATUS(AMP_INVALID_ARGUMENT, "input %zu ('%s') has no data",
+                        n - 1, t.name);
+  }
+  for (size_t i = 0, n = 0; i < d.tensor_count; ++i) {
+    const amp_step_tensor_t &t = d.tensors[i];
+    if (t.kind != AMP_STEP_INPUT)
+      continue;
+    if (size_t size = byteSize(t))
+      AMP_RETURN_IF_ERROR(amp_buffer_write(step->tensors[i].get(), 0,
+                                           inputs[n].data, size, step->stream));
+    ++n;
+  }
+  Results *results = resultsOf(step);
+  return d.run(step->stream, step->pointers.data(),
+               amp_buffer_data(step->arena.get()), &results->loss,
+               &results->foundInf, results->counters);
+}
+
+amp_status_t amp_step_result(amp_step_t *step, float *out_loss,
+                             float *out_found_inf) {
+  if (!step || !out_loss || !out_found_inf)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "step, out_loss or out_found_inf is null");
+  Results results;
+  AMP_RETURN_IF_ERROR(amp_buffer_read(step->results.get(), 0, &results,
+                                      sizeof results, step->stream));
+  AMP_RETURN_IF_ERROR(amp_stream_synchronize(step->stream));
+  *out_loss = results.loss;
+  *out_found_inf = results.foundInf;
+  return nullptr;
+}
+
+amp_status_t amp_step_scaler(amp_step_t *step, float *out_scale,
+                             int64_t *out_steps, int64_t *out_skipped) {
+  if (!step || !out_scale || !out_steps || !out_skipped)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "step or an out_ parameter is null");
+  Results results;
+  AMP_RETURN_IF_ERROR(amp_buffer_read(step->results.get(), 0, &results,
+                                      sizeof results, step->stream));
+  float scale = 1;
+  int64_t slot = step->description->loss_scale_tensor;
+  if (slot >= 0)
+    AMP_RETURN_IF_ERROR(amp_buffer_read(step->tensors[slot].get(), 0, &scale,
+                                        sizeof scale, step->stream));
+  AMP_RETURN_IF_ERROR(amp_stream_synchronize(step->stream));
+  *out_scale = scale;
+  *out_steps = static_cast<int64_t>(results.counters[0]);
+  *out_skipped = static_cast<int64_t>(results.counters[1]);
+  return nullptr;
+}
+
+amp_status_t amp_step_save(amp_step_t *step, const char *path) {
+  if (!step || !path)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "step or path is null");
+  std::vector<std::vector<char>> host;
+  host.reserve(step->description->tensor_count);
+  Results results;
+  std::vector<amp_state_entry_t> entries =
+      stateEntries(step, host, results.counters);
+  AMP_RETURN_IF_ERROR(amp_buffer_read(step->results.get(), 0, &results,
+                                      sizeof results, step->stream));
+  for (size_t i = 0, e = 0; i < step->description->tensor_count; ++i) {
+    if (step->description->tensors[i].kind == AMP_STEP_INPUT)
+      continue;
+    AMP_RETURN_IF_ERROR(amp_buffer_read(step->tensors[i].get(), 0,
+                                        entries[e].data, entries[e].size,
+                                        step->stream));
+    ++e;
+  }
+  AMP_RETURN_IF_ERROR(amp_stream_synchronize(step->stream));
+  return amp_state_save(path, entries.size(), entries.data());
+}
+
+amp_status_t amp_step_load(amp_step_t *step, const char *path) {
+  if (!step || !path)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "step or path is null");
+  std::vector<std::vector<char>> host;
+  host.reserve(step->description->tensor_count);
+  Results results{};
+  std::vector<amp_state_entry_t> entries =
+      stateEntries(step, host, results.counters);
+  // Everything is checked here, before the step changes.
+  AMP_RETURN_IF_ERROR(amp_state_load(path, entries.size(), entries.data()));
+  AMP_RETURN_IF_ERROR(amp_stream_synchronize(step->stream));
+  for (size_t i = 0, e = 0; i < step->description->tensor_count; ++i) {
+    if (step->description->tensors[i].kind == AMP_STEP_INPUT)
+      continue;
+    AMP_RETURN_IF_ERROR(amp_buffer_write(step->tensors[i].get(), 0,
+                                         entries[e].data, entries[e].size,
+                                         step->stream));
+    ++e;
+  }
+  AMP_RETURN_IF_ERROR(amp_buffer_write(step->results.get(), 0, &results,
+                                       sizeof results, step->stream));
+  return amp_stream_synchronize(step->stream);
+}
+
+} // extern "C"

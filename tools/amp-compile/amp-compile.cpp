@@ -1,0 +1,343 @@
+//===- amp-compile.cpp - a training graph to a compiled step --------------===//
+//
+//   amp-compile model.mlir --target=host|cuda -o DIR [pipeline options]
+//
+// Runs the training pipeline (unless the input already holds a step), the
+// backend passes (inline, canonicalize, cse, amp-fuse, amp-plan-buffers),
+// prints the step as CUDA C++ and builds it into DIR/lib<name>.so with the
+// system C++ compiler (host) or nvcc (cuda). DIR keeps the source, the step
+// IR the source came from (<name>.step.mlir, runnable by amp-run), the
+// header (<name>.h) and the memory report (<name>.memory.json).
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "amp/Dialect/Amp/Transforms/Backend.h"
+#include "amp/InitAll.h"
+#include "amp/Target/Cuda/TranslateToCuda.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace mlir;
+
+namespace {
+
+llvm::cl::OptionCategory category("amp-compile options");
+
+llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
+                                     llvm::cl::desc("<model.mlir>"),
+                                     llvm::cl::Required,
+                                     llvm::cl::cat(category));
+llvm::cl::opt<std::string> outputDir("o", llvm::cl::desc("Output directory"),
+                                     llvm::cl::Required,
+                                     llvm::cl::cat(category));
+llvm::cl::opt<std::string>
+    target("target", llvm::cl::desc("host (C++ compiler) or cuda (nvcc)"),
+           llvm::cl::init("host"), llvm::cl::cat(category));
+llvm::cl::opt<std::string>
+    stepName("name",
+             llvm::cl::desc("Name of the step's library and C API (default: "
+                            "the input file's stem)"),
+             llvm::cl::cat(category));
+llvm::cl::opt<std::string> computeType(
+    "compute-type", llvm::cl::desc("f16, bf16 or none (keep f32)"),
+    llvm::cl::init("none"), llvm::cl::cat(category));
+llvm::cl::opt<std::string>
+    optimizer("optimizer", llvm::cl::desc("sgd or adamw"),
+              llvm::cl::init("adamw"), llvm::cl::cat(category));
+llvm::cl::opt<std::string> lossScaling(
+    "loss-scaling",
+    llvm::cl::desc("auto (dynamic for f16), dynamic, static or none"),
+    llvm::cl::init("auto"), llvm::cl::cat(category));
+llvm::cl::opt<std::string> trainOptions(
+    "train-options",
+    llvm::cl::desc("More --amp-train-step options, as 'lr=0.01 momentum=0.9'"),
+    llvm::cl::init(""), llvm::cl::cat(category));
+llvm::cl::opt<bool> sourceOnly(
+    "source-only",
+    llvm::cl::desc("Write the source and header; do not build the library"),
+    llvm::cl::cat(category));
+llvm::cl::opt<std::string> cudaArch("cuda-arch",
+                                    llvm::cl::desc("nvcc -arch (sm_90)"),
+                                    llvm::cl::init("sm_90"),
+                                    llvm::cl::cat(category));
+llvm::cl::opt<std::string> nvccPath(
+    "nvcc", llvm::cl::desc("nvcc to use (default: $CUDA_HOME/bin/nvcc, "
+                           "/usr/local/cuda/bin/nvcc, then PATH)"),
+    llvm::cl::cat(category));
+llvm::cl::opt<std::string> cxxPath(
+    "cxx", llvm::cl::desc("C++ compiler for the host target (default: $CXX, "
+                          "then c++ on PATH)"),
+    llvm::cl::cat(category));
+llvm::cl::opt<std::string>
+    runtimeInclude("runtime-include",
+                   llvm::cl::desc("The runtime's include directory"),
+                   llvm::cl::init(AMP_RUNTIME_INCLUDE_DIR),
+                   llvm::cl::cat(category));
+llvm::cl::opt<std::string>
+    runtimeLib("runtime-lib",
+               llvm::cl::desc("The directory of libamp_runtime.so"),
+               llvm::cl::init(AMP_RUNTIME_LIBRARY_DIR),
+               llvm::cl::cat(category));
+
+int fail(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "amp-compile") << message << "\n";
+  return 1;
+}
+
+/// Whether `module` already holds a training step (a function with
+/// amp.state arguments).
+bool holdsStep(ModuleOp module) {
+  for (auto func : module.getOps<func::FuncOp>())
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      if (func.getArgAttr(i, amp::AmpDialect::kStateAttrName))
+        return true;
+  return false;
+}
+
+/// The step function: the one whose results thread its parameters and
+/// state. Errors name the candidates.
+FailureOr<func::FuncOp> findStep(ModuleOp module) {
+  func::FuncOp found;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal() || amp::backend::getThreadedArguments(func).empty())
+      continue;
+    bool hasState = false;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      hasState |= static_cast<bool>(
+          func.getArgAttr(i, amp::AmpDialect::kStateAttrName));
+    if (!hasState)
+      continue;
+    if (found) {
+      module.emitError() << "amp-compile: several step functions (@"
+                         << found.getSymName() << ", @" << func.getSymName()
+                         << ")";
+      return failure();
+    }
+    found = func;
+  }
+  if (!found) {
+    module.emitError() << "amp-compile: no training step in the module (a "
+                          "function with amp.param arguments and a loss)";
+    return failure();
+  }
+  return found;
+}
+
+LogicalResult writeFile(StringRef path, StringRef text) {
+  std::string error;
+  auto file = openOutputFile(path, &error);
+  if (!file) {
+    llvm::WithColor::error(llvm::errs(), "amp-compile") << error << "\n";
+    return failure();
+  }
+  file->os() << text;
+  file->keep();
+  return success();
+}
+
+/// Runs `program` with `args`; prints its command line first.
+LogicalResult run(StringRef program, ArrayRef<std::string> args) {
+  SmallVector<StringRef> argv{program};
+  for (const std::string &arg : args)
+    argv.push_back(arg);
+  std::string message;
+  int code = llvm::sys::ExecuteAndWait(program, argv, std::nullopt, {}, 0, 0,
+                                       &message);
+  if (code != 0) {
+    fail("'" + program + "' failed" +
+         (message.empty() ? " (exit " + std::to_string(code) + ")"
+                          : ": " + message));
+    return failure();
+  }
+  return success();
+}
+
+std::string findCompiler(bool cuda) {
+  if (cuda) {
+    if (!nvccPath.empty())
+      return nvccPath;
+    if (const char *home = std::getenv("CUDA_HOME")) {
+      SmallString<128> path(home);
+      llvm::sys::path::append(path, "bin", "nvcc");
+      if (llvm::sys::fs::can_execute(path))
+        return path.str().str();
+    }
+    if (llvm::sys::fs::can_execute("/usr/local/cuda/bin/nvcc"))
+      return "/usr/local/cuda/bin/nvcc";
+    if (auto found = llvm::sys::findProgramByName("nvcc"))
+      return *found;
+    return "";
+  }
+  if (!cxxPath.empty())
+    return cxxPath;
+  if (const char *cxx = std::getenv("CXX"))
+    if (auto found = llvm::sys::findProgramByName(cxx))
+      return *found;
+  if (auto found = llvm::sys::findProgramByName("c++"))
+    return *found;
+  return "";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  amp::registerAllPasses();
+  llvm::cl::HideUnrelatedOptions(category);
+  llvm::cl::ParseCommandLineOptions(
+      argc, argv,
+      "amp-compile: a training graph to an ahead-of-time compiled step\n");
+
+  if (target != "host" && target != "cuda")
+    return fail("--target must be host or cuda, not '" + target + "'");
+  bool cuda = target == "cuda";
+  std::string name = stepName.empty()
+                         ? llvm::sys::path::stem(inputFile).str()
+                         : stepName.getValue();
+  for (char &c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)))
+      c = '_';
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
+    name = "step_" + name;
+
+  // Find the compiler before any work: a missing nvcc is the user's first
+  // error, not the last.
+  std::string compiler;
+  if (!sourceOnly) {
+    compiler = findCompiler(cuda);
+    if (compiler.empty())
+      return fail(cuda ? "--target=cuda needs nvcc, and none was found "
+                         "(looked at --nvcc, $CUDA_HOME/bin, /usr/local/cuda/bin "
+                         "and PATH); install the CUDA toolkit or use "
+                         "--target=host"
+                       : "no C++ compiler found (looked at --cxx, $CXX and "
+                         "c++ on PATH)");
+  }
+
+  DialectRegistry registry;
+  amp::registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(inputFile, sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  // The training step.
+  if (!holdsStep(*module)) {
+    std::string options = "compute-type=" + computeType + " optimizer=" +
+                          optimizer + " loss-scaling=" + lossScaling + " " +
+                          trainOptions;
+    PassManager pm(&context, ModuleOp::getOperationName());
+    if (failed(parsePassPipeline("amp-train-step{" + options + "}",
+                                 pm, llvm::errs())))
+      return fail("bad training options: " + options);
+    if (failed(pm.run(*module)))
+      return 1;
+  }
+  {
+    PassManager pm(&context, ModuleOp::getOperationName());
+    pm.addPass(createInlinerPass());
+    if (failed(pm.run(*module)))
+      return 1;
+  }
+  FailureOr<func::FuncOp> step = findStep(*module);
+  if (failed(step))
+    return 1;
+  for (auto func : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
+    if (func != *step)
+      func.erase();
+  // The backend can compile it? (before any compiler runs)
+  if (failed(amp::backend::checkCompilable(*step)))
+    return 1;
+  {
+    PassManager pm(&context, ModuleOp::getOperationName());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    if (failed(pm.run(*module)))
+      return 1;
+  }
+
+  if (std::error_code error = llvm::sys::fs::create_directories(outputDir))
+    return fail("cannot create " + outputDir + ": " + error.message());
+  auto pathOf = [&](const llvm::Twine &file) {
+    SmallString<256> path(outputDir);
+    llvm::sys::path::append(path, file);
+    return path.str().str();
+  };
+  {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    if (failed(writeFile(pathOf(name + ".step.mlir"), text)))
+      return 1;
+  }
+  {
+    PassManager pm(&context, ModuleOp::getOperationName());
+    if (failed(parsePassPipeline(
+            "func.func(amp-fuse,amp-plan-buffers{report=" +
+                pathOf(name + ".memory.json") + "})",
+            pm, llvm::errs())))
+      return 1;
+    if (failed(pm.run(*module)))
+      return 1;
+  }
+  std::string source;
+  {
+    llvm::raw_string_ostream os(source);
+    if (failed(amp::translateToCuda(*module, os, "", name)))
+      return 1;
+  }
+  std::string sourcePath = pathOf(name + (cuda ? ".cu" : ".cpp"));
+  if (failed(writeFile(sourcePath, source)))
+    return 1;
+  std::string guard = "AMP_STEP_" + llvm::StringRef(name).upper() + "_H";
+  std::string header =
+      "/* " + name + ": a training step compiled by amp-compile. */\n#ifndef " +
+      guard + "\n#define " + guard +
+      "\n\n#include \"amp_runtime/step.h\"\n\n#ifdef __cplusplus\nextern "
+      "\"C\" {\n#endif\n\n/* The step's description: pass it to "
+      "amp_step_create. */\nconst amp_step_description_t *" +
+      name + "_describe(void);\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
+  if (failed(writeFile(pathOf(name + ".h"), header)))
+    return 1;
+  if (sourceOnly)
+    return 0;
+
+  std::string library = pathOf("lib" + name + ".so");
+  SmallVector<std::string> args;
+  if (cuda)
+    args = {"-std=c++17", "-O2", "-arch=" + cudaArch, "--fmad=false",
+            "-Xcompiler", "-fPIC", "-shared"};
+  else
+    args = {"-std=c++17", "-O2", "-fPIC", "-shared", "-ffp-contract=off",
+            "-fvisibility=hidden"};
+  args.append({"-I" + runtimeInclude, sourcePath, "-o", library,
+               "-L" + runtimeLib, "-lamp_runtime"});
+  if (cuda)
+    args.append({"-Xlinker", "-rpath=" + runtimeLib});
+  else
+    args.push_back("-Wl,-rpath," + runtimeLib);
+  if (failed(run(compiler, args)))
+    return 1;
+  llvm::outs() << "amp-compile: wrote " << library << "\n";
+  return 0;
+}
