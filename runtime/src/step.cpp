@@ -168,6 +168,21 @@ amp_status_t checkIndex(const amp_step_t *step, size_t index) {
   return nullptr;
 }
 
+/// Checks a copy of `size` bytes at `data` to or from all of tensor `index`.
+amp_status_t checkTransfer(const amp_step_t *step, size_t index,
+                           const void *data, size_t size) {
+  AMP_RETURN_IF_ERROR(checkIndex(step, index));
+  const amp_step_tensor_t &t = step->description->tensors[index];
+  if (!data)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "data is null");
+  if (size != byteSize(t))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "tensor '%s' (%s x %s) holds %zu bytes, not %zu", t.name,
+                      shapeString(t.rank, t.shape).c_str(),
+                      amp_element_type_name(t.type), byteSize(t), size);
+  return nullptr;
+}
+
 /// Sets every state tensor to its initial value and zeroes the counters.
 amp_status_t resetState(amp_step_t *step) {
   const amp_step_description_t &d = *step->description;
@@ -320,15 +335,7 @@ amp_status_t amp_step_init(amp_step_t *step, uint64_t seed) {
 
 amp_status_t amp_step_write_tensor(amp_step_t *step, size_t index,
                                    const void *data, size_t size) {
-  AMP_RETURN_IF_ERROR(checkIndex(step, index));
-  const amp_step_tensor_t &t = step->description->tensors[index];
-  if (!data)
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "data is null");
-  if (size != byteSize(t))
-    return AMP_STATUS(AMP_INVALID_ARGUMENT,
-                      "tensor '%s' (%s x %s) holds %zu bytes, not %zu", t.name,
-                      shapeString(t.rank, t.shape).c_str(),
-                      amp_element_type_name(t.type), byteSize(t), size);
+  AMP_RETURN_IF_ERROR(checkTransfer(step, index, data, size));
   AMP_RETURN_IF_ERROR(amp_buffer_write(step->tensors[index].get(), 0, data,
                                        size, step->stream));
   return amp_stream_synchronize(step->stream);
@@ -336,15 +343,7 @@ amp_status_t amp_step_write_tensor(amp_step_t *step, size_t index,
 
 amp_status_t amp_step_read_tensor(amp_step_t *step, size_t index, void *data,
                                   size_t size) {
-  AMP_RETURN_IF_ERROR(checkIndex(step, index));
-  const amp_step_tensor_t &t = step->description->tensors[index];
-  if (!data)
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "data is null");
-  if (size != byteSize(t))
-    return AMP_STATUS(AMP_INVALID_ARGUMENT,
-                      "tensor '%s' (%s x %s) holds %zu bytes, not %zu", t.name,
-                      shapeString(t.rank, t.shape).c_str(),
-                      amp_element_type_name(t.type), byteSize(t), size);
+  AMP_RETURN_IF_ERROR(checkTransfer(step, index, data, size));
   AMP_RETURN_IF_ERROR(amp_buffer_read(step->tensors[index].get(), 0, data,
                                       size, step->stream));
   return amp_stream_synchronize(step->stream);

@@ -24,6 +24,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace mlir::amp;
 using namespace mlir::amp::backend;
@@ -958,7 +960,6 @@ LogicalResult Emitter::emitSingle(Operation *op) {
             return success();
           })
           .Case<SgdUpdateOp, SgdMomentumUpdateOp>([&](auto sgd) {
-            bool momentum = isa<SgdMomentumUpdateOp>(op);
             double lr = sgd.getLr().convertToDouble();
             double wd = sgd.getWeightDecay().convertToDouble();
             fn << "    const " << t << " p = " << ld(0, "i") << ";\n    " << t
@@ -976,7 +977,6 @@ LogicalResult Emitter::emitSingle(Operation *op) {
                                                     : std::string("buf"))
                  << ";\n";
             }
-            (void)momentum;
             fn << "    " << st(0, "i", roundExpr(type, "p - " + c(lr) + " * d"))
                << "\n";
             count = std::to_string(countOf(op->getResult(0)));
