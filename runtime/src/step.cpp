@@ -253,24 +253,33 @@ amp_status_t amp_step_create(const amp_step_description_t *description,
   if (!description || !out_step)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "description or out_step is null");
   *out_step = nullptr;
+  const char *name = description->name ? description->name : "?";
   if (description->abi_version != AMP_STEP_ABI_VERSION)
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "step '%s' was compiled for step ABI %u; this runtime "
                       "runs ABI %u: recompile it",
-                      description->name ? description->name : "?",
-                      description->abi_version, AMP_STEP_ABI_VERSION);
+                      name, description->abi_version, AMP_STEP_ABI_VERSION);
   if (!description->run || (description->tensor_count && !description->tensors))
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "the description of step '%s' lacks its code or tensors",
-                      description->name ? description->name : "?");
+                      name);
   if (amprt::rawEnum(kind) != amprt::rawEnum(description->target))
     return AMP_STATUS(AMP_UNAVAILABLE,
                       "step '%s' was compiled for the %s target; it cannot "
                       "run on a %s device (compile it with --target=%s)",
-                      description->name,
+                      name,
                       description->target == AMP_DEVICE_CUDA ? "cuda" : "host",
                       kind == AMP_DEVICE_CUDA ? "cuda" : "host",
                       kind == AMP_DEVICE_CUDA ? "cuda" : "host");
+  int64_t scaleSlot = description->loss_scale_tensor;
+  if (scaleSlot >= static_cast<int64_t>(description->tensor_count) ||
+      (scaleSlot >= 0 &&
+       (description->tensors[scaleSlot].kind != AMP_STEP_STATE ||
+        description->tensors[scaleSlot].type != AMP_ELEMENT_F32)))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "the loss scale of step '%s' (tensor %lld) is not an "
+                      "f32 state tensor",
+                      name, static_cast<long long>(scaleSlot));
   std::unique_ptr<amp_step_s> step(new (std::nothrow) amp_step_s);
   if (!step)
     return AMP_STATUS(AMP_OUT_OF_MEMORY, "cannot allocate a step");
@@ -279,11 +288,15 @@ amp_status_t amp_step_create(const amp_step_description_t *description,
   AMP_RETURN_IF_ERROR(amp_stream_create(step->device, &step->stream));
   for (size_t i = 0; i < description->tensor_count; ++i) {
     const amp_step_tensor_t &t = description->tensors[i];
-    if (t.rank < 0 || t.rank > AMP_STEP_MAX_RANK ||
-        amp_element_size(t.type) == 0)
+    bool valid = t.name && t.rank >= 0 && t.rank <= AMP_STEP_MAX_RANK &&
+                 amp_element_size(t.type) != 0;
+    for (int32_t d = 0; valid && d < t.rank; ++d)
+      valid = t.shape[d] >= 0;
+    if (!valid)
       return AMP_STATUS(AMP_INVALID_ARGUMENT,
-                        "tensor %zu of step '%s' has a bad rank or type", i,
-                        description->name);
+                        "tensor %zu of step '%s' has no name or a bad rank, "
+                        "shape or type",
+                        i, name);
     amp_buffer_t *buffer = nullptr;
     // Zero-sized tensors still get a (one-byte) buffer: a valid pointer.
     AMP_RETURN_IF_ERROR(amp_buffer_allocate(

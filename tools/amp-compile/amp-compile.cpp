@@ -54,7 +54,8 @@ llvm::cl::opt<std::string>
                             "the input file's stem)"),
              llvm::cl::cat(category));
 llvm::cl::opt<std::string> computeType(
-    "compute-type", llvm::cl::desc("f16, bf16 or none (keep f32)"),
+    "compute-type",
+    llvm::cl::desc("f16, bf16, or f32 (also 'none': no casts, all fp32)"),
     llvm::cl::init("none"), llvm::cl::cat(category));
 llvm::cl::opt<std::string>
     optimizer("optimizer", llvm::cl::desc("sgd or adamw"),
@@ -167,10 +168,22 @@ LogicalResult run(StringRef program, ArrayRef<std::string> args) {
   return success();
 }
 
+/// `program` as given by the user: a path, or a name looked up on PATH;
+/// empty if it is neither.
+std::string resolveProgram(StringRef program) {
+  if (program.contains('/'))
+    return llvm::sys::fs::can_execute(program) ? program.str() : "";
+  if (auto found = llvm::sys::findProgramByName(program))
+    return *found;
+  return "";
+}
+
+/// The compiler for the target; empty if none is found. A compiler named
+/// on the command line must exist: no fallback replaces it.
 std::string findCompiler(bool cuda) {
   if (cuda) {
     if (!nvccPath.empty())
-      return nvccPath;
+      return resolveProgram(nvccPath);
     if (const char *home = std::getenv("CUDA_HOME")) {
       SmallString<128> path(home);
       llvm::sys::path::append(path, "bin", "nvcc");
@@ -184,7 +197,7 @@ std::string findCompiler(bool cuda) {
     return "";
   }
   if (!cxxPath.empty())
-    return cxxPath;
+    return resolveProgram(cxxPath);
   if (const char *cxx = std::getenv("CXX"))
     if (auto found = llvm::sys::findProgramByName(cxx))
       return *found;
@@ -206,6 +219,8 @@ int main(int argc, char **argv) {
   if (target != "host" && target != "cuda")
     return fail("--target must be host or cuda, not '" + target + "'");
   bool cuda = target == "cuda";
+  if (computeType == "f32")
+    computeType = "none"; // the passes' name for "no casts"
   std::string name = stepName.empty()
                          ? llvm::sys::path::stem(inputFile).str()
                          : stepName.getValue();
@@ -220,6 +235,10 @@ int main(int argc, char **argv) {
   std::string compiler;
   if (!sourceOnly) {
     compiler = findCompiler(cuda);
+    if (compiler.empty() && cuda && !nvccPath.empty())
+      return fail("--nvcc: '" + nvccPath + "' is not an executable program");
+    if (compiler.empty() && !cuda && !cxxPath.empty())
+      return fail("--cxx: '" + cxxPath + "' is not an executable program");
     if (compiler.empty())
       return fail(cuda ? "--target=cuda needs nvcc, and none was found "
                          "(looked at --nvcc, $CUDA_HOME/bin, /usr/local/cuda/bin "

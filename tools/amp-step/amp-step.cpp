@@ -5,7 +5,8 @@
 // Loads every tensor of the step from DIR/arg<i>.npy (as amp-run
 // --save-inputs writes them), runs N steps on that batch and prints each
 // loss as amp-run --train-steps --print-every=1 does, so that the two
-// outputs can be compared line for line.
+// outputs can be compared line for line. --load restores a state saved with
+// --save, and the step numbers continue from it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,8 +45,15 @@ int main(int argc, char **argv) {
     std::string arg = argv[i];
     if (arg.rfind("--inputs=", 0) == 0)
       inputs = arg.substr(9);
-    else if (arg.rfind("--steps=", 0) == 0)
-      steps = std::strtol(arg.c_str() + 8, nullptr, 10);
+    else if (arg.rfind("--steps=", 0) == 0) {
+      char *end = nullptr;
+      steps = std::strtol(arg.c_str() + 8, &end, 10);
+      if (end == arg.c_str() + 8 || *end != '\0' || steps < 0) {
+        std::fprintf(stderr, "amp-step: error: --steps needs a count >= 0, "
+                             "not '%s'\n", arg.c_str() + 8);
+        return 2;
+      }
+    }
     else if (arg == "--device=cuda")
       device = AMP_DEVICE_CUDA;
     else if (arg.rfind("--load=", 0) == 0)
@@ -113,7 +121,9 @@ int main(int argc, char **argv) {
       return fail(status);
     if (amp_status_t status = amp_step_result(step, &loss, &found))
       return fail(status);
-    std::printf("step %ld loss %.9g", s, loss);
+    // Numbered by the step's own counter, so that a loaded run continues
+    // the numbering of the run that saved it.
+    std::printf("step %lld loss %.9g", static_cast<long long>(count), loss);
     if (description->loss_scale_tensor >= 0)
       std::printf(" scale %g%s", scale, found != 0 ? " skipped" : "");
     std::printf("\n");

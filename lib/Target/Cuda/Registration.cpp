@@ -24,6 +24,8 @@ void amp::registerToCudaTranslation() {
       "amp-to-cuda",
       "a fused, buffer-planned amp step function as one CUDA C++ file",
       [](Operation *op, raw_ostream &os) -> LogicalResult {
+        // Errors name the op by location; the whole module is not repeated.
+        op->getContext()->printOpOnDiagnostic(false);
         auto module = dyn_cast<ModuleOp>(op);
         if (!module)
           return op->emitError("amp-to-cuda translates a module");

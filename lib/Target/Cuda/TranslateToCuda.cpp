@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -277,7 +278,8 @@ void Emitter::endFunctor(StringRef kernel, const KernelParams &params,
                          StringRef count) {
   defs << "struct " << kernel << " {\n";
   params.printMembers(defs);
-  defs << "  AMP_HOST_DEVICE void operator()(int64_t i) const {\n"
+  defs << "  AMP_HOST_DEVICE void operator()([[maybe_unused]] int64_t i) "
+          "const {\n"
        << bodyOfFunctor << "  }\n};\n\n";
   body << "  AMP_STEP_CHECK(ampstep::launch(stream, \"" << kernel << "\", "
        << count << ", " << kernel << params.initializer([&](Value v, bool w) {
@@ -294,14 +296,16 @@ LogicalResult Emitter::emitElementwise(ArrayRef<Operation *> ops) {
   beginFunctor(kernel, ops);
   KernelParams params;
   llvm::DenseMap<Value, std::string> registers;
-  bool haveCoords = false;
-  auto coords = [&]() {
-    if (haveCoords)
-      return;
-    haveCoords = true;
-    for (size_t d = 0; d < shape.size(); ++d)
-      fn << "    const int64_t c" << d << " = i / " << strides[d] << " % "
+  // Coordinate d of element i, printed once where first needed.
+  llvm::SmallBitVector haveCoord(shape.size());
+  auto coord = [&](size_t d) -> std::string {
+    std::string name = "c" + std::to_string(d);
+    if (!haveCoord.test(d)) {
+      haveCoord.set(d);
+      fn << "    const int64_t " << name << " = i / " << strides[d] << " % "
          << shape[d] << ";\n";
+    }
+    return name;
   };
   // The index of element i of the kernel's shape in `value`, broadcast.
   auto indexOf = [&](Value value) -> std::string {
@@ -314,9 +318,7 @@ LogicalResult Emitter::emitElementwise(ArrayRef<Operation *> ops) {
     for (size_t d = 0; d < own.size(); ++d) {
       if (own[d] == 1)
         continue;
-      coords();
-      text += (text.empty() ? "" : " + ") + std::string("c") +
-              std::to_string(d + offset) + " * " +
+      text += (text.empty() ? "" : " + ") + coord(d + offset) + " * " +
               std::to_string(ownStrides[d]);
     }
     return text.empty() ? "0" : text;
@@ -350,9 +352,8 @@ LogicalResult Emitter::emitElementwise(ArrayRef<Operation *> ops) {
                            dense.getSplatValue<APInt>().getSExtValue());
       expr = literal(v, t);
     } else if (auto iota = dyn_cast<IotaOp>(op)) {
-      coords();
-      expr = roundExpr(type, "static_cast<double>(c" +
-                                 std::to_string(iota.getDim()) + ")");
+      expr = roundExpr(type, "static_cast<double>(" +
+                                 coord(iota.getDim()) + ")");
     } else if (isa<CastOp>(op)) {
       Value in = op->getOperand(0);
       std::string x = operand(in);
@@ -580,10 +581,12 @@ LogicalResult Emitter::emitSingle(Operation *op) {
       std::string to = pointerOf(op->getResult(g), true);
       body << "    data[" << g << "] = " << to << ";\n    sizes[" << g
            << "] = " << countOf(op->getResult(g)) << ";\n";
-      body << "    if (data[" << g << "] != " << from
-           << ")\n      AMP_STEP_CHECK(ampstep::launch(stream, \"" << kernel
-           << "_copy\", " << countOf(op->getResult(g)) << ", ampstep::Copy{"
-           << from << ", data[" << g << "]}));\n";
+      // The plan puts a result either where its operand is (in place) or
+      // where no live value is; only the second needs the copy.
+      if (to != pointerOf(op->getOperand(g + 1), true))
+        body << "    AMP_STEP_CHECK(ampstep::launch(stream, \"" << kernel
+             << "_copy\", " << countOf(op->getResult(g))
+             << ", ampstep::Copy{" << from << ", data[" << g << "]}));\n";
     }
     body << "    AMP_STEP_CHECK(amp_unscale(stream, amp_tensor_list_t{"
          << grads << ", data, sizes}, " << pointerOf(op->getOperand(0), false)
@@ -609,9 +612,10 @@ LogicalResult Emitter::emitSingle(Operation *op) {
     for (unsigned r = 0; r < 3; ++r) {
       std::string from = pointerOf(op->getOperand(r), false);
       std::string to = pointerOf(op->getResult(r), true);
-      body << "    if (" << to << " != " << from
-           << ")\n      AMP_STEP_CHECK(ampstep::launch(stream, \"" << kernel
-           << "_copy\", 1, ampstep::Copy{" << from << ", " << to << "}));\n";
+      if (to != pointerOf(op->getOperand(r), true))
+        body << "    AMP_STEP_CHECK(ampstep::launch(stream, \"" << kernel
+             << "_copy\", 1, ampstep::Copy{" << from << ", " << to
+             << "}));\n";
     }
     body << "    AMP_STEP_CHECK(amp_scaler_update(stream, &config, "
          << pointerOf(op->getResult(0), true) << ", "
@@ -781,8 +785,10 @@ LogicalResult Emitter::emitSingle(Operation *op) {
                << "));\n    " << t << " s = " << c(0) << ";\n"
                << "    for (int64_t j = 0; j < " << n << "; ++j) s = s + "
                << math("exp", t) << "(static_cast<" << t << ">(" << ld(0, at)
-               << ") - m);\n    const " << t << " ls = " << math("log", t)
-               << "(s);\n    for (int64_t j = 0; j < " << n << "; ++j) {\n"
+               << ") - m);\n";
+            if (log)
+              fn << "    const " << t << " ls = " << math("log", t) << "(s);\n";
+            fn << "    for (int64_t j = 0; j < " << n << "; ++j) {\n"
                << "      const " << t << " x = static_cast<" << t << ">("
                << ld(0, at) << ") - m;\n      "
                << st(0, at,
@@ -1072,6 +1078,8 @@ LogicalResult Emitter::emitReturn() {
 }
 
 LogicalResult Emitter::emit() {
+  if (failed(backend::checkCompilable(func)))
+    return failure();
   Block &block = func.getBody().front();
   SmallVector<unsigned> threaded = getThreadedArguments(func);
   if (threaded.empty())
@@ -1196,13 +1204,20 @@ LogicalResult mlir::amp::translateToCuda(ModuleOp module, raw_ostream &os,
       return module.emitError() << "amp-to-cuda: no function @"
                                 << functionName;
   } else {
+    SmallVector<func::FuncOp> planned;
     for (auto candidate : module.getOps<func::FuncOp>())
-      if (!candidate.isExternal() && candidate->getAttr(kArenaSizeAttr)) {
-        if (func)
-          return module.emitError()
-                 << "amp-to-cuda: several planned functions; name one";
-        func = candidate;
-      }
+      if (!candidate.isExternal() && candidate->getAttr(kArenaSizeAttr))
+        planned.push_back(candidate);
+    if (planned.size() > 1) {
+      InFlightDiagnostic diag = module.emitError()
+                                << "amp-to-cuda: several planned functions (";
+      llvm::interleaveComma(planned, diag, [&](func::FuncOp f) {
+        diag << "@" << f.getSymName();
+      });
+      return diag << "); name one with --amp-function";
+    }
+    if (!planned.empty())
+      func = planned.front();
     if (!func)
       return module.emitError()
              << "amp-to-cuda: no function with a buffer plan; run "
@@ -1212,5 +1227,7 @@ LogicalResult mlir::amp::translateToCuda(ModuleOp module, raw_ostream &os,
   for (char &c : stepName)
     if (!std::isalnum(static_cast<unsigned char>(c)))
       c = '_';
+  if (stepName.empty() || std::isdigit(static_cast<unsigned char>(stepName[0])))
+    stepName = "step_" + stepName; // a C identifier
   return Emitter(func, stepName, os).emit();
 }

@@ -1,0 +1,486 @@
+//===- StepTest.cpp - the compiled-step API under misuse and restarts -----===//
+//
+// amp-compile's libraries are exercised end to end by the lit tests; here
+// the runtime's half of the contract is driven directly, with a small step
+// written by hand whose every value can be worked out on paper:
+//
+//   w: param f32[3], m: state f32[3] (starts at 0.5),
+//   scale: state f32[] (starts at 1024), x: input f32[3], k: input i64[2]
+//   loss      = sum(w * x) + k[0] - k[1]
+//   found_inf = any x is not finite
+//   unless found_inf: w -= 0.25 * m * x, m += 1
+//   found_inf: scale /= 2
+//
+// The tests cover bad descriptions, bad arguments, bad batches, bad .npy
+// files, corrupted and truncated state files (refused, the old state kept)
+// and a saver killed mid-write (the last good state loads and the resumed
+// run continues bit for bit).
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp_runtime/step.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+/// A status that frees itself.
+struct Status {
+  explicit Status(amp_status_t status) : status(status) {}
+  ~Status() { amp_status_free(status); }
+  Status(const Status &) = delete;
+  Status &operator=(const Status &) = delete;
+  amp_status_code_t code() const { return amp_status_code(status); }
+  std::string message() const {
+    return status ? amp_status_message(status) : "";
+  }
+  amp_status_t status;
+};
+
+#define EXPECT_STATUS(call, expectedCode, fragment)                            \
+  do {                                                                         \
+    Status status_(call);                                                      \
+    EXPECT_EQ(status_.code(), expectedCode) << status_.message();             \
+    EXPECT_NE(status_.message().find(fragment), std::string::npos)             \
+        << status_.message();                                                  \
+  } while (0)
+
+amp_status_t handStep(amp_stream_t *, void *const *tensors, void *,
+                      float *loss, float *foundInf, double *counters) {
+  auto *w = static_cast<float *>(tensors[0]);
+  auto *m = static_cast<float *>(tensors[1]);
+  auto *scale = static_cast<float *>(tensors[2]);
+  auto *x = static_cast<const float *>(tensors[3]);
+  auto *k = static_cast<const int64_t *>(tensors[4]);
+  float sum = 0;
+  bool found = false;
+  for (int i = 0; i < 3; ++i) {
+    sum += w[i] * x[i];
+    found |= !std::isfinite(x[i]);
+  }
+  *loss = sum + static_cast<float>(k[0] - k[1]);
+  *foundInf = found ? 1.0f : 0.0f;
+  if (found) {
+    *scale /= 2;
+  } else {
+    for (int i = 0; i < 3; ++i) {
+      w[i] -= 0.25f * m[i] * x[i];
+      m[i] += 1;
+    }
+  }
+  counters[0] += 1;
+  counters[1] += found;
+  return nullptr;
+}
+
+const amp_step_tensor_t kTensors[] = {
+    {"w", AMP_STEP_PARAM, AMP_ELEMENT_F32, 1, {3}, 3, 0},
+    {"m", AMP_STEP_STATE, AMP_ELEMENT_F32, 1, {3}, 0, 0.5},
+    {"scale", AMP_STEP_STATE, AMP_ELEMENT_F32, 0, {}, 0, 1024},
+    {"x", AMP_STEP_INPUT, AMP_ELEMENT_F32, 1, {3}, 0, 0},
+    {"k", AMP_STEP_INPUT, AMP_ELEMENT_I64, 1, {2}, 0, 0},
+};
+
+amp_step_description_t handDescription() {
+  return {AMP_STEP_ABI_VERSION, "hand", AMP_DEVICE_HOST, 5, kTensors, 2, 64,
+          &handStep};
+}
+
+class StepTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/amp-step-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    directory = pattern;
+    ASSERT_EQ(amp_step_create(&description, AMP_DEVICE_HOST, &step), nullptr);
+  }
+  void TearDown() override {
+    amp_step_destroy(step);
+    std::string command = "rm -rf '" + directory + "'";
+    ASSERT_EQ(std::system(command.c_str()), 0);
+  }
+
+  std::vector<float> read(size_t index, size_t count) {
+    std::vector<float> values(count);
+    EXPECT_EQ(amp_step_read_tensor(step, index, values.data(), count * 4),
+              nullptr);
+    return values;
+  }
+  void write(size_t index, std::vector<float> values) {
+    ASSERT_EQ(amp_step_write_tensor(step, index, values.data(),
+                                    values.size() * 4),
+              nullptr);
+  }
+  /// Runs one step on x and k = {5, 2}; returns the loss.
+  float run(std::vector<float> x) {
+    static const int64_t xShape[] = {3}, kShape[] = {2};
+    int64_t k[] = {5, 2};
+    amp_step_input_t inputs[] = {{x.data(), AMP_ELEMENT_F32, 1, xShape},
+                                 {k, AMP_ELEMENT_I64, 1, kShape}};
+    EXPECT_EQ(amp_step_run(step, 2, inputs), nullptr);
+    float loss = 0, found = 0;
+    EXPECT_EQ(amp_step_result(step, &loss, &found), nullptr);
+    return loss;
+  }
+  std::string readFile(const std::string &file) {
+    std::ifstream in(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  void writeFile(const std::string &file, const std::string &bytes) {
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+
+  amp_step_description_t description = handDescription();
+  amp_step_t *step = nullptr;
+  std::string directory;
+};
+
+TEST(StepCreateTest, RefusesBadDescriptionsAndTheWrongDevice) {
+  amp_step_t *step = reinterpret_cast<amp_step_t *>(1);
+  amp_step_description_t d = handDescription();
+  EXPECT_STATUS(amp_step_create(nullptr, AMP_DEVICE_HOST, &step),
+                AMP_INVALID_ARGUMENT, "null");
+  EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, nullptr),
+                AMP_INVALID_ARGUMENT, "null");
+
+  d.abi_version = AMP_STEP_ABI_VERSION + 1;
+  EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, &step),
+                AMP_INVALID_ARGUMENT, "recompile it");
+  EXPECT_EQ(step, nullptr); // cleared on every failure
+  d = handDescription();
+  d.run = nullptr;
+  EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, &step),
+                AMP_INVALID_ARGUMENT, "lacks its code");
+  d = handDescription();
+  d.target = AMP_DEVICE_CUDA;
+  EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, &step), AMP_UNAVAILABLE,
+                "compiled for the cuda target");
+  d = handDescription();
+  EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_CUDA, &step), AMP_UNAVAILABLE,
+                "compiled for the host target");
+  d.loss_scale_tensor = 0; // a parameter
+  EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, &step),
+                AMP_INVALID_ARGUMENT, "not an f32 state tensor");
+  d.loss_scale_tensor = 5;
+  EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, &step),
+                AMP_INVALID_ARGUMENT, "not an f32 state tensor");
+
+  amp_step_tensor_t tensors[5];
+  std::memcpy(tensors, kTensors, sizeof tensors);
+  d = handDescription();
+  d.tensors = tensors;
+  tensors[3].shape[0] = -3;
+  EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, &step),
+                AMP_INVALID_ARGUMENT, "tensor 3");
+  tensors[3].shape[0] = 3;
+  tensors[4].rank = AMP_STEP_MAX_RANK + 1;
+  EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, &step),
+                AMP_INVALID_ARGUMENT, "tensor 4");
+  tensors[4].rank = 1;
+  tensors[1].type = static_cast<amp_element_type_t>(42);
+  EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, &step),
+                AMP_INVALID_ARGUMENT, "tensor 1");
+  EXPECT_EQ(step, nullptr);
+}
+
+TEST_F(StepTest, StartsAtTheInitialStateAndInitialisesBySeed) {
+  EXPECT_EQ(read(0, 3), std::vector<float>(3, 0.0f));
+  EXPECT_EQ(read(1, 3), std::vector<float>(3, 0.5f));
+  EXPECT_EQ(read(2, 1), std::vector<float>{1024.0f});
+
+  ASSERT_EQ(amp_step_init(step, 7), nullptr);
+  std::vector<float> first = read(0, 3);
+  for (float v : first) {
+    EXPECT_GE(v, -1 / std::sqrt(3.0f));
+    EXPECT_LT(v, 1 / std::sqrt(3.0f));
+  }
+  EXPECT_NE(first[0], first[1]);
+  run({1, 1, 1});
+  ASSERT_EQ(amp_step_init(step, 7), nullptr);
+  EXPECT_EQ(read(0, 3), first); // same seed, same weights
+  EXPECT_EQ(read(1, 3), std::vector<float>(3, 0.5f)); // state reset
+  float scale = 0;
+  int64_t steps = -1, skipped = -1;
+  ASSERT_EQ(amp_step_scaler(step, &scale, &steps, &skipped), nullptr);
+  EXPECT_EQ(steps, 0);
+  ASSERT_EQ(amp_step_init(step, 8), nullptr);
+  EXPECT_NE(read(0, 3), first);
+}
+
+TEST_F(StepTest, RunsAndCountsAsWorkedOutByHand) {
+  write(0, {1, 2, 3});
+  // loss = 1*1 + 2*(-1) + 3*2 + 5 - 2 = 8; w -= 0.25 * 0.5 * x.
+  EXPECT_EQ(run({1, -1, 2}), 8.0f);
+  EXPECT_EQ(read(0, 3), (std::vector<float>{0.875f, 2.125f, 2.75f}));
+  EXPECT_EQ(read(1, 3), std::vector<float>(3, 1.5f));
+  // An infinite input: skipped, the scale halves, nothing else moves.
+  run({1, INFINITY, 0});
+  float loss = 0, found = 0, scale = 0;
+  int64_t steps = 0, skipped = 0;
+  ASSERT_EQ(amp_step_result(step, &loss, &found), nullptr);
+  EXPECT_EQ(found, 1.0f);
+  ASSERT_EQ(amp_step_scaler(step, &scale, &steps, &skipped), nullptr);
+  EXPECT_EQ(scale, 512.0f);
+  EXPECT_EQ(steps, 2);
+  EXPECT_EQ(skipped, 1);
+  EXPECT_EQ(read(0, 3), (std::vector<float>{0.875f, 2.125f, 2.75f}));
+}
+
+TEST_F(StepTest, RefusesBadBatchesBeforeTouchingAnything) {
+  float x[3] = {1, 2, 3};
+  int64_t k[2] = {0, 0};
+  const int64_t three[] = {3}, two[] = {2}, four[] = {4}, oneByThree[] = {1, 3};
+  amp_step_input_t good[] = {{x, AMP_ELEMENT_F32, 1, three},
+                             {k, AMP_ELEMENT_I64, 1, two}};
+  EXPECT_STATUS(amp_step_run(step, 1, good), AMP_INVALID_ARGUMENT,
+                "takes 2 batch inputs, not 1");
+  EXPECT_STATUS(amp_step_run(step, 2, nullptr), AMP_INVALID_ARGUMENT,
+                "inputs is null");
+  amp_step_input_t wrongType[] = {{x, AMP_ELEMENT_F16, 1, three}, good[1]};
+  EXPECT_STATUS(amp_step_run(step, 2, wrongType), AMP_INVALID_ARGUMENT,
+                "input 0 ('x') must be [3] x f32; got [3] x f16");
+  amp_step_input_t wrongShape[] = {good[0], {k, AMP_ELEMENT_I64, 1, four}};
+  EXPECT_STATUS(amp_step_run(step, 2, wrongShape), AMP_INVALID_ARGUMENT,
+                "input 1 ('k') must be [2] x i64; got [4] x i64");
+  amp_step_input_t wrongRank[] = {{x, AMP_ELEMENT_F32, 2, oneByThree},
+                                  good[1]};
+  EXPECT_STATUS(amp_step_run(step, 2, wrongRank), AMP_INVALID_ARGUMENT,
+                "got [1, 3] x f32");
+  amp_step_input_t noShape[] = {{x, AMP_ELEMENT_F32, 1, nullptr}, good[1]};
+  EXPECT_STATUS(amp_step_run(step, 2, noShape), AMP_INVALID_ARGUMENT,
+                "got a bad shape");
+  amp_step_input_t badRank[] = {{x, AMP_ELEMENT_F32, -1, three}, good[1]};
+  EXPECT_STATUS(amp_step_run(step, 2, badRank), AMP_INVALID_ARGUMENT,
+                "got a bad shape");
+  amp_step_input_t badType[] = {
+      {x, static_cast<amp_element_type_t>(99), 1, three}, good[1]};
+  EXPECT_STATUS(amp_step_run(step, 2, badType), AMP_INVALID_ARGUMENT,
+                "x ?");
+  amp_step_input_t noData[] = {good[0], {nullptr, AMP_ELEMENT_I64, 1, two}};
+  EXPECT_STATUS(amp_step_run(step, 2, noData), AMP_INVALID_ARGUMENT,
+                "has no data");
+  float scale = 0;
+  int64_t steps = -1, skipped = -1;
+  ASSERT_EQ(amp_step_scaler(step, &scale, &steps, &skipped), nullptr);
+  EXPECT_EQ(steps, 0); // no bad batch ran
+}
+
+TEST_F(StepTest, NullsAndBadIndicesAreStatusesNotCrashes) {
+  float value[3] = {0, 0, 0}, loss = 0, found = 0, scale = 0;
+  int64_t steps = 0, skipped = 0;
+  EXPECT_STATUS(amp_step_init(nullptr, 1), AMP_INVALID_ARGUMENT, "null");
+  EXPECT_STATUS(amp_step_run(nullptr, 0, nullptr), AMP_INVALID_ARGUMENT,
+                "null");
+  EXPECT_STATUS(amp_step_result(nullptr, &loss, &found), AMP_INVALID_ARGUMENT,
+                "null");
+  EXPECT_STATUS(amp_step_result(step, nullptr, &found), AMP_INVALID_ARGUMENT,
+                "null");
+  EXPECT_STATUS(amp_step_scaler(step, &scale, nullptr, &skipped),
+                AMP_INVALID_ARGUMENT, "null");
+  EXPECT_STATUS(amp_step_save(nullptr, "x"), AMP_INVALID_ARGUMENT, "null");
+  EXPECT_STATUS(amp_step_save(step, nullptr), AMP_INVALID_ARGUMENT, "null");
+  EXPECT_STATUS(amp_step_load(step, nullptr), AMP_INVALID_ARGUMENT, "null");
+  EXPECT_STATUS(amp_step_load_npy(step, 0, nullptr), AMP_INVALID_ARGUMENT,
+                "null");
+  EXPECT_STATUS(amp_step_read_tensor(nullptr, 0, value, 12),
+                AMP_INVALID_ARGUMENT, "null");
+  EXPECT_STATUS(amp_step_read_tensor(step, 5, value, 12), AMP_OUT_OF_RANGE,
+                "tensor 5 of a step with 5");
+  EXPECT_STATUS(amp_step_write_tensor(step, 0, nullptr, 12),
+                AMP_INVALID_ARGUMENT, "data is null");
+  EXPECT_STATUS(amp_step_write_tensor(step, 0, value, 8),
+                AMP_INVALID_ARGUMENT,
+                "tensor 'w' ([3] x f32) holds 12 bytes, not 8");
+  EXPECT_EQ(amp_step_description(nullptr), nullptr);
+  EXPECT_EQ(amp_step_description(step), &description);
+  amp_step_destroy(nullptr); // a no-op
+  (void)steps;
+}
+
+TEST_F(StepTest, LoadsNpyFilesOnlyOfTheRightTypeAndShape) {
+  // A version 1 .npy file as numpy writes it.
+  auto npy = [](const std::string &descr, const std::string &shape,
+                const std::string &data) {
+    std::string header = "{'descr': '" + descr +
+                         "', 'fortran_order': False, 'shape': " + shape +
+                         ", }";
+    header += std::string(63 - (10 + header.size()) % 64, ' ') + "\n";
+    std::string bytes = "\x93NUMPY\x01";
+    bytes += '\0';
+    bytes += static_cast<char>(header.size() & 0xff);
+    bytes += static_cast<char>(header.size() >> 8);
+    return bytes + header + data;
+  };
+  float values[3] = {1.5f, -2, 4};
+  std::string data(reinterpret_cast<char *>(values), 12);
+  std::string path = directory + "/w.npy";
+  writeFile(path, npy("<f4", "(3,)", data));
+  ASSERT_EQ(amp_step_load_npy(step, 0, path.c_str()), nullptr);
+  EXPECT_EQ(read(0, 3), (std::vector<float>{1.5f, -2, 4}));
+
+  struct Case {
+    std::string bytes, fragment;
+    amp_status_code_t code;
+  } cases[] = {
+      {npy("<f8", "(3,)", data + data), "holds '<f8'; tensor 'w' needs '<f4'",
+       AMP_INVALID_ARGUMENT},
+      {npy("<f4", "(4,)", data + "abcd"), "has shape (4,); tensor 'w'",
+       AMP_INVALID_ARGUMENT},
+      {npy("<f4", "(3,)", data.substr(0, 10)), "the data is truncated",
+       AMP_DATA_LOSS},
+      {npy("<f4", "(3,)", data + "!"), "bytes after its data",
+       AMP_INVALID_ARGUMENT},
+      {"not numpy at all", "not a version 1 .npy file", AMP_INVALID_ARGUMENT},
+      {npy("<f4", "(3,)", data).substr(0, 30), "header is truncated",
+       AMP_DATA_LOSS},
+  };
+  for (const Case &c : cases) {
+    writeFile(path, c.bytes);
+    EXPECT_STATUS(amp_step_load_npy(step, 0, path.c_str()), c.code,
+                  c.fragment);
+  }
+  EXPECT_STATUS(amp_step_load_npy(step, 0, (directory + "/none").c_str()),
+                AMP_IO_ERROR, "cannot open");
+  EXPECT_EQ(read(0, 3), (std::vector<float>{1.5f, -2, 4})); // unchanged
+}
+
+TEST_F(StepTest, SaveLoadContinuesTheSameTrajectory) {
+  ASSERT_EQ(amp_step_init(step, 3), nullptr);
+  run({1, 2, 3});
+  run({NAN, 0, 0});
+  std::string path = directory + "/s.ampstate";
+  ASSERT_EQ(amp_step_save(step, path.c_str()), nullptr);
+  std::vector<float> uninterrupted;
+  for (int i = 0; i < 3; ++i)
+    uninterrupted.push_back(run({0.5f * i, -1, 2}));
+  std::vector<float> weights = read(0, 3);
+
+  // A fresh step loaded from the file takes the same path, bit for bit.
+  amp_step_t *resumed = nullptr;
+  ASSERT_EQ(amp_step_create(&description, AMP_DEVICE_HOST, &resumed),
+            nullptr);
+  std::swap(step, resumed);
+  ASSERT_EQ(amp_step_load(step, path.c_str()), nullptr);
+  float scale = 0;
+  int64_t steps = 0, skipped = 0;
+  ASSERT_EQ(amp_step_scaler(step, &scale, &steps, &skipped), nullptr);
+  EXPECT_EQ(scale, 512.0f);
+  EXPECT_EQ(steps, 2);
+  EXPECT_EQ(skipped, 1);
+  std::vector<float> continued;
+  for (int i = 0; i < 3; ++i)
+    continued.push_back(run({0.5f * i, -1, 2}));
+  EXPECT_EQ(continued, uninterrupted);
+  EXPECT_EQ(read(0, 3), weights);
+  amp_step_destroy(resumed);
+}
+
+TEST_F(StepTest, CorruptTruncatedOrForeignStatesAreRefusedAndTheOldStateKept) {
+  write(0, {1, 2, 3});
+  std::string path = directory + "/s.ampstate";
+  ASSERT_EQ(amp_step_save(step, path.c_str()), nullptr);
+  const std::string good = readFile(path);
+  write(0, {7, 8, 9});
+  run({1, 1, 1});
+  const std::vector<float> w = read(0, 3), m = read(1, 3);
+  for (size_t length = 0; length < good.size(); length += 7) {
+    writeFile(path, good.substr(0, length));
+    EXPECT_EQ(Status(amp_step_load(step, path.c_str())).code(),
+              AMP_DATA_LOSS)
+        << "length " << length;
+  }
+  for (size_t at = 0; at < good.size(); at += 5) {
+    std::string bad = good;
+    bad[at] = static_cast<char>(bad[at] ^ 0x01);
+    writeFile(path, bad);
+    EXPECT_NE(amp_step_load(step, path.c_str()), nullptr) << "byte " << at;
+  }
+  // The state of another step: same names, other shapes.
+  amp_step_tensor_t tensors[5];
+  std::memcpy(tensors, kTensors, sizeof tensors);
+  tensors[0].shape[0] = 4;
+  amp_step_description_t other = handDescription();
+  other.tensors = tensors;
+  amp_step_t *foreign = nullptr;
+  ASSERT_EQ(amp_step_create(&other, AMP_DEVICE_HOST, &foreign), nullptr);
+  ASSERT_EQ(amp_step_save(foreign, path.c_str()), nullptr);
+  amp_step_destroy(foreign);
+  EXPECT_STATUS(amp_step_load(step, path.c_str()), AMP_INVALID_ARGUMENT,
+                "entry 'w'");
+
+  EXPECT_EQ(read(0, 3), w);
+  EXPECT_EQ(read(1, 3), m);
+  float scale = 0;
+  int64_t steps = 0, skipped = 0;
+  ASSERT_EQ(amp_step_scaler(step, &scale, &steps, &skipped), nullptr);
+  EXPECT_EQ(steps, 1);
+}
+
+TEST_F(StepTest, ASaverKilledAtAnyPointLeavesAStateThatResumesExactly) {
+  // A child trains and saves after every step until it is killed; whenever
+  // that happens, the file holds some whole step's state, and a run resumed
+  // from it continues exactly as a run that never stopped.
+  std::string path = directory + "/s.ampstate";
+  auto batch = [](int64_t i) {
+    return std::vector<float>{0.25f * static_cast<float>(i % 5), -0.5f,
+                              i % 7 == 6 ? INFINITY : 1.0f};
+  };
+  // The reference: 400 steps from seed 11, every loss.
+  ASSERT_EQ(amp_step_init(step, 11), nullptr);
+  std::vector<float> reference;
+  for (int64_t i = 0; i < 400; ++i)
+    reference.push_back(run(batch(i)));
+
+  int resumed = 0;
+  for (int delayUs : {0, 300, 1000, 3000, 10000, 30000}) {
+    std::remove(path.c_str());
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) { // no gtest assertions here: they would return
+      if (amp_status_t status = amp_step_init(step, 11)) {
+        amp_status_free(status);
+        _exit(1);
+      }
+      for (int64_t i = 0; i < 300; ++i) {
+        run(batch(i));
+        amp_status_free(amp_step_save(step, path.c_str()));
+      }
+      _exit(0);
+    }
+    usleep(static_cast<useconds_t>(delayUs));
+    kill(child, SIGKILL);
+    int status = 0;
+    waitpid(child, &status, 0);
+    if (access(path.c_str(), F_OK) != 0)
+      continue; // killed before the first save finished: nothing to load
+    ++resumed;
+    ASSERT_EQ(amp_step_init(step, 99), nullptr); // anything but the saved state
+    ASSERT_EQ(amp_step_load(step, path.c_str()), nullptr)
+        << "after " << delayUs << " us";
+    float scale = 0;
+    int64_t steps = 0, skipped = 0;
+    ASSERT_EQ(amp_step_scaler(step, &scale, &steps, &skipped), nullptr);
+    ASSERT_GE(steps, 1);
+    for (int64_t i = steps; i < steps + 50; ++i)
+      ASSERT_EQ(run(batch(i)), reference[static_cast<size_t>(i)])
+          << "step " << i << " after a kill at step " << steps;
+  }
+  EXPECT_GE(resumed, 2); // the later kills find a saved state
+}
+
+} // namespace

@@ -1,0 +1,107 @@
+// RUN: split-file %s %t
+// RUN: amp-translate --amp-to-cuda --amp-function=step --split-input-file --verify-diagnostics %t/named.mlir
+// RUN: amp-translate --amp-to-cuda --split-input-file --verify-diagnostics %t/default.mlir
+// RUN: not amp-translate --amp-to-cuda --amp-function=absent %t/default.mlir 2>&1 | FileCheck %s --check-prefix=ABSENT
+// ABSENT: error: amp-to-cuda: no function @absent
+
+// Input amp-to-cuda cannot translate: each is refused with an error at the
+// op or function at fault, and nothing is printed.
+
+//--- named.mlir
+
+// A function whose results are not its parameters and a loss.
+// expected-error@+1 {{@step is not a training step}}
+func.func @step(%w: tensor<4xf32> {amp.param}) -> tensor<f32> {
+  %s = amp.sum %w dims = [0] {amp.kernel = 0 : i64, amp.place = ["arena 0"]} : tensor<4xf32> to tensor<f32>
+  return %s : tensor<f32>
+}
+
+// -----
+
+// A loss that is not an f32 scalar.
+// expected-error@+1 {{the loss must be an f32 scalar; it is 'tensor<2xf32>'}}
+func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<2xf32>)
+    attributes {amp.arena_size = 256 : i64} {
+  %n = amp.neg %w {amp.kernel = 0 : i64, amp.place = ["arena 0"]} : tensor<2xf32>
+  return %w, %n : tensor<2xf32>, tensor<2xf32>
+}
+
+// -----
+
+// Not planned: --amp-fuse and --amp-plan-buffers have not run.
+// expected-error@+1 {{@step has no buffer plan; run --amp-fuse and --amp-plan-buffers first}}
+func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>) {
+  %s = amp.sum %w dims = [0] : tensor<2xf32> to tensor<f32>
+  return %w, %s : tensor<2xf32>, tensor<f32>
+}
+
+// -----
+
+// Planned, but one op was added after fusion and has no kernel.
+func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
+    attributes {amp.arena_size = 256 : i64} {
+  // expected-error@+1 {{this op has no kernel; run --amp-fuse first}}
+  %n = amp.neg %w : tensor<2xf32>
+  %s = amp.sum %n dims = [0] {amp.kernel = 0 : i64, amp.place = ["arena 0"]} : tensor<2xf32> to tensor<f32>
+  return %w, %s : tensor<2xf32>, tensor<f32>
+}
+
+// -----
+
+// Only splat constants are compiled.
+func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
+    attributes {amp.arena_size = 512 : i64} {
+  // expected-error@+1 {{the backend compiles splat constants only}}
+  %c = amp.constant {amp.kernel = 0 : i64, amp.place = ["arena 0"]} dense<[1.0, 2.0]> : tensor<2xf32>
+  %s = amp.sum %c dims = [0] {amp.kernel = 1 : i64, amp.place = ["arena 256"]} : tensor<2xf32> to tensor<f32>
+  return %w, %s : tensor<2xf32>, tensor<f32>
+}
+
+// -----
+
+// Dynamic shapes (amp ops have static ones, but a function argument may
+// not) are refused before any code is made.
+// expected-error@+1 {{the backend needs static shapes; argument #1 is 'tensor<?xf32>'}}
+func.func @step(%w: tensor<2xf32> {amp.param}, %x: tensor<?xf32>) -> (tensor<2xf32>, tensor<f32>)
+    attributes {amp.arena_size = 256 : i64} {
+  %s = amp.sum %w dims = [0] {amp.kernel = 0 : i64, amp.place = ["arena 0"]} : tensor<2xf32> to tensor<f32>
+  return %w, %s : tensor<2xf32>, tensor<f32>
+}
+
+// -----
+
+// An op of another dialect.
+func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
+    attributes {amp.arena_size = 256 : i64} {
+  // expected-error@+1 {{'arith.constant' is not supported by the backend (only amp ops are compiled)}}
+  %c = arith.constant dense<1.0> : tensor<f32>
+  return %w, %c : tensor<2xf32>, tensor<f32>
+}
+
+//--- default.mlir
+
+// Without --amp-function the planned function is found, and there must be
+// exactly one.
+// expected-error@+1 {{no function with a buffer plan; run --amp-fuse and --amp-plan-buffers first}}
+module {
+  func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>) {
+    %s = amp.sum %w dims = [0] : tensor<2xf32> to tensor<f32>
+    return %w, %s : tensor<2xf32>, tensor<f32>
+  }
+}
+
+// -----
+
+// expected-error@+1 {{several planned functions (@a, @b); name one with --amp-function}}
+module {
+  func.func @a(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
+      attributes {amp.arena_size = 256 : i64} {
+    %s = amp.sum %w dims = [0] {amp.kernel = 0 : i64, amp.place = ["arena 0"]} : tensor<2xf32> to tensor<f32>
+    return %w, %s : tensor<2xf32>, tensor<f32>
+  }
+  func.func @b(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
+      attributes {amp.arena_size = 256 : i64} {
+    %s = amp.sum %w dims = [0] {amp.kernel = 0 : i64, amp.place = ["arena 0"]} : tensor<2xf32> to tensor<f32>
+    return %w, %s : tensor<2xf32>, tensor<f32>
+  }
+}

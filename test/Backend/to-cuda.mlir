@@ -1,0 +1,92 @@
+// RUN: amp-opt %s --pass-pipeline='builtin.module(amp-train-step{compute-type=f16 optimizer=sgd loss-scaling=dynamic},inline,canonicalize,cse,func.func(amp-fuse,amp-plan-buffers))' \
+// RUN:   | amp-translate --amp-to-cuda --amp-function=tiny_step --amp-name=tiny | FileCheck %s
+
+// The emitted file for a small f16 step with dynamic loss scaling: named
+// kernels as functors whose comments list their ops, the GEMMs and the
+// loss-scaling work as runtime calls, and a table of the step's tensors.
+
+// CHECK: #include "amp_runtime/step_kernels.h"
+
+// A fused group: the cast of the matmul result and the bias add are one
+// kernel; the bias broadcasts over the batch by its column coordinate.
+// CHECK-LABEL: // k3_cast_add:
+// CHECK-NEXT: //   {{.*}} = amp.cast {{.*}} : tensor<4x3xf16> to tensor<4x3xf32>
+// CHECK-NEXT: //   {{.*}} = amp.add {{.*}} : tensor<4x3xf32>, tensor<3xf32>
+// CHECK-NEXT: struct k3_cast_add {
+// CHECK-NEXT:   const ampstep::f16_t *b0;
+// CHECK-NEXT:   const float *b1;
+// CHECK-NEXT:   float *b2;
+// CHECK-NEXT:   AMP_HOST_DEVICE void operator()({{\[\[}}maybe_unused{{\]\]}} int64_t i) const {
+// CHECK-NEXT:     const float x0 = ampstep::ldF16(b0, i);
+// CHECK-NEXT:     const float v1 = static_cast<float>(x0);
+// CHECK-NEXT:     const int64_t c1 = i / 1 % 3;
+// CHECK-NEXT:     const float x2 = b1[c1 * 1];
+// CHECK-NEXT:     const float v3 = static_cast<float>(v1 + x2);
+// CHECK-NEXT:     b2[i] = static_cast<float>(v3);
+
+// The loss and its gradient are f32 row kernels.
+// CHECK-LABEL: // k4_cross_entropy:
+// CHECK: struct k4_cross_entropy {
+// CHECK-LABEL: // k5_cross_entropy_grad:
+
+// The optimizer update of each parameter, then the in-place select that
+// keeps the old value on a step with inf/NaN gradients.
+// CHECK-LABEL: // k12_sgd_update:
+// CHECK-LABEL: // k15_select:
+// CHECK-NEXT: //   {{.*}} = amp.select
+
+// The step: launches in program order, GEMMs through amp_gemm (f16 in and
+// out, transposed left operand for the weight gradient).
+// CHECK-LABEL: static amp_status_t tiny_run(amp_stream_t *stream, void *const *tensors, void *arenaBase,
+// CHECK: ampstep::launch(stream, "k0_cast", 32, k0_cast{static_cast<const float *>(tensors[5]),
+// CHECK: // k2_matmul:
+// CHECK: amp_gemm_t g{AMP_F16, AMP_F16, 0, 0, 4, 3, 8, 1, 1.0f, 0.0f, AMP_EPILOGUE_NONE};
+// CHECK-NEXT: AMP_STEP_CHECK(amp_gemm(stream, &g,
+// CHECK: ampstep::launch(stream, "k3_cast_add", 12,
+// CHECK: // k8_matmul:
+// CHECK: amp_gemm_t g{AMP_F16, AMP_F16, 1, 0, 8, 3, 4, 1, 1.0f, 0.0f, AMP_EPILOGUE_NONE};
+
+// Unscaling: found_inf zeroed, gradients copied out of the arena slots
+// they were made in, then one amp_unscale over the list.
+// CHECK: // k11_unscale:
+// CHECK: ampstep::launch(stream, "k11_unscale_zero", 1, ampstep::Fill{
+// CHECK: ampstep::launch(stream, "k11_unscale_copy", 24,
+// CHECK: ampstep::launch(stream, "k11_unscale_copy", 3,
+// CHECK: AMP_STEP_CHECK(amp_unscale(stream, amp_tensor_list_t{2, data, sizes},
+
+// The parameters are written in place (tensors[0] and [1]).
+// CHECK: "k15_select", 24, k15_select{{.*}}static_cast<float *>(tensors[0])}));
+// CHECK: "k16_select", 3, k16_select{{.*}}static_cast<float *>(tensors[1])}));
+
+// The scaler updates its state in place: no copies.
+// CHECK: // k17_scaler_update:
+// CHECK: amp_scaler_config_t config{0x1p+1, 0x1p-1, 2000, 1, 0x0p+0, 0x0p+0};
+// CHECK-NOT: _copy
+// CHECK: AMP_STEP_CHECK(amp_scaler_update(stream, &config, static_cast<float *>(tensors[2]), static_cast<float *>(tensors[3]), static_cast<float *>(tensors[4]),
+// CHECK: ampstep::Results{
+
+// The tensor table: parameters with their fan-in, the scaler state with
+// its initial values (scale 65536, growth tracker 0, hysteresis 1), the
+// batch.
+// CHECK-LABEL: static const amp_step_tensor_t tiny_tensors[] = {
+// CHECK-NEXT:   {"param0", AMP_STEP_PARAM, AMP_ELEMENT_F32, 2, {8, 3}, 8, 0x0p+0},
+// CHECK-NEXT:   {"param1", AMP_STEP_PARAM, AMP_ELEMENT_F32, 1, {3}, 1, 0x0p+0},
+// CHECK-NEXT:   {"state0", AMP_STEP_STATE, AMP_ELEMENT_F32, 0, {}, 1, 0x1p+16},
+// CHECK-NEXT:   {"state1", AMP_STEP_STATE, AMP_ELEMENT_F32, 0, {}, 1, 0x0p+0},
+// CHECK-NEXT:   {"state2", AMP_STEP_STATE, AMP_ELEMENT_F32, 0, {}, 1, 0x1p+0},
+// CHECK-NEXT:   {"input0", AMP_STEP_INPUT, AMP_ELEMENT_F32, 2, {4, 8}, 4, 0x0p+0},
+// CHECK-NEXT:   {"input1", AMP_STEP_INPUT, AMP_ELEMENT_I64, 1, {4}, 1, 0x0p+0},
+// CHECK-NEXT: };
+// The loss scale is tensor 2; the arena holds 1792 bytes.
+// CHECK: 7, tiny_tensors, 2, 1792, tiny_run};
+// CHECK: tiny_describe(void) { return &tiny_description; }
+
+func.func @tiny(%x: tensor<4x8xf32>, %labels: tensor<4xi64>,
+                %w: tensor<8x3xf32> {amp.param},
+                %b: tensor<3xf32> {amp.param}) -> tensor<f32> {
+  %mm = amp.matmul %x, %w : tensor<4x8xf32>, tensor<8x3xf32> to tensor<4x3xf32>
+  %logits = amp.add %mm, %b : tensor<4x3xf32>, tensor<3xf32>
+  %loss = amp.cross_entropy %logits, %labels
+      : tensor<4x3xf32>, tensor<4xi64> to tensor<f32>
+  return %loss : tensor<f32>
+}
