@@ -24,3 +24,30 @@ func.func @step(%w: tensor<4x3xf32> {amp.param}, %b: tensor<3xf32> {amp.param},
   %neww = amp.sub %w, %g : tensor<4x3xf32>, tensor<4x3xf32>
   return %neww, %b, %loss : tensor<4x3xf32>, tensor<3xf32>, tensor<f32>
 }
+
+// On a step with loss scaling, the selects that keep the old state when
+// found_inf is set join the optimizer update they guard: the update's
+// results never reach memory (fused) and the selects write the parameter
+// and its momentum buffer in place. The unscaled gradient takes the slot
+// of the gradient it scales.
+// CHECK-LABEL: func.func @guarded
+// CHECK: %[[G:.*]] = amp.mul {{.*}}amp.kernel = 0 : i64, amp.place = ["arena [[SLOT:[0-9]+]]"]
+// CHECK: amp.unscale {{.*}}amp.kernel = 2 : i64, amp.place = ["arena [[SLOT]]", "arena {{[0-9]+}}"]
+// CHECK: amp.compare {{.*}}amp.kernel = 3 : i64
+// CHECK: amp.sgd_momentum_update {{.*}}amp.kernel = 4 : i64, amp.place = ["fused", "fused"]
+// CHECK: amp.select {{.*}}amp.kernel = 4 : i64, amp.place = ["arg 0"]
+// CHECK: amp.select {{.*}}amp.kernel = 4 : i64, amp.place = ["arg 1"]
+func.func @guarded(%w: tensor<4x3xf32> {amp.param}, %buf: tensor<4x3xf32> {amp.state},
+                   %step: tensor<f32> {amp.state}, %x: tensor<4x3xf32>)
+    -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32>, tensor<f32>) {
+  %g = amp.mul %w, %x : tensor<4x3xf32>, tensor<4x3xf32>
+  %inv = amp.constant dense<0.5> : tensor<f32>
+  %u:2 = amp.unscale %inv, %g : tensor<f32>, tensor<4x3xf32>
+  %zero = amp.constant dense<0.0> : tensor<f32>
+  %ok = amp.compare eq, %u#1, %zero : tensor<f32>, tensor<f32>
+  %nw, %nbuf = amp.sgd_momentum_update %w, %u#0, %buf, %step {lr = 0.1 : f64, momentum = 0.9 : f64, dampening = 0.0 : f64, weight_decay = 0.0 : f64} : tensor<4x3xf32>, tensor<f32>
+  %kw = amp.select %ok, %nw, %w : tensor<i1>, tensor<4x3xf32>, tensor<4x3xf32>
+  %kbuf = amp.select %ok, %nbuf, %buf : tensor<i1>, tensor<4x3xf32>, tensor<4x3xf32>
+  %loss = amp.sum %x dims = [0, 1] : tensor<4x3xf32> to tensor<f32>
+  return %kw, %kbuf, %step, %loss : tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32>, tensor<f32>
+}

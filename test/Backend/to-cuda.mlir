@@ -29,11 +29,18 @@
 // CHECK: struct k4_cross_entropy {
 // CHECK-LABEL: // k5_cross_entropy_grad:
 
-// The optimizer update of each parameter, then the in-place select that
-// keeps the old value on a step with inf/NaN gradients.
-// CHECK-LABEL: // k12_sgd_update:
-// CHECK-LABEL: // k15_select:
-// CHECK-NEXT: //   {{.*}} = amp.select
+// The optimizer update of each parameter, with the select that keeps the
+// old value on a step with inf/NaN gradients fused into it: the new value
+// is stored over the parameter only where the step is kept.
+// CHECK-LABEL: // k13_sgd_update:
+// CHECK-NEXT: //   [[NEW:%[0-9]+]] = amp.sgd_update %arg0, %unscaled#0 : tensor<8x3xf32>
+// CHECK-NEXT: //   {{.*}} = amp.select [[OK:%[0-9]+]], [[NEW]], %arg0 : tensor<i1>, tensor<8x3xf32>, tensor<8x3xf32>
+// CHECK-NEXT: struct k13_sgd_update {
+// CHECK-NEXT:   const float *b0;
+// CHECK-NEXT:   const float *b1;
+// CHECK-NEXT:   const uint8_t *b2;
+// CHECK-NEXT:   float *b3;
+// CHECK:          b3[i] = static_cast<float>(((b2[0] != 0) ? static_cast<float>(p - {{.*}} * d) : b0[i]));
 
 // The step: launches in program order, GEMMs through amp_gemm (f16 in and
 // out, transposed left operand for the weight gradient).
@@ -46,20 +53,19 @@
 // CHECK: // k8_matmul:
 // CHECK: amp_gemm_t g{AMP_F16, AMP_F16, 1, 0, 8, 3, 4, 1, 1.0f, 0.0f, AMP_EPILOGUE_NONE};
 
-// Unscaling: found_inf zeroed, gradients copied out of the arena slots
-// they were made in, then one amp_unscale over the list.
+// Unscaling: found_inf zeroed, then one amp_unscale over the list, in
+// place: each unscaled gradient takes the slot of the gradient it scales.
 // CHECK: // k11_unscale:
 // CHECK: ampstep::launch(stream, "k11_unscale_zero", 1, ampstep::Fill{
-// CHECK: ampstep::launch(stream, "k11_unscale_copy", 24,
-// CHECK: ampstep::launch(stream, "k11_unscale_copy", 3,
+// CHECK-NOT: _copy
 // CHECK: AMP_STEP_CHECK(amp_unscale(stream, amp_tensor_list_t{2, data, sizes},
 
-// The parameters are written in place (tensors[0] and [1]).
-// CHECK: "k15_select", 24, k15_select{{.*}}static_cast<float *>(tensors[0])}));
-// CHECK: "k16_select", 3, k16_select{{.*}}static_cast<float *>(tensors[1])}));
+// The guarded updates write the parameters in place (tensors[0] and [1]).
+// CHECK: "k13_sgd_update", 24, k13_sgd_update{static_cast<const float *>(tensors[0]), {{.*}}, static_cast<float *>(tensors[0])}));
+// CHECK: "k14_sgd_update", 3, k14_sgd_update{static_cast<const float *>(tensors[1]), {{.*}}, static_cast<float *>(tensors[1])}));
 
 // The scaler updates its state in place: no copies.
-// CHECK: // k17_scaler_update:
+// CHECK: // k15_scaler_update:
 // CHECK: amp_scaler_config_t config{0x1p+1, 0x1p-1, 2000, 1, 0x0p+0, 0x0p+0};
 // CHECK-NOT: _copy
 // CHECK: AMP_STEP_CHECK(amp_scaler_update(stream, &config, static_cast<float *>(tensors[2]), static_cast<float *>(tensors[3]), static_cast<float *>(tensors[4]),
@@ -77,8 +83,8 @@
 // CHECK-NEXT:   {"input0", AMP_STEP_INPUT, AMP_ELEMENT_F32, 2, {4, 8}, 4, 0x0p+0},
 // CHECK-NEXT:   {"input1", AMP_STEP_INPUT, AMP_ELEMENT_I64, 1, {4}, 1, 0x0p+0},
 // CHECK-NEXT: };
-// The loss scale is tensor 2; the arena holds 1792 bytes.
-// CHECK: 7, tiny_tensors, 2, 1792, tiny_run};
+// The loss scale is tensor 2; the arena holds 1280 bytes.
+// CHECK: 7, tiny_tensors, 2, 1280, tiny_run};
 // CHECK: tiny_describe(void) { return &tiny_description; }
 
 func.func @tiny(%x: tensor<4x8xf32>, %labels: tensor<4xi64>,

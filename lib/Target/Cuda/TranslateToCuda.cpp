@@ -191,7 +191,9 @@ private:
   LogicalResult emitKernel(ArrayRef<Operation *> ops);
   LogicalResult emitElementwise(ArrayRef<Operation *> ops);
   LogicalResult emitGemm(ArrayRef<Operation *> ops);
-  LogicalResult emitSingle(Operation *op);
+  /// One op as one kernel; `guards` are the found_inf selects fused into
+  /// an optimizer update (see getGuardSelects), one per result.
+  LogicalResult emitSingle(Operation *op, ArrayRef<Operation *> guards = {});
   LogicalResult emitReturn();
 
   /// The expression of the pointer to `value`'s memory inside the step.
@@ -544,13 +546,18 @@ LogicalResult Emitter::emitKernel(ArrayRef<Operation *> ops) {
     return emitGemm(ops);
   if (llvm::all_of(ops, isElementwise))
     return emitElementwise(ops);
-  if (ops.size() != 1)
+  if (ops.size() > 1) {
+    SmallVector<Operation *> guards = getGuardSelects(ops.front());
+    if (!guards.empty() && ArrayRef<Operation *>(guards) == ops.drop_front())
+      return emitSingle(ops.front(), guards);
     return ops.front()->emitError() << "the backend cannot run this group "
                                        "of ops as one kernel";
+  }
   return emitSingle(ops.front());
 }
 
-LogicalResult Emitter::emitSingle(Operation *op) {
+LogicalResult Emitter::emitSingle(Operation *op,
+                                  ArrayRef<Operation *> guards) {
   std::string kernel = kernelName({op});
   KernelParams params;
   auto in = [&](unsigned i) { return params.add(op->getOperand(i), false); };
@@ -558,8 +565,20 @@ LogicalResult Emitter::emitSingle(Operation *op) {
   auto ld = [&](unsigned i, StringRef index) {
     return loadExpr(elementOf(op->getOperand(i)), in(i), index);
   };
+  // A guarded result is stored through its select: the new value where
+  // the step is kept, the old one (read before the store) where skipped.
   auto st = [&](unsigned r, StringRef index, StringRef value) {
-    return storeStmt(elementOf(op->getResult(r)), out(r), index, value);
+    if (guards.empty())
+      return storeStmt(elementOf(op->getResult(r)), out(r), index, value);
+    auto select = cast<SelectOp>(guards[r]);
+    std::string keep = loadExpr(
+        elementOf(select.getCondition()),
+        params.add(select.getCondition(), false), "0");
+    std::string old = loadExpr(elementOf(select.getOnFalse()),
+                               params.add(select.getOnFalse(), false), index);
+    return storeStmt(elementOf(select.getResult()),
+                     params.add(select.getResult(), true), index,
+                     "(" + keep + " ? " + value.str() + " : " + old + ")");
   };
   Type type = op->getNumResults() ? elementOf(op->getResult(0)) : Type();
   auto runtimeComment = [&]() {
@@ -645,7 +664,9 @@ LogicalResult Emitter::emitSingle(Operation *op) {
   }
 
   // Generated kernels: one index per output element, row or line.
-  beginFunctor(kernel, {op});
+  SmallVector<Operation *> listed{op};
+  llvm::append_range(listed, guards);
+  beginFunctor(kernel, listed);
   std::string count;
   std::string t = type && isa<FloatType>(type) ? registerType(type) : "float";
   auto c = [&](double v) { return literal(v, t); };

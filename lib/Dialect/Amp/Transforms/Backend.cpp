@@ -43,6 +43,41 @@ SmallVector<unsigned> backend::getThreadedArguments(func::FuncOp func) {
   return threaded;
 }
 
+std::optional<unsigned> backend::getReplacedOperand(Operation *update,
+                                                    unsigned result) {
+  if (result >= update->getNumResults())
+    return std::nullopt;
+  // Operands: param, grad, then the state in result order.
+  if (isa<SgdUpdateOp>(update))
+    return 0u;
+  if (isa<SgdMomentumUpdateOp, AdamwUpdateOp>(update))
+    return result == 0 ? 0u : result + 1;
+  return std::nullopt;
+}
+
+SmallVector<Operation *> backend::getGuardSelects(Operation *update) {
+  if (!getReplacedOperand(update, 0))
+    return {};
+  SmallVector<Operation *> selects;
+  Value condition;
+  for (OpResult result : update->getResults()) {
+    auto select = dyn_cast_or_null<SelectOp>(
+        result.hasOneUse() ? *result.getUsers().begin() : nullptr);
+    if (!select || select.getOnTrue() != result ||
+        select.getOnFalse() !=
+            update->getOperand(*getReplacedOperand(
+                update, result.getResultNumber())) ||
+        select.getType() != result.getType() ||
+        cast<RankedTensorType>(select.getCondition().getType())
+                .getNumElements() != 1 ||
+        (condition && select.getCondition() != condition))
+      return {};
+    condition = select.getCondition();
+    selects.push_back(select);
+  }
+  return selects;
+}
+
 /// Element types the generated code loads and stores.
 static bool isSupportedElement(Type type) {
   if (type.isF16() || type.isBF16() || type.isF32() || type.isF64())

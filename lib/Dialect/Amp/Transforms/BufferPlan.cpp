@@ -162,8 +162,28 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
         pinned[value] = argIndex;
     }
 
-    // Live ranges of the values that need arena memory.
+    // Live ranges of the values that need arena memory. An unscaled
+    // gradient takes the slot of the gradient it scales when nothing else
+    // reads that (amp_unscale works in place).
     std::vector<Interval> intervals;
+    llvm::DenseMap<Value, size_t> intervalOf;
+    llvm::DenseMap<Value, Value> sharesSlotOf;
+    auto reusableSlot = [&](Operation *op, unsigned result) -> Value {
+      auto unscale = dyn_cast<UnscaleOp>(op);
+      if (!unscale || result >= unscale.getGrads().size())
+        return {};
+      Value grad = unscale.getGrads()[result];
+      while (grad.getDefiningOp() && isView(grad.getDefiningOp()))
+        grad = grad.getDefiningOp()->getOperand(0); // the memory's owner
+      if (!intervalOf.count(grad) ||
+          byteSize(grad.getType()) != byteSize(op->getResult(result).getType()))
+        return {};
+      SmallVector<OpOperand *> uses;
+      usesOf(grad, uses);
+      bool onlyHere = llvm::all_of(
+          uses, [&](OpOperand *use) { return use->getOwner() == op; });
+      return onlyHere && uses.size() == 1 ? grad : Value();
+    };
     for (Operation &op : body) {
       if (isa<func::ReturnOp>(op))
         continue;
@@ -193,7 +213,14 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
         int64_t last = at;
         for (OpOperand *use : uses)
           last = std::max(last, positionOf(use->getOwner()));
-        intervals.push_back({result, at, last});
+        if (Value slot = reusableSlot(&op, cast<OpResult>(result).getResultNumber())) {
+          Interval &shared = intervals[intervalOf.lookup(slot)];
+          shared.last = std::max(shared.last, last);
+          sharesSlotOf[result] = slot;
+        } else {
+          intervalOf[result] = intervals.size();
+          intervals.push_back({result, at, last});
+        }
         places.push_back(Attribute()); // filled in below
       }
       op.setAttr(kPlaceAttr, builder.getArrayAttr(places));
@@ -205,6 +232,8 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
     llvm::DenseMap<Value, int64_t> offsets;
     for (const Interval &interval : intervals)
       offsets[interval.value] = interval.offset;
+    for (auto [value, slot] : sharesSlotOf)
+      offsets[value] = offsets.lookup(slot);
     for (Operation &op : body) {
       auto places = op.getAttrOfType<ArrayAttr>(kPlaceAttr);
       if (!places)

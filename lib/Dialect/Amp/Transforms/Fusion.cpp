@@ -1,7 +1,8 @@
 //===- Fusion.cpp - --amp-fuse --------------------------------------------===//
 //
 // Groups the ops of a step into kernels: elementwise chains into one loop
-// over their common shape, bias and relu into the GEMM that feeds them.
+// over their common shape, bias and relu into the GEMM that feeds them, and
+// the found_inf selects into the optimizer update they guard.
 //
 //===----------------------------------------------------------------------===//
 
@@ -106,6 +107,11 @@ struct FusePass : mlir::amp::impl::AmpFuseBase<FusePass> {
     }
     for (auto [owner, matmul] : epilogueOwner)
       kernelOf[owner] = kernelOf.lookup(matmul);
+    // The selects that keep the old state on a skipped step join their
+    // optimizer update: it stores its results over the state it replaces.
+    for (Operation &op : body)
+      for (Operation *select : getGuardSelects(&op))
+        kernelOf[select] = kernelOf.lookup(&op);
 
     // Number kernels in the order they run: by the position of their last
     // op.

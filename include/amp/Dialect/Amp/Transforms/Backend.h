@@ -50,6 +50,19 @@ std::optional<int64_t> getKernel(Operation *op);
 /// followed by the loss (and found_inf with loss scaling); empty otherwise.
 SmallVector<unsigned> getThreadedArguments(func::FuncOp func);
 
+/// For an optimizer update (amp.sgd_update, amp.sgd_momentum_update,
+/// amp.adamw_update), the operand that result `result` replaces: the
+/// parameter, the momentum buffer or a moment. std::nullopt for other ops.
+std::optional<unsigned> getReplacedOperand(Operation *update, unsigned result);
+
+/// The selects that keep the old state on a step with inf/NaN gradients,
+/// one per result of `update`: `amp.select %ok, %new, %old` where %new is
+/// the result, %old the operand it replaces and %ok one scalar shared by
+/// all. Empty unless every result's only use is such a select. --amp-fuse
+/// puts them in the update's kernel, which then stores `ok ? new : old`
+/// over the old state, so the new values never reach memory.
+SmallVector<Operation *> getGuardSelects(Operation *update);
+
 /// Checks that the backend can compile `func`: one block, no calls, static
 /// shapes, supported ops and types. Emits an error naming the first
 /// offending op.
