@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages amp-mlir needs to build and test, and nothing
-# else. Idempotent: when every package is present it does nothing and needs no
-# root. CUDA is optional and never installed here; the build detects it.
+# else (numpy and pytest for the Python package, matplotlib and graphviz for
+# the demo's reports). Idempotent: when every package is present it does
+# nothing and needs no root. CUDA is optional and never installed here; the
+# build detects it.
 #
 #   scripts/install-deps.sh          what `make test` and `make demo` need
 #   scripts/install-deps.sh fuzz     also clang-19 and its fuzzer runtime
@@ -11,7 +13,8 @@ packages=(
   cmake ninja-build g++ make
   llvm-19-dev llvm-19-tools libmlir-19-dev mlir-19-tools
   libgtest-dev
-  python3
+  python3 python3-numpy python3-pytest python3-venv python3-setuptools
+  python3-matplotlib graphviz
 )
 if [ "${1:-}" = fuzz ]; then
   packages+=(clang-19 libclang-rt-19-dev)

@@ -21,6 +21,20 @@ config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixe
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%examples", os.path.join(config.amp_src_root, "examples")))
 config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%amp_tools_dir", config.amp_tools_dir))
+
+# Python that loads the project's libraries with ctypes. In a sanitizer
+# build those libraries need the sanitizer runtimes loaded first, and the
+# interpreter itself is not instrumented: its leaks at exit are not ours.
+ctypes_python = config.python_executable
+if "-fsanitize=address" in config.cxx_flags:
+    import subprocess
+    runtimes = [subprocess.check_output(
+        [config.cxx_compiler, "-print-file-name=" + name], text=True).strip()
+        for name in ("libasan.so", "libubsan.so")]
+    ctypes_python = "env LD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0 %s" % (
+        ":".join(runtimes), config.python_executable)
+config.substitutions.append(("%ctypes_python", ctypes_python))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

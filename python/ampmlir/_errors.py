@@ -1,0 +1,31 @@
+"""The exceptions of the amp-mlir Python API."""
+
+
+class AmpError(RuntimeError):
+    """An error reported by amp-mlir: a runtime status or a tool's diagnostic.
+
+    ``code`` is the runtime's status name (``"AMP_INVALID_ARGUMENT"``, ...)
+    for errors from the C API and ``None`` otherwise.
+    """
+
+    def __init__(self, message, code=None):
+        super().__init__(message if code is None else f"{message} ({code})")
+        self.message = message
+        self.code = code
+
+
+class ToolNotFoundError(AmpError):
+    """An amp-mlir program or library could not be found."""
+
+
+class CompileError(AmpError):
+    """A tool (amp-compile, amp-opt, amp-run) failed; ``stderr`` holds its
+    diagnostics, with their locations."""
+
+    def __init__(self, tool, returncode, stderr):
+        lines = stderr.strip().splitlines()
+        first = next((l for l in lines if "error" in l), lines[0] if lines else "")
+        super().__init__(f"{tool} failed (exit {returncode}): {first}")
+        self.tool = tool
+        self.returncode = returncode
+        self.stderr = stderr

@@ -1,0 +1,98 @@
+"""Compiling training graphs and running the amp-mlir tools from Python."""
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ._errors import AmpError
+from ._tools import run_tool
+from .step import Step
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@dataclass
+class CompiledStep:
+    """What amp-compile wrote into ``directory``."""
+
+    name: str
+    directory: Path
+    target: str
+    library: Path = field(init=False)
+    header: Path = field(init=False)
+    source: Path = field(init=False)
+    step_mlir: Path = field(init=False)
+    memory: dict = field(init=False)
+
+    def __post_init__(self):
+        d = self.directory
+        self.library = d / f"lib{self.name}.so"
+        self.header = d / f"{self.name}.h"
+        self.source = d / (f"{self.name}.cu" if self.target == "cuda"
+                           else f"{self.name}.cpp")
+        self.step_mlir = d / f"{self.name}.step.mlir"
+        self.memory = json.loads((d / f"{self.name}.memory.json").read_text())
+
+    def load(self, device="auto"):
+        """The compiled step, ready to train (see Step)."""
+        return Step(self.library, self.name, device)
+
+
+def compile(model, output_dir, *, target="host", compute_type="f16",
+            optimizer="adamw", loss_scaling="auto", train_options="",
+            name=None):
+    """Compiles the training graph in ``model`` (a .mlir file) with
+    amp-compile into ``output_dir`` and returns a CompiledStep.
+
+    ``compute_type`` is "f16", "bf16" or "f32"; ``loss_scaling`` "auto"
+    (dynamic for f16), "dynamic", "static" or "none"; ``train_options``
+    further --amp-train-step options ("lr=0.01 weight-decay=0.1").
+    Raises CompileError with the compiler's diagnostics on failure.
+    """
+    model = Path(model)
+    if not model.is_file():
+        raise AmpError(f"no model file at {model}")
+    if target not in ("host", "cuda"):
+        raise AmpError(f"target must be 'host' or 'cuda', not {target!r}")
+    if compute_type not in ("f16", "bf16", "f32"):
+        raise AmpError(f"compute_type must be 'f16', 'bf16' or 'f32', not "
+                       f"{compute_type!r}")
+    name = name or model.stem
+    if not _NAME.match(name):
+        raise AmpError(f"name must be a C identifier, not {name!r}")
+    args = [model, f"--target={target}", "-o", output_dir, f"--name={name}",
+            f"--compute-type={compute_type}", f"--optimizer={optimizer}",
+            f"--loss-scaling={loss_scaling}"]
+    if train_options:
+        args.append(f"--train-options={train_options}")
+    run_tool("amp-compile", args)
+    return CompiledStep(name, Path(output_dir), target)
+
+
+def opt(model, *args):
+    """Runs amp-opt on ``model`` (a path, or IR text when it contains a
+    newline or '{') with ``args`` (flags such as "--amp-autocast=...");
+    returns the printed IR."""
+    text = str(model)
+    if "\n" in text or "{" in text:
+        return run_tool("amp-opt", ["-"] + list(args), input_text=text)
+    return run_tool("amp-opt", [model] + list(args))
+
+
+def run(model, *args):
+    """Runs amp-run (the reference interpreter) on ``model`` with ``args``;
+    returns its output."""
+    return run_tool("amp-run", [model] + list(args))
+
+
+def autocast_report(model, report, compute_type="f16", dot=None):
+    """Runs --amp-autocast on ``model``, writing its JSON report (and a
+    Graphviz graph when ``dot`` is given); returns the report's summary of
+    the first function ({"line": "converted N/M ops ...", ...})."""
+    options = f"compute-type={compute_type} report={report}"
+    if dot:
+        options += f" dot={dot}"
+    run_tool("amp-opt", [model, f"--amp-autocast={options}", "-o", "/dev/null"])
+    functions = json.loads(Path(report).read_text())["functions"]
+    return functions[0]["summary"]

@@ -1,0 +1,226 @@
+"""The main job of `make demo`: both example models compiled with f16 AMP
+(dynamic loss scaling) and in fp32, trained side by side on data sets made
+here, on the GPU when there is one and on the host otherwise; prints what
+the compiler decided and how training went, and writes reports.
+
+    python3 -m ampmlir.demo [--out out/demo] [--steps N] [--quick]
+"""
+
+import argparse
+import datetime
+import json
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from . import data as datasets
+from ._errors import AmpError
+from .compiler import autocast_report, compile as compile_model, opt
+from .step import cuda_available
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# The scale grows after this many clean steps (PyTorch's default is 2000):
+# short enough that a run of a few hundred steps shows the scaler grow,
+# overflow, skip the step and back off.
+GROWTH_INTERVAL = 25
+
+# data set, training options, steps.
+MODELS = {
+    "mlp": (datasets.clusters, "lr=0.001", 300),
+    "gpt_block": (datasets.progressions, "lr=0.003", 400),
+}
+
+
+def megabytes(n):
+    return f"{n / 1e6:.2f} MB"
+
+
+def train(step, batches, steps, label, every):
+    """Trains `step` for `steps` steps, cycling through `batches`; prints a
+    progress line every `every` steps. Returns the losses, scales and the
+    steps/s."""
+    losses, scales, skipped_at = [], [], []
+    start = last = time.perf_counter()
+    for i in range(steps):
+        step.run(*batches[i % len(batches)])
+        loss, found = step.result()
+        scale, _, skipped = step.scaler()
+        losses.append(loss)
+        scales.append(scale)
+        if found:
+            skipped_at.append(i)
+        if (i + 1) % every == 0 or i + 1 == steps:
+            now = time.perf_counter()
+            rate = every / (now - last) if (i + 1) % every == 0 else 0
+            last = now
+            scale_text = (f"  scale {scale:>8.0f}  skipped {skipped:>2}"
+                          if step.has_loss_scaling else "")
+            print(f"    {label:<8} step {i + 1:>4}  loss {loss:8.4f}"
+                  f"{scale_text}  {rate:7.0f} steps/s", flush=True)
+    seconds = time.perf_counter() - start
+    return {"losses": losses, "scales": scales, "skipped_steps": skipped_at,
+            "steps_per_second": steps / seconds}
+
+
+def final_loss(losses, window=20):
+    tail = losses[-window:]
+    return sum(tail) / len(tail)
+
+
+def plot(name, runs, path):
+    """Loss curves of AMP and fp32, and the loss scale over time."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, (top, bottom) = plt.subplots(
+        2, 1, figsize=(8, 6), sharex=True, gridspec_kw={"height_ratios": [3, 1]})
+    for label, run, color in (("fp32", runs["fp32"], "#2166ac"),
+                              ("f16 AMP", runs["amp"], "#d6604d")):
+        top.plot(run["losses"], label=label, color=color, linewidth=1.2)
+    skipped = runs["amp"]["skipped_steps"]
+    if skipped:
+        top.scatter(skipped, [runs["amp"]["losses"][i] for i in skipped],
+                    marker="x", color="black", zorder=3,
+                    label="AMP step skipped (inf/NaN gradients)")
+    top.set_yscale("log")
+    top.set_ylabel("training loss")
+    top.set_title(f"{name}: f16 AMP with dynamic loss scaling vs fp32")
+    top.legend()
+    top.grid(alpha=0.3)
+    bottom.step(range(len(runs["amp"]["scales"])), runs["amp"]["scales"],
+                where="post", color="#d6604d")
+    bottom.set_yscale("log", base=2)
+    bottom.set_ylabel("loss scale")
+    bottom.set_xlabel("step")
+    bottom.grid(alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default="out/demo", type=Path)
+    parser.add_argument("--steps", type=int, default=0,
+                        help="training steps per run (default: per model)")
+    parser.add_argument("--quick", action="store_true",
+                        help="a few steps only (for tests)")
+    parser.add_argument("--device", choices=("auto", "host", "cuda"),
+                        default="auto")
+    args = parser.parse_args(argv)
+    out = args.out
+    out.mkdir(parents=True, exist_ok=True)
+
+    device = args.device
+    if device == "auto":
+        device = "cuda" if cuda_available() else "host"
+    print(f"amp-mlir demo: mixed-precision training of the example models "
+          f"on the {device} backend")
+    if device == "host":
+        print("  The compiled steps run on the CPU, which has no f16 arithmetic:"
+              " AMP is\n  emulated there and slower than fp32; its speed shows"
+              " on a GPU.")
+    print(f"  The loss scale starts at 65536 and doubles after "
+          f"{GROWTH_INTERVAL} clean steps (PyTorch:\n  2000) so that its "
+          f"growth, overflows and backoffs show in a short run.")
+    print()
+
+    report = {"date": datetime.date.today().isoformat(), "device": device,
+              "machine": platform.machine(), "models": {}}
+    table = []
+    for name, (make_data, options, default_steps) in MODELS.items():
+        model = ROOT / "examples" / f"{name}.mlir"
+        steps = args.steps or (20 if args.quick else default_steps)
+        print(f"== {name} ({model.relative_to(ROOT)})")
+
+        # What the model holds and what the compiler decides.
+        for line in opt(model, "--amp-model-summary", "-o", "/dev/null").splitlines():
+            if line.strip().startswith(("ops:", "parameters:", "forward FLOPs:")):
+                print(f"  {line.strip()}")
+        summary = autocast_report(model, out / f"{name}.autocast.json",
+                                  dot=out / f"{name}.precision.dot")
+        print(f"  autocast: {summary['line']}")
+        svg = out / f"{name}.precision.svg"
+        if shutil.which("dot"):
+            subprocess.run(["dot", "-Tsvg", str(out / f"{name}.precision.dot"),
+                            "-o", str(svg)], check=True)
+        else:
+            svg = None
+            print("  (graphviz 'dot' is missing: no SVG of the graph)")
+        compiled = {}
+        for kind, compute_type in (("amp", "f16"), ("fp32", "f32")):
+            begin = time.perf_counter()
+            compiled[kind] = compile_model(
+                model, out / f"{name}.{kind}", target=device,
+                compute_type=compute_type, name=name,
+                train_options=options + (f" growth-interval={GROWTH_INTERVAL}"
+                                         if kind == "amp" else ""))
+            print(f"  compiled the {compute_type} step in "
+                  f"{time.perf_counter() - begin:.1f} s: "
+                  f"{compiled[kind].library}")
+        peak = {k: c.memory["peak_bytes"] for k, c in compiled.items()}
+        print(f"  peak memory of a step: fp32 {megabytes(peak['fp32'])}, "
+              f"f16 AMP {megabytes(peak['amp'])} "
+              f"({peak['amp'] / peak['fp32']:.2f}x)")
+
+        # How training goes: the same initial weights and batches for both.
+        batches = make_data(seed=1)
+        runs = {}
+        print(f"  training {steps} steps each (the same initial weights and "
+              f"batches):")
+        for kind, label in (("amp", "f16 AMP"), ("fp32", "fp32")):
+            with compiled[kind].load(device) as step:
+                step.init(seed=0)
+                runs[kind] = train(step, batches, steps, label,
+                                   every=max(steps // 4, 1))
+        amp_final = final_loss(runs["amp"]["losses"])
+        fp32_final = final_loss(runs["fp32"]["losses"])
+        difference = amp_final - fp32_final
+        print(f"  final loss (mean of the last 20 steps): f16 AMP "
+              f"{amp_final:.4f}, fp32 {fp32_final:.4f}, difference "
+              f"{difference:+.4f} ({difference / fp32_final:+.1%})")
+        png = out / f"{name}.training.png"
+        plot(name, runs, png)
+        print()
+
+        report["models"][name] = {
+            "autocast": summary, "peak_bytes": peak, "steps": steps,
+            "train_options": options,
+            "final_loss": {"amp": amp_final, "fp32": fp32_final,
+                           "difference": difference},
+            "runs": runs, "svg": str(svg) if svg else None, "png": str(png)}
+        table.append((name, fp32_final, amp_final, difference,
+                      len(runs["amp"]["skipped_steps"]), peak,
+                      runs["amp"]["steps_per_second"],
+                      runs["fp32"]["steps_per_second"]))
+
+    print("== summary")
+    print(f"  {'model':<10} {'fp32 loss':>10} {'AMP loss':>10} {'diff':>9} "
+          f"{'skipped':>8} {'peak fp32':>10} {'peak AMP':>10} "
+          f"{'AMP steps/s':>12} {'fp32 steps/s':>12}")
+    for name, fp32, amp, diff, skipped, peak, amp_rate, fp32_rate in table:
+        print(f"  {name:<10} {fp32:>10.4f} {amp:>10.4f} {diff:>+9.4f} "
+              f"{skipped:>8} {megabytes(peak['fp32']):>10} "
+              f"{megabytes(peak['amp']):>10} {amp_rate:>12.0f} "
+              f"{fp32_rate:>12.0f}")
+    (out / "report.json").write_text(json.dumps(report, indent=1) + "\n")
+    print()
+    print(f"reports in {out}/: report.json, <model>.precision.svg (the graph "
+          f"colored by precision), <model>.training.png (loss curves and "
+          f"loss scale), <model>.autocast.json")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except AmpError as error:
+        print(f"demo: error: {error}", file=sys.stderr)
+        if getattr(error, "stderr", None):
+            print(error.stderr, file=sys.stderr, end="")
+        sys.exit(1)

@@ -1,0 +1,387 @@
+"""A compiled training step, run through the runtime's C API (step.h).
+
+    step = Step("out/mlp/libmlp.so")        # or CompiledStep.load()
+    step.init(seed=0)
+    for x, labels in batches:
+        step.run(x, labels)                  # queued; does not wait
+    print(step.loss, step.scale, step.skipped)
+    step.save("mlp.ampstate")
+    step.close()
+
+Batches are numpy arrays in the step's input order (or a dict by input
+name). Every misuse (a wrong shape or dtype, a closed step, a state file of
+another step) raises AmpError with a message; nothing reaches the C API
+unchecked.
+"""
+
+import ctypes
+import os
+from collections import namedtuple
+from pathlib import Path
+
+import numpy as np
+
+from ._errors import AmpError, ToolNotFoundError
+from ._tools import find_runtime_library
+
+ABI_VERSION = 1
+MAX_RANK = 8
+
+DEVICE_HOST, DEVICE_CUDA = 0, 1
+_DEVICE_NAMES = {DEVICE_HOST: "host", DEVICE_CUDA: "cuda"}
+
+PARAM, STATE, INPUT = 0, 1, 2
+_KIND_NAMES = {PARAM: "param", STATE: "state", INPUT: "input"}
+
+# amp_element_type_t -> (name, numpy dtype of the memory). bf16 is stored as
+# its 16-bit pattern; read() and write() convert it from and to float32.
+_ELEMENT_TYPES = {
+    0: ("f32", np.dtype(np.float32)),
+    1: ("f16", np.dtype(np.float16)),
+    2: ("bf16", np.dtype(np.uint16)),
+    3: ("f64", np.dtype(np.float64)),
+    4: ("i32", np.dtype(np.int32)),
+    5: ("i64", np.dtype(np.int64)),
+    6: ("i1", np.dtype(np.bool_)),
+}
+
+_STORAGE = {name: dtype for name, dtype in _ELEMENT_TYPES.values()}
+_TYPE_CODES = {name: code for code, (name, _) in _ELEMENT_TYPES.items()}
+
+
+class _Tensor(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("kind", ctypes.c_int),
+                ("type", ctypes.c_int), ("rank", ctypes.c_int32),
+                ("shape", ctypes.c_int64 * MAX_RANK),
+                ("fan_in", ctypes.c_int64), ("initial", ctypes.c_double)]
+
+
+class _Description(ctypes.Structure):
+    _fields_ = [("abi_version", ctypes.c_uint32), ("name", ctypes.c_char_p),
+                ("target", ctypes.c_int), ("tensor_count", ctypes.c_size_t),
+                ("tensors", ctypes.POINTER(_Tensor)),
+                ("loss_scale_tensor", ctypes.c_int64),
+                ("arena_size", ctypes.c_size_t), ("run", ctypes.c_void_p)]
+
+
+class _Input(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("type", ctypes.c_int),
+                ("rank", ctypes.c_int32),
+                ("shape", ctypes.POINTER(ctypes.c_int64))]
+
+
+TensorInfo = namedtuple("TensorInfo", "index name kind type dtype shape")
+TensorInfo.__doc__ = """One tensor of a step: its position, name, kind
+("param", "state" or "input"), element type ("f32", "bf16", ...), the numpy
+dtype it is given and read as, and its shape."""
+
+
+def bf16_to_float32(bits):
+    """float32 values of bf16 bit patterns (uint16): exact."""
+    bits = np.asarray(bits, dtype=np.uint16)
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def float32_to_bf16(values):
+    """bf16 bit patterns (uint16) of float32 values, rounded to nearest even;
+    NaNs stay NaNs."""
+    values = np.ascontiguousarray(values, dtype=np.float32)
+    bits = values.view(np.uint32)
+    rounded = (bits + (((bits >> 16) & 1) + 0x7FFF)) >> 16
+    return np.where(np.isnan(values), np.uint32(0x7FC0),
+                    rounded).astype(np.uint16)
+
+
+def _declare(lib):
+    """Argument and result types of the C API on `lib` (the step library,
+    whose symbol lookup also searches libamp_runtime.so)."""
+    status = ctypes.c_void_p
+    step = ctypes.c_void_p
+    specs = {
+        "amp_status_code_name": (ctypes.c_char_p, [ctypes.c_int]),
+        "amp_status_code": (ctypes.c_int, [status]),
+        "amp_status_message": (ctypes.c_char_p, [status]),
+        "amp_status_free": (None, [status]),
+        "amp_device_available": (ctypes.c_int, [ctypes.c_int]),
+        "amp_step_create": (status, [ctypes.POINTER(_Description), ctypes.c_int,
+                                     ctypes.POINTER(step)]),
+        "amp_step_destroy": (None, [step]),
+        "amp_step_init": (status, [step, ctypes.c_uint64]),
+        "amp_step_write_tensor": (status, [step, ctypes.c_size_t,
+                                           ctypes.c_void_p, ctypes.c_size_t]),
+        "amp_step_read_tensor": (status, [step, ctypes.c_size_t,
+                                          ctypes.c_void_p, ctypes.c_size_t]),
+        "amp_step_load_npy": (status, [step, ctypes.c_size_t, ctypes.c_char_p]),
+        "amp_step_run": (status, [step, ctypes.c_size_t,
+                                  ctypes.POINTER(_Input)]),
+        "amp_step_result": (status, [step, ctypes.POINTER(ctypes.c_float),
+                                     ctypes.POINTER(ctypes.c_float)]),
+        "amp_step_scaler": (status, [step, ctypes.POINTER(ctypes.c_float),
+                                     ctypes.POINTER(ctypes.c_int64),
+                                     ctypes.POINTER(ctypes.c_int64)]),
+        "amp_step_save": (status, [step, ctypes.c_char_p]),
+        "amp_step_load": (status, [step, ctypes.c_char_p]),
+    }
+    for name, (restype, argtypes) in specs.items():
+        function = getattr(lib, name)
+        function.restype = restype
+        function.argtypes = argtypes
+
+
+def _check(lib, status):
+    """Raises AmpError for a non-null amp_status_t (and frees it)."""
+    if not status:
+        return
+    try:
+        code = lib.amp_status_code_name(lib.amp_status_code(status)).decode()
+        message = lib.amp_status_message(status).decode()
+    finally:
+        lib.amp_status_free(status)
+    raise AmpError(message, code)
+
+
+def cuda_available():
+    """Whether the runtime was built with CUDA and a GPU is present."""
+    try:
+        lib = ctypes.CDLL(str(find_runtime_library()))
+    except (ToolNotFoundError, OSError):
+        return False
+    lib.amp_device_available.restype = ctypes.c_int
+    lib.amp_device_available.argtypes = [ctypes.c_int]
+    return bool(lib.amp_device_available(DEVICE_CUDA))
+
+
+class Step:
+    """A training step built by amp-compile, loaded from its library.
+
+    ``library`` is the path of ``lib<name>.so``; ``name`` defaults to what
+    follows ``lib`` in the file name. ``device`` is ``"host"``, ``"cuda"`` or
+    ``"auto"`` (the device the library was compiled for). The step starts
+    with zero parameters and its state at the initial values; call
+    ``init(seed)`` or ``write()``/``load()`` before training.
+    """
+
+    def __init__(self, library, name=None, device="auto"):
+        path = Path(library)
+        if not path.is_file():
+            raise AmpError(f"no compiled step at {path}")
+        if name is None:
+            stem = path.name
+            if not (stem.startswith("lib") and stem.endswith(".so")):
+                raise AmpError(f"cannot tell the step's name from {path.name};"
+                               " pass name=")
+            name = stem[3:-3]
+        try:
+            self._lib = ctypes.CDLL(str(path.resolve()))
+        except OSError as error:
+            raise AmpError(f"cannot load {path}: {error}") from None
+        try:
+            describe = getattr(self._lib, f"{name}_describe")
+            _declare(self._lib)
+        except AttributeError as error:
+            raise AmpError(f"{path} is not a step named '{name}' built by "
+                           f"amp-compile ({error})") from None
+        describe.restype = ctypes.POINTER(_Description)
+        describe.argtypes = []
+        self._description = describe()
+        d = self._description.contents
+        if d.abi_version != ABI_VERSION:
+            raise AmpError(f"{path} was built for step ABI {d.abi_version}; "
+                           f"this package speaks ABI {ABI_VERSION}: recompile it")
+        self.name = name
+        self.library = path
+        self.target = _DEVICE_NAMES.get(d.target, "?")
+        self.tensors = []
+        for i in range(d.tensor_count):
+            t = d.tensors[i]
+            type_name, dtype = _ELEMENT_TYPES.get(t.type, ("?", None))
+            self.tensors.append(TensorInfo(
+                i, t.name.decode(), _KIND_NAMES.get(t.kind, "?"), type_name,
+                np.dtype(np.float32) if type_name == "bf16" else dtype,
+                tuple(t.shape[k] for k in range(t.rank))))
+        self.inputs = [t for t in self.tensors if t.kind == "input"]
+        self.has_loss_scaling = d.loss_scale_tensor >= 0
+
+        if device == "auto":
+            device = self.target
+        kinds = {"host": DEVICE_HOST, "cuda": DEVICE_CUDA}
+        if device not in kinds:
+            raise AmpError(f"device must be 'host', 'cuda' or 'auto', not "
+                           f"{device!r}")
+        self.device = device
+        handle = ctypes.c_void_p()
+        _check(self._lib, self._lib.amp_step_create(
+            self._description, kinds[device], ctypes.byref(handle)))
+        self._handle = handle
+
+    # -- lifetime ---------------------------------------------------------
+
+    def close(self):
+        """Frees the step and its device memory; later calls raise AmpError."""
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle:
+            self._lib.amp_step_destroy(handle)
+
+    @property
+    def closed(self):
+        return not getattr(self, "_handle", None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+    def __repr__(self):
+        state = "closed" if self.closed else self.device
+        return f"<ampmlir.Step {self.name} ({state}, {len(self.tensors)} tensors)>"
+
+    def _live(self):
+        if self.closed:
+            raise AmpError(f"step '{self.name}' is closed")
+        return self._handle
+
+    # -- tensors ----------------------------------------------------------
+
+    def tensor(self, key):
+        """The TensorInfo of tensor ``key`` (a name or an index)."""
+        if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+            if not 0 <= key < len(self.tensors):
+                raise AmpError(f"step '{self.name}' has {len(self.tensors)} "
+                               f"tensors; there is no tensor {key}")
+            return self.tensors[key]
+        for t in self.tensors:
+            if t.name == key:
+                return t
+        names = ", ".join(t.name for t in self.tensors)
+        raise AmpError(f"step '{self.name}' has no tensor {key!r} (it has "
+                       f"{names})")
+
+    def _memory_of(self, info, array, what):
+        """`array` as the contiguous bytes tensor `info` holds, after
+        checking its shape and dtype."""
+        array = np.asarray(array)
+        if array.shape != info.shape:
+            raise AmpError(f"{what} '{info.name}' must have shape "
+                           f"{list(info.shape)}; got {list(array.shape)}")
+        if not np.can_cast(array.dtype, info.dtype, casting="safe"):
+            raise AmpError(
+                f"{what} '{info.name}' is {info.type} ({info.dtype}); got "
+                f"{array.dtype}, which does not convert to it exactly "
+                f"(convert it first, e.g. .astype(np.{info.dtype}))")
+        array = np.ascontiguousarray(array, dtype=info.dtype)
+        if info.type == "bf16":
+            array = float32_to_bf16(array)
+        return array
+
+    def read(self, key):
+        """A copy of tensor ``key`` (bf16 is returned as float32)."""
+        info = self.tensor(key)
+        out = np.empty(info.shape, dtype=_STORAGE[info.type])
+        _check(self._lib, self._lib.amp_step_read_tensor(
+            self._live(), info.index, out.ctypes.data_as(ctypes.c_void_p),
+            out.nbytes))
+        return bf16_to_float32(out) if info.type == "bf16" else out
+
+    def write(self, key, array):
+        """Sets all of tensor ``key`` from ``array`` (same shape; a dtype
+        that converts to the tensor's exactly)."""
+        info = self.tensor(key)
+        data = self._memory_of(info, array, "tensor")
+        _check(self._lib, self._lib.amp_step_write_tensor(
+            self._live(), info.index, data.ctypes.data_as(ctypes.c_void_p),
+            data.nbytes))
+
+    def load_npy(self, key, path):
+        """Sets tensor ``key`` from a .npy file of its dtype and shape."""
+        info = self.tensor(key)
+        _check(self._lib, self._lib.amp_step_load_npy(
+            self._live(), info.index, os.fsencode(path)))
+
+    def init(self, seed=0):
+        """Parameters uniform in +-1/sqrt(fan_in) from ``seed``; state at its
+        initial values; counters zero."""
+        if not 0 <= int(seed) < 2**64:
+            raise AmpError(f"seed must be in [0, 2**64), not {seed}")
+        _check(self._lib, self._lib.amp_step_init(self._live(), int(seed)))
+
+    # -- training ---------------------------------------------------------
+
+    def run(self, *batch, **named):
+        """Queues one training step on a batch: the inputs in order, or by
+        name as keywords. Returns without waiting for the device."""
+        if batch and named:
+            raise AmpError("give the batch in order or by name, not both")
+        if named:
+            missing = [t.name for t in self.inputs if t.name not in named]
+            unknown = sorted(set(named) - {t.name for t in self.inputs})
+            if missing or unknown:
+                raise AmpError(f"step '{self.name}' takes inputs "
+                               f"{[t.name for t in self.inputs]}; missing "
+                               f"{missing}, unknown {unknown}")
+            batch = [named[t.name] for t in self.inputs]
+        if len(batch) != len(self.inputs):
+            raise AmpError(f"step '{self.name}' takes {len(self.inputs)} "
+                           f"inputs ({', '.join(t.name for t in self.inputs)}); "
+                           f"got {len(batch)}")
+        handle = self._live()
+        arrays = [self._memory_of(info, array, "input")
+                  for info, array in zip(self.inputs, batch)]
+        shapes = [(ctypes.c_int64 * max(len(a.shape), 1))(*a.shape)
+                  for a in arrays]
+        inputs = (_Input * max(len(arrays), 1))(*[
+            _Input(a.ctypes.data, _TYPE_CODES[info.type], len(a.shape), shape)
+            for a, info, shape in zip(arrays, self.inputs, shapes)])
+        _check(self._lib, self._lib.amp_step_run(handle, len(arrays), inputs))
+
+    def result(self):
+        """(loss, found_inf) of the last step; waits for it."""
+        loss, found = ctypes.c_float(), ctypes.c_float()
+        _check(self._lib, self._lib.amp_step_result(
+            self._live(), ctypes.byref(loss), ctypes.byref(found)))
+        return loss.value, bool(found.value)
+
+    def scaler(self):
+        """(scale, steps run, steps skipped); waits."""
+        scale, steps, skipped = ctypes.c_float(), ctypes.c_int64(), ctypes.c_int64()
+        _check(self._lib, self._lib.amp_step_scaler(
+            self._live(), ctypes.byref(scale), ctypes.byref(steps),
+            ctypes.byref(skipped)))
+        return scale.value, steps.value, skipped.value
+
+    @property
+    def loss(self):
+        """The last step's loss (waits)."""
+        return self.result()[0]
+
+    @property
+    def found_inf(self):
+        """Whether the last step found inf/NaN gradients and was skipped."""
+        return self.result()[1]
+
+    @property
+    def scale(self):
+        """The loss scale the next step uses (1 without loss scaling)."""
+        return self.scaler()[0]
+
+    @property
+    def steps(self):
+        return self.scaler()[1]
+
+    @property
+    def skipped(self):
+        return self.scaler()[2]
+
+    # -- state files ------------------------------------------------------
+
+    def save(self, path):
+        """Saves parameters, state and counters atomically to ``path``."""
+        _check(self._lib, self._lib.amp_step_save(self._live(), os.fsencode(path)))
+
+    def load(self, path):
+        """Restores a state saved by save(); a truncated, corrupted or
+        foreign file raises AmpError and leaves the step as it was."""
+        _check(self._lib, self._lib.amp_step_load(self._live(), os.fsencode(path)))

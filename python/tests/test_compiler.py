@@ -1,0 +1,88 @@
+"""Compiling and running the tools from Python; errors carry the tools'
+diagnostics."""
+
+import json
+
+import pytest
+
+import ampmlir
+from ampmlir import _tools
+from conftest import EXAMPLES
+
+BAD_MODEL = """func.func @f(%x: tensor<4x8xf64>, %w: tensor<8x3xf64> {amp.param}) -> tensor<f64> {
+  %mm = amp.matmul %x, %w : tensor<4x8xf64>, tensor<8x3xf64> to tensor<4x3xf64>
+  %l = amp.sum %mm dims = [0, 1] : tensor<4x3xf64> to tensor<f64>
+  return %l : tensor<f64>
+}
+"""
+
+
+def test_compile_writes_the_library_and_its_reports(mlp_f16):
+    assert mlp_f16.library.is_file() and mlp_f16.header.is_file()
+    assert "mlp_describe" in mlp_f16.header.read_text()
+    assert mlp_f16.source.suffix == ".cpp"
+    assert mlp_f16.memory["function"] == "mlp_step"
+    assert mlp_f16.memory["peak_bytes"] == (mlp_f16.memory["arena_bytes"] +
+                                            mlp_f16.memory["argument_bytes"])
+
+
+def test_an_uncompilable_graph_raises_with_the_located_diagnostic(tmp_path):
+    model = tmp_path / "f64.mlir"
+    model.write_text(BAD_MODEL)
+    with pytest.raises(ampmlir.CompileError) as error:
+        ampmlir.compile(model, tmp_path / "out", compute_type="f32")
+    assert error.value.tool == "amp-compile"
+    assert "f64.mlir:2:9: error: the backend runs matmuls" in error.value.stderr
+    assert "f64.mlir:2:9" in str(error.value)
+    assert not (tmp_path / "out").exists()
+
+
+def test_bad_arguments_are_refused_before_any_tool_runs(tmp_path):
+    with pytest.raises(ampmlir.AmpError, match="no model file"):
+        ampmlir.compile(tmp_path / "absent.mlir", tmp_path)
+    model = EXAMPLES / "mlp.mlir"
+    with pytest.raises(ampmlir.AmpError, match="target must be"):
+        ampmlir.compile(model, tmp_path, target="tpu")
+    with pytest.raises(ampmlir.AmpError, match="compute_type must be"):
+        ampmlir.compile(model, tmp_path, compute_type="f8")
+    with pytest.raises(ampmlir.AmpError, match="C identifier"):
+        ampmlir.compile(model, tmp_path, name="my-model")
+    with pytest.raises(ampmlir.CompileError, match="unknown optimizer 'lion'"):
+        ampmlir.compile(model, tmp_path, optimizer="lion")
+
+
+def test_opt_runs_pipelines_on_files_and_text():
+    summary = ampmlir.opt(EXAMPLES / "mlp.mlir", "--amp-model-summary",
+                          "-o", "/dev/null")
+    assert "ops: 6 (contraction 2, elementwise 3, loss 1)" in summary
+    text = ampmlir.opt(BAD_MODEL.replace("f64", "f32"),
+                       "--amp-autocast=compute-type=bf16")
+    assert "tensor<4x8xbf16>" in text
+    with pytest.raises(ampmlir.CompileError, match="unknown compute-type"):
+        ampmlir.opt(EXAMPLES / "mlp.mlir", "--amp-autocast=compute-type=f8")
+
+
+def test_run_is_the_reference_interpreter():
+    out = ampmlir.run(EXAMPLES / "mlp.mlir", "--random-inputs=1",
+                      "--index-bound=10")
+    assert "result #0: tensor<f32>" in out
+
+
+def test_autocast_report_summarises_the_decisions(tmp_path):
+    summary = ampmlir.autocast_report(EXAMPLES / "mlp.mlir",
+                                      tmp_path / "r.json", dot=tmp_path / "g.dot")
+    assert summary["line"].startswith("converted 4/6 ops to f16 with 5 casts")
+    assert json.loads((tmp_path / "r.json").read_text())["functions"]
+    assert (tmp_path / "g.dot").read_text().startswith("digraph")
+
+
+def test_missing_tools_are_named(monkeypatch, tmp_path):
+    monkeypatch.setenv("AMP_MLIR_BIN", str(tmp_path))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(_tools, "_CHECKOUT", tmp_path)
+    with pytest.raises(ampmlir.ToolNotFoundError,
+                       match="amp-compile not found: set AMP_MLIR_BIN"):
+        ampmlir.compile(EXAMPLES / "mlp.mlir", tmp_path / "out")
+    with pytest.raises(ampmlir.ToolNotFoundError, match="libamp_runtime.so"):
+        ampmlir.find_runtime_library()
+    assert ampmlir.cuda_available() is False

@@ -1,0 +1,41 @@
+"""The main job, shortened: it must print its summary and write every
+report."""
+
+import json
+import subprocess
+import sys
+
+from conftest import ROOT
+
+
+def test_the_demo_writes_its_reports(tmp_path):
+    out = tmp_path / "demo"
+    completed = subprocess.run(
+        [sys.executable, "-m", "ampmlir.demo", "--quick", "--out", str(out)],
+        capture_output=True, text=True, check=False, cwd=ROOT)
+    assert completed.returncode == 0, completed.stderr
+    text = completed.stdout
+    assert "autocast: converted 4/6 ops to f16 with 5 casts" in text
+    assert "peak memory of a step: fp32" in text
+    assert "final loss (mean of the last 20 steps): f16 AMP" in text
+    report = json.loads((out / "report.json").read_text())
+    for name in ("mlp", "gpt_block"):
+        model = report["models"][name]
+        assert len(model["runs"]["amp"]["losses"]) == 20
+        assert len(model["runs"]["fp32"]["losses"]) == 20
+        svg = (out / f"{name}.precision.svg").read_text()
+        assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+        assert (out / f"{name}.training.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_example_script_trains_saves_and_resumes(tmp_path):
+    completed = subprocess.run(
+        [sys.executable, str(ROOT / "python" / "examples" / "train_mlp.py"),
+         "--steps", "100", "--out", str(tmp_path)],
+        capture_output=True, text=True, check=False)
+    assert completed.returncode == 0, completed.stderr
+    lines = completed.stdout.splitlines()
+    assert lines[1] == "inputs: input0 f32[64, 784], input1 i64[64]"
+    first, last = (float(l.split()[3]) for l in lines if l.startswith("step"))
+    assert last < first < 2.5  # it learns
+    assert lines[-1].startswith("resumed at step 101: loss ")

@@ -1,0 +1,160 @@
+"""The compiled step through the Python API: against the reference
+interpreter, across a save and a load, and under misuse."""
+
+import numpy as np
+import pytest
+
+import ampmlir
+from conftest import load_inputs
+
+
+def test_matches_the_interpreter_step_for_step(step, interpreter_run):
+    # The same state and batch as amp-run: every loss and scale equal to
+    # the interpreter's, printed to 9 digits; the first steps overflow.
+    inputs, expected = interpreter_run
+    batch = load_inputs(step, inputs)
+    got = []
+    for _ in expected:
+        scale = step.scale  # the scale this step runs with, as amp-run prints
+        step.run(*batch)
+        loss, found = step.result()
+        got.append((float(f"{loss:.9g}"), scale, found))
+    assert got == expected
+    assert step.steps == len(expected)
+    assert step.skipped == sum(found for _, _, found in expected) > 0
+
+
+def test_named_inputs_equal_positional_ones(mlp_f16, interpreter_run):
+    inputs, expected = interpreter_run
+    with mlp_f16.load() as a, mlp_f16.load() as b:
+        batch = load_inputs(a, inputs)
+        load_inputs(b, inputs)
+        a.run(*batch)
+        b.run(**{info.name: array for info, array in zip(b.inputs, batch)})
+        assert a.loss == b.loss
+        assert np.array_equal(a.read("param0"), b.read(0))
+
+
+def test_save_load_continues_the_same_trajectory(mlp_f16, interpreter_run,
+                                                 tmp_path):
+    inputs, expected = interpreter_run
+    with mlp_f16.load() as first:
+        batch = load_inputs(first, inputs)
+        for _ in range(5):
+            first.run(*batch)
+        first.save(tmp_path / "state")
+    with mlp_f16.load() as resumed:
+        resumed.load(tmp_path / "state")
+        assert resumed.steps == 5
+        for i in range(5, len(expected)):
+            resumed.run(*batch)
+            assert float(f"{resumed.loss:.9g}") == expected[i][0]
+
+
+def test_a_corrupted_or_truncated_state_is_refused_and_the_step_kept(
+        step, tmp_path):
+    step.init(seed=3)
+    step.save(tmp_path / "good")
+    good = (tmp_path / "good").read_bytes()
+    step.init(seed=4)
+    before = step.read("param0")
+    (tmp_path / "cut").write_bytes(good[: len(good) // 2])
+    with pytest.raises(ampmlir.AmpError) as error:
+        step.load(tmp_path / "cut")
+    assert error.value.code == "AMP_DATA_LOSS"
+    flipped = bytearray(good)
+    flipped[len(good) // 3] ^= 0x20
+    (tmp_path / "flipped").write_bytes(bytes(flipped))
+    with pytest.raises(ampmlir.AmpError, match="checksum|corrupt"):
+        step.load(tmp_path / "flipped")
+    assert np.array_equal(step.read("param0"), before)
+    with pytest.raises(ampmlir.AmpError, match="cannot open"):
+        step.load(tmp_path / "absent")
+
+
+def test_init_is_seeded_and_bounded_by_fan_in(step):
+    step.init(seed=11)
+    w = step.read("param0")  # 784 x 256, fan-in 784
+    assert w.dtype == np.float32 and w.shape == (784, 256)
+    bound = 1 / np.sqrt(784)
+    assert np.all(np.abs(w) <= bound) and w.std() > bound / 2
+    step.init(seed=11)
+    assert np.array_equal(step.read("param0"), w)
+    step.init(seed=12)
+    assert not np.array_equal(step.read("param0"), w)
+    # The optimizer state and the scaler start at their initial values.
+    assert step.scaler() == (65536.0, 0, 0)
+
+
+def test_write_then_read_round_trips(step):
+    values = np.arange(256, dtype=np.float32) / 7
+    step.write("param1", values)
+    assert np.array_equal(step.read("param1"), values)
+    step.write("param1", values.astype(np.float16))  # widens exactly
+    assert np.array_equal(step.read("param1"), values.astype(np.float16))
+
+
+@pytest.mark.parametrize("batch, message", [
+    (lambda x, y: (x[:3], y), r"input 'input0' must have shape \[64, 784\]; got \[3, 784\]"),
+    (lambda x, y: (x.astype(np.float64), y), "got float64, which does not convert"),
+    (lambda x, y: (x, y.astype(np.float32)), "'input1' is i64"),
+    (lambda x, y: (x,), "takes 2 inputs"),
+    (lambda x, y: (x, y, y), "takes 2 inputs"),
+])
+def test_bad_batches_raise_before_anything_runs(step, batch, message):
+    x = np.zeros((64, 784), np.float32)
+    y = np.zeros(64, np.int64)
+    with pytest.raises(ampmlir.AmpError, match=message):
+        step.run(*batch(x, y))
+    assert step.steps == 0
+
+
+def test_misuse_raises_clear_errors(step, mlp_f16, tmp_path):
+    x, y = np.zeros((64, 784), np.float32), np.zeros(64, np.int64)
+    with pytest.raises(ampmlir.AmpError, match="missing .'input1'."):
+        step.run(input0=x)
+    with pytest.raises(ampmlir.AmpError, match="in order or by name"):
+        step.run(x, input1=y)
+    with pytest.raises(ampmlir.AmpError, match="no tensor 'w9'"):
+        step.read("w9")
+    with pytest.raises(ampmlir.AmpError, match="there is no tensor 99"):
+        step.read(99)
+    with pytest.raises(ampmlir.AmpError, match="seed must be"):
+        step.init(seed=-1)
+    with pytest.raises(ampmlir.AmpError, match="device must be"):
+        mlp_f16.load(device="tpu")
+    with pytest.raises(ampmlir.AmpError, match="compiled for the host target"):
+        mlp_f16.load(device="cuda")
+    np.save(tmp_path / "w.npy", np.zeros((2, 2), np.float32))
+    with pytest.raises(ampmlir.AmpError, match="has shape"):
+        step.load_npy("param0", tmp_path / "w.npy")
+    step.close()
+    step.close()  # twice is fine
+    for use in (lambda: step.run(x, y), lambda: step.loss,
+                lambda: step.read(0), lambda: step.save(tmp_path / "s")):
+        with pytest.raises(ampmlir.AmpError, match="step 'mlp' is closed"):
+            use()
+
+
+def test_libraries_that_are_not_steps_are_refused(tmp_path, mlp_f16):
+    with pytest.raises(ampmlir.AmpError, match="no compiled step at"):
+        ampmlir.Step(tmp_path / "libnothing.so")
+    (tmp_path / "libjunk.so").write_bytes(b"not an ELF file")
+    with pytest.raises(ampmlir.AmpError, match="cannot load"):
+        ampmlir.Step(tmp_path / "libjunk.so")
+    with pytest.raises(ampmlir.AmpError, match="is not a step named 'other'"):
+        ampmlir.Step(mlp_f16.library, name="other")
+    with pytest.raises(ampmlir.AmpError, match="cannot tell the step's name"):
+        ampmlir.Step(mlp_f16.source)
+
+
+def test_bf16_conversions_by_hand():
+    # 1 + 2^-8 lies halfway between two bf16 values: to even (1.0);
+    # 1 + 3 * 2^-8 rounds up to 1 + 2^-6; -2, inf and NaN keep their meaning.
+    values = np.array([1.0, 1 + 2**-8, 1 + 3 * 2**-8, -2.0, np.inf, np.nan],
+                      dtype=np.float32)
+    bits = ampmlir.float32_to_bf16(values)
+    assert bits.tolist() == [0x3F80, 0x3F80, 0x3F82, 0xC000, 0x7F80, 0x7FC0]
+    back = ampmlir.bf16_to_float32(bits)
+    assert back[:5].tolist() == [1.0, 1.0, 1 + 2**-6, -2.0, np.inf]
+    assert np.isnan(back[5])
