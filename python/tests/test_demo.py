@@ -35,7 +35,7 @@ def test_the_example_script_trains_saves_and_resumes(tmp_path):
         capture_output=True, text=True, check=False)
     assert completed.returncode == 0, completed.stderr
     lines = completed.stdout.splitlines()
-    assert lines[1] == "inputs: input0 f32[64, 784], input1 i64[64]"
+    assert lines[1] == "inputs: x f32[64, 784], labels i64[64]"
     first, last = (float(l.split()[3]) for l in lines if l.startswith("step"))
     assert last < first < 2.5  # it learns
     assert lines[-1].startswith("resumed at step 101: loss ")

@@ -32,7 +32,7 @@ def test_named_inputs_equal_positional_ones(mlp_f16, interpreter_run):
         a.run(*batch)
         b.run(**{info.name: array for info, array in zip(b.inputs, batch)})
         assert a.loss == b.loss
-        assert np.array_equal(a.read("param0"), b.read(0))
+        assert np.array_equal(a.read("w1"), b.read(0))
 
 
 def test_save_load_continues_the_same_trajectory(mlp_f16, interpreter_run,
@@ -57,7 +57,7 @@ def test_a_corrupted_or_truncated_state_is_refused_and_the_step_kept(
     step.save(tmp_path / "good")
     good = (tmp_path / "good").read_bytes()
     step.init(seed=4)
-    before = step.read("param0")
+    before = step.read("w1")
     (tmp_path / "cut").write_bytes(good[: len(good) // 2])
     with pytest.raises(ampmlir.AmpError) as error:
         step.load(tmp_path / "cut")
@@ -67,37 +67,37 @@ def test_a_corrupted_or_truncated_state_is_refused_and_the_step_kept(
     (tmp_path / "flipped").write_bytes(bytes(flipped))
     with pytest.raises(ampmlir.AmpError, match="checksum|corrupt"):
         step.load(tmp_path / "flipped")
-    assert np.array_equal(step.read("param0"), before)
+    assert np.array_equal(step.read("w1"), before)
     with pytest.raises(ampmlir.AmpError, match="cannot open"):
         step.load(tmp_path / "absent")
 
 
 def test_init_is_seeded_and_bounded_by_fan_in(step):
     step.init(seed=11)
-    w = step.read("param0")  # 784 x 256, fan-in 784
+    w = step.read("w1")  # 784 x 256, fan-in 784
     assert w.dtype == np.float32 and w.shape == (784, 256)
     bound = 1 / np.sqrt(784)
     assert np.all(np.abs(w) <= bound) and w.std() > bound / 2
     step.init(seed=11)
-    assert np.array_equal(step.read("param0"), w)
+    assert np.array_equal(step.read("w1"), w)
     step.init(seed=12)
-    assert not np.array_equal(step.read("param0"), w)
+    assert not np.array_equal(step.read("w1"), w)
     # The optimizer state and the scaler start at their initial values.
     assert step.scaler() == (65536.0, 0, 0)
 
 
 def test_write_then_read_round_trips(step):
     values = np.arange(256, dtype=np.float32) / 7
-    step.write("param1", values)
-    assert np.array_equal(step.read("param1"), values)
-    step.write("param1", values.astype(np.float16))  # widens exactly
-    assert np.array_equal(step.read("param1"), values.astype(np.float16))
+    step.write("b1", values)
+    assert np.array_equal(step.read("b1"), values)
+    step.write("b1", values.astype(np.float16))  # widens exactly
+    assert np.array_equal(step.read("b1"), values.astype(np.float16))
 
 
 @pytest.mark.parametrize("batch, message", [
-    (lambda x, y: (x[:3], y), r"input 'input0' must have shape \[64, 784\]; got \[3, 784\]"),
+    (lambda x, y: (x[:3], y), r"input 'x' must have shape \[64, 784\]; got \[3, 784\]"),
     (lambda x, y: (x.astype(np.float64), y), "got float64, which does not convert"),
-    (lambda x, y: (x, y.astype(np.float32)), "'input1' is i64"),
+    (lambda x, y: (x, y.astype(np.float32)), "'labels' is i64"),
     (lambda x, y: (x,), "takes 2 inputs"),
     (lambda x, y: (x, y, y), "takes 2 inputs"),
 ])
@@ -111,10 +111,10 @@ def test_bad_batches_raise_before_anything_runs(step, batch, message):
 
 def test_misuse_raises_clear_errors(step, mlp_f16, tmp_path):
     x, y = np.zeros((64, 784), np.float32), np.zeros(64, np.int64)
-    with pytest.raises(ampmlir.AmpError, match="missing .'input1'."):
-        step.run(input0=x)
+    with pytest.raises(ampmlir.AmpError, match="missing .'labels'."):
+        step.run(x=x)
     with pytest.raises(ampmlir.AmpError, match="in order or by name"):
-        step.run(x, input1=y)
+        step.run(x, labels=y)
     with pytest.raises(ampmlir.AmpError, match="no tensor 'w9'"):
         step.read("w9")
     with pytest.raises(ampmlir.AmpError, match="there is no tensor 99"):
@@ -127,7 +127,7 @@ def test_misuse_raises_clear_errors(step, mlp_f16, tmp_path):
         mlp_f16.load(device="cuda")
     np.save(tmp_path / "w.npy", np.zeros((2, 2), np.float32))
     with pytest.raises(ampmlir.AmpError, match="has shape"):
-        step.load_npy("param0", tmp_path / "w.npy")
+        step.load_npy("w1", tmp_path / "w.npy")
     step.close()
     step.close()  # twice is fine
     for use in (lambda: step.run(x, y), lambda: step.loss,

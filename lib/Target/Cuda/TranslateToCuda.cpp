@@ -21,6 +21,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -179,6 +181,54 @@ private:
   llvm::MapVector<Value, std::string> names;
   llvm::DenseSet<Value> writable;
 };
+
+/// The identifier of the SSA value defined at `loc` in its source file
+/// (`%w1` gives "w1"); empty when the file or the name cannot be read.
+using SourceFiles = llvm::StringMap<std::unique_ptr<llvm::MemoryBuffer>>;
+std::string sourceName(FileLineColLoc loc, SourceFiles &files) {
+  std::unique_ptr<llvm::MemoryBuffer> &file = files[loc.getFilename()];
+  if (!file) {
+    auto read = llvm::MemoryBuffer::getFile(loc.getFilename().getValue());
+    if (!read)
+      return "";
+    file = std::move(*read);
+  }
+  StringRef text = file->getBuffer();
+  size_t at = 0;
+  for (unsigned line = 1; line < loc.getLine(); ++line) {
+    at = text.find('\n', at);
+    if (at == StringRef::npos)
+      return "";
+    ++at;
+  }
+  at += loc.getColumn() - 1;
+  if (loc.getColumn() == 0 || at >= text.size() || text[at] != '%')
+    return "";
+  size_t end = at + 1;
+  while (end < text.size() &&
+         (std::isalnum(static_cast<unsigned char>(text[end])) ||
+          text[end] == '_' || text[end] == '.' || text[end] == '$'))
+    ++end;
+  return text.slice(at + 1, end).str();
+}
+
+/// A step argument's name from its location: the model's name for it in
+/// the source (`w1`), what the step passes called it (`loss_scale`), or
+/// both (`w1.exp_avg`). Empty when the location tells nothing.
+std::string argumentName(BlockArgument argument, SourceFiles &files) {
+  Location loc = argument.getLoc();
+  std::string suffix;
+  if (auto name = dyn_cast<NameLoc>(loc)) {
+    suffix = name.getName().str();
+    loc = name.getChildLoc();
+  }
+  std::string base;
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    base = sourceName(file, files);
+  if (base.empty() || suffix.empty())
+    return base + suffix;
+  return base + "." + suffix;
+}
 
 class Emitter {
 public:
@@ -1160,6 +1210,8 @@ LogicalResult Emitter::emit() {
   os << "static const amp_step_tensor_t " << name << "_tensors[] = {\n";
   int64_t scaleSlot = -1;
   unsigned params = 0, states = 0, inputs = 0;
+  llvm::StringSet<> used;
+  SourceFiles files;
   for (unsigned i = 0; i < func.getNumArguments(); ++i) {
     auto type = cast<RankedTensorType>(func.getArgumentTypes()[i]);
     bool isParam = static_cast<bool>(
@@ -1173,10 +1225,14 @@ LogicalResult Emitter::emit() {
             i, AmpDialect::kStateAttrName))
       initial = value.getValueAsDouble();
     Type element = type.getElementType();
-    std::string tensorName =
+    std::string fallback =
         isParam ? "param" + std::to_string(params++)
                 : isState ? "state" + std::to_string(states++)
                           : "input" + std::to_string(inputs++);
+    std::string tensorName = argumentName(func.getArgument(i), files);
+    if (tensorName.empty() || used.contains(tensorName))
+      tensorName = fallback;
+    used.insert(tensorName);
     os << "  {\"" << tensorName << "\", "
        << (isParam ? "AMP_STEP_PARAM" : isState ? "AMP_STEP_STATE"
                                                 : "AMP_STEP_INPUT")

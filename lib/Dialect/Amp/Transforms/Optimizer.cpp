@@ -105,33 +105,53 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
   ArrayRef<Type> argTypes = original.getArgumentTypes();
 
   // The signature: params, state, batch -> params', state', loss.
+  // Each state argument's location names it (torch.optim's names), after
+  // its parameter when it has one: `loc("exp_avg"(<the parameter's loc>))`.
   SmallVector<Type> inputs, stateTypes;
+  SmallVector<Location> stateLocs;
+  MLIRContext *context = original->getContext();
+  auto named = [&](StringRef name, std::optional<unsigned> param) -> Location {
+    Location child = param ? original.getArgument(*param).getLoc()
+                           : Location(UnknownLoc::get(context));
+    return NameLoc::get(StringAttr::get(context, name), child);
+  };
+  auto addState = [&](Type type, Location loc) {
+    stateTypes.push_back(type);
+    stateLocs.push_back(loc);
+  };
   for (unsigned i : params)
     inputs.push_back(argTypes[i]);
   for (unsigned i : params) {
     if (config.hasMomentumBuffer())
-      stateTypes.push_back(argTypes[i]);
-    if (config.adamw)
-      stateTypes.append(2, argTypes[i]);
+      addState(argTypes[i], named("momentum_buffer", i));
+    if (config.adamw) {
+      addState(argTypes[i], named("exp_avg", i));
+      addState(argTypes[i], named("exp_avg_sq", i));
+    }
   }
-  OpBuilder b(original->getContext());
+  OpBuilder b(context);
   Type counterType = RankedTensorType::get({}, b.getF32Type());
   if (config.hasStepCounter())
-    stateTypes.push_back(counterType);
+    addState(counterType, named("step", std::nullopt));
   auto scaling = grad->getAttrOfType<DictionaryAttr>(
       AmpDialect::kLossScalingAttrName);
   bool dynamicScaling =
       scaling && cast<StringAttr>(scaling.get("mode")).getValue() == "dynamic";
   if (config.accumulate > 1) {
     for (unsigned i : params)
-      stateTypes.push_back(argTypes[i]);
-    stateTypes.push_back(counterType);
-    if (scaling)
-      stateTypes.push_back(counterType); // found_inf of the micro-batches
+      addState(argTypes[i], named("grad_accumulator", i));
+    addState(counterType, named("micro_batch", std::nullopt));
+    if (scaling) // found_inf of the micro-batches
+      addState(counterType, named("micro_batch_found_inf", std::nullopt));
   }
   // Scaler state: the scale, then (dynamic) growth and hysteresis trackers.
   unsigned scalerState = scaling ? (dynamicScaling ? 3 : 1) : 0;
-  stateTypes.append(scalerState, counterType);
+  if (scaling)
+    addState(counterType, named("loss_scale", std::nullopt));
+  if (dynamicScaling) {
+    addState(counterType, named("growth_tracker", std::nullopt));
+    addState(counterType, named("hysteresis_tracker", std::nullopt));
+  }
   inputs.append(stateTypes.begin(), stateTypes.end());
   for (unsigned i : batch)
     inputs.push_back(argTypes[i]);
@@ -149,6 +169,15 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
                                      b.getFunctionType(inputs, results));
   Block *body = step.addEntryBlock();
   unsigned numParams = params.size(), numState = stateTypes.size();
+  // Parameters and batch inputs keep the locations of the model's
+  // arguments (where their names are written).
+  for (auto [k, i] : llvm::enumerate(params))
+    body->getArgument(k).setLoc(original.getArgument(i).getLoc());
+  for (auto [k, l] : llvm::enumerate(stateLocs))
+    body->getArgument(numParams + k).setLoc(l);
+  for (auto [k, i] : llvm::enumerate(batch))
+    body->getArgument(numParams + numState + k).setLoc(
+        original.getArgument(i).getLoc());
   for (unsigned p = 0; p < numParams; ++p)
     step.setArgAttr(p, AmpDialect::kParamAttrName, b.getUnitAttr());
   for (unsigned s = 0; s < numState; ++s)
