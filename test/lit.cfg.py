@@ -35,6 +35,9 @@ if "-fsanitize=address" in config.cxx_flags:
     ctypes_python = "env LD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0 %s" % (
         ":".join(runtimes), config.python_executable)
 config.substitutions.append(("%ctypes_python", ctypes_python))
+# Programs linked against the project's libraries need the same sanitizers.
+config.substitutions.append(("%sanitizer_flags", " ".join(
+    flag for flag in config.cxx_flags.split() if flag.startswith("-fsanitize="))))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
