@@ -352,9 +352,27 @@ public:
   }
   // Tiles of kTileRows x kTileCols outputs accumulate in f32 over all of k,
   // so each output rounds once.
+  static constexpr int64_t kTileRows = 16, kTileCols = 256;
+
+  /// tile[i][j] += sum over p of a[i][p] * b[p][j], p in order: each
+  /// element's sum is rounded as the interpreter's is, product by product
+  /// (no FMA), so vectorizing over j changes no bit. Built for AVX2 too
+  /// (8 lanes instead of SSE's 4), chosen at load time where the CPU has it.
+  __attribute__((target_clones("avx2", "default"))) static void
+  accumulateTile(float (*tile)[kTileCols], const float *a, int64_t k,
+                 const float *b, int64_t n, int64_t rows, int64_t cols) {
+    for (int64_t p = 0; p < k; ++p) {
+      const float *bRow = b + p * n;
+      for (int64_t i = 0; i < rows; ++i) {
+        float aValue = a[i * k + p];
+        for (int64_t j = 0; j < cols; ++j)
+          tile[i][j] += aValue * bRow[j];
+      }
+    }
+  }
+
   amp_status_t gemm(void *, const amp_gemm_t &g, const void *a, const void *b,
                     const void *bias, void *c) override {
-    constexpr int64_t kTileRows = 16, kTileCols = 256;
     size_t abSize = amprt::dtypeSize(g.ab_dtype);
     for (int64_t batch = 0; batch < g.batch; ++batch) {
       const char *aBatch =
@@ -379,14 +397,8 @@ public:
           int64_t cols = std::min(kTileCols, g.n - j0);
           for (int64_t i = 0; i < rows; ++i)
             std::fill(tile[i], tile[i] + cols, 0.0f);
-          for (int64_t p = 0; p < g.k; ++p) {
-            const float *bRow = &opB[p * g.n + j0];
-            for (int64_t i = 0; i < rows; ++i) {
-              float aValue = opA[(i0 + i) * g.k + p];
-              for (int64_t j = 0; j < cols; ++j)
-                tile[i][j] += aValue * bRow[j];
-            }
-          }
+          accumulateTile(tile, opA.get() + i0 * g.k, g.k, opB.get() + j0,
+                         g.n, rows, cols);
           for (int64_t i = 0; i < rows; ++i)
             for (int64_t j = 0; j < cols; ++j) {
               int64_t index = cBase + (i0 + i) * g.n + j0 + j;

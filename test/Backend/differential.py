@@ -2,7 +2,7 @@
 host step and with the interpreter on the same state and batch, and fails
 unless every printed loss and scale agrees exactly.
 
-usage: differential.py OUTDIR EXAMPLE COMPUTE_TYPE
+usage: differential.py OUTDIR EXAMPLE COMPUTE_TYPE [AMP-COMPILE OPTIONS...]
 """
 import os
 import subprocess
@@ -11,11 +11,13 @@ import sys
 
 def main():
     out, example, compute = sys.argv[1:4]
+    extra = sys.argv[4:]
     root = os.path.join(os.path.dirname(__file__), "..", "..")
-    work = os.path.join(out, f"{example}-{compute}")
+    work = os.path.join(out, f"{example}-{compute}" + "".join(
+        "-" + "".join(c if c.isalnum() else "_" for c in e) for e in extra))
     steps = "50"
     subprocess.run(["amp-compile", os.path.join(root, "examples", example + ".mlir"),
-                    f"--compute-type={compute}", "-o", work], check=True,
+                    f"--compute-type={compute}", "-o", work] + extra, check=True,
                    stdout=subprocess.DEVNULL)
     inputs = os.path.join(work, "in")
     ref = subprocess.run(["amp-run", os.path.join(work, example + ".step.mlir"),

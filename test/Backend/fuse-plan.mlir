@@ -1,4 +1,14 @@
 // RUN: amp-opt %s --pass-pipeline='builtin.module(func.func(amp-fuse,amp-plan-buffers))' | FileCheck %s
+// RUN: amp-opt %s --pass-pipeline='builtin.module(func.func(amp-fuse,amp-plan-buffers{by-size-limit=0}))' | FileCheck %s --check-prefix=ORDER
+
+// The planner for large graphs (forced by by-size-limit=0) places values in
+// program order, each in the smallest free block: the constant reuses the
+// relu's bytes, free once the sum has read them.
+// ORDER-LABEL: func.func @step
+// ORDER-SAME: amp.arena_size = 512
+// ORDER: amp.relu {{.*}}amp.place = ["arena 0"]
+// ORDER: amp.sum {{.*}}amp.place = ["arena 256"]
+// ORDER: amp.constant {amp.kernel = 2 : i64, amp.place = ["arena 0"]}
 
 // An elementwise chain becomes one kernel whose inner values never reach
 // memory; a bias add and relu after an f32 matmul fold into its epilogue;

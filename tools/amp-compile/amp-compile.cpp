@@ -68,6 +68,10 @@ llvm::cl::opt<std::string> trainOptions(
     "train-options",
     llvm::cl::desc("More --amp-train-step options, as 'lr=0.01 momentum=0.9'"),
     llvm::cl::init(""), llvm::cl::cat(category));
+llvm::cl::opt<std::string> planOptions(
+    "plan-options",
+    llvm::cl::desc("More --amp-plan-buffers options, as 'by-size-limit=0'"),
+    llvm::cl::init(""), llvm::cl::cat(category));
 llvm::cl::opt<bool> sourceOnly(
     "source-only",
     llvm::cl::desc("Write the source and header; do not build the library"),
@@ -313,9 +317,9 @@ int main(int argc, char **argv) {
     PassManager pm(&context, ModuleOp::getOperationName());
     if (failed(parsePassPipeline(
             "func.func(amp-fuse,amp-plan-buffers{report=" +
-                pathOf(name + ".memory.json") + "})",
+                pathOf(name + ".memory.json") + " " + planOptions + "})",
             pm, llvm::errs())))
-      return 1;
+      return fail("bad plan options: " + planOptions);
     if (failed(pm.run(*module)))
       return 1;
   }
@@ -347,8 +351,10 @@ int main(int argc, char **argv) {
     args = {"-std=c++17", "-O2", "-arch=" + cudaArch, "--fmad=false",
             "-Xcompiler", "-fPIC", "-shared"};
   else
+    // No FMA contraction (the interpreter rounds every product); no errno
+    // from the math functions, so that sqrtf is one instruction.
     args = {"-std=c++17", "-O2", "-fPIC", "-shared", "-ffp-contract=off",
-            "-fvisibility=hidden"};
+            "-fno-math-errno", "-fvisibility=hidden"};
   args.append({"-I" + runtimeInclude, sourcePath, "-o", library,
                "-L" + runtimeLib, "-lamp_runtime"});
   if (cuda)

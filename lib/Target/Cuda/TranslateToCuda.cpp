@@ -263,6 +263,9 @@ private:
   llvm::raw_string_ostream defs{defsText}, body{bodyText};
   std::string bodyOfFunctor;
   llvm::raw_string_ostream fn{bodyOfFunctor};
+  // What every index of the functor shares: members computed by setup().
+  std::string sharedMembers, bodyOfSetup;
+  llvm::raw_string_ostream setup{bodyOfSetup};
   int64_t kernelCount = 0;
 };
 
@@ -324,12 +327,17 @@ void Emitter::beginFunctor(StringRef kernel, ArrayRef<Operation *> ops) {
   for (Operation *op : ops)
     defs << "//   " << describe(op) << "\n";
   bodyOfFunctor.clear();
+  sharedMembers.clear();
+  bodyOfSetup.clear();
 }
 
 void Emitter::endFunctor(StringRef kernel, const KernelParams &params,
                          StringRef count) {
   defs << "struct " << kernel << " {\n";
   params.printMembers(defs);
+  if (!bodyOfSetup.empty())
+    defs << sharedMembers << "  AMP_HOST_DEVICE void setup() {\n"
+         << bodyOfSetup << "  }\n";
   defs << "  AMP_HOST_DEVICE void operator()([[maybe_unused]] int64_t i) "
           "const {\n"
        << bodyOfFunctor << "  }\n};\n\n";
@@ -1067,15 +1075,16 @@ LogicalResult Emitter::emitSingle(Operation *op,
             auto d = [](double v) { return literal(v, "double"); };
             // The bias corrections in f64 from the step count, as
             // torch.optim computes them on the host.
-            fn << "    const double t = static_cast<double>(" << ld(4, "0")
-               << ") + 1.0;\n"
-               << "    const double c1 = 1.0 - pow(" << d(b1) << ", t);\n"
-               << "    const double c2 = 1.0 - pow(" << d(b2) << ", t);\n"
-               << "    const " << t << " negStep = static_cast<" << t
-               << ">(-(" << d(lr) << " / c1));\n"
-               << "    const " << t << " sqrtC2 = static_cast<" << t
-               << ">(sqrt(c2));\n"
-               << "    " << t << " p = static_cast<" << t << ">(" << ld(0, "i")
+            // (once per launch: setup()).
+            sharedMembers = "  " + t + " negStep = 0, sqrtC2 = 0;\n";
+            setup << "    const double t = static_cast<double>(" << ld(4, "0")
+                  << ") + 1.0;\n"
+                  << "    const double c1 = 1.0 - pow(" << d(b1) << ", t);\n"
+                  << "    const double c2 = 1.0 - pow(" << d(b2) << ", t);\n"
+                  << "    negStep = static_cast<" << t << ">(-(" << d(lr)
+                  << " / c1));\n"
+                  << "    sqrtC2 = static_cast<" << t << ">(sqrt(c2));\n";
+            fn << "    " << t << " p = static_cast<" << t << ">(" << ld(0, "i")
                << ") * " << c(1 - lr * wd) << ";\n"
                << "    const " << t << " g = " << ld(1, "i") << ";\n"
                << "    " << t << " m = " << ld(2, "i") << ";\n";

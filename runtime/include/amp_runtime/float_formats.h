@@ -130,8 +130,36 @@ AMP_HOST_DEVICE inline double formatBitsToDouble(uint16_t bits,
 AMP_HOST_DEVICE inline uint16_t doubleToHalfBits(double value) {
   return roundToFormat(value, kHalfFormat);
 }
+/// The same rounding as roundToFormat, on the bits of the f32 (the hot
+/// path of every f16 store): the 13 low fraction bits are rounded away,
+/// ties to even; below 2^-14 the quantum is the subnormal one, 2^-24.
 AMP_HOST_DEVICE inline uint16_t floatToHalfBits(float value) {
-  return roundToFormat(value, kHalfFormat);
+  const uint32_t bits = floatToBits(value);
+  const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+  const uint32_t magnitude = bits & 0x7fffffffu;
+  if (magnitude > 0x7f800000u) // NaN: quiet, the payload dropped.
+    return static_cast<uint16_t>(sign | 0x7e00u);
+  if (magnitude >= 0x477ff000u) // 65520 and up (ties to even) and inf.
+    return static_cast<uint16_t>(sign | 0x7c00u);
+  // Rounds `quotient + remainder / 2^shift` to an integer, ties to even.
+  auto roundShifted = [](uint32_t mantissa, uint32_t shift) {
+    uint32_t quotient = mantissa >> shift;
+    uint32_t remainder = mantissa & ((1u << shift) - 1u);
+    uint32_t half = 1u << (shift - 1u);
+    if (remainder > half || (remainder == half && (quotient & 1u)))
+      ++quotient;
+    return quotient;
+  };
+  const uint32_t exponent = magnitude >> 23;
+  if (exponent < 113) { // Below 2^-14: a subnormal half, or zero.
+    if (exponent < 102) // Below 2^-25: rounds to zero.
+      return sign;
+    uint32_t mantissa = (magnitude & 0x7fffffu) | 0x800000u;
+    return static_cast<uint16_t>(sign | roundShifted(mantissa, 126 - exponent));
+  }
+  // A normal half; a carry out of the fraction moves into the exponent.
+  uint32_t rebased = ((exponent - 112u) << 23) | (magnitude & 0x7fffffu);
+  return static_cast<uint16_t>(sign | roundShifted(rebased, 13));
 }
 AMP_HOST_DEVICE inline double halfBitsToDouble(uint16_t bits) {
   return formatBitsToDouble(bits, kHalfFormat);

@@ -22,6 +22,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <type_traits>
+#include <utility>
 
 #if defined(__CUDACC__)
 #include <cuda_runtime.h>
@@ -73,9 +75,25 @@ template <typename T> AMP_HOST_DEVICE inline T nanMin(T a, T b) {
 /// Whether `v` is neither infinite nor NaN.
 AMP_HOST_DEVICE inline bool isFinite(float v) { return v - v == 0.0f; }
 
+/// A kernel may have `void setup()`: it computes, once per thread (once per
+/// launch on the host), what every index shares, such as an optimizer's
+/// bias corrections from the step count, into the functor's own members.
+template <typename Kernel, typename = void>
+struct HasSetup : std::false_type {};
+template <typename Kernel>
+struct HasSetup<Kernel, std::void_t<decltype(std::declval<Kernel &>().setup())>>
+    : std::true_type {};
+
+template <typename Kernel> AMP_HOST_DEVICE Kernel prepared(Kernel kernel) {
+  if constexpr (HasSetup<Kernel>::value)
+    kernel.setup();
+  return kernel;
+}
+
 #if defined(__CUDACC__)
 template <typename Kernel>
-__global__ void gridStride(int64_t count, Kernel kernel) {
+__global__ void gridStride(int64_t count, Kernel shared) {
+  const Kernel kernel = prepared(shared);
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
        i < count; i += static_cast<int64_t>(gridDim.x) * blockDim.x)
     kernel(i);
@@ -113,8 +131,9 @@ amp_status_t launch(amp_stream_t *stream, const char *, int64_t count,
   if (amp_stream_device_kind(stream) != AMP_DEVICE_HOST)
     return amp_status_make(AMP_INVALID_ARGUMENT, __FILE__, __LINE__,
                            "a host step runs only on a host stream");
+  const Kernel ready = prepared(kernel);
   for (int64_t i = 0; i < count; ++i)
-    kernel(i);
+    ready(i);
   return nullptr;
 }
 #endif

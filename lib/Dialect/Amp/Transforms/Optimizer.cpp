@@ -178,23 +178,29 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
   for (auto [k, i] : llvm::enumerate(batch))
     body->getArgument(numParams + numState + k).setLoc(
         original.getArgument(i).getLoc());
+  // All argument attributes at once (one setArgAttr per argument would
+  // rebuild the whole list each time: quadratic in the parameter count).
+  SmallVector<NamedAttrList> argAttrs(inputs.size());
   for (unsigned p = 0; p < numParams; ++p)
-    step.setArgAttr(p, AmpDialect::kParamAttrName, b.getUnitAttr());
+    argAttrs[p].set(AmpDialect::kParamAttrName, b.getUnitAttr());
   for (unsigned s = 0; s < numState; ++s)
-    step.setArgAttr(numParams + s, AmpDialect::kStateAttrName, b.getUnitAttr());
+    argAttrs[numParams + s].set(AmpDialect::kStateAttrName, b.getUnitAttr());
   if (scaling) {
     // The scale starts at init_scale, the hysteresis tracker full.
     unsigned scaleIndex = numParams + numState - scalerState;
-    step.setArgAttr(scaleIndex, AmpDialect::kStateAttrName,
-                    scaling.get("init_scale"));
-    step.setArgAttr(scaleIndex, AmpDialect::kLossScaleAttrName,
-                    b.getUnitAttr());
+    argAttrs[scaleIndex].set(AmpDialect::kStateAttrName,
+                             scaling.get("init_scale"));
+    argAttrs[scaleIndex].set(AmpDialect::kLossScaleAttrName, b.getUnitAttr());
     if (dynamicScaling)
-      step.setArgAttr(
-          scaleIndex + 2, AmpDialect::kStateAttrName,
+      argAttrs[scaleIndex + 2].set(
+          AmpDialect::kStateAttrName,
           b.getF64FloatAttr(static_cast<double>(
               cast<IntegerAttr>(scaling.get("hysteresis")).getInt())));
   }
+  SmallVector<DictionaryAttr> argDicts;
+  for (NamedAttrList &attrs : argAttrs)
+    argDicts.push_back(attrs.getDictionary(context));
+  step.setAllArgAttrs(argDicts);
   b.setInsertionPointToStart(body);
   StepBuilder sb(b, loc);
 
