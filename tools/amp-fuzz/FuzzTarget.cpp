@@ -1,7 +1,8 @@
 //===- FuzzTarget.cpp - the amp-mlir fuzz target --------------------------===//
 //
 // Parses the input as a module, verifies it, runs the pass pipelines on
-// copies of it and executes small functions in the interpreter. Any crash,
+// copies of it (the backend's fusion, planning and C++ emission included)
+// and executes small functions in the interpreter. Any crash,
 // sanitizer report or hang is a bug: bad input must only ever produce
 // diagnostics. Built as a libFuzzer target (clang, -fsanitize=fuzzer) and
 // as amp-fuzz-replay, which runs files through the same code.
@@ -9,10 +10,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/Analysis/ModelSummary.h"
+#include "amp/Dialect/Amp/Transforms/Backend.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "amp/InitAll.h"
 #include "amp/Interpreter/Interpreter.h"
 #include "amp/Interpreter/RandomInputs.h"
+#include "amp/Target/Cuda/TranslateToCuda.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -85,6 +88,17 @@ void interpret(ModuleOp module) {
     (void)amp::interp::Interpreter(module, options).run(func, args);
   }
 }
+/// The backend on `pipeline`'s result: fusion and buffer planning of every
+/// function it accepts, then C++ emission of each planned one.
+void compile(ModuleOp module, StringRef pipeline) {
+  OwningOpRef<ModuleOp> copy = module.clone();
+  PassManager pm(module.getContext());
+  if (failed(parsePassPipeline(pipeline, pm)) || failed(pm.run(*copy)))
+    return;
+  for (auto func : copy->getOps<func::FuncOp>())
+    if (func->hasAttr(amp::backend::kArenaSizeAttr))
+      (void)amp::translateToCuda(*copy, llvm::nulls(), func.getSymName(), "");
+}
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -107,6 +121,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                        "keep-fp32-low-io=true})");
   runPipeline(*module, "builtin.module(amp-train-step{compute-type=f16 "
                        "optimizer=adamw max-grad-norm=1.0 accumulate=2})");
+  compile(*module, "builtin.module(func.func(amp-fuse,amp-plan-buffers))");
+  compile(*module, "builtin.module(amp-train-step{compute-type=bf16 "
+                   "optimizer=sgd momentum=0.9},inline,canonicalize,cse,"
+                   "func.func(amp-fuse,amp-plan-buffers{by-size-limit=8}))");
   interpret(*module);
   return 0;
 }
