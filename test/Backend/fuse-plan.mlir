@@ -61,3 +61,13 @@ func.func @guarded(%w: tensor<4x3xf32> {amp.param}, %buf: tensor<4x3xf32> {amp.s
   %loss = amp.sum %x dims = [0, 1] : tensor<4x3xf32> to tensor<f32>
   return %kw, %kbuf, %step, %loss : tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32>, tensor<f32>
 }
+
+// The cross-entropy kernel gets scratch memory for one loss per row
+// (8 rows of f32, aligned to 256 bytes), live during its kernel only.
+// CHECK-LABEL: func.func @loss
+// CHECK: amp.cross_entropy {{.*}}amp.kernel = 0 : i64, amp.place = ["arena [[OUT:[0-9]+]]"], amp.scratch = [[SCRATCH:[0-9]+]] : i64
+func.func @loss(%w: tensor<8x5xf32> {amp.param}, %labels: tensor<8xi64>)
+    -> (tensor<8x5xf32>, tensor<f32>) {
+  %l = amp.cross_entropy %w, %labels : tensor<8x5xf32>, tensor<8xi64> to tensor<f32>
+  return %w, %l : tensor<8x5xf32>, tensor<f32>
+}

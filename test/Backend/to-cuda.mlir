@@ -24,9 +24,20 @@
 // CHECK-NEXT:     const float v3 = static_cast<float>(v1 + x2);
 // CHECK-NEXT:     b2[i] = static_cast<float>(v3);
 
-// The loss and its gradient are f32 row kernels.
+// The loss and its gradient are f32 row kernels. The loss runs one thread
+// per row, each writing its row's loss to scratch memory the plan gave it,
+// then one thread sums the rows in order (the interpreter's order).
 // CHECK-LABEL: // k4_cross_entropy:
 // CHECK: struct k4_cross_entropy {
+// CHECK-NEXT:   const float *b0;
+// CHECK-NEXT:   const int64_t *b1;
+// CHECK-NEXT:   float *s0;
+// CHECK:          s0[row] = (label < 0 || label >= 3) ? static_cast<float>(NAN) : (mx + logf(se)) - static_cast<float>(b0[row * 3 + label]);
+// CHECK-LABEL: // k4_cross_entropy_sum:
+// CHECK: struct k4_cross_entropy_sum {
+// CHECK:          for (int64_t row = 0; row < 4; ++row)
+// CHECK-NEXT:       total = total + s0[row];
+// CHECK-NEXT:     total = total / static_cast<float>(0x1p+2);
 // CHECK-LABEL: // k5_cross_entropy_grad:
 
 // The optimizer update of each parameter, with the select that keeps the
@@ -50,6 +61,8 @@
 // CHECK: amp_gemm_t g{AMP_F16, AMP_F16, 0, 0, 4, 3, 8, 1, 1.0f, 0.0f, AMP_EPILOGUE_NONE};
 // CHECK-NEXT: AMP_STEP_CHECK(amp_gemm(stream, &g,
 // CHECK: ampstep::launch(stream, "k3_cast_add", 12,
+// CHECK: ampstep::launch(stream, "k4_cross_entropy", 4, k4_cross_entropy{{.*}}, reinterpret_cast<float *>(arena + [[SCRATCH:[0-9]+]])}));
+// CHECK-NEXT: ampstep::launch(stream, "k4_cross_entropy_sum", 1, k4_cross_entropy_sum{{.*}}, reinterpret_cast<const float *>(arena + [[SCRATCH]])}));
 // CHECK: // k8_matmul:
 // CHECK: amp_gemm_t g{AMP_F16, AMP_F16, 1, 0, 8, 3, 4, 1, 1.0f, 0.0f, AMP_EPILOGUE_NONE};
 

@@ -159,11 +159,20 @@ public:
       writable.insert(value);
     return name;
   }
+  /// A member for memory that holds no value of the IR (scratch): its
+  /// declaration `T *name` and the pointer expression at the launch.
+  std::string addRaw(StringRef type, StringRef pointer) {
+    std::string name = "s" + std::to_string(raw.size());
+    raw.push_back({type.str() + " *" + name, pointer.str()});
+    return name;
+  }
   /// Declarations of the members.
   void printMembers(llvm::raw_ostream &os) const {
     for (auto &[value, name] : names)
       os << "  " << (writable.count(value) ? "" : "const ")
          << storageType(elementOf(value)) << " *" << name << ";\n";
+    for (auto &[declaration, pointer] : raw)
+      os << "  " << declaration << ";\n";
   }
   /// The initializer list at the launch: `{p0, p1, ...}`.
   template <typename PointerFn>
@@ -174,12 +183,17 @@ public:
       text += (first ? "" : ", ") + pointerOf(value, writable.count(value));
       first = false;
     }
+    for (auto &[declaration, pointer] : raw) {
+      text += (first ? "" : ", ") + pointer;
+      first = false;
+    }
     return text + "}";
   }
 
 private:
   llvm::MapVector<Value, std::string> names;
   llvm::DenseSet<Value> writable;
+  SmallVector<std::pair<std::string, std::string>> raw;
 };
 
 /// The identifier of the SSA value defined at `loc` in its source file
@@ -244,6 +258,9 @@ private:
   /// One op as one kernel; `guards` are the found_inf selects fused into
   /// an optimizer update (see getGuardSelects), one per result.
   LogicalResult emitSingle(Operation *op, ArrayRef<Operation *> guards = {});
+  /// The second kernel of amp.cross_entropy: the rows' losses, which the
+  /// first wrote to scratch one thread per row, summed in order.
+  void emitRowSum(CrossEntropyOp op, StringRef rowKernel);
   LogicalResult emitReturn();
 
   /// The expression of the pointer to `value`'s memory inside the step.
@@ -991,7 +1008,7 @@ LogicalResult Emitter::emitSingle(Operation *op,
             count = std::to_string(countOf(x) / std::max<int64_t>(n, 1));
             return success();
           })
-          .Case<CrossEntropyOp, CrossEntropyGradOp>([&](auto loss) {
+          .Case<CrossEntropyOp, CrossEntropyGradOp>([&](auto loss) -> LogicalResult {
             Value logits = op->getOperand(0);
             Type lt = elementOf(logits);
             std::string ct = registerType(lt);
@@ -1000,6 +1017,17 @@ LogicalResult Emitter::emitSingle(Operation *op,
             int64_t rows = countOf(op->getOperand(1));
             bool mean = loss.getReduction() == LossReduction::mean;
             bool isGrad = isa<CrossEntropyGradOp>(op);
+            std::string partials;
+            if (!isGrad) {
+              auto at = op->getAttrOfType<IntegerAttr>(kScratchAttr);
+              if (!at)
+                return op->emitError() << "amp-to-cuda: this op has no "
+                                          "scratch memory; run "
+                                          "--amp-plan-buffers first";
+              partials = params.addRaw(
+                  ct, "reinterpret_cast<" + ct + " *>(arena + " +
+                          std::to_string(at.getInt()) + ")");
+            }
             auto x = [&](StringRef index) {
               return "static_cast<" + ct + ">(" + ld(0, index) + ")";
             };
@@ -1017,17 +1045,14 @@ LogicalResult Emitter::emitSingle(Operation *op,
                 std::to_string(classes) + "; ++cidx) se = se + " +
                 math("exp", ct) + "(" + x(xr) + " - mx);\n";
             if (!isGrad) {
-              fn << "    " << ct << " total = " << cc(0) << ";\n"
-                 << "    for (int64_t row = 0; row < " << rows << "; ++row) {\n"
-                 << stats << "      if (label < 0 || label >= " << classes
-                 << ") { total = " << cc(NAN) << "; continue; }\n"
-                 << "      const int64_t cidx = label;\n"
-                 << "      total = total + ((mx + " << math("log", ct)
-                 << "(se)) - " << x(xr) << ");\n    }\n";
-              if (mean)
-                fn << "    total = total / " << cc(rows) << ";\n";
-              fn << "    " << st(0, "0", roundExpr(type, "total")) << "\n";
-              count = "1";
+              // Per row into scratch, then the rows in order.
+              fn << "    const int64_t row = i;\n" << stats << "      "
+                 << partials << "[row] = (label < 0 || label >= " << classes
+                 << ") ? " << cc(NAN) << " : (mx + " << math("log", ct)
+                 << "(se)) - " << x("row * " + std::to_string(classes) +
+                                    " + label")
+                 << ";\n";
+              count = std::to_string(rows);
               return success();
             }
             fn << "    const int64_t row = i;\n    " << ct << " scale = "
@@ -1127,7 +1152,35 @@ LogicalResult Emitter::emitSingle(Operation *op,
   if (failed(result))
     return failure();
   endFunctor(kernel, params, count);
+  if (auto loss = dyn_cast<CrossEntropyOp>(op))
+    emitRowSum(loss, kernel);
   return success();
+}
+
+void Emitter::emitRowSum(CrossEntropyOp op, StringRef rowKernel) {
+  std::string kernel = (rowKernel + "_sum").str();
+  Type logits = elementOf(op.getLogits());
+  std::string ct = registerType(logits);
+  int64_t rows = countOf(op.getLabels());
+  KernelParams params;
+  std::string partials = params.addRaw(
+      "const " + ct,
+      "reinterpret_cast<const " + ct + " *>(arena + " +
+          std::to_string(
+              op->getAttrOfType<IntegerAttr>(kScratchAttr).getInt()) +
+          ")");
+  std::string out = params.add(op.getResult(), /*writes=*/true);
+  beginFunctor(kernel, {op});
+  fn << "    " << ct << " total = " << literal(0, ct) << ";\n"
+     << "    for (int64_t row = 0; row < " << rows << "; ++row)\n"
+     << "      total = total + " << partials << "[row];\n";
+  if (op.getReduction() == LossReduction::mean)
+    fn << "    total = total / " << literal(rows, ct) << ";\n";
+  fn << "    "
+     << storeStmt(elementOf(op.getResult()), out, "0",
+                  roundExpr(elementOf(op.getResult()), "total"))
+     << "\n";
+  endFunctor(kernel, params, "1");
 }
 
 LogicalResult Emitter::emitReturn() {

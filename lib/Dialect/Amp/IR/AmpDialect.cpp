@@ -117,7 +117,8 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
   // The backend's annotations (Transforms/Backend.h).
   StringRef name = attribute.getName().getValue();
   Attribute value = attribute.getValue();
-  if (name == "amp.kernel" || name == "amp.arena_size") {
+  if (name == "amp.kernel" || name == "amp.arena_size" ||
+      name == "amp.scratch") {
     if (!isa<IntegerAttr>(value))
       return op->emitError() << "'" << name << "' is an integer";
     return success();

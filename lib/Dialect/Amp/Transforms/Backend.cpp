@@ -18,6 +18,16 @@ bool backend::isElementwise(Operation *op) {
 
 bool backend::isView(Operation *op) { return isa<ReshapeOp>(op); }
 
+int64_t backend::getScratchBytes(Operation *op) {
+  auto loss = dyn_cast<CrossEntropyOp>(op);
+  if (!loss)
+    return 0;
+  auto logits = cast<RankedTensorType>(loss.getLogits().getType());
+  int64_t rows = cast<RankedTensorType>(loss.getLabels().getType())
+                     .getNumElements();
+  return rows * (logits.getElementType().isF64() ? 8 : 4);
+}
+
 std::optional<int64_t> backend::getKernel(Operation *op) {
   if (auto attr = op->getAttrOfType<IntegerAttr>(kKernelAttr))
     return attr.getInt();

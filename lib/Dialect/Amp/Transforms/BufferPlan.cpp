@@ -43,11 +43,17 @@ int64_t alignUp(int64_t value) {
   return (value + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
 }
 
-/// A value that needs arena memory: its live range in kernel positions.
+/// A value that needs arena memory, or a kernel's scratch memory (no value,
+/// `bytes` set): its live range in kernel positions.
 struct Interval {
   Value value;
   int64_t first, last;
   int64_t offset = -1;
+  int64_t bytes = -1;
+
+  int64_t size(int64_t floatBytes16) const {
+    return alignUp(bytes >= 0 ? bytes : byteSize(value.getType(), floatBytes16));
+  }
 };
 
 /// Greedy placement, largest first, each at the lowest aligned offset that
@@ -58,9 +64,7 @@ int64_t placeBySize(std::vector<Interval> &intervals, int64_t floatBytes16) {
   std::vector<size_t> order(intervals.size());
   for (size_t i = 0; i < order.size(); ++i)
     order[i] = i;
-  auto sizeOf = [&](size_t i) {
-    return alignUp(byteSize(intervals[i].value.getType(), floatBytes16));
-  };
+  auto sizeOf = [&](size_t i) { return intervals[i].size(floatBytes16); };
   llvm::stable_sort(order, [&](size_t a, size_t b) {
     return sizeOf(a) > sizeOf(b);
   });
@@ -97,7 +101,7 @@ int64_t placeBySize(std::vector<Interval> &intervals, int64_t floatBytes16) {
 /// Returns the arena size.
 int64_t placeInOrder(std::vector<Interval> &intervals, int64_t floatBytes16) {
   auto sizeOf = [&](const Interval &interval) {
-    return alignUp(byteSize(interval.value.getType(), floatBytes16));
+    return interval.size(floatBytes16);
   };
   std::vector<size_t> byStart(intervals.size()), byEnd(intervals.size());
   for (size_t i = 0; i < intervals.size(); ++i)
@@ -255,6 +259,7 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
     // gradient takes the slot of the gradient it scales when nothing else
     // reads that (amp_unscale works in place).
     std::vector<Interval> intervals;
+    SmallVector<std::pair<Operation *, size_t>> scratch; // op, interval
     llvm::DenseMap<Value, size_t> intervalOf;
     llvm::DenseMap<Value, Value> sharesSlotOf;
     auto reusableSlot = [&](Operation *op, unsigned result) -> Value {
@@ -313,6 +318,11 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
         places.push_back(Attribute()); // filled in below
       }
       op.setAttr(kPlaceAttr, builder.getArrayAttr(places));
+      if (int64_t bytes = getScratchBytes(&op)) {
+        int64_t at = *getKernel(&op);
+        scratch.push_back({&op, intervals.size()});
+        intervals.push_back({Value(), at, at, -1, bytes});
+      }
     }
 
     // By size while that is affordable (10-15% smaller arenas on the
@@ -328,7 +338,11 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
     int64_t arena = place(2);
     llvm::DenseMap<Value, int64_t> offsets;
     for (const Interval &interval : intervals)
-      offsets[interval.value] = interval.offset;
+      if (interval.value)
+        offsets[interval.value] = interval.offset;
+    for (auto [op, index] : scratch)
+      op->setAttr(kScratchAttr,
+                  builder.getI64IntegerAttr(intervals[index].offset));
     for (auto [value, slot] : sharesSlotOf)
       offsets[value] = offsets.lookup(slot);
     for (Operation &op : body) {

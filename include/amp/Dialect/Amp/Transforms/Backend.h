@@ -11,6 +11,7 @@
 //   "view"            the memory of the operand (amp.reshape)
 //   "fused"           none: consumed inside its kernel only
 //
+// places the scratch memory some kernels need (`amp.scratch = offset`),
 // and records the arena size and the peak memory on the function.
 //
 //===----------------------------------------------------------------------===//
@@ -30,6 +31,7 @@ constexpr llvm::StringLiteral kEpilogueAttr = "amp.epilogue";
 constexpr llvm::StringLiteral kPlaceAttr = "amp.place";
 constexpr llvm::StringLiteral kArenaSizeAttr = "amp.arena_size";
 constexpr llvm::StringLiteral kMemoryAttr = "amp.memory";
+constexpr llvm::StringLiteral kScratchAttr = "amp.scratch";
 
 /// Alignment of every arena placement, in bytes (cuBLASLt and vector loads
 /// want 16; 256 matches cudaMalloc).
@@ -41,6 +43,12 @@ bool isElementwise(Operation *op);
 
 /// Ops that only reinterpret their operand's memory.
 bool isView(Operation *op);
+
+/// Bytes of arena memory the kernel of `op` needs besides its results, for
+/// the time of that kernel only: amp.cross_entropy keeps one partial loss
+/// per row (in the logits' type) so that rows run in parallel and are then
+/// summed in order. --amp-plan-buffers places it (`amp.scratch = offset`).
+int64_t getScratchBytes(Operation *op);
 
 /// The kernel number of `op`, if --amp-fuse gave it one.
 std::optional<int64_t> getKernel(Operation *op);

@@ -1,0 +1,65 @@
+// RUN: amp-opt %s --split-input-file --verify-diagnostics
+
+// The backend's annotations are checked by the dialect: misplaced or
+// malformed ones are errors at the op that carries them.
+
+func.func @kernel(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{'amp.kernel' is an integer}}
+  %y = amp.neg %x {amp.kernel = "zero"} : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @scratch(%x: tensor<2x3xf32>, %l: tensor<2xi64>) -> tensor<f32> {
+  // expected-error@+1 {{'amp.scratch' is an integer}}
+  %y = amp.cross_entropy %x, %l {amp.scratch = 1.5 : f32} : tensor<2x3xf32>, tensor<2xi64> to tensor<f32>
+  return %y : tensor<f32>
+}
+
+// -----
+
+// expected-error@+1 {{'amp.arena_size' is an integer}}
+func.func @arena(%x: tensor<2xf32>) -> tensor<2xf32> attributes {amp.arena_size = [1]} {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+func.func @epilogue_value(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  // expected-error@+1 {{'amp.epilogue' is "bias" or "bias_relu" on an amp.matmul}}
+  %c = amp.matmul %a, %a {amp.epilogue = "gelu"} : tensor<2x2xf32>, tensor<2x2xf32> to tensor<2x2xf32>
+  return %c : tensor<2x2xf32>
+}
+
+// -----
+
+func.func @epilogue_op(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  // expected-error@+1 {{'amp.epilogue' is "bias" or "bias_relu" on an amp.matmul}}
+  %c = amp.relu %a {amp.epilogue = "bias"} : tensor<2x2xf32>
+  return %c : tensor<2x2xf32>
+}
+
+// -----
+
+func.func @place_count(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{'amp.place' is an array of one string per result}}
+  %y = amp.neg %x {amp.place = ["arena 0", "arena 256"]} : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @place_type(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{'amp.place' is an array of one string per result}}
+  %y = amp.neg %x {amp.place = [0]} : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @memory(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{'amp.memory' is a dictionary on a function}}
+  %y = amp.neg %x {amp.memory = {arena = 0 : i64}} : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
