@@ -222,9 +222,12 @@ std::vector<amp_state_entry_t> stateEntries(amp_step_t *step,
 
 } // namespace
 
-extern "C" {
+namespace {
 
-size_t amp_element_size(amp_element_type_t type) {
+// The element type fields of descriptions and batches come from C, where
+// they may hold any int; loading such a value as the enum is undefined in
+// C++. These read the field's bytes (by reference) instead.
+size_t elementSize(const amp_element_type_t &type) {
   switch (amprt::rawEnum(type)) {
   case AMP_ELEMENT_F32:
   case AMP_ELEMENT_I32:
@@ -241,11 +244,21 @@ size_t amp_element_size(amp_element_type_t type) {
   return 0;
 }
 
-const char *amp_element_type_name(amp_element_type_t type) {
+const char *elementName(const amp_element_type_t &type) {
   static const char *const names[] = {"f32", "f16", "bf16", "f64",
                                       "i32", "i64", "i1"};
   int raw = amprt::rawEnum(type);
   return raw >= 0 && raw < 7 ? names[raw] : "?";
+}
+
+} // namespace
+
+extern "C" {
+
+size_t amp_element_size(amp_element_type_t type) { return elementSize(type); }
+
+const char *amp_element_type_name(amp_element_type_t type) {
+  return elementName(type);
 }
 
 amp_status_t amp_step_create(const amp_step_description_t *description,
@@ -274,8 +287,10 @@ amp_status_t amp_step_create(const amp_step_description_t *description,
   int64_t scaleSlot = description->loss_scale_tensor;
   if (scaleSlot >= static_cast<int64_t>(description->tensor_count) ||
       (scaleSlot >= 0 &&
-       (description->tensors[scaleSlot].kind != AMP_STEP_STATE ||
-        description->tensors[scaleSlot].type != AMP_ELEMENT_F32)))
+       (amprt::rawEnum(description->tensors[scaleSlot].kind) !=
+            AMP_STEP_STATE ||
+        amprt::rawEnum(description->tensors[scaleSlot].type) !=
+            AMP_ELEMENT_F32)))
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "the loss scale of step '%s' (tensor %lld) is not an "
                       "f32 state tensor",
@@ -288,14 +303,16 @@ amp_status_t amp_step_create(const amp_step_description_t *description,
   AMP_RETURN_IF_ERROR(amp_stream_create(step->device, &step->stream));
   for (size_t i = 0; i < description->tensor_count; ++i) {
     const amp_step_tensor_t &t = description->tensors[i];
+    int kind = amprt::rawEnum(t.kind);
     bool valid = t.name && t.rank >= 0 && t.rank <= AMP_STEP_MAX_RANK &&
-                 amp_element_size(t.type) != 0;
+                 elementSize(t.type) != 0 && kind >= AMP_STEP_PARAM &&
+                 kind <= AMP_STEP_INPUT;
     for (int32_t d = 0; valid && d < t.rank; ++d)
       valid = t.shape[d] >= 0;
     if (!valid)
       return AMP_STATUS(AMP_INVALID_ARGUMENT,
-                        "tensor %zu of step '%s' has no name or a bad rank, "
-                        "shape or type",
+                        "tensor %zu of step '%s' has no name or a bad kind, "
+                        "rank, shape or type",
                         i, name);
     amp_buffer_t *buffer = nullptr;
     // Zero-sized tensors still get a (one-byte) buffer: a valid pointer.
@@ -449,7 +466,7 @@ amp_status_t amp_step_run(amp_step_t *step, size_t input_count,
           in.rank >= 0 && in.rank <= AMP_STEP_MAX_RANK && (in.shape || !in.rank)
               ? shapeString(in.rank, in.shape).c_str()
               : "a bad shape",
-          amp_element_type_name(in.type));
+          elementName(in.type));
     if (!in.data && byteSize(t))
       return AMP_STATUS(AMP_INVALID_ARGUMENT, "input %zu ('%s') has no data",
                         n - 1, t.name);
