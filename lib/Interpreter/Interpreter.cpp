@@ -14,6 +14,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 
@@ -47,6 +48,45 @@ FailureOr<Tensor> interp::tensorFromAttr(DenseElementsAttr attr) {
     }
   }
   return Tensor(*kind, type.getShape(), std::move(data));
+}
+
+/// The element count of a statically shaped tensor type, or nullopt when
+/// it is not one or the count overflows int64_t.
+static std::optional<int64_t> elementCount(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return std::nullopt;
+  int64_t count = 1;
+  for (int64_t dim : tensor.getShape())
+    if (llvm::MulOverflow(count, dim, count))
+      return std::nullopt;
+  return count;
+}
+
+LogicalResult interp::verifySizes(func::FuncOp func) {
+  auto tooLarge = [](Type type) {
+    std::optional<int64_t> count = elementCount(type);
+    return isa<RankedTensorType>(type) &&
+           cast<RankedTensorType>(type).hasStaticShape() &&
+           (!count || *count > kMaxTensorElements);
+  };
+  for (BlockArgument arg : func.getArguments())
+    if (tooLarge(arg.getType()))
+      return func.emitError()
+             << "argument #" << arg.getArgNumber() << " (" << arg.getType()
+             << ") has more elements than the interpreter holds (2^32)";
+  WalkResult walk = func.walk([&](Operation *op) {
+    for (OpResult result : op->getResults())
+      if (tooLarge(result.getType())) {
+        op->emitError() << "result #" << result.getResultNumber() << " ("
+                        << result.getType()
+                        << ") has more elements than the interpreter holds "
+                           "(2^32)";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
 }
 
 LogicalResult interp::verifyArguments(func::FuncOp func,

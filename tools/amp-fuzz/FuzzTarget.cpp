@@ -51,6 +51,8 @@ void runPipeline(ModuleOp module, StringRef pipeline) {
 }
 
 bool smallEnough(func::FuncOp func) {
+  if (failed(amp::interp::verifySizes(func)))
+    return false; // counts that overflow, which getNumElements wraps
   for (Type type : func.getArgumentTypes()) {
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (!tensor || !tensor.hasStaticShape() ||
@@ -68,6 +70,9 @@ bool smallEnough(func::FuncOp func) {
 }
 
 void interpret(ModuleOp module) {
+  for (auto func : module.getOps<func::FuncOp>()) // callees run too
+    if (failed(amp::interp::verifySizes(func)))
+      return;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal() || !smallEnough(func))
       continue;

@@ -335,6 +335,11 @@ int main(int argc, char **argv) {
   func::FuncOp func = selectFunction(*module);
   if (!func)
     return 1;
+  if (failed(verifySizes(func)))
+    return 1;
+  for (auto callee : module->getOps<func::FuncOp>())
+    if (callee != func && failed(verifySizes(callee)))
+      return 1;
   FailureOr<std::vector<Tensor>> args = collectArguments(func);
   if (failed(args))
     return 1;

@@ -57,6 +57,15 @@ private:
 /// type; emits an error naming the argument otherwise.
 LogicalResult verifyArguments(func::FuncOp func, ArrayRef<Tensor> args);
 
+/// The most elements one tensor of the interpreter holds (2^32: 32 GiB of
+/// f64 storage), far beyond any graph it is meant for.
+constexpr int64_t kMaxTensorElements = int64_t(1) << 32;
+
+/// Checks that every argument and op result of `func` (and of the
+/// functions it calls) has at most kMaxTensorElements elements, counted
+/// without overflow; emits an error naming the value otherwise.
+LogicalResult verifySizes(func::FuncOp func);
+
 /// A tensor holding the elements of a dense elements attribute.
 FailureOr<Tensor> tensorFromAttr(DenseElementsAttr attr);
 
