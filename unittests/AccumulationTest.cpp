@@ -108,8 +108,9 @@ TEST_F(AccumulationTest, FourMicroBatchesEqualTheWholeBatch) {
     for (unsigned i = 0; i < threaded; ++i)
       microArgs[i] = (*out)[i];
     // The weight moves only after the fourth micro-batch.
-    if (k < 3)
+    if (k < 3) {
       EXPECT_EQ(microArgs[0].getData(), wholeArgs[0].getData()) << k;
+    }
   }
   const Tensor &expected = (*wholeOut)[0];
   for (int64_t i = 0; i < expected.getNumElements(); ++i)

@@ -72,10 +72,14 @@ def final_loss(losses, window=20):
 
 
 def plot(name, runs, path):
-    """Loss curves of AMP and fp32, and the loss scale over time."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """Loss curves of AMP and fp32, and the loss scale over time; False
+    when matplotlib is missing."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
 
     figure, (top, bottom) = plt.subplots(
         2, 1, figsize=(8, 6), sharex=True, gridspec_kw={"height_ratios": [3, 1]})
@@ -101,6 +105,7 @@ def plot(name, runs, path):
     figure.tight_layout()
     figure.savefig(path, dpi=110)
     plt.close(figure)
+    return True
 
 
 def main(argv=None):
@@ -185,7 +190,9 @@ def main(argv=None):
               f"{amp_final:.4f}, fp32 {fp32_final:.4f}, difference "
               f"{difference:+.4f} ({difference / fp32_final:+.1%})")
         png = out / f"{name}.training.png"
-        plot(name, runs, png)
+        if not plot(name, runs, png):
+            png = None
+            print("  (matplotlib is missing: no PNG of the training curves)")
         print()
 
         report["models"][name] = {
@@ -193,7 +200,8 @@ def main(argv=None):
             "train_options": options,
             "final_loss": {"amp": amp_final, "fp32": fp32_final,
                            "difference": difference},
-            "runs": runs, "svg": str(svg) if svg else None, "png": str(png)}
+            "runs": runs, "svg": str(svg) if svg else None,
+            "png": str(png) if png else None}
         table.append((name, fp32_final, amp_final, difference,
                       len(runs["amp"]["skipped_steps"]), peak,
                       runs["amp"]["steps_per_second"],

@@ -397,8 +397,8 @@ public:
           int64_t cols = std::min(kTileCols, g.n - j0);
           for (int64_t i = 0; i < rows; ++i)
             std::fill(tile[i], tile[i] + cols, 0.0f);
-          accumulateTile(tile, opA.get() + i0 * g.k, g.k, opB.get() + j0,
-                         g.n, rows, cols);
+          accumulateTile(tile, opA.get() + i0 * g.k, g.k, opB.get() + j0, g.n,
+                         rows, cols);
           for (int64_t i = 0; i < rows; ++i)
             for (int64_t j = 0; j < cols; ++j) {
               int64_t index = cBase + (i0 + i) * g.n + j0 + j;

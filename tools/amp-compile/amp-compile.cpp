@@ -315,10 +315,10 @@ int main(int argc, char **argv) {
   }
   {
     PassManager pm(&context, ModuleOp::getOperationName());
-    if (failed(parsePassPipeline(
-            "func.func(amp-fuse,amp-plan-buffers{report=" +
-                pathOf(name + ".memory.json") + " " + planOptions + "})",
-            pm, llvm::errs())))
+    if (failed(parsePassPipeline("func.func(amp-fuse,amp-plan-buffers{report=" +
+                                     pathOf(name + ".memory.json") + " " +
+                                     planOptions + "})",
+                                 pm, llvm::errs())))
       return fail("bad plan options: " + planOptions);
     if (failed(pm.run(*module)))
       return 1;
@@ -353,8 +353,13 @@ int main(int argc, char **argv) {
   else
     // No FMA contraction (the interpreter rounds every product); no errno
     // from the math functions, so that sqrtf is one instruction.
-    args = {"-std=c++17", "-O2", "-fPIC", "-shared", "-ffp-contract=off",
-            "-fno-math-errno", "-fvisibility=hidden"};
+    args = {"-std=c++17",
+            "-O2",
+            "-fPIC",
+            "-shared",
+            "-ffp-contract=off",
+            "-fno-math-errno",
+            "-fvisibility=hidden"};
   args.append({"-I" + runtimeInclude, sourcePath, "-o", library,
                "-L" + runtimeLib, "-lamp_runtime"});
   if (cuda)

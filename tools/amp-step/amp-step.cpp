@@ -49,12 +49,13 @@ int main(int argc, char **argv) {
       char *end = nullptr;
       steps = std::strtol(arg.c_str() + 8, &end, 10);
       if (end == arg.c_str() + 8 || *end != '\0' || steps < 0) {
-        std::fprintf(stderr, "amp-step: error: --steps needs a count >= 0, "
-                             "not '%s'\n", arg.c_str() + 8);
+        std::fprintf(stderr,
+                     "amp-step: error: --steps needs a count >= 0, "
+                     "not '%s'\n",
+                     arg.c_str() + 8);
         return 2;
       }
-    }
-    else if (arg == "--device=cuda")
+    } else if (arg == "--device=cuda")
       device = AMP_DEVICE_CUDA;
     else if (arg.rfind("--load=", 0) == 0)
       load = arg.substr(7);

@@ -22,9 +22,9 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
@@ -429,8 +429,8 @@ LogicalResult Emitter::emitElementwise(ArrayRef<Operation *> ops) {
                            dense.getSplatValue<APInt>().getSExtValue());
       expr = literal(v, t);
     } else if (auto iota = dyn_cast<IotaOp>(op)) {
-      expr = roundExpr(type, "static_cast<double>(" +
-                                 coord(iota.getDim()) + ")");
+      expr =
+          roundExpr(type, "static_cast<double>(" + coord(iota.getDim()) + ")");
     } else if (isa<CastOp>(op)) {
       Value in = op->getOperand(0);
       std::string x = operand(in);
@@ -631,8 +631,7 @@ LogicalResult Emitter::emitKernel(ArrayRef<Operation *> ops) {
   return emitSingle(ops.front());
 }
 
-LogicalResult Emitter::emitSingle(Operation *op,
-                                  ArrayRef<Operation *> guards) {
+LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards) {
   std::string kernel = kernelName({op});
   KernelParams params;
   auto in = [&](unsigned i) { return params.add(op->getOperand(i), false); };
@@ -646,9 +645,8 @@ LogicalResult Emitter::emitSingle(Operation *op,
     if (guards.empty())
       return storeStmt(elementOf(op->getResult(r)), out(r), index, value);
     auto select = cast<SelectOp>(guards[r]);
-    std::string keep = loadExpr(
-        elementOf(select.getCondition()),
-        params.add(select.getCondition(), false), "0");
+    std::string keep = loadExpr(elementOf(select.getCondition()),
+                                params.add(select.getCondition(), false), "0");
     std::string old = loadExpr(elementOf(select.getOnFalse()),
                                params.add(select.getOnFalse(), false), index);
     return storeStmt(elementOf(select.getResult()),
@@ -679,8 +677,8 @@ LogicalResult Emitter::emitSingle(Operation *op,
       // where no live value is; only the second needs the copy.
       if (to != pointerOf(op->getOperand(g + 1), true))
         body << "    AMP_STEP_CHECK(ampstep::launch(stream, \"" << kernel
-             << "_copy\", " << countOf(op->getResult(g))
-             << ", ampstep::Copy{" << from << ", data[" << g << "]}));\n";
+             << "_copy\", " << countOf(op->getResult(g)) << ", ampstep::Copy{"
+             << from << ", data[" << g << "]}));\n";
     }
     body << "    AMP_STEP_CHECK(amp_unscale(stream, amp_tensor_list_t{"
          << grads << ", data, sizes}, " << pointerOf(op->getOperand(0), false)
@@ -708,8 +706,7 @@ LogicalResult Emitter::emitSingle(Operation *op,
       std::string to = pointerOf(op->getResult(r), true);
       if (to != pointerOf(op->getOperand(r), true))
         body << "    AMP_STEP_CHECK(ampstep::launch(stream, \"" << kernel
-             << "_copy\", 1, ampstep::Copy{" << from << ", " << to
-             << "}));\n";
+             << "_copy\", 1, ampstep::Copy{" << from << ", " << to << "}));\n";
     }
     body << "    AMP_STEP_CHECK(amp_scaler_update(stream, &config, "
          << pointerOf(op->getResult(0), true) << ", "
@@ -888,8 +885,8 @@ LogicalResult Emitter::emitSingle(Operation *op,
                << "      const " << t << " x = static_cast<" << t << ">("
                << ld(0, at) << ") - m;\n      "
                << st(0, at,
-                     roundExpr(type, log ? "x - ls"
-                                         : math("exp", t) + "(x) / s"))
+                     roundExpr(type,
+                               log ? "x - ls" : math("exp", t) + "(x) / s"))
                << "\n    }\n";
             count = std::to_string(product(shape) / n);
             return success();
@@ -1008,7 +1005,8 @@ LogicalResult Emitter::emitSingle(Operation *op,
             count = std::to_string(countOf(x) / std::max<int64_t>(n, 1));
             return success();
           })
-          .Case<CrossEntropyOp, CrossEntropyGradOp>([&](auto loss) -> LogicalResult {
+          .Case<CrossEntropyOp, CrossEntropyGradOp>([&](auto loss)
+                                                        -> LogicalResult {
             Value logits = op->getOperand(0);
             Type lt = elementOf(logits);
             std::string ct = registerType(lt);
@@ -1024,9 +1022,9 @@ LogicalResult Emitter::emitSingle(Operation *op,
                 return op->emitError() << "amp-to-cuda: this op has no "
                                           "scratch memory; run "
                                           "--amp-plan-buffers first";
-              partials = params.addRaw(
-                  ct, "reinterpret_cast<" + ct + " *>(arena + " +
-                          std::to_string(at.getInt()) + ")");
+              partials =
+                  params.addRaw(ct, "reinterpret_cast<" + ct + " *>(arena + " +
+                                        std::to_string(at.getInt()) + ")");
             }
             auto x = [&](StringRef index) {
               return "static_cast<" + ct + ">(" + ld(0, index) + ")";
@@ -1046,12 +1044,11 @@ LogicalResult Emitter::emitSingle(Operation *op,
                 math("exp", ct) + "(" + x(xr) + " - mx);\n";
             if (!isGrad) {
               // Per row into scratch, then the rows in order.
-              fn << "    const int64_t row = i;\n" << stats << "      "
-                 << partials << "[row] = (label < 0 || label >= " << classes
-                 << ") ? " << cc(NAN) << " : (mx + " << math("log", ct)
-                 << "(se)) - " << x("row * " + std::to_string(classes) +
-                                    " + label")
-                 << ";\n";
+              fn << "    const int64_t row = i;\n"
+                 << stats << "      " << partials
+                 << "[row] = (label < 0 || label >= " << classes << ") ? "
+                 << cc(NAN) << " : (mx + " << math("log", ct) << "(se)) - "
+                 << x("row * " + std::to_string(classes) + " + label") << ";\n";
               count = std::to_string(rows);
               return success();
             }
@@ -1287,10 +1284,9 @@ LogicalResult Emitter::emit() {
             i, AmpDialect::kStateAttrName))
       initial = value.getValueAsDouble();
     Type element = type.getElementType();
-    std::string fallback =
-        isParam ? "param" + std::to_string(params++)
-                : isState ? "state" + std::to_string(states++)
-                          : "input" + std::to_string(inputs++);
+    std::string fallback = isParam   ? "param" + std::to_string(params++)
+                           : isState ? "state" + std::to_string(states++)
+                                     : "input" + std::to_string(inputs++);
     std::string tensorName = argumentName(func.getArgument(i), files);
     if (tensorName.empty() || used.contains(tensorName))
       tensorName = fallback;

@@ -23,8 +23,8 @@ int64_t backend::getScratchBytes(Operation *op) {
   if (!loss)
     return 0;
   auto logits = cast<RankedTensorType>(loss.getLogits().getType());
-  int64_t rows = cast<RankedTensorType>(loss.getLabels().getType())
-                     .getNumElements();
+  int64_t rows =
+      cast<RankedTensorType>(loss.getLabels().getType()).getNumElements();
   return rows * (logits.getElementType().isF64() ? 8 : 4);
 }
 
@@ -74,9 +74,8 @@ SmallVector<Operation *> backend::getGuardSelects(Operation *update) {
     auto select = dyn_cast_or_null<SelectOp>(
         result.hasOneUse() ? *result.getUsers().begin() : nullptr);
     if (!select || select.getOnTrue() != result ||
-        select.getOnFalse() !=
-            update->getOperand(*getReplacedOperand(
-                update, result.getResultNumber())) ||
+        select.getOnFalse() != update->getOperand(*getReplacedOperand(
+                                   update, result.getResultNumber())) ||
         select.getType() != result.getType() ||
         cast<RankedTensorType>(select.getCondition().getType())
                 .getNumElements() != 1 ||

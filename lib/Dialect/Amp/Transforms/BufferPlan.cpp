@@ -52,7 +52,8 @@ struct Interval {
   int64_t bytes = -1;
 
   int64_t size(int64_t floatBytes16) const {
-    return alignUp(bytes >= 0 ? bytes : byteSize(value.getType(), floatBytes16));
+    return alignUp(bytes >= 0 ? bytes
+                              : byteSize(value.getType(), floatBytes16));
   }
 };
 
@@ -116,8 +117,8 @@ int64_t placeInOrder(std::vector<Interval> &intervals, int64_t floatBytes16) {
     return intervals[a].last < intervals[b].last;
   });
 
-  std::map<int64_t, int64_t> freeByOffset;             // offset -> size
-  std::set<std::pair<int64_t, int64_t>> freeBySize;    // (size, offset)
+  std::map<int64_t, int64_t> freeByOffset;          // offset -> size
+  std::set<std::pair<int64_t, int64_t>> freeBySize; // (size, offset)
   int64_t total = 0;
   auto removeFree = [&](std::map<int64_t, int64_t>::iterator it) {
     freeBySize.erase({it->second, it->first});
@@ -144,8 +145,8 @@ int64_t placeInOrder(std::vector<Interval> &intervals, int64_t floatBytes16) {
   size_t ended = 0;
   for (size_t i : byStart) {
     Interval &interval = intervals[i];
-    for (; ended < byEnd.size() &&
-           intervals[byEnd[ended]].last < interval.first;
+    for (;
+         ended < byEnd.size() && intervals[byEnd[ended]].last < interval.first;
          ++ended) {
       const Interval &done = intervals[byEnd[ended]];
       if (done.offset >= 0)
@@ -175,7 +176,6 @@ int64_t placeInOrder(std::vector<Interval> &intervals, int64_t floatBytes16) {
   }
   return total;
 }
-
 
 struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
   using Base::Base;
@@ -307,7 +307,8 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
         int64_t last = at;
         for (OpOperand *use : uses)
           last = std::max(last, positionOf(use->getOwner()));
-        if (Value slot = reusableSlot(&op, cast<OpResult>(result).getResultNumber())) {
+        if (Value slot =
+                reusableSlot(&op, cast<OpResult>(result).getResultNumber())) {
           Interval &shared = intervals[intervalOf.lookup(slot)];
           shared.last = std::max(shared.last, last);
           sharesSlotOf[result] = slot;

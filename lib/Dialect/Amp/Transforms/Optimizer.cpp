@@ -176,8 +176,8 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
   for (auto [k, l] : llvm::enumerate(stateLocs))
     body->getArgument(numParams + k).setLoc(l);
   for (auto [k, i] : llvm::enumerate(batch))
-    body->getArgument(numParams + numState + k).setLoc(
-        original.getArgument(i).getLoc());
+    body->getArgument(numParams + numState + k)
+        .setLoc(original.getArgument(i).getLoc());
   // All argument attributes at once (one setArgAttr per argument would
   // rebuild the whole list each time: quadratic in the parameter count).
   SmallVector<NamedAttrList> argAttrs(inputs.size());
