@@ -26,9 +26,13 @@
 
 // The loss and its gradient are f32 row kernels. The loss runs one thread
 // per row, each writing its row's loss to scratch memory the plan gave it,
-// then one thread sums the rows in order (the interpreter's order).
+// then one thread sums the rows in order (the interpreter's order). Under
+// nvcc the row losses come from the runtime's warp-per-row kernel instead,
+// and the generated one is left out.
 // CHECK-LABEL: // k4_cross_entropy:
-// CHECK: struct k4_cross_entropy {
+// CHECK-NEXT: //
+// CHECK-NEXT: #if !defined(__CUDACC__)
+// CHECK-NEXT: struct k4_cross_entropy {
 // CHECK-NEXT:   const float *b0;
 // CHECK-NEXT:   const int64_t *b1;
 // CHECK-NEXT:   float *s0;
@@ -61,7 +65,12 @@
 // CHECK: amp_gemm_t g{AMP_F16, AMP_F16, 0, 0, 4, 3, 8, 1, 1.0f, 0.0f, AMP_EPILOGUE_NONE};
 // CHECK-NEXT: AMP_STEP_CHECK(amp_gemm(stream, &g,
 // CHECK: ampstep::launch(stream, "k3_cast_add", 12,
-// CHECK: ampstep::launch(stream, "k4_cross_entropy", 4, k4_cross_entropy{{.*}}, reinterpret_cast<float *>(arena + [[SCRATCH:[0-9]+]])}));
+// CHECK: #if defined(__CUDACC__)
+// CHECK-NEXT: // k4_cross_entropy: the runtime's warp-per-row kernel
+// CHECK-NEXT: AMP_STEP_CHECK(amp_cross_entropy(stream, amp_rows_t{AMP_F32, 4, 3}, {{.*}}, reinterpret_cast<float *>(arena + [[SCRATCH:[0-9]+]]), nullptr, 1.0f));
+// CHECK-NEXT: #else
+// CHECK-NEXT: ampstep::launch(stream, "k4_cross_entropy", 4, k4_cross_entropy{{.*}}, reinterpret_cast<float *>(arena + [[SCRATCH]])}));
+// CHECK-NEXT: #endif
 // CHECK-NEXT: ampstep::launch(stream, "k4_cross_entropy_sum", 1, k4_cross_entropy_sum{{.*}}, reinterpret_cast<const float *>(arena + [[SCRATCH]])}));
 // CHECK: // k8_matmul:
 // CHECK: amp_gemm_t g{AMP_F16, AMP_F16, 1, 0, 8, 3, 4, 1, 1.0f, 0.0f, AMP_EPILOGUE_NONE};

@@ -258,6 +258,12 @@ private:
   /// One op as one kernel; `guards` are the found_inf selects fused into
   /// an optimizer update (see getGuardSelects), one per result.
   LogicalResult emitSingle(Operation *op, ArrayRef<Operation *> guards = {});
+  /// For a row op the CUDA target runs on one of the runtime's warp-per-row
+  /// kernels (softmax, layer and RMS norm and their input gradients, the
+  /// cross-entropy's row losses), the call; empty for other ops and for
+  /// types or layouts those kernels do not take. The host target keeps the
+  /// generated kernel, which rounds exactly as the interpreter does.
+  std::string runtimeRowCall(Operation *op);
   /// The second kernel of amp.cross_entropy: the rows' losses, which the
   /// first wrote to scratch one thread per row, summed in order.
   void emitRowSum(CrossEntropyOp op, StringRef rowKernel);
@@ -268,8 +274,10 @@ private:
   /// Starts a functor named `kernel` (with a comment naming its ops) whose
   /// operator() body the caller prints next; finish with endFunctor.
   void beginFunctor(StringRef kernel, ArrayRef<Operation *> ops);
+  /// Prints the functor and its launch; `hostOnly` when the CUDA target
+  /// runs a runtime kernel instead (the functor is then not compiled there).
   void endFunctor(StringRef kernel, const KernelParams &params,
-                  StringRef count);
+                  StringRef count, bool hostOnly = false);
   std::string kernelName(ArrayRef<Operation *> ops);
   std::string describe(Operation *op);
 
@@ -349,7 +357,9 @@ void Emitter::beginFunctor(StringRef kernel, ArrayRef<Operation *> ops) {
 }
 
 void Emitter::endFunctor(StringRef kernel, const KernelParams &params,
-                         StringRef count) {
+                         StringRef count, bool hostOnly) {
+  if (hostOnly)
+    defs << "#if !defined(__CUDACC__)\n";
   defs << "struct " << kernel << " {\n";
   params.printMembers(defs);
   if (!bodyOfSetup.empty())
@@ -357,7 +367,8 @@ void Emitter::endFunctor(StringRef kernel, const KernelParams &params,
          << bodyOfSetup << "  }\n";
   defs << "  AMP_HOST_DEVICE void operator()([[maybe_unused]] int64_t i) "
           "const {\n"
-       << bodyOfFunctor << "  }\n};\n\n";
+       << bodyOfFunctor << "  }\n};\n";
+  defs << (hostOnly ? "#endif\n\n" : "\n");
   body << "  AMP_STEP_CHECK(ampstep::launch(stream, \"" << kernel << "\", "
        << count << ", " << kernel << params.initializer([&](Value v, bool w) {
             return pointerOf(v, w);
@@ -1148,10 +1159,97 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards) {
           });
   if (failed(result))
     return failure();
-  endFunctor(kernel, params, count);
+  std::string onDevice = guards.empty() ? runtimeRowCall(op) : "";
+  if (!onDevice.empty())
+    body << "#if defined(__CUDACC__)\n  // " << kernel
+         << ": the runtime's warp-per-row kernel\n  AMP_STEP_CHECK("
+         << onDevice << ");\n#else\n";
+  endFunctor(kernel, params, count, /*hostOnly=*/!onDevice.empty());
+  if (!onDevice.empty())
+    body << "#endif\n";
   if (auto loss = dyn_cast<CrossEntropyOp>(op))
     emitRowSum(loss, kernel);
   return success();
+}
+
+std::string Emitter::runtimeRowCall(Operation *op) {
+  auto dtypeOf = [&](Value v) -> std::string {
+    Type type = elementOf(v);
+    return type.isF16()    ? "AMP_F16"
+           : type.isBF16() ? "AMP_BF16"
+           : type.isF32()  ? "AMP_F32"
+                           : "";
+  };
+  auto isF32 = [&](Value v) { return !v || elementOf(v).isF32(); };
+  auto in = [&](Value v) { return v ? pointerOf(v, false) : "nullptr"; };
+  // [rows, cols] with the normalised (trailing) dimensions as the columns.
+  auto rowsOf = [&](Value x, int64_t firstColumn) -> std::string {
+    std::string dtype = dtypeOf(x);
+    ArrayRef<int64_t> shape = tensorOf(x).getShape();
+    int64_t cols = product(shape.drop_front(firstColumn));
+    if (dtype.empty() || cols == 0)
+      return "";
+    return "amp_rows_t{" + dtype + ", " + std::to_string(product(shape) / cols) +
+           ", " + std::to_string(cols) + "}";
+  };
+  auto eps = [](FloatAttr attr) {
+    return literal(attr.getValueAsDouble(), "float");
+  };
+  std::string out = op->getNumResults() ? pointerOf(op->getResult(0), true) : "";
+  return TypeSwitch<Operation *, std::string>(op)
+      .Case<SoftmaxOp, LogSoftmaxOp>([&](auto softmax) -> std::string {
+        Value x = softmax.getInput();
+        if (softmax.getDim() != tensorOf(x).getRank() - 1 ||
+            elementOf(x) != elementOf(softmax.getResult()))
+          return "";
+        std::string rows = rowsOf(x, softmax.getDim());
+        return rows.empty() ? ""
+                            : "amp_softmax_forward(stream, " + rows + ", " +
+                                  in(x) + ", " + out + ", " +
+                                  (isa<LogSoftmaxOp>(op) ? "1" : "0") + ")";
+      })
+      .Case([&](LayerNormOp norm) -> std::string {
+        std::string rows = rowsOf(norm.getInput(), norm.getNormalizedAxis());
+        if (rows.empty() || !isF32(norm.getWeight()) || !isF32(norm.getBias()))
+          return "";
+        return "amp_layer_norm_forward(stream, " + rows + ", " +
+               in(norm.getInput()) + ", " + in(norm.getWeight()) + ", " +
+               in(norm.getBias()) + ", " + eps(norm.getEpsilonAttr()) + ", " +
+               out + ", nullptr, nullptr)";
+      })
+      .Case([&](RmsNormOp norm) -> std::string {
+        std::string rows = rowsOf(norm.getInput(), norm.getNormalizedAxis());
+        if (rows.empty() || !isF32(norm.getWeight()))
+          return "";
+        return "amp_rms_norm_forward(stream, " + rows + ", " +
+               in(norm.getInput()) + ", " + in(norm.getWeight()) + ", " +
+               eps(norm.getEpsilonAttr()) + ", " + out + ", nullptr)";
+      })
+      .Case<LayerNormGradOp, RmsNormGradOp>([&](auto grad) -> std::string {
+        std::string rows = rowsOf(grad.getInput(), grad.getNormalizedAxis());
+        if (rows.empty())
+          return "";
+        // Without a weight, dy is the gradient g of the normalised value.
+        bool centered = isa<LayerNormGradOp>(op);
+        return std::string(centered ? "amp_layer_norm_backward"
+                                    : "amp_rms_norm_backward") +
+               "(stream, " + rows + ", " + in(grad.getInput()) + ", " +
+               in(grad.getGrad()) + ", nullptr, " +
+               eps(grad.getEpsilonAttr()) + ", " + out +
+               (centered ? ", nullptr, nullptr)" : ", nullptr)");
+      })
+      .Case([&](CrossEntropyOp loss) -> std::string {
+        Value logits = loss.getLogits();
+        std::string rows = rowsOf(logits, tensorOf(logits).getRank() - 1);
+        auto scratch = op->getAttrOfType<IntegerAttr>(kScratchAttr);
+        if (rows.empty() || !scratch)
+          return "";
+        // The row losses into scratch; the second kernel sums them.
+        return "amp_cross_entropy(stream, " + rows + ", " + in(logits) + ", " +
+               in(loss.getLabels()) + ", reinterpret_cast<float *>(arena + " +
+               std::to_string(scratch.getInt()) + "), nullptr, 1.0f)";
+      })
+      .Default([](Operation *) { return std::string(); });
 }
 
 void Emitter::emitRowSum(CrossEntropyOp op, StringRef rowKernel) {

@@ -16,6 +16,7 @@
 #include "amp_runtime/float_formats.h"
 #include "amp_runtime/gemm.h"
 #include "amp_runtime/optimizer_kernels.h"
+#include "amp_runtime/row_kernels.h"
 #include "amp_runtime/step.h"
 
 #include <cmath>
