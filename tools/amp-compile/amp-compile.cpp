@@ -31,6 +31,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
+#include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
 
@@ -350,16 +351,16 @@ int main(int argc, char **argv) {
   if (cuda)
     args = {"-std=c++17", "-O2", "-arch=" + cudaArch, "--fmad=false",
             "-Xcompiler", "-fPIC", "-shared"};
-  else
+  else {
     // No FMA contraction (the interpreter rounds every product); no errno
-    // from the math functions, so that sqrtf is one instruction.
-    args = {"-std=c++17",
-            "-O2",
-            "-fPIC",
-            "-shared",
-            "-ffp-contract=off",
-            "-fno-math-errno",
-            "-fvisibility=hidden"};
+    // from the math functions, so that sqrtf is one instruction; f16
+    // conversions in hardware where this CPU has them (the library then
+    // needs a CPU with F16C, as every x86-64 of the last decade has).
+    args = {"-std=c++17", "-O2", "-fPIC", "-shared", "-fvisibility=hidden"};
+    args.append({"-ffp-contract=off", "-fno-math-errno"});
+    if (llvm::sys::getHostCPUFeatures().lookup("f16c"))
+      args.push_back("-mf16c");
+  }
   args.append({"-I" + runtimeInclude, sourcePath, "-o", library,
                "-L" + runtimeLib, "-lamp_runtime"});
   if (cuda)
