@@ -8,13 +8,13 @@
 
 #include "amp_runtime/state_file.h"
 
+#include "TestFiles.h"
+
 #include <gtest/gtest.h>
 
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -23,39 +23,14 @@
 
 namespace {
 
-/// A status that frees itself.
-struct Status {
-  explicit Status(amp_status_t status) : status(status) {}
-  ~Status() { amp_status_free(status); }
-  amp_status_code_t code() const { return amp_status_code(status); }
-  std::string message() const {
-    return status ? amp_status_message(status) : "";
-  }
-  amp_status_t status;
-};
-
-class StateFileTest : public ::testing::Test {
+class StateFileTest : public TempDirectoryTest {
 protected:
   void SetUp() override {
-    char pattern[] = "/tmp/amp-state-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    directory = pattern;
+    TempDirectoryTest::SetUp();
     path = directory + "/step.state";
   }
-  void TearDown() override {
-    std::string command = "rm -rf '" + directory + "'";
-    ASSERT_EQ(std::system(command.c_str()), 0);
-  }
-  std::string readFile(const std::string &file) {
-    std::ifstream in(file, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
-  void writeFile(const std::string &file, const std::string &bytes) {
-    std::ofstream out(file, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  }
 
-  std::string directory, path;
+  std::string path;
 };
 
 TEST(Crc32Test, MatchesTheStandardCheckValue) {

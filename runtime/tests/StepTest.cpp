@@ -20,6 +20,8 @@
 
 #include "amp_runtime/step.h"
 
+#include "TestFiles.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -27,8 +29,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
@@ -37,19 +37,6 @@
 #include <unistd.h>
 
 namespace {
-
-/// A status that frees itself.
-struct Status {
-  explicit Status(amp_status_t status) : status(status) {}
-  ~Status() { amp_status_free(status); }
-  Status(const Status &) = delete;
-  Status &operator=(const Status &) = delete;
-  amp_status_code_t code() const { return amp_status_code(status); }
-  std::string message() const {
-    return status ? amp_status_message(status) : "";
-  }
-  amp_status_t status;
-};
 
 #define EXPECT_STATUS(call, expectedCode, fragment)                            \
   do {                                                                         \
@@ -106,18 +93,15 @@ amp_step_description_t handDescription() {
           &handStep};
 }
 
-class StepTest : public ::testing::Test {
+class StepTest : public TempDirectoryTest {
 protected:
   void SetUp() override {
-    char pattern[] = "/tmp/amp-step-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    directory = pattern;
+    TempDirectoryTest::SetUp();
     ASSERT_EQ(amp_step_create(&description, AMP_DEVICE_HOST, &step), nullptr);
   }
   void TearDown() override {
     amp_step_destroy(step);
-    std::string command = "rm -rf '" + directory + "'";
-    ASSERT_EQ(std::system(command.c_str()), 0);
+    TempDirectoryTest::TearDown();
   }
 
   std::vector<float> read(size_t index, size_t count) {
@@ -142,18 +126,8 @@ protected:
     EXPECT_EQ(amp_step_result(step, &loss, &found), nullptr);
     return loss;
   }
-  std::string readFile(const std::string &file) {
-    std::ifstream in(file, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
-  void writeFile(const std::string &file, const std::string &bytes) {
-    std::ofstream out(file, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  }
-
   amp_step_description_t description = handDescription();
   amp_step_t *step = nullptr;
-  std::string directory;
 };
 
 TEST(StepCreateTest, RefusesBadDescriptionsAndTheWrongDevice) {
