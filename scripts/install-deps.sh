@@ -14,6 +14,7 @@ packages=(
   llvm-19-dev llvm-19-tools libmlir-19-dev mlir-19-tools
   libgtest-dev
   python3 python3-numpy python3-pytest python3-venv python3-setuptools
+  python3-wheel
   python3-matplotlib graphviz
 )
 if [ "${1:-}" = fuzz ]; then
