@@ -1,0 +1,97 @@
+// RUN: amp-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(func.func(amp-fuse))' | FileCheck %s
+
+// --amp-fuse gives every op that does work a kernel number (amp.kernel),
+// numbered in the order the kernels run.
+
+// An elementwise chain of one shape becomes one kernel; a bias add and relu
+// after a matmul with an f32 result fold into its epilogue.
+// CHECK-LABEL: func.func @chain
+// CHECK: amp.matmul {{.*}}{amp.epilogue = "bias_relu", amp.kernel = 0 : i64}
+// CHECK: amp.add {{.*}}{amp.kernel = 0 : i64}
+// CHECK: amp.relu {{.*}}{amp.kernel = 0 : i64}
+// CHECK: amp.sum {{.*}}{amp.kernel = 1 : i64}
+// CHECK: amp.constant {amp.kernel = 2 : i64}
+// CHECK: amp.mul {{.*}}{amp.kernel = 3 : i64}
+// CHECK: amp.sub {{.*}}{amp.kernel = 3 : i64}
+func.func @chain(%w: tensor<4x3xf32> {amp.param}, %b: tensor<3xf32> {amp.param},
+                 %x: tensor<2x4xf32>) -> (tensor<4x3xf32>, tensor<3xf32>, tensor<f32>) {
+  %mm = amp.matmul %x, %w : tensor<2x4xf32>, tensor<4x3xf32> to tensor<2x3xf32>
+  %pre = amp.add %mm, %b : tensor<2x3xf32>, tensor<3xf32>
+  %h = amp.relu %pre : tensor<2x3xf32>
+  %loss = amp.sum %h dims = [0, 1] : tensor<2x3xf32> to tensor<f32>
+  %lr = amp.constant dense<0.5> : tensor<f32>
+  %g = amp.mul %w, %lr : tensor<4x3xf32>, tensor<f32>
+  %neww = amp.sub %w, %g : tensor<4x3xf32>, tensor<4x3xf32>
+  return %neww, %b, %loss : tensor<4x3xf32>, tensor<3xf32>, tensor<f32>
+}
+
+// -----
+
+// An f16 matmul result is not folded: the epilogue would add the bias
+// before the matmul's rounding to f16, which the graph does after it.
+// CHECK-LABEL: func.func @narrow
+// CHECK: amp.matmul {{.*}}{amp.kernel = 0 : i64}
+// CHECK: amp.add {{.*}}{amp.kernel = 1 : i64}
+func.func @narrow(%a: tensor<2x4xf16>, %w: tensor<4x3xf16>, %b: tensor<3xf16>) -> tensor<2x3xf16> {
+  %mm = amp.matmul %a, %w : tensor<2x4xf16>, tensor<4x3xf16> to tensor<2x3xf16>
+  %y = amp.add %mm, %b : tensor<2x3xf16>, tensor<3xf16>
+  return %y : tensor<2x3xf16>
+}
+
+// -----
+
+// A value read outside the chain (here: returned) must reach memory, so
+// its op ends a kernel.
+// CHECK-LABEL: func.func @shared
+// CHECK: amp.exp {{.*}}{amp.kernel = 0 : i64}
+// CHECK: amp.neg {{.*}}{amp.kernel = 1 : i64}
+func.func @shared(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %e = amp.exp %x : tensor<4xf32>
+  %n = amp.neg %e : tensor<4xf32>
+  return %e, %n : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// The selects that keep the old state on a step with inf/NaN gradients
+// join the optimizer update they guard; the scalar compare is its own.
+// CHECK-LABEL: func.func @guarded
+// CHECK: amp.compare {{.*}}{amp.kernel = 0 : i64}
+// CHECK: amp.sgd_momentum_update {{.*}}{amp.kernel = 1 : i64,
+// CHECK: amp.select {{.*}}{amp.kernel = 1 : i64}
+// CHECK: amp.select {{.*}}{amp.kernel = 1 : i64}
+func.func @guarded(%w: tensor<4x3xf32> {amp.param}, %buf: tensor<4x3xf32> {amp.state},
+                   %step: tensor<f32> {amp.state}, %g: tensor<4x3xf32>, %found: tensor<f32>)
+    -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32>, tensor<f32>) {
+  %zero = amp.constant dense<0.0> : tensor<f32>
+  %ok = amp.compare eq, %found, %zero : tensor<f32>, tensor<f32>
+  %nw, %nbuf = amp.sgd_momentum_update %w, %g, %buf, %step {lr = 0.1 : f64, momentum = 0.9 : f64, dampening = 0.0 : f64, weight_decay = 0.0 : f64} : tensor<4x3xf32>, tensor<f32>
+  %kw = amp.select %ok, %nw, %w : tensor<i1>, tensor<4x3xf32>, tensor<4x3xf32>
+  %kbuf = amp.select %ok, %nbuf, %buf : tensor<i1>, tensor<4x3xf32>, tensor<4x3xf32>
+  return %kw, %kbuf, %step, %found : tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32>, tensor<f32>
+}
+
+// -----
+
+// A select that keeps something other than the replaced state is an
+// ordinary elementwise op: the update stays alone.
+// CHECK-LABEL: func.func @unguarded
+// CHECK: amp.sgd_update {{.*}}{amp.kernel = 0 : i64,
+// CHECK: amp.select {{.*}}{amp.kernel = 1 : i64}
+// CHECK: amp.sum {{.*}}{amp.kernel = 2 : i64}
+func.func @unguarded(%w: tensor<4xf32> {amp.param}, %g: tensor<4xf32>, %other: tensor<4xf32>,
+                     %ok: tensor<i1>) -> (tensor<4xf32>, tensor<f32>) {
+  %nw = amp.sgd_update %w, %g {lr = 0.1 : f64, weight_decay = 0.0 : f64} : tensor<4xf32>
+  %kw = amp.select %ok, %nw, %other : tensor<i1>, tensor<4xf32>, tensor<4xf32>
+  %l = amp.sum %g dims = [0] : tensor<4xf32> to tensor<f32>
+  return %kw, %l : tensor<4xf32>, tensor<f32>
+}
+
+// -----
+
+// What the backend cannot compile is refused at the op.
+func.func @other_dialect(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{'arith.addf' is not supported by the backend (only amp ops are compiled)}}
+  %y = arith.addf %x, %x : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
