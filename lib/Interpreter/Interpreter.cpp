@@ -14,7 +14,6 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
-#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 
@@ -50,25 +49,13 @@ FailureOr<Tensor> interp::tensorFromAttr(DenseElementsAttr attr) {
   return Tensor(*kind, type.getShape(), std::move(data));
 }
 
-/// The element count of a statically shaped tensor type, or nullopt when
-/// it is not one or the count overflows int64_t.
-static std::optional<int64_t> elementCount(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape())
-    return std::nullopt;
-  int64_t count = 1;
-  for (int64_t dim : tensor.getShape())
-    if (llvm::MulOverflow(count, dim, count))
-      return std::nullopt;
-  return count;
-}
-
 LogicalResult interp::verifySizes(func::FuncOp func) {
   auto tooLarge = [](Type type) {
-    std::optional<int64_t> count = elementCount(type);
-    return isa<RankedTensorType>(type) &&
-           cast<RankedTensorType>(type).hasStaticShape() &&
-           (!count || *count > kMaxTensorElements);
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape())
+      return false;
+    std::optional<int64_t> count = getCheckedNumElements(tensor);
+    return !count || *count > kMaxTensorElements;
   };
   for (BlockArgument arg : func.getArguments())
     if (tooLarge(arg.getType()))

@@ -170,8 +170,7 @@ LogicalResult CompareOp::verify() {
 // Shape ops
 //===----------------------------------------------------------------------===//
 
-/// The element count of `type`, or nullopt when it does not fit in int64.
-static std::optional<int64_t> getCheckedNumElements(RankedTensorType type) {
+std::optional<int64_t> amp::getCheckedNumElements(RankedTensorType type) {
   int64_t count = 1;
   for (int64_t dim : type.getShape())
     if (llvm::MulOverflow(count, dim, count))

@@ -31,6 +31,10 @@ bool isExactConversion(FloatType from, FloatType to);
 /// for f64 operands, f32 otherwise.
 FloatType getDefaultAccumulatorType(FloatType operandType);
 
+/// The element count of a static `type`, or nullopt when it does not fit
+/// in int64 (getNumElements would wrap around).
+std::optional<int64_t> getCheckedNumElements(RankedTensorType type);
+
 /// numpy broadcasting of static shapes; fails on incompatible shapes.
 LogicalResult broadcastShapes(ArrayRef<ArrayRef<int64_t>> shapes,
                               SmallVectorImpl<int64_t> &result);
