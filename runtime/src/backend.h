@@ -47,15 +47,20 @@ public:
   virtual amp_status_t
   scalerUpdate(void *stream, const amp_scaler_config_t &config, float *scale,
                float *growth, float *hysteresis, const float *foundInf) = 0;
+  /// The updates read `step` (null only for SGD without momentum) and
+  /// leave counting to countStep.
   virtual amp_status_t sgd(void *stream, const amp_sgd_config_t &config,
                            amp_tensor_list_t params, amp_tensor_list_t grads,
-                           amp_tensor_list_t buffers, float *step,
+                           amp_tensor_list_t buffers, const float *step,
                            const float *foundInf, amp_copy_list_t copies) = 0;
   virtual amp_status_t adamw(void *stream, const amp_adamw_config_t &config,
                              amp_tensor_list_t params, amp_tensor_list_t grads,
                              amp_tensor_list_t expAvgs,
-                             amp_tensor_list_t expAvgSqs, float *step,
+                             amp_tensor_list_t expAvgSqs, const float *step,
                              const float *foundInf, amp_copy_list_t copies) = 0;
+  /// *step += 1 unless *foundInf is set, after the update before it.
+  virtual amp_status_t countStep(void *stream, float *step,
+                                 const float *foundInf) = 0;
 
   // Row kernels (row_kernels.h); arguments already checked.
   virtual amp_status_t softmaxForward(void *stream, amp_rows_t shape,

@@ -66,7 +66,7 @@ __global__ void sgdKernel(Chunk chunk, amp_sgd_config_t config,
                           amp_dtype_t copyType) {
   if (foundInf && *foundInf != 0)
     return;
-  bool first = *step == 0;
+  bool first = step && *step == 0;
   forEachElement(chunk, [&](int t, size_t i) {
     float &p = chunk.a[t][i];
     amprt::sgdElement(config, first, p, chunk.b[t][i],
@@ -634,28 +634,30 @@ public:
 
   amp_status_t sgd(void *stream, const amp_sgd_config_t &config,
                    amp_tensor_list_t params, amp_tensor_list_t grads,
-                   amp_tensor_list_t buffers, float *step,
+                   amp_tensor_list_t buffers, const float *step,
                    const float *foundInf, amp_copy_list_t copies) override {
-    AMP_RETURN_IF_ERROR(
-        forChunks(params, grads, config.momentum != 0 ? buffers : params,
-                  params, copies, [&](const Chunk &chunk) {
-                    sgdKernel<<<kBlocks, kThreads, 0, cast(stream)>>>(
-                        chunk, config, step, foundInf, copies.dtype);
-                  }));
-    stepKernel<<<1, 1, 0, cast(stream)>>>(step, foundInf);
-    return AMP_CUDA(cudaGetLastError());
+    return forChunks(params, grads, config.momentum != 0 ? buffers : params,
+                     params, copies, [&](const Chunk &chunk) {
+                       sgdKernel<<<kBlocks, kThreads, 0, cast(stream)>>>(
+                           chunk, config, step, foundInf, copies.dtype);
+                     });
   }
 
   amp_status_t adamw(void *stream, const amp_adamw_config_t &config,
                      amp_tensor_list_t params, amp_tensor_list_t grads,
                      amp_tensor_list_t expAvgs, amp_tensor_list_t expAvgSqs,
-                     float *step, const float *foundInf,
+                     const float *step, const float *foundInf,
                      amp_copy_list_t copies) override {
-    AMP_RETURN_IF_ERROR(forChunks(
+    return forChunks(
         params, grads, expAvgs, expAvgSqs, copies, [&](const Chunk &chunk) {
           adamwKernel<<<kBlocks, kThreads, 0, cast(stream)>>>(
               chunk, config, step, foundInf, copies.dtype);
-        }));
+        });
+  }
+
+  amp_status_t countStep(void *stream, float *step,
+                         const float *foundInf) override {
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
     stepKernel<<<1, 1, 0, cast(stream)>>>(step, foundInf);
     return AMP_CUDA(cudaGetLastError());
   }

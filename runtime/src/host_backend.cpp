@@ -151,11 +151,11 @@ public:
 
   amp_status_t sgd(void *, const amp_sgd_config_t &config,
                    amp_tensor_list_t params, amp_tensor_list_t grads,
-                   amp_tensor_list_t buffers, float *step,
+                   amp_tensor_list_t buffers, const float *step,
                    const float *foundInf, amp_copy_list_t copies) override {
     if (foundInf && *foundInf != 0)
       return nullptr;
-    bool first = *step == 0;
+    bool first = step && *step == 0;
     for (size_t t = 0; t < params.count; ++t)
       for (size_t i = 0; i < params.sizes[t]; ++i) {
         float &p = params.data[t][i];
@@ -164,14 +164,13 @@ public:
         if (copies.data)
           amprt::store(copies.dtype, copies.data[t], i, p);
       }
-    *step += 1;
     return nullptr;
   }
 
   amp_status_t adamw(void *, const amp_adamw_config_t &config,
                      amp_tensor_list_t params, amp_tensor_list_t grads,
                      amp_tensor_list_t expAvgs, amp_tensor_list_t expAvgSqs,
-                     float *step, const float *foundInf,
+                     const float *step, const float *foundInf,
                      amp_copy_list_t copies) override {
     if (foundInf && *foundInf != 0)
       return nullptr;
@@ -184,7 +183,12 @@ public:
         if (copies.data)
           amprt::store(copies.dtype, copies.data[t], i, p);
       }
-    *step += 1;
+    return nullptr;
+  }
+
+  amp_status_t countStep(void *, float *step, const float *foundInf) override {
+    if (!(foundInf && *foundInf != 0))
+      *step += 1;
     return nullptr;
   }
 

@@ -42,15 +42,52 @@ amp_status_t checkCopies(amp_copy_list_t copies, size_t count) {
   return nullptr;
 }
 
-amp_status_t checkUpdate(amp_stream_t *stream, const void *config, float *step,
+amp_status_t checkUpdate(amp_stream_t *stream, const void *config,
                          amp_tensor_list_t params, amp_tensor_list_t grads,
                          amp_copy_list_t copies) {
-  if (!stream || !config || !step)
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "stream, config or step is null");
+  if (!stream || !config)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "stream or config is null");
   AMP_RETURN_IF_ERROR(checkList(params, params.count, "params"));
   AMP_RETURN_IF_ERROR(checkList(grads, params.count, "grads"));
   AMP_RETURN_IF_ERROR(checkSameSizes(params, grads, "grads"));
   return checkCopies(copies, params.count);
+}
+
+amp_status_t checkSgd(amp_stream_t *stream, const amp_sgd_config_t *config,
+                      amp_tensor_list_t params, amp_tensor_list_t grads,
+                      amp_tensor_list_t momentumBuffers, const float *step,
+                      amp_copy_list_t copies) {
+  AMP_RETURN_IF_ERROR(checkUpdate(stream, config, params, grads, copies));
+  if (!(config->lr >= 0) || !(config->momentum >= 0) ||
+      !(config->dampening >= 0 && config->dampening <= 1) ||
+      !(config->weight_decay >= 0) ||
+      (config->nesterov && (config->momentum <= 0 || config->dampening != 0)))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "SGD config out of range");
+  if (config->momentum == 0)
+    return nullptr;
+  if (!step)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "step is null (SGD with momentum "
+                                            "reads it)");
+  AMP_RETURN_IF_ERROR(
+      checkList(momentumBuffers, params.count, "momentum_buffers"));
+  return checkSameSizes(params, momentumBuffers, "momentum_buffers");
+}
+
+amp_status_t checkAdamw(amp_stream_t *stream, const amp_adamw_config_t *config,
+                        amp_tensor_list_t params, amp_tensor_list_t grads,
+                        amp_tensor_list_t expAvgs, amp_tensor_list_t expAvgSqs,
+                        const float *step, amp_copy_list_t copies) {
+  AMP_RETURN_IF_ERROR(checkUpdate(stream, config, params, grads, copies));
+  if (!step)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "step is null");
+  if (!(config->lr >= 0) || !(config->beta1 >= 0 && config->beta1 < 1) ||
+      !(config->beta2 >= 0 && config->beta2 < 1) || !(config->eps > 0) ||
+      !(config->weight_decay >= 0))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "AdamW config out of range");
+  AMP_RETURN_IF_ERROR(checkList(expAvgs, params.count, "exp_avgs"));
+  AMP_RETURN_IF_ERROR(checkSameSizes(params, expAvgs, "exp_avgs"));
+  AMP_RETURN_IF_ERROR(checkList(expAvgSqs, params.count, "exp_avg_sqs"));
+  return checkSameSizes(params, expAvgSqs, "exp_avg_sqs");
 }
 
 } // namespace
@@ -92,26 +129,42 @@ amp_status_t amp_scaler_update(amp_stream_t *stream,
                                                 hysteresis_tracker, found_inf);
 }
 
+amp_status_t amp_sgd_apply(amp_stream_t *stream, const amp_sgd_config_t *config,
+                           amp_tensor_list_t params, amp_tensor_list_t grads,
+                           amp_tensor_list_t momentum_buffers,
+                           const float *step, const float *found_inf,
+                           amp_copy_list_t copies) {
+  AMP_RETURN_IF_ERROR(checkSgd(stream, config, params, grads, momentum_buffers,
+                               step, copies));
+  return amprt::backendOf(stream)->sgd(amprt::handleOf(stream), *config, params,
+                                       grads, momentum_buffers, step, found_inf,
+                                       copies);
+}
+
 amp_status_t amp_sgd_update(amp_stream_t *stream,
                             const amp_sgd_config_t *config,
                             amp_tensor_list_t params, amp_tensor_list_t grads,
                             amp_tensor_list_t momentum_buffers, float *step,
                             const float *found_inf, amp_copy_list_t copies) {
-  AMP_RETURN_IF_ERROR(checkUpdate(stream, config, step, params, grads, copies));
-  if (!(config->lr >= 0) || !(config->momentum >= 0) ||
-      !(config->dampening >= 0 && config->dampening <= 1) ||
-      !(config->weight_decay >= 0) ||
-      (config->nesterov && (config->momentum <= 0 || config->dampening != 0)))
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "SGD config out of range");
-  if (config->momentum != 0) {
-    AMP_RETURN_IF_ERROR(
-        checkList(momentum_buffers, params.count, "momentum_buffers"));
-    AMP_RETURN_IF_ERROR(
-        checkSameSizes(params, momentum_buffers, "momentum_buffers"));
-  }
-  return amprt::backendOf(stream)->sgd(amprt::handleOf(stream), *config, params,
-                                       grads, momentum_buffers, step, found_inf,
-                                       copies);
+  if (!step)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "step is null");
+  AMP_RETURN_IF_ERROR(amp_sgd_apply(stream, config, params, grads,
+                                    momentum_buffers, step, found_inf, copies));
+  return amprt::backendOf(stream)->countStep(amprt::handleOf(stream), step,
+                                             found_inf);
+}
+
+amp_status_t amp_adamw_apply(amp_stream_t *stream,
+                             const amp_adamw_config_t *config,
+                             amp_tensor_list_t params, amp_tensor_list_t grads,
+                             amp_tensor_list_t exp_avgs,
+                             amp_tensor_list_t exp_avg_sqs, const float *step,
+                             const float *found_inf, amp_copy_list_t copies) {
+  AMP_RETURN_IF_ERROR(checkAdamw(stream, config, params, grads, exp_avgs,
+                                 exp_avg_sqs, step, copies));
+  return amprt::backendOf(stream)->adamw(amprt::handleOf(stream), *config,
+                                         params, grads, exp_avgs, exp_avg_sqs,
+                                         step, found_inf, copies);
 }
 
 amp_status_t amp_adamw_update(amp_stream_t *stream,
@@ -120,18 +173,10 @@ amp_status_t amp_adamw_update(amp_stream_t *stream,
                               amp_tensor_list_t exp_avgs,
                               amp_tensor_list_t exp_avg_sqs, float *step,
                               const float *found_inf, amp_copy_list_t copies) {
-  AMP_RETURN_IF_ERROR(checkUpdate(stream, config, step, params, grads, copies));
-  if (!(config->lr >= 0) || !(config->beta1 >= 0 && config->beta1 < 1) ||
-      !(config->beta2 >= 0 && config->beta2 < 1) || !(config->eps > 0) ||
-      !(config->weight_decay >= 0))
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "AdamW config out of range");
-  AMP_RETURN_IF_ERROR(checkList(exp_avgs, params.count, "exp_avgs"));
-  AMP_RETURN_IF_ERROR(checkSameSizes(params, exp_avgs, "exp_avgs"));
-  AMP_RETURN_IF_ERROR(checkList(exp_avg_sqs, params.count, "exp_avg_sqs"));
-  AMP_RETURN_IF_ERROR(checkSameSizes(params, exp_avg_sqs, "exp_avg_sqs"));
-  return amprt::backendOf(stream)->adamw(amprt::handleOf(stream), *config,
-                                         params, grads, exp_avgs, exp_avg_sqs,
-                                         step, found_inf, copies);
+  AMP_RETURN_IF_ERROR(amp_adamw_apply(stream, config, params, grads, exp_avgs,
+                                      exp_avg_sqs, step, found_inf, copies));
+  return amprt::backendOf(stream)->countStep(amprt::handleOf(stream), step,
+                                             found_inf);
 }
 
 } // extern "C"

@@ -163,6 +163,77 @@ TEST_P(KernelTest, MismatchedListsAreRejected) {
   amp_status_free(status);
 }
 
+// The apply variants read the step count and leave it alone: the compiled
+// step counts updates in its own graph. One launch covers every tensor.
+TEST_P(KernelTest, ApplyReadsTheStepWithoutCountingIt) {
+  amp_adamw_config_t adamw{0.1, 0.9, 0.999, 1e-8, 0.0};
+  std::vector<float> a = {1, -2}, b = {3}, ga = {0.5f, 2}, gb = {-1};
+  float *da = upload(a), *db = upload(b), *dga = upload(ga), *dgb = upload(gb);
+  float *ma = upload(std::vector<float>(2)), *mb = upload(std::vector<float>(1));
+  float *va = upload(std::vector<float>(2)), *vb = upload(std::vector<float>(1));
+  float *step = upload(std::vector<float>{3});
+  float *params[] = {da, db}, *grads[] = {dga, dgb}, *ms[] = {ma, mb},
+        *vs[] = {va, vb};
+  size_t sizes[] = {2, 1};
+  ASSERT_EQ(amp_adamw_apply(stream, &adamw, {2, params, sizes},
+                            {2, grads, sizes}, {2, ms, sizes}, {2, vs, sizes},
+                            step, nullptr, {AMP_F32, nullptr}),
+            nullptr);
+  EXPECT_EQ(download(step, 1)[0], 3.0f);
+  // From zero moments at t = 4: m = 0.1 g, v = 0.001 g^2, so the update is
+  // lr * m / (1 - 0.9^4) / (|g| sqrt(0.001 / (1 - 0.999^4)) + eps).
+  std::vector<float> gotA = download(da, 2), gotB = download(db, 1);
+  const float *got[] = {&gotA[0], &gotA[1], &gotB[0]};
+  const float start[] = {1, -2, 3}, g[] = {0.5f, 2, -1};
+  for (int i = 0; i < 3; ++i) {
+    double m = 0.1 * g[i] / (1 - std::pow(0.9, 4));
+    double v = std::sqrt(0.001 * g[i] * g[i] / (1 - std::pow(0.999, 4)));
+    double want = start[i] - 0.1 * m / (v + 1e-8);
+    EXPECT_NEAR(*got[i], want, 1e-6 * std::fabs(want)) << i;
+  }
+
+  // SGD with momentum at step 0 starts the buffer from d, on every call.
+  amp_sgd_config_t momentum{0.5, 0.9, 0, 0, 0};
+  float *zero = upload(std::vector<float>{0});
+  float *w = upload(std::vector<float>{1}), *gw = upload(std::vector<float>{2});
+  float *buf = upload(std::vector<float>{100});
+  float *one[] = {w}, *oneGrad[] = {gw}, *oneBuf[] = {buf};
+  size_t oneSize[] = {1};
+  for (int call = 0; call < 2; ++call)
+    ASSERT_EQ(amp_sgd_apply(stream, &momentum, {1, one, oneSize},
+                            {1, oneGrad, oneSize}, {1, oneBuf, oneSize}, zero,
+                            nullptr, {AMP_F32, nullptr}),
+              nullptr);
+  EXPECT_EQ(download(w, 1)[0], -1.0f); // 1 - 0.5 * 2, twice
+  EXPECT_EQ(download(buf, 1)[0], 2.0f);
+  EXPECT_EQ(download(zero, 1)[0], 0.0f);
+
+  // Plain SGD needs no step; momentum and AdamW do; found_inf skips.
+  amp_sgd_config_t plain{0.25, 0, 0, 0, 0};
+  float *overflow = upload(std::vector<float>{1});
+  ASSERT_EQ(amp_sgd_apply(stream, &plain, {1, one, oneSize},
+                          {1, oneGrad, oneSize}, {0, nullptr, nullptr},
+                          nullptr, overflow, {AMP_F32, nullptr}),
+            nullptr);
+  EXPECT_EQ(download(w, 1)[0], -1.0f);
+  ASSERT_EQ(amp_sgd_apply(stream, &plain, {1, one, oneSize},
+                          {1, oneGrad, oneSize}, {0, nullptr, nullptr},
+                          nullptr, nullptr, {AMP_F32, nullptr}),
+            nullptr);
+  EXPECT_EQ(download(w, 1)[0], -1.5f);
+  amp_status_t status = amp_sgd_apply(
+      stream, &momentum, {1, one, oneSize}, {1, oneGrad, oneSize},
+      {1, oneBuf, oneSize}, nullptr, nullptr, {AMP_F32, nullptr});
+  EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT);
+  amp_status_free(status);
+  status = amp_adamw_apply(stream, &adamw, {2, params, sizes},
+                           {2, grads, sizes}, {2, ms, sizes}, {2, vs, sizes},
+                           nullptr, nullptr, {AMP_F32, nullptr});
+  EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT);
+  amp_status_free(status);
+  EXPECT_EQ(download(da, 2), gotA);
+}
+
 // The unscale and SGD launches of a step, captured once and replayed three
 // times, give the values of three steps worked out by hand; on the host,
 // capture is refused with a status.

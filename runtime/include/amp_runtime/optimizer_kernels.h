@@ -90,6 +90,21 @@ amp_status_t amp_adamw_update(amp_stream_t *stream,
                               amp_tensor_list_t exp_avg_sqs, float *step,
                               const float *found_inf, amp_copy_list_t copies);
 
+/* As amp_sgd_update and amp_adamw_update, except that `step` is only read:
+ * the caller counts the updates itself (a compiled training step does, in
+ * its own graph). For SGD without momentum `step` may be null. */
+amp_status_t amp_sgd_apply(amp_stream_t *stream, const amp_sgd_config_t *config,
+                           amp_tensor_list_t params, amp_tensor_list_t grads,
+                           amp_tensor_list_t momentum_buffers,
+                           const float *step, const float *found_inf,
+                           amp_copy_list_t copies);
+amp_status_t amp_adamw_apply(amp_stream_t *stream,
+                             const amp_adamw_config_t *config,
+                             amp_tensor_list_t params, amp_tensor_list_t grads,
+                             amp_tensor_list_t exp_avgs,
+                             amp_tensor_list_t exp_avg_sqs, const float *step,
+                             const float *found_inf, amp_copy_list_t copies);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
