@@ -3,6 +3,8 @@ host step and with the interpreter on the same state and batch, and fails
 unless every printed loss and scale agrees exactly.
 
 usage: differential.py OUTDIR EXAMPLE COMPUTE_TYPE [AMP-COMPILE OPTIONS...]
+
+EXAMPLE names a file of examples/ or is the path of a .mlir file.
 """
 import os
 import subprocess
@@ -13,12 +15,15 @@ def main():
     out, example, compute = sys.argv[1:4]
     extra = sys.argv[4:]
     root = os.path.join(os.path.dirname(__file__), "..", "..")
+    source = os.path.join(root, "examples", example + ".mlir")
+    if example.endswith(".mlir"):
+        source = example
+        example = os.path.splitext(os.path.basename(example))[0]
     work = os.path.join(out, f"{example}-{compute}" + "".join(
         "-" + "".join(c if c.isalnum() else "_" for c in e) for e in extra))
     steps = "50"
-    subprocess.run(["amp-compile", os.path.join(root, "examples", example + ".mlir"),
-                    f"--compute-type={compute}", "-o", work] + extra, check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(["amp-compile", source, f"--compute-type={compute}", "-o", work] + extra,
+                   check=True, stdout=subprocess.DEVNULL)
     inputs = os.path.join(work, "in")
     ref = subprocess.run(["amp-run", os.path.join(work, example + ".step.mlir"),
                           "--random-inputs=1", "--scale=0.1", "--index-bound=8",

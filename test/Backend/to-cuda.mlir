@@ -44,18 +44,11 @@
 // CHECK-NEXT:     total = total / static_cast<float>(0x1p+2);
 // CHECK-LABEL: // k5_cross_entropy_grad:
 
-// The optimizer update of each parameter, with the select that keeps the
-// old value on a step with inf/NaN gradients fused into it: the new value
-// is stored over the parameter only where the step is kept.
-// CHECK-LABEL: // k13_sgd_update:
-// CHECK-NEXT: //   [[NEW:%[0-9]+]] = amp.sgd_update %arg0, %unscaled#0 : tensor<8x3xf32>
-// CHECK-NEXT: //   {{.*}} = amp.select [[OK:%[0-9]+]], [[NEW]], %arg0 : tensor<i1>, tensor<8x3xf32>, tensor<8x3xf32>
-// CHECK-NEXT: struct k13_sgd_update {
-// CHECK-NEXT:   const float *b0;
-// CHECK-NEXT:   const float *b1;
-// CHECK-NEXT:   const uint8_t *b2;
-// CHECK-NEXT:   float *b3;
-// CHECK:          b3[i] = static_cast<float>(((b2[0] != 0) ? static_cast<float>(p - {{.*}} * d) : b0[i]));
+// The optimizer updates of both parameters are one kernel, one call of the
+// runtime's multi-tensor SGD (no functor): in place, skipped when the
+// unscale's found_inf is set, the selects that keep the old values on such
+// a step folded into it.
+// CHECK-NOT: struct k13_sgd_update
 
 // The step: launches in program order, GEMMs through amp_gemm (f16 in and
 // out, transposed left operand for the weight gradient).
@@ -80,14 +73,21 @@
 // CHECK: // k11_unscale:
 // CHECK: ampstep::launch(stream, "k11_unscale_zero", 1, ampstep::Fill{
 // CHECK-NOT: _copy
-// CHECK: AMP_STEP_CHECK(amp_unscale(stream, amp_tensor_list_t{2, data, sizes},
+// CHECK: AMP_STEP_CHECK(amp_unscale(stream, amp_tensor_list_t{2, data, sizes}, {{.*}}, reinterpret_cast<float *>(arena + [[FOUND:[0-9]+]])));
 
-// The guarded updates write the parameters in place (tensors[0] and [1]).
-// CHECK: "k13_sgd_update", 24, k13_sgd_update{static_cast<const float *>(tensors[0]), {{.*}}, static_cast<float *>(tensors[0])}));
-// CHECK: "k14_sgd_update", 3, k14_sgd_update{static_cast<const float *>(tensors[1]), {{.*}}, static_cast<float *>(tensors[1])}));
+// CHECK: // k13_sgd_update: the runtime's multi-tensor update over 2 tensors, skipped when found_inf is set
+// CHECK-NEXT: //   {{%[0-9]+}} = amp.sgd_update %arg0, %unscaled#0 : tensor<8x3xf32>
+// CHECK-NEXT: //   {{%[0-9]+}} = amp.sgd_update %arg1, %unscaled#1 : tensor<3xf32>
+// CHECK-NEXT: {
+// CHECK-NEXT: amp_sgd_config_t config{0x1.0624dd2f1a9fcp-10, 0.0, 0.0, 0x0p+0, 0};
+// CHECK-NEXT: float *const params[] = {static_cast<float *>(tensors[0]), static_cast<float *>(tensors[1])};
+// CHECK-NEXT: float *const grads[] = {reinterpret_cast<float *>(arena + {{[0-9]+}}), reinterpret_cast<float *>(arena + {{[0-9]+}})};
+// CHECK-NEXT: const size_t sizes[] = {24, 3};
+// CHECK-NEXT: AMP_STEP_CHECK(amp_sgd_apply(stream, &config, amp_tensor_list_t{2, params, sizes}, amp_tensor_list_t{2, grads, sizes}, amp_tensor_list_t{0, nullptr, nullptr}, nullptr, reinterpret_cast<const float *>(arena + [[FOUND]]), amp_copy_list_t{AMP_F32, nullptr}));
+// CHECK-NEXT: }
 
 // The scaler updates its state in place: no copies.
-// CHECK: // k15_scaler_update:
+// CHECK: // k14_scaler_update:
 // CHECK: amp_scaler_config_t config{0x1p+1, 0x1p-1, 2000, 1, 0x0p+0, 0x0p+0};
 // CHECK-NOT: _copy
 // CHECK: AMP_STEP_CHECK(amp_scaler_update(stream, &config, static_cast<float *>(tensors[2]), static_cast<float *>(tensors[3]), static_cast<float *>(tensors[4]),

@@ -21,6 +21,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
@@ -256,8 +258,22 @@ private:
   LogicalResult emitElementwise(ArrayRef<Operation *> ops);
   LogicalResult emitGemm(ArrayRef<Operation *> ops);
   /// One op as one kernel; `guards` are the found_inf selects fused into
-  /// an optimizer update (see getGuardSelects), one per result.
-  LogicalResult emitSingle(Operation *op, ArrayRef<Operation *> guards = {});
+  /// an optimizer update (see getGuardSelects), one per result. `suffix`
+  /// tells apart the kernels of one group.
+  LogicalResult emitSingle(Operation *op, ArrayRef<Operation *> guards = {},
+                           StringRef suffix = {});
+  /// The optimizer updates of one kernel (with their guards): one call of
+  /// the runtime's multi-tensor update where runtimeUpdateCall allows it,
+  /// else a generated kernel per update.
+  LogicalResult emitUpdates(ArrayRef<Operation *> updates);
+  /// The amp_sgd_apply or amp_adamw_apply call (and the lines declaring its
+  /// lists) that runs those of `updates` the runtime can in one launch:
+  /// each with every tensor f32 and updated in place. The group needs its
+  /// guard (if any) to be `found_inf == 0` on an f32 flag in memory, the
+  /// attributes in the runtime's ranges and no tensor updated twice. The
+  /// others are appended to `rest`; the call is empty when none is left.
+  std::string runtimeUpdateCall(ArrayRef<Operation *> updates,
+                                SmallVectorImpl<Operation *> &rest);
   /// For a row op the CUDA target runs on one of the runtime's warp-per-row
   /// kernels (softmax, layer and RMS norm and their input gradients, the
   /// cross-entropy's row losses), the call; empty for other ops and for
@@ -632,18 +648,204 @@ LogicalResult Emitter::emitKernel(ArrayRef<Operation *> ops) {
     return emitGemm(ops);
   if (llvm::all_of(ops, isElementwise))
     return emitElementwise(ops);
-  if (ops.size() > 1) {
-    SmallVector<Operation *> guards = getGuardSelects(ops.front());
-    if (!guards.empty() && ArrayRef<Operation *>(guards) == ops.drop_front())
-      return emitSingle(ops.front(), guards);
+  SmallVector<Operation *> updates;
+  llvm::SmallPtrSet<Operation *, 8> expected;
+  for (Operation *op : ops)
+    if (getReplacedOperand(op, 0)) {
+      updates.push_back(op);
+      expected.insert(op);
+      for (Operation *select : getGuardSelects(op))
+        expected.insert(select);
+    }
+  if (!updates.empty() && expected.size() == ops.size() &&
+      llvm::all_of(ops, [&](Operation *op) { return expected.contains(op); }))
+    return emitUpdates(updates);
+  if (ops.size() > 1)
     return ops.front()->emitError() << "the backend cannot run this group "
                                        "of ops as one kernel";
-  }
   return emitSingle(ops.front());
 }
 
-LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards) {
-  std::string kernel = kernelName({op});
+std::string Emitter::runtimeUpdateCall(ArrayRef<Operation *> updates,
+                                       SmallVectorImpl<Operation *> &rest) {
+  // Until the checks of the whole group pass, nothing runs on the runtime.
+  rest.assign(updates.begin(), updates.end());
+  auto isF32 = [&](Value v) { return elementOf(v).isF32(); };
+  auto hasMemory = [](Value v) {
+    Operation *def = v.getDefiningOp();
+    if (!def || isView(def))
+      return true;
+    auto places = def->getAttrOfType<ArrayAttr>(kPlaceAttr);
+    unsigned result = cast<OpResult>(v).getResultNumber();
+    return places && result < places.size() &&
+           cast<StringAttr>(places[result]).getValue() != "fused";
+  };
+  auto hex = [](double v) {
+    std::string text;
+    llvm::raw_string_ostream(text) << llvm::format("%a", v);
+    return text;
+  };
+
+  // The guard: `compare eq %found_inf, 0` on an f32 scalar in memory.
+  std::string foundInf = "nullptr";
+  SmallVector<Operation *> firstGuards = getGuardSelects(updates.front());
+  if (!firstGuards.empty()) {
+    auto compare = cast<SelectOp>(firstGuards.front())
+                       .getCondition()
+                       .getDefiningOp<CompareOp>();
+    if (!compare || compare.getPredicate() != ComparePredicate::eq)
+      return "";
+    Value flag = compare.getLhs();
+    auto zero = compare.getRhs().getDefiningOp<ConstantOp>();
+    auto splat = zero ? dyn_cast<SplatElementsAttr>(zero.getValue())
+                      : SplatElementsAttr();
+    if (!splat || !isa<FloatType>(splat.getElementType()) ||
+        !splat.getSplatValue<APFloat>().isPosZero() || !isF32(flag) ||
+        tensorOf(flag).getNumElements() != 1 || !hasMemory(flag))
+      return "";
+    foundInf = pointerOf(flag, false);
+  }
+
+  Operation *first = updates.front();
+  std::string config, function;
+  bool withStep = true;
+  if (auto sgd = dyn_cast<SgdUpdateOp>(first)) {
+    double lr = sgd.getLr().convertToDouble();
+    double wd = sgd.getWeightDecay().convertToDouble();
+    if (!(lr >= 0) || !(wd >= 0))
+      return "";
+    config = "amp_sgd_config_t config{" + hex(lr) + ", 0.0, 0.0, " + hex(wd) +
+             ", 0};";
+    function = "amp_sgd_apply";
+    withStep = false;
+  } else if (auto sgd = dyn_cast<SgdMomentumUpdateOp>(first)) {
+    double lr = sgd.getLr().convertToDouble();
+    double momentum = sgd.getMomentum().convertToDouble();
+    double dampening = sgd.getDampening().convertToDouble();
+    double wd = sgd.getWeightDecay().convertToDouble();
+    // With momentum 0 the runtime leaves the buffer alone; the op does not.
+    if (!(lr >= 0) || !(momentum > 0) || !(dampening >= 0 && dampening <= 1) ||
+        !(wd >= 0) || (sgd.getNesterov() && dampening != 0))
+      return "";
+    config = "amp_sgd_config_t config{" + hex(lr) + ", " + hex(momentum) +
+             ", " + hex(dampening) + ", " + hex(wd) + ", " +
+             (sgd.getNesterov() ? "1" : "0") + "};";
+    function = "amp_sgd_apply";
+  } else {
+    auto adam = cast<AdamwUpdateOp>(first);
+    double lr = adam.getLr().convertToDouble();
+    double b1 = adam.getBeta1().convertToDouble();
+    double b2 = adam.getBeta2().convertToDouble();
+    double eps = adam.getEps().convertToDouble();
+    double wd = adam.getWeightDecay().convertToDouble();
+    if (!(lr >= 0) || !(b1 >= 0 && b1 < 1) || !(b2 >= 0 && b2 < 1) ||
+        !(eps > 0) || !(wd >= 0))
+      return "";
+    config = "amp_adamw_config_t config{" + hex(lr) + ", " + hex(b1) + ", " +
+             hex(b2) + ", " + hex(eps) + ", " + hex(wd) + "};";
+    function = "amp_adamw_apply";
+  }
+  std::string step = "nullptr";
+  if (withStep) {
+    Value count = first->getOperands().back();
+    if (!isF32(count) || !hasMemory(count))
+      return "";
+    step = pointerOf(count, false);
+  }
+
+  // Where each update stores its results; a tensor updated twice keeps the
+  // program's order, so then none runs on the runtime.
+  SmallVector<SmallVector<std::string>> stores;
+  llvm::StringSet<> written;
+  for (Operation *update : updates) {
+    SmallVector<Operation *> guards = getGuardSelects(update);
+    SmallVector<std::string> &to = stores.emplace_back();
+    for (unsigned r = 0; r < update->getNumResults(); ++r) {
+      to.push_back(pointerOf(
+          guards.empty() ? update->getResult(r) : guards[r]->getResult(0),
+          true));
+      if (!written.insert(to.back()).second)
+        return "";
+    }
+  }
+
+  // The lists: the parameter, the gradient, then the state in result order.
+  rest.clear();
+  unsigned states = first->getNumResults() - 1;
+  SmallVector<SmallVector<std::string>> lists(2 + states);
+  SmallVector<std::string> sizes;
+  for (auto [update, to] : llvm::zip_equal(updates, stores)) {
+    bool inPlace = llvm::all_of(update->getResults(), [&](OpResult result) {
+      unsigned r = result.getResultNumber();
+      return to[r] ==
+             pointerOf(update->getOperand(*getReplacedOperand(update, r)), true);
+    });
+    if (!inPlace || !llvm::all_of(update->getOperands(), isF32) ||
+        !llvm::all_of(update->getOperands(), hasMemory)) {
+      rest.push_back(update);
+      continue;
+    }
+    for (auto [r, pointer] : llvm::enumerate(to))
+      lists[r == 0 ? 0 : r + 1].push_back(pointer);
+    lists[1].push_back(pointerOf(update->getOperand(1), true));
+    sizes.push_back(std::to_string(countOf(update->getResult(0))));
+  }
+  size_t n = sizes.size();
+  if (n == 0)
+    return "";
+
+  std::string text = "    " + config + "\n";
+  SmallVector<StringRef, 4> kNames{"params", "grads"};
+  if (isa<AdamwUpdateOp>(first))
+    kNames.append({"exp_avgs", "exp_avg_sqs"});
+  else if (states)
+    kNames.push_back("momentum_buffers");
+  for (auto [i, list] : llvm::enumerate(lists))
+    text += "    float *const " + kNames[i].str() + "[] = {" +
+            llvm::join(list, ", ") + "};\n";
+  text += "    const size_t sizes[] = {" + llvm::join(sizes, ", ") + "};\n";
+  auto listOf = [&](StringRef name) {
+    return "amp_tensor_list_t{" + std::to_string(n) + ", " + name.str() +
+           ", sizes}";
+  };
+  text += "    AMP_STEP_CHECK(" + function + "(stream, &config, " +
+          listOf("params") + ", " + listOf("grads") + ", ";
+  if (isa<SgdUpdateOp>(first))
+    text += "amp_tensor_list_t{0, nullptr, nullptr}, ";
+  for (unsigned s = 0; s < states; ++s)
+    text += listOf(kNames[2 + s]) + ", ";
+  text += step + ", " + foundInf + ", amp_copy_list_t{AMP_F32, nullptr}));\n";
+  return text;
+}
+
+LogicalResult Emitter::emitUpdates(ArrayRef<Operation *> updates) {
+  SmallVector<Operation *> rest;
+  std::string call = runtimeUpdateCall(updates, rest);
+  // The updates of one kernel touch disjoint memory: any order will do.
+  if (!call.empty()) {
+    size_t n = updates.size() - rest.size();
+    body << "  // " << kernelName({updates.front()})
+         << ": the runtime's multi-tensor update over " << n
+         << (n == 1 ? " tensor" : " tensors")
+         << (getGuardSelects(updates.front()).empty()
+                 ? "\n"
+                 : ", skipped when found_inf is set\n");
+    for (Operation *update : updates)
+      if (!llvm::is_contained(rest, update))
+        body << "  //   " << describe(update) << "\n";
+    body << "  {\n" << call << "  }\n";
+  }
+  size_t first = call.empty() ? 0 : 1;
+  for (auto [i, update] : llvm::enumerate(rest))
+    if (failed(emitSingle(update, getGuardSelects(update),
+                          first + i ? "_" + std::to_string(first + i) : "")))
+      return failure();
+  return success();
+}
+
+LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
+                                  StringRef suffix) {
+  std::string kernel = kernelName({op}) + suffix.str();
   KernelParams params;
   auto in = [&](unsigned i) { return params.add(op->getOperand(i), false); };
   auto out = [&](unsigned i) { return params.add(op->getResult(i), true); };

@@ -1,8 +1,9 @@
 //===- Fusion.cpp - --amp-fuse --------------------------------------------===//
 //
 // Groups the ops of a step into kernels: elementwise chains into one loop
-// over their common shape, bias and relu into the GEMM that feeds them, and
-// the found_inf selects into the optimizer update they guard.
+// over their common shape, bias and relu into the GEMM that feeds them, the
+// found_inf selects into the optimizer update they guard, and adjacent like
+// updates into one launch over all their tensors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,6 +54,97 @@ SmallVector<Operation *> foldEpilogue(MatmulOp matmul, StringRef &epilogue) {
     epilogue = "bias_relu";
   }
   return folded;
+}
+
+/// The step-count operand of an optimizer update, if it has one.
+Value stepOperand(Operation *update) {
+  if (isa<SgdMomentumUpdateOp, AdamwUpdateOp>(update))
+    return update->getOperands().back();
+  return {};
+}
+
+/// The guard shared by the selects of `update`, or null when unguarded.
+Value guardOf(Operation *update) {
+  SmallVector<Operation *> selects = getGuardSelects(update);
+  return selects.empty() ? Value()
+                         : cast<SelectOp>(selects.front()).getCondition();
+}
+
+/// Adjacent optimizer updates that can run as one launch over many tensors:
+/// the same op with the same attributes, step count and guard (or none),
+/// no update reading another's result, and every final value (the guard's
+/// select, else the update's result) read only after the run's last op,
+/// where the merged kernel runs.
+SmallVector<SmallVector<Operation *>> findUpdateRuns(Block &body) {
+  llvm::DenseMap<Operation *, int64_t> index;
+  for (auto [i, op] : llvm::enumerate(body))
+    index[&op] = i;
+  auto finalValues = [](Operation *update) {
+    SmallVector<Value> values;
+    SmallVector<Operation *> selects = getGuardSelects(update);
+    for (OpResult result : update->getResults())
+      values.push_back(selects.empty()
+                           ? Value(result)
+                           : selects[result.getResultNumber()]->getResult(0));
+    return values;
+  };
+  auto lastOf = [&](Operation *update) {
+    int64_t last = index.lookup(update);
+    for (Operation *select : getGuardSelects(update))
+      last = std::max(last, index.lookup(select));
+    return last;
+  };
+  auto closeRun = [&](SmallVector<Operation *> &run,
+                      SmallVector<SmallVector<Operation *>> &runs) {
+    int64_t last = 0;
+    for (Operation *update : run)
+      last = std::max(last, lastOf(update));
+    // A reader between a member and the merged kernel would run too early.
+    while (run.size() > 1) {
+      bool early = llvm::any_of(run, [&](Operation *update) {
+        return llvm::any_of(finalValues(update), [&](Value value) {
+          return llvm::any_of(value.getUsers(), [&](Operation *user) {
+            return index.lookup(user) <= last;
+          });
+        });
+      });
+      if (!early)
+        break;
+      run.pop_back();
+      last = 0;
+      for (Operation *update : run)
+        last = std::max(last, lastOf(update));
+    }
+    if (run.size() > 1)
+      runs.push_back(run);
+    run.clear();
+  };
+
+  SmallVector<SmallVector<Operation *>> runs;
+  SmallVector<Operation *> run;
+  for (Operation &op : body) {
+    bool isUpdate = getReplacedOperand(&op, 0).has_value();
+    if (isUpdate && !run.empty()) {
+      Operation *first = run.front();
+      bool joins =
+          op.getPrevNode() == run.back() && op.getName() == first->getName() &&
+          op.getPropertiesAsAttribute() == first->getPropertiesAsAttribute() &&
+          stepOperand(&op) == stepOperand(first) &&
+          guardOf(&op) == guardOf(first) &&
+          llvm::none_of(op.getOperands(), [&](Value operand) {
+            return llvm::is_contained(run, operand.getDefiningOp());
+          });
+      if (joins) {
+        run.push_back(&op);
+        continue;
+      }
+    }
+    closeRun(run, runs);
+    if (isUpdate)
+      run.push_back(&op);
+  }
+  closeRun(run, runs);
+  return runs;
 }
 
 struct FusePass : mlir::amp::impl::AmpFuseBase<FusePass> {
@@ -112,6 +204,13 @@ struct FusePass : mlir::amp::impl::AmpFuseBase<FusePass> {
     for (Operation &op : body)
       for (Operation *select : getGuardSelects(&op))
         kernelOf[select] = kernelOf.lookup(&op);
+    // Runs of like updates become one multi-tensor kernel.
+    for (ArrayRef<Operation *> run : findUpdateRuns(body))
+      for (Operation *update : run.drop_front()) {
+        kernelOf[update] = kernelOf.lookup(run.front());
+        for (Operation *select : getGuardSelects(update))
+          kernelOf[select] = kernelOf.lookup(run.front());
+      }
 
     // Number kernels in the order they run: by the position of their last
     // op.

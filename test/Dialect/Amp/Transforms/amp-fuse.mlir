@@ -89,6 +89,89 @@ func.func @unguarded(%w: tensor<4xf32> {amp.param}, %g: tensor<4xf32>, %other: t
 
 // -----
 
+// Adjacent like updates (same op, attributes, step count and guard) are
+// one kernel, run as one multi-tensor launch at the position of its last
+// op: both updates and all their selects share kernel 1.
+// CHECK-LABEL: func.func @update_run
+// CHECK: amp.adamw_update {{.*}}{amp.kernel = 1 : i64,
+// CHECK: amp.adamw_update {{.*}}{amp.kernel = 1 : i64,
+// CHECK: amp.compare {{.*}}{amp.kernel = 0 : i64}
+// CHECK-COUNT-6: amp.select {{.*}}{amp.kernel = 1 : i64}
+// CHECK: amp.add {{.*}}{amp.kernel = 2 : i64}
+func.func @update_run(%w: tensor<4x3xf32> {amp.param}, %b: tensor<3xf32> {amp.param},
+                      %mw: tensor<4x3xf32> {amp.state}, %vw: tensor<4x3xf32> {amp.state},
+                      %mb: tensor<3xf32> {amp.state}, %vb: tensor<3xf32> {amp.state},
+                      %step: tensor<f32> {amp.state}, %gw: tensor<4x3xf32>,
+                      %gb: tensor<3xf32>, %found: tensor<f32>)
+    -> (tensor<4x3xf32>, tensor<3xf32>, tensor<4x3xf32>, tensor<4x3xf32>,
+        tensor<3xf32>, tensor<3xf32>, tensor<f32>) {
+  %zero = amp.constant dense<0.0> : tensor<f32>
+  %one = amp.constant dense<1.0> : tensor<f32>
+  %w2, %mw2, %vw2 = amp.adamw_update %w, %gw, %mw, %vw, %step
+      {lr = 1.0e-3 : f64, beta1 = 0.9 : f64, beta2 = 0.999 : f64,
+       eps = 1.0e-8 : f64, weight_decay = 0.01 : f64} : tensor<4x3xf32>, tensor<f32>
+  %b2, %mb2, %vb2 = amp.adamw_update %b, %gb, %mb, %vb, %step
+      {lr = 1.0e-3 : f64, beta1 = 0.9 : f64, beta2 = 0.999 : f64,
+       eps = 1.0e-8 : f64, weight_decay = 0.01 : f64} : tensor<3xf32>, tensor<f32>
+  %ok = amp.compare eq, %found, %zero : tensor<f32>, tensor<f32>
+  %kw = amp.select %ok, %w2, %w : tensor<i1>, tensor<4x3xf32>, tensor<4x3xf32>
+  %kmw = amp.select %ok, %mw2, %mw : tensor<i1>, tensor<4x3xf32>, tensor<4x3xf32>
+  %kvw = amp.select %ok, %vw2, %vw : tensor<i1>, tensor<4x3xf32>, tensor<4x3xf32>
+  %kb = amp.select %ok, %b2, %b : tensor<i1>, tensor<3xf32>, tensor<3xf32>
+  %kmb = amp.select %ok, %mb2, %mb : tensor<i1>, tensor<3xf32>, tensor<3xf32>
+  %kvb = amp.select %ok, %vb2, %vb : tensor<i1>, tensor<3xf32>, tensor<3xf32>
+  %next = amp.add %step, %one : tensor<f32>, tensor<f32>
+  return %kw, %kb, %kmw, %kvw, %kmb, %kvb, %next
+      : tensor<4x3xf32>, tensor<3xf32>, tensor<4x3xf32>, tensor<4x3xf32>,
+        tensor<3xf32>, tensor<3xf32>, tensor<f32>
+}
+
+// -----
+
+// Updates stay apart when their attributes differ and when they are not
+// adjacent; adjacent like ones join (%d2, %e2).
+// CHECK-LABEL: func.func @update_runs_refused
+// CHECK: amp.sgd_update {{.*}}{amp.kernel = 0 : i64,
+// CHECK: amp.sgd_update {{.*}}{amp.kernel = 1 : i64,
+// CHECK: amp.sum {{.*}}{amp.kernel = 2 : i64}
+// CHECK: amp.sgd_update {{.*}}{amp.kernel = 3 : i64,
+// CHECK: amp.sgd_update {{.*}}{amp.kernel = 3 : i64,
+func.func @update_runs_refused(%a: tensor<4xf32> {amp.param}, %b: tensor<4xf32> {amp.param},
+                               %d: tensor<4xf32> {amp.param}, %e: tensor<4xf32> {amp.param},
+                               %g: tensor<4xf32>)
+    -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) {
+  %a2 = amp.sgd_update %a, %g {lr = 0.1 : f64, weight_decay = 0.0 : f64} : tensor<4xf32>
+  %b2 = amp.sgd_update %b, %g {lr = 0.2 : f64, weight_decay = 0.0 : f64} : tensor<4xf32>
+  %s = amp.sum %g dims = [0] : tensor<4xf32> to tensor<f32>
+  %d2 = amp.sgd_update %d, %g {lr = 0.2 : f64, weight_decay = 0.0 : f64} : tensor<4xf32>
+  %e2 = amp.sgd_update %e, %g {lr = 0.2 : f64, weight_decay = 0.0 : f64} : tensor<4xf32>
+  return %a2, %b2, %d2, %e2, %s
+      : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>
+}
+
+// -----
+
+// Merged, the first update would run at the second's last select, after
+// the sum that reads the first's new value: they stay apart.
+// CHECK-LABEL: func.func @update_run_read_early
+// CHECK: amp.sgd_update {{.*}}{amp.kernel = 0 : i64,
+// CHECK: amp.sgd_update {{.*}}{amp.kernel = 2 : i64,
+// CHECK: amp.select {{.*}}{amp.kernel = 0 : i64}
+// CHECK: amp.sum {{.*}}{amp.kernel = 1 : i64}
+// CHECK: amp.select {{.*}}{amp.kernel = 2 : i64}
+func.func @update_run_read_early(%a: tensor<4xf32> {amp.param}, %b: tensor<4xf32> {amp.param},
+                                 %g: tensor<4xf32>, %ok: tensor<i1>)
+    -> (tensor<4xf32>, tensor<4xf32>, tensor<f32>) {
+  %a2 = amp.sgd_update %a, %g {lr = 0.1 : f64, weight_decay = 0.0 : f64} : tensor<4xf32>
+  %b2 = amp.sgd_update %b, %g {lr = 0.1 : f64, weight_decay = 0.0 : f64} : tensor<4xf32>
+  %ka = amp.select %ok, %a2, %a : tensor<i1>, tensor<4xf32>, tensor<4xf32>
+  %s = amp.sum %ka dims = [0] : tensor<4xf32> to tensor<f32>
+  %kb = amp.select %ok, %b2, %b : tensor<i1>, tensor<4xf32>, tensor<4xf32>
+  return %ka, %kb, %s : tensor<4xf32>, tensor<4xf32>, tensor<f32>
+}
+
+// -----
+
 // What the backend cannot compile is refused at the op.
 func.func @other_dialect(%x: tensor<2xf32>) -> tensor<2xf32> {
   // expected-error@+1 {{'arith.addf' is not supported by the backend (only amp ops are compiled)}}
