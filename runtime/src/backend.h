@@ -87,7 +87,7 @@ public:
   virtual amp_status_t crossEntropy(void *stream, amp_rows_t shape,
                                     const void *logits, const int64_t *labels,
                                     float *losses, void *dlogits,
-                                    float gradScale) = 0;
+                                    const float *gradLoss, bool mean) = 0;
 
   /// gemm.h; arguments already checked.
   virtual amp_status_t gemm(void *stream, const amp_gemm_t &gemm, const void *a,

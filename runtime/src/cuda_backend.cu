@@ -381,7 +381,8 @@ __global__ void rmsNormBackwardKernel(amp_rows_t shape, const void *x,
 
 __global__ void crossEntropyKernel(amp_rows_t shape, const void *logits,
                                    const int64_t *labels, float *losses,
-                                   void *dlogits, float gradScale) {
+                                   void *dlogits, const float *gradLoss,
+                                   bool mean) {
   int64_t row = warpRow(shape.rows);
   if (row < 0)
     return;
@@ -396,11 +397,14 @@ __global__ void crossEntropyKernel(amp_rows_t shape, const void *logits,
                         : NAN;
   if (!dlogits)
     return;
+  float scale = gradLoss ? *gradLoss : 1.0f;
+  if (mean)
+    scale = scale / static_cast<float>(shape.rows);
   for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
     float p = expf(amprt::load(shape.dtype, logits, base + c) - maxValue) / sum;
     if (c == label)
       p -= 1;
-    amprt::store(shape.dtype, dlogits, base + c, valid ? p * gradScale : NAN);
+    amprt::store(shape.dtype, dlogits, base + c, valid ? p * scale : NAN);
   }
 }
 
@@ -724,11 +728,11 @@ public:
 
   amp_status_t crossEntropy(void *stream, amp_rows_t shape, const void *logits,
                             const int64_t *labels, float *losses, void *dlogits,
-                            float gradScale) override {
+                            const float *gradLoss, bool mean) override {
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
     AMP_RETURN_IF_ERROR(checkGrid(shape.rows));
     crossEntropyKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
-        shape, logits, labels, losses, dlogits, gradScale);
+        shape, logits, labels, losses, dlogits, gradLoss, mean);
     return AMP_CUDA(cudaGetLastError());
   }
 

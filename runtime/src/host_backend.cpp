@@ -328,7 +328,10 @@ public:
 
   amp_status_t crossEntropy(void *, amp_rows_t shape, const void *logits,
                             const int64_t *labels, float *losses, void *dlogits,
-                            float gradScale) override {
+                            const float *gradLoss, bool mean) override {
+    float scale = gradLoss ? *gradLoss : 1.0f;
+    if (mean)
+      scale = scale / static_cast<float>(shape.rows);
     for (int64_t r = 0; r < shape.rows; ++r) {
       int64_t label = labels[r];
       if (label < 0 || label >= shape.cols)
@@ -349,7 +352,7 @@ public:
               sum;
           if (c == label)
             p -= 1;
-          amprt::store(shape.dtype, dlogits, base + c, p * gradScale);
+          amprt::store(shape.dtype, dlogits, base + c, p * scale);
         }
     }
     return nullptr;

@@ -109,16 +109,21 @@ amp_status_t amp_rms_norm_backward(amp_stream_t *stream, amp_rows_t shape,
 
 amp_status_t amp_cross_entropy(amp_stream_t *stream, amp_rows_t shape,
                                const void *logits, const int64_t *labels,
-                               float *losses, void *dlogits, float grad_scale) {
+                               float *losses, void *dlogits,
+                               const float *grad_loss,
+                               amp_loss_reduction_t reduction) {
   AMP_RETURN_IF_ERROR(checkRows(stream, shape, {logits, labels}));
   if (!losses && !dlogits)
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "neither losses nor dlogits is requested");
+  int raw = amprt::rawEnum(reduction);
+  if (raw != AMP_LOSS_SUM && raw != AMP_LOSS_MEAN)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "unknown loss reduction %d", raw);
   if (shape.rows == 0)
     return nullptr;
-  return amprt::backendOf(stream)->crossEntropy(amprt::handleOf(stream), shape,
-                                                logits, labels, losses, dlogits,
-                                                grad_scale);
+  return amprt::backendOf(stream)->crossEntropy(
+      amprt::handleOf(stream), shape, logits, labels, losses, dlogits,
+      grad_loss, raw == AMP_LOSS_MEAN);
 }
 
 } // extern "C"

@@ -349,18 +349,29 @@ TEST_P(RowKernelTest, CrossEntropyMatchesDefinitionAndFiniteDifferences) {
   int64_t *dlabels = upload(labels);
   float *losses = upload(std::vector<float>(rows));
   float *grads = upload(std::vector<float>(rows * cols));
+  float *meanGrads = upload(std::vector<float>(rows * cols));
+  float *scale = upload(std::vector<float>{gradScale});
   ASSERT_EQ(amp_cross_entropy(stream, {AMP_F32, rows, cols}, dl, dlabels,
-                              losses, grads, gradScale),
+                              losses, grads, scale, AMP_LOSS_SUM),
+            nullptr);
+  // The gradient of the mean, of a loss scaled by 1 (no grad_loss).
+  ASSERT_EQ(amp_cross_entropy(stream, {AMP_F32, rows, cols}, dl, dlabels,
+                              nullptr, meanGrads, nullptr, AMP_LOSS_MEAN),
             nullptr);
   std::vector<float> gotLoss = download(losses, rows);
   std::vector<float> gotGrad = download(grads, rows * cols);
+  std::vector<float> gotMean = download(meanGrads, rows * cols);
   for (int64_t r = 0; r < rows; ++r) {
     Row row(logits.begin() + r * cols, logits.begin() + (r + 1) * cols);
     EXPECT_NEAR(gotLoss[r], rowLoss(row, labels[r]), 1e-5) << r;
     Row want = numericGradient(
         row, [&](const Row &in) { return gradScale * rowLoss(in, labels[r]); });
-    for (int64_t c = 0; c < cols; ++c)
+    Row wantMean = numericGradient(
+        row, [&](const Row &in) { return rowLoss(in, labels[r]) / rows; });
+    for (int64_t c = 0; c < cols; ++c) {
       EXPECT_NEAR(gotGrad[r * cols + c], want[c], 1e-6) << r << "," << c;
+      EXPECT_NEAR(gotMean[r * cols + c], wantMean[c], 1e-6) << r << "," << c;
+    }
   }
 }
 
@@ -369,7 +380,7 @@ TEST_P(RowKernelTest, CrossEntropyBadLabel) {
   int64_t *label = upload(std::vector<int64_t>{3});
   float *loss = upload(std::vector<float>{0});
   amp_status_t status = amp_cross_entropy(stream, {AMP_F32, 1, 3}, dl, label,
-                                          loss, nullptr, 1.0f);
+                                          loss, nullptr, nullptr, AMP_LOSS_SUM);
   if (GetParam() == AMP_DEVICE_HOST) {
     EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT);
     EXPECT_NE(std::string(amp_status_message(status)).find("label 3"),
@@ -408,7 +419,10 @@ TEST_P(RowKernelTest, BadArgumentsAreRejected) {
   expectInvalid(amp_rms_norm_backward(stream, {AMP_BF16, 2, 2}, x, x, nullptr,
                                       -1.0f, x, nullptr));
   expectInvalid(amp_cross_entropy(stream, {AMP_F32, 2, 2}, x, label, nullptr,
-                                  nullptr, 1.0f));
+                                  nullptr, nullptr, AMP_LOSS_SUM));
+  expectInvalid(amp_cross_entropy(stream, {AMP_F32, 2, 2}, x, label, x, x,
+                                  nullptr,
+                                  static_cast<amp_loss_reduction_t>(7)));
   // No rows: nothing to do, and null tensors are fine.
   EXPECT_EQ(amp_softmax_forward(stream, {AMP_F32, 0, 8}, nullptr, nullptr, 0),
             nullptr);

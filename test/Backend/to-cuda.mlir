@@ -27,8 +27,8 @@
 // The loss and its gradient are f32 row kernels. The loss runs one thread
 // per row, each writing its row's loss to scratch memory the plan gave it,
 // then one thread sums the rows in order (the interpreter's order). Under
-// nvcc the row losses come from the runtime's warp-per-row kernel instead,
-// and the generated one is left out.
+// nvcc the row losses and the gradient come from the runtime's warp-per-row
+// kernel instead, and the generated ones are left out.
 // CHECK-LABEL: // k4_cross_entropy:
 // CHECK-NEXT: //
 // CHECK-NEXT: #if !defined(__CUDACC__)
@@ -60,11 +60,19 @@
 // CHECK: ampstep::launch(stream, "k3_cast_add", 12,
 // CHECK: #if defined(__CUDACC__)
 // CHECK-NEXT: // k4_cross_entropy: the runtime's warp-per-row kernel
-// CHECK-NEXT: AMP_STEP_CHECK(amp_cross_entropy(stream, amp_rows_t{AMP_F32, 4, 3}, {{.*}}, reinterpret_cast<float *>(arena + [[SCRATCH:[0-9]+]]), nullptr, 1.0f));
+// CHECK-NEXT: AMP_STEP_CHECK(amp_cross_entropy(stream, amp_rows_t{AMP_F32, 4, 3}, {{.*}}, reinterpret_cast<float *>(arena + [[SCRATCH:[0-9]+]]), nullptr, nullptr, AMP_LOSS_SUM));
 // CHECK-NEXT: #else
 // CHECK-NEXT: ampstep::launch(stream, "k4_cross_entropy", 4, k4_cross_entropy{{.*}}, reinterpret_cast<float *>(arena + [[SCRATCH]])}));
 // CHECK-NEXT: #endif
 // CHECK-NEXT: ampstep::launch(stream, "k4_cross_entropy_sum", 1, k4_cross_entropy_sum{{.*}}, reinterpret_cast<const float *>(arena + [[SCRATCH]])}));
+// The loss's gradient, scaled by the loss scale (tensor 2, read on the
+// device) over the batch mean, is the same runtime kernel under nvcc.
+// CHECK-NEXT: #if defined(__CUDACC__)
+// CHECK-NEXT: // k5_cross_entropy_grad: the runtime's warp-per-row kernel
+// CHECK-NEXT: AMP_STEP_CHECK(amp_cross_entropy(stream, amp_rows_t{AMP_F32, 4, 3}, {{.*}}, static_cast<const int64_t *>(tensors[6]), nullptr, {{.*}}, static_cast<const float *>(tensors[2]), AMP_LOSS_MEAN));
+// CHECK-NEXT: #else
+// CHECK-NEXT: ampstep::launch(stream, "k5_cross_entropy_grad", 4,
+// CHECK-NEXT: #endif
 // CHECK: // k8_matmul:
 // CHECK: amp_gemm_t g{AMP_F16, AMP_F16, 1, 0, 8, 3, 4, 1, 1.0f, 0.0f, AMP_EPILOGUE_NONE};
 

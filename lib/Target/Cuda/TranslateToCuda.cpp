@@ -276,9 +276,10 @@ private:
                                 SmallVectorImpl<Operation *> &rest);
   /// For a row op the CUDA target runs on one of the runtime's warp-per-row
   /// kernels (softmax, layer and RMS norm and their input gradients, the
-  /// cross-entropy's row losses), the call; empty for other ops and for
-  /// types or layouts those kernels do not take. The host target keeps the
-  /// generated kernel, which rounds exactly as the interpreter does.
+  /// cross-entropy's row losses and gradient), the call; empty for other
+  /// ops and for types or layouts those kernels do not take. The host
+  /// target keeps the generated kernel, which rounds exactly as the
+  /// interpreter does.
   std::string runtimeRowCall(Operation *op);
   /// The second kernel of amp.cross_entropy: the rows' losses, which the
   /// first wrote to scratch one thread per row, summed in order.
@@ -1444,12 +1445,27 @@ std::string Emitter::runtimeRowCall(Operation *op) {
         Value logits = loss.getLogits();
         std::string rows = rowsOf(logits, tensorOf(logits).getRank() - 1);
         auto scratch = op->getAttrOfType<IntegerAttr>(kScratchAttr);
-        if (rows.empty() || !scratch)
+        if (rows.empty() || !scratch || !elementOf(loss.getLabels()).isInteger(64))
           return "";
         // The row losses into scratch; the second kernel sums them.
         return "amp_cross_entropy(stream, " + rows + ", " + in(logits) + ", " +
                in(loss.getLabels()) + ", reinterpret_cast<float *>(arena + " +
-               std::to_string(scratch.getInt()) + "), nullptr, 1.0f)";
+               std::to_string(scratch.getInt()) +
+               "), nullptr, nullptr, AMP_LOSS_SUM)";
+      })
+      .Case([&](CrossEntropyGradOp grad) -> std::string {
+        Value logits = grad.getLogits();
+        std::string rows = rowsOf(logits, tensorOf(logits).getRank() - 1);
+        if (rows.empty() || !elementOf(grad.getLabels()).isInteger(64) ||
+            !isF32(grad.getGrad()) ||
+            elementOf(grad.getResult()) != elementOf(logits))
+          return "";
+        return "amp_cross_entropy(stream, " + rows + ", " + in(logits) + ", " +
+               in(grad.getLabels()) + ", nullptr, " + out + ", " +
+               in(grad.getGrad()) + ", " +
+               (grad.getReduction() == LossReduction::mean ? "AMP_LOSS_MEAN"
+                                                           : "AMP_LOSS_SUM") +
+               ")";
       })
       .Default([](Operation *) { return std::string(); });
 }

@@ -58,15 +58,25 @@ amp_status_t amp_rms_norm_backward(amp_stream_t *stream, amp_rows_t shape,
                                    const float *weight, float eps, void *dx,
                                    float *dweight);
 
+/* How the row losses are reduced to the loss whose gradient is wanted. */
+typedef enum amp_loss_reduction_e {
+  AMP_LOSS_SUM = 0,
+  AMP_LOSS_MEAN = 1,
+} amp_loss_reduction_t;
+
 /* Softmax cross-entropy of each row against labels (int64): the per-row
  * losses logsumexp - logit[label] (f32, may be NULL) and, when `dlogits`
- * is not NULL, (softmax - onehot) * grad_scale in the logits' type, from
- * the same pass, without storing the probabilities. A label outside
- * [0, cols) is an error on the host; on CUDA it gives a NaN loss and
- * gradient row. */
+ * is not NULL, the gradient of the rows' sum or mean times *grad_loss
+ * (a device f32 scalar, so that a captured step follows a changing loss
+ * scale; NULL for 1): (softmax - onehot) * s with s = *grad_loss, divided
+ * by the row count for a mean, in the logits' type. One pass, without
+ * storing the probabilities. A label outside [0, cols) is an error on the
+ * host; on CUDA it gives a NaN loss and gradient row. */
 amp_status_t amp_cross_entropy(amp_stream_t *stream, amp_rows_t shape,
                                const void *logits, const int64_t *labels,
-                               float *losses, void *dlogits, float grad_scale);
+                               float *losses, void *dlogits,
+                               const float *grad_loss,
+                               amp_loss_reduction_t reduction);
 
 #ifdef __cplusplus
 } /* extern "C" */
