@@ -206,8 +206,8 @@ int main(int argc, char **argv) {
   });
   auto *labels = static_cast<int64_t *>(bench.allocate(rows * 8));
   bandwidth("cross_entropy loss+grad f16", 2.0 * activation, [&] {
-    CHECK(amp_cross_entropy(bench.stream, shape, x, labels, nullptr, y,
-                            nullptr, AMP_LOSS_MEAN));
+    CHECK(amp_cross_entropy(bench.stream, shape, x, labels, nullptr, y, nullptr,
+                            AMP_LOSS_MEAN));
   });
 
   // Multi-tensor kernels over many parameter tensors.

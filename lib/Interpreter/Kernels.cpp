@@ -7,6 +7,7 @@
 
 #include "Kernels.h"
 
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -38,7 +39,7 @@ public:
                   ArrayRef<ArrayRef<int64_t>> operands)
       : shape(shape) {
     for (ArrayRef<int64_t> operand : operands) {
-      SmallVector<int64_t> own = computeStrides(operand);
+      SmallVector<int64_t> own = mlir::computeStrides(operand);
       SmallVector<int64_t> strides(shape.size(), 0);
       size_t offset = shape.size() - operand.size();
       for (size_t i = 0; i < operand.size(); ++i)
@@ -314,7 +315,7 @@ Tensor kernels::cast(const Tensor &x, ElementKind kind) {
 Tensor kernels::iota(ElementKind kind, ArrayRef<int64_t> shape, int64_t dim) {
   Tensor out(kind, shape);
   MutableArrayRef<double> result = out.getMutableData();
-  SmallVector<int64_t> strides = computeStrides(shape);
+  SmallVector<int64_t> strides = mlir::computeStrides(shape);
   for (int64_t i = 0, e = out.getNumElements(); i < e; ++i)
     result[i] = roundToKind(static_cast<double>((i / strides[dim]) % shape[dim]),
                             kind);
@@ -498,7 +499,7 @@ Tensor kernels::reduce(ReduceFn fn, const Tensor &x, ArrayRef<int64_t> dims,
   for (int64_t d = 0; d < x.getRank(); ++d)
     if (!reduced[d])
       keptShape.push_back(x.getShape()[d]);
-  SmallVector<int64_t> keptStrides = computeStrides(keptShape);
+  SmallVector<int64_t> keptStrides = mlir::computeStrides(keptShape);
   SmallVector<int64_t> strides(x.getRank(), 0);
   for (int64_t d = 0, kept = 0; d < x.getRank(); ++d)
     if (!reduced[d])

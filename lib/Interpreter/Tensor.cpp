@@ -3,6 +3,7 @@
 #include "amp/Interpreter/Tensor.h"
 
 #include "amp_runtime/float_formats.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -91,13 +92,6 @@ double interp::roundToKind(double value, ElementKind kind) {
   }
 }
 
-SmallVector<int64_t> interp::computeStrides(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> strides(shape.size(), 1);
-  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * shape[i + 1];
-  return strides;
-}
-
 std::string interp::formatIndex(ArrayRef<int64_t> shape, int64_t linearIndex) {
   SmallVector<int64_t> index(shape.size());
   for (int64_t i = static_cast<int64_t>(shape.size()) - 1; i >= 0; --i) {
@@ -132,7 +126,7 @@ RankedTensorType Tensor::getType(MLIRContext *context) const {
 }
 
 SmallVector<int64_t> Tensor::getStrides() const {
-  return computeStrides(shape);
+  return mlir::computeStrides(shape);
 }
 
 std::optional<int64_t> Tensor::findNonFinite() const {

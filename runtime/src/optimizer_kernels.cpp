@@ -134,8 +134,8 @@ amp_status_t amp_sgd_apply(amp_stream_t *stream, const amp_sgd_config_t *config,
                            amp_tensor_list_t momentum_buffers,
                            const float *step, const float *found_inf,
                            amp_copy_list_t copies) {
-  AMP_RETURN_IF_ERROR(checkSgd(stream, config, params, grads, momentum_buffers,
-                               step, copies));
+  AMP_RETURN_IF_ERROR(
+      checkSgd(stream, config, params, grads, momentum_buffers, step, copies));
   return amprt::backendOf(stream)->sgd(amprt::handleOf(stream), *config, params,
                                        grads, momentum_buffers, step, found_inf,
                                        copies);

@@ -169,8 +169,10 @@ TEST_P(KernelTest, ApplyReadsTheStepWithoutCountingIt) {
   amp_adamw_config_t adamw{0.1, 0.9, 0.999, 1e-8, 0.0};
   std::vector<float> a = {1, -2}, b = {3}, ga = {0.5f, 2}, gb = {-1};
   float *da = upload(a), *db = upload(b), *dga = upload(ga), *dgb = upload(gb);
-  float *ma = upload(std::vector<float>(2)), *mb = upload(std::vector<float>(1));
-  float *va = upload(std::vector<float>(2)), *vb = upload(std::vector<float>(1));
+  float *ma = upload(std::vector<float>(2)),
+        *mb = upload(std::vector<float>(1));
+  float *va = upload(std::vector<float>(2)),
+        *vb = upload(std::vector<float>(1));
   float *step = upload(std::vector<float>{3});
   float *params[] = {da, db}, *grads[] = {dga, dgb}, *ms[] = {ma, mb},
         *vs[] = {va, vb};
@@ -212,18 +214,18 @@ TEST_P(KernelTest, ApplyReadsTheStepWithoutCountingIt) {
   amp_sgd_config_t plain{0.25, 0, 0, 0, 0};
   float *overflow = upload(std::vector<float>{1});
   ASSERT_EQ(amp_sgd_apply(stream, &plain, {1, one, oneSize},
-                          {1, oneGrad, oneSize}, {0, nullptr, nullptr},
-                          nullptr, overflow, {AMP_F32, nullptr}),
+                          {1, oneGrad, oneSize}, {0, nullptr, nullptr}, nullptr,
+                          overflow, {AMP_F32, nullptr}),
             nullptr);
   EXPECT_EQ(download(w, 1)[0], -1.0f);
   ASSERT_EQ(amp_sgd_apply(stream, &plain, {1, one, oneSize},
-                          {1, oneGrad, oneSize}, {0, nullptr, nullptr},
-                          nullptr, nullptr, {AMP_F32, nullptr}),
+                          {1, oneGrad, oneSize}, {0, nullptr, nullptr}, nullptr,
+                          nullptr, {AMP_F32, nullptr}),
             nullptr);
   EXPECT_EQ(download(w, 1)[0], -1.5f);
-  amp_status_t status = amp_sgd_apply(
-      stream, &momentum, {1, one, oneSize}, {1, oneGrad, oneSize},
-      {1, oneBuf, oneSize}, nullptr, nullptr, {AMP_F32, nullptr});
+  amp_status_t status =
+      amp_sgd_apply(stream, &momentum, {1, one, oneSize}, {1, oneGrad, oneSize},
+                    {1, oneBuf, oneSize}, nullptr, nullptr, {AMP_F32, nullptr});
   EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT);
   amp_status_free(status);
   status = amp_adamw_apply(stream, &adamw, {2, params, sizes},

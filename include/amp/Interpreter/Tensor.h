@@ -77,9 +77,6 @@ private:
   std::vector<double> data;
 };
 
-/// Row-major strides of `shape`.
-SmallVector<int64_t> computeStrides(ArrayRef<int64_t> shape);
-
 /// "[2, 0, 1]", the way indices appear in messages.
 std::string formatIndex(ArrayRef<int64_t> shape, int64_t linearIndex);
 

@@ -18,6 +18,7 @@
 #include "amp/Dialect/Amp/Transforms/Backend.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallBitVector.h"
@@ -42,19 +43,8 @@ RankedTensorType tensorOf(Value value) {
 }
 Type elementOf(Value value) { return tensorOf(value).getElementType(); }
 int64_t countOf(Value value) { return tensorOf(value).getNumElements(); }
-
-SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> strides(shape.size(), 1);
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
-}
-
 int64_t product(ArrayRef<int64_t> shape) {
-  int64_t count = 1;
-  for (int64_t dim : shape)
-    count *= dim;
-  return count;
+  return ShapedType::getNumElements(shape);
 }
 
 /// The C type of stored elements.
@@ -396,7 +386,7 @@ void Emitter::endFunctor(StringRef kernel, const KernelParams &params,
 LogicalResult Emitter::emitElementwise(ArrayRef<Operation *> ops) {
   Operation *root = ops.back();
   ArrayRef<int64_t> shape = tensorOf(root->getResult(0)).getShape();
-  SmallVector<int64_t> strides = stridesOf(shape);
+  SmallVector<int64_t> strides = computeStrides(shape);
   std::string kernel = kernelName(ops);
   beginFunctor(kernel, ops);
   KernelParams params;
@@ -417,7 +407,7 @@ LogicalResult Emitter::emitElementwise(ArrayRef<Operation *> ops) {
     ArrayRef<int64_t> own = tensorOf(value).getShape();
     if (own == shape)
       return "i";
-    SmallVector<int64_t> ownStrides = stridesOf(own);
+    SmallVector<int64_t> ownStrides = computeStrides(own);
     std::string text;
     size_t offset = shape.size() - own.size();
     for (size_t d = 0; d < own.size(); ++d) {
@@ -625,8 +615,8 @@ LogicalResult Emitter::emitGemm(ArrayRef<Operation *> ops) {
   // Broadcast batches: one GEMM per output matrix.
   auto batchOffset = [&](ArrayRef<int64_t> own, int64_t matrix) {
     std::string text = "0";
-    SmallVector<int64_t> outStrides = stridesOf(outBatch);
-    SmallVector<int64_t> ownStrides = stridesOf(own);
+    SmallVector<int64_t> outStrides = computeStrides(outBatch);
+    SmallVector<int64_t> ownStrides = computeStrides(own);
     size_t offset = outBatch.size() - own.size();
     for (size_t d = 0; d < own.size(); ++d)
       if (own[d] != 1)
@@ -762,9 +752,9 @@ std::string Emitter::runtimeUpdateCall(ArrayRef<Operation *> updates,
     SmallVector<Operation *> guards = getGuardSelects(update);
     SmallVector<std::string> &to = stores.emplace_back();
     for (unsigned r = 0; r < update->getNumResults(); ++r) {
-      to.push_back(pointerOf(
-          guards.empty() ? update->getResult(r) : guards[r]->getResult(0),
-          true));
+      to.push_back(pointerOf(guards.empty() ? update->getResult(r)
+                                            : guards[r]->getResult(0),
+                             true));
       if (!written.insert(to.back()).second)
         return "";
     }
@@ -779,7 +769,8 @@ std::string Emitter::runtimeUpdateCall(ArrayRef<Operation *> updates,
     bool inPlace = llvm::all_of(update->getResults(), [&](OpResult result) {
       unsigned r = result.getResultNumber();
       return to[r] ==
-             pointerOf(update->getOperand(*getReplacedOperand(update, r)), true);
+             pointerOf(update->getOperand(*getReplacedOperand(update, r)),
+                       true);
     });
     if (!inPlace || !llvm::all_of(update->getOperands(), isF32) ||
         !llvm::all_of(update->getOperands(), hasMemory)) {
@@ -961,7 +952,7 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
           .Case<SumOp, MeanOp, MaxOp>([&](auto reduce) {
             Value x = op->getOperand(0);
             ArrayRef<int64_t> shape = tensorOf(x).getShape();
-            SmallVector<int64_t> strides = stridesOf(shape);
+            SmallVector<int64_t> strides = computeStrides(shape);
             llvm::SmallDenseSet<int64_t> reduced(reduce.getDims().begin(),
                                                  reduce.getDims().end());
             bool isMax = isa<MaxOp>(op);
@@ -977,13 +968,13 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
               (reduced.count(d) ? redStrides : keptStrides)
                   .push_back(strides[d]);
             }
-            SmallVector<int64_t> keptOut = stridesOf(kept);
+            SmallVector<int64_t> keptOut = computeStrides(kept);
             fn << "    int64_t base = 0;\n";
             for (size_t d = 0; d < kept.size(); ++d)
               fn << "    base += (i / " << keptOut[d] << " % " << kept[d]
                  << ") * " << keptStrides[d] << ";\n";
             int64_t inner = product(red);
-            SmallVector<int64_t> redOut = stridesOf(red);
+            SmallVector<int64_t> redOut = computeStrides(red);
             fn << "    " << at << " acc = "
                << (isMax ? literal(-INFINITY, at) : literal(0, at)) << ";\n"
                << "    for (int64_t r = 0; r < " << inner << "; ++r) {\n"
@@ -1010,9 +1001,9 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
           })
           .Case([&](TransposeOp transpose) {
             ArrayRef<int64_t> inShape = tensorOf(op->getOperand(0)).getShape();
-            SmallVector<int64_t> inStrides = stridesOf(inShape);
+            SmallVector<int64_t> inStrides = computeStrides(inShape);
             ArrayRef<int64_t> outShape = tensorOf(op->getResult(0)).getShape();
-            SmallVector<int64_t> outStrides = stridesOf(outShape);
+            SmallVector<int64_t> outStrides = computeStrides(outShape);
             fn << "    int64_t at = 0;\n";
             for (auto [d, from] : llvm::enumerate(transpose.getPermutation()))
               fn << "    at += (i / " << outStrides[d] << " % " << outShape[d]
@@ -1023,9 +1014,9 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
           })
           .Case([&](SliceOp slice) {
             ArrayRef<int64_t> inShape = tensorOf(op->getOperand(0)).getShape();
-            SmallVector<int64_t> inStrides = stridesOf(inShape);
+            SmallVector<int64_t> inStrides = computeStrides(inShape);
             ArrayRef<int64_t> outShape = tensorOf(op->getResult(0)).getShape();
-            SmallVector<int64_t> outStrides = stridesOf(outShape);
+            SmallVector<int64_t> outStrides = computeStrides(outShape);
             fn << "    int64_t at = 0;\n";
             for (size_t d = 0; d < outShape.size(); ++d)
               fn << "    at += (i / " << outStrides[d] << " % " << outShape[d]
@@ -1402,7 +1393,8 @@ std::string Emitter::runtimeRowCall(Operation *op) {
   return TypeSwitch<Operation *, std::string>(op)
       .Case<SoftmaxOp, LogSoftmaxOp>([&](auto softmax) -> std::string {
         Value x = softmax.getInput();
-        if (softmax.getDim() != tensorOf(x).getRank() - 1 ||
+        if (static_cast<int64_t>(softmax.getDim()) !=
+                tensorOf(x).getRank() - 1 ||
             elementOf(x) != elementOf(softmax.getResult()))
           return "";
         std::string rows = rowsOf(x, softmax.getDim());
@@ -1445,7 +1437,8 @@ std::string Emitter::runtimeRowCall(Operation *op) {
         Value logits = loss.getLogits();
         std::string rows = rowsOf(logits, tensorOf(logits).getRank() - 1);
         auto scratch = op->getAttrOfType<IntegerAttr>(kScratchAttr);
-        if (rows.empty() || !scratch || !elementOf(loss.getLabels()).isInteger(64))
+        if (rows.empty() || !scratch ||
+            !elementOf(loss.getLabels()).isInteger(64))
           return "";
         // The row losses into scratch; the second kernel sums them.
         return "amp_cross_entropy(stream, " + rows + ", " + in(logits) + ", " +
