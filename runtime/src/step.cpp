@@ -144,7 +144,9 @@ struct amp_step_s {
   std::vector<void *> pointers; // device pointers of `tensors`
   BufferPtr arena;
   BufferPtr results; // a Results
+  amp_graph_t *graph = nullptr; // amp_step_capture's, replayed by run
   ~amp_step_s() {
+    amp_graph_destroy(graph);
     tensors.clear();
     arena.reset();
     results.reset();
@@ -157,6 +159,14 @@ namespace {
 
 Results *resultsOf(amp_step_t *step) {
   return static_cast<Results *>(amp_buffer_data(step->results.get()));
+}
+
+/// Queues the step's launches on its stream (its batch already copied).
+amp_status_t runOnce(amp_step_t *step) {
+  Results *results = resultsOf(step);
+  return step->description->run(
+      step->stream, step->pointers.data(), amp_buffer_data(step->arena.get()),
+      &results->loss, &results->foundInf, results->counters);
 }
 
 amp_status_t checkIndex(const amp_step_t *step, size_t index) {
@@ -480,10 +490,28 @@ amp_status_t amp_step_run(amp_step_t *step, size_t input_count,
                                            inputs[n].data, size, step->stream));
     ++n;
   }
-  Results *results = resultsOf(step);
-  return d.run(step->stream, step->pointers.data(),
-               amp_buffer_data(step->arena.get()), &results->loss,
-               &results->foundInf, results->counters);
+  if (step->graph)
+    return amp_graph_launch(step->graph, step->stream);
+  return runOnce(step);
+}
+
+amp_status_t amp_step_capture(amp_step_t *step) {
+  if (!step)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "step is null");
+  AMP_RETURN_IF_ERROR(amp_graph_capture_begin(step->stream));
+  amp_status_t run = runOnce(step);
+  amp_graph_t *graph = nullptr;
+  // End the capture whatever happened, so that the stream works again.
+  amp_status_t end = amp_graph_capture_end(step->stream, &graph);
+  if (run) {
+    amp_status_free(end);
+    amp_graph_destroy(graph);
+    return run;
+  }
+  AMP_RETURN_IF_ERROR(end);
+  amp_graph_destroy(step->graph);
+  step->graph = graph;
+  return nullptr;
 }
 
 amp_status_t amp_step_result(amp_step_t *step, float *out_loss,

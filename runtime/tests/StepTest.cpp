@@ -227,6 +227,17 @@ TEST_F(StepTest, RunsAndCountsAsWorkedOutByHand) {
   EXPECT_EQ(read(0, 3), (std::vector<float>{0.875f, 2.125f, 2.75f}));
 }
 
+// Host work runs as it is issued: there is no graph to capture, and the
+// step goes on running its launches. (The replay on a GPU is checked by
+// test/Backend/cuda-differential.test.)
+TEST_F(StepTest, CaptureIsRefusedOnTheHostAndTheStepStillRuns) {
+  EXPECT_STATUS(amp_step_capture(step), AMP_UNAVAILABLE, "CUDA stream");
+  EXPECT_STATUS(amp_step_capture(nullptr), AMP_INVALID_ARGUMENT, "null");
+  write(0, {1, 2, 3});
+  EXPECT_EQ(run({1, -1, 2}), 8.0f);
+  EXPECT_EQ(read(0, 3), (std::vector<float>{0.875f, 2.125f, 2.75f}));
+}
+
 TEST_F(StepTest, RefusesBadBatchesBeforeTouchingAnything) {
   float x[3] = {1, 2, 3};
   int64_t k[2] = {0, 0};

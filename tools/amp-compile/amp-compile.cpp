@@ -343,24 +343,58 @@ int main(int argc, char **argv) {
       name + "_describe(void);\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
   if (failed(writeFile(pathOf(name + ".h"), header)))
     return 1;
-  if (sourceOnly)
-    return 0;
-
-  std::string library = pathOf("lib" + name + ".so");
-  SmallVector<std::string> args;
+  // The compiler's flags; the compiler and the runtime's place vary.
+  SmallVector<std::string> flags;
   if (cuda)
-    args = {"-std=c++17", "-O2", "-arch=" + cudaArch, "--fmad=false",
-            "-Xcompiler", "-fPIC", "-shared"};
+    flags = {"-std=c++17", "-O2", "-arch=" + cudaArch, "--fmad=false",
+             "-Xcompiler", "-fPIC", "-shared"};
   else {
     // No FMA contraction (the interpreter rounds every product); no errno
     // from the math functions, so that sqrtf is one instruction; f16
     // conversions in hardware where this CPU has them (the library then
     // needs a CPU with F16C, as every x86-64 of the last decade has).
-    args = {"-std=c++17", "-O2", "-fPIC", "-shared", "-fvisibility=hidden"};
-    args.append({"-ffp-contract=off", "-fno-math-errno"});
+    flags = {"-std=c++17", "-O2", "-fPIC", "-shared", "-fvisibility=hidden"};
+    flags.append({"-ffp-contract=off", "-fno-math-errno"});
     if (llvm::sys::getHostCPUFeatures().lookup("f16c"))
-      args.push_back("-mf16c");
+      flags.push_back("-mf16c");
   }
+  std::string sourceFile = llvm::sys::path::filename(sourcePath).str();
+  std::string libraryFile = "lib" + name + ".so";
+  // build.sh: the same command, to build the library again elsewhere (a
+  // GPU machine without MLIR, say) against that machine's runtime.
+  {
+    auto quote = [](StringRef text) {
+      std::string quoted = "'";
+      for (char c : text)
+        quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      return quoted + "'";
+    };
+    std::string script =
+        "#!/bin/sh\n# Builds " + libraryFile + " from " + sourceFile +
+        " as amp-compile does. Elsewhere, name that machine's runtime:\n"
+        "#   AMP_RUNTIME_INCLUDE=<runtime>/include AMP_RUNTIME_LIB=<dir of "
+        "libamp_runtime.so> COMPILER=<" +
+        (cuda ? "nvcc" : "c++") + "> sh build.sh\nset -e\ncd \"$(dirname \"$0\")\"\n" +
+        "COMPILER=\"${COMPILER:-" +
+        (compiler.empty() ? std::string(cuda ? "nvcc" : "c++") : compiler) +
+        "}\"\nAMP_RUNTIME_INCLUDE=\"${AMP_RUNTIME_INCLUDE:-" +
+        runtimeInclude.getValue() + "}\"\nAMP_RUNTIME_LIB=\"${AMP_RUNTIME_LIB:-" +
+        runtimeLib.getValue() + "}\"\nexec \"$COMPILER\"";
+    for (const std::string &flag : flags)
+      script += " " + quote(flag);
+    script += " -I\"$AMP_RUNTIME_INCLUDE\" " + quote(sourceFile) + " -o " +
+              quote(libraryFile) + " -L\"$AMP_RUNTIME_LIB\" -lamp_runtime " +
+              (cuda ? "-Xlinker -rpath=\"$AMP_RUNTIME_LIB\""
+                    : "-Wl,-rpath,\"$AMP_RUNTIME_LIB\"") +
+              "\n";
+    if (failed(writeFile(pathOf("build.sh"), script)))
+      return 1;
+  }
+  if (sourceOnly)
+    return 0;
+
+  std::string library = pathOf(libraryFile);
+  SmallVector<std::string> args(flags);
   args.append({"-I" + runtimeInclude, sourcePath, "-o", library,
                "-L" + runtimeLib, "-lamp_runtime"});
   if (cuda)

@@ -6,7 +6,8 @@
 // --save-inputs writes them), runs N steps on that batch and prints each
 // loss as amp-run --train-steps --print-every=1 does, so that the two
 // outputs can be compared line for line. --load restores a state saved with
-// --save, and the step numbers continue from it.
+// --save, and the step numbers continue from it. --graph runs the first
+// step as it is and replays every later one from a CUDA graph of it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,11 +36,13 @@ int fail(amp_status_t status) {
 int main(int argc, char **argv) {
   if (argc < 3) {
     std::fprintf(stderr, "usage: amp-step LIB NAME --inputs=DIR --steps=N "
-                         "[--device=host|cuda] [--load=FILE] [--save=FILE]\n");
+                         "[--device=host|cuda] [--load=FILE] [--save=FILE] "
+                         "[--graph]\n");
     return 2;
   }
   std::string inputs, load, save;
   long steps = 1;
+  bool graph = false;
   amp_device_kind_t device = AMP_DEVICE_HOST;
   for (int i = 3; i < argc; ++i) {
     std::string arg = argv[i];
@@ -61,6 +64,8 @@ int main(int argc, char **argv) {
       load = arg.substr(7);
     else if (arg.rfind("--save=", 0) == 0)
       save = arg.substr(7);
+    else if (arg == "--graph")
+      graph = true;
     else if (arg != "--device=host") {
       std::fprintf(stderr, "amp-step: error: unknown argument '%s'\n",
                    arg.c_str());
@@ -128,6 +133,9 @@ int main(int argc, char **argv) {
     if (description->loss_scale_tensor >= 0)
       std::printf(" scale %g%s", scale, found != 0 ? " skipped" : "");
     std::printf("\n");
+    if (graph && s == 0)
+      if (amp_status_t status = amp_step_capture(step))
+        return fail(status);
   }
   if (!save.empty())
     if (amp_status_t status = amp_step_save(step, save.c_str()))

@@ -136,6 +136,15 @@ typedef struct amp_step_input_s {
 amp_status_t amp_step_run(amp_step_t *step, size_t input_count,
                           const amp_step_input_t *inputs);
 
+/* Records the launches of one step, without running them, into a CUDA
+ * graph that every later amp_step_run replays after copying its batch: one
+ * launch per step instead of one per kernel. The step keeps no host-side
+ * state between runs (the scale, the counters and found_inf live on the
+ * device), so the replay computes what the launches would. Capturing again
+ * replaces the graph. AMP_UNAVAILABLE on the host device, where work runs
+ * as it is issued; the step then runs as before. */
+amp_status_t amp_step_capture(amp_step_t *step);
+
 /* The last step's loss and found_inf (0 without loss scaling); waits. */
 amp_status_t amp_step_result(amp_step_t *step, float *out_loss,
                              float *out_found_inf);
