@@ -78,6 +78,74 @@ func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
   return %w, %c : tensor<2xf32>, tensor<f32>
 }
 
+// -----
+
+// A buffer plan the emitted code could not trust (hand-edited IR): a
+// result without a place, a slot past the arena's end, a fused value read
+// in another kernel, an argument of another type, scratch memory outside
+// the arena, a negative arena size.
+func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
+    attributes {amp.arena_size = 256 : i64} {
+  // expected-error@+1 {{amp-to-cuda: this op has no place for each result (amp.place); run --amp-plan-buffers again}}
+  %s = amp.sum %w dims = [0] {amp.kernel = 0 : i64, placement = ["arena 0"]} : tensor<2xf32> to tensor<f32>
+  return %w, %s : tensor<2xf32>, tensor<f32>
+}
+
+// -----
+
+func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
+    attributes {amp.arena_size = 256 : i64} {
+  // expected-error@+1 {{result #0 has no place inside the 256-byte arena ('arena 254')}}
+  %s = amp.sum %w dims = [0] {amp.kernel = 0 : i64, amp.place = ["arena 254"]} : tensor<2xf32> to tensor<f32>
+  return %w, %s : tensor<2xf32>, tensor<f32>
+}
+
+// -----
+
+func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
+    attributes {amp.arena_size = 256 : i64} {
+  // expected-error@+1 {{result #0 has no place inside the 256-byte arena ('arena -8')}}
+  %s = amp.sum %w dims = [0] {amp.kernel = 0 : i64, amp.place = ["arena -8"]} : tensor<2xf32> to tensor<f32>
+  return %w, %s : tensor<2xf32>, tensor<f32>
+}
+
+// -----
+
+func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
+    attributes {amp.arena_size = 256 : i64} {
+  // expected-error@+1 {{result #0 is fused into its kernel but read outside it}}
+  %n = amp.neg %w {amp.kernel = 0 : i64, amp.place = ["fused"]} : tensor<2xf32>
+  %s = amp.sum %n dims = [0] {amp.kernel = 1 : i64, amp.place = ["arena 0"]} : tensor<2xf32> to tensor<f32>
+  return %w, %s : tensor<2xf32>, tensor<f32>
+}
+
+// -----
+
+func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
+    attributes {amp.arena_size = 256 : i64} {
+  // expected-error@+1 {{result #0 is placed in argument '0', which is not an argument of its type}}
+  %s = amp.sum %w dims = [0] {amp.kernel = 0 : i64, amp.place = ["arg 0"]} : tensor<2xf32> to tensor<f32>
+  return %w, %s : tensor<2xf32>, tensor<f32>
+}
+
+// -----
+
+func.func @step(%w: tensor<2x3xf32> {amp.param}, %labels: tensor<2xi64>)
+    -> (tensor<2x3xf32>, tensor<f32>) attributes {amp.arena_size = 256 : i64} {
+  // expected-error@+1 {{its scratch memory (amp.scratch) is not inside the arena}}
+  %l = amp.cross_entropy %w, %labels {amp.kernel = 0 : i64, amp.place = ["arena 0"], amp.scratch = 252 : i64} : tensor<2x3xf32>, tensor<2xi64> to tensor<f32>
+  return %w, %l : tensor<2x3xf32>, tensor<f32>
+}
+
+// -----
+
+// expected-error@+1 {{amp-to-cuda: amp.arena_size must be a non-negative integer}}
+func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
+    attributes {amp.arena_size = -256 : i64} {
+  %s = amp.sum %w dims = [0] {amp.kernel = 0 : i64, amp.place = ["arena 0"]} : tensor<2xf32> to tensor<f32>
+  return %w, %s : tensor<2xf32>, tensor<f32>
+}
+
 //--- default.mlir
 
 // Without --amp-function the planned function is found, and there must be

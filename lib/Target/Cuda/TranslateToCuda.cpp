@@ -244,6 +244,11 @@ public:
   LogicalResult emit();
 
 private:
+  /// Checks the buffer plan the emitted code trusts: a place for every
+  /// result ("fused" ones read only inside their kernel, arguments of the
+  /// same type, arena slots and scratch memory inside the arena), so that
+  /// hand-edited IR is an error rather than code that writes out of bounds.
+  LogicalResult verifyPlan();
   LogicalResult emitKernel(ArrayRef<Operation *> ops);
   LogicalResult emitElementwise(ArrayRef<Operation *> ops);
   LogicalResult emitGemm(ArrayRef<Operation *> ops);
@@ -1516,6 +1521,68 @@ LogicalResult Emitter::emitReturn() {
   return success();
 }
 
+LogicalResult Emitter::verifyPlan() {
+  auto arena = func->getAttrOfType<IntegerAttr>(kArenaSizeAttr);
+  if (!arena || arena.getInt() < 0)
+    return func.emitError() << "amp-to-cuda: " << kArenaSizeAttr
+                            << " must be a non-negative integer";
+  int64_t arenaSize = arena.getInt();
+  auto bad = [](Operation *op, const Twine &what) {
+    return op->emitError() << "amp-to-cuda: " << what
+                           << "; run --amp-plan-buffers again";
+  };
+  auto fits = [&](StringRef offset, int64_t bytes) {
+    int64_t at = 0;
+    return !offset.getAsInteger(10, at) && at >= 0 && at <= arenaSize &&
+           bytes <= arenaSize - at;
+  };
+  for (Operation &op : func.getBody().front()) {
+    if (isa<func::ReturnOp>(op) || isView(&op) || op.getNumResults() == 0)
+      continue;
+    auto places = op.getAttrOfType<ArrayAttr>(kPlaceAttr);
+    if (!places || places.size() != op.getNumResults())
+      return bad(&op, "this op has no place for each result (" +
+                          kPlaceAttr + ")");
+    for (auto [result, attr] : llvm::zip_equal(op.getResults(), places)) {
+      auto place = dyn_cast<StringAttr>(attr);
+      StringRef text = place ? place.getValue() : "";
+      std::string which =
+          "result #" + std::to_string(result.getResultNumber());
+      if (text == "fused") {
+        std::optional<int64_t> kernel = getKernel(&op);
+        for (Operation *user : result.getUsers())
+          if (isa<func::ReturnOp>(user) || !kernel ||
+              getKernel(user) != kernel)
+            return bad(&op, which + " is fused into its kernel but read "
+                                    "outside it");
+        continue;
+      }
+      if (text.consume_front("arg ")) {
+        unsigned index = 0;
+        if (text.getAsInteger(10, index) || index >= func.getNumArguments() ||
+            func.getArgument(index).getType() != result.getType())
+          return bad(&op, which + " is placed in argument '" + text +
+                              "', which is not an argument of its type");
+        continue;
+      }
+      if (!text.consume_front("arena ") ||
+          !fits(text, getByteSize(result.getType())))
+        return bad(&op, which + " has no place inside the " +
+                            std::to_string(arenaSize) + "-byte arena ('" +
+                            (place ? place.getValue() : StringRef("?")) +
+                            "')");
+    }
+    if (Attribute scratch = op.getAttr(kScratchAttr)) {
+      auto offset = dyn_cast<IntegerAttr>(scratch);
+      if (!offset ||
+          !fits(std::to_string(offset.getInt()), getScratchBytes(&op)))
+        return bad(&op, "its scratch memory (" + kScratchAttr +
+                            ") is not inside the arena");
+    }
+  }
+  return success();
+}
+
 LogicalResult Emitter::emit() {
   if (failed(backend::checkCompilable(func)))
     return failure();
@@ -1548,6 +1615,8 @@ LogicalResult Emitter::emit() {
     else if (!isView(&op) && !isa<func::ReturnOp>(op))
       return op.emitError() << "amp-to-cuda: this op has no kernel; run "
                                "--amp-fuse first";
+  if (failed(verifyPlan()))
+    return failure();
   for (auto &[number, ops] : kernels) {
     kernelCount = number;
     if (failed(emitKernel(ops)))

@@ -18,6 +18,16 @@ bool backend::isElementwise(Operation *op) {
 
 bool backend::isView(Operation *op) { return isa<ReshapeOp>(op); }
 
+int64_t backend::getByteSize(Type type, int64_t floatBytes16) {
+  auto tensor = cast<RankedTensorType>(type);
+  Type element = tensor.getElementType();
+  int64_t bytes =
+      element.isF16() || element.isBF16()
+          ? floatBytes16
+          : std::max<int64_t>(element.getIntOrFloatBitWidth() / 8, 1);
+  return tensor.getNumElements() * bytes;
+}
+
 int64_t backend::getScratchBytes(Operation *op) {
   auto loss = dyn_cast<CrossEntropyOp>(op);
   if (!loss)

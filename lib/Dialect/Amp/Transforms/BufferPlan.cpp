@@ -29,16 +29,6 @@ using namespace mlir::amp::backend;
 
 namespace {
 
-/// Bytes of `type`, with 16-bit floats counted as `floatBytes16`.
-int64_t byteSize(Type type, int64_t floatBytes16 = 2) {
-  auto tensor = cast<RankedTensorType>(type);
-  Type element = tensor.getElementType();
-  int64_t bytes = element.isF16() || element.isBF16()
-                      ? floatBytes16
-                      : std::max<int64_t>(element.getIntOrFloatBitWidth() / 8, 1);
-  return tensor.getNumElements() * bytes;
-}
-
 int64_t alignUp(int64_t value) {
   return (value + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
 }
@@ -53,7 +43,7 @@ struct Interval {
 
   int64_t size(int64_t floatBytes16) const {
     return alignUp(bytes >= 0 ? bytes
-                              : byteSize(value.getType(), floatBytes16));
+                              : getByteSize(value.getType(), floatBytes16));
   }
 };
 
@@ -270,7 +260,7 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
       while (grad.getDefiningOp() && isView(grad.getDefiningOp()))
         grad = grad.getDefiningOp()->getOperand(0); // the memory's owner
       if (!intervalOf.count(grad) ||
-          byteSize(grad.getType()) != byteSize(op->getResult(result).getType()))
+          getByteSize(grad.getType()) != getByteSize(op->getResult(result).getType()))
         return {};
       SmallVector<OpOperand *> uses;
       usesOf(grad, uses);
@@ -360,8 +350,8 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
 
     int64_t arguments = 0, argumentsF32 = 0;
     for (Type type : func.getArgumentTypes()) {
-      arguments += byteSize(type);
-      argumentsF32 += byteSize(type, 4);
+      arguments += getByteSize(type);
+      argumentsF32 += getByteSize(type, 4);
     }
     func->setAttr(kArenaSizeAttr, builder.getI64IntegerAttr(arena));
     NamedAttrList memory;

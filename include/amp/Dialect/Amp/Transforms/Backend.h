@@ -44,6 +44,11 @@ bool isElementwise(Operation *op);
 /// Ops that only reinterpret their operand's memory.
 bool isView(Operation *op);
 
+/// Bytes a value of the ranked tensor type `type` takes in memory (i1 as
+/// one byte), with 16-bit floats counted as `floatBytes16` (4 gives what
+/// the value would take in f32).
+int64_t getByteSize(Type type, int64_t floatBytes16 = 2);
+
 /// Bytes of arena memory the kernel of `op` needs besides its results, for
 /// the time of that kernel only: amp.cross_entropy keeps one partial loss
 /// per row (in the logits' type) so that rows run in parallel and are then
