@@ -1,0 +1,184 @@
+"""The cuda target against the interpreter, on a machine that has a GPU but
+no MLIR: the compiler runs here, the GPU machine only builds and runs.
+
+  gpu_check.py prepare OUT [--target=cuda|host] [--steps=N] [--tools=DIR]
+      (here) compiles each case to source with amp-compile --source-only,
+      saves its initial state and batch and the interpreter's losses, and
+      writes OUT/run.sh.
+  bash OUT/run.sh
+      (there) builds the runtime standalone with CMake (or uses the one in
+      $AMP_RUNTIME_BUILD), amp-step and every case with its build.sh, trains
+      each case on the device and then again replaying a CUDA graph of the
+      step (cuda target), and compares both runs with the interpreter.
+  gpu_check.py compare REFERENCE GOT --rtol=R
+      (run.sh's comparison) every step's skip and scale must agree exactly
+      and its loss within a relative R; prints the largest deviation.
+
+The GPU's kernels round differently from the interpreter (reductions in
+another order, the runtime's norms multiply by 1/sqrt), so losses agree to a
+tolerance, not bit for bit; the host target, checked the same way, agrees
+exactly (test/Backend/differential.test).
+"""
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+
+# name, example, compute type, extra amp-compile options, scale of the
+# random inputs, relative tolerance. The MLP in f16 starts from inputs large
+# enough to overflow: its first steps are skipped and the scale backs off.
+CASES = [
+    ("mlp-f16", "mlp", "f16", [], 1.0, 3e-2),
+    ("mlp-f32-sgd", "mlp", "f32",
+     ["--optimizer=sgd", "--train-options=momentum=0.9"], 0.1, 1e-3),
+    ("gpt-bf16", "gpt_block", "bf16", [], 0.1, 3e-2),
+    ("gpt-unfused-f16", "gpt_block_unfused", "f16", [], 0.1, 3e-2),
+]
+
+
+def parse_steps(path):
+    """(step, loss, scale, skipped) per 'step ...' line of amp-run/amp-step."""
+    rows = []
+    with open(path) as f:
+        for line in f:
+            words = line.split()
+            if not words or words[0] != "step":
+                continue
+            scale = float(words[5]) if len(words) > 5 and words[4] == "scale" else None
+            rows.append((int(words[1]), float(words[3]), scale, words[-1] == "skipped"))
+    return rows
+
+
+def compare(reference, got, rtol):
+    ref_rows, got_rows = parse_steps(reference), parse_steps(got)
+    if not ref_rows or len(ref_rows) != len(got_rows):
+        print(f"{got}: {len(got_rows)} steps, the reference {len(ref_rows)}")
+        return 1
+    worst = 0.0
+    for (rs, rl, rsc, rsk), (gs, gl, gsc, gsk) in zip(ref_rows, got_rows):
+        if rs != gs or rsc != gsc or rsk != gsk:
+            print(f"{got}: step {gs} scale {gsc} skipped {gsk}; "
+                  f"the reference: step {rs} scale {rsc} skipped {rsk}")
+            return 1
+        deviation = abs(gl - rl) / max(abs(rl), 1e-6)
+        worst = max(worst, deviation)
+        if not deviation <= rtol:  # also catches NaN
+            print(f"{got}: step {gs} loss {gl:.9g}, the reference {rl:.9g} "
+                  f"(relative {deviation:.3g} > {rtol:g})")
+            return 1
+    print(f"{got}: {len(got_rows)} steps within {rtol:g} of the interpreter "
+          f"(largest relative deviation {worst:.3g})")
+    return 0
+
+
+def run(args, **kwargs):
+    return subprocess.run(args, check=True, **kwargs)
+
+
+def prepare(out, target, steps, tools):
+    os.makedirs(out, exist_ok=True)
+    lines = [
+        "#!/usr/bin/env bash",
+        "# Written by scripts/gpu_check.py prepare: builds and runs every case",
+        "# against the interpreter's losses. Needs CMake, a C++ compiler and",
+        "# (cuda target) nvcc; not MLIR.",
+        "set -euo pipefail",
+        'kit="$(cd "$(dirname "$0")" && pwd)"',
+        f"root={shlex.quote(ROOT)}",
+        '[ -d "$root/runtime" ] || root="$(cd "$kit/.." && pwd)"',
+        'if [ -z "${AMP_RUNTIME_BUILD:-}" ]; then',
+        '  AMP_RUNTIME_BUILD="$kit/runtime-build"',
+        '  cmake -S "$root/runtime" -B "$AMP_RUNTIME_BUILD" -DCMAKE_BUILD_TYPE=Release > "$kit/cmake.log"',
+        '  cmake --build "$AMP_RUNTIME_BUILD" --target amp_runtime_shared -j "$(nproc)" > "$kit/build.log"',
+    ]
+    if target == "cuda":
+        lines += [
+            '  grep -q "CUDA backend: ON" "$kit/cmake.log" || {',
+            '    echo "run.sh: CMake found no nvcc, so the runtime has no CUDA backend (set CUDACXX)" >&2',
+            "    exit 1",
+            "  }",
+        ]
+    lines += [
+        "fi",
+        'lib="$AMP_RUNTIME_BUILD/lib"',
+        '"${CXX:-c++}" ${CXXFLAGS:-} -std=c++17 -O2 -I"$root/runtime/include" \\',
+        '  "$root/tools/amp-step/amp-step.cpp" \\',
+        '  -o "$kit/amp-step" -L"$lib" -lamp_runtime -ldl -Wl,-rpath,"$lib"',
+        'export AMP_RUNTIME_INCLUDE="$root/runtime/include" AMP_RUNTIME_LIB="$lib"',
+        ('export COMPILER="${COMPILER:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"'
+         if target == "cuda" else 'export COMPILER="${COMPILER:-c++}"'),
+        "status=0",
+    ]
+    for case, example, compute, extra, scale, rtol in CASES:
+        work = os.path.join(out, case)
+        run([os.path.join(tools, "amp-compile"),
+             os.path.join(ROOT, "examples", example + ".mlir"),
+             f"--target={target}", f"--compute-type={compute}", "--source-only",
+             "-o", work, f"--name={example}"] + extra, stdout=subprocess.DEVNULL)
+        reference = run([os.path.join(tools, "amp-run"),
+                         os.path.join(work, example + ".step.mlir"),
+                         "--random-inputs=1", f"--scale={scale:g}", "--index-bound=8",
+                         "--save-inputs=" + os.path.join(work, "in"),
+                         f"--train-steps={steps}", "--print-every=1"],
+                        capture_output=True, text=True).stdout
+        with open(os.path.join(work, "reference.txt"), "w") as f:
+            f.write("".join(l + "\n" for l in reference.splitlines() if l.startswith("step ")))
+        step = (f'"$kit/amp-step" "$kit/{case}/lib{example}.so" {example} '
+                f'--inputs="$kit/{case}/in" --steps={steps} --device={target}')
+        check = (f'python3 "$root/scripts/gpu_check.py" compare "$kit/{case}/reference.txt"')
+        # Each case in a subshell: a failure is reported and the next runs.
+        lines += [
+            f'echo "== {case}"',
+            "(",
+            "  rc=0",
+            f'  sh "$kit/{case}/build.sh"',
+            f'  {step} > "$kit/{case}/eager.txt" || rc=1',
+            f'  {check} "$kit/{case}/eager.txt" --rtol={rtol:g} || rc=1',
+        ]
+        if target == "cuda":
+            lines += [
+                f'  {step} --graph > "$kit/{case}/graph.txt" || rc=1',
+                f'  {check} "$kit/{case}/graph.txt" --rtol={rtol:g} || rc=1',
+                f'  if [ "$rc" != 0 ]; then :',
+                f'  elif cmp -s "$kit/{case}/eager.txt" "$kit/{case}/graph.txt"; then',
+                '    echo "graph replay: identical to the launches"',
+                "  else",
+                '    echo "graph replay: within the tolerance, not identical to the launches"',
+                "  fi",
+            ]
+        lines += ['  exit "$rc"', ") || status=1"]
+    lines += ['exit "$status"', ""]
+    script = os.path.join(out, "run.sh")
+    with open(script, "w") as f:
+        f.write("\n".join(lines))
+    os.chmod(script, 0o755)
+    print(f"wrote {script} ({len(CASES)} cases, {steps} steps, {target} target)")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    p = commands.add_parser("prepare")
+    p.add_argument("out")
+    p.add_argument("--target", choices=["cuda", "host"], default="cuda")
+    p.add_argument("--steps", type=int, default=50)
+    p.add_argument("--tools", default=os.path.join(ROOT, "build", "bin"),
+                   help="where amp-compile and amp-run are")
+    c = commands.add_parser("compare")
+    c.add_argument("reference")
+    c.add_argument("got")
+    c.add_argument("--rtol", type=float, required=True)
+    args = parser.parse_args()
+    if args.command == "compare":
+        return compare(args.reference, args.got, args.rtol)
+    if args.steps < 1:
+        parser.error("--steps must be at least 1")
+    prepare(os.path.abspath(args.out), args.target, args.steps, args.tools)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
