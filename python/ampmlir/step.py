@@ -119,6 +119,7 @@ def _declare(lib):
         "amp_step_scaler": (status, [step, ctypes.POINTER(ctypes.c_float),
                                      ctypes.POINTER(ctypes.c_int64),
                                      ctypes.POINTER(ctypes.c_int64)]),
+        "amp_step_capture": (status, [step]),
         "amp_step_save": (status, [step, ctypes.c_char_p]),
         "amp_step_load": (status, [step, ctypes.c_char_p]),
     }
@@ -336,6 +337,12 @@ class Step:
             _Input(a.ctypes.data, _TYPE_CODES[info.type], len(a.shape), shape)
             for a, info, shape in zip(arrays, self.inputs, shapes)])
         _check(self._lib, self._lib.amp_step_run(handle, len(arrays), inputs))
+
+    def capture(self):
+        """Records one step's launches into a CUDA graph that every later
+        ``run`` replays (one launch per step); nothing runs now. Raises
+        AmpError with code ``AMP_UNAVAILABLE`` on the host device."""
+        _check(self._lib, self._lib.amp_step_capture(self._live()))
 
     def result(self):
         """(loss, found_inf) of the last step; waits for it."""

@@ -136,6 +136,18 @@ def test_misuse_raises_clear_errors(step, mlp_f16, tmp_path):
             use()
 
 
+def test_capture_is_refused_on_the_host_and_the_step_goes_on(
+        mlp_f16, interpreter_run):
+    inputs, expected = interpreter_run
+    with mlp_f16.load() as step:
+        batch = load_inputs(step, inputs)
+        with pytest.raises(ampmlir.AmpError, match="CUDA stream") as error:
+            step.capture()
+        assert error.value.code == "AMP_UNAVAILABLE"
+        step.run(*batch)
+        assert float(f"{step.loss:.9g}") == expected[0][0]
+
+
 def test_libraries_that_are_not_steps_are_refused(tmp_path, mlp_f16):
     with pytest.raises(ampmlir.AmpError, match="no compiled step at"):
         ampmlir.Step(tmp_path / "libnothing.so")
