@@ -37,12 +37,33 @@
 // CHECK-NEXT:   const int64_t *b1;
 // CHECK-NEXT:   float *s0;
 // CHECK:          s0[row] = (label < 0 || label >= 3) ? static_cast<float>(NAN) : (mx + logf(se)) - static_cast<float>(b0[row * 3 + label]);
+// The sum is a reduction functor: the host runs operator(), which folds the
+// rows in order; under nvcc, launchReduce may give a long reduction a
+// block, combining the same loads in a tree.
 // CHECK-LABEL: // k4_cross_entropy_sum:
 // CHECK: struct k4_cross_entropy_sum {
-// CHECK:          for (int64_t row = 0; row < 4; ++row)
-// CHECK-NEXT:       total = total + s0[row];
-// CHECK-NEXT:     total = total / static_cast<float>(0x1p+2);
+// CHECK:        AMP_HOST_DEVICE float identity() const { return static_cast<float>(0x0p+0); }
+// CHECK:        AMP_HOST_DEVICE float loadAt({{\[\[}}maybe_unused{{\]\]}} int64_t base, {{\[\[}}maybe_unused{{\]\]}} int64_t r) const {
+// CHECK-NEXT:     return s0[r];
+// CHECK:        AMP_HOST_DEVICE float combine(float acc, float v) const { return acc + v; }
+// CHECK:        AMP_HOST_DEVICE void finish({{\[\[}}maybe_unused{{\]\]}} int64_t i, float acc) const {
+// CHECK-NEXT:     acc = acc / static_cast<float>(0x1p+2);
+// CHECK:        AMP_HOST_DEVICE void operator()({{\[\[}}maybe_unused{{\]\]}} int64_t i) const {
+// CHECK-NEXT:     const int64_t base = baseOf(i);
+// CHECK-NEXT:     float acc = identity();
+// CHECK-NEXT:     for (int64_t r = 0; r < 4; ++r)
+// CHECK-NEXT:       acc = combine(acc, loadAt(base, r));
+// CHECK-NEXT:     finish(i, acc);
+
 // CHECK-LABEL: // k5_cross_entropy_grad:
+
+// The bias gradient sums the batch rows of each column: output i starts at
+// column i, and value r is r rows down.
+// CHECK-LABEL: // k6_sum:
+// CHECK:        AMP_HOST_DEVICE int64_t baseOf({{\[\[}}maybe_unused{{\]\]}} int64_t i) const {
+// CHECK-NEXT:     int64_t base = 0;
+// CHECK-NEXT:     base += (i / 1 % 3) * 1;
+// CHECK:          const int64_t at = base + (r / 1 % 4) * 3;
 
 // The optimizer updates of both parameters are one kernel, one call of the
 // runtime's multi-tensor SGD (no functor): in place, skipped when the
@@ -64,7 +85,7 @@
 // CHECK-NEXT: #else
 // CHECK-NEXT: ampstep::launch(stream, "k4_cross_entropy", 4, k4_cross_entropy{{.*}}, reinterpret_cast<float *>(arena + [[SCRATCH]])}));
 // CHECK-NEXT: #endif
-// CHECK-NEXT: ampstep::launch(stream, "k4_cross_entropy_sum", 1, k4_cross_entropy_sum{{.*}}, reinterpret_cast<const float *>(arena + [[SCRATCH]])}));
+// CHECK-NEXT: ampstep::launchReduce(stream, "k4_cross_entropy_sum", 1, 4, k4_cross_entropy_sum{{.*}}, reinterpret_cast<const float *>(arena + [[SCRATCH]])}));
 // The loss's gradient, scaled by the loss scale (tensor 2, read on the
 // device) over the batch mean, is the same runtime kernel under nvcc.
 // CHECK-NEXT: #if defined(__CUDACC__)
@@ -73,6 +94,7 @@
 // CHECK-NEXT: #else
 // CHECK-NEXT: ampstep::launch(stream, "k5_cross_entropy_grad", 4,
 // CHECK-NEXT: #endif
+// CHECK: ampstep::launchReduce(stream, "k6_sum", 3, 4, k6_sum{
 // CHECK: // k8_matmul:
 // CHECK: amp_gemm_t g{AMP_F16, AMP_F16, 1, 0, 8, 3, 4, 1, 1.0f, 0.0f, AMP_EPILOGUE_NONE};
 

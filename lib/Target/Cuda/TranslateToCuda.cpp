@@ -290,6 +290,17 @@ private:
   /// runs a runtime kernel instead (the functor is then not compiled there).
   void endFunctor(StringRef kernel, const KernelParams &params,
                   StringRef count, bool hostOnly = false);
+  /// Makes the functor being built a reduction of `extent` values per
+  /// output, launched with ampstep::launchReduce: its operator() folds
+  /// loadAt(baseOf(i), r) for r in order with `combine` from `identity` and
+  /// hands the result to finish(i, acc), which is what the host runs; under
+  /// nvcc long reductions give each output a block instead. The fragments
+  /// are C++: `baseBody` sets `int64_t base` from i, `loadBody` returns the
+  /// r-th value from base and r, `combine` is an expression of `acc` and
+  /// `v`, `finishBody` stores from i and acc.
+  void defineReduction(StringRef acc, StringRef identity, StringRef baseBody,
+                       StringRef loadBody, StringRef combine,
+                       StringRef finishBody, int64_t extent);
   std::string kernelName(ArrayRef<Operation *> ops);
   std::string describe(Operation *op);
 
@@ -302,6 +313,9 @@ private:
   llvm::raw_string_ostream fn{bodyOfFunctor};
   // What every index of the functor shares: members computed by setup().
   std::string sharedMembers, bodyOfSetup;
+  // A reduction's methods (defineReduction) and values per output.
+  std::string reductionMethods;
+  int64_t reductionExtent = 0;
   llvm::raw_string_ostream setup{bodyOfSetup};
   int64_t kernelCount = 0;
 };
@@ -365,6 +379,8 @@ void Emitter::beginFunctor(StringRef kernel, ArrayRef<Operation *> ops) {
     defs << "//   " << describe(op) << "\n";
   bodyOfFunctor.clear();
   sharedMembers.clear();
+  reductionMethods.clear();
+  reductionExtent = 0;
   bodyOfSetup.clear();
 }
 
@@ -377,15 +393,45 @@ void Emitter::endFunctor(StringRef kernel, const KernelParams &params,
   if (!bodyOfSetup.empty())
     defs << sharedMembers << "  AMP_HOST_DEVICE void setup() {\n"
          << bodyOfSetup << "  }\n";
-  defs << "  AMP_HOST_DEVICE void operator()([[maybe_unused]] int64_t i) "
+  defs << reductionMethods
+       << "  AMP_HOST_DEVICE void operator()([[maybe_unused]] int64_t i) "
           "const {\n"
        << bodyOfFunctor << "  }\n};\n";
   defs << (hostOnly ? "#endif\n\n" : "\n");
-  body << "  AMP_STEP_CHECK(ampstep::launch(stream, \"" << kernel << "\", "
-       << count << ", " << kernel << params.initializer([&](Value v, bool w) {
-            return pointerOf(v, w);
-          })
-       << "));\n";
+  body << "  AMP_STEP_CHECK(ampstep::"
+       << (reductionExtent ? "launchReduce" : "launch") << "(stream, \""
+       << kernel << "\", " << count << ", ";
+  if (reductionExtent)
+    body << reductionExtent << ", ";
+  body << kernel << params.initializer([&](Value v, bool w) {
+    return pointerOf(v, w);
+  }) << "));\n";
+}
+
+void Emitter::defineReduction(StringRef acc, StringRef identity,
+                              StringRef baseBody, StringRef loadBody,
+                              StringRef combine, StringRef finishBody,
+                              int64_t extent) {
+  llvm::raw_string_ostream methods(reductionMethods);
+  methods << "  AMP_HOST_DEVICE " << acc << " identity() const { return "
+          << identity << "; }\n"
+          << "  AMP_HOST_DEVICE int64_t baseOf([[maybe_unused]] int64_t i) "
+             "const {\n    int64_t base = 0;\n"
+          << baseBody << "    return base;\n  }\n"
+          << "  AMP_HOST_DEVICE " << acc
+          << " loadAt([[maybe_unused]] int64_t base, [[maybe_unused]] int64_t "
+             "r) const {\n"
+          << loadBody << "  }\n"
+          << "  AMP_HOST_DEVICE " << acc << " combine(" << acc << " acc, "
+          << acc << " v) const { return " << combine << "; }\n"
+          << "  AMP_HOST_DEVICE void finish([[maybe_unused]] int64_t i, " << acc
+          << " acc) const {\n"
+          << finishBody << "  }\n";
+  fn << "    const int64_t base = baseOf(i);\n    " << acc
+     << " acc = identity();\n    for (int64_t r = 0; r < " << extent
+     << "; ++r)\n      acc = combine(acc, loadAt(base, r));\n"
+     << "    finish(i, acc);\n";
+  reductionExtent = extent;
 }
 
 LogicalResult Emitter::emitElementwise(ArrayRef<Operation *> ops) {
@@ -974,33 +1020,32 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
                   .push_back(strides[d]);
             }
             SmallVector<int64_t> keptOut = computeStrides(kept);
-            fn << "    int64_t base = 0;\n";
+            std::string base;
             for (size_t d = 0; d < kept.size(); ++d)
-              fn << "    base += (i / " << keptOut[d] << " % " << kept[d]
-                 << ") * " << keptStrides[d] << ";\n";
+              base += "    base += (i / " + std::to_string(keptOut[d]) +
+                      " % " + std::to_string(kept[d]) + ") * " +
+                      std::to_string(keptStrides[d]) + ";\n";
             int64_t inner = product(red);
             SmallVector<int64_t> redOut = computeStrides(red);
-            fn << "    " << at << " acc = "
-               << (isMax ? literal(-INFINITY, at) : literal(0, at)) << ";\n"
-               << "    for (int64_t r = 0; r < " << inner << "; ++r) {\n"
-               << "      int64_t at = base";
+            std::string load = "    const int64_t at = base";
             for (size_t d = 0; d < red.size(); ++d)
-              fn << " + (r / " << redOut[d] << " % " << red[d] << ") * "
-                 << redStrides[d];
-            fn << ";\n      const " << at << " v = static_cast<" << at
-               << ">(" << ld(0, "at") << ");\n";
-            if (isMax)
-              fn << "      acc = ampstep::nanMax(acc, v);\n";
-            else if (narrow)
-              fn << "      acc = " << roundExpr(acc, "acc + " + roundExpr(acc, "v"))
-                 << ";\n";
-            else
-              fn << "      acc = acc + v;\n";
-            fn << "    }\n";
+              load += " + (r / " + std::to_string(redOut[d]) + " % " +
+                      std::to_string(red[d]) + ") * " +
+                      std::to_string(redStrides[d]);
+            load += ";\n    return static_cast<" + at + ">(" + ld(0, "at") +
+                    ");\n";
+            std::string combine =
+                isMax    ? "ampstep::nanMax(acc, v)"
+                : narrow ? roundExpr(acc, "acc + " + roundExpr(acc, "v"))
+                         : "acc + v";
+            std::string finish;
             if (isa<MeanOp>(op))
-              fn << "    acc = acc / static_cast<" << at << ">(" << inner
-                 << ");\n";
-            fn << "    " << st(0, "i", roundExpr(type, "acc")) << "\n";
+              finish += "    acc = acc / static_cast<" + at + ">(" +
+                        std::to_string(inner) + ");\n";
+            finish += "    " + st(0, "i", roundExpr(type, "acc")) + "\n";
+            defineReduction(at,
+                            isMax ? literal(-INFINITY, at) : literal(0, at),
+                            base, load, combine, finish, inner);
             count = std::to_string(countOf(op->getResult(0)));
             return success();
           })
@@ -1339,15 +1384,15 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
             return success();
           })
           .Case([&](MseLossOp loss) {
-            Value x = op->getOperand(0);
-            fn << "    " << t << " total = " << c(0) << ";\n"
-               << "    for (int64_t j = 0; j < " << countOf(x) << "; ++j) {\n"
-               << "      const " << t << " d = static_cast<" << t << ">("
-               << ld(0, "j") << ") - static_cast<" << t << ">(" << ld(1, "j")
-               << ");\n      total = total + d * d;\n    }\n";
+            int64_t n = countOf(op->getOperand(0));
+            std::string load = "    const " + t + " d = static_cast<" + t +
+                               ">(" + ld(0, "r") + ") - static_cast<" + t +
+                               ">(" + ld(1, "r") + ");\n    return d * d;\n";
+            std::string finish;
             if (loss.getReduction() == LossReduction::mean)
-              fn << "    total = total / " << c(countOf(x)) << ";\n";
-            fn << "    " << st(0, "0", roundExpr(type, "total")) << "\n";
+              finish += "    acc = acc / " + c(n) + ";\n";
+            finish += "    " + st(0, "0", roundExpr(type, "acc")) + "\n";
+            defineReduction(t, c(0), "", load, "acc + v", finish, n);
             count = "1";
             return success();
           })
@@ -1482,15 +1527,16 @@ void Emitter::emitRowSum(CrossEntropyOp op, StringRef rowKernel) {
           ")");
   std::string out = params.add(op.getResult(), /*writes=*/true);
   beginFunctor(kernel, {op});
-  fn << "    " << ct << " total = " << literal(0, ct) << ";\n"
-     << "    for (int64_t row = 0; row < " << rows << "; ++row)\n"
-     << "      total = total + " << partials << "[row];\n";
+  std::string finish;
   if (op.getReduction() == LossReduction::mean)
-    fn << "    total = total / " << literal(rows, ct) << ";\n";
-  fn << "    "
-     << storeStmt(elementOf(op.getResult()), out, "0",
-                  roundExpr(elementOf(op.getResult()), "total"))
-     << "\n";
+    finish += "    acc = acc / " + literal(rows, ct) + ";\n";
+  finish += "    " +
+            storeStmt(elementOf(op.getResult()), out, "0",
+                      roundExpr(elementOf(op.getResult()), "acc")) +
+            "\n";
+  defineReduction(ct, literal(0, ct), "",
+                  "    return " + partials + "[r];\n", "acc + v", finish,
+                  rows);
   endFunctor(kernel, params, "1");
 }
 

@@ -4,7 +4,8 @@
 // and stores of every element type (each store rounds once, to nearest
 // even), and `launch`, which runs a kernel functor once per index: a
 // grid-stride CUDA kernel on the step's stream when compiled by nvcc, a
-// plain loop when compiled by a host C++ compiler. Kernel bodies are
+// plain loop when compiled by a host C++ compiler; `launchReduce` does the
+// same for reductions, with a block per output for long ones under nvcc. Kernel bodies are
 // AMP_HOST_DEVICE, so one generated file serves both targets.
 //
 //===----------------------------------------------------------------------===//
@@ -118,7 +119,34 @@ template <typename Kernel> AMP_HOST_DEVICE Kernel prepared(Kernel kernel) {
   return kernel;
 }
 
+// A reduction kernel has, besides operator()(i), which folds the `extent`
+// values of output i in order and stores the result (what the host runs):
+//   Acc identity(); int64_t baseOf(i); Acc loadAt(base, r);
+//   Acc combine(Acc acc, Acc v); void finish(i, Acc acc).
+// launchReduce runs it: under nvcc, when few outputs each fold many values,
+// every output gets a block whose threads fold strided values and then
+// combine them in a tree (another order than the host's, so the result
+// agrees to rounding); otherwise one index per output, as launch.
+
 #if defined(__CUDACC__)
+/// Why a launch on `stream` failed, or null.
+inline amp_status_t launched(const char *name) {
+  cudaError_t error = cudaGetLastError();
+  if (error == cudaSuccess)
+    return nullptr;
+  char message[256];
+  std::snprintf(message, sizeof message, "launching kernel %s: %s", name,
+                cudaGetErrorString(error));
+  return amp_status_make(AMP_DEVICE_ERROR, __FILE__, __LINE__, message);
+}
+
+inline amp_status_t checkCudaStream(amp_stream_t *stream) {
+  if (amp_stream_device_kind(stream) != AMP_DEVICE_CUDA)
+    return amp_status_make(AMP_INVALID_ARGUMENT, __FILE__, __LINE__,
+                           "a CUDA step runs only on a CUDA stream");
+  return nullptr;
+}
+
 template <typename Kernel>
 __global__ void gridStride(int64_t count, Kernel shared) {
   const Kernel kernel = prepared(shared);
@@ -133,9 +161,8 @@ amp_status_t launch(amp_stream_t *stream, const char *name, int64_t count,
                     const Kernel &kernel) {
   if (count <= 0)
     return nullptr;
-  if (amp_stream_device_kind(stream) != AMP_DEVICE_CUDA)
-    return amp_status_make(AMP_INVALID_ARGUMENT, __FILE__, __LINE__,
-                           "a CUDA step runs only on a CUDA stream");
+  if (amp_status_t status = checkCudaStream(stream))
+    return status;
   constexpr int64_t kThreads = 256;
   int64_t blocks = (count + kThreads - 1) / kThreads;
   if (blocks > 65536)
@@ -143,13 +170,55 @@ amp_status_t launch(amp_stream_t *stream, const char *name, int64_t count,
   gridStride<<<static_cast<unsigned>(blocks), kThreads, 0,
                static_cast<cudaStream_t>(amp_stream_native_handle(stream))>>>(
       count, kernel);
-  cudaError_t error = cudaGetLastError();
-  if (error == cudaSuccess)
-    return nullptr;
-  char message[256];
-  std::snprintf(message, sizeof message, "launching kernel %s: %s", name,
-                cudaGetErrorString(error));
-  return amp_status_make(AMP_DEVICE_ERROR, __FILE__, __LINE__, message);
+  return launched(name);
+}
+
+/// Output i of a reduction per block (outputs beyond the grid loop).
+template <typename Kernel>
+__global__ void blockPerOutput(int64_t count, int64_t extent, Kernel shared) {
+  const Kernel kernel = prepared(shared);
+  using Acc = decltype(kernel.identity());
+  constexpr unsigned kAll = 0xffffffffu;
+  __shared__ Acc partial[32];
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  for (int64_t i = blockIdx.x; i < count; i += gridDim.x) {
+    const int64_t base = kernel.baseOf(i);
+    Acc acc = kernel.identity();
+    for (int64_t r = threadIdx.x; r < extent; r += blockDim.x)
+      acc = kernel.combine(acc, kernel.loadAt(base, r));
+    for (unsigned offset = 16; offset > 0; offset /= 2)
+      acc = kernel.combine(acc, __shfl_down_sync(kAll, acc, offset));
+    if (lane == 0)
+      partial[warp] = acc;
+    __syncthreads();
+    if (warp == 0) {
+      acc = lane < blockDim.x / 32 ? partial[lane] : kernel.identity();
+      for (unsigned offset = 16; offset > 0; offset /= 2)
+        acc = kernel.combine(acc, __shfl_down_sync(kAll, acc, offset));
+      if (lane == 0)
+        kernel.finish(i, acc);
+    }
+    __syncthreads(); // `partial` is reused for the next output
+  }
+}
+
+/// Runs the reduction `kernel` for every output in [0, count), each
+/// folding `extent` values, on `stream`, without waiting.
+template <typename Kernel>
+amp_status_t launchReduce(amp_stream_t *stream, const char *name,
+                          int64_t count, int64_t extent, const Kernel &kernel) {
+  // One thread per output keeps a GPU busy from a few thousand outputs on,
+  // and reads a reduction over leading dimensions coalesced.
+  if (count >= 2048 || extent < 1024)
+    return launch(stream, name, count, kernel);
+  if (amp_status_t status = checkCudaStream(stream))
+    return status;
+  constexpr unsigned kThreads = 256;
+  blockPerOutput<<<static_cast<unsigned>(count), kThreads, 0,
+                   static_cast<cudaStream_t>(
+                       amp_stream_native_handle(stream))>>>(count, extent,
+                                                            kernel);
+  return launched(name);
 }
 #else
 /// Runs kernel(i) for every i in [0, count), in order.
@@ -163,6 +232,15 @@ amp_status_t launch(amp_stream_t *stream, const char *, int64_t count,
   for (int64_t i = 0; i < count; ++i)
     ready(i);
   return nullptr;
+}
+
+/// Runs the reduction `kernel` for every output in [0, count), each
+/// folding its `extent` values in order (operator()).
+template <typename Kernel>
+amp_status_t launchReduce(amp_stream_t *stream, const char *name,
+                          int64_t count, int64_t /*extent*/,
+                          const Kernel &kernel) {
+  return launch(stream, name, count, kernel);
 }
 #endif
 
