@@ -5,6 +5,9 @@
 
 #include "backend.h"
 
+#include <string>
+#include <vector>
+
 struct amp_device_s {
   amprt::Backend *backend;
 };
@@ -24,6 +27,18 @@ inline Backend *backendOf(amp_stream_t *stream) {
   return stream->device->backend;
 }
 inline void *handleOf(amp_stream_t *stream) { return stream->handle; }
+
+/// Bytes to write, in order.
+struct Piece {
+  const void *data;
+  size_t size;
+};
+
+/// Writes `pieces` to `path` so that a reader sees the old file or the
+/// whole new one: a temporary beside it, synced, renamed over it, and the
+/// directory synced (state_file.cpp).
+amp_status_t writeAtomically(const std::string &path,
+                             const std::vector<Piece> &pieces);
 } // namespace amprt
 
 #endif // AMP_RUNTIME_SRC_RUNTIME_INTERNAL_H

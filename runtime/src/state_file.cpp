@@ -2,6 +2,7 @@
 
 #include "amp_runtime/state_file.h"
 
+#include "runtime_internal.h"
 #include "status.h"
 
 #include <cerrno>
@@ -99,31 +100,8 @@ struct Reader {
 
 } // namespace
 
-extern "C" {
-
-uint32_t amp_crc32(uint32_t crc, const void *data, size_t size) {
-  static const CrcTable table;
-  const auto *bytes = static_cast<const unsigned char *>(data);
-  crc = ~crc;
-  for (size_t i = 0; i < size; ++i)
-    crc = table.entries[(crc ^ bytes[i]) & 0xFF] ^ (crc >> 8);
-  return ~crc;
-}
-
-amp_status_t amp_state_save(const char *path, size_t count,
-                            const amp_state_entry_t *entries) {
-  if (!path || !*path)
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "path is empty");
-  AMP_RETURN_IF_ERROR(checkEntries(count, entries));
-  if (count > UINT32_MAX)
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "%zu entries are too many", count);
-
-  std::string header(kMagic, sizeof kMagic);
-  append(header, kVersion);
-  append(header, static_cast<uint32_t>(count));
-  uint32_t crc = amp_crc32(0, header.data(), header.size());
-
-  std::string target = path;
+amp_status_t amprt::writeAtomically(const std::string &target,
+                                    const std::vector<Piece> &pieces) {
   std::string temporary =
       target + ".tmp." + std::to_string(static_cast<long>(::getpid()));
   int fd =
@@ -131,23 +109,10 @@ amp_status_t amp_state_save(const char *path, size_t count,
   if (fd < 0)
     return ioError("create", temporary);
   int error = 0; // the first failure's errno
-  auto put = [&](const void *data, size_t size) {
-    if (!error && !writeAll(fd, static_cast<const char *>(data), size))
+  for (const Piece &piece : pieces)
+    if (!error && !writeAll(fd, static_cast<const char *>(piece.data),
+                            piece.size))
       error = errno;
-  };
-  put(header.data(), header.size());
-  for (size_t i = 0; i < count; ++i) {
-    std::string prefix;
-    uint32_t nameLength = static_cast<uint32_t>(std::strlen(entries[i].name));
-    append(prefix, nameLength);
-    prefix.append(entries[i].name, nameLength);
-    append(prefix, static_cast<uint64_t>(entries[i].size));
-    crc = amp_crc32(crc, prefix.data(), prefix.size());
-    crc = amp_crc32(crc, entries[i].data, entries[i].size);
-    put(prefix.data(), prefix.size());
-    put(entries[i].data, entries[i].size);
-  }
-  put(&crc, sizeof crc);
   // On disk before the rename, so the new name never points at a hole.
   if (!error && ::fsync(fd) != 0)
     error = errno;
@@ -174,6 +139,49 @@ amp_status_t amp_state_save(const char *path, size_t count,
     ::close(dirFd);
   }
   return nullptr;
+}
+
+extern "C" {
+
+uint32_t amp_crc32(uint32_t crc, const void *data, size_t size) {
+  static const CrcTable table;
+  const auto *bytes = static_cast<const unsigned char *>(data);
+  crc = ~crc;
+  for (size_t i = 0; i < size; ++i)
+    crc = table.entries[(crc ^ bytes[i]) & 0xFF] ^ (crc >> 8);
+  return ~crc;
+}
+
+amp_status_t amp_state_save(const char *path, size_t count,
+                            const amp_state_entry_t *entries) {
+  if (!path || !*path)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "path is empty");
+  AMP_RETURN_IF_ERROR(checkEntries(count, entries));
+  if (count > UINT32_MAX)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "%zu entries are too many", count);
+
+  std::string header(kMagic, sizeof kMagic);
+  append(header, kVersion);
+  append(header, static_cast<uint32_t>(count));
+  uint32_t crc = amp_crc32(0, header.data(), header.size());
+
+  // The header, then each entry's name and size and its data, then the
+  // CRC of all of it.
+  std::vector<std::string> prefixes(count);
+  std::vector<amprt::Piece> pieces{{header.data(), header.size()}};
+  for (size_t i = 0; i < count; ++i) {
+    std::string &prefix = prefixes[i];
+    uint32_t nameLength = static_cast<uint32_t>(std::strlen(entries[i].name));
+    append(prefix, nameLength);
+    prefix.append(entries[i].name, nameLength);
+    append(prefix, static_cast<uint64_t>(entries[i].size));
+    crc = amp_crc32(crc, prefix.data(), prefix.size());
+    crc = amp_crc32(crc, entries[i].data, entries[i].size);
+    pieces.push_back({prefix.data(), prefix.size()});
+    pieces.push_back({entries[i].data, entries[i].size});
+  }
+  pieces.push_back({&crc, sizeof crc});
+  return amprt::writeAtomically(path, pieces);
 }
 
 amp_status_t amp_state_load(const char *path, size_t count,

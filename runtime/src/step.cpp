@@ -4,6 +4,7 @@
 
 #include "amp_runtime/float_formats.h"
 #include "amp_runtime/state_file.h"
+#include "runtime_internal.h"
 #include "status.h"
 
 #include <cmath>
@@ -104,6 +105,15 @@ const char *npyDescr(amp_element_type_t type) {
     return "|b1";
   }
   return "?";
+}
+
+/// The .npy shape of `t`: "(3,)" for rank 1, "(2, 3)" otherwise.
+std::string npyShape(const amp_step_tensor_t &t) {
+  std::string shape = "(";
+  for (int32_t d = 0; d < t.rank; ++d)
+    shape += std::to_string(t.shape[d]) +
+             (t.rank == 1 ? "," : d + 1 < t.rank ? ", " : "");
+  return shape + ")";
 }
 
 /// The value of `key` in a .npy header dictionary, up to the next comma at
@@ -389,6 +399,34 @@ amp_status_t amp_step_read_tensor(amp_step_t *step, size_t index, void *data,
   return amp_stream_synchronize(step->stream);
 }
 
+amp_status_t amp_step_save_npy(amp_step_t *step, size_t index,
+                               const char *path) {
+  AMP_RETURN_IF_ERROR(checkIndex(step, index));
+  if (!path || !*path)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "path is empty");
+  const amp_step_tensor_t &t = step->description->tensors[index];
+  std::vector<char> data(byteSize(t));
+  AMP_RETURN_IF_ERROR(
+      amp_step_read_tensor(step, index, data.data(), data.size()));
+  // Version 1: magic, a 16-bit header length, then the header dictionary,
+  // padded with spaces and ended by a newline so that the data starts at
+  // a multiple of 64 bytes.
+  std::string dictionary = std::string("{'descr': '") + npyDescr(t.type) +
+                           "', 'fortran_order': False, 'shape': " +
+                           npyShape(t) + ", }";
+  size_t unpadded = 10 + dictionary.size() + 1;
+  dictionary.append((64 - unpadded % 64) % 64, ' ');
+  dictionary += '\n';
+  std::string preamble = "\x93NUMPY";
+  preamble += '\x01';
+  preamble += '\x00';
+  preamble += static_cast<char>(dictionary.size() & 0xff);
+  preamble += static_cast<char>(dictionary.size() >> 8);
+  return amprt::writeAtomically(path, {{preamble.data(), preamble.size()},
+                                       {dictionary.data(), dictionary.size()},
+                                       {data.data(), data.size()}});
+}
+
 amp_status_t amp_step_load_npy(amp_step_t *step, size_t index,
                                const char *path) {
   AMP_RETURN_IF_ERROR(checkIndex(step, index));
@@ -419,10 +457,7 @@ amp_status_t amp_step_load_npy(amp_step_t *step, size_t index,
   if (headerValue(header, "fortran_order") != "False")
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "%s is in Fortran order; only C order is read", path);
-  std::string shape = "(";
-  for (int32_t d = 0; d < t.rank; ++d)
-    shape += std::to_string(t.shape[d]) + (t.rank == 1 ? "," : d + 1 < t.rank ? ", " : "");
-  shape += ")";
+  std::string shape = npyShape(t);
   std::string fileShape = headerValue(header, "shape");
   // numpy writes "(3,)" for rank 1 and "(2, 3)" otherwise; spaces vary.
   auto squeeze = [](std::string s) {

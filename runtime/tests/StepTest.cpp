@@ -307,19 +307,20 @@ TEST_F(StepTest, NullsAndBadIndicesAreStatusesNotCrashes) {
   (void)steps;
 }
 
-TEST_F(StepTest, LoadsNpyFilesOnlyOfTheRightTypeAndShape) {
-  // A version 1 .npy file as numpy writes it.
-  auto npy = [](const std::string &descr, const std::string &shape,
+/// A version 1 .npy file as numpy writes it.
+std::string npy(const std::string &descr, const std::string &shape,
                 const std::string &data) {
-    std::string header = "{'descr': '" + descr +
-                         "', 'fortran_order': False, 'shape': " + shape + ", }";
-    header += std::string(63 - (10 + header.size()) % 64, ' ') + "\n";
-    std::string bytes = "\x93NUMPY\x01";
-    bytes += '\0';
-    bytes += static_cast<char>(header.size() & 0xff);
-    bytes += static_cast<char>(header.size() >> 8);
-    return bytes + header + data;
-  };
+  std::string header = "{'descr': '" + descr +
+                       "', 'fortran_order': False, 'shape': " + shape + ", }";
+  header += std::string(63 - (10 + header.size()) % 64, ' ') + "\n";
+  std::string bytes = "\x93NUMPY\x01";
+  bytes += '\0';
+  bytes += static_cast<char>(header.size() & 0xff);
+  bytes += static_cast<char>(header.size() >> 8);
+  return bytes + header + data;
+}
+
+TEST_F(StepTest, LoadsNpyFilesOnlyOfTheRightTypeAndShape) {
   float values[3] = {1.5f, -2, 4};
   std::string data(reinterpret_cast<char *>(values), 12);
   std::string path = directory + "/w.npy";
@@ -350,6 +351,36 @@ TEST_F(StepTest, LoadsNpyFilesOnlyOfTheRightTypeAndShape) {
   EXPECT_STATUS(amp_step_load_npy(step, 0, (directory + "/none").c_str()),
                 AMP_IO_ERROR, "cannot open");
   EXPECT_EQ(read(0, 3), (std::vector<float>{1.5f, -2, 4})); // unchanged
+}
+
+// Saved tensors are the files numpy writes, byte for byte; each save
+// replaces the file whole, and a save that cannot be made leaves none.
+TEST_F(StepTest, SavesNpyFilesAsNumpyWritesThem) {
+  float values[3] = {1.5f, -2, 4};
+  write(0, {1.5f, -2, 4});
+  std::string path = directory + "/w.npy";
+  writeFile(path, "an older file, replaced whole");
+  ASSERT_EQ(amp_step_save_npy(step, 0, path.c_str()), nullptr);
+  EXPECT_EQ(readFile(path),
+            npy("<f4", "(3,)",
+                std::string(reinterpret_cast<char *>(values), 12)));
+  // The loss scale is a scalar: shape ().
+  float scale = 1024;
+  ASSERT_EQ(amp_step_save_npy(step, 2, (directory + "/s.npy").c_str()),
+            nullptr);
+  EXPECT_EQ(readFile(directory + "/s.npy"),
+            npy("<f4", "()", std::string(reinterpret_cast<char *>(&scale), 4)));
+  ASSERT_EQ(amp_step_load_npy(step, 0, path.c_str()), nullptr);
+  EXPECT_EQ(read(0, 3), (std::vector<float>{1.5f, -2, 4}));
+
+  EXPECT_STATUS(amp_step_save_npy(step, 0, (directory + "/no/w.npy").c_str()),
+                AMP_IO_ERROR, "cannot create");
+  EXPECT_STATUS(amp_step_save_npy(step, 9, path.c_str()), AMP_OUT_OF_RANGE,
+                "tensor 9");
+  EXPECT_STATUS(amp_step_save_npy(step, 0, ""), AMP_INVALID_ARGUMENT,
+                "path is empty");
+  EXPECT_STATUS(amp_step_save_npy(nullptr, 0, path.c_str()),
+                AMP_INVALID_ARGUMENT, "step is null");
 }
 
 TEST_F(StepTest, SaveLoadContinuesTheSameTrajectory) {

@@ -1,6 +1,7 @@
 """Compiles an example with amp-compile, trains it 50 steps with the compiled
 host step and with the interpreter on the same state and batch, and fails
-unless every printed loss and scale agrees exactly.
+unless every printed loss and scale agrees exactly and every parameter and
+state tensor after the last step is the same, bit for bit.
 
 usage: differential.py OUTDIR EXAMPLE COMPUTE_TYPE [AMP-COMPILE OPTIONS...]
 
@@ -9,6 +10,8 @@ EXAMPLE names a file of examples/ or is the path of a .mlir file.
 import os
 import subprocess
 import sys
+
+import numpy as np
 
 
 def main():
@@ -25,13 +28,15 @@ def main():
     subprocess.run(["amp-compile", source, f"--compute-type={compute}", "-o", work] + extra,
                    check=True, stdout=subprocess.DEVNULL)
     inputs = os.path.join(work, "in")
+    ref_state, got_state = os.path.join(work, "ref-state"), os.path.join(work, "got-state")
     ref = subprocess.run(["amp-run", os.path.join(work, example + ".step.mlir"),
                           "--random-inputs=1", "--scale=0.1", "--index-bound=8",
                           f"--save-inputs={inputs}", f"--train-steps={steps}",
-                          "--print-every=1"],
+                          "--print-every=1", f"--output-dir={ref_state}"],
                          check=True, capture_output=True, text=True).stdout
     got = subprocess.run(["amp-step", os.path.join(work, f"lib{example}.so"), example,
-                          f"--inputs={inputs}", f"--steps={steps}"],
+                          f"--inputs={inputs}", f"--steps={steps}",
+                          f"--output-dir={got_state}"],
                          check=True, capture_output=True, text=True).stdout
     ref_lines = [l for l in ref.splitlines() if l.startswith("step ")]
     got_lines = got.splitlines()
@@ -42,7 +47,19 @@ def main():
                 break
         print(f"{example} {compute}: the compiled step differs from the interpreter")
         return 1
-    print(f"{example} {compute}: {steps} steps identical; {got_lines[-1]}")
+    # amp-run also writes the loss (and found_inf) after the state.
+    tensors = sorted(os.listdir(got_state), key=lambda f: int(f[6:-4]))
+    for name in tensors:
+        want = np.load(os.path.join(ref_state, name))
+        have = np.load(os.path.join(got_state, name))
+        if want.dtype != have.dtype or want.shape != have.shape or \
+                want.tobytes() != have.tobytes():
+            print(f"{example} {compute}: {name} after step {steps} differs from the "
+                  f"interpreter's ({have.dtype}{have.shape} vs {want.dtype}{want.shape}, "
+                  f"{np.count_nonzero(want.view(np.uint8) != have.view(np.uint8)) if want.nbytes == have.nbytes else 'all'} bytes)")
+            return 1
+    print(f"{example} {compute}: {steps} steps identical, {len(tensors)} tensors "
+          f"bit for bit; {got_lines[-1]}")
     return 0
 
 

@@ -8,6 +8,9 @@
 // outputs can be compared line for line. --load restores a state saved with
 // --save, and the step numbers continue from it. --graph runs the first
 // step as it is and replays every later one from a CUDA graph of it.
+// --output-dir writes the parameters and state after the last step as
+// result<k>.npy, numbered as amp-run --output-dir numbers the step's
+// results, so that the two can be compared tensor by tensor.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -37,10 +41,10 @@ int main(int argc, char **argv) {
   if (argc < 3) {
     std::fprintf(stderr, "usage: amp-step LIB NAME --inputs=DIR --steps=N "
                          "[--device=host|cuda] [--load=FILE] [--save=FILE] "
-                         "[--graph]\n");
+                         "[--graph] [--output-dir=DIR]\n");
     return 2;
   }
-  std::string inputs, load, save;
+  std::string inputs, load, save, outputDir;
   long steps = 1;
   bool graph = false;
   amp_device_kind_t device = AMP_DEVICE_HOST;
@@ -66,6 +70,8 @@ int main(int argc, char **argv) {
       save = arg.substr(7);
     else if (arg == "--graph")
       graph = true;
+    else if (arg.rfind("--output-dir=", 0) == 0)
+      outputDir = arg.substr(13);
     else if (arg != "--device=host") {
       std::fprintf(stderr, "amp-step: error: unknown argument '%s'\n",
                    arg.c_str());
@@ -140,6 +146,22 @@ int main(int argc, char **argv) {
   if (!save.empty())
     if (amp_status_t status = amp_step_save(step, save.c_str()))
       return fail(status);
+  if (!outputDir.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(outputDir, error);
+    if (error) {
+      std::fprintf(stderr, "amp-step: error: cannot create %s: %s\n",
+                   outputDir.c_str(), error.message().c_str());
+      return 1;
+    }
+    for (size_t i = 0, k = 0; i < description->tensor_count; ++i) {
+      if (description->tensors[i].kind == AMP_STEP_INPUT)
+        continue;
+      std::string path = outputDir + "/result" + std::to_string(k++) + ".npy";
+      if (amp_status_t status = amp_step_save_npy(step, i, path.c_str()))
+        return fail(status);
+    }
+  }
   amp_step_destroy(step);
   return 0;
 }

@@ -121,6 +121,10 @@ amp_status_t amp_step_read_tensor(amp_step_t *step, size_t index, void *data,
  * (bf16 as '<u2'); the tensor is unchanged on any error. */
 amp_status_t amp_step_load_npy(amp_step_t *step, size_t index,
                                const char *path);
+/* Writes tensor `index` to a .npy file (bf16 as '<u2'), atomically: the
+ * path holds the old file or the whole new one. Waits for queued work. */
+amp_status_t amp_step_save_npy(amp_step_t *step, size_t index,
+                               const char *path);
 
 /* One batch input, in host memory; its type and shape must match the
  * step's input of the same position. */
