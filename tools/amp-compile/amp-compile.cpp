@@ -369,17 +369,23 @@ int main(int argc, char **argv) {
         quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
       return quoted + "'";
     };
+    // Each variable keeps a value from the environment, else this build's.
+    auto defaultOf = [&](StringRef variable, StringRef value) {
+      return ("[ -n \"${" + variable + ":-}\" ] || " + variable + "=" +
+              quote(value) + "\n")
+          .str();
+    };
     std::string script =
         "#!/bin/sh\n# Builds " + libraryFile + " from " + sourceFile +
         " as amp-compile does. Elsewhere, name that machine's runtime:\n"
         "#   AMP_RUNTIME_INCLUDE=<runtime>/include AMP_RUNTIME_LIB=<dir of "
         "libamp_runtime.so> COMPILER=<" +
-        (cuda ? "nvcc" : "c++") + "> sh build.sh\nset -e\ncd \"$(dirname \"$0\")\"\n" +
-        "COMPILER=\"${COMPILER:-" +
-        (compiler.empty() ? std::string(cuda ? "nvcc" : "c++") : compiler) +
-        "}\"\nAMP_RUNTIME_INCLUDE=\"${AMP_RUNTIME_INCLUDE:-" +
-        runtimeInclude.getValue() + "}\"\nAMP_RUNTIME_LIB=\"${AMP_RUNTIME_LIB:-" +
-        runtimeLib.getValue() + "}\"\nexec \"$COMPILER\"";
+        (cuda ? "nvcc" : "c++") +
+        "> sh build.sh\nset -e\ncd \"$(dirname \"$0\")\"\n" +
+        defaultOf("COMPILER", compiler.empty() ? (cuda ? "nvcc" : "c++")
+                                                : StringRef(compiler)) +
+        defaultOf("AMP_RUNTIME_INCLUDE", runtimeInclude) +
+        defaultOf("AMP_RUNTIME_LIB", runtimeLib) + "exec \"$COMPILER\"";
     for (const std::string &flag : flags)
       script += " " + quote(flag);
     script += " -I\"$AMP_RUNTIME_INCLUDE\" " + quote(sourceFile) + " -o " +
