@@ -816,13 +816,14 @@ std::string Emitter::runtimeUpdateCall(ArrayRef<Operation *> updates,
   unsigned states = first->getNumResults() - 1;
   SmallVector<SmallVector<std::string>> lists(2 + states);
   SmallVector<std::string> sizes;
-  for (auto [update, to] : llvm::zip_equal(updates, stores)) {
-    bool inPlace = llvm::all_of(update->getResults(), [&](OpResult result) {
-      unsigned r = result.getResultNumber();
-      return to[r] ==
-             pointerOf(update->getOperand(*getReplacedOperand(update, r)),
-                       true);
-    });
+  for (size_t u = 0; u < updates.size(); ++u) {
+    Operation *update = updates[u];
+    ArrayRef<std::string> to = stores[u];
+    bool inPlace = true;
+    for (unsigned r = 0; r < update->getNumResults(); ++r)
+      inPlace &=
+          to[r] ==
+          pointerOf(update->getOperand(*getReplacedOperand(update, r)), true);
     if (!inPlace || !llvm::all_of(update->getOperands(), isF32) ||
         !llvm::all_of(update->getOperands(), hasMemory)) {
       rest.push_back(update);
