@@ -30,13 +30,20 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 # name, example, compute type, extra amp-compile options, scale of the
 # random inputs, relative tolerance. The MLP in f16 starts from inputs large
 # enough to overflow: its first steps are skipped and the scale backs off.
+# A model named "gpt2" is written by bench/gpt2.py with GPT2_SIZES: two
+# blocks over 1024 rows, so that reductions of 1024 values (the bias
+# gradients, the loss's sum) take the block-per-output path on a GPU.
 CASES = [
     ("mlp-f16", "mlp", "f16", [], 1.0, 3e-2),
     ("mlp-f32-sgd", "mlp", "f32",
      ["--optimizer=sgd", "--train-options=momentum=0.9"], 0.1, 1e-3),
     ("gpt-bf16", "gpt_block", "bf16", [], 0.1, 3e-2),
     ("gpt-unfused-f16", "gpt_block_unfused", "f16", [], 0.1, 3e-2),
+    ("gpt2-f16-clip", "gpt2", "f16", ["--train-options=max-grad-norm=1.0"],
+     0.1, 3e-2),
 ]
+GPT2_SIZES = ["--layers", "2", "--width", "128", "--heads", "4", "--seq", "128",
+              "--vocab", "512", "--batch", "8"]
 
 
 def parse_steps(path):
@@ -114,8 +121,13 @@ def prepare(out, target, steps, tools):
     ]
     for case, example, compute, extra, scale, rtol in CASES:
         work = os.path.join(out, case)
-        run([os.path.join(tools, "amp-compile"),
-             os.path.join(ROOT, "examples", example + ".mlir"),
+        source = os.path.join(ROOT, "examples", example + ".mlir")
+        if example == "gpt2":
+            os.makedirs(work, exist_ok=True)
+            source = os.path.join(work, "gpt2.mlir")
+            run([sys.executable, os.path.join(ROOT, "bench", "gpt2.py"), "-o", source]
+                + GPT2_SIZES)
+        run([os.path.join(tools, "amp-compile"), source,
              f"--target={target}", f"--compute-type={compute}", "--source-only",
              "-o", work, f"--name={example}"] + extra, stdout=subprocess.DEVNULL)
         reference = run([os.path.join(tools, "amp-run"),
