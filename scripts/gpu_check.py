@@ -7,9 +7,12 @@ no MLIR: the compiler runs here, the GPU machine only builds and runs.
       writes OUT/run.sh.
   bash OUT/run.sh
       (there) builds the runtime standalone with CMake (or uses the one in
-      $AMP_RUNTIME_BUILD), amp-step and every case with its build.sh, trains
-      each case on the device and then again replaying a CUDA graph of the
-      step (cuda target), and compares both runs with the interpreter.
+      $AMP_RUNTIME_BUILD), and then runs the runtime's tests (GoogleTest
+      built from the sources prepare copied, where the machine lacks it)
+      and its kernel benchmark (runtime-kernels.json) on the device; builds
+      amp-step and every case with its build.sh, trains each case on the
+      device and then again replaying a CUDA graph of the step (cuda
+      target), and compares both runs with the interpreter.
   gpu_check.py compare REFERENCE GOT --rtol=R
       (run.sh's comparison) every step's skip and scale must agree exactly
       and its loss within a relative R; prints the largest deviation.
@@ -22,10 +25,12 @@ exactly (test/Backend/differential.test).
 import argparse
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+GTEST_SOURCES = "/usr/src/googletest"  # Debian's googletest package
 
 # name, example, compute type, extra amp-compile options, scale of the
 # random inputs, relative tolerance. The MLP in f16 starts from inputs large
@@ -87,6 +92,10 @@ def run(args, **kwargs):
 
 def prepare(out, target, steps, tools):
     os.makedirs(out, exist_ok=True)
+    # GoogleTest's sources, for a machine without the package.
+    gtest = os.path.join(out, "googletest")
+    if os.path.isdir(GTEST_SOURCES) and not os.path.isdir(gtest):
+        shutil.copytree(GTEST_SOURCES, gtest)
     lines = [
         "#!/usr/bin/env bash",
         "# Written by scripts/gpu_check.py prepare: builds and runs every case",
@@ -96,10 +105,15 @@ def prepare(out, target, steps, tools):
         'kit="$(cd "$(dirname "$0")" && pwd)"',
         f"root={shlex.quote(ROOT)}",
         '[ -d "$root/runtime" ] || root="$(cd "$kit/.." && pwd)"',
+        "status=0",
+        "# Without a runtime given, build one, with its tests and kernel",
+        "# benchmark (GoogleTest from the sources the kit carries).",
         'if [ -z "${AMP_RUNTIME_BUILD:-}" ]; then',
         '  AMP_RUNTIME_BUILD="$kit/runtime-build"',
-        '  cmake -S "$root/runtime" -B "$AMP_RUNTIME_BUILD" -DCMAKE_BUILD_TYPE=Release > "$kit/cmake.log"',
-        '  cmake --build "$AMP_RUNTIME_BUILD" --target amp_runtime_shared -j "$(nproc)" > "$kit/build.log"',
+        '  gtest=()',
+        '  [ -d "$kit/googletest" ] && gtest=(-DAMP_GTEST_SOURCE_DIR="$kit/googletest")',
+        '  cmake -S "$root/runtime" -B "$AMP_RUNTIME_BUILD" -DCMAKE_BUILD_TYPE=Release ${gtest[@]+"${gtest[@]}"} > "$kit/cmake.log"',
+        '  cmake --build "$AMP_RUNTIME_BUILD" --target amp_runtime_shared amp-runtime-bench -j "$(nproc)" > "$kit/build.log"',
     ]
     if target == "cuda":
         lines += [
@@ -109,6 +123,15 @@ def prepare(out, target, steps, tools):
             "  }",
         ]
     lines += [
+        '  echo "== runtime tests"',
+        '  if cmake --build "$AMP_RUNTIME_BUILD" --target AmpRuntimeTests -j "$(nproc)" >> "$kit/build.log" 2>&1; then',
+        '    "$AMP_RUNTIME_BUILD/unittests/AmpRuntimeTests" --gtest_brief=1 || status=1',
+        "  else",
+        '    echo "no GoogleTest: the runtime tests were not built"',
+        "  fi",
+        '  echo "== runtime kernel benchmark"',
+        f'  "$AMP_RUNTIME_BUILD/bin/amp-runtime-bench" --device {target} '
+        '--json "$kit/runtime-kernels.json" || status=1',
         "fi",
         'lib="$AMP_RUNTIME_BUILD/lib"',
         '"${CXX:-c++}" ${CXXFLAGS:-} -std=c++17 -O2 -I"$root/runtime/include" \\',
@@ -117,7 +140,6 @@ def prepare(out, target, steps, tools):
         'export AMP_RUNTIME_INCLUDE="$root/runtime/include" AMP_RUNTIME_LIB="$lib"',
         ('export COMPILER="${COMPILER:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"'
          if target == "cuda" else 'export COMPILER="${COMPILER:-c++}"'),
-        "status=0",
     ]
     for case, example, compute, extra, scale, rtol in CASES:
         work = os.path.join(out, case)
