@@ -5,19 +5,25 @@
 // Loads every tensor of the step from DIR/arg<i>.npy (as amp-run
 // --save-inputs writes them), runs N steps on that batch and prints each
 // loss as amp-run --train-steps --print-every=1 does, so that the two
-// outputs can be compared line for line. --load restores a state saved with
-// --save, and the step numbers continue from it. --graph runs the first
-// step as it is and replays every later one from a CUDA graph of it.
-// --output-dir writes the parameters and state after the last step as
-// result<k>.npy, numbered as amp-run --output-dir numbers the step's
-// results, so that the two can be compared tensor by tensor.
+// outputs can be compared line for line. --seed=S instead initialises the
+// parameters from S (amp_step_init) and draws a random batch (integers
+// below --index-bound), for models whose tensors are too large to ship.
+// --bench=N then times N more steps queued back to back with one wait.
+// --load restores a state saved with --save, and the step numbers continue
+// from it. --graph runs the first step as it is and replays every later
+// one from a CUDA graph of it. --output-dir writes the parameters and state
+// after the last step as result<k>.npy, numbered as amp-run --output-dir
+// numbers the step's results, so that the two can be compared tensor by
+// tensor.
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp_runtime/float_formats.h"
 #include "amp_runtime/step.h"
 
 #include <dlfcn.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -35,34 +41,98 @@ int fail(amp_status_t status) {
   return 1;
 }
 
+/// A count >= 0 from `text`, or -1.
+long parseCount(const char *text) {
+  char *end = nullptr;
+  long value = std::strtol(text, &end, 10);
+  return end == text || *end != '\0' || value < 0 ? -1 : value;
+}
+
+/// splitmix64: the next of a sequence of well-mixed 64-bit values.
+uint64_t nextRandom(uint64_t &state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/// A batch input of `t`'s type and shape: floats uniform in [-1, 1),
+/// integers uniform in [0, indexBound), booleans 0 or 1.
+std::vector<char> randomInput(const amp_step_tensor_t &t, uint64_t &state,
+                              int64_t indexBound) {
+  int64_t count = 1;
+  for (int32_t d = 0; d < t.rank; ++d)
+    count *= t.shape[d];
+  std::vector<char> bytes(count * amp_element_size(t.type));
+  for (int64_t i = 0; i < count; ++i) {
+    uint64_t r = nextRandom(state);
+    double unit = static_cast<double>(r >> 11) * 0x1p-53; // [0, 1)
+    float value = static_cast<float>(2 * unit - 1);
+    auto put = [&](auto v) { std::memcpy(&bytes[i * sizeof v], &v, sizeof v); };
+    switch (t.type) {
+    case AMP_ELEMENT_F32:
+      put(value);
+      break;
+    case AMP_ELEMENT_F64:
+      put(2 * unit - 1);
+      break;
+    case AMP_ELEMENT_F16:
+      put(amprt::floatToHalfBits(value));
+      break;
+    case AMP_ELEMENT_BF16:
+      put(amprt::doubleToBFloat16Bits(value));
+      break;
+    case AMP_ELEMENT_I32:
+      put(static_cast<int32_t>(r % static_cast<uint64_t>(indexBound)));
+      break;
+    case AMP_ELEMENT_I64:
+      put(static_cast<int64_t>(r % static_cast<uint64_t>(indexBound)));
+      break;
+    case AMP_ELEMENT_I1:
+      put(static_cast<uint8_t>(r & 1));
+      break;
+    }
+  }
+  return bytes;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
+  const char *usage =
+      "usage: amp-step LIB NAME (--inputs=DIR | --seed=S [--index-bound=N]) "
+      "[--steps=N] [--bench=N] [--device=host|cuda] [--graph] [--load=FILE] "
+      "[--save=FILE] [--output-dir=DIR]\n";
   if (argc < 3) {
-    std::fprintf(stderr, "usage: amp-step LIB NAME --inputs=DIR --steps=N "
-                         "[--device=host|cuda] [--load=FILE] [--save=FILE] "
-                         "[--graph] [--output-dir=DIR]\n");
+    std::fprintf(stderr, "%s", usage);
     return 2;
   }
   std::string inputs, load, save, outputDir;
-  long steps = 1;
+  long steps = 1, bench = 0, seed = -1, indexBound = 2;
   bool graph = false;
   amp_device_kind_t device = AMP_DEVICE_HOST;
   for (int i = 3; i < argc; ++i) {
     std::string arg = argv[i];
+    auto count = [&](const char *flag, long &to, long least) {
+      size_t length = std::strlen(flag);
+      if (arg.compare(0, length, flag) != 0)
+        return false;
+      to = parseCount(arg.c_str() + length);
+      if (to < least) {
+        std::fprintf(stderr, "amp-step: error: %s needs a count >= %ld, not "
+                             "'%s'\n",
+                     flag, least, arg.c_str() + length);
+        std::exit(2);
+      }
+      return true;
+    };
     if (arg.rfind("--inputs=", 0) == 0)
       inputs = arg.substr(9);
-    else if (arg.rfind("--steps=", 0) == 0) {
-      char *end = nullptr;
-      steps = std::strtol(arg.c_str() + 8, &end, 10);
-      if (end == arg.c_str() + 8 || *end != '\0' || steps < 0) {
-        std::fprintf(stderr,
-                     "amp-step: error: --steps needs a count >= 0, "
-                     "not '%s'\n",
-                     arg.c_str() + 8);
-        return 2;
-      }
-    } else if (arg == "--device=cuda")
+    else if (count("--steps=", steps, 0) || count("--bench=", bench, 0) ||
+             count("--seed=", seed, 0) ||
+             count("--index-bound=", indexBound, 1))
+      continue;
+    else if (arg == "--device=cuda")
       device = AMP_DEVICE_CUDA;
     else if (arg.rfind("--load=", 0) == 0)
       load = arg.substr(7);
@@ -73,10 +143,16 @@ int main(int argc, char **argv) {
     else if (arg.rfind("--output-dir=", 0) == 0)
       outputDir = arg.substr(13);
     else if (arg != "--device=host") {
-      std::fprintf(stderr, "amp-step: error: unknown argument '%s'\n",
-                   arg.c_str());
+      std::fprintf(stderr, "amp-step: error: unknown argument '%s'\n%s",
+                   arg.c_str(), usage);
       return 2;
     }
+  }
+  if (inputs.empty() == (seed < 0)) {
+    std::fprintf(stderr, "amp-step: error: give --inputs or --seed, one of "
+                         "them\n%s",
+                 usage);
+    return 2;
   }
   void *library = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
   if (!library) {
@@ -96,14 +172,24 @@ int main(int argc, char **argv) {
   if (amp_status_t status = amp_step_create(description, device, &step))
     return fail(status);
 
-  // Every tensor from arg<i>.npy; inputs are kept on the host.
+  // Every tensor from arg<i>.npy, or the parameters and state from the
+  // seed and a random batch; the batch is kept on the host.
   std::vector<std::vector<char>> batch;
   std::vector<amp_step_input_t> batchInputs;
+  uint64_t state = static_cast<uint64_t>(seed) ^ 0x5eedull;
+  if (seed >= 0)
+    if (amp_status_t status = amp_step_init(step, static_cast<uint64_t>(seed)))
+      return fail(status);
   for (size_t i = 0; i < description->tensor_count; ++i) {
+    const amp_step_tensor_t &t = description->tensors[i];
+    if (seed >= 0) {
+      if (t.kind == AMP_STEP_INPUT)
+        batch.push_back(randomInput(t, state, indexBound));
+      continue;
+    }
     std::string path = inputs + "/arg" + std::to_string(i) + ".npy";
     if (amp_status_t status = amp_step_load_npy(step, i, path.c_str()))
       return fail(status);
-    const amp_step_tensor_t &t = description->tensors[i];
     if (t.kind != AMP_STEP_INPUT)
       continue;
     int64_t count = 1;
@@ -123,6 +209,7 @@ int main(int argc, char **argv) {
     if (amp_status_t status = amp_step_load(step, load.c_str()))
       return fail(status);
 
+  bool captured = false;
   for (long s = 0; s < steps; ++s) {
     float scale = 0, loss = 0, found = 0;
     int64_t count = 0, skipped = 0;
@@ -139,9 +226,34 @@ int main(int argc, char **argv) {
     if (description->loss_scale_tensor >= 0)
       std::printf(" scale %g%s", scale, found != 0 ? " skipped" : "");
     std::printf("\n");
-    if (graph && s == 0)
+    std::fflush(stdout);
+    if (graph && !captured) {
       if (amp_status_t status = amp_step_capture(step))
         return fail(status);
+      captured = true;
+    }
+  }
+  // Timed steps: queued back to back, one wait at the end.
+  if (bench > 0) {
+    if (graph && !captured) {
+      if (amp_status_t status = amp_step_capture(step))
+        return fail(status);
+      captured = true;
+    }
+    auto start = std::chrono::steady_clock::now();
+    for (long s = 0; s < bench; ++s)
+      if (amp_status_t status =
+              amp_step_run(step, batchInputs.size(), batchInputs.data()))
+        return fail(status);
+    float loss = 0, found = 0;
+    if (amp_status_t status = amp_step_result(step, &loss, &found))
+      return fail(status);
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+    std::printf("timed %ld steps%s: %.3f ms/step, last loss %.9g\n", bench,
+                captured ? " (graph replays)" : "", 1e3 * seconds / bench,
+                loss);
   }
   if (!save.empty())
     if (amp_status_t status = amp_step_save(step, save.c_str()))
