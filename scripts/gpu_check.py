@@ -12,7 +12,10 @@ no MLIR: the compiler runs here, the GPU machine only builds and runs.
       and its kernel benchmark (runtime-kernels.json) on the device; builds
       amp-step and every case with its build.sh, trains each case on the
       device and then again replaying a CUDA graph of the step (cuda
-      target), and compares both runs with the interpreter.
+      target), and compares both runs with the interpreter; then times
+      GPT-2 steps (BENCH) and prints tokens/s and MFU.
+  gpu_check.py throughput TIMING --name=N --tokens=T --flops-per-token=F
+      (run.sh's) tokens/s and MFU from amp-step --bench's timing line.
   gpu_check.py compare REFERENCE GOT --rtol=R
       (run.sh's comparison) every step's skip and scale must agree exactly
       and its loss within a relative R; prints the largest deviation.
@@ -30,6 +33,8 @@ import subprocess
 import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import gpt2  # noqa: E402  (bench/gpt2.py)
 GTEST_SOURCES = "/usr/src/googletest"  # Debian's googletest package
 
 # name, example, compute type, extra amp-compile options, scale of the
@@ -49,6 +54,23 @@ CASES = [
 ]
 GPT2_SIZES = ["--layers", "2", "--width", "128", "--heads", "4", "--seq", "128",
               "--vocab", "512", "--batch", "8"]
+
+# Timed steps of GPT-2 (bench/gpt2.py sizes): name, sizes, compute type.
+# From a seed, with a random batch, so nothing large is shipped; on the
+# cuda target 124M at batch 8 and 64, on the host a small one.
+BENCH = {
+    "cuda": [("gpt2-124m-b8", ["--batch", "8"], "bf16"),
+             ("gpt2-124m-b8", ["--batch", "8"], "f16"),
+             ("gpt2-124m-b64", ["--batch", "64"], "bf16"),
+             ("gpt2-124m-b64", ["--batch", "64"], "f16")],
+    "host": [("gpt2-small-b2", ["--layers", "2", "--width", "64", "--heads", "2",
+                                "--seq", "32", "--vocab", "256", "--batch", "2"],
+              "bf16")],
+}
+GPT2_DEFAULTS = {"--layers": 12, "--width": 768, "--heads": 12, "--seq": 1024,
+                 "--vocab": 50304, "--batch": 8}  # bench/gpt2.py's
+# The dense bf16 peak that MFU is measured against (H200, as H100 SXM).
+PEAK_FLOPS = 989e12
 
 
 def parse_steps(path):
@@ -83,6 +105,21 @@ def compare(reference, got, rtol):
             return 1
     print(f"{got}: {len(got_rows)} steps within {rtol:g} of the interpreter "
           f"(largest relative deviation {worst:.3g})")
+    return 0
+
+
+def throughput(path, name, tokens, flops_per_token):
+    """Tokens/s and MFU from amp-step --bench's timing line."""
+    with open(path) as f:
+        timed = [line for line in f if line.startswith("timed ")]
+    if not timed:
+        print(f"{name}: no timing in {path}")
+        return 1
+    ms = float(timed[-1].split(": ")[1].split()[0])
+    per_second = tokens / (ms / 1e3)
+    mfu = per_second * flops_per_token / PEAK_FLOPS
+    print(f"{name}: {ms:.2f} ms/step, {per_second:,.0f} tokens/s, "
+          f"MFU {100 * mfu:.1f}% of {PEAK_FLOPS / 1e12:.0f} TFLOP/s")
     return 0
 
 
@@ -184,6 +221,39 @@ def prepare(out, target, steps, tools):
                 "  fi",
             ]
         lines += ['  exit "$rc"', ") || status=1"]
+    # Timed steps: every library first (in parallel), then each run alone.
+    bench = os.path.join(out, "bench")
+    os.makedirs(bench, exist_ok=True)
+    lines += ['echo "== timed steps"', "pids=()"]
+    runs = []
+    for name, sizes, compute in BENCH[target]:
+        model = os.path.join(bench, name + ".mlir")
+        run([sys.executable, os.path.join(ROOT, "bench", "gpt2.py"), "-o", model] + sizes)
+        # Per token 6N + 6LCT (attention's causal half), as the benchmark
+        # issue reckons MFU.
+        options = {**GPT2_DEFAULTS, **{k: int(v) for k, v in zip(sizes[::2], sizes[1::2])}}
+        _, weights, attention = gpt2.summary(
+            options["--layers"], options["--width"], options["--heads"],
+            options["--seq"], options["--vocab"], options["--batch"])
+        flops = weights + attention // 2
+        tokens = options["--batch"] * options["--seq"]
+        case = f"{name}-{compute}"
+        run([os.path.join(tools, "amp-compile"), model, f"--target={target}",
+             f"--compute-type={compute}", "--optimizer=adamw",
+             "--train-options=max-grad-norm=1.0", "--source-only",
+             "-o", os.path.join(bench, case), "--name=gpt2"], stdout=subprocess.DEVNULL)
+        lines += [f'sh "$kit/bench/{case}/build.sh" & pids+=($!)']
+        runs.append((case, flops, tokens))
+    lines += ['for pid in "${pids[@]}"; do wait "$pid" || status=1; done']
+    graph = " --graph" if target == "cuda" else ""
+    for case, flops, tokens in runs:
+        lines += [
+            f'"$kit/amp-step" "$kit/bench/{case}/libgpt2.so" gpt2 --seed=1 '
+            f'--index-bound=256 --steps=3 --bench=50 --device={target}{graph} '
+            f'> "$kit/bench/{case}.txt" || status=1',
+            f'python3 "$root/scripts/gpu_check.py" throughput "$kit/bench/{case}.txt" '
+            f'--name={case} --tokens={tokens} --flops-per-token={flops} || status=1',
+        ]
     lines += ['exit "$status"', ""]
     script = os.path.join(out, "run.sh")
     with open(script, "w") as f:
@@ -205,9 +275,16 @@ def main():
     c.add_argument("reference")
     c.add_argument("got")
     c.add_argument("--rtol", type=float, required=True)
+    t = commands.add_parser("throughput")
+    t.add_argument("timing")
+    t.add_argument("--name", required=True)
+    t.add_argument("--tokens", type=int, required=True)
+    t.add_argument("--flops-per-token", type=int, required=True)
     args = parser.parse_args()
     if args.command == "compare":
         return compare(args.reference, args.got, args.rtol)
+    if args.command == "throughput":
+        return throughput(args.timing, args.name, args.tokens, args.flops_per_token)
     if args.steps < 1:
         parser.error("--steps must be at least 1")
     prepare(os.path.abspath(args.out), args.target, args.steps, args.tools)
