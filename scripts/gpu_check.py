@@ -13,7 +13,10 @@ no MLIR: the compiler runs here, the GPU machine only builds and runs.
       amp-step and every case with its build.sh, trains each case on the
       device and then again replaying a CUDA graph of the step (cuda
       target), and compares both runs with the interpreter; then times
-      GPT-2 steps (BENCH) and prints tokens/s and MFU.
+      GPT-2 steps (BENCH) and prints tokens/s and MFU, and (cuda target,
+      where PyTorch is installed) PyTorch's steps of the same models
+      (bench/torch_gpt2.py). Arguments name the parts to run: tests
+      cases timed torch (all by default).
   gpu_check.py throughput TIMING --name=N --tokens=T --flops-per-token=F
       (run.sh's) tokens/s and MFU from amp-step --bench's timing line.
   gpu_check.py compare REFERENCE GOT --rtol=R
@@ -143,6 +146,9 @@ def prepare(out, target, steps, tools):
         f"root={shlex.quote(ROOT)}",
         '[ -d "$root/runtime" ] || root="$(cd "$kit/.." && pwd)"',
         "status=0",
+        "# Parts to run (all by default): tests cases timed torch.",
+        'parts=" ${*:-tests cases timed torch} "',
+        'want() { case "$parts" in *" $1 "*) return 0 ;; esac; return 1; }',
         "# Without a runtime given, build one, with its tests and kernel",
         "# benchmark (GoogleTest from the sources the kit carries).",
         'if [ -z "${AMP_RUNTIME_BUILD:-}" ]; then',
@@ -160,6 +166,8 @@ def prepare(out, target, steps, tools):
             "  }",
         ]
     lines += [
+        "fi",
+        'if [ "$AMP_RUNTIME_BUILD" = "$kit/runtime-build" ] && want tests; then',
         '  echo "== runtime tests"',
         '  if cmake --build "$AMP_RUNTIME_BUILD" --target AmpRuntimeTests -j "$(nproc)" >> "$kit/build.log" 2>&1; then',
         '    "$AMP_RUNTIME_BUILD/unittests/AmpRuntimeTests" --gtest_brief=1 || status=1',
@@ -202,6 +210,7 @@ def prepare(out, target, steps, tools):
         check = (f'python3 "$root/scripts/gpu_check.py" compare "$kit/{case}/reference.txt"')
         # Each case in a subshell: a failure is reported and the next runs.
         lines += [
+            "if want cases; then",
             f'echo "== {case}"',
             "(",
             "  rc=0",
@@ -220,11 +229,11 @@ def prepare(out, target, steps, tools):
                 '    echo "graph replay: within the tolerance, not identical to the launches"',
                 "  fi",
             ]
-        lines += ['  exit "$rc"', ") || status=1"]
+        lines += ['  exit "$rc"', ") || status=1", "fi"]
     # Timed steps: every library first (in parallel), then each run alone.
     bench = os.path.join(out, "bench")
     os.makedirs(bench, exist_ok=True)
-    lines += ['echo "== timed steps"', "pids=()"]
+    lines += ["if want timed; then", 'echo "== timed steps"', "pids=()"]
     runs = []
     for name, sizes, compute in BENCH[target]:
         model = os.path.join(bench, name + ".mlir")
@@ -254,6 +263,18 @@ def prepare(out, target, steps, tools):
             f'python3 "$root/scripts/gpu_check.py" throughput "$kit/bench/{case}.txt" '
             f'--name={case} --tokens={tokens} --flops-per-token={flops} || status=1',
         ]
+    lines += ["fi"]
+    if target == "cuda":
+        # PyTorch's steps of the same models, where PyTorch is installed.
+        lines += ['if want torch && python3 -c "import torch" 2> /dev/null; then',
+                  'echo "== PyTorch"']
+        for name, sizes, compute in BENCH[target]:
+            for compiled in ([], ["--compile"]) if compute == "bf16" else ([],):
+                tag = f"{name}-{compute}" + ("-compile" if compiled else "")
+                lines += [f'python3 "$root/bench/torch_gpt2.py" {" ".join(sizes)} '
+                          f'--precision={compute} {" ".join(compiled)} '
+                          f'--json "$kit/bench/torch-{tag}.json" || status=1']
+        lines += ["fi"]
     lines += ['exit "$status"', ""]
     script = os.path.join(out, "run.sh")
     with open(script, "w") as f:
