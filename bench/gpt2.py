@@ -19,6 +19,10 @@ import math
 import sys
 
 
+# The dense bf16 peak that MFU is measured against (H200, as H100 SXM).
+PEAK_FLOPS = 989e12
+
+
 def parameters(layers, width, seq, vocab):
     """(name, shape) of every parameter, in argument order."""
     C = width

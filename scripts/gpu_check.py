@@ -1,5 +1,6 @@
-"""The cuda target against the interpreter, on a machine that has a GPU but
-no MLIR: the compiler runs here, the GPU machine only builds and runs.
+"""The GPU machine's checks and timings, prepared here: the machine has a
+GPU but no MLIR, so the compiler runs here and the GPU machine only builds
+and runs.
 
   gpu_check.py prepare OUT [--target=cuda|host] [--steps=N] [--tools=DIR]
       (here) compiles each case to source with amp-compile --source-only,
@@ -72,8 +73,7 @@ BENCH = {
 }
 GPT2_DEFAULTS = {"--layers": 12, "--width": 768, "--heads": 12, "--seq": 1024,
                  "--vocab": 50304, "--batch": 8}  # bench/gpt2.py's
-# The dense bf16 peak that MFU is measured against (H200, as H100 SXM).
-PEAK_FLOPS = 989e12
+PEAK_FLOPS = gpt2.PEAK_FLOPS
 
 
 def parse_steps(path):
