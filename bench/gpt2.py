@@ -23,6 +23,28 @@ import sys
 PEAK_FLOPS = 989e12
 
 
+# The sizes every GPT-2 script takes, in the order model() and summary()
+# take them, with GPT-2 124M's values (vocabulary padded to 50304).
+SIZES = {"layers": 12, "width": 768, "heads": 12, "seq": 1024, "vocab": 50304,
+         "batch": 8}
+
+
+def add_size_arguments(parser):
+    for name, default in SIZES.items():
+        parser.add_argument(f"--{name}", type=int, default=default)
+
+
+def sizes_of(args, parser):
+    """The sizes parsed into `args`, in SIZES' order; a bad one is a usage
+    error of `parser`."""
+    sizes = tuple(getattr(args, name) for name in SIZES)
+    if min(sizes) < 1:
+        parser.error("every size must be at least 1")
+    if args.width % args.heads:
+        parser.error(f"width {args.width} is not a multiple of {args.heads} heads")
+    return sizes
+
+
 def parameters(layers, width, seq, vocab):
     """(name, shape) of every parameter, in argument order."""
     C = width
@@ -129,27 +151,17 @@ def summary(layers, width, heads, seq, vocab, batch):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--layers", type=int, default=12)
-    parser.add_argument("--width", type=int, default=768)
-    parser.add_argument("--heads", type=int, default=12)
-    parser.add_argument("--seq", type=int, default=1024)
-    parser.add_argument("--vocab", type=int, default=50304)
-    parser.add_argument("--batch", type=int, default=8)
+    add_size_arguments(parser)
     parser.add_argument("--summary", action="store_true")
     parser.add_argument("-o", "--output", default="-")
     args = parser.parse_args()
-    sizes = (args.layers, args.width, args.heads, args.seq, args.vocab, args.batch)
-    if min(sizes) < 1:
-        parser.error("every size must be at least 1")
+    sizes = sizes_of(args, parser)
     if args.summary:
         count, weights, attention = summary(*sizes)
         print(f"{count} parameters; training FLOPs per token: 6N = {weights}, "
               f"attention 12LCT = {attention} (6LCT causal = {attention // 2})")
         return 0
-    try:
-        text = model(*sizes)
-    except ValueError as error:
-        parser.error(str(error))
+    text = model(*sizes)
     if args.output == "-":
         sys.stdout.write(text)
     else:

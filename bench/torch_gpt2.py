@@ -79,12 +79,7 @@ def build(torch, layers, width, heads, seq, vocab):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--layers", type=int, default=12)
-    parser.add_argument("--width", type=int, default=768)
-    parser.add_argument("--heads", type=int, default=12)
-    parser.add_argument("--seq", type=int, default=1024)
-    parser.add_argument("--vocab", type=int, default=50304)
-    parser.add_argument("--batch", type=int, default=8)
+    gpt2.add_size_arguments(parser)
     parser.add_argument("--precision", choices=["bf16", "f16", "f32", "tf32"],
                         default="bf16")
     parser.add_argument("--compile", action="store_true")
@@ -92,11 +87,9 @@ def main():
     parser.add_argument("--steps", type=int, default=50)
     parser.add_argument("--json")
     args = parser.parse_args()
-    if min(args.layers, args.width, args.heads, args.seq, args.vocab, args.batch,
-           args.steps) < 1 or args.warmup < 0:
-        parser.error("sizes and --steps must be at least 1, --warmup at least 0")
-    if args.width % args.heads:
-        parser.error(f"width {args.width} is not a multiple of {args.heads} heads")
+    sizes = gpt2.sizes_of(args, parser)
+    if args.steps < 1 or args.warmup < 0:
+        parser.error("--steps must be at least 1, --warmup at least 0")
     try:
         import torch
     except ImportError:
@@ -110,8 +103,7 @@ def main():
     torch.backends.cuda.matmul.allow_tf32 = args.precision == "tf32"
     torch.backends.cudnn.allow_tf32 = args.precision == "tf32"
     device = torch.device("cuda")
-    model = build(torch, args.layers, args.width, args.heads, args.seq,
-                  args.vocab).to(device)
+    model = build(torch, *sizes[:-1]).to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, betas=(0.9, 0.999),
                                   eps=1e-8, weight_decay=0.01, fused=True)
     step_model = torch.compile(model) if args.compile else model
@@ -145,8 +137,7 @@ def main():
         times.append((start, end))
     torch.cuda.synchronize()
     ms = statistics.median(start.elapsed_time(end) for start, end in times)
-    count, weights, attention = gpt2.summary(args.layers, args.width, args.heads,
-                                             args.seq, args.vocab, args.batch)
+    count, weights, attention = gpt2.summary(*sizes)
     per_second = args.batch * args.seq / (ms / 1e3)
     mfu = per_second * (weights + attention // 2) / PEAK_FLOPS
     peak = torch.cuda.max_memory_allocated() / 2**30

@@ -71,8 +71,6 @@ BENCH = {
                                 "--seq", "32", "--vocab", "256", "--batch", "2"],
               "bf16")],
 }
-GPT2_DEFAULTS = {"--layers": 12, "--width": 768, "--heads": 12, "--seq": 1024,
-                 "--vocab": 50304, "--batch": 8}  # bench/gpt2.py's
 PEAK_FLOPS = gpt2.PEAK_FLOPS
 
 
@@ -240,12 +238,12 @@ def prepare(out, target, steps, tools):
         run([sys.executable, os.path.join(ROOT, "bench", "gpt2.py"), "-o", model] + sizes)
         # Per token 6N + 6LCT (attention's causal half), as the benchmark
         # issue reckons MFU.
-        options = {**GPT2_DEFAULTS, **{k: int(v) for k, v in zip(sizes[::2], sizes[1::2])}}
-        _, weights, attention = gpt2.summary(
-            options["--layers"], options["--width"], options["--heads"],
-            options["--seq"], options["--vocab"], options["--batch"])
+        sizes_parser = argparse.ArgumentParser()
+        gpt2.add_size_arguments(sizes_parser)
+        options = sizes_parser.parse_args(sizes)
+        _, weights, attention = gpt2.summary(*gpt2.sizes_of(options, sizes_parser))
         flops = weights + attention // 2
-        tokens = options["--batch"] * options["--seq"]
+        tokens = options.batch * options.seq
         case = f"{name}-{compute}"
         run([os.path.join(tools, "amp-compile"), model, f"--target={target}",
              f"--compute-type={compute}", "--optimizer=adamw",
