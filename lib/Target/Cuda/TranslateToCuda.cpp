@@ -47,6 +47,16 @@ int64_t product(ArrayRef<int64_t> shape) {
   return ShapedType::getNumElements(shape);
 }
 
+/// The place --amp-plan-buffers gave the op result `value` ("arena <n>",
+/// "arg <i>", "fused", "view"; see Backend.h); empty where it gave none.
+StringRef placeOf(OpResult value) {
+  auto places = value.getOwner()->getAttrOfType<ArrayAttr>(kPlaceAttr);
+  if (!places || value.getResultNumber() >= places.size())
+    return "";
+  auto place = dyn_cast<StringAttr>(places[value.getResultNumber()]);
+  return place ? place.getValue() : "";
+}
+
 /// The C type of stored elements.
 std::string storageType(Type type) {
   if (type.isF32())
@@ -360,11 +370,7 @@ std::string Emitter::pointerOf(Value value, bool writes) {
   if (auto arg = dyn_cast<BlockArgument>(value))
     return "static_cast<" + constness + type + " *>(tensors[" +
            std::to_string(arg.getArgNumber()) + "])";
-  Operation *def = value.getDefiningOp();
-  auto places = def->getAttrOfType<ArrayAttr>(kPlaceAttr);
-  StringRef place =
-      cast<StringAttr>(places[cast<OpResult>(value).getResultNumber()])
-          .getValue();
+  StringRef place = placeOf(cast<OpResult>(value));
   if (place.consume_front("arg "))
     return "static_cast<" + constness + type + " *>(tensors[" + place.str() +
            "])";
@@ -603,8 +609,8 @@ LogicalResult Emitter::emitElementwise(ArrayRef<Operation *> ops) {
     fn << "    const " << t << " " << reg << " = " << expr << ";\n";
     registers[result] = reg;
     // Values read outside the kernel reach memory.
-    auto places = op->getAttrOfType<ArrayAttr>(kPlaceAttr);
-    if (places && cast<StringAttr>(places[0]).getValue() != "fused") {
+    StringRef place = placeOf(cast<OpResult>(result));
+    if (!place.empty() && place != "fused") {
       std::string member = params.add(result, /*writes=*/true);
       fn << "    " << storeStmt(type, member, "i", reg) << "\n";
     }
@@ -717,10 +723,8 @@ std::string Emitter::runtimeUpdateCall(ArrayRef<Operation *> updates,
     Operation *def = v.getDefiningOp();
     if (!def || isView(def))
       return true;
-    auto places = def->getAttrOfType<ArrayAttr>(kPlaceAttr);
-    unsigned result = cast<OpResult>(v).getResultNumber();
-    return places && result < places.size() &&
-           cast<StringAttr>(places[result]).getValue() != "fused";
+    StringRef place = placeOf(cast<OpResult>(v));
+    return !place.empty() && place != "fused";
   };
   auto hex = [](double v) {
     std::string text;
@@ -1590,9 +1594,8 @@ LogicalResult Emitter::verifyPlan() {
     if (!places || places.size() != op.getNumResults())
       return bad(&op, "this op has no place for each result (" +
                           kPlaceAttr + ")");
-    for (auto [result, attr] : llvm::zip_equal(op.getResults(), places)) {
-      auto place = dyn_cast<StringAttr>(attr);
-      StringRef text = place ? place.getValue() : "";
+    for (OpResult result : op.getResults()) {
+      StringRef place = placeOf(result), text = place;
       std::string which =
           "result #" + std::to_string(result.getResultNumber());
       if (text == "fused") {
@@ -1616,8 +1619,7 @@ LogicalResult Emitter::verifyPlan() {
           !fits(text, getByteSize(result.getType())))
         return bad(&op, which + " has no place inside the " +
                             std::to_string(arenaSize) + "-byte arena ('" +
-                            (place ? place.getValue() : StringRef("?")) +
-                            "')");
+                            (place.empty() ? StringRef("?") : place) + "')");
     }
     if (Attribute scratch = op.getAttr(kScratchAttr)) {
       auto offset = dyn_cast<IntegerAttr>(scratch);
