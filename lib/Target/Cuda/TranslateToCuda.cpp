@@ -47,6 +47,16 @@ int64_t product(ArrayRef<int64_t> shape) {
   return ShapedType::getNumElements(shape);
 }
 
+/// For a softmax (or its gradient) along `dim` of `shape`, run one index i
+/// per line: the line's length and the index of its j-th element.
+std::pair<int64_t, std::string> lineAlong(ArrayRef<int64_t> shape,
+                                          int64_t dim) {
+  int64_t n = shape[dim], inner = product(shape.drop_front(dim + 1));
+  std::string in = std::to_string(inner);
+  return {n, "(i / " + in + " * " + std::to_string(n) + " + j) * " + in +
+                 " + i % " + in};
+}
+
 /// The place --amp-plan-buffers gave the op result `value` ("arena <n>",
 /// "arg <i>", "fused", "view"; see Backend.h); empty where it gave none.
 StringRef placeOf(OpResult value) {
@@ -1125,13 +1135,8 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
           })
           .Case<SoftmaxOp, LogSoftmaxOp>([&](auto softmax) {
             ArrayRef<int64_t> shape = tensorOf(op->getOperand(0)).getShape();
-            int64_t dim = softmax.getDim();
-            int64_t n = shape[dim], inner = product(shape.drop_front(dim + 1));
+            auto [n, at] = lineAlong(shape, softmax.getDim());
             bool log = isa<LogSoftmaxOp>(op);
-            std::string at = "(i / " + std::to_string(inner) + " * " +
-                             std::to_string(n) + " + j) * " +
-                             std::to_string(inner) + " + i % " +
-                             std::to_string(inner);
             fn << "    " << t << " m = " << c(-INFINITY) << ";\n"
                << "    for (int64_t j = 0; j < " << n << "; ++j) m = "
                << "ampstep::nanMax(m, static_cast<" << t << ">(" << ld(0, at)
@@ -1153,13 +1158,8 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
           })
           .Case<SoftmaxGradOp, LogSoftmaxGradOp>([&](auto grad) {
             ArrayRef<int64_t> shape = tensorOf(op->getOperand(0)).getShape();
-            int64_t dim = grad.getDim();
-            int64_t n = shape[dim], inner = product(shape.drop_front(dim + 1));
+            auto [n, at] = lineAlong(shape, grad.getDim());
             bool log = isa<LogSoftmaxGradOp>(op);
-            std::string at = "(i / " + std::to_string(inner) + " * " +
-                             std::to_string(n) + " + j) * " +
-                             std::to_string(inner) + " + i % " +
-                             std::to_string(inner);
             std::string y = "static_cast<" + t + ">(" + ld(0, at) + ")";
             std::string g = "static_cast<" + t + ">(" + ld(1, at) + ")";
             fn << "    " << t << " s = " << c(0) << ";\n"
