@@ -96,11 +96,11 @@ SmallVector<SmallVector<Operation *>> findUpdateRuns(Block &body) {
   };
   auto closeRun = [&](SmallVector<Operation *> &run,
                       SmallVector<SmallVector<Operation *>> &runs) {
-    int64_t last = 0;
-    for (Operation *update : run)
-      last = std::max(last, lastOf(update));
     // A reader between a member and the merged kernel would run too early.
     while (run.size() > 1) {
+      int64_t last = 0;
+      for (Operation *update : run)
+        last = std::max(last, lastOf(update));
       bool early = llvm::any_of(run, [&](Operation *update) {
         return llvm::any_of(finalValues(update), [&](Value value) {
           return llvm::any_of(value.getUsers(), [&](Operation *user) {
@@ -111,9 +111,6 @@ SmallVector<SmallVector<Operation *>> findUpdateRuns(Block &body) {
       if (!early)
         break;
       run.pop_back();
-      last = 0;
-      for (Operation *update : run)
-        last = std::max(last, lastOf(update));
     }
     if (run.size() > 1)
       runs.push_back(run);
