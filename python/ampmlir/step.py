@@ -24,7 +24,7 @@ import numpy as np
 from ._errors import AmpError, ToolNotFoundError
 from ._tools import find_runtime_library
 
-ABI_VERSION = 1
+ABI_VERSION = 2
 MAX_RANK = 8
 
 DEVICE_HOST, DEVICE_CUDA = 0, 1
@@ -56,12 +56,20 @@ class _Tensor(ctypes.Structure):
                 ("fan_in", ctypes.c_int64), ("initial", ctypes.c_double)]
 
 
+class _IndexCheck(ctypes.Structure):
+    _fields_ = [("tensor", ctypes.c_size_t), ("bound", ctypes.c_int64),
+                ("has_ignored", ctypes.c_int32), ("ignored", ctypes.c_int64),
+                ("reader", ctypes.c_char_p)]
+
+
 class _Description(ctypes.Structure):
     _fields_ = [("abi_version", ctypes.c_uint32), ("name", ctypes.c_char_p),
                 ("target", ctypes.c_int), ("tensor_count", ctypes.c_size_t),
                 ("tensors", ctypes.POINTER(_Tensor)),
                 ("loss_scale_tensor", ctypes.c_int64),
-                ("arena_size", ctypes.c_size_t), ("run", ctypes.c_void_p)]
+                ("arena_size", ctypes.c_size_t), ("run", ctypes.c_void_p),
+                ("index_check_count", ctypes.c_size_t),
+                ("index_checks", ctypes.POINTER(_IndexCheck))]
 
 
 class _Input(ctypes.Structure):
@@ -313,7 +321,10 @@ class Step:
 
     def run(self, *batch, **named):
         """Queues one training step on a batch: the inputs in order, or by
-        name as keywords. Returns without waiting for the device."""
+        name as keywords. Returns without waiting for the device. A batch
+        whose ids or labels fall outside what the model reads them as
+        raises AmpError naming the input, the position and the value, and
+        the step does not run."""
         if batch and named:
             raise AmpError("give the batch in order or by name, not both")
         if named:

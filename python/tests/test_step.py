@@ -109,6 +109,26 @@ def test_bad_batches_raise_before_anything_runs(step, batch, message):
     assert step.steps == 0
 
 
+@pytest.mark.parametrize("label", [10, -1, -100, 2**40])
+def test_a_label_outside_the_classes_raises_and_nothing_changes(step, label):
+    step.init(seed=5)
+    x = np.ones((64, 784), np.float32)
+    y = np.arange(64, dtype=np.int64) % 10
+    step.run(x, y)
+    before = {name: step.read(name) for name in ("w1", "b2")}
+    y[17] = label
+    with pytest.raises(ampmlir.AmpError,
+                       match=rf"input 'labels' holds {label} at \[17\], "
+                             r"outside \[0, 10\): read by amp.cross_entropy"):
+        step.run(x, y)
+    assert step.steps == 1 and step.skipped == 0
+    for name, values in before.items():
+        assert np.array_equal(step.read(name), values)
+    y[17] = 3
+    step.run(x, y)
+    assert np.isfinite(step.loss) and step.steps == 2
+
+
 def test_misuse_raises_clear_errors(step, mlp_f16, tmp_path):
     x, y = np.zeros((64, 784), np.float32), np.zeros(64, np.int64)
     with pytest.raises(ampmlir.AmpError, match="missing .'labels'."):

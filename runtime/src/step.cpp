@@ -52,6 +52,39 @@ std::string shapeString(int32_t rank, const int64_t *shape) {
   return text + "]";
 }
 
+/// The position of element `flat` of a tensor of shape `shape`: "[2, 5]".
+std::string positionString(int32_t rank, const int64_t *shape, int64_t flat) {
+  std::vector<int64_t> position(static_cast<size_t>(rank));
+  for (int32_t d = rank - 1; d >= 0; --d) {
+    position[d] = shape[d] ? flat % shape[d] : 0;
+    flat = shape[d] ? flat / shape[d] : 0;
+  }
+  return shapeString(rank, position.data());
+}
+
+/// Checks that every element of `data`, the batch input `t`, lies in the
+/// range of `check`; names the first that does not.
+amp_status_t checkIndices(const amp_step_tensor_t &t,
+                          const amp_step_index_check_t &check,
+                          const void *data) {
+  bool wide = t.type == AMP_ELEMENT_I64;
+  for (int64_t i = 0, n = elementCount(t); i < n; ++i) {
+    int64_t value = wide ? static_cast<const int64_t *>(data)[i]
+                         : static_cast<const int32_t *>(data)[i];
+    if ((value >= 0 && value < check.bound) ||
+        (check.has_ignored && value == check.ignored))
+      continue;
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "input '%s' holds %lld at %s, outside [0, %lld): %s; "
+                      "the step did not run",
+                      t.name, static_cast<long long>(value),
+                      positionString(t.rank, t.shape, i).c_str(),
+                      static_cast<long long>(check.bound),
+                      check.reader ? check.reader : "an index");
+  }
+  return nullptr;
+}
+
 /// Stores `value` as element `i` of `data` of a floating-point `type`.
 void storeFloat(amp_element_type_t type, void *data, int64_t i, double value) {
   switch (type) {
@@ -321,6 +354,24 @@ amp_status_t amp_step_create(const amp_step_description_t *description,
   step->description = description;
   AMP_RETURN_IF_ERROR(amp_device_create(kind, 0, &step->device));
   AMP_RETURN_IF_ERROR(amp_stream_create(step->device, &step->stream));
+  if (description->index_check_count && !description->index_checks)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "the description of step '%s' lacks its index checks",
+                      name);
+  for (size_t c = 0; c < description->index_check_count; ++c) {
+    const amp_step_index_check_t &check = description->index_checks[c];
+    if (check.tensor >= description->tensor_count ||
+        amprt::rawEnum(description->tensors[check.tensor].kind) !=
+            AMP_STEP_INPUT ||
+        (amprt::rawEnum(description->tensors[check.tensor].type) !=
+             AMP_ELEMENT_I32 &&
+         amprt::rawEnum(description->tensors[check.tensor].type) !=
+             AMP_ELEMENT_I64))
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "index check %zu of step '%s' is not on an integer "
+                        "batch input",
+                        c, name);
+  }
   for (size_t i = 0; i < description->tensor_count; ++i) {
     const amp_step_tensor_t &t = description->tensors[i];
     int kind = amprt::rawEnum(t.kind);
@@ -515,6 +566,16 @@ amp_status_t amp_step_run(amp_step_t *step, size_t input_count,
     if (!in.data && byteSize(t))
       return AMP_STATUS(AMP_INVALID_ARGUMENT, "input %zu ('%s') has no data",
                         n - 1, t.name);
+  }
+  // Ids and labels on the host, where the batch is: a bad one stops the
+  // step before any of it is copied, and no device work waits for it.
+  for (size_t c = 0; c < d.index_check_count; ++c) {
+    const amp_step_index_check_t &check = d.index_checks[c];
+    size_t n = 0;
+    for (size_t i = 0; i < check.tensor; ++i)
+      n += d.tensors[i].kind == AMP_STEP_INPUT;
+    AMP_RETURN_IF_ERROR(
+        checkIndices(d.tensors[check.tensor], check, inputs[n].data));
   }
   for (size_t i = 0, n = 0; i < d.tensor_count; ++i) {
     const amp_step_tensor_t &t = d.tensors[i];

@@ -276,6 +276,86 @@ TEST_F(StepTest, RefusesBadBatchesBeforeTouchingAnything) {
   EXPECT_EQ(steps, 0); // no bad batch ran
 }
 
+// k read as positions in [0, 8) by a reader that also lets -100 through
+// (cross-entropy's ignore_index), and as rows of a 6-row table.
+const amp_step_index_check_t kIndexChecks[] = {
+    {4, 8, 1, -100, "read by amp.cross_entropy at hand.mlir:3:5"},
+    {4, 6, 0, 0, "read by amp.embedding at hand.mlir:2:5"},
+};
+
+TEST(StepIndexTest, ABadIdOrLabelStopsTheStepBeforeItRuns) {
+  amp_step_description_t d = handDescription();
+  d.index_check_count = 2;
+  d.index_checks = kIndexChecks;
+  amp_step_t *step = nullptr;
+  ASSERT_EQ(amp_step_create(&d, AMP_DEVICE_HOST, &step), nullptr);
+  ASSERT_EQ(amp_step_init(step, 7), nullptr);
+  float x[3] = {1, 2, 3};
+  const int64_t three[] = {3}, two[] = {2};
+  auto runOn = [&](int64_t k0, int64_t k1) {
+    int64_t k[2] = {k0, k1};
+    amp_step_input_t inputs[] = {{x, AMP_ELEMENT_F32, 1, three},
+                                 {k, AMP_ELEMENT_I64, 1, two}};
+    return Status(amp_step_run(step, 2, inputs));
+  };
+  ASSERT_EQ(runOn(5, 0).code(), AMP_OK);
+  std::vector<float> w(3), m(3);
+  ASSERT_EQ(amp_step_read_tensor(step, 0, w.data(), 12), nullptr);
+  ASSERT_EQ(amp_step_read_tensor(step, 1, m.data(), 12), nullptr);
+
+  struct Case {
+    int64_t k0, k1;
+    const char *message;
+  } cases[] = {
+      {5, 8, "input 'k' holds 8 at [1], outside [0, 8): read by "
+             "amp.cross_entropy at hand.mlir:3:5; the step did not run"},
+      {-1, 0, "holds -1 at [0], outside [0, 8)"},
+      {int64_t(1) << 40, 0, "holds 1099511627776 at [0]"},
+      {0, std::numeric_limits<int64_t>::min(), "holds -9223372036854775808"},
+      // Allowed as the ignored label, not as a row of the table.
+      {-100, 0, "holds -100 at [0], outside [0, 6): read by amp.embedding"},
+      // Inside the labels' range, past the table's rows.
+      {7, 0, "holds 7 at [0], outside [0, 6)"},
+  };
+  for (const Case &c : cases) {
+    Status status = runOn(c.k0, c.k1);
+    EXPECT_EQ(status.code(), AMP_INVALID_ARGUMENT) << c.k0 << ", " << c.k1;
+    EXPECT_NE(status.message().find(c.message), std::string::npos)
+        << status.message();
+  }
+  // Nothing ran: the state is the first step's and so are the counters.
+  std::vector<float> wAfter(3), mAfter(3);
+  ASSERT_EQ(amp_step_read_tensor(step, 0, wAfter.data(), 12), nullptr);
+  ASSERT_EQ(amp_step_read_tensor(step, 1, mAfter.data(), 12), nullptr);
+  EXPECT_EQ(wAfter, w);
+  EXPECT_EQ(mAfter, m);
+  float scale = 0;
+  int64_t steps = -1, skipped = -1;
+  ASSERT_EQ(amp_step_scaler(step, &scale, &steps, &skipped), nullptr);
+  EXPECT_EQ(steps, 1);
+  EXPECT_EQ(skipped, 0);
+  // The step goes on with the next good batch.
+  EXPECT_EQ(runOn(0, 5).code(), AMP_OK);
+  amp_step_destroy(step);
+}
+
+TEST(StepIndexTest, RefusesChecksOnAnythingButAnIntegerInput) {
+  amp_step_t *step = reinterpret_cast<amp_step_t *>(1);
+  amp_step_description_t d = handDescription();
+  d.index_check_count = 1;
+  EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, &step),
+                AMP_INVALID_ARGUMENT, "lacks its index checks");
+  for (size_t tensor : {size_t(0), size_t(3), size_t(5)}) {
+    amp_step_index_check_t check = {tensor, 8, 0, 0, "read by amp.embedding"};
+    d.index_checks = &check;
+    EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, &step),
+                  AMP_INVALID_ARGUMENT,
+                  "index check 0 of step 'hand' is not on an integer batch "
+                  "input");
+    EXPECT_EQ(step, nullptr);
+  }
+}
+
 TEST_F(StepTest, NullsAndBadIndicesAreStatusesNotCrashes) {
   float value[3] = {0, 0, 0}, loss = 0, found = 0, scale = 0;
   int64_t steps = 0, skipped = 0;

@@ -139,6 +139,32 @@ func.func @step(%w: tensor<2x3xf32> {amp.param}, %labels: tensor<2xi64>)
 
 // -----
 
+// Indices that do not come from the batch are checked when the step is
+// compiled: a constant label past the classes, an iota past the table.
+func.func @step(%w: tensor<2x3xf32> {amp.param}) -> (tensor<2x3xf32>, tensor<f32>)
+    attributes {amp.arena_size = 256 : i64} {
+  // expected-note@+1 {{the constant}}
+  %labels = amp.constant {amp.kernel = 0 : i64, amp.place = ["arena 0"]} dense<[0, 3]> : tensor<2xi64>
+  // expected-error@+1 {{index 3 of a constant is outside [0, 3)}}
+  %l = amp.cross_entropy %w, %labels {amp.kernel = 1 : i64, amp.place = ["arena 16"], amp.scratch = 32 : i64} : tensor<2x3xf32>, tensor<2xi64> to tensor<f32>
+  return %w, %l : tensor<2x3xf32>, tensor<f32>
+}
+
+// -----
+
+func.func @step(%w: tensor<3x2xf32> {amp.param}) -> (tensor<3x2xf32>, tensor<f32>)
+    attributes {amp.arena_size = 256 : i64} {
+  // expected-note@+1 {{the iota}}
+  %ids = amp.iota dim = 1 {amp.kernel = 0 : i64, amp.place = ["arena 0"]} : tensor<1x4xi64>
+  %flat = amp.reshape %ids {amp.place = ["view"]} : tensor<1x4xi64> to tensor<4xi64>
+  // expected-error@+1 {{index 3 of an iota is outside [0, 3)}}
+  %e = amp.embedding %w[%flat] {amp.kernel = 1 : i64, amp.place = ["arena 64"]} : tensor<3x2xf32>, tensor<4xi64>
+  %s = amp.sum %e dims = [0, 1] {amp.kernel = 2 : i64, amp.place = ["arena 128"]} : tensor<4x2xf32> to tensor<f32>
+  return %w, %s : tensor<3x2xf32>, tensor<f32>
+}
+
+// -----
+
 // expected-error@+1 {{amp-to-cuda: amp.arena_size must be a non-negative integer}}
 func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
     attributes {amp.arena_size = -256 : i64} {

@@ -135,8 +135,14 @@
 // CHECK-NEXT:   {"input0", AMP_STEP_INPUT, AMP_ELEMENT_F32, 2, {4, 8}, 4, 0x0p+0},
 // CHECK-NEXT:   {"input1", AMP_STEP_INPUT, AMP_ELEMENT_I64, 1, {4}, 1, 0x0p+0},
 // CHECK-NEXT: };
+// The labels (tensor 6) are read as one of 3 classes: the runtime checks
+// them before a run, and names the op that reads them (here at its place
+// in amp-opt's output).
+// CHECK-LABEL: static const amp_step_index_check_t tiny_index_checks[] = {
+// CHECK-NEXT:   {6, 3, 0, 0, "read by amp.cross_entropy at <stdin>:{{[0-9]+}}:{{[0-9]+}}"},
+// CHECK-NEXT: };
 // The loss scale is tensor 2; the arena holds 1280 bytes.
-// CHECK: 7, tiny_tensors, 2, 1280, tiny_run};
+// CHECK: 7, tiny_tensors, 2, 1280, tiny_run, 1, tiny_index_checks};
 // CHECK: tiny_describe(void) { return &tiny_description; }
 
 func.func @tiny(%x: tensor<4x8xf32>, %labels: tensor<4xi64>,

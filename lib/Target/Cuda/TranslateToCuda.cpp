@@ -30,6 +30,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdio>
 #include <map>
 
 using namespace mlir;
@@ -254,6 +255,38 @@ std::string argumentName(BlockArgument argument, SourceFiles &files) {
   if (base.empty() || suffix.empty())
     return base + suffix;
   return base + "." + suffix;
+}
+
+/// `text` as the body of a C string literal.
+std::string cStringBody(StringRef text) {
+  std::string body;
+  for (char c : text) {
+    if (c == '"' || c == '\\' || c == '?') // '?' against trigraphs
+      body += '\\';
+    if (std::isprint(static_cast<unsigned char>(c))) {
+      body += c;
+      continue;
+    }
+    char octal[5];
+    std::snprintf(octal, sizeof octal, "\\%03o", static_cast<unsigned char>(c));
+    body += octal;
+  }
+  return body;
+}
+
+/// "file:line:col" of the first file location inside `loc`, or "".
+std::string sourcePosition(Location loc) {
+  std::string text;
+  loc->walk([&](Location inner) {
+    auto file = dyn_cast<FileLineColLoc>(inner);
+    if (!file)
+      return WalkResult::advance();
+    text = (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
+            ":" + Twine(file.getColumn()))
+               .str();
+    return WalkResult::interrupt();
+  });
+  return text;
 }
 
 class Emitter {
@@ -1666,6 +1699,9 @@ LogicalResult Emitter::emit() {
                                "--amp-fuse first";
   if (failed(verifyPlan()))
     return failure();
+  FailureOr<SmallVector<IndexCheck>> indexChecks = getIndexChecks(func);
+  if (failed(indexChecks))
+    return failure();
   for (auto &[number, ops] : kernels) {
     kernelCount = number;
     if (failed(emitKernel(ops)))
@@ -1739,6 +1775,22 @@ LogicalResult Emitter::emit() {
   }
   if (func.getNumArguments() == 0)
     os << "  {}\n";
+  os << "};\n\n";
+
+  // The ranges of ids and labels, checked by the runtime before a run.
+  os << "static const amp_step_index_check_t " << name
+     << "_index_checks[] = {\n";
+  for (const IndexCheck &check : *indexChecks) {
+    std::string reader =
+        "read by " + check.reader->getName().getStringRef().str();
+    if (std::string at = sourcePosition(check.reader->getLoc()); !at.empty())
+      reader += " at " + at;
+    os << "  {" << check.argument << ", " << check.bound << ", "
+       << (check.ignored ? 1 : 0) << ", " << check.ignored.value_or(0)
+       << ", \"" << cStringBody(reader) << "\"},\n";
+  }
+  if (indexChecks->empty())
+    os << "  {}\n";
   os << "};\n\n"
      << "static const amp_step_description_t " << name << "_description = {\n"
      << "  AMP_STEP_ABI_VERSION, \"" << name << "\",\n"
@@ -1747,7 +1799,8 @@ LogicalResult Emitter::emit() {
      << "  " << func.getNumArguments() << ", " << name << "_tensors, "
      << scaleSlot << ", "
      << func->getAttrOfType<IntegerAttr>(kArenaSizeAttr).getInt() << ", "
-     << name << "_run};\n\n"
+     << name << "_run, " << indexChecks->size() << ", " << name
+     << "_index_checks};\n\n"
      << "extern \"C\" __attribute__((visibility(\"default\"))) const "
         "amp_step_description_t *\n"
      << name << "_describe(void) { return &" << name << "_description; }\n";

@@ -81,6 +81,19 @@ typedef amp_status_t (*amp_step_function_t)(amp_stream_t *stream,
                                             float *loss, float *found_inf,
                                             double *counters);
 
+/* A range that an integer batch input must respect, because an op of the
+ * step reads it as positions (embedding ids into a table's rows, labels
+ * into the classes of logits). amp_step_run checks every element before it
+ * copies the batch: the step does not run on a batch that breaks one. */
+typedef struct amp_step_index_check_s {
+  size_t tensor;       /* an AMP_STEP_INPUT of type i32 or i64 */
+  int64_t bound;       /* elements lie in [0, bound) ... */
+  int32_t has_ignored; /* ... or, where this is 1, equal `ignored` */
+  int64_t ignored;
+  const char *reader;  /* what reads them, for messages: "the 10 classes
+                          of amp.cross_entropy at mlp.mlir:12:11" */
+} amp_step_index_check_t;
+
 typedef struct amp_step_description_s {
   uint32_t abi_version; /* AMP_STEP_ABI_VERSION */
   const char *name;
@@ -90,9 +103,11 @@ typedef struct amp_step_description_s {
   int64_t loss_scale_tensor; /* index of the loss scale, or -1 */
   size_t arena_size;         /* bytes */
   amp_step_function_t run;
+  size_t index_check_count;
+  const amp_step_index_check_t *index_checks;
 } amp_step_description_t;
 
-#define AMP_STEP_ABI_VERSION 1u
+#define AMP_STEP_ABI_VERSION 2u
 
 typedef struct amp_step_s amp_step_t;
 
@@ -136,7 +151,10 @@ typedef struct amp_step_input_s {
 } amp_step_input_t;
 
 /* Queues one training step on `inputs` (one per AMP_STEP_INPUT tensor, in
- * order). Returns before the step has run on a CUDA device. */
+ * order). Returns before the step has run on a CUDA device. Every input is
+ * checked first, its index ranges included (amp_step_index_check_t): on
+ * AMP_INVALID_ARGUMENT nothing was copied or run, and the step's state
+ * and counters are those of the previous step. */
 amp_status_t amp_step_run(amp_step_t *step, size_t input_count,
                           const amp_step_input_t *inputs);
 

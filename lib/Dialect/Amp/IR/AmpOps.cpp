@@ -603,9 +603,19 @@ LogicalResult EmbeddingOp::verify() {
   return success();
 }
 
+Value EmbeddingOp::getIndexOperand() { return getIndices(); }
+int64_t EmbeddingOp::getIndexBound() {
+  return cast<RankedTensorType>(getTable().getType()).getDimSize(0);
+}
+
 //===----------------------------------------------------------------------===//
 // Losses
 //===----------------------------------------------------------------------===//
+
+Value CrossEntropyOp::getIndexOperand() { return getLabels(); }
+int64_t CrossEntropyOp::getIndexBound() {
+  return cast<RankedTensorType>(getLogits().getType()).getShape().back();
+}
 
 LogicalResult CrossEntropyOp::verify() {
   auto logits = cast<RankedTensorType>(getLogits().getType());
@@ -667,6 +677,11 @@ LogicalResult RmsNormGradOp::verify() {
   return verifyEpsilon(*this, getEpsilon().convertToDouble());
 }
 
+Value CrossEntropyGradOp::getIndexOperand() { return getLabels(); }
+int64_t CrossEntropyGradOp::getIndexBound() {
+  return cast<RankedTensorType>(getLogits().getType()).getShape().back();
+}
+
 LogicalResult CrossEntropyGradOp::verify() {
   auto logits = cast<RankedTensorType>(getLogits().getType());
   auto labels = cast<RankedTensorType>(getLabels().getType());
@@ -681,6 +696,9 @@ LogicalResult CrossEntropyGradOp::verify() {
                          << getGrad().getType();
   return success();
 }
+
+Value EmbeddingGradOp::getIndexOperand() { return getIndices(); }
+int64_t EmbeddingGradOp::getIndexBound() { return getType().getDimSize(0); }
 
 LogicalResult EmbeddingGradOp::verify() {
   auto indices = cast<RankedTensorType>(getIndices().getType());

@@ -4,6 +4,8 @@
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
+
 #include "mlir/IR/BuiltinTypes.h"
 
 using namespace mlir;
@@ -167,4 +169,76 @@ LogicalResult backend::checkCompilable(func::FuncOp func) {
     return WalkResult::advance();
   });
   return failure(walk.wasInterrupted());
+}
+
+FailureOr<SmallVector<backend::IndexCheck>> backend::getIndexChecks(func::FuncOp func) {
+  SmallVector<IndexCheck> checks;
+  auto inRange = [](int64_t value, int64_t bound,
+                    std::optional<int64_t> ignored) {
+    return (value >= 0 && value < bound) || value == ignored;
+  };
+  WalkResult walk = func.walk([&](IndexReaderOpInterface reader) {
+    int64_t bound = reader.getIndexBound();
+    std::optional<int64_t> ignored = reader.getIgnoredIndex();
+    SmallVector<Value> worklist{reader.getIndexOperand()};
+    llvm::SmallPtrSet<Operation *, 8> seen;
+    while (!worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      if (auto argument = dyn_cast<BlockArgument>(value)) {
+        IndexCheck check{argument.getArgNumber(), bound, ignored, reader};
+        if (llvm::none_of(checks, [&](const IndexCheck &c) {
+              return c.argument == check.argument && c.bound == bound &&
+                     c.ignored == ignored;
+            }))
+          checks.push_back(check);
+        continue;
+      }
+      Operation *source = value.getDefiningOp();
+      if (!seen.insert(source).second)
+        continue;
+      if (source->hasTrait<OpTrait::amp::ShapeFamily>()) {
+        llvm::append_range(worklist, source->getOperands());
+        continue;
+      }
+      if (auto constant = dyn_cast<ConstantOp>(source)) {
+        auto values = dyn_cast<DenseIntElementsAttr>(constant.getValue());
+        if (values) {
+          for (const APInt &element : values.getValues<APInt>()) {
+            int64_t index = element.getSExtValue();
+            if (inRange(index, bound, ignored))
+              continue;
+            InFlightDiagnostic diag =
+                reader->emitError()
+                << "index " << index << " of a constant is outside [0, "
+                << bound << ")";
+            diag.attachNote(source->getLoc()) << "the constant";
+            return WalkResult::interrupt();
+          }
+          continue;
+        }
+      }
+      if (auto iota = dyn_cast<IotaOp>(source)) {
+        auto type = cast<RankedTensorType>(iota.getType());
+        int64_t largest = type.getDimSize(iota.getDim()) - 1;
+        if (type.getNumElements() == 0 || inRange(largest, bound, ignored))
+          continue;
+        InFlightDiagnostic diag = reader->emitError()
+                                  << "index " << largest
+                                  << " of an iota is outside [0, " << bound
+                                  << ")";
+        diag.attachNote(source->getLoc()) << "the iota";
+        return WalkResult::interrupt();
+      }
+      InFlightDiagnostic diag =
+          reader->emitError()
+          << "these indices come from '" << source->getName()
+          << "', whose values cannot be checked before the step runs";
+      diag.attachNote(source->getLoc()) << "the op that computes them";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  return checks;
 }

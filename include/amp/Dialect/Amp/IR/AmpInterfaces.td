@@ -83,6 +83,38 @@ def Amp_PrecisionOpInterface : OpInterface<"PrecisionOpInterface"> {
   ];
 }
 
+def Amp_IndexReaderOpInterface : OpInterface<"IndexReaderOpInterface"> {
+  let cppNamespace = "::mlir::amp";
+  let description = [{
+    An op that reads an integer tensor as positions into a dimension of
+    another (embedding ids into a table's rows, labels into the classes of
+    logits). A value outside `[0, getIndexBound())` is an error, unless it
+    equals `getIgnoredIndex()`. The interpreter reports such a value at the
+    op; the backend traces the indices to the batch inputs they come from,
+    and the runtime checks those before a compiled step runs.
+  }];
+  let methods = [
+    InterfaceMethod<
+      /*desc=*/"The integer tensor read as positions.",
+      /*retTy=*/"::mlir::Value",
+      /*methodName=*/"getIndexOperand",
+      /*args=*/(ins)>,
+    InterfaceMethod<
+      /*desc=*/"The size of the dimension the positions index.",
+      /*retTy=*/"int64_t",
+      /*methodName=*/"getIndexBound",
+      /*args=*/(ins)>,
+    InterfaceMethod<
+      /*desc=*/[{A value that is not a position but marks an element to
+        skip (cross-entropy's `ignore_index`); none by default.}],
+      /*retTy=*/"::std::optional<int64_t>",
+      /*methodName=*/"getIgnoredIndex",
+      /*args=*/(ins),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/"return ::std::nullopt;">
+  ];
+}
+
 def Amp_DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
   let cppNamespace = "::mlir::amp";
   let description = [{

@@ -531,7 +531,8 @@ def Amp_RmsNormOp : Amp_NormalizationOp<"rms_norm",
 //===----------------------------------------------------------------------===//
 
 def Amp_EmbeddingOp : Amp_Op<"embedding", [Amp_DataFamily, Amp_Follow,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<Amp_IndexReaderOpInterface>]> {
   let summary = "gather rows of a table by integer ids";
   let description = [{
     For a table `[V, D]` and ids of shape `S`, the result has shape `S x D`
@@ -554,14 +555,15 @@ def Amp_EmbeddingOp : Amp_Op<"embedding", [Amp_DataFamily, Amp_Follow,
 // Losses
 //===----------------------------------------------------------------------===//
 
-class Amp_LossOp<string mnemonic>
-    : Amp_Op<mnemonic, [Amp_LossFamily, Amp_KeepFp32,
+class Amp_LossOp<string mnemonic, list<Trait> traits = []>
+    : Amp_Op<mnemonic, !listconcat(traits, [Amp_LossFamily, Amp_KeepFp32,
         DeclareOpInterfaceMethods<Amp_FlopCountOpInterface,
-                                  ["getForwardFlops"]>]> {
+                                  ["getForwardFlops"]>])> {
   let hasVerifier = 1;
 }
 
-def Amp_CrossEntropyOp : Amp_LossOp<"cross_entropy"> {
+def Amp_CrossEntropyOp : Amp_LossOp<"cross_entropy",
+    [DeclareOpInterfaceMethods<Amp_IndexReaderOpInterface>]> {
   let summary = "softmax cross-entropy of logits against integer labels";
   let description = [{
     For logits `[..., C]` and labels of the leading shape, each sample's loss
@@ -710,7 +712,8 @@ def Amp_LayerNormGradOp : Amp_NormGradOp<"layer_norm_grad", "layer_norm">;
 def Amp_RmsNormGradOp : Amp_NormGradOp<"rms_norm_grad", "rms_norm">;
 
 def Amp_CrossEntropyGradOp : Amp_GradientOp<"cross_entropy_grad",
-    [Amp_KeepFp32, AllTypesMatch<["logits", "result"]>]> {
+    [Amp_KeepFp32, AllTypesMatch<["logits", "result"]>,
+     DeclareOpInterfaceMethods<Amp_IndexReaderOpInterface>]> {
   let summary = "gradient of cross_entropy with respect to the logits";
   let description = [{
     `(softmax(logits) - onehot(labels)) * dloss`, divided by the number of
@@ -734,7 +737,8 @@ def Amp_CrossEntropyGradOp : Amp_GradientOp<"cross_entropy_grad",
   let hasVerifier = 1;
 }
 
-def Amp_EmbeddingGradOp : Amp_GradientOp<"embedding_grad", [Amp_Follow]> {
+def Amp_EmbeddingGradOp : Amp_GradientOp<"embedding_grad",
+    [Amp_Follow, DeclareOpInterfaceMethods<Amp_IndexReaderOpInterface>]> {
   let summary = "gradient of embedding: scatter-add rows into the table";
   let description = [{
     For ids of shape `S` and a gradient `S x D`, the result `[V, D]` holds

@@ -81,6 +81,23 @@ SmallVector<Operation *> getGuardSelects(Operation *update);
 /// offending op.
 LogicalResult checkCompilable(func::FuncOp func);
 
+/// A range that an integer argument of a step must respect: `reader`
+/// reads it, possibly through reshapes, transposes, slices, broadcasts and
+/// concatenations, as positions in `[0, bound)`; `ignored` is also allowed.
+struct IndexCheck {
+  unsigned argument;
+  int64_t bound;
+  std::optional<int64_t> ignored;
+  Operation *reader;
+};
+
+/// The range checks of `func`'s integer arguments, one per distinct
+/// (argument, bound, ignored), in the order of their first reader. Indices
+/// that come from constants or iota are checked here instead: an error at
+/// the reader if one is out of range, or if indices come from an op whose
+/// values cannot be known before the step runs.
+FailureOr<SmallVector<IndexCheck>> getIndexChecks(func::FuncOp func);
+
 } // namespace mlir::amp::backend
 
 #endif // AMP_DIALECT_AMP_TRANSFORMS_BACKEND_H
