@@ -1757,6 +1757,41 @@ func.func @main(%x: tensor<2x4xf32>, %y: tensor<2xi64>) -> (tensor<f32>, tensor<
   expectF32Ulps(r[1][0], 2 * std::log(4.0), 2, "sum");
 }
 
+// By hand, with ignore_index = -100: zero logits over 4 classes, labels
+// [3, -100, 1]: two samples count, each log 4; the mean is log 4, the sum
+// 2 log 4; the ignored row's gradient is zero, the others' (1/4 - [c ==
+// label]) / 2 for the mean. Every row ignored: 0, and a zero gradient.
+TEST_F(InterpreterTest, CrossEntropyIgnoreIndexByHand) {
+  const char *src = R"mlir(
+func.func @main(%x: tensor<3x4xf32>, %y: tensor<3xi64>, %g: tensor<f32>)
+    -> (tensor<f32>, tensor<f32>, tensor<3x4xf32>) {
+  %0 = amp.cross_entropy %x, %y ignore_index = -100 : tensor<3x4xf32>, tensor<3xi64> to tensor<f32>
+  %1 = amp.cross_entropy %x, %y reduction = sum ignore_index = -100 : tensor<3x4xf32>, tensor<3xi64> to tensor<f32>
+  %2 = amp.cross_entropy_grad %x, %y, %g ignore_index = -100 : tensor<3x4xf32>, tensor<3xi64>, tensor<f32>
+  return %0, %1, %2 : tensor<f32>, tensor<f32>, tensor<3x4xf32>
+}
+)mlir";
+  ASSERT_RUN(r, run(src, {f32({3, 4}, Data(12, 0.0)), i64({3}, {3, -100, 1}),
+                          f32({}, {1.0})}));
+  expectF32Ulps(r[0][0], std::log(4.0), 2, "mean");
+  expectF32Ulps(r[1][0], 2 * std::log(4.0), 2, "sum");
+  Data expected = {0.125, 0.125, 0.125, -0.375, 0, 0, 0, 0,
+                   0.125, -0.375, 0.125, 0.125};
+  for (int64_t i = 0; i < 12; ++i)
+    EXPECT_EQ(r[2][i], expected[i]) << i;
+  ASSERT_RUN(none, run(src, {f32({3, 4}, Data(12, 0.0)),
+                             i64({3}, {-100, -100, -100}), f32({}, {1.0})}));
+  EXPECT_EQ(none[0][0], 0.0);
+  EXPECT_EQ(none[1][0], 0.0);
+  for (int64_t i = 0; i < 12; ++i)
+    EXPECT_EQ(none[2][i], 0.0) << i;
+  // Another label outside the classes is still an error.
+  EXPECT_FALSE(run(src, {f32({3, 4}, Data(12, 0.0)), i64({3}, {3, -1, 1}),
+                         f32({}, {1.0})}));
+  EXPECT_TRUE(contains(diagnostics, "label -1 at [1] is outside [0, 4)"))
+      << diagnostics;
+}
+
 // f16 logits, f32 loss: computed in f32 from the exact f16 logits, so the
 // f32 result is the f64 formula on those values within 1e-6 relative.
 TEST_F(InterpreterTest, CrossEntropyF16LogitsF32Loss) {

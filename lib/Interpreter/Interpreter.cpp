@@ -379,7 +379,7 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
         FailureOr<Tensor> out =
             k::crossEntropy(in[0], in[1],
                             loss.getReduction() == LossReduction::mean,
-                            resultKind(), error);
+                            loss.getIgnoreIndex(), resultKind(), error);
         if (failed(out))
           return loss.emitOpError() << error;
         return one(*out);
@@ -412,7 +412,7 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
         std::string error;
         FailureOr<Tensor> out = k::crossEntropyGrad(
             in[0], in[1], in[2], grad.getReduction() == LossReduction::mean,
-            error);
+            grad.getIgnoreIndex(), error);
         if (failed(out))
           return grad.emitOpError() << error;
         return one(*out);

@@ -145,12 +145,13 @@ T nanMin(T a, T b) {
   return b < a ? b : a;
 }
 
-/// Whether `label` (row `row` of `labels`) names one of `classes`; words
-/// the error otherwise.
+/// Whether `label` (row `row` of `labels`) names one of `classes` or is
+/// `ignored`; words the error otherwise.
 bool checkLabel(const Tensor &labels, int64_t row, int64_t classes,
-                std::string &error) {
+                std::optional<int64_t> ignored, std::string &error) {
   double label = labels[row];
-  if (label >= 0 && label < static_cast<double>(classes))
+  if ((label >= 0 && label < static_cast<double>(classes)) ||
+      (ignored && label == static_cast<double>(*ignored)))
     return true;
   llvm::raw_string_ostream(error)
       << "label " << static_cast<int64_t>(label) << " at "
@@ -664,28 +665,43 @@ FailureOr<Tensor> kernels::embedding(const Tensor &table,
   return Tensor(table.getKind(), shape, std::move(data));
 }
 
+/// The number of `labels` that are not `ignored`.
+int64_t countCounted(const Tensor &labels, std::optional<int64_t> ignored) {
+  int64_t rows = labels.getNumElements();
+  if (!ignored)
+    return rows;
+  int64_t counted = 0;
+  for (int64_t row = 0; row < rows; ++row)
+    counted += labels[row] != static_cast<double>(*ignored);
+  return counted;
+}
+
 FailureOr<Tensor> kernels::crossEntropy(const Tensor &logits,
                                         const Tensor &labels, bool mean,
+                                        std::optional<int64_t> ignored,
                                         ElementKind outKind,
                                         std::string &error) {
   int64_t classes = logits.getShape().back();
   int64_t rows = labels.getNumElements();
+  int64_t counted = countCounted(labels, ignored);
   double total = 0;
   bool failed = false;
   withComputeType(logits.getKind(), [&](auto tag) {
     using T = decltype(tag);
     T sum = 0;
     for (int64_t row = 0; row < rows; ++row) {
-      if (!checkLabel(labels, row, classes, error)) {
+      if (!checkLabel(labels, row, classes, ignored, error)) {
         failed = true;
         return;
       }
+      if (ignored && labels[row] == static_cast<double>(*ignored))
+        continue;
       const double *x = logits.getData().data() + row * classes;
       auto [maxValue, expSum] = softmaxStatistics<T>(x, classes);
       T logSumExp = maxValue + std::log(expSum);
       sum += logSumExp - static_cast<T>(x[static_cast<int64_t>(labels[row])]);
     }
-    total = mean ? sum / static_cast<T>(rows) : sum;
+    total = mean ? sum / static_cast<T>(std::max<int64_t>(counted, 1)) : sum;
   });
   if (failed)
     return failure();
@@ -831,6 +847,7 @@ Tensor kernels::rmsNormGrad(const Tensor &x, const Tensor &grad, int64_t axis,
 FailureOr<Tensor> kernels::crossEntropyGrad(const Tensor &logits,
                                             const Tensor &labels,
                                             const Tensor &lossGrad, bool mean,
+                                            std::optional<int64_t> ignored,
                                             std::string &error) {
   int64_t classes = logits.getShape().back();
   int64_t rows = labels.getNumElements();
@@ -841,12 +858,15 @@ FailureOr<Tensor> kernels::crossEntropyGrad(const Tensor &logits,
     using T = decltype(tag);
     T scale = static_cast<T>(lossGrad[0]);
     if (mean)
-      scale /= static_cast<T>(rows);
+      scale /= static_cast<T>(
+          std::max<int64_t>(countCounted(labels, ignored), 1));
     for (int64_t row = 0; row < rows; ++row) {
-      if (!checkLabel(labels, row, classes, error)) {
+      if (!checkLabel(labels, row, classes, ignored, error)) {
         failed = true;
         return;
       }
+      if (ignored && labels[row] == static_cast<double>(*ignored))
+        continue; // the row stays zero
       const double *x = logits.getData().data() + row * classes;
       auto [maxValue, expSum] = softmaxStatistics<T>(x, classes);
       for (int64_t c = 0; c < classes; ++c) {

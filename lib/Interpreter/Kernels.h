@@ -12,6 +12,7 @@
 #include "amp/Interpreter/Tensor.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace mlir::amp::interp::kernels {
@@ -72,9 +73,11 @@ Tensor rmsNorm(const Tensor &x, const Tensor *weight, int64_t axis,
 /// Fails with a message in `error` on an index outside the table.
 FailureOr<Tensor> embedding(const Tensor &table, const Tensor &indices,
                             std::string &error);
+/// Rows whose label is `ignored` count for nothing: the mean is over the
+/// others (0 when there are none).
 FailureOr<Tensor> crossEntropy(const Tensor &logits, const Tensor &labels,
-                               bool mean, ElementKind outKind,
-                               std::string &error);
+                               bool mean, std::optional<int64_t> ignored,
+                               ElementKind outKind, std::string &error);
 Tensor mseLoss(const Tensor &input, const Tensor &target, bool mean,
                ElementKind outKind);
 
@@ -91,6 +94,7 @@ Tensor rmsNormGrad(const Tensor &x, const Tensor &grad, int64_t axis,
                    double epsilon);
 FailureOr<Tensor> crossEntropyGrad(const Tensor &logits, const Tensor &labels,
                                    const Tensor &lossGrad, bool mean,
+                                   std::optional<int64_t> ignored,
                                    std::string &error);
 FailureOr<Tensor> embeddingGrad(const Tensor &indices, const Tensor &grad,
                                 int64_t rows, ElementKind kind,

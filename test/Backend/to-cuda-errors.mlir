@@ -165,6 +165,18 @@ func.func @step(%w: tensor<3x2xf32> {amp.param}) -> (tensor<3x2xf32>, tensor<f32
 
 // -----
 
+// amp-autodiff writes the mean's gradient with ignore_index as a summed
+// one divided by the count; the mean itself would need the count per row.
+func.func @step(%w: tensor<2x3xf32> {amp.param}, %labels: tensor<2xi64>, %g: tensor<f32>)
+    -> (tensor<2x3xf32>, tensor<f32>) attributes {amp.arena_size = 256 : i64} {
+  // expected-error@+1 {{a cross_entropy_grad with ignore_index and reduction = mean is not supported}}
+  %d = amp.cross_entropy_grad %w, %labels, %g ignore_index = -100 {amp.kernel = 0 : i64, amp.place = ["arena 0"]} : tensor<2x3xf32>, tensor<2xi64>, tensor<f32>
+  %s = amp.sum %d dims = [0, 1] {amp.kernel = 1 : i64, amp.place = ["arena 32"]} : tensor<2x3xf32> to tensor<f32>
+  return %w, %s : tensor<2x3xf32>, tensor<f32>
+}
+
+// -----
+
 // expected-error@+1 {{amp-to-cuda: amp.arena_size must be a non-negative integer}}
 func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
     attributes {amp.arena_size = -256 : i64} {

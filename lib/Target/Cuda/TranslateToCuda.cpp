@@ -1335,16 +1335,33 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
                 "      for (int64_t cidx = 0; cidx < " +
                 std::to_string(classes) + "; ++cidx) se = se + " +
                 math("exp", ct) + "(" + x(xr) + " - mx);\n";
+            // Rows whose label is ignore_index count for nothing; the
+            // runtime has checked the others before the step ran.
+            std::optional<int64_t> ignored = loss.getIgnoreIndex();
+            std::string outside =
+                "(label < 0 || label >= " + std::to_string(classes) + ")";
+            std::string skipped;
+            if (ignored) {
+              skipped = "(label == " + std::to_string(*ignored) + ")";
+              outside = "(!" + skipped + " && " + outside + ")";
+            }
             if (!isGrad) {
               // Per row into scratch, then the rows in order.
               fn << "    const int64_t row = i;\n"
-                 << stats << "      " << partials
-                 << "[row] = (label < 0 || label >= " << classes << ") ? "
-                 << cc(NAN) << " : (mx + " << math("log", ct) << "(se)) - "
+                 << stats << "      " << partials << "[row] = "
+                 << (ignored ? skipped + " ? " + cc(0) + " : " : "")
+                 << outside << " ? " << cc(NAN)
+                 << " : (mx + " << math("log", ct) << "(se)) - "
                  << x("row * " + std::to_string(classes) + " + label") << ";\n";
               count = std::to_string(rows);
               return success();
             }
+            if (mean && ignored)
+              return op->emitError()
+                     << "amp-to-cuda: a cross_entropy_grad with ignore_index "
+                        "and reduction = mean is not supported; write it with "
+                        "reduction = sum and the loss gradient divided by the "
+                        "count of rows, as amp-autodiff does";
             fn << "    const int64_t row = i;\n    " << ct << " scale = "
                << "static_cast<" << ct << ">(" << ld(2, "0") << ");\n";
             if (mean)
@@ -1352,10 +1369,13 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
             fn << stats << "    for (int64_t cidx = 0; cidx < " << classes
                << "; ++cidx) {\n      " << ct << " p = " << math("exp", ct)
                << "(" << x(xr) << " - mx) / se;\n"
-               << "      if (label < 0 || label >= " << classes
-               << ") p = " << cc(NAN) << ";\n"
+               << "      if " << outside << " p = " << cc(NAN) << ";\n"
                << "      if (cidx == label) p = p - " << cc(1) << ";\n      "
-               << st(0, xr, roundExpr(type, "p * scale")) << "\n    }\n";
+               << st(0, xr,
+                     roundExpr(type, ignored ? skipped + " ? " + cc(0) +
+                                                   " : p * scale"
+                                             : std::string("p * scale")))
+               << "\n    }\n";
             count = std::to_string(rows);
             return success();
           })
@@ -1526,7 +1546,8 @@ std::string Emitter::runtimeRowCall(Operation *op) {
         std::string rows = rowsOf(logits, tensorOf(logits).getRank() - 1);
         auto scratch = op->getAttrOfType<IntegerAttr>(kScratchAttr);
         if (rows.empty() || !scratch ||
-            !elementOf(loss.getLabels()).isInteger(64))
+            !elementOf(loss.getLabels()).isInteger(64) ||
+            loss.getIgnoreIndex())
           return "";
         // The row losses into scratch; the second kernel sums them.
         return "amp_cross_entropy(stream, " + rows + ", " + in(logits) + ", " +
@@ -1538,6 +1559,7 @@ std::string Emitter::runtimeRowCall(Operation *op) {
         Value logits = grad.getLogits();
         std::string rows = rowsOf(logits, tensorOf(logits).getRank() - 1);
         if (rows.empty() || !elementOf(grad.getLabels()).isInteger(64) ||
+            grad.getIgnoreIndex() ||
             !isF32(grad.getGrad()) ||
             elementOf(grad.getResult()) != elementOf(logits))
           return "";
@@ -1564,10 +1586,24 @@ void Emitter::emitRowSum(CrossEntropyOp op, StringRef rowKernel) {
               op->getAttrOfType<IntegerAttr>(kScratchAttr).getInt()) +
           ")");
   std::string out = params.add(op.getResult(), /*writes=*/true);
+  IntegerAttr ignored = op.getIgnoreIndexAttr();
+  std::string labels;
+  if (ignored)
+    labels = params.add(op.getLabels(), /*writes=*/false);
   beginFunctor(kernel, {op});
   std::string finish;
-  if (op.getReduction() == LossReduction::mean)
+  if (op.getReduction() == LossReduction::mean && ignored) {
+    // The mean over the rows that count (at least one), as the
+    // interpreter divides.
+    finish += "    int64_t counted = 0;\n    for (int64_t r = 0; r < " +
+              std::to_string(rows) + "; ++r)\n      counted += " +
+              loadExpr(elementOf(op.getLabels()), labels, "r") +
+              " != " + std::to_string(ignored.getInt()) + ";\n" +
+              "    acc = acc / static_cast<" + ct +
+              ">(counted > 0 ? counted : 1);\n";
+  } else if (op.getReduction() == LossReduction::mean) {
     finish += "    acc = acc / " + literal(rows, ct) + ";\n";
+  }
   finish += "    " +
             storeStmt(elementOf(op.getResult()), out, "0",
                       roundExpr(elementOf(op.getResult()), "acc")) +

@@ -197,13 +197,18 @@ func.func @embedding(%wte: tensor<96x64xbf16>, %tokens: tensor<2x16xi64>, %ids: 
 // CHECK: amp.cross_entropy %{{.*}}, %{{.*}} reduction = sum : tensor<2x16x10xf16>, tensor<2x16xi32> to tensor<f32>
 // CHECK: amp.mse_loss %{{.*}}, %{{.*}} : tensor<64x1xf32>, tensor<64x1xf32> to tensor<f32>
 // CHECK: amp.mse_loss %{{.*}}, %{{.*}} reduction = sum : tensor<64x1xf32>, tensor<64x1xf32> to tensor<f64>
+// CHECK: amp.cross_entropy %{{.*}}, %{{.*}} ignore_index = -100 : tensor<64x10xf32>, tensor<64xi64> to tensor<f32>
+// CHECK: amp.cross_entropy %{{.*}}, %{{.*}} reduction = sum ignore_index = 0 : tensor<2x16x10xf16>, tensor<2x16xi32> to tensor<f32>
 // GENERIC: "amp.cross_entropy"(%{{.*}}, %{{.*}}) <{reduction = 1 : i32}> : (tensor<2x16x10xf16>, tensor<2x16xi32>) -> tensor<f32>
+// GENERIC: "amp.cross_entropy"(%{{.*}}, %{{.*}}) <{ignore_index = -100 : i64, reduction = 0 : i32}> : (tensor<64x10xf32>, tensor<64xi64>) -> tensor<f32>
 func.func @losses(%logits: tensor<64x10xf32>, %y: tensor<64xi64>, %seq: tensor<2x16x10xf16>,
                   %tok: tensor<2x16xi32>, %pred: tensor<64x1xf32>, %target: tensor<64x1xf32>) {
   %0 = amp.cross_entropy %logits, %y : tensor<64x10xf32>, tensor<64xi64> to tensor<f32>
   %1 = amp.cross_entropy %seq, %tok reduction = sum : tensor<2x16x10xf16>, tensor<2x16xi32> to tensor<f32>
   %2 = amp.mse_loss %pred, %target : tensor<64x1xf32>, tensor<64x1xf32> to tensor<f32>
   %3 = amp.mse_loss %pred, %target reduction = sum : tensor<64x1xf32>, tensor<64x1xf32> to tensor<f64>
+  %4 = amp.cross_entropy %logits, %y ignore_index = -100 : tensor<64x10xf32>, tensor<64xi64> to tensor<f32>
+  %5 = amp.cross_entropy %seq, %tok reduction = sum ignore_index = 0 : tensor<2x16x10xf16>, tensor<2x16xi32> to tensor<f32>
   return
 }
 
@@ -235,6 +240,7 @@ func.func @precision_override(%x: tensor<2xf32>, %m: tensor<2x2xf32>) {
 // CHECK: amp.rms_norm_grad %{{.*}}, %{{.*}} {axis = 0 : i64, epsilon = 9.9999999999999995E-7 : f64} : tensor<4x8xf16>
 // CHECK: amp.cross_entropy_grad %{{.*}}, %{{.*}}, %{{.*}} reduction = sum : tensor<4x8xf16>, tensor<4xi64>, tensor<f32>
 // CHECK: amp.embedding_grad %{{.*}}, %{{.*}} : tensor<4xi64>, tensor<4x8xf16> to tensor<10x8xf16>
+// CHECK: amp.cross_entropy_grad %{{.*}}, %{{.*}}, %{{.*}} ignore_index = -100 : tensor<4x8xf16>, tensor<4xi64>, tensor<f32>
 // GENERIC: "amp.embedding_grad"(%{{.*}}, %{{.*}}) : (tensor<4xi64>, tensor<4x8xf16>) -> tensor<10x8xf16>
 func.func @gradients(%x: tensor<4x8xf16>, %g: tensor<4x8xf16>, %ids: tensor<4xi64>, %dl: tensor<f32>) {
   %0 = amp.relu_grad %x, %g : tensor<4x8xf16>
@@ -245,6 +251,7 @@ func.func @gradients(%x: tensor<4x8xf16>, %g: tensor<4x8xf16>, %ids: tensor<4xi6
   %5 = amp.rms_norm_grad %x, %g {axis = 0, epsilon = 1.0e-6} : tensor<4x8xf16>
   %6 = amp.cross_entropy_grad %x, %ids, %dl reduction = sum : tensor<4x8xf16>, tensor<4xi64>, tensor<f32>
   %7 = amp.embedding_grad %ids, %g : tensor<4xi64>, tensor<4x8xf16> to tensor<10x8xf16>
+  %8 = amp.cross_entropy_grad %x, %ids, %dl ignore_index = -100 : tensor<4x8xf16>, tensor<4xi64>, tensor<f32>
   return
 }
 

@@ -613,6 +613,9 @@ int64_t EmbeddingOp::getIndexBound() {
 //===----------------------------------------------------------------------===//
 
 Value CrossEntropyOp::getIndexOperand() { return getLabels(); }
+std::optional<int64_t> CrossEntropyOp::getIgnoredIndex() {
+  return getIgnoreIndex();
+}
 int64_t CrossEntropyOp::getIndexBound() {
   return cast<RankedTensorType>(getLogits().getType()).getShape().back();
 }
@@ -678,6 +681,9 @@ LogicalResult RmsNormGradOp::verify() {
 }
 
 Value CrossEntropyGradOp::getIndexOperand() { return getLabels(); }
+std::optional<int64_t> CrossEntropyGradOp::getIgnoredIndex() {
+  return getIgnoreIndex();
+}
 int64_t CrossEntropyGradOp::getIndexBound() {
   return cast<RankedTensorType>(getLogits().getType()).getShape().back();
 }

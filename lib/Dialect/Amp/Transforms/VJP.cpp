@@ -474,9 +474,36 @@ LogicalResult vjp(RmsNormOp op, VJPBuilder &v, Value g, Grads &out) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult vjp(CrossEntropyOp op, VJPBuilder &v, Value g, Grads &out) {
-  out[0] = v.b.create<CrossEntropyGradOp>(v.loc, op.getLogits(),
-                                          op.getLabels(), g,
-                                          op.getReductionAttr());
+  LossReductionAttr reduction = op.getReductionAttr();
+  std::optional<int64_t> ignored = op.getIgnoreIndex();
+  if (ignored && op.getReduction() == LossReduction::mean) {
+    // The mean over the rows that count, as g / max(count, 1) on a summed
+    // gradient: the count is a reduction of its own, so the gradient's
+    // row kernel needs no pass over every label.
+    RankedTensorType labels = v.typeOf(op.getLabels());
+    Type f32 = v.b.getF32Type();
+    auto ignoredValue = v.b.create<ConstantOp>(
+        v.loc, DenseElementsAttr::get(
+                   RankedTensorType::get({}, labels.getElementType()),
+                   v.b.getIntegerAttr(labels.getElementType(), *ignored)
+                       .getValue()));
+    Value counts = v.compare(ComparePredicate::ne, op.getLabels(),
+                             ignoredValue);
+    Value ones = v.select(counts, v.scalar(1.0, f32), v.scalar(0.0, f32));
+    SmallVector<int64_t> all = llvm::to_vector(
+        llvm::seq<int64_t>(0, static_cast<int64_t>(labels.getRank())));
+    Value count = v.b.create<SumOp>(v.loc, RankedTensorType::get({}, f32),
+                                    ones, v.b.getDenseI64ArrayAttr(all),
+                                    UnitAttr(), TypeAttr());
+    Value atLeastOne =
+        v.b.create<MaximumOp>(v.loc, count, v.scalar(1.0, f32));
+    Type gradElement = v.typeOf(g).getElementType();
+    g = v.castTo(v.div(v.castTo(g, f32), atLeastOne), gradElement);
+    reduction = LossReductionAttr::get(v.b.getContext(), LossReduction::sum);
+  }
+  out[0] = v.b.create<CrossEntropyGradOp>(
+      v.loc, op.getLogits(), op.getLabels(), g, reduction,
+      ignored ? v.b.getI64IntegerAttr(*ignored) : IntegerAttr());
   return success();
 }
 LogicalResult vjp(MseLossOp op, VJPBuilder &v, Value g, Grads &out) {

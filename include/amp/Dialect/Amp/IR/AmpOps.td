@@ -563,7 +563,8 @@ class Amp_LossOp<string mnemonic, list<Trait> traits = []>
 }
 
 def Amp_CrossEntropyOp : Amp_LossOp<"cross_entropy",
-    [DeclareOpInterfaceMethods<Amp_IndexReaderOpInterface>]> {
+    [DeclareOpInterfaceMethods<Amp_IndexReaderOpInterface,
+                               ["getIgnoredIndex"]>]> {
   let summary = "softmax cross-entropy of logits against integer labels";
   let description = [{
     For logits `[..., C]` and labels of the leading shape, each sample's loss
@@ -572,19 +573,30 @@ def Amp_CrossEntropyOp : Amp_LossOp<"cross_entropy",
     (f64 for f64 logits) and rounded once to the result element type, which
     may differ from the logits' (f16 logits, f32 loss).
 
+    With `ignore_index`, as PyTorch's `F.cross_entropy`, a sample whose
+    label equals it contributes neither loss nor gradient, and the mean is
+    over the other samples. Where every sample is ignored, the mean is 0 (and
+    so is its gradient) where PyTorch gives NaN: a batch of padding only
+    leaves the parameters as they are. Any other label outside `[0, C)` is
+    an error.
+
     ```mlir
     %loss = amp.cross_entropy %logits, %y
         : tensor<64x10xf32>, tensor<64xi64> to tensor<f32>
     %total = amp.cross_entropy %logits, %y reduction = sum
         : tensor<64x10xf32>, tensor<64xi64> to tensor<f32>
+    %padded = amp.cross_entropy %logits, %y ignore_index = -100
+        : tensor<64x10xf32>, tensor<64xi64> to tensor<f32>
     ```
   }];
   let arguments = (ins Amp_FloatTensor:$logits, Amp_IndexTensor:$labels,
                    DefaultValuedAttr<Amp_LossReduction,
-                       "::mlir::amp::LossReduction::mean">:$reduction);
+                       "::mlir::amp::LossReduction::mean">:$reduction,
+                   OptionalAttr<I64Attr>:$ignore_index);
   let results = (outs Amp_FloatTensor:$result);
   let assemblyFormat = [{
-    $logits `,` $labels (`reduction` `=` $reduction^)? attr-dict `:`
+    $logits `,` $labels (`reduction` `=` $reduction^)?
+    (`ignore_index` `=` $ignore_index^)? attr-dict `:`
     type($logits) `,` type($labels) `to` type($result)
   }];
 }
@@ -713,12 +725,15 @@ def Amp_RmsNormGradOp : Amp_NormGradOp<"rms_norm_grad", "rms_norm">;
 
 def Amp_CrossEntropyGradOp : Amp_GradientOp<"cross_entropy_grad",
     [Amp_KeepFp32, AllTypesMatch<["logits", "result"]>,
-     DeclareOpInterfaceMethods<Amp_IndexReaderOpInterface>]> {
+     DeclareOpInterfaceMethods<Amp_IndexReaderOpInterface,
+                               ["getIgnoredIndex"]>]> {
   let summary = "gradient of cross_entropy with respect to the logits";
   let description = [{
     `(softmax(logits) - onehot(labels)) * dloss`, divided by the number of
     samples for `reduction = mean`, without materialising the probabilities
-    elsewhere. `dloss` is the 0-d gradient of the loss.
+    elsewhere. `dloss` is the 0-d gradient of the loss. With `ignore_index`,
+    rows whose label equals it are zero and the mean counts the other rows
+    (at least one), as for `amp.cross_entropy`.
 
     ```mlir
     %dlogits = amp.cross_entropy_grad %logits, %y, %dloss
@@ -728,10 +743,12 @@ def Amp_CrossEntropyGradOp : Amp_GradientOp<"cross_entropy_grad",
   let arguments = (ins Amp_FloatTensor:$logits, Amp_IndexTensor:$labels,
                    Amp_FloatTensor:$grad,
                    DefaultValuedAttr<Amp_LossReduction,
-                       "::mlir::amp::LossReduction::mean">:$reduction);
+                       "::mlir::amp::LossReduction::mean">:$reduction,
+                   OptionalAttr<I64Attr>:$ignore_index);
   let results = (outs Amp_FloatTensor:$result);
   let assemblyFormat = [{
-    $logits `,` $labels `,` $grad (`reduction` `=` $reduction^)? attr-dict
+    $logits `,` $labels `,` $grad (`reduction` `=` $reduction^)?
+    (`ignore_index` `=` $ignore_index^)? attr-dict
     `:` type($logits) `,` type($labels) `,` type($grad)
   }];
   let hasVerifier = 1;

@@ -65,3 +65,35 @@ func.func @unused(%w: tensor<3xf32> {amp.param}, %v: tensor<2xf32> {amp.param}) 
   %l = amp.sum %w dims = [0] : tensor<3xf32> to tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// Cross-entropy with ignore_index: the mean's gradient is the seed divided
+// by the number of rows that count (at least one), on a summed gradient
+// that leaves the ignored rows zero.
+// CHECK-LABEL: func.func @ignored_labels_grad
+// CHECK-SAME: (%[[LOGITS:.*]]: tensor<4x3xf32> {amp.param}, %[[Y:.*]]: tensor<4xi64>)
+// CHECK-DAG: %[[SEED:.*]] = amp.constant {amp.seed} dense<1.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[IGNORED:.*]] = amp.constant dense<-100> : tensor<i64>
+// CHECK: %[[COUNTS:.*]] = amp.compare ne, %[[Y]], %[[IGNORED]] : tensor<4xi64>, tensor<i64>
+// CHECK: %[[ONES:.*]] = amp.select %[[COUNTS]], %{{.*}}, %{{.*}} : tensor<4xi1>, tensor<f32>, tensor<f32>
+// CHECK: %[[COUNT:.*]] = amp.sum %[[ONES]] dims = [0] : tensor<4xf32> to tensor<f32>
+// CHECK: %[[ATLEASTONE:.*]] = amp.maximum %[[COUNT]], %{{.*}} : tensor<f32>, tensor<f32>
+// CHECK: %[[G:.*]] = amp.div %[[SEED]], %[[ATLEASTONE]] : tensor<f32>, tensor<f32>
+// CHECK: amp.cross_entropy_grad %[[LOGITS]], %[[Y]], %[[G]] reduction = sum ignore_index = -100 : tensor<4x3xf32>, tensor<4xi64>, tensor<f32>
+func.func @ignored_labels(%logits: tensor<4x3xf32> {amp.param}, %y: tensor<4xi64>) -> tensor<f32> {
+  %l = amp.cross_entropy %logits, %y ignore_index = -100 : tensor<4x3xf32>, tensor<4xi64> to tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// With reduction = sum nothing is counted: the rows that count get the
+// seed, the ignored ones zero.
+// CHECK-LABEL: func.func @ignored_labels_sum_grad
+// CHECK-NOT: amp.compare
+// CHECK: amp.cross_entropy_grad %{{.*}}, %{{.*}}, %{{.*}} reduction = sum ignore_index = 0 : tensor<4x3xf32>, tensor<4xi64>, tensor<f32>
+func.func @ignored_labels_sum(%logits: tensor<4x3xf32> {amp.param}, %y: tensor<4xi64>) -> tensor<f32> {
+  %l = amp.cross_entropy %logits, %y reduction = sum ignore_index = 0 : tensor<4x3xf32>, tensor<4xi64> to tensor<f32>
+  return %l : tensor<f32>
+}

@@ -2,7 +2,7 @@
 // random projection of its result, sum(op(...) * r), against five-point
 // central differences in f64 (amp-run --gradcheck), tolerance 1e-6 relative
 // to the largest gradient of each parameter.
-// RUN: for f in neg abs exp log sqrt rsqrt pow_fraction tanh sigmoid relu gelu gelu_tanh pow add sub mul maximum minimum add_both_broadcast div select cast reshape transpose broadcast_to slice concat embedding matmul matmul_transposed matmul_transpose_lhs matmul_transpose_rhs matmul_batched attention attention_causal sum sum_keepdims mean max softmax softmax_outer log_softmax layer_norm layer_norm_axis layer_norm_plain rms_norm rms_norm_plain cross_entropy cross_entropy_sum mse_loss mse_loss_sum; do \
+// RUN: for f in neg abs exp log sqrt rsqrt pow_fraction tanh sigmoid relu gelu gelu_tanh pow add sub mul maximum minimum add_both_broadcast div select cast reshape transpose broadcast_to slice concat embedding matmul matmul_transposed matmul_transpose_lhs matmul_transpose_rhs matmul_batched attention attention_causal sum sum_keepdims mean max softmax softmax_outer log_softmax layer_norm layer_norm_axis layer_norm_plain rms_norm rms_norm_plain cross_entropy cross_entropy_sum cross_entropy_ignore cross_entropy_ignore_sum mse_loss mse_loss_sum; do \
 // RUN:   amp-run %s --function=$f --random-inputs=7 --gradcheck || exit 1; \
 // RUN: done | FileCheck %s
 // CHECK-NOT: FAILED
@@ -412,6 +412,21 @@ func.func @cross_entropy(%logits: tensor<2x3x5xf32> {amp.param}, %y: tensor<2x3x
 // CHECK: gradcheck @cross_entropy_sum argument #0 {{.*}} ok
 func.func @cross_entropy_sum(%logits: tensor<4x5xf32> {amp.param}, %y: tensor<4xi32>) -> tensor<f32> {
   %l = amp.cross_entropy %logits, %y reduction = sum : tensor<4x5xf32>, tensor<4xi32> to tensor<f32>
+  return %l : tensor<f32>
+}
+
+// Rows whose label is ignore_index (here a class the seeded labels hold,
+// so that some rows are ignored and others not) have no gradient; the mean
+// is over the others.
+// CHECK: gradcheck @cross_entropy_ignore argument #0 {{.*}} ok
+func.func @cross_entropy_ignore(%logits: tensor<2x3x5xf32> {amp.param}, %y: tensor<2x3xi64>) -> tensor<f32> {
+  %l = amp.cross_entropy %logits, %y ignore_index = 2 : tensor<2x3x5xf32>, tensor<2x3xi64> to tensor<f32>
+  return %l : tensor<f32>
+}
+
+// CHECK: gradcheck @cross_entropy_ignore_sum argument #0 {{.*}} ok
+func.func @cross_entropy_ignore_sum(%logits: tensor<4x5xf32> {amp.param}, %y: tensor<4xi32>) -> tensor<f32> {
+  %l = amp.cross_entropy %logits, %y reduction = sum ignore_index = 2 : tensor<4x5xf32>, tensor<4xi32> to tensor<f32>
   return %l : tensor<f32>
 }
 
