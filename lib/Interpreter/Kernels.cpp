@@ -7,6 +7,8 @@
 
 #include "Kernels.h"
 
+#include "amp_runtime/reduction_order.h"
+
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -491,43 +493,48 @@ Tensor kernels::attention(const Tensor &query, const Tensor &key,
 Tensor kernels::reduce(ReduceFn fn, const Tensor &x, ArrayRef<int64_t> dims,
                        ElementKind accKind, ElementKind outKind,
                        ArrayRef<int64_t> outShape) {
-  // Output offset of every input element: the strides of the kept
-  // dimensions, zero for the reduced ones.
+  // The input strides of the kept and of the reduced dimensions: output o
+  // folds the elements at base(o) + offset(r), r ascending, which is their
+  // order in the input.
   SmallVector<bool> reduced(x.getRank(), false);
   for (int64_t dim : dims)
     reduced[dim] = true;
-  SmallVector<int64_t> keptShape;
-  for (int64_t d = 0; d < x.getRank(); ++d)
-    if (!reduced[d])
-      keptShape.push_back(x.getShape()[d]);
-  SmallVector<int64_t> keptStrides = mlir::computeStrides(keptShape);
-  SmallVector<int64_t> strides(x.getRank(), 0);
-  for (int64_t d = 0, kept = 0; d < x.getRank(); ++d)
-    if (!reduced[d])
-      strides[d] = keptStrides[kept++];
-  int64_t count = x.getNumElements() / std::max<int64_t>(product(keptShape), 1);
+  SmallVector<int64_t> inputStrides = mlir::computeStrides(x.getShape());
+  SmallVector<int64_t> keptShape, keptStrides, reducedShape, reducedStrides;
+  for (int64_t d = 0; d < x.getRank(); ++d) {
+    (reduced[d] ? reducedShape : keptShape).push_back(x.getShape()[d]);
+    (reduced[d] ? reducedStrides : keptStrides).push_back(inputStrides[d]);
+  }
+  auto offsetOf = [](int64_t flat, ArrayRef<int64_t> shape,
+                     ArrayRef<int64_t> strides) {
+    int64_t offset = 0;
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+      offset += (flat % shape[d]) * strides[d];
+      flat /= shape[d];
+    }
+    return offset;
+  };
+  int64_t count = product(reducedShape);
 
   Tensor out(outKind, outShape);
   MutableArrayRef<double> result = out.getMutableData();
   withComputeType(fn == ReduceFn::Max ? x.getKind() : accKind, [&](auto tag) {
     using AccT = decltype(tag);
-    std::vector<AccT> acc(out.getNumElements(),
-                          fn == ReduceFn::Max
-                              ? -std::numeric_limits<AccT>::infinity()
-                              : AccT(0));
-    // Row-major order: each output sees its inputs in ascending index.
-    BroadcastWalker(x.getShape(), {}).walk([&](int64_t i, ArrayRef<int64_t>) {
-      int64_t o = 0, rest = i;
-      for (int64_t d = x.getRank() - 1; d >= 0; --d) {
-        o += (rest % x.getShape()[d]) * strides[d];
-        rest /= x.getShape()[d];
-      }
-      AccT v = static_cast<AccT>(x[i]);
-      acc[o] = fn == ReduceFn::Max ? nanMax(acc[o], v)
-                                   : accumulate(acc[o], v, accKind);
-    });
-    for (size_t o = 0; o < acc.size(); ++o) {
-      AccT v = acc[o];
+    AccT identity = fn == ReduceFn::Max
+                        ? -std::numeric_limits<AccT>::infinity()
+                        : AccT(0);
+    for (int64_t o = 0, e = out.getNumElements(); o < e; ++o) {
+      int64_t base = offsetOf(o, keptShape, keptStrides);
+      AccT v = amprt::foldReduction(
+          count, identity,
+          [&](int64_t r) {
+            return static_cast<AccT>(
+                x[base + offsetOf(r, reducedShape, reducedStrides)]);
+          },
+          [&](AccT acc, AccT value) {
+            return fn == ReduceFn::Max ? nanMax(acc, value)
+                                       : accumulate(acc, value, accKind);
+          });
       if (fn == ReduceFn::Mean)
         v = v / static_cast<AccT>(count);
       result[o] = roundToKind(v, outKind);
@@ -688,19 +695,23 @@ FailureOr<Tensor> kernels::crossEntropy(const Tensor &logits,
   bool failed = false;
   withComputeType(logits.getKind(), [&](auto tag) {
     using T = decltype(tag);
-    T sum = 0;
+    std::vector<T> rowLosses(rows, T(0));
     for (int64_t row = 0; row < rows; ++row) {
       if (!checkLabel(labels, row, classes, ignored, error)) {
         failed = true;
         return;
       }
       if (ignored && labels[row] == static_cast<double>(*ignored))
-        continue;
+        continue; // adds 0
       const double *x = logits.getData().data() + row * classes;
       auto [maxValue, expSum] = softmaxStatistics<T>(x, classes);
       T logSumExp = maxValue + std::log(expSum);
-      sum += logSumExp - static_cast<T>(x[static_cast<int64_t>(labels[row])]);
+      rowLosses[row] =
+          logSumExp - static_cast<T>(x[static_cast<int64_t>(labels[row])]);
     }
+    T sum = amprt::foldReduction(
+        rows, T(0), [&](int64_t row) { return rowLosses[row]; },
+        [](T acc, T value) { return acc + value; });
     total = mean ? sum / static_cast<T>(std::max<int64_t>(counted, 1)) : sum;
   });
   if (failed)
@@ -713,11 +724,13 @@ Tensor kernels::mseLoss(const Tensor &input, const Tensor &target, bool mean,
   double total = 0;
   withComputeType(input.getKind(), [&](auto tag) {
     using T = decltype(tag);
-    T sum = 0;
-    for (int64_t i = 0, e = input.getNumElements(); i < e; ++i) {
-      T diff = static_cast<T>(input[i]) - static_cast<T>(target[i]);
-      sum += diff * diff;
-    }
+    T sum = amprt::foldReduction(
+        input.getNumElements(), T(0),
+        [&](int64_t i) {
+          T diff = static_cast<T>(input[i]) - static_cast<T>(target[i]);
+          return diff * diff;
+        },
+        [](T acc, T value) { return acc + value; });
     total = mean ? sum / static_cast<T>(input.getNumElements()) : sum;
   });
   return Tensor(outKind, {}, {roundToKind(total, outKind)});

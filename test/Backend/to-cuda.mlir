@@ -38,8 +38,9 @@
 // CHECK-NEXT:   float *s0;
 // CHECK:          s0[row] = (label < 0 || label >= 3) ? static_cast<float>(NAN) : (mx + logf(se)) - static_cast<float>(b0[row * 3 + label]);
 // The sum is a reduction functor: the host runs operator(), which folds the
-// rows in order; under nvcc, launchReduce may give a long reduction a
-// block, combining the same loads in a tree.
+// rows in the order of amprt::foldReduction (blocks of 256 in order, then
+// pairwise), as the interpreter does; under nvcc, launchReduce may give a
+// long reduction a block, combining the same loads in a tree.
 // CHECK-LABEL: // k4_cross_entropy_sum:
 // CHECK: struct k4_cross_entropy_sum {
 // CHECK:        AMP_HOST_DEVICE float identity() const { return static_cast<float>(0x0p+0); }
@@ -50,10 +51,9 @@
 // CHECK-NEXT:     acc = acc / static_cast<float>(0x1p+2);
 // CHECK:        AMP_HOST_DEVICE void operator()({{\[\[}}maybe_unused{{\]\]}} int64_t i) const {
 // CHECK-NEXT:     const int64_t base = baseOf(i);
-// CHECK-NEXT:     float acc = identity();
-// CHECK-NEXT:     for (int64_t r = 0; r < 4; ++r)
-// CHECK-NEXT:       acc = combine(acc, loadAt(base, r));
-// CHECK-NEXT:     finish(i, acc);
+// CHECK-NEXT:     finish(i, amprt::foldReduction(
+// CHECK-NEXT:         4, identity(), [&](int64_t r) { return loadAt(base, r); },
+// CHECK-NEXT:         [&](float a, float v) { return combine(a, v); }));
 
 // CHECK-LABEL: // k5_cross_entropy_grad:
 

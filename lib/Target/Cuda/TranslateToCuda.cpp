@@ -476,10 +476,12 @@ void Emitter::defineReduction(StringRef acc, StringRef identity,
           << "  AMP_HOST_DEVICE void finish([[maybe_unused]] int64_t i, " << acc
           << " acc) const {\n"
           << finishBody << "  }\n";
-  fn << "    const int64_t base = baseOf(i);\n    " << acc
-     << " acc = identity();\n    for (int64_t r = 0; r < " << extent
-     << "; ++r)\n      acc = combine(acc, loadAt(base, r));\n"
-     << "    finish(i, acc);\n";
+  // The order of amprt::foldReduction, which the interpreter follows too.
+  fn << "    const int64_t base = baseOf(i);\n"
+     << "    finish(i, amprt::foldReduction(\n        " << extent
+     << ", identity(), [&](int64_t r) { return loadAt(base, r); },\n"
+     << "        [&](" << acc << " a, " << acc
+     << " v) { return combine(a, v); }));\n";
   reductionExtent = extent;
 }
 

@@ -17,6 +17,7 @@
 #include "amp_runtime/float_formats.h"
 #include "amp_runtime/gemm.h"
 #include "amp_runtime/optimizer_kernels.h"
+#include "amp_runtime/reduction_order.h"
 #include "amp_runtime/row_kernels.h"
 #include "amp_runtime/step.h"
 
@@ -120,7 +121,8 @@ template <typename Kernel> AMP_HOST_DEVICE Kernel prepared(Kernel kernel) {
 }
 
 // A reduction kernel has, besides operator()(i), which folds the `extent`
-// values of output i in order and stores the result (what the host runs):
+// values of output i in the order of amprt::foldReduction and stores the
+// result (what the host runs):
 //   Acc identity(); int64_t baseOf(i); Acc loadAt(base, r);
 //   Acc combine(Acc acc, Acc v); void finish(i, Acc acc).
 // launchReduce runs it: under nvcc, when few outputs each fold many values,
