@@ -340,14 +340,18 @@ LogicalResult vjp(MatmulOp op, VJPBuilder &v, Value g, Grads &out) {
 }
 
 LogicalResult vjp(AttentionOp op, VJPBuilder &v, Value g, Grads &out) {
-  // The spelled-out computation, in the forward op's element type:
+  // The spelled-out computation with the forward's precision contract: the
+  // GEMMs take the operands' type and accumulate in f32, while the scores,
+  // the probabilities and their gradients stay in f32 (f64 for f64), so
+  // that scores which fit f16 only after the scale do not overflow here:
   // s = scale q k^T (masked), p = softmax(s), o = p v.
   Value q = op.getQuery(), k = op.getKey(), val = op.getValue();
   RankedTensorType qt = v.typeOf(q), kt = v.typeOf(k), vt = v.typeOf(val);
   Type element = qt.getElementType();
+  Type wide = getDefaultAccumulatorType(cast<FloatType>(element));
   int64_t bb = qt.getDimSize(0), h = qt.getDimSize(1), t = qt.getDimSize(2),
           s = kt.getDimSize(2);
-  auto scoresType = RankedTensorType::get({bb, h, t, s}, element);
+  auto scoresType = RankedTensorType::get({bb, h, t, s}, wide);
   auto gemm = [&](RankedTensorType type, Value x, Value y, bool tx, bool ty) {
     return v.b
         .create<MatmulOp>(v.loc, type, x, y, tx ? v.b.getUnitAttr() : UnitAttr(),
@@ -356,7 +360,7 @@ LogicalResult vjp(AttentionOp op, VJPBuilder &v, Value g, Grads &out) {
                               cast<FloatType>(element))))
         .getResult();
   };
-  Value scale = v.scalar(op.getScaleOrDefault(), element);
+  Value scale = v.scalar(op.getScaleOrDefault(), wide);
   Value scores = v.mul(gemm(scoresType, q, k, false, true), scale);
   if (op.getCausal()) {
     auto indexType = RankedTensorType::get({t, s}, v.b.getI64Type());
@@ -365,16 +369,18 @@ LogicalResult vjp(AttentionOp op, VJPBuilder &v, Value g, Grads &out) {
     Value mask = v.compare(ComparePredicate::ge, row, col);
     scores = v.select(mask, scores,
                       v.scalar(-std::numeric_limits<double>::infinity(),
-                               element));
+                               wide));
   }
   Value probs = v.b.create<SoftmaxOp>(v.loc, scores, 3);
   Value grad = v.castTo(g, element);
-  out[2] = gemm(vt, probs, grad, true, false);           // dV = p^T g
+  // dV = p^T g, with p in the operands' type for the GEMM.
+  out[2] = gemm(vt, v.castTo(probs, element), grad, true, false);
   Value dProbs = gemm(scoresType, grad, val, false, true); // dp = g v^T
   Value dScores = v.mul(
       v.b.create<SoftmaxGradOp>(v.loc, probs, dProbs, 3).getResult(), scale);
-  out[0] = gemm(qt, dScores, k, false, false); // dQ = ds k
-  out[1] = gemm(kt, dScores, q, true, false);  // dK = ds^T q
+  Value dScoresNarrow = v.castTo(dScores, element);
+  out[0] = gemm(qt, dScoresNarrow, k, false, false); // dQ = ds k
+  out[1] = gemm(kt, dScoresNarrow, q, true, false);  // dK = ds^T q
   return success();
 }
 
