@@ -311,8 +311,10 @@ class Step:
             self._live(), info.index, os.fsencode(path)))
 
     def init(self, seed=0):
-        """Parameters uniform in +-1/sqrt(fan_in) from ``seed``; state at its
-        initial values; counters zero."""
+        """Parameters as PyTorch initialises its layers: weights and linear
+        biases uniform in +-1/sqrt(fan_in) from ``seed`` (fan_in: the
+        matmul's inner dimension), norm scales 1 and norm biases 0; state at
+        its initial values; counters zero."""
         if not 0 <= int(seed) < 2**64:
             raise AmpError(f"seed must be in [0, 2**64), not {seed}")
         _check(self._lib, self._lib.amp_step_init(self._live(), int(seed)))

@@ -78,6 +78,11 @@ def test_init_is_seeded_and_bounded_by_fan_in(step):
     assert w.dtype == np.float32 and w.shape == (784, 256)
     bound = 1 / np.sqrt(784)
     assert np.all(np.abs(w) <= bound) and w.std() > bound / 2
+    # Biases as torch.nn.Linear's: bounded by their weight's fan-in.
+    for name, fan_in in (("b1", 784), ("b2", 256)):
+        b = step.read(name)
+        assert np.all(np.abs(b) <= 1 / np.sqrt(fan_in)), name
+        assert b.std() > 1 / np.sqrt(fan_in) / 4, name
     step.init(seed=11)
     assert np.array_equal(step.read("w1"), w)
     step.init(seed=12)

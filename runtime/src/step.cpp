@@ -348,12 +348,6 @@ amp_status_t amp_step_create(const amp_step_description_t *description,
                       "the loss scale of step '%s' (tensor %lld) is not an "
                       "f32 state tensor",
                       name, static_cast<long long>(scaleSlot));
-  std::unique_ptr<amp_step_s> step(new (std::nothrow) amp_step_s);
-  if (!step)
-    return AMP_STATUS(AMP_OUT_OF_MEMORY, "cannot allocate a step");
-  step->description = description;
-  AMP_RETURN_IF_ERROR(amp_device_create(kind, 0, &step->device));
-  AMP_RETURN_IF_ERROR(amp_stream_create(step->device, &step->stream));
   if (description->index_check_count && !description->index_checks)
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "the description of step '%s' lacks its index checks",
@@ -372,6 +366,12 @@ amp_status_t amp_step_create(const amp_step_description_t *description,
                         "batch input",
                         c, name);
   }
+  std::unique_ptr<amp_step_s> step(new (std::nothrow) amp_step_s);
+  if (!step)
+    return AMP_STATUS(AMP_OUT_OF_MEMORY, "cannot allocate a step");
+  step->description = description;
+  AMP_RETURN_IF_ERROR(amp_device_create(kind, 0, &step->device));
+  AMP_RETURN_IF_ERROR(amp_stream_create(step->device, &step->stream));
   for (size_t i = 0; i < description->tensor_count; ++i) {
     const amp_step_tensor_t &t = description->tensors[i];
     int kind = amprt::rawEnum(t.kind);
@@ -419,13 +419,17 @@ amp_status_t amp_step_init(amp_step_t *step, uint64_t seed) {
     const amp_step_tensor_t &t = d.tensors[i];
     if (t.kind != AMP_STEP_PARAM)
       continue;
-    double bound = 1.0 / std::sqrt(static_cast<double>(
-                             t.fan_in > 0 ? t.fan_in : 1));
     std::vector<char> host(byteSize(t));
-    for (int64_t e = 0, n = elementCount(t); e < n; ++e) {
-      // 53 random bits: a double uniform in [0, 1).
-      double unit = static_cast<double>(splitmix64(state) >> 11) * 0x1p-53;
-      storeFloat(t.type, host.data(), e, (2 * unit - 1) * bound);
+    if (t.fan_in <= 0) {
+      for (int64_t e = 0, n = elementCount(t); e < n; ++e)
+        storeFloat(t.type, host.data(), e, t.initial);
+    } else {
+      double bound = 1.0 / std::sqrt(static_cast<double>(t.fan_in));
+      for (int64_t e = 0, n = elementCount(t); e < n; ++e) {
+        // 53 random bits: a double uniform in [0, 1).
+        double unit = static_cast<double>(splitmix64(state) >> 11) * 0x1p-53;
+        storeFloat(t.type, host.data(), e, (2 * unit - 1) * bound);
+      }
     }
     AMP_RETURN_IF_ERROR(amp_buffer_write(step->tensors[i].get(), 0,
                                          host.data(), host.size(),

@@ -208,6 +208,35 @@ TEST_F(StepTest, StartsAtTheInitialStateAndInitialisesBySeed) {
   EXPECT_NE(read(0, 3), first);
 }
 
+// A parameter with fan-in 0 starts at its initial value (a norm scale at
+// 1), whatever the seed, and takes no draw from the generator.
+TEST(StepInitTest, FanInZeroStartsAtTheInitialValue) {
+  amp_step_tensor_t tensors[5];
+  std::memcpy(tensors, kTensors, sizeof tensors);
+  amp_step_tensor_t constant = {"g", AMP_STEP_PARAM, AMP_ELEMENT_F32, 1,
+                                {3}, 0, 1.0};
+  amp_step_tensor_t withConstant[6] = {constant, tensors[0], tensors[1],
+                                       tensors[2], tensors[3], tensors[4]};
+  amp_step_description_t d = handDescription();
+  d.tensors = withConstant;
+  d.tensor_count = 6;
+  d.loss_scale_tensor = 3;
+  amp_step_t *step = nullptr, *plain = nullptr;
+  ASSERT_EQ(amp_step_create(&d, AMP_DEVICE_HOST, &step), nullptr);
+  amp_step_description_t p = handDescription();
+  ASSERT_EQ(amp_step_create(&p, AMP_DEVICE_HOST, &plain), nullptr);
+  ASSERT_EQ(amp_step_init(step, 7), nullptr);
+  ASSERT_EQ(amp_step_init(plain, 7), nullptr);
+  std::vector<float> g(3), w(3), wPlain(3);
+  ASSERT_EQ(amp_step_read_tensor(step, 0, g.data(), 12), nullptr);
+  ASSERT_EQ(amp_step_read_tensor(step, 1, w.data(), 12), nullptr);
+  ASSERT_EQ(amp_step_read_tensor(plain, 0, wPlain.data(), 12), nullptr);
+  EXPECT_EQ(g, std::vector<float>(3, 1.0f));
+  EXPECT_EQ(w, wPlain); // the same draws for the weight after it
+  amp_step_destroy(step);
+  amp_step_destroy(plain);
+}
+
 TEST_F(StepTest, RunsAndCountsAsWorkedOutByHand) {
   write(0, {1, 2, 3});
   // loss = 1*1 + 2*(-1) + 3*2 + 5 - 2 = 8; w -= 0.25 * 0.5 * x.

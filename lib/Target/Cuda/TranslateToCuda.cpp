@@ -1806,9 +1806,13 @@ LogicalResult Emitter::emit() {
        << ", " << type.getRank() << ", {";
     for (auto [d, dim] : llvm::enumerate(type.getShape()))
       os << (d ? ", " : "") << dim;
-    // Fan-in: the first dimension of a matrix (a [in, out] weight), 1 for
-    // a vector (bias, norm weight), as for torch.nn.Linear's bound.
-    int64_t fanIn = type.getRank() >= 2 ? type.getDimSize(0) : 1;
+    // Parameters start as PyTorch starts their layers (getParamInit).
+    int64_t fanIn = 1;
+    if (isParam) {
+      ParamInit init = getParamInit(func, i);
+      fanIn = init.fanIn;
+      initial = init.initial;
+    }
     os << "}, " << fanIn << ", " << llvm::format("%a", initial) << "},\n";
   }
   if (func.getNumArguments() == 0)

@@ -67,8 +67,8 @@ typedef struct amp_step_tensor_s {
   amp_element_type_t type;
   int32_t rank;
   int64_t shape[AMP_STEP_MAX_RANK];
-  int64_t fan_in;  /* for seeded initialisation of parameters */
-  double initial;  /* the value every element of a state starts at */
+  int64_t fan_in;  /* a parameter's fan-in for amp_step_init, or 0 ... */
+  double initial;  /* ... for one that starts at this value, as a state */
 } amp_step_tensor_t;
 
 /* The compiled step itself: reads and updates `tensors` (device pointers,
@@ -121,9 +121,12 @@ void amp_step_destroy(amp_step_t *step);
 
 const amp_step_description_t *amp_step_description(const amp_step_t *step);
 
-/* Parameters uniform in [-1/sqrt(fan_in), 1/sqrt(fan_in)) from a generator
- * seeded with `seed` (splitmix64, one draw per element, in order), state at
- * its initial values, counters zero. */
+/* Parameters as PyTorch initialises its layers: uniform in
+ * [-1/sqrt(fan_in), 1/sqrt(fan_in)) from a generator seeded with `seed`
+ * (splitmix64, one draw per element, in order; a weight's fan-in is its
+ * matmul's inner dimension, a linear bias takes its weight's), or, where
+ * fan_in is 0, every element at `initial` (norm scales 1, norm biases 0);
+ * state at its initial values, counters zero. */
 amp_status_t amp_step_init(amp_step_t *step, uint64_t seed);
 
 /* Copies all of tensor `index` from or to host memory; `size` must be its

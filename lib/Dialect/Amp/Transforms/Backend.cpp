@@ -242,3 +242,60 @@ FailureOr<SmallVector<backend::IndexCheck>> backend::getIndexChecks(func::FuncOp
     return failure();
   return checks;
 }
+
+backend::ParamInit backend::getParamInit(func::FuncOp func,
+                                         unsigned argument) {
+  // The inner dimension of a matmul: the one its products sum over.
+  auto innerOf = [](MatmulOp matmul) {
+    auto lhs = cast<RankedTensorType>(matmul.getLhs().getType());
+    return lhs.getDimSize(lhs.getRank() - (matmul.getTransposeLhs() ? 2 : 1));
+  };
+  // The op that computes `value`, looking through casts.
+  auto producerOf = [](Value value) -> Operation * {
+    Operation *op = value.getDefiningOp();
+    while (auto cast = dyn_cast_or_null<CastOp>(op))
+      op = cast.getInput().getDefiningOp();
+    return op;
+  };
+  // Its uses through casts, in program order: the forward op that reads
+  // a parameter comes before the backward ops (a weight is also the
+  // transposed operand of its input's gradient).
+  SmallVector<OpOperand *> uses;
+  SmallVector<Value> worklist{func.getArgument(argument)};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (OpOperand &use : value.getUses()) {
+      if (auto cast = dyn_cast<CastOp>(use.getOwner()))
+        worklist.push_back(cast.getResult());
+      else
+        uses.push_back(&use);
+    }
+  }
+  llvm::stable_sort(uses, [](OpOperand *a, OpOperand *b) {
+    return a->getOwner()->getBlock() == b->getOwner()->getBlock() &&
+           a->getOwner()->isBeforeInBlock(b->getOwner());
+  });
+  for (OpOperand *use : uses) {
+    Operation *user = use->getOwner();
+    if (auto norm = dyn_cast<LayerNormOp>(user)) {
+      if (use->get() == norm.getWeight())
+        return {0, 1.0};
+      if (use->get() == norm.getBias())
+        return {0, 0.0};
+    }
+    if (auto norm = dyn_cast<RmsNormOp>(user);
+        norm && use->get() == norm.getWeight())
+      return {0, 1.0};
+    if (auto matmul = dyn_cast<MatmulOp>(user);
+        matmul && use->getOperandNumber() == 1)
+      return {innerOf(matmul), 0.0};
+    if (isa<AddOp>(user)) {
+      Value other = user->getOperand(1 - use->getOperandNumber());
+      if (auto matmul = dyn_cast_or_null<MatmulOp>(producerOf(other)))
+        return {innerOf(matmul), 0.0};
+    }
+  }
+  auto type = cast<RankedTensorType>(func.getArgument(argument).getType());
+  return {type.getRank() >= 1 ? std::max<int64_t>(type.getDimSize(0), 1) : 1,
+          0.0};
+}

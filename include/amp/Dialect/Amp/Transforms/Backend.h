@@ -81,6 +81,22 @@ SmallVector<Operation *> getGuardSelects(Operation *update);
 /// offending op.
 LogicalResult checkCompilable(func::FuncOp func);
 
+/// How amp_step_init starts a parameter, as PyTorch initialises the layer
+/// it belongs to: uniform in +-1/sqrt(fanIn), or, where fanIn is 0, every
+/// element at `initial`.
+struct ParamInit {
+  int64_t fanIn;
+  double initial;
+};
+
+/// The initialisation of parameter argument `argument` of `func`, read off
+/// its uses (through casts): the scale of a layer or RMS norm starts at 1
+/// and its bias at 0; the right operand of a matmul has the matmul's inner
+/// dimension as fan-in, and a bias added to a matmul's result that of the
+/// matmul (torch.nn.Linear's rule for both); anything else its first
+/// dimension (1 for a vector or a scalar).
+ParamInit getParamInit(func::FuncOp func, unsigned argument);
+
 /// A range that an integer argument of a step must respect: `reader`
 /// reads it, possibly through reshapes, transposes, slices, broadcasts and
 /// concatenations, as positions in `[0, bound)`; `ignored` is also allowed.
