@@ -56,8 +56,9 @@ llvm::cl::opt<std::string>
              llvm::cl::cat(category));
 llvm::cl::opt<std::string> computeType(
     "compute-type",
-    llvm::cl::desc("f16, bf16, or f32 (also 'none': no casts, all fp32)"),
-    llvm::cl::init("none"), llvm::cl::cat(category));
+    llvm::cl::desc("f16 (the default), bf16, or f32 (also 'none': no casts, "
+                   "all fp32)"),
+    llvm::cl::init("f16"), llvm::cl::cat(category));
 llvm::cl::opt<std::string>
     optimizer("optimizer", llvm::cl::desc("sgd or adamw"),
               llvm::cl::init("adamw"), llvm::cl::cat(category));
