@@ -48,7 +48,7 @@ def compile(model, output_dir, *, target="host", compute_type="f16",
     ``compute_type`` is "f16" (the default, as for amp-compile), "bf16" or
     "f32" (no casts); ``loss_scaling`` "auto" (dynamic for f16), "dynamic",
     "static" or "none"; ``train_options`` further --amp-train-step options
-    ("lr=0.01 weight-decay=0.1").
+    ("lr=0.01 weight-decay=0.1"; a ``policy=FILE`` needs f16 or bf16).
     Raises CompileError with the compiler's diagnostics on failure.
     """
     model = Path(model)

@@ -272,9 +272,20 @@ int main(int argc, char **argv) {
                           optimizer + " loss-scaling=" + lossScaling + " " +
                           trainOptions;
     PassManager pm(&context, ModuleOp::getOperationName());
-    if (failed(parsePassPipeline("amp-train-step{" + options + "}",
-                                 pm, llvm::errs())))
-      return fail("bad training options: " + options);
+    std::string parseError;
+    llvm::raw_string_ostream parseErrorStream(parseError);
+    if (failed(parsePassPipeline("amp-train-step{" + options + "}", pm,
+                                 parseErrorStream))) {
+      // The reason, where the parser gives one here (an unknown option it
+      // prints itself); not its line that repeats the options.
+      SmallVector<StringRef> lines;
+      StringRef(parseError).split(lines, '\n', -1, /*KeepEmpty=*/false);
+      std::string reason;
+      for (StringRef line : lines)
+        if (!line.starts_with("failed to add"))
+          reason = (": " + line.trim()).str();
+      return fail("bad training options '" + trainOptions + "'" + reason);
+    }
     if (failed(pm.run(*module)))
       return 1;
   }
