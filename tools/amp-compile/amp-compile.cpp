@@ -9,6 +9,10 @@
 // IR the source came from (<name>.step.mlir, runnable by amp-run), the
 // header (<name>.h) and the memory report (<name>.memory.json).
 //
+// Everything is written into a temporary directory first (in DIR, or
+// beside it while there is no DIR), and moves into DIR only when the whole
+// run succeeds: a failed run leaves DIR as it was.
+//
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
@@ -43,7 +47,9 @@ llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
                                      llvm::cl::desc("<model.mlir>"),
                                      llvm::cl::Required,
                                      llvm::cl::cat(category));
-llvm::cl::opt<std::string> outputDir("o", llvm::cl::desc("Output directory"),
+llvm::cl::opt<std::string> outputDir("o",
+                                     llvm::cl::desc("Output directory (written "
+                                                    "whole or not at all)"),
                                      llvm::cl::Required,
                                      llvm::cl::cat(category));
 llvm::cl::opt<std::string>
@@ -157,6 +163,115 @@ LogicalResult writeFile(StringRef path, StringRef text) {
   return success();
 }
 
+/// The output directory, written whole or not at all. Files go into a
+/// temporary directory on the same file system (so that renames are
+/// atomic); commit() moves them into place, and a run that ends before
+/// commit() leaves nothing behind.
+class OutputDirectory {
+public:
+  explicit OutputDirectory(StringRef path) {
+    SmallString<256> absolute(path);
+    llvm::sys::fs::make_absolute(absolute);
+    llvm::sys::path::remove_dots(absolute);
+    finalPath = absolute.str().str();
+  }
+  ~OutputDirectory() {
+    if (!temporary.empty())
+      llvm::sys::fs::remove_directories(temporary);
+  }
+
+  /// Checks, before any work, that the directory can be made: it is a
+  /// directory or can become one.
+  LogicalResult check() const {
+    StringRef existing = finalPath;
+    while (!llvm::sys::fs::exists(existing))
+      existing = llvm::sys::path::parent_path(existing);
+    if (!llvm::sys::fs::is_directory(existing))
+      return error(std::make_error_code(std::errc::not_a_directory));
+    if (llvm::sys::fs::access(existing, llvm::sys::fs::AccessMode::Write))
+      return error(std::make_error_code(std::errc::permission_denied));
+    return success();
+  }
+
+  /// Makes the temporary directory: inside the output directory where it
+  /// exists (it may be the only place the user can write to), else beside
+  /// it, making its parents.
+  LogicalResult create() {
+    SmallString<256> prefix(finalPath);
+    if (!llvm::sys::fs::is_directory(finalPath)) {
+      prefix = llvm::sys::path::parent_path(finalPath);
+      if (std::error_code code = llvm::sys::fs::create_directories(prefix))
+        return error(code);
+    }
+    llvm::sys::path::append(prefix, ".amp-compile");
+    SmallString<256> path;
+    if (std::error_code code =
+            llvm::sys::fs::createUniqueDirectory(prefix, path))
+      return error(code);
+    temporary = path.str().str();
+    return success();
+  }
+
+  /// The path of `file` while the run writes it.
+  std::string pathOf(const llvm::Twine &file) const {
+    SmallString<256> path(temporary);
+    llvm::sys::path::append(path, file);
+    return path.str().str();
+  }
+  /// The path of `file` once the run has succeeded.
+  std::string finalPathOf(const llvm::Twine &file) const {
+    SmallString<256> path(finalPath);
+    llvm::sys::path::append(path, file);
+    return path.str().str();
+  }
+
+  /// Moves the files into place: the temporary directory becomes the
+  /// output directory if there was none; otherwise each file replaces its
+  /// namesake by a rename (files of other names stay), the library last.
+  /// `stale` names older outputs of this step that no longer match (a
+  /// library the run did not build); they are removed.
+  LogicalResult commit(ArrayRef<std::string> stale) {
+    if (!llvm::sys::fs::exists(finalPath)) {
+      if (std::error_code code = llvm::sys::fs::rename(temporary, finalPath))
+        return error(code);
+      temporary.clear();
+      return success();
+    }
+    SmallVector<std::string> files;
+    std::error_code code;
+    for (llvm::sys::fs::directory_iterator it(temporary, code), end;
+         !code && it != end; it.increment(code))
+      files.push_back(llvm::sys::path::filename(it->path()).str());
+    if (code)
+      return error(code);
+    // The library last: until it is there, the old one stays whole.
+    llvm::sort(files, [](const std::string &a, const std::string &b) {
+      bool aLib = StringRef(a).ends_with(".so");
+      bool bLib = StringRef(b).ends_with(".so");
+      return aLib != bLib ? bLib : a < b;
+    });
+    for (const std::string &file : files) {
+      if (std::error_code code =
+              llvm::sys::fs::rename(pathOf(file), finalPathOf(file))) {
+        fail("cannot replace " + finalPathOf(file) + ": " + code.message());
+        return failure();
+      }
+    }
+    for (const std::string &file : stale)
+      llvm::sys::fs::remove(finalPathOf(file));
+    return success();
+  }
+
+private:
+  LogicalResult error(std::error_code code) const {
+    fail("cannot create " + finalPath + ": " + code.message());
+    return failure();
+  }
+
+  std::string finalPath;
+  std::string temporary;
+};
+
 /// Runs `program` with `args`; prints its command line first.
 LogicalResult run(StringRef program, ArrayRef<std::string> args) {
   SmallVector<StringRef> argv{program};
@@ -235,6 +350,9 @@ int main(int argc, char **argv) {
       c = '_';
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
     name = "step_" + name;
+  OutputDirectory output(outputDir);
+  if (failed(output.check()))
+    return 1;
 
   // Find the compiler before any work: a missing nvcc is the user's first
   // error, not the last.
@@ -312,13 +430,9 @@ int main(int argc, char **argv) {
       return 1;
   }
 
-  if (std::error_code error = llvm::sys::fs::create_directories(outputDir))
-    return fail("cannot create " + outputDir + ": " + error.message());
-  auto pathOf = [&](const llvm::Twine &file) {
-    SmallString<256> path(outputDir);
-    llvm::sys::path::append(path, file);
-    return path.str().str();
-  };
+  if (failed(output.create()))
+    return 1;
+  auto pathOf = [&](const llvm::Twine &file) { return output.pathOf(file); };
   {
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -408,8 +522,12 @@ int main(int argc, char **argv) {
     if (failed(writeFile(pathOf("build.sh"), script)))
       return 1;
   }
-  if (sourceOnly)
+  if (sourceOnly) {
+    // An older library of this name would not match the new source.
+    if (failed(output.commit({libraryFile})))
+      return 1;
     return 0;
+  }
 
   std::string library = pathOf(libraryFile);
   SmallVector<std::string> args(flags);
@@ -419,8 +537,10 @@ int main(int argc, char **argv) {
     args.append({"-Xlinker", "-rpath=" + runtimeLib});
   else
     args.push_back("-Wl,-rpath," + runtimeLib);
-  if (failed(run(compiler, args)))
+  if (failed(run(compiler, args)) || failed(output.commit({})))
     return 1;
-  llvm::outs() << "amp-compile: wrote " << library << "\n";
+  SmallString<256> written(outputDir);
+  llvm::sys::path::append(written, libraryFile);
+  llvm::outs() << "amp-compile: wrote " << written << "\n";
   return 0;
 }
