@@ -27,6 +27,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -55,11 +56,12 @@ llvm::cl::opt<std::string> outputDir("o",
 llvm::cl::opt<std::string>
     target("target", llvm::cl::desc("host (C++ compiler) or cuda (nvcc)"),
            llvm::cl::init("host"), llvm::cl::cat(category));
-llvm::cl::opt<std::string>
-    stepName("name",
-             llvm::cl::desc("Name of the step's library and C API (default: "
-                            "the input file's stem)"),
-             llvm::cl::cat(category));
+llvm::cl::opt<std::string> stepName(
+    "name",
+    llvm::cl::desc("Name of the step's library and C API: a C identifier "
+                   "(default: the input file's stem, other characters "
+                   "replaced by '_')"),
+    llvm::cl::cat(category));
 llvm::cl::opt<std::string> computeType(
     "compute-type",
     llvm::cl::desc("f16 (the default), bf16, or f32 (also 'none': no casts, "
@@ -161,6 +163,14 @@ LogicalResult writeFile(StringRef path, StringRef text) {
   file->os() << text;
   file->keep();
   return success();
+}
+
+/// Whether `name` is a C identifier: letters, digits and '_', not starting
+/// with a digit.
+bool isIdentifier(StringRef name) {
+  return !name.empty() && !llvm::isDigit(name.front()) &&
+         llvm::all_of(name,
+                      [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
 
 /// The output directory, written whole or not at all. Files go into a
@@ -342,14 +352,21 @@ int main(int argc, char **argv) {
   bool cuda = target == "cuda";
   if (computeType == "f32")
     computeType = "none"; // the passes' name for "no casts"
-  std::string name = stepName.empty()
-                         ? llvm::sys::path::stem(inputFile).str()
-                         : stepName.getValue();
-  for (char &c : name)
-    if (!std::isalnum(static_cast<unsigned char>(c)))
-      c = '_';
-  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
-    name = "step_" + name;
+  // A name given is used as it is; one taken from the file is made an
+  // identifier.
+  std::string name = stepName;
+  if (stepName.getNumOccurrences() && !isIdentifier(name))
+    return fail("--name must be a C identifier (letters, digits and '_', "
+                "not starting with a digit), not '" +
+                name + "'");
+  if (!stepName.getNumOccurrences()) {
+    name = llvm::sys::path::stem(inputFile).str();
+    for (char &c : name)
+      if (!llvm::isAlnum(c))
+        c = '_';
+    if (name.empty() || llvm::isDigit(name[0]))
+      name = "step_" + name;
+  }
   OutputDirectory output(outputDir);
   if (failed(output.check()))
     return 1;
