@@ -90,7 +90,8 @@ llvm::cl::opt<double> gradCheckTolerance(
 llvm::cl::opt<unsigned> trainSteps(
     "train-steps",
     llvm::cl::desc("Run a training step function N times, feeding its "
-                   "updated parameters and state back"),
+                   "updated parameters and state back (0: no step; "
+                   "--save-inputs still writes the inputs)"),
     llvm::cl::init(0), llvm::cl::cat(category));
 llvm::cl::opt<unsigned> printEvery(
     "print-every", llvm::cl::desc("With --train-steps, print every N-th loss"),
@@ -266,6 +267,17 @@ static int train(Interpreter &interpreter, func::FuncOp func,
                      << func.getNumResults();
     return 1;
   }
+  // No step: the parameters and state stay as given.
+  if (trainSteps == 0) {
+    llvm::outs() << "trained 0 steps\n";
+    std::vector<Tensor> unchanged;
+    for (unsigned i : threaded)
+      unchanged.push_back(args[i]);
+    if (!outputDir.empty() &&
+        failed(writeTensors(outputDir, "result", unchanged)))
+      return 1;
+    return 0;
+  }
   unsigned lossIndex = threaded.size();
   double first = 0, last = 0;
   unsigned skipped = 0;
@@ -374,7 +386,7 @@ int main(int argc, char **argv) {
   options.checkFinite = checkFiniteOpt;
   Interpreter interpreter(*module, options);
 
-  if (trainSteps > 0)
+  if (trainSteps.getNumOccurrences())
     return train(interpreter, func, *args);
   FailureOr<std::vector<Tensor>> results = interpreter.run(func, *args);
   if (failed(results))
