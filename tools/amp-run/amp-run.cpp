@@ -68,7 +68,8 @@ llvm::cl::opt<double> scale("scale",
                             llvm::cl::init(1.0), llvm::cl::cat(category));
 llvm::cl::opt<int64_t> indexBound(
     "index-bound",
-    llvm::cl::desc("Random integer inputs no use bounds lie in [0, N)"),
+    llvm::cl::desc("Random integer inputs no use bounds lie in [0, N) "
+                   "(N >= 1, default 10)"),
     llvm::cl::init(10), llvm::cl::cat(category));
 llvm::cl::opt<bool> checkFiniteOpt(
     "check-finite",
@@ -151,11 +152,21 @@ static func::FuncOp selectFunction(ModuleOp module) {
   for (auto func : module.getOps<func::FuncOp>())
     if (!func.isExternal())
       candidates.push_back(func);
-  if (!functionName.empty()) {
+  if (functionName.getNumOccurrences()) {
     auto func = module.lookupSymbol<func::FuncOp>(functionName);
-    if (!func)
-      module.emitError() << "no function named @" << functionName;
-    return func;
+    if (func && !func.isExternal())
+      return func;
+    InFlightDiagnostic diag = module.emitError();
+    diag << (func ? "@" + functionName + " is a declaration, which cannot run"
+                  : "no function named @" + functionName);
+    if (candidates.empty()) {
+      diag << "; the module holds no function with a body";
+    } else {
+      diag << "; the module holds";
+      for (func::FuncOp candidate : candidates)
+        diag << " @" << candidate.getSymName();
+    }
+    return nullptr;
   }
   if (candidates.size() == 1)
     return candidates.front();
@@ -322,6 +333,12 @@ int main(int argc, char **argv) {
   llvm::cl::HideUnrelatedOptions(category);
   llvm::cl::ParseCommandLineOptions(
       argc, argv, "amp-run: run amp functions with the reference interpreter\n");
+
+  if (indexBound < 1) {
+    llvm::WithColor::error(llvm::errs(), "amp-run")
+        << "--index-bound must be at least 1, not " << indexBound << "\n";
+    return 1;
+  }
 
   DialectRegistry registry;
   registerAllDialects(registry);
