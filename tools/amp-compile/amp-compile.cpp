@@ -459,10 +459,11 @@ int main(int argc, char **argv) {
   }
   {
     PassManager pm(&context, ModuleOp::getOperationName());
-    if (failed(parsePassPipeline("func.func(amp-fuse,amp-plan-buffers{report=" +
-                                     pathOf(name + ".memory.json") + " " +
-                                     planOptions + "})",
-                                 pm, llvm::errs())))
+    // The report's path quoted: it may hold spaces.
+    std::string pipeline = "func.func(amp-fuse,amp-plan-buffers{report=\"" +
+                           pathOf(name + ".memory.json") + "\" " + planOptions +
+                           "})";
+    if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
       return fail("bad plan options: " + planOptions);
     if (failed(pm.run(*module)))
       return 1;
