@@ -156,6 +156,19 @@ TEST(NpyTest, RejectsBadInput) {
                              ElementKind::F32, "m.npy"))
                 .find("malformed .npy header"),
             std::string::npos);
+  // Malformed headers are named as such, not read as another dtype or
+  // order.
+  for (const char *header :
+       {"{'descr': , 'fortran_order': False, 'shape': (2,), }",
+        "{'descr': <f4, 'fortran_order': False, 'shape': (2,), }",
+        "{'descr': '<f4\", 'fortran_order': False, 'shape': (2,), }",
+        "'descr': '<f4', 'fortran_order': False, 'shape': (2,)",
+        "{'descr': '<f4', 'fortran_order': 0, 'shape': (2,), }"})
+    EXPECT_NE(
+        errorOf(parseNpy(makeNpy(header, data), ElementKind::F32, "m.npy"))
+            .find("m.npy: malformed .npy header"),
+        std::string::npos)
+        << header;
   EXPECT_NE(
       errorOf(parseNpy(
                   makeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': "

@@ -138,12 +138,25 @@ Expected<Tensor> interp::parseNpy(StringRef bytes, ElementKind kind,
     return makeError(name, "truncated .npy header");
   StringRef header = bytes.slice(dataOffset - headerLength, dataOffset);
 
-  std::optional<StringRef> descr = findHeaderValue(header, "descr");
-  std::optional<StringRef> fortran = findHeaderValue(header, "fortran_order");
-  std::optional<StringRef> shapeText = findHeaderValue(header, "shape");
-  if (!descr || !fortran || !shapeText)
+  auto malformed = [&] {
     return makeError(name, "malformed .npy header '" + header.rtrim() + "'");
-  StringRef dtype = descr->trim("'\"");
+  };
+  // A Python dict literal, padded with spaces and ended by a newline.
+  StringRef dict = header.trim(" \n");
+  if (!dict.starts_with("{") || !dict.ends_with("}"))
+    return malformed();
+  std::optional<StringRef> descr = findHeaderValue(dict, "descr");
+  std::optional<StringRef> fortran = findHeaderValue(dict, "fortran_order");
+  std::optional<StringRef> shapeText = findHeaderValue(dict, "shape");
+  if (!descr || !fortran || !shapeText)
+    return malformed();
+  // The dtype is a quoted string; the order a Python bool.
+  if (descr->size() < 3 || (descr->front() != '\'' && descr->front() != '"') ||
+      descr->back() != descr->front())
+    return malformed();
+  StringRef dtype = descr->drop_front().drop_back();
+  if (*fortran != "False" && *fortran != "True")
+    return malformed();
   if (*fortran != "False")
     return makeError(name, "Fortran-order arrays are not supported; save a "
                            "C-order array (numpy.ascontiguousarray)");

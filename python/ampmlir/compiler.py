@@ -45,9 +45,13 @@ def compile(model, output_dir, *, target="host", compute_type="f16",
     """Compiles the training graph in ``model`` (a .mlir file) with
     amp-compile into ``output_dir`` and returns a CompiledStep.
 
-    ``compute_type`` is "f16", "bf16" or "f32"; ``loss_scaling`` "auto"
-    (dynamic for f16), "dynamic", "static" or "none"; ``train_options``
-    further --amp-train-step options ("lr=0.01 weight-decay=0.1").
+    ``compute_type`` is "f16" (the default, as for amp-compile), "bf16" or
+    "f32" (no casts); ``loss_scaling`` "auto" (dynamic for f16), "dynamic",
+    "static" or "none"; ``train_options`` further --amp-train-step options
+    ("lr=0.01 weight-decay=0.1"; a ``policy=FILE`` needs f16 or bf16).
+    ``name`` must be a C identifier (default: the model file's stem).
+    ``output_dir`` is written whole or not at all: a failed compilation
+    leaves it as it was.
     Raises CompileError with the compiler's diagnostics on failure.
     """
     model = Path(model)

@@ -1,6 +1,7 @@
 """Compiling and running the tools from Python; errors carry the tools'
 diagnostics."""
 
+import inspect
 import json
 
 import pytest
@@ -49,6 +50,13 @@ def test_bad_arguments_are_refused_before_any_tool_runs(tmp_path):
         ampmlir.compile(model, tmp_path, name="my-model")
     with pytest.raises(ampmlir.CompileError, match="unknown optimizer 'lion'"):
         ampmlir.compile(model, tmp_path, optimizer="lion")
+
+
+def test_compile_and_amp_compile_share_one_default_compute_type():
+    default = inspect.signature(ampmlir.compile).parameters["compute_type"]
+    help_text = _tools.run_tool("amp-compile", ["--help"])
+    line = next(l for l in help_text.splitlines() if "--compute-type=" in l)
+    assert f"- {default.default} (the default)" in line, line
 
 
 def test_opt_runs_pipelines_on_files_and_text():

@@ -502,18 +502,30 @@ amp_status_t amp_step_load_npy(amp_step_t *step, size_t index,
   std::string header(headerSize, '\0');
   if (std::fread(&header[0], 1, headerSize, file.get()) != headerSize)
     return AMP_STATUS(AMP_DATA_LOSS, "%s: the header is truncated", path);
+  // A Python dict literal, padded with spaces and ended by a newline, with
+  // a quoted dtype, a bool and a tuple.
   std::string descr = headerValue(header, "descr");
+  std::string order = headerValue(header, "fortran_order");
+  std::string fileShape = headerValue(header, "shape");
+  size_t open = header.find_first_not_of(" \n");
+  size_t close = header.find_last_not_of(" \n");
+  if (open == std::string::npos || header[open] != '{' ||
+      header[close] != '}' || descr.size() < 3 || descr.front() != '\'' ||
+      descr.back() != '\'' || (order != "False" && order != "True") ||
+      fileShape.size() < 2 || fileShape.front() != '(' ||
+      fileShape.back() != ')')
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "%s has a malformed .npy header",
+                      path);
   std::string expectedDescr = std::string("'") + npyDescr(t.type) + "'";
   if (descr != expectedDescr)
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "%s holds %s; tensor '%s' needs %s (%s)", path,
                       descr.c_str(), t.name, expectedDescr.c_str(),
                       amp_element_type_name(t.type));
-  if (headerValue(header, "fortran_order") != "False")
+  if (order != "False")
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "%s is in Fortran order; only C order is read", path);
   std::string shape = npyShape(t);
-  std::string fileShape = headerValue(header, "shape");
   // numpy writes "(3,)" for rank 1 and "(2, 3)" otherwise; spaces vary.
   auto squeeze = [](std::string s) {
     std::string out;

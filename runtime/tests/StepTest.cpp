@@ -416,17 +416,23 @@ TEST_F(StepTest, NullsAndBadIndicesAreStatusesNotCrashes) {
   (void)steps;
 }
 
-/// A version 1 .npy file as numpy writes it.
-std::string npy(const std::string &descr, const std::string &shape,
-                const std::string &data) {
-  std::string header = "{'descr': '" + descr +
-                       "', 'fortran_order': False, 'shape': " + shape + ", }";
+/// A version 1 .npy file with the header dictionary `header`.
+std::string npyWithHeader(std::string header, const std::string &data) {
   header += std::string(63 - (10 + header.size()) % 64, ' ') + "\n";
   std::string bytes = "\x93NUMPY\x01";
   bytes += '\0';
   bytes += static_cast<char>(header.size() & 0xff);
   bytes += static_cast<char>(header.size() >> 8);
   return bytes + header + data;
+}
+
+/// A version 1 .npy file as numpy writes it.
+std::string npy(const std::string &descr, const std::string &shape,
+                const std::string &data) {
+  return npyWithHeader("{'descr': '" + descr +
+                           "', 'fortran_order': False, 'shape': " + shape +
+                           ", }",
+                       data);
 }
 
 TEST_F(StepTest, LoadsNpyFilesOnlyOfTheRightTypeAndShape) {
@@ -452,6 +458,21 @@ TEST_F(StepTest, LoadsNpyFilesOnlyOfTheRightTypeAndShape) {
       {"not numpy at all", "not a version 1 .npy file", AMP_INVALID_ARGUMENT},
       {npy("<f4", "(3,)", data).substr(0, 30), "header is truncated",
        AMP_DATA_LOSS},
+      // Malformed headers are named as such, not read as another dtype.
+      {npyWithHeader("{'descr': , 'fortran_order': False, 'shape': (3,), }",
+                     data),
+       "has a malformed .npy header", AMP_INVALID_ARGUMENT},
+      {npyWithHeader("{'fortran_order': False, 'shape': (3,), }", data),
+       "has a malformed .npy header", AMP_INVALID_ARGUMENT},
+      {npyWithHeader("'descr': '<f4', 'fortran_order': False, 'shape': (3,)",
+                     data),
+       "has a malformed .npy header", AMP_INVALID_ARGUMENT},
+      {npyWithHeader("{'descr': '<f4', 'fortran_order': 0, 'shape': (3,), }",
+                     data),
+       "has a malformed .npy header", AMP_INVALID_ARGUMENT},
+      {npyWithHeader("{'descr': '<f4', 'fortran_order': False, 'shape': 3, }",
+                     data),
+       "has a malformed .npy header", AMP_INVALID_ARGUMENT},
   };
   for (const Case &c : cases) {
     writeFile(path, c.bytes);

@@ -9,6 +9,10 @@
 // IR the source came from (<name>.step.mlir, runnable by amp-run), the
 // header (<name>.h) and the memory report (<name>.memory.json).
 //
+// Everything is written into a temporary directory first (in DIR, or
+// beside it while there is no DIR), and moves into DIR only when the whole
+// run succeeds: a failed run leaves DIR as it was.
+//
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
@@ -23,6 +27,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -43,21 +48,25 @@ llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
                                      llvm::cl::desc("<model.mlir>"),
                                      llvm::cl::Required,
                                      llvm::cl::cat(category));
-llvm::cl::opt<std::string> outputDir("o", llvm::cl::desc("Output directory"),
+llvm::cl::opt<std::string> outputDir("o",
+                                     llvm::cl::desc("Output directory (written "
+                                                    "whole or not at all)"),
                                      llvm::cl::Required,
                                      llvm::cl::cat(category));
 llvm::cl::opt<std::string>
     target("target", llvm::cl::desc("host (C++ compiler) or cuda (nvcc)"),
            llvm::cl::init("host"), llvm::cl::cat(category));
-llvm::cl::opt<std::string>
-    stepName("name",
-             llvm::cl::desc("Name of the step's library and C API (default: "
-                            "the input file's stem)"),
-             llvm::cl::cat(category));
+llvm::cl::opt<std::string> stepName(
+    "name",
+    llvm::cl::desc("Name of the step's library and C API: a C identifier "
+                   "(default: the input file's stem, other characters "
+                   "replaced by '_')"),
+    llvm::cl::cat(category));
 llvm::cl::opt<std::string> computeType(
     "compute-type",
-    llvm::cl::desc("f16, bf16, or f32 (also 'none': no casts, all fp32)"),
-    llvm::cl::init("none"), llvm::cl::cat(category));
+    llvm::cl::desc("f16 (the default), bf16, or f32 (also 'none': no casts, "
+                   "all fp32)"),
+    llvm::cl::init("f16"), llvm::cl::cat(category));
 llvm::cl::opt<std::string>
     optimizer("optimizer", llvm::cl::desc("sgd or adamw"),
               llvm::cl::init("adamw"), llvm::cl::cat(category));
@@ -156,6 +165,123 @@ LogicalResult writeFile(StringRef path, StringRef text) {
   return success();
 }
 
+/// Whether `name` is a C identifier: letters, digits and '_', not starting
+/// with a digit.
+bool isIdentifier(StringRef name) {
+  return !name.empty() && !llvm::isDigit(name.front()) &&
+         llvm::all_of(name,
+                      [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+/// The output directory, written whole or not at all. Files go into a
+/// temporary directory on the same file system (so that renames are
+/// atomic); commit() moves them into place, and a run that ends before
+/// commit() leaves nothing behind.
+class OutputDirectory {
+public:
+  explicit OutputDirectory(StringRef path) {
+    SmallString<256> absolute(path);
+    llvm::sys::fs::make_absolute(absolute);
+    llvm::sys::path::remove_dots(absolute);
+    finalPath = absolute.str().str();
+  }
+  ~OutputDirectory() {
+    if (!temporary.empty())
+      llvm::sys::fs::remove_directories(temporary);
+  }
+
+  /// Checks, before any work, that the directory can be made: it is a
+  /// directory or can become one.
+  LogicalResult check() const {
+    StringRef existing = finalPath;
+    while (!llvm::sys::fs::exists(existing))
+      existing = llvm::sys::path::parent_path(existing);
+    if (!llvm::sys::fs::is_directory(existing))
+      return error(std::make_error_code(std::errc::not_a_directory));
+    if (llvm::sys::fs::access(existing, llvm::sys::fs::AccessMode::Write))
+      return error(std::make_error_code(std::errc::permission_denied));
+    return success();
+  }
+
+  /// Makes the temporary directory: inside the output directory where it
+  /// exists (it may be the only place the user can write to), else beside
+  /// it, making its parents.
+  LogicalResult create() {
+    SmallString<256> prefix(finalPath);
+    if (!llvm::sys::fs::is_directory(finalPath)) {
+      prefix = llvm::sys::path::parent_path(finalPath);
+      if (std::error_code code = llvm::sys::fs::create_directories(prefix))
+        return error(code);
+    }
+    llvm::sys::path::append(prefix, ".amp-compile");
+    SmallString<256> path;
+    if (std::error_code code =
+            llvm::sys::fs::createUniqueDirectory(prefix, path))
+      return error(code);
+    temporary = path.str().str();
+    return success();
+  }
+
+  /// The path of `file` while the run writes it.
+  std::string pathOf(const llvm::Twine &file) const {
+    SmallString<256> path(temporary);
+    llvm::sys::path::append(path, file);
+    return path.str().str();
+  }
+  /// The path of `file` once the run has succeeded.
+  std::string finalPathOf(const llvm::Twine &file) const {
+    SmallString<256> path(finalPath);
+    llvm::sys::path::append(path, file);
+    return path.str().str();
+  }
+
+  /// Moves the files into place: the temporary directory becomes the
+  /// output directory if there was none; otherwise each file replaces its
+  /// namesake by a rename (files of other names stay), the library last.
+  /// `stale` names older outputs of this step that no longer match (a
+  /// library the run did not build); they are removed.
+  LogicalResult commit(ArrayRef<std::string> stale) {
+    if (!llvm::sys::fs::exists(finalPath)) {
+      if (std::error_code code = llvm::sys::fs::rename(temporary, finalPath))
+        return error(code);
+      temporary.clear();
+      return success();
+    }
+    SmallVector<std::string> files;
+    std::error_code code;
+    for (llvm::sys::fs::directory_iterator it(temporary, code), end;
+         !code && it != end; it.increment(code))
+      files.push_back(llvm::sys::path::filename(it->path()).str());
+    if (code)
+      return error(code);
+    // The library last: until it is there, the old one stays whole.
+    llvm::sort(files, [](const std::string &a, const std::string &b) {
+      bool aLib = StringRef(a).ends_with(".so");
+      bool bLib = StringRef(b).ends_with(".so");
+      return aLib != bLib ? bLib : a < b;
+    });
+    for (const std::string &file : files) {
+      if (std::error_code code =
+              llvm::sys::fs::rename(pathOf(file), finalPathOf(file))) {
+        fail("cannot replace " + finalPathOf(file) + ": " + code.message());
+        return failure();
+      }
+    }
+    for (const std::string &file : stale)
+      llvm::sys::fs::remove(finalPathOf(file));
+    return success();
+  }
+
+private:
+  LogicalResult error(std::error_code code) const {
+    fail("cannot create " + finalPath + ": " + code.message());
+    return failure();
+  }
+
+  std::string finalPath;
+  std::string temporary;
+};
+
 /// Runs `program` with `args`; prints its command line first.
 LogicalResult run(StringRef program, ArrayRef<std::string> args) {
   SmallVector<StringRef> argv{program};
@@ -226,14 +352,24 @@ int main(int argc, char **argv) {
   bool cuda = target == "cuda";
   if (computeType == "f32")
     computeType = "none"; // the passes' name for "no casts"
-  std::string name = stepName.empty()
-                         ? llvm::sys::path::stem(inputFile).str()
-                         : stepName.getValue();
-  for (char &c : name)
-    if (!std::isalnum(static_cast<unsigned char>(c)))
-      c = '_';
-  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
-    name = "step_" + name;
+  // A name given is used as it is; one taken from the file is made an
+  // identifier.
+  std::string name = stepName;
+  if (stepName.getNumOccurrences() && !isIdentifier(name))
+    return fail("--name must be a C identifier (letters, digits and '_', "
+                "not starting with a digit), not '" +
+                name + "'");
+  if (!stepName.getNumOccurrences()) {
+    name = llvm::sys::path::stem(inputFile).str();
+    for (char &c : name)
+      if (!llvm::isAlnum(c))
+        c = '_';
+    if (name.empty() || llvm::isDigit(name[0]))
+      name = "step_" + name;
+  }
+  OutputDirectory output(outputDir);
+  if (failed(output.check()))
+    return 1;
 
   // Find the compiler before any work: a missing nvcc is the user's first
   // error, not the last.
@@ -271,9 +407,20 @@ int main(int argc, char **argv) {
                           optimizer + " loss-scaling=" + lossScaling + " " +
                           trainOptions;
     PassManager pm(&context, ModuleOp::getOperationName());
-    if (failed(parsePassPipeline("amp-train-step{" + options + "}",
-                                 pm, llvm::errs())))
-      return fail("bad training options: " + options);
+    std::string parseError;
+    llvm::raw_string_ostream parseErrorStream(parseError);
+    if (failed(parsePassPipeline("amp-train-step{" + options + "}", pm,
+                                 parseErrorStream))) {
+      // The reason, where the parser gives one here (an unknown option it
+      // prints itself); not its line that repeats the options.
+      SmallVector<StringRef> lines;
+      StringRef(parseError).split(lines, '\n', -1, /*KeepEmpty=*/false);
+      std::string reason;
+      for (StringRef line : lines)
+        if (!line.starts_with("failed to add"))
+          reason = (": " + line.trim()).str();
+      return fail("bad training options '" + trainOptions + "'" + reason);
+    }
     if (failed(pm.run(*module)))
       return 1;
   }
@@ -300,13 +447,9 @@ int main(int argc, char **argv) {
       return 1;
   }
 
-  if (std::error_code error = llvm::sys::fs::create_directories(outputDir))
-    return fail("cannot create " + outputDir + ": " + error.message());
-  auto pathOf = [&](const llvm::Twine &file) {
-    SmallString<256> path(outputDir);
-    llvm::sys::path::append(path, file);
-    return path.str().str();
-  };
+  if (failed(output.create()))
+    return 1;
+  auto pathOf = [&](const llvm::Twine &file) { return output.pathOf(file); };
   {
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -316,10 +459,11 @@ int main(int argc, char **argv) {
   }
   {
     PassManager pm(&context, ModuleOp::getOperationName());
-    if (failed(parsePassPipeline("func.func(amp-fuse,amp-plan-buffers{report=" +
-                                     pathOf(name + ".memory.json") + " " +
-                                     planOptions + "})",
-                                 pm, llvm::errs())))
+    // The report's path quoted: it may hold spaces.
+    std::string pipeline = "func.func(amp-fuse,amp-plan-buffers{report=\"" +
+                           pathOf(name + ".memory.json") + "\" " + planOptions +
+                           "})";
+    if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
       return fail("bad plan options: " + planOptions);
     if (failed(pm.run(*module)))
       return 1;
@@ -396,8 +540,12 @@ int main(int argc, char **argv) {
     if (failed(writeFile(pathOf("build.sh"), script)))
       return 1;
   }
-  if (sourceOnly)
+  if (sourceOnly) {
+    // An older library of this name would not match the new source.
+    if (failed(output.commit({libraryFile})))
+      return 1;
     return 0;
+  }
 
   std::string library = pathOf(libraryFile);
   SmallVector<std::string> args(flags);
@@ -407,8 +555,10 @@ int main(int argc, char **argv) {
     args.append({"-Xlinker", "-rpath=" + runtimeLib});
   else
     args.push_back("-Wl,-rpath," + runtimeLib);
-  if (failed(run(compiler, args)))
+  if (failed(run(compiler, args)) || failed(output.commit({})))
     return 1;
-  llvm::outs() << "amp-compile: wrote " << library << "\n";
+  SmallString<256> written(outputDir);
+  llvm::sys::path::append(written, libraryFile);
+  llvm::outs() << "amp-compile: wrote " << written << "\n";
   return 0;
 }

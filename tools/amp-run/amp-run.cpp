@@ -68,7 +68,8 @@ llvm::cl::opt<double> scale("scale",
                             llvm::cl::init(1.0), llvm::cl::cat(category));
 llvm::cl::opt<int64_t> indexBound(
     "index-bound",
-    llvm::cl::desc("Random integer inputs no use bounds lie in [0, N)"),
+    llvm::cl::desc("Random integer inputs no use bounds lie in [0, N) "
+                   "(N >= 1, default 10)"),
     llvm::cl::init(10), llvm::cl::cat(category));
 llvm::cl::opt<bool> checkFiniteOpt(
     "check-finite",
@@ -90,7 +91,8 @@ llvm::cl::opt<double> gradCheckTolerance(
 llvm::cl::opt<unsigned> trainSteps(
     "train-steps",
     llvm::cl::desc("Run a training step function N times, feeding its "
-                   "updated parameters and state back"),
+                   "updated parameters and state back (0: no step; "
+                   "--save-inputs still writes the inputs)"),
     llvm::cl::init(0), llvm::cl::cat(category));
 llvm::cl::opt<unsigned> printEvery(
     "print-every", llvm::cl::desc("With --train-steps, print every N-th loss"),
@@ -150,11 +152,21 @@ static func::FuncOp selectFunction(ModuleOp module) {
   for (auto func : module.getOps<func::FuncOp>())
     if (!func.isExternal())
       candidates.push_back(func);
-  if (!functionName.empty()) {
+  if (functionName.getNumOccurrences()) {
     auto func = module.lookupSymbol<func::FuncOp>(functionName);
-    if (!func)
-      module.emitError() << "no function named @" << functionName;
-    return func;
+    if (func && !func.isExternal())
+      return func;
+    InFlightDiagnostic diag = module.emitError();
+    diag << (func ? "@" + functionName + " is a declaration, which cannot run"
+                  : "no function named @" + functionName);
+    if (candidates.empty()) {
+      diag << "; the module holds no function with a body";
+    } else {
+      diag << "; the module holds";
+      for (func::FuncOp candidate : candidates)
+        diag << " @" << candidate.getSymName();
+    }
+    return nullptr;
   }
   if (candidates.size() == 1)
     return candidates.front();
@@ -266,6 +278,17 @@ static int train(Interpreter &interpreter, func::FuncOp func,
                      << func.getNumResults();
     return 1;
   }
+  // No step: the parameters and state stay as given.
+  if (trainSteps == 0) {
+    llvm::outs() << "trained 0 steps\n";
+    std::vector<Tensor> unchanged;
+    for (unsigned i : threaded)
+      unchanged.push_back(args[i]);
+    if (!outputDir.empty() &&
+        failed(writeTensors(outputDir, "result", unchanged)))
+      return 1;
+    return 0;
+  }
   unsigned lossIndex = threaded.size();
   double first = 0, last = 0;
   unsigned skipped = 0;
@@ -310,6 +333,12 @@ int main(int argc, char **argv) {
   llvm::cl::HideUnrelatedOptions(category);
   llvm::cl::ParseCommandLineOptions(
       argc, argv, "amp-run: run amp functions with the reference interpreter\n");
+
+  if (indexBound < 1) {
+    llvm::WithColor::error(llvm::errs(), "amp-run")
+        << "--index-bound must be at least 1, not " << indexBound << "\n";
+    return 1;
+  }
 
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -374,7 +403,7 @@ int main(int argc, char **argv) {
   options.checkFinite = checkFiniteOpt;
   Interpreter interpreter(*module, options);
 
-  if (trainSteps > 0)
+  if (trainSteps.getNumOccurrences())
     return train(interpreter, func, *args);
   FailureOr<std::vector<Tensor>> results = interpreter.run(func, *args);
   if (failed(results))

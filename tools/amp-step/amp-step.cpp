@@ -23,7 +23,10 @@
 
 #include <dlfcn.h>
 
+#include <cctype>
+#include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -41,11 +44,17 @@ int fail(amp_status_t status) {
   return 1;
 }
 
-/// A count >= 0 from `text`, or -1.
+/// A count >= 0 from `text` (decimal digits only), -1 if it is none, -2 if
+/// it is beyond the range of long (where strtol would clamp it).
 long parseCount(const char *text) {
+  if (!std::isdigit(static_cast<unsigned char>(*text)))
+    return -1;
   char *end = nullptr;
+  errno = 0;
   long value = std::strtol(text, &end, 10);
-  return end == text || *end != '\0' || value < 0 ? -1 : value;
+  if (*end != '\0')
+    return -1;
+  return errno == ERANGE ? -2 : value;
 }
 
 /// splitmix64: the next of a sequence of well-mixed 64-bit values.
@@ -118,6 +127,13 @@ int main(int argc, char **argv) {
       if (arg.compare(0, length, flag) != 0)
         return false;
       to = parseCount(arg.c_str() + length);
+      if (to == -2) {
+        std::fprintf(stderr,
+                     "amp-step: error: %s needs a count up to %ld, "
+                     "not '%s'\n",
+                     flag, LONG_MAX, arg.c_str() + length);
+        std::exit(2);
+      }
       if (to < least) {
         std::fprintf(stderr, "amp-step: error: %s needs a count >= %ld, not "
                              "'%s'\n",
@@ -154,7 +170,12 @@ int main(int argc, char **argv) {
                  usage);
     return 2;
   }
-  void *library = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  // dlopen looks a name without a slash up on the library path, not in the
+  // current directory: a bare file name is a path like any other here.
+  std::string libraryPath = argv[1];
+  if (libraryPath.find('/') == std::string::npos)
+    libraryPath = "./" + libraryPath;
+  void *library = dlopen(libraryPath.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!library) {
     std::fprintf(stderr, "amp-step: error: %s\n", dlerror());
     return 1;

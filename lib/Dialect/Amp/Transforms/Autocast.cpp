@@ -757,8 +757,8 @@ void AmpAutocastPass::runOnOperation() {
   } else if (computeType == "bf16") {
     lowType = BFloat16Type::get(context);
   } else {
-    module.emitError() << "amp-autocast: unknown compute-type '" << computeType
-                       << "'; expected f16 or bf16";
+    emitOptionError(context) << "amp-autocast: unknown compute-type '"
+                             << computeType << "'; expected f16 or bf16";
     return signalPassFailure();
   }
 
@@ -809,8 +809,8 @@ void AmpAutocastPass::runOnOperation() {
     std::unique_ptr<llvm::ToolOutputFile> file =
         openOutputFile(path, &error);
     if (!file)
-      return module.emitError() << "amp-autocast: cannot write " << path
-                                << ": " << error;
+      return emitOptionError(context)
+             << "amp-autocast: cannot write " << path << ": " << error;
     file->os() << text;
     file->keep();
     return success();

@@ -182,7 +182,8 @@ struct AmpAutodiffPass : amp::impl::AmpAutodiffBase<AmpAutodiffPass> {
         targets.push_back(func);
     }
     if (targets.empty()) {
-      module.emitError()
+      // At the module's location, without printing the module.
+      emitError(module.getLoc())
           << "amp-autodiff: "
           << (functionName.empty()
                   ? std::string("no function has an argument marked amp.param")

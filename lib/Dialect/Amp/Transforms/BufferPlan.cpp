@@ -377,9 +377,8 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
     std::string error;
     auto file = openOutputFile(report, &error);
     if (!file)
-      return func.emitError() << "amp-plan-buffers: cannot write the "
-                                 "report: "
-                              << error;
+      return emitOptionError(func.getContext())
+             << "amp-plan-buffers: cannot write the report: " << error;
     file->os() << llvm::formatv("{0:2}", llvm::json::Value(std::move(object)))
                << "\n";
     file->keep();

@@ -112,7 +112,7 @@ struct AmpLossScalingPass
       return text;
     };
     auto bad = [&](const Twine &what) {
-      module.emitError() << "amp-loss-scaling: " << what;
+      emitOptionError(&getContext()) << "amp-loss-scaling: " << what;
       signalPassFailure();
     };
     if (mode != "auto" && mode != "dynamic" && mode != "static" &&
@@ -143,8 +143,13 @@ struct AmpLossScalingPass
     for (auto func : module.getOps<func::FuncOp>())
       if (func->hasAttr(AmpDialect::kGradientOfAttrName))
         grads.push_back(func);
-    if (grads.empty())
-      return bad("no gradient function; run --amp-autodiff first");
+    if (grads.empty()) {
+      // At the module's location, without printing the module.
+      emitError(module.getLoc())
+          << "amp-loss-scaling: no gradient function; run --amp-autodiff "
+             "first";
+      return signalPassFailure();
+    }
 
     for (func::FuncOp grad : grads) {
       std::string effective = mode;

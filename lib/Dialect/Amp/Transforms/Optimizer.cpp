@@ -370,8 +370,8 @@ struct AmpOptimizerPass : amp::impl::AmpOptimizerBase<AmpOptimizerPass> {
     ModuleOp module = getOperation();
     OptimizerConfig config;
     if (optimizer != "sgd" && optimizer != "adamw") {
-      module.emitError() << "amp-optimizer: unknown optimizer '" << optimizer
-                         << "'; expected sgd or adamw";
+      emitOptionError(&getContext()) << "amp-optimizer: unknown optimizer '"
+                                     << optimizer << "'; expected sgd or adamw";
       return signalPassFailure();
     }
     config.adamw = optimizer == "adamw";
@@ -393,7 +393,12 @@ struct AmpOptimizerPass : amp::impl::AmpOptimizerBase<AmpOptimizerPass> {
       return text;
     };
     auto bad = [&](const Twine &what) {
-      module.emitError() << "amp-optimizer: " << what;
+      emitOptionError(&getContext()) << "amp-optimizer: " << what;
+      signalPassFailure();
+    };
+    // Errors about the module: at its location, without printing it.
+    auto badModule = [&](const Twine &what) {
+      emitError(module.getLoc()) << "amp-optimizer: " << what;
       signalPassFailure();
     };
     if (!(config.lr >= 0) || !std::isfinite(config.lr))
@@ -433,12 +438,12 @@ struct AmpOptimizerPass : amp::impl::AmpOptimizerBase<AmpOptimizerPass> {
         continue;
       auto original = symbols.lookup<func::FuncOp>(of.getValue());
       if (!original)
-        return bad("@" + func.getSymName() + " is the gradient of @" +
-                   of.getValue() + ", which does not exist");
+        return badModule("@" + func.getSymName() + " is the gradient of @" +
+                         of.getValue() + ", which does not exist");
       targets.push_back({func, original});
     }
     if (targets.empty())
-      return bad("no gradient function; run --amp-autodiff first");
+      return badModule("no gradient function; run --amp-autodiff first");
     for (auto [grad, original] : targets)
       if (failed(buildStep(grad, original, config, symbols)))
         return signalPassFailure();

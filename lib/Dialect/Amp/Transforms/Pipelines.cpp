@@ -18,9 +18,10 @@ struct TrainStepOptions : public PassPipelineOptions<TrainStepOptions> {
       llvm::cl::desc("f16 or bf16 to run --amp-autocast first; none (the "
                      "default) keeps the graph's precision"),
       llvm::cl::init("none")};
-  Option<std::string> policy{*this, "policy",
-                             llvm::cl::desc("Autocast policy file"),
-                             llvm::cl::init("")};
+  Option<std::string> policy{
+      *this, "policy",
+      llvm::cl::desc("Autocast policy file (needs compute-type f16 or bf16)"),
+      llvm::cl::init("")};
   Option<std::string> optimizer{*this, "optimizer",
                                 llvm::cl::desc("sgd or adamw"),
                                 llvm::cl::init("sgd")};
@@ -28,8 +29,7 @@ struct TrainStepOptions : public PassPipelineOptions<TrainStepOptions> {
                     llvm::cl::init(1e-3)};
   Option<double> momentum{*this, "momentum", llvm::cl::desc("SGD momentum"),
                           llvm::cl::init(0.0)};
-  Option<double> dampening{*this, "dampening",
-                           llvm::cl::desc("SGD dampening"),
+  Option<double> dampening{*this, "dampening", llvm::cl::desc("SGD dampening"),
                            llvm::cl::init(0.0)};
   Option<bool> nesterov{*this, "nesterov", llvm::cl::desc("SGD Nesterov"),
                         llvm::cl::init(false)};
@@ -78,41 +78,63 @@ struct TrainStepOptions : public PassPipelineOptions<TrainStepOptions> {
 };
 } // namespace
 
+/// The passes of --amp-train-step.
+static void buildTrainStep(OpPassManager &pm, const TrainStepOptions &options) {
+  if (options.computeType != "none") {
+    AmpAutocastOptions autocast;
+    autocast.computeType = options.computeType;
+    autocast.policyFile = options.policy;
+    pm.addPass(createAmpAutocast(autocast));
+  }
+  pm.addPass(createAmpAutodiff());
+  AmpLossScalingOptions scaling;
+  scaling.mode = options.lossScaling;
+  scaling.initScale = options.initScale;
+  scaling.growthFactor = options.growthFactor;
+  scaling.backoffFactor = options.backoffFactor;
+  scaling.growthInterval = options.growthInterval;
+  scaling.minScale = options.minScale;
+  scaling.maxScale = options.maxScale;
+  scaling.hysteresis = options.hysteresis;
+  pm.addPass(createAmpLossScaling(scaling));
+  AmpOptimizerOptions optimizer;
+  optimizer.optimizer = options.optimizer;
+  optimizer.lr = options.lr;
+  optimizer.momentum = options.momentum;
+  optimizer.dampening = options.dampening;
+  optimizer.nesterov = options.nesterov;
+  optimizer.weightDecay = options.weightDecay;
+  optimizer.beta1 = options.beta1;
+  optimizer.beta2 = options.beta2;
+  optimizer.eps = options.eps;
+  optimizer.maxGradNorm = options.maxGradNorm;
+  optimizer.accumulate = options.accumulate;
+  pm.addPass(createAmpOptimizer(optimizer));
+}
+
 void amp::registerAmpPipelines() {
-  PassPipelineRegistration<TrainStepOptions>(
+  // PassPipelineRegistration's builder cannot fail; this one refuses
+  // options that contradict each other before any pass is added.
+  registerPassPipeline(
       "amp-train-step",
       "From forward + loss to a training step: [amp-autocast], amp-autodiff, "
       "amp-loss-scaling, amp-optimizer",
-      [](OpPassManager &pm, const TrainStepOptions &options) {
-        if (options.computeType != "none") {
-          AmpAutocastOptions autocast;
-          autocast.computeType = options.computeType;
-          autocast.policyFile = options.policy;
-          pm.addPass(createAmpAutocast(autocast));
-        }
-        pm.addPass(createAmpAutodiff());
-        AmpLossScalingOptions scaling;
-        scaling.mode = options.lossScaling;
-        scaling.initScale = options.initScale;
-        scaling.growthFactor = options.growthFactor;
-        scaling.backoffFactor = options.backoffFactor;
-        scaling.growthInterval = options.growthInterval;
-        scaling.minScale = options.minScale;
-        scaling.maxScale = options.maxScale;
-        scaling.hysteresis = options.hysteresis;
-        pm.addPass(createAmpLossScaling(scaling));
-        AmpOptimizerOptions optimizer;
-        optimizer.optimizer = options.optimizer;
-        optimizer.lr = options.lr;
-        optimizer.momentum = options.momentum;
-        optimizer.dampening = options.dampening;
-        optimizer.nesterov = options.nesterov;
-        optimizer.weightDecay = options.weightDecay;
-        optimizer.beta1 = options.beta1;
-        optimizer.beta2 = options.beta2;
-        optimizer.eps = options.eps;
-        optimizer.maxGradNorm = options.maxGradNorm;
-        optimizer.accumulate = options.accumulate;
-        pm.addPass(createAmpOptimizer(optimizer));
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        TrainStepOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        // Without a compute type no autocast runs, and a policy file would
+        // be ignored.
+        if (options.computeType == "none" && !options.policy.empty())
+          return errorHandler(
+              "amp-train-step: a policy file (policy=" + options.policy +
+              ") needs compute-type=f16 or bf16; without "
+              "one no autocast runs to apply it");
+        buildTrainStep(pm, options);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> optionHandler) {
+        optionHandler(TrainStepOptions());
       });
 }

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::amp {
@@ -19,6 +20,13 @@ namespace mlir::amp {
 
 /// Registers the named pipelines: --amp-train-step.
 void registerAmpPipelines();
+
+/// Reports a bad pass option. The error is attached to no op: an option is
+/// no fault of the IR, and a driver that prints the op of an error
+/// (mlir-opt's default) would print the whole module after it.
+inline InFlightDiagnostic emitOptionError(MLIRContext *context) {
+  return emitError(UnknownLoc::get(context));
+}
 
 } // namespace mlir::amp
 

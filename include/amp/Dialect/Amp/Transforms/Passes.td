@@ -90,7 +90,7 @@ def AmpAutocast : Pass<"amp-autocast", "mlir::ModuleOp"> {
                            "::mlir::math::MathDialect"];
   let options = [
     Option<"computeType", "compute-type", "std::string", /*default=*/"\"f16\"",
-           "Low-precision type: f16 or bf16">,
+           "Low-precision type: f16 (the default) or bf16">,
     Option<"policyFile", "policy", "std::string", /*default=*/"\"\"",
            "JSON or YAML file mapping op names to categories">,
     ListOption<"allowOps", "allow", "std::string",
