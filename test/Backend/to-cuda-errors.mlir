@@ -48,17 +48,6 @@ func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
 
 // -----
 
-// Only splat constants are compiled.
-func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
-    attributes {amp.arena_size = 512 : i64} {
-  // expected-error@+1 {{the backend compiles splat constants only}}
-  %c = amp.constant {amp.kernel = 0 : i64, amp.place = ["arena 0"]} dense<[1.0, 2.0]> : tensor<2xf32>
-  %s = amp.sum %c dims = [0] {amp.kernel = 1 : i64, amp.place = ["arena 256"]} : tensor<2xf32> to tensor<f32>
-  return %w, %s : tensor<2xf32>, tensor<f32>
-}
-
-// -----
-
 // Dynamic shapes (amp ops have static ones, but a function argument may
 // not) are refused before any code is made.
 // expected-error@+1 {{the backend needs static shapes; argument #1 is 'tensor<?xf32>'}}

@@ -17,6 +17,7 @@
 
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
 #include "amp/Dialect/Amp/Transforms/Backend.h"
+#include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "amp/InitAll.h"
 #include "amp/Target/Cuda/TranslateToCuda.h"
 
@@ -443,6 +444,8 @@ int main(int argc, char **argv) {
     PassManager pm(&context, ModuleOp::getOperationName());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
+    // The folder erases the locations of the constants it hoists.
+    pm.addNestedPass<func::FuncOp>(amp::createAmpRestoreLocations());
     if (failed(pm.run(*module)))
       return 1;
   }

@@ -27,6 +27,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -356,6 +357,9 @@ private:
                        StringRef finishBody, int64_t extent);
   std::string kernelName(ArrayRef<Operation *> ops);
   std::string describe(Operation *op);
+  /// Defines the elements of a non-splat constant as an array of the
+  /// library (once per op) and returns its name.
+  std::string constantArray(ConstantOp op, DenseElementsAttr value);
 
   func::FuncOp func;
   StringRef name;
@@ -371,7 +375,48 @@ private:
   int64_t reductionExtent = 0;
   llvm::raw_string_ostream setup{bodyOfSetup};
   int64_t kernelCount = 0;
+  llvm::DenseMap<Operation *, std::string> constantArrays;
+  std::string constantsText;
+  llvm::raw_string_ostream constants{constantsText};
 };
+
+std::string Emitter::constantArray(ConstantOp op, DenseElementsAttr value) {
+  auto found = constantArrays.find(op);
+  if (found != constantArrays.end())
+    return found->second;
+  std::string name = "constant" + std::to_string(constantArrays.size());
+  constantArrays[op] = name;
+  Type element = value.getElementType();
+  constants << "// " << describe(op) << "\n"
+       << "AMP_STEP_DATA const " << storageType(element) << " " << name
+       << "[] = {";
+  int64_t column = 0;
+  auto emit = [&](const std::string &text) {
+    constants << (column ? ", " : "") << ((column % 8) ? "" : "\n    ")
+              << text;
+    ++column;
+  };
+  if (isa<FloatType>(element)) {
+    for (const APFloat &v : value.getValues<APFloat>()) {
+      if (element.isF16() || element.isBF16())
+        emit(llvm::formatv("{0:x4}",
+                           v.bitcastToAPInt().getZExtValue())
+                 .str());
+      else if (v.isFinite())
+        emit(llvm::formatv("{0}", llvm::format("%a", v.convertToDouble()))
+                 .str());
+      else
+        emit(literal(v.convertToDouble(), registerType(element)));
+    }
+  } else {
+    for (const APInt &v : value.getValues<APInt>())
+      emit(element.isInteger(1) ? std::to_string(v.getZExtValue())
+                                : std::to_string(v.getSExtValue()) +
+                                      (element.isInteger(64) ? "LL" : ""));
+  }
+  constants << "};\n\n";
+  return name;
+}
 
 std::string Emitter::describe(Operation *op) {
   std::string text;
@@ -540,14 +585,24 @@ LogicalResult Emitter::emitElementwise(ArrayRef<Operation *> ops) {
     std::string expr;
     if (auto constant = dyn_cast<ConstantOp>(op)) {
       auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-      if (!dense || !dense.isSplat())
+      if (!dense)
         return op->emitError()
-               << "the backend compiles splat constants only";
-      double v = isa<FloatType>(type)
-                     ? dense.getSplatValue<APFloat>().convertToDouble()
-                     : static_cast<double>(
-                           dense.getSplatValue<APInt>().getSExtValue());
-      expr = literal(v, t);
+               << "the backend compiles dense constants only";
+      if (!dense.isSplat()) {
+        // An array of the library; each element read where the kernel's
+        // index falls in the constant's (broadcast) shape.
+        std::string data = constantArray(constant, dense);
+        std::string member = params.addRaw(
+            "const " + storageType(type),
+            "ampstep::constantData(" + data + ")");
+        expr = loadExpr(type, member, indexOf(result));
+      } else {
+        double v = isa<FloatType>(type)
+                       ? dense.getSplatValue<APFloat>().convertToDouble()
+                       : static_cast<double>(
+                             dense.getSplatValue<APInt>().getSExtValue());
+        expr = literal(v, t);
+      }
     } else if (auto iota = dyn_cast<IotaOp>(op)) {
       expr =
           roundExpr(type, "static_cast<double>(" + coord(iota.getDim()) + ")");
@@ -1758,7 +1813,7 @@ LogicalResult Emitter::emit() {
      << func->getAttrOfType<IntegerAttr>(kArenaSizeAttr).getInt()
      << " bytes.\n\n#include \"amp_runtime/step_kernels.h\"\n\n"
      << "namespace {\n\n"
-     << defsText << "} // namespace\n\n"
+     << constantsText << defsText << "} // namespace\n\n"
      << "static amp_status_t " << name
      << "_run(amp_stream_t *stream, void *const *tensors, void *arenaBase,\n"
      << "    float *loss, float *found_inf, double *counters) {\n"

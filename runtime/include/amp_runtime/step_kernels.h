@@ -278,6 +278,26 @@ struct Results {
   }
 };
 
+// A dense constant of the model is an array in the library's read-only
+// data, declared AMP_STEP_DATA: in device memory under nvcc, where a
+// kernel reads it through the address constantData gives at the launch.
+#if defined(__CUDACC__)
+#define AMP_STEP_DATA __device__
+template <typename T, size_t N>
+const T *constantData(const T (&symbol)[N]) {
+  void *address = nullptr;
+  if (cudaGetSymbolAddress(&address, symbol) != cudaSuccess)
+    return nullptr; // the launch then fails on the null pointer
+  return static_cast<const T *>(address);
+}
+#else
+#define AMP_STEP_DATA
+template <typename T, size_t N>
+const T *constantData(const T (&symbol)[N]) {
+  return symbol;
+}
+#endif
+
 } // namespace ampstep
 
 /// Returns from the step when a runtime call or launch fails.

@@ -237,6 +237,28 @@ def AmpOptimizer : Pass<"amp-optimizer", "mlir::ModuleOp"> {
 }
 
 
+def AmpRestoreLocations : Pass<"amp-restore-locations", "mlir::func::FuncOp"> {
+  let summary = "Give ops whose location a pass erased the location of their "
+                "first user";
+  let description = [{
+    MLIR 19's folder, which canonicalize runs, moves the constants it owns
+    to the start of the function and merges equal ones, and gives them an
+    unknown location. A diagnostic about such a constant then points at no
+    line of the model. This pass gives every op with an unknown location the
+    location of its first user in program order (which, for a merged
+    constant, is one of the places it was written), so that every op of a
+    step that reaches the backend has a place in the source. amp-compile
+    runs it after canonicalize and cse.
+
+    ```mlir
+    %c = amp.constant dense<[1.0, 2.0]> : tensor<2xf32> loc(unknown)
+    %y = amp.add %x, %c : tensor<2xf32>, tensor<2xf32> loc("m.mlir":7:8)
+    // becomes
+    %c = amp.constant dense<[1.0, 2.0]> : tensor<2xf32> loc("m.mlir":7:8)
+    ```
+  }];
+}
+
 def AmpFuse : Pass<"amp-fuse", "mlir::func::FuncOp"> {
   let summary = "Group the ops of a step into kernels";
   let description = [{

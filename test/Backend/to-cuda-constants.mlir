@@ -1,0 +1,28 @@
+// RUN: amp-translate --amp-to-cuda %s | FileCheck %s
+
+// A dense constant is an array of the library (its op in a comment; f16 as
+// bits), read through the address ampstep::constantData gives at the
+// launch, at the kernel's index broadcast into the constant's shape; a
+// splat one is a literal.
+
+// CHECK: // %{{.*}} = amp.constant dense<{{\[}}[1.000000e+00, 2.000000e+00, 3.000000e+00]]> : tensor<1x3xf32>
+// CHECK-NEXT: AMP_STEP_DATA const float constant0[] = {
+// CHECK-NEXT:     0x1p+0, 0x1p+1, 0x1.8p+1};
+// CHECK: AMP_STEP_DATA const ampstep::f16_t constant1[] = {
+// CHECK-NEXT:     0x3c00, 0xc000, 0x3800};
+// CHECK-LABEL: struct k0_constant_constant_add_constant_cast_mul {
+// CHECK: const float v{{[0-9]+}} = s0[c1 * 1];
+// CHECK: const float v{{[0-9]+}} = static_cast<float>(0x1p-1);
+// CHECK: const float v{{[0-9]+}} = ampstep::ldF16(s1, c1 * 1);
+// CHECK: ampstep::launch(stream, "k0_constant_constant_add_constant_cast_mul", 6, k0_constant_constant_add_constant_cast_mul{{.*}}ampstep::constantData(constant0), ampstep::constantData(constant1)}));
+func.func @step(%w: tensor<2x3xf32> {amp.param}) -> (tensor<2x3xf32>, tensor<f32>)
+    attributes {amp.arena_size = 256 : i64} {
+  %table = amp.constant {amp.kernel = 0 : i64, amp.place = ["fused"]} dense<[[1.0, 2.0, 3.0]]> : tensor<1x3xf32>
+  %half = amp.constant {amp.kernel = 0 : i64, amp.place = ["fused"]} dense<0.5> : tensor<f32>
+  %h = amp.add %w, %table {amp.kernel = 0 : i64, amp.place = ["fused"]} : tensor<2x3xf32>, tensor<1x3xf32>
+  %scale16 = amp.constant {amp.kernel = 0 : i64, amp.place = ["fused"]} dense<[1.0, -2.0, 0.5]> : tensor<3xf16>
+  %scale = amp.cast %scale16 {amp.kernel = 0 : i64, amp.place = ["fused"]} : tensor<3xf16> to tensor<3xf32>
+  %m = amp.mul %h, %scale {amp.kernel = 0 : i64, amp.place = ["arena 0"]} : tensor<2x3xf32>, tensor<3xf32>
+  %s = amp.sum %m dims = [0, 1] {amp.kernel = 1 : i64, amp.place = ["arena 32"]} : tensor<2x3xf32> to tensor<f32>
+  return %w, %s : tensor<2x3xf32>, tensor<f32>
+}
