@@ -66,7 +66,10 @@ bool smallEnough(func::FuncOp func) {
         small &= tensor.hasStaticShape() &&
                  tensor.getNumElements() <= kMaxElements;
   });
-  return small && amp::summarizeFunction(func).forwardFlops <= kMaxFlops;
+  if (!small)
+    return false;
+  FailureOr<amp::FunctionSummary> summary = amp::summarizeFunction(func);
+  return succeeded(summary) && summary->forwardFlops <= kMaxFlops;
 }
 
 void interpret(ModuleOp module) {

@@ -797,7 +797,7 @@ func.func @embedding_dynamic_indices(%t: tensor<96x64xf32>, %ids: tensor<?x16xi6
 // -----
 
 func.func @embedding_no_rows(%t: tensor<0x64xf32>, %ids: tensor<2x16xi64>) {
-  // expected-error @+1 {{'amp.embedding' op table has no rows}}
+  // expected-error @+1 {{'amp.embedding' op operand #0 of type 'tensor<0x64xf32>' is empty; amp tensors need every dimension to be at least 1}}
   %0 = amp.embedding %t[%ids] : tensor<0x64xf32>, tensor<2x16xi64>
   return
 }
@@ -865,7 +865,7 @@ func.func @embedding_rank0_table_generic(%t: tensor<f32>, %i: tensor<2xi64>) {
 // -----
 
 func.func @attention_zero_head_dim(%q: tensor<1x1x4x0xf32>, %k: tensor<1x1x4x0xf32>, %v: tensor<1x1x4x8xf32>) {
-  // expected-error @+1 {{'amp.attention' op head dim must be positive}}
+  // expected-error @+1 {{'amp.attention' op operand #0 of type 'tensor<1x1x4x0xf32>' is empty; amp tensors need every dimension to be at least 1}}
   %0 = amp.attention %q, %k, %v : tensor<1x1x4x0xf32>, tensor<1x1x4x0xf32>, tensor<1x1x4x8xf32>
   return
 }
@@ -873,7 +873,7 @@ func.func @attention_zero_head_dim(%q: tensor<1x1x4x0xf32>, %k: tensor<1x1x4x0xf
 // -----
 
 func.func @cross_entropy_no_classes(%logits: tensor<2x0xf32>, %y: tensor<2xi64>) {
-  // expected-error @+1 {{'amp.cross_entropy' op logits need at least one class}}
+  // expected-error @+1 {{'amp.cross_entropy' op operand #0 of type 'tensor<2x0xf32>' is empty; amp tensors need every dimension to be at least 1}}
   %0 = amp.cross_entropy %logits, %y : tensor<2x0xf32>, tensor<2xi64> to tensor<f32>
   return
 }
@@ -881,7 +881,7 @@ func.func @cross_entropy_no_classes(%logits: tensor<2x0xf32>, %y: tensor<2xi64>)
 // -----
 
 func.func @max_over_empty_dimension(%x: tensor<2x0xf32>) {
-  // expected-error @+1 {{'amp.max' op cannot take the maximum over dimension 1, which is empty}}
+  // expected-error @+1 {{'amp.max' op operand #0 of type 'tensor<2x0xf32>' is empty; amp tensors need every dimension to be at least 1}}
   %0 = amp.max %x dims = [1] : tensor<2x0xf32> to tensor<2xf32>
   return
 }
@@ -890,8 +890,8 @@ func.func @max_over_empty_dimension(%x: tensor<2x0xf32>) {
 
 // 2^62 * 4 wraps to 0 in 64 bits; it must not pass for an empty tensor.
 func.func @reshape_element_count_overflow(%big: tensor<4611686018427387904x4xf32>) {
-  // expected-error @+1 {{'amp.reshape' op element count of 'tensor<4611686018427387904x4xf32>' does not fit in 64 bits}}
-  %0 = amp.reshape %big : tensor<4611686018427387904x4xf32> to tensor<0xf32>
+  // expected-error @+1 {{'amp.reshape' op operand #0 of type 'tensor<4611686018427387904x4xf32>' is too large: its size in bytes does not fit in 64 bits}}
+  %0 = amp.reshape %big : tensor<4611686018427387904x4xf32> to tensor<1xf32>
   return
 }
 
@@ -946,7 +946,7 @@ func.func @cross_entropy_grad_seed_rank(%l: tensor<4x3xf32>, %y: tensor<4xi64>, 
 // -----
 
 func.func @cross_entropy_grad_no_classes(%l: tensor<4x0xf32>, %y: tensor<4xi64>, %g: tensor<f32>) {
-  // expected-error @+1 {{'amp.cross_entropy_grad' op logits need a non-empty class dimension}}
+  // expected-error @+1 {{'amp.cross_entropy_grad' op operand #0 of type 'tensor<4x0xf32>' is empty; amp tensors need every dimension to be at least 1}}
   %0 = amp.cross_entropy_grad %l, %y, %g : tensor<4x0xf32>, tensor<4xi64>, tensor<f32>
   return
 }
@@ -962,7 +962,7 @@ func.func @embedding_grad_shape(%ids: tensor<4xi64>, %g: tensor<5x8xf32>) {
 // -----
 
 func.func @embedding_grad_result(%ids: tensor<4xi64>, %g: tensor<4x8xf32>) {
-  // expected-error @+1 {{'amp.embedding_grad' op result must be a table [rows, features] with at least one row, got 'tensor<8xf32>'}}
+  // expected-error @+1 {{'amp.embedding_grad' op result must be a table [rows, features], got 'tensor<8xf32>'}}
   %0 = amp.embedding_grad %ids, %g : tensor<4xi64>, tensor<4x8xf32> to tensor<8xf32>
   return
 }
@@ -978,7 +978,7 @@ func.func @embedding_grad_width(%ids: tensor<4xi64>, %g: tensor<4x8xf32>) {
 // -----
 
 func.func @attention_no_keys(%q: tensor<1x1x4x8xf32>, %k: tensor<1x1x0x8xf32>, %v: tensor<1x1x0x8xf32>) {
-  // expected-error @+1 {{'amp.attention' op key sequence length must be positive}}
+  // expected-error @+1 {{'amp.attention' op operand #1 of type 'tensor<1x1x0x8xf32>' is empty; amp tensors need every dimension to be at least 1}}
   %0 = amp.attention %q, %k, %v : tensor<1x1x4x8xf32>, tensor<1x1x0x8xf32>, tensor<1x1x0x8xf32>
   return
 }
@@ -1176,5 +1176,65 @@ func.func @scaling_not_dict() attributes {amp.loss_scaling = 1 : i64} {
 
 // expected-error @+1 {{'amp.loss_scale' must be a unit attribute}}
 func.func @loss_scale_not_unit(%s: tensor<f32> {amp.loss_scale = 2.0}) {
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor sizes: every amp op's tensors, parameters and state are non-empty
+// and their sizes in bytes fit in 64 bits (an empty batch trained silently;
+// a 2^62-element f32 parameter wrapped to 0 bytes).
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @empty_batch(%w: tensor<4x3xf32> {amp.param}, %x: tensor<0x4xf32>) -> tensor<0x3xf32> {
+  // expected-error @+1 {{'amp.matmul' op operand #0 of type 'tensor<0x4xf32>' is empty; amp tensors need every dimension to be at least 1}}
+  %h = amp.matmul %x, %w : tensor<0x4xf32>, tensor<4x3xf32> to tensor<0x3xf32>
+  return %h : tensor<0x3xf32>
+}
+
+// -----
+
+func.func @empty_result(%x: tensor<2x4xf32>) -> tensor<2x0xf32> {
+  // expected-error @+1 {{'amp.slice' op result #0 of type 'tensor<2x0xf32>' is empty; amp tensors need every dimension to be at least 1}}
+  %s = amp.slice %x [0, 1] to [2, 1] : tensor<2x4xf32> to tensor<2x0xf32>
+  return %s : tensor<2x0xf32>
+}
+
+// -----
+
+func.func @empty_constant() -> tensor<0x4xf32> {
+  // expected-error @+1 {{'amp.constant' op result #0 of type 'tensor<0x4xf32>' is empty; amp tensors need every dimension to be at least 1}}
+  %c = amp.constant dense<> : tensor<0x4xf32>
+  return %c : tensor<0x4xf32>
+}
+
+// -----
+
+// An unused parameter is checked too, at the argument.
+// expected-error @+1 {{argument #0 of type 'tensor<0x3xf32>' is empty; amp tensors need every dimension to be at least 1}}
+func.func @empty_param(%w: tensor<0x3xf32> {amp.param}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument #0 of type 'tensor<4611686018427387904xf32>' is too large: its size in bytes does not fit in 64 bits}}
+func.func @param_bytes_wrap(%w: tensor<4611686018427387904xf32> {amp.param}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument #1 of type 'tensor<2305843009213693952x4xf16>' is too large: its size in bytes does not fit in 64 bits}}
+func.func @state_bytes_wrap(%w: tensor<4xf32> {amp.param}, %m: tensor<2305843009213693952x4xf16> {amp.state}) {
+  return
+}
+
+// -----
+
+func.func @result_bytes_wrap(%x: tensor<2xf32>) {
+  // expected-error @+1 {{'amp.broadcast_to' op result #0 of type 'tensor<4611686018427387904x2xf32>' is too large: its size in bytes does not fit in 64 bits}}
+  %b = amp.broadcast_to %x : tensor<2xf32> to tensor<4611686018427387904x2xf32>
   return
 }

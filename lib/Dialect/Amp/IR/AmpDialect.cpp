@@ -41,6 +41,29 @@ Operation *AmpDialect::materializeConstant(OpBuilder &builder, Attribute value,
   return builder.create<ConstantOp>(loc, elements);
 }
 
+/// Where to report a problem with argument `argIndex` of `op`: the
+/// argument's own location when `op` is a function with a body.
+static InFlightDiagnostic emitArgumentError(Operation *op,
+                                            unsigned argIndex) {
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (function && !function.isExternal() &&
+      argIndex < function.getFunctionBody().getNumArguments())
+    return emitError(function.getFunctionBody().getArgument(argIndex).getLoc());
+  return op->emitError();
+}
+
+/// Checks that parameters and state can be stored: not empty, and of a
+/// size in bytes that fits in int64 (the same check as every amp op's).
+static LogicalResult verifyStoredArgument(Operation *op, unsigned argIndex) {
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function)
+    return success();
+  return verifyStorableTensor(
+      [&] { return emitArgumentError(op, argIndex); },
+      function.getArgumentTypes()[argIndex],
+      "argument #" + std::to_string(argIndex));
+}
+
 LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned regionIndex,
                                                    unsigned argIndex,
@@ -56,7 +79,7 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
       return op->emitError() << "'" << kStateAttrName
                              << "' must be a unit attribute or the initial "
                                 "value as a float";
-    return success();
+    return verifyStoredArgument(op, argIndex);
   }
   if (attribute.getName() == kLossScaleAttrName) {
     if (!isa<UnitAttr>(attribute.getValue()))
@@ -82,7 +105,7 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
            << "'" << kParamAttrName << "' on argument #" << argIndex
            << " needs a statically shaped f16, bf16, f32 or f64 tensor, got "
            << type;
-  return success();
+  return verifyStoredArgument(op, argIndex);
 }
 
 LogicalResult AmpDialect::verifyRegionResultAttribute(

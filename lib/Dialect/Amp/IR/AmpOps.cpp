@@ -70,12 +70,79 @@ LogicalResult amp::broadcastShapes(ArrayRef<ArrayRef<int64_t>> shapes,
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Sizes
+//===----------------------------------------------------------------------===//
+
+std::optional<int64_t> amp::getCheckedProduct(ArrayRef<int64_t> factors) {
+  int64_t product = 1;
+  for (int64_t factor : factors)
+    if (llvm::MulOverflow(product, factor, product))
+      return std::nullopt;
+  return product;
+}
+
+std::optional<int64_t> amp::getCheckedNumElements(RankedTensorType type) {
+  return getCheckedProduct(type.getShape());
+}
+
+std::optional<int64_t> amp::getCheckedByteSize(RankedTensorType type,
+                                               int64_t floatBytes16) {
+  Type element = type.getElementType();
+  int64_t bytes =
+      element.isF16() || element.isBF16()
+          ? floatBytes16
+          : std::max<int64_t>(element.getIntOrFloatBitWidth() / 8, 1);
+  std::optional<int64_t> count = getCheckedNumElements(type);
+  if (!count)
+    return std::nullopt;
+  return getCheckedProduct({*count, bytes});
+}
+
+LogicalResult
+amp::verifyStorableTensor(function_ref<InFlightDiagnostic()> emitError,
+                          Type type, const Twine &what) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape() ||
+      !tensor.getElementType().isIntOrFloat())
+    return success();
+  if (llvm::is_contained(tensor.getShape(), 0))
+    return emitError() << what << " of type " << type
+                       << " is empty; amp tensors need every dimension to "
+                          "be at least 1";
+  if (!getCheckedByteSize(tensor))
+    return emitError() << what << " of type " << type
+                       << " is too large: its size in bytes does not fit "
+                          "in 64 bits";
+  return success();
+}
+
+LogicalResult OpTrait::amp::impl::verifyStorableTensors(Operation *op) {
+  auto emit = [op] { return op->emitOpError(); };
+  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(verifyStorableTensor(emit, type,
+                                    "operand #" + std::to_string(i))))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+    if (failed(verifyStorableTensor(emit, type,
+                                    "result #" + std::to_string(i))))
+      return failure();
+  return success();
+}
+
 static FloatType getFloatElementType(Value value) {
   return cast<FloatType>(getElementTypeOrSelf(value.getType()));
 }
 
 static int64_t getNumElements(Value value) {
   return cast<RankedTensorType>(value.getType()).getNumElements();
+}
+
+/// `perElement` FLOPs for each element of `value` (its count fits: the op
+/// verified), or nullopt when the product does not fit.
+static std::optional<int64_t> getFlopsPerElement(Value value,
+                                                 int64_t perElement) {
+  return getCheckedProduct({getNumElements(value), perElement});
 }
 
 //===----------------------------------------------------------------------===//
@@ -170,27 +237,17 @@ LogicalResult CompareOp::verify() {
 // Shape ops
 //===----------------------------------------------------------------------===//
 
-std::optional<int64_t> amp::getCheckedNumElements(RankedTensorType type) {
-  int64_t count = 1;
-  for (int64_t dim : type.getShape())
-    if (llvm::MulOverflow(count, dim, count))
-      return std::nullopt;
-  return count;
-}
 
 LogicalResult ReshapeOp::verify() {
   auto input = cast<RankedTensorType>(getInput().getType());
   if (failed(verifySameElementType(*this, "input", input, "result", getType())))
     return failure();
-  std::optional<int64_t> inputCount = getCheckedNumElements(input);
-  std::optional<int64_t> resultCount = getCheckedNumElements(getType());
-  if (!inputCount || !resultCount)
-    return emitOpError() << "element count of "
-                         << (inputCount ? getType() : input)
-                         << " does not fit in 64 bits";
-  if (*inputCount != *resultCount)
-    return emitOpError() << "cannot reshape " << *inputCount
-                         << " elements into " << *resultCount;
+  // Both counts fit: the op's tensors verified (StorableTensors).
+  int64_t inputCount = input.getNumElements();
+  int64_t resultCount = getType().getNumElements();
+  if (inputCount != resultCount)
+    return emitOpError() << "cannot reshape " << inputCount
+                         << " elements into " << resultCount;
   return success();
 }
 
@@ -342,14 +399,13 @@ LogicalResult MatmulOp::verify() {
                                getFloatElementType(getLhs()));
 }
 
-int64_t MatmulOp::getForwardFlops() {
+std::optional<int64_t> MatmulOp::getForwardFlops() {
   FailureOr<MatmulDims> dims = getMatmulDims(*this);
   if (failed(dims))
     return 0;
-  int64_t batch = 1;
-  for (int64_t b : dims->batch)
-    batch *= b;
-  return 2 * batch * dims->m * dims->n * dims->k;
+  SmallVector<int64_t> factors(dims->batch);
+  factors.append({2, dims->m, dims->n, dims->k});
+  return getCheckedProduct(factors);
 }
 
 //===----------------------------------------------------------------------===//
@@ -379,15 +435,10 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
     return emitOptional(loc, getOperationName(), "batch and head dimensions of query " +
                                  formatShape(q) + ", key " + formatShape(k) +
                                  " and value " + formatShape(v) + " differ");
-  if (q[3] == 0)
-    return emitOptional(loc, getOperationName(), "head dim must be positive");
   if (q[3] != k[3])
     return emitOptional(loc, getOperationName(), "query head dim " + std::to_string(q[3]) +
                                  " differs from key head dim " +
                                  std::to_string(k[3]));
-  if (k[2] == 0)
-    return emitOptional(loc, getOperationName(),
-                        "key sequence length must be positive");
   if (k[2] != v[2])
     return emitOptional(loc, getOperationName(), "key sequence length " + std::to_string(k[2]) +
                                  " differs from value sequence length " +
@@ -419,15 +470,21 @@ double AttentionOp::getScaleOrDefault() {
   return 1.0 / std::sqrt(static_cast<double>(query.getDimSize(3)));
 }
 
-int64_t AttentionOp::getForwardFlops() {
+std::optional<int64_t> AttentionOp::getForwardFlops() {
   auto q = cast<RankedTensorType>(getQuery().getType());
   auto v = cast<RankedTensorType>(getValue().getType());
-  int64_t scores = q.getDimSize(0) * q.getDimSize(1) * q.getDimSize(2) *
-                   v.getDimSize(2);
   // Two GEMMs and a softmax over the dense score matrix; a causal kernel
-  // skips about half of this work, which the count does not credit.
-  return 2 * scores * q.getDimSize(3) + 2 * scores * v.getDimSize(3) +
-         5 * scores;
+  // skips about half of this work, which the count does not credit:
+  // scores * (2 * D + 2 * Dv + 5).
+  std::optional<int64_t> scores = getCheckedProduct(
+      {q.getDimSize(0), q.getDimSize(1), q.getDimSize(2), v.getDimSize(2)});
+  int64_t perScore = 0;
+  if (!scores ||
+      llvm::AddOverflow(q.getDimSize(3), v.getDimSize(3), perScore) ||
+      llvm::MulOverflow(perScore, int64_t(2), perScore) ||
+      llvm::AddOverflow(perScore, int64_t(5), perScore))
+    return std::nullopt;
+  return getCheckedProduct({*scores, perScore});
 }
 
 //===----------------------------------------------------------------------===//
@@ -471,11 +528,6 @@ LogicalResult MeanOp::verify() { return verifyAccumulatingReduction(*this); }
 LogicalResult MaxOp::verify() {
   if (failed(verifyReduction(*this)))
     return failure();
-  auto input = cast<RankedTensorType>(getInput().getType());
-  for (int64_t dim : getDims())
-    if (input.getDimSize(dim) == 0)
-      return emitOpError() << "cannot take the maximum over dimension " << dim
-                           << ", which is empty";
   return verifySameElementType(*this, "input", getInput().getType(), "result",
                                getType());
 }
@@ -492,9 +544,15 @@ FloatType MeanOp::getAccumulatorType() {
   return getDefaultAccumulatorType(getFloatElementType(getInput()));
 }
 
-int64_t SumOp::getForwardFlops() { return getNumElements(getInput()); }
-int64_t MeanOp::getForwardFlops() { return getNumElements(getInput()); }
-int64_t MaxOp::getForwardFlops() { return getNumElements(getInput()); }
+std::optional<int64_t> SumOp::getForwardFlops() {
+  return getNumElements(getInput());
+}
+std::optional<int64_t> MeanOp::getForwardFlops() {
+  return getNumElements(getInput());
+}
+std::optional<int64_t> MaxOp::getForwardFlops() {
+  return getNumElements(getInput());
+}
 
 //===----------------------------------------------------------------------===//
 // Normalisation
@@ -509,9 +567,11 @@ LogicalResult LogSoftmaxOp::verify() {
 }
 
 // max, subtract, exp, sum and divide (or log and subtract) per element.
-int64_t SoftmaxOp::getForwardFlops() { return 5 * getNumElements(getInput()); }
-int64_t LogSoftmaxOp::getForwardFlops() {
-  return 5 * getNumElements(getInput());
+std::optional<int64_t> SoftmaxOp::getForwardFlops() {
+  return getFlopsPerElement(getInput(), 5);
+}
+std::optional<int64_t> LogSoftmaxOp::getForwardFlops() {
+  return getFlopsPerElement(getInput(), 5);
 }
 
 static LogicalResult verifyEpsilon(Operation *op, double epsilon) {
@@ -561,11 +621,13 @@ LogicalResult RmsNormOp::verify() {
 }
 
 // mean, subtract, square, variance sum, scale, affine multiply and add.
-int64_t LayerNormOp::getForwardFlops() {
-  return 8 * getNumElements(getInput());
+std::optional<int64_t> LayerNormOp::getForwardFlops() {
+  return getFlopsPerElement(getInput(), 8);
 }
 // square, sum, scale, weight multiply and the final multiply.
-int64_t RmsNormOp::getForwardFlops() { return 5 * getNumElements(getInput()); }
+std::optional<int64_t> RmsNormOp::getForwardFlops() {
+  return getFlopsPerElement(getInput(), 5);
+}
 
 //===----------------------------------------------------------------------===//
 // EmbeddingOp
@@ -598,8 +660,6 @@ LogicalResult EmbeddingOp::verify() {
   if (table.getRank() != 2)
     return emitOpError() << "table must have rank 2 [rows, features], got "
                          << table;
-  if (table.getDimSize(0) == 0)
-    return emitOpError("table has no rows");
   return success();
 }
 
@@ -612,8 +672,6 @@ LogicalResult CrossEntropyOp::verify() {
   auto labels = cast<RankedTensorType>(getLabels().getType());
   if (logits.getRank() == 0)
     return emitOpError("logits must have a class dimension");
-  if (logits.getShape().back() == 0)
-    return emitOpError("logits need at least one class");
   if (labels.getShape() != logits.getShape().drop_back())
     return emitOpError() << "labels shape " << formatShape(labels.getShape())
                          << " does not match the logits' leading shape "
@@ -630,11 +688,13 @@ LogicalResult MseLossOp::verify() {
 }
 
 // log-sum-exp over the classes (max, subtract, exp, add) and the pick.
-int64_t CrossEntropyOp::getForwardFlops() {
-  return 5 * getNumElements(getLogits());
+std::optional<int64_t> CrossEntropyOp::getForwardFlops() {
+  return getFlopsPerElement(getLogits(), 5);
 }
 // subtract, square, add.
-int64_t MseLossOp::getForwardFlops() { return 3 * getNumElements(getInput()); }
+std::optional<int64_t> MseLossOp::getForwardFlops() {
+  return getFlopsPerElement(getInput(), 3);
+}
 
 //===----------------------------------------------------------------------===//
 // Gradients
@@ -670,8 +730,8 @@ LogicalResult RmsNormGradOp::verify() {
 LogicalResult CrossEntropyGradOp::verify() {
   auto logits = cast<RankedTensorType>(getLogits().getType());
   auto labels = cast<RankedTensorType>(getLabels().getType());
-  if (logits.getRank() == 0 || logits.getShape().back() == 0)
-    return emitOpError("logits need a non-empty class dimension");
+  if (logits.getRank() == 0)
+    return emitOpError("logits must have a class dimension");
   if (labels.getShape() != logits.getShape().drop_back())
     return emitOpError() << "labels shape " << formatShape(labels.getShape())
                          << " does not match the logits' leading shape "
@@ -695,9 +755,8 @@ LogicalResult EmbeddingGradOp::verify() {
                                     ? getType().getDimSize(0)
                                     : int64_t(0),
                                 grad.getShape().back()};
-  if (getType().getRank() != 2 || getType().getDimSize(0) == 0)
-    return emitOpError() << "result must be a table [rows, features] with at "
-                            "least one row, got "
+  if (getType().getRank() != 2)
+    return emitOpError() << "result must be a table [rows, features], got "
                          << getType();
   return verifyResultShape(*this, expected, getType(),
                            grad.getElementType());

@@ -20,6 +20,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -577,11 +578,19 @@ static std::string formatBytes(int64_t bytes) {
   return text;
 }
 
-/// Bytes a cast reads and writes per step.
+/// `total + bytes`, held at INT64_MAX: the cast traffic of the report.
+static int64_t addBytes(int64_t total, int64_t bytes) {
+  int64_t sum = 0;
+  return llvm::AddOverflow(total, bytes, sum) ? INT64_MAX : sum;
+}
+
+/// Bytes a cast reads and writes per step (each side fits: the cast's
+/// tensors verified).
 static int64_t castBytes(CastOp op) {
   auto from = cast<RankedTensorType>(op.getInput().getType());
-  return from.getNumElements() * (byteWidth(from.getElementType()) +
-                                  byteWidth(op.getType().getElementType()));
+  int64_t count = from.getNumElements();
+  return addBytes(count * byteWidth(from.getElementType()),
+                  count * byteWidth(op.getType().getElementType()));
 }
 
 static std::string typeName(Type type) {
@@ -611,7 +620,7 @@ std::string FunctionAutocast::summaryLine() {
     converted += entry.second.precision == Precision::Low;
   int64_t bytes = 0;
   for (CastOp op : createdCasts)
-    bytes += castBytes(op);
+    bytes = addBytes(bytes, castBytes(op));
   std::string text;
   llvm::raw_string_ostream(text)
       << "converted " << converted << "/" << decisions.size() << " ops to "
@@ -657,7 +666,7 @@ llvm::json::Object FunctionAutocast::report() {
     } else {
       what = "result of " + describeOp(source.getDefiningOp());
     }
-    totalBytes += castBytes(op);
+    totalBytes = addBytes(totalBytes, castBytes(op));
     castsJson.push_back(llvm::json::Object{
         {"value", what},
         {"from", typeName(getElementTypeOrSelf(source.getType()))},

@@ -13,6 +13,8 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <optional>
+#include <string>
 
 #define GET_OP_CLASSES
 #include "amp/Dialect/Amp/IR/AmpOps.h.inc"
@@ -34,6 +36,24 @@ FloatType getDefaultAccumulatorType(FloatType operandType);
 /// The element count of a static `type`, or nullopt when it does not fit
 /// in int64 (getNumElements would wrap around).
 std::optional<int64_t> getCheckedNumElements(RankedTensorType type);
+
+/// Bytes a value of the static `type` takes in memory (i1 as one byte), with
+/// 16-bit floats counted as `floatBytes16` bytes (4 gives what the value
+/// would take in f32); nullopt when the count does not fit in int64.
+std::optional<int64_t> getCheckedByteSize(RankedTensorType type,
+                                          int64_t floatBytes16 = 2);
+
+/// Checks that a value of `type` can be stored: a static tensor type with no
+/// empty dimension whose size in bytes fits in int64 (other types pass:
+/// their own constraints reject them). `what` names the value in the
+/// message ("operand #1", "argument #0").
+LogicalResult
+verifyStorableTensor(llvm::function_ref<InFlightDiagnostic()> emitError,
+                     Type type, const llvm::Twine &what);
+
+/// The product of `factors`, or nullopt when it does not fit in int64 (for
+/// FLOP counts, which may overflow where no tensor does).
+std::optional<int64_t> getCheckedProduct(ArrayRef<int64_t> factors);
 
 /// numpy broadcasting of static shapes; fails on incompatible shapes.
 LogicalResult broadcastShapes(ArrayRef<ArrayRef<int64_t>> shapes,
