@@ -1136,7 +1136,7 @@ func.func @scaler_hysteresis(%s: tensor<f32>) {
 // -----
 
 func.func @scaler_min_scale(%s: tensor<f32>) {
-  // expected-error @+1 {{'amp.scaler_update' op min_scale must be positive, got 0.000000e+00}}
+  // expected-error @+1 {{'amp.scaler_update' op min_scale must be positive and finite in f32, got 0.000000e+00}}
   %a, %b, %c = amp.scaler_update %s, %s, %s, %s {growth_factor = 2.0, backoff_factor = 0.5, growth_interval = 10, hysteresis = 1, min_scale = 0.0} : tensor<f32>
   return
 }
@@ -1236,5 +1236,47 @@ func.func @state_bytes_wrap(%w: tensor<4xf32> {amp.param}, %m: tensor<2305843009
 func.func @result_bytes_wrap(%x: tensor<2xf32>) {
   // expected-error @+1 {{'amp.broadcast_to' op result #0 of type 'tensor<4611686018427387904x2xf32>' is too large: its size in bytes does not fit in 64 bits}}
   %b = amp.broadcast_to %x : tensor<2xf32> to tensor<4611686018427387904x2xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// The scaler's settings, as its f32 state stores them
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @scaler_max_scale_inf(%s: tensor<f32>) {
+  // expected-error @+1 {{'amp.scaler_update' op max_scale must be positive and finite in f32, got 1.000000e+39}}
+  %a, %b, %c = amp.scaler_update %s, %s, %s, %s {growth_factor = 2.0, backoff_factor = 0.5, growth_interval = 10, hysteresis = 1, max_scale = 1.0e39} : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @scaler_interval_f32(%s: tensor<f32>) {
+  // expected-error @+1 {{'amp.scaler_update' op growth_interval 16777217 exceeds 2^24, the largest count the f32 growth tracker holds exactly}}
+  %a, %b, %c = amp.scaler_update %s, %s, %s, %s {growth_factor = 2.0, backoff_factor = 0.5, growth_interval = 16777217, hysteresis = 1} : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @scaler_hysteresis_f32(%s: tensor<f32>) {
+  // expected-error @+1 {{'amp.scaler_update' op hysteresis 16777217 exceeds 2^24, the largest count the f32 hysteresis tracker holds exactly}}
+  %a, %b, %c = amp.scaler_update %s, %s, %s, %s {growth_factor = 2.0, backoff_factor = 0.5, growth_interval = 10, hysteresis = 16777217} : tensor<f32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.state' starts argument #0 at 1.000000e+39, which is not finite in 'f32'}}
+func.func @state_start_inf(%s: tensor<f32> {amp.state = 1.0e39}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.state' on argument #0 gives a starting value to 'tensor<i64>', which is not a floating-point tensor}}
+func.func @state_start_integer(%s: tensor<i64> {amp.state = 1.0}) {
   return
 }

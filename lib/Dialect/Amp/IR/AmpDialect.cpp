@@ -5,6 +5,7 @@
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/InliningUtils.h"
 
@@ -64,6 +65,33 @@ static LogicalResult verifyStoredArgument(Operation *op, unsigned argIndex) {
       "argument #" + std::to_string(argIndex));
 }
 
+/// Checks that the starting value `initial` of state argument `argIndex`
+/// (none: zero) is finite as the argument's element type stores it: an
+/// f32 loss scale of 1e39 would start at inf.
+static LogicalResult verifyInitialValue(Operation *op, unsigned argIndex,
+                                        FloatAttr initial) {
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!initial || !function)
+    return success();
+  Type type = function.getArgumentTypes()[argIndex];
+  auto element = dyn_cast<FloatType>(getElementTypeOrSelf(type));
+  if (!element || !isa<RankedTensorType>(type))
+    return emitArgumentError(op, argIndex)
+           << "'" << AmpDialect::kStateAttrName << "' on argument #"
+           << argIndex << " gives a starting value to " << type
+           << ", which is not a floating-point tensor";
+  APFloat stored = initial.getValue();
+  bool losesInfo = false;
+  stored.convert(element.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                 &losesInfo);
+  if (stored.isFinite())
+    return success();
+  return emitArgumentError(op, argIndex)
+         << "'" << AmpDialect::kStateAttrName << "' starts argument #"
+         << argIndex << " at " << initial.getValueAsDouble()
+         << ", which is not finite in " << element;
+}
+
 LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned regionIndex,
                                                    unsigned argIndex,
@@ -79,7 +107,10 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
       return op->emitError() << "'" << kStateAttrName
                              << "' must be a unit attribute or the initial "
                                 "value as a float";
-    return verifyStoredArgument(op, argIndex);
+    if (failed(verifyStoredArgument(op, argIndex)))
+      return failure();
+    return verifyInitialValue(op, argIndex,
+                              dyn_cast<FloatAttr>(attribute.getValue()));
   }
   if (attribute.getName() == kLossScaleAttrName) {
     if (!isa<UnitAttr>(attribute.getValue()))

@@ -13,6 +13,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <cmath>
@@ -864,34 +865,95 @@ LogicalResult UnscaleOp::verify() {
   return success();
 }
 
+/// The largest count an f32 tracker holds exactly (beyond it, adding one
+/// changes nothing).
+static constexpr int64_t kMaxExactF32Count = int64_t(1) << 24;
+
+std::string amp::checkScalerSettings(const ScalerSettings &settings,
+                                     bool optionNames) {
+  auto name = [&](StringRef entry) {
+    std::string text = entry.str();
+    if (optionNames)
+      std::replace(text.begin(), text.end(), '_', '-');
+    return text;
+  };
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  auto num = [](double value) { return llvm::formatv("{0:e}", value).str(); };
+  // What the scale's f32 tensor stores.
+  auto asF32 = [](double value) {
+    return static_cast<double>(static_cast<float>(value));
+  };
+  auto positiveF32 = [&](double value) {
+    return asF32(value) > 0 && std::isfinite(asF32(value));
+  };
+  if (settings.initScale && !positiveF32(*settings.initScale))
+    os << name("init_scale")
+       << " must be positive and finite in f32, the type the scale is kept "
+          "in, got "
+       << num(*settings.initScale);
+  else if (!(settings.growthFactor > 1) ||
+           !std::isfinite(settings.growthFactor))
+    os << name("growth_factor") << " must be greater than 1, got "
+       << num(settings.growthFactor);
+  else if (!(settings.backoffFactor > 0 && settings.backoffFactor < 1))
+    os << name("backoff_factor") << " must lie in (0, 1), got "
+       << num(settings.backoffFactor);
+  else if (settings.growthInterval <= 0)
+    os << name("growth_interval") << " must be positive, got "
+       << settings.growthInterval;
+  else if (settings.growthInterval > kMaxExactF32Count)
+    os << name("growth_interval") << " " << settings.growthInterval
+       << " exceeds 2^24, the largest count the f32 growth tracker holds "
+          "exactly";
+  else if (settings.hysteresis <= 0)
+    os << name("hysteresis") << " must be positive, got "
+       << settings.hysteresis;
+  else if (settings.hysteresis > kMaxExactF32Count)
+    os << name("hysteresis") << " " << settings.hysteresis
+       << " exceeds 2^24, the largest count the f32 hysteresis tracker holds "
+          "exactly";
+  else if (settings.minScale && !positiveF32(*settings.minScale))
+    os << name("min_scale") << " must be positive and finite in f32, got "
+       << num(*settings.minScale);
+  else if (settings.maxScale && !positiveF32(*settings.maxScale))
+    os << name("max_scale") << " must be positive and finite in f32, got "
+       << num(*settings.maxScale);
+  else if (settings.minScale && settings.maxScale &&
+           asF32(*settings.minScale) > asF32(*settings.maxScale))
+    os << name("min_scale") << " " << num(*settings.minScale) << " exceeds "
+       << name("max_scale") << " " << num(*settings.maxScale);
+  else if (settings.initScale && settings.maxScale &&
+           asF32(*settings.initScale) > asF32(*settings.maxScale))
+    os << name("init_scale") << " " << num(*settings.initScale)
+       << " exceeds " << name("max_scale") << " " << num(*settings.maxScale)
+       << ": the first step would run above the clamp";
+  else if (settings.initScale && settings.minScale &&
+           asF32(*settings.initScale) < asF32(*settings.minScale))
+    os << name("init_scale") << " " << num(*settings.initScale)
+       << " is below " << name("min_scale") << " "
+       << num(*settings.minScale)
+       << ": the first step would run below the clamp";
+  return message;
+}
+
 LogicalResult ScalerUpdateOp::verify() {
   auto type = cast<RankedTensorType>(getScale().getType());
   if (type.getRank() != 0 || !type.getElementType().isF32())
     return emitOpError() << "scaler state must be 0-d f32 tensors, got "
                          << type;
-  double growth = getGrowthFactor().convertToDouble();
-  double backoff = getBackoffFactor().convertToDouble();
-  if (!(growth > 1) || !std::isfinite(growth))
-    return emitOpError() << "growth_factor must be greater than 1, got "
-                         << growth;
-  if (!(backoff > 0 && backoff < 1))
-    return emitOpError() << "backoff_factor must lie in (0, 1), got "
-                         << backoff;
-  if (getGrowthInterval() <= 0)
-    return emitOpError() << "growth_interval must be positive, got "
-                         << getGrowthInterval();
-  if (getHysteresis() <= 0)
-    return emitOpError() << "hysteresis must be positive, got "
-                         << getHysteresis();
-  std::optional<APFloat> minScale = getMinScale(), maxScale = getMaxScale();
-  if (minScale && !(minScale->convertToDouble() > 0))
-    return emitOpError() << "min_scale must be positive, got "
-                         << minScale->convertToDouble();
-  if (minScale && maxScale &&
-      minScale->convertToDouble() > maxScale->convertToDouble())
-    return emitOpError() << "min_scale " << minScale->convertToDouble()
-                         << " exceeds max_scale "
-                         << maxScale->convertToDouble();
+  ScalerSettings settings;
+  settings.growthFactor = getGrowthFactor().convertToDouble();
+  settings.backoffFactor = getBackoffFactor().convertToDouble();
+  settings.growthInterval = getGrowthInterval();
+  settings.hysteresis = getHysteresis();
+  if (std::optional<APFloat> minScale = getMinScale())
+    settings.minScale = minScale->convertToDouble();
+  if (std::optional<APFloat> maxScale = getMaxScale())
+    settings.maxScale = maxScale->convertToDouble();
+  std::string problem = checkScalerSettings(settings, /*optionNames=*/false);
+  if (!problem.empty())
+    return emitOpError() << problem;
   return success();
 }
 
