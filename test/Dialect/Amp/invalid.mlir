@@ -1160,7 +1160,7 @@ func.func @scaler_state_type(%s: tensor<f16>) {
 // -----
 
 func.func @seed_on_op(%x: tensor<f32>) -> tensor<f32> {
-  // expected-error @+1 {{'amp.seed' is a unit attribute of an amp.constant}}
+  // expected-error @+1 {{'amp.seed' is a unit attribute of a 0-d floating-point amp.constant}}
   %0 = amp.neg %x {amp.seed} : tensor<f32>
   return %0 : tensor<f32>
 }
@@ -1279,4 +1279,101 @@ func.func @state_start_inf(%s: tensor<f32> {amp.state = 1.0e39}) {
 // expected-error @+1 {{'amp.state' on argument #0 gives a starting value to 'tensor<i64>', which is not a floating-point tensor}}
 func.func @state_start_integer(%s: tensor<i64> {amp.state = 1.0}) {
   return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.loss_scale' on argument #0 needs a 0-d f32 tensor (the scale is kept in f32), got 'tensor<f16>'}}
+func.func @loss_scale_f16(%s: tensor<f16> {amp.loss_scale}) {
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// amp.loss_scaling: what amp-optimizer reads is verified here
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{'amp.loss_scaling' needs mode = "dynamic" or "static"}}
+func.func @scaling_empty() attributes {amp.loss_scaling = {}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.loss_scaling' needs mode = "dynamic" or "static"}}
+func.func @scaling_mode_integer() attributes {amp.loss_scaling = {mode = 1 : i64, init_scale = 2.0 : f64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.loss_scaling' lacks 'init_scale' (static scaling needs it)}}
+func.func @scaling_no_init() attributes {amp.loss_scaling = {mode = "static"}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.loss_scaling' lacks 'growth_factor' (dynamic scaling needs it)}}
+func.func @scaling_dynamic_incomplete() attributes {amp.loss_scaling = {mode = "dynamic", init_scale = 2.0 : f64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.loss_scaling' entry 'init_scale' must be an f64, got 2 : i64}}
+func.func @scaling_init_integer() attributes {amp.loss_scaling = {mode = "static", init_scale = 2 : i64}} {
+  return
+}
+
+// -----
+
+// amp-optimizer copies the factors into amp.scaler_update's f64 attributes.
+// expected-error @+1 {{'amp.loss_scaling' entry 'growth_factor' must be an f64, got 2.000000e+00 : f32}}
+func.func @scaling_factor_f32() attributes {amp.loss_scaling = {mode = "dynamic", init_scale = 2.0 : f64, growth_factor = 2.0 : f32, backoff_factor = 0.5 : f64, growth_interval = 2000 : i64, hysteresis = 1 : i64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.loss_scaling' entry 'hysteresis' must be an i64, got 1.000000e+00 : f64}}
+func.func @scaling_hysteresis_float() attributes {amp.loss_scaling = {mode = "static", init_scale = 2.0 : f64, hysteresis = 1.0 : f64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.loss_scaling' has an unknown entry 'growth'}}
+func.func @scaling_unknown_entry() attributes {amp.loss_scaling = {mode = "static", init_scale = 2.0 : f64, growth = 2.0 : f64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.loss_scaling' init_scale must be positive and finite in f32, the type the scale is kept in, got 1.000000e+39}}
+func.func @scaling_init_inf() attributes {amp.loss_scaling = {mode = "static", init_scale = 1.0e39 : f64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.loss_scaling' init_scale 1.048576e+06 exceeds max_scale 6.553600e+04: the first step would run above the clamp}}
+func.func @scaling_init_above_max() attributes {amp.loss_scaling = {mode = "dynamic", init_scale = 1048576.0 : f64, growth_factor = 2.0 : f64, backoff_factor = 0.5 : f64, growth_interval = 2000 : i64, hysteresis = 1 : i64, max_scale = 65536.0 : f64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.loss_scaling' init_scale 1.000000e+00 is below min_scale 2.000000e+00: the first step would run below the clamp}}
+func.func @scaling_init_below_min() attributes {amp.loss_scaling = {mode = "static", init_scale = 1.0 : f64, min_scale = 2.0 : f64}} {
+  return
+}
+
+// -----
+
+func.func @seed_not_scalar() -> tensor<2xf32> {
+  // expected-error @+1 {{'amp.seed' is a unit attribute of a 0-d floating-point amp.constant}}
+  %0 = amp.constant {amp.seed} dense<1.0> : tensor<2xf32>
+  return %0 : tensor<2xf32>
 }

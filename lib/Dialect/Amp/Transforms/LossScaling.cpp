@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/GradientFunction.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -132,10 +133,16 @@ struct AmpLossScalingPass
     if (!problem.empty())
       return bad(problem);
 
+    SymbolTable symbols(module);
     SmallVector<func::FuncOp> grads;
-    for (auto func : module.getOps<func::FuncOp>())
-      if (func->hasAttr(AmpDialect::kGradientOfAttrName))
-        grads.push_back(func);
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (!func->hasAttr(AmpDialect::kGradientOfAttrName))
+        continue;
+      // A gradient function read from a file is checked before it is read.
+      if (failed(checkGradientFunction(func, symbols, "amp-loss-scaling")))
+        return signalPassFailure();
+      grads.push_back(func);
+    }
     if (grads.empty())
       return bad("no gradient function; run --amp-autodiff first");
 

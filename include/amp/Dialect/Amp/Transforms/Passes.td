@@ -211,6 +211,11 @@ def AmpOptimizer : Pass<"amp-optimizer", "mlir::ModuleOp"> {
     `accumulate=N` the update applies on every N-th call only (a select, no
     control flow): parameters, moments and the step counter change then and
     only then.
+
+    A gradient function read from a file is checked before it is read: it
+    takes the arguments of the function it names (then the scale, when it
+    carries `amp.loss_scaling`) and returns the loss and one gradient per
+    parameter (then found_inf); anything else is an error naming both.
   }];
   let dependentDialects = ["::mlir::amp::AmpDialect",
                            "::mlir::func::FuncDialect"];
