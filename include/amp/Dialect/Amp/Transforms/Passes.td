@@ -99,7 +99,9 @@ def AmpAutocast : Pass<"amp-autocast", "mlir::ModuleOp"> {
                "Ops moved to keep-fp32 (wins over the policy file)">,
     Option<"keepFp32LowIO", "keep-fp32-low-io", "bool", /*default=*/"false",
            "Keep-fp32 ops fed in low precision compute in f32 internally "
-           "but read and write the compute type (less memory traffic)">,
+           "but read and write the compute type (less memory traffic); "
+           "only activations are narrowed, a loss's targets keep their "
+           "type">,
     Option<"reportFile", "report", "std::string", /*default=*/"\"\"",
            "Write the decisions, casts and summary as JSON">,
     Option<"dotFile", "dot", "std::string", /*default=*/"\"\"",
