@@ -1586,9 +1586,7 @@ static Operation *memoryOwner(Value value) {
 static LogicalResult verifyGemmKernel(ArrayRef<Operation *> ops) {
   auto matmul = cast<MatmulOp>(ops.front());
   auto epilogue = matmul->getAttrOfType<StringAttr>(kEpilogueAttr);
-  size_t expected = !epilogue                        ? 1
-                    : epilogue.getValue() == "bias" ? 2
-                                                     : 3;
+  size_t expected = !epilogue ? 1 : epilogue.getValue() == "bias" ? 2 : 3;
   bool ok = ops.size() == expected;
   if (ok && expected >= 2) {
     auto add = dyn_cast<AddOp>(ops[1]);
@@ -1623,8 +1621,7 @@ static LogicalResult verifyGemmKernel(ArrayRef<Operation *> ops) {
 
 LogicalResult Emitter::verifyPlan() {
   // amp.arena_size is there (emit checked) and non-negative (the dialect).
-  int64_t arenaSize =
-      func->getAttrOfType<IntegerAttr>(kArenaSizeAttr).getInt();
+  int64_t arenaSize = func->getAttrOfType<IntegerAttr>(kArenaSizeAttr).getInt();
   auto bad = [](Operation *op, const Twine &what) {
     return op->emitError() << "amp-to-cuda: " << what
                            << "; run --amp-plan-buffers again";
@@ -1639,10 +1636,9 @@ LogicalResult Emitter::verifyPlan() {
       Operation *owner = memoryOwner(operand);
       std::optional<int64_t> from = owner ? getKernel(owner) : std::nullopt;
       if (from && *from > *kernel)
-        return op.emitError()
-               << "amp-to-cuda: this op (kernel " << *kernel
-               << ") reads a value of kernel " << *from
-               << ", which runs after it; run --amp-fuse again";
+        return op.emitError() << "amp-to-cuda: this op (kernel " << *kernel
+                              << ") reads a value of kernel " << *from
+                              << ", which runs after it; run --amp-fuse again";
     }
   }
   auto fits = [&](StringRef offset, int64_t bytes) {

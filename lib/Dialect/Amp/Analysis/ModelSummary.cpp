@@ -55,8 +55,7 @@ FailureOr<FunctionSummary> amp::summarizeFunction(func::FuncOp func) {
   FunctionSummary summary;
   summary.name = func.getSymName().str();
   auto tooLarge = [](Location loc, const Twine &what) {
-    emitError(loc) << "amp-model-summary: " << what
-                   << " do not fit in 64 bits";
+    emitError(loc) << "amp-model-summary: " << what << " do not fit in 64 bits";
     return failure();
   };
   for (BlockArgument arg : func.getArguments()) {
@@ -73,8 +72,7 @@ FailureOr<FunctionSummary> amp::summarizeFunction(func::FuncOp func) {
                           summary.numParameterElements) ||
         llvm::AddOverflow(summary.parameterBytes, *bytes,
                           summary.parameterBytes))
-      return tooLarge(arg.getLoc(), "the parameter counts of @" +
-                                        summary.name);
+      return tooLarge(arg.getLoc(), "the parameter counts of @" + summary.name);
   }
   WalkResult walk = func.walk([&](Operation *op) {
     if (op == func.getOperation() || op->hasTrait<OpTrait::IsTerminator>())

@@ -44,8 +44,7 @@ Operation *AmpDialect::materializeConstant(OpBuilder &builder, Attribute value,
 
 /// Where to report a problem with argument `argIndex` of `op`: the
 /// argument's own location when `op` is a function with a body.
-static InFlightDiagnostic emitArgumentError(Operation *op,
-                                            unsigned argIndex) {
+static InFlightDiagnostic emitArgumentError(Operation *op, unsigned argIndex) {
   auto function = dyn_cast<FunctionOpInterface>(op);
   if (function && !function.isExternal() &&
       argIndex < function.getFunctionBody().getNumArguments())
@@ -61,8 +60,7 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
   Attribute value = attribute.getValue();
   if (name != kParamAttrName && name != kStateAttrName &&
       name != kLossScaleAttrName)
-    return op->emitError() << "unknown amp argument attribute '" << name
-                           << "'";
+    return op->emitError() << "unknown amp argument attribute '" << name << "'";
   if (name == kStateAttrName) {
     // Unit: the state starts at zero; a float: it starts at that value.
     if (!isa<UnitAttr, FloatAttr>(value))
@@ -80,10 +78,9 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
   auto tensor = dyn_cast<RankedTensorType>(type);
   Type element = tensor ? tensor.getElementType() : Type();
   auto emit = [&] { return emitArgumentError(op, argIndex); };
-  if (name == kParamAttrName &&
-      (!tensor || !tensor.hasStaticShape() ||
-       !(element.isF16() || element.isBF16() || element.isF32() ||
-         element.isF64())))
+  if (name == kParamAttrName && (!tensor || !tensor.hasStaticShape() ||
+                                 !(element.isF16() || element.isBF16() ||
+                                   element.isF32() || element.isF64())))
     return op->emitError()
            << "'" << kParamAttrName << "' on argument #" << argIndex
            << " needs a statically shaped f16, bf16, f32 or f64 tensor, got "
@@ -132,8 +129,7 @@ LogicalResult AmpDialect::verifyRegionResultAttribute(
 
 /// Checks the entries of `amp.loss_scaling`, the scaler configuration
 /// amp-loss-scaling records and amp-optimizer reads.
-static LogicalResult verifyLossScaling(Operation *op,
-                                       DictionaryAttr config) {
+static LogicalResult verifyLossScaling(Operation *op, DictionaryAttr config) {
   auto bad = [&]() {
     return op->emitError() << "'" << AmpDialect::kLossScalingAttrName << "' ";
   };
@@ -153,8 +149,7 @@ static LogicalResult verifyLossScaling(Operation *op,
         key == "backoff_factor" || key == "min_scale" || key == "max_scale") {
       // amp-optimizer copies them into amp.scaler_update's f64 attributes.
       if (!number || !number.getType().isF64())
-        return bad() << "entry '" << key << "' must be an f64, got "
-                     << value;
+        return bad() << "entry '" << key << "' must be an f64, got " << value;
       double v = number.getValueAsDouble();
       if (key == "init_scale")
         settings.initScale = v;
@@ -215,8 +210,8 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
     auto constant = dyn_cast<ConstantOp>(op);
     auto type = constant ? dyn_cast<RankedTensorType>(constant.getType())
                          : RankedTensorType();
-    if (!isa<UnitAttr>(attribute.getValue()) || !type ||
-        type.getRank() != 0 || !isa<FloatType>(type.getElementType()))
+    if (!isa<UnitAttr>(attribute.getValue()) || !type || type.getRank() != 0 ||
+        !isa<FloatType>(type.getElementType()))
       return op->emitError()
              << "'" << kSeedAttrName
              << "' is a unit attribute of a 0-d floating-point amp.constant";
@@ -250,8 +245,8 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == "amp.arena_size" || name == "amp.scratch") {
     if (!isCount)
-      return op->emitError() << "'" << name
-                             << "' is a byte count, a non-negative i64";
+      return op->emitError()
+             << "'" << name << "' is a byte count, a non-negative i64";
     return success();
   }
   if (name == "amp.epilogue") {
@@ -268,7 +263,8 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
         !llvm::all_of(places, [](Attribute a) { return isa<StringAttr>(a); }))
       return op->emitError()
              << "'amp.place' is an array of one string per result";
-    for (auto [i, place] : llvm::enumerate(places.getAsValueRange<StringAttr>()))
+    for (auto [i, place] :
+         llvm::enumerate(places.getAsValueRange<StringAttr>()))
       if (!isPlace(place))
         return op->emitError()
                << "'amp.place' of result #" << i << " is '" << place

@@ -121,12 +121,12 @@ amp::verifyStorableTensor(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult OpTrait::amp::impl::verifyStorableTensors(Operation *op) {
   auto emit = [op] { return op->emitOpError(); };
   for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
-    if (failed(verifyStorableTensor(emit, type,
-                                    "operand #" + std::to_string(i))))
+    if (failed(
+            verifyStorableTensor(emit, type, "operand #" + std::to_string(i))))
       return failure();
   for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
-    if (failed(verifyStorableTensor(emit, type,
-                                    "result #" + std::to_string(i))))
+    if (failed(
+            verifyStorableTensor(emit, type, "result #" + std::to_string(i))))
       return failure();
   return success();
 }
@@ -238,7 +238,6 @@ LogicalResult CompareOp::verify() {
 // Shape ops
 //===----------------------------------------------------------------------===//
 
-
 LogicalResult ReshapeOp::verify() {
   auto input = cast<RankedTensorType>(getInput().getType());
   if (failed(verifySameElementType(*this, "input", input, "result", getType())))
@@ -247,8 +246,8 @@ LogicalResult ReshapeOp::verify() {
   int64_t inputCount = input.getNumElements();
   int64_t resultCount = getType().getNumElements();
   if (inputCount != resultCount)
-    return emitOpError() << "cannot reshape " << inputCount
-                         << " elements into " << resultCount;
+    return emitOpError() << "cannot reshape " << inputCount << " elements into "
+                         << resultCount;
   return success();
 }
 
@@ -433,13 +432,15 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
   ArrayRef<int64_t> q = types[0].getShape(), k = types[1].getShape(),
                     v = types[2].getShape();
   if (q[0] != k[0] || q[0] != v[0] || q[1] != k[1] || q[1] != v[1])
-    return emitOptional(loc, getOperationName(), "batch and head dimensions of query " +
-                                 formatShape(q) + ", key " + formatShape(k) +
-                                 " and value " + formatShape(v) + " differ");
+    return emitOptional(loc, getOperationName(),
+                        "batch and head dimensions of query " + formatShape(q) +
+                            ", key " + formatShape(k) + " and value " +
+                            formatShape(v) + " differ");
   if (q[3] != k[3])
-    return emitOptional(loc, getOperationName(), "query head dim " + std::to_string(q[3]) +
-                                 " differs from key head dim " +
-                                 std::to_string(k[3]));
+    return emitOptional(loc, getOperationName(),
+                        "query head dim " + std::to_string(q[3]) +
+                            " differs from key head dim " +
+                            std::to_string(k[3]));
   if (k[2] != v[2])
     return emitOptional(loc, getOperationName(), "key sequence length " + std::to_string(k[2]) +
                                  " differs from value sequence length " +
@@ -925,14 +926,13 @@ std::string amp::checkScalerSettings(const ScalerSettings &settings,
        << name("max_scale") << " " << num(*settings.maxScale);
   else if (settings.initScale && settings.maxScale &&
            asF32(*settings.initScale) > asF32(*settings.maxScale))
-    os << name("init_scale") << " " << num(*settings.initScale)
-       << " exceeds " << name("max_scale") << " " << num(*settings.maxScale)
+    os << name("init_scale") << " " << num(*settings.initScale) << " exceeds "
+       << name("max_scale") << " " << num(*settings.maxScale)
        << ": the first step would run above the clamp";
   else if (settings.initScale && settings.minScale &&
            asF32(*settings.initScale) < asF32(*settings.minScale))
-    os << name("init_scale") << " " << num(*settings.initScale)
-       << " is below " << name("min_scale") << " "
-       << num(*settings.minScale)
+    os << name("init_scale") << " " << num(*settings.initScale) << " is below "
+       << name("min_scale") << " " << num(*settings.minScale)
        << ": the first step would run below the clamp";
   return message;
 }

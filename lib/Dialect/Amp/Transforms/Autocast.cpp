@@ -528,7 +528,8 @@ void FunctionAutocast::rewrite() {
       Type original = originalTypes.lookup(operand);
       bool lowIO = precision == Precision::HighLowIO;
       Type type;
-      if (precision == Precision::Low || (lowIO && (i == 0 || (!isNorm && !isLossOp))))
+      if (precision == Precision::Low ||
+          (lowIO && (i == 0 || (!isNorm && !isLossOp))))
         type = withElementType(original, lowType);
       else if (lowIO && isLossOp)
         type = original;
@@ -632,7 +633,6 @@ static int64_t castBytes(CastOp op) {
   return addBytes(count * byteWidth(from.getElementType()),
                   count * byteWidth(op.getType().getElementType()));
 }
-
 
 static StringRef precisionName(Precision precision) {
   switch (precision) {

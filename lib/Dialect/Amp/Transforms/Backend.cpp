@@ -107,8 +107,8 @@ static LogicalResult checkType(Location loc, Type type, const Twine &what) {
     return emitError(loc) << "the backend needs static shapes; " << what
                           << " is " << type;
   if (!isSupportedElement(tensor.getElementType()))
-    return emitError(loc) << "the backend cannot store " << what
-                          << " of type " << type;
+    return emitError(loc) << "the backend cannot store " << what << " of type "
+                          << type;
   // Values no amp op verified (arguments only returned, say) included.
   if (failed(verifyStorableTensor([&] { return emitError(loc); }, type, what)))
     return failure();

@@ -391,10 +391,10 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
                              : getByteSize(interval.value.getType(), 4));
     if (fits)
       return success();
-    return func.emitError() << "amp-plan-buffers: the memory of @"
-                            << func.getSymName()
-                            << " (its arguments and every value placed) does "
-                               "not fit in 64-bit byte counts";
+    return func.emitError()
+           << "amp-plan-buffers: the memory of @" << func.getSymName()
+           << " (its arguments and every value placed) does "
+              "not fit in 64-bit byte counts";
   }
 
   LogicalResult writeReport(func::FuncOp func, int64_t arena,

@@ -26,9 +26,9 @@ static bool isScalar(Type type, bool f32Only) {
                   : isa<FloatType>(tensor.getElementType()));
 }
 
-FailureOr<GradientFunction>
-amp::checkGradientFunction(func::FuncOp grad, SymbolTable &symbols,
-                           StringRef pass) {
+FailureOr<GradientFunction> amp::checkGradientFunction(func::FuncOp grad,
+                                                       SymbolTable &symbols,
+                                                       StringRef pass) {
   auto of =
       grad->getAttrOfType<FlatSymbolRefAttr>(AmpDialect::kGradientOfAttrName);
   auto error = [&]() {
@@ -52,14 +52,14 @@ amp::checkGradientFunction(func::FuncOp grad, SymbolTable &symbols,
   if (result.scaled)
     expectedArgs.push_back(
         RankedTensorType::get({}, Float32Type::get(grad.getContext())));
-  bool argsMatch = ArrayRef<Type>(expectedArgs) == grad.getArgumentTypes() &&
-                   (!result.scaled ||
-                    grad.getArgAttr(grad.getNumArguments() - 1,
-                                    AmpDialect::kLossScaleAttrName));
+  bool argsMatch =
+      ArrayRef<Type>(expectedArgs) == grad.getArgumentTypes() &&
+      (!result.scaled || grad.getArgAttr(grad.getNumArguments() - 1,
+                                         AmpDialect::kLossScaleAttrName));
   if (!argsMatch)
     return error() << " takes " << formatTypes(grad.getArgumentTypes())
-                   << "; as the gradient of @" << of.getValue()
-                   << " it takes " << formatTypes(expectedArgs)
+                   << "; as the gradient of @" << of.getValue() << " it takes "
+                   << formatTypes(expectedArgs)
                    << (result.scaled ? ", the last marked amp.loss_scale "
                                        "(it carries amp.loss_scaling)"
                                      : "");

@@ -108,8 +108,7 @@ struct TrainStepOptions : public PassPipelineOptions<TrainStepOptions> {
                     llvm::cl::init(kOptimizer.lr)};
   Option<double> momentum{*this, "momentum", llvm::cl::desc("SGD momentum"),
                           llvm::cl::init(kOptimizer.momentum)};
-  Option<double> dampening{*this, "dampening",
-                           llvm::cl::desc("SGD dampening"),
+  Option<double> dampening{*this, "dampening", llvm::cl::desc("SGD dampening"),
                            llvm::cl::init(kOptimizer.dampening)};
   Option<bool> nesterov{*this, "nesterov",
                         llvm::cl::desc("SGD Nesterov momentum"),

@@ -32,9 +32,8 @@ struct GradientFunction {
 /// float tensor), the gradient of each amp.param argument in its type
 /// (then, when scaled, found_inf, a 0-d f32 tensor). Errors name `pass`
 /// and the functions.
-FailureOr<GradientFunction> checkGradientFunction(func::FuncOp grad,
-                                                  SymbolTable &symbols,
-                                                  StringRef pass);
+FailureOr<GradientFunction>
+checkGradientFunction(func::FuncOp grad, SymbolTable &symbols, StringRef pass);
 
 } // namespace mlir::amp
 
