@@ -42,6 +42,19 @@ size_t byteSize(const amp_step_tensor_t &tensor) {
          amp_element_size(tensor.type);
 }
 
+/// Whether the element count and the byte size of `tensor` (a valid rank,
+/// non-negative dimensions) fit in int64: amp_step_create refuses any
+/// other, so elementCount and byteSize never wrap around.
+bool sizeFits(const amp_step_tensor_t &tensor) {
+  int64_t count = 1;
+  for (int32_t d = 0; d < tensor.rank; ++d)
+    if (__builtin_mul_overflow(count, tensor.shape[d], &count))
+      return false;
+  int64_t bytes = 0;
+  return !__builtin_mul_overflow(
+      count, static_cast<int64_t>(amp_element_size(tensor.type)), &bytes);
+}
+
 std::string shapeString(int32_t rank, const int64_t *shape) {
   std::string text = "[";
   for (int32_t d = 0; d < rank; ++d) {
@@ -385,6 +398,11 @@ amp_status_t amp_step_create(const amp_step_description_t *description,
                         "tensor %zu of step '%s' has no name or a bad kind, "
                         "rank, shape or type",
                         i, name);
+    if (!sizeFits(t))
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "tensor %zu ('%s') of step '%s' has shape %s, whose "
+                        "size in bytes does not fit in 64 bits",
+                        i, t.name, name, shapeString(t.rank, t.shape).c_str());
     amp_buffer_t *buffer = nullptr;
     // Zero-sized tensors still get a (one-byte) buffer: a valid pointer.
     AMP_RETURN_IF_ERROR(amp_buffer_allocate(

@@ -181,6 +181,16 @@ TEST(StepCreateTest, RefusesBadDescriptionsAndTheWrongDevice) {
   std::memcpy(&tensors[0].kind, &badKind, sizeof badKind);
   EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, &step),
                 AMP_INVALID_ARGUMENT, "tensor 0");
+  tensors[0].kind = AMP_STEP_PARAM;
+  // 2^62 f32 elements: 2^64 bytes, which wrapped to 0 and crashed the step.
+  tensors[0].shape[0] = int64_t(1) << 62;
+  EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, &step),
+                AMP_INVALID_ARGUMENT, "does not fit in 64 bits");
+  tensors[0].shape[0] = 3;
+  tensors[3].rank = 2;
+  tensors[3].shape[0] = tensors[3].shape[1] = int64_t(1) << 32;
+  EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, &step),
+                AMP_INVALID_ARGUMENT, "tensor 3 ('x')");
   EXPECT_EQ(step, nullptr);
 }
 

@@ -4,7 +4,7 @@
 // malformed ones are errors at the op that carries them.
 
 func.func @kernel(%x: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error@+1 {{'amp.kernel' is an integer}}
+  // expected-error@+1 {{'amp.kernel' is a kernel number, an i64 in [0, 2^31)}}
   %y = amp.neg %x {amp.kernel = "zero"} : tensor<2xf32>
   return %y : tensor<2xf32>
 }
@@ -12,14 +12,14 @@ func.func @kernel(%x: tensor<2xf32>) -> tensor<2xf32> {
 // -----
 
 func.func @scratch(%x: tensor<2x3xf32>, %l: tensor<2xi64>) -> tensor<f32> {
-  // expected-error@+1 {{'amp.scratch' is an integer}}
+  // expected-error@+1 {{'amp.scratch' is a byte count, a non-negative i64}}
   %y = amp.cross_entropy %x, %l {amp.scratch = 1.5 : f32} : tensor<2x3xf32>, tensor<2xi64> to tensor<f32>
   return %y : tensor<f32>
 }
 
 // -----
 
-// expected-error@+1 {{'amp.arena_size' is an integer}}
+// expected-error@+1 {{'amp.arena_size' is a byte count, a non-negative i64}}
 func.func @arena(%x: tensor<2xf32>) -> tensor<2xf32> attributes {amp.arena_size = [1]} {
   return %x : tensor<2xf32>
 }
@@ -62,4 +62,74 @@ func.func @memory(%x: tensor<2xf32>) -> tensor<2xf32> {
   // expected-error@+1 {{'amp.memory' is a dictionary on a function}}
   %y = amp.neg %x {amp.memory = {arena = 0 : i64}} : tensor<2xf32>
   return %y : tensor<2xf32>
+}
+
+// -----
+
+// Negative numbers reached the generated code as kernel names and offsets.
+func.func @kernel_negative(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{'amp.kernel' is a kernel number, an i64 in [0, 2^31)}}
+  %y = amp.neg %x {amp.kernel = -3 : i64} : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @kernel_huge(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{'amp.kernel' is a kernel number, an i64 in [0, 2^31)}}
+  %y = amp.neg %x {amp.kernel = 9223372036854775807 : i64} : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @scratch_negative(%x: tensor<2x3xf32>, %l: tensor<2xi64>) -> tensor<f32> {
+  // expected-error@+1 {{'amp.scratch' is a byte count, a non-negative i64}}
+  %y = amp.cross_entropy %x, %l {amp.scratch = -8 : i64} : tensor<2x3xf32>, tensor<2xi64> to tensor<f32>
+  return %y : tensor<f32>
+}
+
+// -----
+
+// expected-error@+1 {{'amp.arena_size' is a byte count, a non-negative i64}}
+func.func @arena_negative(%x: tensor<2xf32>) -> tensor<2xf32> attributes {amp.arena_size = -256 : i64} {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+func.func @place_negative(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{'amp.place' of result #0 is 'arena -8'; a place is "arena <offset>", "arg <index>", "view" or "fused"}}
+  %y = amp.neg %x {amp.place = ["arena -8"]} : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @place_unknown(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{'amp.place' of result #0 is 'somewhere'; a place is "arena <offset>", "arg <index>", "view" or "fused"}}
+  %y = amp.neg %x {amp.place = ["somewhere"]} : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @place_no_index(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{'amp.place' of result #0 is 'arg '; a place is "arena <offset>", "arg <index>", "view" or "fused"}}
+  %y = amp.neg %x {amp.place = ["arg "]} : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+// expected-error@+1 {{'amp.memory' entry 'peak' is not one of arena, arguments, peak and peak_f32 with a non-negative i64 byte count}}
+func.func @memory_negative(%x: tensor<2xf32>) -> tensor<2xf32> attributes {amp.memory = {peak = -1 : i64}} {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+// expected-error@+1 {{'amp.memory' entry 'bytes' is not one of arena, arguments, peak and peak_f32 with a non-negative i64 byte count}}
+func.func @memory_unknown(%x: tensor<2xf32>) -> tensor<2xf32> attributes {amp.memory = {bytes = 8 : i64}} {
+  return %x : tensor<2xf32>
 }

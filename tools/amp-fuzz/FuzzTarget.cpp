@@ -1,8 +1,10 @@
 //===- FuzzTarget.cpp - the amp-mlir fuzz target --------------------------===//
 //
 // Parses the input as a module, verifies it, runs the pass pipelines on
-// copies of it (the backend's fusion, planning and C++ emission included)
-// and executes small functions in the interpreter. Any crash,
+// copies of it (the backend's fusion, planning and C++ emission included;
+// the passes that read earlier passes' attributes also on the input as it
+// is, and the emitter on the plans it holds) and executes small functions
+// in the interpreter. Any crash,
 // sanitizer report or hang is a bug: bad input must only ever produce
 // diagnostics. Built as a libFuzzer target (clang, -fsanitize=fuzzer) and
 // as amp-fuzz-replay, which runs files through the same code.
@@ -66,7 +68,10 @@ bool smallEnough(func::FuncOp func) {
         small &= tensor.hasStaticShape() &&
                  tensor.getNumElements() <= kMaxElements;
   });
-  return small && amp::summarizeFunction(func).forwardFlops <= kMaxFlops;
+  if (!small)
+    return false;
+  FailureOr<amp::FunctionSummary> summary = amp::summarizeFunction(func);
+  return succeeded(summary) && summary->forwardFlops <= kMaxFlops;
 }
 
 void interpret(ModuleOp module) {
@@ -93,6 +98,13 @@ void interpret(ModuleOp module) {
     (void)amp::interp::Interpreter(module, options).run(func, args);
   }
 }
+/// C++ emission of every planned function of `module`.
+void emitPlanned(ModuleOp module) {
+  for (auto func : module.getOps<func::FuncOp>())
+    if (func->hasAttr(amp::backend::kArenaSizeAttr))
+      (void)amp::translateToCuda(module, llvm::nulls(), func.getSymName(), "");
+}
+
 /// The backend on `pipeline`'s result: fusion and buffer planning of every
 /// function it accepts, then C++ emission of each planned one.
 void compile(ModuleOp module, StringRef pipeline) {
@@ -100,9 +112,7 @@ void compile(ModuleOp module, StringRef pipeline) {
   PassManager pm(module.getContext());
   if (failed(parsePassPipeline(pipeline, pm)) || failed(pm.run(*copy)))
     return;
-  for (auto func : copy->getOps<func::FuncOp>())
-    if (func->hasAttr(amp::backend::kArenaSizeAttr))
-      (void)amp::translateToCuda(*copy, llvm::nulls(), func.getSymName(), "");
+  emitPlanned(*copy);
 }
 } // namespace
 
@@ -126,6 +136,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                        "keep-fp32-low-io=true})");
   runPipeline(*module, "builtin.module(amp-train-step{compute-type=f16 "
                        "optimizer=adamw max-grad-norm=1.0 accumulate=2})");
+  // The passes that read what an earlier pass left (amp.gradient_of,
+  // amp.loss_scaling, the seed), on the input as it is: a gradient function
+  // from a file reaches them unchecked by the passes before.
+  runPipeline(*module, "builtin.module(amp-loss-scaling{mode=dynamic})");
+  runPipeline(*module, "builtin.module(amp-optimizer{optimizer=adamw "
+                       "accumulate=2})");
+  runPipeline(*module, "builtin.module(amp-optimizer{momentum=0.9})");
+  // The plans the input holds (hand-edited IR), as they are and redone.
+  {
+    OwningOpRef<ModuleOp> copy = module->clone();
+    emitPlanned(*copy);
+  }
+  compile(*module, "builtin.module(func.func(amp-plan-buffers))");
   compile(*module, "builtin.module(func.func(amp-fuse,amp-plan-buffers))");
   compile(*module, "builtin.module(amp-train-step{compute-type=bf16 "
                    "optimizer=sgd momentum=0.9},inline,canonicalize,cse,"

@@ -1698,16 +1698,75 @@ LogicalResult Emitter::emitReturn() {
   return success();
 }
 
+/// The op whose memory `value` is (through views).
+static Operation *memoryOwner(Value value) {
+  Operation *def = value.getDefiningOp();
+  while (def && isView(def))
+    def = def->getOperand(0).getDefiningOp();
+  return def;
+}
+
+/// Checks that a kernel starting with a matmul is one emitGemm prints: the
+/// matmul alone, or with the bias add (and relu) its amp.epilogue names,
+/// as --amp-fuse folds them.
+static LogicalResult verifyGemmKernel(ArrayRef<Operation *> ops) {
+  auto matmul = cast<MatmulOp>(ops.front());
+  auto epilogue = matmul->getAttrOfType<StringAttr>(kEpilogueAttr);
+  size_t expected = !epilogue ? 1 : epilogue.getValue() == "bias" ? 2 : 3;
+  bool ok = ops.size() == expected;
+  if (ok && expected >= 2) {
+    auto add = dyn_cast<AddOp>(ops[1]);
+    Value bias;
+    if (add && matmul.getResult().hasOneUse() &&
+        (add.getLhs() == matmul.getResult() ||
+         add.getRhs() == matmul.getResult()))
+      bias = add.getLhs() == matmul.getResult() ? add.getRhs() : add.getLhs();
+    auto type = matmul.getType();
+    ok = bias && add.getType() == type && type.getElementType().isF32() &&
+         tensorOf(bias).getRank() == 1 &&
+         tensorOf(bias).getDimSize(0) == type.getShape().back() &&
+         elementOf(bias).isF32();
+  }
+  if (ok && expected == 3) {
+    auto relu = dyn_cast<ReluOp>(ops[2]);
+    ok = relu && ops[1]->getResult(0).hasOneUse() &&
+         relu.getInput() == ops[1]->getResult(0);
+  }
+  if (ok)
+    return success();
+  if (!epilogue)
+    return matmul.emitError() << "amp-to-cuda: this matmul shares its kernel "
+                                 "with other ops but has no amp.epilogue; "
+                                 "run --amp-fuse again";
+  return matmul.emitError()
+         << "amp-to-cuda: the kernel of this matmul is not the matmul and "
+            "the bias add"
+         << (expected == 3 ? " and relu" : "") << " its amp.epilogue \""
+         << epilogue.getValue() << "\" names; run --amp-fuse again";
+}
+
 LogicalResult Emitter::verifyPlan() {
-  auto arena = func->getAttrOfType<IntegerAttr>(kArenaSizeAttr);
-  if (!arena || arena.getInt() < 0)
-    return func.emitError() << "amp-to-cuda: " << kArenaSizeAttr
-                            << " must be a non-negative integer";
-  int64_t arenaSize = arena.getInt();
+  // amp.arena_size is there (emit checked) and non-negative (the dialect).
+  int64_t arenaSize = func->getAttrOfType<IntegerAttr>(kArenaSizeAttr).getInt();
   auto bad = [](Operation *op, const Twine &what) {
     return op->emitError() << "amp-to-cuda: " << what
                            << "; run --amp-plan-buffers again";
   };
+  // Kernels run in the order of their numbers: each reads values of its
+  // own kernel or of earlier ones.
+  for (Operation &op : func.getBody().front()) {
+    std::optional<int64_t> kernel = getKernel(&op);
+    if (!kernel)
+      continue;
+    for (Value operand : op.getOperands()) {
+      Operation *owner = memoryOwner(operand);
+      std::optional<int64_t> from = owner ? getKernel(owner) : std::nullopt;
+      if (from && *from > *kernel)
+        return op.emitError() << "amp-to-cuda: this op (kernel " << *kernel
+                              << ") reads a value of kernel " << *from
+                              << ", which runs after it; run --amp-fuse again";
+    }
+  }
   auto fits = [&](StringRef offset, int64_t bytes) {
     int64_t at = 0;
     return !offset.getAsInteger(10, at) && at >= 0 && at <= arenaSize &&
@@ -1792,6 +1851,9 @@ LogicalResult Emitter::emit() {
                                "--amp-fuse first";
   if (failed(verifyPlan()))
     return failure();
+  for (auto &[number, ops] : kernels)
+    if (isa<MatmulOp>(ops.front()) && failed(verifyGemmKernel(ops)))
+      return failure();
   FailureOr<SmallVector<IndexCheck>> indexChecks = getIndexChecks(func);
   if (failed(indexChecks))
     return failure();

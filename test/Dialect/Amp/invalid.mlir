@@ -797,7 +797,7 @@ func.func @embedding_dynamic_indices(%t: tensor<96x64xf32>, %ids: tensor<?x16xi6
 // -----
 
 func.func @embedding_no_rows(%t: tensor<0x64xf32>, %ids: tensor<2x16xi64>) {
-  // expected-error @+1 {{'amp.embedding' op table has no rows}}
+  // expected-error @+1 {{'amp.embedding' op operand #0 of type 'tensor<0x64xf32>' is empty; amp tensors need every dimension to be at least 1}}
   %0 = amp.embedding %t[%ids] : tensor<0x64xf32>, tensor<2x16xi64>
   return
 }
@@ -865,7 +865,7 @@ func.func @embedding_rank0_table_generic(%t: tensor<f32>, %i: tensor<2xi64>) {
 // -----
 
 func.func @attention_zero_head_dim(%q: tensor<1x1x4x0xf32>, %k: tensor<1x1x4x0xf32>, %v: tensor<1x1x4x8xf32>) {
-  // expected-error @+1 {{'amp.attention' op head dim must be positive}}
+  // expected-error @+1 {{'amp.attention' op operand #0 of type 'tensor<1x1x4x0xf32>' is empty; amp tensors need every dimension to be at least 1}}
   %0 = amp.attention %q, %k, %v : tensor<1x1x4x0xf32>, tensor<1x1x4x0xf32>, tensor<1x1x4x8xf32>
   return
 }
@@ -873,7 +873,7 @@ func.func @attention_zero_head_dim(%q: tensor<1x1x4x0xf32>, %k: tensor<1x1x4x0xf
 // -----
 
 func.func @cross_entropy_no_classes(%logits: tensor<2x0xf32>, %y: tensor<2xi64>) {
-  // expected-error @+1 {{'amp.cross_entropy' op logits need at least one class}}
+  // expected-error @+1 {{'amp.cross_entropy' op operand #0 of type 'tensor<2x0xf32>' is empty; amp tensors need every dimension to be at least 1}}
   %0 = amp.cross_entropy %logits, %y : tensor<2x0xf32>, tensor<2xi64> to tensor<f32>
   return
 }
@@ -881,7 +881,7 @@ func.func @cross_entropy_no_classes(%logits: tensor<2x0xf32>, %y: tensor<2xi64>)
 // -----
 
 func.func @max_over_empty_dimension(%x: tensor<2x0xf32>) {
-  // expected-error @+1 {{'amp.max' op cannot take the maximum over dimension 1, which is empty}}
+  // expected-error @+1 {{'amp.max' op operand #0 of type 'tensor<2x0xf32>' is empty; amp tensors need every dimension to be at least 1}}
   %0 = amp.max %x dims = [1] : tensor<2x0xf32> to tensor<2xf32>
   return
 }
@@ -890,8 +890,8 @@ func.func @max_over_empty_dimension(%x: tensor<2x0xf32>) {
 
 // 2^62 * 4 wraps to 0 in 64 bits; it must not pass for an empty tensor.
 func.func @reshape_element_count_overflow(%big: tensor<4611686018427387904x4xf32>) {
-  // expected-error @+1 {{'amp.reshape' op element count of 'tensor<4611686018427387904x4xf32>' does not fit in 64 bits}}
-  %0 = amp.reshape %big : tensor<4611686018427387904x4xf32> to tensor<0xf32>
+  // expected-error @+1 {{'amp.reshape' op operand #0 of type 'tensor<4611686018427387904x4xf32>' is too large: its size in bytes does not fit in 64 bits}}
+  %0 = amp.reshape %big : tensor<4611686018427387904x4xf32> to tensor<1xf32>
   return
 }
 
@@ -946,7 +946,7 @@ func.func @cross_entropy_grad_seed_rank(%l: tensor<4x3xf32>, %y: tensor<4xi64>, 
 // -----
 
 func.func @cross_entropy_grad_no_classes(%l: tensor<4x0xf32>, %y: tensor<4xi64>, %g: tensor<f32>) {
-  // expected-error @+1 {{'amp.cross_entropy_grad' op logits need a non-empty class dimension}}
+  // expected-error @+1 {{'amp.cross_entropy_grad' op operand #0 of type 'tensor<4x0xf32>' is empty; amp tensors need every dimension to be at least 1}}
   %0 = amp.cross_entropy_grad %l, %y, %g : tensor<4x0xf32>, tensor<4xi64>, tensor<f32>
   return
 }
@@ -962,7 +962,7 @@ func.func @embedding_grad_shape(%ids: tensor<4xi64>, %g: tensor<5x8xf32>) {
 // -----
 
 func.func @embedding_grad_result(%ids: tensor<4xi64>, %g: tensor<4x8xf32>) {
-  // expected-error @+1 {{'amp.embedding_grad' op result must be a table [rows, features] with at least one row, got 'tensor<8xf32>'}}
+  // expected-error @+1 {{'amp.embedding_grad' op result must be a table [rows, features], got 'tensor<8xf32>'}}
   %0 = amp.embedding_grad %ids, %g : tensor<4xi64>, tensor<4x8xf32> to tensor<8xf32>
   return
 }
@@ -978,7 +978,7 @@ func.func @embedding_grad_width(%ids: tensor<4xi64>, %g: tensor<4x8xf32>) {
 // -----
 
 func.func @attention_no_keys(%q: tensor<1x1x4x8xf32>, %k: tensor<1x1x0x8xf32>, %v: tensor<1x1x0x8xf32>) {
-  // expected-error @+1 {{'amp.attention' op key sequence length must be positive}}
+  // expected-error @+1 {{'amp.attention' op operand #1 of type 'tensor<1x1x0x8xf32>' is empty; amp tensors need every dimension to be at least 1}}
   %0 = amp.attention %q, %k, %v : tensor<1x1x4x8xf32>, tensor<1x1x0x8xf32>, tensor<1x1x0x8xf32>
   return
 }
@@ -1136,7 +1136,7 @@ func.func @scaler_hysteresis(%s: tensor<f32>) {
 // -----
 
 func.func @scaler_min_scale(%s: tensor<f32>) {
-  // expected-error @+1 {{'amp.scaler_update' op min_scale must be positive, got 0.000000e+00}}
+  // expected-error @+1 {{'amp.scaler_update' op min_scale must be positive and finite in f32, got 0.000000e+00}}
   %a, %b, %c = amp.scaler_update %s, %s, %s, %s {growth_factor = 2.0, backoff_factor = 0.5, growth_interval = 10, hysteresis = 1, min_scale = 0.0} : tensor<f32>
   return
 }
@@ -1160,7 +1160,7 @@ func.func @scaler_state_type(%s: tensor<f16>) {
 // -----
 
 func.func @seed_on_op(%x: tensor<f32>) -> tensor<f32> {
-  // expected-error @+1 {{'amp.seed' is a unit attribute of an amp.constant}}
+  // expected-error @+1 {{'amp.seed' is a unit attribute of a 0-d floating-point amp.constant}}
   %0 = amp.neg %x {amp.seed} : tensor<f32>
   return %0 : tensor<f32>
 }
@@ -1177,4 +1177,203 @@ func.func @scaling_not_dict() attributes {amp.loss_scaling = 1 : i64} {
 // expected-error @+1 {{'amp.loss_scale' must be a unit attribute}}
 func.func @loss_scale_not_unit(%s: tensor<f32> {amp.loss_scale = 2.0}) {
   return
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor sizes: every amp op's tensors, parameters and state are non-empty
+// and their sizes in bytes fit in 64 bits (an empty batch trained silently;
+// a 2^62-element f32 parameter wrapped to 0 bytes).
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @empty_batch(%w: tensor<4x3xf32> {amp.param}, %x: tensor<0x4xf32>) -> tensor<0x3xf32> {
+  // expected-error @+1 {{'amp.matmul' op operand #0 of type 'tensor<0x4xf32>' is empty; amp tensors need every dimension to be at least 1}}
+  %h = amp.matmul %x, %w : tensor<0x4xf32>, tensor<4x3xf32> to tensor<0x3xf32>
+  return %h : tensor<0x3xf32>
+}
+
+// -----
+
+func.func @empty_result(%x: tensor<2x4xf32>) -> tensor<2x0xf32> {
+  // expected-error @+1 {{'amp.slice' op result #0 of type 'tensor<2x0xf32>' is empty; amp tensors need every dimension to be at least 1}}
+  %s = amp.slice %x [0, 1] to [2, 1] : tensor<2x4xf32> to tensor<2x0xf32>
+  return %s : tensor<2x0xf32>
+}
+
+// -----
+
+func.func @empty_constant() -> tensor<0x4xf32> {
+  // expected-error @+1 {{'amp.constant' op result #0 of type 'tensor<0x4xf32>' is empty; amp tensors need every dimension to be at least 1}}
+  %c = amp.constant dense<> : tensor<0x4xf32>
+  return %c : tensor<0x4xf32>
+}
+
+// -----
+
+// An unused parameter is checked too, at the argument.
+// expected-error @+1 {{argument #0 of type 'tensor<0x3xf32>' is empty; amp tensors need every dimension to be at least 1}}
+func.func @empty_param(%w: tensor<0x3xf32> {amp.param}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument #0 of type 'tensor<4611686018427387904xf32>' is too large: its size in bytes does not fit in 64 bits}}
+func.func @param_bytes_wrap(%w: tensor<4611686018427387904xf32> {amp.param}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument #1 of type 'tensor<2305843009213693952x4xf16>' is too large: its size in bytes does not fit in 64 bits}}
+func.func @state_bytes_wrap(%w: tensor<4xf32> {amp.param}, %m: tensor<2305843009213693952x4xf16> {amp.state}) {
+  return
+}
+
+// -----
+
+func.func @result_bytes_wrap(%x: tensor<2xf32>) {
+  // expected-error @+1 {{'amp.broadcast_to' op result #0 of type 'tensor<4611686018427387904x2xf32>' is too large: its size in bytes does not fit in 64 bits}}
+  %b = amp.broadcast_to %x : tensor<2xf32> to tensor<4611686018427387904x2xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// The scaler's settings, as its f32 state stores them
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @scaler_max_scale_inf(%s: tensor<f32>) {
+  // expected-error @+1 {{'amp.scaler_update' op max_scale must be positive and finite in f32, got 1.000000e+39}}
+  %a, %b, %c = amp.scaler_update %s, %s, %s, %s {growth_factor = 2.0, backoff_factor = 0.5, growth_interval = 10, hysteresis = 1, max_scale = 1.0e39} : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @scaler_interval_f32(%s: tensor<f32>) {
+  // expected-error @+1 {{'amp.scaler_update' op growth_interval 16777217 exceeds 2^24, the largest count the f32 growth tracker holds exactly}}
+  %a, %b, %c = amp.scaler_update %s, %s, %s, %s {growth_factor = 2.0, backoff_factor = 0.5, growth_interval = 16777217, hysteresis = 1} : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @scaler_hysteresis_f32(%s: tensor<f32>) {
+  // expected-error @+1 {{'amp.scaler_update' op hysteresis 16777217 exceeds 2^24, the largest count the f32 hysteresis tracker holds exactly}}
+  %a, %b, %c = amp.scaler_update %s, %s, %s, %s {growth_factor = 2.0, backoff_factor = 0.5, growth_interval = 10, hysteresis = 16777217} : tensor<f32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.state' starts argument #0 at 1.000000e+39, which is not finite in 'f32'}}
+func.func @state_start_inf(%s: tensor<f32> {amp.state = 1.0e39}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.state' on argument #0 gives a starting value to 'tensor<i64>', which is not a floating-point tensor}}
+func.func @state_start_integer(%s: tensor<i64> {amp.state = 1.0}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.loss_scale' on argument #0 needs a 0-d f32 tensor (the scale is kept in f32), got 'tensor<f16>'}}
+func.func @loss_scale_f16(%s: tensor<f16> {amp.loss_scale}) {
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// amp.loss_scaling: what amp-optimizer reads is verified here
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{'amp.loss_scaling' needs mode = "dynamic" or "static"}}
+func.func @scaling_empty() attributes {amp.loss_scaling = {}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.loss_scaling' needs mode = "dynamic" or "static"}}
+func.func @scaling_mode_integer() attributes {amp.loss_scaling = {mode = 1 : i64, init_scale = 2.0 : f64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.loss_scaling' lacks 'init_scale' (static scaling needs it)}}
+func.func @scaling_no_init() attributes {amp.loss_scaling = {mode = "static"}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.loss_scaling' lacks 'growth_factor' (dynamic scaling needs it)}}
+func.func @scaling_dynamic_incomplete() attributes {amp.loss_scaling = {mode = "dynamic", init_scale = 2.0 : f64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.loss_scaling' entry 'init_scale' must be an f64, got 2 : i64}}
+func.func @scaling_init_integer() attributes {amp.loss_scaling = {mode = "static", init_scale = 2 : i64}} {
+  return
+}
+
+// -----
+
+// amp-optimizer copies the factors into amp.scaler_update's f64 attributes.
+// expected-error @+1 {{'amp.loss_scaling' entry 'growth_factor' must be an f64, got 2.000000e+00 : f32}}
+func.func @scaling_factor_f32() attributes {amp.loss_scaling = {mode = "dynamic", init_scale = 2.0 : f64, growth_factor = 2.0 : f32, backoff_factor = 0.5 : f64, growth_interval = 2000 : i64, hysteresis = 1 : i64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.loss_scaling' entry 'hysteresis' must be an i64, got 1.000000e+00 : f64}}
+func.func @scaling_hysteresis_float() attributes {amp.loss_scaling = {mode = "static", init_scale = 2.0 : f64, hysteresis = 1.0 : f64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.loss_scaling' has an unknown entry 'growth'}}
+func.func @scaling_unknown_entry() attributes {amp.loss_scaling = {mode = "static", init_scale = 2.0 : f64, growth = 2.0 : f64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.loss_scaling' init_scale must be positive and finite in f32, the type the scale is kept in, got 1.000000e+39}}
+func.func @scaling_init_inf() attributes {amp.loss_scaling = {mode = "static", init_scale = 1.0e39 : f64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.loss_scaling' init_scale 1.048576e+06 exceeds max_scale 6.553600e+04: the first step would run above the clamp}}
+func.func @scaling_init_above_max() attributes {amp.loss_scaling = {mode = "dynamic", init_scale = 1048576.0 : f64, growth_factor = 2.0 : f64, backoff_factor = 0.5 : f64, growth_interval = 2000 : i64, hysteresis = 1 : i64, max_scale = 65536.0 : f64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.loss_scaling' init_scale 1.000000e+00 is below min_scale 2.000000e+00: the first step would run below the clamp}}
+func.func @scaling_init_below_min() attributes {amp.loss_scaling = {mode = "static", init_scale = 1.0 : f64, min_scale = 2.0 : f64}} {
+  return
+}
+
+// -----
+
+func.func @seed_not_scalar() -> tensor<2xf32> {
+  // expected-error @+1 {{'amp.seed' is a unit attribute of a 0-d floating-point amp.constant}}
+  %0 = amp.constant {amp.seed} dense<1.0> : tensor<2xf32>
+  return %0 : tensor<2xf32>
 }

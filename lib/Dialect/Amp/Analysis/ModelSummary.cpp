@@ -5,6 +5,7 @@
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::amp;
@@ -50,33 +51,50 @@ OpFamily amp::getOpFamily(Operation *op) {
   return OpFamily::Other;
 }
 
-static int64_t getByteWidth(Type elementType) {
-  return (elementType.getIntOrFloatBitWidth() + 7) / 8;
-}
-
-FunctionSummary amp::summarizeFunction(func::FuncOp func) {
+FailureOr<FunctionSummary> amp::summarizeFunction(func::FuncOp func) {
   FunctionSummary summary;
   summary.name = func.getSymName().str();
+  auto tooLarge = [](Location loc, const Twine &what) {
+    emitError(loc) << "amp-model-summary: " << what << " do not fit in 64 bits";
+    return failure();
+  };
   for (BlockArgument arg : func.getArguments()) {
     if (!func.getArgAttr(arg.getArgNumber(), AmpDialect::kParamAttrName)) {
       ++summary.numInputs;
       continue;
     }
+    // amp.param verified that the argument's bytes fit; their sum may not.
     auto type = cast<RankedTensorType>(arg.getType());
     ++summary.numParameters;
-    summary.numParameterElements += type.getNumElements();
-    summary.parameterBytes +=
-        type.getNumElements() * getByteWidth(type.getElementType());
+    std::optional<int64_t> bytes = getCheckedByteSize(type);
+    if (!bytes ||
+        llvm::AddOverflow(summary.numParameterElements, type.getNumElements(),
+                          summary.numParameterElements) ||
+        llvm::AddOverflow(summary.parameterBytes, *bytes,
+                          summary.parameterBytes))
+      return tooLarge(arg.getLoc(), "the parameter counts of @" + summary.name);
   }
-  func.walk([&](Operation *op) {
+  WalkResult walk = func.walk([&](Operation *op) {
     if (op == func.getOperation() || op->hasTrait<OpTrait::IsTerminator>())
-      return;
+      return WalkResult::advance();
     ++summary.numOps;
     ++summary.opsByFamily[static_cast<size_t>(getOpFamily(op))];
     ++summary.opsByName[op->getName().getStringRef().str()];
-    if (auto counted = dyn_cast<FlopCountOpInterface>(op))
-      summary.forwardFlops += counted.getForwardFlops();
+    auto counted = dyn_cast<FlopCountOpInterface>(op);
+    if (!counted)
+      return WalkResult::advance();
+    std::optional<int64_t> flops = counted.getForwardFlops();
+    if (!flops ||
+        llvm::AddOverflow(summary.forwardFlops, *flops, summary.forwardFlops)) {
+      (void)tooLarge(op->getLoc(),
+                     flops ? "the forward FLOPs of @" + summary.name
+                           : std::string("the forward FLOPs of this op"));
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
   });
+  if (walk.wasInterrupted())
+    return failure();
   return summary;
 }
 

@@ -7,6 +7,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/InliningUtils.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace mlir::amp;
@@ -41,47 +42,81 @@ Operation *AmpDialect::materializeConstant(OpBuilder &builder, Attribute value,
   return builder.create<ConstantOp>(loc, elements);
 }
 
+/// Where to report a problem with argument `argIndex` of `op`: the
+/// argument's own location when `op` is a function with a body.
+static InFlightDiagnostic emitArgumentError(Operation *op, unsigned argIndex) {
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (function && !function.isExternal() &&
+      argIndex < function.getFunctionBody().getNumArguments())
+    return emitError(function.getFunctionBody().getArgument(argIndex).getLoc());
+  return op->emitError();
+}
+
 LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned regionIndex,
                                                    unsigned argIndex,
                                                    NamedAttribute attribute) {
-  if (attribute.getName() != kParamAttrName &&
-      attribute.getName() != kStateAttrName &&
-      attribute.getName() != kLossScaleAttrName)
-    return op->emitError() << "unknown amp argument attribute '"
-                           << attribute.getName().getValue() << "'";
-  if (attribute.getName() == kStateAttrName) {
+  StringRef name = attribute.getName().getValue();
+  Attribute value = attribute.getValue();
+  if (name != kParamAttrName && name != kStateAttrName &&
+      name != kLossScaleAttrName)
+    return op->emitError() << "unknown amp argument attribute '" << name << "'";
+  if (name == kStateAttrName) {
     // Unit: the state starts at zero; a float: it starts at that value.
-    if (!isa<UnitAttr, FloatAttr>(attribute.getValue()))
+    if (!isa<UnitAttr, FloatAttr>(value))
       return op->emitError() << "'" << kStateAttrName
                              << "' must be a unit attribute or the initial "
                                 "value as a float";
-    return success();
+  } else if (!isa<UnitAttr>(value)) {
+    return op->emitError() << "'" << name << "' must be a unit attribute";
   }
-  if (attribute.getName() == kLossScaleAttrName) {
-    if (!isa<UnitAttr>(attribute.getValue()))
-      return op->emitError() << "'" << kLossScaleAttrName
-                             << "' must be a unit attribute";
-    return success();
-  }
-  if (!isa<UnitAttr>(attribute.getValue()))
-    return op->emitError() << "'" << kParamAttrName
-                           << "' must be a unit attribute";
   // Read the type from the signature: declarations have no region.
   auto function = dyn_cast<FunctionOpInterface>(op);
   if (!function)
-    return op->emitError() << "'" << kParamAttrName
-                           << "' marks function arguments only";
+    return op->emitError() << "'" << name << "' marks function arguments only";
   Type type = function.getArgumentTypes()[argIndex];
   auto tensor = dyn_cast<RankedTensorType>(type);
   Type element = tensor ? tensor.getElementType() : Type();
-  if (!tensor || !tensor.hasStaticShape() ||
-      !(element.isF16() || element.isBF16() || element.isF32() ||
-        element.isF64()))
+  auto emit = [&] { return emitArgumentError(op, argIndex); };
+  if (name == kParamAttrName && (!tensor || !tensor.hasStaticShape() ||
+                                 !(element.isF16() || element.isBF16() ||
+                                   element.isF32() || element.isF64())))
     return op->emitError()
            << "'" << kParamAttrName << "' on argument #" << argIndex
            << " needs a statically shaped f16, bf16, f32 or f64 tensor, got "
            << type;
+  if (name == kLossScaleAttrName) {
+    if (!tensor || tensor.getRank() != 0 || !element.isF32())
+      return emit() << "'" << kLossScaleAttrName << "' on argument #"
+                    << argIndex
+                    << " needs a 0-d f32 tensor (the scale is kept in f32), "
+                       "got "
+                    << type;
+    return success();
+  }
+  if (failed(verifyStorableTensor(emit, type,
+                                  "argument #" + std::to_string(argIndex))))
+    return failure();
+  if (name == kStateAttrName) {
+    auto initial = dyn_cast<FloatAttr>(value);
+    auto floatElement = dyn_cast_or_null<FloatType>(element);
+    if (!initial)
+      return success();
+    if (!floatElement)
+      return emit() << "'" << kStateAttrName << "' on argument #" << argIndex
+                    << " gives a starting value to " << type
+                    << ", which is not a floating-point tensor";
+    // The value as the argument's type stores it.
+    APFloat stored = initial.getValue();
+    bool losesInfo = false;
+    stored.convert(floatElement.getFloatSemantics(),
+                   APFloat::rmNearestTiesToEven, &losesInfo);
+    if (!stored.isFinite())
+      return emit() << "'" << kStateAttrName << "' starts argument #"
+                    << argIndex << " at " << initial.getValueAsDouble()
+                    << ", which is not finite in " << floatElement;
+    return success();
+  }
   return success();
 }
 
@@ -92,20 +127,102 @@ LogicalResult AmpDialect::verifyRegionResultAttribute(
                          << attribute.getName().getValue() << "'";
 }
 
+/// Checks the entries of `amp.loss_scaling`, the scaler configuration
+/// amp-loss-scaling records and amp-optimizer reads.
+static LogicalResult verifyLossScaling(Operation *op, DictionaryAttr config) {
+  auto bad = [&]() {
+    return op->emitError() << "'" << AmpDialect::kLossScalingAttrName << "' ";
+  };
+  auto mode = config.getAs<StringAttr>("mode");
+  if (!mode || (mode.getValue() != "dynamic" && mode.getValue() != "static"))
+    return bad() << "needs mode = \"dynamic\" or \"static\"";
+  bool dynamic = mode.getValue() == "dynamic";
+  ScalerSettings settings;
+  for (NamedAttribute entry : config) {
+    StringRef key = entry.getName().getValue();
+    Attribute value = entry.getValue();
+    auto number = dyn_cast<FloatAttr>(value);
+    auto count = dyn_cast<IntegerAttr>(value);
+    if (key == "mode")
+      continue;
+    if (key == "init_scale" || key == "growth_factor" ||
+        key == "backoff_factor" || key == "min_scale" || key == "max_scale") {
+      // amp-optimizer copies them into amp.scaler_update's f64 attributes.
+      if (!number || !number.getType().isF64())
+        return bad() << "entry '" << key << "' must be an f64, got " << value;
+      double v = number.getValueAsDouble();
+      if (key == "init_scale")
+        settings.initScale = v;
+      else if (key == "growth_factor")
+        settings.growthFactor = v;
+      else if (key == "backoff_factor")
+        settings.backoffFactor = v;
+      else if (key == "min_scale")
+        settings.minScale = v;
+      else
+        settings.maxScale = v;
+      continue;
+    }
+    if (key == "growth_interval" || key == "hysteresis") {
+      if (!count || !count.getType().isSignlessInteger(64))
+        return bad() << "entry '" << key << "' must be an i64, got " << value;
+      (key == "hysteresis" ? settings.hysteresis : settings.growthInterval) =
+          count.getInt();
+      continue;
+    }
+    return bad() << "has an unknown entry '" << key << "'";
+  }
+  SmallVector<StringRef> required{"init_scale"};
+  if (dynamic)
+    required.append(
+        {"growth_factor", "backoff_factor", "growth_interval", "hysteresis"});
+  for (StringRef key : required)
+    if (!config.get(key))
+      return bad() << "lacks '" << key << "' (" << mode.getValue()
+                   << " scaling needs it)";
+  std::string problem = checkScalerSettings(settings, /*optionNames=*/false);
+  if (!problem.empty())
+    return bad() << problem;
+  return success();
+}
+
+/// Checks one place of `amp.place`: "arena <offset>", "arg <index>",
+/// "view" or "fused" (Transforms/Backend.h).
+static bool isPlace(StringRef place) {
+  if (place == "view" || place == "fused")
+    return true;
+  uint64_t number = 0;
+  return (place.consume_front("arena ") || place.consume_front("arg ")) &&
+         !place.empty() && llvm::all_of(place, llvm::isDigit) &&
+         !place.getAsInteger(10, number) &&
+         number <= static_cast<uint64_t>(INT64_MAX);
+}
+
+/// The entries of `amp.memory` (--amp-plan-buffers), in bytes.
+static bool isMemoryEntry(StringRef key) {
+  return key == "arena" || key == "arguments" || key == "peak" ||
+         key == "peak_f32";
+}
+
 LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attribute) {
   if (attribute.getName() == kSeedAttrName) {
-    if (!isa<UnitAttr>(attribute.getValue()) || !isa<ConstantOp>(op))
-      return op->emitError() << "'" << kSeedAttrName
-                             << "' is a unit attribute of an amp.constant";
+    auto constant = dyn_cast<ConstantOp>(op);
+    auto type = constant ? dyn_cast<RankedTensorType>(constant.getType())
+                         : RankedTensorType();
+    if (!isa<UnitAttr>(attribute.getValue()) || !type || type.getRank() != 0 ||
+        !isa<FloatType>(type.getElementType()))
+      return op->emitError()
+             << "'" << kSeedAttrName
+             << "' is a unit attribute of a 0-d floating-point amp.constant";
     return success();
   }
   if (attribute.getName() == kLossScalingAttrName) {
-    if (!isa<DictionaryAttr>(attribute.getValue()) ||
-        !isa<FunctionOpInterface>(op))
+    auto config = dyn_cast<DictionaryAttr>(attribute.getValue());
+    if (!config || !isa<FunctionOpInterface>(op))
       return op->emitError() << "'" << kLossScalingAttrName
                              << "' is a dictionary on a function";
-    return success();
+    return verifyLossScaling(op, config);
   }
   if (attribute.getName() == kGradientOfAttrName) {
     if (!isa<FlatSymbolRefAttr>(attribute.getValue()) ||
@@ -117,10 +234,19 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
   // The backend's annotations (Transforms/Backend.h).
   StringRef name = attribute.getName().getValue();
   Attribute value = attribute.getValue();
-  if (name == "amp.kernel" || name == "amp.arena_size" ||
-      name == "amp.scratch") {
-    if (!isa<IntegerAttr>(value))
-      return op->emitError() << "'" << name << "' is an integer";
+  auto integer = dyn_cast<IntegerAttr>(value);
+  bool isCount = integer && integer.getType().isSignlessInteger(64) &&
+                 integer.getInt() >= 0;
+  if (name == "amp.kernel") {
+    if (!isCount || integer.getInt() > INT32_MAX)
+      return op->emitError()
+             << "'" << name << "' is a kernel number, an i64 in [0, 2^31)";
+    return success();
+  }
+  if (name == "amp.arena_size" || name == "amp.scratch") {
+    if (!isCount)
+      return op->emitError()
+             << "'" << name << "' is a byte count, a non-negative i64";
     return success();
   }
   if (name == "amp.epilogue") {
@@ -137,11 +263,28 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
         !llvm::all_of(places, [](Attribute a) { return isa<StringAttr>(a); }))
       return op->emitError()
              << "'amp.place' is an array of one string per result";
+    for (auto [i, place] :
+         llvm::enumerate(places.getAsValueRange<StringAttr>()))
+      if (!isPlace(place))
+        return op->emitError()
+               << "'amp.place' of result #" << i << " is '" << place
+               << "'; a place is \"arena <offset>\", \"arg <index>\", "
+                  "\"view\" or \"fused\"";
     return success();
   }
   if (name == "amp.memory") {
-    if (!isa<DictionaryAttr>(value) || !isa<FunctionOpInterface>(op))
+    auto memory = dyn_cast<DictionaryAttr>(value);
+    if (!memory || !isa<FunctionOpInterface>(op))
       return op->emitError() << "'amp.memory' is a dictionary on a function";
+    for (NamedAttribute entry : memory) {
+      auto bytes = dyn_cast<IntegerAttr>(entry.getValue());
+      if (!isMemoryEntry(entry.getName()) || !bytes ||
+          !bytes.getType().isSignlessInteger(64) || bytes.getInt() < 0)
+        return op->emitError()
+               << "'amp.memory' entry '" << entry.getName().getValue()
+               << "' is not one of arena, arguments, peak and peak_f32 with "
+                  "a non-negative i64 byte count";
+    }
     return success();
   }
   if (attribute.getName() != kPrecisionAttrName)

@@ -13,6 +13,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <cmath>
@@ -70,12 +71,79 @@ LogicalResult amp::broadcastShapes(ArrayRef<ArrayRef<int64_t>> shapes,
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Sizes
+//===----------------------------------------------------------------------===//
+
+std::optional<int64_t> amp::getCheckedProduct(ArrayRef<int64_t> factors) {
+  int64_t product = 1;
+  for (int64_t factor : factors)
+    if (llvm::MulOverflow(product, factor, product))
+      return std::nullopt;
+  return product;
+}
+
+std::optional<int64_t> amp::getCheckedNumElements(RankedTensorType type) {
+  return getCheckedProduct(type.getShape());
+}
+
+std::optional<int64_t> amp::getCheckedByteSize(RankedTensorType type,
+                                               int64_t floatBytes16) {
+  Type element = type.getElementType();
+  int64_t bytes =
+      element.isF16() || element.isBF16()
+          ? floatBytes16
+          : std::max<int64_t>(element.getIntOrFloatBitWidth() / 8, 1);
+  std::optional<int64_t> count = getCheckedNumElements(type);
+  if (!count)
+    return std::nullopt;
+  return getCheckedProduct({*count, bytes});
+}
+
+LogicalResult
+amp::verifyStorableTensor(function_ref<InFlightDiagnostic()> emitError,
+                          Type type, const Twine &what) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape() ||
+      !tensor.getElementType().isIntOrFloat())
+    return success();
+  if (llvm::is_contained(tensor.getShape(), 0))
+    return emitError() << what << " of type " << type
+                       << " is empty; amp tensors need every dimension to "
+                          "be at least 1";
+  if (!getCheckedByteSize(tensor))
+    return emitError() << what << " of type " << type
+                       << " is too large: its size in bytes does not fit "
+                          "in 64 bits";
+  return success();
+}
+
+LogicalResult OpTrait::amp::impl::verifyStorableTensors(Operation *op) {
+  auto emit = [op] { return op->emitOpError(); };
+  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(
+            verifyStorableTensor(emit, type, "operand #" + std::to_string(i))))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+    if (failed(
+            verifyStorableTensor(emit, type, "result #" + std::to_string(i))))
+      return failure();
+  return success();
+}
+
 static FloatType getFloatElementType(Value value) {
   return cast<FloatType>(getElementTypeOrSelf(value.getType()));
 }
 
 static int64_t getNumElements(Value value) {
   return cast<RankedTensorType>(value.getType()).getNumElements();
+}
+
+/// `perElement` FLOPs for each element of `value` (its count fits: the op
+/// verified), or nullopt when the product does not fit.
+static std::optional<int64_t> getFlopsPerElement(Value value,
+                                                 int64_t perElement) {
+  return getCheckedProduct({getNumElements(value), perElement});
 }
 
 //===----------------------------------------------------------------------===//
@@ -170,27 +238,16 @@ LogicalResult CompareOp::verify() {
 // Shape ops
 //===----------------------------------------------------------------------===//
 
-std::optional<int64_t> amp::getCheckedNumElements(RankedTensorType type) {
-  int64_t count = 1;
-  for (int64_t dim : type.getShape())
-    if (llvm::MulOverflow(count, dim, count))
-      return std::nullopt;
-  return count;
-}
-
 LogicalResult ReshapeOp::verify() {
   auto input = cast<RankedTensorType>(getInput().getType());
   if (failed(verifySameElementType(*this, "input", input, "result", getType())))
     return failure();
-  std::optional<int64_t> inputCount = getCheckedNumElements(input);
-  std::optional<int64_t> resultCount = getCheckedNumElements(getType());
-  if (!inputCount || !resultCount)
-    return emitOpError() << "element count of "
-                         << (inputCount ? getType() : input)
-                         << " does not fit in 64 bits";
-  if (*inputCount != *resultCount)
-    return emitOpError() << "cannot reshape " << *inputCount
-                         << " elements into " << *resultCount;
+  // Both counts fit: the op's tensors verified (StorableTensors).
+  int64_t inputCount = input.getNumElements();
+  int64_t resultCount = getType().getNumElements();
+  if (inputCount != resultCount)
+    return emitOpError() << "cannot reshape " << inputCount << " elements into "
+                         << resultCount;
   return success();
 }
 
@@ -342,14 +399,13 @@ LogicalResult MatmulOp::verify() {
                                getFloatElementType(getLhs()));
 }
 
-int64_t MatmulOp::getForwardFlops() {
+std::optional<int64_t> MatmulOp::getForwardFlops() {
   FailureOr<MatmulDims> dims = getMatmulDims(*this);
   if (failed(dims))
     return 0;
-  int64_t batch = 1;
-  for (int64_t b : dims->batch)
-    batch *= b;
-  return 2 * batch * dims->m * dims->n * dims->k;
+  SmallVector<int64_t> factors(dims->batch);
+  factors.append({2, dims->m, dims->n, dims->k});
+  return getCheckedProduct(factors);
 }
 
 //===----------------------------------------------------------------------===//
@@ -376,18 +432,15 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
   ArrayRef<int64_t> q = types[0].getShape(), k = types[1].getShape(),
                     v = types[2].getShape();
   if (q[0] != k[0] || q[0] != v[0] || q[1] != k[1] || q[1] != v[1])
-    return emitOptional(loc, getOperationName(), "batch and head dimensions of query " +
-                                 formatShape(q) + ", key " + formatShape(k) +
-                                 " and value " + formatShape(v) + " differ");
-  if (q[3] == 0)
-    return emitOptional(loc, getOperationName(), "head dim must be positive");
-  if (q[3] != k[3])
-    return emitOptional(loc, getOperationName(), "query head dim " + std::to_string(q[3]) +
-                                 " differs from key head dim " +
-                                 std::to_string(k[3]));
-  if (k[2] == 0)
     return emitOptional(loc, getOperationName(),
-                        "key sequence length must be positive");
+                        "batch and head dimensions of query " + formatShape(q) +
+                            ", key " + formatShape(k) + " and value " +
+                            formatShape(v) + " differ");
+  if (q[3] != k[3])
+    return emitOptional(loc, getOperationName(),
+                        "query head dim " + std::to_string(q[3]) +
+                            " differs from key head dim " +
+                            std::to_string(k[3]));
   if (k[2] != v[2])
     return emitOptional(loc, getOperationName(), "key sequence length " + std::to_string(k[2]) +
                                  " differs from value sequence length " +
@@ -419,15 +472,21 @@ double AttentionOp::getScaleOrDefault() {
   return 1.0 / std::sqrt(static_cast<double>(query.getDimSize(3)));
 }
 
-int64_t AttentionOp::getForwardFlops() {
+std::optional<int64_t> AttentionOp::getForwardFlops() {
   auto q = cast<RankedTensorType>(getQuery().getType());
   auto v = cast<RankedTensorType>(getValue().getType());
-  int64_t scores = q.getDimSize(0) * q.getDimSize(1) * q.getDimSize(2) *
-                   v.getDimSize(2);
   // Two GEMMs and a softmax over the dense score matrix; a causal kernel
-  // skips about half of this work, which the count does not credit.
-  return 2 * scores * q.getDimSize(3) + 2 * scores * v.getDimSize(3) +
-         5 * scores;
+  // skips about half of this work, which the count does not credit:
+  // scores * (2 * D + 2 * Dv + 5).
+  std::optional<int64_t> scores = getCheckedProduct(
+      {q.getDimSize(0), q.getDimSize(1), q.getDimSize(2), v.getDimSize(2)});
+  int64_t perScore = 0;
+  if (!scores ||
+      llvm::AddOverflow(q.getDimSize(3), v.getDimSize(3), perScore) ||
+      llvm::MulOverflow(perScore, int64_t(2), perScore) ||
+      llvm::AddOverflow(perScore, int64_t(5), perScore))
+    return std::nullopt;
+  return getCheckedProduct({*scores, perScore});
 }
 
 //===----------------------------------------------------------------------===//
@@ -471,11 +530,6 @@ LogicalResult MeanOp::verify() { return verifyAccumulatingReduction(*this); }
 LogicalResult MaxOp::verify() {
   if (failed(verifyReduction(*this)))
     return failure();
-  auto input = cast<RankedTensorType>(getInput().getType());
-  for (int64_t dim : getDims())
-    if (input.getDimSize(dim) == 0)
-      return emitOpError() << "cannot take the maximum over dimension " << dim
-                           << ", which is empty";
   return verifySameElementType(*this, "input", getInput().getType(), "result",
                                getType());
 }
@@ -492,9 +546,15 @@ FloatType MeanOp::getAccumulatorType() {
   return getDefaultAccumulatorType(getFloatElementType(getInput()));
 }
 
-int64_t SumOp::getForwardFlops() { return getNumElements(getInput()); }
-int64_t MeanOp::getForwardFlops() { return getNumElements(getInput()); }
-int64_t MaxOp::getForwardFlops() { return getNumElements(getInput()); }
+std::optional<int64_t> SumOp::getForwardFlops() {
+  return getNumElements(getInput());
+}
+std::optional<int64_t> MeanOp::getForwardFlops() {
+  return getNumElements(getInput());
+}
+std::optional<int64_t> MaxOp::getForwardFlops() {
+  return getNumElements(getInput());
+}
 
 //===----------------------------------------------------------------------===//
 // Normalisation
@@ -509,9 +569,11 @@ LogicalResult LogSoftmaxOp::verify() {
 }
 
 // max, subtract, exp, sum and divide (or log and subtract) per element.
-int64_t SoftmaxOp::getForwardFlops() { return 5 * getNumElements(getInput()); }
-int64_t LogSoftmaxOp::getForwardFlops() {
-  return 5 * getNumElements(getInput());
+std::optional<int64_t> SoftmaxOp::getForwardFlops() {
+  return getFlopsPerElement(getInput(), 5);
+}
+std::optional<int64_t> LogSoftmaxOp::getForwardFlops() {
+  return getFlopsPerElement(getInput(), 5);
 }
 
 static LogicalResult verifyEpsilon(Operation *op, double epsilon) {
@@ -561,11 +623,13 @@ LogicalResult RmsNormOp::verify() {
 }
 
 // mean, subtract, square, variance sum, scale, affine multiply and add.
-int64_t LayerNormOp::getForwardFlops() {
-  return 8 * getNumElements(getInput());
+std::optional<int64_t> LayerNormOp::getForwardFlops() {
+  return getFlopsPerElement(getInput(), 8);
 }
 // square, sum, scale, weight multiply and the final multiply.
-int64_t RmsNormOp::getForwardFlops() { return 5 * getNumElements(getInput()); }
+std::optional<int64_t> RmsNormOp::getForwardFlops() {
+  return getFlopsPerElement(getInput(), 5);
+}
 
 //===----------------------------------------------------------------------===//
 // EmbeddingOp
@@ -598,8 +662,6 @@ LogicalResult EmbeddingOp::verify() {
   if (table.getRank() != 2)
     return emitOpError() << "table must have rank 2 [rows, features], got "
                          << table;
-  if (table.getDimSize(0) == 0)
-    return emitOpError("table has no rows");
   return success();
 }
 
@@ -625,8 +687,6 @@ LogicalResult CrossEntropyOp::verify() {
   auto labels = cast<RankedTensorType>(getLabels().getType());
   if (logits.getRank() == 0)
     return emitOpError("logits must have a class dimension");
-  if (logits.getShape().back() == 0)
-    return emitOpError("logits need at least one class");
   if (labels.getShape() != logits.getShape().drop_back())
     return emitOpError() << "labels shape " << formatShape(labels.getShape())
                          << " does not match the logits' leading shape "
@@ -643,11 +703,13 @@ LogicalResult MseLossOp::verify() {
 }
 
 // log-sum-exp over the classes (max, subtract, exp, add) and the pick.
-int64_t CrossEntropyOp::getForwardFlops() {
-  return 5 * getNumElements(getLogits());
+std::optional<int64_t> CrossEntropyOp::getForwardFlops() {
+  return getFlopsPerElement(getLogits(), 5);
 }
 // subtract, square, add.
-int64_t MseLossOp::getForwardFlops() { return 3 * getNumElements(getInput()); }
+std::optional<int64_t> MseLossOp::getForwardFlops() {
+  return getFlopsPerElement(getInput(), 3);
+}
 
 //===----------------------------------------------------------------------===//
 // Gradients
@@ -691,8 +753,8 @@ int64_t CrossEntropyGradOp::getIndexBound() {
 LogicalResult CrossEntropyGradOp::verify() {
   auto logits = cast<RankedTensorType>(getLogits().getType());
   auto labels = cast<RankedTensorType>(getLabels().getType());
-  if (logits.getRank() == 0 || logits.getShape().back() == 0)
-    return emitOpError("logits need a non-empty class dimension");
+  if (logits.getRank() == 0)
+    return emitOpError("logits must have a class dimension");
   if (labels.getShape() != logits.getShape().drop_back())
     return emitOpError() << "labels shape " << formatShape(labels.getShape())
                          << " does not match the logits' leading shape "
@@ -719,9 +781,8 @@ LogicalResult EmbeddingGradOp::verify() {
                                     ? getType().getDimSize(0)
                                     : int64_t(0),
                                 grad.getShape().back()};
-  if (getType().getRank() != 2 || getType().getDimSize(0) == 0)
-    return emitOpError() << "result must be a table [rows, features] with at "
-                            "least one row, got "
+  if (getType().getRank() != 2)
+    return emitOpError() << "result must be a table [rows, features], got "
                          << getType();
   return verifyResultShape(*this, expected, getType(),
                            grad.getElementType());
@@ -829,34 +890,94 @@ LogicalResult UnscaleOp::verify() {
   return success();
 }
 
+/// The largest count an f32 tracker holds exactly (beyond it, adding one
+/// changes nothing).
+static constexpr int64_t kMaxExactF32Count = int64_t(1) << 24;
+
+std::string amp::checkScalerSettings(const ScalerSettings &settings,
+                                     bool optionNames) {
+  auto name = [&](StringRef entry) {
+    std::string text = entry.str();
+    if (optionNames)
+      std::replace(text.begin(), text.end(), '_', '-');
+    return text;
+  };
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  auto num = [](double value) { return llvm::formatv("{0:e}", value).str(); };
+  // What the scale's f32 tensor stores.
+  auto asF32 = [](double value) {
+    return static_cast<double>(static_cast<float>(value));
+  };
+  auto positiveF32 = [&](double value) {
+    return asF32(value) > 0 && std::isfinite(asF32(value));
+  };
+  if (settings.initScale && !positiveF32(*settings.initScale))
+    os << name("init_scale")
+       << " must be positive and finite in f32, the type the scale is kept "
+          "in, got "
+       << num(*settings.initScale);
+  else if (!(settings.growthFactor > 1) ||
+           !std::isfinite(settings.growthFactor))
+    os << name("growth_factor") << " must be greater than 1, got "
+       << num(settings.growthFactor);
+  else if (!(settings.backoffFactor > 0 && settings.backoffFactor < 1))
+    os << name("backoff_factor") << " must lie in (0, 1), got "
+       << num(settings.backoffFactor);
+  else if (settings.growthInterval <= 0)
+    os << name("growth_interval") << " must be positive, got "
+       << settings.growthInterval;
+  else if (settings.growthInterval > kMaxExactF32Count)
+    os << name("growth_interval") << " " << settings.growthInterval
+       << " exceeds 2^24, the largest count the f32 growth tracker holds "
+          "exactly";
+  else if (settings.hysteresis <= 0)
+    os << name("hysteresis") << " must be positive, got "
+       << settings.hysteresis;
+  else if (settings.hysteresis > kMaxExactF32Count)
+    os << name("hysteresis") << " " << settings.hysteresis
+       << " exceeds 2^24, the largest count the f32 hysteresis tracker holds "
+          "exactly";
+  else if (settings.minScale && !positiveF32(*settings.minScale))
+    os << name("min_scale") << " must be positive and finite in f32, got "
+       << num(*settings.minScale);
+  else if (settings.maxScale && !positiveF32(*settings.maxScale))
+    os << name("max_scale") << " must be positive and finite in f32, got "
+       << num(*settings.maxScale);
+  else if (settings.minScale && settings.maxScale &&
+           asF32(*settings.minScale) > asF32(*settings.maxScale))
+    os << name("min_scale") << " " << num(*settings.minScale) << " exceeds "
+       << name("max_scale") << " " << num(*settings.maxScale);
+  else if (settings.initScale && settings.maxScale &&
+           asF32(*settings.initScale) > asF32(*settings.maxScale))
+    os << name("init_scale") << " " << num(*settings.initScale) << " exceeds "
+       << name("max_scale") << " " << num(*settings.maxScale)
+       << ": the first step would run above the clamp";
+  else if (settings.initScale && settings.minScale &&
+           asF32(*settings.initScale) < asF32(*settings.minScale))
+    os << name("init_scale") << " " << num(*settings.initScale) << " is below "
+       << name("min_scale") << " " << num(*settings.minScale)
+       << ": the first step would run below the clamp";
+  return message;
+}
+
 LogicalResult ScalerUpdateOp::verify() {
   auto type = cast<RankedTensorType>(getScale().getType());
   if (type.getRank() != 0 || !type.getElementType().isF32())
     return emitOpError() << "scaler state must be 0-d f32 tensors, got "
                          << type;
-  double growth = getGrowthFactor().convertToDouble();
-  double backoff = getBackoffFactor().convertToDouble();
-  if (!(growth > 1) || !std::isfinite(growth))
-    return emitOpError() << "growth_factor must be greater than 1, got "
-                         << growth;
-  if (!(backoff > 0 && backoff < 1))
-    return emitOpError() << "backoff_factor must lie in (0, 1), got "
-                         << backoff;
-  if (getGrowthInterval() <= 0)
-    return emitOpError() << "growth_interval must be positive, got "
-                         << getGrowthInterval();
-  if (getHysteresis() <= 0)
-    return emitOpError() << "hysteresis must be positive, got "
-                         << getHysteresis();
-  std::optional<APFloat> minScale = getMinScale(), maxScale = getMaxScale();
-  if (minScale && !(minScale->convertToDouble() > 0))
-    return emitOpError() << "min_scale must be positive, got "
-                         << minScale->convertToDouble();
-  if (minScale && maxScale &&
-      minScale->convertToDouble() > maxScale->convertToDouble())
-    return emitOpError() << "min_scale " << minScale->convertToDouble()
-                         << " exceeds max_scale "
-                         << maxScale->convertToDouble();
+  ScalerSettings settings;
+  settings.growthFactor = getGrowthFactor().convertToDouble();
+  settings.backoffFactor = getBackoffFactor().convertToDouble();
+  settings.growthInterval = getGrowthInterval();
+  settings.hysteresis = getHysteresis();
+  if (std::optional<APFloat> minScale = getMinScale())
+    settings.minScale = minScale->convertToDouble();
+  if (std::optional<APFloat> maxScale = getMaxScale())
+    settings.maxScale = maxScale->convertToDouble();
+  std::string problem = checkScalerSettings(settings, /*optionNames=*/false);
+  if (!problem.empty())
+    return emitOpError() << problem;
   return success();
 }
 

@@ -20,6 +20,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -73,6 +74,13 @@ std::string describeLoc(Location loc) {
 std::string describeOp(Operation *op) {
   return "'" + op->getName().getStringRef().str() + "' at " +
          describeLoc(op->getLoc());
+}
+
+std::string typeName(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  type.print(os);
+  return text;
 }
 
 int64_t byteWidth(Type element) {
@@ -146,6 +154,7 @@ private:
   Operation *lowSourceOf(Value value) const;
   bool isFree(Operation *op) const;
   SmallVector<unsigned> precisionOperands(Operation *op) const;
+  std::optional<unsigned> narrowedTarget(Operation *op) const;
   Value getOrCreateCast(Value value, Type target);
   void removeCastChains();
 
@@ -267,6 +276,21 @@ SmallVector<unsigned> FunctionAutocast::precisionOperands(Operation *op) const {
     if (precisionOp.isPrecisionOperand(i))
       indices.push_back(i);
   return indices;
+}
+
+/// For a loss: its first label or target (a precision operand after the
+/// input) that the compute type would narrow, if any. Under
+/// keep-fp32-low-io only the input, an activation, may be narrowed.
+std::optional<unsigned> FunctionAutocast::narrowedTarget(Operation *op) const {
+  if (!op->hasTrait<OpTrait::amp::LossFamily>())
+    return std::nullopt;
+  for (unsigned i : precisionOperands(op)) {
+    Type original = originalTypes.lookup(op->getOperand(i));
+    if (i != 0 && isFloatTensor(original) &&
+        getElementTypeOrSelf(original) != lowType)
+      return i;
+  }
+  return std::nullopt;
 }
 
 Origin FunctionAutocast::originOf(Value value) const {
@@ -409,11 +433,22 @@ void FunctionAutocast::label() {
         decision.category == PrecisionCategory::KeepFp32 &&
         !op->hasAttr(kPrecisionAttrName) && op->getNumOperands() > 0 &&
         originOf(op->getOperand(0)) == Origin::Low) {
-      decision.precision = Precision::HighLowIO;
-      decision.reason += "; computes in f32 with " +
-                         std::string(stringifyPrecisionCategory(
-                             PrecisionCategory::LowerPrecision)) +
-                         " I/O (keep-fp32-low-io)";
+      // Only activations are narrowed: a loss's labels and targets keep
+      // their type (an f32 regression target above 65504 is inf in f16).
+      // A loss whose target the compute type would narrow stays f32.
+      if (std::optional<unsigned> target = narrowedTarget(op)) {
+        decision.reason +=
+            "; f32 I/O despite keep-fp32-low-io: its target (operand #" +
+            std::to_string(*target) + ", " +
+            typeName(originalTypes.lookup(op->getOperand(*target))) +
+            ") keeps its type";
+      } else {
+        decision.precision = Precision::HighLowIO;
+        decision.reason += "; computes in f32 with " +
+                           std::string(stringifyPrecisionCategory(
+                               PrecisionCategory::LowerPrecision)) +
+                           " I/O (keep-fp32-low-io)";
+      }
     }
   }
 }
@@ -482,18 +517,25 @@ void FunctionAutocast::rewrite() {
     }
     Precision precision = it->second.precision;
     SmallVector<unsigned> indices = precisionOperands(op);
-    // Low I/O: the activation goes low; a norm's weight and bias keep their
-    // type (they may differ), every other op needs matching operands.
-    bool lowIOActivationOnly = op->hasTrait<OpTrait::amp::NormalizationFamily>();
+    // Low I/O: the activation goes low; a norm's weight and bias go f32
+    // (they may differ), a loss's labels and targets keep their type (which
+    // is the compute type: label() saw to that), every other op needs
+    // matching operands.
+    bool isNorm = op->hasTrait<OpTrait::amp::NormalizationFamily>();
+    bool isLossOp = op->hasTrait<OpTrait::amp::LossFamily>();
     for (unsigned i : indices) {
       Value operand = op->getOperand(i);
       Type original = originalTypes.lookup(operand);
-      bool low = precision == Precision::Low ||
-                 (precision == Precision::HighLowIO &&
-                  (!lowIOActivationOnly || i == 0));
-      op->setOperand(i, getOrCreateCast(operand,
-                                        low ? withElementType(original, lowType)
-                                            : highType(original)));
+      bool lowIO = precision == Precision::HighLowIO;
+      Type type;
+      if (precision == Precision::Low ||
+          (lowIO && (i == 0 || (!isNorm && !isLossOp))))
+        type = withElementType(original, lowType);
+      else if (lowIO && isLossOp)
+        type = original;
+      else
+        type = highType(original);
+      op->setOperand(i, getOrCreateCast(operand, type));
     }
     // Non-precision float operands (none today) keep their types.
     for (OpOperand &operand : op->getOpOperands())
@@ -577,18 +619,19 @@ static std::string formatBytes(int64_t bytes) {
   return text;
 }
 
-/// Bytes a cast reads and writes per step.
-static int64_t castBytes(CastOp op) {
-  auto from = cast<RankedTensorType>(op.getInput().getType());
-  return from.getNumElements() * (byteWidth(from.getElementType()) +
-                                  byteWidth(op.getType().getElementType()));
+/// `total + bytes`, held at INT64_MAX: the cast traffic of the report.
+static int64_t addBytes(int64_t total, int64_t bytes) {
+  int64_t sum = 0;
+  return llvm::AddOverflow(total, bytes, sum) ? INT64_MAX : sum;
 }
 
-static std::string typeName(Type type) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  type.print(os);
-  return text;
+/// Bytes a cast reads and writes per step (each side fits: the cast's
+/// tensors verified).
+static int64_t castBytes(CastOp op) {
+  auto from = cast<RankedTensorType>(op.getInput().getType());
+  int64_t count = from.getNumElements();
+  return addBytes(count * byteWidth(from.getElementType()),
+                  count * byteWidth(op.getType().getElementType()));
 }
 
 static StringRef precisionName(Precision precision) {
@@ -611,7 +654,7 @@ std::string FunctionAutocast::summaryLine() {
     converted += entry.second.precision == Precision::Low;
   int64_t bytes = 0;
   for (CastOp op : createdCasts)
-    bytes += castBytes(op);
+    bytes = addBytes(bytes, castBytes(op));
   std::string text;
   llvm::raw_string_ostream(text)
       << "converted " << converted << "/" << decisions.size() << " ops to "
@@ -657,7 +700,7 @@ llvm::json::Object FunctionAutocast::report() {
     } else {
       what = "result of " + describeOp(source.getDefiningOp());
     }
-    totalBytes += castBytes(op);
+    totalBytes = addBytes(totalBytes, castBytes(op));
     castsJson.push_back(llvm::json::Object{
         {"value", what},
         {"from", typeName(getElementTypeOrSelf(source.getType()))},

@@ -21,13 +21,8 @@ bool backend::isElementwise(Operation *op) {
 bool backend::isView(Operation *op) { return isa<ReshapeOp>(op); }
 
 int64_t backend::getByteSize(Type type, int64_t floatBytes16) {
-  auto tensor = cast<RankedTensorType>(type);
-  Type element = tensor.getElementType();
-  int64_t bytes =
-      element.isF16() || element.isBF16()
-          ? floatBytes16
-          : std::max<int64_t>(element.getIntOrFloatBitWidth() / 8, 1);
-  return tensor.getNumElements() * bytes;
+  // checkCompilable checked that it fits.
+  return *getCheckedByteSize(cast<RankedTensorType>(type), floatBytes16);
 }
 
 int64_t backend::getScratchBytes(Operation *op) {
@@ -108,14 +103,21 @@ static bool isSupportedElement(Type type) {
                      integer.getWidth() == 64);
 }
 
-static LogicalResult checkType(Operation *where, Type type, StringRef what) {
+static LogicalResult checkType(Location loc, Type type, const Twine &what) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !tensor.hasStaticShape())
-    return where->emitError() << "the backend needs static shapes; " << what
-                              << " is " << type;
+    return emitError(loc) << "the backend needs static shapes; " << what
+                          << " is " << type;
   if (!isSupportedElement(tensor.getElementType()))
-    return where->emitError() << "the backend cannot store " << what
-                              << " of type " << type;
+    return emitError(loc) << "the backend cannot store " << what << " of type "
+                          << type;
+  // Values no amp op verified (arguments only returned, say) included.
+  if (failed(verifyStorableTensor([&] { return emitError(loc); }, type, what)))
+    return failure();
+  if (!getCheckedByteSize(tensor, 4))
+    return emitError(loc) << what << " of type " << type
+                          << " is too large: its size as f32, which the "
+                             "memory report gives, does not fit in 64 bits";
   return success();
 }
 
@@ -125,8 +127,9 @@ LogicalResult backend::checkCompilable(func::FuncOp func) {
                                "block; @"
                             << func.getSymName() << " has "
                             << (func.isExternal() ? "no body" : "several");
-  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
-    if (failed(checkType(func, type, "argument #" + std::to_string(i))))
+  for (BlockArgument arg : func.getArguments())
+    if (failed(checkType(arg.getLoc(), arg.getType(),
+                         "argument #" + Twine(arg.getArgNumber()))))
       return failure();
   WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
     if (op == func.getOperation() || isa<func::ReturnOp>(op))
@@ -139,7 +142,7 @@ LogicalResult backend::checkCompilable(func::FuncOp func) {
                              << "' is not supported by the backend (only "
                                 "amp ops are compiled)";
     for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
-      if (failed(checkType(op, type, "result #" + std::to_string(i))))
+      if (failed(checkType(op->getLoc(), type, "result #" + Twine(i))))
         return WalkResult::interrupt();
     if (auto matmul = dyn_cast<MatmulOp>(op)) {
       Type a = matmul.getLhs().getType().getElementType();

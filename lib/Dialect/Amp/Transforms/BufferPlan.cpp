@@ -13,6 +13,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 #include <map>
@@ -316,6 +317,11 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
       }
     }
 
+    // Every offset and total below is at most the sum of all sizes: check
+    // once that it fits (with 16-bit floats as f32, the larger figure).
+    if (failed(checkTotalFits(func, intervals)))
+      return signalPassFailure();
+
     // By size while that is affordable (10-15% smaller arenas on the
     // examples), in program order beyond, so that planning stays
     // O(n log n) on graphs of 100k ops. The f32 figures first: the offsets
@@ -365,6 +371,30 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
     if (!report.empty() && failed(writeReport(func, arena, arguments,
                                               arenaF32 + argumentsF32)))
       return signalPassFailure();
+  }
+
+  /// Checks that the arguments and every interval, aligned, fit together
+  /// in int64 bytes: then no offset, arena size or peak can overflow.
+  static LogicalResult checkTotalFits(func::FuncOp func,
+                                      ArrayRef<Interval> intervals) {
+    int64_t total = 0;
+    auto add = [&](int64_t bytes) {
+      return !llvm::AddOverflow(bytes, kArenaAlignment - 1, bytes) &&
+             !llvm::AddOverflow(total, bytes, total);
+    };
+    bool fits = true;
+    for (Type type : func.getArgumentTypes())
+      fits = fits && add(getByteSize(type, 4));
+    for (const Interval &interval : intervals)
+      fits = fits && add(interval.bytes >= 0
+                             ? interval.bytes
+                             : getByteSize(interval.value.getType(), 4));
+    if (fits)
+      return success();
+    return func.emitError()
+           << "amp-plan-buffers: the memory of @" << func.getSymName()
+           << " (its arguments and every value placed) does "
+              "not fit in 64-bit byte counts";
   }
 
   LogicalResult writeReport(func::FuncOp func, int64_t arena,

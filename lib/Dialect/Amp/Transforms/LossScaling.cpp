@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/GradientFunction.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -106,11 +107,6 @@ struct AmpLossScalingPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto num = [](double value) {
-      std::string text;
-      llvm::raw_string_ostream(text) << value;
-      return text;
-    };
     auto bad = [&](const Twine &what) {
       emitOptionError(&getContext()) << "amp-loss-scaling: " << what;
       signalPassFailure();
@@ -119,30 +115,34 @@ struct AmpLossScalingPass
         mode != "none")
       return bad("unknown mode '" + mode +
                  "'; expected auto, dynamic, static or none");
-    if (!(initScale > 0) || !std::isfinite(initScale))
-      return bad("init-scale must be positive and finite, got " +
-                 num(initScale));
-    if (!(growthFactor > 1) || !std::isfinite(growthFactor))
-      return bad("growth-factor must be greater than 1, got " +
-                 num(growthFactor));
-    if (!(backoffFactor > 0 && backoffFactor < 1))
-      return bad("backoff-factor must lie in (0, 1), got " +
-                 num(backoffFactor));
-    if (growthInterval <= 0)
-      return bad("growth-interval must be positive, got " +
-                 Twine(growthInterval));
-    if (hysteresis <= 0)
-      return bad("hysteresis must be positive, got " + Twine(hysteresis));
+    // The clamps' 0 means none; the rest is checked as the scaler's f32
+    // state stores it (amp.loss_scaling and amp.scaler_update say the same).
     if (minScale < 0 || maxScale < 0)
       return bad("min-scale and max-scale must not be negative");
-    if (minScale > 0 && maxScale > 0 && minScale > maxScale)
-      return bad("min-scale " + num(minScale) + " exceeds max-scale " +
-                 num(maxScale));
+    ScalerSettings settings;
+    settings.initScale = initScale;
+    settings.growthFactor = growthFactor;
+    settings.backoffFactor = backoffFactor;
+    settings.growthInterval = growthInterval;
+    settings.hysteresis = hysteresis;
+    if (minScale > 0)
+      settings.minScale = minScale;
+    if (maxScale > 0)
+      settings.maxScale = maxScale;
+    std::string problem = checkScalerSettings(settings, /*optionNames=*/true);
+    if (!problem.empty())
+      return bad(problem);
 
+    SymbolTable symbols(module);
     SmallVector<func::FuncOp> grads;
-    for (auto func : module.getOps<func::FuncOp>())
-      if (func->hasAttr(AmpDialect::kGradientOfAttrName))
-        grads.push_back(func);
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (!func->hasAttr(AmpDialect::kGradientOfAttrName))
+        continue;
+      // A gradient function read from a file is checked before it is read.
+      if (failed(checkGradientFunction(func, symbols, "amp-loss-scaling")))
+        return signalPassFailure();
+      grads.push_back(func);
+    }
     if (grads.empty()) {
       // At the module's location, without printing the module.
       emitError(module.getLoc())

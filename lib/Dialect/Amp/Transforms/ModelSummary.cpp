@@ -17,7 +17,10 @@ struct AmpModelSummaryPass
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
-      printFunctionSummary(summarizeFunction(func), llvm::outs());
+      FailureOr<FunctionSummary> summary = summarizeFunction(func);
+      if (failed(summary))
+        return signalPassFailure();
+      printFunctionSummary(*summary, llvm::outs());
     }
     llvm::outs().flush();
     markAllAnalysesPreserved();

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/GradientFunction.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -167,6 +168,7 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
   Location loc = original.getLoc();
   auto step = b.create<func::FuncOp>(loc, name,
                                      b.getFunctionType(inputs, results));
+  symbols.insert(step); // a second gradient of the same function collides
   Block *body = step.addEntryBlock();
   unsigned numParams = params.size(), numState = stateTypes.size();
   // Parameters and batch inputs keep the locations of the model's
@@ -430,22 +432,22 @@ struct AmpOptimizerPass : amp::impl::AmpOptimizerBase<AmpOptimizerPass> {
                  Twine(config.accumulate));
 
     SymbolTable symbols(module);
-    SmallVector<std::pair<func::FuncOp, func::FuncOp>> targets;
+    SmallVector<GradientFunction> targets;
     for (auto func : module.getOps<func::FuncOp>()) {
-      auto of = func->getAttrOfType<FlatSymbolRefAttr>(
-          AmpDialect::kGradientOfAttrName);
-      if (!of)
+      if (!func->hasAttr(AmpDialect::kGradientOfAttrName))
         continue;
-      auto original = symbols.lookup<func::FuncOp>(of.getValue());
-      if (!original)
-        return badModule("@" + func.getSymName() + " is the gradient of @" +
-                         of.getValue() + ", which does not exist");
-      targets.push_back({func, original});
+      // Its signature, and amp.loss_scaling (the dialect verified the
+      // entries), are read below: checked first.
+      FailureOr<GradientFunction> target =
+          checkGradientFunction(func, symbols, "amp-optimizer");
+      if (failed(target))
+        return signalPassFailure();
+      targets.push_back(*target);
     }
     if (targets.empty())
       return badModule("no gradient function; run --amp-autodiff first");
-    for (auto [grad, original] : targets)
-      if (failed(buildStep(grad, original, config, symbols)))
+    for (const GradientFunction &target : targets)
+      if (failed(buildStep(target.grad, target.original, config, symbols)))
         return signalPassFailure();
   }
 };

@@ -48,3 +48,11 @@ func.func @mixed(%w: tensor<1024x1024xf16> {amp.param}, %g: tensor<1024xbf16> {a
 // Declarations have no body and are skipped.
 // CHECK-NOT: function @external
 func.func private @external(tensor<2xf32>) -> tensor<2xf32>
+
+// Counts beyond 64 bits are errors at the op or argument, never wrapped
+// (negative) figures.
+// RUN: not amp-opt %S/Inputs/model-summary-overflow.mlir --split-input-file --amp-model-summary -o /dev/null 2>&1 | FileCheck %s --check-prefix=OVERFLOW
+// OVERFLOW: offset :6:8: error: amp-model-summary: the forward FLOPs of this op do not fit in 64 bits
+// OVERFLOW: offset :4:78: error: amp-model-summary: the parameter counts of @parameter_bytes do not fit in 64 bits
+// OVERFLOW: offset :6:8: error: amp-model-summary: the forward FLOPs of @flops_sum do not fit in 64 bits
+// OVERFLOW-NOT: forward FLOPs: -

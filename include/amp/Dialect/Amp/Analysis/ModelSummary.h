@@ -55,7 +55,10 @@ struct FunctionSummary {
   int64_t forwardFlops = 0;
 };
 
-FunctionSummary summarizeFunction(func::FuncOp func);
+/// Fails, with an error at the argument or op concerned, when a count
+/// (parameter elements or bytes, an op's FLOPs, or their sums) does not fit
+/// in int64.
+FailureOr<FunctionSummary> summarizeFunction(func::FuncOp func);
 
 void printFunctionSummary(const FunctionSummary &summary, raw_ostream &os);
 

@@ -130,6 +130,11 @@ def Amp_DataFamily : Amp_FamilyTrait<"Data">;
 def Amp_GradientFamily : Amp_FamilyTrait<"Gradient">;
 def Amp_OptimizerFamily : Amp_FamilyTrait<"Optimizer">;
 
+// Every amp op: its tensors are non-empty and their byte sizes fit in int64.
+def Amp_StorableTensors : NativeOpTrait<"StorableTensors"> {
+  let cppNamespace = "::mlir::OpTrait::amp";
+}
+
 //===----------------------------------------------------------------------===//
 // Precision categories
 //===----------------------------------------------------------------------===//

@@ -19,11 +19,14 @@ def Amp_FlopCountOpInterface : OpInterface<"FlopCountOpInterface"> {
     right figure for elementwise ops; contractions, reductions, normalisations
     and losses override it, and data movement (shape ops, casts, constants,
     gathers) counts zero. docs/architecture.md tabulates the conventions.
+    A count that does not fit in int64 (a GEMM of 2^21 on every side) is
+    std::nullopt: the tensors of a verified op fit, their products may not.
   }];
   let methods = [
     InterfaceMethod<
-      /*desc=*/"Floating-point operations of one forward evaluation.",
-      /*retTy=*/"int64_t",
+      /*desc=*/"Floating-point operations of one forward evaluation, or "
+               "std::nullopt when they do not fit in int64.",
+      /*retTy=*/"std::optional<int64_t>",
       /*methodName=*/"getForwardFlops",
       /*args=*/(ins),
       /*methodBody=*/"",

@@ -16,10 +16,13 @@ include "mlir/IR/BuiltinAttributeInterfaces.td"
 
 // Ops that compute take part in amp-autocast (PrecisionOpInterface);
 // constants, casts and iota do not: autocast converts or places those itself.
+// Every op's tensors are non-empty and of a size that fits in 64 bits
+// (Amp_StorableTensors, checked before the op's own verifier).
 class Amp_Op<string mnemonic, list<Trait> traits = [],
              bit hasPrecisionCategory = 1>
     : Op<Amp_Dialect, mnemonic,
-         !listconcat(traits, [Pure, Amp_FlopCountOpInterface],
+         !listconcat([Amp_StorableTensors], traits,
+                     [Pure, Amp_FlopCountOpInterface],
                      !if(hasPrecisionCategory, [Amp_PrecisionOpInterface],
                          []))>;
 

@@ -1,7 +1,8 @@
 //===- AmpTraits.h - amp op-family traits -----------------------*- C++ -*-===//
 //
 // Marker traits naming the family of an amp op. They carry no verification;
-// analyses ask `op->hasTrait<...>()` instead of matching op names.
+// analyses ask `op->hasTrait<...>()` instead of matching op names. One trait
+// every amp op has, StorableTensors, verifies the sizes of its tensors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,6 +40,22 @@ AMP_CATEGORY_TRAIT(Promote)
 AMP_CATEGORY_TRAIT(Follow)
 
 #undef AMP_CATEGORY_TRAIT
+
+namespace impl {
+LogicalResult verifyStorableTensors(Operation *op);
+} // namespace impl
+
+/// Every tensor an amp op reads or writes can be stored: no empty dimension
+/// (an empty batch trains nothing) and a size in bytes that fits in int64
+/// (mlir::amp::verifyStorableTensor). The passes and the backend compute
+/// sizes from these types without checking again.
+template <typename ConcreteType>
+class StorableTensors : public TraitBase<ConcreteType, StorableTensors> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return impl::verifyStorableTensors(op);
+  }
+};
 
 } // namespace mlir::OpTrait::amp
 

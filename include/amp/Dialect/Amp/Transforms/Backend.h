@@ -46,7 +46,8 @@ bool isView(Operation *op);
 
 /// Bytes a value of the ranked tensor type `type` takes in memory (i1 as
 /// one byte), with 16-bit floats counted as `floatBytes16` (4 gives what
-/// the value would take in f32).
+/// the value would take in f32). For the values of a function that
+/// checkCompilable accepted, which checked that both fit in int64.
 int64_t getByteSize(Type type, int64_t floatBytes16 = 2);
 
 /// Bytes of arena memory the kernel of `op` needs besides its results, for
@@ -77,8 +78,9 @@ std::optional<unsigned> getReplacedOperand(Operation *update, unsigned result);
 SmallVector<Operation *> getGuardSelects(Operation *update);
 
 /// Checks that the backend can compile `func`: one block, no calls, static
-/// shapes, supported ops and types. Emits an error naming the first
-/// offending op.
+/// shapes, supported ops and types, tensors that are not empty and whose
+/// sizes in bytes (16-bit floats also counted as f32) fit in int64. Emits
+/// an error at the first offending argument or op.
 LogicalResult checkCompilable(func::FuncOp func);
 
 /// How amp_step_init starts a parameter, as PyTorch initialises the layer

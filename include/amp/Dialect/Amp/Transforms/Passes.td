@@ -99,7 +99,9 @@ def AmpAutocast : Pass<"amp-autocast", "mlir::ModuleOp"> {
                "Ops moved to keep-fp32 (wins over the policy file)">,
     Option<"keepFp32LowIO", "keep-fp32-low-io", "bool", /*default=*/"false",
            "Keep-fp32 ops fed in low precision compute in f32 internally "
-           "but read and write the compute type (less memory traffic)">,
+           "but read and write the compute type (less memory traffic); "
+           "only activations are narrowed, a loss's targets keep their "
+           "type">,
     Option<"reportFile", "report", "std::string", /*default=*/"\"\"",
            "Write the decisions, casts and summary as JSON">,
     Option<"dotFile", "dot", "std::string", /*default=*/"\"\"",
@@ -211,6 +213,11 @@ def AmpOptimizer : Pass<"amp-optimizer", "mlir::ModuleOp"> {
     `accumulate=N` the update applies on every N-th call only (a select, no
     control flow): parameters, moments and the step counter change then and
     only then.
+
+    A gradient function read from a file is checked before it is read: it
+    takes the arguments of the function it names (then the scale, when it
+    carries `amp.loss_scaling`) and returns the loss and one gradient per
+    parameter (then found_inf); anything else is an error naming both.
   }];
   let dependentDialects = ["::mlir::amp::AmpDialect",
                            "::mlir::func::FuncDialect"];

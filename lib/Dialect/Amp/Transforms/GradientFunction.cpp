@@ -1,0 +1,87 @@
+//===- GradientFunction.cpp - what amp-autodiff hands on ------------------===//
+
+#include "amp/Dialect/Amp/Transforms/GradientFunction.h"
+
+#include "amp/Dialect/Amp/IR/AmpOps.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::amp;
+
+/// `(tensor<4xf32>, tensor<f32>)`, the way signatures appear in messages.
+static std::string formatTypes(TypeRange types) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << '(';
+  llvm::interleaveComma(types, os);
+  os << ')';
+  return text;
+}
+
+static bool isScalar(Type type, bool f32Only) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getRank() == 0 &&
+         (f32Only ? tensor.getElementType().isF32()
+                  : isa<FloatType>(tensor.getElementType()));
+}
+
+FailureOr<GradientFunction> amp::checkGradientFunction(func::FuncOp grad,
+                                                       SymbolTable &symbols,
+                                                       StringRef pass) {
+  auto of =
+      grad->getAttrOfType<FlatSymbolRefAttr>(AmpDialect::kGradientOfAttrName);
+  auto error = [&]() {
+    InFlightDiagnostic diag = grad.emitError();
+    diag << pass << ": @" << grad.getSymName();
+    return diag;
+  };
+  auto original = symbols.lookup<func::FuncOp>(of.getValue());
+  if (!original)
+    return error() << " is the gradient of @" << of.getValue()
+                   << ", which is not a function of this module";
+  if (grad.isExternal() || original.isExternal())
+    return error() << " and @" << of.getValue()
+                   << " need bodies (a gradient function is made by "
+                      "amp-autodiff from its function)";
+  GradientFunction result{grad, original,
+                          grad->hasAttr(AmpDialect::kLossScalingAttrName)};
+
+  // Arguments: the original's, then the scale.
+  SmallVector<Type> expectedArgs(original.getArgumentTypes());
+  if (result.scaled)
+    expectedArgs.push_back(
+        RankedTensorType::get({}, Float32Type::get(grad.getContext())));
+  bool argsMatch =
+      ArrayRef<Type>(expectedArgs) == grad.getArgumentTypes() &&
+      (!result.scaled || grad.getArgAttr(grad.getNumArguments() - 1,
+                                         AmpDialect::kLossScaleAttrName));
+  if (!argsMatch)
+    return error() << " takes " << formatTypes(grad.getArgumentTypes())
+                   << "; as the gradient of @" << of.getValue() << " it takes "
+                   << formatTypes(expectedArgs)
+                   << (result.scaled ? ", the last marked amp.loss_scale "
+                                       "(it carries amp.loss_scaling)"
+                                     : "");
+
+  // Results: the loss, one gradient per parameter, then found_inf.
+  SmallVector<Type> gradients;
+  for (unsigned i = 0, e = original.getNumArguments(); i < e; ++i)
+    if (original.getArgAttr(i, AmpDialect::kParamAttrName))
+      gradients.push_back(original.getArgumentTypes()[i]);
+  TypeRange results = grad.getResultTypes();
+  size_t expectedCount = 1 + gradients.size() + (result.scaled ? 1 : 0);
+  bool resultsMatch =
+      results.size() == expectedCount && isScalar(results.front(), false) &&
+      llvm::equal(results.slice(1, gradients.size()), gradients) &&
+      (!result.scaled || isScalar(results.back(), true));
+  if (!resultsMatch)
+    return error() << " returns " << formatTypes(results)
+                   << "; as the gradient of @" << of.getValue()
+                   << " it returns the loss (a 0-d float tensor), then the "
+                      "gradients "
+                   << formatTypes(gradients) << " of its amp.param arguments"
+                   << (result.scaled ? ", then found_inf (a 0-d f32 tensor)"
+                                     : "");
+  return result;
+}
