@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
 #include "amp/InitAll.h"
 #include "amp/Interpreter/GradCheck.h"
 #include "amp/Interpreter/Interpreter.h"
@@ -360,6 +361,8 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
+  // Messages name arguments as the source does (gradcheck: 'w1').
+  amp::nameArgumentsFromSource(*module, &sourceMgr);
 
   func::FuncOp func = selectFunction(*module);
   if (!func)

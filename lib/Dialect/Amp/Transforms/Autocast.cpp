@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "amp/Dialect/Amp/Transforms/PrecisionPolicy.h"
 
@@ -782,6 +783,8 @@ void AmpAutocastPass::runOnOperation() {
       return signalPassFailure();
   policy.overrideWith(options);
 
+  // The reports name arguments as the source does.
+  nameArgumentsFromSource(module);
   llvm::json::Array functions;
   std::string dot;
   llvm::raw_string_ostream dotStream(dot);
