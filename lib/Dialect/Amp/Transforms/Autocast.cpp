@@ -71,6 +71,22 @@ std::string describeLoc(Location loc) {
   return text;
 }
 
+/// `text` inside a DOT string: quotes and backslashes escaped, line breaks
+/// as DOT writes them.
+std::string dotEscape(StringRef text) {
+  std::string escaped;
+  for (char c : text) {
+    if (c == '\n') {
+      escaped += "\\n";
+      continue;
+    }
+    if (c == '"' || c == '\\')
+      escaped += '\\';
+    escaped += c;
+  }
+  return escaped;
+}
+
 std::string describeOp(Operation *op) {
   return "'" + op->getName().getStringRef().str() + "' at " +
          describeLoc(op->getLoc());
@@ -391,7 +407,7 @@ void FunctionAutocast::label() {
       }
       auto describe = [&](Value value) {
         if (auto arg = dyn_cast<BlockArgument>(value))
-          return "argument #" + std::to_string(arg.getArgNumber());
+          return describeArgument(func, arg.getArgNumber());
         return describeOp(value.getDefiningOp());
       };
       if (widest) {
@@ -652,7 +668,7 @@ llvm::json::Object FunctionAutocast::report() {
     Value source = op.getInput();
     std::string what;
     if (auto arg = dyn_cast<BlockArgument>(source)) {
-      what = "argument #" + std::to_string(arg.getArgNumber());
+      what = describeArgument(func, arg.getArgNumber());
       if (func.getArgAttr(arg.getArgNumber(), AmpDialect::kParamAttrName))
         what += " (parameter, cast once per step)";
     } else {
@@ -708,10 +724,17 @@ void FunctionAutocast::writeDot(llvm::raw_ostream &os) {
      << "    label=\"@" << func.getSymName() << ": " << summaryLine()
      << "\";\n";
   std::string prefix = func.getSymName().str() + "_";
-  for (BlockArgument arg : func.getArguments())
+  for (BlockArgument arg : func.getArguments()) {
+    // The model's name of the argument where it has one.
+    StringRef name = getArgumentName(func, arg.getArgNumber());
+    std::string label = name.empty()
+                            ? "%arg" + std::to_string(arg.getArgNumber())
+                            : dotEscape(name);
     os << "    \"" << prefix << "arg" << arg.getArgNumber()
-       << "\" [shape=ellipse, style=filled, fillcolor=\"#dddddd\", label=\"%arg"
-       << arg.getArgNumber() << "\\n" << typeName(arg.getType()) << "\"];\n";
+       << "\" [shape=ellipse, style=filled, fillcolor=\"#dddddd\", label=\""
+       << label << "\\n"
+       << typeName(arg.getType()) << "\"];\n";
+  }
   for (Operation &op : func.getBody().front()) {
     int id = next++;
     ids[&op] = id;
