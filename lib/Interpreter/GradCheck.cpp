@@ -3,6 +3,7 @@
 #include "amp/Interpreter/GradCheck.h"
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "amp/Interpreter/Interpreter.h"
 
@@ -113,6 +114,7 @@ interp::gradCheck(ModuleOp module, StringRef funcName, ArrayRef<Tensor> args,
     const Tensor &gradient = (*derived)[gradIndex++];
     ParameterCheck check;
     check.argNumber = i;
+    check.argument = describeArgument(func, i);
     llvm::raw_string_ostream(check.type) << module.lookupSymbol<func::FuncOp>(
                                                 funcName)
                                                 .getArgumentTypes()[i];

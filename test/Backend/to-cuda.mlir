@@ -125,15 +125,17 @@
 
 // The tensor table: parameters with their fan-in (the bias takes its
 // matmul's), the scaler state with its initial values (scale 65536, growth
-// tracker 0, hysteresis 1), the batch.
+// tracker 0, hysteresis 1), the batch. The names are the arguments'
+// amp.name: amp-opt read the parameters' and inputs' from this file, the
+// optimizer named the state.
 // CHECK-LABEL: static const amp_step_tensor_t tiny_tensors[] = {
-// CHECK-NEXT:   {"param0", AMP_STEP_PARAM, AMP_ELEMENT_F32, 2, {8, 3}, 8, 0x0p+0},
-// CHECK-NEXT:   {"param1", AMP_STEP_PARAM, AMP_ELEMENT_F32, 1, {3}, 8, 0x0p+0},
-// CHECK-NEXT:   {"state0", AMP_STEP_STATE, AMP_ELEMENT_F32, 0, {}, 1, 0x1p+16},
-// CHECK-NEXT:   {"state1", AMP_STEP_STATE, AMP_ELEMENT_F32, 0, {}, 1, 0x0p+0},
-// CHECK-NEXT:   {"state2", AMP_STEP_STATE, AMP_ELEMENT_F32, 0, {}, 1, 0x1p+0},
-// CHECK-NEXT:   {"input0", AMP_STEP_INPUT, AMP_ELEMENT_F32, 2, {4, 8}, 1, 0x0p+0},
-// CHECK-NEXT:   {"input1", AMP_STEP_INPUT, AMP_ELEMENT_I64, 1, {4}, 1, 0x0p+0},
+// CHECK-NEXT:   {"w", AMP_STEP_PARAM, AMP_ELEMENT_F32, 2, {8, 3}, 8, 0x0p+0},
+// CHECK-NEXT:   {"b", AMP_STEP_PARAM, AMP_ELEMENT_F32, 1, {3}, 8, 0x0p+0},
+// CHECK-NEXT:   {"loss_scale", AMP_STEP_STATE, AMP_ELEMENT_F32, 0, {}, 1, 0x1p+16},
+// CHECK-NEXT:   {"growth_tracker", AMP_STEP_STATE, AMP_ELEMENT_F32, 0, {}, 1, 0x0p+0},
+// CHECK-NEXT:   {"hysteresis_tracker", AMP_STEP_STATE, AMP_ELEMENT_F32, 0, {}, 1, 0x1p+0},
+// CHECK-NEXT:   {"x", AMP_STEP_INPUT, AMP_ELEMENT_F32, 2, {4, 8}, 1, 0x0p+0},
+// CHECK-NEXT:   {"labels", AMP_STEP_INPUT, AMP_ELEMENT_I64, 1, {4}, 1, 0x0p+0},
 // CHECK-NEXT: };
 // The labels (tensor 6) are read as one of 3 classes: the runtime checks
 // them before a run, and names the op that reads them (here at its place

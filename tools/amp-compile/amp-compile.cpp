@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
 #include "amp/Dialect/Amp/Transforms/Backend.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "amp/InitAll.h"
@@ -401,6 +402,8 @@ int main(int argc, char **argv) {
       parseSourceFile<ModuleOp>(inputFile, sourceMgr, &context);
   if (!module)
     return 1;
+  // The step's tensors are called by the model's names.
+  amp::nameArgumentsFromSource(*module, &sourceMgr);
 
   // The training step.
   if (!holdsStep(*module)) {

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
 #include "amp/InitAll.h"
 #include "amp/Interpreter/GradCheck.h"
 #include "amp/Interpreter/Interpreter.h"
@@ -360,6 +361,8 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
+  // Messages name arguments as the source does (gradcheck: 'w1').
+  amp::nameArgumentsFromSource(*module, &sourceMgr);
 
   func::FuncOp func = selectFunction(*module);
   if (!func)
@@ -388,13 +391,12 @@ int main(int argc, char **argv) {
       bool ok = check.worstRelativeError <= gradCheckTolerance;
       passed &= ok;
       llvm::outs() << llvm::format(
-          "gradcheck @%s argument #%u %s: %lld elements (%lld at a kink "
+          "gradcheck @%s %s %s: %lld elements (%lld at a kink "
           "skipped), largest gradient %.3e, worst relative error %.3e %s\n",
-          func.getSymName().str().c_str(), check.argNumber,
+          func.getSymName().str().c_str(), check.argument.c_str(),
           check.type.c_str(), static_cast<long long>(check.checked),
-          static_cast<long long>(check.skipped),
-          check.largestGradient, check.worstRelativeError,
-          ok ? "ok" : "FAILED");
+          static_cast<long long>(check.skipped), check.largestGradient,
+          check.worstRelativeError, ok ? "ok" : "FAILED");
     }
     return passed ? 0 : 3;
   }

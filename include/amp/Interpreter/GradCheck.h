@@ -34,6 +34,9 @@ struct GradCheckOptions {
 
 struct ParameterCheck {
   unsigned argNumber;
+  /// How messages refer to the parameter: "argument #0 'w1'" (its
+  /// `amp.name`), or "argument #0" without a name.
+  std::string argument;
   std::string type;
   int64_t checked = 0;
   /// Elements skipped because the loss has a kink next to them (the two

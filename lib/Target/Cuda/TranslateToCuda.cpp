@@ -15,6 +15,7 @@
 #include "amp/Target/Cuda/TranslateToCuda.h"
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
 #include "amp/Dialect/Amp/Transforms/Backend.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -28,7 +29,6 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
@@ -209,54 +209,6 @@ private:
   llvm::DenseSet<Value> writable;
   SmallVector<std::pair<std::string, std::string>> raw;
 };
-
-/// The identifier of the SSA value defined at `loc` in its source file
-/// (`%w1` gives "w1"); empty when the file or the name cannot be read.
-using SourceFiles = llvm::StringMap<std::unique_ptr<llvm::MemoryBuffer>>;
-std::string sourceName(FileLineColLoc loc, SourceFiles &files) {
-  std::unique_ptr<llvm::MemoryBuffer> &file = files[loc.getFilename()];
-  if (!file) {
-    auto read = llvm::MemoryBuffer::getFile(loc.getFilename().getValue());
-    if (!read)
-      return "";
-    file = std::move(*read);
-  }
-  StringRef text = file->getBuffer();
-  size_t at = 0;
-  for (unsigned line = 1; line < loc.getLine(); ++line) {
-    at = text.find('\n', at);
-    if (at == StringRef::npos)
-      return "";
-    ++at;
-  }
-  at += loc.getColumn() - 1;
-  if (loc.getColumn() == 0 || at >= text.size() || text[at] != '%')
-    return "";
-  size_t end = at + 1;
-  while (end < text.size() &&
-         (std::isalnum(static_cast<unsigned char>(text[end])) ||
-          text[end] == '_' || text[end] == '.' || text[end] == '$'))
-    ++end;
-  return text.slice(at + 1, end).str();
-}
-
-/// A step argument's name from its location: the model's name for it in
-/// the source (`w1`), what the step passes called it (`loss_scale`), or
-/// both (`w1.exp_avg`). Empty when the location tells nothing.
-std::string argumentName(BlockArgument argument, SourceFiles &files) {
-  Location loc = argument.getLoc();
-  std::string suffix;
-  if (auto name = dyn_cast<NameLoc>(loc)) {
-    suffix = name.getName().str();
-    loc = name.getChildLoc();
-  }
-  std::string base;
-  if (auto file = dyn_cast<FileLineColLoc>(loc))
-    base = sourceName(file, files);
-  if (base.empty() || suffix.empty())
-    return base + suffix;
-  return base + "." + suffix;
-}
 
 /// `text` as the body of a C string literal.
 std::string cStringBody(StringRef text) {
@@ -1886,9 +1838,19 @@ LogicalResult Emitter::emit() {
   // The description table.
   os << "static const amp_step_tensor_t " << name << "_tensors[] = {\n";
   int64_t scaleSlot = -1;
+  // Each tensor is called by its argument's `amp.name`; an argument without
+  // one gets the first free name of its kind: param0, state0, input0, ...
   unsigned params = 0, states = 0, inputs = 0;
   llvm::StringSet<> used;
-  SourceFiles files;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    used.insert(getArgumentName(func, i));
+  auto fallbackName = [&](StringRef kind, unsigned &counter) {
+    std::string candidate;
+    do
+      candidate = (kind + Twine(counter++)).str();
+    while (!used.insert(candidate).second);
+    return candidate;
+  };
   for (unsigned i = 0; i < func.getNumArguments(); ++i) {
     auto type = cast<RankedTensorType>(func.getArgumentTypes()[i]);
     bool isParam = static_cast<bool>(
@@ -1902,14 +1864,12 @@ LogicalResult Emitter::emit() {
             i, AmpDialect::kStateAttrName))
       initial = value.getValueAsDouble();
     Type element = type.getElementType();
-    std::string fallback = isParam   ? "param" + std::to_string(params++)
-                           : isState ? "state" + std::to_string(states++)
-                                     : "input" + std::to_string(inputs++);
-    std::string tensorName = argumentName(func.getArgument(i), files);
-    if (tensorName.empty() || used.contains(tensorName))
-      tensorName = fallback;
-    used.insert(tensorName);
-    os << "  {\"" << tensorName << "\", "
+    std::string tensorName = getArgumentName(func, i).str();
+    if (tensorName.empty())
+      tensorName = isParam   ? fallbackName("param", params)
+                   : isState ? fallbackName("state", states)
+                             : fallbackName("input", inputs);
+    os << "  {\"" << cStringBody(tensorName) << "\", "
        << (isParam ? "AMP_STEP_PARAM" : isState ? "AMP_STEP_STATE"
                                                 : "AMP_STEP_INPUT")
        << ", AMP_ELEMENT_"

@@ -61,6 +61,43 @@ func.func @unknown_argument_attribute(%w: tensor<4xf32> {amp.parameter}) {
 
 // -----
 
+// expected-error @+1 {{'amp.name' on argument #1 must be a non-empty string}}
+func.func @name_not_a_string(%w: tensor<4xf32> {amp.name = "w"}, %x: tensor<4xf32> {amp.name = 1 : i64}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.name' on argument #0 must be a non-empty string}}
+func.func @name_empty(%w: tensor<4xf32> {amp.name = ""}) {
+  return
+}
+
+// -----
+
+// Compiled steps write names as C strings.
+// expected-error @+1 {{'amp.name' on argument #0 must not hold a NUL character}}
+func.func @name_with_nul(%w: tensor<4xf32> {amp.name = "w\00x"}) {
+  return
+}
+
+// -----
+
+// Names key the tensors of a step and its state files.
+// expected-error @+1 {{'amp.name' "w" names both argument #1 and argument #3}}
+func.func @name_twice(%x: tensor<4xf32>, %w: tensor<4xf32> {amp.name = "w", amp.param},
+                      %v: tensor<4xf32> {amp.name = "v"}, %u: tensor<4xf32> {amp.name = "w"}) {
+  return
+}
+
+// -----
+
+// Declarations have no body; their names are checked all the same.
+// expected-error @+1 {{'amp.name' "w" names both argument #0 and argument #1}}
+func.func private @name_twice_on_declaration(tensor<4xf32> {amp.name = "w"}, tensor<4xf32> {amp.name = "w"})
+
+// -----
+
 func.func @unknown_op_attribute(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{unknown amp attribute 'amp.dtype'}}
   %0 = amp.neg %x {amp.dtype = f16} : tensor<4xf32>

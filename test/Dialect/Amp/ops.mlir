@@ -220,6 +220,15 @@ func.func @params(%w: tensor<4x3xf32> {amp.param}, %b: tensor<3xbf16> {amp.param
   return
 }
 
+// An argument's name is a string attribute, kept through print and parse.
+// CHECK-LABEL: func.func @names
+// CHECK-SAME: tensor<4x3xf32> {amp.name = "w1", amp.param}
+// CHECK-SAME: tensor<4x3xf32> {amp.name = "w1.exp_avg", amp.state}
+// CHECK-SAME: tensor<2x4xf32>)
+func.func @names(%w: tensor<4x3xf32> {amp.param, amp.name = "w1"}, %m: tensor<4x3xf32> {amp.state, amp.name = "w1.exp_avg"}, %x: tensor<2x4xf32>) {
+  return
+}
+
 // The per-op precision override of amp-autocast is a discardable attribute.
 // CHECK-LABEL: func.func @precision_override
 // CHECK: amp.gelu %{{.*}} {amp.precision = f32} : tensor<2xf32>

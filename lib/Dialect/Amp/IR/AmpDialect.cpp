@@ -52,12 +52,54 @@ static InFlightDiagnostic emitArgumentError(Operation *op, unsigned argIndex) {
   return op->emitError();
 }
 
+/// `amp.name` on argument `argIndex` of `op`: a non-empty string without
+/// NUL (compiled steps write it as a C string) that no other argument of
+/// the function holds. Uniqueness is checked for the whole function once,
+/// at its first named argument, so that verifying stays linear in the
+/// argument count.
+static LogicalResult verifyArgumentName(Operation *op, unsigned argIndex,
+                                        Attribute value) {
+  StringRef attrName = AmpDialect::kNameAttrName;
+  auto name = dyn_cast<StringAttr>(value);
+  if (!name || name.getValue().empty())
+    return op->emitError() << "'" << attrName << "' on argument #" << argIndex
+                           << " must be a non-empty string";
+  if (name.getValue().contains('\0'))
+    return op->emitError() << "'" << attrName << "' on argument #" << argIndex
+                           << " must not hold a NUL character";
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  ArrayAttr argAttrs = function ? function.getArgAttrsAttr() : ArrayAttr();
+  if (!argAttrs)
+    return success();
+  auto nameOf = [&](unsigned i) -> StringAttr {
+    auto attrs = dyn_cast_or_null<DictionaryAttr>(argAttrs[i]);
+    return attrs ? attrs.getAs<StringAttr>(attrName) : StringAttr();
+  };
+  for (unsigned i = 0; i < argIndex; ++i)
+    if (nameOf(i))
+      return success(); // checked at that argument
+  llvm::DenseMap<StringAttr, unsigned> seen;
+  for (unsigned i = argIndex, e = argAttrs.size(); i < e; ++i) {
+    StringAttr other = nameOf(i);
+    if (!other)
+      continue;
+    auto [it, inserted] = seen.try_emplace(other, i);
+    if (!inserted)
+      return op->emitError() << "'" << attrName << "' \"" << other.getValue()
+                             << "\" names both argument #" << it->second
+                             << " and argument #" << i;
+  }
+  return success();
+}
+
 LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned regionIndex,
                                                    unsigned argIndex,
                                                    NamedAttribute attribute) {
   StringRef name = attribute.getName().getValue();
   Attribute value = attribute.getValue();
+  if (name == kNameAttrName)
+    return verifyArgumentName(op, argIndex, value);
   if (name != kParamAttrName && name != kStateAttrName &&
       name != kLossScaleAttrName)
     return op->emitError() << "unknown amp argument attribute '" << name << "'";

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "amp/Dialect/Amp/Transforms/PrecisionPolicy.h"
 
@@ -69,6 +70,22 @@ std::string describeLoc(Location loc) {
   else
     loc.print(os);
   return text;
+}
+
+/// `text` inside a DOT string: quotes and backslashes escaped, line breaks
+/// as DOT writes them.
+std::string dotEscape(StringRef text) {
+  std::string escaped;
+  for (char c : text) {
+    if (c == '\n') {
+      escaped += "\\n";
+      continue;
+    }
+    if (c == '"' || c == '\\')
+      escaped += '\\';
+    escaped += c;
+  }
+  return escaped;
 }
 
 std::string describeOp(Operation *op) {
@@ -414,7 +431,7 @@ void FunctionAutocast::label() {
       }
       auto describe = [&](Value value) {
         if (auto arg = dyn_cast<BlockArgument>(value))
-          return "argument #" + std::to_string(arg.getArgNumber());
+          return describeArgument(func, arg.getArgNumber());
         return describeOp(value.getDefiningOp());
       };
       if (widest) {
@@ -694,7 +711,7 @@ llvm::json::Object FunctionAutocast::report() {
     Value source = op.getInput();
     std::string what;
     if (auto arg = dyn_cast<BlockArgument>(source)) {
-      what = "argument #" + std::to_string(arg.getArgNumber());
+      what = describeArgument(func, arg.getArgNumber());
       if (func.getArgAttr(arg.getArgNumber(), AmpDialect::kParamAttrName))
         what += " (parameter, cast once per step)";
     } else {
@@ -750,10 +767,17 @@ void FunctionAutocast::writeDot(llvm::raw_ostream &os) {
      << "    label=\"@" << func.getSymName() << ": " << summaryLine()
      << "\";\n";
   std::string prefix = func.getSymName().str() + "_";
-  for (BlockArgument arg : func.getArguments())
+  for (BlockArgument arg : func.getArguments()) {
+    // The model's name of the argument where it has one.
+    StringRef name = getArgumentName(func, arg.getArgNumber());
+    std::string label = name.empty()
+                            ? "%arg" + std::to_string(arg.getArgNumber())
+                            : dotEscape(name);
     os << "    \"" << prefix << "arg" << arg.getArgNumber()
-       << "\" [shape=ellipse, style=filled, fillcolor=\"#dddddd\", label=\"%arg"
-       << arg.getArgNumber() << "\\n" << typeName(arg.getType()) << "\"];\n";
+       << "\" [shape=ellipse, style=filled, fillcolor=\"#dddddd\", label=\""
+       << label << "\\n"
+       << typeName(arg.getType()) << "\"];\n";
+  }
   for (Operation &op : func.getBody().front()) {
     int id = next++;
     ids[&op] = id;
@@ -825,6 +849,8 @@ void AmpAutocastPass::runOnOperation() {
       return signalPassFailure();
   policy.overrideWith(options);
 
+  // The reports name arguments as the source does.
+  nameArgumentsFromSource(module);
   llvm::json::Array functions;
   std::string dot;
   llvm::raw_string_ostream dotStream(dot);

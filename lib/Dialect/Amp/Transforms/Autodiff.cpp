@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -172,6 +173,8 @@ struct AmpAutodiffPass : amp::impl::AmpAutodiffBase<AmpAutodiffPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // @f_grad keeps the names of @f's arguments.
+    nameArgumentsFromSource(module);
     SymbolTable symbols(module);
     SmallVector<func::FuncOp> targets;
     for (auto func : module.getOps<func::FuncOp>()) {

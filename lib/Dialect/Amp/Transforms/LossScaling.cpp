@@ -7,6 +7,7 @@
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/GradientFunction.h"
+#include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -65,9 +66,15 @@ static LogicalResult scale(func::FuncOp grad, DictionaryAttr config) {
   auto f32 = RankedTensorType::get({}, b.getF32Type());
   auto f64 = RankedTensorType::get({}, b.getF64Type());
   unsigned scaleIndex = grad.getNumArguments();
-  grad.insertArgument(scaleIndex, f32,
-                      b.getDictionaryAttr(b.getNamedAttr(
-                          AmpDialect::kLossScaleAttrName, b.getUnitAttr())),
+  // Named by its role, unless a model argument has that name already.
+  NamedAttrList scaleAttrs;
+  scaleAttrs.set(AmpDialect::kLossScaleAttrName, b.getUnitAttr());
+  bool nameTaken = false;
+  for (unsigned i = 0; i < scaleIndex; ++i)
+    nameTaken |= getArgumentName(grad, i) == "loss_scale";
+  if (!nameTaken)
+    scaleAttrs.set(AmpDialect::kNameAttrName, b.getStringAttr("loss_scale"));
+  grad.insertArgument(scaleIndex, f32, scaleAttrs.getDictionary(b.getContext()),
                       grad.getLoc());
   BlockArgument scaleArg = body.getArgument(scaleIndex);
   // The seed: the loss scale, in the loss's type.

@@ -6,12 +6,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
 #include "amp/Dialect/Amp/Transforms/GradientFunction.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace mlir::amp {
 #define GEN_PASS_DEF_AMPOPTIMIZER
@@ -106,19 +108,40 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
   ArrayRef<Type> argTypes = original.getArgumentTypes();
 
   // The signature: params, state, batch -> params', state', loss.
-  // Each state argument's location names it (torch.optim's names), after
-  // its parameter when it has one: `loc("exp_avg"(<the parameter's loc>))`.
+  // Each state argument is named (`amp.name`) with torch.optim's names,
+  // after its parameter when it has one (`w1.exp_avg`), and located at its
+  // parameter (or the function). A name the model already gives one of
+  // its arguments is not given twice: that state stays unnamed.
   SmallVector<Type> inputs, stateTypes;
   SmallVector<Location> stateLocs;
+  SmallVector<StringAttr> stateNames;
   MLIRContext *context = original->getContext();
-  auto named = [&](StringRef name, std::optional<unsigned> param) -> Location {
-    Location child = param ? original.getArgument(*param).getLoc()
-                           : Location(UnknownLoc::get(context));
-    return NameLoc::get(StringAttr::get(context, name), child);
+  llvm::StringSet<> taken;
+  for (unsigned i = 0, e = original.getNumArguments(); i < e; ++i)
+    if (StringRef name = getArgumentName(original, i); !name.empty())
+      taken.insert(name);
+  struct StateName {
+    Location loc;
+    StringAttr name;
   };
-  auto addState = [&](Type type, Location loc) {
+  auto named = [&](StringRef role, std::optional<unsigned> param) -> StateName {
+    Location loc =
+        param ? original.getArgument(*param).getLoc() : original.getLoc();
+    std::string name = role.str();
+    if (param) {
+      StringRef paramName = getArgumentName(original, *param);
+      if (paramName.empty())
+        return {loc, StringAttr()};
+      name = (paramName + "." + role).str();
+    }
+    if (!taken.insert(name).second)
+      return {loc, StringAttr()};
+    return {loc, StringAttr::get(context, name)};
+  };
+  auto addState = [&](Type type, StateName state) {
     stateTypes.push_back(type);
-    stateLocs.push_back(loc);
+    stateLocs.push_back(state.loc);
+    stateNames.push_back(state.name);
   };
   for (unsigned i : params)
     inputs.push_back(argTypes[i]);
@@ -172,7 +195,7 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
   Block *body = step.addEntryBlock();
   unsigned numParams = params.size(), numState = stateTypes.size();
   // Parameters and batch inputs keep the locations of the model's
-  // arguments (where their names are written).
+  // arguments; state is located at its parameter (or the function).
   for (auto [k, i] : llvm::enumerate(params))
     body->getArgument(k).setLoc(original.getArgument(i).getLoc());
   for (auto [k, l] : llvm::enumerate(stateLocs))
@@ -185,8 +208,20 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
   SmallVector<NamedAttrList> argAttrs(inputs.size());
   for (unsigned p = 0; p < numParams; ++p)
     argAttrs[p].set(AmpDialect::kParamAttrName, b.getUnitAttr());
-  for (unsigned s = 0; s < numState; ++s)
+  for (unsigned s = 0; s < numState; ++s) {
     argAttrs[numParams + s].set(AmpDialect::kStateAttrName, b.getUnitAttr());
+    if (stateNames[s])
+      argAttrs[numParams + s].set(AmpDialect::kNameAttrName, stateNames[s]);
+  }
+  // Parameters and batch inputs keep the model's names.
+  auto keepName = [&](unsigned from, unsigned to) {
+    if (auto name = original.getArgAttr(from, AmpDialect::kNameAttrName))
+      argAttrs[to].set(AmpDialect::kNameAttrName, name);
+  };
+  for (auto [k, i] : llvm::enumerate(params))
+    keepName(i, k);
+  for (auto [k, i] : llvm::enumerate(batch))
+    keepName(i, numParams + numState + k);
   if (scaling) {
     // The scale starts at init_scale, the hysteresis tracker full.
     unsigned scaleIndex = numParams + numState - scalerState;
@@ -431,6 +466,8 @@ struct AmpOptimizerPass : amp::impl::AmpOptimizerBase<AmpOptimizerPass> {
       return bad("accumulate must be at least 1, got " +
                  Twine(config.accumulate));
 
+    // The state is named after the parameters.
+    nameArgumentsFromSource(module);
     SymbolTable symbols(module);
     SmallVector<GradientFunction> targets;
     for (auto func : module.getOps<func::FuncOp>()) {

@@ -154,7 +154,10 @@ struct TrainStepOptions : public PassPipelineOptions<TrainStepOptions> {
   }
 };
 
+/// The passes of --amp-train-step.
 void buildTrainStep(OpPassManager &pm, const TrainStepOptions &options) {
+  // The names first: the step's tensors are called by them.
+  pm.addPass(createAmpNameArguments());
   if (options.computeType != "none") {
     AmpAutocastOptions autocast;
     autocast.computeType = options.computeType;
@@ -204,8 +207,8 @@ void amp::registerAmpPipelines() {
   // reports options that would have no effect.
   registerPassPipeline(
       "amp-train-step",
-      "From forward + loss to a training step: [amp-autocast], amp-autodiff, "
-      "amp-loss-scaling, amp-optimizer",
+      "From forward + loss to a training step: amp-name-arguments, "
+      "[amp-autocast], amp-autodiff, amp-loss-scaling, amp-optimizer",
       [](OpPassManager &pm, StringRef text,
          function_ref<LogicalResult(const Twine &)> errorHandler) {
         TrainStepOptions options;

@@ -26,7 +26,10 @@ def Amp_Dialect : Dialect {
     every conversion the mixed-precision passes make is visible in the IR.
 
     A function argument carrying the unit attribute `amp.param` is a trainable
-    parameter.
+    parameter. A function argument's `amp.name` (a non-empty string, unique
+    among the function's arguments) is the model's name for it: its SSA name
+    in the source, or the name a pass gave the argument it added
+    (`w1.exp_avg`, `loss_scale`). Compiled steps name their tensors by it.
   }];
   let hasConstantMaterializer = 1;
   let hasRegionArgAttrVerify = 1;
@@ -35,6 +38,10 @@ def Amp_Dialect : Dialect {
   let extraClassDeclaration = [{
     /// Name of the function-argument attribute that marks a parameter.
     static constexpr ::llvm::StringLiteral kParamAttrName = "amp.param";
+    /// Name of the function-argument attribute that holds the model's name
+    /// of the argument (a non-empty string, unique among the function's
+    /// arguments).
+    static constexpr ::llvm::StringLiteral kNameAttrName = "amp.name";
     /// Name of the function-argument attribute that marks optimizer (and
     /// later scaler) state threaded through a training step.
     static constexpr ::llvm::StringLiteral kStateAttrName = "amp.state";

@@ -36,6 +36,34 @@ def AmpModelSummary : Pass<"amp-model-summary", "mlir::ModuleOp"> {
   }];
 }
 
+def AmpNameArguments : Pass<"amp-name-arguments", "mlir::ModuleOp"> {
+  let summary = "Record each function argument's SSA name from the source "
+                "as amp.name";
+  let description = [{
+    MLIR keeps no SSA names after parsing, yet the model's names are what a
+    compiled step calls its tensors and what state files and the Python API
+    key on. This pass gives every function argument without `amp.name` the
+    name written at its location in the source file (`%w1` gives "w1"); from
+    then on the name is an attribute and survives printing and parsing.
+    An argument whose location is not a position in a readable file (IR read
+    from standard input), where no SSA name is written, or whose name another
+    argument already holds, stays unnamed. `--amp-train-step` runs this pass
+    first; `--amp-autocast`, `--amp-autodiff` and `--amp-optimizer` name the
+    arguments they find unnamed the same way.
+
+    Given `model.mlir`
+    ```mlir
+    func.func @linear(%w: tensor<4x3xf32> {amp.param}, %x: tensor<2x4xf32>)
+    ```
+    it gives
+    ```mlir
+    func.func @linear(%arg0: tensor<4x3xf32> {amp.name = "w", amp.param},
+                      %arg1: tensor<2x4xf32> {amp.name = "x"})
+    ```
+  }];
+  let dependentDialects = ["::mlir::amp::AmpDialect"];
+}
+
 def AmpAutocast : Pass<"amp-autocast", "mlir::ModuleOp"> {
   let summary = "Assign each op a precision and place the casts for the "
                 "whole graph";

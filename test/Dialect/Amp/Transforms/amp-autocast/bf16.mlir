@@ -3,7 +3,7 @@
 // RUN: amp-opt %s --amp-autocast=compute-type=bf16 | FileCheck %s
 
 // CHECK-LABEL: func.func @bf16
-// CHECK-SAME: (%[[X:.*]]: tensor<4x4xf32>, %[[B:.*]]: tensor<4xf32> {amp.param})
+// CHECK-SAME: (%[[X:.*]]: tensor<4x4xf32> {amp.name = "x"}, %[[B:.*]]: tensor<4xf32> {amp.name = "b", amp.param})
 // CHECK-DAG: %[[XB:.*]] = amp.cast %[[X]] : tensor<4x4xf32> to tensor<4x4xbf16>
 // CHECK-DAG: %[[BB:.*]] = amp.cast %[[B]] : tensor<4xf32> to tensor<4xbf16>
 // -1e9 is not exact in bf16 either (bf16 holds 8 significant bits): kept.

@@ -12,7 +12,7 @@ func.func @explained(%x: tensor<8x16xf32>, %w: tensor<16x16xf32> {amp.param}, %b
   %r = amp.relu %h : tensor<8x16xf32>
   // expected-remark @+1 {{amp-autocast: f16, lower-precision (default category)}}
   %o = amp.matmul %r, %w : tensor<8x16xf32>, tensor<16x16xf32> to tensor<8x16xf32>
-  // expected-remark @+1 {{amp-autocast: f32, widest input is f32 (argument #2)}}
+  // expected-remark @+1 {{amp-autocast: f32, widest input is f32 (argument #2 'b')}}
   %a = amp.add %o, %b : tensor<8x16xf32>, tensor<16xf32>
   // expected-remark @+1 {{amp-autocast: f32, keep-fp32 (default category)}}
   %l = amp.cross_entropy %a, %y : tensor<8x16xf32>, tensor<8xi64> to tensor<f32>

@@ -8,7 +8,7 @@
 // CHECK-NOT: FAILED
 // The comparison is real: with no tolerance it fails.
 // RUN: not amp-run %s --function=tanh --random-inputs=7 --gradcheck --gradcheck-tolerance=0 | FileCheck %s --check-prefix=STRICT
-// STRICT: gradcheck @tanh argument #0 tensor<3x4xf32>: 12 elements (0 at a kink skipped), largest gradient {{.*}}, worst relative error {{.*}} FAILED
+// STRICT: gradcheck @tanh argument #0 'x' tensor<3x4xf32>: 12 elements (0 at a kink skipped), largest gradient {{.*}}, worst relative error {{.*}} FAILED
 
 // CHECK: gradcheck @neg argument #0 {{.*}} ok
 func.func @neg(%x: tensor<3x4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<f32> {

@@ -5,9 +5,9 @@
 
 // f16 values: dynamic by default. The seed is the scale; the f32 parameter
 // gradients are unscaled by float(1 / double(scale)) in one op that also
-// reports found_inf.
+// reports found_inf. The scale argument is named by its role.
 // CHECK-LABEL: func.func @f16_model_grad
-// CHECK-SAME: %[[S:[^:]*]]: tensor<f32> {amp.loss_scale})
+// CHECK-SAME: %[[S:[^:]*]]: tensor<f32> {amp.loss_scale, amp.name = "loss_scale"})
 // CHECK-SAME: -> (tensor<f32>, tensor<16x4xf32>, tensor<f32>)
 // CHECK-SAME: amp.loss_scaling = {backoff_factor = 5.000000e-01 : f64, growth_factor = 2.000000e+00 : f64, growth_interval = 2000 : i64, hysteresis = 1 : i64, init_scale = 6.553600e+04 : f64, mode = "dynamic"}
 // CHECK-NOT: amp.seed

@@ -3,11 +3,12 @@
 // RUN: amp-opt %S/Inputs/tiny-f16.mlir --amp-train-step="optimizer=adamw accumulate=4" | FileCheck %s --check-prefix=ACCUM
 
 // CHECK-LABEL: func.func @tiny_step
-// CHECK-SAME: %[[P:[^:]*]]: tensor<16x4xf32> {amp.param}
-// CHECK-SAME: %[[M:[^:]*]]: tensor<16x4xf32> {amp.state}, %[[V:[^:]*]]: tensor<16x4xf32> {amp.state}, %[[T:[^:]*]]: tensor<f32> {amp.state}
-// CHECK-SAME: %[[S:[^:]*]]: tensor<f32> {amp.loss_scale, amp.state = 6.553600e+04 : f64}
-// CHECK-SAME: %[[G:[^:]*]]: tensor<f32> {amp.state}
-// CHECK-SAME: %[[H:[^:]*]]: tensor<f32> {amp.state = 2.000000e+00 : f64}
+// CHECK-SAME: %[[P:[^:]*]]: tensor<16x4xf32> {amp.name = "w", amp.param}
+// CHECK-SAME: %[[M:[^:]*]]: tensor<16x4xf32> {amp.name = "w.exp_avg", amp.state}, %[[V:[^:]*]]: tensor<16x4xf32> {amp.name = "w.exp_avg_sq", amp.state}, %[[T:[^:]*]]: tensor<f32> {amp.name = "step", amp.state}
+// CHECK-SAME: %[[S:[^:]*]]: tensor<f32> {amp.loss_scale, amp.name = "loss_scale", amp.state = 6.553600e+04 : f64}
+// CHECK-SAME: %[[G:[^:]*]]: tensor<f32> {amp.name = "growth_tracker", amp.state}
+// CHECK-SAME: %[[H:[^:]*]]: tensor<f32> {amp.name = "hysteresis_tracker", amp.state = 2.000000e+00 : f64}
+// CHECK-SAME: %{{[^:]*}}: tensor<8x16xf32> {amp.name = "x"}, %{{[^:]*}}: tensor<8xi64> {amp.name = "y"})
 // CHECK: %[[R:.*]]:3 = call @tiny_grad(%[[P]], %{{.*}}, %{{.*}}, %[[S]])
 // CHECK: %[[NEW:.*]], %[[NM:.*]], %[[NV:.*]] = amp.adamw_update
 // CHECK: %[[CLEAN:.*]] = amp.compare eq, %[[R]]#2,
@@ -21,6 +22,7 @@
 // Accumulation: found_inf is kept across micro-batches (maximum), checked
 // and the scale updated once, on the last one.
 // ACCUM-LABEL: func.func @tiny_step
+// ACCUM-SAME: {amp.name = "micro_batch_found_inf", amp.state}
 // ACCUM: %[[R:.*]]:3 = call @tiny_grad
 // ACCUM: %[[ANY:.*]] = amp.maximum %{{.*}}, %[[R]]#2
 // ACCUM: %[[DONE:.*]] = amp.compare ge

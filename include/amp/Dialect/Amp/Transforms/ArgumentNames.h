@@ -1,0 +1,42 @@
+//===- ArgumentNames.h - the model's names of arguments ---------*- C++ -*-===//
+//
+// A function argument's name is its `amp.name` attribute. The parser keeps
+// no SSA names, so the tools record them as attributes right after parsing
+// (nameArgumentsFromSource); from then on the names travel with the IR,
+// through printing and parsing, into the compiled step's tensor table.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_DIALECT_AMP_TRANSFORMS_ARGUMENTNAMES_H
+#define AMP_DIALECT_AMP_TRANSFORMS_ARGUMENTNAMES_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+#include <string>
+
+namespace llvm {
+class SourceMgr;
+} // namespace llvm
+
+namespace mlir::amp {
+
+/// The `amp.name` of argument `index` of `function`, or "" without one.
+StringRef getArgumentName(FunctionOpInterface function, unsigned index);
+
+/// How reports and messages refer to an argument: "argument #2 'x'", or
+/// "argument #2" when it has no name.
+std::string describeArgument(FunctionOpInterface function, unsigned index);
+
+/// Gives every argument of the functions under `root` that has no `amp.name`
+/// the SSA name its location points at (`%w1` at `file:3:20` gives "w1").
+/// The text comes from the buffer of that name in `sources` when there is
+/// one, else from the file. An argument keeps no name when its location is
+/// not a file position, the file cannot be read, no SSA name is written
+/// there, or another argument of the function already has that name.
+void nameArgumentsFromSource(Operation *root,
+                             const llvm::SourceMgr *sources = nullptr);
+
+} // namespace mlir::amp
+
+#endif // AMP_DIALECT_AMP_TRANSFORMS_ARGUMENTNAMES_H
