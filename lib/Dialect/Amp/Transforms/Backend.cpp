@@ -174,7 +174,8 @@ LogicalResult backend::checkCompilable(func::FuncOp func) {
   return failure(walk.wasInterrupted());
 }
 
-FailureOr<SmallVector<backend::IndexCheck>> backend::getIndexChecks(func::FuncOp func) {
+FailureOr<SmallVector<backend::IndexCheck>>
+backend::getIndexChecks(func::FuncOp func) {
   SmallVector<IndexCheck> checks;
   auto inRange = [](int64_t value, int64_t bound,
                     std::optional<int64_t> ignored) {
