@@ -328,7 +328,8 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
       })
       .Case([&](MatmulOp matmul) {
         return one(k::matmul(
-            in[0], in[1], matmul.getTransposeLhs(), matmul.getTransposeRhs(),
+            in[0], in[1], matmul.getBias() ? &in[2] : nullptr,
+            matmul.getTransposeLhs(), matmul.getTransposeRhs(),
             kindOf(matmul.getAccumulatorType()), resultKind(), resultShape()));
       })
       .Case([&](AttentionOp attention) {

@@ -386,9 +386,10 @@ Tensor kernels::concat(ArrayRef<const Tensor *> inputs, int64_t dim) {
 // Contractions
 //===----------------------------------------------------------------------===//
 
-Tensor kernels::matmul(const Tensor &lhs, const Tensor &rhs, bool transposeLhs,
-                       bool transposeRhs, ElementKind accKind,
-                       ElementKind outKind, ArrayRef<int64_t> outShape) {
+Tensor kernels::matmul(const Tensor &lhs, const Tensor &rhs, const Tensor *bias,
+                       bool transposeLhs, bool transposeRhs,
+                       ElementKind accKind, ElementKind outKind,
+                       ArrayRef<int64_t> outShape) {
   ArrayRef<int64_t> l = lhs.getShape(), r = rhs.getShape();
   int64_t m = outShape[outShape.size() - 2], n = outShape.back();
   int64_t k = transposeLhs ? l[l.size() - 2] : l.back();
@@ -434,6 +435,9 @@ Tensor kernels::matmul(const Tensor &lhs, const Tensor &rhs, bool transposeLhs,
               acc[j] += scalar * row[j];
           }
         }
+        if (bias)
+          for (int64_t j = 0; j < n; ++j)
+            acc[j] = accumulate(acc[j], static_cast<AccT>((*bias)[j]), accKind);
         double *dst = result.data() + (batch * m + i) * n;
         for (int64_t j = 0; j < n; ++j)
           dst[j] = roundToKind(acc[j], outKind);

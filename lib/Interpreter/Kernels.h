@@ -54,9 +54,11 @@ Tensor slice(const Tensor &x, ArrayRef<int64_t> start, ArrayRef<int64_t> limit);
 Tensor concat(ArrayRef<const Tensor *> inputs, int64_t dim);
 
 /// `outShape`/`outKind` are the op's result; `accKind` its accumulator.
-Tensor matmul(const Tensor &lhs, const Tensor &rhs, bool transposeLhs,
-              bool transposeRhs, ElementKind accKind, ElementKind outKind,
-              ArrayRef<int64_t> outShape);
+/// A `bias` (one value per column) is added in the accumulator before the
+/// one rounding to `outKind`.
+Tensor matmul(const Tensor &lhs, const Tensor &rhs, const Tensor *bias,
+              bool transposeLhs, bool transposeRhs, ElementKind accKind,
+              ElementKind outKind, ArrayRef<int64_t> outShape);
 Tensor attention(const Tensor &query, const Tensor &key, const Tensor &value,
                  bool causal, double scale);
 Tensor reduce(ReduceFn fn, const Tensor &x, ArrayRef<int64_t> dims,

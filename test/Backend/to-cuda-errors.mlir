@@ -158,6 +158,26 @@ func.func @step(%w: tensor<2x2xf32> {amp.param}, %x: tensor<2x2xf32>) -> (tensor
 
 // -----
 
+func.func @step(%w: tensor<2x2xf32> {amp.param}, %b: tensor<2xf32>, %x: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<f32>)
+    attributes {amp.arena_size = 1024 : i64} {
+  // expected-error@+1 {{amp-to-cuda: this matmul has a bias operand but has no amp.epilogue; run --amp-fuse again}}
+  %c = amp.matmul %x, %w bias %b {amp.kernel = 0 : i64, amp.place = ["arena 0"]} : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2xf32> to tensor<2x2xf32>
+  %s = amp.sum %c dims = [0, 1] {amp.kernel = 1 : i64, amp.place = ["arena 256"]} : tensor<2x2xf32> to tensor<f32>
+  return %w, %s : tensor<2x2xf32>, tensor<f32>
+}
+
+// -----
+
+func.func @step(%w: tensor<2x2xf32> {amp.param}, %b: tensor<2xf32>, %x: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<f32>)
+    attributes {amp.arena_size = 1024 : i64} {
+  // expected-error@+1 {{amp-to-cuda: the kernel of this matmul is not the matmul and relu its amp.epilogue "bias_relu" names; run --amp-fuse again}}
+  %c = amp.matmul %x, %w bias %b {amp.kernel = 0 : i64, amp.epilogue = "bias_relu", amp.place = ["arena 0"]} : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2xf32> to tensor<2x2xf32>
+  %s = amp.sum %c dims = [0, 1] {amp.kernel = 1 : i64, amp.place = ["arena 256"]} : tensor<2x2xf32> to tensor<f32>
+  return %w, %s : tensor<2x2xf32>, tensor<f32>
+}
+
+// -----
+
 func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
     attributes {amp.arena_size = 512 : i64} {
   %n = amp.neg %w {amp.kernel = 1 : i64, amp.place = ["arena 0"]} : tensor<2xf32>

@@ -7,32 +7,15 @@
 
 // CHECK: #include "amp_runtime/step_kernels.h"
 
-// A fused group: the cast of the matmul result and the bias add are one
-// kernel; the bias broadcasts over the batch by its column coordinate.
-// CHECK-LABEL: // k3_cast_add:
-// CHECK-NEXT: //   {{.*}} = amp.cast {{.*}} : tensor<4x3xf16> to tensor<4x3xf32>
-// CHECK-NEXT: //   {{.*}} = amp.add {{.*}} : tensor<4x3xf32>, tensor<3xf32>
-// CHECK-NEXT: struct k3_cast_add {
-// CHECK-NEXT:   const ampstep::f16_t *b0;
-// CHECK-NEXT:   const float *b1;
-// CHECK-NEXT:   float *b2;
-// CHECK-NEXT:   AMP_HOST_DEVICE void operator()({{\[\[}}maybe_unused{{\]\]}} int64_t i) const {
-// CHECK-NEXT:     const float x0 = ampstep::ldF16(b0, i);
-// CHECK-NEXT:     const float v1 = static_cast<float>(x0);
-// CHECK-NEXT:     const int64_t c1 = i / 1 % 3;
-// CHECK-NEXT:     const float x2 = b1[c1 * 1];
-// CHECK-NEXT:     const float v3 = static_cast<float>(v1 + x2);
-// CHECK-NEXT:     b2[i] = static_cast<float>(v3);
-
 // The loss and its gradient are f32 row kernels. The loss runs one thread
 // per row, each writing its row's loss to scratch memory the plan gave it,
 // then one thread sums the rows in order (the interpreter's order). Under
 // nvcc the row losses and the gradient come from the runtime's warp-per-row
 // kernel instead, and the generated ones are left out.
-// CHECK-LABEL: // k4_cross_entropy:
+// CHECK-LABEL: // k3_cross_entropy:
 // CHECK-NEXT: //
 // CHECK-NEXT: #if !defined(__CUDACC__)
-// CHECK-NEXT: struct k4_cross_entropy {
+// CHECK-NEXT: struct k3_cross_entropy {
 // CHECK-NEXT:   const float *b0;
 // CHECK-NEXT:   const int64_t *b1;
 // CHECK-NEXT:   float *s0;
@@ -41,8 +24,8 @@
 // rows in the order of amprt::foldReduction (blocks of 256 in order, then
 // pairwise), as the interpreter does; under nvcc, launchReduce may give a
 // long reduction a block, combining the same loads in a tree.
-// CHECK-LABEL: // k4_cross_entropy_sum:
-// CHECK: struct k4_cross_entropy_sum {
+// CHECK-LABEL: // k3_cross_entropy_sum:
+// CHECK: struct k3_cross_entropy_sum {
 // CHECK:        AMP_HOST_DEVICE float identity() const { return static_cast<float>(0x0p+0); }
 // CHECK:        AMP_HOST_DEVICE float loadAt({{\[\[}}maybe_unused{{\]\]}} int64_t base, {{\[\[}}maybe_unused{{\]\]}} int64_t r) const {
 // CHECK-NEXT:     return s0[r];
@@ -55,11 +38,23 @@
 // CHECK-NEXT:         4, identity(), [&](int64_t r) { return loadAt(base, r); },
 // CHECK-NEXT:         [&](float a, float v) { return combine(a, v); }));
 
-// CHECK-LABEL: // k5_cross_entropy_grad:
+// CHECK-LABEL: // k4_cross_entropy_grad:
+
+// An elementwise kernel: the loss gradient cast to f16 for the weight
+// gradient's GEMM, a functor the host and the GPU run per element.
+// CHECK-LABEL: // k5_cast:
+// CHECK-NEXT: //   {{.*}} = amp.cast {{.*}} : tensor<4x3xf32> to tensor<4x3xf16>
+// CHECK-NEXT: struct k5_cast {
+// CHECK-NEXT:   const float *b0;
+// CHECK-NEXT:   ampstep::f16_t *b1;
+// CHECK-NEXT:   AMP_HOST_DEVICE void operator()({{\[\[}}maybe_unused{{\]\]}} int64_t i) const {
+// CHECK-NEXT:     const float x0 = b0[i];
+// CHECK-NEXT:     const float v1 = ampstep::rndF16(x0);
+// CHECK-NEXT:     ampstep::stF16(b1, i, v1);
 
 // The bias gradient sums the batch rows of each column: output i starts at
 // column i, and value r is r rows down.
-// CHECK-LABEL: // k6_sum:
+// CHECK-LABEL: // k7_sum:
 // CHECK:        AMP_HOST_DEVICE int64_t baseOf({{\[\[}}maybe_unused{{\]\]}} int64_t i) const {
 // CHECK-NEXT:     int64_t base = 0;
 // CHECK-NEXT:     base += (i / 1 % 3) * 1;
@@ -69,43 +64,45 @@
 // runtime's multi-tensor SGD (no functor): in place, skipped when the
 // unscale's found_inf is set, the selects that keep the old values on such
 // a step folded into it.
-// CHECK-NOT: struct k13_sgd_update
+// CHECK-NOT: struct k12_sgd_update
 
 // The step: launches in program order, GEMMs through amp_gemm (f16 in and
 // out, transposed left operand for the weight gradient).
 // CHECK-LABEL: static amp_status_t tiny_run(amp_stream_t *stream, void *const *tensors, void *arenaBase,
 // CHECK: ampstep::launch(stream, "k0_cast", 32, k0_cast{static_cast<const float *>(tensors[5]),
+// The logits' GEMM: f16 operands, the f32 bias (tensor 1) added in the
+// accumulator and the sum written once, in f32 (autocast folded the bias add
+// after the product's widening cast into the matmul).
 // CHECK: // k2_matmul:
-// CHECK: amp_gemm_t g{AMP_F16, AMP_F16, 0, 0, 4, 3, 8, 1, 1.0f, 0.0f, AMP_EPILOGUE_NONE};
-// CHECK-NEXT: AMP_STEP_CHECK(amp_gemm(stream, &g,
-// CHECK: ampstep::launch(stream, "k3_cast_add", 12,
+// CHECK: amp_gemm_t g{AMP_F16, AMP_F32, 0, 0, 4, 3, 8, 1, 1.0f, 0.0f, AMP_EPILOGUE_BIAS};
+// CHECK-NEXT: AMP_STEP_CHECK(amp_gemm(stream, &g, {{.*}}, {{.*}}, static_cast<const float *>(tensors[1]), reinterpret_cast<float *>(arena + {{[0-9]+}})));
 // CHECK: #if defined(__CUDACC__)
-// CHECK-NEXT: // k4_cross_entropy: the runtime's warp-per-row kernel
+// CHECK-NEXT: // k3_cross_entropy: the runtime's warp-per-row kernel
 // CHECK-NEXT: AMP_STEP_CHECK(amp_cross_entropy(stream, amp_rows_t{AMP_F32, 4, 3}, {{.*}}, reinterpret_cast<float *>(arena + [[SCRATCH:[0-9]+]]), nullptr, nullptr, AMP_LOSS_SUM));
 // CHECK-NEXT: #else
-// CHECK-NEXT: ampstep::launch(stream, "k4_cross_entropy", 4, k4_cross_entropy{{.*}}, reinterpret_cast<float *>(arena + [[SCRATCH]])}));
+// CHECK-NEXT: ampstep::launch(stream, "k3_cross_entropy", 4, k3_cross_entropy{{.*}}, reinterpret_cast<float *>(arena + [[SCRATCH]])}));
 // CHECK-NEXT: #endif
-// CHECK-NEXT: ampstep::launchReduce(stream, "k4_cross_entropy_sum", 1, 4, k4_cross_entropy_sum{{.*}}, reinterpret_cast<const float *>(arena + [[SCRATCH]])}));
+// CHECK-NEXT: ampstep::launchReduce(stream, "k3_cross_entropy_sum", 1, 4, k3_cross_entropy_sum{{.*}}, reinterpret_cast<const float *>(arena + [[SCRATCH]])}));
 // The loss's gradient, scaled by the loss scale (tensor 2, read on the
 // device) over the batch mean, is the same runtime kernel under nvcc.
 // CHECK-NEXT: #if defined(__CUDACC__)
-// CHECK-NEXT: // k5_cross_entropy_grad: the runtime's warp-per-row kernel
+// CHECK-NEXT: // k4_cross_entropy_grad: the runtime's warp-per-row kernel
 // CHECK-NEXT: AMP_STEP_CHECK(amp_cross_entropy(stream, amp_rows_t{AMP_F32, 4, 3}, {{.*}}, static_cast<const int64_t *>(tensors[6]), nullptr, {{.*}}, static_cast<const float *>(tensors[2]), AMP_LOSS_MEAN));
 // CHECK-NEXT: #else
-// CHECK-NEXT: ampstep::launch(stream, "k5_cross_entropy_grad", 4,
+// CHECK-NEXT: ampstep::launch(stream, "k4_cross_entropy_grad", 4,
 // CHECK-NEXT: #endif
-// CHECK: ampstep::launchReduce(stream, "k6_sum", 3, 4, k6_sum{
-// CHECK: // k8_matmul:
+// CHECK: // k6_matmul:
 // CHECK: amp_gemm_t g{AMP_F16, AMP_F16, 1, 0, 8, 3, 4, 1, 1.0f, 0.0f, AMP_EPILOGUE_NONE};
+// CHECK: ampstep::launchReduce(stream, "k7_sum", 3, 4, k7_sum{
 
 // Unscaling: found_inf zeroed, then one amp_unscale over the list, in
 // place: each unscaled gradient takes the slot of the gradient it scales.
-// CHECK: // k11_unscale:
-// CHECK: ampstep::launch(stream, "k11_unscale_zero", 1, ampstep::Fill{
+// CHECK: // k10_unscale:
+// CHECK: ampstep::launch(stream, "k10_unscale_zero", 1, ampstep::Fill{
 // CHECK-NOT: _copy
 // CHECK: AMP_STEP_CHECK(amp_unscale(stream, amp_tensor_list_t{2, data, sizes}, {{.*}}, reinterpret_cast<float *>(arena + [[FOUND:[0-9]+]])));
 
-// CHECK: // k13_sgd_update: the runtime's multi-tensor update over 2 tensors, skipped when found_inf is set
+// CHECK: // k12_sgd_update: the runtime's multi-tensor update over 2 tensors, skipped when found_inf is set
 // CHECK-NEXT: //   {{%[0-9]+}} = amp.sgd_update %arg0, %unscaled#0 : tensor<8x3xf32>
 // CHECK-NEXT: //   {{%[0-9]+}} = amp.sgd_update %arg1, %unscaled#1 : tensor<3xf32>
 // CHECK-NEXT: {
@@ -117,7 +114,7 @@
 // CHECK-NEXT: }
 
 // The scaler updates its state in place: no copies.
-// CHECK: // k14_scaler_update:
+// CHECK: // k13_scaler_update:
 // CHECK: amp_scaler_config_t config{0x1p+1, 0x1p-1, 2000, 1, 0x0p+0, 0x0p+0};
 // CHECK-NOT: _copy
 // CHECK: AMP_STEP_CHECK(amp_scaler_update(stream, &config, static_cast<float *>(tensors[2]), static_cast<float *>(tensors[3]), static_cast<float *>(tensors[4]),

@@ -694,8 +694,11 @@ LogicalResult Emitter::emitGemm(ArrayRef<Operation *> ops) {
   if (auto attr = matmul->getAttrOfType<StringAttr>(kEpilogueAttr)) {
     epilogue = attr.getValue() == "bias_relu" ? "AMP_EPILOGUE_BIAS_RELU"
                                               : "AMP_EPILOGUE_BIAS";
-    auto add = cast<AddOp>(ops[1]);
-    bias = add.getLhs() == matmul.getResult() ? add.getRhs() : add.getLhs();
+    bias = matmul.getBias();
+    if (!bias) {
+      auto add = cast<AddOp>(ops[1]);
+      bias = add.getLhs() == matmul.getResult() ? add.getRhs() : add.getLhs();
+    }
   }
   std::string kernel = kernelName(ops);
   body << "  // " << kernel << ":\n";
@@ -1659,14 +1662,18 @@ static Operation *memoryOwner(Value value) {
 }
 
 /// Checks that a kernel starting with a matmul is one emitGemm prints: the
-/// matmul alone, or with the bias add (and relu) its amp.epilogue names,
-/// as --amp-fuse folds them.
+/// matmul alone, or with the bias add (unless the matmul has a bias
+/// operand) and relu its amp.epilogue names, as --amp-fuse folds them.
 static LogicalResult verifyGemmKernel(ArrayRef<Operation *> ops) {
   auto matmul = cast<MatmulOp>(ops.front());
   auto epilogue = matmul->getAttrOfType<StringAttr>(kEpilogueAttr);
-  size_t expected = !epilogue ? 1 : epilogue.getValue() == "bias" ? 2 : 3;
-  bool ok = ops.size() == expected;
-  if (ok && expected >= 2) {
+  bool hasBias = static_cast<bool>(matmul.getBias());
+  size_t reluAt = hasBias ? 1 : 2;
+  size_t expected = !epilogue                       ? 1
+                    : epilogue.getValue() == "bias" ? reluAt
+                                                    : reluAt + 1;
+  bool ok = ops.size() == expected && (epilogue || !hasBias);
+  if (ok && expected >= 2 && !hasBias) {
     auto add = dyn_cast<AddOp>(ops[1]);
     Value bias;
     if (add && matmul.getResult().hasOneUse() &&
@@ -1679,22 +1686,26 @@ static LogicalResult verifyGemmKernel(ArrayRef<Operation *> ops) {
          tensorOf(bias).getDimSize(0) == type.getShape().back() &&
          elementOf(bias).isF32();
   }
-  if (ok && expected == 3) {
-    auto relu = dyn_cast<ReluOp>(ops[2]);
-    ok = relu && ops[1]->getResult(0).hasOneUse() &&
-         relu.getInput() == ops[1]->getResult(0);
+  if (ok && expected == reluAt + 1) {
+    auto relu = dyn_cast<ReluOp>(ops[reluAt]);
+    Value biased = ops[reluAt - 1]->getResult(0);
+    ok = relu && biased.hasOneUse() && relu.getInput() == biased &&
+         relu.getType() == matmul.getType();
   }
   if (ok)
     return success();
   if (!epilogue)
-    return matmul.emitError() << "amp-to-cuda: this matmul shares its kernel "
-                                 "with other ops but has no amp.epilogue; "
-                                 "run --amp-fuse again";
+    return matmul.emitError()
+           << "amp-to-cuda: this matmul "
+           << (hasBias ? "has a bias operand"
+                       : "shares its kernel with other ops")
+           << " but has no amp.epilogue; run --amp-fuse again";
   return matmul.emitError()
-         << "amp-to-cuda: the kernel of this matmul is not the matmul and "
-            "the bias add"
-         << (expected == 3 ? " and relu" : "") << " its amp.epilogue \""
-         << epilogue.getValue() << "\" names; run --amp-fuse again";
+         << "amp-to-cuda: the kernel of this matmul is not the matmul"
+         << (hasBias ? "" : " and the bias add")
+         << (expected == reluAt + 1 ? " and relu" : "")
+         << " its amp.epilogue \"" << epilogue.getValue()
+         << "\" names; run --amp-fuse again";
 }
 
 LogicalResult Emitter::verifyPlan() {

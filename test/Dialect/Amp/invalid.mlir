@@ -561,6 +561,30 @@ func.func @matmul_result_shape(%a: tensor<2x8x4xf32>, %b: tensor<4x6xf32>) {
 
 // -----
 
+func.func @matmul_bias_shape(%a: tensor<2x8x4xf32>, %b: tensor<4x6xf32>, %c: tensor<8x6xf32>) {
+  // expected-error @+1 {{'amp.matmul' op bias must be a vector of the 6 result columns, got [8, 6]}}
+  %0 = amp.matmul %a, %b bias %c : tensor<2x8x4xf32>, tensor<4x6xf32>, tensor<8x6xf32> to tensor<2x8x6xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_bias_columns(%a: tensor<8x4xf32>, %b: tensor<4x6xf32>, %c: tensor<8xf32>) {
+  // expected-error @+1 {{'amp.matmul' op bias must be a vector of the 6 result columns, got [8]}}
+  %0 = amp.matmul %a, %b bias %c : tensor<8x4xf32>, tensor<4x6xf32>, tensor<8xf32> to tensor<8x6xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_bias_type(%a: tensor<8x4xf16>, %b: tensor<4x6xf16>, %c: tensor<6xf32>) {
+  // expected-error @+1 {{'amp.matmul' op bias must have the result element type 'f16', got 'f32'}}
+  %0 = amp.matmul %a, %b bias %c : tensor<8x4xf16>, tensor<4x6xf16>, tensor<6xf32> to tensor<8x6xf16>
+  return
+}
+
+// -----
+
 func.func @matmul_accumulator(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
   // expected-error @+1 {{'amp.matmul' op accumulator type 'f16' cannot hold 'f32' operands exactly}}
   %0 = amp.matmul %a, %b {acc_type = f16} : tensor<2x3xf32>, tensor<3x4xf32> to tensor<2x4xf32>

@@ -395,6 +395,17 @@ LogicalResult MatmulOp::verify() {
   shape.push_back(dims->n);
   if (failed(verifyResultShape(*this, shape, getType())))
     return failure();
+  if (Value bias = getBias()) {
+    auto type = cast<RankedTensorType>(bias.getType());
+    if (type.getRank() != 1 || type.getDimSize(0) != dims->n)
+      return emitOpError() << "bias must be a vector of the " << dims->n
+                           << " result columns, got "
+                           << formatShape(type.getShape());
+    if (type.getElementType() != getType().getElementType())
+      return emitOpError() << "bias must have the result element type "
+                           << getType().getElementType() << ", got "
+                           << type.getElementType();
+  }
   return verifyAccumulatorType(*this, getAccumulatorType(),
                                getFloatElementType(getLhs()));
 }
@@ -404,8 +415,16 @@ std::optional<int64_t> MatmulOp::getForwardFlops() {
   if (failed(dims))
     return 0;
   SmallVector<int64_t> factors(dims->batch);
-  factors.append({2, dims->m, dims->n, dims->k});
-  return getCheckedProduct(factors);
+  factors.append({dims->m, dims->n});
+  // Two FLOPs per product, one more per output for the bias.
+  std::optional<int64_t> outputs = getCheckedProduct(factors);
+  if (!outputs)
+    return std::nullopt;
+  factors.append({2, dims->k});
+  std::optional<int64_t> products = getCheckedProduct(factors);
+  if (!products || (getBias() && *products > INT64_MAX - *outputs))
+    return std::nullopt;
+  return *products + (getBias() ? *outputs : 0);
 }
 
 //===----------------------------------------------------------------------===//

@@ -174,6 +174,7 @@ private:
   std::optional<unsigned> narrowedTarget(Operation *op) const;
   Value getOrCreateCast(Value value, Type target);
   void removeCastChains();
+  void foldBiasAdds();
 
   func::FuncOp func;
   FloatType lowType;
@@ -194,6 +195,8 @@ private:
   /// Flexible constants that had uses before the rewrite.
   llvm::DenseSet<Operation *> usedConstants;
   Operation *lastArgCast = nullptr;
+  /// Bias adds folded into the low-precision matmul before them.
+  int64_t foldedBiasAdds = 0;
 };
 
 } // namespace
@@ -589,6 +592,61 @@ void FunctionAutocast::rewrite() {
     if (op->use_empty())
       op->erase();
   removeCastChains();
+  foldBiasAdds();
+}
+
+void FunctionAutocast::foldBiasAdds() {
+  // A low-precision matmul rounds its product, and a bias add after it
+  // rounds again: the second rounding can cancel a sum to exactly zero. The
+  // add joins the matmul instead, which adds the bias in its f32
+  // accumulator and rounds once, as F.linear and a GEMM epilogue do. An f32
+  // add after the product's widening cast makes the matmul's result f32.
+  SmallVector<AddOp> adds;
+  func.walk([&](AddOp add) { adds.push_back(add); });
+  for (AddOp add : adds) {
+    for (unsigned i : {0u, 1u}) {
+      Value product = add->getOperand(i);
+      Value bias = add->getOperand(1 - i);
+      auto widen = product.getDefiningOp<CastOp>();
+      if (widen && widen.getResult().hasOneUse() &&
+          llvm::is_contained(createdCasts, widen))
+        product = widen.getInput();
+      else
+        widen = nullptr;
+      auto matmul = product.getDefiningOp<MatmulOp>();
+      if (!matmul || matmul.getBias() || !product.hasOneUse())
+        continue;
+      auto decision = decisions.find(matmul);
+      if (decision == decisions.end() ||
+          decision->second.precision != Precision::Low)
+        continue;
+      RankedTensorType type = add.getType();
+      auto biasType = cast<RankedTensorType>(bias.getType());
+      if (type.getShape() != matmul.getType().getShape() ||
+          (!widen && type != matmul.getType()) || biasType.getRank() != 1 ||
+          biasType.getDimSize(0) != type.getShape().back() ||
+          biasType.getElementType() != type.getElementType())
+        continue;
+      // The matmul's only user is the add (or the cast the add reads), and
+      // its operands come before it: it may run just before the add, where
+      // the bias is defined.
+      matmul->moveBefore(add);
+      matmul.getBiasMutable().assign(bias);
+      matmul.getResult().setType(type);
+      add.getResult().replaceAllUsesWith(matmul.getResult());
+      decision->second.reason += "; the bias add at " +
+                                 describeLoc(add.getLoc()) +
+                                 " is folded in (one rounding)";
+      decisions.erase(add);
+      add->erase();
+      if (widen) {
+        llvm::erase(createdCasts, widen);
+        widen->erase();
+      }
+      ++foldedBiasAdds;
+      break;
+    }
+  }
 }
 
 void FunctionAutocast::removeCastChains() {
@@ -677,6 +735,10 @@ std::string FunctionAutocast::summaryLine() {
       << "converted " << converted << "/" << decisions.size() << " ops to "
       << lowType << " with " << createdCasts.size() << " casts ("
       << formatBytes(bytes) << " cast traffic per step)";
+  if (foldedBiasAdds)
+    llvm::raw_string_ostream(text)
+        << ", " << foldedBiasAdds << " bias add"
+        << (foldedBiasAdds == 1 ? "" : "s") << " folded into matmuls";
   return text;
 }
 

@@ -290,8 +290,9 @@ backend::ParamInit backend::getParamInit(func::FuncOp func,
     if (auto norm = dyn_cast<RmsNormOp>(user);
         norm && use->get() == norm.getWeight())
       return {0, 1.0};
+    // The weight, or the bias, of a matmul.
     if (auto matmul = dyn_cast<MatmulOp>(user);
-        matmul && use->getOperandNumber() == 1)
+        matmul && use->getOperandNumber() >= 1)
       return {innerOf(matmul), 0.0};
     if (isa<AddOp>(user)) {
       Value other = user->getOperand(1 - use->getOperandNumber());

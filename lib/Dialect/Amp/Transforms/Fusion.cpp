@@ -33,23 +33,33 @@ Operation *singleUser(Value value) {
   return value.hasOneUse() ? *value.getUsers().begin() : nullptr;
 }
 
-/// Folds `bias add [+ relu]` into the matmul `op` when the result is f32:
-/// returns the ops folded, the last one last.
+/// Sets the epilogue of `matmul` and returns the ops it folds, the last one
+/// last: a relu after a matmul with a bias operand, or, when the result is
+/// f32 (where a separate add rounds no differently), a bias add and the
+/// relu after it.
 SmallVector<Operation *> foldEpilogue(MatmulOp matmul, StringRef &epilogue) {
   auto type = matmul.getType();
-  if (!type.getElementType().isF32())
-    return {};
-  auto add = dyn_cast_or_null<AddOp>(singleUser(matmul.getResult()));
-  if (!add || add.getType() != type)
-    return {};
-  Value bias = add.getLhs() == matmul.getResult() ? add.getRhs() : add.getLhs();
-  auto biasType = cast<RankedTensorType>(bias.getType());
-  if (biasType.getRank() != 1 || biasType.getDimSize(0) != type.getShape().back() ||
-      !biasType.getElementType().isF32())
-    return {};
-  SmallVector<Operation *> folded{add};
+  SmallVector<Operation *> folded;
+  Value biased = matmul.getResult();
+  if (!matmul.getBias()) {
+    if (!type.getElementType().isF32())
+      return {};
+    auto add = dyn_cast_or_null<AddOp>(singleUser(matmul.getResult()));
+    if (!add || add.getType() != type)
+      return {};
+    Value bias =
+        add.getLhs() == matmul.getResult() ? add.getRhs() : add.getLhs();
+    auto biasType = cast<RankedTensorType>(bias.getType());
+    if (biasType.getRank() != 1 ||
+        biasType.getDimSize(0) != type.getShape().back() ||
+        !biasType.getElementType().isF32())
+      return {};
+    folded.push_back(add);
+    biased = add.getResult();
+  }
   epilogue = "bias";
-  if (auto relu = dyn_cast_or_null<ReluOp>(singleUser(add.getResult()))) {
+  if (auto relu = dyn_cast_or_null<ReluOp>(singleUser(biased));
+      relu && relu.getType() == type) {
     folded.push_back(relu);
     epilogue = "bias_relu";
   }
@@ -162,7 +172,7 @@ struct FusePass : mlir::amp::impl::AmpFuseBase<FusePass> {
       if (!matmul)
         continue;
       SmallVector<Operation *> folded = foldEpilogue(matmul, epilogue);
-      if (folded.empty())
+      if (epilogue.empty())
         continue;
       matmul->setAttr(kEpilogueAttr, builder.getStringAttr(epilogue));
       for (Operation *other : folded)

@@ -322,7 +322,7 @@ LogicalResult vjp(MatmulOp op, VJPBuilder &v, Value g, Grads &out) {
     auto m = v.b.create<MatmulOp>(
         v.loc, RankedTensorType::get(shape, lhsType.getElementType()), a, bb,
         ta ? v.b.getUnitAttr() : UnitAttr(), tb ? v.b.getUnitAttr() : UnitAttr(),
-        acc);
+        acc, /*bias=*/Value());
     return m.getResult();
   };
   int64_t lr = lhsType.getRank(), rr = rhsType.getRank();
@@ -336,6 +336,9 @@ LogicalResult vjp(MatmulOp op, VJPBuilder &v, Value g, Grads &out) {
                   : matmul(lhs, grad, !tl, false, rhsRows, rhsCols);
   out[0] = v.unbroadcast(dLhs, lhsType);
   out[1] = v.unbroadcast(dRhs, rhsType);
+  // The bias was added to every row: its gradient sums g over the rows.
+  if (Value bias = op.getBias())
+    out[2] = v.unbroadcast(g, v.typeOf(bias));
   return success();
 }
 
@@ -357,7 +360,8 @@ LogicalResult vjp(AttentionOp op, VJPBuilder &v, Value g, Grads &out) {
         .create<MatmulOp>(v.loc, type, x, y, tx ? v.b.getUnitAttr() : UnitAttr(),
                           ty ? v.b.getUnitAttr() : UnitAttr(),
                           TypeAttr::get(getDefaultAccumulatorType(
-                              cast<FloatType>(element))))
+                              cast<FloatType>(element))),
+                          /*bias=*/Value())
         .getResult();
   };
   Value scale = v.scalar(op.getScaleOrDefault(), wide);

@@ -27,8 +27,9 @@ func.func @chain(%w: tensor<4x3xf32> {amp.param}, %b: tensor<3xf32> {amp.param},
 
 // -----
 
-// An f16 matmul result is not folded: the epilogue would add the bias
-// before the matmul's rounding to f16, which the graph does after it.
+// An f16 matmul result is not folded with a separate add: the epilogue
+// would add the bias before the matmul's rounding to f16, which the graph
+// does after it.
 // CHECK-LABEL: func.func @narrow
 // CHECK: amp.matmul {{.*}}{amp.kernel = 0 : i64}
 // CHECK: amp.add {{.*}}{amp.kernel = 1 : i64}
@@ -36,6 +37,21 @@ func.func @narrow(%a: tensor<2x4xf16>, %w: tensor<4x3xf16>, %b: tensor<3xf16>) -
   %mm = amp.matmul %a, %w : tensor<2x4xf16>, tensor<4x3xf16> to tensor<2x3xf16>
   %y = amp.add %mm, %b : tensor<2x3xf16>, tensor<3xf16>
   return %y : tensor<2x3xf16>
+}
+
+// -----
+
+// A matmul with a bias operand (autocast folds a low-precision bias add into
+// it) has a bias epilogue in any result type, and takes the relu after it.
+// CHECK-LABEL: func.func @bias_operand
+// CHECK: amp.matmul {{.*}}{amp.epilogue = "bias_relu", amp.kernel = 0 : i64}
+// CHECK: amp.relu {{.*}}{amp.kernel = 0 : i64}
+// CHECK: amp.matmul {{.*}}{amp.epilogue = "bias", amp.kernel = 1 : i64}
+func.func @bias_operand(%a: tensor<2x4xbf16>, %w: tensor<4x4xbf16>, %b: tensor<4xbf16>) -> tensor<2x4xbf16> {
+  %mm = amp.matmul %a, %w bias %b : tensor<2x4xbf16>, tensor<4x4xbf16>, tensor<4xbf16> to tensor<2x4xbf16>
+  %h = amp.relu %mm : tensor<2x4xbf16>
+  %y = amp.matmul %h, %w bias %b : tensor<2x4xbf16>, tensor<4x4xbf16>, tensor<4xbf16> to tensor<2x4xbf16>
+  return %y : tensor<2x4xbf16>
 }
 
 // -----

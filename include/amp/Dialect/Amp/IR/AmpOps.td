@@ -334,18 +334,27 @@ def Amp_MatmulOp : Amp_Op<"matmul", [Amp_ContractionFamily, Amp_LowerPrecision,
     rounded once to the result element type, which may differ from the
     operands' (f16 in, f32 out).
 
+    With a `bias` (a vector of `N` values in the result element type), the
+    bias is added to every row in the accumulator type before that one
+    rounding, as a fused GEMM epilogue (and PyTorch's `F.linear`) does.
+    Autocast folds a bias add that follows a low-precision matmul into it.
+
     ```mlir
     %h = amp.matmul %x, %w : tensor<64x784xf16>, tensor<784x256xf16> to tensor<64x256xf16>
+    %y = amp.matmul %x, %w bias %b
+        : tensor<64x784xf16>, tensor<784x256xf16>, tensor<256xf16> to tensor<64x256xf16>
     %s = amp.matmul %q, %k {transpose_rhs}
         : tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32> to tensor<2x4x16x16xf32>
     ```
   }];
   let arguments = (ins Amp_FloatTensor:$lhs, Amp_FloatTensor:$rhs,
                    UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs,
-                   OptionalAttr<Amp_FloatTypeAttr>:$acc_type);
+                   OptionalAttr<Amp_FloatTypeAttr>:$acc_type,
+                   Optional<Amp_FloatTensor>:$bias);
   let results = (outs Amp_FloatTensor:$result);
   let assemblyFormat = [{
-    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `to` type($result)
+    $lhs `,` $rhs (`bias` $bias^)? attr-dict `:` type($lhs) `,` type($rhs)
+    (`,` type($bias)^)? `to` type($result)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

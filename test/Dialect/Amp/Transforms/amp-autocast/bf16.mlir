@@ -10,9 +10,9 @@
 // CHECK-DAG: %[[C:.*]] = amp.constant dense<-1.000000e+09> : tensor<f32>
 // 65536 is exact in bf16 (beyond the f16 range): converted.
 // CHECK-DAG: %[[BIG:.*]] = amp.constant dense<6.553600e+04> : tensor<bf16>
-// CHECK: %[[M:.*]] = amp.matmul %[[XB]], %[[XB]] {acc_type = f32} : tensor<4x4xbf16>, tensor<4x4xbf16> to tensor<4x4xbf16>
-// CHECK: %[[A:.*]] = amp.add %[[M]], %[[BB]] : tensor<4x4xbf16>, tensor<4xbf16>
-// CHECK: %[[S:.*]] = amp.mul %[[A]], %[[BIG]] : tensor<4x4xbf16>, tensor<bf16>
+// The bias add joins the matmul (one rounding).
+// CHECK: %[[M:.*]] = amp.matmul %[[XB]], %[[XB]] bias %[[BB]] {acc_type = f32} : tensor<4x4xbf16>, tensor<4x4xbf16>, tensor<4xbf16> to tensor<4x4xbf16>
+// CHECK: %[[S:.*]] = amp.mul %[[M]], %[[BIG]] : tensor<4x4xbf16>, tensor<bf16>
 // CHECK: amp.matmul %[[S]], %[[XB]] {acc_type = f32} : tensor<4x4xbf16>, tensor<4x4xbf16> to tensor<4x4xbf16>
 func.func @bf16(%x: tensor<4x4xf32>, %b: tensor<4xf32> {amp.param}) -> (tensor<4x4xf32>, tensor<f32>) {
   %c = amp.constant dense<-1.0e9> : tensor<f32>

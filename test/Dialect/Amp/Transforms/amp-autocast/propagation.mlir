@@ -2,16 +2,17 @@
 // RUN: amp-opt %s --amp-autocast -split-input-file | FileCheck %s
 
 // Between two low ops, promote and follow ops stay low: no f16 -> f32 -> f16
-// ping-pong. The f32 bias is cast once.
+// ping-pong. The f32 addend is cast once. (A rank-1 bias would be folded
+// into the matmul: bias-fold.mlir.)
 // CHECK-LABEL: func.func @between_low_ops
 // CHECK: %[[H:.*]] = amp.matmul {{.*}} to tensor<4x8xf16>
-// CHECK: %[[A:.*]] = amp.add %[[H]], %{{.*}} : tensor<4x8xf16>, tensor<8xf16>
+// CHECK: %[[A:.*]] = amp.add %[[H]], %{{.*}} : tensor<4x8xf16>, tensor<4x8xf16>
 // CHECK: %[[R:.*]] = amp.relu %[[A]] : tensor<4x8xf16>
 // CHECK: %[[T:.*]] = amp.transpose %[[R]], [1, 0] : tensor<4x8xf16> to tensor<8x4xf16>
 // CHECK: amp.matmul %[[T]], %{{.*}} {acc_type = f32, transpose_lhs}
-func.func @between_low_ops(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+func.func @between_low_ops(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %h = amp.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> to tensor<4x8xf32>
-  %a = amp.add %h, %b : tensor<4x8xf32>, tensor<8xf32>
+  %a = amp.add %h, %b : tensor<4x8xf32>, tensor<4x8xf32>
   %r = amp.relu %a : tensor<4x8xf32>
   %t = amp.transpose %r, [1, 0] : tensor<4x8xf32> to tensor<8x4xf32>
   %o = amp.matmul %t, %w {transpose_lhs} : tensor<8x4xf32>, tensor<8x8xf32> to tensor<4x8xf32>
