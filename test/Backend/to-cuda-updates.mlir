@@ -15,8 +15,9 @@
 // MIXED-NEXT: struct k8_adamw_update_1 {
 // MIXED: amprt::AdamwScalars<float> scalars{};
 // MIXED: scalars = amprt::adamwScalars<float>({{.*}}, static_cast<double>({{.*}}));
-// MIXED: float p = ampstep::ldBF16(b0, i);
-// MIXED: amprt::adamwElement<float>(scalars, p, {{.*}}, m, v);
+// MIXED: float p = ampstep::ldBF16(b1, i);
+// MIXED-NEXT: const float g = {{.*}};
+// MIXED: amprt::adamwElement<float>(scalars, p, g, m, v);
 // MIXED-NEXT: ampstep::stBF16(b5, i, ampstep::rndBF16(p));
 // MIXED: // k8_adamw_update: the runtime's multi-tensor update over 1 tensor{{$}}
 // MIXED-NEXT: //   {{.*}} = amp.adamw_update %arg1, {{.*}} : tensor<8xf32>, tensor<f32>

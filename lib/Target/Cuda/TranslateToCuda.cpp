@@ -1377,6 +1377,8 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
               nesterov = sgd.getNesterov();
             }
             bool hasBuffer = isa<SgdMomentumUpdateOp>(op);
+            std::string param = ld(0, "i"), grad = ld(1, "i");
+            std::string first = hasBuffer ? ld(3, "0") + " == 0" : "false";
             fn << "    const amprt::SgdScalars<" << t
                << "> s = amprt::sgdScalars<" << t << ">("
                << d(sgd.getLr().convertToDouble()) << ", " << d(momentum)
@@ -1386,10 +1388,8 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
             if (hasBuffer)
               fn << "    " << t << " buf = " << ld(2, "i") << ";\n";
             fn << "    const " << t << " p = amprt::sgdElement<" << t
-               << ">(s, " << ld(0, "i") << ", " << ld(1, "i") << ", "
-               << (hasBuffer ? "&buf, " + ld(3, "0") + " == 0"
-                             : std::string("nullptr, false"))
-               << ");\n";
+               << ">(s, " << param << ", " << grad << ", "
+               << (hasBuffer ? "&buf" : "nullptr") << ", " << first << ");\n";
             if (hasBuffer)
               fn << "    " << st(1, "i", roundExpr(type, "buf")) << "\n";
             fn << "    " << st(0, "i", roundExpr(type, "p")) << "\n";
@@ -1410,10 +1410,11 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
                   << d(adam.getWeightDecay().convertToDouble())
                   << ", static_cast<double>(" << ld(4, "0") << "));\n";
             fn << "    " << t << " p = " << ld(0, "i") << ";\n"
+               << "    const " << t << " g = " << ld(1, "i") << ";\n"
                << "    " << t << " m = " << ld(2, "i") << ";\n"
                << "    " << t << " v = " << ld(3, "i") << ";\n"
-               << "    amprt::adamwElement<" << t << ">(scalars, p, "
-               << ld(1, "i") << ", m, v);\n"
+               << "    amprt::adamwElement<" << t
+               << ">(scalars, p, g, m, v);\n"
                << "    " << st(0, "i", roundExpr(type, "p")) << "\n"
                << "    " << st(1, "i", roundExpr(type, "m")) << "\n"
                << "    " << st(2, "i", roundExpr(type, "v")) << "\n";
