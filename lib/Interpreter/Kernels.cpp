@@ -8,6 +8,7 @@
 #include "Kernels.h"
 
 #include "amp_runtime/reduction_order.h"
+#include "amp_runtime/scalar_math.h"
 
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "llvm/ADT/STLExtras.h"
@@ -121,18 +122,6 @@ AccT accumulate(AccT acc, AccT value, ElementKind accKind) {
   return static_cast<AccT>(roundToKind(acc + addend, accKind));
 }
 
-template <typename T>
-T gelu(T x, bool tanhForm) {
-  if (tanhForm) {
-    const T k = static_cast<T>(0.7978845608028654); // sqrt(2 / pi)
-    const T c = static_cast<T>(0.044715);
-    return static_cast<T>(0.5) * x *
-           (static_cast<T>(1) + std::tanh(k * (x + c * x * x * x)));
-  }
-  const T invSqrt2 = static_cast<T>(0.7071067811865476);
-  return static_cast<T>(0.5) * x * (static_cast<T>(1) + std::erf(x * invSqrt2));
-}
-
 /// maximum/minimum propagate NaN, as torch.maximum does.
 template <typename T>
 T nanMax(T a, T b) {
@@ -206,9 +195,9 @@ Tensor kernels::unary(UnaryFn fn, const Tensor &x, double exponent) {
       case UnaryFn::Relu:
         return v < 0 ? static_cast<T>(0) : v; // NaN stays NaN
       case UnaryFn::GeluErf:
-        return gelu(v, /*tanhForm=*/false);
+        return amprt::geluErf(v);
       case UnaryFn::GeluTanh:
-        return gelu(v, /*tanhForm=*/true);
+        return amprt::geluTanh(v);
       case UnaryFn::Pow:
         return std::pow(v, static_cast<T>(exponent));
       }
@@ -601,14 +590,14 @@ Tensor kernels::layerNorm(const Tensor &x, const Tensor *weight,
       T sum = 0;
       for (int64_t j = 0; j < n; ++j)
         sum += static_cast<T>(src[j]);
-      T mean = sum / static_cast<T>(n);
+      T mean = amprt::rowMean(sum, static_cast<T>(n));
       T squares = 0;
       for (int64_t j = 0; j < n; ++j) {
         T centered = static_cast<T>(src[j]) - mean;
         squares += centered * centered;
       }
-      T variance = squares / static_cast<T>(n);
-      T denominator = std::sqrt(variance + static_cast<T>(epsilon));
+      T denominator = amprt::rowDeviation(squares, static_cast<T>(n),
+                                          static_cast<T>(epsilon));
       for (int64_t j = 0; j < n; ++j) {
         T y = (static_cast<T>(src[j]) - mean) / denominator;
         if (weight)
@@ -635,8 +624,8 @@ Tensor kernels::rmsNorm(const Tensor &x, const Tensor *weight, int64_t axis,
       T squares = 0;
       for (int64_t j = 0; j < n; ++j)
         squares += static_cast<T>(src[j]) * static_cast<T>(src[j]);
-      T denominator =
-          std::sqrt(squares / static_cast<T>(n) + static_cast<T>(epsilon));
+      T denominator = amprt::rowDeviation(squares, static_cast<T>(n),
+                                          static_cast<T>(epsilon));
       for (int64_t j = 0; j < n; ++j) {
         T y = static_cast<T>(src[j]) / denominator;
         if (weight)
@@ -757,22 +746,9 @@ Tensor kernels::geluGrad(const Tensor &x, const Tensor &grad, bool tanhForm) {
   MutableArrayRef<double> result = out.getMutableData();
   withComputeType(x.getKind(), [&](auto tag) {
     using T = decltype(tag);
-    const T half = static_cast<T>(0.5), one = static_cast<T>(1);
     for (int64_t i = 0, e = x.getNumElements(); i < e; ++i) {
       T v = static_cast<T>(x[i]);
-      T derivative;
-      if (tanhForm) {
-        const T k = static_cast<T>(0.7978845608028654); // sqrt(2 / pi)
-        const T c = static_cast<T>(0.044715);
-        T t = std::tanh(k * (v + c * v * v * v));
-        derivative = half * (one + t) + half * v * (one - t * t) * k *
-                                            (one + static_cast<T>(3) * c * v * v);
-      } else {
-        const T invSqrt2 = static_cast<T>(0.7071067811865476);
-        const T invSqrt2Pi = static_cast<T>(0.3989422804014327);
-        derivative = half * (one + std::erf(v * invSqrt2)) +
-                     v * invSqrt2Pi * std::exp(-half * v * v);
-      }
+      T derivative = tanhForm ? amprt::geluTanhGrad(v) : amprt::geluErfGrad(v);
       result[i] =
           roundToKind(static_cast<T>(grad[i]) * derivative, x.getKind());
     }
@@ -824,14 +800,15 @@ static Tensor normGrad(const Tensor &x, const Tensor &grad, int64_t axis,
       if (centered) {
         for (int64_t j = 0; j < n; ++j)
           mean += static_cast<T>(src[j]);
-        mean /= static_cast<T>(n);
+        mean = amprt::rowMean(mean, static_cast<T>(n));
       }
       T squares = 0;
       for (int64_t j = 0; j < n; ++j) {
         T centeredValue = static_cast<T>(src[j]) - mean;
         squares += centeredValue * centeredValue;
       }
-      T r = std::sqrt(squares / static_cast<T>(n) + static_cast<T>(epsilon));
+      T r = amprt::rowDeviation(squares, static_cast<T>(n),
+                                static_cast<T>(epsilon));
       T gradMean = 0, gradDot = 0;
       for (int64_t j = 0; j < n; ++j) {
         normalized[j] = (static_cast<T>(src[j]) - mean) / r;
@@ -946,20 +923,17 @@ SmallVector<Tensor> kernels::sgd(const Tensor &param, const Tensor &grad,
   Tensor newBuffer(param.getKind(), param.getShape());
   withComputeType(param.getKind(), [&](auto tag) {
     using T = decltype(tag);
-    const T lr = static_cast<T>(hyper.lr), wd = static_cast<T>(hyper.weightDecay),
-            momentum = static_cast<T>(hyper.momentum),
-            keep = static_cast<T>(1.0 - hyper.dampening);
+    const amprt::SgdScalars<T> scalars =
+        amprt::sgdScalars<T>(hyper.lr, hyper.momentum, hyper.dampening,
+                             hyper.weightDecay, hyper.nesterov);
     for (int64_t i = 0, e = param.getNumElements(); i < e; ++i) {
-      T p = static_cast<T>(param[i]);
-      T d = static_cast<T>(grad[i]);
-      if (hyper.weightDecay != 0)
-        d = d + wd * p;
-      if (buffer) {
-        T buf = step == 0 ? d : static_cast<T>((*buffer)[i]) * momentum + keep * d;
+      T buf = buffer ? static_cast<T>((*buffer)[i]) : T(0);
+      T p = amprt::sgdElement(scalars, static_cast<T>(param[i]),
+                              static_cast<T>(grad[i]), buffer ? &buf : nullptr,
+                              step == 0);
+      if (buffer)
         newBuffer.getMutableData()[i] = roundToKind(buf, param.getKind());
-        d = hyper.nesterov ? d + momentum * buf : buf;
-      }
-      newParam.getMutableData()[i] = roundToKind(p - lr * d, param.getKind());
+      newParam.getMutableData()[i] = roundToKind(p, param.getKind());
     }
   });
   if (!buffer)
@@ -974,30 +948,16 @@ SmallVector<Tensor> kernels::adamw(const Tensor &param, const Tensor &grad,
   ElementKind kind = param.getKind();
   Tensor newParam(kind, param.getShape()), newM(kind, param.getShape()),
       newV(kind, param.getShape());
-  double t = step + 1;
-  double biasCorrection1 = 1 - std::pow(hyper.beta1, t);
-  double biasCorrection2 = 1 - std::pow(hyper.beta2, t);
-  double stepSize = hyper.lr / biasCorrection1;
-  double biasCorrection2Sqrt = std::sqrt(biasCorrection2);
   withComputeType(kind, [&](auto tag) {
     using T = decltype(tag);
-    const T decay = static_cast<T>(1 - hyper.lr * hyper.weightDecay);
-    const T weight = static_cast<T>(1 - hyper.beta1);
-    const T beta2 = static_cast<T>(hyper.beta2),
-            oneMinusBeta2 = static_cast<T>(1 - hyper.beta2);
-    const T sqrtC2 = static_cast<T>(biasCorrection2Sqrt),
-            eps = static_cast<T>(hyper.eps),
-            negStep = static_cast<T>(-stepSize);
+    const amprt::AdamwScalars<T> scalars =
+        amprt::adamwScalars<T>(hyper.lr, hyper.beta1, hyper.beta2, hyper.eps,
+                               hyper.weightDecay, step);
     for (int64_t i = 0, e = param.getNumElements(); i < e; ++i) {
-      T p = static_cast<T>(param[i]) * decay;
-      T g = static_cast<T>(grad[i]);
+      T p = static_cast<T>(param[i]);
       T m = static_cast<T>(expAvg[i]);
-      // lerp(m, g, w) as torch computes it for w < 0.5.
-      m = weight < static_cast<T>(0.5) ? m + weight * (g - m)
-                                       : g - (g - m) * (static_cast<T>(1) - weight);
-      T v = static_cast<T>(expAvgSq[i]) * beta2 + oneMinusBeta2 * (g * g);
-      T denom = std::sqrt(v) / sqrtC2 + eps;
-      p = p + negStep * (m / denom);
+      T v = static_cast<T>(expAvgSq[i]);
+      amprt::adamwElement(scalars, p, static_cast<T>(grad[i]), m, v);
       newParam.getMutableData()[i] = roundToKind(p, kind);
       newM.getMutableData()[i] = roundToKind(m, kind);
       newV.getMutableData()[i] = roundToKind(v, kind);

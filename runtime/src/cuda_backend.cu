@@ -1,5 +1,6 @@
 //===- cuda_backend.cu - device memory and streams ------------------------===//
 
+#include "amp_runtime/scalar_math.h"
 #include "backend.h"
 #include "optimizer_bodies.h"
 #include "row_bodies.h"
@@ -67,10 +68,12 @@ __global__ void sgdKernel(Chunk chunk, amp_sgd_config_t config,
   if (foundInf && *foundInf != 0)
     return;
   bool first = step && *step == 0;
+  amprt::SgdScalars<float> scalars = amprt::sgdScalars(config);
   forEachElement(chunk, [&](int t, size_t i) {
     float &p = chunk.a[t][i];
-    amprt::sgdElement(config, first, p, chunk.b[t][i],
-                      config.momentum != 0 ? &chunk.c[t][i] : nullptr);
+    p = amprt::sgdElement(scalars, p, chunk.b[t][i],
+                          config.momentum != 0 ? &chunk.c[t][i] : nullptr,
+                          first);
     if (chunk.copy[t])
       amprt::store(copyType, chunk.copy[t], i, p);
   });
@@ -81,7 +84,7 @@ __global__ void adamwKernel(Chunk chunk, amp_adamw_config_t config,
                             amp_dtype_t copyType) {
   if (foundInf && *foundInf != 0)
     return;
-  amprt::AdamwScalars scalars = amprt::adamwScalars(config, *step);
+  amprt::AdamwScalars<float> scalars = amprt::adamwScalars(config, *step);
   forEachElement(chunk, [&](int t, size_t i) {
     float &p = chunk.a[t][i];
     amprt::adamwElement(scalars, p, chunk.b[t][i], chunk.c[t][i],
@@ -223,13 +226,13 @@ __device__ void rowMoments(amp_rows_t shape, const void *x, int64_t base,
   for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp)
     sum += amprt::load(shape.dtype, x, base + c);
   float n = static_cast<float>(shape.cols);
-  mean = warpSum(sum) / n;
+  mean = amprt::rowMean(warpSum(sum), n);
   float squares = 0;
   for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
     float d = amprt::load(shape.dtype, x, base + c) - mean;
     squares += d * d;
   }
-  rstd = rsqrtf(warpSum(squares) / n + eps);
+  rstd = amprt::rowInverseDeviation(warpSum(squares), n, eps);
 }
 
 __global__ void softmaxForwardKernel(amp_rows_t shape, const void *x, void *y,
@@ -324,7 +327,8 @@ __global__ void layerNormBackwardKernel(amp_rows_t shape, const void *x,
     float xhat = (amprt::load(shape.dtype, x, base + c) - mu) * inv;
     float d = amprt::load(shape.dtype, dy, base + c);
     float g = weight ? d * weight[c] : d;
-    amprt::store(shape.dtype, dx, base + c, (g - gMean - xhat * gxMean) * inv);
+    amprt::store(shape.dtype, dx, base + c,
+                 amprt::layerNormInputGrad(g, xhat, gMean, gxMean, inv));
   }
 }
 
@@ -335,7 +339,8 @@ __device__ float rowRmsInverse(amp_rows_t shape, const void *x, int64_t base,
     float v = amprt::load(shape.dtype, x, base + c);
     squares += v * v;
   }
-  return rsqrtf(warpSum(squares) / static_cast<float>(shape.cols) + eps);
+  return amprt::rowInverseDeviation(warpSum(squares),
+                                    static_cast<float>(shape.cols), eps);
 }
 
 __global__ void rmsNormForwardKernel(amp_rows_t shape, const void *x,
@@ -375,7 +380,8 @@ __global__ void rmsNormBackwardKernel(amp_rows_t shape, const void *x,
     float xhat = amprt::load(shape.dtype, x, base + c) * inv;
     float d = amprt::load(shape.dtype, dy, base + c);
     float g = weight ? d * weight[c] : d;
-    amprt::store(shape.dtype, dx, base + c, (g - xhat * gxMean) * inv);
+    amprt::store(shape.dtype, dx, base + c,
+                 amprt::rmsNormInputGrad(g, xhat, gxMean, inv));
   }
 }
 

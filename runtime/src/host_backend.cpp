@@ -1,5 +1,6 @@
 //===- host_backend.cpp - loops over plain memory -------------------------===//
 
+#include "amp_runtime/scalar_math.h"
 #include "backend.h"
 #include "optimizer_bodies.h"
 #include "row_bodies.h"
@@ -35,12 +36,8 @@ float epilogue(amp_epilogue_t kind, float value, float bias) {
   value += bias;
   if (kind == AMP_EPILOGUE_BIAS_RELU)
     return value > 0 ? value : (value != value ? value : 0.0f);
-  if (kind == AMP_EPILOGUE_BIAS_GELU) {
-    const float kSqrt2OverPi = 0.7978845608f;
-    return 0.5f * value *
-           (1 + std::tanh(kSqrt2OverPi *
-                          (value + 0.044715f * value * value * value)));
-  }
+  if (kind == AMP_EPILOGUE_BIAS_GELU)
+    return amprt::geluTanh(value);
   return value;
 }
 
@@ -61,13 +58,13 @@ void rowMoments(amp_rows_t shape, const void *x, int64_t base, float eps,
   float n = static_cast<float>(shape.cols), sum = 0;
   for (int64_t c = 0; c < shape.cols; ++c)
     sum += amprt::load(shape.dtype, x, base + c);
-  mean = sum / n;
+  mean = amprt::rowMean(sum, n);
   float squares = 0;
   for (int64_t c = 0; c < shape.cols; ++c) {
     float d = amprt::load(shape.dtype, x, base + c) - mean;
     squares += d * d;
   }
-  rstd = 1.0f / std::sqrt(squares / n + eps);
+  rstd = amprt::rowInverseDeviation(squares, n, eps);
 }
 
 /// 1/sqrt(mean(x^2) + eps) of the row at `base`.
@@ -77,7 +74,8 @@ float rmsInverse(amp_rows_t shape, const void *x, int64_t base, float eps) {
     float v = amprt::load(shape.dtype, x, base + c);
     squares += v * v;
   }
-  return 1.0f / std::sqrt(squares / static_cast<float>(shape.cols) + eps);
+  return amprt::rowInverseDeviation(squares, static_cast<float>(shape.cols),
+                                    eps);
 }
 
 class HostBackend final : public amprt::Backend {
@@ -156,11 +154,13 @@ public:
     if (foundInf && *foundInf != 0)
       return nullptr;
     bool first = step && *step == 0;
+    amprt::SgdScalars<float> scalars = amprt::sgdScalars(config);
     for (size_t t = 0; t < params.count; ++t)
       for (size_t i = 0; i < params.sizes[t]; ++i) {
         float &p = params.data[t][i];
-        amprt::sgdElement(config, first, p, grads.data[t][i],
-                          config.momentum != 0 ? &buffers.data[t][i] : nullptr);
+        p = amprt::sgdElement(
+            scalars, p, grads.data[t][i],
+            config.momentum != 0 ? &buffers.data[t][i] : nullptr, first);
         if (copies.data)
           amprt::store(copies.dtype, copies.data[t], i, p);
       }
@@ -174,7 +174,7 @@ public:
                      amp_copy_list_t copies) override {
     if (foundInf && *foundInf != 0)
       return nullptr;
-    amprt::AdamwScalars scalars = amprt::adamwScalars(config, *step);
+    amprt::AdamwScalars<float> scalars = amprt::adamwScalars(config, *step);
     for (size_t t = 0; t < params.count; ++t)
       for (size_t i = 0; i < params.sizes[t]; ++i) {
         float &p = params.data[t][i];
@@ -279,7 +279,7 @@ public:
         float d = amprt::load(shape.dtype, dy, base + c);
         float g = weight ? d * weight[c] : d;
         amprt::store(shape.dtype, dx, base + c,
-                     (g - gMean - xhat * gxMean) * inv);
+                     amprt::layerNormInputGrad(g, xhat, gMean, gxMean, inv));
       }
     }
     return nullptr;
@@ -320,7 +320,8 @@ public:
         float xhat = amprt::load(shape.dtype, x, base + c) * inv;
         float d = amprt::load(shape.dtype, dy, base + c);
         float g = weight ? d * weight[c] : d;
-        amprt::store(shape.dtype, dx, base + c, (g - xhat * gxMean) * inv);
+        amprt::store(shape.dtype, dx, base + c,
+                     amprt::rmsNormInputGrad(g, xhat, gxMean, inv));
       }
     }
     return nullptr;

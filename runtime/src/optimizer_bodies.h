@@ -2,8 +2,10 @@
 //
 // The arithmetic of the optimizer and scaler kernels, __host__ __device__:
 // the host backend loops over it and the CUDA kernels run it per thread, so
-// both compute the same thing. It follows torch.optim's single-tensor paths
-// and the interpreter's kernels (f32 tensors, f64 Python-side scalars).
+// both compute the same thing. The optimizers' per-element math is
+// amp_runtime/scalar_math.h's, which the interpreter runs too; this file
+// only reads a launch's configuration into it (f32 tensors, f64
+// Python-side scalars).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,54 +13,26 @@
 #define AMP_RUNTIME_SRC_OPTIMIZER_BODIES_H
 
 #include "amp_runtime/optimizer_kernels.h"
+#include "amp_runtime/scalar_math.h"
 #include "row_bodies.h"
 
 #include <cmath>
 
 namespace amprt {
 
-/// Scalars of an AdamW step, computed once per launch (as Python does).
-struct AdamwScalars {
-  float decay, weight, beta2, oneMinusBeta2, sqrtC2, eps, negStep;
-};
-
-AMP_HOST_DEVICE inline AdamwScalars adamwScalars(const amp_adamw_config_t &c,
-                                                 float step) {
-  double t = static_cast<double>(step) + 1;
-  double c1 = 1 - std::pow(c.beta1, t), c2 = 1 - std::pow(c.beta2, t);
-  return {static_cast<float>(1 - c.lr * c.weight_decay),
-          static_cast<float>(1 - c.beta1),
-          static_cast<float>(c.beta2),
-          static_cast<float>(1 - c.beta2),
-          static_cast<float>(std::sqrt(c2)),
-          static_cast<float>(c.eps),
-          static_cast<float>(-(c.lr / c1))};
+/// The scalars of an AdamW launch, computed once per launch (as Python
+/// does); the per-element update is amprt::adamwElement.
+AMP_HOST_DEVICE inline AdamwScalars<float>
+adamwScalars(const amp_adamw_config_t &c, float step) {
+  return adamwScalars<float>(c.lr, c.beta1, c.beta2, c.eps, c.weight_decay,
+                             static_cast<double>(step));
 }
 
-AMP_HOST_DEVICE inline void adamwElement(const AdamwScalars &s, float &p,
-                                         float g, float &m, float &v) {
-  p = p * s.decay;
-  // lerp(m, g, w) as torch computes it for w < 0.5.
-  m = s.weight < 0.5f ? m + s.weight * (g - m) : g - (g - m) * (1 - s.weight);
-  v = v * s.beta2 + s.oneMinusBeta2 * (g * g);
-  float denom = std::sqrt(v) / s.sqrtC2 + s.eps;
-  p = p + s.negStep * (m / denom);
-}
-
-AMP_HOST_DEVICE inline void sgdElement(const amp_sgd_config_t &c, bool first,
-                                       float &p, float g, float *buffer) {
-  float d = g;
-  if (c.weight_decay != 0)
-    d = d + static_cast<float>(c.weight_decay) * p;
-  if (buffer) {
-    float momentum = static_cast<float>(c.momentum);
-    float buf =
-        first ? d
-              : *buffer * momentum + static_cast<float>(1.0 - c.dampening) * d;
-    *buffer = buf;
-    d = c.nesterov ? d + momentum * buf : buf;
-  }
-  p = p - static_cast<float>(c.lr) * d;
+/// The scalars of an SGD launch; the per-element update is
+/// amprt::sgdElement.
+AMP_HOST_DEVICE inline SgdScalars<float> sgdScalars(const amp_sgd_config_t &c) {
+  return sgdScalars<float>(c.lr, c.momentum, c.dampening, c.weight_decay,
+                           c.nesterov != 0);
 }
 
 AMP_HOST_DEVICE inline void scalerUpdate(const amp_scaler_config_t &c,

@@ -13,7 +13,12 @@
 // MIXED-LABEL: // k8_adamw_update_1:
 // MIXED-NEXT: //   {{.*}} = amp.adamw_update %arg0, {{.*}} : tensor<8x8xbf16>, tensor<f32>
 // MIXED-NEXT: struct k8_adamw_update_1 {
-// MIXED: ampstep::stBF16(b5, i, ampstep::rndBF16(p));
+// MIXED: amprt::AdamwScalars<float> scalars{};
+// MIXED: scalars = amprt::adamwScalars<float>({{.*}}, static_cast<double>({{.*}}));
+// MIXED: float p = ampstep::ldBF16(b1, i);
+// MIXED-NEXT: const float g = {{.*}};
+// MIXED: amprt::adamwElement<float>(scalars, p, g, m, v);
+// MIXED-NEXT: ampstep::stBF16(b5, i, ampstep::rndBF16(p));
 // MIXED: // k8_adamw_update: the runtime's multi-tensor update over 1 tensor{{$}}
 // MIXED-NEXT: //   {{.*}} = amp.adamw_update %arg1, {{.*}} : tensor<8xf32>, tensor<f32>
 // MIXED-NEXT: {
@@ -39,7 +44,8 @@
 // ACCUMULATE-NEXT:   const float *b1;
 // ACCUMULATE-NEXT:   const uint8_t *b2;
 // ACCUMULATE-NEXT:   float *b3;
-// ACCUMULATE:          b3[i] = static_cast<float>(((b2[0] != 0) ? static_cast<float>(p - {{.*}} * d) : b0[i]));
+// ACCUMULATE:          const float p = amprt::sgdElement<float>(s, b0[i], {{.*}}, nullptr, false);
+// ACCUMULATE-NEXT:     b3[i] = static_cast<float>(((b2[0] != 0) ? static_cast<float>(p) : b0[i]));
 // ACCUMULATE: // [[K]]_sgd_update_1:
 // ACCUMULATE-NEXT: //   {{.*}} = amp.sgd_update %arg1, {{.*}} : tensor<3xf32>
 // ACCUMULATE-NOT: amp_sgd_apply

@@ -582,27 +582,11 @@ LogicalResult Emitter::emitElementwise(ArrayRef<Operation *> ops) {
     } else if (auto gelu = dyn_cast<GeluGradOp>(op)) {
       std::string x = operand(op->getOperand(0)),
                   g = operand(op->getOperand(1));
-      std::string d = "d" + std::to_string(registers.size());
-      auto c = [&](double v) { return literal(v, t); };
-      if (gelu.getApproximate() == GeluApproximation::tanh) {
-        std::string th = "t" + std::to_string(registers.size());
-        fn << "    const " << t << " " << th << " = " << math("tanh", t)
-           << "(" << c(0.7978845608028654) << " * (" << x << " + "
-           << c(0.044715) << " * " << x << " * " << x << " * " << x
-           << "));\n";
-        fn << "    const " << t << " " << d << " = " << c(0.5) << " * ("
-           << c(1) << " + " << th << ") + " << c(0.5) << " * " << x << " * ("
-           << c(1) << " - " << th << " * " << th << ") * "
-           << c(0.7978845608028654) << " * (" << c(1) << " + " << c(3)
-           << " * " << c(0.044715) << " * " << x << " * " << x << ");\n";
-      } else {
-        fn << "    const " << t << " " << d << " = " << c(0.5) << " * ("
-           << c(1) << " + " << math("erf", t) << "(" << x << " * "
-           << c(0.7071067811865476) << ")) + " << x << " * "
-           << c(0.3989422804014327) << " * " << math("exp", t) << "(-"
-           << c(0.5) << " * " << x << " * " << x << ");\n";
-      }
-      expr = roundExpr(type, g + " * " + d);
+      StringRef derivative =
+          gelu.getApproximate() == GeluApproximation::tanh
+              ? "amprt::geluTanhGrad"
+              : "amprt::geluErfGrad";
+      expr = roundExpr(type, g + " * " + derivative.str() + "(" + x + ")");
     } else if (op->getNumOperands() == 2) {
       std::string a = operand(op->getOperand(0)), b = operand(op->getOperand(1));
       std::string r =
@@ -640,13 +624,8 @@ LogicalResult Emitter::emitElementwise(ArrayRef<Operation *> ops) {
               })
               .Case([&](GeluOp gelu) {
                 if (gelu.getApproximate() == GeluApproximation::tanh)
-                  return c(0.5) + " * " + x + " * (" + c(1) + " + " +
-                         math("tanh", t) + "(" + c(0.7978845608028654) +
-                         " * (" + x + " + " + c(0.044715) + " * " + x +
-                         " * " + x + " * " + x + ")))";
-                return c(0.5) + " * " + x + " * (" + c(1) + " + " +
-                       math("erf", t) + "(" + x + " * " +
-                       c(0.7071067811865476) + "))";
+                  return "amprt::geluTanh(" + x + ")";
+                return "amprt::geluErf(" + x + ")";
               })
               .Case([&](PowOp pow) {
                 return math("pow", t) + "(" + x + ", " +
@@ -1392,61 +1371,53 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
             return success();
           })
           .Case<SgdUpdateOp, SgdMomentumUpdateOp>([&](auto sgd) {
-            double lr = sgd.getLr().convertToDouble();
-            double wd = sgd.getWeightDecay().convertToDouble();
-            fn << "    const " << t << " p = " << ld(0, "i") << ";\n    " << t
-               << " d = " << ld(1, "i") << ";\n";
-            if (wd != 0)
-              fn << "    d = d + " << c(wd) << " * p;\n";
+            auto d = [](double v) { return literal(v, "double"); };
+            double momentum = 0, dampening = 0;
+            bool nesterov = false;
             if constexpr (std::is_same_v<decltype(sgd), SgdMomentumUpdateOp>) {
-              double mom = sgd.getMomentum().convertToDouble();
-              double keep = 1.0 - sgd.getDampening().convertToDouble();
-              fn << "    const " << t << " buf = " << ld(3, "0") << " == 0 ? d : "
-                 << "static_cast<" << t << ">(" << ld(2, "i") << ") * "
-                 << c(mom) << " + " << c(keep) << " * d;\n    "
-                 << st(1, "i", roundExpr(type, "buf")) << "\n";
-              fn << "    d = " << (sgd.getNesterov() ? "d + " + c(mom) + " * buf"
-                                                    : std::string("buf"))
-                 << ";\n";
+              momentum = sgd.getMomentum().convertToDouble();
+              dampening = sgd.getDampening().convertToDouble();
+              nesterov = sgd.getNesterov();
             }
-            fn << "    " << st(0, "i", roundExpr(type, "p - " + c(lr) + " * d"))
-               << "\n";
+            bool hasBuffer = isa<SgdMomentumUpdateOp>(op);
+            std::string param = ld(0, "i"), grad = ld(1, "i");
+            std::string first = hasBuffer ? ld(3, "0") + " == 0" : "false";
+            fn << "    const amprt::SgdScalars<" << t
+               << "> s = amprt::sgdScalars<" << t << ">("
+               << d(sgd.getLr().convertToDouble()) << ", " << d(momentum)
+               << ", " << d(dampening) << ", "
+               << d(sgd.getWeightDecay().convertToDouble()) << ", "
+               << (nesterov ? "true" : "false") << ");\n";
+            if (hasBuffer)
+              fn << "    " << t << " buf = " << ld(2, "i") << ";\n";
+            fn << "    const " << t << " p = amprt::sgdElement<" << t
+               << ">(s, " << param << ", " << grad << ", "
+               << (hasBuffer ? "&buf" : "nullptr") << ", " << first << ");\n";
+            if (hasBuffer)
+              fn << "    " << st(1, "i", roundExpr(type, "buf")) << "\n";
+            fn << "    " << st(0, "i", roundExpr(type, "p")) << "\n";
             count = std::to_string(countOf(op->getResult(0)));
             return success();
           })
           .Case([&](AdamwUpdateOp adam) {
-            double lr = adam.getLr().convertToDouble();
-            double b1 = adam.getBeta1().convertToDouble();
-            double b2 = adam.getBeta2().convertToDouble();
-            double wd = adam.getWeightDecay().convertToDouble();
             auto d = [](double v) { return literal(v, "double"); };
-            // The bias corrections in f64 from the step count, as
-            // torch.optim computes them on the host.
-            // (once per launch: setup()).
-            sharedMembers = "  " + t + " negStep = 0, sqrtC2 = 0;\n";
-            setup << "    const double t = static_cast<double>(" << ld(4, "0")
-                  << ") + 1.0;\n"
-                  << "    const double c1 = 1.0 - pow(" << d(b1) << ", t);\n"
-                  << "    const double c2 = 1.0 - pow(" << d(b2) << ", t);\n"
-                  << "    negStep = static_cast<" << t << ">(-(" << d(lr)
-                  << " / c1));\n"
-                  << "    sqrtC2 = static_cast<" << t << ">(sqrt(c2));\n";
-            fn << "    " << t << " p = static_cast<" << t << ">(" << ld(0, "i")
-               << ") * " << c(1 - lr * wd) << ";\n"
+            // The scalars once per launch (setup()): the bias corrections
+            // in f64 from the step count, as torch.optim computes them on
+            // the host.
+            sharedMembers = "  amprt::AdamwScalars<" + t + "> scalars{};\n";
+            setup << "    scalars = amprt::adamwScalars<" << t << ">("
+                  << d(adam.getLr().convertToDouble()) << ", "
+                  << d(adam.getBeta1().convertToDouble()) << ", "
+                  << d(adam.getBeta2().convertToDouble()) << ", "
+                  << d(adam.getEps().convertToDouble()) << ", "
+                  << d(adam.getWeightDecay().convertToDouble())
+                  << ", static_cast<double>(" << ld(4, "0") << "));\n";
+            fn << "    " << t << " p = " << ld(0, "i") << ";\n"
                << "    const " << t << " g = " << ld(1, "i") << ";\n"
-               << "    " << t << " m = " << ld(2, "i") << ";\n";
-            double w = 1 - b1;
-            if (static_cast<float>(w) < 0.5f)
-              fn << "    m = m + " << c(w) << " * (g - m);\n";
-            else
-              fn << "    m = g - (g - m) * (" << c(1) << " - " << c(w)
-                 << ");\n";
-            fn << "    const " << t << " v = static_cast<" << t << ">("
-               << ld(3, "i") << ") * " << c(b2) << " + " << c(1 - b2)
-               << " * (g * g);\n"
-               << "    const " << t << " den = " << math("sqrt", t)
-               << "(v) / sqrtC2 + " << c(adam.getEps().convertToDouble())
-               << ";\n    p = p + negStep * (m / den);\n"
+               << "    " << t << " m = " << ld(2, "i") << ";\n"
+               << "    " << t << " v = " << ld(3, "i") << ";\n"
+               << "    amprt::adamwElement<" << t
+               << ">(scalars, p, g, m, v);\n"
                << "    " << st(0, "i", roundExpr(type, "p")) << "\n"
                << "    " << st(1, "i", roundExpr(type, "m")) << "\n"
                << "    " << st(2, "i", roundExpr(type, "v")) << "\n";

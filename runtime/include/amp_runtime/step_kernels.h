@@ -2,7 +2,8 @@
 //
 // What the CUDA C++ that amp-translate --amp-to-cuda prints includes: loads
 // and stores of every element type (each store rounds once, to nearest
-// even), and `launch`, which runs a kernel functor once per index: a
+// even), the ops' scalar math (scalar_math.h), and `launch`, which runs a
+// kernel functor once per index: a
 // grid-stride CUDA kernel on the step's stream when compiled by nvcc, a
 // plain loop when compiled by a host C++ compiler; `launchReduce` does the
 // same for reductions, with a block per output for long ones under nvcc. Kernel bodies are
@@ -19,6 +20,7 @@
 #include "amp_runtime/optimizer_kernels.h"
 #include "amp_runtime/reduction_order.h"
 #include "amp_runtime/row_kernels.h"
+#include "amp_runtime/scalar_math.h"
 #include "amp_runtime/step.h"
 
 #include <cmath>

@@ -1,0 +1,217 @@
+//===- scalar_math.h - the scalar math of each op, written once -*- C++ -*-===//
+//
+// The per-element formulas of the ops whose math is more than one operator:
+// gelu and its derivative, the AdamW and SGD updates, and the finishing
+// steps of a row's moments. The interpreter, the host and CUDA backends of
+// the runtime and the generated step code all call these functions, so the
+// order of every floating-point operation is the same everywhere; the
+// interpreter's results are the contract the others reproduce bit for bit
+// on the host.
+//
+// Templates on the scalar type T: f32 for f32 and the 16-bit formats (which
+// round once at the store, see float_formats.h), f64 for f64. Constants are
+// written in f64 and converted to T, as the generated code's literals are.
+// Functions are AMP_HOST_DEVICE so that CUDA kernels call them too. Callers
+// compile without FMA contraction where bit-exactness matters.
+//
+// The tests' oracles stay outside this header: finite differences in f64
+// and PyTorch's goldens.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_RUNTIME_SCALAR_MATH_H
+#define AMP_RUNTIME_SCALAR_MATH_H
+
+#include "amp_runtime/float_formats.h" // AMP_HOST_DEVICE
+
+#include <math.h>
+
+namespace amprt {
+
+namespace math {
+// The C library's functions by scalar type (tanhf for float, tanh for
+// double), which CUDA provides in device code under the same names and
+// which the generated code called before this header existed.
+AMP_HOST_DEVICE inline float sqrt(float x) { return ::sqrtf(x); }
+AMP_HOST_DEVICE inline double sqrt(double x) { return ::sqrt(x); }
+AMP_HOST_DEVICE inline float exp(float x) { return ::expf(x); }
+AMP_HOST_DEVICE inline double exp(double x) { return ::exp(x); }
+AMP_HOST_DEVICE inline float tanh(float x) { return ::tanhf(x); }
+AMP_HOST_DEVICE inline double tanh(double x) { return ::tanh(x); }
+AMP_HOST_DEVICE inline float erf(float x) { return ::erff(x); }
+AMP_HOST_DEVICE inline double erf(double x) { return ::erf(x); }
+} // namespace math
+
+//===----------------------------------------------------------------------===//
+// GELU
+//===----------------------------------------------------------------------===//
+
+/// x * Phi(x) with the exact Gaussian CDF: 0.5 x (1 + erf(x / sqrt(2))).
+template <typename T> AMP_HOST_DEVICE inline T geluErf(T x) {
+  const T invSqrt2 = static_cast<T>(0.7071067811865476);
+  return static_cast<T>(0.5) * x *
+         (static_cast<T>(1) + math::erf(x * invSqrt2));
+}
+
+/// The tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+template <typename T> AMP_HOST_DEVICE inline T geluTanh(T x) {
+  const T k = static_cast<T>(0.7978845608028654); // sqrt(2 / pi)
+  const T c = static_cast<T>(0.044715);
+  return static_cast<T>(0.5) * x *
+         (static_cast<T>(1) + math::tanh(k * (x + c * x * x * x)));
+}
+
+/// d geluErf / dx = Phi(x) + x phi(x).
+template <typename T> AMP_HOST_DEVICE inline T geluErfGrad(T x) {
+  const T half = static_cast<T>(0.5), one = static_cast<T>(1);
+  const T invSqrt2 = static_cast<T>(0.7071067811865476);
+  const T invSqrt2Pi = static_cast<T>(0.3989422804014327);
+  return half * (one + math::erf(x * invSqrt2)) +
+         x * invSqrt2Pi * math::exp(-half * x * x);
+}
+
+/// d geluTanh / dx, with t = tanh(sqrt(2/pi) (x + 0.044715 x^3)):
+/// 0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2/pi) (1 + 3 * 0.044715 x^2).
+template <typename T> AMP_HOST_DEVICE inline T geluTanhGrad(T x) {
+  const T half = static_cast<T>(0.5), one = static_cast<T>(1);
+  const T k = static_cast<T>(0.7978845608028654); // sqrt(2 / pi)
+  const T c = static_cast<T>(0.044715);
+  T t = math::tanh(k * (x + c * x * x * x));
+  return half * (one + t) +
+         half * x * (one - t * t) * k * (one + static_cast<T>(3) * c * x * x);
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizers
+//===----------------------------------------------------------------------===//
+//
+// torch.optim's single-tensor arithmetic: the Python-side scalars (bias
+// corrections, step size) in f64 once per step, converted to T; the tensor
+// arithmetic per element in T.
+
+/// The scalars of one AdamW step, shared by all its elements.
+template <typename T> struct AdamwScalars {
+  T decay;         ///< 1 - lr * weight_decay
+  T weight;        ///< 1 - beta1, the lerp weight of the first moment
+  T beta2;         ///< beta2
+  T oneMinusBeta2; ///< 1 - beta2
+  T sqrtC2;        ///< sqrt(1 - beta2^t), the second bias correction's root
+  T eps;           ///< eps
+  T negStep;       ///< -lr / (1 - beta1^t)
+};
+
+/// The AdamW scalars of the update that makes `step` completed steps
+/// `step + 1` (t = step + 1 in the bias corrections).
+template <typename T>
+AMP_HOST_DEVICE inline AdamwScalars<T>
+adamwScalars(double lr, double beta1, double beta2, double eps,
+             double weightDecay, double step) {
+  double t = step + 1;
+  double c1 = 1 - ::pow(beta1, t), c2 = 1 - ::pow(beta2, t);
+  return {static_cast<T>(1 - lr * weightDecay),
+          static_cast<T>(1 - beta1),
+          static_cast<T>(beta2),
+          static_cast<T>(1 - beta2),
+          static_cast<T>(math::sqrt(c2)),
+          static_cast<T>(eps),
+          static_cast<T>(-(lr / c1))};
+}
+
+/// One element of AdamW: decoupled decay, the moments, the step. `p`, `m`
+/// and `v` are updated in place; the caller rounds them to their storage.
+template <typename T>
+AMP_HOST_DEVICE inline void adamwElement(const AdamwScalars<T> &s, T &p, T g,
+                                         T &m, T &v) {
+  p = p * s.decay;
+  // lerp(m, g, w) as torch computes it: from m for w < 0.5, else from g.
+  m = s.weight < static_cast<T>(0.5)
+          ? m + s.weight * (g - m)
+          : g - (g - m) * (static_cast<T>(1) - s.weight);
+  v = v * s.beta2 + s.oneMinusBeta2 * (g * g);
+  T denom = math::sqrt(v) / s.sqrtC2 + s.eps;
+  p = p + s.negStep * (m / denom);
+}
+
+/// The scalars of SGD, with or without momentum.
+template <typename T> struct SgdScalars {
+  T lr;
+  T momentum;
+  T keep; ///< 1 - dampening
+  T weightDecay;
+  bool decays; ///< weight_decay != 0 (in f64, before the conversion)
+  bool nesterov;
+};
+
+template <typename T>
+AMP_HOST_DEVICE inline SgdScalars<T>
+sgdScalars(double lr, double momentum, double dampening, double weightDecay,
+           bool nesterov) {
+  return {static_cast<T>(lr),
+          static_cast<T>(momentum),
+          static_cast<T>(1.0 - dampening),
+          static_cast<T>(weightDecay),
+          weightDecay != 0,
+          nesterov};
+}
+
+/// One element of SGD: returns the new parameter. With a momentum
+/// `buffer`, updates it in place (on the `first` step it starts as the
+/// gradient); without one, plain SGD.
+template <typename T>
+AMP_HOST_DEVICE inline T sgdElement(const SgdScalars<T> &s, T p, T g, T *buffer,
+                                    bool first) {
+  T d = g;
+  if (s.decays)
+    d = d + s.weightDecay * p;
+  if (buffer) {
+    T buf = first ? d : *buffer * s.momentum + s.keep * d;
+    *buffer = buf;
+    d = s.nesterov ? d + s.momentum * buf : buf;
+  }
+  return p - s.lr * d;
+}
+
+//===----------------------------------------------------------------------===//
+// Row moments (layer and RMS norm)
+//===----------------------------------------------------------------------===//
+//
+// How a row's sums are gathered (in order, or per warp lane) is the
+// caller's; what follows them is here.
+
+/// The mean of a row of `n` values that sum to `sum`.
+template <typename T> AMP_HOST_DEVICE inline T rowMean(T sum, T n) {
+  return sum / n;
+}
+
+/// sqrt(squares / n + eps): the normaliser of a row, from the sum of its
+/// squared deviations from the mean (layer norm) or of its squares (RMS
+/// norm). The interpreter and the generated kernels divide by it.
+template <typename T>
+AMP_HOST_DEVICE inline T rowDeviation(T squares, T n, T eps) {
+  return math::sqrt(squares / n + eps);
+}
+
+/// 1 / rowDeviation: the runtime's row kernels multiply by it.
+template <typename T>
+AMP_HOST_DEVICE inline T rowInverseDeviation(T squares, T n, T eps) {
+  return static_cast<T>(1) / rowDeviation(squares, n, eps);
+}
+
+/// The runtime's layer norm input gradient of one element: `g` the output
+/// gradient (times the weight), `xhat` the normalised input, `gMean` and
+/// `gxMean` the row means of g and g * xhat, `rstd` rowInverseDeviation.
+template <typename T>
+AMP_HOST_DEVICE inline T layerNormInputGrad(T g, T xhat, T gMean, T gxMean,
+                                            T rstd) {
+  return (g - gMean - xhat * gxMean) * rstd;
+}
+
+/// The same for RMS norm, which subtracts no mean.
+template <typename T>
+AMP_HOST_DEVICE inline T rmsNormInputGrad(T g, T xhat, T gxMean, T rstd) {
+  return (g - xhat * gxMean) * rstd;
+}
+
+} // namespace amprt
+
+#endif // AMP_RUNTIME_SCALAR_MATH_H

@@ -1,0 +1,239 @@
+//===- ScalarMathTest.cpp - the ops' scalar math against textbook math ----===//
+//
+// amp_runtime/scalar_math.h is what the interpreter, the runtime and the
+// generated code compute; here it meets oracles written apart from it: the
+// textbook formulas in f64 (with std::pow and the constants as expressions),
+// central finite differences of them, and values worked out by hand.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp_runtime/scalar_math.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+namespace {
+
+const double kPi = 3.14159265358979323846;
+
+double textbookGeluErf(double x) {
+  return x * 0.5 * (1 + std::erf(x / std::sqrt(2.0)));
+}
+
+double textbookGeluTanh(double x) {
+  double inner = std::sqrt(2 / kPi) * (x + 0.044715 * std::pow(x, 3));
+  return x * 0.5 * (1 + std::tanh(inner));
+}
+
+template <typename Fn> double centralDifference(Fn fn, double x) {
+  const double h = 1e-5;
+  return (fn(x + h) - fn(x - h)) / (2 * h);
+}
+
+const double kPoints[] = {-6.0, -3.0, -1.0, -0.5, -1e-3, 0.0,
+                          0.25, 1.0,  2.0,  3.5,  8.0};
+
+TEST(ScalarMathTest, GeluByHand) {
+  // Phi(1) = 0.841344746..., Phi(-1) = 1 - Phi(1).
+  EXPECT_NEAR(amprt::geluErf(1.0), 0.8413447460685429, 1e-15);
+  EXPECT_NEAR(amprt::geluErf(-1.0), -0.15865525393145707, 1e-15);
+  EXPECT_EQ(amprt::geluErf(0.0), 0.0);
+  EXPECT_EQ(amprt::geluTanh(0.0), 0.0);
+  // gelu'(0) = Phi(0) = 1/2 in both forms.
+  EXPECT_EQ(amprt::geluErfGrad(0.0), 0.5);
+  EXPECT_EQ(amprt::geluTanhGrad(0.0), 0.5);
+  // Far out, gelu is the identity (right) or zero (left).
+  EXPECT_EQ(amprt::geluTanh(20.0f), 20.0f);
+  EXPECT_EQ(amprt::geluErf(-20.0f), -0.0f);
+}
+
+TEST(ScalarMathTest, GeluMatchesTextbookInF64) {
+  for (double x : kPoints) {
+    EXPECT_NEAR(amprt::geluErf(x), textbookGeluErf(x),
+                1e-15 * (1 + std::fabs(x)))
+        << "x = " << x;
+    EXPECT_NEAR(amprt::geluTanh(x), textbookGeluTanh(x),
+                1e-15 * (1 + std::fabs(x)))
+        << "x = " << x;
+  }
+}
+
+TEST(ScalarMathTest, GeluGradMatchesFiniteDifferences) {
+  for (double x : kPoints) {
+    EXPECT_NEAR(amprt::geluErfGrad(x), centralDifference(textbookGeluErf, x),
+                1e-8)
+        << "x = " << x;
+    EXPECT_NEAR(amprt::geluTanhGrad(x), centralDifference(textbookGeluTanh, x),
+                1e-8)
+        << "x = " << x;
+  }
+}
+
+TEST(ScalarMathTest, GeluInF32IsTheF64ValueRounded) {
+  // Not bit-exact (each f32 operation rounds), but within a few ulps.
+  for (double x : kPoints) {
+    float xf = static_cast<float>(x);
+    double tolerance = 4e-7 * (1 + std::fabs(x));
+    EXPECT_NEAR(amprt::geluErf(xf), textbookGeluErf(xf), tolerance);
+    EXPECT_NEAR(amprt::geluTanh(xf), textbookGeluTanh(xf), tolerance);
+    EXPECT_NEAR(amprt::geluErfGrad(xf), centralDifference(textbookGeluErf, xf),
+                1e-6);
+    EXPECT_NEAR(amprt::geluTanhGrad(xf),
+                centralDifference(textbookGeluTanh, xf), 1e-6);
+  }
+}
+
+/// AdamW as the paper and torch.optim.AdamW write it, in f64.
+struct TextbookAdamw {
+  double lr, beta1, beta2, eps, weightDecay;
+  double p, m = 0, v = 0;
+  int t = 0;
+
+  void step(double g) {
+    ++t;
+    p = p - lr * weightDecay * p;
+    m = beta1 * m + (1 - beta1) * g;
+    v = beta2 * v + (1 - beta2) * g * g;
+    double mHat = m / (1 - std::pow(beta1, t));
+    double vHat = v / (1 - std::pow(beta2, t));
+    p = p - lr * mHat / (std::sqrt(vHat) + eps);
+  }
+};
+
+TEST(ScalarMathTest, AdamwFirstStepByHand) {
+  // p = 1, g = 0.5, lr = 1e-3, weight decay 1e-2: m = 0.05, v = 2.5e-4,
+  // the bias-corrected m / sqrt(v) is 1, so p = 1 - 1e-5 - 1e-3 (up to eps).
+  auto s = amprt::adamwScalars<double>(1e-3, 0.9, 0.999, 1e-8, 1e-2,
+                                       /*step=*/0);
+  double p = 1, m = 0, v = 0;
+  amprt::adamwElement(s, p, 0.5, m, v);
+  EXPECT_NEAR(m, 0.05, 1e-16);
+  EXPECT_NEAR(v, 2.5e-4, 1e-18);
+  EXPECT_NEAR(p, 1 - 1e-5 - 1e-3 * 0.5 / (0.5 + 1e-8), 1e-15);
+}
+
+TEST(ScalarMathTest, AdamwMatchesTextbookOverSteps) {
+  // beta1 = 0.3 takes lerp's other branch (weight 0.7 >= 0.5).
+  for (double beta1 : {0.9, 0.3}) {
+    TextbookAdamw want{1e-2, beta1, 0.99, 1e-8, 0.1, /*p=*/-0.75};
+    double p = want.p, m = 0, v = 0;
+    float pf = static_cast<float>(want.p), mf = 0, vf = 0;
+    const double grads[] = {0.5, -1.25, 3.0, 0.0, -0.01};
+    for (int step = 0; step < 5; ++step) {
+      want.step(grads[step]);
+      amprt::adamwElement(
+          amprt::adamwScalars<double>(1e-2, beta1, 0.99, 1e-8, 0.1, step), p,
+          grads[step], m, v);
+      amprt::adamwElement(
+          amprt::adamwScalars<float>(1e-2, beta1, 0.99, 1e-8, 0.1, step), pf,
+          static_cast<float>(grads[step]), mf, vf);
+      EXPECT_NEAR(p, want.p, 1e-14) << "beta1 " << beta1 << " step " << step;
+      EXPECT_NEAR(m, want.m, 1e-14);
+      EXPECT_NEAR(v, want.v, 1e-14);
+      EXPECT_NEAR(pf, want.p, 1e-6);
+      EXPECT_NEAR(mf, want.m, 1e-6);
+      EXPECT_NEAR(vf, want.v, 1e-6);
+    }
+  }
+}
+
+TEST(ScalarMathTest, SgdByHand) {
+  // Plain SGD with weight decay: p - lr (g + wd p) = 2 - 0.1 (1 + 0.5 * 2).
+  auto plain = amprt::sgdScalars<double>(0.1, 0, 0, 0.5, false);
+  EXPECT_NEAR(amprt::sgdElement<double>(plain, 2, 1, nullptr, false), 1.8,
+              1e-15);
+
+  // Momentum 0.9, dampening 0.25: the buffer starts as the gradient, then
+  // 0.9 buf + 0.75 g.
+  auto heavy = amprt::sgdScalars<double>(0.1, 0.9, 0.25, 0, false);
+  double buf = 123; // ignored on the first step
+  double p = amprt::sgdElement(heavy, 1.0, 2.0, &buf, /*first=*/true);
+  EXPECT_EQ(buf, 2.0);
+  EXPECT_NEAR(p, 1 - 0.1 * 2, 1e-15);
+  p = amprt::sgdElement(heavy, p, 4.0, &buf, /*first=*/false);
+  EXPECT_NEAR(buf, 0.9 * 2 + 0.75 * 4, 1e-15);
+  EXPECT_NEAR(p, 0.8 - 0.1 * 4.8, 1e-15);
+
+  // Nesterov steps along g + momentum * buf.
+  auto nesterov = amprt::sgdScalars<double>(0.1, 0.9, 0, 0, true);
+  buf = 2.0;
+  p = amprt::sgdElement(nesterov, 1.0, 4.0, &buf, /*first=*/false);
+  EXPECT_NEAR(buf, 0.9 * 2 + 4, 1e-15);
+  EXPECT_NEAR(p, 1 - 0.1 * (4 + 0.9 * 5.8), 1e-15);
+}
+
+TEST(ScalarMathTest, SgdWeightDecayZeroAddsNothing) {
+  // weight_decay = 0 leaves d = g, even where 0 * p would be NaN.
+  auto s = amprt::sgdScalars<float>(1, 0, 0, 0, false);
+  EXPECT_EQ(amprt::sgdElement<float>(s, INFINITY, 1, nullptr, false), INFINITY);
+}
+
+TEST(ScalarMathTest, RowMomentsByHand) {
+  // The row 1 2 3 4: mean 2.5, squared deviations 2.25 + 0.25 + 0.25 + 2.25.
+  EXPECT_EQ(amprt::rowMean(10.0, 4.0), 2.5);
+  EXPECT_EQ(amprt::rowDeviation(5.0, 4.0, 0.0), std::sqrt(1.25));
+  EXPECT_NEAR(amprt::rowInverseDeviation(5.0, 4.0, 1e-5),
+              1 / std::sqrt(1.25 + 1e-5), 1e-15);
+  // RMS norm of 3 4: sqrt((9 + 16) / 2).
+  EXPECT_NEAR(amprt::rowDeviation(25.0f, 2.0f, 0.0f), std::sqrt(12.5), 1e-6);
+}
+
+/// The layer norm of `x` without affine terms, in f64, from the definition.
+std::vector<double> textbookLayerNorm(const std::vector<double> &x, double eps,
+                                      bool centered) {
+  double n = static_cast<double>(x.size()), mean = 0, var = 0;
+  if (centered) {
+    for (double v : x)
+      mean += v / n;
+  }
+  for (double v : x)
+    var += (v - mean) * (v - mean) / n;
+  std::vector<double> y;
+  for (double v : x)
+    y.push_back((v - mean) / std::sqrt(var + eps));
+  return y;
+}
+
+TEST(ScalarMathTest, NormInputGradsMatchFiniteDifferences) {
+  const std::vector<double> x = {0.5, -1.0, 2.0, 0.25, -0.75};
+  const std::vector<double> g = {1.0, -2.0, 0.5, 0.0, 3.0};
+  const double eps = 1e-5, n = static_cast<double>(x.size());
+  for (bool centered : {true, false}) {
+    double sum = 0, squares = 0;
+    for (double v : x)
+      sum += v;
+    double mean = centered ? amprt::rowMean(sum, n) : 0.0;
+    for (double v : x)
+      squares += (v - mean) * (v - mean);
+    double rstd = amprt::rowInverseDeviation(squares, n, eps);
+    std::vector<double> xhat;
+    double gMean = 0, gxMean = 0;
+    for (size_t j = 0; j < x.size(); ++j) {
+      xhat.push_back((x[j] - mean) * rstd);
+      gMean += g[j] / n;
+      gxMean += g[j] * xhat[j] / n;
+    }
+    for (size_t j = 0; j < x.size(); ++j) {
+      double got =
+          centered
+              ? amprt::layerNormInputGrad(g[j], xhat[j], gMean, gxMean, rstd)
+              : amprt::rmsNormInputGrad(g[j], xhat[j], gxMean, rstd);
+      // d/dx_j of sum_k g_k y_k(x).
+      auto loss = [&](double xj) {
+        std::vector<double> moved = x;
+        moved[j] = xj;
+        std::vector<double> y = textbookLayerNorm(moved, eps, centered);
+        double total = 0;
+        for (size_t k = 0; k < y.size(); ++k)
+          total += g[k] * y[k];
+        return total;
+      };
+      EXPECT_NEAR(got, centralDifference(loss, x[j]), 1e-7)
+          << (centered ? "layer" : "rms") << " norm, element " << j;
+    }
+  }
+}
+
+} // namespace
