@@ -6,7 +6,8 @@ stacks, about 1k, 10k and 100k forward ops), then times on each
 
   baseline   amp-opt model.mlir -o out.mlir          (parse, verify, print)
   pipeline   amp-opt model.mlir --amp-train-step=... then, on the step,
-             --inline,canonicalize,cse and amp-fuse,amp-plan-buffers -o out
+             --amp-backend -o out (inline, canonicalize, cse, fusion and
+             buffer planning)
 
 The step is about 7.7 times the model's size (backward pass, optimizer,
 casts); parse+print of the step is shown too, as the floor of the second
@@ -39,8 +40,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TRAIN = "compute-type=f16 optimizer=adamw"
-BACKEND = ("builtin.module(inline,canonicalize,cse,"
-           "func.func(amp-fuse,amp-plan-buffers))")
+BACKEND = "builtin.module(amp-backend)"
 
 
 def mlp(ops):

@@ -1,6 +1,6 @@
-// RUN: amp-opt %S/Inputs/bf16_weight.mlir --pass-pipeline='builtin.module(amp-train-step{compute-type=none optimizer=adamw},inline,canonicalize,cse,func.func(amp-fuse,amp-plan-buffers))' \
+// RUN: amp-opt %S/Inputs/bf16_weight.mlir --pass-pipeline='builtin.module(amp-train-step{compute-type=none optimizer=adamw},amp-backend)' \
 // RUN:   | amp-translate --amp-to-cuda --amp-function=bf16_weight_step --amp-name=bw | FileCheck %s --check-prefix=MIXED
-// RUN: amp-opt %s --pass-pipeline='builtin.module(amp-train-step{compute-type=f16 optimizer=sgd loss-scaling=dynamic accumulate=2},inline,canonicalize,cse,func.func(amp-fuse,amp-plan-buffers))' \
+// RUN: amp-opt %s --pass-pipeline='builtin.module(amp-train-step{compute-type=f16 optimizer=sgd loss-scaling=dynamic accumulate=2},amp-backend)' \
 // RUN:   | amp-translate --amp-to-cuda --amp-function=tiny_step --amp-name=tiny | FileCheck %s --check-prefix=ACCUMULATE
 
 // The optimizer updates of a step are one kernel; the runtime's

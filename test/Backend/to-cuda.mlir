@@ -1,4 +1,4 @@
-// RUN: amp-opt %s --pass-pipeline='builtin.module(amp-train-step{compute-type=f16 optimizer=sgd loss-scaling=dynamic},inline,canonicalize,cse,func.func(amp-fuse,amp-plan-buffers))' \
+// RUN: amp-opt %s --pass-pipeline='builtin.module(amp-train-step{compute-type=f16 optimizer=sgd loss-scaling=dynamic},amp-backend)' \
 // RUN:   | amp-translate --amp-to-cuda --amp-function=tiny_step --amp-name=tiny | FileCheck %s
 
 // The emitted file for a small f16 step with dynamic loss scaling: named

@@ -151,8 +151,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   compile(*module, "builtin.module(func.func(amp-plan-buffers))");
   compile(*module, "builtin.module(func.func(amp-fuse,amp-plan-buffers))");
   compile(*module, "builtin.module(amp-train-step{compute-type=bf16 "
-                   "optimizer=sgd momentum=0.9},inline,canonicalize,cse,"
-                   "func.func(amp-fuse,amp-plan-buffers{by-size-limit=8}))");
+                   "optimizer=sgd momentum=0.9},"
+                   "amp-backend{by-size-limit=8})");
   interpret(*module);
   return 0;
 }

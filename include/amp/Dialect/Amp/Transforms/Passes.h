@@ -18,7 +18,8 @@ namespace mlir::amp {
 #define GEN_PASS_REGISTRATION
 #include "amp/Dialect/Amp/Transforms/Passes.h.inc"
 
-/// Registers the named pipelines: --amp-train-step.
+/// Registers the named pipelines: --amp-train-step and --amp-backend (their
+/// options and C++ builders are in Pipelines.h).
 void registerAmpPipelines();
 
 /// Reports a bad pass option. The error is attached to no op: an option is

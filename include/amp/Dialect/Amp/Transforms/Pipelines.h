@@ -1,0 +1,189 @@
+//===- Pipelines.h - named amp pass pipelines -------------------*- C++ -*-===//
+//
+// The pipelines amp-opt registers, as C++ builders for drivers that run
+// them without a pipeline string:
+//
+//   --amp-train-step  a forward function and its loss to a training step
+//   --amp-backend     a training step to fused, planned IR that
+//                     --amp-to-cuda translates
+//
+// amp-compile is --amp-train-step, --amp-backend, the translation and the
+// package writer (Target/Cuda/StepPackage.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_DIALECT_AMP_TRANSFORMS_PIPELINES_H
+#define AMP_DIALECT_AMP_TRANSFORMS_PIPELINES_H
+
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::amp {
+
+/// Options of --amp-train-step: every option of the passes it runs, under
+/// the passes' names (amp-loss-scaling's `mode` is `loss-scaling` here)
+/// and with the passes' own defaults, so that the pipeline cannot drift
+/// from them; except `compute-type`, whose `none` (the default) skips
+/// amp-autocast.
+struct TrainStepPipelineOptions
+    : public PassPipelineOptions<TrainStepPipelineOptions> {
+  // amp-autocast.
+  Option<std::string> computeType{
+      *this, "compute-type",
+      llvm::cl::desc("f16 or bf16 to run --amp-autocast first; none (the "
+                     "default) keeps the graph's precision"),
+      llvm::cl::init("none")};
+  Option<std::string> policy{
+      *this, "policy",
+      llvm::cl::desc("Autocast: JSON or YAML file mapping op names to "
+                     "categories"),
+      llvm::cl::init(AmpAutocastOptions().policyFile)};
+  ListOption<std::string> allow{
+      *this, "allow",
+      llvm::cl::desc("Autocast: ops moved to lower-precision (wins over the "
+                     "policy file)")};
+  ListOption<std::string> deny{
+      *this, "deny",
+      llvm::cl::desc("Autocast: ops moved to keep-fp32 (wins over the "
+                     "policy file)")};
+  Option<bool> keepFp32LowIO{
+      *this, "keep-fp32-low-io",
+      llvm::cl::desc("Autocast: keep-fp32 ops fed in low precision read and "
+                     "write the compute type; only activations are narrowed"),
+      llvm::cl::init(AmpAutocastOptions().keepFp32LowIO)};
+  Option<std::string> report{
+      *this, "report",
+      llvm::cl::desc("Autocast: write the decisions, casts and summary as "
+                     "JSON"),
+      llvm::cl::init(AmpAutocastOptions().reportFile)};
+  Option<std::string> dot{
+      *this, "dot",
+      llvm::cl::desc("Autocast: write the graph as Graphviz DOT, colored by "
+                     "precision"),
+      llvm::cl::init(AmpAutocastOptions().dotFile)};
+  Option<bool> remarks{
+      *this, "remarks",
+      llvm::cl::desc("Autocast: emit a remark per decision and a summary "
+                     "remark per function"),
+      llvm::cl::init(AmpAutocastOptions().emitRemarks)};
+
+  // amp-autodiff.
+  Option<std::string> function{
+      *this, "function",
+      llvm::cl::desc("Autodiff: differentiate only this function"),
+      llvm::cl::init(AmpAutodiffOptions().functionName)};
+
+  // amp-loss-scaling.
+  Option<std::string> lossScaling{
+      *this, "loss-scaling",
+      llvm::cl::desc("Loss scaling's mode: auto (dynamic for f16, none "
+                     "otherwise), dynamic, static or none"),
+      llvm::cl::init(AmpLossScalingOptions().mode)};
+  Option<double> initScale{*this, "init-scale",
+                           llvm::cl::desc("Initial (or static) loss scale"),
+                           llvm::cl::init(AmpLossScalingOptions().initScale)};
+  Option<double> growthFactor{
+      *this, "growth-factor",
+      llvm::cl::desc("Scale multiplier after growth-interval clean steps "
+                     "(> 1)"),
+      llvm::cl::init(AmpLossScalingOptions().growthFactor)};
+  Option<double> backoffFactor{
+      *this, "backoff-factor",
+      llvm::cl::desc("Scale multiplier after an overflow, in (0, 1)"),
+      llvm::cl::init(AmpLossScalingOptions().backoffFactor)};
+  Option<int64_t> growthInterval{
+      *this, "growth-interval",
+      llvm::cl::desc("Clean steps before the scale grows"),
+      llvm::cl::init(AmpLossScalingOptions().growthInterval)};
+  Option<double> minScale{*this, "min-scale",
+                          llvm::cl::desc("Lower clamp of the scale (0: none)"),
+                          llvm::cl::init(AmpLossScalingOptions().minScale)};
+  Option<double> maxScale{*this, "max-scale",
+                          llvm::cl::desc("Upper clamp of the scale (0: none)"),
+                          llvm::cl::init(AmpLossScalingOptions().maxScale)};
+  Option<int64_t> hysteresis{
+      *this, "hysteresis",
+      llvm::cl::desc("Overflows tolerated before backing off (1: PyTorch)"),
+      llvm::cl::init(AmpLossScalingOptions().hysteresis)};
+
+  // amp-optimizer.
+  Option<std::string> optimizer{
+      *this, "optimizer", llvm::cl::desc("sgd or adamw"),
+      llvm::cl::init(AmpOptimizerOptions().optimizer)};
+  Option<double> lr{*this, "lr", llvm::cl::desc("Learning rate"),
+                    llvm::cl::init(AmpOptimizerOptions().lr)};
+  Option<double> momentum{*this, "momentum", llvm::cl::desc("SGD momentum"),
+                          llvm::cl::init(AmpOptimizerOptions().momentum)};
+  Option<double> dampening{*this, "dampening", llvm::cl::desc("SGD dampening"),
+                           llvm::cl::init(AmpOptimizerOptions().dampening)};
+  Option<bool> nesterov{*this, "nesterov",
+                        llvm::cl::desc("SGD Nesterov momentum"),
+                        llvm::cl::init(AmpOptimizerOptions().nesterov)};
+  Option<double> weightDecay{
+      *this, "weight-decay",
+      llvm::cl::desc("Weight decay (default: 0 for SGD, 0.01 for AdamW)"),
+      llvm::cl::init(AmpOptimizerOptions().weightDecay)};
+  Option<double> beta1{*this, "beta1", llvm::cl::desc("AdamW beta1"),
+                       llvm::cl::init(AmpOptimizerOptions().beta1)};
+  Option<double> beta2{*this, "beta2", llvm::cl::desc("AdamW beta2"),
+                       llvm::cl::init(AmpOptimizerOptions().beta2)};
+  Option<double> eps{*this, "eps", llvm::cl::desc("AdamW epsilon"),
+                     llvm::cl::init(AmpOptimizerOptions().eps)};
+  Option<double> maxGradNorm{
+      *this, "max-grad-norm",
+      llvm::cl::desc("Clip gradients to this global 2-norm (0: no "
+                     "clipping)"),
+      llvm::cl::init(AmpOptimizerOptions().maxGradNorm)};
+  Option<int64_t> accumulate{
+      *this, "accumulate",
+      llvm::cl::desc("Micro-batches per update (gradient accumulation)"),
+      llvm::cl::init(AmpOptimizerOptions().accumulate)};
+};
+
+/// Adds the passes of --amp-train-step to `pm`: amp-name-arguments,
+/// amp-autocast (unless compute-type=none), amp-autodiff, amp-loss-scaling,
+/// amp-optimizer. Refuses, through `errorHandler`, autocast options that
+/// would have no effect because no autocast runs.
+LogicalResult
+buildTrainStepPipeline(OpPassManager &pm,
+                       const TrainStepPipelineOptions &options,
+                       function_ref<LogicalResult(const Twine &)> errorHandler);
+
+/// Options of --amp-backend: those of amp-plan-buffers, under its names and
+/// with its defaults.
+struct BackendPipelineOptions
+    : public PassPipelineOptions<BackendPipelineOptions> {
+  Option<std::string> report{
+      *this, "report",
+      llvm::cl::desc("Write the memory figures as JSON to this file (-: "
+                     "stdout)"),
+      llvm::cl::init(AmpPlanBuffersOptions().report)};
+  Option<int64_t> bySizeLimit{
+      *this, "by-size-limit",
+      llvm::cl::desc("Place by size up to this many values, in program "
+                     "order beyond"),
+      llvm::cl::init(AmpPlanBuffersOptions().bySizeLimit)};
+};
+
+/// --amp-backend runs three stages on a module holding a training step;
+/// buildBackendPipeline adds all three. A driver that does work between
+/// them (amp-compile chooses the step after inlining and saves its IR
+/// before fusion) adds them one by one.
+///
+/// 1. inline: the gradient function into the step.
+void addBackendInlining(OpPassManager &pm);
+/// 2. canonicalize, cse, then amp-restore-locations on each function: the
+///    folder leaves the constants it hoists without a location.
+void addBackendSimplification(OpPassManager &pm);
+/// 3. amp-fuse, then amp-plan-buffers, on each function.
+void addBackendPlanning(OpPassManager &pm,
+                        const BackendPipelineOptions &options);
+/// All three stages.
+void buildBackendPipeline(OpPassManager &pm,
+                          const BackendPipelineOptions &options);
+
+} // namespace mlir::amp
+
+#endif // AMP_DIALECT_AMP_TRANSFORMS_PIPELINES_H

@@ -1,0 +1,58 @@
+// RUN: amp-opt %s --amp-backend --mlir-print-debuginfo --mlir-print-local-scope \
+// RUN:   | FileCheck %s
+// RUN: amp-opt %s --pass-pipeline='builtin.module(amp-backend{by-size-limit=0 report=%t.json})' -o /dev/null
+// RUN: FileCheck %s --check-prefix=REPORT < %t.json
+// RUN: amp-opt --help | FileCheck %s --check-prefix=HELP
+
+// --amp-backend takes a training step to the IR --amp-to-cuda translates:
+// calls inlined (the callee gone), equal constants merged, every op in a
+// kernel (the matmul with its bias and relu as one GEMM epilogue) and
+// every value placed in one arena, new weights over the old.
+
+// CHECK-LABEL: func.func @step
+// CHECK-SAME: amp.arena_size = 768 : i64
+// CHECK-SAME: amp.memory = {arena = 768 : i64
+// CHECK-NOT: call
+// The two learning rates are one constant, which the folder hoists and
+// leaves without a location; amp-restore-locations gives it its first
+// user's, the update of %w.
+// CHECK: %[[LR:.*]] = amp.constant {{.*}}dense<5.000000e-01> : tensor<f32> loc("{{.*}}amp-backend.mlir":52:9)
+// CHECK: amp.matmul {{.*}}{amp.epilogue = "bias_relu", amp.kernel = [[K:[0-9]+]] : i64, amp.place = ["fused"]}
+// CHECK: amp.add {{.*}}{amp.kernel = [[K]] : i64, amp.place = ["fused"]}
+// CHECK: amp.relu {{.*}}{amp.kernel = [[K]] : i64, amp.place = ["arena {{[0-9]+}}"]}
+// CHECK: amp.sum {{.*}}amp.place = ["arena {{[0-9]+}}"]
+// CHECK: amp.mul %{{.*}}, %[[LR]] {amp.kernel = [[U:[0-9]+]] : i64, amp.place = ["fused"]}
+// CHECK: amp.sub {{.*}}{amp.kernel = [[U]] : i64, amp.place = ["arg 0"]}
+// CHECK: amp.mul %{{.*}}, %[[LR]] {amp.kernel = [[V:[0-9]+]] : i64, amp.place = ["fused"]}
+// CHECK: amp.sub {{.*}}{amp.kernel = [[V]] : i64, amp.place = ["arg 1"]}
+// CHECK-NOT: amp.constant
+// CHECK-NOT: func.func
+
+// The options are amp-plan-buffers'.
+// REPORT: "function": "step"
+
+// amp-opt lists the pipeline and its options.
+// HELP: --amp-backend
+// HELP-NEXT: --by-size-limit
+// HELP-NEXT: --report
+
+func.func private @layer(%x: tensor<2x4xf32>, %w: tensor<4x3xf32>,
+                         %b: tensor<3xf32>) -> tensor<2x3xf32> {
+  %mm = amp.matmul %x, %w : tensor<2x4xf32>, tensor<4x3xf32> to tensor<2x3xf32>
+  %pre = amp.add %mm, %b : tensor<2x3xf32>, tensor<3xf32>
+  %h = amp.relu %pre : tensor<2x3xf32>
+  return %h : tensor<2x3xf32>
+}
+
+func.func @step(%w: tensor<4x3xf32> {amp.param}, %b: tensor<3xf32> {amp.param},
+                %x: tensor<2x4xf32>) -> (tensor<4x3xf32>, tensor<3xf32>, tensor<f32>) {
+  %h = call @layer(%x, %w, %b) : (tensor<2x4xf32>, tensor<4x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %loss = amp.sum %h dims = [0, 1] : tensor<2x3xf32> to tensor<f32>
+  %lr = amp.constant dense<0.5> : tensor<f32>
+  %gw = amp.mul %w, %lr : tensor<4x3xf32>, tensor<f32>
+  %neww = amp.sub %w, %gw : tensor<4x3xf32>, tensor<4x3xf32>
+  %lr2 = amp.constant dense<0.5> : tensor<f32>
+  %gb = amp.mul %b, %lr2 : tensor<3xf32>, tensor<f32>
+  %newb = amp.sub %b, %gb : tensor<3xf32>, tensor<3xf32>
+  return %neww, %newb, %loss : tensor<4x3xf32>, tensor<3xf32>, tensor<f32>
+}
