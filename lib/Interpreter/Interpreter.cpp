@@ -161,12 +161,12 @@ static LogicalResult checkFinite(Operation *op, ArrayRef<Tensor> operands,
              << " non-finite values, the first at "
              << formatIndex(operand.getShape(), *badIn);
       else
-        note << "is finite, largest magnitude " << [&] {
+        note << "is finite, largest magnitude " << [](const Tensor &tensor) {
           double largest = 0;
-          for (double value : operand.getData())
+          for (double value : tensor.getData())
             largest = std::max(largest, std::fabs(value));
           return largest;
-        }();
+        }(operand);
     }
     return failure();
   }
