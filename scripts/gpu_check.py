@@ -27,7 +27,7 @@ and runs.
 The GPU's kernels round differently from the interpreter (reductions in
 another order, the runtime's norms multiply by 1/sqrt), so losses agree to a
 tolerance, not bit for bit; the host target, checked the same way, agrees
-exactly (test/Backend/differential.test).
+exactly (test/Target/Cuda/differential.test).
 """
 import argparse
 import os

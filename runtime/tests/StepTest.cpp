@@ -268,7 +268,7 @@ TEST_F(StepTest, RunsAndCountsAsWorkedOutByHand) {
 
 // Host work runs as it is issued: there is no graph to capture, and the
 // step goes on running its launches. (The replay on a GPU is checked by
-// test/Backend/cuda-differential.test.)
+// test/Target/Cuda/cuda-differential.test.)
 TEST_F(StepTest, CaptureIsRefusedOnTheHostAndTheStepStillRuns) {
   EXPECT_STATUS(amp_step_capture(step), AMP_UNAVAILABLE, "CUDA stream");
   EXPECT_STATUS(amp_step_capture(nullptr), AMP_INVALID_ARGUMENT, "null");

@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Dialect/Amp/Transforms/VJP.h"
+
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 
 #include "mlir/IR/Builders.h"

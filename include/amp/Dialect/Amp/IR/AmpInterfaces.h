@@ -17,8 +17,6 @@ namespace amp {
 /// Attaches PrecisionOpInterface to the arith and math ops a training graph
 /// may contain, with the categories of their amp counterparts.
 void registerPrecisionExternalModels(DialectRegistry &registry);
-/// Attaches DifferentiableOpInterface to the amp ops that have a VJP.
-void registerDifferentiableExternalModels(DialectRegistry &registry);
 } // namespace amp
 } // namespace mlir
 

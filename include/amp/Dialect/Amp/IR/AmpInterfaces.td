@@ -124,8 +124,9 @@ def Amp_DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
     Reverse-mode differentiation: an op builds the vector-Jacobian product
     of its results' gradients. amp ops get it from external models
     (lib/Dialect/Amp/Transforms/VJP.cpp, attached by
-    `registerDifferentiableExternalModels`), which emit amp ops in the
-    precision of the forward op; amp-autodiff asks only this interface.
+    `registerDifferentiableExternalModels` of Transforms/VJP.h), which emit
+    amp ops in the precision of the forward op; amp-autodiff asks only this
+    interface.
   }];
   let methods = [
     InterfaceMethod<

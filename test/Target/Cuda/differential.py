@@ -17,7 +17,7 @@ import numpy as np
 def main():
     out, example, compute = sys.argv[1:4]
     extra = sys.argv[4:]
-    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    root = os.path.join(os.path.dirname(__file__), "..", "..", "..")
     source = os.path.join(root, "examples", example + ".mlir")
     if example.endswith(".mlir"):
         source = example
