@@ -156,8 +156,14 @@ public:
       : func(func), lowType(lowType), policy(policy),
         keepFp32LowIO(keepFp32LowIO) {}
 
+  /// Sorts constants into exact and pinned ones and records in `decisions`
+  /// the category of every op with a PrecisionOpInterface (the policy's,
+  /// else the interface's default).
   LogicalResult classify();
-  void label();
+  /// Gives every classified op a precision: the placement rules of
+  /// docs/autocast.md, in order.
+  void assignPrecisions();
+  /// Places the casts and retypes the results; folds bias adds last.
   void rewrite();
 
   llvm::json::Object report();
@@ -344,7 +350,7 @@ Origin FunctionAutocast::originOf(Value value) const {
 // Placement
 //===----------------------------------------------------------------------===//
 
-void FunctionAutocast::label() {
+void FunctionAutocast::assignPrecisions() {
   // 1. keep-fp32 spreads forward through promote/follow ops.
   for (Operation *op : ops) {
     if (!isFree(op))
@@ -539,7 +545,7 @@ void FunctionAutocast::rewrite() {
     SmallVector<unsigned> indices = precisionOperands(op);
     // Low I/O: the activation goes low; a norm's weight and bias go f32
     // (they may differ), a loss's labels and targets keep their type (which
-    // is the compute type: label() saw to that), every other op needs
+    // is the compute type: assignPrecisions() saw to that), every other op needs
     // matching operands.
     bool isNorm = op->hasTrait<OpTrait::amp::NormalizationFamily>();
     bool isLossOp = op->hasTrait<OpTrait::amp::LossFamily>();
@@ -926,7 +932,7 @@ void AmpAutocastPass::runOnOperation() {
     FunctionAutocast autocast(func, lowType, policy, keepFp32LowIO);
     if (failed(autocast.classify()))
       return signalPassFailure();
-    autocast.label();
+    autocast.assignPrecisions();
     autocast.rewrite();
     if (emitRemarks)
       autocast.emitRemarks();
