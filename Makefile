@@ -7,7 +7,7 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test test-sanitize demo docs clean
+.PHONY: all deps configure build test test-sanitize demo docs format clean
 
 all: build
 
@@ -41,6 +41,10 @@ test-sanitize: deps
 	fi
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  cmake --build $(SANITIZE_DIR) --target check-amp
+
+# Formats the C and C++ sources (LLVM style); `make test` checks them.
+format: deps
+	@./scripts/format.py
 
 clean:
 	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) build-fuzz out
