@@ -197,8 +197,7 @@ TEST_F(OpClassesTest, UpdatesAreHandled) {
       OpOperand &replaced = update.getReplacedOperand(result.getResultNumber());
       EXPECT_EQ(replaced.getOwner(), raw);
       // Each result replaces the argument it is returned in place of.
-      EXPECT_EQ(replaced.get(),
-                func.getArgument(result.getResultNumber()));
+      EXPECT_EQ(replaced.get(), func.getArgument(result.getResultNumber()));
     }
     if (Value step = update.getStepOperand()) {
       EXPECT_EQ(cast<RankedTensorType>(step.getType()).getRank(), 0);
