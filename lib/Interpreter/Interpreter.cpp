@@ -173,8 +173,8 @@ static LogicalResult checkFinite(Operation *op, ArrayRef<Tensor> operands,
   return success();
 }
 
-static kernels::UnaryFn getUnaryFn(Operation *op) {
-  return TypeSwitch<Operation *, k::UnaryFn>(op)
+static std::optional<kernels::UnaryFn> getUnaryFn(Operation *op) {
+  return TypeSwitch<Operation *, std::optional<k::UnaryFn>>(op)
       .Case([](NegOp) { return k::UnaryFn::Neg; })
       .Case([](AbsOp) { return k::UnaryFn::Abs; })
       .Case([](ExpOp) { return k::UnaryFn::Exp; })
@@ -197,9 +197,7 @@ static kernels::UnaryFn getUnaryFn(Operation *op) {
       .Case<math::SqrtOp>([](auto) { return k::UnaryFn::Sqrt; })
       .Case<math::RsqrtOp>([](auto) { return k::UnaryFn::Rsqrt; })
       .Case<math::TanhOp>([](auto) { return k::UnaryFn::Tanh; })
-      .Default([](Operation *) -> k::UnaryFn {
-        llvm_unreachable("not a unary elementwise op");
-      });
+      .Default([](Operation *) { return std::nullopt; });
 }
 
 static std::optional<kernels::BinaryFn> getBinaryFn(Operation *op) {
@@ -276,15 +274,11 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
   auto resultShape = [&]() { return shapeOf(op->getResult(0)); };
   auto resultKind = [&]() { return kindOf(op->getResult(0).getType()); };
 
-  if (op->hasTrait<OpTrait::amp::ElementwiseFamily>() &&
-      op->getNumOperands() == 1)
-    return one(k::unary(getUnaryFn(op), in[0],
-                        isa<PowOp>(op)
-                            ? cast<PowOp>(op).getExponent().convertToDouble()
-                            : 0.0));
-  if (isa<arith::NegFOp, math::AbsFOp, math::ExpOp, math::LogOp,
-          math::SqrtOp, math::RsqrtOp, math::TanhOp>(op))
-    return one(k::unary(getUnaryFn(op), in[0]));
+  if (std::optional<k::UnaryFn> fn = getUnaryFn(op)) {
+    auto pow = dyn_cast<PowOp>(op);
+    return one(
+        k::unary(*fn, in[0], pow ? pow.getExponent().convertToDouble() : 0.0));
+  }
   if (std::optional<k::BinaryFn> fn = getBinaryFn(op))
     return one(k::binary(*fn, in[0], in[1], resultShape()));
 

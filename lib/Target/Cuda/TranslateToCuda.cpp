@@ -728,12 +728,12 @@ LogicalResult Emitter::emitGemm(ArrayRef<Operation *> ops) {
 LogicalResult Emitter::emitKernel(ArrayRef<Operation *> ops) {
   if (isa<MatmulOp>(ops.front()))
     return emitGemm(ops);
-  if (llvm::all_of(ops, isElementwise))
+  if (llvm::all_of(ops, isFusibleElementwise))
     return emitElementwise(ops);
   SmallVector<Operation *> updates;
   llvm::SmallPtrSet<Operation *, 8> expected;
   for (Operation *op : ops)
-    if (getReplacedOperand(op, 0)) {
+    if (isa<OptimizerUpdateOpInterface>(op)) {
       updates.push_back(op);
       expected.insert(op);
       for (Operation *select : getGuardSelects(op))
@@ -811,8 +811,7 @@ std::string Emitter::runtimeUpdateCall(ArrayRef<Operation *> updates,
              ", " + hex(dampening) + ", " + hex(wd) + ", " +
              (sgd.getNesterov() ? "1" : "0") + "};";
     function = "amp_sgd_apply";
-  } else {
-    auto adam = cast<AdamwUpdateOp>(first);
+  } else if (auto adam = dyn_cast<AdamwUpdateOp>(first)) {
     double lr = adam.getLr().convertToDouble();
     double b1 = adam.getBeta1().convertToDouble();
     double b2 = adam.getBeta2().convertToDouble();
@@ -824,10 +823,12 @@ std::string Emitter::runtimeUpdateCall(ArrayRef<Operation *> updates,
     config = "amp_adamw_config_t config{" + hex(lr) + ", " + hex(b1) + ", " +
              hex(b2) + ", " + hex(eps) + ", " + hex(wd) + "};";
     function = "amp_adamw_apply";
+  } else {
+    return ""; // an update the runtime has no multi-tensor kernel for
   }
   std::string step = "nullptr";
   if (withStep) {
-    Value count = first->getOperands().back();
+    Value count = cast<OptimizerUpdateOpInterface>(first).getStepOperand();
     if (!isF32(count) || !hasMemory(count))
       return "";
     step = pointerOf(count, false);
@@ -856,12 +857,12 @@ std::string Emitter::runtimeUpdateCall(ArrayRef<Operation *> updates,
   SmallVector<std::string> sizes;
   for (size_t u = 0; u < updates.size(); ++u) {
     Operation *update = updates[u];
+    auto optimizer = cast<OptimizerUpdateOpInterface>(update);
     ArrayRef<std::string> to = stores[u];
     bool inPlace = true;
     for (unsigned r = 0; r < update->getNumResults(); ++r)
       inPlace &=
-          to[r] ==
-          pointerOf(update->getOperand(*getReplacedOperand(update, r)), true);
+          to[r] == pointerOf(optimizer.getReplacedOperand(r).get(), true);
     if (!inPlace || !llvm::all_of(update->getOperands(), isF32) ||
         !llvm::all_of(update->getOperands(), hasMemory)) {
       rest.push_back(update);
@@ -869,7 +870,7 @@ std::string Emitter::runtimeUpdateCall(ArrayRef<Operation *> updates,
     }
     for (auto [r, pointer] : llvm::enumerate(to))
       lists[r == 0 ? 0 : r + 1].push_back(pointer);
-    lists[1].push_back(pointerOf(update->getOperand(1), true));
+    lists[1].push_back(pointerOf(optimizer.getGradOperand(), true));
     sizes.push_back(std::to_string(countOf(update->getResult(0))));
   }
   size_t n = sizes.size();

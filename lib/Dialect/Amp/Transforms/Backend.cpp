@@ -11,15 +11,6 @@
 using namespace mlir;
 using namespace mlir::amp;
 
-bool backend::isElementwise(Operation *op) {
-  return isa<CastOp, NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, TanhOp,
-             SigmoidOp, ReluOp, GeluOp, PowOp, AddOp, SubOp, MulOp, DivOp,
-             MaximumOp, MinimumOp, SelectOp, CompareOp, ReluGradOp, GeluGradOp,
-             BroadcastToOp, IotaOp, ConstantOp>(op);
-}
-
-bool backend::isView(Operation *op) { return isa<ReshapeOp>(op); }
-
 int64_t backend::getByteSize(Type type, int64_t floatBytes16) {
   // checkCompilable checked that it fits.
   return *getCheckedByteSize(cast<RankedTensorType>(type), floatBytes16);
@@ -60,20 +51,9 @@ SmallVector<unsigned> backend::getThreadedArguments(func::FuncOp func) {
   return threaded;
 }
 
-std::optional<unsigned> backend::getReplacedOperand(Operation *update,
-                                                    unsigned result) {
-  if (result >= update->getNumResults())
-    return std::nullopt;
-  // Operands: param, grad, then the state in result order.
-  if (isa<SgdUpdateOp>(update))
-    return 0u;
-  if (isa<SgdMomentumUpdateOp, AdamwUpdateOp>(update))
-    return result == 0 ? 0u : result + 1;
-  return std::nullopt;
-}
-
 SmallVector<Operation *> backend::getGuardSelects(Operation *update) {
-  if (!getReplacedOperand(update, 0))
+  auto optimizer = dyn_cast<OptimizerUpdateOpInterface>(update);
+  if (!optimizer)
     return {};
   SmallVector<Operation *> selects;
   Value condition;
@@ -81,8 +61,8 @@ SmallVector<Operation *> backend::getGuardSelects(Operation *update) {
     auto select = dyn_cast_or_null<SelectOp>(
         result.hasOneUse() ? *result.getUsers().begin() : nullptr);
     if (!select || select.getOnTrue() != result ||
-        select.getOnFalse() != update->getOperand(*getReplacedOperand(
-                                   update, result.getResultNumber())) ||
+        select.getOnFalse() !=
+            optimizer.getReplacedOperand(result.getResultNumber()).get() ||
         select.getType() != result.getType() ||
         cast<RankedTensorType>(select.getCondition().getType())
                 .getNumElements() != 1 ||

@@ -231,9 +231,8 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
         // element i only to write element i.
         bool sameIndex =
             position == at &&
-            (isa<SgdUpdateOp, SgdMomentumUpdateOp, AdamwUpdateOp,
-                 ScalerUpdateOp>(user) ||
-             (isElementwise(user) &&
+            (user->hasTrait<OpTrait::amp::InPlaceUpdate>() ||
+             (isFusibleElementwise(user) &&
               user->getResult(0).getType() == use->get().getType() &&
               cast<RankedTensorType>(use->get().getType()).getNumElements() ==
                   cast<RankedTensorType>(value.getType()).getNumElements()));

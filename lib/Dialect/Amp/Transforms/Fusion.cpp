@@ -66,13 +66,6 @@ SmallVector<Operation *> foldEpilogue(MatmulOp matmul, StringRef &epilogue) {
   return folded;
 }
 
-/// The step-count operand of an optimizer update, if it has one.
-Value stepOperand(Operation *update) {
-  if (isa<SgdMomentumUpdateOp, AdamwUpdateOp>(update))
-    return update->getOperands().back();
-  return {};
-}
-
 /// The guard shared by the selects of `update`, or null when unguarded.
 Value guardOf(Operation *update) {
   SmallVector<Operation *> selects = getGuardSelects(update);
@@ -130,13 +123,14 @@ SmallVector<SmallVector<Operation *>> findUpdateRuns(Block &body) {
   SmallVector<SmallVector<Operation *>> runs;
   SmallVector<Operation *> run;
   for (Operation &op : body) {
-    bool isUpdate = getReplacedOperand(&op, 0).has_value();
-    if (isUpdate && !run.empty()) {
+    auto update = dyn_cast<OptimizerUpdateOpInterface>(&op);
+    if (update && !run.empty()) {
       Operation *first = run.front();
       bool joins =
           op.getPrevNode() == run.back() && op.getName() == first->getName() &&
           op.getPropertiesAsAttribute() == first->getPropertiesAsAttribute() &&
-          stepOperand(&op) == stepOperand(first) &&
+          update.getStepOperand() ==
+              cast<OptimizerUpdateOpInterface>(first).getStepOperand() &&
           guardOf(&op) == guardOf(first) &&
           llvm::none_of(op.getOperands(), [&](Value operand) {
             return llvm::is_contained(run, operand.getDefiningOp());
@@ -147,7 +141,7 @@ SmallVector<SmallVector<Operation *>> findUpdateRuns(Block &body) {
       }
     }
     closeRun(run, runs);
-    if (isUpdate)
+    if (update)
       run.push_back(&op);
   }
   closeRun(run, runs);
@@ -188,11 +182,11 @@ struct FusePass : mlir::amp::impl::AmpFuseBase<FusePass> {
       if (isa<func::ReturnOp>(op) || isView(&op) || epilogueOwner.count(&op))
         continue;
       std::optional<int64_t> joined;
-      if (isElementwise(&op) && op.getNumResults() == 1) {
+      if (isFusibleElementwise(&op) && op.getNumResults() == 1) {
         Value result = op.getResult(0);
         for (Operation *user : result.getUsers()) {
           auto found = kernelOf.find(user);
-          bool fits = isElementwise(user) && found != kernelOf.end() &&
+          bool fits = isFusibleElementwise(user) && found != kernelOf.end() &&
                       shapeOf(user->getResult(0)) == shapeOf(result) &&
                       (!joined || *joined == found->second);
           if (!fits) {

@@ -122,8 +122,10 @@ def Amp_PrecisionCategory : I32EnumAttr<"PrecisionCategory",
 // Op families
 //===----------------------------------------------------------------------===//
 
-// Marker traits: which family an op belongs to. Analyses (the model summary,
-// later the fusion pass) group ops by family through these, never by name.
+// Marker traits: which family an op belongs to, one per op. The family is
+// the category the model summary and the reports group ops by; it says what
+// an op is, not how the backend runs it (Amp_FusibleElementwise below says
+// that). Analyses group ops by family through these, never by name.
 class Amp_FamilyTrait<string name> : NativeOpTrait<name # "Family"> {
   let cppNamespace = "::mlir::OpTrait::amp";
 }
@@ -136,6 +138,34 @@ def Amp_LossFamily : Amp_FamilyTrait<"Loss">;
 def Amp_DataFamily : Amp_FamilyTrait<"Data">;
 def Amp_GradientFamily : Amp_FamilyTrait<"Gradient">;
 def Amp_OptimizerFamily : Amp_FamilyTrait<"Optimizer">;
+
+//===----------------------------------------------------------------------===//
+// Backend traits
+//===----------------------------------------------------------------------===//
+
+// What the backend (--amp-fuse, --amp-plan-buffers and the emitter) asks of
+// an op besides its family. They cut across families: amp.cast (data),
+// amp.broadcast_to (shape) and amp.relu_grad (gradient) fuse like amp.add.
+class Amp_BackendTrait<string name> : NativeOpTrait<name> {
+  let cppNamespace = "::mlir::OpTrait::amp";
+}
+// The backend computes each element of the op's one result from the same
+// (broadcast) element of its operands, or from the element's coordinates
+// alone, so --amp-fuse chains it with its neighbours into one loop over
+// their common shape. Every op of the elementwise family has it; so do the
+// data and gradient ops that compute that way (constant, cast, iota,
+// relu_grad, gelu_grad) and broadcast_to. An elementwise-family op without
+// it would be a kernel of its own (unittests/OpClassesTest.cpp refuses one).
+def Amp_FusibleElementwise : Amp_BackendTrait<"FusibleElementwise">;
+// The result is the operand's memory read another way (same elements in the
+// same order): the buffer planner gives it no memory of its own and kernels
+// read the operand's.
+def Amp_MemoryView : Amp_BackendTrait<"MemoryView">;
+// The op's kernel reads element i of the tensors its results replace only
+// to compute element i of those results (scalars aside), so a result may be
+// stored over the state it replaces while the kernel runs: the optimizer
+// updates and amp.scaler_update.
+def Amp_InPlaceUpdate : Amp_BackendTrait<"InPlaceUpdate">;
 
 // Every amp op: its tensors are non-empty and their byte sizes fit in int64.
 def Amp_StorableTensors : NativeOpTrait<"StorableTensors"> {

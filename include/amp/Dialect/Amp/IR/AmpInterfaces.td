@@ -143,4 +143,65 @@ def Amp_DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
   ];
 }
 
+def Amp_OptimizerUpdateOpInterface
+    : OpInterface<"OptimizerUpdateOpInterface"> {
+  let cppNamespace = "::mlir::amp";
+  let description = [{
+    An optimizer step on one parameter: it reads the parameter, its
+    gradient, the optimizer state kept for it (a momentum buffer, moments)
+    and, where the optimizer counts steps, the step count, and returns the
+    new parameter followed by the new state, one result per state tensor in
+    the order of `getStateOperands()`. Each result replaces an operand
+    (`getReplacedOperand`): the backend stores it over that operand's memory
+    (--amp-plan-buffers), fuses the selects that keep the old value on a
+    skipped step into the update (--amp-fuse), merges like updates that share
+    a step count into one multi-tensor kernel, and hands the runtime the
+    parameter, gradient and state lists (the emitter). The backend asks only
+    this interface which ops are updates and which operand is which.
+  }];
+  let methods = [
+    InterfaceMethod<
+      /*desc=*/"The parameter the update reads (the first result replaces it).",
+      /*retTy=*/"::mlir::Value",
+      /*methodName=*/"getParamOperand",
+      /*args=*/(ins),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/"return $_op.getParam();">,
+    InterfaceMethod<
+      /*desc=*/"The gradient of the parameter.",
+      /*retTy=*/"::mlir::Value",
+      /*methodName=*/"getGradOperand",
+      /*args=*/(ins),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/"return $_op.getGrad();">,
+    InterfaceMethod<
+      /*desc=*/[{The optimizer state of the parameter, in the order of the
+        results that replace it (result i + 1 replaces state operand i);
+        empty for an optimizer without state.}],
+      /*retTy=*/"::mlir::OperandRange",
+      /*methodName=*/"getStateOperands",
+      /*args=*/(ins)>,
+    InterfaceMethod<
+      /*desc=*/[{The number of updates done before this one (a 0-d tensor),
+        or null for an optimizer that does not count steps.}],
+      /*retTy=*/"::mlir::Value",
+      /*methodName=*/"getStepOperand",
+      /*args=*/(ins)>,
+    InterfaceMethod<
+      /*desc=*/[{The operand whose value result `result` replaces: the
+        parameter for result 0, state operand `result - 1` after it.}],
+      /*retTy=*/"::mlir::OpOperand &",
+      /*methodName=*/"getReplacedOperand",
+      /*args=*/(ins "unsigned":$result),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/[{
+        assert(result < $_op->getNumResults() && "no such result");
+        if (result == 0)
+          return $_op.getParamMutable();
+        ::mlir::OperandRange state = $_op.getStateOperands();
+        return $_op->getOpOperand(state.getBeginOperandIndex() + result - 1);
+      }]>
+  ];
+}
+
 #endif // AMP_DIALECT_AMP_IR_AMPINTERFACES_TD

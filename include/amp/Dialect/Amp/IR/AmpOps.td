@@ -31,7 +31,8 @@ class Amp_Op<string mnemonic, list<Trait> traits = [],
 //===----------------------------------------------------------------------===//
 
 def Amp_ConstantOp : Amp_Op<"constant",
-    [ConstantLike, Amp_DataFamily, AllTypesMatch<["value", "result"]>],
+    [ConstantLike, Amp_DataFamily, Amp_FusibleElementwise,
+     AllTypesMatch<["value", "result"]>],
     /*hasPrecisionCategory=*/0> {
   let summary = "a tensor constant, splat or dense";
   let description = [{
@@ -50,7 +51,7 @@ def Amp_ConstantOp : Amp_Op<"constant",
   let hasVerifier = 1;
 }
 
-def Amp_CastOp : Amp_Op<"cast", [Amp_DataFamily],
+def Amp_CastOp : Amp_Op<"cast", [Amp_DataFamily, Amp_FusibleElementwise],
                         /*hasPrecisionCategory=*/0> {
   let summary = "precision conversion between floating-point tensors";
   let description = [{
@@ -75,7 +76,7 @@ def Amp_CastOp : Amp_Op<"cast", [Amp_DataFamily],
   let hasVerifier = 1;
 }
 
-def Amp_IotaOp : Amp_Op<"iota", [Amp_DataFamily],
+def Amp_IotaOp : Amp_Op<"iota", [Amp_DataFamily, Amp_FusibleElementwise],
                         /*hasPrecisionCategory=*/0> {
   let summary = "tensor of indices along one dimension";
   let description = [{
@@ -101,6 +102,7 @@ def Amp_IotaOp : Amp_Op<"iota", [Amp_DataFamily],
 class Amp_UnaryOp<string mnemonic, string formula, list<Trait> traits = []>
     : Amp_Op<mnemonic, !listconcat(traits,
                                    [Amp_ElementwiseFamily,
+                                    Amp_FusibleElementwise,
                                     SameOperandsAndResultType])> {
   let summary = "elementwise " # formula;
   let description = [{
@@ -156,7 +158,7 @@ def Amp_PowOp : Amp_UnaryOp<"pow", "x^exponent", [Amp_KeepFp32]> {
 
 class Amp_BinaryOp<string mnemonic, string formula, list<Trait> traits = []>
     : Amp_Op<mnemonic, !listconcat(traits,
-        [Amp_ElementwiseFamily,
+        [Amp_ElementwiseFamily, Amp_FusibleElementwise,
          DeclareOpInterfaceMethods<InferTypeOpInterface>])> {
   let summary = "elementwise " # formula # " with numpy broadcasting";
   let description = [{
@@ -184,7 +186,8 @@ def Amp_MaximumOp : Amp_BinaryOp<"maximum", "max(lhs, rhs)", [Commutative, Amp_F
 def Amp_MinimumOp : Amp_BinaryOp<"minimum", "min(lhs, rhs)", [Commutative, Amp_Follow]>;
 
 def Amp_SelectOp : Amp_Op<"select",
-    [Amp_ElementwiseFamily, Amp_Promote, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    [Amp_ElementwiseFamily, Amp_FusibleElementwise, Amp_Promote,
+     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "elementwise choice by a mask, with numpy broadcasting";
   let description = [{
     Takes `on_true` where `condition` holds and `on_false` elsewhere. The
@@ -207,7 +210,8 @@ def Amp_SelectOp : Amp_Op<"select",
 }
 
 def Amp_CompareOp : Amp_Op<"compare",
-    [Amp_ElementwiseFamily, Amp_Promote, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    [Amp_ElementwiseFamily, Amp_FusibleElementwise, Amp_Promote,
+     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "elementwise comparison to an i1 mask, with numpy broadcasting";
   let description = [{
     Compares `lhs` and `rhs` elementwise with `predicate` (`eq`, `ne`, `lt`,
@@ -236,7 +240,7 @@ class Amp_ShapeOp<string mnemonic, list<Trait> traits = []>
   let hasVerifier = 1;
 }
 
-def Amp_ReshapeOp : Amp_ShapeOp<"reshape", [Amp_Follow]> {
+def Amp_ReshapeOp : Amp_ShapeOp<"reshape", [Amp_Follow, Amp_MemoryView]> {
   let summary = "same elements in row-major order, another shape";
   let description = [{
     ```mlir
@@ -268,7 +272,8 @@ def Amp_TransposeOp : Amp_ShapeOp<"transpose", [Amp_Follow]> {
   let hasFolder = 1;
 }
 
-def Amp_BroadcastToOp : Amp_ShapeOp<"broadcast_to", [Amp_Follow]> {
+def Amp_BroadcastToOp : Amp_ShapeOp<"broadcast_to",
+    [Amp_Follow, Amp_FusibleElementwise]> {
   let summary = "numpy broadcast to an explicit shape";
   let description = [{
     ```mlir
@@ -647,7 +652,7 @@ class Amp_GradientOp<string mnemonic, list<Trait> traits = []>
     : Amp_Op<mnemonic, !listconcat(traits, [Amp_GradientFamily])>;
 
 def Amp_ReluGradOp : Amp_GradientOp<"relu_grad",
-    [SameOperandsAndResultType, Amp_Follow]> {
+    [SameOperandsAndResultType, Amp_Follow, Amp_FusibleElementwise]> {
   let summary = "gradient of relu: dy where x > 0, else 0";
   let description = [{
     ```mlir
@@ -660,7 +665,7 @@ def Amp_ReluGradOp : Amp_GradientOp<"relu_grad",
 }
 
 def Amp_GeluGradOp : Amp_GradientOp<"gelu_grad",
-    [SameOperandsAndResultType, Amp_Follow]> {
+    [SameOperandsAndResultType, Amp_Follow, Amp_FusibleElementwise]> {
   let summary = "gradient of gelu: dy * gelu'(x)";
   let description = [{
     The derivative of the `approximate` form of `amp.gelu` at `x`, times
@@ -794,10 +799,14 @@ def Amp_EmbeddingGradOp : Amp_GradientOp<"embedding_grad",
 
 // Fused parameter updates on fp32 master weights, as torch.optim computes
 // them. `step` is the number of updates done before this one (a 0-d float
-// tensor, as PyTorch keeps it; exact up to 2^24).
+// tensor, as PyTorch keeps it; exact up to 2^24). Operands: the parameter,
+// its gradient, its optimizer state (one tensor per result after the first,
+// in result order) and the step count where the optimizer reads one; each
+// op says which in OptimizerUpdateOpInterface.
 class Amp_OptimizerOp<string mnemonic, list<Trait> traits = []>
     : Amp_Op<mnemonic, !listconcat(traits, [Amp_OptimizerFamily,
-                                            Amp_KeepFp32])> {
+        Amp_KeepFp32, Amp_InPlaceUpdate,
+        DeclareOpInterfaceMethods<Amp_OptimizerUpdateOpInterface>])> {
   let hasVerifier = 1;
 }
 
@@ -814,6 +823,12 @@ def Amp_SgdUpdateOp : Amp_OptimizerOp<"sgd_update",
                    F64Attr:$lr, F64Attr:$weight_decay);
   let results = (outs Amp_FloatTensor:$result);
   let assemblyFormat = "$param `,` $grad attr-dict `:` type($param)";
+  let extraClassDefinition = [{
+    ::mlir::OperandRange $cppClass::getStateOperands() {
+      return getOperation()->getOperands().slice(2, 0);
+    }
+    ::mlir::Value $cppClass::getStepOperand() { return {}; }
+  }];
 }
 
 def Amp_SgdMomentumUpdateOp : Amp_OptimizerOp<"sgd_momentum_update",
@@ -840,6 +855,13 @@ def Amp_SgdMomentumUpdateOp : Amp_OptimizerOp<"sgd_momentum_update",
   let assemblyFormat = [{
     $param `,` $grad `,` $buffer `,` $step attr-dict `:` type($param) `,`
     type($step)
+  }];
+  let extraClassDefinition = [{
+    ::mlir::OperandRange $cppClass::getStateOperands() {
+      return getOperation()->getOperands().slice(
+          getBufferMutable().getOperandNumber(), 1);
+    }
+    ::mlir::Value $cppClass::getStepOperand() { return getStep(); }
   }];
 }
 
@@ -869,6 +891,13 @@ def Amp_AdamwUpdateOp : Amp_OptimizerOp<"adamw_update",
   let assemblyFormat = [{
     $param `,` $grad `,` $exp_avg `,` $exp_avg_sq `,` $step attr-dict `:`
     type($param) `,` type($step)
+  }];
+  let extraClassDefinition = [{
+    ::mlir::OperandRange $cppClass::getStateOperands() {
+      return getOperation()->getOperands().slice(
+          getExpAvgMutable().getOperandNumber(), 2);
+    }
+    ::mlir::Value $cppClass::getStepOperand() { return getStep(); }
   }];
 }
 
@@ -902,7 +931,7 @@ def Amp_UnscaleOp : Amp_Op<"unscale", [Amp_OptimizerFamily, Amp_KeepFp32,
 }
 
 def Amp_ScalerUpdateOp : Amp_Op<"scaler_update",
-    [Amp_OptimizerFamily, Amp_KeepFp32,
+    [Amp_OptimizerFamily, Amp_KeepFp32, Amp_InPlaceUpdate,
      AllTypesMatch<["scale", "growth_tracker", "hysteresis_tracker",
                     "found_inf", "new_scale", "new_growth_tracker",
                     "new_hysteresis_tracker"]>]> {

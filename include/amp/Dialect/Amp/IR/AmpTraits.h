@@ -1,6 +1,7 @@
 //===- AmpTraits.h - amp op-family traits -----------------------*- C++ -*-===//
 //
-// Marker traits naming the family of an amp op. They carry no verification;
+// Marker traits naming the family of an amp op, its default autocast
+// category and what the backend asks of it. They carry no verification;
 // analyses ask `op->hasTrait<...>()` instead of matching op names. One trait
 // every amp op has, StorableTensors, verifies the sizes of its tensors.
 //
@@ -40,6 +41,19 @@ AMP_CATEGORY_TRAIT(Promote)
 AMP_CATEGORY_TRAIT(Follow)
 
 #undef AMP_CATEGORY_TRAIT
+
+/// What the backend asks of an op (AmpBase.td documents each): fused into
+/// an elementwise loop, a view of its operand's memory, an update that may
+/// store its results over the state they replace.
+#define AMP_BACKEND_TRAIT(Name)                                                \
+  template <typename ConcreteType>                                             \
+  class Name : public TraitBase<ConcreteType, Name> {};
+
+AMP_BACKEND_TRAIT(FusibleElementwise)
+AMP_BACKEND_TRAIT(MemoryView)
+AMP_BACKEND_TRAIT(InPlaceUpdate)
+
+#undef AMP_BACKEND_TRAIT
 
 namespace impl {
 LogicalResult verifyStorableTensors(Operation *op);

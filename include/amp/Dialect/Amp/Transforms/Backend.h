@@ -1,6 +1,11 @@
 //===- Backend.h - what the backend passes and the emitter share -*- C++ -*-===//
 //
-// The backend works on one function whose calls are inlined. --amp-fuse
+// The backend works on one function whose calls are inlined. It classifies
+// ops by traits and interfaces only (AmpBase.td, AmpInterfaces.td): an op
+// with OpTrait::amp::FusibleElementwise joins elementwise loops, one with
+// MemoryView is its operand's memory, one with InPlaceUpdate may store its
+// results over the state they replace, and OptimizerUpdateOpInterface says
+// which ops are parameter updates and which operand is which. --amp-fuse
 // assigns every op that does work a kernel number (`amp.kernel`); ops with
 // the same number run as one kernel at the position of the group's last op.
 // --amp-plan-buffers then gives every value that must live in memory a
@@ -18,6 +23,8 @@
 
 #ifndef AMP_DIALECT_AMP_TRANSFORMS_BACKEND_H
 #define AMP_DIALECT_AMP_TRANSFORMS_BACKEND_H
+
+#include "amp/Dialect/Amp/IR/AmpTraits.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Operation.h"
@@ -37,12 +44,17 @@ constexpr llvm::StringLiteral kScratchAttr = "amp.scratch";
 /// want 16; 256 matches cudaMalloc).
 constexpr int64_t kArenaAlignment = 256;
 
-/// Ops computed one element at a time from the same element of their
-/// operands (or a broadcast one): what --amp-fuse chains into one kernel.
-bool isElementwise(Operation *op);
+/// Whether the backend computes `op` one element at a time in a loop it
+/// fuses with its neighbours' (OpTrait::amp::FusibleElementwise).
+inline bool isFusibleElementwise(Operation *op) {
+  return op->hasTrait<OpTrait::amp::FusibleElementwise>();
+}
 
-/// Ops that only reinterpret their operand's memory.
-bool isView(Operation *op);
+/// Whether `op`'s result is its operand's memory read another way
+/// (OpTrait::amp::MemoryView).
+inline bool isView(Operation *op) {
+  return op->hasTrait<OpTrait::amp::MemoryView>();
+}
 
 /// Bytes a value of the ranked tensor type `type` takes in memory (i1 as
 /// one byte), with 16-bit floats counted as `floatBytes16` (4 gives what
@@ -64,15 +76,11 @@ std::optional<int64_t> getKernel(Operation *op);
 /// followed by the loss (and found_inf with loss scaling); empty otherwise.
 SmallVector<unsigned> getThreadedArguments(func::FuncOp func);
 
-/// For an optimizer update (amp.sgd_update, amp.sgd_momentum_update,
-/// amp.adamw_update), the operand that result `result` replaces: the
-/// parameter, the momentum buffer or a moment. std::nullopt for other ops.
-std::optional<unsigned> getReplacedOperand(Operation *update, unsigned result);
-
 /// The selects that keep the old state on a step with inf/NaN gradients,
-/// one per result of `update`: `amp.select %ok, %new, %old` where %new is
-/// the result, %old the operand it replaces and %ok one scalar shared by
-/// all. Empty unless every result's only use is such a select. --amp-fuse
+/// one per result of `update`, an op with OptimizerUpdateOpInterface:
+/// `amp.select %ok, %new, %old` where %new is the result, %old the operand
+/// it replaces and %ok one scalar shared by all. Empty unless every
+/// result's only use is such a select, and for other ops. --amp-fuse
 /// puts them in the update's kernel, which then stores `ok ? new : old`
 /// over the old state, so the new values never reach memory.
 SmallVector<Operation *> getGuardSelects(Operation *update);
