@@ -117,26 +117,24 @@ int fail(llvm::Error error) { return fail(llvm::toString(std::move(error))); }
 
 /// Whether `module` already holds a training step (a function with
 /// amp.state arguments).
-bool holdsStep(ModuleOp module) {
-  for (auto func : module.getOps<func::FuncOp>())
-    for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      if (func.getArgAttr(i, amp::AmpDialect::kStateAttrName))
-        return true;
-  return false;
+/// Whether `func` is a training step: its results thread its parameters
+/// and optimizer state, if any, and then give the loss. A gradient function
+/// (`amp.gradient_of`) never is, whatever its result types.
+bool isStep(func::FuncOp func) {
+  return !func.isExternal() &&
+         !func->hasAttr(amp::AmpDialect::kGradientOfAttrName) &&
+         !amp::backend::getThreadedArguments(func).empty();
 }
 
-/// The step function: the one whose results thread its parameters and
-/// state. Errors name the candidates.
+bool holdsStep(ModuleOp module) {
+  return llvm::any_of(module.getOps<func::FuncOp>(), isStep);
+}
+
+/// The step function. Errors name the candidates.
 FailureOr<func::FuncOp> findStep(ModuleOp module) {
   func::FuncOp found;
   for (auto func : module.getOps<func::FuncOp>()) {
-    if (func.isExternal() || amp::backend::getThreadedArguments(func).empty())
-      continue;
-    bool hasState = false;
-    for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      hasState |= static_cast<bool>(
-          func.getArgAttr(i, amp::AmpDialect::kStateAttrName));
-    if (!hasState)
+    if (!isStep(func))
       continue;
     if (found) {
       module.emitError() << "amp-compile: several step functions (@"
