@@ -49,12 +49,38 @@ int64_t product(ArrayRef<int64_t> shape) {
   return ShapedType::getNumElements(shape);
 }
 
+/// Coordinate `index / stride % extent` of a row-major index below
+/// `bound`, printed without a division by 1 or a modulo that cannot wrap.
+std::string coordinateOf(StringRef index, int64_t stride, int64_t extent,
+                         int64_t bound) {
+  std::string text = index.str();
+  if (stride != 1)
+    text += " / " + std::to_string(stride);
+  if (stride * extent < bound)
+    text += " % " + std::to_string(extent);
+  return text;
+}
+
+/// `expr * factor`, or `expr` for a factor of 1; `expr` is parenthesized
+/// unless it is a name.
+std::string scaled(StringRef expr, int64_t factor) {
+  if (factor == 1)
+    return expr.str();
+  bool name = llvm::all_of(
+      expr, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+  return ((name ? expr.str() : "(" + expr + ")") + " * " +
+          std::to_string(factor))
+      .str();
+}
+
 /// For a softmax (or its gradient) along `dim` of `shape`, run one index i
 /// per line: the line's length and the index of its j-th element.
 std::pair<int64_t, std::string> lineAlong(ArrayRef<int64_t> shape,
                                           int64_t dim) {
   int64_t n = shape[dim], inner = product(shape.drop_front(dim + 1));
   std::string in = std::to_string(inner);
+  if (inner == 1)
+    return {n, "i * " + std::to_string(n) + " + j"};
   return {n, "(i / " + in + " * " + std::to_string(n) + " + j) * " + in +
                  " + i % " + in};
 }
@@ -117,9 +143,20 @@ std::string storeStmt(Type type, StringRef pointer, StringRef index,
   if (type.isBF16())
     return ("ampstep::stBF16(" + pointer + ", " + index + ", " + value + ");")
         .str();
-  return (pointer + "[" + index + "] = static_cast<" + storageType(type) +
-          ">(" + value + ");")
-      .str();
+  std::string cast = "static_cast<" + storageType(type) + ">(";
+  // A value cast to the storage type already is stored as it is.
+  bool castAlready = value.starts_with(cast) && value.ends_with(")") && [&] {
+    int depth = 0;
+    for (size_t at = cast.size() - 1; at < value.size(); ++at) {
+      depth += value[at] == '(' ? 1 : value[at] == ')' ? -1 : 0;
+      if (depth == 0)
+        return at == value.size() - 1;
+    }
+    return false;
+  }();
+  if (castAlready)
+    return (pointer + "[" + index + "] = " + value + ";").str();
+  return (pointer + "[" + index + "] = " + cast + value + ");").str();
 }
 
 /// `value` (computed in its register type, or in f64) rounded to `type`.
@@ -496,8 +533,8 @@ LogicalResult Emitter::emitElementwise(ArrayRef<Operation *> ops) {
     std::string name = "c" + std::to_string(d);
     if (!haveCoord.test(d)) {
       haveCoord.set(d);
-      fn << "    const int64_t " << name << " = i / " << strides[d] << " % "
-         << shape[d] << ";\n";
+      fn << "    const int64_t " << name << " = "
+         << coordinateOf("i", strides[d], shape[d], product(shape)) << ";\n";
     }
     return name;
   };
@@ -512,8 +549,8 @@ LogicalResult Emitter::emitElementwise(ArrayRef<Operation *> ops) {
     for (size_t d = 0; d < own.size(); ++d) {
       if (own[d] == 1)
         continue;
-      text += (text.empty() ? "" : " + ") + coord(d + offset) + " * " +
-              std::to_string(ownStrides[d]);
+      text += (text.empty() ? "" : " + ") +
+              scaled(coord(d + offset), ownStrides[d]);
     }
     return text.empty() ? "0" : text;
   };
@@ -705,16 +742,17 @@ LogicalResult Emitter::emitGemm(ArrayRef<Operation *> ops) {
   }
   // Broadcast batches: one GEMM per output matrix.
   auto batchOffset = [&](ArrayRef<int64_t> own, int64_t matrix) {
-    std::string text = "0";
+    std::string text;
     SmallVector<int64_t> outStrides = computeStrides(outBatch);
     SmallVector<int64_t> ownStrides = computeStrides(own);
     size_t offset = outBatch.size() - own.size();
     for (size_t d = 0; d < own.size(); ++d)
       if (own[d] != 1)
-        text += " + (j / " + std::to_string(outStrides[d + offset]) + " % " +
-                std::to_string(outBatch[d + offset]) + ") * " +
-                std::to_string(ownStrides[d] * matrix);
-    return text;
+        text += (text.empty() ? "" : " + ") +
+                scaled(coordinateOf("j", outStrides[d + offset],
+                                    outBatch[d + offset], batch),
+                       ownStrides[d] * matrix);
+    return text.empty() ? std::string("0") : text;
   };
   body << m << ", " << n << ", " << k << ", 1, 1.0f, 0.0f, " << epilogue
        << "};\n    for (int64_t j = 0; j < " << batch << "; ++j)\n"
@@ -1062,16 +1100,18 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
             SmallVector<int64_t> keptOut = computeStrides(kept);
             std::string base;
             for (size_t d = 0; d < kept.size(); ++d)
-              base += "    base += (i / " + std::to_string(keptOut[d]) +
-                      " % " + std::to_string(kept[d]) + ") * " +
-                      std::to_string(keptStrides[d]) + ";\n";
+              base += "    base += " +
+                      scaled(coordinateOf("i", keptOut[d], kept[d],
+                                          product(kept)),
+                             keptStrides[d]) +
+                      ";\n";
             int64_t inner = product(red);
             SmallVector<int64_t> redOut = computeStrides(red);
             std::string load = "    const int64_t at = base";
             for (size_t d = 0; d < red.size(); ++d)
-              load += " + (r / " + std::to_string(redOut[d]) + " % " +
-                      std::to_string(red[d]) + ") * " +
-                      std::to_string(redStrides[d]);
+              load += " + " + scaled(coordinateOf("r", redOut[d], red[d],
+                                                  product(red)),
+                                     redStrides[d]);
             load += ";\n    return static_cast<" + at + ">(" + ld(0, "at") +
                     ");\n";
             std::string combine =
@@ -1096,8 +1136,11 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
             SmallVector<int64_t> outStrides = computeStrides(outShape);
             fn << "    int64_t at = 0;\n";
             for (auto [d, from] : llvm::enumerate(transpose.getPermutation()))
-              fn << "    at += (i / " << outStrides[d] << " % " << outShape[d]
-                 << ") * " << inStrides[from] << ";\n";
+              fn << "    at += "
+                 << scaled(coordinateOf("i", outStrides[d], outShape[d],
+                                        product(outShape)),
+                           inStrides[from])
+                 << ";\n";
             fn << "    " << out(0) << "[i] = " << in(0) << "[at];\n";
             count = std::to_string(countOf(op->getResult(0)));
             return success();
@@ -1109,8 +1152,11 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
             SmallVector<int64_t> outStrides = computeStrides(outShape);
             fn << "    int64_t at = 0;\n";
             for (size_t d = 0; d < outShape.size(); ++d)
-              fn << "    at += (i / " << outStrides[d] << " % " << outShape[d]
-                 << " + " << slice.getStart()[d] << ") * " << inStrides[d]
+              fn << "    at += "
+                 << scaled(coordinateOf("i", outStrides[d], outShape[d],
+                                        product(outShape)) +
+                               " + " + std::to_string(slice.getStart()[d]),
+                           inStrides[d])
                  << ";\n";
             fn << "    " << out(0) << "[i] = " << in(0) << "[at];\n";
             count = std::to_string(countOf(op->getResult(0)));
@@ -1120,9 +1166,11 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
             ArrayRef<int64_t> outShape = tensorOf(op->getResult(0)).getShape();
             int64_t dim = concat.getDim();
             int64_t inner = product(outShape.drop_front(dim + 1));
+            int64_t total = product(outShape);
             fn << "    const int64_t o = i / " << outShape[dim] * inner
-               << ", j = i / " << inner << " % " << outShape[dim]
-               << ", r = i % " << inner << ";\n";
+               << ", j = " << coordinateOf("i", inner, outShape[dim], total)
+               << ", r = " << (inner == 1 ? "0" : "i % " + std::to_string(inner))
+               << ";\n";
             int64_t start = 0;
             for (unsigned p = 0; p < op->getNumOperands(); ++p) {
               int64_t width = tensorOf(op->getOperand(p)).getDimSize(dim);

@@ -11,9 +11,10 @@
 // CHECK: AMP_STEP_DATA const ampstep::f16_t constant1[] = {
 // CHECK-NEXT:     0x3c00, 0xc000, 0x3800};
 // CHECK-LABEL: struct k0_constant_constant_add_constant_cast_mul {
-// CHECK: const float v{{[0-9]+}} = s0[c1 * 1];
+// CHECK: const int64_t c1 = i % 3;
+// CHECK: const float v{{[0-9]+}} = s0[c1];
 // CHECK: const float v{{[0-9]+}} = static_cast<float>(0x1p-1);
-// CHECK: const float v{{[0-9]+}} = ampstep::ldF16(s1, c1 * 1);
+// CHECK: const float v{{[0-9]+}} = ampstep::ldF16(s1, c1);
 // CHECK: ampstep::launch(stream, "k0_constant_constant_add_constant_cast_mul", 6, k0_constant_constant_add_constant_cast_mul{{.*}}ampstep::constantData(constant0), ampstep::constantData(constant1)}));
 func.func @step(%w: tensor<2x3xf32> {amp.param}) -> (tensor<2x3xf32>, tensor<f32>)
     attributes {amp.arena_size = 256 : i64} {

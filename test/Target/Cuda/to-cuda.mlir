@@ -57,8 +57,8 @@
 // CHECK-LABEL: // k7_sum:
 // CHECK:        AMP_HOST_DEVICE int64_t baseOf({{\[\[}}maybe_unused{{\]\]}} int64_t i) const {
 // CHECK-NEXT:     int64_t base = 0;
-// CHECK-NEXT:     base += (i / 1 % 3) * 1;
-// CHECK:          const int64_t at = base + (r / 1 % 4) * 3;
+// CHECK-NEXT:     base += i;
+// CHECK:          const int64_t at = base + r * 3;
 
 // The optimizer updates of both parameters are one kernel, one call of the
 // runtime's multi-tensor SGD (no functor): in place, skipped when the
