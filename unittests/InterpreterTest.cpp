@@ -353,6 +353,9 @@ struct UnaryCase {
 const Data kAnyXs = {-3.0, -1.25, -0.5, -0.1, 0.0, 0.1, 0.75, 1.0, 2.5, 4.0};
 const Data kPositiveXs = {0.01, 0.1, 0.5, 1.0, 2.0, 3.7, 100.0, 12345.0};
 const Data kGeluXs = {-0.5, -0.1, 0.0, 0.1, 0.75, 1.0, 2.5, 4.0};
+// Both sides of softplus's threshold (20) and far left, where ln(1 + e^x)
+// is e^x.
+const Data kSoftplusXs = {-30.0, -3.0, -0.5, 0.0, 0.5, 3.0, 15.0, 25.0, 90.0};
 
 std::vector<UnaryCase> unaryCases() {
   return {
@@ -365,6 +368,9 @@ std::vector<UnaryCase> unaryCases() {
        kPositiveXs},
       {"amp.tanh %x", [](double x) { return std::tanh(x); }, kAnyXs},
       {"amp.sigmoid %x", sigmoid, kAnyXs},
+      {"amp.softplus %x",
+       [](double x) { return x > 20 ? x : std::log1p(std::exp(x)); },
+       kSoftplusXs},
       {"amp.relu %x", [](double x) { return x < 0 ? 0.0 : x; }, kAnyXs},
       {"amp.gelu %x", geluErf, kGeluXs},
       {"amp.gelu %x approximate = erf", geluErf, kGeluXs},

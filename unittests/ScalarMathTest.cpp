@@ -49,6 +49,24 @@ TEST(ScalarMathTest, GeluByHand) {
   EXPECT_EQ(amprt::geluErf(-20.0f), -0.0f);
 }
 
+TEST(ScalarMathTest, SoftplusByHand) {
+  // ln 2, ln(1 + e), and ln(1 + e^-30) = e^-30 - e^-60 / 2 + ...
+  // = 9.3576229688401746e-14 - 4.3782553813e-27.
+  EXPECT_NEAR(amprt::softplus(0.0), 0.6931471805599453, 1e-16);
+  EXPECT_NEAR(amprt::softplus(1.0), 1.3132616875182228, 1e-15);
+  EXPECT_NEAR(amprt::softplus(-30.0), 9.3576229688397368e-14, 1e-28);
+  // Above the threshold x itself: ln(1 + e^25) - 25 = 1.4e-11, below half
+  // an f32 ulp of 25.
+  EXPECT_EQ(amprt::softplus(25.0f), 25.0f);
+  EXPECT_EQ(amprt::softplus(25.0), 25.0);
+  EXPECT_EQ(amprt::softplus(100.0f), 100.0f); // e^100 overflows f32
+  // Its derivative is the sigmoid: central differences in f64.
+  for (double x : kPoints)
+    EXPECT_NEAR(centralDifference(amprt::softplus<double>, x),
+                1.0 / (1.0 + std::exp(-x)), 1e-9)
+        << "x = " << x;
+}
+
 TEST(ScalarMathTest, GeluMatchesTextbookInF64) {
   for (double x : kPoints) {
     EXPECT_NEAR(amprt::geluErf(x), textbookGeluErf(x),

@@ -183,6 +183,7 @@ static std::optional<kernels::UnaryFn> getUnaryFn(Operation *op) {
       .Case([](RsqrtOp) { return k::UnaryFn::Rsqrt; })
       .Case([](TanhOp) { return k::UnaryFn::Tanh; })
       .Case([](SigmoidOp) { return k::UnaryFn::Sigmoid; })
+      .Case([](SoftplusOp) { return k::UnaryFn::Softplus; })
       .Case([](ReluOp) { return k::UnaryFn::Relu; })
       .Case([](GeluOp op) {
         return op.getApproximate() == GeluApproximation::tanh

@@ -192,6 +192,8 @@ Tensor kernels::unary(UnaryFn fn, const Tensor &x, double exponent) {
         return std::tanh(v);
       case UnaryFn::Sigmoid:
         return static_cast<T>(1) / (static_cast<T>(1) + std::exp(-v));
+      case UnaryFn::Softplus:
+        return amprt::softplus(v);
       case UnaryFn::Relu:
         return v < 0 ? static_cast<T>(0) : v; // NaN stays NaN
       case UnaryFn::GeluErf:

@@ -26,6 +26,7 @@ enum class UnaryFn {
   Rsqrt,
   Tanh,
   Sigmoid,
+  Softplus,
   Relu,
   GeluErf,
   GeluTanh,

@@ -656,6 +656,7 @@ LogicalResult Emitter::emitElementwise(ArrayRef<Operation *> ops) {
                 return c(1) + " / (" + c(1) + " + " + math("exp", t) + "(-" +
                        x + "))";
               })
+              .Case([&](SoftplusOp) { return "amprt::softplus(" + x + ")"; })
               .Case([&](ReluOp) {
                 return "(" + x + " < 0 ? " + c(0) + " : " + x + ")";
               })

@@ -40,6 +40,8 @@ AMP_HOST_DEVICE inline float tanh(float x) { return ::tanhf(x); }
 AMP_HOST_DEVICE inline double tanh(double x) { return ::tanh(x); }
 AMP_HOST_DEVICE inline float erf(float x) { return ::erff(x); }
 AMP_HOST_DEVICE inline double erf(double x) { return ::erf(x); }
+AMP_HOST_DEVICE inline float log1p(float x) { return ::log1pf(x); }
+AMP_HOST_DEVICE inline double log1p(double x) { return ::log1p(x); }
 } // namespace math
 
 //===----------------------------------------------------------------------===//
@@ -79,6 +81,15 @@ template <typename T> AMP_HOST_DEVICE inline T geluTanhGrad(T x) {
   T t = math::tanh(k * (x + c * x * x * x));
   return half * (one + t) +
          half * x * (one - t * t) * k * (one + static_cast<T>(3) * c * x * x);
+}
+
+//===----------------------------------------------------------------------===//
+// Softplus
+//===----------------------------------------------------------------------===//
+
+/// ln(1 + e^x), and x itself above 20 (PyTorch's default threshold).
+template <typename T> AMP_HOST_DEVICE inline T softplus(T x) {
+  return x > static_cast<T>(20) ? x : math::log1p(math::exp(x));
 }
 
 //===----------------------------------------------------------------------===//

@@ -42,6 +42,7 @@ func.func @casts(%x: tensor<4x8xf32>) -> tensor<4x8xf64> {
 // CHECK: amp.rsqrt %[[X]] : tensor<2x3xf16>
 // CHECK: amp.tanh %[[X]] : tensor<2x3xf16>
 // CHECK: amp.sigmoid %[[X]] : tensor<2x3xf16>
+// CHECK: amp.softplus %[[X]] : tensor<2x3xf16>
 // CHECK: amp.relu %[[X]] : tensor<2x3xf16>
 // CHECK: amp.gelu %[[X]] : tensor<2x3xf16>
 // CHECK: amp.gelu %[[X]] approximate = tanh : tensor<2x3xf16>
@@ -56,6 +57,7 @@ func.func @unary(%x: tensor<2x3xf16>) {
   %5 = amp.rsqrt %x : tensor<2x3xf16>
   %6 = amp.tanh %x : tensor<2x3xf16>
   %7 = amp.sigmoid %x : tensor<2x3xf16>
+  %12 = amp.softplus %x : tensor<2x3xf16>
   %8 = amp.relu %x : tensor<2x3xf16>
   %9 = amp.gelu %x : tensor<2x3xf16>
   %10 = amp.gelu %x approximate = tanh : tensor<2x3xf16>

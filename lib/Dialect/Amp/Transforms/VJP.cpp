@@ -156,6 +156,11 @@ LogicalResult vjp(SigmoidOp op, VJPBuilder &v, Value g, Grads &out) {
   out[0] = v.mul(g, v.mul(y, v.sub(v.scalarLike(1.0, g), y)));
   return success();
 }
+LogicalResult vjp(SoftplusOp op, VJPBuilder &v, Value g, Grads &out) {
+  // d/dx ln(1 + e^x) = sigmoid(x) (1 to f32 precision above the threshold).
+  out[0] = v.mul(g, v.b.create<SigmoidOp>(v.loc, op.getInput()));
+  return success();
+}
 LogicalResult vjp(ReluOp op, VJPBuilder &v, Value g, Grads &out) {
   out[0] = v.b.create<ReluGradOp>(v.loc, op.getInput(), g);
   return success();
@@ -558,6 +563,7 @@ void attachVJPs(MLIRContext *context) {
 void amp::registerDifferentiableExternalModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, AmpDialect *) {
     attachVJPs<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, TanhOp, SigmoidOp,
+               SoftplusOp,
                ReluOp, GeluOp, PowOp, AddOp, SubOp, MulOp, DivOp, MaximumOp,
                MinimumOp, SelectOp, CastOp, ReshapeOp, TransposeOp,
                BroadcastToOp, SliceOp, ConcatOp, EmbeddingOp, MatmulOp,

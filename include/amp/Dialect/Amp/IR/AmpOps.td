@@ -122,6 +122,14 @@ def Amp_SqrtOp : Amp_UnaryOp<"sqrt", "sqrt(x)", [Amp_Follow]>;
 def Amp_RsqrtOp : Amp_UnaryOp<"rsqrt", "1 / sqrt(x)", [Amp_KeepFp32]>;
 def Amp_TanhOp : Amp_UnaryOp<"tanh", "tanh(x)", [Amp_Follow]>;
 def Amp_SigmoidOp : Amp_UnaryOp<"sigmoid", "1 / (1 + e^-x)", [Amp_Follow]>;
+def Amp_SoftplusOp : Amp_UnaryOp<"softplus", "ln(1 + e^x)", [Amp_KeepFp32]> {
+  let description = [{
+    `ln(1 + e^x)` for every element, and `x` itself where `x > 20` (as
+    PyTorch's `softplus` with its default threshold), where the two agree
+    to f32 precision and `e^x` would overflow first. Its derivative is
+    `sigmoid(x)`. The result has the type of the input.
+  }];
+}
 def Amp_ReluOp : Amp_UnaryOp<"relu", "max(x, 0)", [Amp_Follow]>;
 
 def Amp_GeluOp : Amp_UnaryOp<"gelu", "x * Phi(x)", [Amp_Follow]> {

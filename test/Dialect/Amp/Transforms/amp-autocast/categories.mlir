@@ -36,6 +36,7 @@ func.func @lower_precision_attention(%q: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8x
 // CHECK: amp.log %[[YF]] : tensor<4x4xf32>
 // CHECK: amp.pow %[[YF]], 2.000000e+00 : tensor<4x4xf32>
 // CHECK: amp.rsqrt %[[YF]] : tensor<4x4xf32>
+// CHECK: amp.softplus %[[YF]] : tensor<4x4xf32>
 // CHECK: amp.softmax %[[YF]] dim = 1 : tensor<4x4xf32>
 // CHECK: amp.log_softmax %[[YF]] dim = 1 : tensor<4x4xf32>
 // CHECK: amp.layer_norm %[[YF]] : tensor<4x4xf32>
@@ -50,6 +51,7 @@ func.func @keep_fp32(%x: tensor<4x4xf32>, %y: tensor<4xi64>) {
   %1 = amp.log %m : tensor<4x4xf32>
   %2 = amp.pow %m, 2.0 : tensor<4x4xf32>
   %3 = amp.rsqrt %m : tensor<4x4xf32>
+  %12 = amp.softplus %m : tensor<4x4xf32>
   %4 = amp.softmax %m dim = 1 : tensor<4x4xf32>
   %5 = amp.log_softmax %m dim = 1 : tensor<4x4xf32>
   %6 = amp.layer_norm %m : tensor<4x4xf32>

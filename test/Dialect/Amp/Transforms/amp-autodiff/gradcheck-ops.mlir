@@ -2,7 +2,7 @@
 // random projection of its result, sum(op(...) * r), against five-point
 // central differences in f64 (amp-run --gradcheck), tolerance 1e-6 relative
 // to the largest gradient of each parameter.
-// RUN: for f in neg abs exp log sqrt rsqrt pow_fraction tanh sigmoid relu gelu gelu_tanh pow add sub mul maximum minimum add_both_broadcast div select cast reshape transpose broadcast_to slice concat embedding matmul matmul_transposed matmul_transpose_lhs matmul_transpose_rhs matmul_batched matmul_bias attention attention_causal sum sum_keepdims mean max softmax softmax_outer log_softmax layer_norm layer_norm_axis layer_norm_plain rms_norm rms_norm_plain cross_entropy cross_entropy_sum cross_entropy_ignore cross_entropy_ignore_sum mse_loss mse_loss_sum; do \
+// RUN: for f in neg abs exp log sqrt rsqrt pow_fraction tanh sigmoid softplus relu gelu gelu_tanh pow add sub mul maximum minimum add_both_broadcast div select cast reshape transpose broadcast_to slice concat embedding matmul matmul_transposed matmul_transpose_lhs matmul_transpose_rhs matmul_batched matmul_bias attention attention_causal sum sum_keepdims mean max softmax softmax_outer log_softmax layer_norm layer_norm_axis layer_norm_plain rms_norm rms_norm_plain cross_entropy cross_entropy_sum cross_entropy_ignore cross_entropy_ignore_sum mse_loss mse_loss_sum; do \
 // RUN:   amp-run %s --function=$f --random-inputs=7 --gradcheck || exit 1; \
 // RUN: done | FileCheck %s
 // CHECK-NOT: FAILED
@@ -89,6 +89,17 @@ func.func @tanh(%x: tensor<3x4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<
 // CHECK: gradcheck @sigmoid argument #0 {{.*}} ok
 func.func @sigmoid(%x: tensor<3x4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<f32> {
   %y = amp.sigmoid %x : tensor<3x4xf32>
+  %yr = amp.mul %y, %r : tensor<3x4xf32>, tensor<3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// Both sides of the threshold: the scale puts some inputs above 20.
+// CHECK: gradcheck @softplus argument #0 {{.*}} ok
+func.func @softplus(%x: tensor<3x4xf32> {amp.param}, %r: tensor<3x4xf32>) -> tensor<f32> {
+  %c = amp.constant dense<16.0> : tensor<f32>
+  %xs = amp.mul %x, %c : tensor<3x4xf32>, tensor<f32>
+  %y = amp.softplus %xs : tensor<3x4xf32>
   %yr = amp.mul %y, %r : tensor<3x4xf32>, tensor<3x4xf32>
   %loss = amp.sum %yr dims = [0, 1] : tensor<3x4xf32> to tensor<f32>
   return %loss : tensor<f32>
