@@ -35,16 +35,20 @@ int64_t alignUp(int64_t value) {
 }
 
 /// A value that needs arena memory, or a kernel's scratch memory (no value,
-/// `bytes` set): its live range in kernel positions.
+/// `scratchBytes` set): its live range in kernel positions, and where the
+/// planner put it.
 struct Interval {
   Value value;
   int64_t first, last;
-  int64_t offset = -1;
-  int64_t bytes = -1;
+  std::optional<int64_t> offset;
+  std::optional<int64_t> scratchBytes;
 
+  int64_t bytes(int64_t floatBytes16) const {
+    return scratchBytes ? *scratchBytes
+                        : getByteSize(value.getType(), floatBytes16);
+  }
   int64_t size(int64_t floatBytes16) const {
-    return alignUp(bytes >= 0 ? bytes
-                              : getByteSize(value.getType(), floatBytes16));
+    return alignUp(bytes(floatBytes16));
   }
 };
 
@@ -70,7 +74,8 @@ int64_t placeBySize(std::vector<Interval> &intervals, int64_t floatBytes16) {
     for (size_t j : placed)
       if (intervals[j].first <= interval.last &&
           interval.first <= intervals[j].last)
-        busy.push_back({intervals[j].offset, intervals[j].offset + sizeOf(j)});
+        busy.push_back(
+            {*intervals[j].offset, *intervals[j].offset + sizeOf(j)});
     llvm::sort(busy);
     int64_t offset = 0;
     for (auto [begin, end] : busy) {
@@ -140,8 +145,8 @@ int64_t placeInOrder(std::vector<Interval> &intervals, int64_t floatBytes16) {
          ended < byEnd.size() && intervals[byEnd[ended]].last < interval.first;
          ++ended) {
       const Interval &done = intervals[byEnd[ended]];
-      if (done.offset >= 0)
-        release(done.offset, sizeOf(done));
+      if (done.offset)
+        release(*done.offset, sizeOf(done));
     }
     int64_t size = sizeOf(interval);
     auto fit = freeBySize.lower_bound({size, INT64_MIN});
@@ -159,7 +164,7 @@ int64_t placeInOrder(std::vector<Interval> &intervals, int64_t floatBytes16) {
       auto tail = std::prev(freeByOffset.end());
       interval.offset = tail->first;
       removeFree(tail);
-      total = interval.offset + size;
+      total = *interval.offset + size;
     } else {
       interval.offset = total;
       total += size;
@@ -312,7 +317,7 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
       if (int64_t bytes = getScratchBytes(&op)) {
         int64_t at = *getKernel(&op);
         scratch.push_back({&op, intervals.size()});
-        intervals.push_back({Value(), at, at, -1, bytes});
+        intervals.push_back({Value(), at, at, std::nullopt, bytes});
       }
     }
 
@@ -335,10 +340,10 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
     llvm::DenseMap<Value, int64_t> offsets;
     for (const Interval &interval : intervals)
       if (interval.value)
-        offsets[interval.value] = interval.offset;
+        offsets[interval.value] = *interval.offset;
     for (auto [op, index] : scratch)
       op->setAttr(kScratchAttr,
-                  builder.getI64IntegerAttr(intervals[index].offset));
+                  builder.getI64IntegerAttr(*intervals[index].offset));
     for (auto [value, slot] : sharesSlotOf)
       offsets[value] = offsets.lookup(slot);
     for (Operation &op : body) {
@@ -385,9 +390,7 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
     for (Type type : func.getArgumentTypes())
       fits = fits && add(getByteSize(type, 4));
     for (const Interval &interval : intervals)
-      fits = fits && add(interval.bytes >= 0
-                             ? interval.bytes
-                             : getByteSize(interval.value.getType(), 4));
+      fits = fits && add(interval.bytes(4));
     if (fits)
       return success();
     return func.emitError()
