@@ -20,7 +20,6 @@
 
 using namespace mlir;
 using namespace mlir::amp;
-using namespace mlir::amp::checks;
 
 //===----------------------------------------------------------------------===//
 // Helpers shared with the rest of the project

@@ -9,7 +9,7 @@
 using namespace mlir;
 using namespace mlir::amp;
 
-std::string checks::formatShape(ArrayRef<int64_t> shape) {
+std::string amp::formatShape(ArrayRef<int64_t> shape) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << '[';
@@ -18,19 +18,19 @@ std::string checks::formatShape(ArrayRef<int64_t> shape) {
   return text;
 }
 
-LogicalResult checks::emitOptional(std::optional<Location> loc,
+LogicalResult amp::emitOptional(std::optional<Location> loc,
                                    StringRef opName, const Twine &message) {
   if (loc)
     emitError(*loc) << "'" << opName << "' op " << message;
   return failure();
 }
 
-RankedTensorType checks::getStaticTensorType(Type type) {
+RankedTensorType amp::getStaticTensorType(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor && tensor.hasStaticShape() ? tensor : RankedTensorType();
 }
 
-LogicalResult checks::verifyDimInRange(Operation *op, StringRef attrName,
+LogicalResult amp::verifyDimInRange(Operation *op, StringRef attrName,
                                        int64_t dim, int64_t rank) {
   if (dim >= 0 && dim < rank)
     return success();
@@ -39,7 +39,7 @@ LogicalResult checks::verifyDimInRange(Operation *op, StringRef attrName,
                            << " tensor";
 }
 
-LogicalResult checks::verifySameElementType(Operation *op, StringRef lhsName,
+LogicalResult amp::verifySameElementType(Operation *op, StringRef lhsName,
                                             Type lhs, StringRef rhsName,
                                             Type rhs) {
   Type lhsElement = getElementTypeOrSelf(lhs);
@@ -52,7 +52,7 @@ LogicalResult checks::verifySameElementType(Operation *op, StringRef lhsName,
                            << " (insert an amp.cast to change precision)";
 }
 
-LogicalResult checks::verifyResultShape(Operation *op,
+LogicalResult amp::verifyResultShape(Operation *op,
                                         ArrayRef<int64_t> expected,
                                         Type result, Type elementType) {
   auto resultType = cast<RankedTensorType>(result);
@@ -68,7 +68,7 @@ LogicalResult checks::verifyResultShape(Operation *op,
   return success();
 }
 
-LogicalResult checks::verifyAccumulatorType(Operation *op, FloatType acc,
+LogicalResult amp::verifyAccumulatorType(Operation *op, FloatType acc,
                                             FloatType operand) {
   if (isExactConversion(operand, acc))
     return success();
@@ -76,7 +76,7 @@ LogicalResult checks::verifyAccumulatorType(Operation *op, FloatType acc,
                            << operand << " operands exactly";
 }
 
-LogicalResult checks::verifyNormalizedParam(Operation *op,
+LogicalResult amp::verifyNormalizedParam(Operation *op,
                                             RankedTensorType input,
                                             int64_t axis, StringRef name,
                                             Value param) {
@@ -92,13 +92,13 @@ LogicalResult checks::verifyNormalizedParam(Operation *op,
                            << formatShape(expected);
 }
 
-LogicalResult checks::verifyScalarLoss(Operation *op, Type result) {
+LogicalResult amp::verifyScalarLoss(Operation *op, Type result) {
   if (cast<RankedTensorType>(result).getRank() == 0)
     return success();
   return op->emitOpError() << "result must be a 0-d tensor, got " << result;
 }
 
-LogicalResult checks::inferBroadcastType(std::optional<Location> loc,
+LogicalResult amp::inferBroadcastType(std::optional<Location> loc,
                                          StringRef opName, TypeRange operands,
                                          Type elementType,
                                          SmallVectorImpl<Type> &inferred) {

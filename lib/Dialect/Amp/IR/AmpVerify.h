@@ -16,7 +16,7 @@
 #include <optional>
 #include <string>
 
-namespace mlir::amp::checks {
+namespace mlir::amp {
 
 /// `[2, 3, 4]`, the way shapes appear in amp diagnostics.
 std::string formatShape(ArrayRef<int64_t> shape);
@@ -62,6 +62,6 @@ LogicalResult inferBroadcastType(std::optional<Location> loc,
                                  Type elementType,
                                  SmallVectorImpl<Type> &inferred);
 
-} // namespace mlir::amp::checks
+} // namespace mlir::amp
 
 #endif // AMP_LIB_DIALECT_AMP_IR_AMPVERIFY_H
