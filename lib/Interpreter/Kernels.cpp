@@ -542,17 +542,23 @@ Tensor kernels::reduce(ReduceFn fn, const Tensor &x, ArrayRef<int64_t> dims,
 // Normalisation
 //===----------------------------------------------------------------------===//
 
-Tensor kernels::softmax(const Tensor &x, int64_t dim, bool log) {
-  ArrayRef<int64_t> shape = x.getShape();
+/// Calls `fn(n, at)` for every line of `shape` along `dim`: `n` elements,
+/// the j-th at linear index `at(j)`.
+template <typename Fn>
+static void forEachLine(ArrayRef<int64_t> shape, int64_t dim, Fn fn) {
   int64_t outer = product(shape.take_front(dim)), n = shape[dim],
           inner = product(shape.drop_front(dim + 1));
-  Tensor out(x.getKind(), shape);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t in = 0; in < inner; ++in)
+      fn(n, [=](int64_t j) { return (o * n + j) * inner + in; });
+}
+
+Tensor kernels::softmax(const Tensor &x, int64_t dim, bool log) {
+  Tensor out(x.getKind(), x.getShape());
   MutableArrayRef<double> result = out.getMutableData();
   withComputeType(x.getKind(), [&](auto tag) {
     using T = decltype(tag);
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t in = 0; in < inner; ++in) {
-        auto at = [&](int64_t j) { return (o * n + j) * inner + in; };
+    forEachLine(x.getShape(), dim, [&](int64_t n, auto at) {
         T maxValue = -std::numeric_limits<T>::infinity();
         for (int64_t j = 0; j < n; ++j)
           maxValue = nanMax(maxValue, static_cast<T>(x[at(j)]));
@@ -565,7 +571,7 @@ Tensor kernels::softmax(const Tensor &x, int64_t dim, bool log) {
           T r = log ? shifted - logSum : std::exp(shifted) / sum;
           result[at(j)] = roundToKind(r, x.getKind());
         }
-      }
+    });
   });
   return out;
 }
@@ -760,16 +766,11 @@ Tensor kernels::geluGrad(const Tensor &x, const Tensor &grad, bool tanhForm) {
 
 Tensor kernels::softmaxGrad(const Tensor &y, const Tensor &grad, int64_t dim,
                             bool log) {
-  ArrayRef<int64_t> shape = y.getShape();
-  int64_t outer = product(shape.take_front(dim)), n = shape[dim],
-          inner = product(shape.drop_front(dim + 1));
-  Tensor out(y.getKind(), shape);
+  Tensor out(y.getKind(), y.getShape());
   MutableArrayRef<double> result = out.getMutableData();
   withComputeType(y.getKind(), [&](auto tag) {
     using T = decltype(tag);
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t in = 0; in < inner; ++in) {
-        auto at = [&](int64_t j) { return (o * n + j) * inner + in; };
+    forEachLine(y.getShape(), dim, [&](int64_t n, auto at) {
         T sum = 0;
         for (int64_t j = 0; j < n; ++j)
           sum += log ? static_cast<T>(grad[at(j)])
@@ -779,7 +780,7 @@ Tensor kernels::softmaxGrad(const Tensor &y, const Tensor &grad, int64_t dim,
           T r = log ? gj - std::exp(yj) * sum : yj * (gj - sum);
           result[at(j)] = roundToKind(r, y.getKind());
         }
-      }
+    });
   });
   return out;
 }
