@@ -692,23 +692,35 @@ int64_t EmbeddingOp::getIndexBound() {
 // Losses
 //===----------------------------------------------------------------------===//
 
+/// The number of classes of a cross-entropy op's logits.
+template <typename OpT> static int64_t getClassCount(OpT op) {
+  return cast<RankedTensorType>(op.getLogits().getType()).getShape().back();
+}
+
+/// The checks shared by cross_entropy and its gradient: logits with a class
+/// dimension, and a label for each of their rows.
+template <typename OpT> static LogicalResult verifyLogitsAndLabels(OpT op) {
+  auto logits = cast<RankedTensorType>(op.getLogits().getType());
+  auto labels = cast<RankedTensorType>(op.getLabels().getType());
+  if (logits.getRank() == 0)
+    return op.emitOpError("logits must have a class dimension");
+  if (labels.getShape() != logits.getShape().drop_back())
+    return op.emitOpError()
+           << "labels shape " << formatShape(labels.getShape())
+           << " does not match the logits' leading shape "
+           << formatShape(logits.getShape().drop_back());
+  return success();
+}
+
 Value CrossEntropyOp::getIndexOperand() { return getLabels(); }
 std::optional<int64_t> CrossEntropyOp::getIgnoredIndex() {
   return getIgnoreIndex();
 }
-int64_t CrossEntropyOp::getIndexBound() {
-  return cast<RankedTensorType>(getLogits().getType()).getShape().back();
-}
+int64_t CrossEntropyOp::getIndexBound() { return getClassCount(*this); }
 
 LogicalResult CrossEntropyOp::verify() {
-  auto logits = cast<RankedTensorType>(getLogits().getType());
-  auto labels = cast<RankedTensorType>(getLabels().getType());
-  if (logits.getRank() == 0)
-    return emitOpError("logits must have a class dimension");
-  if (labels.getShape() != logits.getShape().drop_back())
-    return emitOpError() << "labels shape " << formatShape(labels.getShape())
-                         << " does not match the logits' leading shape "
-                         << formatShape(logits.getShape().drop_back());
+  if (failed(verifyLogitsAndLabels(*this)))
+    return failure();
   return verifyScalarLoss(*this, getType());
 }
 
@@ -764,19 +776,11 @@ Value CrossEntropyGradOp::getIndexOperand() { return getLabels(); }
 std::optional<int64_t> CrossEntropyGradOp::getIgnoredIndex() {
   return getIgnoreIndex();
 }
-int64_t CrossEntropyGradOp::getIndexBound() {
-  return cast<RankedTensorType>(getLogits().getType()).getShape().back();
-}
+int64_t CrossEntropyGradOp::getIndexBound() { return getClassCount(*this); }
 
 LogicalResult CrossEntropyGradOp::verify() {
-  auto logits = cast<RankedTensorType>(getLogits().getType());
-  auto labels = cast<RankedTensorType>(getLabels().getType());
-  if (logits.getRank() == 0)
-    return emitOpError("logits must have a class dimension");
-  if (labels.getShape() != logits.getShape().drop_back())
-    return emitOpError() << "labels shape " << formatShape(labels.getShape())
-                         << " does not match the logits' leading shape "
-                         << formatShape(logits.getShape().drop_back());
+  if (failed(verifyLogitsAndLabels(*this)))
+    return failure();
   if (cast<RankedTensorType>(getGrad().getType()).getRank() != 0)
     return emitOpError() << "the loss gradient must be a 0-d tensor, got "
                          << getGrad().getType();
