@@ -14,6 +14,8 @@
 
 #include "amp/Target/Cuda/TranslateToCuda.h"
 
+#include "CSource.h"
+
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
 #include "amp/Dialect/Amp/Transforms/Backend.h"
@@ -37,53 +39,9 @@
 using namespace mlir;
 using namespace mlir::amp;
 using namespace mlir::amp::backend;
+using namespace mlir::amp::cuda;
 
 namespace {
-
-RankedTensorType tensorOf(Value value) {
-  return cast<RankedTensorType>(value.getType());
-}
-Type elementOf(Value value) { return tensorOf(value).getElementType(); }
-int64_t countOf(Value value) { return tensorOf(value).getNumElements(); }
-int64_t product(ArrayRef<int64_t> shape) {
-  return ShapedType::getNumElements(shape);
-}
-
-/// Coordinate `index / stride % extent` of a row-major index below
-/// `bound`, printed without a division by 1 or a modulo that cannot wrap.
-std::string coordinateOf(StringRef index, int64_t stride, int64_t extent,
-                         int64_t bound) {
-  std::string text = index.str();
-  if (stride != 1)
-    text += " / " + std::to_string(stride);
-  if (stride * extent < bound)
-    text += " % " + std::to_string(extent);
-  return text;
-}
-
-/// `expr * factor`, or `expr` for a factor of 1; `expr` is parenthesized
-/// unless it is a name.
-std::string scaled(StringRef expr, int64_t factor) {
-  if (factor == 1)
-    return expr.str();
-  bool name = llvm::all_of(
-      expr, [](char c) { return llvm::isAlnum(c) || c == '_'; });
-  return ((name ? expr.str() : "(" + expr + ")") + " * " +
-          std::to_string(factor))
-      .str();
-}
-
-/// For a softmax (or its gradient) along `dim` of `shape`, run one index i
-/// per line: the line's length and the index of its j-th element.
-std::pair<int64_t, std::string> lineAlong(ArrayRef<int64_t> shape,
-                                          int64_t dim) {
-  int64_t n = shape[dim], inner = product(shape.drop_front(dim + 1));
-  std::string in = std::to_string(inner);
-  if (inner == 1)
-    return {n, "i * " + std::to_string(n) + " + j"};
-  return {n, "(i / " + in + " * " + std::to_string(n) + " + j) * " + in +
-                 " + i % " + in};
-}
 
 /// The place --amp-plan-buffers gave the op result `value` ("arena <n>",
 /// "arg <i>", "fused", "view"; see Backend.h); empty where it gave none.
@@ -93,190 +51,6 @@ StringRef placeOf(OpResult value) {
     return "";
   auto place = dyn_cast<StringAttr>(places[value.getResultNumber()]);
   return place ? place.getValue() : "";
-}
-
-/// The C type of stored elements.
-std::string storageType(Type type) {
-  if (type.isF32())
-    return "float";
-  if (type.isF64())
-    return "double";
-  if (type.isF16())
-    return "ampstep::f16_t";
-  if (type.isBF16())
-    return "ampstep::bf16_t";
-  if (type.isInteger(1))
-    return "uint8_t";
-  if (type.isInteger(32))
-    return "int32_t";
-  return "int64_t";
-}
-
-/// The C type values of `type` are computed in.
-std::string registerType(Type type) {
-  if (type.isF64())
-    return "double";
-  if (isa<FloatType>(type))
-    return "float";
-  if (type.isInteger(1))
-    return "bool";
-  return "int64_t";
-}
-
-std::string loadExpr(Type type, StringRef pointer, StringRef index) {
-  if (type.isF16())
-    return ("ampstep::ldF16(" + pointer + ", " + index + ")").str();
-  if (type.isBF16())
-    return ("ampstep::ldBF16(" + pointer + ", " + index + ")").str();
-  if (type.isInteger(1))
-    return ("(" + pointer + "[" + index + "] != 0)").str();
-  if (type.isInteger(32))
-    return ("static_cast<int64_t>(" + pointer + "[" + index + "])").str();
-  return (pointer + "[" + index + "]").str();
-}
-
-std::string storeStmt(Type type, StringRef pointer, StringRef index,
-                      StringRef value) {
-  if (type.isF16())
-    return ("ampstep::stF16(" + pointer + ", " + index + ", " + value + ");")
-        .str();
-  if (type.isBF16())
-    return ("ampstep::stBF16(" + pointer + ", " + index + ", " + value + ");")
-        .str();
-  std::string cast = "static_cast<" + storageType(type) + ">(";
-  // A value cast to the storage type already is stored as it is.
-  bool castAlready = value.starts_with(cast) && value.ends_with(")") && [&] {
-    int depth = 0;
-    for (size_t at = cast.size() - 1; at < value.size(); ++at) {
-      depth += value[at] == '(' ? 1 : value[at] == ')' ? -1 : 0;
-      if (depth == 0)
-        return at == value.size() - 1;
-    }
-    return false;
-  }();
-  if (castAlready)
-    return (pointer + "[" + index + "] = " + value + ";").str();
-  return (pointer + "[" + index + "] = " + cast + value + ");").str();
-}
-
-/// `value` (computed in its register type, or in f64) rounded to `type`.
-std::string roundExpr(Type type, StringRef value) {
-  if (type.isF16())
-    return ("ampstep::rndF16(" + value + ")").str();
-  if (type.isBF16())
-    return ("ampstep::rndBF16(" + value + ")").str();
-  if (type.isF32())
-    return ("static_cast<float>(" + value + ")").str();
-  if (type.isF64())
-    return ("static_cast<double>(" + value + ")").str();
-  if (type.isInteger(1))
-    return ("(" + value + " != 0)").str();
-  return ("static_cast<int64_t>(" + value + ")").str();
-}
-
-/// An exact C literal of `value` in register type `type`.
-std::string literal(double value, StringRef type) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  if (std::isnan(value))
-    os << "static_cast<" << type << ">(NAN)";
-  else if (std::isinf(value))
-    os << "static_cast<" << type << ">(" << (value < 0 ? "-" : "")
-       << "INFINITY)";
-  else
-    os << "static_cast<" << type << ">(" << llvm::format("%a", value) << ")";
-  return text;
-}
-
-/// The math function `name` for a register type (expf or exp).
-std::string math(StringRef name, StringRef type) {
-  return type == "float" ? (name + "f").str() : name.str();
-}
-
-/// The parameters of one kernel functor: a member per buffer it touches.
-class KernelParams {
-public:
-  /// The member name for `value`'s memory, as `constness` T *.
-  std::string add(Value value, bool writes) {
-    auto found = names.find(value);
-    if (found != names.end()) {
-      if (writes)
-        writable.insert(value);
-      return found->second;
-    }
-    std::string name = "b" + std::to_string(names.size());
-    names.insert({value, name});
-    if (writes)
-      writable.insert(value);
-    return name;
-  }
-  /// A member for memory that holds no value of the IR (scratch): its
-  /// declaration `T *name` and the pointer expression at the launch.
-  std::string addRaw(StringRef type, StringRef pointer) {
-    std::string name = "s" + std::to_string(raw.size());
-    raw.push_back({type.str() + " *" + name, pointer.str()});
-    return name;
-  }
-  /// Declarations of the members.
-  void printMembers(llvm::raw_ostream &os) const {
-    for (auto &[value, name] : names)
-      os << "  " << (writable.count(value) ? "" : "const ")
-         << storageType(elementOf(value)) << " *" << name << ";\n";
-    for (auto &[declaration, pointer] : raw)
-      os << "  " << declaration << ";\n";
-  }
-  /// The initializer list at the launch: `{p0, p1, ...}`.
-  template <typename PointerFn>
-  std::string initializer(PointerFn &&pointerOf) const {
-    std::string text = "{";
-    bool first = true;
-    for (auto &[value, name] : names) {
-      text += (first ? "" : ", ") + pointerOf(value, writable.count(value));
-      first = false;
-    }
-    for (auto &[declaration, pointer] : raw) {
-      text += (first ? "" : ", ") + pointer;
-      first = false;
-    }
-    return text + "}";
-  }
-
-private:
-  llvm::MapVector<Value, std::string> names;
-  llvm::DenseSet<Value> writable;
-  SmallVector<std::pair<std::string, std::string>> raw;
-};
-
-/// `text` as the body of a C string literal.
-std::string cStringBody(StringRef text) {
-  std::string body;
-  for (char c : text) {
-    if (c == '"' || c == '\\' || c == '?') // '?' against trigraphs
-      body += '\\';
-    if (std::isprint(static_cast<unsigned char>(c))) {
-      body += c;
-      continue;
-    }
-    char octal[5];
-    std::snprintf(octal, sizeof octal, "\\%03o", static_cast<unsigned char>(c));
-    body += octal;
-  }
-  return body;
-}
-
-/// "file:line:col" of the first file location inside `loc`, or "".
-std::string sourcePosition(Location loc) {
-  std::string text;
-  loc->walk([&](Location inner) {
-    auto file = dyn_cast<FileLineColLoc>(inner);
-    if (!file)
-      return WalkResult::advance();
-    text = (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
-            ":" + Twine(file.getColumn()))
-               .str();
-    return WalkResult::interrupt();
-  });
-  return text;
 }
 
 class Emitter {

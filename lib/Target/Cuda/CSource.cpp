@@ -1,0 +1,177 @@
+//===- CSource.cpp - printing C++ for the generated step -----------------===//
+
+#include "CSource.h"
+
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+
+using namespace mlir;
+using namespace mlir::amp;
+
+RankedTensorType cuda::tensorOf(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+Type cuda::elementOf(Value value) { return tensorOf(value).getElementType(); }
+int64_t cuda::countOf(Value value) { return tensorOf(value).getNumElements(); }
+int64_t cuda::product(ArrayRef<int64_t> shape) {
+  return ShapedType::getNumElements(shape);
+}
+
+std::string cuda::coordinateOf(StringRef index, int64_t stride, int64_t extent,
+                         int64_t bound) {
+  std::string text = index.str();
+  if (stride != 1)
+    text += " / " + std::to_string(stride);
+  if (stride * extent < bound)
+    text += " % " + std::to_string(extent);
+  return text;
+}
+
+std::string cuda::scaled(StringRef expr, int64_t factor) {
+  if (factor == 1)
+    return expr.str();
+  bool name = llvm::all_of(
+      expr, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+  return ((name ? expr.str() : "(" + expr + ")") + " * " +
+          std::to_string(factor))
+      .str();
+}
+
+std::pair<int64_t, std::string> cuda::lineAlong(ArrayRef<int64_t> shape,
+                                          int64_t dim) {
+  int64_t n = shape[dim], inner = product(shape.drop_front(dim + 1));
+  std::string in = std::to_string(inner);
+  if (inner == 1)
+    return {n, "i * " + std::to_string(n) + " + j"};
+  return {n, "(i / " + in + " * " + std::to_string(n) + " + j) * " + in +
+                 " + i % " + in};
+}
+
+std::string cuda::storageType(Type type) {
+  if (type.isF32())
+    return "float";
+  if (type.isF64())
+    return "double";
+  if (type.isF16())
+    return "ampstep::f16_t";
+  if (type.isBF16())
+    return "ampstep::bf16_t";
+  if (type.isInteger(1))
+    return "uint8_t";
+  if (type.isInteger(32))
+    return "int32_t";
+  return "int64_t";
+}
+
+std::string cuda::registerType(Type type) {
+  if (type.isF64())
+    return "double";
+  if (isa<FloatType>(type))
+    return "float";
+  if (type.isInteger(1))
+    return "bool";
+  return "int64_t";
+}
+
+std::string cuda::loadExpr(Type type, StringRef pointer, StringRef index) {
+  if (type.isF16())
+    return ("ampstep::ldF16(" + pointer + ", " + index + ")").str();
+  if (type.isBF16())
+    return ("ampstep::ldBF16(" + pointer + ", " + index + ")").str();
+  if (type.isInteger(1))
+    return ("(" + pointer + "[" + index + "] != 0)").str();
+  if (type.isInteger(32))
+    return ("static_cast<int64_t>(" + pointer + "[" + index + "])").str();
+  return (pointer + "[" + index + "]").str();
+}
+
+std::string cuda::storeStmt(Type type, StringRef pointer, StringRef index,
+                      StringRef value) {
+  if (type.isF16())
+    return ("ampstep::stF16(" + pointer + ", " + index + ", " + value + ");")
+        .str();
+  if (type.isBF16())
+    return ("ampstep::stBF16(" + pointer + ", " + index + ", " + value + ");")
+        .str();
+  std::string cast = "static_cast<" + storageType(type) + ">(";
+  // A value cast to the storage type already is stored as it is.
+  bool castAlready = value.starts_with(cast) && value.ends_with(")") && [&] {
+    int depth = 0;
+    for (size_t at = cast.size() - 1; at < value.size(); ++at) {
+      depth += value[at] == '(' ? 1 : value[at] == ')' ? -1 : 0;
+      if (depth == 0)
+        return at == value.size() - 1;
+    }
+    return false;
+  }();
+  if (castAlready)
+    return (pointer + "[" + index + "] = " + value + ";").str();
+  return (pointer + "[" + index + "] = " + cast + value + ");").str();
+}
+
+std::string cuda::roundExpr(Type type, StringRef value) {
+  if (type.isF16())
+    return ("ampstep::rndF16(" + value + ")").str();
+  if (type.isBF16())
+    return ("ampstep::rndBF16(" + value + ")").str();
+  if (type.isF32())
+    return ("static_cast<float>(" + value + ")").str();
+  if (type.isF64())
+    return ("static_cast<double>(" + value + ")").str();
+  if (type.isInteger(1))
+    return ("(" + value + " != 0)").str();
+  return ("static_cast<int64_t>(" + value + ")").str();
+}
+
+std::string cuda::literal(double value, StringRef type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (std::isnan(value))
+    os << "static_cast<" << type << ">(NAN)";
+  else if (std::isinf(value))
+    os << "static_cast<" << type << ">(" << (value < 0 ? "-" : "")
+       << "INFINITY)";
+  else
+    os << "static_cast<" << type << ">(" << llvm::format("%a", value) << ")";
+  return text;
+}
+
+std::string cuda::math(StringRef name, StringRef type) {
+  return type == "float" ? (name + "f").str() : name.str();
+}
+
+std::string cuda::cStringBody(StringRef text) {
+  std::string body;
+  for (char c : text) {
+    if (c == '"' || c == '\\' || c == '?') // '?' against trigraphs
+      body += '\\';
+    if (std::isprint(static_cast<unsigned char>(c))) {
+      body += c;
+      continue;
+    }
+    char octal[5];
+    std::snprintf(octal, sizeof octal, "\\%03o", static_cast<unsigned char>(c));
+    body += octal;
+  }
+  return body;
+}
+
+std::string cuda::sourcePosition(Location loc) {
+  std::string text;
+  loc->walk([&](Location inner) {
+    auto file = dyn_cast<FileLineColLoc>(inner);
+    if (!file)
+      return WalkResult::advance();
+    text = (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
+            ":" + Twine(file.getColumn()))
+               .str();
+    return WalkResult::interrupt();
+  });
+  return text;
+}

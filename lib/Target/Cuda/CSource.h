@@ -1,0 +1,128 @@
+//===- CSource.h - printing C++ for the generated step ----------*- C++ -*-===//
+//
+// What the CUDA target's emitter prints with: the C types of element types,
+// loads, stores and roundings of 16-bit floats, exact literals, index
+// arithmetic without noise, and the members of a kernel functor. Private to
+// lib/Target/Cuda.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_LIB_TARGET_CUDA_CSOURCE_H
+#define AMP_LIB_TARGET_CUDA_CSOURCE_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <utility>
+
+namespace mlir::amp::cuda {
+
+RankedTensorType tensorOf(Value value);
+Type elementOf(Value value);
+int64_t countOf(Value value);
+int64_t product(ArrayRef<int64_t> shape);
+
+/// Coordinate `index / stride % extent` of a row-major index below
+/// `bound`, printed without a division by 1 or a modulo that cannot wrap.
+std::string coordinateOf(StringRef index, int64_t stride, int64_t extent,
+                         int64_t bound);
+
+/// `expr * factor`, or `expr` for a factor of 1; `expr` is parenthesized
+/// unless it is a name.
+std::string scaled(StringRef expr, int64_t factor);
+
+/// For a softmax (or its gradient) along `dim` of `shape`, run one index i
+/// per line: the line's length and the index of its j-th element.
+std::pair<int64_t, std::string> lineAlong(ArrayRef<int64_t> shape,
+                                          int64_t dim);
+
+/// The C type of stored elements.
+std::string storageType(Type type);
+
+/// The C type values of `type` are computed in.
+std::string registerType(Type type);
+
+/// The value at `pointer[index]` in its register type.
+std::string loadExpr(Type type, StringRef pointer, StringRef index);
+
+/// The statement storing `value` at `pointer[index]`.
+std::string storeStmt(Type type, StringRef pointer, StringRef index,
+                      StringRef value);
+
+/// `value` (computed in its register type, or in f64) rounded to `type`.
+std::string roundExpr(Type type, StringRef value);
+
+/// An exact C literal of `value` in register type `type`.
+std::string literal(double value, StringRef type);
+
+/// The math function `name` for a register type (expf or exp).
+std::string math(StringRef name, StringRef type);
+
+/// `text` as the body of a C string literal.
+std::string cStringBody(StringRef text);
+
+/// "file:line:col" of the first file location inside `loc`, or "".
+std::string sourcePosition(Location loc);
+
+/// The parameters of one kernel functor: a member per buffer it touches.
+class KernelParams {
+public:
+  /// The member name for `value`'s memory, as `constness` T *.
+  std::string add(Value value, bool writes) {
+    auto found = names.find(value);
+    if (found != names.end()) {
+      if (writes)
+        writable.insert(value);
+      return found->second;
+    }
+    std::string name = "b" + std::to_string(names.size());
+    names.insert({value, name});
+    if (writes)
+      writable.insert(value);
+    return name;
+  }
+  /// A member for memory that holds no value of the IR (scratch): its
+  /// declaration `T *name` and the pointer expression at the launch.
+  std::string addRaw(StringRef type, StringRef pointer) {
+    std::string name = "s" + std::to_string(raw.size());
+    raw.push_back({type.str() + " *" + name, pointer.str()});
+    return name;
+  }
+  /// Declarations of the members.
+  void printMembers(llvm::raw_ostream &os) const {
+    for (auto &[value, name] : names)
+      os << "  " << (writable.count(value) ? "" : "const ")
+         << storageType(elementOf(value)) << " *" << name << ";\n";
+    for (auto &[declaration, pointer] : raw)
+      os << "  " << declaration << ";\n";
+  }
+  /// The initializer list at the launch: `{p0, p1, ...}`.
+  template <typename PointerFn>
+  std::string initializer(PointerFn &&pointerOf) const {
+    std::string text = "{";
+    bool first = true;
+    for (auto &[value, name] : names) {
+      text += (first ? "" : ", ") + pointerOf(value, writable.count(value));
+      first = false;
+    }
+    for (auto &[declaration, pointer] : raw) {
+      text += (first ? "" : ", ") + pointer;
+      first = false;
+    }
+    return text + "}";
+  }
+
+private:
+  llvm::MapVector<Value, std::string> names;
+  llvm::DenseSet<Value> writable;
+  SmallVector<std::pair<std::string, std::string>> raw;
+};
+
+} // namespace mlir::amp::cuda
+
+#endif // AMP_LIB_TARGET_CUDA_CSOURCE_H
