@@ -139,6 +139,9 @@ private:
   llvm::raw_string_ostream setup{bodyOfSetup};
   int64_t kernelCount = 0;
   llvm::DenseMap<Operation *, std::string> constantArrays;
+  /// The functor defined for each distinct functor body (keyed with the
+  /// target it is compiled for).
+  llvm::StringMap<std::string> functorOfDefinition;
   std::string constantsText;
   llvm::raw_string_ostream constants{constantsText};
 };
@@ -243,24 +246,34 @@ void Emitter::beginFunctor(StringRef kernel, ArrayRef<Operation *> ops) {
 
 void Emitter::endFunctor(StringRef kernel, const KernelParams &params,
                          StringRef count, bool hostOnly) {
-  if (hostOnly)
-    defs << "#if !defined(__CUDACC__)\n";
-  defs << "struct " << kernel << " {\n";
-  params.printMembers(defs);
+  std::string definition;
+  llvm::raw_string_ostream members(definition);
+  params.printMembers(members);
   if (!bodyOfSetup.empty())
-    defs << sharedMembers << "  AMP_HOST_DEVICE void setup() {\n"
-         << bodyOfSetup << "  }\n";
-  defs << reductionMethods
-       << "  AMP_HOST_DEVICE void operator()([[maybe_unused]] int64_t i) "
-          "const {\n"
-       << bodyOfFunctor << "  }\n};\n";
-  defs << (hostOnly ? "#endif\n\n" : "\n");
+    members << sharedMembers << "  AMP_HOST_DEVICE void setup() {\n"
+            << bodyOfSetup << "  }\n";
+  members << reductionMethods
+          << "  AMP_HOST_DEVICE void operator()([[maybe_unused]] int64_t i) "
+             "const {\n"
+          << bodyOfFunctor << "  }\n";
+  // A kernel whose code another already has launches that functor.
+  auto [known, isNew] = functorOfDefinition.try_emplace(
+      (hostOnly ? "host\n" : "any\n") + definition, kernel.str());
+  if (isNew) {
+    if (hostOnly)
+      defs << "#if !defined(__CUDACC__)\n";
+    defs << "struct " << kernel << " {\n" << definition << "};\n";
+    defs << (hostOnly ? "#endif\n\n" : "\n");
+  } else {
+    defs << "//   runs " << known->second << ", whose code it shares\n\n";
+  }
+  StringRef functor = known->second;
   body << "  AMP_STEP_CHECK(ampstep::"
        << (reductionExtent ? "launchReduce" : "launch") << "(stream, \""
        << kernel << "\", " << count << ", ";
   if (reductionExtent)
     body << reductionExtent << ", ";
-  body << kernel << params.initializer([&](Value v, bool w) {
+  body << functor << params.initializer([&](Value v, bool w) {
     return pointerOf(v, w);
   }) << "));\n";
 }

@@ -7,6 +7,19 @@
 
 // CHECK: #include "amp_runtime/step_kernels.h"
 
+// An elementwise kernel: the input cast to f16, a functor the host and the
+// GPU run per element. Kernels with the same code share one functor: the
+// loss gradient's cast to f16 (k5_cast) runs this one.
+// CHECK-LABEL: // k0_cast:
+// CHECK-NEXT: //   {{.*}} = amp.cast {{.*}} : tensor<4x8xf32> to tensor<4x8xf16>
+// CHECK-NEXT: struct k0_cast {
+// CHECK-NEXT:   const float *b0;
+// CHECK-NEXT:   ampstep::f16_t *b1;
+// CHECK-NEXT:   AMP_HOST_DEVICE void operator()({{\[\[}}maybe_unused{{\]\]}} int64_t i) const {
+// CHECK-NEXT:     const float x0 = b0[i];
+// CHECK-NEXT:     const float v1 = ampstep::rndF16(x0);
+// CHECK-NEXT:     ampstep::stF16(b1, i, v1);
+
 // The loss and its gradient are f32 row kernels. The loss runs one thread
 // per row, each writing its row's loss to scratch memory the plan gave it,
 // then one thread sums the rows in order (the interpreter's order). Under
@@ -40,17 +53,9 @@
 
 // CHECK-LABEL: // k4_cross_entropy_grad:
 
-// An elementwise kernel: the loss gradient cast to f16 for the weight
-// gradient's GEMM, a functor the host and the GPU run per element.
 // CHECK-LABEL: // k5_cast:
 // CHECK-NEXT: //   {{.*}} = amp.cast {{.*}} : tensor<4x3xf32> to tensor<4x3xf16>
-// CHECK-NEXT: struct k5_cast {
-// CHECK-NEXT:   const float *b0;
-// CHECK-NEXT:   ampstep::f16_t *b1;
-// CHECK-NEXT:   AMP_HOST_DEVICE void operator()({{\[\[}}maybe_unused{{\]\]}} int64_t i) const {
-// CHECK-NEXT:     const float x0 = b0[i];
-// CHECK-NEXT:     const float v1 = ampstep::rndF16(x0);
-// CHECK-NEXT:     ampstep::stF16(b1, i, v1);
+// CHECK-NEXT: //   runs k0_cast, whose code it shares
 
 // The bias gradient sums the batch rows of each column: output i starts at
 // column i, and value r is r rows down.
@@ -91,6 +96,7 @@
 // CHECK-NEXT: #else
 // CHECK-NEXT: ampstep::launch(stream, "k4_cross_entropy_grad", 4,
 // CHECK-NEXT: #endif
+// CHECK-NEXT: ampstep::launch(stream, "k5_cast", 12, k0_cast{
 // CHECK: // k6_matmul:
 // CHECK: amp_gemm_t g{AMP_F16, AMP_F16, 1, 0, 8, 3, 4, 1, 1.0f, 0.0f, AMP_EPILOGUE_NONE};
 // CHECK: ampstep::launchReduce(stream, "k7_sum", 3, 4, k7_sum{
