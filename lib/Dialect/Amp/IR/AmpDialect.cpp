@@ -31,6 +31,7 @@ void AmpDialect::initialize() {
 #define GET_OP_LIST
 #include "amp/Dialect/Amp/IR/AmpOps.cpp.inc"
       >();
+  registerAttributes();
   addInterfaces<AmpInlinerInterface>();
 }
 
