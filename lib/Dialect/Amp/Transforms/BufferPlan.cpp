@@ -178,6 +178,7 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
     Block &body = func.getBody().front();
     auto ret = cast<func::ReturnOp>(body.getTerminator());
     Builder builder(&getContext());
+    MLIRContext *ctx = &getContext();
 
     int64_t kernels = 0;
     for (Operation &op : body) {
@@ -275,7 +276,7 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
       SmallVector<Attribute> places;
       for (Value result : op.getResults()) {
         if (isView(&op)) {
-          places.push_back(builder.getStringAttr("view"));
+          places.push_back(PlaceAttr::get(ctx, PlaceKind::view));
           continue;
         }
         int64_t at = *getKernel(&op);
@@ -287,12 +288,11 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
         });
         auto found = pinned.find(result);
         if (found != pinned.end()) {
-          places.push_back(builder.getStringAttr(
-              "arg " + std::to_string(found->second)));
+          places.push_back(PlaceAttr::get(ctx, PlaceKind::arg, found->second));
           continue;
         }
         if (fused && !uses.empty()) {
-          places.push_back(builder.getStringAttr("fused"));
+          places.push_back(PlaceAttr::get(ctx, PlaceKind::fused));
           continue;
         }
         int64_t last = at;
@@ -349,8 +349,8 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
       SmallVector<Attribute> filled(places.begin(), places.end());
       for (auto [i, result] : llvm::enumerate(op.getResults()))
         if (!filled[i])
-          filled[i] = builder.getStringAttr(
-              "arena " + std::to_string(offsets.lookup(result)));
+          filled[i] =
+              PlaceAttr::get(ctx, PlaceKind::arena, offsets.lookup(result));
       op.setAttr(kPlaceAttr, builder.getArrayAttr(filled));
     }
 
