@@ -86,8 +86,8 @@ func.func @place_bare(%x: tensor<2xf32>) -> tensor<2xf32> {
 // -----
 
 func.func @memory(%x: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error@+1 {{'amp.memory' is a dictionary on a function}}
-  %y = amp.neg %x {amp.memory = {arena = 0 : i64}} : tensor<2xf32>
+  // expected-error@+1 {{'amp.memory' is an #amp.memory attribute on a function}}
+  %y = amp.neg %x {amp.memory = #amp.memory<arena = 0, arguments = 0, peak = 0, peak_f32 = 0>} : tensor<2xf32>
   return %y : tensor<2xf32>
 }
 
@@ -181,14 +181,22 @@ func.func @place_huge(%x: tensor<2xf32>) -> tensor<2xf32> {
 
 // -----
 
-// expected-error@+1 {{'amp.memory' entry 'peak' is not one of arena, arguments, peak and peak_f32 with a non-negative i64 byte count}}
-func.func @memory_negative(%x: tensor<2xf32>) -> tensor<2xf32> attributes {amp.memory = {peak = -1 : i64}} {
+// The dictionary --amp-plan-buffers wrote before the attribute was typed.
+// expected-error@+1 {{'amp.memory' is an #amp.memory attribute on a function}}
+func.func @memory_dictionary(%x: tensor<2xf32>) -> tensor<2xf32> attributes {amp.memory = {arena = 0 : i64}} {
   return %x : tensor<2xf32>
 }
 
 // -----
 
-// expected-error@+1 {{'amp.memory' entry 'bytes' is not one of arena, arguments, peak and peak_f32 with a non-negative i64 byte count}}
-func.func @memory_unknown(%x: tensor<2xf32>) -> tensor<2xf32> attributes {amp.memory = {bytes = 8 : i64}} {
+// expected-error@+1 {{the 'peak' of #amp.memory is a non-negative byte count, got -1}}
+func.func @memory_negative(%x: tensor<2xf32>) -> tensor<2xf32> attributes {amp.memory = #amp.memory<arena = 0, arguments = 0, peak = -1, peak_f32 = 0>} {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+// expected-error@+1 {{duplicate or unknown struct parameter name: bytes}}
+func.func @memory_unknown(%x: tensor<2xf32>) -> tensor<2xf32> attributes {amp.memory = #amp.memory<bytes = 8>} {
   return %x : tensor<2xf32>
 }

@@ -27,3 +27,9 @@ func.func @places(%x: tensor<2xf32>) -> tensor<2xf32> {
   %f = amp.reshape %e {amp.place = [#amp.place<arena 256>]} : tensor<2x1xf32> to tensor<2xf32>
   return %f : tensor<2xf32>
 }
+
+// CHECK-LABEL: func.func @memory
+// CHECK-SAME: amp.memory = #amp.memory<arena = 512, arguments = 92, peak = 604, peak_f32 = 1208>
+func.func @memory(%x: tensor<2xf32>) -> tensor<2xf32> attributes {amp.memory = #amp.memory<arena = 512, arguments = 92, peak = 604, peak_f32 = 1208>} {
+  return %x : tensor<2xf32>
+}

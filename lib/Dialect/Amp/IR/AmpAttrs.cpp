@@ -75,3 +75,23 @@ void PlaceAttr::print(AsmPrinter &printer) const {
     printer << " " << *number;
   printer << ">";
 }
+
+//===----------------------------------------------------------------------===//
+// MemoryAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult MemoryAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 int64_t arena, int64_t arguments, int64_t peak,
+                                 int64_t peakF32) {
+  std::pair<StringRef, int64_t> counts[] = {{"arena", arena},
+                                            {"arguments", arguments},
+                                            {"peak", peak},
+                                            {"peak_f32", peakF32}};
+  for (auto [name, bytes] : counts)
+    if (bytes < 0)
+      return emitError() << "the '" << name
+                         << "' of #amp.memory is a non-negative byte count, "
+                            "got "
+                         << bytes;
+  return success();
+}

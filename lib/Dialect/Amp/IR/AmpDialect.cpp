@@ -229,12 +229,6 @@ static LogicalResult verifyLossScaling(Operation *op, DictionaryAttr config) {
   return success();
 }
 
-/// The entries of `amp.memory` (--amp-plan-buffers), in bytes.
-static bool isMemoryEntry(StringRef key) {
-  return key == "arena" || key == "arguments" || key == "peak" ||
-         key == "peak_f32";
-}
-
 LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attribute) {
   if (attribute.getName() == kSeedAttrName) {
@@ -295,18 +289,9 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (name == "amp.memory") {
-    auto memory = dyn_cast<DictionaryAttr>(value);
-    if (!memory || !isa<FunctionOpInterface>(op))
-      return op->emitError() << "'amp.memory' is a dictionary on a function";
-    for (NamedAttribute entry : memory) {
-      auto bytes = dyn_cast<IntegerAttr>(entry.getValue());
-      if (!isMemoryEntry(entry.getName()) || !bytes ||
-          !bytes.getType().isSignlessInteger(64) || bytes.getInt() < 0)
-        return op->emitError()
-               << "'amp.memory' entry '" << entry.getName().getValue()
-               << "' is not one of arena, arguments, peak and peak_f32 with "
-                  "a non-negative i64 byte count";
-    }
+    if (!isa<MemoryAttr>(value) || !isa<FunctionOpInterface>(op))
+      return op->emitError() << "'amp.memory' is an #amp.memory attribute on "
+                                "a function";
     return success();
   }
   if (attribute.getName() != kPrecisionAttrName)

@@ -360,13 +360,9 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
       argumentsF32 += getByteSize(type, 4);
     }
     func->setAttr(kArenaSizeAttr, builder.getI64IntegerAttr(arena));
-    NamedAttrList memory;
-    memory.append("arena", builder.getI64IntegerAttr(arena));
-    memory.append("arguments", builder.getI64IntegerAttr(arguments));
-    memory.append("peak", builder.getI64IntegerAttr(arena + arguments));
-    memory.append("peak_f32",
-                  builder.getI64IntegerAttr(arenaF32 + argumentsF32));
-    func->setAttr(kMemoryAttr, memory.getDictionary(&getContext()));
+    func->setAttr(kMemoryAttr,
+                  MemoryAttr::get(ctx, arena, arguments, arena + arguments,
+                                  arenaF32 + argumentsF32));
 
     if (!report.empty() && failed(writeReport(func, arena, arguments,
                                               arenaF32 + argumentsF32)))

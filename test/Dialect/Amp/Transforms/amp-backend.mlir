@@ -11,7 +11,7 @@
 
 // CHECK-LABEL: func.func @step
 // CHECK-SAME: amp.arena_size = 768 : i64
-// CHECK-SAME: amp.memory = {arena = 768 : i64
+// CHECK-SAME: amp.memory = #amp.memory<arena = 768,
 // CHECK-NOT: call
 // The two learning rates are one constant, which the folder hoists and
 // leaves without a location; amp-restore-locations gives it its first

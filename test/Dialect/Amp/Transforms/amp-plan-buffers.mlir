@@ -10,7 +10,7 @@
 
 // CHECK-LABEL: func.func @step
 // CHECK-SAME: amp.arena_size = 512 : i64
-// CHECK-SAME: amp.memory = {arena = 512 : i64, arguments = 92 : i64, peak = 604 : i64, peak_f32 = 604 : i64}
+// CHECK-SAME: amp.memory = #amp.memory<arena = 512, arguments = 92, peak = 604, peak_f32 = 604>
 // CHECK: amp.matmul {{.*}}amp.place = [#amp.place<fused>]
 // CHECK: amp.add {{.*}}amp.place = [#amp.place<fused>]
 // CHECK: amp.relu {{.*}}amp.place = [#amp.place<arena 0>]
@@ -88,7 +88,7 @@ func.func @loss(%w: tensor<2x4x5xf32> {amp.param}, %labels: tensor<8xi64>)
 // Arena 6144, peak 6144 + 4096 of arguments; as f32, %e is 4096 bytes:
 // 8192 + 4096.
 // CHECK-LABEL: func.func @half
-// CHECK-SAME: amp.memory = {arena = 6144 : i64, arguments = 4096 : i64, peak = 10240 : i64, peak_f32 = 12288 : i64}
+// CHECK-SAME: amp.memory = #amp.memory<arena = 6144, arguments = 4096, peak = 10240, peak_f32 = 12288>
 // CHECK: amp.cast {{.*}}amp.place = [#amp.place<arena 0>]
 // CHECK: amp.exp {{.*}}amp.place = [#amp.place<arena 4096>]
 // CHECK: amp.cast {{.*}}amp.place = [#amp.place<arena 0>]

@@ -1,9 +1,10 @@
 //===- AmpAttrs.td - amp dialect attributes ----------------*- tablegen -*-===//
 //
-// The facts the backend passes hand on to the emitter: the epilogue
-// --amp-fuse folds into a GEMM and the place --amp-plan-buffers gives each
-// result. They are discardable attributes (`amp.epilogue`, `amp.place`)
-// whose values are these typed attributes, checked by the dialect.
+// The facts the backend passes hand on: the epilogue --amp-fuse folds into
+// a GEMM, the place --amp-plan-buffers gives each result and the memory it
+// plans for the step. They are discardable attributes (`amp.epilogue`,
+// `amp.place`, `amp.memory`) whose values are these typed attributes,
+// checked by the dialect.
 //
 //===----------------------------------------------------------------------===//
 
@@ -92,6 +93,32 @@ def Amp_PlaceAttr : Amp_Attr<"Place", "place"> {
     /// argument) or its operand's (a view); false for a fused value.
     bool isStored() const { return getKind() != PlaceKind::fused; }
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+def Amp_MemoryAttr : Amp_Attr<"Memory", "memory"> {
+  let summary = "the memory a planned step takes, in bytes";
+  let description = [{
+    The value of `amp.memory`, which --amp-plan-buffers records on the
+    function it plans: the arena, the arguments, their sum (the peak) and
+    the peak with every f16/bf16 value counted as f32 (what the step would
+    take without mixed precision). Every count is non-negative.
+
+    ```mlir
+    #amp.memory<arena = 512, arguments = 92, peak = 604, peak_f32 = 604>
+    ```
+  }];
+  let parameters = (ins
+    "int64_t":$arena,
+    "int64_t":$arguments,
+    "int64_t":$peak,
+    "int64_t":$peak_f32
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
 }
 
 #endif // AMP_DIALECT_AMP_IR_AMPATTRS_TD
