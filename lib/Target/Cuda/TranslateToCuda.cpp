@@ -43,14 +43,13 @@ using namespace mlir::amp::cuda;
 
 namespace {
 
-/// The place --amp-plan-buffers gave the op result `value` ("arena <n>",
-/// "arg <i>", "fused", "view"; see Backend.h); empty where it gave none.
-StringRef placeOf(OpResult value) {
+/// The place --amp-plan-buffers gave the op result `value` (see Backend.h);
+/// null where it gave none.
+PlaceAttr placeOf(OpResult value) {
   auto places = value.getOwner()->getAttrOfType<ArrayAttr>(kPlaceAttr);
   if (!places || value.getResultNumber() >= places.size())
-    return "";
-  auto place = dyn_cast<StringAttr>(places[value.getResultNumber()]);
-  return place ? place.getValue() : "";
+    return {};
+  return dyn_cast<PlaceAttr>(places[value.getResultNumber()]);
 }
 
 class Emitter {
@@ -224,13 +223,13 @@ std::string Emitter::pointerOf(Value value, bool writes) {
   if (auto arg = dyn_cast<BlockArgument>(value))
     return "static_cast<" + constness + type + " *>(tensors[" +
            std::to_string(arg.getArgNumber()) + "])";
-  StringRef place = placeOf(cast<OpResult>(value));
-  if (place.consume_front("arg "))
-    return "static_cast<" + constness + type + " *>(tensors[" + place.str() +
-           "])";
-  place.consume_front("arena ");
-  return "reinterpret_cast<" + constness + type + " *>(arena + " +
-         place.str() + ")";
+  // verifyPlan checked that the value has an arena slot or an argument.
+  PlaceAttr place = placeOf(cast<OpResult>(value));
+  std::string number =
+      std::to_string(place ? place.getNumber().value_or(0) : 0);
+  if (place && place.getKind() == PlaceKind::arg)
+    return "static_cast<" + constness + type + " *>(tensors[" + number + "])";
+  return "reinterpret_cast<" + constness + type + " *>(arena + " + number + ")";
 }
 
 void Emitter::beginFunctor(StringRef kernel, ArrayRef<Operation *> ops) {
@@ -465,8 +464,8 @@ LogicalResult Emitter::emitElementwise(ArrayRef<Operation *> ops) {
     fn << "    const " << t << " " << reg << " = " << expr << ";\n";
     registers[result] = reg;
     // Values read outside the kernel reach memory.
-    StringRef place = placeOf(cast<OpResult>(result));
-    if (!place.empty() && place != "fused") {
+    PlaceAttr place = placeOf(cast<OpResult>(result));
+    if (place && place.isStored()) {
       std::string member = params.add(result, /*writes=*/true);
       fn << "    " << storeStmt(type, member, "i", reg) << "\n";
     }
@@ -495,9 +494,9 @@ LogicalResult Emitter::emitGemm(ArrayRef<Operation *> ops) {
   };
   std::string epilogue = "AMP_EPILOGUE_NONE";
   Value bias;
-  if (auto attr = matmul->getAttrOfType<StringAttr>(kEpilogueAttr)) {
-    epilogue = attr.getValue() == "bias_relu" ? "AMP_EPILOGUE_BIAS_RELU"
-                                              : "AMP_EPILOGUE_BIAS";
+  if (auto attr = matmul->getAttrOfType<EpilogueAttr>(kEpilogueAttr)) {
+    epilogue = attr.getValue() == Epilogue::bias_relu ? "AMP_EPILOGUE_BIAS_RELU"
+                                                      : "AMP_EPILOGUE_BIAS";
     bias = matmul.getBias();
     if (!bias) {
       auto add = cast<AddOp>(ops[1]);
@@ -583,8 +582,8 @@ std::string Emitter::runtimeUpdateCall(ArrayRef<Operation *> updates,
     Operation *def = v.getDefiningOp();
     if (!def || isView(def))
       return true;
-    StringRef place = placeOf(cast<OpResult>(v));
-    return !place.empty() && place != "fused";
+    PlaceAttr place = placeOf(cast<OpResult>(v));
+    return place && place.isStored();
   };
   auto hex = [](double v) {
     std::string text;
@@ -1474,12 +1473,12 @@ static Operation *memoryOwner(Value value) {
 /// operand) and relu its amp.epilogue names, as --amp-fuse folds them.
 static LogicalResult verifyGemmKernel(ArrayRef<Operation *> ops) {
   auto matmul = cast<MatmulOp>(ops.front());
-  auto epilogue = matmul->getAttrOfType<StringAttr>(kEpilogueAttr);
+  auto epilogue = matmul->getAttrOfType<EpilogueAttr>(kEpilogueAttr);
   bool hasBias = static_cast<bool>(matmul.getBias());
   size_t reluAt = hasBias ? 1 : 2;
-  size_t expected = !epilogue                       ? 1
-                    : epilogue.getValue() == "bias" ? reluAt
-                                                    : reluAt + 1;
+  size_t expected = !epilogue                               ? 1
+                    : epilogue.getValue() == Epilogue::bias ? reluAt
+                                                            : reluAt + 1;
   bool ok = ops.size() == expected && (epilogue || !hasBias);
   if (ok && expected >= 2 && !hasBias) {
     auto add = dyn_cast<AddOp>(ops[1]);
@@ -1511,9 +1510,8 @@ static LogicalResult verifyGemmKernel(ArrayRef<Operation *> ops) {
   return matmul.emitError()
          << "amp-to-cuda: the kernel of this matmul is not the matmul"
          << (hasBias ? "" : " and the bias add")
-         << (expected == reluAt + 1 ? " and relu" : "")
-         << " its amp.epilogue \"" << epilogue.getValue()
-         << "\" names; run --amp-fuse again";
+         << (expected == reluAt + 1 ? " and relu" : "") << " its amp.epilogue "
+         << epilogue << " names; run --amp-fuse again";
 }
 
 LogicalResult Emitter::verifyPlan() {
@@ -1538,10 +1536,8 @@ LogicalResult Emitter::verifyPlan() {
                               << ", which runs after it; run --amp-fuse again";
     }
   }
-  auto fits = [&](StringRef offset, int64_t bytes) {
-    int64_t at = 0;
-    return !offset.getAsInteger(10, at) && at >= 0 && at <= arenaSize &&
-           bytes <= arenaSize - at;
+  auto fits = [&](int64_t at, int64_t bytes) {
+    return at >= 0 && at <= arenaSize && bytes <= arenaSize - at;
   };
   for (Operation &op : func.getBody().front()) {
     if (isa<func::ReturnOp>(op) || isView(&op) || op.getNumResults() == 0)
@@ -1551,10 +1547,11 @@ LogicalResult Emitter::verifyPlan() {
       return bad(&op, "this op has no place for each result (" +
                           kPlaceAttr + ")");
     for (OpResult result : op.getResults()) {
-      StringRef place = placeOf(result), text = place;
+      // The dialect checked that every place is a PlaceAttr.
+      PlaceAttr place = placeOf(result);
       std::string which =
           "result #" + std::to_string(result.getResultNumber());
-      if (text == "fused") {
+      if (place.getKind() == PlaceKind::fused) {
         std::optional<int64_t> kernel = getKernel(&op);
         for (Operation *user : result.getUsers())
           if (isa<func::ReturnOp>(user) || !kernel ||
@@ -1563,24 +1560,27 @@ LogicalResult Emitter::verifyPlan() {
                                     "outside it");
         continue;
       }
-      if (text.consume_front("arg ")) {
-        unsigned index = 0;
-        if (text.getAsInteger(10, index) || index >= func.getNumArguments() ||
-            func.getArgument(index).getType() != result.getType())
-          return bad(&op, which + " is placed in argument '" + text +
-                              "', which is not an argument of its type");
+      int64_t number = place.getNumber().value_or(0);
+      if (place.getKind() == PlaceKind::arg) {
+        if (number >= static_cast<int64_t>(func.getNumArguments()) ||
+            func.getArgument(number).getType() != result.getType())
+          return bad(&op, which + " is placed in argument " +
+                              std::to_string(number) +
+                              ", which is not an argument of its type");
         continue;
       }
-      if (!text.consume_front("arena ") ||
-          !fits(text, getByteSize(result.getType())))
+      if (place.getKind() != PlaceKind::arena ||
+          !fits(number, getByteSize(result.getType()))) {
+        std::string text;
+        llvm::raw_string_ostream(text) << place;
         return bad(&op, which + " has no place inside the " +
-                            std::to_string(arenaSize) + "-byte arena ('" +
-                            (place.empty() ? StringRef("?") : place) + "')");
+                            std::to_string(arenaSize) + "-byte arena (" + text +
+                            ")");
+      }
     }
     if (Attribute scratch = op.getAttr(kScratchAttr)) {
       auto offset = dyn_cast<IntegerAttr>(scratch);
-      if (!offset ||
-          !fits(std::to_string(offset.getInt()), getScratchBytes(&op)))
+      if (!offset || !fits(offset.getInt(), getScratchBytes(&op)))
         return bad(&op, "its scratch memory (" + kScratchAttr +
                             ") is not inside the arena");
     }

@@ -26,41 +26,68 @@ func.func @arena(%x: tensor<2xf32>) -> tensor<2xf32> attributes {amp.arena_size 
 
 // -----
 
+// The string form --amp-fuse wrote before the attribute was typed.
+func.func @epilogue_string(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  // expected-error@+1 {{'amp.epilogue' is an #amp.epilogue attribute on an amp.matmul}}
+  %c = amp.matmul %a, %a {amp.epilogue = "bias"} : tensor<2x2xf32>, tensor<2x2xf32> to tensor<2x2xf32>
+  return %c : tensor<2x2xf32>
+}
+
+// -----
+
 func.func @epilogue_value(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {
-  // expected-error@+1 {{'amp.epilogue' is "bias" or "bias_relu" on an amp.matmul}}
-  %c = amp.matmul %a, %a {amp.epilogue = "gelu"} : tensor<2x2xf32>, tensor<2x2xf32> to tensor<2x2xf32>
+  // expected-error@+2 {{expected ::mlir::amp::Epilogue to be one of: bias, bias_relu}}
+  // expected-error@+1 {{failed to parse Amp_EpilogueAttr parameter 'value'}}
+  %c = amp.matmul %a, %a {amp.epilogue = #amp.epilogue<gelu>} : tensor<2x2xf32>, tensor<2x2xf32> to tensor<2x2xf32>
   return %c : tensor<2x2xf32>
 }
 
 // -----
 
 func.func @epilogue_op(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {
-  // expected-error@+1 {{'amp.epilogue' is "bias" or "bias_relu" on an amp.matmul}}
-  %c = amp.relu %a {amp.epilogue = "bias"} : tensor<2x2xf32>
+  // expected-error@+1 {{'amp.epilogue' is an #amp.epilogue attribute on an amp.matmul}}
+  %c = amp.relu %a {amp.epilogue = #amp.epilogue<bias>} : tensor<2x2xf32>
   return %c : tensor<2x2xf32>
 }
 
 // -----
 
 func.func @place_count(%x: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error@+1 {{'amp.place' is an array of one string per result}}
-  %y = amp.neg %x {amp.place = ["arena 0", "arena 256"]} : tensor<2xf32>
+  // expected-error@+1 {{'amp.place' is an array of one #amp.place per result}}
+  %y = amp.neg %x {amp.place = [#amp.place<arena 0>, #amp.place<arena 256>]} : tensor<2xf32>
   return %y : tensor<2xf32>
 }
 
 // -----
 
 func.func @place_type(%x: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error@+1 {{'amp.place' is an array of one string per result}}
+  // expected-error@+1 {{'amp.place' is an array of one #amp.place per result}}
   %y = amp.neg %x {amp.place = [0]} : tensor<2xf32>
   return %y : tensor<2xf32>
 }
 
 // -----
 
+// The string form --amp-plan-buffers wrote before the attribute was typed.
+func.func @place_string(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{'amp.place' is an array of one #amp.place per result}}
+  %y = amp.neg %x {amp.place = ["arena 0"]} : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @place_bare(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{'amp.place' is an array of one #amp.place per result}}
+  %y = amp.neg %x {amp.place = #amp.place<fused>} : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
 func.func @memory(%x: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error@+1 {{'amp.memory' is a dictionary on a function}}
-  %y = amp.neg %x {amp.memory = {arena = 0 : i64}} : tensor<2xf32>
+  // expected-error@+1 {{'amp.memory' is an #amp.memory attribute on a function}}
+  %y = amp.neg %x {amp.memory = #amp.memory<arena = 0, arguments = 0, peak = 0, peak_f32 = 0>} : tensor<2xf32>
   return %y : tensor<2xf32>
 }
 
@@ -99,37 +126,77 @@ func.func @arena_negative(%x: tensor<2xf32>) -> tensor<2xf32> attributes {amp.ar
 // -----
 
 func.func @place_negative(%x: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error@+1 {{'amp.place' of result #0 is 'arena -8'; a place is "arena <offset>", "arg <index>", "view" or "fused"}}
-  %y = amp.neg %x {amp.place = ["arena -8"]} : tensor<2xf32>
+  // expected-error@+1 {{the arena offset of a place is non-negative, got -8}}
+  %y = amp.neg %x {amp.place = [#amp.place<arena -8>]} : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @place_negative_arg(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{the argument index of a place is non-negative, got -1}}
+  %y = amp.neg %x {amp.place = [#amp.place<arg -1>]} : tensor<2xf32>
   return %y : tensor<2xf32>
 }
 
 // -----
 
 func.func @place_unknown(%x: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error@+1 {{'amp.place' of result #0 is 'somewhere'; a place is "arena <offset>", "arg <index>", "view" or "fused"}}
-  %y = amp.neg %x {amp.place = ["somewhere"]} : tensor<2xf32>
+  // expected-error@+1 {{a place is arena, arg, view or fused, got 'somewhere'}}
+  %y = amp.neg %x {amp.place = [#amp.place<somewhere>]} : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @place_no_offset(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{a place in the arena needs its offset}}
+  %y = amp.neg %x {amp.place = [#amp.place<arena>]} : tensor<2xf32>
   return %y : tensor<2xf32>
 }
 
 // -----
 
 func.func @place_no_index(%x: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error@+1 {{'amp.place' of result #0 is 'arg '; a place is "arena <offset>", "arg <index>", "view" or "fused"}}
-  %y = amp.neg %x {amp.place = ["arg "]} : tensor<2xf32>
+  // expected-error@+1 {{a place in the arguments needs the argument's index}}
+  %y = amp.neg %x {amp.place = [#amp.place<arg>]} : tensor<2xf32>
   return %y : tensor<2xf32>
 }
 
 // -----
 
-// expected-error@+1 {{'amp.memory' entry 'peak' is not one of arena, arguments, peak and peak_f32 with a non-negative i64 byte count}}
-func.func @memory_negative(%x: tensor<2xf32>) -> tensor<2xf32> attributes {amp.memory = {peak = -1 : i64}} {
+func.func @place_fused_number(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{a 'fused' place has no number}}
+  %y = amp.neg %x {amp.place = [#amp.place<fused 3>]} : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @place_huge(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{integer value too large}}
+  %y = amp.neg %x {amp.place = [#amp.place<arena 99999999999999999999>]} : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+// The dictionary --amp-plan-buffers wrote before the attribute was typed.
+// expected-error@+1 {{'amp.memory' is an #amp.memory attribute on a function}}
+func.func @memory_dictionary(%x: tensor<2xf32>) -> tensor<2xf32> attributes {amp.memory = {arena = 0 : i64}} {
   return %x : tensor<2xf32>
 }
 
 // -----
 
-// expected-error@+1 {{'amp.memory' entry 'bytes' is not one of arena, arguments, peak and peak_f32 with a non-negative i64 byte count}}
-func.func @memory_unknown(%x: tensor<2xf32>) -> tensor<2xf32> attributes {amp.memory = {bytes = 8 : i64}} {
+// expected-error@+1 {{the 'peak' of #amp.memory is a non-negative byte count, got -1}}
+func.func @memory_negative(%x: tensor<2xf32>) -> tensor<2xf32> attributes {amp.memory = #amp.memory<arena = 0, arguments = 0, peak = -1, peak_f32 = 0>} {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+// expected-error@+1 {{duplicate or unknown struct parameter name: bytes}}
+func.func @memory_unknown(%x: tensor<2xf32>) -> tensor<2xf32> attributes {amp.memory = #amp.memory<bytes = 8>} {
   return %x : tensor<2xf32>
 }

@@ -31,6 +31,7 @@ void AmpDialect::initialize() {
 #define GET_OP_LIST
 #include "amp/Dialect/Amp/IR/AmpOps.cpp.inc"
       >();
+  registerAttributes();
   addInterfaces<AmpInlinerInterface>();
 }
 
@@ -228,24 +229,6 @@ static LogicalResult verifyLossScaling(Operation *op, DictionaryAttr config) {
   return success();
 }
 
-/// Checks one place of `amp.place`: "arena <offset>", "arg <index>",
-/// "view" or "fused" (Transforms/Backend.h).
-static bool isPlace(StringRef place) {
-  if (place == "view" || place == "fused")
-    return true;
-  uint64_t number = 0;
-  return (place.consume_front("arena ") || place.consume_front("arg ")) &&
-         !place.empty() && llvm::all_of(place, llvm::isDigit) &&
-         !place.getAsInteger(10, number) &&
-         number <= static_cast<uint64_t>(INT64_MAX);
-}
-
-/// The entries of `amp.memory` (--amp-plan-buffers), in bytes.
-static bool isMemoryEntry(StringRef key) {
-  return key == "arena" || key == "arguments" || key == "peak" ||
-         key == "peak_f32";
-}
-
 LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attribute) {
   if (attribute.getName() == kSeedAttrName) {
@@ -292,41 +275,23 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (name == "amp.epilogue") {
-    auto text = dyn_cast<StringAttr>(value);
-    if (!text || !isa<MatmulOp>(op) ||
-        (text.getValue() != "bias" && text.getValue() != "bias_relu"))
-      return op->emitError()
-             << "'amp.epilogue' is \"bias\" or \"bias_relu\" on an amp.matmul";
+    if (!isa<EpilogueAttr>(value) || !isa<MatmulOp>(op))
+      return op->emitError() << "'amp.epilogue' is an #amp.epilogue "
+                                "attribute on an amp.matmul";
     return success();
   }
   if (name == "amp.place") {
     auto places = dyn_cast<ArrayAttr>(value);
     if (!places || places.size() != op->getNumResults() ||
-        !llvm::all_of(places, [](Attribute a) { return isa<StringAttr>(a); }))
+        !llvm::all_of(places, [](Attribute a) { return isa<PlaceAttr>(a); }))
       return op->emitError()
-             << "'amp.place' is an array of one string per result";
-    for (auto [i, place] :
-         llvm::enumerate(places.getAsValueRange<StringAttr>()))
-      if (!isPlace(place))
-        return op->emitError()
-               << "'amp.place' of result #" << i << " is '" << place
-               << "'; a place is \"arena <offset>\", \"arg <index>\", "
-                  "\"view\" or \"fused\"";
+             << "'amp.place' is an array of one #amp.place per result";
     return success();
   }
   if (name == "amp.memory") {
-    auto memory = dyn_cast<DictionaryAttr>(value);
-    if (!memory || !isa<FunctionOpInterface>(op))
-      return op->emitError() << "'amp.memory' is a dictionary on a function";
-    for (NamedAttribute entry : memory) {
-      auto bytes = dyn_cast<IntegerAttr>(entry.getValue());
-      if (!isMemoryEntry(entry.getName()) || !bytes ||
-          !bytes.getType().isSignlessInteger(64) || bytes.getInt() < 0)
-        return op->emitError()
-               << "'amp.memory' entry '" << entry.getName().getValue()
-               << "' is not one of arena, arguments, peak and peak_f32 with "
-                  "a non-negative i64 byte count";
-    }
+    if (!isa<MemoryAttr>(value) || !isa<FunctionOpInterface>(op))
+      return op->emitError() << "'amp.memory' is an #amp.memory attribute on "
+                                "a function";
     return success();
   }
   if (attribute.getName() != kPrecisionAttrName)

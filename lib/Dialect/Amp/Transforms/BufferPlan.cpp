@@ -183,6 +183,7 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
     Block &body = func.getBody().front();
     auto ret = cast<func::ReturnOp>(body.getTerminator());
     Builder builder(&getContext());
+    MLIRContext *ctx = &getContext();
 
     int64_t kernels = 0;
     for (Operation &op : body) {
@@ -279,7 +280,7 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
       SmallVector<Attribute> places;
       for (Value result : op.getResults()) {
         if (isView(&op)) {
-          places.push_back(builder.getStringAttr("view"));
+          places.push_back(PlaceAttr::get(ctx, PlaceKind::view));
           continue;
         }
         int64_t at = *getKernel(&op);
@@ -291,12 +292,11 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
         });
         auto found = pinned.find(result);
         if (found != pinned.end()) {
-          places.push_back(builder.getStringAttr(
-              "arg " + std::to_string(found->second)));
+          places.push_back(PlaceAttr::get(ctx, PlaceKind::arg, found->second));
           continue;
         }
         if (fused && !uses.empty()) {
-          places.push_back(builder.getStringAttr("fused"));
+          places.push_back(PlaceAttr::get(ctx, PlaceKind::fused));
           continue;
         }
         int64_t last = at;
@@ -353,8 +353,8 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
       SmallVector<Attribute> filled(places.begin(), places.end());
       for (auto [i, result] : llvm::enumerate(op.getResults()))
         if (!filled[i])
-          filled[i] = builder.getStringAttr(
-              "arena " + std::to_string(offsets.lookup(result)));
+          filled[i] =
+              PlaceAttr::get(ctx, PlaceKind::arena, offsets.lookup(result));
       op.setAttr(kPlaceAttr, builder.getArrayAttr(filled));
     }
 
@@ -364,13 +364,9 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
       argumentsF32 += getByteSize(type, 4);
     }
     func->setAttr(kArenaSizeAttr, builder.getI64IntegerAttr(arena));
-    NamedAttrList memory;
-    memory.append("arena", builder.getI64IntegerAttr(arena));
-    memory.append("arguments", builder.getI64IntegerAttr(arguments));
-    memory.append("peak", builder.getI64IntegerAttr(arena + arguments));
-    memory.append("peak_f32",
-                  builder.getI64IntegerAttr(arenaF32 + argumentsF32));
-    func->setAttr(kMemoryAttr, memory.getDictionary(&getContext()));
+    func->setAttr(kMemoryAttr,
+                  MemoryAttr::get(ctx, arena, arguments, arena + arguments,
+                                  arenaF32 + argumentsF32));
 
     if (!report.empty() && failed(writeReport(func, arena, arguments,
                                               arenaF32 + argumentsF32)))

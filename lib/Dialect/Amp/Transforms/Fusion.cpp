@@ -37,7 +37,8 @@ Operation *singleUser(Value value) {
 /// last: a relu after a matmul with a bias operand, or, when the result is
 /// f32 (where a separate add rounds no differently), a bias add and the
 /// relu after it.
-SmallVector<Operation *> foldEpilogue(MatmulOp matmul, StringRef &epilogue) {
+SmallVector<Operation *> foldEpilogue(MatmulOp matmul,
+                                      std::optional<Epilogue> &epilogue) {
   auto type = matmul.getType();
   SmallVector<Operation *> folded;
   Value biased = matmul.getResult();
@@ -57,11 +58,11 @@ SmallVector<Operation *> foldEpilogue(MatmulOp matmul, StringRef &epilogue) {
     folded.push_back(add);
     biased = add.getResult();
   }
-  epilogue = "bias";
+  epilogue = Epilogue::bias;
   if (auto relu = dyn_cast_or_null<ReluOp>(singleUser(biased));
       relu && relu.getType() == type) {
     folded.push_back(relu);
-    epilogue = "bias_relu";
+    epilogue = Epilogue::bias_relu;
   }
   return folded;
 }
@@ -162,13 +163,14 @@ struct FusePass : mlir::amp::impl::AmpFuseBase<FusePass> {
     llvm::DenseMap<Operation *, Operation *> epilogueOwner;
     for (Operation &op : body) {
       auto matmul = dyn_cast<MatmulOp>(op);
-      StringRef epilogue;
+      std::optional<Epilogue> epilogue;
       if (!matmul)
         continue;
       SmallVector<Operation *> folded = foldEpilogue(matmul, epilogue);
-      if (epilogue.empty())
+      if (!epilogue)
         continue;
-      matmul->setAttr(kEpilogueAttr, builder.getStringAttr(epilogue));
+      matmul->setAttr(kEpilogueAttr,
+                      EpilogueAttr::get(&getContext(), *epilogue));
       for (Operation *other : folded)
         epilogueOwner[other] = matmul;
     }

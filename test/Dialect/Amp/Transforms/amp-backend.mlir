@@ -11,20 +11,20 @@
 
 // CHECK-LABEL: func.func @step
 // CHECK-SAME: amp.arena_size = 768 : i64
-// CHECK-SAME: amp.memory = {arena = 768 : i64
+// CHECK-SAME: amp.memory = #amp.memory<arena = 768,
 // CHECK-NOT: call
 // The two learning rates are one constant, which the folder hoists and
 // leaves without a location; amp-restore-locations gives it its first
 // user's, the update of %w.
 // CHECK: %[[LR:.*]] = amp.constant {{.*}}dense<5.000000e-01> : tensor<f32> loc("{{.*}}amp-backend.mlir":52:9)
-// CHECK: amp.matmul {{.*}}{amp.epilogue = "bias_relu", amp.kernel = [[K:[0-9]+]] : i64, amp.place = ["fused"]}
-// CHECK: amp.add {{.*}}{amp.kernel = [[K]] : i64, amp.place = ["fused"]}
-// CHECK: amp.relu {{.*}}{amp.kernel = [[K]] : i64, amp.place = ["arena {{[0-9]+}}"]}
-// CHECK: amp.sum {{.*}}amp.place = ["arena {{[0-9]+}}"]
-// CHECK: amp.mul %{{.*}}, %[[LR]] {amp.kernel = [[U:[0-9]+]] : i64, amp.place = ["fused"]}
-// CHECK: amp.sub {{.*}}{amp.kernel = [[U]] : i64, amp.place = ["arg 0"]}
-// CHECK: amp.mul %{{.*}}, %[[LR]] {amp.kernel = [[V:[0-9]+]] : i64, amp.place = ["fused"]}
-// CHECK: amp.sub {{.*}}{amp.kernel = [[V]] : i64, amp.place = ["arg 1"]}
+// CHECK: amp.matmul {{.*}}{amp.epilogue = #amp.epilogue<bias_relu>, amp.kernel = [[K:[0-9]+]] : i64, amp.place = [#amp.place<fused>]}
+// CHECK: amp.add {{.*}}{amp.kernel = [[K]] : i64, amp.place = [#amp.place<fused>]}
+// CHECK: amp.relu {{.*}}{amp.kernel = [[K]] : i64, amp.place = [#amp.place<arena {{[0-9]+}}>]}
+// CHECK: amp.sum {{.*}}amp.place = [#amp.place<arena {{[0-9]+}}>]
+// CHECK: amp.mul %{{.*}}, %[[LR]] {amp.kernel = [[U:[0-9]+]] : i64, amp.place = [#amp.place<fused>]}
+// CHECK: amp.sub {{.*}}{amp.kernel = [[U]] : i64, amp.place = [#amp.place<arg 0>]}
+// CHECK: amp.mul %{{.*}}, %[[LR]] {amp.kernel = [[V:[0-9]+]] : i64, amp.place = [#amp.place<fused>]}
+// CHECK: amp.sub {{.*}}{amp.kernel = [[V]] : i64, amp.place = [#amp.place<arg 1>]}
 // CHECK-NOT: amp.constant
 // CHECK-NOT: func.func
 

@@ -6,7 +6,7 @@
 // An elementwise chain of one shape becomes one kernel; a bias add and relu
 // after a matmul with an f32 result fold into its epilogue.
 // CHECK-LABEL: func.func @chain
-// CHECK: amp.matmul {{.*}}{amp.epilogue = "bias_relu", amp.kernel = 0 : i64}
+// CHECK: amp.matmul {{.*}}{amp.epilogue = #amp.epilogue<bias_relu>, amp.kernel = 0 : i64}
 // CHECK: amp.add {{.*}}{amp.kernel = 0 : i64}
 // CHECK: amp.relu {{.*}}{amp.kernel = 0 : i64}
 // CHECK: amp.sum {{.*}}{amp.kernel = 1 : i64}
@@ -44,9 +44,9 @@ func.func @narrow(%a: tensor<2x4xf16>, %w: tensor<4x3xf16>, %b: tensor<3xf16>) -
 // A matmul with a bias operand (autocast folds a low-precision bias add into
 // it) has a bias epilogue in any result type, and takes the relu after it.
 // CHECK-LABEL: func.func @bias_operand
-// CHECK: amp.matmul {{.*}}{amp.epilogue = "bias_relu", amp.kernel = 0 : i64}
+// CHECK: amp.matmul {{.*}}{amp.epilogue = #amp.epilogue<bias_relu>, amp.kernel = 0 : i64}
 // CHECK: amp.relu {{.*}}{amp.kernel = 0 : i64}
-// CHECK: amp.matmul {{.*}}{amp.epilogue = "bias", amp.kernel = 1 : i64}
+// CHECK: amp.matmul {{.*}}{amp.epilogue = #amp.epilogue<bias>, amp.kernel = 1 : i64}
 func.func @bias_operand(%a: tensor<2x4xbf16>, %w: tensor<4x4xbf16>, %b: tensor<4xbf16>) -> tensor<2x4xbf16> {
   %mm = amp.matmul %a, %w bias %b : tensor<2x4xbf16>, tensor<4x4xbf16>, tensor<4xbf16> to tensor<2x4xbf16>
   %h = amp.relu %mm : tensor<2x4xbf16>

@@ -10,26 +10,26 @@
 
 // CHECK-LABEL: func.func @step
 // CHECK-SAME: amp.arena_size = 512 : i64
-// CHECK-SAME: amp.memory = {arena = 512 : i64, arguments = 92 : i64, peak = 604 : i64, peak_f32 = 604 : i64}
-// CHECK: amp.matmul {{.*}}amp.place = ["fused"]
-// CHECK: amp.add {{.*}}amp.place = ["fused"]
-// CHECK: amp.relu {{.*}}amp.place = ["arena 0"]
-// CHECK: amp.sum {{.*}}amp.place = ["arena 256"]
+// CHECK-SAME: amp.memory = #amp.memory<arena = 512, arguments = 92, peak = 604, peak_f32 = 604>
+// CHECK: amp.matmul {{.*}}amp.place = [#amp.place<fused>]
+// CHECK: amp.add {{.*}}amp.place = [#amp.place<fused>]
+// CHECK: amp.relu {{.*}}amp.place = [#amp.place<arena 0>]
+// CHECK: amp.sum {{.*}}amp.place = [#amp.place<arena 256>]
 // The constant reuses the relu's bytes, free once the sum has read them.
-// CHECK: amp.constant {amp.kernel = 2 : i64, amp.place = ["arena 0"]}
-// CHECK: amp.mul {{.*}}amp.place = ["fused"]
+// CHECK: amp.constant {amp.kernel = 2 : i64, amp.place = [#amp.place<arena 0>]}
+// CHECK: amp.mul {{.*}}amp.place = [#amp.place<fused>]
 // The new weight is written over the old: nothing reads it afterwards.
-// CHECK: amp.sub {{.*}}amp.place = ["arg 0"]
+// CHECK: amp.sub {{.*}}amp.place = [#amp.place<arg 0>]
 // The planner for large graphs (forced by by-size-limit=0): program order,
 // best fit; the same plan here.
 // ORDER-LABEL: func.func @step
 // ORDER-SAME: amp.arena_size = 512
-// ORDER: amp.relu {{.*}}amp.place = ["arena 0"]
-// ORDER: amp.sum {{.*}}amp.place = ["arena 256"]
-// ORDER: amp.constant {amp.kernel = 2 : i64, amp.place = ["arena 0"]}
+// ORDER: amp.relu {{.*}}amp.place = [#amp.place<arena 0>]
+// ORDER: amp.sum {{.*}}amp.place = [#amp.place<arena 256>]
+// ORDER: amp.constant {amp.kernel = 2 : i64, amp.place = [#amp.place<arena 0>]}
 func.func @step(%w: tensor<4x3xf32> {amp.param}, %b: tensor<3xf32> {amp.param},
                 %x: tensor<2x4xf32>) -> (tensor<4x3xf32>, tensor<3xf32>, tensor<f32>) {
-  %mm = amp.matmul %x, %w {amp.epilogue = "bias_relu", amp.kernel = 0 : i64} : tensor<2x4xf32>, tensor<4x3xf32> to tensor<2x3xf32>
+  %mm = amp.matmul %x, %w {amp.epilogue = #amp.epilogue<bias_relu>, amp.kernel = 0 : i64} : tensor<2x4xf32>, tensor<4x3xf32> to tensor<2x3xf32>
   %pre = amp.add %mm, %b {amp.kernel = 0 : i64} : tensor<2x3xf32>, tensor<3xf32>
   %h = amp.relu %pre {amp.kernel = 0 : i64} : tensor<2x3xf32>
   %loss = amp.sum %h dims = [0, 1] {amp.kernel = 1 : i64} : tensor<2x3xf32> to tensor<f32>
@@ -45,11 +45,11 @@ func.func @step(%w: tensor<4x3xf32> {amp.param}, %b: tensor<3xf32> {amp.param},
 // which write the parameter and its buffer in place. The unscaled gradient
 // takes the slot of the gradient it scales, which nothing else reads.
 // CHECK-LABEL: func.func @guarded
-// CHECK: amp.mul {{.*}}amp.place = ["arena [[SLOT:[0-9]+]]"]
-// CHECK: amp.unscale {{.*}}amp.place = ["arena [[SLOT]]", "arena {{[0-9]+}}"]
-// CHECK: amp.sgd_momentum_update {{.*}}amp.place = ["fused", "fused"]
-// CHECK: amp.select {{.*}}amp.place = ["arg 0"]
-// CHECK: amp.select {{.*}}amp.place = ["arg 1"]
+// CHECK: amp.mul {{.*}}amp.place = [#amp.place<arena [[SLOT:[0-9]+]]>]
+// CHECK: amp.unscale {{.*}}amp.place = [#amp.place<arena [[SLOT]]>, #amp.place<arena {{[0-9]+}}>]
+// CHECK: amp.sgd_momentum_update {{.*}}amp.place = [#amp.place<fused>, #amp.place<fused>]
+// CHECK: amp.select {{.*}}amp.place = [#amp.place<arg 0>]
+// CHECK: amp.select {{.*}}amp.place = [#amp.place<arg 1>]
 func.func @guarded(%w: tensor<4x3xf32> {amp.param}, %buf: tensor<4x3xf32> {amp.state},
                    %step: tensor<f32> {amp.state}, %x: tensor<4x3xf32>)
     -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32>, tensor<f32>) {
@@ -70,8 +70,8 @@ func.func @guarded(%w: tensor<4x3xf32> {amp.param}, %buf: tensor<4x3xf32> {amp.s
 // The cross-entropy's kernel gets scratch memory for one loss per row,
 // live during that kernel only; a reshape is a view of its operand.
 // CHECK-LABEL: func.func @loss
-// CHECK: amp.reshape {{.*}}amp.place = ["view"]
-// CHECK: amp.cross_entropy {{.*}}amp.kernel = 1 : i64, amp.place = ["arena [[OUT:[0-9]+]]"], amp.scratch = {{[0-9]+}} : i64
+// CHECK: amp.reshape {{.*}}amp.place = [#amp.place<view>]
+// CHECK: amp.cross_entropy {{.*}}amp.kernel = 1 : i64, amp.place = [#amp.place<arena [[OUT:[0-9]+]]>], amp.scratch = {{[0-9]+}} : i64
 func.func @loss(%w: tensor<2x4x5xf32> {amp.param}, %labels: tensor<8xi64>)
     -> (tensor<2x4x5xf32>, tensor<f32>) {
   %n = amp.neg %w {amp.kernel = 0 : i64} : tensor<2x4x5xf32>
@@ -88,10 +88,10 @@ func.func @loss(%w: tensor<2x4x5xf32> {amp.param}, %labels: tensor<8xi64>)
 // Arena 6144, peak 6144 + 4096 of arguments; as f32, %e is 4096 bytes:
 // 8192 + 4096.
 // CHECK-LABEL: func.func @half
-// CHECK-SAME: amp.memory = {arena = 6144 : i64, arguments = 4096 : i64, peak = 10240 : i64, peak_f32 = 12288 : i64}
-// CHECK: amp.cast {{.*}}amp.place = ["arena 0"]
-// CHECK: amp.exp {{.*}}amp.place = ["arena 4096"]
-// CHECK: amp.cast {{.*}}amp.place = ["arena 0"]
+// CHECK-SAME: amp.memory = #amp.memory<arena = 6144, arguments = 4096, peak = 10240, peak_f32 = 12288>
+// CHECK: amp.cast {{.*}}amp.place = [#amp.place<arena 0>]
+// CHECK: amp.exp {{.*}}amp.place = [#amp.place<arena 4096>]
+// CHECK: amp.cast {{.*}}amp.place = [#amp.place<arena 0>]
 // report=FILE writes the same figures as JSON (here: the last function
 // planned).
 // REPORT: "arena_bytes": 6144,

@@ -35,7 +35,11 @@ def Amp_Dialect : Dialect {
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
   let hasOperationAttrVerify = 1;
+  let useDefaultAttributePrinterParser = 1;
   let extraClassDeclaration = [{
+    /// Registers the attributes of AmpAttrs.td.
+    void registerAttributes();
+
     /// Name of the function-argument attribute that marks a parameter.
     static constexpr ::llvm::StringLiteral kParamAttrName = "amp.param";
     /// Name of the function-argument attribute that holds the model's name

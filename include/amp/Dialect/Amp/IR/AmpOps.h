@@ -3,6 +3,7 @@
 #ifndef AMP_DIALECT_AMP_IR_AMPOPS_H
 #define AMP_DIALECT_AMP_IR_AMPOPS_H
 
+#include "amp/Dialect/Amp/IR/AmpAttrs.h"
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
 #include "amp/Dialect/Amp/IR/AmpEnums.h"
 #include "amp/Dialect/Amp/IR/AmpInterfaces.h"

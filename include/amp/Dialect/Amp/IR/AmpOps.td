@@ -8,6 +8,7 @@
 #ifndef AMP_DIALECT_AMP_IR_AMPOPS_TD
 #define AMP_DIALECT_AMP_IR_AMPOPS_TD
 
+include "amp/Dialect/Amp/IR/AmpAttrs.td"
 include "amp/Dialect/Amp/IR/AmpBase.td"
 include "amp/Dialect/Amp/IR/AmpInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"

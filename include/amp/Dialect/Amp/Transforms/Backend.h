@@ -7,14 +7,18 @@
 // results over the state they replace, and OptimizerUpdateOpInterface says
 // which ops are parameter updates and which operand is which. --amp-fuse
 // assigns every op that does work a kernel number (`amp.kernel`); ops with
-// the same number run as one kernel at the position of the group's last op.
+// the same number run as one kernel at the position of the group's last op,
+// and a matmul whose kernel also adds a bias (and applies a relu) carries
+// `amp.epilogue = #amp.epilogue<bias>` (or `<bias_relu>`, EpilogueAttr).
 // --amp-plan-buffers then gives every value that must live in memory a
-// place (`amp.place`, one string per result):
+// place (`amp.place`, an array with one PlaceAttr per result):
 //
-//   "arena <offset>"  bytes at <offset> in the step's arena
-//   "arg <i>"         the memory of argument i: a state updated in place
-//   "view"            the memory of the operand (amp.reshape)
-//   "fused"           none: consumed inside its kernel only
+//   #amp.place<arena N>  bytes at offset N in the step's arena
+//   #amp.place<arg I>    the memory of argument I: a state updated in place
+//   #amp.place<view>     the memory of the operand (amp.reshape)
+//   #amp.place<fused>    none: consumed inside its kernel only
+//
+// Both attributes are declared in IR/AmpAttrs.td and checked by the dialect.
 //
 // places the scratch memory some kernels need (`amp.scratch = offset`),
 // and records the arena size and the peak memory on the function.

@@ -307,9 +307,10 @@ def AmpFuse : Pass<"amp-fuse", "mlir::func::FuncOp"> {
       its result to its type, so the numerics are those of the unfused graph.
     - A matmul with an f32 result followed by the broadcast add of an f32
       bias over its last dimension (and a relu of that) becomes one GEMM with
-      a bias (or bias + relu) epilogue, `amp.epilogue = "bias"` or
-      `"bias_relu"` on the matmul. Results narrower than f32 are not folded:
-      the epilogue would skip the rounding of the matmul's result.
+      a bias (or bias + relu) epilogue, `amp.epilogue =
+      #amp.epilogue<bias>` or `#amp.epilogue<bias_relu>` on the matmul.
+      Results narrower than f32 are not folded: the epilogue would skip the
+      rounding of the matmul's result.
     - Every other op (reductions, norms, losses, shape ops that move data,
       optimizer updates, loss scaling) is a kernel of its own, mapped by the
       emitter onto a runtime call or a generated kernel. Reshapes are views
@@ -324,12 +325,13 @@ def AmpPlanBuffers : Pass<"amp-plan-buffers", "mlir::func::FuncOp"> {
   let summary = "Place every temporary of a step in one arena, by liveness";
   let description = [{
     Needs `amp.kernel` from --amp-fuse. Every value that reaches memory gets
-    a place, `amp.place` (one string per result): `"arena <offset>"`,
-    `"arg <i>"` (a new parameter or state written over its old value in
-    place), `"view"` (a reshape shares its operand's memory) or `"fused"`
-    (never in memory). A value is live from the kernel that writes it to the
-    last kernel that reads it (through views); values whose lifetimes do
-    not overlap share bytes. Up to `by-size-limit` values, placement is
+    a place, `amp.place` (one `#amp.place` per result):
+    `#amp.place<arena 256>` (bytes at that offset), `#amp.place<arg 0>` (a
+    new parameter or state written over its old value in place),
+    `#amp.place<view>` (a reshape shares its operand's memory) or
+    `#amp.place<fused>` (never in memory). A value is live from the kernel
+    that writes it to the last kernel that reads it (through views); values
+    whose lifetimes do not overlap share bytes. Up to `by-size-limit` values, placement is
     greedy by size, largest first, at the lowest offset that fits; beyond
     it (large graphs), values are placed in program order, each in the
     smallest free block that holds it (O(n log n); arenas some 5-15% larger

@@ -1,0 +1,124 @@
+//===- AmpAttrs.td - amp dialect attributes ----------------*- tablegen -*-===//
+//
+// The facts the backend passes hand on: the epilogue --amp-fuse folds into
+// a GEMM, the place --amp-plan-buffers gives each result and the memory it
+// plans for the step. They are discardable attributes (`amp.epilogue`,
+// `amp.place`, `amp.memory`) whose values are these typed attributes,
+// checked by the dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_DIALECT_AMP_IR_AMPATTRS_TD
+#define AMP_DIALECT_AMP_IR_AMPATTRS_TD
+
+include "amp/Dialect/Amp/IR/AmpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+class Amp_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Amp_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+//===----------------------------------------------------------------------===//
+// Epilogue
+//===----------------------------------------------------------------------===//
+
+def Amp_Epilogue : I32EnumAttr<"Epilogue",
+    "the elementwise tail a GEMM applies before it stores", [
+      I32EnumAttrCase<"bias", 0>,
+      I32EnumAttrCase<"bias_relu", 1>
+    ]> {
+  let cppNamespace = "::mlir::amp";
+  let genSpecializedAttr = 0;
+}
+
+def Amp_EpilogueAttr : EnumAttr<Amp_Dialect, Amp_Epilogue, "epilogue"> {
+  let assemblyFormat = "`<` $value `>`";
+  let summary = "the bias (and relu) --amp-fuse folds into an amp.matmul";
+  let description = [{
+    The value of `amp.epilogue` on an `amp.matmul`: its kernel also adds the
+    f32 bias (the matmul's bias operand, or the `amp.add` that follows it in
+    the same kernel) and, for `bias_relu`, applies the `amp.relu` after it.
+
+    ```mlir
+    %c = amp.matmul %x, %w {amp.epilogue = #amp.epilogue<bias_relu>, ...}
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Place
+//===----------------------------------------------------------------------===//
+
+def Amp_PlaceKind : I32EnumAttr<"PlaceKind",
+    "where the memory of a planned value lives", [
+      I32EnumAttrCase<"arena", 0>,
+      I32EnumAttrCase<"arg", 1>,
+      I32EnumAttrCase<"view", 2>,
+      I32EnumAttrCase<"fused", 3>
+    ]> {
+  let cppNamespace = "::mlir::amp";
+  let genSpecializedAttr = 0;
+}
+
+def Amp_PlaceAttr : Amp_Attr<"Place", "place"> {
+  let summary = "the memory --amp-plan-buffers gives one op result";
+  let description = [{
+    One entry of `amp.place`, the array with one place per result that
+    --amp-plan-buffers writes on every op of a planned step:
+
+    - `#amp.place<arena 256>`: bytes at offset 256 of the step's arena;
+    - `#amp.place<arg 3>`: the memory of argument 3, a state updated in
+      place;
+    - `#amp.place<view>`: the memory of the operand (amp.reshape);
+    - `#amp.place<fused>`: none, the value is read only inside its kernel.
+
+    An arena offset and an argument index are non-negative; views and fused
+    values carry no number.
+  }];
+  let parameters = (ins
+    EnumParameter<Amp_PlaceKind>:$kind,
+    OptionalParameter<"std::optional<int64_t>">:$number
+  );
+  let builders = [
+    AttrBuilder<(ins "PlaceKind":$kind), [{
+      return $_get($_ctxt, kind, std::nullopt);
+    }]>
+  ];
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// True when the value reaches memory of its own (an arena slot or an
+    /// argument) or its operand's (a view); false for a fused value.
+    bool isStored() const { return getKind() != PlaceKind::fused; }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+def Amp_MemoryAttr : Amp_Attr<"Memory", "memory"> {
+  let summary = "the memory a planned step takes, in bytes";
+  let description = [{
+    The value of `amp.memory`, which --amp-plan-buffers records on the
+    function it plans: the arena, the arguments, their sum (the peak) and
+    the peak with every f16/bf16 value counted as f32 (what the step would
+    take without mixed precision). Every count is non-negative.
+
+    ```mlir
+    #amp.memory<arena = 512, arguments = 92, peak = 604, peak_f32 = 604>
+    ```
+  }];
+  let parameters = (ins
+    "int64_t":$arena,
+    "int64_t":$arguments,
+    "int64_t":$peak,
+    "int64_t":$peak_f32
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+#endif // AMP_DIALECT_AMP_IR_AMPATTRS_TD
