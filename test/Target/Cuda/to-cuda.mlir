@@ -1,9 +1,13 @@
-// RUN: amp-opt %s --pass-pipeline='builtin.module(amp-train-step{compute-type=f16 optimizer=sgd loss-scaling=dynamic},amp-backend)' \
-// RUN:   | amp-translate --amp-to-cuda --amp-function=tiny_step --amp-name=tiny | FileCheck %s
+// RUN: amp-translate --amp-to-cuda --amp-name=tiny %s | FileCheck %s
 
 // The emitted file for a small f16 step with dynamic loss scaling: named
 // kernels as functors whose comments list their ops, the GEMMs and the
 // loss-scaling work as runtime calls, and a table of the step's tensors.
+// The input is a planned step, as --amp-train-step{compute-type=f16
+// optimizer=sgd loss-scaling=dynamic} and --amp-backend make it of
+//   loss = cross_entropy(x @ w + b, labels)
+// for x: 4x8, w: 8x3, b: 3; written out here, so that only the translation
+// is under test.
 
 // CHECK: #include "amp_runtime/step_kernels.h"
 
@@ -142,20 +146,44 @@
 // CHECK-NEXT: };
 // The labels (tensor 6) are read as one of 3 classes: the runtime checks
 // them before a run, and names the op that reads them (here at its place
-// in amp-opt's output).
+// in this file).
 // CHECK-LABEL: static const amp_step_index_check_t tiny_index_checks[] = {
-// CHECK-NEXT:   {6, 3, 0, 0, "read by amp.cross_entropy at <stdin>:{{[0-9]+}}:{{[0-9]+}}"},
+// CHECK-NEXT:   {6, 3, 0, 0, "read by amp.cross_entropy at {{.*}}to-cuda.mlir:{{[0-9]+}}:{{[0-9]+}}"},
 // CHECK-NEXT: };
 // The loss scale is tensor 2; the arena holds 1280 bytes.
 // CHECK: 7, tiny_tensors, 2, 1280, tiny_run, 1, tiny_index_checks};
 // CHECK: tiny_describe(void) { return &tiny_description; }
 
-func.func @tiny(%x: tensor<4x8xf32>, %labels: tensor<4xi64>,
-                %w: tensor<8x3xf32> {amp.param},
-                %b: tensor<3xf32> {amp.param}) -> tensor<f32> {
-  %mm = amp.matmul %x, %w : tensor<4x8xf32>, tensor<8x3xf32> to tensor<4x3xf32>
-  %logits = amp.add %mm, %b : tensor<4x3xf32>, tensor<3xf32>
-  %loss = amp.cross_entropy %logits, %labels
-      : tensor<4x3xf32>, tensor<4xi64> to tensor<f32>
-  return %loss : tensor<f32>
+func.func @tiny_step(%arg0: tensor<8x3xf32> {amp.name = "w", amp.param},
+                     %arg1: tensor<3xf32> {amp.name = "b", amp.param},
+                     %arg2: tensor<f32> {amp.loss_scale, amp.name = "loss_scale", amp.state = 6.553600e+04 : f64},
+                     %arg3: tensor<f32> {amp.name = "growth_tracker", amp.state},
+                     %arg4: tensor<f32> {amp.name = "hysteresis_tracker", amp.state = 1.000000e+00 : f64},
+                     %arg5: tensor<4x8xf32> {amp.name = "x"},
+                     %arg6: tensor<4xi64> {amp.name = "labels"})
+    -> (tensor<8x3xf32>, tensor<3xf32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>)
+    attributes {amp.arena_size = 1280 : i64, amp.memory = #amp.memory<arena = 1280, arguments = 280, peak = 1560, peak_f32 = 1560>} {
+  %0 = amp.constant {amp.kernel = 11 : i64, amp.place = [#amp.place<fused>]} dense<0.000000e+00> : tensor<f32>
+  %1 = amp.constant {amp.kernel = 9 : i64, amp.place = [#amp.place<fused>]} dense<1.000000e+00> : tensor<f64>
+  %2 = amp.cast %arg5 {amp.kernel = 0 : i64, amp.place = [#amp.place<arena 0>]} : tensor<4x8xf32> to tensor<4x8xf16>
+  %3 = amp.cast %arg0 {amp.kernel = 1 : i64, amp.place = [#amp.place<arena 256>]} : tensor<8x3xf32> to tensor<8x3xf16>
+  %4 = amp.matmul %2, %3 bias %arg1 {acc_type = f32, amp.epilogue = #amp.epilogue<bias>, amp.kernel = 2 : i64, amp.place = [#amp.place<arena 512>]} : tensor<4x8xf16>, tensor<8x3xf16>, tensor<3xf32> to tensor<4x3xf32>
+  %5 = amp.cross_entropy %4, %arg6 {amp.kernel = 3 : i64, amp.place = [#amp.place<arena 256>], amp.scratch = 768 : i64} : tensor<4x3xf32>, tensor<4xi64> to tensor<f32>
+  %6 = amp.cross_entropy_grad %4, %arg6, %arg2 {amp.kernel = 4 : i64, amp.place = [#amp.place<arena 768>]} : tensor<4x3xf32>, tensor<4xi64>, tensor<f32>
+  %7 = amp.cast %6 {amp.kernel = 5 : i64, amp.place = [#amp.place<arena 512>]} : tensor<4x3xf32> to tensor<4x3xf16>
+  %8 = amp.matmul %2, %7 {acc_type = f32, amp.kernel = 6 : i64, amp.place = [#amp.place<arena 1024>], transpose_lhs} : tensor<4x8xf16>, tensor<4x3xf16> to tensor<8x3xf16>
+  %9 = amp.sum %6 dims = [0] keepdims {amp.kernel = 7 : i64, amp.place = [#amp.place<arena 0>]} : tensor<4x3xf32> to tensor<1x3xf32>
+  %10 = amp.reshape %9 {amp.place = [#amp.place<view>]} : tensor<1x3xf32> to tensor<3xf32>
+  %11 = amp.cast %8 {amp.kernel = 8 : i64, amp.place = [#amp.place<arena 512>]} : tensor<8x3xf16> to tensor<8x3xf32>
+  %12 = amp.cast %arg2 {amp.kernel = 9 : i64, amp.place = [#amp.place<fused>]} : tensor<f32> to tensor<f64>
+  %13 = amp.div %1, %12 {amp.kernel = 9 : i64, amp.place = [#amp.place<fused>]} : tensor<f64>, tensor<f64>
+  %14 = amp.cast %13 {amp.kernel = 9 : i64, amp.place = [#amp.place<arena 768>]} : tensor<f64> to tensor<f32>
+  %unscaled:2, %found_inf = amp.unscale %14, %11, %10 {amp.kernel = 10 : i64, amp.place = [#amp.place<arena 512>, #amp.place<arena 0>, #amp.place<arena 1024>]} : tensor<f32>, tensor<8x3xf32>, tensor<3xf32>
+  %15 = amp.sgd_update %arg0, %unscaled#0 {amp.kernel = 12 : i64, amp.place = [#amp.place<fused>], lr = 1.000000e-03 : f64, weight_decay = 0.000000e+00 : f64} : tensor<8x3xf32>
+  %16 = amp.sgd_update %arg1, %unscaled#1 {amp.kernel = 12 : i64, amp.place = [#amp.place<fused>], lr = 1.000000e-03 : f64, weight_decay = 0.000000e+00 : f64} : tensor<3xf32>
+  %17 = amp.compare eq, %found_inf, %0 {amp.kernel = 11 : i64, amp.place = [#amp.place<arena 768>]} : tensor<f32>, tensor<f32>
+  %18 = amp.select %17, %15, %arg0 {amp.kernel = 12 : i64, amp.place = [#amp.place<arg 0>]} : tensor<i1>, tensor<8x3xf32>, tensor<8x3xf32>
+  %19 = amp.select %17, %16, %arg1 {amp.kernel = 12 : i64, amp.place = [#amp.place<arg 1>]} : tensor<i1>, tensor<3xf32>, tensor<3xf32>
+  %new_scale, %new_growth_tracker, %new_hysteresis_tracker = amp.scaler_update %arg2, %arg3, %arg4, %found_inf {amp.kernel = 13 : i64, amp.place = [#amp.place<arg 2>, #amp.place<arg 3>, #amp.place<arg 4>], backoff_factor = 5.000000e-01 : f64, growth_factor = 2.000000e+00 : f64, growth_interval = 2000 : i64, hysteresis = 1 : i64} : tensor<f32>
+  return %18, %19, %new_scale, %new_growth_tracker, %new_hysteresis_tracker, %5, %found_inf : tensor<8x3xf32>, tensor<3xf32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>
 }
