@@ -114,9 +114,8 @@ double copyBandwidth(Bench &bench, size_t bytes, int iterations) {
 } // namespace
 
 int main(int argc, char **argv) {
-  amp_device_kind_t kind = amp_device_available(AMP_DEVICE_CUDA)
-                               ? AMP_DEVICE_CUDA
-                               : AMP_DEVICE_HOST;
+  amp_device_kind_t kind =
+      amp_device_available(AMP_DEVICE_CUDA) ? AMP_DEVICE_CUDA : AMP_DEVICE_HOST;
   const char *jsonPath = nullptr;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--device") && i + 1 < argc) {
@@ -130,9 +129,8 @@ int main(int argc, char **argv) {
     } else if (!std::strcmp(argv[i], "--json") && i + 1 < argc) {
       jsonPath = argv[++i];
     } else {
-      std::fprintf(stderr,
-                   "usage: amp-runtime-bench [--device host|cuda] "
-                   "[--json FILE]\n");
+      std::fprintf(stderr, "usage: amp-runtime-bench [--device host|cuda] "
+                           "[--json FILE]\n");
       return 1;
     }
   }
@@ -161,7 +159,7 @@ int main(int argc, char **argv) {
       void *a = bench.allocate(shape.m * shape.k * e);
       void *b = bench.allocate(shape.k * shape.n * e);
       void *c = bench.allocate(shape.m * shape.n * e);
-      amp_gemm_t g{dtype,   dtype, 0,    0,   shape.m,          shape.n,
+      amp_gemm_t g{dtype,   dtype, 0,    0,    shape.m,          shape.n,
                    shape.k, 1,     1.0f, 0.0f, AMP_EPILOGUE_NONE};
       double seconds = bench.time(
           reps, [&] { CHECK(amp_gemm(bench.stream, &g, a, b, nullptr, c)); });
@@ -170,9 +168,8 @@ int main(int argc, char **argv) {
                     dtypeName(dtype), static_cast<long long>(shape.m),
                     static_cast<long long>(shape.n),
                     static_cast<long long>(shape.k));
-      gemms.push_back(
-          {name, "TFLOP/s", 2.0 * shape.m * shape.n * shape.k / seconds / 1e12,
-           0});
+      gemms.push_back({name, "TFLOP/s",
+                       2.0 * shape.m * shape.n * shape.k / seconds / 1e12, 0});
     }
   double peak = 0;
   for (const Result &r : gemms)
@@ -193,12 +190,11 @@ int main(int argc, char **argv) {
     double seconds = bench.time(reps, body);
     results.push_back({name, "GB/s", bytes / seconds / 1e9, copy / 1e9});
   };
-  bandwidth("softmax forward f16", 2.0 * activation, [&] {
-    CHECK(amp_softmax_forward(bench.stream, shape, x, y, 0));
-  });
+  bandwidth("softmax forward f16", 2.0 * activation,
+            [&] { CHECK(amp_softmax_forward(bench.stream, shape, x, y, 0)); });
   bandwidth("layer_norm forward f16", 2.0 * activation, [&] {
-    CHECK(amp_layer_norm_forward(bench.stream, shape, x, weight, weight,
-                                 1e-5f, y, nullptr, nullptr));
+    CHECK(amp_layer_norm_forward(bench.stream, shape, x, weight, weight, 1e-5f,
+                                 y, nullptr, nullptr));
   });
   bandwidth("rms_norm forward f16", 2.0 * activation, [&] {
     CHECK(amp_rms_norm_forward(bench.stream, shape, x, weight, 1e-6f, y,
@@ -240,8 +236,8 @@ int main(int argc, char **argv) {
   });
 
   // Attention, causal, GPT-2-small heads.
-  amp_attention_t attention{AMP_F16, gpu ? 48 : 2, gpu ? 1024 : 128,
-                            gpu ? 1024 : 128, 64, 0.125f, 1};
+  amp_attention_t attention{
+      AMP_F16, gpu ? 48 : 2, gpu ? 1024 : 128, gpu ? 1024 : 128, 64, 0.125f, 1};
   size_t qkv = attention.batch * attention.seq_q * attention.head_dim * 2;
   void *q = bench.allocate(qkv), *k = bench.allocate(qkv),
        *vv = bench.allocate(qkv), *out = bench.allocate(qkv);
@@ -256,8 +252,7 @@ int main(int argc, char **argv) {
                      flops / seconds / 1e12, peak});
 
   std::printf("amp runtime kernels on %s\n", gpu ? "cuda:0" : "host");
-  std::printf("%-36s %12s %10s %8s\n", "kernel", "value", "unit",
-              "of ceil");
+  std::printf("%-36s %12s %10s %8s\n", "kernel", "value", "unit", "of ceil");
   for (const Result &r : results)
     std::printf("%-36s %12.4g %10s %7.1f%%\n", r.name.c_str(), r.value,
                 r.unit.c_str(), 100 * r.value / r.ceiling);

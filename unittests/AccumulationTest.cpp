@@ -51,7 +51,8 @@ protected:
   }
 
   OwningOpRef<ModuleOp> build(int batch, int64_t accumulate) {
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(model(batch), &ctx);
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(model(batch), &ctx);
     PassManager pm(&ctx);
     pm.addPass(createAmpAutodiff());
     AmpLossScalingOptions scaling;
@@ -114,7 +115,8 @@ TEST_F(AccumulationTest, FourMicroBatchesEqualTheWholeBatch) {
   }
   const Tensor &expected = (*wholeOut)[0];
   for (int64_t i = 0; i < expected.getNumElements(); ++i)
-    EXPECT_NEAR(microArgs[0][i], expected[i], 1e-6 * std::fabs(expected[i]) + 1e-7)
+    EXPECT_NEAR(microArgs[0][i], expected[i],
+                1e-6 * std::fabs(expected[i]) + 1e-7)
         << i;
   EXPECT_NE(microArgs[0].getData(), wholeArgs[0].getData());
   // Neither overflowed: the scale did not move (growth interval 2000).

@@ -26,8 +26,8 @@ TEST_F(FloatConversionTest, WideningIsExact) {
 }
 
 TEST_F(FloatConversionTest, SameTypeIsExact) {
-  for (Type t : {b.getF16Type(), b.getBF16Type(), b.getF32Type(),
-                 b.getF64Type()})
+  for (Type t :
+       {b.getF16Type(), b.getBF16Type(), b.getF32Type(), b.getF64Type()})
     EXPECT_TRUE(amp::isExactConversion(cast<FloatType>(t), cast<FloatType>(t)));
 }
 

@@ -77,12 +77,12 @@ TEST(FloatFormatsTest, HalfTiesAndNeighboursMatchOracle) {
   for (uint32_t i = 0; i < 0x7c00; ++i) {
     for (double sign : {1.0, -1.0}) {
       double low = amprt::halfBitsToDouble(static_cast<uint16_t>(i));
-      double high = i + 1 == 0x7c00 ? 65536.0
-                                    : amprt::halfBitsToDouble(
-                                          static_cast<uint16_t>(i + 1));
+      double high = i + 1 == 0x7c00
+                        ? 65536.0
+                        : amprt::halfBitsToDouble(static_cast<uint16_t>(i + 1));
       float tie = static_cast<float>((low + high) / 2); // exact in f32
-      for (float probe : {tie, std::nextafter(tie, 0.0f),
-                          std::nextafter(tie, INFINITY)}) {
+      for (float probe :
+           {tie, std::nextafter(tie, 0.0f), std::nextafter(tie, INFINITY)}) {
         float value = static_cast<float>(sign) * probe;
         ASSERT_EQ(amprt::floatToHalfBits(value), oracleHalf(value))
             << "value " << value;
@@ -116,7 +116,8 @@ TEST(FloatFormatsTest, RandomFloatsMatchOracle) {
     if (std::isnan(value))
       continue;
     ASSERT_EQ(amprt::floatToHalfBits(value), oracleHalf(value)) << value;
-    ASSERT_EQ(amprt::floatToBFloat16Bits(value), oracleBFloat16(value)) << value;
+    ASSERT_EQ(amprt::floatToBFloat16Bits(value), oracleBFloat16(value))
+        << value;
   }
 }
 
@@ -137,7 +138,8 @@ TEST(FloatFormatsTest, DoubleRoundsOnce) {
     if (std::isnan(value))
       continue;
     ASSERT_EQ(amprt::doubleToHalfBits(value), oracleHalf(value)) << value;
-    ASSERT_EQ(amprt::doubleToBFloat16Bits(value), oracleBFloat16(value)) << value;
+    ASSERT_EQ(amprt::doubleToBFloat16Bits(value), oracleBFloat16(value))
+        << value;
   }
 }
 
@@ -148,11 +150,13 @@ TEST(FloatFormatsTest, HalfLimitsByHand) {
   EXPECT_EQ(amprt::floatToHalfBits(65520.0f), 0x7c00); // tie -> even -> inf
   EXPECT_EQ(amprt::floatToHalfBits(1.0e6f), 0x7c00);
   EXPECT_EQ(amprt::floatToHalfBits(-1.0e6f), 0xfc00);
-  EXPECT_EQ(amprt::floatToHalfBits(std::ldexp(1.0f, -14)), 0x0400); // min normal
+  EXPECT_EQ(amprt::floatToHalfBits(std::ldexp(1.0f, -14)),
+            0x0400); // min normal
   EXPECT_EQ(amprt::floatToHalfBits(std::ldexp(1.0f, -24)), 0x0001); // min sub
   EXPECT_EQ(amprt::floatToHalfBits(std::ldexp(1.0f, -25)), 0x0000); // tie -> 0
   EXPECT_EQ(amprt::floatToHalfBits(std::ldexp(1.5f, -25)), 0x0001);
-  EXPECT_EQ(amprt::floatToHalfBits(std::ldexp(3.0f, -25)), 0x0002); // tie -> even
+  EXPECT_EQ(amprt::floatToHalfBits(std::ldexp(3.0f, -25)),
+            0x0002); // tie -> even
   EXPECT_EQ(amprt::floatToHalfBits(0.1f), 0x2e66);
   EXPECT_EQ(amprt::floatToHalfBits(1.0f / 3.0f), 0x3555);
   EXPECT_EQ(amprt::floatToHalfBits(2049.0f), 0x6800); // tie -> 2048
@@ -178,7 +182,8 @@ TEST(FloatFormatsTest, BFloat16LimitsByHand) {
   // 1 + 2^-8 is halfway between 1 and 1 + 2^-7: ties to even, 1.0.
   EXPECT_EQ(amprt::floatToBFloat16Bits(1.0f + std::ldexp(1.0f, -8)), 0x3f80);
   // 1 + 3 * 2^-8 is halfway between 1 + 2^-7 and 1 + 2^-6: even is 1 + 2^-6.
-  EXPECT_EQ(amprt::floatToBFloat16Bits(1.0f + 3 * std::ldexp(1.0f, -8)), 0x3f82);
+  EXPECT_EQ(amprt::floatToBFloat16Bits(1.0f + 3 * std::ldexp(1.0f, -8)),
+            0x3f82);
   EXPECT_TRUE(isBFloat16NaN(amprt::floatToBFloat16Bits(-NAN)));
   EXPECT_EQ(amprt::floatToBFloat16Bits(-NAN) & 0x8000, 0x8000);
 }

@@ -16,8 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/InitAll.h"
 #include "amp/Interpreter/Interpreter.h"
+#include "amp/InitAll.h"
 #include "amp/Interpreter/RandomInputs.h"
 #include "amp/Interpreter/Tensor.h"
 
@@ -152,8 +152,8 @@ void expectF32Ulps(double actual, double exact, double ulps,
     EXPECT_TRUE(std::isnan(actual)) << what << ": got " << fmt(actual);
     return;
   }
-  EXPECT_EQ(toF32(actual), actual) << what << ": " << fmt(actual)
-                                   << " is not an f32 value";
+  EXPECT_EQ(toF32(actual), actual)
+      << what << ": " << fmt(actual) << " is not an f32 value";
   EXPECT_LE(std::fabs(actual - exact), ulps * ulpF32(exact))
       << what << ": got " << fmt(actual) << ", f64 formula " << fmt(exact)
       << " (" << (actual - exact) / ulpF32(exact) << " ulps)";
@@ -186,16 +186,15 @@ void expectRoundedOnce(double actual, double exact, const Format &format,
 }
 
 /// |actual - expected| <= relative * max(|expected|, floor).
-void expectClose(double actual, double expected, double relative,
-                 double floor, const std::string &what) {
+void expectClose(double actual, double expected, double relative, double floor,
+                 const std::string &what) {
   if (std::isnan(expected)) {
     EXPECT_TRUE(std::isnan(actual)) << what;
     return;
   }
   EXPECT_LE(std::fabs(actual - expected),
             relative * std::max(std::fabs(expected), floor))
-      << what << ": got " << fmt(actual) << ", f64 reference "
-      << fmt(expected);
+      << what << ": got " << fmt(actual) << ", f64 reference " << fmt(expected);
 }
 
 bool contains(const std::string &haystack, const std::string &needle) {
@@ -335,7 +334,9 @@ Tensor i1(const Shape &shape, const Data &data) {
 // f64 formulas of the unary ops
 //===----------------------------------------------------------------------===//
 
-double geluErf(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
+double geluErf(double x) {
+  return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+}
 double geluTanh(double x) {
   return 0.5 * x *
          (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
@@ -453,8 +454,7 @@ TEST_F(InterpreterTest, UnaryF64ComputesInF64) {
   for (size_t i = 0; i < xs.size(); ++i) {
     EXPECT_LE(std::fabs(e[i] - std::exp(xs[i])), 2 * ulpF64(std::exp(xs[i])))
         << "exp at " << fmt(xs[i]);
-    EXPECT_LE(std::fabs(t[i] - std::tanh(xs[i])),
-              2 * ulpF64(std::tanh(xs[i])))
+    EXPECT_LE(std::fabs(t[i] - std::tanh(xs[i])), 2 * ulpF64(std::tanh(xs[i])))
         << "tanh at " << fmt(xs[i]);
   }
   EXPECT_NE(e[0], 1.0);
@@ -495,18 +495,17 @@ TEST_F(InterpreterTest, UnaryEdgeValues) {
 // Binary ops and broadcasting
 //===----------------------------------------------------------------------===//
 
-std::string binaryModule(const std::string &lhsType,
-                         const std::string &rhsType,
+std::string binaryModule(const std::string &lhsType, const std::string &rhsType,
                          const std::string &resultType) {
-  std::string s = "func.func @main(%a: " + lhsType + ", %b: " + rhsType +
-                  ") -> (";
+  std::string s =
+      "func.func @main(%a: " + lhsType + ", %b: " + rhsType + ") -> (";
   const char *ops[] = {"add", "sub", "mul", "div", "maximum", "minimum"};
   for (int i = 0; i < 6; ++i)
     s += std::string(i ? ", " : "") + resultType;
   s += ") {\n";
   for (int i = 0; i < 6; ++i)
-    s += "  %" + std::to_string(i) + " = amp." + ops[i] + " %a, %b : " +
-         lhsType + ", " + rhsType + "\n";
+    s += "  %" + std::to_string(i) + " = amp." + ops[i] +
+         " %a, %b : " + lhsType + ", " + rhsType + "\n";
   s += "  return %0, %1, %2, %3, %4, %5 : ";
   for (int i = 0; i < 6; ++i)
     s += std::string(i ? ", " : "") + resultType;
@@ -516,9 +515,10 @@ std::string binaryModule(const std::string &lhsType,
 // [2, 3] with [3]: b is repeated for every row.
 // a = [[1, -2, 3], [4, 5, -6]], b = [2, 0.5, -4]
 TEST_F(InterpreterTest, BinaryBroadcastsTrailingVector) {
-  ASSERT_RUN(r, run(binaryModule("tensor<2x3xf32>", "tensor<3xf32>",
-                                 "tensor<2x3xf32>"),
-                    {f32({2, 3}, {1, -2, 3, 4, 5, -6}), f32({3}, {2, 0.5, -4})}));
+  ASSERT_RUN(
+      r,
+      run(binaryModule("tensor<2x3xf32>", "tensor<3xf32>", "tensor<2x3xf32>"),
+          {f32({2, 3}, {1, -2, 3, 4, 5, -6}), f32({3}, {2, 0.5, -4})}));
   ASSERT_EQ(r.size(), 6u);
   Shape s = {2, 3};
   expectTensor(r[0], ElementKind::F32, s, {3, -1.5, -1, 6, 5.5, -10}, "add");
@@ -549,18 +549,18 @@ TEST_F(InterpreterTest, BinaryBroadcastsBothOperands) {
 // matters for sub and div.
 TEST_F(InterpreterTest, BinaryBroadcastsRankZero) {
   Tensor s = f32({}, {2}), x = f32({2, 2}, {1, 2, 4, 8});
-  ASSERT_RUN(l, run(binaryModule("tensor<f32>", "tensor<2x2xf32>",
-                                 "tensor<2x2xf32>"),
-                    {s, x}));
+  ASSERT_RUN(
+      l, run(binaryModule("tensor<f32>", "tensor<2x2xf32>", "tensor<2x2xf32>"),
+             {s, x}));
   expectTensor(l[0], ElementKind::F32, {2, 2}, {3, 4, 6, 10}, "s + x");
   expectTensor(l[1], ElementKind::F32, {2, 2}, {1, 0, -2, -6}, "s - x");
   expectTensor(l[2], ElementKind::F32, {2, 2}, {2, 4, 8, 16}, "s * x");
   expectTensor(l[3], ElementKind::F32, {2, 2}, {2, 1, 0.5, 0.25}, "s / x");
   expectTensor(l[4], ElementKind::F32, {2, 2}, {2, 2, 4, 8}, "max(s, x)");
   expectTensor(l[5], ElementKind::F32, {2, 2}, {1, 2, 2, 2}, "min(s, x)");
-  ASSERT_RUN(r, run(binaryModule("tensor<2x2xf32>", "tensor<f32>",
-                                 "tensor<2x2xf32>"),
-                    {x, s}));
+  ASSERT_RUN(
+      r, run(binaryModule("tensor<2x2xf32>", "tensor<f32>", "tensor<2x2xf32>"),
+             {x, s}));
   expectTensor(r[1], ElementKind::F32, {2, 2}, {-1, 0, 2, 6}, "x - s");
   expectTensor(r[3], ElementKind::F32, {2, 2}, {0.5, 1, 2, 4}, "x / s");
   // Both rank 0: 2 + 3 = 5, a rank-0 result.
@@ -577,8 +577,8 @@ TEST_F(InterpreterTest, BinaryBroadcastsRankZero) {
 //  1 + 3 * 2^-11: half-way between 1 + 2^-10 and 1 + 2^-9 -> 1 + 2^-9 (even);
 //  -65504 - 32 = -inf.
 TEST_F(InterpreterTest, BinaryF16RoundsAtTheStore) {
-  std::string src = binaryModule("tensor<5xf16>", "tensor<5xf16>",
-                                 "tensor<5xf16>");
+  std::string src =
+      binaryModule("tensor<5xf16>", "tensor<5xf16>", "tensor<5xf16>");
   Data a = {65504, 65504, 1, 1, -65504};
   Data b = {32, 15, std::ldexp(1.0, -11), 3 * std::ldexp(1.0, -11), -32};
   ASSERT_RUN(r, run(src, {f16({5}, a), f16({5}, b)}));
@@ -591,16 +591,16 @@ TEST_F(InterpreterTest, BinaryF16RoundsAtTheStore) {
                           f16({5}, {1 + std::ldexp(1.0, -10), 3, 0, 0, 0})}));
   expectTensor(m[2], ElementKind::F16, {5},
                {1 + std::ldexp(1.0, -9), 3, 0, 0, 0}, "mul");
-  expectTensor(m[3], ElementKind::F16, {5}, {1, 1365.0 / 4096, kInf, kInf, kNaN},
-               "div");
+  expectTensor(m[3], ElementKind::F16, {5},
+               {1, 1365.0 / 4096, kInf, kInf, kNaN}, "div");
 }
 
 // bf16 add: 256 + 1 = 257 is a tie between 256 and 258 (bf16 spacing in
 // [256, 512) is 2) -> 256 (even); 256 + 3 = 259 -> 260 (tie, even).
 TEST_F(InterpreterTest, BinaryBF16RoundsAtTheStore) {
-  ASSERT_RUN(r, run(binaryModule("tensor<2xbf16>", "tensor<2xbf16>",
-                                 "tensor<2xbf16>"),
-                    {bf16({2}, {256, 256}), bf16({2}, {1, 3})}));
+  ASSERT_RUN(
+      r, run(binaryModule("tensor<2xbf16>", "tensor<2xbf16>", "tensor<2xbf16>"),
+             {bf16({2}, {256, 256}), bf16({2}, {1, 3})}));
   expectTensor(r[0], ElementKind::BF16, {2}, {256, 260}, "add");
 }
 
@@ -608,16 +608,16 @@ TEST_F(InterpreterTest, BinaryBF16RoundsAtTheStore) {
 // rounded to f32 is the correctly rounded f32 result); f64 ops keep f64:
 // 1 + 2^-52 is exact in f64 and would be 1 in f32.
 TEST_F(InterpreterTest, BinaryComputeTypes) {
-  ASSERT_RUN(r, run(binaryModule("tensor<2xf32>", "tensor<2xf32>",
-                                 "tensor<2xf32>"),
-                    {f32({2}, {1, toF32(0.1)}), f32({2}, {3, toF32(0.7)})}));
+  ASSERT_RUN(
+      r, run(binaryModule("tensor<2xf32>", "tensor<2xf32>", "tensor<2xf32>"),
+             {f32({2}, {1, toF32(0.1)}), f32({2}, {3, toF32(0.7)})}));
   EXPECT_EQ(r[3][0], toF32(1.0 / 3.0));
   EXPECT_EQ(r[3][1], toF32(toF32(0.1) / toF32(0.7)));
   EXPECT_EQ(r[0][1], toF32(toF32(0.1) + toF32(0.7)));
   EXPECT_EQ(r[2][1], toF32(toF32(0.1) * toF32(0.7)));
-  ASSERT_RUN(d, run(binaryModule("tensor<2xf64>", "tensor<2xf64>",
-                                 "tensor<2xf64>"),
-                    {f64({2}, {1, 1}), f64({2}, {std::ldexp(1.0, -52), 3})}));
+  ASSERT_RUN(
+      d, run(binaryModule("tensor<2xf64>", "tensor<2xf64>", "tensor<2xf64>"),
+             {f64({2}, {1, 1}), f64({2}, {std::ldexp(1.0, -52), 3})}));
   expectTensor(d[0], ElementKind::F64, {2}, {1 + std::ldexp(1.0, -52), 4},
                "f64 add");
   EXPECT_EQ(d[3][1], 1.0 / 3.0);
@@ -625,10 +625,9 @@ TEST_F(InterpreterTest, BinaryComputeTypes) {
 
 // maximum/minimum propagate NaN from either side.
 TEST_F(InterpreterTest, MaximumMinimumPropagateNaN) {
-  ASSERT_RUN(r, run(binaryModule("tensor<4xf32>", "tensor<4xf32>",
-                                 "tensor<4xf32>"),
-                    {f32({4}, {kNaN, 1, kNaN, -kInf}),
-                     f32({4}, {1, kNaN, kNaN, 2})}));
+  ASSERT_RUN(
+      r, run(binaryModule("tensor<4xf32>", "tensor<4xf32>", "tensor<4xf32>"),
+             {f32({4}, {kNaN, 1, kNaN, -kInf}), f32({4}, {1, kNaN, kNaN, 2})}));
   expectTensor(r[4], ElementKind::F32, {4}, {kNaN, kNaN, kNaN, 2}, "maximum");
   expectTensor(r[5], ElementKind::F32, {4}, {kNaN, kNaN, kNaN, -kInf},
                "minimum");
@@ -751,19 +750,19 @@ std::string castModule(const std::string &from, const std::string &to) {
 TEST_F(InterpreterTest, CastF32ToF16) {
   const double u = std::ldexp(1.0, -11);
   Data in = {
-      1 + u,                                     // tie -> 1 (even)
-      1 + 3 * u,                                 // tie -> 1 + 2^-9 (even)
-      1 + u + std::ldexp(1.0, -20),              // above the tie -> 1 + 2^-10
-      65519,                                     // < 65520 -> 65504
-      65520,                                     // tie with 2^16 -> inf
-      -1e5,                                      // -> -inf
-      std::ldexp(1.0, -24),                      // smallest subnormal, exact
-      std::ldexp(1.0, -25),                      // tie 0 / 2^-24 -> 0 (even)
-      3 * std::ldexp(1.0, -25),                  // tie 2^-24 / 2^-23 -> 2^-23
-      std::ldexp(17.0, -24),                     // subnormal, exact
-      std::ldexp(1.0, -14),                      // smallest normal, exact
-      toF32(0.1),                                // 1638.4 * 2^-14 -> 1638
-      1e-8,                                      // < 2^-25 -> 0
+      1 + u,                        // tie -> 1 (even)
+      1 + 3 * u,                    // tie -> 1 + 2^-9 (even)
+      1 + u + std::ldexp(1.0, -20), // above the tie -> 1 + 2^-10
+      65519,                        // < 65520 -> 65504
+      65520,                        // tie with 2^16 -> inf
+      -1e5,                         // -> -inf
+      std::ldexp(1.0, -24),         // smallest subnormal, exact
+      std::ldexp(1.0, -25),         // tie 0 / 2^-24 -> 0 (even)
+      3 * std::ldexp(1.0, -25),     // tie 2^-24 / 2^-23 -> 2^-23
+      std::ldexp(17.0, -24),        // subnormal, exact
+      std::ldexp(1.0, -14),         // smallest normal, exact
+      toF32(0.1),                   // 1638.4 * 2^-14 -> 1638
+      1e-8,                         // < 2^-25 -> 0
       kNaN,
       -2.5,
   };
@@ -796,19 +795,20 @@ TEST_F(InterpreterTest, CastF32ToF16) {
 // From f64 the cast rounds once: 1 + 2^-11 + 2^-40 is above the tie, so
 // 1 + 2^-10; through f32 first it would become the tie 1 + 2^-11 -> 1.
 TEST_F(InterpreterTest, CastF64ToF16RoundsOnce) {
-  ASSERT_RUN(y, run1(castModule("tensor<1xf64>", "tensor<1xf16>"),
-                     {f64({1}, {1 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40)})}));
+  ASSERT_RUN(
+      y, run1(castModule("tensor<1xf64>", "tensor<1xf16>"),
+              {f64({1}, {1 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40)})}));
   expectTensor(y, ElementKind::F16, {1}, {1 + std::ldexp(1.0, -10)});
 }
 
 // bf16 keeps 7 fraction bits: spacing 2^-7 in [1, 2), 2^8 in [2^15, 2^16).
 TEST_F(InterpreterTest, CastF16ToBF16) {
-  Data in = {1 + std::ldexp(1.0, -10),                  // -> 1
-             1 + std::ldexp(1.0, -8),                   // tie -> 1 (even)
-             1 + 3 * std::ldexp(1.0, -8),               // tie -> 1 + 2^-6
+  Data in = {1 + std::ldexp(1.0, -10),                       // -> 1
+             1 + std::ldexp(1.0, -8),                        // tie -> 1 (even)
+             1 + 3 * std::ldexp(1.0, -8),                    // tie -> 1 + 2^-6
              1 + std::ldexp(1.0, -8) + std::ldexp(1.0, -10), // -> 1 + 2^-7
-             65504,                                     // 255.875 * 256 -> 2^16
-             std::ldexp(1.0, -24),                      // exact in bf16
+             65504,                // 255.875 * 256 -> 2^16
+             std::ldexp(1.0, -24), // exact in bf16
              -3.0,
              kInf,
              kNaN};
@@ -821,8 +821,8 @@ TEST_F(InterpreterTest, CastF16ToBF16) {
                    -3.0,
                    kInf,
                    kNaN};
-  ASSERT_RUN(y, run1(castModule("tensor<9xf16>", "tensor<9xbf16>"),
-                     {f16({9}, in)}));
+  ASSERT_RUN(
+      y, run1(castModule("tensor<9xf16>", "tensor<9xbf16>"), {f16({9}, in)}));
   expectTensor(y, ElementKind::BF16, {9}, expected, "f16 -> bf16");
 }
 
@@ -831,8 +831,8 @@ TEST_F(InterpreterTest, CastF16ToBF16) {
 TEST_F(InterpreterTest, CastBF16ToF32IsExact) {
   Data in = {1 + std::ldexp(1.0, -7), -std::ldexp(255.0, 120),
              std::ldexp(1.0, -133), 0.10009765625, -kInf};
-  ASSERT_RUN(y, run1(castModule("tensor<5xbf16>", "tensor<5xf32>"),
-                     {bf16({5}, in)}));
+  ASSERT_RUN(
+      y, run1(castModule("tensor<5xbf16>", "tensor<5xf32>"), {bf16({5}, in)}));
   expectTensor(y, ElementKind::F32, {5}, in, "bf16 -> f32");
   // f16 -> f32 -> f64 too.
   ASSERT_RUN(z, run1(castModule("tensor<2xf16>", "tensor<2xf64>"),
@@ -881,16 +881,16 @@ func.func @main(%x: tensor<2x3x4xf32>) -> (tensor<4x2x3xf32>, tensor<3x4x2xf32>,
 )mlir",
                     {f32({2, 3, 4}, x)}));
   expectTensor(r[0], ElementKind::F32, {4, 2, 3},
-               {0, 4, 8, 12, 16, 20, 1, 5, 9, 13, 17, 21,
+               {0, 4, 8,  12, 16, 20, 1, 5, 9,  13, 17, 21,
                 2, 6, 10, 14, 18, 22, 3, 7, 11, 15, 19, 23},
                "[2, 0, 1]");
   expectTensor(r[1], ElementKind::F32, {3, 4, 2},
-               {0, 12, 1, 13, 2, 14, 3, 15, 4, 16, 5, 17,
+               {0, 12, 1, 13, 2, 14, 3, 15, 4,  16, 5,  17,
                 6, 18, 7, 19, 8, 20, 9, 21, 10, 22, 11, 23},
                "[1, 2, 0]");
   // [0, 2, 1]: (i, k, j) = 12 i + 4 j + k.
   expectTensor(r[2], ElementKind::F32, {2, 4, 3},
-               {0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11,
+               {0,  4,  8,  1,  5,  9,  2,  6,  10, 3,  7,  11,
                 12, 16, 20, 13, 17, 21, 14, 18, 22, 15, 19, 23},
                "[0, 2, 1]");
 }
@@ -1013,14 +1013,15 @@ func.func @main(%l: tensor<2x2x3xf32>, %b: tensor<3x4xf32>, %a: tensor<1x2x3xf32
 // f16 in, f32 out: [1, 1] . [1, 2^-11] = 1 + 2^-11, exact in f32, a tie
 // that rounds to 1 in f16.
 TEST_F(InterpreterTest, MatmulResultTypeDiffersFromOperands) {
-  ASSERT_RUN(r, run(R"mlir(
+  ASSERT_RUN(
+      r, run(R"mlir(
 func.func @main(%a: tensor<1x2xf16>, %b: tensor<2x1xf16>) -> (tensor<1x1xf32>, tensor<1x1xf16>) {
   %0 = amp.matmul %a, %b : tensor<1x2xf16>, tensor<2x1xf16> to tensor<1x1xf32>
   %1 = amp.matmul %a, %b : tensor<1x2xf16>, tensor<2x1xf16> to tensor<1x1xf16>
   return %0, %1 : tensor<1x1xf32>, tensor<1x1xf16>
 }
 )mlir",
-                    {f16({1, 2}, {1, 1}), f16({2, 1}, {1, std::ldexp(1.0, -11)})}));
+             {f16({1, 2}, {1, 1}), f16({2, 1}, {1, std::ldexp(1.0, -11)})}));
   expectTensor(r[0], ElementKind::F32, {1, 1}, {1 + std::ldexp(1.0, -11)});
   expectTensor(r[1], ElementKind::F16, {1, 1}, {1.0});
 }
@@ -1070,13 +1071,14 @@ func.func @main(%a: tensor<1x2xf16>, %b: tensor<2x1xf16>) -> tensor<1x1xf16> {
 // f64 operands accumulate in f64: [1, 2^-40] . [1, 1] = 1 + 2^-40, exact in
 // f64 (an f32 accumulator would lose the 2^-40).
 TEST_F(InterpreterTest, MatmulF64) {
-  ASSERT_RUN(r, run1(R"mlir(
+  ASSERT_RUN(
+      r, run1(R"mlir(
 func.func @main(%a: tensor<1x2xf64>, %b: tensor<2x1xf64>) -> tensor<1x1xf64> {
   %0 = amp.matmul %a, %b : tensor<1x2xf64>, tensor<2x1xf64> to tensor<1x1xf64>
   return %0 : tensor<1x1xf64>
 }
 )mlir",
-                     {f64({1, 2}, {1, std::ldexp(1.0, -40)}), f64({2, 1}, {1, 1})}));
+              {f64({1, 2}, {1, std::ldexp(1.0, -40)}), f64({2, 1}, {1, 1})}));
   expectTensor(r, ElementKind::F64, {1, 1}, {1 + std::ldexp(1.0, -40)});
 }
 
@@ -1119,7 +1121,8 @@ func.func @main(%x: tensor<2x3xf32>, %y: tensor<2x3x4xf32>) -> (tensor<2xf32>, t
 // [[2048, 1], [1, 1], [1, 2048]] with an f16 accumulator (ascending i):
 // column 0: 2048 + 1 -> 2048, + 1 -> 2048; column 1: 1 + 1 = 2, + 2048 = 2050.
 TEST_F(InterpreterTest, SumAccumulatorType) {
-  ASSERT_RUN(r, run(R"mlir(
+  ASSERT_RUN(
+      r, run(R"mlir(
 func.func @main(%x: tensor<3xf16>, %y: tensor<3x2xf16>) -> (tensor<f16>, tensor<f16>, tensor<f32>, tensor<2xf16>, tensor<2xf16>) {
   %0 = amp.sum %x dims = [0] : tensor<3xf16> to tensor<f16>
   %1 = amp.sum %x dims = [0] {acc_type = f16} : tensor<3xf16> to tensor<f16>
@@ -1129,13 +1132,14 @@ func.func @main(%x: tensor<3xf16>, %y: tensor<3x2xf16>) -> (tensor<f16>, tensor<
   return %0, %1, %2, %3, %4 : tensor<f16>, tensor<f16>, tensor<f32>, tensor<2xf16>, tensor<2xf16>
 }
 )mlir",
-                    {f16({3}, {2048, 1, 1}),
-                     f16({3, 2}, {2048, 1, 1, 1, 1, 2048})}));
+             {f16({3}, {2048, 1, 1}), f16({3, 2}, {2048, 1, 1, 1, 1, 2048})}));
   expectTensor(r[0], ElementKind::F16, {}, {2050}, "default acc");
   expectTensor(r[1], ElementKind::F16, {}, {2048}, "f16 acc");
   expectTensor(r[2], ElementKind::F32, {}, {2048}, "f16 acc, f32 result");
-  expectTensor(r[3], ElementKind::F16, {2}, {2048, 2050}, "f16 acc along dim 0");
-  expectTensor(r[4], ElementKind::F16, {2}, {2050, 2050}, "f32 acc along dim 0");
+  expectTensor(r[3], ElementKind::F16, {2}, {2048, 2050},
+               "f16 acc along dim 0");
+  expectTensor(r[4], ElementKind::F16, {2}, {2050, 2050},
+               "f32 acc along dim 0");
 }
 
 // mean of f16 [2048, 1, 1]: f32 accumulator 2050 / 3 = 683.33 -> f16
@@ -1173,7 +1177,8 @@ TEST_F(InterpreterTest, Mean) {
   Data y(24);
   for (int i = 0; i < 24; ++i)
     y[i] = i;
-  ASSERT_RUN(r, run(R"mlir(
+  ASSERT_RUN(
+      r, run(R"mlir(
 func.func @main(%a: tensor<4xf32>, %x: tensor<2x3xf32>, %y: tensor<2x3x4xf32>, %h: tensor<4xf16>, %t: tensor<3xf32>) -> (tensor<f32>, tensor<2x1xf32>, tensor<3xf32>, tensor<f32>, tensor<f32>) {
   %0 = amp.mean %a dims = [0] : tensor<4xf32> to tensor<f32>
   %1 = amp.mean %x dims = [1] keepdims : tensor<2x3xf32> to tensor<2x1xf32>
@@ -1183,9 +1188,8 @@ func.func @main(%a: tensor<4xf32>, %x: tensor<2x3xf32>, %y: tensor<2x3x4xf32>, %
   return %0, %1, %2, %3, %4 : tensor<f32>, tensor<2x1xf32>, tensor<3xf32>, tensor<f32>, tensor<f32>
 }
 )mlir",
-                    {f32({4}, {1, 2, 3, 4}), f32({2, 3}, {1, 2, 3, 4, 5, 6}),
-                     f32({2, 3, 4}, y), f16({4}, {1, 2, 3, 4}),
-                     f32({3}, {0, 0, 1})}));
+             {f32({4}, {1, 2, 3, 4}), f32({2, 3}, {1, 2, 3, 4, 5, 6}),
+              f32({2, 3, 4}, y), f16({4}, {1, 2, 3, 4}), f32({3}, {0, 0, 1})}));
   expectTensor(r[0], ElementKind::F32, {}, {2.5}, "mean [1, 2, 3, 4]");
   expectTensor(r[1], ElementKind::F32, {2, 1}, {2, 5}, "row means");
   expectTensor(r[2], ElementKind::F32, {3}, {7.5, 11.5, 15.5}, "3-D");
@@ -1258,7 +1262,8 @@ Data softmaxRef(const Data &x, const Shape &shape, int64_t dim, bool log) {
       for (int64_t j = 0; j < n; ++j)
         z += std::exp(x[at(j)] - m);
       for (int64_t j = 0; j < n; ++j)
-        y[at(j)] = log ? x[at(j)] - m - std::log(z) : std::exp(x[at(j)] - m) / z;
+        y[at(j)] =
+            log ? x[at(j)] - m - std::log(z) : std::exp(x[at(j)] - m) / z;
     }
   return y;
 }
@@ -1286,8 +1291,8 @@ func.func @main(%x: tensor<2x3xf32>, %y: tensor<2x3x4xf32>) -> (tensor<2x3xf32>,
     Shape shape;
     int64_t dim;
     bool log;
-  } cases[] = {{0, &x2, {2, 3}, 1, false}, {1, &x2, {2, 3}, 0, false},
-               {2, &x2, {2, 3}, 1, true},  {3, &x2, {2, 3}, 0, true},
+  } cases[] = {{0, &x2, {2, 3}, 1, false},    {1, &x2, {2, 3}, 0, false},
+               {2, &x2, {2, 3}, 1, true},     {3, &x2, {2, 3}, 0, true},
                {4, &x3, {2, 3, 4}, 1, false}, {5, &x3, {2, 3, 4}, 1, true},
                {6, &x3, {2, 3, 4}, 0, false}, {7, &x3, {2, 3, 4}, 2, true}};
   for (const auto &c : cases) {
@@ -1323,8 +1328,8 @@ func.func @main(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
     EXPECT_TRUE(std::isfinite(r[1][j]));
     expectClose(r[0][j], std::exp(static_cast<double>(j)) / z, 1e-6, 0,
                 "softmax " + std::to_string(j));
-    expectClose(r[1][j], j - std::log(z), 1e-6, 1, "log_softmax " +
-                std::to_string(j));
+    expectClose(r[1][j], j - std::log(z), 1e-6, 1,
+                "log_softmax " + std::to_string(j));
   }
   EXPECT_NEAR(r[0][0], 0.0900306, 1e-7);
   EXPECT_NEAR(r[1][2], -0.4076060, 1e-6);
@@ -1488,8 +1493,7 @@ func.func @main(%x: tensor<2x4xf32>, %w: tensor<4xf32>, %x3: tensor<2x2x3xf32>, 
                      f32({2, 3}, w3)}));
   expectAllClose(r[0], rmsNormRef(x, 4, {}, 1e-6), {2, 4}, 1e-6, 1, "plain");
   expectAllClose(r[1], rmsNormRef(x, 4, w, 1e-6), {2, 4}, 1e-6, 1, "weight");
-  expectAllClose(r[2], rmsNormRef(x, 4, {}, 2.0), {2, 4}, 1e-6, 1,
-                 "epsilon 2");
+  expectAllClose(r[2], rmsNormRef(x, 4, {}, 2.0), {2, 4}, 1e-6, 1, "epsilon 2");
   expectAllClose(r[3], rmsNormRef(x3, 6, w3, 1e-6), {2, 2, 3}, 1e-6, 1,
                  "axis 1 over [2, 3]");
 }
@@ -1526,7 +1530,8 @@ func.func @main(%t: tensor<4x3xf32>, %ids: tensor<2x2xi64>, %ids32: tensor<3xi32
                     {f32({4, 3}, kTable), i64({2, 2}, {3, 0, 1, 3}),
                      i32({3}, {2, 2, 0})}));
   expectTensor(r[0], ElementKind::F32, {2, 2, 3},
-               {30, 31, 32, 0, 1, 2, 10, 11, 12, 30, 31, 32}, "[[3, 0], [1, 3]]");
+               {30, 31, 32, 0, 1, 2, 10, 11, 12, 30, 31, 32},
+               "[[3, 0], [1, 3]]");
   expectTensor(r[1], ElementKind::F32, {3, 3},
                {20, 21, 22, 20, 21, 22, 0, 1, 2}, "i32 [2, 2, 0]");
 }
@@ -1581,7 +1586,8 @@ void attentionRef(const Data &q, const Data &k, const Data &v, int64_t bh,
         double p = std::exp(scores[j] - m) / z;
         for (int64_t c = 0; c < dv; ++c) {
           out[(b * t + i) * dv + c] += p * v[(b * s + j) * dv + c];
-          magnitude[(b * t + i) * dv + c] += p * std::fabs(v[(b * s + j) * dv + c]);
+          magnitude[(b * t + i) * dv + c] +=
+              p * std::fabs(v[(b * s + j) * dv + c]);
         }
       }
     }
@@ -1617,20 +1623,18 @@ TEST_F(InterpreterTest, AttentionMatchesF64Reference) {
     std::string attrs = c.causal ? " causal" : "";
     if (c.scale)
       attrs += " {scale = " + fmt(*c.scale) + "}";
-    ASSERT_RUN(out,
-               run1(attentionModule(c.t, c.s, c.d, c.dv, attrs),
-                    {f32({1, 2, c.t, c.d}, q), f32({1, 2, c.s, c.d}, k),
-                     f32({1, 2, c.s, c.dv}, v)}));
+    ASSERT_RUN(out, run1(attentionModule(c.t, c.s, c.d, c.dv, attrs),
+                         {f32({1, 2, c.t, c.d}, q), f32({1, 2, c.s, c.d}, k),
+                          f32({1, 2, c.s, c.dv}, v)}));
     // Default scale: 1 / sqrt(D).
     double scale = c.scale ? *c.scale : 1.0 / std::sqrt(double(c.d));
     Data ref, magnitude;
     attentionRef(q, k, v, 2, c.t, c.s, c.d, c.dv, c.causal, scale, ref,
                  magnitude);
-    std::string what = "T=" + std::to_string(c.t) + " S=" +
-                       std::to_string(c.s) + " D=" + std::to_string(c.d) +
-                       " Dv=" + std::to_string(c.dv) +
-                       (c.causal ? " causal" : "") +
-                       (c.scale ? " scale=0.3" : "");
+    std::string what =
+        "T=" + std::to_string(c.t) + " S=" + std::to_string(c.s) +
+        " D=" + std::to_string(c.d) + " Dv=" + std::to_string(c.dv) +
+        (c.causal ? " causal" : "") + (c.scale ? " scale=0.3" : "");
     EXPECT_EQ(out.getKind(), ElementKind::F32);
     EXPECT_EQ(Shape(out.getShape().begin(), out.getShape().end()),
               (Shape{1, 2, c.t, c.dv}))
@@ -1692,7 +1696,8 @@ func.func @main(%q: tensor<1x1x1x4xf32>, %k: tensor<1x1x2x4xf32>, %v: tensor<1x1
                        {f32({1, 1, 1, 4}, {1, 1, 1, 1}),
                         f32({1, 1, 2, 4}, {0, 0, 0, 0, 1, 1, 1, 1}),
                         f32({1, 1, 2, 1}, {0, 1})}));
-  expectF32Ulps(out[0], std::exp(2.0) / (1 + std::exp(2.0)), 4, "default scale");
+  expectF32Ulps(out[0], std::exp(2.0) / (1 + std::exp(2.0)), 4,
+                "default scale");
 }
 
 //===----------------------------------------------------------------------===//
@@ -1784,8 +1789,8 @@ func.func @main(%x: tensor<3x4xf32>, %y: tensor<3xi64>, %g: tensor<f32>)
                           f32({}, {1.0})}));
   expectF32Ulps(r[0][0], std::log(4.0), 2, "mean");
   expectF32Ulps(r[1][0], 2 * std::log(4.0), 2, "sum");
-  Data expected = {0.125, 0.125, 0.125, -0.375, 0, 0, 0, 0,
-                   0.125, -0.375, 0.125, 0.125};
+  Data expected = {0.125, 0.125, 0.125, -0.375, 0,     0,
+                   0,     0,     0.125, -0.375, 0.125, 0.125};
   for (int64_t i = 0; i < 12; ++i)
     EXPECT_EQ(r[2][i], expected[i]) << i;
   ASSERT_RUN(none, run(src, {f32({3, 4}, Data(12, 0.0)),
@@ -1795,8 +1800,8 @@ func.func @main(%x: tensor<3x4xf32>, %y: tensor<3xi64>, %g: tensor<f32>)
   for (int64_t i = 0; i < 12; ++i)
     EXPECT_EQ(none[2][i], 0.0) << i;
   // Another label outside the classes is still an error.
-  EXPECT_FALSE(run(src, {f32({3, 4}, Data(12, 0.0)), i64({3}, {3, -1, 1}),
-                         f32({}, {1.0})}));
+  EXPECT_FALSE(run(
+      src, {f32({3, 4}, Data(12, 0.0)), i64({3}, {3, -1, 1}), f32({}, {1.0})}));
   EXPECT_TRUE(contains(diagnostics, "label -1 at [1] is outside [0, 4)"))
       << diagnostics;
 }
@@ -2060,7 +2065,8 @@ TEST_F(InterpreterTest, VerifyArgumentsAcceptsMatchingArguments) {
 
 TEST_F(InterpreterTest, VerifyArgumentsWrongCount) {
   ASSERT_TRUE(parse(kTwoArgs));
-  EXPECT_TRUE(failed(verifyArguments(lookup("main"), {f32({2, 3}, Data(6, 1.0))})));
+  EXPECT_TRUE(
+      failed(verifyArguments(lookup("main"), {f32({2, 3}, Data(6, 1.0))})));
   EXPECT_TRUE(contains(diagnostics, "takes 2 arguments, got 1")) << diagnostics;
   // Through run as well.
   EXPECT_FALSE(run(kTwoArgs, {}));
@@ -2145,8 +2151,8 @@ TEST_F(InterpreterRandomInputsTest, SameSeedSameTensorsOtherSeedOthers) {
   EXPECT_NE(a[1].getData().vec(), c[1].getData().vec());
   EXPECT_NE(a[7].getData().vec(), c[7].getData().vec());
   // Two arguments of one seed draw from different streams.
-  EXPECT_NE(a[8].getData().vec(), Data(a[9].getData().begin(),
-                                       a[9].getData().begin() + 21));
+  EXPECT_NE(a[8].getData().vec(),
+            Data(a[9].getData().begin(), a[9].getData().begin() + 21));
 }
 
 TEST_F(InterpreterRandomInputsTest, IndexBounds) {

@@ -113,15 +113,16 @@ TEST(NpyTest, RoundTripsEveryKind) {
       if (std::isnan(c.values[i]))
         EXPECT_TRUE(std::isnan((*back)[i]));
       else
-        EXPECT_EQ((*back)[i], c.values[i]) << stringifyElementKind(c.kind).str();
+        EXPECT_EQ((*back)[i], c.values[i])
+            << stringifyElementKind(c.kind).str();
     }
   }
 }
 
 TEST(NpyTest, HeaderIsAlignedTo64Bytes) {
   std::string bytes = serializeNpy(Tensor(ElementKind::F32, {2, 3}));
-  size_t headerLength = static_cast<uint8_t>(bytes[8]) |
-                        (static_cast<uint8_t>(bytes[9]) << 8);
+  size_t headerLength =
+      static_cast<uint8_t>(bytes[8]) | (static_cast<uint8_t>(bytes[9]) << 8);
   EXPECT_EQ((10 + headerLength) % 64, 0u);
   EXPECT_EQ(bytes.size(), 10 + headerLength + 6 * 4);
   EXPECT_NE(bytes.find("'shape': (2, 3)"), std::string::npos);
@@ -133,8 +134,8 @@ TEST(NpyTest, RejectsBadInput) {
   EXPECT_NE(errorOf(parseNpy("not numpy", ElementKind::F32, "a.npy"))
                 .find("a.npy: not a .npy file"),
             std::string::npos);
-  EXPECT_NE(errorOf(parseNpy(makeNpy(ok, data).substr(0, 40),
-                             ElementKind::F32, "t.npy"))
+  EXPECT_NE(errorOf(parseNpy(makeNpy(ok, data).substr(0, 40), ElementKind::F32,
+                             "t.npy"))
                 .find("truncated .npy header"),
             std::string::npos);
   EXPECT_NE(errorOf(parseNpy(makeNpy(ok, data.substr(0, 5)), ElementKind::F32,
@@ -145,11 +146,11 @@ TEST(NpyTest, RejectsBadInput) {
                 .find("holds dtype '<f4', expected '<f2' for f16"),
             std::string::npos);
   EXPECT_NE(
-      errorOf(parseNpy(
-                  makeNpy("{'descr': '<f4', 'fortran_order': True, 'shape': "
-                          "(2,), }",
-                          data),
-                  ElementKind::F32, "f.npy"))
+      errorOf(
+          parseNpy(makeNpy("{'descr': '<f4', 'fortran_order': True, 'shape': "
+                           "(2,), }",
+                           data),
+                   ElementKind::F32, "f.npy"))
           .find("Fortran-order arrays are not supported"),
       std::string::npos);
   EXPECT_NE(errorOf(parseNpy(makeNpy("{'descr': '<f4'}", data),
@@ -170,40 +171,39 @@ TEST(NpyTest, RejectsBadInput) {
         std::string::npos)
         << header;
   EXPECT_NE(
-      errorOf(parseNpy(
-                  makeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': "
-                          "(2, x), }",
-                          data),
-                  ElementKind::F32, "s.npy"))
+      errorOf(
+          parseNpy(makeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': "
+                           "(2, x), }",
+                           data),
+                   ElementKind::F32, "s.npy"))
           .find("malformed shape"),
       std::string::npos);
   // 2^62 elements of 4 bytes: the byte count overflows, no allocation.
   EXPECT_NE(
-      errorOf(parseNpy(
-                  makeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': "
-                          "(4611686018427387904,), }",
-                          ""),
-                  ElementKind::F32, "huge.npy"))
+      errorOf(
+          parseNpy(makeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': "
+                           "(4611686018427387904,), }",
+                           ""),
+                   ElementKind::F32, "huge.npy"))
           .find("is too large"),
       std::string::npos);
   for (const char *shape : {"(3)", "(,3)", "(3,,4)", "(3, -1)"})
-    EXPECT_NE(errorOf(parseNpy(
-                          makeNpy(std::string("{'descr': '<f4', "
-                                              "'fortran_order': False, "
-                                              "'shape': ") +
-                                      shape + ", }",
-                                  data),
-                          ElementKind::F32, "s.npy"))
+    EXPECT_NE(errorOf(parseNpy(makeNpy(std::string("{'descr': '<f4', "
+                                                   "'fortran_order': False, "
+                                                   "'shape': ") +
+                                           shape + ", }",
+                                       data),
+                               ElementKind::F32, "s.npy"))
                   .find("malformed shape"),
               std::string::npos)
         << shape;
   std::string bools("\x00\x02", 2);
   EXPECT_NE(
-      errorOf(parseNpy(
-                  makeNpy("{'descr': '|b1', 'fortran_order': False, 'shape': "
-                          "(2,), }",
-                          bools),
-                  ElementKind::I1, "b.npy"))
+      errorOf(
+          parseNpy(makeNpy("{'descr': '|b1', 'fortran_order': False, 'shape': "
+                           "(2,), }",
+                           bools),
+                   ElementKind::I1, "b.npy"))
           .find("neither 0 nor 1"),
       std::string::npos);
 }

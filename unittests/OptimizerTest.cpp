@@ -46,10 +46,10 @@ protected:
   /// Builds @f_step with `options` and runs it `steps` times from w0 with
   /// input x and zero state; returns the parameter after each step and the
   /// final state.
-  std::vector<std::vector<float>> train(const AmpOptimizerOptions &options,
-                                        std::vector<float> w0,
-                                        std::vector<float> x, int steps,
-                                        std::vector<Tensor> *finalState = nullptr) {
+  std::vector<std::vector<float>>
+  train(const AmpOptimizerOptions &options, std::vector<float> w0,
+        std::vector<float> x, int steps,
+        std::vector<Tensor> *finalState = nullptr) {
     module = parseSourceString<ModuleOp>(kLinear, &ctx);
     PassManager pm(&ctx);
     pm.addPass(createAmpAutodiff());
@@ -70,8 +70,8 @@ protected:
       // Results: params', state'..., loss; arguments: params, state..., x.
       for (size_t i = 0; i + 1 < results->size(); ++i)
         args[i] = (*results)[i];
-      history.push_back({static_cast<float>(args[0][0]),
-                         static_cast<float>(args[0][1])});
+      history.push_back(
+          {static_cast<float>(args[0][0]), static_cast<float>(args[0][1])});
     }
     if (finalState)
       finalState->assign(args.begin() + 1, args.end() - 1);
@@ -149,8 +149,8 @@ TEST_F(OptimizerTest, AdamW) {
   auto h = train(options, {1.0f, -2.0f}, {0.5f, 2.0f}, 2, &state);
   // torch.optim.AdamW: decoupled decay, bias-corrected moments.
   double w[2] = {1.0, -2.0}, m[2] = {0, 0}, v[2] = {0, 0};
-  const double g[2] = {0.5, 2.0}, lr = 0.1, b1 = 0.9, b2 = 0.999,
-               eps = 1e-8, wd = 0.01;
+  const double g[2] = {0.5, 2.0}, lr = 0.1, b1 = 0.9, b2 = 0.999, eps = 1e-8,
+               wd = 0.01;
   for (int s = 0; s < 2; ++s) {
     double t = s + 1;
     for (int i = 0; i < 2; ++i) {

@@ -82,11 +82,12 @@ constexpr const char *kTorchConfig =
 // the scale and resets it.
 TEST_F(ScalerTest, GradScalerSequenceByHand) {
   Sequence s = run(kTorchConfig, 1);
-  EXPECT_EQ(s.scale, (std::vector<double>{1024, 1024, 512, 512, 512, 1024,
-                                          1024, 512, 256, 256, 256, 512, 256,
-                                          256, 256, 512, 512, 512, 1024, 512}));
-  EXPECT_EQ(s.growth, (std::vector<double>{1, 2, 0, 1, 2, 0, 1, 0, 0, 1, 2, 0,
-                                           0, 1, 2, 0, 1, 2, 0, 0}));
+  EXPECT_EQ(s.scale,
+            (std::vector<double>{1024, 1024, 512, 512, 512,  1024, 1024,
+                                 512,  256,  256, 256, 512,  256,  256,
+                                 256,  512,  512, 512, 1024, 512}));
+  EXPECT_EQ(s.growth, (std::vector<double>{1, 2, 0, 1, 2, 0, 1, 0, 0, 1,
+                                           2, 0, 0, 1, 2, 0, 1, 2, 0, 0}));
 }
 
 TEST_F(ScalerTest, MatchesTorchGradScaler) {
@@ -112,13 +113,12 @@ TEST_F(ScalerTest, MatchesTorchGradScaler) {
 
 // Clamped to [512, 1024]: step 8 would halve to 256, step 18 grow to 2048.
 TEST_F(ScalerTest, ClampsByHand) {
-  Sequence s = run(std::string(kTorchConfig) +
-                       ", min_scale = 512.0, max_scale = 1024.0",
-                   1);
-  EXPECT_EQ(s.scale, (std::vector<double>{1024, 1024, 512, 512, 512, 1024,
-                                          1024, 512, 512, 512, 512, 1024, 512,
-                                          512, 512, 1024, 1024, 1024, 1024,
-                                          512}));
+  Sequence s = run(
+      std::string(kTorchConfig) + ", min_scale = 512.0, max_scale = 1024.0", 1);
+  EXPECT_EQ(s.scale,
+            (std::vector<double>{1024, 1024, 512,  512,  512,  1024, 1024,
+                                 512,  512,  512,  512,  1024, 512,  512,
+                                 512,  1024, 1024, 1024, 1024, 512}));
 }
 
 // Hysteresis 2: a lone overflow only uses up the hysteresis (refilled at

@@ -37,7 +37,8 @@ LogicalResult interp::widenToF64(ModuleOp module) {
         inputs.push_back(widen(t));
       for (Type t : func.getResultTypes())
         results.push_back(widen(t));
-      func.setFunctionType(FunctionType::get(op->getContext(), inputs, results));
+      func.setFunctionType(
+          FunctionType::get(op->getContext(), inputs, results));
       if (!func.isExternal())
         for (BlockArgument arg : func.getArguments())
           arg.setType(widen(arg.getType()));
@@ -67,9 +68,9 @@ LogicalResult interp::widenToF64(ModuleOp module) {
 static Tensor widenTensor(const Tensor &tensor) {
   if (!tensor.isFloat() || tensor.getKind() == ElementKind::F64)
     return tensor;
-  return Tensor(ElementKind::F64, tensor.getShape(),
-                std::vector<double>(tensor.getData().begin(),
-                                    tensor.getData().end()));
+  return Tensor(
+      ElementKind::F64, tensor.getShape(),
+      std::vector<double>(tensor.getData().begin(), tensor.getData().end()));
 }
 
 FailureOr<std::vector<ParameterCheck>>
@@ -115,9 +116,8 @@ interp::gradCheck(ModuleOp module, StringRef funcName, ArrayRef<Tensor> args,
     ParameterCheck check;
     check.argNumber = i;
     check.argument = describeArgument(func, i);
-    llvm::raw_string_ostream(check.type) << module.lookupSymbol<func::FuncOp>(
-                                                funcName)
-                                                .getArgumentTypes()[i];
+    llvm::raw_string_ostream(check.type)
+        << module.lookupSymbol<func::FuncOp>(funcName).getArgumentTypes()[i];
     int64_t count = wideArgs[i].getNumElements();
     int64_t samples = std::min(count, options.samples);
     double worstDiff = 0;
@@ -154,7 +154,8 @@ interp::gradCheck(ModuleOp module, StringRef funcName, ArrayRef<Tensor> args,
       }
       double numeric = *coarse;
       worstDiff = std::max(worstDiff, std::fabs(gradient[index] - numeric));
-      check.largestGradient = std::max(check.largestGradient, std::fabs(numeric));
+      check.largestGradient =
+          std::max(check.largestGradient, std::fabs(numeric));
       ++check.checked;
     }
     // An empty parameter has nothing to check; one whose every sample sat

@@ -80,9 +80,9 @@ LogicalResult interp::verifyArguments(func::FuncOp func,
                                       ArrayRef<Tensor> args) {
   ArrayRef<Type> inputs = func.getArgumentTypes();
   if (inputs.size() != args.size())
-    return func.emitError() << "@" << func.getSymName() << " takes "
-                            << inputs.size() << " arguments, got "
-                            << args.size();
+    return func.emitError()
+           << "@" << func.getSymName() << " takes " << inputs.size()
+           << " arguments, got " << args.size();
   for (auto [i, type, arg] : llvm::enumerate(inputs, args)) {
     RankedTensorType expected = dyn_cast<RankedTensorType>(type);
     if (!expected || !expected.hasStaticShape() ||
@@ -146,16 +146,17 @@ static LogicalResult checkFinite(Operation *op, ArrayRef<Tensor> operands,
     int64_t index = bad - data.begin();
     InFlightDiagnostic diag = op->emitError();
     diag << "first non-finite value: '" << op->getName() << "' produced "
-         << (std::isnan(*bad) ? "nan" : *bad > 0 ? "inf" : "-inf") << " at "
-         << formatIndex(result.getShape(), index) << " of result #" << r
-         << " (" << result.countNonFinite() << " of "
+         << (std::isnan(*bad) ? "nan"
+             : *bad > 0       ? "inf"
+                              : "-inf")
+         << " at " << formatIndex(result.getShape(), index) << " of result #"
+         << r << " (" << result.countNonFinite() << " of "
          << result.getNumElements() << " elements non-finite)";
     for (auto [o, operand] : llvm::enumerate(operands)) {
       if (!operand.isFloat())
         continue;
       Diagnostic &note = diag.attachNote(op->getOperand(o).getLoc());
-      note << "operand #" << o << " (" << op->getOperand(o).getType()
-           << ") ";
+      note << "operand #" << o << " (" << op->getOperand(o).getType() << ") ";
       if (std::optional<int64_t> badIn = operand.findNonFinite())
         note << "holds " << operand.countNonFinite()
              << " non-finite values, the first at "
@@ -322,10 +323,10 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
         return one(k::concat(inputs, concat.getDim()));
       })
       .Case([&](MatmulOp matmul) {
-        return one(k::matmul(
-            in[0], in[1], matmul.getBias() ? &in[2] : nullptr,
-            matmul.getTransposeLhs(), matmul.getTransposeRhs(),
-            kindOf(matmul.getAccumulatorType()), resultKind(), resultShape()));
+        return one(k::matmul(in[0], in[1], matmul.getBias() ? &in[2] : nullptr,
+                             matmul.getTransposeLhs(), matmul.getTransposeRhs(),
+                             kindOf(matmul.getAccumulatorType()), resultKind(),
+                             resultShape()));
       })
       .Case([&](AttentionOp attention) {
         return one(k::attention(in[0], in[1], in[2], attention.getCausal(),
@@ -372,10 +373,9 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
       })
       .Case([&](CrossEntropyOp loss) -> Result {
         std::string error;
-        FailureOr<Tensor> out =
-            k::crossEntropy(in[0], in[1],
-                            loss.getReduction() == LossReduction::mean,
-                            loss.getIgnoreIndex(), resultKind(), error);
+        FailureOr<Tensor> out = k::crossEntropy(
+            in[0], in[1], loss.getReduction() == LossReduction::mean,
+            loss.getIgnoreIndex(), resultKind(), error);
         if (failed(out))
           return loss.emitOpError() << error;
         return one(*out);
@@ -427,20 +427,18 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
                        sgd.getWeightDecay().convertToDouble(), false});
       })
       .Case([&](SgdMomentumUpdateOp sgd) -> Result {
-        return k::sgd(in[0], in[1], &in[2], in[3][0],
-                      {sgd.getLr().convertToDouble(),
-                       sgd.getMomentum().convertToDouble(),
-                       sgd.getDampening().convertToDouble(),
-                       sgd.getWeightDecay().convertToDouble(),
-                       sgd.getNesterov()});
+        return k::sgd(
+            in[0], in[1], &in[2], in[3][0],
+            {sgd.getLr().convertToDouble(), sgd.getMomentum().convertToDouble(),
+             sgd.getDampening().convertToDouble(),
+             sgd.getWeightDecay().convertToDouble(), sgd.getNesterov()});
       })
       .Case([&](AdamwUpdateOp adam) -> Result {
-        return k::adamw(in[0], in[1], in[2], in[3], in[4][0],
-                        {adam.getLr().convertToDouble(),
-                         adam.getBeta1().convertToDouble(),
-                         adam.getBeta2().convertToDouble(),
-                         adam.getEps().convertToDouble(),
-                         adam.getWeightDecay().convertToDouble()});
+        return k::adamw(
+            in[0], in[1], in[2], in[3], in[4][0],
+            {adam.getLr().convertToDouble(), adam.getBeta1().convertToDouble(),
+             adam.getBeta2().convertToDouble(), adam.getEps().convertToDouble(),
+             adam.getWeightDecay().convertToDouble()});
       })
       .Case([&](UnscaleOp) -> Result {
         return k::unscale(in[0], in.drop_front());
@@ -450,7 +448,8 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
                              update.getBackoffFactor().convertToDouble(),
                              static_cast<int64_t>(update.getGrowthInterval()),
                              static_cast<int64_t>(update.getHysteresis()),
-                             std::nullopt, std::nullopt};
+                             std::nullopt,
+                             std::nullopt};
         if (std::optional<APFloat> v = update.getMinScale())
           hyper.minScale = v->convertToDouble();
         if (std::optional<APFloat> v = update.getMaxScale())
@@ -459,12 +458,10 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
                                hyper);
       })
       .Case([&](func::CallOp callOp) -> Result {
-        auto callee =
-            module.lookupSymbol<func::FuncOp>(callOp.getCalleeAttr());
+        auto callee = module.lookupSymbol<func::FuncOp>(callOp.getCalleeAttr());
         if (!callee || callee.isExternal())
-          return callOp.emitOpError()
-                 << "calls @" << callOp.getCallee()
-                 << ", which has no body to interpret";
+          return callOp.emitOpError() << "calls @" << callOp.getCallee()
+                                      << ", which has no body to interpret";
         FailureOr<std::vector<Tensor>> results = call(callee, in, depth + 1);
         if (failed(results))
           return failure();
@@ -493,8 +490,8 @@ FailureOr<std::vector<Tensor>> Frame::run(Block &block, ArrayRef<Tensor> args,
       auto tensor = dyn_cast<RankedTensorType>(type);
       if (!tensor || !tensor.hasStaticShape() ||
           !getElementKind(tensor.getElementType()))
-        return op.emitOpError() << "produces " << type
-                                << ", which the interpreter cannot hold";
+        return op.emitOpError()
+               << "produces " << type << ", which the interpreter cannot hold";
     }
     FailureOr<SmallVector<Tensor>> results = execute(&op, operands);
     if (failed(results))
@@ -534,8 +531,8 @@ FailureOr<std::vector<Tensor>> Interpreter::run(func::FuncOp func,
 FailureOr<std::vector<Tensor>>
 Interpreter::call(func::FuncOp func, ArrayRef<Tensor> args, int depth) {
   if (depth > kMaxCallDepth)
-    return func.emitError() << "call depth exceeds " << kMaxCallDepth
-                            << " (recursion?)";
+    return func.emitError()
+           << "call depth exceeds " << kMaxCallDepth << " (recursion?)";
   if (failed(verifyArguments(func, args)))
     return failure();
   if (!llvm::hasSingleElement(func.getBody()))

@@ -26,8 +26,7 @@ namespace {
 
 /// Calls `fn` with a value of the type ops of `kind` compute in: f64 for f64,
 /// f32 for everything narrower.
-template <typename Fn>
-void withComputeType(ElementKind kind, Fn &&fn) {
+template <typename Fn> void withComputeType(ElementKind kind, Fn &&fn) {
   if (kind == ElementKind::F64)
     fn(double());
   else
@@ -38,8 +37,7 @@ void withComputeType(ElementKind kind, Fn &&fn) {
 /// `operands`, the offset of the element broadcast to it (numpy rules).
 class BroadcastWalker {
 public:
-  BroadcastWalker(ArrayRef<int64_t> shape,
-                  ArrayRef<ArrayRef<int64_t>> operands)
+  BroadcastWalker(ArrayRef<int64_t> shape, ArrayRef<ArrayRef<int64_t>> operands)
       : shape(shape) {
     for (ArrayRef<int64_t> operand : operands) {
       SmallVector<int64_t> own = mlir::computeStrides(operand);
@@ -51,8 +49,7 @@ public:
     }
   }
 
-  template <typename Fn>
-  void walk(Fn &&fn) const {
+  template <typename Fn> void walk(Fn &&fn) const {
     int64_t count = 1;
     for (int64_t dim : shape)
       count *= dim;
@@ -123,14 +120,12 @@ AccT accumulate(AccT acc, AccT value, ElementKind accKind) {
 }
 
 /// maximum/minimum propagate NaN, as torch.maximum does.
-template <typename T>
-T nanMax(T a, T b) {
+template <typename T> T nanMax(T a, T b) {
   if (std::isnan(a) || std::isnan(b))
     return std::numeric_limits<T>::quiet_NaN();
   return a < b ? b : a;
 }
-template <typename T>
-T nanMin(T a, T b) {
+template <typename T> T nanMin(T a, T b) {
   if (std::isnan(a) || std::isnan(b))
     return std::numeric_limits<T>::quiet_NaN();
   return b < a ? b : a;
@@ -286,8 +281,8 @@ Tensor kernels::select(const Tensor &condition, const Tensor &onTrue,
                        const Tensor &onFalse, ArrayRef<int64_t> shape) {
   Tensor out(onTrue.getKind(), shape);
   MutableArrayRef<double> result = out.getMutableData();
-  BroadcastWalker(shape, {condition.getShape(), onTrue.getShape(),
-                          onFalse.getShape()})
+  BroadcastWalker(shape,
+                  {condition.getShape(), onTrue.getShape(), onFalse.getShape()})
       .walk([&](int64_t i, ArrayRef<int64_t> at) {
         result[i] = condition[at[0]] != 0.0 ? onTrue[at[1]] : onFalse[at[2]];
       });
@@ -311,8 +306,8 @@ Tensor kernels::iota(ElementKind kind, ArrayRef<int64_t> shape, int64_t dim) {
   MutableArrayRef<double> result = out.getMutableData();
   SmallVector<int64_t> strides = mlir::computeStrides(shape);
   for (int64_t i = 0, e = out.getNumElements(); i < e; ++i)
-    result[i] = roundToKind(static_cast<double>((i / strides[dim]) % shape[dim]),
-                            kind);
+    result[i] =
+        roundToKind(static_cast<double>((i / strides[dim]) % shape[dim]), kind);
   return out;
 }
 
@@ -389,7 +384,8 @@ Tensor kernels::matmul(const Tensor &lhs, const Tensor &rhs, const Tensor *bias,
 
   // Offsets of each batch's matrices, with numpy broadcasting.
   SmallVector<int64_t> lhsBatch, rhsBatch;
-  SmallVector<int64_t> lhsBatchShape(l.drop_back(2)), rhsBatchShape(r.drop_back(2));
+  SmallVector<int64_t> lhsBatchShape(l.drop_back(2)),
+      rhsBatchShape(r.drop_back(2));
   BroadcastWalker(batchShape, {lhsBatchShape, rhsBatchShape})
       .walk([&](int64_t, ArrayRef<int64_t> at) {
         lhsBatch.push_back(at[0] * lhsMatrix);
@@ -515,9 +511,8 @@ Tensor kernels::reduce(ReduceFn fn, const Tensor &x, ArrayRef<int64_t> dims,
   MutableArrayRef<double> result = out.getMutableData();
   withComputeType(fn == ReduceFn::Max ? x.getKind() : accKind, [&](auto tag) {
     using AccT = decltype(tag);
-    AccT identity = fn == ReduceFn::Max
-                        ? -std::numeric_limits<AccT>::infinity()
-                        : AccT(0);
+    AccT identity =
+        fn == ReduceFn::Max ? -std::numeric_limits<AccT>::infinity() : AccT(0);
     for (int64_t o = 0, e = out.getNumElements(); o < e; ++o) {
       int64_t base = offsetOf(o, keptShape, keptStrides);
       AccT v = amprt::foldReduction(
@@ -559,18 +554,18 @@ Tensor kernels::softmax(const Tensor &x, int64_t dim, bool log) {
   withComputeType(x.getKind(), [&](auto tag) {
     using T = decltype(tag);
     forEachLine(x.getShape(), dim, [&](int64_t n, auto at) {
-        T maxValue = -std::numeric_limits<T>::infinity();
-        for (int64_t j = 0; j < n; ++j)
-          maxValue = nanMax(maxValue, static_cast<T>(x[at(j)]));
-        T sum = 0;
-        for (int64_t j = 0; j < n; ++j)
-          sum += std::exp(static_cast<T>(x[at(j)]) - maxValue);
-        T logSum = std::log(sum);
-        for (int64_t j = 0; j < n; ++j) {
-          T shifted = static_cast<T>(x[at(j)]) - maxValue;
-          T r = log ? shifted - logSum : std::exp(shifted) / sum;
-          result[at(j)] = roundToKind(r, x.getKind());
-        }
+      T maxValue = -std::numeric_limits<T>::infinity();
+      for (int64_t j = 0; j < n; ++j)
+        maxValue = nanMax(maxValue, static_cast<T>(x[at(j)]));
+      T sum = 0;
+      for (int64_t j = 0; j < n; ++j)
+        sum += std::exp(static_cast<T>(x[at(j)]) - maxValue);
+      T logSum = std::log(sum);
+      for (int64_t j = 0; j < n; ++j) {
+        T shifted = static_cast<T>(x[at(j)]) - maxValue;
+        T r = log ? shifted - logSum : std::exp(shifted) / sum;
+        result[at(j)] = roundToKind(r, x.getKind());
+      }
     });
   });
   return out;
@@ -649,8 +644,7 @@ Tensor kernels::rmsNorm(const Tensor &x, const Tensor *weight, int64_t axis,
 // Embedding and losses
 //===----------------------------------------------------------------------===//
 
-FailureOr<Tensor> kernels::embedding(const Tensor &table,
-                                     const Tensor &indices,
+FailureOr<Tensor> kernels::embedding(const Tensor &table, const Tensor &indices,
                                      std::string &error) {
   int64_t rows = table.getShape()[0], width = table.getShape()[1];
   SmallVector<int64_t> shape(indices.getShape());
@@ -662,8 +656,8 @@ FailureOr<Tensor> kernels::embedding(const Tensor &table,
     if (id < 0 || id >= static_cast<double>(rows)) {
       llvm::raw_string_ostream(error)
           << "index " << static_cast<int64_t>(id) << " at "
-          << formatIndex(indices.getShape(), i)
-          << " is outside the table's " << rows << " rows";
+          << formatIndex(indices.getShape(), i) << " is outside the table's "
+          << rows << " rows";
       return failure();
     }
     ArrayRef<double> row =
@@ -771,15 +765,15 @@ Tensor kernels::softmaxGrad(const Tensor &y, const Tensor &grad, int64_t dim,
   withComputeType(y.getKind(), [&](auto tag) {
     using T = decltype(tag);
     forEachLine(y.getShape(), dim, [&](int64_t n, auto at) {
-        T sum = 0;
-        for (int64_t j = 0; j < n; ++j)
-          sum += log ? static_cast<T>(grad[at(j)])
-                     : static_cast<T>(grad[at(j)]) * static_cast<T>(y[at(j)]);
-        for (int64_t j = 0; j < n; ++j) {
-          T yj = static_cast<T>(y[at(j)]), gj = static_cast<T>(grad[at(j)]);
-          T r = log ? gj - std::exp(yj) * sum : yj * (gj - sum);
-          result[at(j)] = roundToKind(r, y.getKind());
-        }
+      T sum = 0;
+      for (int64_t j = 0; j < n; ++j)
+        sum += log ? static_cast<T>(grad[at(j)])
+                   : static_cast<T>(grad[at(j)]) * static_cast<T>(y[at(j)]);
+      for (int64_t j = 0; j < n; ++j) {
+        T yj = static_cast<T>(y[at(j)]), gj = static_cast<T>(grad[at(j)]);
+        T r = log ? gj - std::exp(yj) * sum : yj * (gj - sum);
+        result[at(j)] = roundToKind(r, y.getKind());
+      }
     });
   });
   return out;
@@ -831,8 +825,8 @@ static Tensor normGrad(const Tensor &x, const Tensor &grad, int64_t axis,
   return out;
 }
 
-Tensor kernels::layerNormGrad(const Tensor &x, const Tensor &grad,
-                              int64_t axis, double epsilon) {
+Tensor kernels::layerNormGrad(const Tensor &x, const Tensor &grad, int64_t axis,
+                              double epsilon) {
   return normGrad(x, grad, axis, epsilon, /*centered=*/true);
 }
 
@@ -855,8 +849,8 @@ FailureOr<Tensor> kernels::crossEntropyGrad(const Tensor &logits,
     using T = decltype(tag);
     T scale = static_cast<T>(lossGrad[0]);
     if (mean)
-      scale /= static_cast<T>(
-          std::max<int64_t>(countCounted(labels, ignored), 1));
+      scale /=
+          static_cast<T>(std::max<int64_t>(countCounted(labels, ignored), 1));
     for (int64_t row = 0; row < rows; ++row) {
       if (!checkLabel(labels, row, classes, ignored, error)) {
         failed = true;
@@ -894,8 +888,8 @@ FailureOr<Tensor> kernels::embeddingGrad(const Tensor &indices,
       if (id < 0 || id >= static_cast<double>(rows)) {
         llvm::raw_string_ostream(error)
             << "index " << static_cast<int64_t>(id) << " at "
-            << formatIndex(indices.getShape(), i)
-            << " is outside the table's " << rows << " rows";
+            << formatIndex(indices.getShape(), i) << " is outside the table's "
+            << rows << " rows";
         failed = true;
         return;
       }
@@ -945,17 +939,15 @@ SmallVector<Tensor> kernels::sgd(const Tensor &param, const Tensor &grad,
 }
 
 SmallVector<Tensor> kernels::adamw(const Tensor &param, const Tensor &grad,
-                                   const Tensor &expAvg,
-                                   const Tensor &expAvgSq, double step,
-                                   const AdamwHyper &hyper) {
+                                   const Tensor &expAvg, const Tensor &expAvgSq,
+                                   double step, const AdamwHyper &hyper) {
   ElementKind kind = param.getKind();
   Tensor newParam(kind, param.getShape()), newM(kind, param.getShape()),
       newV(kind, param.getShape());
   withComputeType(kind, [&](auto tag) {
     using T = decltype(tag);
-    const amprt::AdamwScalars<T> scalars =
-        amprt::adamwScalars<T>(hyper.lr, hyper.beta1, hyper.beta2, hyper.eps,
-                               hyper.weightDecay, step);
+    const amprt::AdamwScalars<T> scalars = amprt::adamwScalars<T>(
+        hyper.lr, hyper.beta1, hyper.beta2, hyper.eps, hyper.weightDecay, step);
     for (int64_t i = 0, e = param.getNumElements(); i < e; ++i) {
       T p = static_cast<T>(param[i]);
       T m = static_cast<T>(expAvg[i]);

@@ -5,8 +5,8 @@
 #include "amp_runtime/float_formats.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
 #include <cstring>
@@ -178,8 +178,8 @@ Expected<Tensor> interp::parseNpy(StringRef bytes, ElementKind kind,
   StringRef payload = bytes.drop_front(dataOffset);
   if (payload.size() != static_cast<size_t>(bytesNeeded))
     return makeError(name, "holds " + Twine(payload.size()) +
-                               " data bytes, shape " + *shapeText +
-                               " needs " + Twine(bytesNeeded));
+                               " data bytes, shape " + *shapeText + " needs " +
+                               Twine(bytesNeeded));
 
   std::vector<double> data(count);
   const char *raw = payload.data();
@@ -204,8 +204,8 @@ Expected<Tensor> interp::parseNpy(StringRef bytes, ElementKind kind,
       break;
     case ElementKind::I1:
       if (static_cast<uint8_t>(*raw) > 1)
-        return makeError(name, "boolean element " + Twine(i) +
-                                   " is neither 0 nor 1");
+        return makeError(name,
+                         "boolean element " + Twine(i) + " is neither 0 nor 1");
       data[i] = *raw;
       break;
     case ElementKind::I32: {

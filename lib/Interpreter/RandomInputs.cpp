@@ -79,9 +79,9 @@ Tensor interp::makeRandomInput(BlockArgument arg, uint64_t seed,
   auto hasAttr = [&](unsigned i, StringRef name) {
     return func && func.getArgAttr(i, name);
   };
-  if (Attribute state = func ? func.getArgAttr(arg.getArgNumber(),
-                                               AmpDialect::kStateAttrName)
-                             : Attribute()) {
+  if (Attribute state =
+          func ? func.getArgAttr(arg.getArgNumber(), AmpDialect::kStateAttrName)
+               : Attribute()) {
     if (auto initial = dyn_cast<FloatAttr>(state))
       for (double &value : data)
         value = roundToKind(initial.getValueAsDouble(), kind);

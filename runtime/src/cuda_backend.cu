@@ -658,11 +658,11 @@ public:
                      amp_tensor_list_t expAvgs, amp_tensor_list_t expAvgSqs,
                      const float *step, const float *foundInf,
                      amp_copy_list_t copies) override {
-    return forChunks(
-        params, grads, expAvgs, expAvgSqs, copies, [&](const Chunk &chunk) {
-          adamwKernel<<<kBlocks, kThreads, 0, cast(stream)>>>(
-              chunk, config, step, foundInf, copies.dtype);
-        });
+    return forChunks(params, grads, expAvgs, expAvgSqs, copies,
+                     [&](const Chunk &chunk) {
+                       adamwKernel<<<kBlocks, kThreads, 0, cast(stream)>>>(
+                           chunk, config, step, foundInf, copies.dtype);
+                     });
   }
 
   amp_status_t countStep(void *stream, float *step,

@@ -110,8 +110,8 @@ amp_status_t amprt::writeAtomically(const std::string &target,
     return ioError("create", temporary);
   int error = 0; // the first failure's errno
   for (const Piece &piece : pieces)
-    if (!error && !writeAll(fd, static_cast<const char *>(piece.data),
-                            piece.size))
+    if (!error &&
+        !writeAll(fd, static_cast<const char *>(piece.data), piece.size))
       error = errno;
   // On disk before the rename, so the new name never points at a hole.
   if (!error && ::fsync(fd) != 0)

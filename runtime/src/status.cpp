@@ -38,8 +38,8 @@ amp_status_t amprt::makeStatus(amp_status_code_t code, const char *file,
 
 extern "C" {
 
-amp_status_t amp_status_make(amp_status_code_t code, const char *file,
-                             int line, const char *message) {
+amp_status_t amp_status_make(amp_status_code_t code, const char *file, int line,
+                             const char *message) {
   return amprt::makeStatus(code, file ? file : "?", line, "%s",
                            message ? message : "");
 }

@@ -157,8 +157,9 @@ const char *npyDescr(amp_element_type_t type) {
 std::string npyShape(const amp_step_tensor_t &t) {
   std::string shape = "(";
   for (int32_t d = 0; d < t.rank; ++d)
-    shape += std::to_string(t.shape[d]) +
-             (t.rank == 1 ? "," : d + 1 < t.rank ? ", " : "");
+    shape += std::to_string(t.shape[d]) + (t.rank == 1      ? ","
+                                           : d + 1 < t.rank ? ", "
+                                                            : "");
   return shape + ")";
 }
 
@@ -199,7 +200,7 @@ struct amp_step_s {
   std::vector<BufferPtr> tensors;
   std::vector<void *> pointers; // device pointers of `tensors`
   BufferPtr arena;
-  BufferPtr results; // a Results
+  BufferPtr results;            // a Results
   amp_graph_t *graph = nullptr; // amp_step_capture's, replayed by run
   ~amp_step_s() {
     amp_graph_destroy(graph);
@@ -229,8 +230,8 @@ amp_status_t checkIndex(const amp_step_t *step, size_t index) {
   if (!step)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "step is null");
   if (index >= step->description->tensor_count)
-    return AMP_STATUS(AMP_OUT_OF_RANGE, "tensor %zu of a step with %zu",
-                      index, step->description->tensor_count);
+    return AMP_STATUS(AMP_OUT_OF_RANGE, "tensor %zu of a step with %zu", index,
+                      step->description->tensor_count);
   return nullptr;
 }
 
@@ -259,9 +260,8 @@ amp_status_t resetState(amp_step_t *step) {
     std::vector<char> host(byteSize(t));
     for (int64_t e = 0, n = elementCount(t); e < n; ++e)
       storeFloat(t.type, host.data(), e, t.initial);
-    AMP_RETURN_IF_ERROR(amp_buffer_write(step->tensors[i].get(), 0,
-                                         host.data(), host.size(),
-                                         step->stream));
+    AMP_RETURN_IF_ERROR(amp_buffer_write(step->tensors[i].get(), 0, host.data(),
+                                         host.size(), step->stream));
   }
   Results zero{};
   AMP_RETURN_IF_ERROR(amp_buffer_write(step->results.get(), 0, &zero,
@@ -270,9 +270,9 @@ amp_status_t resetState(amp_step_t *step) {
 }
 
 /// The entries of a state file: every parameter and state, the counters.
-std::vector<amp_state_entry_t> stateEntries(amp_step_t *step,
-                                            std::vector<std::vector<char>> &host,
-                                            double *counters) {
+std::vector<amp_state_entry_t>
+stateEntries(amp_step_t *step, std::vector<std::vector<char>> &host,
+             double *counters) {
   const amp_step_description_t &d = *step->description;
   std::vector<amp_state_entry_t> entries;
   for (size_t i = 0; i < d.tensor_count; ++i) {
@@ -449,9 +449,8 @@ amp_status_t amp_step_init(amp_step_t *step, uint64_t seed) {
         storeFloat(t.type, host.data(), e, (2 * unit - 1) * bound);
       }
     }
-    AMP_RETURN_IF_ERROR(amp_buffer_write(step->tensors[i].get(), 0,
-                                         host.data(), host.size(),
-                                         step->stream));
+    AMP_RETURN_IF_ERROR(amp_buffer_write(step->tensors[i].get(), 0, host.data(),
+                                         host.size(), step->stream));
   }
   return resetState(step);
 }
@@ -467,8 +466,8 @@ amp_status_t amp_step_write_tensor(amp_step_t *step, size_t index,
 amp_status_t amp_step_read_tensor(amp_step_t *step, size_t index, void *data,
                                   size_t size) {
   AMP_RETURN_IF_ERROR(checkTransfer(step, index, data, size));
-  AMP_RETURN_IF_ERROR(amp_buffer_read(step->tensors[index].get(), 0, data,
-                                      size, step->stream));
+  AMP_RETURN_IF_ERROR(
+      amp_buffer_read(step->tensors[index].get(), 0, data, size, step->stream));
   return amp_stream_synchronize(step->stream);
 }
 
@@ -484,9 +483,9 @@ amp_status_t amp_step_save_npy(amp_step_t *step, size_t index,
   // Version 1: magic, a 16-bit header length, then the header dictionary,
   // padded with spaces and ended by a newline so that the data starts at
   // a multiple of 64 bytes.
-  std::string dictionary = std::string("{'descr': '") + npyDescr(t.type) +
-                           "', 'fortran_order': False, 'shape': " +
-                           npyShape(t) + ", }";
+  std::string dictionary =
+      std::string("{'descr': '") + npyDescr(t.type) +
+      "', 'fortran_order': False, 'shape': " + npyShape(t) + ", }";
   size_t unpadded = 10 + dictionary.size() + 1;
   dictionary.append((64 - unpadded % 64) % 64, ' ');
   dictionary += '\n';
@@ -514,8 +513,8 @@ amp_status_t amp_step_load_npy(amp_step_t *step, size_t index,
   unsigned char preamble[10];
   if (std::fread(preamble, 1, 10, file.get()) != 10 ||
       std::memcmp(preamble, "\x93NUMPY", 6) != 0 || preamble[6] != 1)
-    return AMP_STATUS(AMP_INVALID_ARGUMENT,
-                      "%s is not a version 1 .npy file", path);
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "%s is not a version 1 .npy file",
+                      path);
   size_t headerSize = preamble[8] | (static_cast<size_t>(preamble[9]) << 8);
   std::string header(headerSize, '\0');
   if (std::fread(&header[0], 1, headerSize, file.get()) != headerSize)
@@ -560,8 +559,8 @@ amp_status_t amp_step_load_npy(amp_step_t *step, size_t index,
   if (std::fread(data.data(), 1, data.size(), file.get()) != data.size())
     return AMP_STATUS(AMP_DATA_LOSS, "%s: the data is truncated", path);
   if (std::fgetc(file.get()) != EOF)
-    return AMP_STATUS(AMP_INVALID_ARGUMENT,
-                      "%s has bytes after its data", path);
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "%s has bytes after its data",
+                      path);
   return amp_step_write_tensor(step, index, data.data(), data.size());
 }
 
@@ -590,9 +589,9 @@ amp_status_t amp_step_run(amp_step_t *step, size_t input_count,
       sameShape = in.shape[k] == t.shape[k];
     if (amprt::rawEnum(in.type) != amprt::rawEnum(t.type) || !sameShape)
       return AMP_STATUS(
-          AMP_INVALID_ARGUMENT,
-          "input %zu ('%s') must be %s x %s; got %s x %s", n - 1, t.name,
-          shapeString(t.rank, t.shape).c_str(), amp_element_type_name(t.type),
+          AMP_INVALID_ARGUMENT, "input %zu ('%s') must be %s x %s; got %s x %s",
+          n - 1, t.name, shapeString(t.rank, t.shape).c_str(),
+          amp_element_type_name(t.type),
           in.rank >= 0 && in.rank <= AMP_STEP_MAX_RANK && (in.shape || !in.rank)
               ? shapeString(in.rank, in.shape).c_str()
               : "a bad shape",

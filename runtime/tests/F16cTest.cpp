@@ -25,8 +25,9 @@ TEST(F16cTest, EveryHalfLoadsToTheSameFloat) {
   if (!cpuHasF16c())
     GTEST_SKIP() << "this CPU has no F16C; amp-compile does not use it here";
   for (uint32_t h = 0; h < 65536; ++h)
-    ASSERT_EQ(amprt::floatToBits(ampstep::fromF16(static_cast<uint16_t>(h))),
-              amprt::floatToBits(amprt::halfBitsToFloat(static_cast<uint16_t>(h))))
+    ASSERT_EQ(
+        amprt::floatToBits(ampstep::fromF16(static_cast<uint16_t>(h))),
+        amprt::floatToBits(amprt::halfBitsToFloat(static_cast<uint16_t>(h))))
         << std::hex << h;
 }
 
@@ -38,16 +39,16 @@ TEST(F16cTest, StoresRoundAsTheSoftwarePath) {
   // neighbours and the floats next to them, where rounding decides.
   for (uint64_t bits = 0; bits < (uint64_t(1) << 32); bits += 97) {
     float v = amprt::bitsToFloat(static_cast<uint32_t>(bits));
-    ASSERT_EQ(ampstep::toF16(v), amprt::floatToHalfBits(v))
-        << std::hex << bits;
+    ASSERT_EQ(ampstep::toF16(v), amprt::floatToHalfBits(v)) << std::hex << bits;
   }
   for (uint32_t h = 0; h < 0x7c00; ++h)
     for (float sign : {1.0f, -1.0f}) {
       float low = amprt::halfBitsToFloat(static_cast<uint16_t>(h));
       float high = amprt::halfBitsToFloat(static_cast<uint16_t>(h + 1));
       float tie = sign * (low + (high - low) / 2);
-      for (float v : {tie, std::nextafter(tie, 0.0f), std::nextafter(tie, INFINITY),
-                      std::nextafter(tie, -INFINITY)})
+      for (float v :
+           {tie, std::nextafter(tie, 0.0f), std::nextafter(tie, INFINITY),
+            std::nextafter(tie, -INFINITY)})
         ASSERT_EQ(ampstep::toF16(v), amprt::floatToHalfBits(v)) << v;
     }
   // NaNs take the software path: quiet, no payload, the sign kept.

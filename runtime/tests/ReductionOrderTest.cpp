@@ -86,10 +86,10 @@ TEST(ReductionOrderTest, ALongSumOfSquaresIsAccurate) {
   EXPECT_GT(inOrderError, 10 * foldedError);
   // The clip coefficient max / (norm + 1e-6) inherits half the relative
   // error of the sum.
-  EXPECT_LT(std::fabs(std::sqrt(static_cast<double>(folded)) -
-                      std::sqrt(exact)) /
-                std::sqrt(exact),
-            2e-7);
+  EXPECT_LT(
+      std::fabs(std::sqrt(static_cast<double>(folded)) - std::sqrt(exact)) /
+          std::sqrt(exact),
+      2e-7);
 }
 
 } // namespace

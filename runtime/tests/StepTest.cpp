@@ -223,9 +223,9 @@ TEST_F(StepTest, StartsAtTheInitialStateAndInitialisesBySeed) {
 TEST(StepInitTest, FanInZeroStartsAtTheInitialValue) {
   amp_step_tensor_t tensors[5];
   std::memcpy(tensors, kTensors, sizeof tensors);
-  amp_step_tensor_t constant = {"g", AMP_STEP_PARAM, AMP_ELEMENT_F32, 1,
-                                {3}, 0, 1.0};
-  amp_step_tensor_t withConstant[6] = {constant, tensors[0], tensors[1],
+  amp_step_tensor_t constant = {"g", AMP_STEP_PARAM, AMP_ELEMENT_F32, 1, {3}, 0,
+                                1.0};
+  amp_step_tensor_t withConstant[6] = {constant,   tensors[0], tensors[1],
                                        tensors[2], tensors[3], tensors[4]};
   amp_step_description_t d = handDescription();
   d.tensors = withConstant;
@@ -346,8 +346,9 @@ TEST(StepIndexTest, ABadIdOrLabelStopsTheStepBeforeItRuns) {
     int64_t k0, k1;
     const char *message;
   } cases[] = {
-      {5, 8, "input 'k' holds 8 at [1], outside [0, 8): read by "
-             "amp.cross_entropy at hand.mlir:3:5; the step did not run"},
+      {5, 8,
+       "input 'k' holds 8 at [1], outside [0, 8): read by "
+       "amp.cross_entropy at hand.mlir:3:5; the step did not run"},
       {-1, 0, "holds -1 at [0], outside [0, 8)"},
       {int64_t(1) << 40, 0, "holds 1099511627776 at [0]"},
       {0, std::numeric_limits<int64_t>::min(), "holds -9223372036854775808"},
@@ -501,9 +502,9 @@ TEST_F(StepTest, SavesNpyFilesAsNumpyWritesThem) {
   std::string path = directory + "/w.npy";
   writeFile(path, "an older file, replaced whole");
   ASSERT_EQ(amp_step_save_npy(step, 0, path.c_str()), nullptr);
-  EXPECT_EQ(readFile(path),
-            npy("<f4", "(3,)",
-                std::string(reinterpret_cast<char *>(values), 12)));
+  EXPECT_EQ(
+      readFile(path),
+      npy("<f4", "(3,)", std::string(reinterpret_cast<char *>(values), 12)));
   // The loss scale is a scalar: shape ().
   float scale = 1024;
   ASSERT_EQ(amp_step_save_npy(step, 2, (directory + "/s.npy").c_str()),

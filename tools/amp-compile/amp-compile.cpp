@@ -66,9 +66,10 @@ llvm::cl::opt<std::string> computeType(
     llvm::cl::desc("f16 (the default), bf16, or f32 (also 'none': no casts, "
                    "all fp32)"),
     llvm::cl::init("f16"), llvm::cl::cat(category));
-llvm::cl::opt<std::string>
-    optimizer("optimizer", llvm::cl::desc("sgd or adamw"),
-              llvm::cl::init("adamw"), llvm::cl::cat(category));
+llvm::cl::opt<std::string> optimizer("optimizer",
+                                     llvm::cl::desc("sgd or adamw"),
+                                     llvm::cl::init("adamw"),
+                                     llvm::cl::cat(category));
 llvm::cl::opt<std::string> lossScaling(
     "loss-scaling",
     llvm::cl::desc("auto (dynamic for f16), dynamic, static or none"),
@@ -89,24 +90,22 @@ llvm::cl::opt<std::string> cudaArch("cuda-arch",
                                     llvm::cl::desc("nvcc -arch (sm_90)"),
                                     llvm::cl::init("sm_90"),
                                     llvm::cl::cat(category));
-llvm::cl::opt<std::string> nvccPath(
-    "nvcc", llvm::cl::desc("nvcc to use (default: $CUDA_HOME/bin/nvcc, "
-                           "/usr/local/cuda/bin/nvcc, then PATH)"),
-    llvm::cl::cat(category));
-llvm::cl::opt<std::string> cxxPath(
-    "cxx", llvm::cl::desc("C++ compiler for the host target (default: $CXX, "
-                          "then c++ on PATH)"),
-    llvm::cl::cat(category));
 llvm::cl::opt<std::string>
-    runtimeInclude("runtime-include",
-                   llvm::cl::desc("The runtime's include directory"),
-                   llvm::cl::init(AMP_RUNTIME_INCLUDE_DIR),
-                   llvm::cl::cat(category));
+    nvccPath("nvcc",
+             llvm::cl::desc("nvcc to use (default: $CUDA_HOME/bin/nvcc, "
+                            "/usr/local/cuda/bin/nvcc, then PATH)"),
+             llvm::cl::cat(category));
 llvm::cl::opt<std::string>
-    runtimeLib("runtime-lib",
-               llvm::cl::desc("The directory of libamp_runtime.so"),
-               llvm::cl::init(AMP_RUNTIME_LIBRARY_DIR),
-               llvm::cl::cat(category));
+    cxxPath("cxx",
+            llvm::cl::desc("C++ compiler for the host target (default: $CXX, "
+                           "then c++ on PATH)"),
+            llvm::cl::cat(category));
+llvm::cl::opt<std::string> runtimeInclude(
+    "runtime-include", llvm::cl::desc("The runtime's include directory"),
+    llvm::cl::init(AMP_RUNTIME_INCLUDE_DIR), llvm::cl::cat(category));
+llvm::cl::opt<std::string> runtimeLib(
+    "runtime-lib", llvm::cl::desc("The directory of libamp_runtime.so"),
+    llvm::cl::init(AMP_RUNTIME_LIBRARY_DIR), llvm::cl::cat(category));
 
 int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "amp-compile") << message << "\n";

@@ -65,8 +65,8 @@ bool smallEnough(func::FuncOp func) {
   func.walk([&](Operation *op) {
     for (Type type : op->getResultTypes())
       if (auto tensor = dyn_cast<RankedTensorType>(type))
-        small &= tensor.hasStaticShape() &&
-                 tensor.getNumElements() <= kMaxElements;
+        small &=
+            tensor.hasStaticShape() && tensor.getNumElements() <= kMaxElements;
   });
   if (!small)
     return false;
@@ -123,7 +123,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   context.loadAllAvailableDialects();
   context.printOpOnDiagnostic(false);
   // Diagnostics are the expected answer to bad input; drop them.
-  ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) { return success(); });
+  ScopedDiagnosticHandler quiet(&context,
+                                [](Diagnostic &) { return success(); });
   // MLIR's lexer relies on the terminating NUL that every file buffer has:
   // copy the bytes into a string, which has one.
   std::string text(reinterpret_cast<const char *>(data), size);

@@ -95,9 +95,10 @@ llvm::cl::opt<unsigned> trainSteps(
                    "updated parameters and state back (0: no step; "
                    "--save-inputs still writes the inputs)"),
     llvm::cl::init(0), llvm::cl::cat(category));
-llvm::cl::opt<unsigned> printEvery(
-    "print-every", llvm::cl::desc("With --train-steps, print every N-th loss"),
-    llvm::cl::init(10), llvm::cl::cat(category));
+llvm::cl::opt<unsigned>
+    printEvery("print-every",
+               llvm::cl::desc("With --train-steps, print every N-th loss"),
+               llvm::cl::init(10), llvm::cl::cat(category));
 llvm::cl::opt<std::string>
     outputDir("output-dir",
               llvm::cl::desc("Write result<i>.npy files to this directory"),
@@ -110,10 +111,10 @@ llvm::cl::opt<int64_t>
     printLimit("print-limit",
                llvm::cl::desc("Elements printed per result (0: none)"),
                llvm::cl::init(16), llvm::cl::cat(category));
-llvm::cl::opt<unsigned> timeRuns(
-    "time",
-    llvm::cl::desc("Run N more times and print the median wall time"),
-    llvm::cl::init(0), llvm::cl::cat(category));
+llvm::cl::opt<unsigned>
+    timeRuns("time",
+             llvm::cl::desc("Run N more times and print the median wall time"),
+             llvm::cl::init(0), llvm::cl::cat(category));
 } // namespace
 
 static void printValue(llvm::raw_ostream &os, double value, ElementKind kind) {
@@ -237,8 +238,8 @@ static FailureOr<std::vector<Tensor>> collectArguments(func::FuncOp func) {
 static LogicalResult writeTensors(StringRef dir, StringRef prefix,
                                   ArrayRef<Tensor> tensors) {
   if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
-    llvm::WithColor::error() << "cannot create " << dir << ": "
-                             << ec.message() << "\n";
+    llvm::WithColor::error()
+        << "cannot create " << dir << ": " << ec.message() << "\n";
     return failure();
   }
   for (auto [i, tensor] : llvm::enumerate(tensors)) {
@@ -333,7 +334,8 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   llvm::cl::HideUnrelatedOptions(category);
   llvm::cl::ParseCommandLineOptions(
-      argc, argv, "amp-run: run amp functions with the reference interpreter\n");
+      argc, argv,
+      "amp-run: run amp functions with the reference interpreter\n");
 
   if (indexBound < 1) {
     llvm::WithColor::error(llvm::errs(), "amp-run")
@@ -427,7 +429,8 @@ int main(int argc, char **argv) {
     }
     llvm::sort(millis);
     llvm::outs() << llvm::format("time: median %.3f ms over %u runs\n",
-                                 millis[millis.size() / 2], timeRuns.getValue());
+                                 millis[millis.size() / 2],
+                                 timeRuns.getValue());
   }
 
   if (!outputDir.empty() && failed(writeTensors(outputDir, "result", *results)))

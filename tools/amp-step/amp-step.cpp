@@ -37,8 +37,7 @@
 namespace {
 
 int fail(amp_status_t status) {
-  std::fprintf(stderr, "amp-step: error: %s (%s)\n",
-               amp_status_message(status),
+  std::fprintf(stderr, "amp-step: error: %s (%s)\n", amp_status_message(status),
                amp_status_code_name(amp_status_code(status)));
   amp_status_free(status);
   return 1;
@@ -135,8 +134,9 @@ int main(int argc, char **argv) {
         std::exit(2);
       }
       if (to < least) {
-        std::fprintf(stderr, "amp-step: error: %s needs a count >= %ld, not "
-                             "'%s'\n",
+        std::fprintf(stderr,
+                     "amp-step: error: %s needs a count >= %ld, not "
+                     "'%s'\n",
                      flag, least, arg.c_str() + length);
         std::exit(2);
       }
@@ -165,8 +165,9 @@ int main(int argc, char **argv) {
     }
   }
   if (inputs.empty() == (seed < 0)) {
-    std::fprintf(stderr, "amp-step: error: give --inputs or --seed, one of "
-                         "them\n%s",
+    std::fprintf(stderr,
+                 "amp-step: error: give --inputs or --seed, one of "
+                 "them\n%s",
                  usage);
     return 2;
   }
@@ -217,8 +218,8 @@ int main(int argc, char **argv) {
     for (int32_t d = 0; d < t.rank; ++d)
       count *= t.shape[d];
     batch.emplace_back(count * amp_element_size(t.type));
-    if (amp_status_t status = amp_step_read_tensor(
-            step, i, batch.back().data(), batch.back().size()))
+    if (amp_status_t status = amp_step_read_tensor(step, i, batch.back().data(),
+                                                   batch.back().size()))
       return fail(status);
   }
   for (size_t i = 0, n = 0; i < description->tensor_count; ++i) {
@@ -269,9 +270,9 @@ int main(int argc, char **argv) {
     float loss = 0, found = 0;
     if (amp_status_t status = amp_step_result(step, &loss, &found))
       return fail(status);
-    double seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     std::printf("timed %ld steps%s: %.3f ms/step, last loss %.9g\n", bench,
                 captured ? " (graph replays)" : "", 1e3 * seconds / bench,
                 loss);

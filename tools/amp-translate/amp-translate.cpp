@@ -6,13 +6,13 @@
 
 #include "amp/Target/Cuda/TranslateToCuda.h"
 
-#include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 #include "mlir/Support/LogicalResult.h"
+#include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 
 int main(int argc, char **argv) {
   mlir::amp::registerToCudaTranslation();
-  return mlir::failed(
-             mlir::mlirTranslateMain(argc, argv, "amp-mlir translation driver\n"))
+  return mlir::failed(mlir::mlirTranslateMain(argc, argv,
+                                              "amp-mlir translation driver\n"))
              ? 1
              : 0;
 }

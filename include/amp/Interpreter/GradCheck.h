@@ -1,4 +1,5 @@
-//===- GradCheck.h - derived gradients against finite differences -*- C++ -*-===//
+//===- GradCheck.h - derived gradients against finite differences -*- C++
+//-*-===//
 //
 // Checks amp-autodiff: the function is copied with every floating-point type
 // widened to f64, differentiated, and each parameter's gradient compared

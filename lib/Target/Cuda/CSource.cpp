@@ -24,7 +24,7 @@ int64_t cuda::product(ArrayRef<int64_t> shape) {
 }
 
 std::string cuda::coordinateOf(StringRef index, int64_t stride, int64_t extent,
-                         int64_t bound) {
+                               int64_t bound) {
   std::string text = index.str();
   if (stride != 1)
     text += " / " + std::to_string(stride);
@@ -36,15 +36,15 @@ std::string cuda::coordinateOf(StringRef index, int64_t stride, int64_t extent,
 std::string cuda::scaled(StringRef expr, int64_t factor) {
   if (factor == 1)
     return expr.str();
-  bool name = llvm::all_of(
-      expr, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+  bool name =
+      llvm::all_of(expr, [](char c) { return llvm::isAlnum(c) || c == '_'; });
   return ((name ? expr.str() : "(" + expr + ")") + " * " +
           std::to_string(factor))
       .str();
 }
 
 std::pair<int64_t, std::string> cuda::lineAlong(ArrayRef<int64_t> shape,
-                                          int64_t dim) {
+                                                int64_t dim) {
   int64_t n = shape[dim], inner = product(shape.drop_front(dim + 1));
   std::string in = std::to_string(inner);
   if (inner == 1)
@@ -92,7 +92,7 @@ std::string cuda::loadExpr(Type type, StringRef pointer, StringRef index) {
 }
 
 std::string cuda::storeStmt(Type type, StringRef pointer, StringRef index,
-                      StringRef value) {
+                            StringRef value) {
   if (type.isF16())
     return ("ampstep::stF16(" + pointer + ", " + index + ", " + value + ");")
         .str();
@@ -168,8 +168,8 @@ std::string cuda::sourcePosition(Location loc) {
     auto file = dyn_cast<FileLineColLoc>(inner);
     if (!file)
       return WalkResult::advance();
-    text = (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
-            ":" + Twine(file.getColumn()))
+    text = (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
+            Twine(file.getColumn()))
                .str();
     return WalkResult::interrupt();
   });

@@ -38,8 +38,7 @@ std::string scaled(StringRef expr, int64_t factor);
 
 /// For a softmax (or its gradient) along `dim` of `shape`, run one index i
 /// per line: the line's length and the index of its j-th element.
-std::pair<int64_t, std::string> lineAlong(ArrayRef<int64_t> shape,
-                                          int64_t dim);
+std::pair<int64_t, std::string> lineAlong(ArrayRef<int64_t> shape, int64_t dim);
 
 /// The C type of stored elements.
 std::string storageType(Type type);

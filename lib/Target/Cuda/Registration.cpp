@@ -37,7 +37,7 @@ void amp::registerToCudaTranslation() {
       // A planned step holds amp ops in a func.func; arith and math ops
       // parse, so that the translation can refuse them by name.
       [](DialectRegistry &registry) {
-        registry.insert<amp::AmpDialect, arith::ArithDialect,
-                        func::FuncDialect, math::MathDialect>();
+        registry.insert<amp::AmpDialect, arith::ArithDialect, func::FuncDialect,
+                        math::MathDialect>();
       });
 }

@@ -104,8 +104,8 @@ private:
   void beginFunctor(StringRef kernel, ArrayRef<Operation *> ops);
   /// Prints the functor and its launch; `hostOnly` when the CUDA target
   /// runs a runtime kernel instead (the functor is then not compiled there).
-  void endFunctor(StringRef kernel, const KernelParams &params,
-                  StringRef count, bool hostOnly = false);
+  void endFunctor(StringRef kernel, const KernelParams &params, StringRef count,
+                  bool hostOnly = false);
   /// Makes the functor being built a reduction of `extent` values per
   /// output, launched with ampstep::launchReduce: its operator() folds
   /// loadAt(baseOf(i), r) for r in order with `combine` from `identity` and
@@ -153,20 +153,17 @@ std::string Emitter::constantArray(ConstantOp op, DenseElementsAttr value) {
   constantArrays[op] = name;
   Type element = value.getElementType();
   constants << "// " << describe(op) << "\n"
-       << "AMP_STEP_DATA const " << storageType(element) << " " << name
-       << "[] = {";
+            << "AMP_STEP_DATA const " << storageType(element) << " " << name
+            << "[] = {";
   int64_t column = 0;
   auto emit = [&](const std::string &text) {
-    constants << (column ? ", " : "") << ((column % 8) ? "" : "\n    ")
-              << text;
+    constants << (column ? ", " : "") << ((column % 8) ? "" : "\n    ") << text;
     ++column;
   };
   if (isa<FloatType>(element)) {
     for (const APFloat &v : value.getValues<APFloat>()) {
       if (element.isF16() || element.isBF16())
-        emit(llvm::formatv("{0:x4}",
-                           v.bitcastToAPInt().getZExtValue())
-                 .str());
+        emit(llvm::formatv("{0:x4}", v.bitcastToAPInt().getZExtValue()).str());
       else if (v.isFinite())
         emit(llvm::formatv("{0}", llvm::format("%a", v.convertToDouble()))
                  .str());
@@ -272,9 +269,9 @@ void Emitter::endFunctor(StringRef kernel, const KernelParams &params,
        << kernel << "\", " << count << ", ";
   if (reductionExtent)
     body << reductionExtent << ", ";
-  body << functor << params.initializer([&](Value v, bool w) {
-    return pointerOf(v, w);
-  }) << "));\n";
+  body << functor
+       << params.initializer([&](Value v, bool w) { return pointerOf(v, w); })
+       << "));\n";
 }
 
 void Emitter::defineReduction(StringRef acc, StringRef identity,
@@ -361,15 +358,14 @@ LogicalResult Emitter::emitElementwise(ArrayRef<Operation *> ops) {
     if (auto constant = dyn_cast<ConstantOp>(op)) {
       auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
       if (!dense)
-        return op->emitError()
-               << "the backend compiles dense constants only";
+        return op->emitError() << "the backend compiles dense constants only";
       if (!dense.isSplat()) {
         // An array of the library; each element read where the kernel's
         // index falls in the constant's (broadcast) shape.
         std::string data = constantArray(constant, dense);
-        std::string member = params.addRaw(
-            "const " + storageType(type),
-            "ampstep::constantData(" + data + ")");
+        std::string member =
+            params.addRaw("const " + storageType(type),
+                          "ampstep::constantData(" + data + ")");
         expr = loadExpr(type, member, indexOf(result));
       } else {
         double v = isa<FloatType>(type)
@@ -390,10 +386,11 @@ LogicalResult Emitter::emitElementwise(ArrayRef<Operation *> ops) {
     } else if (isa<BroadcastToOp>(op)) {
       expr = operand(op->getOperand(0));
     } else if (auto compare = dyn_cast<CompareOp>(op)) {
-      std::string a = operand(op->getOperand(0)), b = operand(op->getOperand(1));
+      std::string a = operand(op->getOperand(0)),
+                  b = operand(op->getOperand(1));
       static const char *const symbols[] = {"==", "!=", "<", "<=", ">", ">="};
-      expr = "(" + a + " " +
-             symbols[static_cast<int>(compare.getPredicate())] + " " + b + ")";
+      expr = "(" + a + " " + symbols[static_cast<int>(compare.getPredicate())] +
+             " " + b + ")";
     } else if (isa<SelectOp>(op)) {
       expr = "(" + operand(op->getOperand(0)) + " ? " +
              operand(op->getOperand(1)) + " : " + operand(op->getOperand(2)) +
@@ -405,22 +402,25 @@ LogicalResult Emitter::emitElementwise(ArrayRef<Operation *> ops) {
     } else if (auto gelu = dyn_cast<GeluGradOp>(op)) {
       std::string x = operand(op->getOperand(0)),
                   g = operand(op->getOperand(1));
-      StringRef derivative =
-          gelu.getApproximate() == GeluApproximation::tanh
-              ? "amprt::geluTanhGrad"
-              : "amprt::geluErfGrad";
+      StringRef derivative = gelu.getApproximate() == GeluApproximation::tanh
+                                 ? "amprt::geluTanhGrad"
+                                 : "amprt::geluErfGrad";
       expr = roundExpr(type, g + " * " + derivative.str() + "(" + x + ")");
     } else if (op->getNumOperands() == 2) {
-      std::string a = operand(op->getOperand(0)), b = operand(op->getOperand(1));
-      std::string r =
-          TypeSwitch<Operation *, std::string>(op)
-              .Case([&](AddOp) { return a + " + " + b; })
-              .Case([&](SubOp) { return a + " - " + b; })
-              .Case([&](MulOp) { return a + " * " + b; })
-              .Case([&](DivOp) { return a + " / " + b; })
-              .Case([&](MaximumOp) { return "ampstep::nanMax(" + a + ", " + b + ")"; })
-              .Case([&](MinimumOp) { return "ampstep::nanMin(" + a + ", " + b + ")"; })
-              .Default([](Operation *) { return std::string(); });
+      std::string a = operand(op->getOperand(0)),
+                  b = operand(op->getOperand(1));
+      std::string r = TypeSwitch<Operation *, std::string>(op)
+                          .Case([&](AddOp) { return a + " + " + b; })
+                          .Case([&](SubOp) { return a + " - " + b; })
+                          .Case([&](MulOp) { return a + " * " + b; })
+                          .Case([&](DivOp) { return a + " / " + b; })
+                          .Case([&](MaximumOp) {
+                            return "ampstep::nanMax(" + a + ", " + b + ")";
+                          })
+                          .Case([&](MinimumOp) {
+                            return "ampstep::nanMin(" + a + ", " + b + ")";
+                          })
+                          .Default([](Operation *) { return std::string(); });
       if (r.empty())
         return op->emitError() << "the backend has no kernel for this op";
       expr = roundExpr(type, r);
@@ -801,9 +801,9 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
              << "_copy\", " << countOf(op->getResult(g)) << ", ampstep::Copy{"
              << from << ", data[" << g << "]}));\n";
     }
-    body << "    AMP_STEP_CHECK(amp_unscale(stream, amp_tensor_list_t{"
-         << grads << ", data, sizes}, " << pointerOf(op->getOperand(0), false)
-         << ", " << found << "));\n  }\n";
+    body << "    AMP_STEP_CHECK(amp_unscale(stream, amp_tensor_list_t{" << grads
+         << ", data, sizes}, " << pointerOf(op->getOperand(0), false) << ", "
+         << found << "));\n  }\n";
     return success();
   }
   if (auto update = dyn_cast<ScalerUpdateOp>(op)) {
@@ -812,8 +812,8 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
          << llvm::format("%a", update.getGrowthFactor().convertToDouble())
          << ", "
          << llvm::format("%a", update.getBackoffFactor().convertToDouble())
-         << ", " << update.getGrowthInterval() << ", "
-         << update.getHysteresis() << ", "
+         << ", " << update.getGrowthInterval() << ", " << update.getHysteresis()
+         << ", "
          << llvm::format("%a", update.getMinScale()
                                    ? update.getMinScale()->convertToDouble()
                                    : 0.0)
@@ -841,8 +841,9 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
     auto q = tensorOf(attention.getQuery());
     Type element = q.getElementType();
     body << "  {\n    amp_attention_t a{"
-         << (element.isF16() ? "AMP_F16" : element.isBF16() ? "AMP_BF16"
-                                                            : "AMP_F32")
+         << (element.isF16()    ? "AMP_F16"
+             : element.isBF16() ? "AMP_BF16"
+                                : "AMP_F32")
          << ", " << q.getDimSize(0) * q.getDimSize(1) << ", " << q.getDimSize(2)
          << ", " << tensorOf(attention.getKey()).getDimSize(2) << ", "
          << q.getDimSize(3) << ", "
@@ -887,20 +888,20 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
             SmallVector<int64_t> keptOut = computeStrides(kept);
             std::string base;
             for (size_t d = 0; d < kept.size(); ++d)
-              base += "    base += " +
-                      scaled(coordinateOf("i", keptOut[d], kept[d],
-                                          product(kept)),
-                             keptStrides[d]) +
-                      ";\n";
+              base +=
+                  "    base += " +
+                  scaled(coordinateOf("i", keptOut[d], kept[d], product(kept)),
+                         keptStrides[d]) +
+                  ";\n";
             int64_t inner = product(red);
             SmallVector<int64_t> redOut = computeStrides(red);
             std::string load = "    const int64_t at = base";
             for (size_t d = 0; d < red.size(); ++d)
-              load += " + " + scaled(coordinateOf("r", redOut[d], red[d],
-                                                  product(red)),
-                                     redStrides[d]);
-            load += ";\n    return static_cast<" + at + ">(" + ld(0, "at") +
-                    ");\n";
+              load += " + " +
+                      scaled(coordinateOf("r", redOut[d], red[d], product(red)),
+                             redStrides[d]);
+            load +=
+                ";\n    return static_cast<" + at + ">(" + ld(0, "at") + ");\n";
             std::string combine =
                 isMax    ? "ampstep::nanMax(acc, v)"
                 : narrow ? roundExpr(acc, "acc + " + roundExpr(acc, "v"))
@@ -910,8 +911,7 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
               finish += "    acc = acc / static_cast<" + at + ">(" +
                         std::to_string(inner) + ");\n";
             finish += "    " + st(0, "i", roundExpr(type, "acc")) + "\n";
-            defineReduction(at,
-                            isMax ? literal(-INFINITY, at) : literal(0, at),
+            defineReduction(at, isMax ? literal(-INFINITY, at) : literal(0, at),
                             base, load, combine, finish, inner);
             count = std::to_string(countOf(op->getResult(0)));
             return success();
@@ -956,15 +956,14 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
             int64_t total = product(outShape);
             fn << "    const int64_t o = i / " << outShape[dim] * inner
                << ", j = " << coordinateOf("i", inner, outShape[dim], total)
-               << ", r = " << (inner == 1 ? "0" : "i % " + std::to_string(inner))
-               << ";\n";
+               << ", r = "
+               << (inner == 1 ? "0" : "i % " + std::to_string(inner)) << ";\n";
             int64_t start = 0;
             for (unsigned p = 0; p < op->getNumOperands(); ++p) {
               int64_t width = tensorOf(op->getOperand(p)).getDimSize(dim);
-              fn << "    " << (p ? "else " : "") << "if (j < "
-                 << start + width << ") " << out(0) << "[i] = " << in(p)
-                 << "[(o * " << width << " + j - " << start << ") * " << inner
-                 << " + r];\n";
+              fn << "    " << (p ? "else " : "") << "if (j < " << start + width
+                 << ") " << out(0) << "[i] = " << in(p) << "[(o * " << width
+                 << " + j - " << start << ") * " << inner << " + r];\n";
               start += width;
             }
             count = std::to_string(countOf(op->getResult(0)));
@@ -973,10 +972,11 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
           .Case([&](EmbeddingOp) {
             auto table = tensorOf(op->getOperand(0));
             int64_t rows = table.getDimSize(0), width = table.getDimSize(1);
-            fn << "    const int64_t id = " << ld(1, "i / " + std::to_string(width))
-               << ";\n    " << out(0) << "[i] = id >= 0 && id < " << rows
-               << " ? " << in(0) << "[id * " << width << " + i % " << width
-               << "] : " << storageType(type) << "(0);\n";
+            fn << "    const int64_t id = "
+               << ld(1, "i / " + std::to_string(width)) << ";\n    " << out(0)
+               << "[i] = id >= 0 && id < " << rows << " ? " << in(0) << "[id * "
+               << width << " + i % " << width << "] : " << storageType(type)
+               << "(0);\n";
             count = std::to_string(countOf(op->getResult(0)));
             return success();
           })
@@ -1036,8 +1036,8 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
           })
           .Case<LayerNormOp, RmsNormOp>([&](auto norm) -> LogicalResult {
             Value x = op->getOperand(0);
-            int64_t n = product(tensorOf(x).getShape().drop_front(
-                norm.getNormalizedAxis()));
+            int64_t n = product(
+                tensorOf(x).getShape().drop_front(norm.getNormalizedAxis()));
             bool centered = isa<LayerNormOp>(op);
             std::string ct = "float";
             for (Value v : op->getOperands())
@@ -1089,8 +1089,8 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
           })
           .Case<LayerNormGradOp, RmsNormGradOp>([&](auto grad) {
             Value x = op->getOperand(0);
-            int64_t n = product(tensorOf(x).getShape().drop_front(
-                grad.getNormalizedAxis()));
+            int64_t n = product(
+                tensorOf(x).getShape().drop_front(grad.getNormalizedAxis()));
             bool centered = isa<LayerNormGradOp>(op);
             std::string row = "i * " + std::to_string(n) + " + ";
             auto xs = [&](StringRef j) {
@@ -1111,12 +1111,14 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
                << c(n) << " + " << c(grad.getEpsilon().convertToDouble())
                << ");\n    " << t << " gm = " << c(0) << ", gd = " << c(0)
                << ";\n    for (int64_t j = 0; j < " << n << "; ++j) {\n"
-               << "      const " << t << " h = (" << xs("j") << " - mean) / r;\n"
+               << "      const " << t << " h = (" << xs("j")
+               << " - mean) / r;\n"
                << "      gm = gm + " << gs("j") << ";\n      gd = gd + "
                << gs("j") << " * h;\n    }\n    gm = gm / " << c(n)
                << ";\n    gd = gd / " << c(n) << ";\n"
                << "    for (int64_t j = 0; j < " << n << "; ++j) {\n"
-               << "      const " << t << " h = (" << xs("j") << " - mean) / r;\n"
+               << "      const " << t << " h = (" << xs("j")
+               << " - mean) / r;\n"
                << "      " << t << " dx = " << gs("j") << " - h * gd;\n";
             if (centered)
               fn << "      dx = dx - gm;\n";
@@ -1149,16 +1151,16 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
             auto x = [&](StringRef index) {
               return "static_cast<" + ct + ">(" + ld(0, index) + ")";
             };
-            std::string xr =
-                "row * " + std::to_string(classes) + " + cidx";
+            std::string xr = "row * " + std::to_string(classes) + " + cidx";
             // Per row: max, sum of exp(x - max); labels out of range give
             // NaN, which the inf/NaN check of the step then sees.
             std::string stats =
                 "      const int64_t label = " + ld(1, "row") + ";\n" +
                 "      " + ct + " mx = " + cc(-INFINITY) + ";\n" +
                 "      for (int64_t cidx = 0; cidx < " +
-                std::to_string(classes) + "; ++cidx) mx = ampstep::nanMax(mx, " +
-                x(xr) + ");\n      " + ct + " se = " + cc(0) + ";\n" +
+                std::to_string(classes) +
+                "; ++cidx) mx = ampstep::nanMax(mx, " + x(xr) + ");\n      " +
+                ct + " se = " + cc(0) + ";\n" +
                 "      for (int64_t cidx = 0; cidx < " +
                 std::to_string(classes) + "; ++cidx) se = se + " +
                 math("exp", ct) + "(" + x(xr) + " - mx);\n";
@@ -1176,9 +1178,9 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
               // Per row into scratch, then the rows in order.
               fn << "    const int64_t row = i;\n"
                  << stats << "      " << partials << "[row] = "
-                 << (ignored ? skipped + " ? " + cc(0) + " : " : "")
-                 << outside << " ? " << cc(NAN)
-                 << " : (mx + " << math("log", ct) << "(se)) - "
+                 << (ignored ? skipped + " ? " + cc(0) + " : " : "") << outside
+                 << " ? " << cc(NAN) << " : (mx + " << math("log", ct)
+                 << "(se)) - "
                  << x("row * " + std::to_string(classes) + " + label") << ";\n";
               count = std::to_string(rows);
               return success();
@@ -1226,8 +1228,8 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
                << (nesterov ? "true" : "false") << ");\n";
             if (hasBuffer)
               fn << "    " << t << " buf = " << ld(2, "i") << ";\n";
-            fn << "    const " << t << " p = amprt::sgdElement<" << t
-               << ">(s, " << param << ", " << grad << ", "
+            fn << "    const " << t << " p = amprt::sgdElement<" << t << ">(s, "
+               << param << ", " << grad << ", "
                << (hasBuffer ? "&buf" : "nullptr") << ", " << first << ");\n";
             if (hasBuffer)
               fn << "    " << st(1, "i", roundExpr(type, "buf")) << "\n";
@@ -1252,8 +1254,7 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
                << "    const " << t << " g = " << ld(1, "i") << ";\n"
                << "    " << t << " m = " << ld(2, "i") << ";\n"
                << "    " << t << " v = " << ld(3, "i") << ";\n"
-               << "    amprt::adamwElement<" << t
-               << ">(scalars, p, g, m, v);\n"
+               << "    amprt::adamwElement<" << t << ">(scalars, p, g, m, v);\n"
                << "    " << st(0, "i", roundExpr(type, "p")) << "\n"
                << "    " << st(1, "i", roundExpr(type, "m")) << "\n"
                << "    " << st(2, "i", roundExpr(type, "v")) << "\n";
@@ -1274,17 +1275,16 @@ LogicalResult Emitter::emitSingle(Operation *op, ArrayRef<Operation *> guards,
             return success();
           })
           .Default([&](Operation *other) {
-            return other->emitError()
-                   << "'" << other->getName()
-                   << "' is not supported by the backend";
+            return other->emitError() << "'" << other->getName()
+                                      << "' is not supported by the backend";
           });
   if (failed(result))
     return failure();
   std::string onDevice = guards.empty() ? runtimeRowCall(op) : "";
   if (!onDevice.empty())
     body << "#if defined(__CUDACC__)\n  // " << kernel
-         << ": the runtime's warp-per-row kernel\n  AMP_STEP_CHECK("
-         << onDevice << ");\n#else\n";
+         << ": the runtime's warp-per-row kernel\n  AMP_STEP_CHECK(" << onDevice
+         << ");\n#else\n";
   endFunctor(kernel, params, count, /*hostOnly=*/!onDevice.empty());
   if (!onDevice.empty())
     body << "#endif\n";
@@ -1310,13 +1310,15 @@ std::string Emitter::runtimeRowCall(Operation *op) {
     int64_t cols = product(shape.drop_front(firstColumn));
     if (dtype.empty() || cols == 0)
       return "";
-    return "amp_rows_t{" + dtype + ", " + std::to_string(product(shape) / cols) +
-           ", " + std::to_string(cols) + "}";
+    return "amp_rows_t{" + dtype + ", " +
+           std::to_string(product(shape) / cols) + ", " + std::to_string(cols) +
+           "}";
   };
   auto eps = [](FloatAttr attr) {
     return literal(attr.getValueAsDouble(), "float");
   };
-  std::string out = op->getNumResults() ? pointerOf(op->getResult(0), true) : "";
+  std::string out =
+      op->getNumResults() ? pointerOf(op->getResult(0), true) : "";
   return TypeSwitch<Operation *, std::string>(op)
       .Case<SoftmaxOp, LogSoftmaxOp>([&](auto softmax) -> std::string {
         Value x = softmax.getInput();
@@ -1356,17 +1358,15 @@ std::string Emitter::runtimeRowCall(Operation *op) {
         return std::string(centered ? "amp_layer_norm_backward"
                                     : "amp_rms_norm_backward") +
                "(stream, " + rows + ", " + in(grad.getInput()) + ", " +
-               in(grad.getGrad()) + ", nullptr, " +
-               eps(grad.getEpsilonAttr()) + ", " + out +
-               (centered ? ", nullptr, nullptr)" : ", nullptr)");
+               in(grad.getGrad()) + ", nullptr, " + eps(grad.getEpsilonAttr()) +
+               ", " + out + (centered ? ", nullptr, nullptr)" : ", nullptr)");
       })
       .Case([&](CrossEntropyOp loss) -> std::string {
         Value logits = loss.getLogits();
         std::string rows = rowsOf(logits, tensorOf(logits).getRank() - 1);
         auto scratch = op->getAttrOfType<IntegerAttr>(kScratchAttr);
         if (rows.empty() || !scratch ||
-            !elementOf(loss.getLabels()).isInteger(64) ||
-            loss.getIgnoreIndex())
+            !elementOf(loss.getLabels()).isInteger(64) || loss.getIgnoreIndex())
           return "";
         // The row losses into scratch; the second kernel sums them.
         return "amp_cross_entropy(stream, " + rows + ", " + in(logits) + ", " +
@@ -1378,8 +1378,7 @@ std::string Emitter::runtimeRowCall(Operation *op) {
         Value logits = grad.getLogits();
         std::string rows = rowsOf(logits, tensorOf(logits).getRank() - 1);
         if (rows.empty() || !elementOf(grad.getLabels()).isInteger(64) ||
-            grad.getIgnoreIndex() ||
-            !isF32(grad.getGrad()) ||
+            grad.getIgnoreIndex() || !isF32(grad.getGrad()) ||
             elementOf(grad.getResult()) != elementOf(logits))
           return "";
         return "amp_cross_entropy(stream, " + rows + ", " + in(logits) + ", " +
@@ -1427,9 +1426,8 @@ void Emitter::emitRowSum(CrossEntropyOp op, StringRef rowKernel) {
             storeStmt(elementOf(op.getResult()), out, "0",
                       roundExpr(elementOf(op.getResult()), "acc")) +
             "\n";
-  defineReduction(ct, literal(0, ct), "",
-                  "    return " + partials + "[r];\n", "acc + v", finish,
-                  rows);
+  defineReduction(ct, literal(0, ct), "", "    return " + partials + "[r];\n",
+                  "acc + v", finish, rows);
   endFunctor(kernel, params, "1");
 }
 
@@ -1445,15 +1443,15 @@ LogicalResult Emitter::emitReturn() {
       continue; // written in place
     body << "  if (" << from << " != " << to
          << ")\n    AMP_STEP_CHECK(ampstep::launch(stream, \"copy_" << argIndex
-         << "\", " << countOf(value) << ", ampstep::Copy{" << from << ", "
-         << to << "}));\n";
+         << "\", " << countOf(value) << ", ampstep::Copy{" << from << ", " << to
+         << "}));\n";
   }
   Value loss = ret.getOperand(threaded.size());
   bool scaled = ret.getNumOperands() == threaded.size() + 2;
   body << "  // The loss, found_inf and the counters.\n";
   body << "  AMP_STEP_CHECK(ampstep::launch(stream, \"results\", 1, "
-          "ampstep::Results{" << pointerOf(loss, false)
-       << ", "
+          "ampstep::Results{"
+       << pointerOf(loss, false) << ", "
        << (scaled ? pointerOf(ret.getOperand(threaded.size() + 1), false)
                   : std::string("nullptr"))
        << ", loss, found_inf, counters}));\n";
@@ -1544,18 +1542,16 @@ LogicalResult Emitter::verifyPlan() {
       continue;
     auto places = op.getAttrOfType<ArrayAttr>(kPlaceAttr);
     if (!places || places.size() != op.getNumResults())
-      return bad(&op, "this op has no place for each result (" +
-                          kPlaceAttr + ")");
+      return bad(&op,
+                 "this op has no place for each result (" + kPlaceAttr + ")");
     for (OpResult result : op.getResults()) {
       // The dialect checked that every place is a PlaceAttr.
       PlaceAttr place = placeOf(result);
-      std::string which =
-          "result #" + std::to_string(result.getResultNumber());
+      std::string which = "result #" + std::to_string(result.getResultNumber());
       if (place.getKind() == PlaceKind::fused) {
         std::optional<int64_t> kernel = getKernel(&op);
         for (Operation *user : result.getUsers())
-          if (isa<func::ReturnOp>(user) || !kernel ||
-              getKernel(user) != kernel)
+          if (isa<func::ReturnOp>(user) || !kernel || getKernel(user) != kernel)
             return bad(&op, which + " is fused into its kernel but read "
                                     "outside it");
         continue;
@@ -1672,15 +1668,15 @@ LogicalResult Emitter::emit() {
   };
   for (unsigned i = 0; i < func.getNumArguments(); ++i) {
     auto type = cast<RankedTensorType>(func.getArgumentTypes()[i]);
-    bool isParam = static_cast<bool>(
-        func.getArgAttr(i, AmpDialect::kParamAttrName));
-    bool isState = static_cast<bool>(
-        func.getArgAttr(i, AmpDialect::kStateAttrName));
+    bool isParam =
+        static_cast<bool>(func.getArgAttr(i, AmpDialect::kParamAttrName));
+    bool isState =
+        static_cast<bool>(func.getArgAttr(i, AmpDialect::kStateAttrName));
     if (func.getArgAttr(i, AmpDialect::kLossScaleAttrName))
       scaleSlot = i;
     double initial = 0;
-    if (auto value = func.getArgAttrOfType<FloatAttr>(
-            i, AmpDialect::kStateAttrName))
+    if (auto value =
+            func.getArgAttrOfType<FloatAttr>(i, AmpDialect::kStateAttrName))
       initial = value.getValueAsDouble();
     Type element = type.getElementType();
     std::string tensorName = getArgumentName(func, i).str();
@@ -1689,13 +1685,14 @@ LogicalResult Emitter::emit() {
                    : isState ? fallbackName("state", states)
                              : fallbackName("input", inputs);
     os << "  {\"" << cStringBody(tensorName) << "\", "
-       << (isParam ? "AMP_STEP_PARAM" : isState ? "AMP_STEP_STATE"
-                                                : "AMP_STEP_INPUT")
+       << (isParam   ? "AMP_STEP_PARAM"
+           : isState ? "AMP_STEP_STATE"
+                     : "AMP_STEP_INPUT")
        << ", AMP_ELEMENT_"
-       << (element.isF32()    ? "F32"
-           : element.isF16()  ? "F16"
-           : element.isBF16() ? "BF16"
-           : element.isF64()  ? "F64"
+       << (element.isF32()         ? "F32"
+           : element.isF16()       ? "F16"
+           : element.isBF16()      ? "BF16"
+           : element.isF64()       ? "F64"
            : element.isInteger(1)  ? "I1"
            : element.isInteger(32) ? "I32"
                                    : "I64")
@@ -1724,8 +1721,8 @@ LogicalResult Emitter::emit() {
     if (std::string at = sourcePosition(check.reader->getLoc()); !at.empty())
       reader += " at " + at;
     os << "  {" << check.argument << ", " << check.bound << ", "
-       << (check.ignored ? 1 : 0) << ", " << check.ignored.value_or(0)
-       << ", \"" << cStringBody(reader) << "\"},\n";
+       << (check.ignored ? 1 : 0) << ", " << check.ignored.value_or(0) << ", \""
+       << cStringBody(reader) << "\"},\n";
   }
   if (indexChecks->empty())
     os << "  {}\n";
@@ -1754,8 +1751,7 @@ LogicalResult mlir::amp::translateToCuda(ModuleOp module, raw_ostream &os,
   if (!functionName.empty()) {
     func = module.lookupSymbol<func::FuncOp>(functionName);
     if (!func)
-      return module.emitError() << "amp-to-cuda: no function @"
-                                << functionName;
+      return module.emitError() << "amp-to-cuda: no function @" << functionName;
   } else {
     SmallVector<func::FuncOp> planned;
     for (auto candidate : module.getOps<func::FuncOp>())

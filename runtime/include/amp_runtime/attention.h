@@ -36,10 +36,10 @@ amp_status_t amp_attention_forward(amp_stream_t *stream,
  * f32 and overwritten. */
 amp_status_t amp_attention_backward(amp_stream_t *stream,
                                     const amp_attention_t *attention,
-                                    const void *q, const void *k,
-                                    const void *v, const void *out,
-                                    const void *dout, const float *lse,
-                                    float *dq, float *dk, float *dv);
+                                    const void *q, const void *k, const void *v,
+                                    const void *out, const void *dout,
+                                    const float *lse, float *dq, float *dk,
+                                    float *dv);
 
 #ifdef __cplusplus
 } /* extern "C" */

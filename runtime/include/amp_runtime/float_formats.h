@@ -74,9 +74,10 @@ AMP_HOST_DEVICE inline uint16_t roundToFormat(double value,
   const int m = format.mantissaBits;
   const uint16_t expMask =
       static_cast<uint16_t>(((1u << format.exponentBits) - 1u) << m);
-  const uint16_t sign = std::signbit(value) ? static_cast<uint16_t>(
-                                                  1u << (m + format.exponentBits))
-                                            : 0;
+  const uint16_t sign =
+      std::signbit(value)
+          ? static_cast<uint16_t>(1u << (m + format.exponentBits))
+          : 0;
   if (std::isnan(value)) // Quiet NaN: exponent all ones, top fraction bit.
     return static_cast<uint16_t>(sign | expMask | (1u << (m - 1)));
   double magnitude = std::fabs(value);

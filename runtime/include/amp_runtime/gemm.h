@@ -36,8 +36,7 @@ typedef struct amp_gemm_s {
  * elements, and the bias (n elements, NULL without a bias epilogue) is
  * shared. C is read only when beta != 0. */
 amp_status_t amp_gemm(amp_stream_t *stream, const amp_gemm_t *gemm,
-                      const void *a, const void *b, const void *bias,
-                      void *c);
+                      const void *a, const void *b, const void *bias, void *c);
 
 #ifdef __cplusplus
 } /* extern "C" */

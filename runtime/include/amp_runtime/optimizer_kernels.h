@@ -43,9 +43,9 @@ typedef struct amp_scaler_config_s {
   double growth_factor;  /* > 1 */
   double backoff_factor; /* in (0, 1) */
   int64_t growth_interval;
-  int64_t hysteresis;    /* 1: PyTorch's behaviour */
-  double min_scale;      /* 0: no clamp */
-  double max_scale;      /* 0: no clamp */
+  int64_t hysteresis; /* 1: PyTorch's behaviour */
+  double min_scale;   /* 0: no clamp */
+  double max_scale;   /* 0: no clamp */
 } amp_scaler_config_t;
 
 /* GradScaler's update of *scale, *growth_tracker and *hysteresis_tracker
@@ -53,8 +53,7 @@ typedef struct amp_scaler_config_s {
  * hysteresis; the algorithm of amp.scaler_update. */
 amp_status_t amp_scaler_update(amp_stream_t *stream,
                                const amp_scaler_config_t *config, float *scale,
-                               float *growth_tracker,
-                               float *hysteresis_tracker,
+                               float *growth_tracker, float *hysteresis_tracker,
                                const float *found_inf);
 
 typedef struct amp_sgd_config_s {

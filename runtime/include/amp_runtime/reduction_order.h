@@ -36,15 +36,15 @@ constexpr int64_t kReductionBlock = 256;
 /// result is `identity`).
 template <typename Acc, typename Load, typename Combine>
 AMP_HOST_DEVICE Acc foldReduction(int64_t extent, Acc identity, Load &&load,
-                                Combine &&combine) {
+                                  Combine &&combine) {
   // pending[] holds one result per set bit of the number of blocks folded
   // so far, the highest first: 64 cover any int64 extent.
   Acc pending[64];
   int depth = 0;
   for (int64_t start = 0, blocks = 0; start < extent;
        start += kReductionBlock, ++blocks) {
-    int64_t end = extent - start < kReductionBlock ? extent
-                                                   : start + kReductionBlock;
+    int64_t end =
+        extent - start < kReductionBlock ? extent : start + kReductionBlock;
     Acc block = identity;
     for (int64_t r = start; r < end; ++r)
       block = combine(block, load(r));

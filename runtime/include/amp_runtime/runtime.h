@@ -29,10 +29,10 @@ typedef enum amp_status_code_e {
   AMP_INVALID_ARGUMENT = 1, /* a null pointer, a bad size, a mismatch */
   AMP_OUT_OF_RANGE = 2,     /* an offset or size beyond a buffer or arena */
   AMP_OUT_OF_MEMORY = 3,
-  AMP_UNAVAILABLE = 4,      /* no such device in this build or machine */
-  AMP_DEVICE_ERROR = 5,     /* a CUDA call failed */
+  AMP_UNAVAILABLE = 4,  /* no such device in this build or machine */
+  AMP_DEVICE_ERROR = 5, /* a CUDA call failed */
   AMP_IO_ERROR = 6,
-  AMP_DATA_LOSS = 7,        /* a corrupt file (bad checksum) */
+  AMP_DATA_LOSS = 7, /* a corrupt file (bad checksum) */
 } amp_status_code_t;
 
 /* NULL means success; otherwise the caller owns it (amp_status_free). */
@@ -50,8 +50,8 @@ void amp_status_free(amp_status_t status);
 /* A status with `code` and `message` (copied, truncated to the status's
  * buffer), made at file:line; for code outside the runtime, such as the
  * kernels of a compiled step. */
-amp_status_t amp_status_make(amp_status_code_t code, const char *file,
-                             int line, const char *message);
+amp_status_t amp_status_make(amp_status_code_t code, const char *file, int line,
+                             const char *message);
 
 /*===-- Devices and streams -----------------------------------------------===*/
 

@@ -67,8 +67,8 @@ typedef struct amp_step_tensor_s {
   amp_element_type_t type;
   int32_t rank;
   int64_t shape[AMP_STEP_MAX_RANK];
-  int64_t fan_in;  /* a parameter's fan-in for amp_step_init, or 0 ... */
-  double initial;  /* ... for one that starts at this value, as a state */
+  int64_t fan_in; /* a parameter's fan-in for amp_step_init, or 0 ... */
+  double initial; /* ... for one that starts at this value, as a state */
 } amp_step_tensor_t;
 
 /* The compiled step itself: reads and updates `tensors` (device pointers,
@@ -90,8 +90,8 @@ typedef struct amp_step_index_check_s {
   int64_t bound;       /* elements lie in [0, bound) ... */
   int32_t has_ignored; /* ... or, where this is 1, equal `ignored` */
   int64_t ignored;
-  const char *reader;  /* what reads them, for messages: "the 10 classes
-                          of amp.cross_entropy at mlp.mlir:12:11" */
+  const char *reader; /* what reads them, for messages: "the 10 classes
+                         of amp.cross_entropy at mlp.mlir:12:11" */
 } amp_step_index_check_t;
 
 typedef struct amp_step_description_s {

@@ -6,8 +6,8 @@
 // kernel functor once per index: a
 // grid-stride CUDA kernel on the step's stream when compiled by nvcc, a
 // plain loop when compiled by a host C++ compiler; `launchReduce` does the
-// same for reductions, with a block per output for long ones under nvcc. Kernel bodies are
-// AMP_HOST_DEVICE, so one generated file serves both targets.
+// same for reductions, with a block per output for long ones under nvcc. Kernel
+// bodies are AMP_HOST_DEVICE, so one generated file serves both targets.
 //
 //===----------------------------------------------------------------------===//
 
@@ -209,8 +209,8 @@ __global__ void blockPerOutput(int64_t count, int64_t extent, Kernel shared) {
 /// Runs the reduction `kernel` for every output in [0, count), each
 /// folding `extent` values, on `stream`, without waiting.
 template <typename Kernel>
-amp_status_t launchReduce(amp_stream_t *stream, const char *name,
-                          int64_t count, int64_t extent, const Kernel &kernel) {
+amp_status_t launchReduce(amp_stream_t *stream, const char *name, int64_t count,
+                          int64_t extent, const Kernel &kernel) {
   // One thread per output keeps a GPU busy from a few thousand outputs on,
   // and reads a reduction over leading dimensions coalesced.
   if (count >= 2048 || extent < 1024)
@@ -219,9 +219,8 @@ amp_status_t launchReduce(amp_stream_t *stream, const char *name,
     return status;
   constexpr unsigned kThreads = 256;
   blockPerOutput<<<static_cast<unsigned>(count), kThreads, 0,
-                   static_cast<cudaStream_t>(
-                       amp_stream_native_handle(stream))>>>(count, extent,
-                                                            kernel);
+                   static_cast<cudaStream_t>(amp_stream_native_handle(
+                       stream))>>>(count, extent, kernel);
   return launched(name);
 }
 #else
@@ -241,9 +240,8 @@ amp_status_t launch(amp_stream_t *stream, const char *, int64_t count,
 /// Runs the reduction `kernel` for every output in [0, count), each
 /// folding its `extent` values in order (operator()).
 template <typename Kernel>
-amp_status_t launchReduce(amp_stream_t *stream, const char *name,
-                          int64_t count, int64_t /*extent*/,
-                          const Kernel &kernel) {
+amp_status_t launchReduce(amp_stream_t *stream, const char *name, int64_t count,
+                          int64_t /*extent*/, const Kernel &kernel) {
   return launch(stream, name, count, kernel);
 }
 #endif
@@ -285,8 +283,7 @@ struct Results {
 // kernel reads it through the address constantData gives at the launch.
 #if defined(__CUDACC__)
 #define AMP_STEP_DATA __device__
-template <typename T, size_t N>
-const T *constantData(const T (&symbol)[N]) {
+template <typename T, size_t N> const T *constantData(const T (&symbol)[N]) {
   void *address = nullptr;
   if (cudaGetSymbolAddress(&address, symbol) != cudaSuccess)
     return nullptr; // the launch then fails on the null pointer
@@ -294,8 +291,7 @@ const T *constantData(const T (&symbol)[N]) {
 }
 #else
 #define AMP_STEP_DATA
-template <typename T, size_t N>
-const T *constantData(const T (&symbol)[N]) {
+template <typename T, size_t N> const T *constantData(const T (&symbol)[N]) {
   return symbol;
 }
 #endif

@@ -109,8 +109,8 @@ static void printScaled(raw_ostream &os, int64_t value, StringRef unit,
     ++index;
   }
   if (base == 1024.0 && index > 0)
-    os << llvm::format("%.2f %si%s", scaled,
-                       index == 1 ? "K" : prefixes[index], unit.str().c_str());
+    os << llvm::format("%.2f %si%s", scaled, index == 1 ? "K" : prefixes[index],
+                       unit.str().c_str());
   else
     os << llvm::format("%.2f %s%s", scaled, prefixes[index],
                        unit.str().c_str());

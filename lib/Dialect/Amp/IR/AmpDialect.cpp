@@ -163,9 +163,10 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
   return success();
 }
 
-LogicalResult AmpDialect::verifyRegionResultAttribute(
-    Operation *op, unsigned regionIndex, unsigned resultIndex,
-    NamedAttribute attribute) {
+LogicalResult
+AmpDialect::verifyRegionResultAttribute(Operation *op, unsigned regionIndex,
+                                        unsigned resultIndex,
+                                        NamedAttribute attribute) {
   return op->emitError() << "unknown amp result attribute '"
                          << attribute.getName().getValue() << "'";
 }

@@ -184,7 +184,7 @@ static LogicalResult inferBinaryType(std::optional<Location> loc,
       MLIRContext *, std::optional<Location> loc, ValueRange operands,         \
       DictionaryAttr, OpaqueProperties, RegionRange,                           \
       SmallVectorImpl<Type> &inferred) {                                       \
-    return inferBinaryType(loc, getOperationName(), operands, inferred);                           \
+    return inferBinaryType(loc, getOperationName(), operands, inferred);       \
   }                                                                            \
   LogicalResult OpName::verify() {                                             \
     return verifySameElementType(*this, "lhs", getLhs().getType(), "rhs",      \
@@ -262,8 +262,8 @@ LogicalResult TransposeOp::verify() {
   for (int64_t dim : perm) {
     if (dim < 0 || dim >= input.getRank() || seen[dim])
       return emitOpError() << "permutation " << formatShape(perm)
-                           << " is not a permutation of [0, "
-                           << input.getRank() << ")";
+                           << " is not a permutation of [0, " << input.getRank()
+                           << ")";
     seen[dim] = true;
     shape.push_back(input.getDimSize(dim));
   }
@@ -276,7 +276,8 @@ LogicalResult BroadcastToOp::verify() {
     return failure();
   SmallVector<int64_t> shape;
   if (input.getRank() > getType().getRank() ||
-      failed(broadcastShapes({input.getShape(), getType().getShape()}, shape)) ||
+      failed(
+          broadcastShapes({input.getShape(), getType().getShape()}, shape)) ||
       ArrayRef<int64_t>(shape) != getType().getShape())
     return emitOpError() << "cannot broadcast shape "
                          << formatShape(input.getShape()) << " to "
@@ -373,9 +374,8 @@ static FailureOr<MatmulDims> getMatmulDims(MatmulOp op) {
   }
   dims.k = lhsK;
   if (failed(broadcastShapes({l.drop_back(2), r.drop_back(2)}, dims.batch))) {
-    op.emitOpError() << "batch dimensions "
-                     << formatShape(l.drop_back(2)) << " and "
-                     << formatShape(r.drop_back(2))
+    op.emitOpError() << "batch dimensions " << formatShape(l.drop_back(2))
+                     << " and " << formatShape(r.drop_back(2))
                      << " are not broadcast-compatible";
     return failure();
   }
@@ -432,19 +432,20 @@ std::optional<int64_t> MatmulOp::getForwardFlops() {
 
 LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,
-                                            ValueRange operands,
-                                            DictionaryAttr, OpaqueProperties,
-                                            RegionRange,
+                                            ValueRange operands, DictionaryAttr,
+                                            OpaqueProperties, RegionRange,
                                             SmallVectorImpl<Type> &inferred) {
   if (operands.size() != 3)
-    return emitOptional(loc, getOperationName(), "expects query, key and value");
+    return emitOptional(loc, getOperationName(),
+                        "expects query, key and value");
   SmallVector<RankedTensorType> types;
   for (Value operand : operands) {
     RankedTensorType type = getStaticTensorType(operand.getType());
     if (!type || type.getRank() != 4)
-      return emitOptional(loc, getOperationName(), "query, key and value must be statically "
-                               "shaped rank-4 tensors [batch, heads, "
-                               "sequence, head dim]");
+      return emitOptional(loc, getOperationName(),
+                          "query, key and value must be statically "
+                          "shaped rank-4 tensors [batch, heads, "
+                          "sequence, head dim]");
     types.push_back(type);
   }
   ArrayRef<int64_t> q = types[0].getShape(), k = types[1].getShape(),
@@ -460,9 +461,10 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
                             " differs from key head dim " +
                             std::to_string(k[3]));
   if (k[2] != v[2])
-    return emitOptional(loc, getOperationName(), "key sequence length " + std::to_string(k[2]) +
-                                 " differs from value sequence length " +
-                                 std::to_string(v[2]));
+    return emitOptional(loc, getOperationName(),
+                        "key sequence length " + std::to_string(k[2]) +
+                            " differs from value sequence length " +
+                            std::to_string(v[2]));
   inferred.push_back(RankedTensorType::get({q[0], q[1], q[2], v[3]},
                                            types[0].getElementType()));
   return success();
@@ -601,8 +603,7 @@ static LogicalResult verifyEpsilon(Operation *op, double epsilon) {
                            << epsilon;
 }
 
-template <typename NormOp>
-static int64_t getNormalizedAxisOf(NormOp op) {
+template <typename NormOp> static int64_t getNormalizedAxisOf(NormOp op) {
   if (std::optional<int64_t> axis = op.getAxis())
     return *axis;
   return cast<RankedTensorType>(op.getInput().getType()).getRank() - 1;
@@ -611,8 +612,7 @@ static int64_t getNormalizedAxisOf(NormOp op) {
 int64_t LayerNormOp::getNormalizedAxis() { return getNormalizedAxisOf(*this); }
 int64_t RmsNormOp::getNormalizedAxis() { return getNormalizedAxisOf(*this); }
 
-template <typename NormOp>
-static LogicalResult verifyNormAxis(NormOp op) {
+template <typename NormOp> static LogicalResult verifyNormAxis(NormOp op) {
   auto input = cast<RankedTensorType>(op.getInput().getType());
   if (input.getRank() == 0)
     return op.emitOpError("input must have rank 1 or more");
@@ -655,19 +655,20 @@ std::optional<int64_t> RmsNormOp::getForwardFlops() {
 
 LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,
-                                            ValueRange operands,
-                                            DictionaryAttr, OpaqueProperties,
-                                            RegionRange,
+                                            ValueRange operands, DictionaryAttr,
+                                            OpaqueProperties, RegionRange,
                                             SmallVectorImpl<Type> &inferred) {
   if (operands.size() != 2)
     return emitOptional(loc, getOperationName(), "expects a table and indices");
   RankedTensorType table = getStaticTensorType(operands[0].getType());
   RankedTensorType indices = getStaticTensorType(operands[1].getType());
   if (!table || table.getRank() != 2)
-    return emitOptional(loc, getOperationName(), "table must be a statically shaped rank-2 tensor "
-                             "[rows, features]");
+    return emitOptional(loc, getOperationName(),
+                        "table must be a statically shaped rank-2 tensor "
+                        "[rows, features]");
   if (!indices)
-    return emitOptional(loc, getOperationName(), "indices must be a statically shaped tensor");
+    return emitOptional(loc, getOperationName(),
+                        "indices must be a statically shaped tensor");
   SmallVector<int64_t> shape(indices.getShape());
   shape.push_back(table.getDimSize(1));
   inferred.push_back(RankedTensorType::get(shape, table.getElementType()));
@@ -705,10 +706,9 @@ template <typename OpT> static LogicalResult verifyLogitsAndLabels(OpT op) {
   if (logits.getRank() == 0)
     return op.emitOpError("logits must have a class dimension");
   if (labels.getShape() != logits.getShape().drop_back())
-    return op.emitOpError()
-           << "labels shape " << formatShape(labels.getShape())
-           << " does not match the logits' leading shape "
-           << formatShape(logits.getShape().drop_back());
+    return op.emitOpError() << "labels shape " << formatShape(labels.getShape())
+                            << " does not match the logits' leading shape "
+                            << formatShape(logits.getShape().drop_back());
   return success();
 }
 
@@ -799,15 +799,13 @@ LogicalResult EmbeddingGradOp::verify() {
                          << " must be the indices shape "
                          << formatShape(indices.getShape())
                          << " plus a feature dimension";
-  SmallVector<int64_t> expected{getType().getRank() == 2
-                                    ? getType().getDimSize(0)
-                                    : int64_t(0),
-                                grad.getShape().back()};
+  SmallVector<int64_t> expected{
+      getType().getRank() == 2 ? getType().getDimSize(0) : int64_t(0),
+      grad.getShape().back()};
   if (getType().getRank() != 2)
     return emitOpError() << "result must be a table [rows, features], got "
                          << getType();
-  return verifyResultShape(*this, expected, getType(),
-                           grad.getElementType());
+  return verifyResultShape(*this, expected, getType(), grad.getElementType());
 }
 
 //===----------------------------------------------------------------------===//
@@ -822,8 +820,7 @@ static LogicalResult verifyHyper(Operation *op, StringRef name, APFloat value,
   double v = value.convertToDouble();
   if (std::isfinite(v) && v >= low && (openHigh ? v < high : v <= high))
     return success();
-  return op->emitOpError() << name << " must lie in " << range << ", got "
-                           << v;
+  return op->emitOpError() << name << " must lie in " << range << ", got " << v;
 }
 
 static LogicalResult verifyStep(Operation *op, Value step) {
@@ -845,10 +842,9 @@ LogicalResult SgdUpdateOp::verify() {
 LogicalResult SgdMomentumUpdateOp::verify() {
   const double inf = INFINITY;
   if (failed(verifyHyper(*this, "lr", getLr(), 0, inf, "[0, inf)")) ||
-      failed(verifyHyper(*this, "momentum", getMomentum(), 0, inf,
-                         "[0, inf)")) ||
-      failed(verifyHyper(*this, "dampening", getDampening(), 0, 1,
-                         "[0, 1]")) ||
+      failed(
+          verifyHyper(*this, "momentum", getMomentum(), 0, inf, "[0, inf)")) ||
+      failed(verifyHyper(*this, "dampening", getDampening(), 0, 1, "[0, 1]")) ||
       failed(verifyHyper(*this, "weight_decay", getWeightDecay(), 0, inf,
                          "[0, inf)")) ||
       failed(verifyStep(*this, getStep())))

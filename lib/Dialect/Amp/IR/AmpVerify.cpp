@@ -18,8 +18,8 @@ std::string amp::formatShape(ArrayRef<int64_t> shape) {
   return text;
 }
 
-LogicalResult amp::emitOptional(std::optional<Location> loc,
-                                   StringRef opName, const Twine &message) {
+LogicalResult amp::emitOptional(std::optional<Location> loc, StringRef opName,
+                                const Twine &message) {
   if (loc)
     emitError(*loc) << "'" << opName << "' op " << message;
   return failure();
@@ -31,7 +31,7 @@ RankedTensorType amp::getStaticTensorType(Type type) {
 }
 
 LogicalResult amp::verifyDimInRange(Operation *op, StringRef attrName,
-                                       int64_t dim, int64_t rank) {
+                                    int64_t dim, int64_t rank) {
   if (dim >= 0 && dim < rank)
     return success();
   return op->emitOpError() << attrName << " " << dim
@@ -40,46 +40,43 @@ LogicalResult amp::verifyDimInRange(Operation *op, StringRef attrName,
 }
 
 LogicalResult amp::verifySameElementType(Operation *op, StringRef lhsName,
-                                            Type lhs, StringRef rhsName,
-                                            Type rhs) {
+                                         Type lhs, StringRef rhsName,
+                                         Type rhs) {
   Type lhsElement = getElementTypeOrSelf(lhs);
   Type rhsElement = getElementTypeOrSelf(rhs);
   if (lhsElement == rhsElement)
     return success();
   return op->emitOpError() << lhsName << " and " << rhsName
-                           << " element types differ: " << lhsElement
-                           << " vs " << rhsElement
+                           << " element types differ: " << lhsElement << " vs "
+                           << rhsElement
                            << " (insert an amp.cast to change precision)";
 }
 
-LogicalResult amp::verifyResultShape(Operation *op,
-                                        ArrayRef<int64_t> expected,
-                                        Type result, Type elementType) {
+LogicalResult amp::verifyResultShape(Operation *op, ArrayRef<int64_t> expected,
+                                     Type result, Type elementType) {
   auto resultType = cast<RankedTensorType>(result);
   if (resultType.getShape() != expected)
-    return op->emitOpError() << "result shape "
-                             << formatShape(resultType.getShape())
-                             << " does not match the expected "
-                             << formatShape(expected);
+    return op->emitOpError()
+           << "result shape " << formatShape(resultType.getShape())
+           << " does not match the expected " << formatShape(expected);
   if (elementType && resultType.getElementType() != elementType)
-    return op->emitOpError() << "result element type "
-                             << resultType.getElementType()
-                             << " does not match the expected " << elementType;
+    return op->emitOpError()
+           << "result element type " << resultType.getElementType()
+           << " does not match the expected " << elementType;
   return success();
 }
 
 LogicalResult amp::verifyAccumulatorType(Operation *op, FloatType acc,
-                                            FloatType operand) {
+                                         FloatType operand) {
   if (isExactConversion(operand, acc))
     return success();
   return op->emitOpError() << "accumulator type " << acc << " cannot hold "
                            << operand << " operands exactly";
 }
 
-LogicalResult amp::verifyNormalizedParam(Operation *op,
-                                            RankedTensorType input,
-                                            int64_t axis, StringRef name,
-                                            Value param) {
+LogicalResult amp::verifyNormalizedParam(Operation *op, RankedTensorType input,
+                                         int64_t axis, StringRef name,
+                                         Value param) {
   if (!param)
     return success();
   ArrayRef<int64_t> expected = input.getShape().drop_front(axis);
@@ -99,14 +96,15 @@ LogicalResult amp::verifyScalarLoss(Operation *op, Type result) {
 }
 
 LogicalResult amp::inferBroadcastType(std::optional<Location> loc,
-                                         StringRef opName, TypeRange operands,
-                                         Type elementType,
-                                         SmallVectorImpl<Type> &inferred) {
+                                      StringRef opName, TypeRange operands,
+                                      Type elementType,
+                                      SmallVectorImpl<Type> &inferred) {
   SmallVector<ArrayRef<int64_t>> shapes;
   for (Type type : operands) {
     RankedTensorType tensor = getStaticTensorType(type);
     if (!tensor)
-      return emitOptional(loc, opName, "operands must be statically shaped tensors");
+      return emitOptional(loc, opName,
+                          "operands must be statically shaped tensors");
     shapes.push_back(tensor.getShape());
   }
   SmallVector<int64_t> shape;
@@ -116,8 +114,9 @@ LogicalResult amp::inferBroadcastType(std::optional<Location> loc,
     llvm::interleave(
         shapes, os, [&](ArrayRef<int64_t> s) { os << formatShape(s); },
         " and ");
-    return emitOptional(loc, opName, "operand shapes " + text +
-                                 " are not broadcast-compatible");
+    return emitOptional(loc, opName,
+                        "operand shapes " + text +
+                            " are not broadcast-compatible");
   }
   inferred.push_back(RankedTensorType::get(shape, elementType));
   return success();

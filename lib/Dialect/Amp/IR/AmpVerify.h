@@ -57,9 +57,8 @@ LogicalResult verifyScalarLoss(Operation *op, Type result);
 
 /// Infers the numpy broadcast of the statically shaped tensors `operands`,
 /// with element type `elementType`; reports incompatible shapes at `loc`.
-LogicalResult inferBroadcastType(std::optional<Location> loc,
-                                 StringRef opName, TypeRange operands,
-                                 Type elementType,
+LogicalResult inferBroadcastType(std::optional<Location> loc, StringRef opName,
+                                 TypeRange operands, Type elementType,
                                  SmallVectorImpl<Type> &inferred);
 
 } // namespace mlir::amp

@@ -45,7 +45,7 @@ void amp::registerPrecisionExternalModels(DialectRegistry &registry) {
     attach<PrecisionCategory::KeepFp32, math::ExpOp, math::Exp2Op,
            math::ExpM1Op, math::LogOp, math::Log2Op, math::Log10Op,
            math::Log1pOp, math::PowFOp, math::RsqrtOp>(context);
-    attach<PrecisionCategory::Follow, math::SqrtOp, math::TanhOp,
-           math::ErfOp, math::AbsFOp>(context);
+    attach<PrecisionCategory::Follow, math::SqrtOp, math::TanhOp, math::ErfOp,
+           math::AbsFOp>(context);
   });
 }

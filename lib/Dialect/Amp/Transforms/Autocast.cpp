@@ -273,8 +273,7 @@ LogicalResult FunctionAutocast::classify() {
         decision.precision = Precision::Low;
       } else {
         return op->emitOpError()
-               << "forces " << type << " but the compute type is "
-               << lowType;
+               << "forces " << type << " but the compute type is " << lowType;
       }
       decision.reason = "forced by " + std::string(kPrecisionAttrName);
     } else if (decision.category == PrecisionCategory::LowerPrecision) {
@@ -322,8 +321,8 @@ std::optional<unsigned> FunctionAutocast::narrowedTarget(Operation *op) const {
 Origin FunctionAutocast::originOf(Value value) const {
   if (!isFloatTensor(value.getType()))
     return Origin::None;
-  Type element = cast<RankedTensorType>(originalTypes.lookup(value))
-                     .getElementType();
+  Type element =
+      cast<RankedTensorType>(originalTypes.lookup(value)).getElementType();
   Operation *def = value.getDefiningOp();
   if (!def)
     return element == lowType ? Origin::Low : Origin::HighType;
@@ -379,8 +378,8 @@ void FunctionAutocast::assignPrecisions() {
       Operation *def = op->getOperand(i).getDefiningOp();
       if (!def)
         continue;
-      if (participates(def) && decisions.lookup(def).precision ==
-                                   Precision::Low) {
+      if (participates(def) &&
+          decisions.lookup(def).precision == Precision::Low) {
         lowUpstream[op] = def;
         break;
       }
@@ -397,8 +396,8 @@ void FunctionAutocast::assignPrecisions() {
     for (Operation *user : op->getUsers()) {
       if (!participates(user))
         continue;
-      bool asPrecisionOperand = llvm::any_of(
-          precisionOperands(user), [&](unsigned i) {
+      bool asPrecisionOperand =
+          llvm::any_of(precisionOperands(user), [&](unsigned i) {
             return user->getOperand(i).getDefiningOp() == op;
           });
       if (!asPrecisionOperand)
@@ -432,8 +431,7 @@ void FunctionAutocast::assignPrecisions() {
       Value widest, low;
       for (unsigned i : precisionOperands(op)) {
         Origin origin = originOf(op->getOperand(i));
-        if ((origin == Origin::HighOp || origin == Origin::HighType) &&
-            !widest)
+        if ((origin == Origin::HighOp || origin == Origin::HighType) && !widest)
           widest = op->getOperand(i);
         if (origin == Origin::Low && !low)
           low = op->getOperand(i);
@@ -509,9 +507,9 @@ Value FunctionAutocast::getOrCreateCast(Value value, Type target) {
     DenseElementsAttr attr;
     (void)matchPattern(value, m_Constant(&attr));
     builder.setInsertionPointAfter(def);
-    result = builder
-                 .create<ConstantOp>(loc, convertConstant(attr, targetElement))
-                 .getResult();
+    result =
+        builder.create<ConstantOp>(loc, convertConstant(attr, targetElement))
+            .getResult();
   } else {
     if (def) {
       builder.setInsertionPointAfter(def);
@@ -545,8 +543,8 @@ void FunctionAutocast::rewrite() {
     SmallVector<unsigned> indices = precisionOperands(op);
     // Low I/O: the activation goes low; a norm's weight and bias go f32
     // (they may differ), a loss's labels and targets keep their type (which
-    // is the compute type: assignPrecisions() saw to that), every other op needs
-    // matching operands.
+    // is the compute type: assignPrecisions() saw to that), every other op
+    // needs matching operands.
     bool isNorm = op->hasTrait<OpTrait::amp::NormalizationFamily>();
     bool isLossOp = op->hasTrait<OpTrait::amp::LossFamily>();
     for (unsigned i : indices) {
@@ -570,8 +568,8 @@ void FunctionAutocast::rewrite() {
         operand.set(getOrCreateCast(operand.get(),
                                     originalTypes.lookup(operand.get())));
 
-    bool lowResults = precision == Precision::Low ||
-                      precision == Precision::HighLowIO;
+    bool lowResults =
+        precision == Precision::Low || precision == Precision::HighLowIO;
     // A loss is a scalar read by the loss scaler: it keeps its type.
     bool isLoss = op->hasTrait<OpTrait::amp::LossFamily>();
     for (Value result : op->getResults()) {
@@ -587,8 +585,7 @@ void FunctionAutocast::rewrite() {
       TypeAttr acc = accOp.getAccTypeAttr();
       auto operand = cast<FloatType>(getElementTypeOrSelf(op->getOperand(0)));
       if (!acc ? isa<MatmulOp>(op) && precision == Precision::Low
-               : !isExactConversion(operand,
-                                    cast<FloatType>(acc.getValue())))
+               : !isExactConversion(operand, cast<FloatType>(acc.getValue())))
         accOp.setAccTypeAttr(TypeAttr::get(f32));
     };
     TypeSwitch<Operation *>(op).Case<MatmulOp, SumOp, MeanOp>(fixAccumulator);
@@ -695,8 +692,7 @@ static std::string formatBytes(int64_t bytes) {
     ++unit;
   }
   std::string text;
-  llvm::raw_string_ostream(text) << llvm::format("%.1f ", value)
-                                 << units[unit];
+  llvm::raw_string_ostream(text) << llvm::format("%.1f ", value) << units[unit];
   return text;
 }
 
@@ -854,8 +850,9 @@ void FunctionAutocast::writeDot(llvm::raw_ostream &os) {
       color = "#ffe066";
     else if (auto it = decisions.find(&op); it != decisions.end())
       color = it->second.precision == Precision::Low ? "#8fd18f" : "#f4a582";
-    os << "    \"" << prefix << id << "\" [shape=box, style=filled, fillcolor=\""
-       << color << "\", label=\"" << op.getName().getStringRef();
+    os << "    \"" << prefix << id
+       << "\" [shape=box, style=filled, fillcolor=\"" << color << "\", label=\""
+       << op.getName().getStringRef();
     if (op.getNumResults() == 1)
       os << "\\n" << typeName(op.getResult(0).getType());
     os << "\"];\n";
@@ -912,8 +909,8 @@ void AmpAutocastPass::runOnOperation() {
                            optionLoc)))
       return signalPassFailure();
   for (const std::string &name : denyOps)
-    if (failed(options.set(name, PrecisionCategory::KeepFp32, "deny",
-                           optionLoc)))
+    if (failed(
+            options.set(name, PrecisionCategory::KeepFp32, "deny", optionLoc)))
       return signalPassFailure();
   policy.overrideWith(options);
 
@@ -943,8 +940,7 @@ void AmpAutocastPass::runOnOperation() {
 
   auto writeFile = [&](StringRef path, StringRef text) -> LogicalResult {
     std::string error;
-    std::unique_ptr<llvm::ToolOutputFile> file =
-        openOutputFile(path, &error);
+    std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &error);
     if (!file)
       return emitOptionError(context)
              << "amp-autocast: cannot write " << path << ": " << error;

@@ -92,8 +92,8 @@ static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
   auto seed = builder.create<ConstantOp>(
       ret.getLoc(),
       DenseElementsAttr::get(
-          seedType, builder.getFloatAttr(seedType.getElementType(), 1.0)
-                        .getValue()));
+          seedType,
+          builder.getFloatAttr(seedType.getElementType(), 1.0).getValue()));
   seed->setAttr(AmpDialect::kSeedAttrName, builder.getUnitAttr());
   grads[loss] = seed;
   auto accumulate = [&](Value value, Value contribution) {
@@ -143,8 +143,8 @@ static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
       g = builder.create<ConstantOp>(
           ret.getLoc(),
           DenseElementsAttr::get(
-              type, builder.getFloatAttr(type.getElementType(), 0.0)
-                        .getValue()));
+              type,
+              builder.getFloatAttr(type.getElementType(), 0.0).getValue()));
     }
     returned.push_back(g);
     returnedTypes.push_back(arg.getType());

@@ -39,8 +39,8 @@ SmallVector<unsigned> backend::getThreadedArguments(func::FuncOp func) {
     if (!func.getArgAttr(i, AmpDialect::kParamAttrName) &&
         !func.getArgAttr(i, AmpDialect::kStateAttrName))
       continue;
-    scaled |= static_cast<bool>(
-        func.getArgAttr(i, AmpDialect::kLossScaleAttrName));
+    scaled |=
+        static_cast<bool>(func.getArgAttr(i, AmpDialect::kLossScaleAttrName));
     threaded.push_back(i);
   }
   if (func.getNumResults() != threaded.size() + (scaled ? 2 : 1))
@@ -191,10 +191,10 @@ backend::getIndexChecks(func::FuncOp func) {
             int64_t index = element.getSExtValue();
             if (inRange(index, bound, ignored))
               continue;
-            InFlightDiagnostic diag =
-                reader->emitError()
-                << "index " << index << " of a constant is outside [0, "
-                << bound << ")";
+            InFlightDiagnostic diag = reader->emitError()
+                                      << "index " << index
+                                      << " of a constant is outside [0, "
+                                      << bound << ")";
             diag.attachNote(source->getLoc()) << "the constant";
             return WalkResult::interrupt();
           }
@@ -227,8 +227,7 @@ backend::getIndexChecks(func::FuncOp func) {
   return checks;
 }
 
-backend::ParamInit backend::getParamInit(func::FuncOp func,
-                                         unsigned argument) {
+backend::ParamInit backend::getParamInit(func::FuncOp func, unsigned argument) {
   // The inner dimension of a matmul: the one its products sum over.
   auto innerOf = [](MatmulOp matmul) {
     auto lhs = cast<RankedTensorType>(matmul.getLhs().getType());

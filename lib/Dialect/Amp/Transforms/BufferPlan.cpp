@@ -61,9 +61,8 @@ int64_t placeBySize(std::vector<Interval> &intervals, int64_t floatBytes16) {
   for (size_t i = 0; i < order.size(); ++i)
     order[i] = i;
   auto sizeOf = [&](size_t i) { return intervals[i].size(floatBytes16); };
-  llvm::stable_sort(order, [&](size_t a, size_t b) {
-    return sizeOf(a) > sizeOf(b);
-  });
+  llvm::stable_sort(order,
+                    [&](size_t a, size_t b) { return sizeOf(a) > sizeOf(b); });
   std::vector<size_t> placed;
   int64_t total = 0;
   for (size_t i : order) {
@@ -266,7 +265,8 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
       while (grad.getDefiningOp() && isView(grad.getDefiningOp()))
         grad = grad.getDefiningOp()->getOperand(0); // the memory's owner
       if (!intervalOf.count(grad) ||
-          getByteSize(grad.getType()) != getByteSize(op->getResult(result).getType()))
+          getByteSize(grad.getType()) !=
+              getByteSize(op->getResult(result).getType()))
         return {};
       SmallVector<OpOperand *> uses;
       usesOf(grad, uses);
@@ -368,8 +368,8 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
                   MemoryAttr::get(ctx, arena, arguments, arena + arguments,
                                   arenaF32 + argumentsF32));
 
-    if (!report.empty() && failed(writeReport(func, arena, arguments,
-                                              arenaF32 + argumentsF32)))
+    if (!report.empty() &&
+        failed(writeReport(func, arena, arguments, arenaF32 + argumentsF32)))
       return signalPassFailure();
   }
 
@@ -395,8 +395,8 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
               "not fit in 64-bit byte counts";
   }
 
-  LogicalResult writeReport(func::FuncOp func, int64_t arena,
-                            int64_t arguments, int64_t peakF32) {
+  LogicalResult writeReport(func::FuncOp func, int64_t arena, int64_t arguments,
+                            int64_t peakF32) {
     llvm::json::Object object{{"function", func.getSymName()},
                               {"arena_bytes", arena},
                               {"argument_bytes", arguments},

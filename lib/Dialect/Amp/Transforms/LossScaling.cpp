@@ -6,8 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
-#include "amp/Dialect/Amp/Transforms/GradientFunction.h"
 #include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
+#include "amp/Dialect/Amp/Transforms/GradientFunction.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -55,8 +55,8 @@ static LogicalResult scale(func::FuncOp grad, DictionaryAttr config) {
     auto type = cast<RankedTensorType>(value.getType());
     if (!type.getElementType().isF32())
       return grad.emitError()
-             << "amp-loss-scaling: the gradient of parameter #" << i
-             << " of @" << grad.getSymName() << " is " << type
+             << "amp-loss-scaling: the gradient of parameter #" << i << " of @"
+             << grad.getSymName() << " is " << type
              << "; loss scaling unscales f32 gradients of f32 master "
                 "parameters (keep parameters f32 and cast them in the graph)";
   }
@@ -108,8 +108,7 @@ static LogicalResult scale(func::FuncOp grad, DictionaryAttr config) {
 }
 
 namespace {
-struct AmpLossScalingPass
-    : amp::impl::AmpLossScalingBase<AmpLossScalingPass> {
+struct AmpLossScalingPass : amp::impl::AmpLossScalingBase<AmpLossScalingPass> {
   using AmpLossScalingBase::AmpLossScalingBase;
 
   void runOnOperation() override {

@@ -11,8 +11,7 @@ namespace mlir::amp {
 #include "amp/Dialect/Amp/Transforms/Passes.h.inc"
 
 namespace {
-struct AmpModelSummaryPass
-    : impl::AmpModelSummaryBase<AmpModelSummaryPass> {
+struct AmpModelSummaryPass : impl::AmpModelSummaryBase<AmpModelSummaryPass> {
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())

@@ -43,15 +43,15 @@ public:
     Type type = element ? element : b.getF32Type();
     auto tensor = RankedTensorType::get({}, type);
     return b.create<ConstantOp>(
-        loc, DenseElementsAttr::get(tensor,
-                                    b.getFloatAttr(type, value).getValue()));
+        loc,
+        DenseElementsAttr::get(tensor, b.getFloatAttr(type, value).getValue()));
   }
   Value zerosLike(Type type) {
     auto tensor = cast<RankedTensorType>(type);
     return b.create<ConstantOp>(
-        loc, DenseElementsAttr::get(
-                 tensor,
-                 b.getFloatAttr(tensor.getElementType(), 0.0).getValue()));
+        loc,
+        DenseElementsAttr::get(
+            tensor, b.getFloatAttr(tensor.getElementType(), 0.0).getValue()));
   }
   Value add(Value x, Value y) { return b.create<AddOp>(loc, x, y); }
   Value mul(Value x, Value y) { return b.create<MulOp>(loc, x, y); }
@@ -157,8 +157,8 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
   Type counterType = RankedTensorType::get({}, b.getF32Type());
   if (config.hasStepCounter())
     addState(counterType, named("step", std::nullopt));
-  auto scaling = grad->getAttrOfType<DictionaryAttr>(
-      AmpDialect::kLossScalingAttrName);
+  auto scaling =
+      grad->getAttrOfType<DictionaryAttr>(AmpDialect::kLossScalingAttrName);
   bool dynamicScaling =
       scaling && cast<StringAttr>(scaling.get("mode")).getValue() == "dynamic";
   if (config.accumulate > 1) {
@@ -189,8 +189,8 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
 
   b.setInsertionPointAfter(grad);
   Location loc = original.getLoc();
-  auto step = b.create<func::FuncOp>(loc, name,
-                                     b.getFunctionType(inputs, results));
+  auto step =
+      b.create<func::FuncOp>(loc, name, b.getFunctionType(inputs, results));
   symbols.insert(step); // a second gradient of the same function collides
   Block *body = step.addEntryBlock();
   unsigned numParams = params.size(), numState = stateTypes.size();
@@ -305,8 +305,8 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
     for (Value g : grads)
       total = sb.add(total, sb.squaredNorm(g));
     Value norm = b.create<SqrtOp>(loc, total);
-    Value coef = sb.div(sb.scalar(config.maxGradNorm),
-                        sb.add(norm, sb.scalar(1e-6)));
+    Value coef =
+        sb.div(sb.scalar(config.maxGradNorm), sb.add(norm, sb.scalar(1e-6)));
     coef = b.create<MinimumOp>(loc, coef, sb.scalar(1.0));
     for (Value &g : grads)
       g = sb.mul(g, sb.castLike(coef, g));
@@ -335,13 +335,12 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
       newParams.push_back(op.getNewParam());
       newState.push_back(op.getNewBuffer());
     } else {
-      newParams.push_back(b.create<SgdUpdateOp>(
-          loc, param, g, b.getF64FloatAttr(config.lr),
-          b.getF64FloatAttr(config.weightDecay)));
+      newParams.push_back(
+          b.create<SgdUpdateOp>(loc, param, g, b.getF64FloatAttr(config.lr),
+                                b.getF64FloatAttr(config.weightDecay)));
     }
   }
-  Value newCounter =
-      counter ? sb.add(counter, sb.scalar(1.0)) : Value();
+  Value newCounter = counter ? sb.add(counter, sb.scalar(1.0)) : Value();
 
   // Keeps the parameters, moments and step counter unless `apply` holds.
   auto gateOptimizerState = [&](Value apply) {
@@ -385,8 +384,8 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
     returned.push_back(newCounter);
   if (config.accumulate > 1) {
     for (unsigned p = 0; p < numParams; ++p)
-      returned.push_back(sb.select(done, sb.zerosLike(summed[p].getType()),
-                                   summed[p]));
+      returned.push_back(
+          sb.select(done, sb.zerosLike(summed[p].getType()), summed[p]));
     returned.push_back(sb.select(done, sb.scalar(0.0), nextMicro));
     if (foundSoFar)
       returned.push_back(sb.select(done, sb.scalar(0.0), foundInf));
@@ -450,11 +449,9 @@ struct AmpOptimizerPass : amp::impl::AmpOptimizerBase<AmpOptimizerPass> {
       return bad("weight-decay must be non-negative and finite, got " +
                  num(config.weightDecay));
     if (!(config.momentum >= 0))
-      return bad("momentum must be non-negative, got " +
-                 num(config.momentum));
+      return bad("momentum must be non-negative, got " + num(config.momentum));
     if (!(config.dampening >= 0 && config.dampening <= 1))
-      return bad("dampening must lie in [0, 1], got " +
-                 num(config.dampening));
+      return bad("dampening must lie in [0, 1], got " + num(config.dampening));
     if (config.nesterov &&
         (config.adamw || config.momentum <= 0 || config.dampening != 0))
       return bad("nesterov needs SGD with a positive momentum and zero "

@@ -14,8 +14,7 @@
 using namespace mlir;
 using namespace mlir::amp;
 
-LogicalResult PrecisionPolicy::set(StringRef opName,
-                                   PrecisionCategory category,
+LogicalResult PrecisionPolicy::set(StringRef opName, PrecisionCategory category,
                                    StringRef source, Location loc) {
   std::optional<RegisteredOperationName> name =
       RegisteredOperationName::lookup(opName, loc.getContext());
@@ -54,9 +53,8 @@ void PrecisionPolicy::overrideWith(const PrecisionPolicy &other) {
     entries[entry.getKey()] = entry.getValue();
 }
 
-FailureOr<PrecisionPolicy> PrecisionPolicy::parse(StringRef text,
-                                                  StringRef path,
-                                                  MLIRContext *context) {
+FailureOr<PrecisionPolicy>
+PrecisionPolicy::parse(StringRef text, StringRef path, MLIRContext *context) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBuffer(text, path, /*RequiresNull=*/false),

@@ -34,8 +34,8 @@ struct VJPBuilder {
   /// A 0-d constant of `element` type.
   Value scalar(double value, Type element) {
     auto type = RankedTensorType::get({}, element);
-    auto attr = DenseElementsAttr::get(
-        type, b.getFloatAttr(element, value).getValue());
+    auto attr =
+        DenseElementsAttr::get(type, b.getFloatAttr(element, value).getValue());
     return b.create<ConstantOp>(loc, attr);
   }
   Value scalarLike(double value, Value like) {
@@ -101,13 +101,14 @@ struct VJPBuilder {
   }
 
   /// `grad` (of a reduction over `dims`) broadcast back to `input`'s shape.
-  Value expandReduced(Value grad, ArrayRef<int64_t> dims, RankedTensorType input) {
+  Value expandReduced(Value grad, ArrayRef<int64_t> dims,
+                      RankedTensorType input) {
     SmallVector<int64_t> keptShape(input.getShape());
     for (int64_t d : dims)
       keptShape[d] = 1;
     Value kept = reshape(grad, keptShape);
-    return b.create<BroadcastToOp>(loc, input.clone(typeOf(grad).getElementType()),
-                                   kept);
+    return b.create<BroadcastToOp>(
+        loc, input.clone(typeOf(grad).getElementType()), kept);
   }
 };
 
@@ -122,8 +123,8 @@ LogicalResult vjp(NegOp, VJPBuilder &v, Value g, Grads &out) {
   return success();
 }
 LogicalResult vjp(AbsOp op, VJPBuilder &v, Value g, Grads &out) {
-  Value negative = v.compare(ComparePredicate::lt, op.getInput(),
-                             v.scalarLike(0.0, g));
+  Value negative =
+      v.compare(ComparePredicate::lt, op.getInput(), v.scalarLike(0.0, g));
   out[0] = v.select(negative, v.neg(g), g);
   return success();
 }
@@ -166,8 +167,8 @@ LogicalResult vjp(ReluOp op, VJPBuilder &v, Value g, Grads &out) {
   return success();
 }
 LogicalResult vjp(GeluOp op, VJPBuilder &v, Value g, Grads &out) {
-  out[0] = v.b.create<GeluGradOp>(v.loc, op.getInput(), g,
-                                  op.getApproximateAttr());
+  out[0] =
+      v.b.create<GeluGradOp>(v.loc, op.getInput(), g, op.getApproximateAttr());
   return success();
 }
 LogicalResult vjp(PowOp op, VJPBuilder &v, Value g, Grads &out) {
@@ -176,8 +177,8 @@ LogicalResult vjp(PowOp op, VJPBuilder &v, Value g, Grads &out) {
     out[0] = v.zeros(v.typeOf(op.getInput()));
     return success();
   }
-  Value lower = v.b.create<PowOp>(v.loc, op.getInput(),
-                                  v.b.getF64FloatAttr(p - 1.0));
+  Value lower =
+      v.b.create<PowOp>(v.loc, op.getInput(), v.b.getF64FloatAttr(p - 1.0));
   out[0] = v.mul(g, v.mul(v.scalarLike(p, g), lower));
   return success();
 }
@@ -217,12 +218,10 @@ LogicalResult vjpExtremum(OpT op, VJPBuilder &v, Value g, Grads &out,
   return success();
 }
 LogicalResult vjp(MaximumOp op, VJPBuilder &v, Value g, Grads &out) {
-  return vjpExtremum(op, v, g, out, ComparePredicate::ge,
-                     ComparePredicate::lt);
+  return vjpExtremum(op, v, g, out, ComparePredicate::ge, ComparePredicate::lt);
 }
 LogicalResult vjp(MinimumOp op, VJPBuilder &v, Value g, Grads &out) {
-  return vjpExtremum(op, v, g, out, ComparePredicate::le,
-                     ComparePredicate::gt);
+  return vjpExtremum(op, v, g, out, ComparePredicate::le, ComparePredicate::gt);
 }
 LogicalResult vjp(SelectOp op, VJPBuilder &v, Value g, Grads &out) {
   Value zero = v.scalarLike(0.0, g);
@@ -251,9 +250,9 @@ LogicalResult vjp(TransposeOp op, VJPBuilder &v, Value g, Grads &out) {
   SmallVector<int64_t> inverse(perm.size());
   for (auto [i, p] : llvm::enumerate(perm))
     inverse[p] = i;
-  out[0] = v.b.create<TransposeOp>(v.loc, v.typeOf(op.getInput()).clone(
-                                              v.typeOf(g).getElementType()),
-                                   g, v.b.getDenseI64ArrayAttr(inverse));
+  out[0] = v.b.create<TransposeOp>(
+      v.loc, v.typeOf(op.getInput()).clone(v.typeOf(g).getElementType()), g,
+      v.b.getDenseI64ArrayAttr(inverse));
   return success();
 }
 LogicalResult vjp(BroadcastToOp op, VJPBuilder &v, Value g, Grads &out) {
@@ -296,9 +295,9 @@ LogicalResult vjp(ConcatOp op, VJPBuilder &v, Value g, Grads &out) {
     start[dim] = offset;
     limit[dim] = offset + type.getDimSize(dim);
     offset = limit[dim];
-    out[i] = v.b.create<SliceOp>(v.loc, type, g,
-                                 v.b.getDenseI64ArrayAttr(start),
-                                 v.b.getDenseI64ArrayAttr(limit));
+    out[i] =
+        v.b.create<SliceOp>(v.loc, type, g, v.b.getDenseI64ArrayAttr(start),
+                            v.b.getDenseI64ArrayAttr(limit));
   }
   return success();
 }
@@ -328,13 +327,15 @@ LogicalResult vjp(MatmulOp op, VJPBuilder &v, Value g, Grads &out) {
     shape.push_back(cols);
     auto m = v.b.create<MatmulOp>(
         v.loc, RankedTensorType::get(shape, lhsType.getElementType()), a, bb,
-        ta ? v.b.getUnitAttr() : UnitAttr(), tb ? v.b.getUnitAttr() : UnitAttr(),
-        acc, /*bias=*/Value());
+        ta ? v.b.getUnitAttr() : UnitAttr(),
+        tb ? v.b.getUnitAttr() : UnitAttr(), acc, /*bias=*/Value());
     return m.getResult();
   };
   int64_t lr = lhsType.getRank(), rr = rhsType.getRank();
-  int64_t lhsRows = lhsType.getDimSize(lr - 2), lhsCols = lhsType.getDimSize(lr - 1);
-  int64_t rhsRows = rhsType.getDimSize(rr - 2), rhsCols = rhsType.getDimSize(rr - 1);
+  int64_t lhsRows = lhsType.getDimSize(lr - 2),
+          lhsCols = lhsType.getDimSize(lr - 1);
+  int64_t rhsRows = rhsType.getDimSize(rr - 2),
+          rhsCols = rhsType.getDimSize(rr - 1);
   // Logical a = op(A) [M, K], b = op(B) [K, N]; da = g b^T, db = a^T g.
   // Stored gradients: dA = tl ? da^T = b g^T : da; dB = tr ? db^T = g^T a : db.
   Value dLhs = tl ? matmul(rhs, grad, tr, true, lhsRows, lhsCols)
@@ -364,11 +365,11 @@ LogicalResult vjp(AttentionOp op, VJPBuilder &v, Value g, Grads &out) {
   auto scoresType = RankedTensorType::get({bb, h, t, s}, wide);
   auto gemm = [&](RankedTensorType type, Value x, Value y, bool tx, bool ty) {
     return v.b
-        .create<MatmulOp>(v.loc, type, x, y, tx ? v.b.getUnitAttr() : UnitAttr(),
-                          ty ? v.b.getUnitAttr() : UnitAttr(),
-                          TypeAttr::get(getDefaultAccumulatorType(
-                              cast<FloatType>(element))),
-                          /*bias=*/Value())
+        .create<MatmulOp>(
+            v.loc, type, x, y, tx ? v.b.getUnitAttr() : UnitAttr(),
+            ty ? v.b.getUnitAttr() : UnitAttr(),
+            TypeAttr::get(getDefaultAccumulatorType(cast<FloatType>(element))),
+            /*bias=*/Value())
         .getResult();
   };
   Value scale = v.scalar(op.getScaleOrDefault(), wide);
@@ -379,8 +380,7 @@ LogicalResult vjp(AttentionOp op, VJPBuilder &v, Value g, Grads &out) {
     Value col = v.b.create<IotaOp>(v.loc, indexType, 1);
     Value mask = v.compare(ComparePredicate::ge, row, col);
     scores = v.select(mask, scores,
-                      v.scalar(-std::numeric_limits<double>::infinity(),
-                               wide));
+                      v.scalar(-std::numeric_limits<double>::infinity(), wide));
   }
   Value probs = v.b.create<SoftmaxOp>(v.loc, scores, 3);
   Value grad = v.castTo(g, element);
@@ -401,8 +401,8 @@ LogicalResult vjp(AttentionOp op, VJPBuilder &v, Value g, Grads &out) {
 
 LogicalResult vjp(SumOp op, VJPBuilder &v, Value g, Grads &out) {
   RankedTensorType input = v.typeOf(op.getInput());
-  out[0] = v.castTo(v.expandReduced(g, op.getDims(), input),
-                    input.getElementType());
+  out[0] =
+      v.castTo(v.expandReduced(g, op.getDims(), input), input.getElementType());
   return success();
 }
 LogicalResult vjp(MeanOp op, VJPBuilder &v, Value g, Grads &out) {
@@ -412,12 +412,11 @@ LogicalResult vjp(MeanOp op, VJPBuilder &v, Value g, Grads &out) {
     count *= input.getDimSize(d);
   // Divided in f32 (f64 for f64), as the forward mean accumulates: a count
   // above 65504 is inf in f16, and g / count would underflow there.
-  Type wide = getDefaultAccumulatorType(
-      cast<FloatType>(v.typeOf(g).getElementType()));
+  Type wide =
+      getDefaultAccumulatorType(cast<FloatType>(v.typeOf(g).getElementType()));
   Value spread = v.expandReduced(v.castTo(g, wide), op.getDims(), input);
-  out[0] = v.castTo(
-      v.div(spread, v.scalar(static_cast<double>(count), wide)),
-      input.getElementType());
+  out[0] = v.castTo(v.div(spread, v.scalar(static_cast<double>(count), wide)),
+                    input.getElementType());
   return success();
 }
 LogicalResult vjp(MaxOp op, VJPBuilder &v, Value g, Grads &out) {
@@ -463,9 +462,9 @@ LogicalResult vjpNorm(NormOp op, VJPBuilder &v, Value g, Grads &out,
   if (weight) {
     Value normalized;
     if constexpr (std::is_same_v<NormOp, LayerNormOp>)
-      normalized = v.b.create<LayerNormOp>(v.loc, xt, x, Value(), Value(),
-                                           op.getAxisAttr(),
-                                           op.getEpsilonAttr());
+      normalized =
+          v.b.create<LayerNormOp>(v.loc, xt, x, Value(), Value(),
+                                  op.getAxisAttr(), op.getEpsilonAttr());
     else
       normalized = v.b.create<RmsNormOp>(v.loc, xt, x, Value(),
                                          op.getAxisAttr(), op.getEpsilonAttr());
@@ -500,20 +499,19 @@ LogicalResult vjp(CrossEntropyOp op, VJPBuilder &v, Value g, Grads &out) {
     RankedTensorType labels = v.typeOf(op.getLabels());
     Type f32 = v.b.getF32Type();
     auto ignoredValue = v.b.create<ConstantOp>(
-        v.loc, DenseElementsAttr::get(
-                   RankedTensorType::get({}, labels.getElementType()),
-                   v.b.getIntegerAttr(labels.getElementType(), *ignored)
-                       .getValue()));
-    Value counts = v.compare(ComparePredicate::ne, op.getLabels(),
-                             ignoredValue);
+        v.loc,
+        DenseElementsAttr::get(
+            RankedTensorType::get({}, labels.getElementType()),
+            v.b.getIntegerAttr(labels.getElementType(), *ignored).getValue()));
+    Value counts =
+        v.compare(ComparePredicate::ne, op.getLabels(), ignoredValue);
     Value ones = v.select(counts, v.scalar(1.0, f32), v.scalar(0.0, f32));
     SmallVector<int64_t> all = llvm::to_vector(
         llvm::seq<int64_t>(0, static_cast<int64_t>(labels.getRank())));
-    Value count = v.b.create<SumOp>(v.loc, RankedTensorType::get({}, f32),
-                                    ones, v.b.getDenseI64ArrayAttr(all),
-                                    UnitAttr(), TypeAttr());
-    Value atLeastOne =
-        v.b.create<MaximumOp>(v.loc, count, v.scalar(1.0, f32));
+    Value count = v.b.create<SumOp>(v.loc, RankedTensorType::get({}, f32), ones,
+                                    v.b.getDenseI64ArrayAttr(all), UnitAttr(),
+                                    TypeAttr());
+    Value atLeastOne = v.b.create<MaximumOp>(v.loc, count, v.scalar(1.0, f32));
     Type gradElement = v.typeOf(g).getElementType();
     g = v.castTo(v.div(v.castTo(g, f32), atLeastOne), gradElement);
     reduction = LossReductionAttr::get(v.b.getContext(), LossReduction::sum);
@@ -531,8 +529,8 @@ LogicalResult vjp(MseLossOp op, VJPBuilder &v, Value g, Grads &out) {
   Value diff = v.sub(op.getInput(), op.getTarget());
   // The factor is applied in the loss's type first: a loss-scaled seed of
   // 65536 is inf in f16, 65536 * 2 / N usually is not.
-  Value scale = v.castTo(v.mul(g, v.scalarLike(factor, g)),
-                         type.getElementType());
+  Value scale =
+      v.castTo(v.mul(g, v.scalarLike(factor, g)), type.getElementType());
   out[0] = v.mul(diff, scale);
   out[1] = v.neg(out[0]);
   return success();
@@ -540,8 +538,7 @@ LogicalResult vjp(MseLossOp op, VJPBuilder &v, Value g, Grads &out) {
 
 /// The external model: dispatches to the `vjp` overload of OpT.
 template <typename OpT>
-struct VJPModel
-    : DifferentiableOpInterface::ExternalModel<VJPModel<OpT>, OpT> {
+struct VJPModel : DifferentiableOpInterface::ExternalModel<VJPModel<OpT>, OpT> {
   LogicalResult buildVJP(Operation *op, OpBuilder &builder,
                          ArrayRef<Value> resultGrads,
                          SmallVectorImpl<Value> &operandGrads) const {
@@ -553,8 +550,7 @@ struct VJPModel
   }
 };
 
-template <typename... Ops>
-void attachVJPs(MLIRContext *context) {
+template <typename... Ops> void attachVJPs(MLIRContext *context) {
   (Ops::template attachInterface<VJPModel<Ops>>(*context), ...);
 }
 
@@ -563,9 +559,8 @@ void attachVJPs(MLIRContext *context) {
 void amp::registerDifferentiableExternalModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, AmpDialect *) {
     attachVJPs<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, TanhOp, SigmoidOp,
-               SoftplusOp,
-               ReluOp, GeluOp, PowOp, AddOp, SubOp, MulOp, DivOp, MaximumOp,
-               MinimumOp, SelectOp, CastOp, ReshapeOp, TransposeOp,
+               SoftplusOp, ReluOp, GeluOp, PowOp, AddOp, SubOp, MulOp, DivOp,
+               MaximumOp, MinimumOp, SelectOp, CastOp, ReshapeOp, TransposeOp,
                BroadcastToOp, SliceOp, ConcatOp, EmbeddingOp, MatmulOp,
                AttentionOp, SumOp, MeanOp, MaxOp, SoftmaxOp, LogSoftmaxOp,
                LayerNormOp, RmsNormOp, CrossEntropyOp, MseLossOp>(context);

@@ -5,8 +5,8 @@
 
 #include "amp/Dialect/Amp/IR/AmpEnums.h"
 #include "amp/Dialect/Amp/IR/AmpTraits.h"
-#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
 
 #include "amp/Dialect/Amp/IR/AmpInterfaces.h.inc"

@@ -1,4 +1,5 @@
-//===- Backend.h - what the backend passes and the emitter share -*- C++ -*-===//
+//===- Backend.h - what the backend passes and the emitter share -*- C++
+//-*-===//
 //
 // The backend works on one function whose calls are inlined. It classifies
 // ops by traits and interfaces only (AmpBase.td, AmpInterfaces.td): an op
