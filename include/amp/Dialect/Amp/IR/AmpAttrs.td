@@ -38,7 +38,7 @@ def Amp_EpilogueAttr : EnumAttr<Amp_Dialect, Amp_Epilogue, "epilogue"> {
   let summary = "the bias (and relu) --amp-fuse folds into an amp.matmul";
   let description = [{
     The value of `amp.epilogue` on an `amp.matmul`: its kernel also adds the
-    f32 bias (the matmul's bias operand, or the `amp.add` that follows it in
+    bias (the matmul's bias operand, or the f32 `amp.add` that follows it in
     the same kernel) and, for `bias_relu`, applies the `amp.relu` after it.
 
     ```mlir
