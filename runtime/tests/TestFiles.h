@@ -1,5 +1,4 @@
-//===- TestFiles.h - statuses and scratch files for runtime tests -*- C++
-//-*-===//
+//===- TestFiles.h - statuses and scratch files for tests -------*- C++ -*-===//
 //
 // What the state-file and compiled-step tests share: a status that frees
 // itself, and a fixture with a fresh temporary directory and whole-file

@@ -1,5 +1,4 @@
-//===- GradCheck.h - derived gradients against finite differences -*- C++
-//-*-===//
+//===- GradCheck.h - gradients against finite differences -------*- C++ -*-===//
 //
 // Checks amp-autodiff: the function is copied with every floating-point type
 // widened to f64, differentiated, and each parameter's gradient compared

@@ -1,5 +1,4 @@
-//===- Npy.h - NumPy .npy files for interpreter inputs and results -*- C++
-//-*-===//
+//===- Npy.h - NumPy .npy files for the interpreter -------------*- C++ -*-===//
 //
 // Reads and writes the NumPy .npy format (versions 1.0 to 3.0, C order,
 // little-endian). Element types map to dtypes as follows:

@@ -1,5 +1,4 @@
-//===- Backend.h - what the backend passes and the emitter share -*- C++
-//-*-===//
+//===- Backend.h - shared by the backend passes and emitter -----*- C++ -*-===//
 //
 // The backend works on one function whose calls are inlined. It classifies
 // ops by traits and interfaces only (AmpBase.td, AmpInterfaces.td): an op
@@ -19,10 +18,11 @@
 //   #amp.place<view>     the memory of the operand (amp.reshape)
 //   #amp.place<fused>    none: consumed inside its kernel only
 //
-// Both attributes are declared in IR/AmpAttrs.td and checked by the dialect.
-//
-// places the scratch memory some kernels need (`amp.scratch = offset`),
-// and records the arena size and the peak memory on the function.
+// It also places the scratch memory some kernels need (`amp.scratch =
+// offset`),
+// and records the arena size and the memory (`amp.memory`, MemoryAttr) on
+// the function. The typed attributes are declared in IR/AmpAttrs.td and
+// checked by the dialect.
 //
 //===----------------------------------------------------------------------===//
 

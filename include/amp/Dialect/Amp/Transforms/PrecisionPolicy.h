@@ -1,5 +1,4 @@
-//===- PrecisionPolicy.h - per-op overrides of autocast categories -*- C++
-//-*-===//
+//===- PrecisionPolicy.h - per-op autocast category overrides ---*- C++ -*-===//
 //
 // A precision policy moves ops to other autocast categories. It comes from
 // a file (JSON or YAML: a mapping from op name to category) and from the
