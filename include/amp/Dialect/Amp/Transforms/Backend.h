@@ -19,10 +19,9 @@
 //   #amp.place<fused>    none: consumed inside its kernel only
 //
 // It also places the scratch memory some kernels need (`amp.scratch =
-// offset`),
-// and records the arena size and the memory (`amp.memory`, MemoryAttr) on
-// the function. The typed attributes are declared in IR/AmpAttrs.td and
-// checked by the dialect.
+// offset`) and records the arena size and the memory (`amp.memory`,
+// MemoryAttr) on the function. The typed attributes are declared in
+// IR/AmpAttrs.td and checked by the dialect.
 //
 //===----------------------------------------------------------------------===//
 
