@@ -7,7 +7,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 
+#include <algorithm>
 #include <cctype>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 
@@ -174,4 +176,106 @@ std::string cuda::sourcePosition(Location loc) {
     return WalkResult::interrupt();
   });
   return text;
+}
+
+/// `text` broken greedily at the separators `separator` (kept at the end of
+/// each line) into lines of at most `width` columns, each after the first
+/// starting with `continuation`.
+static std::string breakAt(StringRef text, StringRef separator, unsigned width,
+                           StringRef continuation) {
+  std::string out, line;
+  auto flush = [&]() {
+    out += (out.empty() ? "" : "\n" + continuation.str()) +
+           StringRef(line).rtrim().str();
+    line.clear();
+  };
+  unsigned limit = width;
+  while (!text.empty()) {
+    size_t at = text.find(separator);
+    StringRef piece =
+        at == StringRef::npos ? text : text.take_front(at + separator.size());
+    text = text.drop_front(piece.size());
+    if (!line.empty() &&
+        line.size() + StringRef(piece).rtrim().size() > limit) {
+      flush();
+      limit = width - continuation.size();
+      piece = piece.ltrim();
+    }
+    line += piece.str();
+  }
+  flush();
+  return out;
+}
+
+/// Calls `visit(i, level)` for each ", " of `text` (at index i), with its
+/// nesting level in parentheses, brackets and braces from the start of
+/// `text`.
+template <typename Visit>
+static void forEachSeparator(StringRef text, Visit &&visit) {
+  int level = 0;
+  for (size_t i = 0; i + 1 < text.size(); ++i) {
+    char c = text[i];
+    level +=
+        (c == '(' || c == '[' || c == '{') - (c == ')' || c == ']' || c == '}');
+    if (c == ',' && text[i + 1] == ' ')
+      visit(i, level);
+  }
+}
+
+/// `text` cut after each of its outermost separators.
+static SmallVector<StringRef> splitAtOutermost(StringRef text) {
+  int outermost = INT_MAX;
+  forEachSeparator(
+      text, [&](size_t, int level) { outermost = std::min(outermost, level); });
+  SmallVector<StringRef> pieces;
+  size_t start = 0;
+  forEachSeparator(text, [&](size_t i, int level) {
+    if (level == outermost) {
+      pieces.push_back(text.slice(start, i + 2));
+      start = i + 2;
+    }
+  });
+  pieces.push_back(text.drop_front(start));
+  return pieces;
+}
+
+std::string cuda::fitLine(StringRef text, unsigned indent) {
+  if (indent + text.size() <= kLineWidth)
+    return text.str();
+  // The pieces between the outermost commas are packed greedily; one too
+  // wide for a line of its own is cut at its own outermost commas.
+  unsigned first = kLineWidth - indent, rest = first - 4;
+  SmallVector<std::string> lines{""};
+  auto place = [&](StringRef piece, auto &self) -> void {
+    size_t room = lines.size() == 1 ? first : rest;
+    if (lines.back().size() + piece.rtrim().size() <= room) {
+      lines.back() += piece.str();
+      return;
+    }
+    if (piece.rtrim().size() > rest) {
+      SmallVector<StringRef> inner = splitAtOutermost(piece);
+      if (inner.size() > 1) {
+        for (StringRef part : inner)
+          self(part, self);
+        return;
+      }
+    }
+    if (!lines.back().empty())
+      lines.emplace_back();
+    lines.back() += piece.str();
+  };
+  for (StringRef piece : splitAtOutermost(text))
+    place(piece, place);
+  std::string out;
+  for (auto [i, line] : llvm::enumerate(lines))
+    out += (i ? "\n    " : "") + StringRef(line).rtrim().str();
+  return out;
+}
+
+std::string cuda::commentLines(StringRef text, unsigned indent) {
+  size_t lead = text.find_first_not_of(' ');
+  std::string continuation =
+      "// " + std::string(lead == StringRef::npos ? 0 : lead, ' ') + "    ";
+  return "// " + breakAt(text, " ", kLineWidth - indent - 3, continuation) +
+         "\n";
 }

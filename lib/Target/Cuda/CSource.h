@@ -62,6 +62,19 @@ std::string literal(double value, StringRef type);
 /// The math function `name` for a register type (expf or exp).
 std::string math(StringRef name, StringRef type);
 
+/// The columns of the generated code.
+constexpr unsigned kLineWidth = 100;
+
+/// The statement `text`, to be printed at column `indent`, broken after
+/// commas where it is wider than kLineWidth; the lines after the first are
+/// indented four more columns (relative to `indent`).
+std::string fitLine(StringRef text, unsigned indent);
+
+/// `text` as `//` comment lines at column `indent`, broken at spaces where
+/// wider than kLineWidth; the lines after the first are indented two more
+/// columns after the `//`.
+std::string commentLines(StringRef text, unsigned indent);
+
 /// `text` as the body of a C string literal.
 std::string cStringBody(StringRef text);
 
@@ -92,13 +105,13 @@ public:
     raw.push_back({type.str() + " *" + name, pointer.str()});
     return name;
   }
-  /// Declarations of the members.
+  /// Declarations of the members, one per line.
   void printMembers(llvm::raw_ostream &os) const {
     for (auto &[value, name] : names)
-      os << "  " << (writable.count(value) ? "" : "const ")
+      os << (writable.count(value) ? "" : "const ")
          << storageType(elementOf(value)) << " *" << name << ";\n";
     for (auto &[declaration, pointer] : raw)
-      os << "  " << declaration << ";\n";
+      os << declaration << ";\n";
   }
   /// The initializer list at the launch: `{p0, p1, ...}`.
   template <typename PointerFn>

@@ -36,7 +36,9 @@
 // CHECK-NEXT:   const float *b0;
 // CHECK-NEXT:   const int64_t *b1;
 // CHECK-NEXT:   float *s0;
-// CHECK:          s0[row] = (label < 0 || label >= 3) ? static_cast<float>(NAN) : (mx + logf(se)) - static_cast<float>(b0[row * 3 + label]);
+// CHECK:          s0[row] =
+// CHECK-NEXT:         (label < 0 || label >= 3) ? static_cast<float>(NAN)
+// CHECK-NEXT:         : (mx + logf(se)) - static_cast<float>(b0[row * 3 + label]);
 // The sum is a reduction functor: the host runs operator(), which folds the
 // rows in the order of amprt::foldReduction (blocks of 256 in order, then
 // pairwise), as the interpreter does; under nvcc, launchReduce may give a
@@ -44,9 +46,11 @@
 // CHECK-LABEL: // k3_cross_entropy_sum:
 // CHECK: struct k3_cross_entropy_sum {
 // CHECK:        AMP_HOST_DEVICE float identity() const { return static_cast<float>(0x0p+0); }
-// CHECK:        AMP_HOST_DEVICE float loadAt({{\[\[}}maybe_unused{{\]\]}} int64_t base, {{\[\[}}maybe_unused{{\]\]}} int64_t r) const {
+// CHECK:        AMP_HOST_DEVICE float loadAt({{\[\[}}maybe_unused{{\]\]}} int64_t base,
+// CHECK-NEXT:                                {{\[\[}}maybe_unused{{\]\]}} int64_t r) const {
 // CHECK-NEXT:     return s0[r];
-// CHECK:        AMP_HOST_DEVICE float combine(float acc, float v) const { return acc + v; }
+// CHECK:        AMP_HOST_DEVICE float combine(float acc, float v) const {
+// CHECK-NEXT:     return acc + v;
 // CHECK:        AMP_HOST_DEVICE void finish({{\[\[}}maybe_unused{{\]\]}} int64_t i, float acc) const {
 // CHECK-NEXT:     acc = acc / static_cast<float>(0x1p+2);
 // CHECK:        AMP_HOST_DEVICE void operator()({{\[\[}}maybe_unused{{\]\]}} int64_t i) const {
@@ -75,60 +79,83 @@
 // a step folded into it.
 // CHECK-NOT: struct k12_sgd_update
 
-// The step: launches in program order, GEMMs through amp_gemm (f16 in and
-// out, transposed left operand for the weight gradient).
-// CHECK-LABEL: static amp_status_t tiny_run(amp_stream_t *stream, void *const *tensors, void *arenaBase,
-// CHECK: ampstep::launch(stream, "k0_cast", 32, k0_cast{static_cast<const float *>(tensors[5]),
-// The logits' GEMM: f16 operands, the f32 bias (tensor 1) added in the
-// accumulator and the sum written once, in f32 (autocast folded the bias add
-// after the product's widening cast into the matmul).
+// The step: named pointers to the tensors it touches (the arguments by
+// their amp.name, the arena's values by op and kernel, at the offsets of
+// the plan), then the launches in program order, GEMMs through amp_gemm
+// (f16 in and out, transposed left operand for the weight gradient).
+// CHECK-LABEL: static amp_status_t tiny_run(amp_stream_t *stream, void *const *tensors,
+// CHECK: const float *const x = static_cast<const float *>(tensors[5]);
+// CHECK-NEXT: ampstep::f16_t *const cast0 = reinterpret_cast<ampstep::f16_t *>(arena + 0);
+// CHECK-NEXT: float *const w = static_cast<float *>(tensors[0]);
+// CHECK: float *const b = static_cast<float *>(tensors[1]);
+// CHECK: const int64_t *const labels = static_cast<const int64_t *>(tensors[6]);
+// CHECK: float *const loss_scale = static_cast<float *>(tensors[2]);
+// CHECK: ampstep::launch(stream, "k0_cast", 32, k0_cast{x, cast0}));
+// CHECK-NEXT: ampstep::launch(stream, "k1_cast", 24, k0_cast{w, cast1}));
+// The logits' GEMM: f16 operands, the f32 bias added in the accumulator
+// and the sum written once, in f32 (autocast folded the bias add after the
+// product's widening cast into the matmul).
 // CHECK: // k2_matmul:
 // CHECK: amp_gemm_t g{AMP_F16, AMP_F32, 0, 0, 4, 3, 8, 1, 1.0f, 0.0f, AMP_EPILOGUE_BIAS};
-// CHECK-NEXT: AMP_STEP_CHECK(amp_gemm(stream, &g, {{.*}}, {{.*}}, static_cast<const float *>(tensors[1]), reinterpret_cast<float *>(arena + {{[0-9]+}})));
+// CHECK-NEXT: AMP_STEP_CHECK(amp_gemm(stream, &g, cast0, cast1, b, matmul2));
 // CHECK: #if defined(__CUDACC__)
 // CHECK-NEXT: // k3_cross_entropy: the runtime's warp-per-row kernel
-// CHECK-NEXT: AMP_STEP_CHECK(amp_cross_entropy(stream, amp_rows_t{AMP_F32, 4, 3}, {{.*}}, reinterpret_cast<float *>(arena + [[SCRATCH:[0-9]+]]), nullptr, nullptr, AMP_LOSS_SUM));
+// CHECK-NEXT: AMP_STEP_CHECK(amp_cross_entropy(stream, amp_rows_t{AMP_F32, 4, 3}, matmul2, labels,
+// CHECK-NEXT: reinterpret_cast<float *>(arena + [[SCRATCH:[0-9]+]]), nullptr, nullptr, AMP_LOSS_SUM));
 // CHECK-NEXT: #else
-// CHECK-NEXT: ampstep::launch(stream, "k3_cross_entropy", 4, k3_cross_entropy{{.*}}, reinterpret_cast<float *>(arena + [[SCRATCH]])}));
+// CHECK-NEXT: ampstep::launch(stream, "k3_cross_entropy", 4,
+// CHECK-NEXT: k3_cross_entropy{matmul2, labels, reinterpret_cast<float *>(arena + [[SCRATCH]])}));
 // CHECK-NEXT: #endif
-// CHECK-NEXT: ampstep::launchReduce(stream, "k3_cross_entropy_sum", 1, 4, k3_cross_entropy_sum{{.*}}, reinterpret_cast<const float *>(arena + [[SCRATCH]])}));
-// The loss's gradient, scaled by the loss scale (tensor 2, read on the
-// device) over the batch mean, is the same runtime kernel under nvcc.
+// CHECK-NEXT: ampstep::launchReduce(stream, "k3_cross_entropy_sum", 1, 4,
+// CHECK-NEXT: k3_cross_entropy_sum{cross_entropy3, reinterpret_cast<const float *>(arena + [[SCRATCH]])}));
+// The loss's gradient, scaled by the loss scale (read on the device) over
+// the batch mean, is the same runtime kernel under nvcc.
 // CHECK-NEXT: #if defined(__CUDACC__)
 // CHECK-NEXT: // k4_cross_entropy_grad: the runtime's warp-per-row kernel
-// CHECK-NEXT: AMP_STEP_CHECK(amp_cross_entropy(stream, amp_rows_t{AMP_F32, 4, 3}, {{.*}}, static_cast<const int64_t *>(tensors[6]), nullptr, {{.*}}, static_cast<const float *>(tensors[2]), AMP_LOSS_MEAN));
+// CHECK-NEXT: AMP_STEP_CHECK(amp_cross_entropy(stream, amp_rows_t{AMP_F32, 4, 3}, matmul2, labels, nullptr,
+// CHECK-NEXT: cross_entropy_grad4, loss_scale, AMP_LOSS_MEAN));
 // CHECK-NEXT: #else
 // CHECK-NEXT: ampstep::launch(stream, "k4_cross_entropy_grad", 4,
+// CHECK-NEXT: k4_cross_entropy_grad{loss_scale, matmul2, labels, cross_entropy_grad4}));
 // CHECK-NEXT: #endif
-// CHECK-NEXT: ampstep::launch(stream, "k5_cast", 12, k0_cast{
+// CHECK-NEXT: ampstep::launch(stream, "k5_cast", 12, k0_cast{cross_entropy_grad4, cast5}));
 // CHECK: // k6_matmul:
 // CHECK: amp_gemm_t g{AMP_F16, AMP_F16, 1, 0, 8, 3, 4, 1, 1.0f, 0.0f, AMP_EPILOGUE_NONE};
-// CHECK: ampstep::launchReduce(stream, "k7_sum", 3, 4, k7_sum{
+// CHECK: ampstep::launchReduce(stream, "k7_sum", 3, 4, k7_sum{cross_entropy_grad4, sum7}));
 
 // Unscaling: found_inf zeroed, then one amp_unscale over the list, in
-// place: each unscaled gradient takes the slot of the gradient it scales.
+// place: each unscaled gradient takes the slot of the gradient it scales
+// (unscale10_0 is cast8's memory), so nothing is copied.
 // CHECK: // k10_unscale:
-// CHECK: ampstep::launch(stream, "k10_unscale_zero", 1, ampstep::Fill{
+// CHECK: ampstep::launch(stream, "k10_unscale_zero", 1,
+// CHECK-NEXT: ampstep::Fill{unscale10_2, 0.0f}));
 // CHECK-NOT: _copy
-// CHECK: AMP_STEP_CHECK(amp_unscale(stream, amp_tensor_list_t{2, data, sizes}, {{.*}}, reinterpret_cast<float *>(arena + [[FOUND:[0-9]+]])));
+// CHECK: float *const data[] = {unscale10_0, unscale10_1};
+// CHECK-NEXT: const size_t sizes[] = {24, 3};
+// CHECK-NEXT: AMP_STEP_CHECK(amp_unscale(stream, amp_tensor_list_t{2, data, sizes}, cast9, unscale10_2));
 
 // CHECK: // k12_sgd_update: the runtime's multi-tensor update over 2 tensors, skipped when found_inf is set
-// CHECK-NEXT: //   {{%[0-9]+}} = amp.sgd_update %arg0, %unscaled#0 : tensor<8x3xf32>
-// CHECK-NEXT: //   {{%[0-9]+}} = amp.sgd_update %arg1, %unscaled#1 : tensor<3xf32>
+// CHECK-NEXT: //   {{%[0-9]+}} = amp.sgd_update %arg0, %unscaled#0 {lr = 1.000000e-03 : f64, weight_decay
+// CHECK-NEXT: //       : f64} : tensor<8x3xf32>
+// CHECK-NEXT: //   {{%[0-9]+}} = amp.sgd_update %arg1, %unscaled#1 {lr = 1.000000e-03 : f64, weight_decay
+// CHECK-NEXT: //       : f64} : tensor<3xf32>
 // CHECK-NEXT: {
 // CHECK-NEXT: amp_sgd_config_t config{0x1.0624dd2f1a9fcp-10, 0.0, 0.0, 0x0p+0, 0};
-// CHECK-NEXT: float *const params[] = {static_cast<float *>(tensors[0]), static_cast<float *>(tensors[1])};
-// CHECK-NEXT: float *const grads[] = {reinterpret_cast<float *>(arena + {{[0-9]+}}), reinterpret_cast<float *>(arena + {{[0-9]+}})};
+// CHECK-NEXT: float *const params[] = {w, b};
+// CHECK-NEXT: float *const grads[] = {unscale10_0, unscale10_1};
 // CHECK-NEXT: const size_t sizes[] = {24, 3};
-// CHECK-NEXT: AMP_STEP_CHECK(amp_sgd_apply(stream, &config, amp_tensor_list_t{2, params, sizes}, amp_tensor_list_t{2, grads, sizes}, amp_tensor_list_t{0, nullptr, nullptr}, nullptr, reinterpret_cast<const float *>(arena + [[FOUND]]), amp_copy_list_t{AMP_F32, nullptr}));
+// CHECK-NEXT: AMP_STEP_CHECK(amp_sgd_apply(stream, &config, amp_tensor_list_t{2, params, sizes},
+// CHECK-NEXT: amp_tensor_list_t{2, grads, sizes}, amp_tensor_list_t{0, nullptr, nullptr}, nullptr,
+// CHECK-NEXT: unscale10_2, amp_copy_list_t{AMP_F32, nullptr}));
 // CHECK-NEXT: }
 
 // The scaler updates its state in place: no copies.
 // CHECK: // k13_scaler_update:
 // CHECK: amp_scaler_config_t config{0x1p+1, 0x1p-1, 2000, 1, 0x0p+0, 0x0p+0};
 // CHECK-NOT: _copy
-// CHECK: AMP_STEP_CHECK(amp_scaler_update(stream, &config, static_cast<float *>(tensors[2]), static_cast<float *>(tensors[3]), static_cast<float *>(tensors[4]),
-// CHECK: ampstep::Results{
+// CHECK: AMP_STEP_CHECK(amp_scaler_update(stream, &config, loss_scale, growth_tracker,
+// CHECK-NEXT: hysteresis_tracker, unscale10_2));
+// CHECK: ampstep::Results{cross_entropy3, unscale10_2, loss, found_inf, counters}));
 
 // The tensor table: parameters with their fan-in (the bias takes its
 // matmul's), the scaler state with its initial values (scale 65536, growth
@@ -151,8 +178,10 @@
 // CHECK-NEXT:   {6, 3, 0, 0, "read by amp.cross_entropy at {{.*}}to-cuda.mlir:{{[0-9]+}}:{{[0-9]+}}"},
 // CHECK-NEXT: };
 // The loss scale is tensor 2; the arena holds 1280 bytes.
-// CHECK: 7, tiny_tensors, 2, 1280, tiny_run, 1, tiny_index_checks};
-// CHECK: tiny_describe(void) { return &tiny_description; }
+// CHECK: 7, tiny_tensors, 2, 1280,
+// CHECK-NEXT: tiny_run, 1, tiny_index_checks};
+// CHECK: tiny_describe(void) {
+// CHECK-NEXT: return &tiny_description;
 
 func.func @tiny_step(%arg0: tensor<8x3xf32> {amp.name = "w", amp.param},
                      %arg1: tensor<3xf32> {amp.name = "b", amp.param},

@@ -16,6 +16,12 @@ LogicalResult translateToCuda(ModuleOp module, llvm::raw_ostream &os,
                               llvm::StringRef functionName = "",
                               llvm::StringRef name = "");
 
+/// The amp ops the CUDA target has no kernel for: a fusible elementwise op
+/// without a scalar expression, or another op (not a view, not the matmul
+/// of a GEMM kernel) without a kernel model. Empty when every op of the
+/// dialect joins the backend; a test keeps it so.
+SmallVector<StringRef> getOpsWithoutKernel(MLIRContext &context);
+
 /// Registers --amp-to-cuda with mlir-translate's registry.
 void registerToCudaTranslation();
 

@@ -1,0 +1,330 @@
+//===- ElementwiseKernels.cpp - fused elementwise kernels -----------------===//
+//
+// A group of fusible elementwise ops is one functor run once per element
+// of the group's last result: each operand is loaded once, each op's value
+// is one register (its expression from ScalarKernelOpInterface), and the
+// values read outside the kernel are stored. Every op rounds its result to
+// its type, as the interpreter does, so the host build reproduces the
+// interpreter's results bit for bit.
+//
+//===----------------------------------------------------------------------===//
+
+#include "StepEmitter.h"
+
+#include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/Backend.h"
+
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::amp;
+using namespace mlir::amp::backend;
+using namespace mlir::amp::cuda;
+
+/// The functor of one fused group, as the ops' models see it.
+class cuda::ElementwiseKernel {
+public:
+  ElementwiseKernel(StepEmitter &emitter, Functor &functor,
+                    ArrayRef<int64_t> shape)
+      : emitter(emitter), functor(functor), shape(shape),
+        strides(computeStrides(shape)), haveCoord(shape.size()) {}
+
+  StepEmitter &getEmitter() { return emitter; }
+  KernelParams &getParams() { return functor.getParams(); }
+
+  /// The register holding `value` at the kernel's index: an earlier op's,
+  /// or the operand loaded (once) from memory.
+  std::string operand(Value value) {
+    auto found = registers.find(value);
+    if (found != registers.end())
+      return found->second;
+    std::string member = getParams().add(value, /*writes=*/false);
+    std::string reg = "x" + std::to_string(registers.size());
+    std::string index = indexOf(value); // may print the coordinates first
+    functor.body() << "const " << registerType(elementOf(value)) << " " << reg
+                   << " = " << loadExpr(elementOf(value), member, index)
+                   << ";\n";
+    registers[value] = reg;
+    return reg;
+  }
+
+  /// Coordinate `d` of the kernel's index, printed once where first needed.
+  std::string coord(size_t d) {
+    std::string name = "c" + std::to_string(d);
+    if (!haveCoord.test(d)) {
+      haveCoord.set(d);
+      functor.body() << "const int64_t " << name << " = "
+                     << coordinateOf("i", strides[d], shape[d], product(shape))
+                     << ";\n";
+    }
+    return name;
+  }
+
+  /// The index in `value` (of a shape that broadcasts to the kernel's) of
+  /// the kernel's index.
+  std::string indexOf(Value value) {
+    ArrayRef<int64_t> own = tensorOf(value).getShape();
+    if (own == shape)
+      return "i";
+    SmallVector<int64_t> ownStrides = computeStrides(own);
+    std::string text;
+    size_t offset = shape.size() - own.size();
+    for (size_t d = 0; d < own.size(); ++d) {
+      if (own[d] == 1)
+        continue;
+      text += (text.empty() ? "" : " + ") +
+              scaled(coord(d + offset), ownStrides[d]);
+    }
+    return text.empty() ? "0" : text;
+  }
+
+  /// Computes `op` into a register; stores it where the plan keeps it.
+  LogicalResult compute(Operation *op) {
+    auto scalar = dyn_cast<ScalarKernelOpInterface>(op);
+    if (!scalar)
+      return op->emitError() << "the backend has no kernel for this op";
+    FailureOr<std::string> expr = scalar.getScalarExpr(*this);
+    if (failed(expr))
+      return failure();
+    Value result = op->getResult(0);
+    Type type = elementOf(result);
+    std::string reg = "v" + std::to_string(registers.size());
+    functor.body() << "const " << registerType(type) << " " << reg << " = "
+                   << *expr << ";\n";
+    registers[result] = reg;
+    // Values read outside the kernel reach memory.
+    auto places = op->getAttrOfType<ArrayAttr>(kPlaceAttr);
+    auto place = places ? dyn_cast<PlaceAttr>(places[0]) : PlaceAttr();
+    if (place && place.isStored()) {
+      std::string member = getParams().add(result, /*writes=*/true);
+      functor.body() << storeStmt(type, member, "i", reg) << "\n";
+    }
+    return success();
+  }
+
+private:
+  StepEmitter &emitter;
+  Functor &functor;
+  ArrayRef<int64_t> shape;
+  SmallVector<int64_t> strides;
+  llvm::SmallBitVector haveCoord;
+  llvm::DenseMap<Value, std::string> registers;
+};
+
+LogicalResult StepEmitter::emitElementwise(ArrayRef<Operation *> ops) {
+  ArrayRef<int64_t> shape = tensorOf(ops.back()->getResult(0)).getShape();
+  Functor functor(*this, kernelName(ops), ops);
+  ElementwiseKernel kernel(*this, functor, shape);
+  for (Operation *op : ops)
+    if (failed(kernel.compute(op)))
+      return failure();
+  functor.launch(product(shape));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The ops' expressions
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The register type of `op`'s result.
+std::string resultRegister(Operation *op) {
+  return registerType(elementOf(op->getResult(0)));
+}
+
+/// `formula` computed in the register type and rounded to the result type.
+std::string rounded(Operation *op, StringRef formula) {
+  return roundExpr(elementOf(op->getResult(0)), formula);
+}
+
+FailureOr<std::string> scalarExpr(ConstantOp op, ElementwiseKernel &kernel) {
+  Type type = elementOf(op.getResult());
+  auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+  if (!dense)
+    return op->emitError() << "the backend compiles dense constants only";
+  if (dense.isSplat()) {
+    double v = isa<FloatType>(type)
+                   ? dense.getSplatValue<APFloat>().convertToDouble()
+                   : static_cast<double>(
+                         dense.getSplatValue<APInt>().getSExtValue());
+    return literal(v, registerType(type));
+  }
+  // An array of the library; each element read where the kernel's index
+  // falls in the constant's (broadcast) shape.
+  std::string data = kernel.getEmitter().constantArray(op, dense);
+  std::string member = kernel.getParams().addRaw(
+      "const " + storageType(type), "ampstep::constantData(" + data + ")");
+  return loadExpr(type, member, kernel.indexOf(op.getResult()));
+}
+
+FailureOr<std::string> scalarExpr(IotaOp op, ElementwiseKernel &kernel) {
+  return rounded(op, "static_cast<double>(" + kernel.coord(op.getDim()) + ")");
+}
+
+FailureOr<std::string> scalarExpr(CastOp op, ElementwiseKernel &kernel) {
+  std::string x = kernel.operand(op.getInput());
+  Type type = elementOf(op.getResult());
+  if (type.isF32() && elementOf(op.getInput()).isF64())
+    return "static_cast<float>(" + x + ")";
+  return roundExpr(type, x);
+}
+
+FailureOr<std::string> scalarExpr(BroadcastToOp op, ElementwiseKernel &kernel) {
+  return kernel.operand(op->getOperand(0));
+}
+
+FailureOr<std::string> scalarExpr(CompareOp op, ElementwiseKernel &kernel) {
+  static const char *const symbols[] = {"==", "!=", "<", "<=", ">", ">="};
+  return "(" + kernel.operand(op.getLhs()) + " " +
+         symbols[static_cast<int>(op.getPredicate())] + " " +
+         kernel.operand(op.getRhs()) + ")";
+}
+
+FailureOr<std::string> scalarExpr(SelectOp op, ElementwiseKernel &kernel) {
+  return "(" + kernel.operand(op.getCondition()) + " ? " +
+         kernel.operand(op.getOnTrue()) + " : " +
+         kernel.operand(op.getOnFalse()) + ")";
+}
+
+FailureOr<std::string> scalarExpr(ReluGradOp op, ElementwiseKernel &kernel) {
+  std::string x = kernel.operand(op->getOperand(0));
+  std::string g = kernel.operand(op->getOperand(1));
+  return "(" + x + " > 0 ? " + g + " : " + resultRegister(op) + "(0))";
+}
+
+FailureOr<std::string> scalarExpr(GeluGradOp op, ElementwiseKernel &kernel) {
+  std::string x = kernel.operand(op->getOperand(0));
+  std::string g = kernel.operand(op->getOperand(1));
+  StringRef derivative = op.getApproximate() == GeluApproximation::tanh
+                             ? "amprt::geluTanhGrad"
+                             : "amprt::geluErfGrad";
+  return rounded(op, g + " * " + derivative.str() + "(" + x + ")");
+}
+
+/// A binary op: `lhs <symbol> rhs`, or a call `function(lhs, rhs)`.
+template <typename Op>
+FailureOr<std::string> binary(Op op, ElementwiseKernel &kernel, StringRef infix,
+                              StringRef function = "") {
+  std::string a = kernel.operand(op.getLhs());
+  std::string b = kernel.operand(op.getRhs());
+  if (!function.empty())
+    return rounded(op, function.str() + "(" + a + ", " + b + ")");
+  return rounded(op, a + " " + infix.str() + " " + b);
+}
+
+FailureOr<std::string> scalarExpr(AddOp op, ElementwiseKernel &kernel) {
+  return binary(op, kernel, "+");
+}
+FailureOr<std::string> scalarExpr(SubOp op, ElementwiseKernel &kernel) {
+  return binary(op, kernel, "-");
+}
+FailureOr<std::string> scalarExpr(MulOp op, ElementwiseKernel &kernel) {
+  return binary(op, kernel, "*");
+}
+FailureOr<std::string> scalarExpr(DivOp op, ElementwiseKernel &kernel) {
+  return binary(op, kernel, "/");
+}
+FailureOr<std::string> scalarExpr(MaximumOp op, ElementwiseKernel &kernel) {
+  return binary(op, kernel, "", "ampstep::nanMax");
+}
+FailureOr<std::string> scalarExpr(MinimumOp op, ElementwiseKernel &kernel) {
+  return binary(op, kernel, "", "ampstep::nanMin");
+}
+
+/// A unary op whose value is `formula(x, t)` for its operand's register x
+/// and its register type t.
+template <typename Op, typename Formula>
+FailureOr<std::string> unary(Op op, ElementwiseKernel &kernel,
+                             Formula &&formula) {
+  std::string x = kernel.operand(op->getOperand(0));
+  return rounded(op, formula(x, resultRegister(op)));
+}
+
+/// `function(x)` from the C library, by register type.
+template <typename Op>
+FailureOr<std::string> libm(Op op, ElementwiseKernel &kernel,
+                            StringRef function) {
+  return unary(op, kernel, [&](const std::string &x, const std::string &t) {
+    return math(function, t) + "(" + x + ")";
+  });
+}
+
+FailureOr<std::string> scalarExpr(NegOp op, ElementwiseKernel &kernel) {
+  return unary(op, kernel,
+               [](const std::string &x, const std::string &) { return "-" + x; });
+}
+FailureOr<std::string> scalarExpr(AbsOp op, ElementwiseKernel &kernel) {
+  return libm(op, kernel, "fabs");
+}
+FailureOr<std::string> scalarExpr(ExpOp op, ElementwiseKernel &kernel) {
+  return libm(op, kernel, "exp");
+}
+FailureOr<std::string> scalarExpr(LogOp op, ElementwiseKernel &kernel) {
+  return libm(op, kernel, "log");
+}
+FailureOr<std::string> scalarExpr(SqrtOp op, ElementwiseKernel &kernel) {
+  return libm(op, kernel, "sqrt");
+}
+FailureOr<std::string> scalarExpr(TanhOp op, ElementwiseKernel &kernel) {
+  return libm(op, kernel, "tanh");
+}
+FailureOr<std::string> scalarExpr(RsqrtOp op, ElementwiseKernel &kernel) {
+  return unary(op, kernel, [](const std::string &x, const std::string &t) {
+    return literal(1, t) + " / " + math("sqrt", t) + "(" + x + ")";
+  });
+}
+FailureOr<std::string> scalarExpr(SigmoidOp op, ElementwiseKernel &kernel) {
+  return unary(op, kernel, [](const std::string &x, const std::string &t) {
+    return literal(1, t) + " / (" + literal(1, t) + " + " + math("exp", t) +
+           "(-" + x + "))";
+  });
+}
+FailureOr<std::string> scalarExpr(SoftplusOp op, ElementwiseKernel &kernel) {
+  return unary(op, kernel, [](const std::string &x, const std::string &) {
+    return "amprt::softplus(" + x + ")";
+  });
+}
+FailureOr<std::string> scalarExpr(ReluOp op, ElementwiseKernel &kernel) {
+  return unary(op, kernel, [](const std::string &x, const std::string &t) {
+    return "(" + x + " < 0 ? " + literal(0, t) + " : " + x + ")";
+  });
+}
+FailureOr<std::string> scalarExpr(GeluOp op, ElementwiseKernel &kernel) {
+  bool tanh = op.getApproximate() == GeluApproximation::tanh;
+  return unary(op, kernel, [&](const std::string &x, const std::string &) {
+    return (tanh ? "amprt::geluTanh(" : "amprt::geluErf(") + x + ")";
+  });
+}
+FailureOr<std::string> scalarExpr(PowOp op, ElementwiseKernel &kernel) {
+  double exponent = op.getExponent().convertToDouble();
+  return unary(op, kernel, [&](const std::string &x, const std::string &t) {
+    return math("pow", t) + "(" + x + ", " + literal(exponent, t) + ")";
+  });
+}
+
+template <typename Op>
+struct ScalarModel
+    : ScalarKernelOpInterface::ExternalModel<ScalarModel<Op>, Op> {
+  FailureOr<std::string> getScalarExpr(Operation *op,
+                                       ElementwiseKernel &kernel) const {
+    return scalarExpr(cast<Op>(op), kernel);
+  }
+};
+
+template <typename... Ops>
+void attach(MLIRContext &context) {
+  (Ops::template attachInterface<ScalarModel<Ops>>(context), ...);
+}
+
+} // namespace
+
+void cuda::attachElementwiseModels(MLIRContext &context) {
+  attach<ConstantOp, IotaOp, CastOp, BroadcastToOp, CompareOp, SelectOp,
+         ReluGradOp, GeluGradOp, AddOp, SubOp, MulOp, DivOp, MaximumOp,
+         MinimumOp, NegOp, AbsOp, ExpOp, LogOp, SqrtOp, TanhOp, RsqrtOp,
+         SigmoidOp, SoftplusOp, ReluOp, GeluOp, PowOp>(context);
+}

@@ -1,0 +1,344 @@
+//===- OptimizerKernels.cpp - SGD, SGD with momentum and AdamW ------------===//
+//
+// The updates of one kernel run as one call of the runtime's multi-tensor
+// update (amp_sgd_apply, amp_adamw_apply) where every tensor allows it,
+// else as a generated functor per update. Both compute each element with
+// amprt::sgdElement / amprt::adamwElement (amp_runtime/scalar_math.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "StepEmitter.h"
+
+#include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/Backend.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::amp;
+using namespace mlir::amp::backend;
+using namespace mlir::amp::cuda;
+
+namespace {
+
+/// `value` as an exact C literal of a double.
+std::string hex(double value) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%a", value);
+  return text;
+}
+
+/// The runtime's configuration of `update`'s optimizer and the function
+/// that applies it; nothing where the runtime has no multi-tensor kernel
+/// for the op or its attributes are outside the runtime's ranges.
+struct RuntimeUpdate {
+  std::string config, function;
+  bool withStep = true;
+};
+
+std::optional<RuntimeUpdate> getRuntimeUpdate(Operation *update) {
+  RuntimeUpdate call;
+  if (auto sgd = dyn_cast<SgdUpdateOp>(update)) {
+    double lr = sgd.getLr().convertToDouble();
+    double wd = sgd.getWeightDecay().convertToDouble();
+    if (!(lr >= 0) || !(wd >= 0))
+      return std::nullopt;
+    call.config = "amp_sgd_config_t config{" + hex(lr) + ", 0.0, 0.0, " +
+                  hex(wd) + ", 0};";
+    call.function = "amp_sgd_apply";
+    call.withStep = false;
+    return call;
+  }
+  if (auto sgd = dyn_cast<SgdMomentumUpdateOp>(update)) {
+    double lr = sgd.getLr().convertToDouble();
+    double momentum = sgd.getMomentum().convertToDouble();
+    double dampening = sgd.getDampening().convertToDouble();
+    double wd = sgd.getWeightDecay().convertToDouble();
+    // With momentum 0 the runtime leaves the buffer alone; the op does not.
+    if (!(lr >= 0) || !(momentum > 0) || !(dampening >= 0 && dampening <= 1) ||
+        !(wd >= 0) || (sgd.getNesterov() && dampening != 0))
+      return std::nullopt;
+    call.config = "amp_sgd_config_t config{" + hex(lr) + ", " + hex(momentum) +
+                  ", " + hex(dampening) + ", " + hex(wd) + ", " +
+                  (sgd.getNesterov() ? "1" : "0") + "};";
+    call.function = "amp_sgd_apply";
+    return call;
+  }
+  if (auto adam = dyn_cast<AdamwUpdateOp>(update)) {
+    double lr = adam.getLr().convertToDouble();
+    double b1 = adam.getBeta1().convertToDouble();
+    double b2 = adam.getBeta2().convertToDouble();
+    double eps = adam.getEps().convertToDouble();
+    double wd = adam.getWeightDecay().convertToDouble();
+    if (!(lr >= 0) || !(b1 >= 0 && b1 < 1) || !(b2 >= 0 && b2 < 1) ||
+        !(eps > 0) || !(wd >= 0))
+      return std::nullopt;
+    call.config = "amp_adamw_config_t config{" + hex(lr) + ", " + hex(b1) +
+                  ", " + hex(b2) + ", " + hex(eps) + ", " + hex(wd) + "};";
+    call.function = "amp_adamw_apply";
+    return call;
+  }
+  return std::nullopt;
+}
+
+/// The value of `update`'s result `r` that reaches memory: the result, or
+/// its guard's select.
+Value storedResult(Operation *update, ArrayRef<Operation *> guards,
+                   unsigned r) {
+  return guards.empty() ? update->getResult(r) : guards[r]->getResult(0);
+}
+
+} // namespace
+
+/// The call (and the lines declaring its lists) that runs those of
+/// `updates` the runtime can in one launch: each with every tensor f32 and
+/// updated in place. The group needs its guard (if any) to be
+/// `found_inf == 0` on an f32 flag in memory, the attributes in the
+/// runtime's ranges and no tensor updated twice. The others are appended
+/// to `rest`; the call is empty when none is left.
+static std::string runtimeUpdateCall(StepEmitter &emitter,
+                                     ArrayRef<Operation *> updates,
+                                     SmallVectorImpl<Operation *> &rest) {
+  // Until the checks of the whole group pass, nothing runs on the runtime.
+  rest.assign(updates.begin(), updates.end());
+  auto isF32 = [&](Value v) { return elementOf(v).isF32(); };
+  auto hasMemory = [](Value v) {
+    Operation *def = v.getDefiningOp();
+    if (!def || isView(def))
+      return true;
+    auto places = def->getAttrOfType<ArrayAttr>(kPlaceAttr);
+    auto place = places ? dyn_cast<PlaceAttr>(
+                              places[cast<OpResult>(v).getResultNumber()])
+                        : PlaceAttr();
+    return place && place.isStored();
+  };
+
+  // The guard: `compare eq %found_inf, 0` on an f32 scalar in memory.
+  Value foundInf;
+  SmallVector<Operation *> firstGuards = getGuardSelects(updates.front());
+  if (!firstGuards.empty()) {
+    auto compare = cast<SelectOp>(firstGuards.front())
+                       .getCondition()
+                       .getDefiningOp<CompareOp>();
+    if (!compare || compare.getPredicate() != ComparePredicate::eq)
+      return "";
+    Value flag = compare.getLhs();
+    auto zero = compare.getRhs().getDefiningOp<ConstantOp>();
+    auto splat = zero ? dyn_cast<SplatElementsAttr>(zero.getValue())
+                      : SplatElementsAttr();
+    if (!splat || !isa<FloatType>(splat.getElementType()) ||
+        !splat.getSplatValue<APFloat>().isPosZero() || !isF32(flag) ||
+        tensorOf(flag).getNumElements() != 1 || !hasMemory(flag))
+      return "";
+    foundInf = flag;
+  }
+
+  Operation *first = updates.front();
+  std::optional<RuntimeUpdate> call = getRuntimeUpdate(first);
+  if (!call)
+    return "";
+  Value step;
+  if (call->withStep) {
+    step = cast<OptimizerUpdateOpInterface>(first).getStepOperand();
+    if (!isF32(step) || !hasMemory(step))
+      return "";
+  }
+
+  // A tensor updated twice keeps the program's order, so then none runs
+  // on the runtime.
+  SmallVector<Value> written;
+  for (Operation *update : updates) {
+    SmallVector<Operation *> guards = getGuardSelects(update);
+    for (unsigned r = 0; r < update->getNumResults(); ++r) {
+      Value stored = storedResult(update, guards, r);
+      if (llvm::any_of(written, [&](Value other) {
+            return emitter.sameMemory(stored, other);
+          }))
+        return "";
+      written.push_back(stored);
+    }
+  }
+
+  // The lists: the parameter, the gradient, then the state in result order.
+  rest.clear();
+  unsigned states = first->getNumResults() - 1;
+  SmallVector<SmallVector<std::string>> lists(2 + states);
+  SmallVector<std::string> sizes;
+  for (Operation *update : updates) {
+    auto optimizer = cast<OptimizerUpdateOpInterface>(update);
+    SmallVector<Operation *> guards = getGuardSelects(update);
+    bool inPlace = true;
+    for (unsigned r = 0; r < update->getNumResults(); ++r)
+      inPlace &= emitter.sameMemory(storedResult(update, guards, r),
+                                    optimizer.getReplacedOperand(r).get());
+    if (!inPlace || !llvm::all_of(update->getOperands(), isF32) ||
+        !llvm::all_of(update->getOperands(), hasMemory)) {
+      rest.push_back(update);
+      continue;
+    }
+    for (unsigned r = 0; r < update->getNumResults(); ++r)
+      lists[r == 0 ? 0 : r + 1].push_back(
+          emitter.pointerOf(storedResult(update, guards, r), true));
+    lists[1].push_back(emitter.pointerOf(optimizer.getGradOperand(), true));
+    sizes.push_back(std::to_string(countOf(update->getResult(0))));
+  }
+  size_t n = sizes.size();
+  if (n == 0)
+    return "";
+
+  std::string text = fitLine(call->config, 4) + "\n";
+  SmallVector<StringRef, 4> names{"params", "grads"};
+  if (isa<AdamwUpdateOp>(first))
+    names.append({"exp_avgs", "exp_avg_sqs"});
+  else if (states)
+    names.push_back("momentum_buffers");
+  for (auto [i, list] : llvm::enumerate(lists))
+    text += fitLine("float *const " + names[i].str() + "[] = {" +
+                        llvm::join(list, ", ") + "};",
+                    4) +
+            "\n";
+  text += fitLine("const size_t sizes[] = {" + llvm::join(sizes, ", ") + "};",
+                  4) +
+          "\n";
+  auto listOf = [&](StringRef name) {
+    return "amp_tensor_list_t{" + std::to_string(n) + ", " + name.str() +
+           ", sizes}";
+  };
+  std::string apply = "AMP_STEP_CHECK(" + call->function +
+                      "(stream, &config, " + listOf("params") + ", " +
+                      listOf("grads") + ", ";
+  if (isa<SgdUpdateOp>(first))
+    apply += "amp_tensor_list_t{0, nullptr, nullptr}, ";
+  for (unsigned s = 0; s < states; ++s)
+    apply += listOf(names[2 + s]) + ", ";
+  apply += (step ? emitter.pointerOf(step, false) : std::string("nullptr")) +
+           ", " +
+           (foundInf ? emitter.pointerOf(foundInf, false)
+                     : std::string("nullptr")) +
+           ", amp_copy_list_t{AMP_F32, nullptr}));";
+  return text + fitLine(apply, 4) + "\n";
+}
+
+LogicalResult StepEmitter::emitUpdates(ArrayRef<Operation *> updates) {
+  SmallVector<Operation *> rest;
+  std::string call = runtimeUpdateCall(*this, updates, rest);
+  // The updates of one kernel touch disjoint memory: any order will do.
+  if (!call.empty()) {
+    size_t n = updates.size() - rest.size();
+    raw_indented_ostream &s = step();
+    s << commentLines(kernelName({updates.front()}) +
+                          ": the runtime's multi-tensor update over " +
+                          std::to_string(n) + (n == 1 ? " tensor" : " tensors") +
+                          (getGuardSelects(updates.front()).empty()
+                               ? ""
+                               : ", skipped when found_inf is set"),
+                      2);
+    for (Operation *update : updates)
+      if (!llvm::is_contained(rest, update))
+        s << commentLines("  " + describe(update), 2);
+    s << "{\n";
+    s.indent() << call;
+    s.unindent() << "}\n";
+  }
+  size_t first = call.empty() ? 0 : 1;
+  for (auto [i, update] : llvm::enumerate(rest))
+    if (failed(emitSingle(update, getGuardSelects(update),
+                          first + i ? "_" + std::to_string(first + i) : "")))
+      return failure();
+  return success();
+}
+
+namespace {
+
+/// An exact C literal of a double.
+std::string d(double v) {
+  return std::isfinite(v) ? hex(v) : literal(v, "double");
+}
+
+template <typename Op>
+LogicalResult emitSgd(Op op, OpKernel &kernel) {
+  Type type = elementOf(op->getResult(0));
+  std::string t = registerType(type);
+  double momentum = 0, dampening = 0;
+  bool nesterov = false;
+  constexpr bool hasBuffer = std::is_same_v<Op, SgdMomentumUpdateOp>;
+  if constexpr (hasBuffer) {
+    momentum = op.getMomentum().convertToDouble();
+    dampening = op.getDampening().convertToDouble();
+    nesterov = op.getNesterov();
+  }
+  std::string param = kernel.load(0, "i"), grad = kernel.load(1, "i");
+  std::string first = hasBuffer ? kernel.load(3, "0") + " == 0" : "false";
+  raw_indented_ostream &body = kernel.functor().body();
+  body << fitLine("const amprt::SgdScalars<" + t + "> s = amprt::sgdScalars<" +
+                      t + ">(" + d(op.getLr().convertToDouble()) + ", " +
+                      d(momentum) + ", " + d(dampening) + ", " +
+                      d(op.getWeightDecay().convertToDouble()) + ", " +
+                      (nesterov ? "true" : "false") + ");",
+                  4)
+       << "\n";
+  if (hasBuffer)
+    body << t << " buf = " << kernel.load(2, "i") << ";\n";
+  body << fitLine("const " + t + " p = amprt::sgdElement<" + t + ">(s, " +
+                      param + ", " + grad + ", " +
+                      (hasBuffer ? "&buf" : "nullptr") + ", " + first + ");",
+                  4)
+       << "\n";
+  if (hasBuffer)
+    body << kernel.store(1, "i", roundExpr(type, "buf")) << "\n";
+  body << kernel.store(0, "i", roundExpr(type, "p")) << "\n";
+  kernel.functor().launch(countOf(op->getResult(0)));
+  return success();
+}
+
+LogicalResult emitAdamw(AdamwUpdateOp op, OpKernel &kernel) {
+  Type type = elementOf(op->getResult(0));
+  std::string t = registerType(type);
+  Functor &functor = kernel.functor();
+  // The scalars once per launch (setup()): the bias corrections in f64
+  // from the step count, as torch.optim computes them on the host.
+  functor.addSharedMember("amprt::AdamwScalars<" + t + "> scalars{};");
+  functor.setup() << fitLine("scalars = amprt::adamwScalars<" + t + ">(" +
+                                 d(op.getLr().convertToDouble()) + ", " +
+                                 d(op.getBeta1().convertToDouble()) + ", " +
+                                 d(op.getBeta2().convertToDouble()) + ", " +
+                                 d(op.getEps().convertToDouble()) + ", " +
+                                 d(op.getWeightDecay().convertToDouble()) +
+                                 ", static_cast<double>(" +
+                                 kernel.load(4, "0") + "));",
+                             4)
+                  << "\n";
+  raw_indented_ostream &body = functor.body();
+  body << t << " p = " << kernel.load(0, "i") << ";\n"
+       << "const " << t << " g = " << kernel.load(1, "i") << ";\n"
+       << t << " m = " << kernel.load(2, "i") << ";\n"
+       << t << " v = " << kernel.load(3, "i") << ";\n"
+       << "amprt::adamwElement<" << t << ">(scalars, p, g, m, v);\n"
+       << kernel.store(0, "i", roundExpr(type, "p")) << "\n"
+       << kernel.store(1, "i", roundExpr(type, "m")) << "\n"
+       << kernel.store(2, "i", roundExpr(type, "v")) << "\n";
+  functor.launch(countOf(op->getResult(0)));
+  return success();
+}
+
+template <typename Op>
+struct UpdateModel : KernelOpInterface::ExternalModel<UpdateModel<Op>, Op> {
+  LogicalResult emitKernel(Operation *op, OpKernel &kernel) const {
+    if constexpr (std::is_same_v<Op, AdamwUpdateOp>)
+      return emitAdamw(cast<Op>(op), kernel);
+    else
+      return emitSgd(cast<Op>(op), kernel);
+  }
+};
+
+} // namespace
+
+void cuda::attachOptimizerModels(MLIRContext &context) {
+  SgdUpdateOp::attachInterface<UpdateModel<SgdUpdateOp>>(context);
+  SgdMomentumUpdateOp::attachInterface<UpdateModel<SgdMomentumUpdateOp>>(
+      context);
+  AdamwUpdateOp::attachInterface<UpdateModel<AdamwUpdateOp>>(context);
+}

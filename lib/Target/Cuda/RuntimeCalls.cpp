@@ -1,0 +1,263 @@
+//===- RuntimeCalls.cpp - GEMMs, attention and loss scaling ---------------===//
+//
+// Kernels the runtime provides (amp_runtime/runtime.h): the GEMMs, with
+// their bias and relu epilogues (cuBLASLt on the GPU), attention, and the
+// dynamic loss scaler's unscale and update. The step calls them with the
+// pointers of the plan; the runtime's host backend runs the same calls in
+// CI.
+//
+//===----------------------------------------------------------------------===//
+
+#include "StepEmitter.h"
+
+#include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/Backend.h"
+
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+
+using namespace mlir;
+using namespace mlir::amp;
+using namespace mlir::amp::backend;
+using namespace mlir::amp::cuda;
+
+namespace {
+
+/// The runtime's name of a floating-point element type.
+StringRef dtypeName(Type type) {
+  return type.isF16() ? "AMP_F16" : type.isBF16() ? "AMP_BF16" : "AMP_F32";
+}
+
+/// `value` as an exact C literal of a double.
+std::string hex(double value) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%a", value);
+  return text;
+}
+
+} // namespace
+
+LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
+  auto matmul = cast<MatmulOp>(ops.front());
+  Operation *last = ops.back();
+  auto lhs = tensorOf(matmul.getLhs()), rhs = tensorOf(matmul.getRhs());
+  auto out = tensorOf(matmul.getResult());
+  int64_t rank = out.getRank();
+  int64_t m = out.getDimSize(rank - 2), n = out.getDimSize(rank - 1);
+  int64_t k = matmul.getTransposeLhs() ? lhs.getDimSize(lhs.getRank() - 2)
+                                       : lhs.getShape().back();
+  ArrayRef<int64_t> lhsBatch = lhs.getShape().drop_back(2);
+  ArrayRef<int64_t> rhsBatch = rhs.getShape().drop_back(2);
+  ArrayRef<int64_t> outBatch = out.getShape().drop_back(2);
+  int64_t batch = product(outBatch);
+  bool sameBatch = lhsBatch == outBatch && rhsBatch == outBatch;
+  bool foldIntoRows = rhsBatch.empty() && !matmul.getTransposeLhs();
+  // verifyGemmKernel checked the epilogue's ops: the bias is the matmul's
+  // operand or the other operand of the add after it.
+  std::string epilogue = "AMP_EPILOGUE_NONE";
+  Value bias;
+  if (auto attr = matmul->getAttrOfType<EpilogueAttr>(kEpilogueAttr)) {
+    epilogue = attr.getValue() == Epilogue::bias_relu ? "AMP_EPILOGUE_BIAS_RELU"
+                                                      : "AMP_EPILOGUE_BIAS";
+    bias = matmul.getBias();
+    if (!bias) {
+      auto add = cast<AddOp>(ops[1]);
+      bias = add.getLhs() == matmul.getResult() ? add.getRhs() : add.getLhs();
+    }
+  }
+  std::string kernel = kernelName(ops);
+  raw_indented_ostream &s = step();
+  s << "// " << kernel << ":\n";
+  for (Operation *op : ops)
+    s << commentLines("  " + describe(op), 2);
+  std::string a = pointerOf(matmul.getLhs(), false),
+              b = pointerOf(matmul.getRhs(), false),
+              c = pointerOf(last->getResult(0), true),
+              biasPointer = bias ? pointerOf(bias, false) : "nullptr";
+  // [..., M, K] x [K, N] folds into one GEMM of (batch * M) rows.
+  bool one = sameBatch || batch == 1;
+  int64_t rows = !one && foldIntoRows ? batch * m : m;
+  int64_t count = one ? batch : 1;
+  s << "{\n";
+  s.indent() << fitLine("amp_gemm_t g{" + dtypeName(lhs.getElementType()).str() +
+                            ", " + dtypeName(out.getElementType()).str() +
+                            ", " + (matmul.getTransposeLhs() ? "1" : "0") +
+                            ", " + (matmul.getTransposeRhs() ? "1" : "0") +
+                            ", " + std::to_string(rows) + ", " +
+                            std::to_string(n) + ", " + std::to_string(k) +
+                            ", " + std::to_string(count) + ", 1.0f, 0.0f, " +
+                            epilogue + "};",
+                        4)
+             << "\n";
+  if (one || foldIntoRows) {
+    s << fitLine("AMP_STEP_CHECK(amp_gemm(stream, &g, " + a + ", " + b + ", " +
+                     biasPointer + ", " + c + "));",
+                 4)
+      << "\n";
+    s.unindent() << "}\n";
+    return success();
+  }
+  // Broadcast batches: one GEMM per output matrix.
+  auto batchOffset = [&](ArrayRef<int64_t> own, int64_t matrix) {
+    std::string text;
+    SmallVector<int64_t> outStrides = computeStrides(outBatch);
+    SmallVector<int64_t> ownStrides = computeStrides(own);
+    size_t offset = outBatch.size() - own.size();
+    for (size_t d = 0; d < own.size(); ++d)
+      if (own[d] != 1)
+        text += (text.empty() ? "" : " + ") +
+                scaled(coordinateOf("j", outStrides[d + offset],
+                                    outBatch[d + offset], batch),
+                       ownStrides[d] * matrix);
+    return text.empty() ? std::string("0") : text;
+  };
+  s << "for (int64_t j = 0; j < " << batch << "; ++j)\n";
+  s.indent() << fitLine("AMP_STEP_CHECK(amp_gemm(stream, &g, " + a + " + (" +
+                            batchOffset(lhsBatch, m * k) + "), " + b + " + (" +
+                            batchOffset(rhsBatch, k * n) + "), " +
+                            biasPointer + ", " + c + " + j * " +
+                            std::to_string(m * n) + "));",
+                        6)
+             << "\n";
+  s.unindent().unindent() << "}\n";
+  return success();
+}
+
+namespace {
+
+LogicalResult emitAttention(AttentionOp op, OpKernel &kernel) {
+  kernel.comment();
+  StepEmitter &emitter = kernel.getEmitter();
+  auto q = tensorOf(op.getQuery());
+  raw_indented_ostream &s = kernel.step();
+  s << "{\n";
+  s.indent() << fitLine("amp_attention_t a{" +
+                            dtypeName(q.getElementType()).str() + ", " +
+                            std::to_string(q.getDimSize(0) * q.getDimSize(1)) +
+                            ", " + std::to_string(q.getDimSize(2)) + ", " +
+                            std::to_string(
+                                tensorOf(op.getKey()).getDimSize(2)) +
+                            ", " + std::to_string(q.getDimSize(3)) + ", " +
+                            hex(op.getScaleOrDefault()) + ", " +
+                            (op.getCausal() ? "1" : "0") + "};",
+                        4)
+             << "\n"
+             << fitLine("AMP_STEP_CHECK(amp_attention_forward(stream, &a, " +
+                            emitter.pointerOf(op.getQuery(), false) + ", " +
+                            emitter.pointerOf(op.getKey(), false) + ", " +
+                            emitter.pointerOf(op.getValue(), false) + ", " +
+                            emitter.pointerOf(op.getResult(), true) +
+                            ", nullptr));",
+                        4)
+             << "\n";
+  s.unindent() << "}\n";
+  return success();
+}
+
+/// Copies `from` to `to` (one launch named `kernel`_copy) unless the plan
+/// put them in the same memory.
+void copyUnlessInPlace(OpKernel &kernel, Value from, Value to, int64_t count) {
+  StepEmitter &emitter = kernel.getEmitter();
+  if (emitter.sameMemory(from, to))
+    return;
+  kernel.step() << fitLine("AMP_STEP_CHECK(ampstep::launch(stream, \"" +
+                               kernel.getName().str() + "_copy\", " +
+                               std::to_string(count) + ", ampstep::Copy{" +
+                               emitter.pointerOf(from, false) + ", " +
+                               emitter.pointerOf(to, true) + "}));",
+                           4)
+                << "\n";
+}
+
+LogicalResult emitUnscale(UnscaleOp op, OpKernel &kernel) {
+  kernel.comment();
+  StepEmitter &emitter = kernel.getEmitter();
+  size_t grads = op.getGrads().size();
+  raw_indented_ostream &s = kernel.step();
+  std::string found = emitter.pointerOf(op->getResult(grads), true);
+  s << "{\n";
+  s.indent() << fitLine("AMP_STEP_CHECK(ampstep::launch(stream, \"" +
+                            kernel.getName().str() + "_zero\", 1, ampstep::Fill{" +
+                            found + ", 0.0f}));",
+                        4)
+             << "\n";
+  // The plan puts a result either where its operand is (in place) or
+  // where no live value is; only the second needs the copy.
+  SmallVector<std::string> data, sizes;
+  for (size_t g = 0; g < grads; ++g) {
+    Value result = op->getResult(g);
+    copyUnlessInPlace(kernel, op.getGrads()[g], result, countOf(result));
+    data.push_back(emitter.pointerOf(result, true));
+    sizes.push_back(std::to_string(countOf(result)));
+  }
+  s << fitLine("float *const data[] = {" + llvm::join(data, ", ") + "};", 4)
+    << "\n"
+    << fitLine("const size_t sizes[] = {" + llvm::join(sizes, ", ") + "};", 4)
+    << "\n"
+    << fitLine("AMP_STEP_CHECK(amp_unscale(stream, amp_tensor_list_t{" +
+                   std::to_string(grads) + ", data, sizes}, " +
+                   emitter.pointerOf(op.getInvScale(), false) + ", " + found +
+                   "));",
+               4)
+    << "\n";
+  s.unindent() << "}\n";
+  return success();
+}
+
+LogicalResult emitScalerUpdate(ScalerUpdateOp op, OpKernel &kernel) {
+  kernel.comment();
+  StepEmitter &emitter = kernel.getEmitter();
+  raw_indented_ostream &s = kernel.step();
+  s << "{\n";
+  s.indent() << fitLine(
+                    "amp_scaler_config_t config{" +
+                        hex(op.getGrowthFactor().convertToDouble()) + ", " +
+                        hex(op.getBackoffFactor().convertToDouble()) + ", " +
+                        std::to_string(op.getGrowthInterval()) + ", " +
+                        std::to_string(op.getHysteresis()) + ", " +
+                        hex(op.getMinScale()
+                                ? op.getMinScale()->convertToDouble()
+                                : 0) +
+                        ", " +
+                        hex(op.getMaxScale()
+                                ? op.getMaxScale()->convertToDouble()
+                                : 0) +
+                        "};",
+                    4)
+             << "\n";
+  // The scale, the growth tracker and the hysteresis, updated where the
+  // plan put the results.
+  for (unsigned r = 0; r < 3; ++r)
+    copyUnlessInPlace(kernel, op->getOperand(r), op->getResult(r), 1);
+  s << fitLine("AMP_STEP_CHECK(amp_scaler_update(stream, &config, " +
+                   emitter.pointerOf(op->getResult(0), true) + ", " +
+                   emitter.pointerOf(op->getResult(1), true) + ", " +
+                   emitter.pointerOf(op->getResult(2), true) + ", " +
+                   emitter.pointerOf(op->getOperand(3), false) + "));",
+               4)
+    << "\n";
+  s.unindent() << "}\n";
+  return success();
+}
+
+template <typename Op>
+struct CallModel : KernelOpInterface::ExternalModel<CallModel<Op>, Op> {
+  LogicalResult emitKernel(Operation *op, OpKernel &kernel) const {
+    auto concrete = cast<Op>(op);
+    if constexpr (std::is_same_v<Op, AttentionOp>)
+      return emitAttention(concrete, kernel);
+    else if constexpr (std::is_same_v<Op, UnscaleOp>)
+      return emitUnscale(concrete, kernel);
+    else
+      return emitScalerUpdate(concrete, kernel);
+  }
+};
+
+} // namespace
+
+void cuda::attachRuntimeCallModels(MLIRContext &context) {
+  AttentionOp::attachInterface<CallModel<AttentionOp>>(context);
+  UnscaleOp::attachInterface<CallModel<UnscaleOp>>(context);
+  ScalerUpdateOp::attachInterface<CallModel<ScalerUpdateOp>>(context);
+}

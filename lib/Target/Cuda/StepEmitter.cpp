@@ -1,0 +1,801 @@
+//===- StepEmitter.cpp - the step function and its tables -----------------===//
+//
+// What every kernel shares: the functors and their launches, the named
+// pointers of the step's tensors, the checks of the buffer plan, the
+// dispatch of each kernel to the family that prints it, the copies back
+// into the step's arguments and the runtime's description table.
+//
+//===----------------------------------------------------------------------===//
+
+#include "StepEmitter.h"
+
+#include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
+#include "amp/Dialect/Amp/Transforms/Backend.h"
+#include "amp/Target/Cuda/TranslateToCuda.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace mlir::amp;
+using namespace mlir::amp::backend;
+using namespace mlir::amp::cuda;
+
+#include "KernelInterfaces.cpp.inc"
+
+void cuda::attachKernelModels(MLIRContext &context) {
+  context.getOrLoadDialect<AmpDialect>();
+  // Once per context: the models of a later translation are already there.
+  if (RegisteredOperationName::lookup(TransposeOp::getOperationName(),
+                                      &context)
+          ->hasInterface<KernelOpInterface>())
+    return;
+  attachElementwiseModels(context);
+  attachReductionModels(context);
+  attachRowModels(context);
+  attachDataMovementModels(context);
+  attachRuntimeCallModels(context);
+  attachOptimizerModels(context);
+}
+
+SmallVector<StringRef> mlir::amp::getOpsWithoutKernel(MLIRContext &context) {
+  cuda::attachKernelModels(context);
+  SmallVector<StringRef> missing;
+  for (RegisteredOperationName name : context.getRegisteredOperations()) {
+    if (name.getDialectNamespace() != AmpDialect::getDialectNamespace() ||
+        name.hasTrait<OpTrait::amp::MemoryView>() ||
+        name.getStringRef() == MatmulOp::getOperationName())
+      continue;
+    bool emitted = name.hasTrait<OpTrait::amp::FusibleElementwise>()
+                       ? name.hasInterface<ScalarKernelOpInterface>()
+                       : name.hasInterface<KernelOpInterface>();
+    if (!emitted)
+      missing.push_back(name.getStringRef());
+  }
+  return missing;
+}
+
+//===----------------------------------------------------------------------===//
+// Functor
+//===----------------------------------------------------------------------===//
+
+Functor::Functor(StepEmitter &emitter, std::string name,
+                 ArrayRef<Operation *> ops)
+    : emitter(emitter), name(std::move(name)) {
+  emitter.defs() << "// " << this->name << ":\n";
+  for (Operation *op : ops)
+    emitter.defs() << commentLines("  " + emitter.describe(op), 0);
+}
+
+void Functor::defineReduction(StringRef acc, StringRef identity,
+                              StringRef baseBody, StringRef loadBody,
+                              StringRef combine, StringRef finishBody,
+                              int64_t extent) {
+  IndentedText methods;
+  raw_indented_ostream &m = methods.os;
+  m << "AMP_HOST_DEVICE " << acc << " identity() const { return " << identity
+    << "; }\n";
+  m << "AMP_HOST_DEVICE int64_t baseOf([[maybe_unused]] int64_t i) const {\n";
+  m.indent() << "int64_t base = 0;\n" << baseBody << "return base;\n";
+  m.unindent() << "}\n";
+  std::string loadAt = ("AMP_HOST_DEVICE " + acc + " loadAt(").str();
+  m << loadAt << "[[maybe_unused]] int64_t base,\n"
+    << std::string(loadAt.size(), ' ')
+    << "[[maybe_unused]] int64_t r) const {\n";
+  m.indent() << loadBody;
+  m.unindent() << "}\n";
+  m << "AMP_HOST_DEVICE " << acc << " combine(" << acc << " acc, " << acc
+    << " v) const {\n";
+  m.indent() << "return " << combine << ";\n";
+  m.unindent() << "}\n";
+  m << "AMP_HOST_DEVICE void finish([[maybe_unused]] int64_t i, " << acc
+    << " acc) const {\n";
+  m.indent() << finishBody;
+  m.unindent() << "}\n";
+  reductionMethods = methods.text;
+  // The order of amprt::foldReduction, which the interpreter follows too.
+  body() << "const int64_t base = baseOf(i);\n"
+         << "finish(i, amprt::foldReduction(\n"
+         << "              " << extent
+         << ", identity(), [&](int64_t r) { return loadAt(base, r); },\n"
+         << "              [&](" << acc << " a, " << acc
+         << " v) { return combine(a, v); }));\n";
+  reductionExtent = extent;
+}
+
+void Functor::launch(int64_t count, StringRef deviceCall) {
+  bool hostOnly = !deviceCall.empty();
+  IndentedText definition;
+  raw_indented_ostream &d = definition.os;
+  d.indent();
+  params.printMembers(d);
+  if (!setupText.text.empty()) {
+    d << sharedMembers << "AMP_HOST_DEVICE void setup() {\n";
+    d.indent() << setupText.text;
+    d.unindent() << "}\n";
+  }
+  d << reductionMethods
+    << "AMP_HOST_DEVICE void operator()([[maybe_unused]] int64_t i) const "
+       "{\n";
+  d.indent() << bodyText.text;
+  d.unindent() << "}\n";
+
+  // A kernel whose code another already has launches that functor.
+  StringRef known = emitter.functorWithDefinition(
+      (hostOnly ? "host\n" : "any\n") + definition.text, name);
+  raw_indented_ostream &defs = emitter.defs();
+  if (known.empty()) {
+    if (hostOnly)
+      defs << "#if !defined(__CUDACC__)\n";
+    defs << "struct " << name << " {\n" << definition.text << "};\n";
+    defs << (hostOnly ? "#endif\n\n" : "\n");
+  } else {
+    defs << "//   runs " << known << ", whose code it shares\n\n";
+  }
+  StringRef functor = known.empty() ? StringRef(name) : known;
+
+  raw_indented_ostream &step = emitter.step();
+  if (hostOnly) {
+    emitter.setTargetSpecific();
+    step.getOStream() << "#if defined(__CUDACC__)\n";
+    step << "// " << name << ": the runtime's warp-per-row kernel\n"
+         << fitLine("AMP_STEP_CHECK(" + deviceCall.str() + ");", 2) << "\n";
+    step.getOStream() << "#else\n";
+  }
+  std::string launch = "AMP_STEP_CHECK(ampstep::";
+  launch += reductionExtent ? "launchReduce" : "launch";
+  launch += "(stream, \"" + name + "\", " + std::to_string(count) + ", ";
+  if (reductionExtent)
+    launch += std::to_string(reductionExtent) + ", ";
+  launch += functor.str() + params.initializer([&](Value v, bool writes) {
+    return emitter.pointerOf(v, writes);
+  }) + "));";
+  step << fitLine(launch, 2) << "\n";
+  if (hostOnly)
+    step.getOStream() << "#endif\n";
+}
+
+//===----------------------------------------------------------------------===//
+// OpKernel
+//===----------------------------------------------------------------------===//
+
+Functor &OpKernel::functor() {
+  if (!built) {
+    SmallVector<Operation *> listed{op};
+    llvm::append_range(listed, guards);
+    built.emplace(emitter, name, listed);
+  }
+  return *built;
+}
+
+std::string OpKernel::in(unsigned i) {
+  return functor().getParams().add(op->getOperand(i), /*writes=*/false);
+}
+
+std::string OpKernel::out(unsigned r) {
+  return functor().getParams().add(op->getResult(r), /*writes=*/true);
+}
+
+std::string OpKernel::load(unsigned i, StringRef index) {
+  return loadExpr(elementOf(op->getOperand(i)), in(i), index);
+}
+
+std::string OpKernel::store(unsigned r, StringRef index, StringRef value) {
+  if (guards.empty())
+    return storeStmt(elementOf(op->getResult(r)), out(r), index, value);
+  auto select = cast<SelectOp>(guards[r]);
+  KernelParams &params = functor().getParams();
+  std::string keep = loadExpr(elementOf(select.getCondition()),
+                              params.add(select.getCondition(), false), "0");
+  std::string old = loadExpr(elementOf(select.getOnFalse()),
+                             params.add(select.getOnFalse(), false), index);
+  return storeStmt(elementOf(select.getResult()),
+                   params.add(select.getResult(), true), index,
+                   "(" + keep + " ? " + value.str() + " : " + old + ")");
+}
+
+FailureOr<std::string> OpKernel::scratch(StringRef type) {
+  auto at = op->getAttrOfType<IntegerAttr>(kScratchAttr);
+  if (!at)
+    return op->emitError() << "amp-to-cuda: this op has no scratch memory; "
+                              "run --amp-plan-buffers first";
+  return functor().getParams().addRaw(type,
+                                      emitter.arenaPointer(type, at.getInt()));
+}
+
+raw_indented_ostream &OpKernel::step() { return emitter.step(); }
+
+void OpKernel::comment() {
+  step() << "// " << name << ":\n"
+         << commentLines("  " + emitter.describe(op), 2);
+}
+
+//===----------------------------------------------------------------------===//
+// StepEmitter: names, pointers, constants
+//===----------------------------------------------------------------------===//
+
+/// The place --amp-plan-buffers gave the op result `value` (see Backend.h);
+/// null where it gave none.
+static PlaceAttr placeOf(OpResult value) {
+  auto places = value.getOwner()->getAttrOfType<ArrayAttr>(kPlaceAttr);
+  if (!places || value.getResultNumber() >= places.size())
+    return {};
+  return dyn_cast<PlaceAttr>(places[value.getResultNumber()]);
+}
+
+Value StepEmitter::memoryOf(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (!isView(def))
+      break;
+    value = def->getOperand(0);
+  }
+  if (auto result = dyn_cast<OpResult>(value)) {
+    // verifyPlan checked that an argument's place is an argument.
+    PlaceAttr place = placeOf(result);
+    if (place && place.getKind() == PlaceKind::arg)
+      return func.getArgument(place.getNumber().value_or(0));
+  }
+  return value;
+}
+
+bool StepEmitter::sameMemory(Value a, Value b) {
+  Value x = memoryOf(a), y = memoryOf(b);
+  if (x == y)
+    return true;
+  // Two values of the arena at one offset: the plan reuses the memory.
+  auto first = dyn_cast<OpResult>(x), second = dyn_cast<OpResult>(y);
+  if (!first || !second)
+    return false;
+  PlaceAttr p = placeOf(first), q = placeOf(second);
+  return p && q && p.getKind() == PlaceKind::arena &&
+         q.getKind() == PlaceKind::arena && p.getNumber() == q.getNumber();
+}
+
+std::string StepEmitter::pointerOf(Value value, bool writes) {
+  Value memory = memoryOf(value);
+  if (usedBufferSet.insert(memory).second)
+    usedBuffers.push_back(memory);
+  if (writes)
+    writtenBuffers.insert(memory);
+  return bufferNames.lookup(memory);
+}
+
+std::string StepEmitter::arenaPointer(StringRef type, int64_t offset) {
+  return ("reinterpret_cast<" + type + " *>(arena + " + Twine(offset) + ")")
+      .str();
+}
+
+/// Whether `name` could clash with the names the step function and the
+/// runtime use: C++ keywords and types, the step's own variables, the
+/// kernels' functors (k<number>...) and the constants' arrays (kData<n>).
+static bool isReserved(StringRef name) {
+  static const llvm::StringSet<> reserved = {
+      "a",        "amprt",     "ampstep", "arena",  "auto",      "bool",
+      "char",     "config",    "const",   "copy",   "counters",  "data",
+      "default",  "delete",    "do",      "double", "else",      "exp_avgs",
+      "float",    "for",       "found_inf", "g",    "grads",     "if",
+      "int",      "long",      "loss",    "new",    "params",    "results",
+      "return",   "short",     "signed",  "sizes",  "static",    "std",
+      "stream",   "struct",    "switch",  "tensors", "this",     "unsigned",
+      "void",     "while",     "exp_avg_sqs", "momentum_buffers", "j"};
+  return reserved.contains(name) ||
+         (name.size() > 1 && name[0] == 'k' &&
+          (llvm::isDigit(name[1]) || llvm::isUpper(name[1])));
+}
+
+void StepEmitter::nameBuffers() {
+  llvm::StringSet<> used;
+  auto claim = [&](StringRef wanted) {
+    std::string base;
+    for (char c : wanted)
+      base += llvm::isAlnum(c) ? c : '_';
+    if (base.empty() || llvm::isDigit(base[0]))
+      base = "t_" + base;
+    if (isReserved(base))
+      base += "_";
+    std::string candidate = base;
+    for (int n = 2; !used.insert(candidate).second; ++n)
+      candidate = base + "_" + std::to_string(n);
+    return candidate;
+  };
+  for (auto [i, argument] : llvm::enumerate(func.getArguments()))
+    bufferNames[argument] = claim(tensorNames[i]);
+  for (Operation &op : func.getBody().front()) {
+    std::optional<int64_t> kernel = getKernel(&op);
+    for (OpResult result : op.getResults()) {
+      PlaceAttr place = placeOf(result);
+      if (!place || place.getKind() != PlaceKind::arena)
+        continue;
+      std::string wanted =
+          op.getName().stripDialect().str() +
+          (kernel ? std::to_string(*kernel) : std::string()) +
+          (op.getNumResults() > 1
+               ? "_" + std::to_string(result.getResultNumber())
+               : std::string());
+      bufferNames[result] = claim(wanted);
+    }
+  }
+}
+
+std::string StepEmitter::constantArray(Operation *op, DenseElementsAttr value) {
+  auto found = constantArrays.find(op);
+  if (found != constantArrays.end())
+    return found->second;
+  std::string arrayName = "kData" + std::to_string(constantArrays.size());
+  constantArrays[op] = arrayName;
+  Type element = value.getElementType();
+  raw_indented_ostream &constants = constantsText.os;
+  constants << commentLines(describe(op), 0) << "AMP_STEP_DATA const " << storageType(element) << " "
+            << arrayName << "[] = {";
+  int64_t column = 0;
+  auto print = [&](const std::string &text) {
+    constants << (column ? "," : "") << ((column % 8) ? " " : "\n    ")
+              << text;
+    ++column;
+  };
+  if (isa<FloatType>(element)) {
+    for (const APFloat &v : value.getValues<APFloat>()) {
+      if (element.isF16() || element.isBF16())
+        print(llvm::formatv("{0:x4}", v.bitcastToAPInt().getZExtValue()).str());
+      else if (v.isFinite())
+        print(llvm::formatv("{0}", llvm::format("%a", v.convertToDouble()))
+                  .str());
+      else
+        print(literal(v.convertToDouble(), registerType(element)));
+    }
+  } else {
+    for (const APInt &v : value.getValues<APInt>())
+      print(element.isInteger(1) ? std::to_string(v.getZExtValue())
+                                 : std::to_string(v.getSExtValue()) +
+                                       (element.isInteger(64) ? "LL" : ""));
+  }
+  constants << "};\n\n";
+  return arrayName;
+}
+
+std::string StepEmitter::describe(Operation *op) {
+  // Without the backend's own annotations (amp.kernel, amp.place, ...),
+  // which the code around the comment shows.
+  SmallVector<NamedAttribute> annotations;
+  for (NamedAttribute attr : llvm::to_vector(op->getDiscardableAttrs()))
+    if (attr.getName().strref().starts_with("amp.")) {
+      annotations.push_back(attr);
+      op->removeDiscardableAttr(attr.getName());
+    }
+  std::string text;
+  llvm::raw_string_ostream s(text);
+  OpPrintingFlags flags;
+  flags.elideLargeElementsAttrs(4);
+  op->print(s, flags);
+  for (NamedAttribute attr : annotations)
+    op->setDiscardableAttr(attr.getName(), attr.getValue());
+  // One line.
+  for (char &c : text)
+    if (c == '\n')
+      c = ' ';
+  return text;
+}
+
+std::string StepEmitter::kernelName(ArrayRef<Operation *> ops) {
+  std::string text = "k" + std::to_string(kernelNumber);
+  for (Operation *op : ops) {
+    if (text.size() > 40)
+      break;
+    text += "_" + op->getName().stripDialect().str();
+  }
+  return text;
+}
+
+StringRef StepEmitter::functorWithDefinition(StringRef definition,
+                                             StringRef kernel) {
+  auto [known, isNew] =
+      functorOfDefinition.try_emplace(definition, kernel.str());
+  return isNew ? StringRef() : StringRef(known->second);
+}
+
+//===----------------------------------------------------------------------===//
+// StepEmitter: kernels
+//===----------------------------------------------------------------------===//
+
+LogicalResult StepEmitter::emitSingle(Operation *op,
+                                      ArrayRef<Operation *> guards,
+                                      StringRef suffix) {
+  auto kernel = dyn_cast<KernelOpInterface>(op);
+  if (!kernel)
+    return op->emitError() << "'" << op->getName()
+                           << "' is not supported by the backend";
+  OpKernel builder(*this, op, guards, kernelName({op}) + suffix.str());
+  return kernel.emitKernel(builder);
+}
+
+LogicalResult StepEmitter::emitKernel(ArrayRef<Operation *> ops) {
+  if (isa<MatmulOp>(ops.front()))
+    return emitGemm(ops);
+  if (llvm::all_of(ops, isFusibleElementwise))
+    return emitElementwise(ops);
+  SmallVector<Operation *> updates;
+  llvm::SmallPtrSet<Operation *, 8> expected;
+  for (Operation *op : ops)
+    if (isa<OptimizerUpdateOpInterface>(op)) {
+      updates.push_back(op);
+      expected.insert(op);
+      for (Operation *select : getGuardSelects(op))
+        expected.insert(select);
+    }
+  if (!updates.empty() && expected.size() == ops.size() &&
+      llvm::all_of(ops, [&](Operation *op) { return expected.contains(op); }))
+    return emitUpdates(updates);
+  if (ops.size() > 1)
+    return ops.front()->emitError() << "the backend cannot run this group "
+                                       "of ops as one kernel";
+  return emitSingle(ops.front());
+}
+
+LogicalResult StepEmitter::emitReturn() {
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  SmallVector<unsigned> threaded = getThreadedArguments(func);
+  raw_indented_ostream &s = step();
+  s << "// The new parameters and state, where not already in place.\n";
+  for (auto [k, argIndex] : llvm::enumerate(threaded)) {
+    Value value = ret.getOperand(k);
+    Value argument = func.getArgument(argIndex);
+    if (sameMemory(value, argument))
+      continue; // written in place
+    s << fitLine("AMP_STEP_CHECK(ampstep::launch(stream, \"copy_" +
+                     std::to_string(argIndex) + "\", " +
+                     std::to_string(countOf(value)) + ", ampstep::Copy{" +
+                     pointerOf(value, false) + ", " +
+                     pointerOf(argument, true) + "}));",
+                 2)
+      << "\n";
+  }
+  Value loss = ret.getOperand(threaded.size());
+  bool scaled = ret.getNumOperands() == threaded.size() + 2;
+  s << "// The loss, found_inf and the counters.\n"
+    << fitLine("AMP_STEP_CHECK(ampstep::launch(stream, \"results\", 1, "
+               "ampstep::Results{" +
+                   pointerOf(loss, false) + ", " +
+                   (scaled ? pointerOf(ret.getOperand(threaded.size() + 1),
+                                       false)
+                           : std::string("nullptr")) +
+                   ", loss, found_inf, counters}));",
+               2)
+    << "\n";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// StepEmitter: the plan's checks
+//===----------------------------------------------------------------------===//
+
+/// The op whose memory `value` is (through views).
+static Operation *memoryOwner(Value value) {
+  Operation *def = value.getDefiningOp();
+  while (def && isView(def))
+    def = def->getOperand(0).getDefiningOp();
+  return def;
+}
+
+/// Checks that a kernel starting with a matmul is one emitGemm prints: the
+/// matmul alone, or with the bias add (unless the matmul has a bias
+/// operand) and relu its amp.epilogue names, as --amp-fuse folds them.
+static LogicalResult verifyGemmKernel(ArrayRef<Operation *> ops) {
+  auto matmul = cast<MatmulOp>(ops.front());
+  auto epilogue = matmul->getAttrOfType<EpilogueAttr>(kEpilogueAttr);
+  bool hasBias = static_cast<bool>(matmul.getBias());
+  size_t reluAt = hasBias ? 1 : 2;
+  size_t expected = !epilogue                               ? 1
+                    : epilogue.getValue() == Epilogue::bias ? reluAt
+                                                            : reluAt + 1;
+  bool ok = ops.size() == expected && (epilogue || !hasBias);
+  if (ok && expected >= 2 && !hasBias) {
+    auto add = dyn_cast<AddOp>(ops[1]);
+    Value bias;
+    if (add && matmul.getResult().hasOneUse() &&
+        (add.getLhs() == matmul.getResult() ||
+         add.getRhs() == matmul.getResult()))
+      bias = add.getLhs() == matmul.getResult() ? add.getRhs() : add.getLhs();
+    auto type = matmul.getType();
+    ok = bias && add.getType() == type && type.getElementType().isF32() &&
+         tensorOf(bias).getRank() == 1 &&
+         tensorOf(bias).getDimSize(0) == type.getShape().back() &&
+         elementOf(bias).isF32();
+  }
+  if (ok && expected == reluAt + 1) {
+    auto relu = dyn_cast<ReluOp>(ops[reluAt]);
+    Value biased = ops[reluAt - 1]->getResult(0);
+    ok = relu && biased.hasOneUse() && relu.getInput() == biased &&
+         relu.getType() == matmul.getType();
+  }
+  if (ok)
+    return success();
+  if (!epilogue)
+    return matmul.emitError()
+           << "amp-to-cuda: this matmul "
+           << (hasBias ? "has a bias operand"
+                       : "shares its kernel with other ops")
+           << " but has no amp.epilogue; run --amp-fuse again";
+  return matmul.emitError()
+         << "amp-to-cuda: the kernel of this matmul is not the matmul"
+         << (hasBias ? "" : " and the bias add")
+         << (expected == reluAt + 1 ? " and relu" : "") << " its amp.epilogue "
+         << epilogue << " names; run --amp-fuse again";
+}
+
+LogicalResult StepEmitter::verifyPlan() {
+  // amp.arena_size is there (emit checked) and non-negative (the dialect).
+  int64_t arenaSize = func->getAttrOfType<IntegerAttr>(kArenaSizeAttr).getInt();
+  auto bad = [](Operation *op, const Twine &what) {
+    return op->emitError() << "amp-to-cuda: " << what
+                           << "; run --amp-plan-buffers again";
+  };
+  // Kernels run in the order of their numbers: each reads values of its
+  // own kernel or of earlier ones.
+  for (Operation &op : func.getBody().front()) {
+    std::optional<int64_t> kernel = getKernel(&op);
+    if (!kernel)
+      continue;
+    for (Value operand : op.getOperands()) {
+      Operation *owner = memoryOwner(operand);
+      std::optional<int64_t> from = owner ? getKernel(owner) : std::nullopt;
+      if (from && *from > *kernel)
+        return op.emitError() << "amp-to-cuda: this op (kernel " << *kernel
+                              << ") reads a value of kernel " << *from
+                              << ", which runs after it; run --amp-fuse again";
+    }
+  }
+  auto fits = [&](int64_t at, int64_t bytes) {
+    return at >= 0 && at <= arenaSize && bytes <= arenaSize - at;
+  };
+  for (Operation &op : func.getBody().front()) {
+    if (isa<func::ReturnOp>(op) || isView(&op) || op.getNumResults() == 0)
+      continue;
+    auto places = op.getAttrOfType<ArrayAttr>(kPlaceAttr);
+    if (!places || places.size() != op.getNumResults())
+      return bad(&op,
+                 "this op has no place for each result (" + kPlaceAttr + ")");
+    for (OpResult result : op.getResults()) {
+      // The dialect checked that every place is a PlaceAttr.
+      PlaceAttr place = placeOf(result);
+      std::string which = "result #" + std::to_string(result.getResultNumber());
+      if (place.getKind() == PlaceKind::fused) {
+        std::optional<int64_t> kernel = getKernel(&op);
+        for (Operation *user : result.getUsers())
+          if (isa<func::ReturnOp>(user) || !kernel || getKernel(user) != kernel)
+            return bad(&op, which + " is fused into its kernel but read "
+                                    "outside it");
+        continue;
+      }
+      int64_t number = place.getNumber().value_or(0);
+      if (place.getKind() == PlaceKind::arg) {
+        if (number >= static_cast<int64_t>(func.getNumArguments()) ||
+            func.getArgument(number).getType() != result.getType())
+          return bad(&op, which + " is placed in argument " +
+                              std::to_string(number) +
+                              ", which is not an argument of its type");
+        continue;
+      }
+      if (place.getKind() != PlaceKind::arena ||
+          !fits(number, getByteSize(result.getType()))) {
+        std::string text;
+        llvm::raw_string_ostream(text) << place;
+        return bad(&op, which + " has no place inside the " +
+                            std::to_string(arenaSize) + "-byte arena (" + text +
+                            ")");
+      }
+    }
+    if (Attribute scratch = op.getAttr(kScratchAttr)) {
+      auto offset = dyn_cast<IntegerAttr>(scratch);
+      if (!offset || !fits(offset.getInt(), getScratchBytes(&op)))
+        return bad(&op, "its scratch memory (" + kScratchAttr +
+                            ") is not inside the arena");
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// StepEmitter: the file
+//===----------------------------------------------------------------------===//
+
+static StringRef elementEnum(Type element) {
+  return element.isF32()         ? "F32"
+         : element.isF16()       ? "F16"
+         : element.isBF16()      ? "BF16"
+         : element.isF64()       ? "F64"
+         : element.isInteger(1)  ? "I1"
+         : element.isInteger(32) ? "I32"
+                                 : "I64";
+}
+
+void StepEmitter::printTensorTable(ArrayRef<IndexCheck> indexChecks) {
+  os << "static const amp_step_tensor_t " << name << "_tensors[] = {\n";
+  int64_t scaleSlot = -1;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    auto type = cast<RankedTensorType>(func.getArgumentTypes()[i]);
+    bool isParam =
+        static_cast<bool>(func.getArgAttr(i, AmpDialect::kParamAttrName));
+    bool isState =
+        static_cast<bool>(func.getArgAttr(i, AmpDialect::kStateAttrName));
+    if (func.getArgAttr(i, AmpDialect::kLossScaleAttrName))
+      scaleSlot = i;
+    double initial = 0;
+    if (auto value =
+            func.getArgAttrOfType<FloatAttr>(i, AmpDialect::kStateAttrName))
+      initial = value.getValueAsDouble();
+    os << "  {\"" << cStringBody(tensorNames[i]) << "\", "
+       << (isParam   ? "AMP_STEP_PARAM"
+           : isState ? "AMP_STEP_STATE"
+                     : "AMP_STEP_INPUT")
+       << ", AMP_ELEMENT_" << elementEnum(type.getElementType()) << ", "
+       << type.getRank() << ", {";
+    for (auto [d, dim] : llvm::enumerate(type.getShape()))
+      os << (d ? ", " : "") << dim;
+    // Parameters start as PyTorch starts their layers (getParamInit).
+    int64_t fanIn = 1;
+    if (isParam) {
+      ParamInit init = getParamInit(func, i);
+      fanIn = init.fanIn;
+      initial = init.initial;
+    }
+    os << "}, " << fanIn << ", " << llvm::format("%a", initial) << "},\n";
+  }
+  if (func.getNumArguments() == 0)
+    os << "  {}\n";
+  os << "};\n\n";
+
+  // The ranges of ids and labels, checked by the runtime before a run.
+  os << "static const amp_step_index_check_t " << name
+     << "_index_checks[] = {\n";
+  for (const IndexCheck &check : indexChecks) {
+    std::string reader =
+        "read by " + check.reader->getName().getStringRef().str();
+    if (std::string at = sourcePosition(check.reader->getLoc()); !at.empty())
+      reader += " at " + at;
+    os << "  "
+       << fitLine("{" + std::to_string(check.argument) + ", " +
+                      std::to_string(check.bound) + ", " +
+                      (check.ignored ? "1" : "0") + ", " +
+                      std::to_string(check.ignored.value_or(0)) + ", \"" +
+                      cStringBody(reader) + "\"},",
+                  2)
+       << "\n";
+  }
+  if (indexChecks.empty())
+    os << "  {}\n";
+  int64_t arenaSize = func->getAttrOfType<IntegerAttr>(kArenaSizeAttr).getInt();
+  os << "};\n\n"
+     << "static const amp_step_description_t " << name << "_description = {\n"
+     << "  AMP_STEP_ABI_VERSION, \"" << name << "\",\n"
+     << "#if defined(__CUDACC__)\n  AMP_DEVICE_CUDA,\n#else\n"
+     << "  AMP_DEVICE_HOST,\n#endif\n"
+     << "  " << func.getNumArguments() << ", " << name << "_tensors, "
+     << scaleSlot << ", " << arenaSize << ",\n  " << name << "_run, "
+     << indexChecks.size() << ", " << name << "_index_checks};\n\n"
+     << "extern \"C\" __attribute__((visibility(\"default\")))\n"
+     << "const amp_step_description_t *" << name << "_describe(void) {\n"
+     << "  return &" << name << "_description;\n}\n";
+}
+
+LogicalResult StepEmitter::emit() {
+  if (failed(backend::checkCompilable(func)))
+    return failure();
+  Block &block = func.getBody().front();
+  SmallVector<unsigned> threaded = getThreadedArguments(func);
+  if (threaded.empty())
+    return func.emitError()
+           << "amp-to-cuda: @" << func.getSymName()
+           << " is not a training step (its results must be its amp.param "
+              "and amp.state arguments, in order, then the loss and, with "
+              "loss scaling, found_inf)";
+  auto ret = cast<func::ReturnOp>(block.getTerminator());
+  Value loss = ret.getOperand(threaded.size());
+  auto lossType = tensorOf(loss);
+  if (lossType.getRank() != 0 || !lossType.getElementType().isF32())
+    return func.emitError() << "amp-to-cuda: the loss must be an f32 scalar; "
+                               "it is "
+                            << lossType;
+  if (!func->getAttr(kArenaSizeAttr))
+    return func.emitError()
+           << "amp-to-cuda: @" << func.getSymName()
+           << " has no buffer plan; run --amp-fuse and --amp-plan-buffers "
+              "first";
+
+  // Kernels in the order they run.
+  std::map<int64_t, SmallVector<Operation *>> kernels;
+  for (Operation &op : block)
+    if (std::optional<int64_t> kernel = getKernel(&op))
+      kernels[*kernel].push_back(&op);
+    else if (!isView(&op) && !isa<func::ReturnOp>(op))
+      return op.emitError() << "amp-to-cuda: this op has no kernel; run "
+                               "--amp-fuse first";
+  if (failed(verifyPlan()))
+    return failure();
+  for (auto &[number, ops] : kernels)
+    if (isa<MatmulOp>(ops.front()) && failed(verifyGemmKernel(ops)))
+      return failure();
+  FailureOr<SmallVector<IndexCheck>> indexChecks = getIndexChecks(func);
+  if (failed(indexChecks))
+    return failure();
+
+  // Each tensor is called by its argument's `amp.name`; an argument without
+  // one gets the first free name of its kind: param0, state0, input0, ...
+  unsigned params = 0, states = 0, inputs = 0;
+  llvm::StringSet<> used;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    used.insert(getArgumentName(func, i));
+  auto fallbackName = [&](StringRef kind, unsigned &counter) {
+    std::string candidate;
+    do
+      candidate = (kind + Twine(counter++)).str();
+    while (!used.insert(candidate).second);
+    return candidate;
+  };
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    std::string tensorName = getArgumentName(func, i).str();
+    if (tensorName.empty())
+      tensorName = func.getArgAttr(i, AmpDialect::kParamAttrName)
+                       ? fallbackName("param", params)
+                   : func.getArgAttr(i, AmpDialect::kStateAttrName)
+                       ? fallbackName("state", states)
+                       : fallbackName("input", inputs);
+    tensorNames.push_back(tensorName);
+  }
+  nameBuffers();
+
+  step().indent();
+  for (auto &[number, ops] : kernels) {
+    kernelNumber = number;
+    if (failed(emitKernel(ops)))
+      return failure();
+  }
+  if (failed(emitReturn()))
+    return failure();
+
+  // The file.
+  int64_t arenaSize = func->getAttrOfType<IntegerAttr>(kArenaSizeAttr).getInt();
+  os << "// " << name << ": the training step @" << func.getSymName()
+     << ", generated by amp-translate --amp-to-cuda.\n"
+     << "// Builds with nvcc (cuda target) or a host C++ compiler (host "
+        "target);\n// kernel bodies are AMP_HOST_DEVICE. Do not edit: "
+        "regenerate.\n//\n"
+     << "// " << kernels.size() << " kernels; arena " << arenaSize
+     << " bytes.\n\n#include \"amp_runtime/step_kernels.h\"\n\n"
+     << "namespace {\n\n"
+     << constantsText.text << defsText.text << "} // namespace\n\n"
+     << "static amp_status_t " << name
+     << "_run(amp_stream_t *stream, void *const *tensors,\n"
+     << "    void *arenaBase, float *loss, float *found_inf,\n"
+     << "    double *counters) {\n"
+     << "  [[maybe_unused]] char *arena = static_cast<char *>(arenaBase);\n";
+  // The named pointers of the tensors the kernels touch: the arguments,
+  // then the arena's values at the offsets of the plan.
+  os << "  // The tensors: the step's arguments and the arena's values.\n";
+  for (Value buffer : usedBuffers) {
+    std::string constness = writtenBuffers.contains(buffer) ? "" : "const ";
+    std::string type = constness + storageType(elementOf(buffer)) + " *";
+    std::string declaration = (targetSpecific ? "[[maybe_unused]] " : "") +
+                              type + "const " + bufferNames.lookup(buffer) +
+                              " =";
+    std::string init;
+    if (auto argument = dyn_cast<BlockArgument>(buffer))
+      init = "static_cast<" + type + ">(tensors[" +
+             std::to_string(argument.getArgNumber()) + "]);";
+    else
+      init = "reinterpret_cast<" + type + ">(arena + " +
+             std::to_string(
+                 placeOf(cast<OpResult>(buffer)).getNumber().value_or(0)) +
+             ");";
+    bool fits = 2 + declaration.size() + 1 + init.size() <= kLineWidth;
+    os << "  " << declaration << (fits ? " " : "\n      ") << init << "\n";
+  }
+  os << stepText.text << "  return nullptr;\n}\n\n";
+  printTensorTable(*indexChecks);
+  return success();
+}

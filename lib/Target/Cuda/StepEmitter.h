@@ -1,0 +1,228 @@
+//===- StepEmitter.h - the state of one step's translation ------*- C++ -*-===//
+//
+// The CUDA target prints a planned step in three parts: the kernels'
+// functors (defs), the step function that launches them in order (step),
+// and the tables the runtime reads. StepEmitter holds the three and knows
+// where each value lives; it knows no op. Each op's kernel comes from the
+// file of its family through the interfaces of KernelInterfaces.td:
+//
+//   ElementwiseKernels.cpp   fused elementwise kernels, one index per element
+//   ReductionKernels.cpp     sum, mean, max and the losses' reductions
+//   RowKernels.cpp           softmax, the norms and cross-entropy, per row
+//   DataMovementKernels.cpp  transpose, slice, concat and the embeddings
+//   RuntimeCalls.cpp         GEMMs, attention and loss scaling
+//   OptimizerKernels.cpp     the optimizer updates
+//
+// Private to lib/Target/Cuda.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_LIB_TARGET_CUDA_STEPEMITTER_H
+#define AMP_LIB_TARGET_CUDA_STEPEMITTER_H
+
+#include "CSource.h"
+
+#include "amp/Dialect/Amp/Transforms/Backend.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/Support/IndentedOstream.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <string>
+
+namespace mlir::amp::cuda {
+
+class StepEmitter;
+class ElementwiseKernel;
+class OpKernel;
+
+} // namespace mlir::amp::cuda
+
+#include "KernelInterfaces.h.inc"
+
+namespace mlir::amp::cuda {
+
+/// Attaches the kernel interfaces to the amp ops, once per context.
+void attachKernelModels(MLIRContext &context);
+/// The models of each family (the files above).
+void attachElementwiseModels(MLIRContext &context);
+void attachReductionModels(MLIRContext &context);
+void attachRowModels(MLIRContext &context);
+void attachDataMovementModels(MLIRContext &context);
+void attachRuntimeCallModels(MLIRContext &context);
+void attachOptimizerModels(MLIRContext &context);
+
+/// A text built through an indenting stream.
+struct IndentedText {
+  std::string text;
+  llvm::raw_string_ostream raw{text};
+  raw_indented_ostream os{raw};
+};
+
+/// A generated kernel: a functor whose operator() runs one index, and its
+/// launch. Build its members through `params`, its body through body(),
+/// then launch() it.
+class Functor {
+public:
+  /// Starts the functor `name` for `ops` (listed in its comment).
+  Functor(StepEmitter &emitter, std::string name, ArrayRef<Operation *> ops);
+
+  StringRef getName() const { return name; }
+  KernelParams &getParams() { return params; }
+  /// The body of operator()(int64_t i), printed without indentation.
+  raw_indented_ostream &body() { return bodyText.os; }
+  /// Members computed once per launch by setup(): their declarations
+  /// (`T name{};`) and the statements of setup().
+  void addSharedMember(StringRef declaration) {
+    sharedMembers += declaration.str() + "\n";
+  }
+  raw_indented_ostream &setup() { return setupText.os; }
+  /// Makes the functor a reduction of `extent` values per output, launched
+  /// with ampstep::launchReduce: operator() folds loadAt(baseOf(i), r) for r
+  /// in order with `combine` from `identity` and hands the result to
+  /// finish(i, acc), which is what the host runs; under nvcc long
+  /// reductions give each output a block instead. The fragments are C++
+  /// statements without indentation: `baseBody` sets `int64_t base` from
+  /// i, `loadBody` returns the r-th value from base and r, `combine` is an
+  /// expression of `acc` and `v`, `finishBody` stores from i and acc.
+  void defineReduction(StringRef acc, StringRef identity, StringRef baseBody,
+                       StringRef loadBody, StringRef combine,
+                       StringRef finishBody, int64_t extent);
+  /// Prints the functor (or names the one with the same code) and its
+  /// launch over `count` indices. With a `deviceCall`, the CUDA build makes
+  /// that runtime call instead and the functor is host-only.
+  void launch(int64_t count, StringRef deviceCall = "");
+
+private:
+  StepEmitter &emitter;
+  std::string name;
+  KernelParams params;
+  IndentedText bodyText, setupText;
+  std::string sharedMembers, reductionMethods;
+  int64_t reductionExtent = 0;
+};
+
+/// One op emitted as a kernel of its own (KernelOpInterface): a functor,
+/// runtime calls in the step, or both.
+class OpKernel {
+public:
+  OpKernel(StepEmitter &emitter, Operation *op, ArrayRef<Operation *> guards,
+           std::string name)
+      : emitter(emitter), op(op), guards(guards), name(std::move(name)) {}
+
+  Operation *getOp() const { return op; }
+  StringRef getName() const { return name; }
+  StepEmitter &getEmitter() const { return emitter; }
+  /// The found_inf selects fused into an optimizer update, one per result
+  /// (see getGuardSelects); empty for other ops.
+  ArrayRef<Operation *> getGuards() const { return guards; }
+
+  /// Starts the op's generated functor (listing the op and its guards).
+  Functor &functor();
+  /// The functor's member for operand `i` or result `r`.
+  std::string in(unsigned i);
+  std::string out(unsigned r);
+  /// Operand `i` at `index`, in its register type.
+  std::string load(unsigned i, StringRef index);
+  /// The statement storing `value` as result `r` at `index`. A guarded
+  /// result is stored through its select: the new value where the step is
+  /// kept, the old one (read before the store) where it is skipped.
+  std::string store(unsigned r, StringRef index, StringRef value);
+  /// A member pointing at the op's scratch memory (amp.scratch) as `type`.
+  FailureOr<std::string> scratch(StringRef type);
+
+  /// The step function's body, for runtime calls; comment() names the
+  /// kernel and its op there first.
+  raw_indented_ostream &step();
+  void comment();
+
+private:
+  StepEmitter &emitter;
+  Operation *op;
+  ArrayRef<Operation *> guards;
+  std::string name;
+  std::optional<Functor> built;
+};
+
+/// The translation of one planned step function.
+class StepEmitter {
+public:
+  StepEmitter(func::FuncOp func, StringRef name, raw_ostream &os)
+      : func(func), name(name), os(os) {}
+
+  LogicalResult emit();
+
+  func::FuncOp getFunction() const { return func; }
+  /// The expression of the pointer to `value`'s memory inside the step
+  /// function: the named pointer of its argument or arena slot.
+  std::string pointerOf(Value value, bool writes);
+  /// Whether `a` and `b` are the same memory.
+  bool sameMemory(Value a, Value b);
+  /// Records that the CUDA and host builds take different paths (a runtime
+  /// kernel under nvcc, a functor on the host), so that a pointer may be
+  /// used in one build only.
+  void setTargetSpecific() { targetSpecific = true; }
+  /// The pointer `offset` bytes into the arena, as `type` (scratch).
+  std::string arenaPointer(StringRef type, int64_t offset);
+  /// The number of the kernel being emitted and a name for its kernel
+  /// `k<number>_<ops>`.
+  std::string kernelName(ArrayRef<Operation *> ops);
+  /// The op printed on one line, without the backend's annotations.
+  std::string describe(Operation *op);
+  /// Defines the elements of a non-splat constant as an array of the
+  /// library (once per op) and returns its name.
+  std::string constantArray(Operation *op, DenseElementsAttr value);
+
+  raw_indented_ostream &defs() { return defsText.os; }
+  raw_indented_ostream &step() { return stepText.os; }
+  /// The name of the functor already defined with `definition`, or "" after
+  /// recording `kernel` as the one that has it.
+  StringRef functorWithDefinition(StringRef definition, StringRef kernel);
+
+  /// A GEMM group: the matmul, with the bias add and relu its epilogue
+  /// names (RuntimeCalls.cpp).
+  LogicalResult emitGemm(ArrayRef<Operation *> ops);
+  /// The optimizer updates of one kernel with their guards
+  /// (OptimizerKernels.cpp).
+  LogicalResult emitUpdates(ArrayRef<Operation *> updates);
+  /// A group of fusible elementwise ops (ElementwiseKernels.cpp).
+  LogicalResult emitElementwise(ArrayRef<Operation *> ops);
+  /// One op through its KernelOpInterface.
+  LogicalResult emitSingle(Operation *op, ArrayRef<Operation *> guards = {},
+                           StringRef suffix = {});
+
+private:
+  /// Checks the buffer plan the emitted code trusts (see StepEmitter.cpp).
+  LogicalResult verifyPlan();
+  LogicalResult emitKernel(ArrayRef<Operation *> ops);
+  LogicalResult emitReturn();
+  /// Names each argument and arena value the step touches.
+  void nameBuffers();
+  void printTensorTable(ArrayRef<backend::IndexCheck> indexChecks);
+  /// Where `value`'s memory is: the value that owns it (through views), or
+  /// the argument the plan put it in.
+  Value memoryOf(Value value);
+
+  func::FuncOp func;
+  StringRef name;
+  raw_ostream &os;
+  IndentedText defsText, stepText, constantsText;
+  int64_t kernelNumber = 0;
+  llvm::DenseMap<Operation *, std::string> constantArrays;
+  llvm::StringMap<std::string> functorOfDefinition;
+  /// The name of each argument and arena value's pointer, and which names
+  /// the step used.
+  llvm::DenseMap<Value, std::string> bufferNames;
+  llvm::SmallVector<Value> usedBuffers;
+  llvm::DenseSet<Value> usedBufferSet;
+  llvm::DenseSet<Value> writtenBuffers;
+  bool targetSpecific = false;
+  /// The argument names of the tensor table.
+  SmallVector<std::string> tensorNames;
+};
+
+} // namespace mlir::amp::cuda
+
+#endif // AMP_LIB_TARGET_CUDA_STEPEMITTER_H
