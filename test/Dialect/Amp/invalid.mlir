@@ -1228,13 +1228,6 @@ func.func @seed_on_op(%x: tensor<f32>) -> tensor<f32> {
 
 // -----
 
-// expected-error @+1 {{'amp.loss_scaling' is a dictionary on a function}}
-func.func @scaling_not_dict() attributes {amp.loss_scaling = 1 : i64} {
-  return
-}
-
-// -----
-
 // expected-error @+1 {{'amp.loss_scale' must be a unit attribute}}
 func.func @loss_scale_not_unit(%s: tensor<f32> {amp.loss_scale = 2.0}) {
   return
@@ -1355,79 +1348,141 @@ func.func @loss_scale_f16(%s: tensor<f16> {amp.loss_scale}) {
 
 // -----
 
-// expected-error @+1 {{'amp.loss_scaling' needs mode = "dynamic" or "static"}}
+// expected-error @+1 {{'amp.loss_scaling' is an #amp.loss_scaling attribute on a function}}
+func.func @scaling_not_typed() attributes {amp.loss_scaling = 1 : i64} {
+  return
+}
+
+// -----
+
+// The dictionary --amp-loss-scaling wrote before the attribute was typed
+// (an empty one crashed amp-optimizer, which read the missing mode).
+// expected-error @+1 {{'amp.loss_scaling' is an #amp.loss_scaling attribute on a function}}
 func.func @scaling_empty() attributes {amp.loss_scaling = {}} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{'amp.loss_scaling' needs mode = "dynamic" or "static"}}
-func.func @scaling_mode_integer() attributes {amp.loss_scaling = {mode = 1 : i64, init_scale = 2.0 : f64}} {
+// expected-error @+1 {{'amp.loss_scaling' is an #amp.loss_scaling attribute on a function}}
+func.func @scaling_dictionary() attributes {amp.loss_scaling = {mode = "static", init_scale = 2.0 : f64}} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{'amp.loss_scaling' lacks 'init_scale' (static scaling needs it)}}
-func.func @scaling_no_init() attributes {amp.loss_scaling = {mode = "static"}} {
+func.func @scaling_on_op(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'amp.loss_scaling' is an #amp.loss_scaling attribute on a function}}
+  %0 = amp.neg %x {amp.loss_scaling = #amp.loss_scaling<static, init_scale = 2.0>} : tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// expected-error @+1 {{a loss scaler is dynamic or static, got 'adaptive'}}
+func.func @scaling_mode_unknown() attributes {amp.loss_scaling = #amp.loss_scaling<adaptive, init_scale = 2.0>} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{'amp.loss_scaling' lacks 'growth_factor' (dynamic scaling needs it)}}
-func.func @scaling_dynamic_incomplete() attributes {amp.loss_scaling = {mode = "dynamic", init_scale = 2.0 : f64}} {
+// expected-error @+1 {{a loss scaler is dynamic or static, got 'init_scale'}}
+func.func @scaling_no_mode() attributes {amp.loss_scaling = #amp.loss_scaling<init_scale = 2.0>} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{'amp.loss_scaling' entry 'init_scale' must be an f64, got 2 : i64}}
-func.func @scaling_init_integer() attributes {amp.loss_scaling = {mode = "static", init_scale = 2 : i64}} {
+// expected-error @+1 {{#amp.loss_scaling lacks 'init_scale' (static scaling needs it)}}
+func.func @scaling_no_init() attributes {amp.loss_scaling = #amp.loss_scaling<static>} {
   return
 }
 
 // -----
 
-// amp-optimizer copies the factors into amp.scaler_update's f64 attributes.
-// expected-error @+1 {{'amp.loss_scaling' entry 'growth_factor' must be an f64, got 2.000000e+00 : f32}}
-func.func @scaling_factor_f32() attributes {amp.loss_scaling = {mode = "dynamic", init_scale = 2.0 : f64, growth_factor = 2.0 : f32, backoff_factor = 0.5 : f64, growth_interval = 2000 : i64, hysteresis = 1 : i64}} {
+// expected-error @+1 {{#amp.loss_scaling lacks 'growth_factor' (dynamic scaling needs it)}}
+func.func @scaling_dynamic_incomplete() attributes {amp.loss_scaling = #amp.loss_scaling<dynamic, init_scale = 2.0>} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{'amp.loss_scaling' entry 'hysteresis' must be an i64, got 1.000000e+00 : f64}}
-func.func @scaling_hysteresis_float() attributes {amp.loss_scaling = {mode = "static", init_scale = 2.0 : f64, hysteresis = 1.0 : f64}} {
+// expected-error @+1 {{#amp.loss_scaling lacks 'hysteresis' (dynamic scaling needs it)}}
+func.func @scaling_no_hysteresis() attributes {amp.loss_scaling = #amp.loss_scaling<dynamic, init_scale = 2.0, growth_factor = 2.0, backoff_factor = 0.5, growth_interval = 2000>} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{'amp.loss_scaling' has an unknown entry 'growth'}}
-func.func @scaling_unknown_entry() attributes {amp.loss_scaling = {mode = "static", init_scale = 2.0 : f64, growth = 2.0 : f64}} {
+// A static scale never changes: no factor, interval or clamp applies.
+// expected-error @+1 {{#amp.loss_scaling<static> takes init_scale only, got 'growth_factor'}}
+func.func @scaling_static_growth() attributes {amp.loss_scaling = #amp.loss_scaling<static, init_scale = 2.0, growth_factor = 2.0>} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{'amp.loss_scaling' init_scale must be positive and finite in f32, the type the scale is kept in, got 1.000000e+39}}
-func.func @scaling_init_inf() attributes {amp.loss_scaling = {mode = "static", init_scale = 1.0e39 : f64}} {
+// expected-error @+1 {{#amp.loss_scaling<static> takes init_scale only, got 'min_scale'}}
+func.func @scaling_static_clamp() attributes {amp.loss_scaling = #amp.loss_scaling<static, init_scale = 2.0, min_scale = 1.0>} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{'amp.loss_scaling' init_scale 1.048576e+06 exceeds max_scale 6.553600e+04: the first step would run above the clamp}}
-func.func @scaling_init_above_max() attributes {amp.loss_scaling = {mode = "dynamic", init_scale = 1048576.0 : f64, growth_factor = 2.0 : f64, backoff_factor = 0.5 : f64, growth_interval = 2000 : i64, hysteresis = 1 : i64, max_scale = 65536.0 : f64}} {
+// Scales and factors are f64 (amp-optimizer copies the factors into
+// amp.scaler_update's f64 attributes): a float literal.
+// expected-error @+2 {{unexpected decimal integer literal for a floating point value}}
+// expected-note @+1 {{add a trailing dot to make the literal a float}}
+func.func @scaling_init_integer() attributes {amp.loss_scaling = #amp.loss_scaling<static, init_scale = 2>} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{'amp.loss_scaling' init_scale 1.000000e+00 is below min_scale 2.000000e+00: the first step would run below the clamp}}
-func.func @scaling_init_below_min() attributes {amp.loss_scaling = {mode = "static", init_scale = 1.0 : f64, min_scale = 2.0 : f64}} {
+// expected-error @+1 {{expected integer value}}
+func.func @scaling_hysteresis_float() attributes {amp.loss_scaling = #amp.loss_scaling<dynamic, init_scale = 2.0, growth_factor = 2.0, backoff_factor = 0.5, growth_interval = 2000, hysteresis = 1.0>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#amp.loss_scaling has no setting 'growth'; it takes init_scale, growth_factor, backoff_factor, growth_interval, hysteresis, min_scale and max_scale}}
+func.func @scaling_unknown_entry() attributes {amp.loss_scaling = #amp.loss_scaling<static, init_scale = 2.0, growth = 2.0>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#amp.loss_scaling gives 'init_scale' twice}}
+func.func @scaling_twice() attributes {amp.loss_scaling = #amp.loss_scaling<static, init_scale = 2.0, init_scale = 4.0>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#amp.loss_scaling init_scale must be positive and finite in f32, the type the scale is kept in, got 1.000000e+39}}
+func.func @scaling_init_inf() attributes {amp.loss_scaling = #amp.loss_scaling<static, init_scale = 1.0e39>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#amp.loss_scaling growth_factor must be greater than 1, got 1.000000e+00}}
+func.func @scaling_no_growth() attributes {amp.loss_scaling = #amp.loss_scaling<dynamic, init_scale = 2.0, growth_factor = 1.0, backoff_factor = 0.5, growth_interval = 2000, hysteresis = 1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#amp.loss_scaling init_scale 1.048576e+06 exceeds max_scale 6.553600e+04: the first step would run above the clamp}}
+func.func @scaling_init_above_max() attributes {amp.loss_scaling = #amp.loss_scaling<dynamic, init_scale = 1048576.0, growth_factor = 2.0, backoff_factor = 0.5, growth_interval = 2000, hysteresis = 1, max_scale = 65536.0>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#amp.loss_scaling init_scale 1.000000e+00 is below min_scale 2.000000e+00: the first step would run below the clamp}}
+func.func @scaling_init_below_min() attributes {amp.loss_scaling = #amp.loss_scaling<dynamic, init_scale = 1.0, growth_factor = 2.0, backoff_factor = 0.5, growth_interval = 2000, hysteresis = 1, min_scale = 2.0>} {
   return
 }
 

@@ -171,65 +171,6 @@ AmpDialect::verifyRegionResultAttribute(Operation *op, unsigned regionIndex,
                          << attribute.getName().getValue() << "'";
 }
 
-/// Checks the entries of `amp.loss_scaling`, the scaler configuration
-/// amp-loss-scaling records and amp-optimizer reads.
-static LogicalResult verifyLossScaling(Operation *op, DictionaryAttr config) {
-  auto bad = [&]() {
-    return op->emitError() << "'" << AmpDialect::kLossScalingAttrName << "' ";
-  };
-  auto mode = config.getAs<StringAttr>("mode");
-  if (!mode || (mode.getValue() != "dynamic" && mode.getValue() != "static"))
-    return bad() << "needs mode = \"dynamic\" or \"static\"";
-  bool dynamic = mode.getValue() == "dynamic";
-  ScalerSettings settings;
-  for (NamedAttribute entry : config) {
-    StringRef key = entry.getName().getValue();
-    Attribute value = entry.getValue();
-    auto number = dyn_cast<FloatAttr>(value);
-    auto count = dyn_cast<IntegerAttr>(value);
-    if (key == "mode")
-      continue;
-    if (key == "init_scale" || key == "growth_factor" ||
-        key == "backoff_factor" || key == "min_scale" || key == "max_scale") {
-      // amp-optimizer copies them into amp.scaler_update's f64 attributes.
-      if (!number || !number.getType().isF64())
-        return bad() << "entry '" << key << "' must be an f64, got " << value;
-      double v = number.getValueAsDouble();
-      if (key == "init_scale")
-        settings.initScale = v;
-      else if (key == "growth_factor")
-        settings.growthFactor = v;
-      else if (key == "backoff_factor")
-        settings.backoffFactor = v;
-      else if (key == "min_scale")
-        settings.minScale = v;
-      else
-        settings.maxScale = v;
-      continue;
-    }
-    if (key == "growth_interval" || key == "hysteresis") {
-      if (!count || !count.getType().isSignlessInteger(64))
-        return bad() << "entry '" << key << "' must be an i64, got " << value;
-      (key == "hysteresis" ? settings.hysteresis : settings.growthInterval) =
-          count.getInt();
-      continue;
-    }
-    return bad() << "has an unknown entry '" << key << "'";
-  }
-  SmallVector<StringRef> required{"init_scale"};
-  if (dynamic)
-    required.append(
-        {"growth_factor", "backoff_factor", "growth_interval", "hysteresis"});
-  for (StringRef key : required)
-    if (!config.get(key))
-      return bad() << "lacks '" << key << "' (" << mode.getValue()
-                   << " scaling needs it)";
-  std::string problem = checkScalerSettings(settings, /*optionNames=*/false);
-  if (!problem.empty())
-    return bad() << problem;
-  return success();
-}
-
 LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attribute) {
   if (attribute.getName() == kSeedAttrName) {
@@ -244,11 +185,13 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (attribute.getName() == kLossScalingAttrName) {
-    auto config = dyn_cast<DictionaryAttr>(attribute.getValue());
-    if (!config || !isa<FunctionOpInterface>(op))
+    // The settings are #amp.loss_scaling's to check.
+    if (!isa<LossScalingAttr>(attribute.getValue()) ||
+        !isa<FunctionOpInterface>(op))
       return op->emitError() << "'" << kLossScalingAttrName
-                             << "' is a dictionary on a function";
-    return verifyLossScaling(op, config);
+                             << "' is an #amp.loss_scaling attribute on a "
+                                "function";
+    return success();
   }
   if (attribute.getName() == kGradientOfAttrName) {
     if (!isa<FlatSymbolRefAttr>(attribute.getValue()) ||

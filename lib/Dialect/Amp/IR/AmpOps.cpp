@@ -13,7 +13,6 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <cmath>
@@ -906,77 +905,6 @@ LogicalResult UnscaleOp::verify() {
                            << ", expected " << grad;
   }
   return success();
-}
-
-/// The largest count an f32 tracker holds exactly (beyond it, adding one
-/// changes nothing).
-static constexpr int64_t kMaxExactF32Count = int64_t(1) << 24;
-
-std::string amp::checkScalerSettings(const ScalerSettings &settings,
-                                     bool optionNames) {
-  auto name = [&](StringRef entry) {
-    std::string text = entry.str();
-    if (optionNames)
-      std::replace(text.begin(), text.end(), '_', '-');
-    return text;
-  };
-  std::string message;
-  llvm::raw_string_ostream os(message);
-  auto num = [](double value) { return llvm::formatv("{0:e}", value).str(); };
-  // What the scale's f32 tensor stores.
-  auto asF32 = [](double value) {
-    return static_cast<double>(static_cast<float>(value));
-  };
-  auto positiveF32 = [&](double value) {
-    return asF32(value) > 0 && std::isfinite(asF32(value));
-  };
-  if (settings.initScale && !positiveF32(*settings.initScale))
-    os << name("init_scale")
-       << " must be positive and finite in f32, the type the scale is kept "
-          "in, got "
-       << num(*settings.initScale);
-  else if (!(settings.growthFactor > 1) ||
-           !std::isfinite(settings.growthFactor))
-    os << name("growth_factor") << " must be greater than 1, got "
-       << num(settings.growthFactor);
-  else if (!(settings.backoffFactor > 0 && settings.backoffFactor < 1))
-    os << name("backoff_factor") << " must lie in (0, 1), got "
-       << num(settings.backoffFactor);
-  else if (settings.growthInterval <= 0)
-    os << name("growth_interval") << " must be positive, got "
-       << settings.growthInterval;
-  else if (settings.growthInterval > kMaxExactF32Count)
-    os << name("growth_interval") << " " << settings.growthInterval
-       << " exceeds 2^24, the largest count the f32 growth tracker holds "
-          "exactly";
-  else if (settings.hysteresis <= 0)
-    os << name("hysteresis") << " must be positive, got "
-       << settings.hysteresis;
-  else if (settings.hysteresis > kMaxExactF32Count)
-    os << name("hysteresis") << " " << settings.hysteresis
-       << " exceeds 2^24, the largest count the f32 hysteresis tracker holds "
-          "exactly";
-  else if (settings.minScale && !positiveF32(*settings.minScale))
-    os << name("min_scale") << " must be positive and finite in f32, got "
-       << num(*settings.minScale);
-  else if (settings.maxScale && !positiveF32(*settings.maxScale))
-    os << name("max_scale") << " must be positive and finite in f32, got "
-       << num(*settings.maxScale);
-  else if (settings.minScale && settings.maxScale &&
-           asF32(*settings.minScale) > asF32(*settings.maxScale))
-    os << name("min_scale") << " " << num(*settings.minScale) << " exceeds "
-       << name("max_scale") << " " << num(*settings.maxScale);
-  else if (settings.initScale && settings.maxScale &&
-           asF32(*settings.initScale) > asF32(*settings.maxScale))
-    os << name("init_scale") << " " << num(*settings.initScale) << " exceeds "
-       << name("max_scale") << " " << num(*settings.maxScale)
-       << ": the first step would run above the clamp";
-  else if (settings.initScale && settings.minScale &&
-           asF32(*settings.initScale) < asF32(*settings.minScale))
-    os << name("init_scale") << " " << num(*settings.initScale) << " is below "
-       << name("min_scale") << " " << num(*settings.minScale)
-       << ": the first step would run below the clamp";
-  return message;
 }
 
 LogicalResult ScalerUpdateOp::verify() {

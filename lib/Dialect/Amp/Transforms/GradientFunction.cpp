@@ -44,8 +44,9 @@ FailureOr<GradientFunction> amp::checkGradientFunction(func::FuncOp grad,
     return error() << " and @" << of.getValue()
                    << " need bodies (a gradient function is made by "
                       "amp-autodiff from its function)";
-  GradientFunction result{grad, original,
-                          grad->hasAttr(AmpDialect::kLossScalingAttrName)};
+  GradientFunction result{
+      grad, original,
+      grad->hasAttrOfType<LossScalingAttr>(AmpDialect::kLossScalingAttrName)};
 
   // Arguments: the original's, then the scale.
   SmallVector<Type> expectedArgs(original.getArgumentTypes());

@@ -38,7 +38,7 @@ static bool holdsF16(func::FuncOp func) {
   return found;
 }
 
-static LogicalResult scale(func::FuncOp grad, DictionaryAttr config) {
+static LogicalResult scale(func::FuncOp grad, LossScalingAttr config) {
   Block &body = grad.getBody().front();
   ConstantOp seed;
   grad.walk([&](ConstantOp op) {
@@ -122,7 +122,8 @@ struct AmpLossScalingPass : amp::impl::AmpLossScalingBase<AmpLossScalingPass> {
       return bad("unknown mode '" + mode +
                  "'; expected auto, dynamic, static or none");
     // The clamps' 0 means none; the rest is checked as the scaler's f32
-    // state stores it (amp.loss_scaling and amp.scaler_update say the same).
+    // state stores it (#amp.loss_scaling and amp.scaler_update say the
+    // same).
     if (minScale < 0 || maxScale < 0)
       return bad("min-scale and max-scale must not be negative");
     ScalerSettings settings;
@@ -163,22 +164,13 @@ struct AmpLossScalingPass : amp::impl::AmpLossScalingBase<AmpLossScalingPass> {
         effective = holdsF16(grad) ? "dynamic" : "none";
       if (effective == "none")
         continue;
-      Builder b(&getContext());
-      SmallVector<NamedAttribute> entries{
-          b.getNamedAttr("mode", b.getStringAttr(effective)),
-          b.getNamedAttr("init_scale", b.getF64FloatAttr(initScale)),
-          b.getNamedAttr("growth_factor", b.getF64FloatAttr(growthFactor)),
-          b.getNamedAttr("backoff_factor", b.getF64FloatAttr(backoffFactor)),
-          b.getNamedAttr("growth_interval",
-                         b.getI64IntegerAttr(growthInterval)),
-          b.getNamedAttr("hysteresis", b.getI64IntegerAttr(hysteresis))};
-      if (minScale > 0)
-        entries.push_back(
-            b.getNamedAttr("min_scale", b.getF64FloatAttr(minScale)));
-      if (maxScale > 0)
-        entries.push_back(
-            b.getNamedAttr("max_scale", b.getF64FloatAttr(maxScale)));
-      if (failed(scale(grad, b.getDictionaryAttr(entries))))
+      // A static scale stays at init-scale; the other options configure a
+      // dynamic one.
+      LossScalingAttr config =
+          effective == "dynamic"
+              ? LossScalingAttr::getDynamic(&getContext(), settings)
+              : LossScalingAttr::getStatic(&getContext(), initScale);
+      if (failed(scale(grad, config)))
         return signalPassFailure();
     }
   }

@@ -158,9 +158,9 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
   if (config.hasStepCounter())
     addState(counterType, named("step", std::nullopt));
   auto scaling =
-      grad->getAttrOfType<DictionaryAttr>(AmpDialect::kLossScalingAttrName);
-  bool dynamicScaling =
-      scaling && cast<StringAttr>(scaling.get("mode")).getValue() == "dynamic";
+      grad->getAttrOfType<LossScalingAttr>(AmpDialect::kLossScalingAttrName);
+  bool dynamicScaling = scaling && scaling.isDynamic();
+  ScalerSettings settings = scaling ? scaling.getSettings() : ScalerSettings();
   if (config.accumulate > 1) {
     for (unsigned i : params)
       addState(argTypes[i], named("grad_accumulator", i));
@@ -226,13 +226,12 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
     // The scale starts at init_scale, the hysteresis tracker full.
     unsigned scaleIndex = numParams + numState - scalerState;
     argAttrs[scaleIndex].set(AmpDialect::kStateAttrName,
-                             scaling.get("init_scale"));
+                             b.getF64FloatAttr(*settings.initScale));
     argAttrs[scaleIndex].set(AmpDialect::kLossScaleAttrName, b.getUnitAttr());
     if (dynamicScaling)
       argAttrs[scaleIndex + 2].set(
           AmpDialect::kStateAttrName,
-          b.getF64FloatAttr(static_cast<double>(
-              cast<IntegerAttr>(scaling.get("hysteresis")).getInt())));
+          b.getF64FloatAttr(static_cast<double>(settings.hysteresis)));
   }
   SmallVector<DictionaryAttr> argDicts;
   for (NamedAttrList &attrs : argAttrs)
@@ -360,15 +359,16 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
                                            sb.scalar(0.0)));
   SmallVector<Value> newScaler(scaler);
   if (dynamicScaling) {
-    auto attr = [&](StringRef name) { return scaling.get(name); };
+    auto clamp = [&](std::optional<double> value) {
+      return value ? b.getF64FloatAttr(*value) : FloatAttr();
+    };
     auto update = b.create<ScalerUpdateOp>(
         loc, scaler[0], scaler[1], scaler[2], foundInf,
-        cast<FloatAttr>(attr("growth_factor")),
-        cast<FloatAttr>(attr("backoff_factor")),
-        cast<IntegerAttr>(attr("growth_interval")),
-        cast<IntegerAttr>(attr("hysteresis")),
-        dyn_cast_or_null<FloatAttr>(attr("min_scale")),
-        dyn_cast_or_null<FloatAttr>(attr("max_scale")));
+        b.getF64FloatAttr(settings.growthFactor),
+        b.getF64FloatAttr(settings.backoffFactor),
+        b.getI64IntegerAttr(settings.growthInterval),
+        b.getI64IntegerAttr(settings.hysteresis), clamp(settings.minScale),
+        clamp(settings.maxScale));
     newScaler.assign(update->result_begin(), update->result_end());
   }
 
@@ -471,7 +471,7 @@ struct AmpOptimizerPass : amp::impl::AmpOptimizerBase<AmpOptimizerPass> {
       if (!func->hasAttr(AmpDialect::kGradientOfAttrName))
         continue;
       // Its signature, and amp.loss_scaling (the dialect verified the
-      // entries), are read below: checked first.
+      // settings), are read below: checked first.
       FailureOr<GradientFunction> target =
           checkGradientFunction(func, symbols, "amp-optimizer");
       if (failed(target))

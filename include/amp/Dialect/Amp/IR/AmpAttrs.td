@@ -1,10 +1,11 @@
 //===- AmpAttrs.td - amp dialect attributes ----------------*- tablegen -*-===//
 //
-// The facts the backend passes hand on: the epilogue --amp-fuse folds into
-// a GEMM, the place --amp-plan-buffers gives each result and the memory it
-// plans for the step. They are discardable attributes (`amp.epilogue`,
-// `amp.place`, `amp.memory`) whose values are these typed attributes,
-// checked by the dialect.
+// The facts passes hand on: the loss scaler --amp-loss-scaling configures
+// for amp-optimizer, the epilogue --amp-fuse folds into a GEMM, the place
+// --amp-plan-buffers gives each result and the memory it plans for the
+// step. They are discardable attributes (`amp.loss_scaling`,
+// `amp.epilogue`, `amp.place`, `amp.memory`) whose values are these typed
+// attributes, checked by the dialect.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +19,90 @@ include "mlir/IR/EnumAttr.td"
 class Amp_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<Amp_Dialect, name, traits> {
   let mnemonic = attrMnemonic;
+}
+
+//===----------------------------------------------------------------------===//
+// Loss scaling
+//===----------------------------------------------------------------------===//
+
+def Amp_LossScalingMode : I32EnumAttr<"LossScalingMode",
+    "whether the loss scale changes during training", [
+      I32EnumAttrCase<"Dynamic", 0, "dynamic">,
+      I32EnumAttrCase<"Static", 1, "static">
+    ]> {
+  let cppNamespace = "::mlir::amp";
+  let genSpecializedAttr = 0;
+}
+
+// An f64 setting that may be absent, compared bit for bit as
+// APFloatParameter compares (APFloat's == would make NaN unequal to itself).
+class Amp_OptionalF64Parameter<string desc>
+    : OptionalParameter<"std::optional<::llvm::APFloat>", desc> {
+  let comparator = "($_lhs.has_value() == $_rhs.has_value() && "
+                   "(!$_lhs || $_lhs->bitwiseIsEqual(*$_rhs)))";
+}
+
+def Amp_LossScalingAttr : Amp_Attr<"LossScaling", "loss_scaling"> {
+  let summary = "the loss scaler --amp-loss-scaling configures for a "
+                "gradient function";
+  let description = [{
+    The value of `amp.loss_scaling`, which --amp-loss-scaling records on
+    each gradient function it scales and amp-optimizer reads to thread the
+    scaler state through the step. The keys are those of the pass options
+    and of `amp.scaler_update`, which receives the dynamic settings:
+
+    ```mlir
+    #amp.loss_scaling<dynamic, init_scale = 6.553600e+04, growth_factor = 2.000000e+00,
+                      backoff_factor = 5.000000e-01, growth_interval = 2000, hysteresis = 1>
+    #amp.loss_scaling<dynamic, init_scale = 6.553600e+04, growth_factor = 2.000000e+00,
+                      backoff_factor = 5.000000e-01, growth_interval = 2000, hysteresis = 2,
+                      min_scale = 1.000000e+00, max_scale = 1.000000e+10>
+    #amp.loss_scaling<static, init_scale = 1.024000e+03>
+    ```
+
+    A `static` scale stays at `init_scale` (overflowing steps are still
+    skipped) and takes no other setting. A `dynamic` one needs the growth
+    and backoff factors, the growth interval and the hysteresis; the clamps
+    `min_scale` and `max_scale` are optional. Settings are written in this
+    order when printed and may come in any order when parsed; scales and
+    factors are f64 (a float literal), the counts i64. The scaler keeps its
+    state in f32, so the settings pass the checks of the --amp-loss-scaling
+    options (`checkScalerSettings`): scales and clamps positive and finite
+    in f32, the initial scale within the clamps, growth above 1, backoff in
+    (0, 1), interval and hysteresis in [1, 2^24].
+  }];
+  let parameters = (ins
+    EnumParameter<Amp_LossScalingMode>:$mode,
+    APFloatParameter<"the initial (or static) scale, f64">:$init_scale,
+    Amp_OptionalF64Parameter<"dynamic: the factor after growth_interval "
+                             "clean steps">:$growth_factor,
+    Amp_OptionalF64Parameter<"dynamic: the factor after an overflow">
+        :$backoff_factor,
+    OptionalParameter<"std::optional<int64_t>",
+                      "dynamic: clean steps before the scale grows">
+        :$growth_interval,
+    OptionalParameter<"std::optional<int64_t>",
+                      "dynamic: overflows before the scale backs off">
+        :$hysteresis,
+    Amp_OptionalF64Parameter<"dynamic: the lower clamp">:$min_scale,
+    Amp_OptionalF64Parameter<"dynamic: the upper clamp">:$max_scale
+  );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// A scale that stays at `initScale`.
+    static LossScalingAttr getStatic(::mlir::MLIRContext *context,
+                                     double initScale);
+    /// A dynamic scaler with `settings`, whose initScale is set.
+    static LossScalingAttr getDynamic(::mlir::MLIRContext *context,
+                                      const ScalerSettings &settings);
+
+    bool isDynamic() const { return getMode() == LossScalingMode::Dynamic; }
+
+    /// The settings as doubles and counts. A static scale has only
+    /// `initScale`; the rest keep ScalerSettings' defaults, unused.
+    ScalerSettings getSettings() const;
+  }];
 }
 
 //===----------------------------------------------------------------------===//

@@ -59,7 +59,8 @@ def Amp_Dialect : Dialect {
     /// Marks the loss-scale argument of a gradient or step function.
     static constexpr ::llvm::StringLiteral kLossScaleAttrName =
         "amp.loss_scale";
-    /// The loss-scaling configuration on a gradient function.
+    /// The loss-scaling configuration (an #amp.loss_scaling) on a gradient
+    /// function.
     static constexpr ::llvm::StringLiteral kLossScalingAttrName =
         "amp.loss_scaling";
   }];

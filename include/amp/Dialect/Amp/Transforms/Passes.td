@@ -185,9 +185,17 @@ def AmpLossScaling : Pass<"amp-loss-scaling", "mlir::ModuleOp"> {
     are unscaled by `inv_scale = float(1 / double(scale))` in one
     `amp.unscale`, which also reports `found_inf` (1 when any gradient holds
     an inf or NaN). The function records the scaler configuration in
-    `amp.loss_scaling`; amp-optimizer then threads the scaler state through
-    the step, updates it on the device (`amp.scaler_update`) and skips every
-    other state update of a step whose gradients overflowed.
+    `amp.loss_scaling`:
+
+    ```mlir
+    amp.loss_scaling = #amp.loss_scaling<dynamic, init_scale = 6.553600e+04,
+        growth_factor = 2.000000e+00, backoff_factor = 5.000000e-01,
+        growth_interval = 2000, hysteresis = 1>
+    ```
+
+    amp-optimizer then threads the scaler state through the step, updates
+    it on the device (`amp.scaler_update`) and skips every other state
+    update of a step whose gradients overflowed.
 
     Modes: `dynamic` (GradScaler's defaults: init-scale 65536, growth-factor
     2, backoff-factor 0.5, growth-interval 2000; optional min/max clamps and

@@ -68,7 +68,7 @@ func.func @f(%w: tensor<4xf32> {amp.param}) -> tensor<f32> {
   return %l : tensor<f32>
 }
 // expected-error @+1 {{@f_grad takes (tensor<4xf32>); as the gradient of @f it takes (tensor<4xf32>, tensor<f32>), the last marked amp.loss_scale (it carries amp.loss_scaling)}}
-func.func @f_grad(%w: tensor<4xf32> {amp.param}) -> (tensor<f32>, tensor<4xf32>) attributes {amp.gradient_of = @f, amp.loss_scaling = {mode = "static", init_scale = 8.0 : f64}} {
+func.func @f_grad(%w: tensor<4xf32> {amp.param}) -> (tensor<f32>, tensor<4xf32>) attributes {amp.gradient_of = @f, amp.loss_scaling = #amp.loss_scaling<static, init_scale = 8.0>} {
   %l = amp.sum %w dims = [0] : tensor<4xf32> to tensor<f32>
   return %l, %w : tensor<f32>, tensor<4xf32>
 }
@@ -81,7 +81,7 @@ func.func @f(%w: tensor<4xf32> {amp.param}) -> tensor<f32> {
   return %l : tensor<f32>
 }
 // expected-error @+1 {{@f_grad returns (tensor<f32>, tensor<4xf32>); as the gradient of @f it returns the loss (a 0-d float tensor), then the gradients (tensor<4xf32>) of its amp.param arguments, then found_inf (a 0-d f32 tensor)}}
-func.func @f_grad(%w: tensor<4xf32> {amp.param}, %s: tensor<f32> {amp.loss_scale}) -> (tensor<f32>, tensor<4xf32>) attributes {amp.gradient_of = @f, amp.loss_scaling = {mode = "static", init_scale = 8.0 : f64}} {
+func.func @f_grad(%w: tensor<4xf32> {amp.param}, %s: tensor<f32> {amp.loss_scale}) -> (tensor<f32>, tensor<4xf32>) attributes {amp.gradient_of = @f, amp.loss_scaling = #amp.loss_scaling<static, init_scale = 8.0>} {
   %l = amp.sum %w dims = [0] : tensor<4xf32> to tensor<f32>
   return %l, %w : tensor<f32>, tensor<4xf32>
 }

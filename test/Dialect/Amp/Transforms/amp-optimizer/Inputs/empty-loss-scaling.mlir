@@ -1,6 +1,6 @@
 // A gradient function whose amp.loss_scaling is an empty dictionary
 // (errors.test): amp-optimizer read the missing mode and crashed. The
-// dialect now verifies the entries.
+// dialect now verifies the attribute, a typed #amp.loss_scaling.
 func.func @f(%w: tensor<4x3xf32> {amp.param}, %x: tensor<2x4xf32>) -> tensor<f32> {
   %h = amp.matmul %x, %w : tensor<2x4xf32>, tensor<4x3xf32> to tensor<2x3xf32>
   %l = amp.sum %h dims = [0, 1] : tensor<2x3xf32> to tensor<f32>
