@@ -8,6 +8,7 @@
 #include "Kernels.h"
 
 #include "amp_runtime/reduction_order.h"
+#include "amp_runtime/row_math.h"
 #include "amp_runtime/scalar_math.h"
 
 #include "mlir/Dialect/Utils/IndexingUtils.h"
@@ -144,18 +145,6 @@ bool checkLabel(const Tensor &labels, int64_t row, int64_t classes,
       << formatIndex(labels.getShape(), row) << " is outside [0, " << classes
       << ")";
   return false;
-}
-
-/// The maximum of a row of logits and the sum of exp(x - max) over it.
-template <typename T>
-std::pair<T, T> softmaxStatistics(const double *x, int64_t classes) {
-  T maxValue = -std::numeric_limits<T>::infinity();
-  for (int64_t c = 0; c < classes; ++c)
-    maxValue = nanMax(maxValue, static_cast<T>(x[c]));
-  T expSum = 0;
-  for (int64_t c = 0; c < classes; ++c)
-    expSum += std::exp(static_cast<T>(x[c]) - maxValue);
-  return {maxValue, expSum};
 }
 
 } // namespace
@@ -554,18 +543,10 @@ Tensor kernels::softmax(const Tensor &x, int64_t dim, bool log) {
   withComputeType(x.getKind(), [&](auto tag) {
     using T = decltype(tag);
     forEachLine(x.getShape(), dim, [&](int64_t n, auto at) {
-      T maxValue = -std::numeric_limits<T>::infinity();
-      for (int64_t j = 0; j < n; ++j)
-        maxValue = nanMax(maxValue, static_cast<T>(x[at(j)]));
-      T sum = 0;
-      for (int64_t j = 0; j < n; ++j)
-        sum += std::exp(static_cast<T>(x[at(j)]) - maxValue);
-      T logSum = std::log(sum);
-      for (int64_t j = 0; j < n; ++j) {
-        T shifted = static_cast<T>(x[at(j)]) - maxValue;
-        T r = log ? shifted - logSum : std::exp(shifted) / sum;
-        result[at(j)] = roundToKind(r, x.getKind());
-      }
+      amprt::softmaxRow<T>(
+          n, [&](int64_t j) { return static_cast<T>(x[at(j)]); },
+          [&](int64_t j, T y) { result[at(j)] = roundToKind(y, x.getKind()); },
+          log);
     });
   });
   return out;
@@ -590,25 +571,16 @@ Tensor kernels::layerNorm(const Tensor &x, const Tensor *weight,
     using T = decltype(tag);
     for (int64_t row = 0; row < rows; ++row) {
       const double *src = &x.getData()[row * n];
-      T sum = 0;
-      for (int64_t j = 0; j < n; ++j)
-        sum += static_cast<T>(src[j]);
-      T mean = amprt::rowMean(sum, static_cast<T>(n));
-      T squares = 0;
-      for (int64_t j = 0; j < n; ++j) {
-        T centered = static_cast<T>(src[j]) - mean;
-        squares += centered * centered;
-      }
-      T denominator = amprt::rowDeviation(squares, static_cast<T>(n),
-                                          static_cast<T>(epsilon));
-      for (int64_t j = 0; j < n; ++j) {
-        T y = (static_cast<T>(src[j]) - mean) / denominator;
-        if (weight)
-          y = y * static_cast<T>((*weight)[j]);
-        if (bias)
-          y = y + static_cast<T>((*bias)[j]);
-        result[row * n + j] = roundToKind(y, x.getKind());
-      }
+      amprt::layerNormRow<T>(
+          n, [&](int64_t j) { return static_cast<T>(src[j]); },
+          weight != nullptr,
+          [&](int64_t j) { return static_cast<T>((*weight)[j]); },
+          bias != nullptr,
+          [&](int64_t j) { return static_cast<T>((*bias)[j]); },
+          static_cast<T>(epsilon),
+          [&](int64_t j, T y) {
+            result[row * n + j] = roundToKind(y, x.getKind());
+          });
     }
   });
   return out;
@@ -624,17 +596,14 @@ Tensor kernels::rmsNorm(const Tensor &x, const Tensor *weight, int64_t axis,
     using T = decltype(tag);
     for (int64_t row = 0; row < rows; ++row) {
       const double *src = &x.getData()[row * n];
-      T squares = 0;
-      for (int64_t j = 0; j < n; ++j)
-        squares += static_cast<T>(src[j]) * static_cast<T>(src[j]);
-      T denominator = amprt::rowDeviation(squares, static_cast<T>(n),
-                                          static_cast<T>(epsilon));
-      for (int64_t j = 0; j < n; ++j) {
-        T y = static_cast<T>(src[j]) / denominator;
-        if (weight)
-          y = y * static_cast<T>((*weight)[j]);
-        result[row * n + j] = roundToKind(y, x.getKind());
-      }
+      amprt::rmsNormRow<T>(
+          n, [&](int64_t j) { return static_cast<T>(src[j]); },
+          weight != nullptr,
+          [&](int64_t j) { return static_cast<T>((*weight)[j]); },
+          static_cast<T>(epsilon),
+          [&](int64_t j, T y) {
+            result[row * n + j] = roundToKind(y, x.getKind());
+          });
     }
   });
   return out;
@@ -696,13 +665,11 @@ FailureOr<Tensor> kernels::crossEntropy(const Tensor &logits,
         failed = true;
         return;
       }
-      if (ignored && labels[row] == static_cast<double>(*ignored))
-        continue; // adds 0
       const double *x = logits.getData().data() + row * classes;
-      auto [maxValue, expSum] = softmaxStatistics<T>(x, classes);
-      T logSumExp = maxValue + std::log(expSum);
-      rowLosses[row] =
-          logSumExp - static_cast<T>(x[static_cast<int64_t>(labels[row])]);
+      rowLosses[row] = amprt::crossEntropyRowLoss<T>(
+          classes, [&](int64_t c) { return static_cast<T>(x[c]); },
+          static_cast<int64_t>(labels[row]), ignored.has_value(),
+          ignored.value_or(0));
     }
     T sum = amprt::foldReduction(
         rows, T(0), [&](int64_t row) { return rowLosses[row]; },
@@ -765,22 +732,19 @@ Tensor kernels::softmaxGrad(const Tensor &y, const Tensor &grad, int64_t dim,
   withComputeType(y.getKind(), [&](auto tag) {
     using T = decltype(tag);
     forEachLine(y.getShape(), dim, [&](int64_t n, auto at) {
-      T sum = 0;
-      for (int64_t j = 0; j < n; ++j)
-        sum += log ? static_cast<T>(grad[at(j)])
-                   : static_cast<T>(grad[at(j)]) * static_cast<T>(y[at(j)]);
-      for (int64_t j = 0; j < n; ++j) {
-        T yj = static_cast<T>(y[at(j)]), gj = static_cast<T>(grad[at(j)]);
-        T r = log ? gj - std::exp(yj) * sum : yj * (gj - sum);
-        result[at(j)] = roundToKind(r, y.getKind());
-      }
+      amprt::softmaxGradRow<T>(
+          n, [&](int64_t j) { return static_cast<T>(y[at(j)]); },
+          [&](int64_t j) { return static_cast<T>(grad[at(j)]); },
+          [&](int64_t j, T dx) {
+            result[at(j)] = roundToKind(dx, y.getKind());
+          },
+          log);
     });
   });
   return out;
 }
 
-/// Shared by the two norm gradients: per row, the normaliser r and x̂,
-/// then dx = (g - [mean(g)] - x̂ mean(g x̂)) / r.
+/// Shared by the two norm gradients, whose rows differ in `centered`.
 static Tensor normGrad(const Tensor &x, const Tensor &grad, int64_t axis,
                        double epsilon, bool centered) {
   int64_t n = product(x.getShape().drop_front(axis));
@@ -789,37 +753,16 @@ static Tensor normGrad(const Tensor &x, const Tensor &grad, int64_t axis,
   MutableArrayRef<double> result = out.getMutableData();
   withComputeType(x.getKind(), [&](auto tag) {
     using T = decltype(tag);
-    std::vector<T> normalized(n);
     for (int64_t row = 0; row < rows; ++row) {
       const double *src = &x.getData()[row * n];
       const double *g = &grad.getData()[row * n];
-      T mean = 0;
-      if (centered) {
-        for (int64_t j = 0; j < n; ++j)
-          mean += static_cast<T>(src[j]);
-        mean = amprt::rowMean(mean, static_cast<T>(n));
-      }
-      T squares = 0;
-      for (int64_t j = 0; j < n; ++j) {
-        T centeredValue = static_cast<T>(src[j]) - mean;
-        squares += centeredValue * centeredValue;
-      }
-      T r = amprt::rowDeviation(squares, static_cast<T>(n),
-                                static_cast<T>(epsilon));
-      T gradMean = 0, gradDot = 0;
-      for (int64_t j = 0; j < n; ++j) {
-        normalized[j] = (static_cast<T>(src[j]) - mean) / r;
-        gradMean += static_cast<T>(g[j]);
-        gradDot += static_cast<T>(g[j]) * normalized[j];
-      }
-      gradMean /= static_cast<T>(n);
-      gradDot /= static_cast<T>(n);
-      for (int64_t j = 0; j < n; ++j) {
-        T dx = static_cast<T>(g[j]) - normalized[j] * gradDot;
-        if (centered)
-          dx -= gradMean;
-        result[row * n + j] = roundToKind(dx / r, x.getKind());
-      }
+      amprt::normGradRow<T>(
+          n, [&](int64_t j) { return static_cast<T>(src[j]); },
+          [&](int64_t j) { return static_cast<T>(g[j]); },
+          static_cast<T>(epsilon), centered,
+          [&](int64_t j, T dx) {
+            result[row * n + j] = roundToKind(dx, x.getKind());
+          });
     }
   });
   return out;
@@ -847,25 +790,22 @@ FailureOr<Tensor> kernels::crossEntropyGrad(const Tensor &logits,
   bool failed = false;
   withComputeType(logits.getKind(), [&](auto tag) {
     using T = decltype(tag);
-    T scale = static_cast<T>(lossGrad[0]);
-    if (mean)
-      scale /=
-          static_cast<T>(std::max<int64_t>(countCounted(labels, ignored), 1));
+    T scale = amprt::crossEntropyGradScale(
+        static_cast<T>(lossGrad[0]), mean,
+        std::max<int64_t>(countCounted(labels, ignored), 1));
     for (int64_t row = 0; row < rows; ++row) {
       if (!checkLabel(labels, row, classes, ignored, error)) {
         failed = true;
         return;
       }
-      if (ignored && labels[row] == static_cast<double>(*ignored))
-        continue; // the row stays zero
       const double *x = logits.getData().data() + row * classes;
-      auto [maxValue, expSum] = softmaxStatistics<T>(x, classes);
-      for (int64_t c = 0; c < classes; ++c) {
-        T p = std::exp(static_cast<T>(x[c]) - maxValue) / expSum;
-        if (c == static_cast<int64_t>(labels[row]))
-          p -= static_cast<T>(1);
-        result[row * classes + c] = roundToKind(p * scale, logits.getKind());
-      }
+      amprt::crossEntropyGradRow<T>(
+          classes, [&](int64_t c) { return static_cast<T>(x[c]); },
+          static_cast<int64_t>(labels[row]), ignored.has_value(),
+          ignored.value_or(0), scale,
+          [&](int64_t c, T dx) {
+            result[row * classes + c] = roundToKind(dx, logits.getKind());
+          });
     }
   });
   if (failed)

@@ -1,5 +1,6 @@
 //===- cuda_backend.cu - device memory and streams ------------------------===//
 
+#include "amp_runtime/row_math.h"
 #include "amp_runtime/scalar_math.h"
 #include "backend.h"
 #include "optimizer_bodies.h"
@@ -242,13 +243,13 @@ __global__ void softmaxForwardKernel(amp_rows_t shape, const void *x, void *y,
     return;
   int64_t base = row * shape.cols;
   float maxValue = rowMax(shape, x, base);
-  float sum = rowExpSum(shape, x, base, maxValue);
-  float logSum = logf(sum);
-  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
-    float shifted = amprt::load(shape.dtype, x, base + c) - maxValue;
+  const amprt::SoftmaxStats<float> stats = {
+      maxValue, rowExpSum(shape, x, base, maxValue)};
+  float logSum = amprt::math::log(stats.expSum);
+  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp)
     amprt::store(shape.dtype, y, base + c,
-                 log ? shifted - logSum : expf(shifted) / sum);
-  }
+                 amprt::softmaxOutput(amprt::load(shape.dtype, x, base + c),
+                                      stats, logSum, log));
 }
 
 __global__ void softmaxBackwardKernel(amp_rows_t shape, const void *y,
@@ -263,12 +264,11 @@ __global__ void softmaxBackwardKernel(amp_rows_t shape, const void *y,
     sum += log ? g : g * amprt::load(shape.dtype, y, base + c);
   }
   sum = warpSum(sum);
-  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
-    float yc = amprt::load(shape.dtype, y, base + c);
-    float g = amprt::load(shape.dtype, dy, base + c);
+  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp)
     amprt::store(shape.dtype, dx, base + c,
-                 log ? g - expf(yc) * sum : yc * (g - sum));
-  }
+                 amprt::softmaxGradOutput(
+                     amprt::load(shape.dtype, y, base + c),
+                     amprt::load(shape.dtype, dy, base + c), sum, log));
 }
 
 __global__ void layerNormForwardKernel(amp_rows_t shape, const void *x,
@@ -394,23 +394,25 @@ __global__ void crossEntropyKernel(amp_rows_t shape, const void *logits,
     return;
   int64_t base = row * shape.cols;
   int64_t label = labels[row];
-  bool valid = label >= 0 && label < shape.cols;
+  bool valid = amprt::isClass(label, shape.cols);
   float maxValue = rowMax(shape, logits, base);
-  float sum = rowExpSum(shape, logits, base, maxValue);
+  const amprt::SoftmaxStats<float> stats = {
+      maxValue, rowExpSum(shape, logits, base, maxValue)};
   if (losses && threadIdx.x % kWarp == 0)
-    losses[row] = valid ? maxValue + logf(sum) -
-                              amprt::load(shape.dtype, logits, base + label)
-                        : NAN;
+    losses[row] =
+        valid ? amprt::crossEntropyLoss(
+                    stats, amprt::load(shape.dtype, logits, base + label))
+              : NAN;
   if (!dlogits)
     return;
-  float scale = gradLoss ? *gradLoss : 1.0f;
-  if (mean)
-    scale = scale / static_cast<float>(shape.rows);
+  float scale = amprt::crossEntropyGradScale(gradLoss ? *gradLoss : 1.0f, mean,
+                                             shape.rows);
   for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
-    float p = expf(amprt::load(shape.dtype, logits, base + c) - maxValue) / sum;
-    if (c == label)
-      p -= 1;
-    amprt::store(shape.dtype, dlogits, base + c, valid ? p * scale : NAN);
+    float p = amprt::softmaxProbability(
+        amprt::load(shape.dtype, logits, base + c), stats);
+    amprt::store(shape.dtype, dlogits, base + c,
+                 valid ? amprt::crossEntropyGradOutput(p, c == label, scale)
+                       : NAN);
   }
 }
 

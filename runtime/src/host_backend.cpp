@@ -1,5 +1,6 @@
 //===- host_backend.cpp - loops over plain memory -------------------------===//
 
+#include "amp_runtime/row_math.h"
 #include "amp_runtime/scalar_math.h"
 #include "backend.h"
 #include "optimizer_bodies.h"
@@ -41,41 +42,32 @@ float epilogue(amp_epilogue_t kind, float value, float bias) {
   return value;
 }
 
-/// The maximum of the row at `base` and the sum of exp(x - maximum).
-void rowMaxAndExpSum(amp_rows_t shape, const void *x, int64_t base,
-                     float &maxValue, float &sum) {
-  maxValue = -INFINITY;
-  for (int64_t c = 0; c < shape.cols; ++c)
-    maxValue = amprt::nanMax(maxValue, amprt::load(shape.dtype, x, base + c));
-  sum = 0;
-  for (int64_t c = 0; c < shape.cols; ++c)
-    sum += std::exp(amprt::load(shape.dtype, x, base + c) - maxValue);
-}
+/// The loads and stores of the row at `base`, for row_math.h.
+struct RowAccess {
+  amp_dtype_t dtype;
+  int64_t base;
+  auto in(const void *data) const {
+    return [=](int64_t c) { return amprt::load(dtype, data, base + c); };
+  }
+  auto out(void *data) const {
+    return [=](int64_t c, float v) { amprt::store(dtype, data, base + c, v); };
+  }
+};
 
 /// The mean and 1/sqrt(var + eps) of the row at `base`, in two passes.
 void rowMoments(amp_rows_t shape, const void *x, int64_t base, float eps,
                 float &mean, float &rstd) {
-  float n = static_cast<float>(shape.cols), sum = 0;
-  for (int64_t c = 0; c < shape.cols; ++c)
-    sum += amprt::load(shape.dtype, x, base + c);
-  mean = amprt::rowMean(sum, n);
-  float squares = 0;
-  for (int64_t c = 0; c < shape.cols; ++c) {
-    float d = amprt::load(shape.dtype, x, base + c) - mean;
-    squares += d * d;
-  }
-  rstd = amprt::rowInverseDeviation(squares, n, eps);
+  amprt::NormStats<float> stats = amprt::normStats<float>(
+      shape.cols, RowAccess{shape.dtype, base}.in(x), eps, /*centered=*/true);
+  mean = stats.mean;
+  rstd = amprt::inverseDeviation(stats);
 }
 
 /// 1/sqrt(mean(x^2) + eps) of the row at `base`.
 float rmsInverse(amp_rows_t shape, const void *x, int64_t base, float eps) {
-  float squares = 0;
-  for (int64_t c = 0; c < shape.cols; ++c) {
-    float v = amprt::load(shape.dtype, x, base + c);
-    squares += v * v;
-  }
-  return amprt::rowInverseDeviation(squares, static_cast<float>(shape.cols),
-                                    eps);
+  return amprt::inverseDeviation(amprt::normStats<float>(
+      shape.cols, RowAccess{shape.dtype, base}.in(x), eps,
+      /*centered=*/false));
 }
 
 class HostBackend final : public amprt::Backend {
@@ -195,15 +187,8 @@ public:
   amp_status_t softmaxForward(void *, amp_rows_t shape, const void *x, void *y,
                               bool log) override {
     for (int64_t r = 0; r < shape.rows; ++r) {
-      int64_t base = r * shape.cols;
-      float maxValue, sum;
-      rowMaxAndExpSum(shape, x, base, maxValue, sum);
-      float logSum = std::log(sum);
-      for (int64_t c = 0; c < shape.cols; ++c) {
-        float shifted = amprt::load(shape.dtype, x, base + c) - maxValue;
-        amprt::store(shape.dtype, y, base + c,
-                     log ? shifted - logSum : std::exp(shifted) / sum);
-      }
+      RowAccess row{shape.dtype, r * shape.cols};
+      amprt::softmaxRow<float>(shape.cols, row.in(x), row.out(y), log);
     }
     return nullptr;
   }
@@ -211,18 +196,9 @@ public:
   amp_status_t softmaxBackward(void *, amp_rows_t shape, const void *y,
                                const void *dy, void *dx, bool log) override {
     for (int64_t r = 0; r < shape.rows; ++r) {
-      int64_t base = r * shape.cols;
-      float sum = 0;
-      for (int64_t c = 0; c < shape.cols; ++c) {
-        float g = amprt::load(shape.dtype, dy, base + c);
-        sum += log ? g : g * amprt::load(shape.dtype, y, base + c);
-      }
-      for (int64_t c = 0; c < shape.cols; ++c) {
-        float yc = amprt::load(shape.dtype, y, base + c);
-        float g = amprt::load(shape.dtype, dy, base + c);
-        amprt::store(shape.dtype, dx, base + c,
-                     log ? g - std::exp(yc) * sum : yc * (g - sum));
-      }
+      RowAccess row{shape.dtype, r * shape.cols};
+      amprt::softmaxGradRow<float>(shape.cols, row.in(y), row.in(dy),
+                                   row.out(dx), log);
     }
     return nullptr;
   }
@@ -330,31 +306,28 @@ public:
   amp_status_t crossEntropy(void *, amp_rows_t shape, const void *logits,
                             const int64_t *labels, float *losses, void *dlogits,
                             const float *gradLoss, bool mean) override {
-    float scale = gradLoss ? *gradLoss : 1.0f;
-    if (mean)
-      scale = scale / static_cast<float>(shape.rows);
+    float scale = amprt::crossEntropyGradScale(gradLoss ? *gradLoss : 1.0f,
+                                               mean, shape.rows);
     for (int64_t r = 0; r < shape.rows; ++r) {
       int64_t label = labels[r];
-      if (label < 0 || label >= shape.cols)
+      if (!amprt::isClass(label, shape.cols))
         return AMP_STATUS(
             AMP_INVALID_ARGUMENT, "label %lld of row %lld is outside [0, %lld)",
             static_cast<long long>(label), static_cast<long long>(r),
             static_cast<long long>(shape.cols));
-      int64_t base = r * shape.cols;
-      float maxValue, sum;
-      rowMaxAndExpSum(shape, logits, base, maxValue, sum);
+      // One pass over the statistics for both the loss and the gradient.
+      RowAccess row{shape.dtype, r * shape.cols};
+      auto x = row.in(logits);
+      amprt::SoftmaxStats<float> stats =
+          amprt::softmaxStats<float>(shape.cols, x);
       if (losses)
-        losses[r] = maxValue + std::log(sum) -
-                    amprt::load(shape.dtype, logits, base + label);
-      if (dlogits)
-        for (int64_t c = 0; c < shape.cols; ++c) {
-          float p =
-              std::exp(amprt::load(shape.dtype, logits, base + c) - maxValue) /
-              sum;
-          if (c == label)
-            p -= 1;
-          amprt::store(shape.dtype, dlogits, base + c, p * scale);
-        }
+        losses[r] = amprt::crossEntropyLoss(stats, x(label));
+      if (!dlogits)
+        continue;
+      auto dx = row.out(dlogits);
+      for (int64_t c = 0; c < shape.cols; ++c)
+        dx(c, amprt::crossEntropyGradOutput(
+                  amprt::softmaxProbability(x(c), stats), c == label, scale));
     }
     return nullptr;
   }

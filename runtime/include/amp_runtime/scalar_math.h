@@ -2,11 +2,11 @@
 //
 // The per-element formulas of the ops whose math is more than one operator:
 // gelu and its derivative, the AdamW and SGD updates, and the finishing
-// steps of a row's moments. The interpreter, the host and CUDA backends of
-// the runtime and the generated step code all call these functions, so the
-// order of every floating-point operation is the same everywhere; the
-// interpreter's results are the contract the others reproduce bit for bit
-// on the host.
+// steps of a row's moments (row_math.h holds the row ops built on them).
+// The interpreter, the host and CUDA backends of the runtime and the
+// generated step code all call these functions, so the order of every
+// floating-point operation is the same everywhere; the interpreter's
+// results are the contract the others reproduce bit for bit on the host.
 //
 // Templates on the scalar type T: f32 for f32 and the 16-bit formats (which
 // round once at the store, see float_formats.h), f64 for f64. Constants are
@@ -36,6 +36,8 @@ AMP_HOST_DEVICE inline float sqrt(float x) { return ::sqrtf(x); }
 AMP_HOST_DEVICE inline double sqrt(double x) { return ::sqrt(x); }
 AMP_HOST_DEVICE inline float exp(float x) { return ::expf(x); }
 AMP_HOST_DEVICE inline double exp(double x) { return ::exp(x); }
+AMP_HOST_DEVICE inline float log(float x) { return ::logf(x); }
+AMP_HOST_DEVICE inline double log(double x) { return ::log(x); }
 AMP_HOST_DEVICE inline float tanh(float x) { return ::tanhf(x); }
 AMP_HOST_DEVICE inline double tanh(double x) { return ::tanh(x); }
 AMP_HOST_DEVICE inline float erf(float x) { return ::erff(x); }

@@ -2,12 +2,12 @@
 //
 // What the CUDA C++ that amp-translate --amp-to-cuda prints includes: loads
 // and stores of every element type (each store rounds once, to nearest
-// even), the ops' scalar math (scalar_math.h), and `launch`, which runs a
-// kernel functor once per index: a
-// grid-stride CUDA kernel on the step's stream when compiled by nvcc, a
-// plain loop when compiled by a host C++ compiler; `launchReduce` does the
-// same for reductions, with a block per output for long ones under nvcc. Kernel
-// bodies are AMP_HOST_DEVICE, so one generated file serves both targets.
+// even), the ops' scalar math (scalar_math.h, row_math.h), and `launch`,
+// which runs a kernel functor once per index: a grid-stride CUDA kernel on
+// the step's stream when compiled by nvcc, a plain loop when compiled by a
+// host C++ compiler; `launchReduce` does the same for reductions, with a
+// block per output for long ones under nvcc. Kernel bodies are
+// AMP_HOST_DEVICE, so one generated file serves both targets.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +20,7 @@
 #include "amp_runtime/optimizer_kernels.h"
 #include "amp_runtime/reduction_order.h"
 #include "amp_runtime/row_kernels.h"
+#include "amp_runtime/row_math.h"
 #include "amp_runtime/scalar_math.h"
 #include "amp_runtime/step.h"
 
