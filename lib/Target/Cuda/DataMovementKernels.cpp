@@ -90,13 +90,15 @@ LogicalResult emitEmbedding(EmbeddingOp op, OpKernel &kernel) {
   auto table = tensorOf(op->getOperand(0));
   int64_t rows = table.getDimSize(0), width = table.getDimSize(1);
   // The runtime checked the ids; one out of range reads zeros.
-  kernel.functor().body()
-      << "const int64_t id = " << kernel.load(1, "i / " + std::to_string(width))
-      << ";\n"
-      << kernel.out(0) << "[i] = id >= 0 && id < " << rows << "\n"
-      << "    ? " << kernel.in(0) << "[id * " << width << " + i % " << width
-      << "]\n"
-      << "    : " << storageType(elementOf(op.getResult())) << "(0);\n";
+  kernel.functor().body() << "const int64_t id = "
+                          << kernel.load(1, "i / " + std::to_string(width))
+                          << ";\n"
+                          << kernel.out(0) << "[i] = id >= 0 && id < " << rows
+                          << "\n"
+                          << "    ? " << kernel.in(0) << "[id * " << width
+                          << " + i % " << width << "]\n"
+                          << "    : " << storageType(elementOf(op.getResult()))
+                          << "(0);\n";
   kernel.functor().launch(countOf(op.getResult()));
   return success();
 }
@@ -106,15 +108,17 @@ LogicalResult emitEmbeddingGrad(EmbeddingGradOp op, OpKernel &kernel) {
   std::string t = registerType(type);
   int64_t width = tensorOf(op.getResult()).getDimSize(1);
   int64_t ids = countOf(op->getOperand(0));
-  kernel.functor().body()
-      << "const int64_t row = i / " << width << ", col = i % " << width
-      << ";\n"
-      << t << " acc = " << literal(0, t) << ";\n"
-      << "for (int64_t n = 0; n < " << ids << "; ++n)\n"
-      << "  if (" << kernel.load(0, "n") << " == row)\n"
-      << "    acc = acc + static_cast<" << t << ">("
-      << kernel.load(1, "n * " + std::to_string(width) + " + col") << ");\n"
-      << kernel.store(0, "i", roundExpr(type, "acc")) << "\n";
+  kernel.functor().body() << "const int64_t row = i / " << width
+                          << ", col = i % " << width << ";\n"
+                          << t << " acc = " << literal(0, t) << ";\n"
+                          << "for (int64_t n = 0; n < " << ids << "; ++n)\n"
+                          << "  if (" << kernel.load(0, "n") << " == row)\n"
+                          << "    acc = acc + static_cast<" << t << ">("
+                          << kernel.load(1, "n * " + std::to_string(width) +
+                                                " + col")
+                          << ");\n"
+                          << kernel.store(0, "i", roundExpr(type, "acc"))
+                          << "\n";
   kernel.functor().launch(countOf(op.getResult()));
   return success();
 }
@@ -136,14 +140,12 @@ struct MoveModel : KernelOpInterface::ExternalModel<MoveModel<Op>, Op> {
   }
 };
 
-template <typename... Ops>
-void attach(MLIRContext &context) {
+template <typename... Ops> void attach(MLIRContext &context) {
   (Ops::template attachInterface<MoveModel<Ops>>(context), ...);
 }
 
 } // namespace
 
 void cuda::attachDataMovementModels(MLIRContext &context) {
-  attach<TransposeOp, SliceOp, ConcatOp, EmbeddingOp, EmbeddingGradOp>(
-      context);
+  attach<TransposeOp, SliceOp, ConcatOp, EmbeddingOp, EmbeddingGradOp>(context);
 }

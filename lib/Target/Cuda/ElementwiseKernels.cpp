@@ -147,10 +147,10 @@ FailureOr<std::string> scalarExpr(ConstantOp op, ElementwiseKernel &kernel) {
   if (!dense)
     return op->emitError() << "the backend compiles dense constants only";
   if (dense.isSplat()) {
-    double v = isa<FloatType>(type)
-                   ? dense.getSplatValue<APFloat>().convertToDouble()
-                   : static_cast<double>(
-                         dense.getSplatValue<APInt>().getSExtValue());
+    double v =
+        isa<FloatType>(type)
+            ? dense.getSplatValue<APFloat>().convertToDouble()
+            : static_cast<double>(dense.getSplatValue<APInt>().getSExtValue());
     return literal(v, registerType(type));
   }
   // An array of the library; each element read where the kernel's index
@@ -254,8 +254,9 @@ FailureOr<std::string> libm(Op op, ElementwiseKernel &kernel,
 }
 
 FailureOr<std::string> scalarExpr(NegOp op, ElementwiseKernel &kernel) {
-  return unary(op, kernel,
-               [](const std::string &x, const std::string &) { return "-" + x; });
+  return unary(op, kernel, [](const std::string &x, const std::string &) {
+    return "-" + x;
+  });
 }
 FailureOr<std::string> scalarExpr(AbsOp op, ElementwiseKernel &kernel) {
   return libm(op, kernel, "fabs");
@@ -315,8 +316,7 @@ struct ScalarModel
   }
 };
 
-template <typename... Ops>
-void attach(MLIRContext &context) {
+template <typename... Ops> void attach(MLIRContext &context) {
   (Ops::template attachInterface<ScalarModel<Ops>>(context), ...);
 }
 

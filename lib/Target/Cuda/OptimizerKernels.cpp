@@ -110,9 +110,10 @@ static std::string runtimeUpdateCall(StepEmitter &emitter,
     if (!def || isView(def))
       return true;
     auto places = def->getAttrOfType<ArrayAttr>(kPlaceAttr);
-    auto place = places ? dyn_cast<PlaceAttr>(
-                              places[cast<OpResult>(v).getResultNumber()])
-                        : PlaceAttr();
+    auto place =
+        places
+            ? dyn_cast<PlaceAttr>(places[cast<OpResult>(v).getResultNumber()])
+            : PlaceAttr();
     return place && place.isStored();
   };
 
@@ -200,9 +201,9 @@ static std::string runtimeUpdateCall(StepEmitter &emitter,
                         llvm::join(list, ", ") + "};",
                     4) +
             "\n";
-  text += fitLine("const size_t sizes[] = {" + llvm::join(sizes, ", ") + "};",
-                  4) +
-          "\n";
+  text +=
+      fitLine("const size_t sizes[] = {" + llvm::join(sizes, ", ") + "};", 4) +
+      "\n";
   auto listOf = [&](StringRef name) {
     return "amp_tensor_list_t{" + std::to_string(n) + ", " + name.str() +
            ", sizes}";
@@ -214,11 +215,10 @@ static std::string runtimeUpdateCall(StepEmitter &emitter,
     apply += "amp_tensor_list_t{0, nullptr, nullptr}, ";
   for (unsigned s = 0; s < states; ++s)
     apply += listOf(names[2 + s]) + ", ";
-  apply += (step ? emitter.pointerOf(step, false) : std::string("nullptr")) +
-           ", " +
-           (foundInf ? emitter.pointerOf(foundInf, false)
-                     : std::string("nullptr")) +
-           ", amp_copy_list_t{AMP_F32, nullptr}));";
+  apply +=
+      (step ? emitter.pointerOf(step, false) : std::string("nullptr")) + ", " +
+      (foundInf ? emitter.pointerOf(foundInf, false) : std::string("nullptr")) +
+      ", amp_copy_list_t{AMP_F32, nullptr}));";
   return text + fitLine(apply, 4) + "\n";
 }
 
@@ -231,7 +231,8 @@ LogicalResult StepEmitter::emitUpdates(ArrayRef<Operation *> updates) {
     raw_indented_ostream &s = step();
     s << commentLines(kernelName({updates.front()}) +
                           ": the runtime's multi-tensor update over " +
-                          std::to_string(n) + (n == 1 ? " tensor" : " tensors") +
+                          std::to_string(n) +
+                          (n == 1 ? " tensor" : " tensors") +
                           (getGuardSelects(updates.front()).empty()
                                ? ""
                                : ", skipped when found_inf is set"),
@@ -258,8 +259,7 @@ std::string d(double v) {
   return std::isfinite(v) ? hex(v) : literal(v, "double");
 }
 
-template <typename Op>
-LogicalResult emitSgd(Op op, OpKernel &kernel) {
+template <typename Op> LogicalResult emitSgd(Op op, OpKernel &kernel) {
   Type type = elementOf(op->getResult(0));
   std::string t = registerType(type);
   double momentum = 0, dampening = 0;

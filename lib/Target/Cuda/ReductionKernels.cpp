@@ -22,8 +22,7 @@ using namespace mlir::amp::cuda;
 namespace {
 
 /// sum, mean and max over `dims` of the operand.
-template <typename Op>
-LogicalResult emitReduce(Op op, OpKernel &kernel) {
+template <typename Op> LogicalResult emitReduce(Op op, OpKernel &kernel) {
   Value x = op->getOperand(0);
   Type type = elementOf(op->getResult(0));
   ArrayRef<int64_t> shape = tensorOf(x).getShape();
@@ -57,13 +56,14 @@ LogicalResult emitReduce(Op op, OpKernel &kernel) {
     load += " + " + scaled(coordinateOf("r", redOut[d], red[d], product(red)),
                            redStrides[d]);
   load += ";\nreturn static_cast<" + at + ">(" + kernel.load(0, "at") + ");\n";
-  std::string combine = isMax    ? "ampstep::nanMax(acc, v)"
-                        : narrow ? roundExpr(acc, "acc + " + roundExpr(acc, "v"))
-                                 : "acc + v";
+  std::string combine = isMax ? "ampstep::nanMax(acc, v)"
+                        : narrow
+                            ? roundExpr(acc, "acc + " + roundExpr(acc, "v"))
+                            : "acc + v";
   std::string finish;
   if (std::is_same_v<Op, MeanOp>)
-    finish += "acc = acc / static_cast<" + at + ">(" + std::to_string(inner) +
-              ");\n";
+    finish +=
+        "acc = acc / static_cast<" + at + ">(" + std::to_string(inner) + ");\n";
   finish += kernel.store(0, "i", roundExpr(type, "acc")) + "\n";
   kernel.functor().defineReduction(
       at, isMax ? literal(-INFINITY, at) : literal(0, at), base, load, combine,

@@ -57,8 +57,7 @@ std::string pointerOrNull(StepEmitter &emitter, Value v) {
 // softmax and log_softmax
 //===----------------------------------------------------------------------===//
 
-template <typename Op>
-LogicalResult emitSoftmax(Op op, OpKernel &kernel) {
+template <typename Op> LogicalResult emitSoftmax(Op op, OpKernel &kernel) {
   Type type = elementOf(op.getResult());
   std::string t = registerType(type);
   ArrayRef<int64_t> shape = tensorOf(op.getInput()).getShape();
@@ -76,9 +75,9 @@ LogicalResult emitSoftmax(Op op, OpKernel &kernel) {
     body << "const " << t << " ls = " << math("log", t) << "(s);\n";
   body << "for (int64_t j = 0; j < " << n << "; ++j) {\n"
        << "  const " << t << " x = " << x << " - m;\n  "
-       << kernel.store(0, at,
-                       roundExpr(type, log ? "x - ls"
-                                           : math("exp", t) + "(x) / s"))
+       << kernel.store(
+              0, at,
+              roundExpr(type, log ? "x - ls" : math("exp", t) + "(x) / s"))
        << "\n}\n";
 
   // The runtime's kernel takes the last dimension in the result's type.
@@ -98,8 +97,7 @@ LogicalResult emitSoftmax(Op op, OpKernel &kernel) {
   return success();
 }
 
-template <typename Op>
-LogicalResult emitSoftmaxGrad(Op op, OpKernel &kernel) {
+template <typename Op> LogicalResult emitSoftmaxGrad(Op op, OpKernel &kernel) {
   Type type = elementOf(op.getResult());
   std::string t = registerType(type);
   ArrayRef<int64_t> shape = tensorOf(op->getOperand(0)).getShape();
@@ -112,11 +110,10 @@ LogicalResult emitSoftmaxGrad(Op op, OpKernel &kernel) {
       << "for (int64_t j = 0; j < " << n << "; ++j)\n"
       << "  s = s + " << (log ? g : g + " * " + y) << ";\n"
       << "for (int64_t j = 0; j < " << n << "; ++j)\n  "
-      << kernel.store(
-             0, at,
-             roundExpr(type, log ? g + " - " + math("exp", t) + "(" + y +
-                                       ") * s"
-                                 : y + " * (" + g + " - s)"))
+      << kernel.store(0, at,
+                      roundExpr(type, log ? g + " - " + math("exp", t) + "(" +
+                                                y + ") * s"
+                                          : y + " * (" + g + " - s)"))
       << "\n";
   kernel.functor().launch(product(shape) / n);
   return success();
@@ -126,12 +123,12 @@ LogicalResult emitSoftmaxGrad(Op op, OpKernel &kernel) {
 // layer_norm and rms_norm
 //===----------------------------------------------------------------------===//
 
-template <typename Op>
-LogicalResult emitNorm(Op op, OpKernel &kernel) {
+template <typename Op> LogicalResult emitNorm(Op op, OpKernel &kernel) {
   constexpr bool centered = std::is_same_v<Op, LayerNormOp>;
   Type type = elementOf(op.getResult());
   Value x = op.getInput();
-  int64_t n = product(tensorOf(x).getShape().drop_front(op.getNormalizedAxis()));
+  int64_t n =
+      product(tensorOf(x).getShape().drop_front(op.getNormalizedAxis()));
   std::string ct = "float";
   for (Value v : op->getOperands())
     if (elementOf(v).isF64())
@@ -139,8 +136,7 @@ LogicalResult emitNorm(Op op, OpKernel &kernel) {
   auto c = [&](double v) { return literal(v, ct); };
   auto xs = [&](StringRef j) {
     return "static_cast<" + ct + ">(" +
-           kernel.load(0, ("i * " + std::to_string(n) + " + " + j).str()) +
-           ")";
+           kernel.load(0, ("i * " + std::to_string(n) + " + " + j).str()) + ")";
   };
   std::string weight, bias;
   unsigned next = 1;
@@ -205,14 +201,14 @@ LogicalResult emitNorm(Op op, OpKernel &kernel) {
   return success();
 }
 
-template <typename Op>
-LogicalResult emitNormGrad(Op op, OpKernel &kernel) {
+template <typename Op> LogicalResult emitNormGrad(Op op, OpKernel &kernel) {
   constexpr bool centered = std::is_same_v<Op, LayerNormGradOp>;
   Type type = elementOf(op.getResult());
   std::string t = registerType(type);
   auto c = [&](double v) { return literal(v, t); };
   Value x = op.getInput();
-  int64_t n = product(tensorOf(x).getShape().drop_front(op.getNormalizedAxis()));
+  int64_t n =
+      product(tensorOf(x).getShape().drop_front(op.getNormalizedAxis()));
   std::string row = "i * " + std::to_string(n) + " + ";
   auto xs = [&](StringRef j) {
     return "static_cast<" + t + ">(" + kernel.load(0, row + j.str()) + ")";
@@ -280,8 +276,7 @@ std::string rowStatistics(OpKernel &kernel, StringRef ct, int64_t classes) {
          "for (int64_t j = 0; j < " + n + "; ++j)\n" +
          "  mx = ampstep::nanMax(mx, " + x + ");\n" + ct.str() +
          " se = " + literal(0, ct) + ";\n" + "for (int64_t j = 0; j < " + n +
-         "; ++j)\n" + "  se = se + " + math("exp", ct) + "(" + x +
-         " - mx);\n";
+         "; ++j)\n" + "  se = se + " + math("exp", ct) + "(" + x + " - mx);\n";
 }
 
 /// Rows whose label is ignore_index count for nothing; the runtime has
@@ -291,8 +286,7 @@ struct LabelConditions {
   std::string skipped, outside;
 };
 
-template <typename Op>
-LabelConditions labelConditions(Op op, int64_t classes) {
+template <typename Op> LabelConditions labelConditions(Op op, int64_t classes) {
   LabelConditions conditions;
   conditions.outside =
       "(label < 0 || label >= " + std::to_string(classes) + ")";
@@ -321,11 +315,11 @@ LogicalResult emitRowSum(CrossEntropyOp op, OpKernel &rowKernel) {
   if (op.getReduction() == LossReduction::mean && ignored) {
     // The mean over the rows that count (at least one), as the
     // interpreter divides.
-    finish += "int64_t counted = 0;\nfor (int64_t r = 0; r < " +
-              std::to_string(rows) + "; ++r)\n  counted += " +
-              kernel.load(1, "r") + " != " + std::to_string(ignored.getInt()) +
-              ";\nacc = acc / static_cast<" + ct +
-              ">(counted > 0 ? counted : 1);\n";
+    finish +=
+        "int64_t counted = 0;\nfor (int64_t r = 0; r < " +
+        std::to_string(rows) + "; ++r)\n  counted += " + kernel.load(1, "r") +
+        " != " + std::to_string(ignored.getInt()) +
+        ";\nacc = acc / static_cast<" + ct + ">(counted > 0 ? counted : 1);\n";
   } else if (op.getReduction() == LossReduction::mean) {
     finish += "acc = acc / " + literal(rows, ct) + ";\n";
   }
@@ -347,19 +341,20 @@ LogicalResult emitCrossEntropy(CrossEntropyOp op, OpKernel &kernel) {
   if (failed(partials))
     return failure();
   LabelConditions label = labelConditions(op, classes);
-  std::string own = "static_cast<" + ct + ">(" +
-                    kernel.load(0, "row * " + std::to_string(classes) +
-                                       " + label") +
-                    ")";
+  std::string own =
+      "static_cast<" + ct + ">(" +
+      kernel.load(0, "row * " + std::to_string(classes) + " + label") + ")";
   // Per row into scratch, then the rows in order (emitRowSum).
-  kernel.functor().body()
-      << "const int64_t row = i;\n"
-      << rowStatistics(kernel, ct, classes) << *partials << "[row] =\n"
-      << (label.skipped.empty() ? ""
-                                : "    " + label.skipped + " ? " + c(0) + "\n")
-      << "    " << (label.skipped.empty() ? "" : ": ") << label.outside
-      << " ? " << c(NAN) << "\n"
-      << "    : (mx + " << math("log", ct) << "(se)) - " << own << ";\n";
+  kernel.functor().body() << "const int64_t row = i;\n"
+                          << rowStatistics(kernel, ct, classes) << *partials
+                          << "[row] =\n"
+                          << (label.skipped.empty() ? ""
+                                                    : "    " + label.skipped +
+                                                          " ? " + c(0) + "\n")
+                          << "    " << (label.skipped.empty() ? "" : ": ")
+                          << label.outside << " ? " << c(NAN) << "\n"
+                          << "    : (mx + " << math("log", ct) << "(se)) - "
+                          << own << ";\n";
 
   // The runtime's kernel writes the row losses to the same scratch.
   std::string call;
@@ -399,8 +394,8 @@ LogicalResult emitCrossEntropyGrad(CrossEntropyGradOp op, OpKernel &kernel) {
        << ");\n";
   if (mean)
     body << "scale = scale / " << c(rows) << ";\n";
-  body << rowStatistics(kernel, ct, classes)
-       << "for (int64_t j = 0; j < " << classes << "; ++j) {\n";
+  body << rowStatistics(kernel, ct, classes) << "for (int64_t j = 0; j < "
+       << classes << "; ++j) {\n";
   body.indent() << ct << " p = " << math("exp", ct) << "(static_cast<" << ct
                 << ">(" << kernel.load(0, at) << ") - mx) / se;\n"
                 << "if " << label.outside << "\n  p = " << c(NAN) << ";\n"
@@ -409,7 +404,8 @@ LogicalResult emitCrossEntropyGrad(CrossEntropyGradOp op, OpKernel &kernel) {
                                 roundExpr(type, label.skipped.empty()
                                                     ? "p * scale"
                                                     : label.skipped + " ? " +
-                                                          c(0) + " : p * scale"))
+                                                          c(0) +
+                                                          " : p * scale"))
                 << "\n";
   body.unindent() << "}\n";
 
@@ -456,8 +452,7 @@ struct RowModel : KernelOpInterface::ExternalModel<RowModel<Op>, Op> {
   }
 };
 
-template <typename... Ops>
-void attach(MLIRContext &context) {
+template <typename... Ops> void attach(MLIRContext &context) {
   (Ops::template attachInterface<RowModel<Ops>>(context), ...);
 }
 

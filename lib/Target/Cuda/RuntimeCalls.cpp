@@ -80,15 +80,15 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
   int64_t rows = !one && foldIntoRows ? batch * m : m;
   int64_t count = one ? batch : 1;
   s << "{\n";
-  s.indent() << fitLine("amp_gemm_t g{" + dtypeName(lhs.getElementType()).str() +
-                            ", " + dtypeName(out.getElementType()).str() +
-                            ", " + (matmul.getTransposeLhs() ? "1" : "0") +
-                            ", " + (matmul.getTransposeRhs() ? "1" : "0") +
-                            ", " + std::to_string(rows) + ", " +
-                            std::to_string(n) + ", " + std::to_string(k) +
-                            ", " + std::to_string(count) + ", 1.0f, 0.0f, " +
-                            epilogue + "};",
-                        4)
+  s.indent() << fitLine(
+                    "amp_gemm_t g{" + dtypeName(lhs.getElementType()).str() +
+                        ", " + dtypeName(out.getElementType()).str() + ", " +
+                        (matmul.getTransposeLhs() ? "1" : "0") + ", " +
+                        (matmul.getTransposeRhs() ? "1" : "0") + ", " +
+                        std::to_string(rows) + ", " + std::to_string(n) + ", " +
+                        std::to_string(k) + ", " + std::to_string(count) +
+                        ", 1.0f, 0.0f, " + epilogue + "};",
+                    4)
              << "\n";
   if (one || foldIntoRows) {
     s << fitLine("AMP_STEP_CHECK(amp_gemm(stream, &g, " + a + ", " + b + ", " +
@@ -115,9 +115,9 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
   s << "for (int64_t j = 0; j < " << batch << "; ++j)\n";
   s.indent() << fitLine("AMP_STEP_CHECK(amp_gemm(stream, &g, " + a + " + (" +
                             batchOffset(lhsBatch, m * k) + "), " + b + " + (" +
-                            batchOffset(rhsBatch, k * n) + "), " +
-                            biasPointer + ", " + c + " + j * " +
-                            std::to_string(m * n) + "));",
+                            batchOffset(rhsBatch, k * n) + "), " + biasPointer +
+                            ", " + c + " + j * " + std::to_string(m * n) +
+                            "));",
                         6)
              << "\n";
   s.unindent().unindent() << "}\n";
@@ -132,25 +132,23 @@ LogicalResult emitAttention(AttentionOp op, OpKernel &kernel) {
   auto q = tensorOf(op.getQuery());
   raw_indented_ostream &s = kernel.step();
   s << "{\n";
-  s.indent() << fitLine("amp_attention_t a{" +
-                            dtypeName(q.getElementType()).str() + ", " +
-                            std::to_string(q.getDimSize(0) * q.getDimSize(1)) +
-                            ", " + std::to_string(q.getDimSize(2)) + ", " +
-                            std::to_string(
-                                tensorOf(op.getKey()).getDimSize(2)) +
-                            ", " + std::to_string(q.getDimSize(3)) + ", " +
-                            hex(op.getScaleOrDefault()) + ", " +
-                            (op.getCausal() ? "1" : "0") + "};",
-                        4)
-             << "\n"
-             << fitLine("AMP_STEP_CHECK(amp_attention_forward(stream, &a, " +
-                            emitter.pointerOf(op.getQuery(), false) + ", " +
-                            emitter.pointerOf(op.getKey(), false) + ", " +
-                            emitter.pointerOf(op.getValue(), false) + ", " +
-                            emitter.pointerOf(op.getResult(), true) +
-                            ", nullptr));",
-                        4)
-             << "\n";
+  s.indent()
+      << fitLine("amp_attention_t a{" + dtypeName(q.getElementType()).str() +
+                     ", " + std::to_string(q.getDimSize(0) * q.getDimSize(1)) +
+                     ", " + std::to_string(q.getDimSize(2)) + ", " +
+                     std::to_string(tensorOf(op.getKey()).getDimSize(2)) +
+                     ", " + std::to_string(q.getDimSize(3)) + ", " +
+                     hex(op.getScaleOrDefault()) + ", " +
+                     (op.getCausal() ? "1" : "0") + "};",
+                 4)
+      << "\n"
+      << fitLine("AMP_STEP_CHECK(amp_attention_forward(stream, &a, " +
+                     emitter.pointerOf(op.getQuery(), false) + ", " +
+                     emitter.pointerOf(op.getKey(), false) + ", " +
+                     emitter.pointerOf(op.getValue(), false) + ", " +
+                     emitter.pointerOf(op.getResult(), true) + ", nullptr));",
+                 4)
+      << "\n";
   s.unindent() << "}\n";
   return success();
 }
@@ -178,8 +176,8 @@ LogicalResult emitUnscale(UnscaleOp op, OpKernel &kernel) {
   std::string found = emitter.pointerOf(op->getResult(grads), true);
   s << "{\n";
   s.indent() << fitLine("AMP_STEP_CHECK(ampstep::launch(stream, \"" +
-                            kernel.getName().str() + "_zero\", 1, ampstep::Fill{" +
-                            found + ", 0.0f}));",
+                            kernel.getName().str() +
+                            "_zero\", 1, ampstep::Fill{" + found + ", 0.0f}));",
                         4)
              << "\n";
   // The plan puts a result either where its operand is (in place) or
@@ -210,21 +208,20 @@ LogicalResult emitScalerUpdate(ScalerUpdateOp op, OpKernel &kernel) {
   StepEmitter &emitter = kernel.getEmitter();
   raw_indented_ostream &s = kernel.step();
   s << "{\n";
-  s.indent() << fitLine(
-                    "amp_scaler_config_t config{" +
-                        hex(op.getGrowthFactor().convertToDouble()) + ", " +
-                        hex(op.getBackoffFactor().convertToDouble()) + ", " +
-                        std::to_string(op.getGrowthInterval()) + ", " +
-                        std::to_string(op.getHysteresis()) + ", " +
-                        hex(op.getMinScale()
-                                ? op.getMinScale()->convertToDouble()
-                                : 0) +
-                        ", " +
-                        hex(op.getMaxScale()
-                                ? op.getMaxScale()->convertToDouble()
-                                : 0) +
-                        "};",
-                    4)
+  s.indent() << fitLine("amp_scaler_config_t config{" +
+                            hex(op.getGrowthFactor().convertToDouble()) + ", " +
+                            hex(op.getBackoffFactor().convertToDouble()) +
+                            ", " + std::to_string(op.getGrowthInterval()) +
+                            ", " + std::to_string(op.getHysteresis()) + ", " +
+                            hex(op.getMinScale()
+                                    ? op.getMinScale()->convertToDouble()
+                                    : 0) +
+                            ", " +
+                            hex(op.getMaxScale()
+                                    ? op.getMaxScale()->convertToDouble()
+                                    : 0) +
+                            "};",
+                        4)
              << "\n";
   // The scale, the growth tracker and the hysteresis, updated where the
   // plan put the results.

@@ -32,8 +32,7 @@ using namespace mlir::amp::cuda;
 void cuda::attachKernelModels(MLIRContext &context) {
   context.getOrLoadDialect<AmpDialect>();
   // Once per context: the models of a later translation are already there.
-  if (RegisteredOperationName::lookup(TransposeOp::getOperationName(),
-                                      &context)
+  if (RegisteredOperationName::lookup(TransposeOp::getOperationName(), &context)
           ->hasInterface<KernelOpInterface>())
     return;
   attachElementwiseModels(context);
@@ -275,15 +274,53 @@ std::string StepEmitter::arenaPointer(StringRef type, int64_t offset) {
 /// runtime use: C++ keywords and types, the step's own variables, the
 /// kernels' functors (k<number>...) and the constants' arrays (kData<n>).
 static bool isReserved(StringRef name) {
-  static const llvm::StringSet<> reserved = {
-      "a",        "amprt",     "ampstep", "arena",  "auto",      "bool",
-      "char",     "config",    "const",   "copy",   "counters",  "data",
-      "default",  "delete",    "do",      "double", "else",      "exp_avgs",
-      "float",    "for",       "found_inf", "g",    "grads",     "if",
-      "int",      "long",      "loss",    "new",    "params",    "results",
-      "return",   "short",     "signed",  "sizes",  "static",    "std",
-      "stream",   "struct",    "switch",  "tensors", "this",     "unsigned",
-      "void",     "while",     "exp_avg_sqs", "momentum_buffers", "j"};
+  static const llvm::StringSet<> reserved = {"a",
+                                             "amprt",
+                                             "ampstep",
+                                             "arena",
+                                             "auto",
+                                             "bool",
+                                             "char",
+                                             "config",
+                                             "const",
+                                             "copy",
+                                             "counters",
+                                             "data",
+                                             "default",
+                                             "delete",
+                                             "do",
+                                             "double",
+                                             "else",
+                                             "exp_avgs",
+                                             "float",
+                                             "for",
+                                             "found_inf",
+                                             "g",
+                                             "grads",
+                                             "if",
+                                             "int",
+                                             "long",
+                                             "loss",
+                                             "new",
+                                             "params",
+                                             "results",
+                                             "return",
+                                             "short",
+                                             "signed",
+                                             "sizes",
+                                             "static",
+                                             "std",
+                                             "stream",
+                                             "struct",
+                                             "switch",
+                                             "tensors",
+                                             "this",
+                                             "unsigned",
+                                             "void",
+                                             "while",
+                                             "exp_avg_sqs",
+                                             "momentum_buffers",
+                                             "j"};
   return reserved.contains(name) ||
          (name.size() > 1 && name[0] == 'k' &&
           (llvm::isDigit(name[1]) || llvm::isUpper(name[1])));
@@ -312,12 +349,11 @@ void StepEmitter::nameBuffers() {
       PlaceAttr place = placeOf(result);
       if (!place || place.getKind() != PlaceKind::arena)
         continue;
-      std::string wanted =
-          op.getName().stripDialect().str() +
-          (kernel ? std::to_string(*kernel) : std::string()) +
-          (op.getNumResults() > 1
-               ? "_" + std::to_string(result.getResultNumber())
-               : std::string());
+      std::string wanted = op.getName().stripDialect().str() +
+                           (kernel ? std::to_string(*kernel) : std::string()) +
+                           (op.getNumResults() > 1
+                                ? "_" + std::to_string(result.getResultNumber())
+                                : std::string());
       bufferNames[result] = claim(wanted);
     }
   }
@@ -331,12 +367,11 @@ std::string StepEmitter::constantArray(Operation *op, DenseElementsAttr value) {
   constantArrays[op] = arrayName;
   Type element = value.getElementType();
   raw_indented_ostream &constants = constantsText.os;
-  constants << commentLines(describe(op), 0) << "AMP_STEP_DATA const " << storageType(element) << " "
-            << arrayName << "[] = {";
+  constants << commentLines(describe(op), 0) << "AMP_STEP_DATA const "
+            << storageType(element) << " " << arrayName << "[] = {";
   int64_t column = 0;
   auto print = [&](const std::string &text) {
-    constants << (column ? "," : "") << ((column % 8) ? " " : "\n    ")
-              << text;
+    constants << (column ? "," : "") << ((column % 8) ? " " : "\n    ") << text;
     ++column;
   };
   if (isa<FloatType>(element)) {
@@ -461,9 +496,9 @@ LogicalResult StepEmitter::emitReturn() {
     << fitLine("AMP_STEP_CHECK(ampstep::launch(stream, \"results\", 1, "
                "ampstep::Results{" +
                    pointerOf(loss, false) + ", " +
-                   (scaled ? pointerOf(ret.getOperand(threaded.size() + 1),
-                                       false)
-                           : std::string("nullptr")) +
+                   (scaled
+                        ? pointerOf(ret.getOperand(threaded.size() + 1), false)
+                        : std::string("nullptr")) +
                    ", loss, found_inf, counters}));",
                2)
     << "\n";
