@@ -1,8 +1,9 @@
 //===- RowKernels.cpp - softmax, the norms and cross-entropy --------------===//
 //
 // Row ops run one index per row (or line, for a softmax along an inner
-// dimension). On the host the generated functor runs, rounding exactly as
-// the interpreter does; under nvcc the runtime's warp-per-row kernel runs
+// dimension): the functor calls the row's function of
+// amp_runtime/row_math.h, the interpreter's too, with loads and stores of
+// the row's memory. Under nvcc the runtime's warp-per-row kernel runs
 // instead where it takes the op's types and layout (deviceCall).
 //
 //===----------------------------------------------------------------------===//
@@ -11,8 +12,6 @@
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/Backend.h"
-
-#include <cmath>
 
 using namespace mlir;
 using namespace mlir::amp;
@@ -53,6 +52,31 @@ std::string pointerOrNull(StepEmitter &emitter, Value v) {
   return v ? emitter.pointerOf(v, false) : "nullptr";
 }
 
+/// `const auto name = [&](int64_t j) { return static_cast<t>(value); };`:
+/// the Load of row_math.h reading `value`, an expression of j.
+std::string loadLambda(StringRef name, StringRef t, StringRef value) {
+  return fitLine(("const auto " + name +
+                  " = [&](int64_t j) { return static_cast<" + t + ">(" + value +
+                  "); };")
+                     .str(),
+                 4) +
+         "\n";
+}
+
+/// The Store of row_math.h writing result 0 of the kernel's op at `index`
+/// (an expression of j), rounded to its type.
+std::string storeLambda(OpKernel &kernel, StringRef t, StringRef index) {
+  Type type = elementOf(kernel.getOp()->getResult(0));
+  return fitLine(("const auto store = [&](int64_t j, " + t + " v) { " +
+                  kernel.store(0, index, roundExpr(type, "v")) + " };")
+                     .str(),
+                 4) +
+         "\n";
+}
+
+/// A C++ bool literal.
+StringRef boolean(bool value) { return value ? "true" : "false"; }
+
 //===----------------------------------------------------------------------===//
 // softmax and log_softmax
 //===----------------------------------------------------------------------===//
@@ -63,22 +87,10 @@ template <typename Op> LogicalResult emitSoftmax(Op op, OpKernel &kernel) {
   ArrayRef<int64_t> shape = tensorOf(op.getInput()).getShape();
   auto [n, at] = lineAlong(shape, op.getDim());
   bool log = std::is_same_v<Op, LogSoftmaxOp>;
-  std::string x = "static_cast<" + t + ">(" + kernel.load(0, at) + ")";
   raw_indented_ostream &body = kernel.functor().body();
-  body << t << " m = " << literal(-INFINITY, t) << ";\n"
-       << "for (int64_t j = 0; j < " << n << "; ++j)\n"
-       << "  m = ampstep::nanMax(m, " << x << ");\n"
-       << t << " s = " << literal(0, t) << ";\n"
-       << "for (int64_t j = 0; j < " << n << "; ++j)\n"
-       << "  s = s + " << math("exp", t) << "(" << x << " - m);\n";
-  if (log)
-    body << "const " << t << " ls = " << math("log", t) << "(s);\n";
-  body << "for (int64_t j = 0; j < " << n << "; ++j) {\n"
-       << "  const " << t << " x = " << x << " - m;\n  "
-       << kernel.store(
-              0, at,
-              roundExpr(type, log ? "x - ls" : math("exp", t) + "(x) / s"))
-       << "\n}\n";
+  body << loadLambda("x", t, kernel.load(0, at)) << storeLambda(kernel, t, at)
+       << "amprt::softmaxRow<" << t << ">(" << n << ", x, store, "
+       << boolean(log) << ");\n";
 
   // The runtime's kernel takes the last dimension in the result's type.
   std::string call;
@@ -103,18 +115,11 @@ template <typename Op> LogicalResult emitSoftmaxGrad(Op op, OpKernel &kernel) {
   ArrayRef<int64_t> shape = tensorOf(op->getOperand(0)).getShape();
   auto [n, at] = lineAlong(shape, op.getDim());
   bool log = std::is_same_v<Op, LogSoftmaxGradOp>;
-  std::string y = "static_cast<" + t + ">(" + kernel.load(0, at) + ")";
-  std::string g = "static_cast<" + t + ">(" + kernel.load(1, at) + ")";
-  kernel.functor().body()
-      << t << " s = " << literal(0, t) << ";\n"
-      << "for (int64_t j = 0; j < " << n << "; ++j)\n"
-      << "  s = s + " << (log ? g : g + " * " + y) << ";\n"
-      << "for (int64_t j = 0; j < " << n << "; ++j)\n  "
-      << kernel.store(0, at,
-                      roundExpr(type, log ? g + " - " + math("exp", t) + "(" +
-                                                y + ") * s"
-                                          : y + " * (" + g + " - s)"))
-      << "\n";
+  kernel.functor().body() << loadLambda("y", t, kernel.load(0, at))
+                          << loadLambda("g", t, kernel.load(1, at))
+                          << storeLambda(kernel, t, at)
+                          << "amprt::softmaxGradRow<" << t << ">(" << n
+                          << ", y, g, store, " << boolean(log) << ");\n";
   kernel.functor().launch(product(shape) / n);
   return success();
 }
@@ -125,57 +130,42 @@ template <typename Op> LogicalResult emitSoftmaxGrad(Op op, OpKernel &kernel) {
 
 template <typename Op> LogicalResult emitNorm(Op op, OpKernel &kernel) {
   constexpr bool centered = std::is_same_v<Op, LayerNormOp>;
-  Type type = elementOf(op.getResult());
   Value x = op.getInput();
   int64_t n =
       product(tensorOf(x).getShape().drop_front(op.getNormalizedAxis()));
+  // f64 when any operand is.
   std::string ct = "float";
   for (Value v : op->getOperands())
     if (elementOf(v).isF64())
       ct = "double";
-  auto c = [&](double v) { return literal(v, ct); };
-  auto xs = [&](StringRef j) {
-    return "static_cast<" + ct + ">(" +
-           kernel.load(0, ("i * " + std::to_string(n) + " + " + j).str()) + ")";
-  };
-  std::string weight, bias;
-  unsigned next = 1;
-  if (op.getWeight())
-    weight = "static_cast<" + ct + ">(" + kernel.load(next++, "j") + ")";
+  std::string row = "i * " + std::to_string(n) + " + j";
   Value biasOperand;
   if constexpr (centered)
     biasOperand = op.getBias();
-  if (biasOperand)
-    bias = "static_cast<" + ct + ">(" + kernel.load(next++, "j") + ")";
-  std::string eps = c(op.getEpsilon().convertToDouble());
   raw_indented_ostream &body = kernel.functor().body();
-  if (centered) {
-    body << ct << " sum = " << c(0) << ";\n"
-         << "for (int64_t j = 0; j < " << n << "; ++j)\n"
-         << "  sum = sum + " << xs("j") << ";\n"
-         << "const " << ct << " mean = sum / " << c(n) << ";\n"
-         << ct << " sq = " << c(0) << ";\n"
-         << "for (int64_t j = 0; j < " << n << "; ++j) {\n"
-         << "  const " << ct << " d = " << xs("j") << " - mean;\n"
-         << "  sq = sq + d * d;\n}\n";
-  } else {
-    body << ct << " sq = " << c(0) << ";\n"
-         << "for (int64_t j = 0; j < " << n << "; ++j)\n"
-         << "  sq = sq + " << xs("j") << " * " << xs("j") << ";\n";
-  }
-  body << "const " << ct << " den = " << math("sqrt", ct) << "(sq / " << c(n)
-       << " + " << eps << ");\n"
-       << "for (int64_t j = 0; j < " << n << "; ++j) {\n";
-  body.indent() << ct << " y = (" << xs("j") << (centered ? " - mean" : "")
-                << ") / den;\n";
-  if (!weight.empty())
-    body << "y = y * " << weight << ";\n";
-  if (!bias.empty())
-    body << "y = y + " << bias << ";\n";
-  body << kernel.store(0, "i * " + std::to_string(n) + " + j",
-                       roundExpr(type, "y"))
-       << "\n";
-  body.unindent() << "}\n";
+  body << loadLambda("x", ct, kernel.load(0, row));
+  unsigned next = 1;
+  if (op.getWeight())
+    body << loadLambda("weight", ct, kernel.load(next++, "j"));
+  if (biasOperand)
+    body << loadLambda("bias", ct, kernel.load(next++, "j"));
+  body << storeLambda(kernel, ct, row);
+  StringRef weight = op.getWeight() ? "weight" : "amprt::NoOperand()";
+  std::string eps = literal(op.getEpsilon().convertToDouble(), ct);
+  if (centered)
+    body << fitLine("amprt::layerNormRow<" + ct + ">(" + std::to_string(n) +
+                        ", x, " + boolean(bool(op.getWeight())).str() + ", " +
+                        weight.str() + ", " + boolean(bool(biasOperand)).str() +
+                        ", " + (biasOperand ? "bias" : "amprt::NoOperand()") +
+                        ", " + eps + ", store);",
+                    4)
+         << "\n";
+  else
+    body << fitLine("amprt::rmsNormRow<" + ct + ">(" + std::to_string(n) +
+                        ", x, " + boolean(bool(op.getWeight())).str() + ", " +
+                        weight.str() + ", " + eps + ", store);",
+                    4)
+         << "\n";
 
   // The runtime's kernels take f32 weights and biases.
   std::string call;
@@ -203,45 +193,19 @@ template <typename Op> LogicalResult emitNorm(Op op, OpKernel &kernel) {
 
 template <typename Op> LogicalResult emitNormGrad(Op op, OpKernel &kernel) {
   constexpr bool centered = std::is_same_v<Op, LayerNormGradOp>;
-  Type type = elementOf(op.getResult());
-  std::string t = registerType(type);
-  auto c = [&](double v) { return literal(v, t); };
+  std::string t = registerType(elementOf(op.getResult()));
   Value x = op.getInput();
   int64_t n =
       product(tensorOf(x).getShape().drop_front(op.getNormalizedAxis()));
-  std::string row = "i * " + std::to_string(n) + " + ";
-  auto xs = [&](StringRef j) {
-    return "static_cast<" + t + ">(" + kernel.load(0, row + j.str()) + ")";
-  };
-  auto gs = [&](StringRef j) {
-    return "static_cast<" + t + ">(" + kernel.load(1, row + j.str()) + ")";
-  };
-  raw_indented_ostream &body = kernel.functor().body();
-  body << t << " mean = " << c(0) << ";\n";
-  if (centered)
-    body << "for (int64_t j = 0; j < " << n << "; ++j)\n"
-         << "  mean = mean + " << xs("j") << ";\n"
-         << "mean = mean / " << c(n) << ";\n";
-  body << t << " sq = " << c(0) << ";\n"
-       << "for (int64_t j = 0; j < " << n << "; ++j) {\n"
-       << "  const " << t << " d = " << xs("j") << " - mean;\n"
-       << "  sq = sq + d * d;\n}\n"
-       << "const " << t << " r = " << math("sqrt", t) << "(sq / " << c(n)
-       << " + " << c(op.getEpsilon().convertToDouble()) << ");\n"
-       << t << " gm = " << c(0) << ", gd = " << c(0) << ";\n"
-       << "for (int64_t j = 0; j < " << n << "; ++j) {\n"
-       << "  const " << t << " h = (" << xs("j") << " - mean) / r;\n"
-       << "  gm = gm + " << gs("j") << ";\n"
-       << "  gd = gd + " << gs("j") << " * h;\n}\n"
-       << "gm = gm / " << c(n) << ";\n"
-       << "gd = gd / " << c(n) << ";\n"
-       << "for (int64_t j = 0; j < " << n << "; ++j) {\n";
-  body.indent() << "const " << t << " h = (" << xs("j") << " - mean) / r;\n"
-                << t << " dx = " << gs("j") << " - h * gd;\n";
-  if (centered)
-    body << "dx = dx - gm;\n";
-  body << kernel.store(0, row + "j", roundExpr(type, "dx / r")) << "\n";
-  body.unindent() << "}\n";
+  std::string row = "i * " + std::to_string(n) + " + j";
+  kernel.functor().body() << loadLambda("x", t, kernel.load(0, row))
+                          << loadLambda("g", t, kernel.load(1, row))
+                          << storeLambda(kernel, t, row)
+                          << (centered ? "amprt::layerNormGradRow<"
+                                       : "amprt::rmsNormGradRow<")
+                          << t << ">(" << n << ", x, g, "
+                          << literal(op.getEpsilon().convertToDouble(), t)
+                          << ", store);\n";
 
   // Without a weight, the runtime's dy is the gradient of the normalised
   // value.
@@ -264,38 +228,12 @@ template <typename Op> LogicalResult emitNormGrad(Op op, OpKernel &kernel) {
 // cross_entropy and cross_entropy_grad
 //===----------------------------------------------------------------------===//
 
-/// A row's statistics: its label, maximum and sum of exp(x - max), for
-/// logits loaded by `x(index)`, in register type `ct`.
-std::string rowStatistics(OpKernel &kernel, StringRef ct, int64_t classes) {
-  std::string x = "static_cast<" + ct.str() + ">(" +
-                  kernel.load(0, "row * " + std::to_string(classes) + " + j") +
-                  ")";
-  std::string n = std::to_string(classes);
-  return "const int64_t label = " + kernel.load(1, "row") + ";\n" + ct.str() +
-         " mx = " + literal(-INFINITY, ct) + ";\n" +
-         "for (int64_t j = 0; j < " + n + "; ++j)\n" +
-         "  mx = ampstep::nanMax(mx, " + x + ");\n" + ct.str() +
-         " se = " + literal(0, ct) + ";\n" + "for (int64_t j = 0; j < " + n +
-         "; ++j)\n" + "  se = se + " + math("exp", ct) + "(" + x + " - mx);\n";
-}
-
-/// Rows whose label is ignore_index count for nothing; the runtime has
-/// checked the others' labels before the step ran, and one out of range
-/// gives NaN, which the inf/NaN check of the step then sees.
-struct LabelConditions {
-  std::string skipped, outside;
-};
-
-template <typename Op> LabelConditions labelConditions(Op op, int64_t classes) {
-  LabelConditions conditions;
-  conditions.outside =
-      "(label < 0 || label >= " + std::to_string(classes) + ")";
-  if (std::optional<int64_t> ignored = op.getIgnoreIndex()) {
-    conditions.skipped = "(label == " + std::to_string(*ignored) + ")";
-    conditions.outside =
-        "(!" + conditions.skipped + " && " + conditions.outside + ")";
-  }
-  return conditions;
+/// The arguments of row_math.h's cross-entropy functions after the logits:
+/// the label and the ignored index.
+template <typename Op> std::string labelArguments(Op op) {
+  std::optional<int64_t> ignored = op.getIgnoreIndex();
+  return "label, " + boolean(ignored.has_value()).str() + ", " +
+         std::to_string(ignored.value_or(0));
 }
 
 /// The second kernel of amp.cross_entropy: the rows' losses, which the
@@ -334,27 +272,21 @@ LogicalResult emitRowSum(CrossEntropyOp op, OpKernel &rowKernel) {
 LogicalResult emitCrossEntropy(CrossEntropyOp op, OpKernel &kernel) {
   Value logits = op.getLogits();
   std::string ct = registerType(elementOf(logits));
-  auto c = [&](double v) { return literal(v, ct); };
   int64_t classes = tensorOf(logits).getShape().back();
   int64_t rows = countOf(op.getLabels());
   FailureOr<std::string> partials = kernel.scratch(ct);
   if (failed(partials))
     return failure();
-  LabelConditions label = labelConditions(op, classes);
-  std::string own =
-      "static_cast<" + ct + ">(" +
-      kernel.load(0, "row * " + std::to_string(classes) + " + label") + ")";
   // Per row into scratch, then the rows in order (emitRowSum).
-  kernel.functor().body() << "const int64_t row = i;\n"
-                          << rowStatistics(kernel, ct, classes) << *partials
-                          << "[row] =\n"
-                          << (label.skipped.empty() ? ""
-                                                    : "    " + label.skipped +
-                                                          " ? " + c(0) + "\n")
-                          << "    " << (label.skipped.empty() ? "" : ": ")
-                          << label.outside << " ? " << c(NAN) << "\n"
-                          << "    : (mx + " << math("log", ct) << "(se)) - "
-                          << own << ";\n";
+  kernel.functor().body()
+      << loadLambda("x", ct,
+                    kernel.load(0, "i * " + std::to_string(classes) + " + j"))
+      << "const int64_t label = " << kernel.load(1, "i") << ";\n"
+      << fitLine(*partials + "[i] = amprt::crossEntropyRowLoss<" + ct + ">(" +
+                     std::to_string(classes) + ", x, " + labelArguments(op) +
+                     ");",
+                 4)
+      << "\n";
 
   // The runtime's kernel writes the row losses to the same scratch.
   std::string call;
@@ -376,7 +308,6 @@ LogicalResult emitCrossEntropyGrad(CrossEntropyGradOp op, OpKernel &kernel) {
   Value logits = op.getLogits();
   Type type = elementOf(op.getResult());
   std::string ct = registerType(elementOf(logits));
-  auto c = [&](double v) { return literal(v, ct); };
   int64_t classes = tensorOf(logits).getShape().back();
   int64_t rows = countOf(op.getLabels());
   bool mean = op.getReduction() == LossReduction::mean;
@@ -386,28 +317,22 @@ LogicalResult emitCrossEntropyGrad(CrossEntropyGradOp op, OpKernel &kernel) {
               "reduction = mean is not supported; write it with reduction = "
               "sum and the loss gradient divided by the count of rows, as "
               "amp-autodiff does";
-  LabelConditions label = labelConditions(op, classes);
-  std::string at = "row * " + std::to_string(classes) + " + j";
-  raw_indented_ostream &body = kernel.functor().body();
-  body << "const int64_t row = i;\n"
-       << ct << " scale = static_cast<" << ct << ">(" << kernel.load(2, "0")
-       << ");\n";
-  if (mean)
-    body << "scale = scale / " << c(rows) << ";\n";
-  body << rowStatistics(kernel, ct, classes) << "for (int64_t j = 0; j < "
-       << classes << "; ++j) {\n";
-  body.indent() << ct << " p = " << math("exp", ct) << "(static_cast<" << ct
-                << ">(" << kernel.load(0, at) << ") - mx) / se;\n"
-                << "if " << label.outside << "\n  p = " << c(NAN) << ";\n"
-                << "if (j == label)\n  p = p - " << c(1) << ";\n"
-                << kernel.store(0, at,
-                                roundExpr(type, label.skipped.empty()
-                                                    ? "p * scale"
-                                                    : label.skipped + " ? " +
-                                                          c(0) +
-                                                          " : p * scale"))
-                << "\n";
-  body.unindent() << "}\n";
+  std::string at = "i * " + std::to_string(classes) + " + j";
+  kernel.functor().body()
+      << fitLine("const " + ct + " scale = amprt::crossEntropyGradScale<" + ct +
+                     ">(static_cast<" + ct + ">(" + kernel.load(2, "0") +
+                     "), " + boolean(mean).str() + ", " + std::to_string(rows) +
+                     ");",
+                 4)
+      << "\n"
+      << loadLambda("x", ct, kernel.load(0, at))
+      << "const int64_t label = " << kernel.load(1, "i") << ";\n"
+      << storeLambda(kernel, ct, at)
+      << fitLine("amprt::crossEntropyGradRow<" + ct + ">(" +
+                     std::to_string(classes) + ", x, " + labelArguments(op) +
+                     ", scale, store);",
+                 4)
+      << "\n";
 
   std::string call;
   std::string shape = rowsOf(logits, tensorOf(logits).getRank() - 1);

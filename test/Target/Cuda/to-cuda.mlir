@@ -25,10 +25,11 @@
 // CHECK-NEXT:     ampstep::stF16(b1, i, v1);
 
 // The loss and its gradient are f32 row kernels. The loss runs one thread
-// per row, each writing its row's loss to scratch memory the plan gave it,
-// then one thread sums the rows in order (the interpreter's order). Under
-// nvcc the row losses and the gradient come from the runtime's warp-per-row
-// kernel instead, and the generated ones are left out.
+// per row, each writing its row's loss to scratch memory the plan gave it
+// (amprt::crossEntropyRowLoss, the interpreter's function), then one
+// thread sums the rows in order (the interpreter's order). Under nvcc the
+// row losses and the gradient come from the runtime's warp-per-row kernel
+// instead, and the generated ones are left out.
 // CHECK-LABEL: // k3_cross_entropy:
 // CHECK-NEXT: //
 // CHECK-NEXT: #if !defined(__CUDACC__)
@@ -36,9 +37,9 @@
 // CHECK-NEXT:   const float *b0;
 // CHECK-NEXT:   const int64_t *b1;
 // CHECK-NEXT:   float *s0;
-// CHECK:          s0[row] =
-// CHECK-NEXT:         (label < 0 || label >= 3) ? static_cast<float>(NAN)
-// CHECK-NEXT:         : (mx + logf(se)) - static_cast<float>(b0[row * 3 + label]);
+// CHECK:          const auto x = [&](int64_t j) { return static_cast<float>(b0[i * 3 + j]); };
+// CHECK-NEXT:     const int64_t label = b1[i];
+// CHECK-NEXT:     s0[i] = amprt::crossEntropyRowLoss<float>(3, x, label, false, 0);
 // The sum is a reduction functor: the host runs operator(), which folds the
 // rows in the order of amprt::foldReduction (blocks of 256 in order, then
 // pairwise), as the interpreter does; under nvcc, launchReduce may give a
