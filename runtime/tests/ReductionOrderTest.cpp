@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -17,6 +18,13 @@
 #include <vector>
 
 namespace {
+
+/// Combines the names of two subtrees.
+std::string combineNames(const std::string &a, const std::string &b) {
+  if (a.empty() || b.empty())
+    return a + b;
+  return "(" + a + "+" + b + ")";
+}
 
 /// Folds strings that name the first value of each block ("b3" for value
 /// 768) and are empty elsewhere, so that the result spells the tree.
@@ -28,11 +36,7 @@ std::string treeOf(int64_t extent) {
                    ? "b" + std::to_string(r / amprt::kReductionBlock)
                    : std::string();
       },
-      [](const std::string &a, const std::string &b) {
-        if (a.empty() || b.empty())
-          return a + b;
-        return "(" + a + "+" + b + ")";
-      });
+      combineNames);
 }
 
 TEST(ReductionOrderTest, BlocksAreCombinedPairwiseLeftToRight) {
@@ -90,6 +94,70 @@ TEST(ReductionOrderTest, ALongSumOfSquaresIsAccurate) {
       std::fabs(std::sqrt(static_cast<double>(folded)) - std::sqrt(exact)) /
           std::sqrt(exact),
       2e-7);
+}
+
+// A GPU block reduction folds parts of reductionPart's size in parallel and
+// combines them with combinePairwise (ampstep::blockPerOutput): bit for bit
+// foldReduction's result, for extents around the powers of two of blocks
+// and parts, and for values whose sum depends on the order.
+TEST(ReductionOrderTest, PartsInParallelGiveTheSameBits) {
+  std::mt19937 generator(11);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<float> values(3 * 256 * 256 * 2 + 7);
+  // Magnitudes from 2^-20 to 2^20, so that every order rounds differently.
+  for (float &v : values) {
+    float mantissa = uniform(generator);
+    v = std::ldexp(mantissa, static_cast<int>(uniform(generator) * 20));
+  }
+  auto add = [](float a, float b) { return a + b; };
+  std::vector<int64_t> extents = {0, 1, 255, 256, 257, 1000, 4096};
+  for (int64_t blocks : {255, 256, 257, 511, 512, 513, 1024, 1500})
+    for (int64_t extra : {-1, 0, 1, 100})
+      extents.push_back(blocks * 256 + extra);
+  extents.push_back(static_cast<int64_t>(values.size()));
+  for (int64_t parts : {1, 3, 32, 256}) {
+    for (int64_t extent : extents) {
+      float whole = amprt::foldReduction(
+          extent, 0.0f, [&](int64_t r) { return values[r]; }, add);
+      int64_t span = amprt::reductionPart(extent, parts);
+      int64_t count = (extent + span - 1) / span;
+      ASSERT_LE(count, parts);
+      std::vector<float> results;
+      for (int64_t k = 0; k < count; ++k) {
+        int64_t start = k * span;
+        results.push_back(amprt::foldReduction(
+            std::min(span, extent - start), 0.0f,
+            [&](int64_t r) { return values[start + r]; }, add));
+      }
+      float combined = amprt::combinePairwise(
+          count, 0.0f, [&](int64_t k) { return results[k]; }, add);
+      EXPECT_EQ(combined, whole)
+          << "extent " << extent << ", " << parts << " parts of " << span;
+    }
+  }
+}
+
+// The tree of the parts is the tree of the whole: spelled out.
+TEST(ReductionOrderTest, PartsSpellTheSameTree) {
+  for (int64_t extent : {5 * 256 + 1, 7 * 256, 13 * 256 + 3}) {
+    int64_t span = amprt::reductionPart(extent, 2);
+    std::vector<std::string> parts;
+    for (int64_t start = 0; start < extent; start += span)
+      parts.push_back(amprt::foldReduction(
+          std::min(span, extent - start), std::string(),
+          [&](int64_t r) {
+            int64_t at = start + r;
+            return at % amprt::kReductionBlock == 0
+                       ? "b" + std::to_string(at / amprt::kReductionBlock)
+                       : std::string();
+          },
+          combineNames));
+    EXPECT_EQ(amprt::combinePairwise(
+                  static_cast<int64_t>(parts.size()), std::string(),
+                  [&](int64_t k) { return parts[k]; }, combineNames),
+              treeOf(extent))
+        << extent;
+  }
 }
 
 } // namespace

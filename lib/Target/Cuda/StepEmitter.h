@@ -83,7 +83,8 @@ public:
   /// with ampstep::launchReduce: operator() folds loadAt(baseOf(i), r) for r
   /// in order with `combine` from `identity` and hands the result to
   /// finish(i, acc), which is what the host runs; under nvcc long
-  /// reductions give each output a block instead. The fragments are C++
+  /// reductions give each output a block that folds in the same order
+  /// (ampstep::blockPerOutput). The fragments are C++
   /// statements without indentation: `baseBody` sets `int64_t base` from
   /// i, `loadBody` returns the r-th value from base and r, `combine` is an
   /// expression of `acc` and `v`, `finishBody` stores from i and acc.

@@ -14,8 +14,10 @@
  * also blocked and pairwise) rather than 1e-5 off; a reduction of at most
  * 256 values is the plain in-order fold.
  *
- * Header-only, free of LLVM, AMP_HOST_DEVICE: a GPU block reduction may use
- * it per thread; across threads it combines in its own tree.
+ * Header-only, free of LLVM, AMP_HOST_DEVICE. A GPU block reduction keeps
+ * the order: each thread folds one part of reductionPart's size with
+ * foldReduction, and one thread combines the parts with combinePairwise,
+ * which gives the same tree (ReductionOrderTest checks it bit for bit).
  *
  *===----------------------------------------------------------------------===*/
 
@@ -31,27 +33,24 @@ namespace amprt {
 /// Values folded in order before the pairwise combination starts.
 constexpr int64_t kReductionBlock = 256;
 
-/// Folds `load(r)` for r in [0, extent) with `combine`, starting each block
-/// from `identity`, in the order described above. `extent` may be 0 (the
-/// result is `identity`).
-template <typename Acc, typename Load, typename Combine>
-AMP_HOST_DEVICE Acc foldReduction(int64_t extent, Acc identity, Load &&load,
-                                  Combine &&combine) {
-  // pending[] holds one result per set bit of the number of blocks folded
-  // so far, the highest first: 64 cover any int64 extent.
+/// Combines `leaf(k)` for k in [0, count) pairwise, like a binary
+/// counter: a new leaf is combined with the previous result of the same
+/// level (the earlier one on the left), and what is left at the end is
+/// combined from the latest level down. With 2^k leaves this is the perfect
+/// pairwise tree; `count` may be 0 (the result is `identity`).
+template <typename Acc, typename Leaf, typename Combine>
+AMP_HOST_DEVICE Acc combinePairwise(int64_t count, Acc identity, Leaf &&leaf,
+                                    Combine &&combine) {
+  // pending[] holds one result per set bit of the number of leaves taken
+  // so far, the highest first: 64 cover any int64 count.
   Acc pending[64];
   int depth = 0;
-  for (int64_t start = 0, blocks = 0; start < extent;
-       start += kReductionBlock, ++blocks) {
-    int64_t end =
-        extent - start < kReductionBlock ? extent : start + kReductionBlock;
-    Acc block = identity;
-    for (int64_t r = start; r < end; ++r)
-      block = combine(block, load(r));
-    // Each trailing 1 bit of `blocks` is a pending result of this level.
-    for (int64_t carry = blocks; carry & 1; carry >>= 1)
-      block = combine(pending[--depth], block);
-    pending[depth++] = block;
+  for (int64_t k = 0; k < count; ++k) {
+    Acc result = leaf(k);
+    // Each trailing 1 bit of `k` is a pending result of this level.
+    for (int64_t carry = k; carry & 1; carry >>= 1)
+      result = combine(pending[--depth], result);
+    pending[depth++] = result;
   }
   if (depth == 0)
     return identity;
@@ -59,6 +58,42 @@ AMP_HOST_DEVICE Acc foldReduction(int64_t extent, Acc identity, Load &&load,
   for (int k = depth - 2; k >= 0; --k)
     result = combine(pending[k], result);
   return result;
+}
+
+/// Folds `load(r)` for r in [0, extent) with `combine`, starting each block
+/// from `identity`, in the order described above. `extent` may be 0 (the
+/// result is `identity`).
+template <typename Acc, typename Load, typename Combine>
+AMP_HOST_DEVICE Acc foldReduction(int64_t extent, Acc identity, Load &&load,
+                                  Combine &&combine) {
+  int64_t blocks = (extent + kReductionBlock - 1) / kReductionBlock;
+  return combinePairwise(
+      blocks, identity,
+      [&](int64_t b) {
+        int64_t start = b * kReductionBlock;
+        int64_t end =
+            extent - start < kReductionBlock ? extent : start + kReductionBlock;
+        Acc block = identity;
+        for (int64_t r = start; r < end; ++r)
+          block = combine(block, load(r));
+        return block;
+      },
+      combine);
+}
+
+/// The values each of at most `parts` parts of a reduction of `extent`
+/// values folds when the parts run in parallel (a GPU block's threads): a
+/// power of two times kReductionBlock, the least with which `parts` parts
+/// cover `extent`. Folding each part with foldReduction and combining the
+/// parts' results with combinePairwise gives foldReduction's result over
+/// the whole, bit for bit: a part is a perfect subtree of its blocks (or,
+/// the last one, the subtrees its blocks leave), and the parts pair up as
+/// those subtrees do.
+AMP_HOST_DEVICE inline int64_t reductionPart(int64_t extent, int64_t parts) {
+  int64_t span = kReductionBlock;
+  while ((extent + span - 1) / span > parts)
+    span *= 2;
+  return span;
 }
 
 } // namespace amprt

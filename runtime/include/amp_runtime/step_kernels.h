@@ -6,8 +6,8 @@
 // which runs a kernel functor once per index: a grid-stride CUDA kernel on
 // the step's stream when compiled by nvcc, a plain loop when compiled by a
 // host C++ compiler; `launchReduce` does the same for reductions, with a
-// block per output for long ones under nvcc. Kernel bodies are
-// AMP_HOST_DEVICE, so one generated file serves both targets.
+// block per output for long ones under nvcc, summing in the host's order.
+// Kernel bodies are AMP_HOST_DEVICE, so one generated file serves both targets.
 //
 //===----------------------------------------------------------------------===//
 
@@ -129,11 +129,14 @@ template <typename Kernel> AMP_HOST_DEVICE Kernel prepared(Kernel kernel) {
 //   Acc identity(); int64_t baseOf(i); Acc loadAt(base, r);
 //   Acc combine(Acc acc, Acc v); void finish(i, Acc acc).
 // launchReduce runs it: under nvcc, when few outputs each fold many values,
-// every output gets a block whose threads fold strided values and then
-// combine them in a tree (another order than the host's, so the result
-// agrees to rounding); otherwise one index per output, as launch.
+// every output gets a block whose threads fold contiguous parts that thread
+// 0 then combines, in the host's order (the same bits); otherwise one index
+// per output, as launch.
 
 #if defined(__CUDACC__)
+/// The threads of a block reduction (blockPerOutput).
+constexpr unsigned kReduceThreads = 256;
+
 /// Why a launch on `stream` failed, or null.
 inline amp_status_t launched(const char *name) {
   cudaError_t error = cudaGetLastError();
@@ -178,32 +181,33 @@ amp_status_t launch(amp_stream_t *stream, const char *name, int64_t count,
   return launched(name);
 }
 
-/// Output i of a reduction per block (outputs beyond the grid loop).
+/// Output i of a reduction per block (outputs beyond the grid loop), in
+/// the order of amprt::foldReduction, as the host folds it: each thread
+/// folds one part of amprt::reductionPart's size, and thread 0 combines
+/// the parts pairwise (see reduction_order.h).
 template <typename Kernel>
 __global__ void blockPerOutput(int64_t count, int64_t extent, Kernel shared) {
   const Kernel kernel = prepared(shared);
   using Acc = decltype(kernel.identity());
-  constexpr unsigned kAll = 0xffffffffu;
-  __shared__ Acc partial[32];
-  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  __shared__ Acc part[kReduceThreads];
+  const int64_t span = amprt::reductionPart(extent, blockDim.x);
+  const int64_t parts = (extent + span - 1) / span;
+  auto combine = [&](Acc a, Acc v) { return kernel.combine(a, v); };
   for (int64_t i = blockIdx.x; i < count; i += gridDim.x) {
     const int64_t base = kernel.baseOf(i);
-    Acc acc = kernel.identity();
-    for (int64_t r = threadIdx.x; r < extent; r += blockDim.x)
-      acc = kernel.combine(acc, kernel.loadAt(base, r));
-    for (unsigned offset = 16; offset > 0; offset /= 2)
-      acc = kernel.combine(acc, __shfl_down_sync(kAll, acc, offset));
-    if (lane == 0)
-      partial[warp] = acc;
-    __syncthreads();
-    if (warp == 0) {
-      acc = lane < blockDim.x / 32 ? partial[lane] : kernel.identity();
-      for (unsigned offset = 16; offset > 0; offset /= 2)
-        acc = kernel.combine(acc, __shfl_down_sync(kAll, acc, offset));
-      if (lane == 0)
-        kernel.finish(i, acc);
+    if (threadIdx.x < parts) {
+      const int64_t start = threadIdx.x * span;
+      const int64_t n = extent - start < span ? extent - start : span;
+      part[threadIdx.x] = amprt::foldReduction(
+          n, kernel.identity(),
+          [&](int64_t r) { return kernel.loadAt(base, start + r); }, combine);
     }
-    __syncthreads(); // `partial` is reused for the next output
+    __syncthreads();
+    if (threadIdx.x == 0)
+      kernel.finish(i, amprt::combinePairwise(
+                           parts, kernel.identity(),
+                           [&](int64_t k) { return part[k]; }, combine));
+    __syncthreads(); // `part` is reused for the next output
   }
 }
 
@@ -218,8 +222,7 @@ amp_status_t launchReduce(amp_stream_t *stream, const char *name, int64_t count,
     return launch(stream, name, count, kernel);
   if (amp_status_t status = checkCudaStream(stream))
     return status;
-  constexpr unsigned kThreads = 256;
-  blockPerOutput<<<static_cast<unsigned>(count), kThreads, 0,
+  blockPerOutput<<<static_cast<unsigned>(count), kReduceThreads, 0,
                    static_cast<cudaStream_t>(amp_stream_native_handle(
                        stream))>>>(count, extent, kernel);
   return launched(name);

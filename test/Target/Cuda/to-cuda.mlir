@@ -43,7 +43,7 @@
 // The sum is a reduction functor: the host runs operator(), which folds the
 // rows in the order of amprt::foldReduction (blocks of 256 in order, then
 // pairwise), as the interpreter does; under nvcc, launchReduce may give a
-// long reduction a block, combining the same loads in a tree.
+// long reduction a block, whose threads fold parts of it in the same order.
 // CHECK-LABEL: // k3_cross_entropy_sum:
 // CHECK: struct k3_cross_entropy_sum {
 // CHECK:        AMP_HOST_DEVICE float identity() const { return static_cast<float>(0x0p+0); }
