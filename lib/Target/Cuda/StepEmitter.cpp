@@ -517,52 +517,6 @@ static Operation *memoryOwner(Value value) {
   return def;
 }
 
-/// Checks that a kernel starting with a matmul is one emitGemm prints: the
-/// matmul alone, or with the bias add (unless the matmul has a bias
-/// operand) and relu its amp.epilogue names, as --amp-fuse folds them.
-static LogicalResult verifyGemmKernel(ArrayRef<Operation *> ops) {
-  auto matmul = cast<MatmulOp>(ops.front());
-  auto epilogue = matmul->getAttrOfType<EpilogueAttr>(kEpilogueAttr);
-  bool hasBias = static_cast<bool>(matmul.getBias());
-  size_t reluAt = hasBias ? 1 : 2;
-  size_t expected = !epilogue                               ? 1
-                    : epilogue.getValue() == Epilogue::bias ? reluAt
-                                                            : reluAt + 1;
-  bool ok = ops.size() == expected && (epilogue || !hasBias);
-  if (ok && expected >= 2 && !hasBias) {
-    auto add = dyn_cast<AddOp>(ops[1]);
-    Value bias;
-    if (add && matmul.getResult().hasOneUse() &&
-        (add.getLhs() == matmul.getResult() ||
-         add.getRhs() == matmul.getResult()))
-      bias = add.getLhs() == matmul.getResult() ? add.getRhs() : add.getLhs();
-    auto type = matmul.getType();
-    ok = bias && add.getType() == type && type.getElementType().isF32() &&
-         tensorOf(bias).getRank() == 1 &&
-         tensorOf(bias).getDimSize(0) == type.getShape().back() &&
-         elementOf(bias).isF32();
-  }
-  if (ok && expected == reluAt + 1) {
-    auto relu = dyn_cast<ReluOp>(ops[reluAt]);
-    Value biased = ops[reluAt - 1]->getResult(0);
-    ok = relu && biased.hasOneUse() && relu.getInput() == biased &&
-         relu.getType() == matmul.getType();
-  }
-  if (ok)
-    return success();
-  if (!epilogue)
-    return matmul.emitError()
-           << "amp-to-cuda: this matmul "
-           << (hasBias ? "has a bias operand"
-                       : "shares its kernel with other ops")
-           << " but has no amp.epilogue; run --amp-fuse again";
-  return matmul.emitError()
-         << "amp-to-cuda: the kernel of this matmul is not the matmul"
-         << (hasBias ? "" : " and the bias add")
-         << (expected == reluAt + 1 ? " and relu" : "") << " its amp.epilogue "
-         << epilogue << " names; run --amp-fuse again";
-}
-
 LogicalResult StepEmitter::verifyPlan() {
   // amp.arena_size is there (emit checked) and non-negative (the dialect).
   int64_t arenaSize = func->getAttrOfType<IntegerAttr>(kArenaSizeAttr).getInt();
@@ -752,9 +706,6 @@ LogicalResult StepEmitter::emit() {
                                "--amp-fuse first";
   if (failed(verifyPlan()))
     return failure();
-  for (auto &[number, ops] : kernels)
-    if (isa<MatmulOp>(ops.front()) && failed(verifyGemmKernel(ops)))
-      return failure();
   FailureOr<SmallVector<IndexCheck>> indexChecks = getIndexChecks(func);
   if (failed(indexChecks))
     return failure();
