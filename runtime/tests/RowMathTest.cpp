@@ -18,6 +18,7 @@
 #include <cmath>
 #include <functional>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -45,10 +46,9 @@ Exact textbookLogSoftmax(const Exact &x) {
   return p;
 }
 
-/// (x - mean) / sqrt(var + eps) * w + b, or for RMS norm (not `centered`)
-/// x / sqrt(mean(x^2) + eps) * w; an empty w or b is absent.
-Exact textbookNorm(const Exact &x, const Exact &w, const Exact &b,
-                   long double eps, bool centered) {
+/// The mean (0 when not `centered`) and the variance about it of x.
+std::pair<long double, long double> textbookMoments(const Exact &x,
+                                                    bool centered) {
   long double n = x.size(), mean = 0, var = 0;
   if (centered) {
     for (long double v : x)
@@ -57,7 +57,14 @@ Exact textbookNorm(const Exact &x, const Exact &w, const Exact &b,
   }
   for (long double v : x)
     var += (v - mean) * (v - mean);
-  var /= n;
+  return {mean, var / n};
+}
+
+/// (x - mean) / sqrt(var + eps) * w + b, or for RMS norm (not `centered`)
+/// x / sqrt(mean(x^2) + eps) * w; an empty w or b is absent.
+Exact textbookNorm(const Exact &x, const Exact &w, const Exact &b,
+                   long double eps, bool centered) {
+  auto [mean, var] = textbookMoments(x, centered);
   Exact y;
   for (size_t j = 0; j < x.size(); ++j) {
     long double v = (x[j] - mean) / std::sqrt(var + eps);
@@ -85,15 +92,8 @@ Matrix softmaxJacobian(const Exact &x, bool log) {
 }
 
 Matrix normJacobian(const Exact &x, long double eps, bool centered) {
-  long double n = x.size(), mean = 0, var = 0;
-  if (centered) {
-    for (long double v : x)
-      mean += v;
-    mean /= n;
-  }
-  for (long double v : x)
-    var += (v - mean) * (v - mean);
-  long double sigma = std::sqrt(var / n + eps);
+  long double n = x.size();
+  long double sigma = std::sqrt(textbookMoments(x, centered).second + eps);
   Exact y = textbookNorm(x, Exact(), Exact(), eps, centered);
   Matrix jacobian(x.size(), Exact(x.size()));
   for (size_t i = 0; i < x.size(); ++i)

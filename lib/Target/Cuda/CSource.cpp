@@ -144,6 +144,19 @@ std::string cuda::literal(double value, StringRef type) {
   return text;
 }
 
+std::string cuda::hexLiteral(double value) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%a", value);
+  return text;
+}
+
+StringRef cuda::runtimeDtype(Type type) {
+  return type.isF16()    ? "AMP_F16"
+         : type.isBF16() ? "AMP_BF16"
+         : type.isF32()  ? "AMP_F32"
+                         : "";
+}
+
 std::string cuda::math(StringRef name, StringRef type) {
   return type == "float" ? (name + "f").str() : name.str();
 }

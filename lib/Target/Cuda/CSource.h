@@ -59,6 +59,13 @@ std::string roundExpr(Type type, StringRef value);
 /// An exact C literal of `value` in register type `type`.
 std::string literal(double value, StringRef type);
 
+/// `value` as an exact C literal of a double (hexadecimal).
+std::string hexLiteral(double value);
+
+/// The runtime's name of a float element type (AMP_F32, AMP_F16,
+/// AMP_BF16); empty for others.
+StringRef runtimeDtype(Type type);
+
 /// The math function `name` for a register type (expf or exp).
 std::string math(StringRef name, StringRef type);
 

@@ -123,29 +123,15 @@ LogicalResult emitEmbeddingGrad(EmbeddingGradOp op, OpKernel &kernel) {
   return success();
 }
 
-template <typename Op>
-struct MoveModel : KernelOpInterface::ExternalModel<MoveModel<Op>, Op> {
-  LogicalResult emitKernel(Operation *op, OpKernel &kernel) const {
-    auto concrete = cast<Op>(op);
-    if constexpr (std::is_same_v<Op, TransposeOp>)
-      return emitTranspose(concrete, kernel);
-    else if constexpr (std::is_same_v<Op, SliceOp>)
-      return emitSlice(concrete, kernel);
-    else if constexpr (std::is_same_v<Op, ConcatOp>)
-      return emitConcat(concrete, kernel);
-    else if constexpr (std::is_same_v<Op, EmbeddingOp>)
-      return emitEmbedding(concrete, kernel);
-    else
-      return emitEmbeddingGrad(concrete, kernel);
-  }
-};
-
-template <typename... Ops> void attach(MLIRContext &context) {
-  (Ops::template attachInterface<MoveModel<Ops>>(context), ...);
-}
-
 } // namespace
 
 void cuda::attachDataMovementModels(MLIRContext &context) {
-  attach<TransposeOp, SliceOp, ConcatOp, EmbeddingOp, EmbeddingGradOp>(context);
+  TransposeOp::attachInterface<KernelModel<TransposeOp, emitTranspose>>(
+      context);
+  SliceOp::attachInterface<KernelModel<SliceOp, emitSlice>>(context);
+  ConcatOp::attachInterface<KernelModel<ConcatOp, emitConcat>>(context);
+  EmbeddingOp::attachInterface<KernelModel<EmbeddingOp, emitEmbedding>>(
+      context);
+  EmbeddingGradOp::attachInterface<
+      KernelModel<EmbeddingGradOp, emitEmbeddingGrad>>(context);
 }

@@ -24,13 +24,6 @@ using namespace mlir::amp::cuda;
 
 namespace {
 
-/// `value` as an exact C literal of a double.
-std::string hex(double value) {
-  std::string text;
-  llvm::raw_string_ostream(text) << llvm::format("%a", value);
-  return text;
-}
-
 /// The runtime's configuration of `update`'s optimizer and the function
 /// that applies it; nothing where the runtime has no multi-tensor kernel
 /// for the op or its attributes are outside the runtime's ranges.
@@ -46,8 +39,8 @@ std::optional<RuntimeUpdate> getRuntimeUpdate(Operation *update) {
     double wd = sgd.getWeightDecay().convertToDouble();
     if (!(lr >= 0) || !(wd >= 0))
       return std::nullopt;
-    call.config = "amp_sgd_config_t config{" + hex(lr) + ", 0.0, 0.0, " +
-                  hex(wd) + ", 0};";
+    call.config = "amp_sgd_config_t config{" + hexLiteral(lr) + ", 0.0, 0.0, " +
+                  hexLiteral(wd) + ", 0};";
     call.function = "amp_sgd_apply";
     call.withStep = false;
     return call;
@@ -61,9 +54,10 @@ std::optional<RuntimeUpdate> getRuntimeUpdate(Operation *update) {
     if (!(lr >= 0) || !(momentum > 0) || !(dampening >= 0 && dampening <= 1) ||
         !(wd >= 0) || (sgd.getNesterov() && dampening != 0))
       return std::nullopt;
-    call.config = "amp_sgd_config_t config{" + hex(lr) + ", " + hex(momentum) +
-                  ", " + hex(dampening) + ", " + hex(wd) + ", " +
-                  (sgd.getNesterov() ? "1" : "0") + "};";
+    call.config = "amp_sgd_config_t config{" + hexLiteral(lr) + ", " +
+                  hexLiteral(momentum) + ", " + hexLiteral(dampening) + ", " +
+                  hexLiteral(wd) + ", " + (sgd.getNesterov() ? "1" : "0") +
+                  "};";
     call.function = "amp_sgd_apply";
     return call;
   }
@@ -76,8 +70,9 @@ std::optional<RuntimeUpdate> getRuntimeUpdate(Operation *update) {
     if (!(lr >= 0) || !(b1 >= 0 && b1 < 1) || !(b2 >= 0 && b2 < 1) ||
         !(eps > 0) || !(wd >= 0))
       return std::nullopt;
-    call.config = "amp_adamw_config_t config{" + hex(lr) + ", " + hex(b1) +
-                  ", " + hex(b2) + ", " + hex(eps) + ", " + hex(wd) + "};";
+    call.config = "amp_adamw_config_t config{" + hexLiteral(lr) + ", " +
+                  hexLiteral(b1) + ", " + hexLiteral(b2) + ", " +
+                  hexLiteral(eps) + ", " + hexLiteral(wd) + "};";
     call.function = "amp_adamw_apply";
     return call;
   }
@@ -256,7 +251,7 @@ namespace {
 
 /// An exact C literal of a double.
 std::string d(double v) {
-  return std::isfinite(v) ? hex(v) : literal(v, "double");
+  return std::isfinite(v) ? hexLiteral(v) : literal(v, "double");
 }
 
 template <typename Op> LogicalResult emitSgd(Op op, OpKernel &kernel) {
@@ -324,21 +319,13 @@ LogicalResult emitAdamw(AdamwUpdateOp op, OpKernel &kernel) {
   return success();
 }
 
-template <typename Op>
-struct UpdateModel : KernelOpInterface::ExternalModel<UpdateModel<Op>, Op> {
-  LogicalResult emitKernel(Operation *op, OpKernel &kernel) const {
-    if constexpr (std::is_same_v<Op, AdamwUpdateOp>)
-      return emitAdamw(cast<Op>(op), kernel);
-    else
-      return emitSgd(cast<Op>(op), kernel);
-  }
-};
-
 } // namespace
 
 void cuda::attachOptimizerModels(MLIRContext &context) {
-  SgdUpdateOp::attachInterface<UpdateModel<SgdUpdateOp>>(context);
-  SgdMomentumUpdateOp::attachInterface<UpdateModel<SgdMomentumUpdateOp>>(
+  SgdUpdateOp::attachInterface<KernelModel<SgdUpdateOp, emitSgd<SgdUpdateOp>>>(
       context);
-  AdamwUpdateOp::attachInterface<UpdateModel<AdamwUpdateOp>>(context);
+  SgdMomentumUpdateOp::attachInterface<
+      KernelModel<SgdMomentumUpdateOp, emitSgd<SgdMomentumUpdateOp>>>(context);
+  AdamwUpdateOp::attachInterface<KernelModel<AdamwUpdateOp, emitAdamw>>(
+      context);
 }

@@ -89,25 +89,11 @@ LogicalResult emitMseLoss(MseLossOp op, OpKernel &kernel) {
   return success();
 }
 
-template <typename Op>
-struct ReduceModel : KernelOpInterface::ExternalModel<ReduceModel<Op>, Op> {
-  LogicalResult emitKernel(Operation *op, OpKernel &kernel) const {
-    return emitReduce(cast<Op>(op), kernel);
-  }
-};
-
-struct MseLossModel
-    : KernelOpInterface::ExternalModel<MseLossModel, MseLossOp> {
-  LogicalResult emitKernel(Operation *op, OpKernel &kernel) const {
-    return emitMseLoss(cast<MseLossOp>(op), kernel);
-  }
-};
-
 } // namespace
 
 void cuda::attachReductionModels(MLIRContext &context) {
-  SumOp::attachInterface<ReduceModel<SumOp>>(context);
-  MeanOp::attachInterface<ReduceModel<MeanOp>>(context);
-  MaxOp::attachInterface<ReduceModel<MaxOp>>(context);
-  MseLossOp::attachInterface<MseLossModel>(context);
+  SumOp::attachInterface<KernelModel<SumOp, emitReduce<SumOp>>>(context);
+  MeanOp::attachInterface<KernelModel<MeanOp, emitReduce<MeanOp>>>(context);
+  MaxOp::attachInterface<KernelModel<MaxOp, emitReduce<MaxOp>>>(context);
+  MseLossOp::attachInterface<KernelModel<MseLossOp, emitMseLoss>>(context);
 }

@@ -20,21 +20,12 @@ using namespace mlir::amp::cuda;
 
 namespace {
 
-/// The runtime's name of a row's element type; empty for others.
-std::string dtypeOf(Value v) {
-  Type type = elementOf(v);
-  return type.isF16()    ? "AMP_F16"
-         : type.isBF16() ? "AMP_BF16"
-         : type.isF32()  ? "AMP_F32"
-                         : "";
-}
-
 bool isF32OrAbsent(Value v) { return !v || elementOf(v).isF32(); }
 
 /// `x` as the runtime's [rows, cols], with the dimensions from
 /// `firstColumn` on as the columns; empty where the runtime cannot.
 std::string rowsOf(Value x, int64_t firstColumn) {
-  std::string dtype = dtypeOf(x);
+  std::string dtype = runtimeDtype(elementOf(x)).str();
   ArrayRef<int64_t> shape = tensorOf(x).getShape();
   int64_t cols = product(shape.drop_front(firstColumn));
   if (dtype.empty() || cols == 0)
@@ -350,41 +341,28 @@ LogicalResult emitCrossEntropyGrad(CrossEntropyGradOp op, OpKernel &kernel) {
   return success();
 }
 
-//===----------------------------------------------------------------------===//
-// Models
-//===----------------------------------------------------------------------===//
-
-template <typename Op>
-struct RowModel : KernelOpInterface::ExternalModel<RowModel<Op>, Op> {
-  LogicalResult emitKernel(Operation *op, OpKernel &kernel) const {
-    auto concrete = cast<Op>(op);
-    if constexpr (std::is_same_v<Op, SoftmaxOp> ||
-                  std::is_same_v<Op, LogSoftmaxOp>)
-      return emitSoftmax(concrete, kernel);
-    else if constexpr (std::is_same_v<Op, SoftmaxGradOp> ||
-                       std::is_same_v<Op, LogSoftmaxGradOp>)
-      return emitSoftmaxGrad(concrete, kernel);
-    else if constexpr (std::is_same_v<Op, LayerNormOp> ||
-                       std::is_same_v<Op, RmsNormOp>)
-      return emitNorm(concrete, kernel);
-    else if constexpr (std::is_same_v<Op, LayerNormGradOp> ||
-                       std::is_same_v<Op, RmsNormGradOp>)
-      return emitNormGrad(concrete, kernel);
-    else if constexpr (std::is_same_v<Op, CrossEntropyOp>)
-      return emitCrossEntropy(concrete, kernel);
-    else
-      return emitCrossEntropyGrad(concrete, kernel);
-  }
-};
-
-template <typename... Ops> void attach(MLIRContext &context) {
-  (Ops::template attachInterface<RowModel<Ops>>(context), ...);
-}
-
 } // namespace
 
 void cuda::attachRowModels(MLIRContext &context) {
-  attach<SoftmaxOp, LogSoftmaxOp, SoftmaxGradOp, LogSoftmaxGradOp, LayerNormOp,
-         RmsNormOp, LayerNormGradOp, RmsNormGradOp, CrossEntropyOp,
-         CrossEntropyGradOp>(context);
+  SoftmaxOp::attachInterface<KernelModel<SoftmaxOp, emitSoftmax<SoftmaxOp>>>(
+      context);
+  LogSoftmaxOp::attachInterface<
+      KernelModel<LogSoftmaxOp, emitSoftmax<LogSoftmaxOp>>>(context);
+  SoftmaxGradOp::attachInterface<
+      KernelModel<SoftmaxGradOp, emitSoftmaxGrad<SoftmaxGradOp>>>(context);
+  LogSoftmaxGradOp::attachInterface<
+      KernelModel<LogSoftmaxGradOp, emitSoftmaxGrad<LogSoftmaxGradOp>>>(
+      context);
+  LayerNormOp::attachInterface<KernelModel<LayerNormOp, emitNorm<LayerNormOp>>>(
+      context);
+  RmsNormOp::attachInterface<KernelModel<RmsNormOp, emitNorm<RmsNormOp>>>(
+      context);
+  LayerNormGradOp::attachInterface<
+      KernelModel<LayerNormGradOp, emitNormGrad<LayerNormGradOp>>>(context);
+  RmsNormGradOp::attachInterface<
+      KernelModel<RmsNormGradOp, emitNormGrad<RmsNormGradOp>>>(context);
+  CrossEntropyOp::attachInterface<
+      KernelModel<CrossEntropyOp, emitCrossEntropy>>(context);
+  CrossEntropyGradOp::attachInterface<
+      KernelModel<CrossEntropyGradOp, emitCrossEntropyGrad>>(context);
 }

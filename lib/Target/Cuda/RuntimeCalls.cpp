@@ -22,22 +22,6 @@ using namespace mlir::amp;
 using namespace mlir::amp::backend;
 using namespace mlir::amp::cuda;
 
-namespace {
-
-/// The runtime's name of a floating-point element type.
-StringRef dtypeName(Type type) {
-  return type.isF16() ? "AMP_F16" : type.isBF16() ? "AMP_BF16" : "AMP_F32";
-}
-
-/// `value` as an exact C literal of a double.
-std::string hex(double value) {
-  std::string text;
-  llvm::raw_string_ostream(text) << llvm::format("%a", value);
-  return text;
-}
-
-} // namespace
-
 /// The bias of a GEMM kernel (null without one), after checking that the
 /// kernel is one emitGemm prints: the matmul alone, or with the bias add
 /// (unless the matmul has a bias operand) and the relu its amp.epilogue
@@ -123,8 +107,8 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
   int64_t count = one ? batch : 1;
   s << "{\n";
   s.indent() << fitLine(
-                    "amp_gemm_t g{" + dtypeName(lhs.getElementType()).str() +
-                        ", " + dtypeName(out.getElementType()).str() + ", " +
+                    "amp_gemm_t g{" + runtimeDtype(lhs.getElementType()).str() +
+                        ", " + runtimeDtype(out.getElementType()).str() + ", " +
                         (matmul.getTransposeLhs() ? "1" : "0") + ", " +
                         (matmul.getTransposeRhs() ? "1" : "0") + ", " +
                         std::to_string(rows) + ", " + std::to_string(n) + ", " +
@@ -175,12 +159,12 @@ LogicalResult emitAttention(AttentionOp op, OpKernel &kernel) {
   raw_indented_ostream &s = kernel.step();
   s << "{\n";
   s.indent()
-      << fitLine("amp_attention_t a{" + dtypeName(q.getElementType()).str() +
+      << fitLine("amp_attention_t a{" + runtimeDtype(q.getElementType()).str() +
                      ", " + std::to_string(q.getDimSize(0) * q.getDimSize(1)) +
                      ", " + std::to_string(q.getDimSize(2)) + ", " +
                      std::to_string(tensorOf(op.getKey()).getDimSize(2)) +
                      ", " + std::to_string(q.getDimSize(3)) + ", " +
-                     hex(op.getScaleOrDefault()) + ", " +
+                     hexLiteral(op.getScaleOrDefault()) + ", " +
                      (op.getCausal() ? "1" : "0") + "};",
                  4)
       << "\n"
@@ -250,20 +234,22 @@ LogicalResult emitScalerUpdate(ScalerUpdateOp op, OpKernel &kernel) {
   StepEmitter &emitter = kernel.getEmitter();
   raw_indented_ostream &s = kernel.step();
   s << "{\n";
-  s.indent() << fitLine("amp_scaler_config_t config{" +
-                            hex(op.getGrowthFactor().convertToDouble()) + ", " +
-                            hex(op.getBackoffFactor().convertToDouble()) +
-                            ", " + std::to_string(op.getGrowthInterval()) +
-                            ", " + std::to_string(op.getHysteresis()) + ", " +
-                            hex(op.getMinScale()
-                                    ? op.getMinScale()->convertToDouble()
-                                    : 0) +
-                            ", " +
-                            hex(op.getMaxScale()
-                                    ? op.getMaxScale()->convertToDouble()
-                                    : 0) +
-                            "};",
-                        4)
+  s.indent() << fitLine(
+                    "amp_scaler_config_t config{" +
+                        hexLiteral(op.getGrowthFactor().convertToDouble()) +
+                        ", " +
+                        hexLiteral(op.getBackoffFactor().convertToDouble()) +
+                        ", " + std::to_string(op.getGrowthInterval()) + ", " +
+                        std::to_string(op.getHysteresis()) + ", " +
+                        hexLiteral(op.getMinScale()
+                                       ? op.getMinScale()->convertToDouble()
+                                       : 0) +
+                        ", " +
+                        hexLiteral(op.getMaxScale()
+                                       ? op.getMaxScale()->convertToDouble()
+                                       : 0) +
+                        "};",
+                    4)
              << "\n";
   // The scale, the growth tracker and the hysteresis, updated where the
   // plan put the results.
@@ -280,23 +266,12 @@ LogicalResult emitScalerUpdate(ScalerUpdateOp op, OpKernel &kernel) {
   return success();
 }
 
-template <typename Op>
-struct CallModel : KernelOpInterface::ExternalModel<CallModel<Op>, Op> {
-  LogicalResult emitKernel(Operation *op, OpKernel &kernel) const {
-    auto concrete = cast<Op>(op);
-    if constexpr (std::is_same_v<Op, AttentionOp>)
-      return emitAttention(concrete, kernel);
-    else if constexpr (std::is_same_v<Op, UnscaleOp>)
-      return emitUnscale(concrete, kernel);
-    else
-      return emitScalerUpdate(concrete, kernel);
-  }
-};
-
 } // namespace
 
 void cuda::attachRuntimeCallModels(MLIRContext &context) {
-  AttentionOp::attachInterface<CallModel<AttentionOp>>(context);
-  UnscaleOp::attachInterface<CallModel<UnscaleOp>>(context);
-  ScalerUpdateOp::attachInterface<CallModel<ScalerUpdateOp>>(context);
+  AttentionOp::attachInterface<KernelModel<AttentionOp, emitAttention>>(
+      context);
+  UnscaleOp::attachInterface<KernelModel<UnscaleOp, emitUnscale>>(context);
+  ScalerUpdateOp::attachInterface<
+      KernelModel<ScalerUpdateOp, emitScalerUpdate>>(context);
 }

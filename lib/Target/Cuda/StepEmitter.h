@@ -54,6 +54,15 @@ void attachDataMovementModels(MLIRContext &context);
 void attachRuntimeCallModels(MLIRContext &context);
 void attachOptimizerModels(MLIRContext &context);
 
+/// The KernelOpInterface model of `Op`: its kernel is `Emit`'s.
+template <typename Op, LogicalResult (*Emit)(Op, OpKernel &)>
+struct KernelModel
+    : KernelOpInterface::ExternalModel<KernelModel<Op, Emit>, Op> {
+  LogicalResult emitKernel(Operation *op, OpKernel &kernel) const {
+    return Emit(cast<Op>(op), kernel);
+  }
+};
+
 /// A text built through an indenting stream.
 struct IndentedText {
   std::string text;
