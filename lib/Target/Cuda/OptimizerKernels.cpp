@@ -13,7 +13,6 @@
 #include "amp/Dialect/Amp/Transforms/Backend.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/Format.h"
 
 #include <cmath>
 

@@ -15,7 +15,6 @@
 
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/Format.h"
 
 using namespace mlir;
 using namespace mlir::amp;

@@ -262,7 +262,12 @@ std::string StepEmitter::pointerOf(Value value, bool writes) {
     usedBuffers.push_back(memory);
   if (writes)
     writtenBuffers.insert(memory);
-  return bufferNames.lookup(memory);
+  // verifyPlan checked that every value a kernel reads or writes outside
+  // its own kernel is an argument or has an arena slot, which nameBuffers
+  // named.
+  std::string name = bufferNames.lookup(memory);
+  assert(!name.empty() && "a value without memory reached pointerOf");
+  return name;
 }
 
 std::string StepEmitter::arenaPointer(StringRef type, int64_t offset) {
