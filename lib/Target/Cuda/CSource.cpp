@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Format.h"
 
 #include <algorithm>
@@ -291,4 +292,39 @@ std::string cuda::commentLines(StringRef text, unsigned indent) {
       "// " + std::string(lead == StringRef::npos ? 0 : lead, ' ') + "    ";
   return "// " + breakAt(text, " ", kLineWidth - indent - 3, continuation) +
          "\n";
+}
+
+SmallVector<std::pair<std::string, std::string>>
+cuda::KernelParams::finalNames() const {
+  SmallVector<std::pair<std::string, std::string>> result;
+  unsigned in = 0, out = 0;
+  for (auto &[value, placeholder] : names)
+    result.push_back({placeholder, writable.count(value)
+                                       ? "out" + std::to_string(out++)
+                                       : "in" + std::to_string(in++)});
+  llvm::StringMap<unsigned> roles;
+  for (const RawMember &member : raw)
+    result.push_back({member.placeholder,
+                      member.role + std::to_string(roles[member.role]++)});
+  return result;
+}
+
+std::string cuda::KernelParams::finalize(StringRef text) const {
+  std::string result = text.str();
+  for (auto &[placeholder, name] : finalNames()) {
+    for (size_t at = result.find(placeholder); at != std::string::npos;
+         at = result.find(placeholder, at + name.size()))
+      result.replace(at, placeholder.size(), name);
+  }
+  return result;
+}
+
+void cuda::KernelParams::printMembers(llvm::raw_ostream &os) const {
+  SmallVector<std::pair<std::string, std::string>> final = finalNames();
+  size_t k = 0;
+  for (auto &[value, placeholder] : names)
+    os << (writable.count(value) ? "" : "const ")
+       << storageType(elementOf(value)) << " *" << final[k++].second << ";\n";
+  for (const RawMember &member : raw)
+    os << member.type << " *" << final[k++].second << ";\n";
 }

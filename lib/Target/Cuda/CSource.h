@@ -89,37 +89,35 @@ std::string cStringBody(StringRef text);
 std::string sourcePosition(Location loc);
 
 /// The parameters of one kernel functor: a member per buffer it touches.
+/// While the body is printed, members are placeholders (`$m0$`), since
+/// whether a buffer is written is known only at the end; finalize() then
+/// names them: `in<k>` for a buffer the functor only reads, `out<k>` for
+/// one it writes, `<role><k>` for other memory (scratch, a table).
 class KernelParams {
 public:
-  /// The member name for `value`'s memory, as `constness` T *.
+  /// The member for `value`'s memory.
   std::string add(Value value, bool writes) {
-    auto found = names.find(value);
-    if (found != names.end()) {
-      if (writes)
-        writable.insert(value);
-      return found->second;
-    }
-    std::string name = "b" + std::to_string(names.size());
-    names.insert({value, name});
     if (writes)
       writable.insert(value);
+    auto found = names.find(value);
+    if (found != names.end())
+      return found->second;
+    std::string name = "$m" + std::to_string(names.size()) + "$";
+    names.insert({value, name});
     return name;
   }
-  /// A member for memory that holds no value of the IR (scratch): its
-  /// declaration `T *name` and the pointer expression at the launch.
-  std::string addRaw(StringRef type, StringRef pointer) {
-    std::string name = "s" + std::to_string(raw.size());
-    raw.push_back({type.str() + " *" + name, pointer.str()});
+  /// A member for memory that holds no value of the IR: `role` names it
+  /// (scratch, table), `type` is its `T` in `T *`, `pointer` its value at
+  /// the launch.
+  std::string addRaw(StringRef role, StringRef type, StringRef pointer) {
+    std::string name = "$r" + std::to_string(raw.size()) + "$";
+    raw.push_back({role.str(), type.str(), pointer.str(), name});
     return name;
   }
+  /// `text` with the placeholders replaced by the members' names.
+  std::string finalize(StringRef text) const;
   /// Declarations of the members, one per line.
-  void printMembers(llvm::raw_ostream &os) const {
-    for (auto &[value, name] : names)
-      os << (writable.count(value) ? "" : "const ")
-         << storageType(elementOf(value)) << " *" << name << ";\n";
-    for (auto &[declaration, pointer] : raw)
-      os << declaration << ";\n";
-  }
+  void printMembers(llvm::raw_ostream &os) const;
   /// The initializer list at the launch: `{p0, p1, ...}`.
   template <typename PointerFn>
   std::string initializer(PointerFn &&pointerOf) const {
@@ -129,17 +127,23 @@ public:
       text += (first ? "" : ", ") + pointerOf(value, writable.count(value));
       first = false;
     }
-    for (auto &[declaration, pointer] : raw) {
-      text += (first ? "" : ", ") + pointer;
+    for (const RawMember &member : raw) {
+      text += (first ? "" : ", ") + member.pointer;
       first = false;
     }
     return text + "}";
   }
 
 private:
+  struct RawMember {
+    std::string role, type, pointer, placeholder;
+  };
+  /// Each placeholder and the member's name.
+  SmallVector<std::pair<std::string, std::string>> finalNames() const;
+
   llvm::MapVector<Value, std::string> names;
   llvm::DenseSet<Value> writable;
-  SmallVector<std::pair<std::string, std::string>> raw;
+  SmallVector<RawMember> raw;
 };
 
 } // namespace mlir::amp::cuda

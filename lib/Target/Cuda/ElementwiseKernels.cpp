@@ -156,8 +156,9 @@ FailureOr<std::string> scalarExpr(ConstantOp op, ElementwiseKernel &kernel) {
   // An array of the library; each element read where the kernel's index
   // falls in the constant's (broadcast) shape.
   std::string data = kernel.getEmitter().constantArray(op, dense);
-  std::string member = kernel.getParams().addRaw(
-      "const " + storageType(type), "ampstep::constantData(" + data + ")");
+  std::string member =
+      kernel.getParams().addRaw("table", "const " + storageType(type),
+                                "ampstep::constantData(" + data + ")");
   return loadExpr(type, member, kernel.indexOf(op.getResult()));
 }
 

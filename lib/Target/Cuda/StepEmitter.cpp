@@ -116,13 +116,13 @@ void Functor::launch(int64_t count, StringRef deviceCall) {
   params.printMembers(d);
   if (!setupText.text.empty()) {
     d << sharedMembers << "AMP_HOST_DEVICE void setup() {\n";
-    d.indent() << setupText.text;
+    d.indent() << params.finalize(setupText.text);
     d.unindent() << "}\n";
   }
-  d << reductionMethods
+  d << params.finalize(reductionMethods)
     << "AMP_HOST_DEVICE void operator()([[maybe_unused]] int64_t i) const "
        "{\n";
-  d.indent() << bodyText.text;
+  d.indent() << params.finalize(bodyText.text);
   d.unindent() << "}\n";
 
   // A kernel whose code another already has launches that functor.
@@ -204,7 +204,7 @@ FailureOr<std::string> OpKernel::scratch(StringRef type) {
   if (!at)
     return op->emitError() << "amp-to-cuda: this op has no scratch memory; "
                               "run --amp-plan-buffers first";
-  return functor().getParams().addRaw(type,
+  return functor().getParams().addRaw("scratch", type,
                                       emitter.arenaPointer(type, at.getInt()));
 }
 

@@ -12,9 +12,9 @@
 // CHECK-NEXT:     0x3c00, 0xc000, 0x3800};
 // CHECK-LABEL: struct k0_constant_constant_add_constant_cast_mul {
 // CHECK: const int64_t c1 = i % 3;
-// CHECK: const float v{{[0-9]+}} = s0[c1];
+// CHECK: const float v{{[0-9]+}} = table0[c1];
 // CHECK: const float v{{[0-9]+}} = static_cast<float>(0x1p-1);
-// CHECK: const float v{{[0-9]+}} = ampstep::ldF16(s1, c1);
+// CHECK: const float v{{[0-9]+}} = ampstep::ldF16(table1, c1);
 // CHECK: ampstep::launch(stream, "k0_constant_constant_add_constant_cast_mul", 6,
 // CHECK-NEXT: k0_constant_constant_add_constant_cast_mul{param0, mul0, ampstep::constantData(kData0),
 // CHECK-NEXT: ampstep::constantData(kData1)}));

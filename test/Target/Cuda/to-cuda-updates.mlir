@@ -15,11 +15,11 @@
 // MIXED-NEXT: struct k8_adamw_update_1 {
 // MIXED: amprt::AdamwScalars<float> scalars{};
 // MIXED: scalars = amprt::adamwScalars<float>(
-// MIXED: static_cast<double>(b0[0]));
-// MIXED: float p = ampstep::ldBF16(b1, i);
+// MIXED: static_cast<double>(in0[0]));
+// MIXED: float p = ampstep::ldBF16(in1, i);
 // MIXED-NEXT: const float g = {{.*}};
 // MIXED: amprt::adamwElement<float>(scalars, p, g, m, v);
-// MIXED-NEXT: ampstep::stBF16(b5, i, ampstep::rndBF16(p));
+// MIXED-NEXT: ampstep::stBF16(out0, i, ampstep::rndBF16(p));
 // MIXED: // k8_adamw_update: the runtime's multi-tensor update over 1 tensor{{$}}
 // MIXED-NEXT: //   {{.*}} = amp.adamw_update %arg1,
 // MIXED: //       tensor<8xf32>, tensor<f32>
@@ -48,12 +48,12 @@
 // ACCUMULATE-NEXT: //       tensor<8x3xf32>
 // ACCUMULATE-NEXT: //   {{.*}} = amp.select [[OK:%[0-9]+]], [[NEW]], %arg0 : tensor<i1>, tensor<8x3xf32>, tensor<8x3xf32>
 // ACCUMULATE-NEXT: struct [[K]]_sgd_update {
-// ACCUMULATE-NEXT:   const float *b0;
-// ACCUMULATE-NEXT:   const float *b1;
-// ACCUMULATE-NEXT:   const uint8_t *b2;
-// ACCUMULATE-NEXT:   float *b3;
-// ACCUMULATE:          const float p = amprt::sgdElement<float>(s, b0[i], {{.*}}, nullptr, false);
-// ACCUMULATE-NEXT:     b3[i] = static_cast<float>(((b2[0] != 0) ? static_cast<float>(p) : b0[i]));
+// ACCUMULATE-NEXT:   const float *in0;
+// ACCUMULATE-NEXT:   const float *in1;
+// ACCUMULATE-NEXT:   const uint8_t *in2;
+// ACCUMULATE-NEXT:   float *out0;
+// ACCUMULATE:          const float p = amprt::sgdElement<float>(s, in0[i], {{.*}}, nullptr, false);
+// ACCUMULATE-NEXT:     out0[i] = static_cast<float>(((in2[0] != 0) ? static_cast<float>(p) : in0[i]));
 // The second update has the same code: it runs the first one's functor.
 // ACCUMULATE: // [[K]]_sgd_update_1:
 // ACCUMULATE-NEXT: //   {{.*}} = amp.sgd_update %arg1, {{.*}}

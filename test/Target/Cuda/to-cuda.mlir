@@ -17,12 +17,12 @@
 // CHECK-LABEL: // k0_cast:
 // CHECK-NEXT: //   {{.*}} = amp.cast {{.*}} : tensor<4x8xf32> to tensor<4x8xf16>
 // CHECK-NEXT: struct k0_cast {
-// CHECK-NEXT:   const float *b0;
-// CHECK-NEXT:   ampstep::f16_t *b1;
+// CHECK-NEXT:   const float *in0;
+// CHECK-NEXT:   ampstep::f16_t *out0;
 // CHECK-NEXT:   AMP_HOST_DEVICE void operator()({{\[\[}}maybe_unused{{\]\]}} int64_t i) const {
-// CHECK-NEXT:     const float x0 = b0[i];
+// CHECK-NEXT:     const float x0 = in0[i];
 // CHECK-NEXT:     const float v1 = ampstep::rndF16(x0);
-// CHECK-NEXT:     ampstep::stF16(b1, i, v1);
+// CHECK-NEXT:     ampstep::stF16(out0, i, v1);
 
 // The loss and its gradient are f32 row kernels. The loss runs one thread
 // per row, each writing its row's loss to scratch memory the plan gave it
@@ -34,12 +34,12 @@
 // CHECK-NEXT: //
 // CHECK-NEXT: #if !defined(__CUDACC__)
 // CHECK-NEXT: struct k3_cross_entropy {
-// CHECK-NEXT:   const float *b0;
-// CHECK-NEXT:   const int64_t *b1;
-// CHECK-NEXT:   float *s0;
-// CHECK:          const auto x = [&](int64_t j) { return static_cast<float>(b0[i * 3 + j]); };
-// CHECK-NEXT:     const int64_t label = b1[i];
-// CHECK-NEXT:     s0[i] = amprt::crossEntropyRowLoss<float>(3, x, label, false, 0);
+// CHECK-NEXT:   const float *in0;
+// CHECK-NEXT:   const int64_t *in1;
+// CHECK-NEXT:   float *scratch0;
+// CHECK:          const auto x = [&](int64_t j) { return static_cast<float>(in0[i * 3 + j]); };
+// CHECK-NEXT:     const int64_t label = in1[i];
+// CHECK-NEXT:     scratch0[i] = amprt::crossEntropyRowLoss<float>(3, x, label, false, 0);
 // The sum is a reduction functor: the host runs operator(), which folds the
 // rows in the order of amprt::foldReduction (blocks of 256 in order, then
 // pairwise), as the interpreter does; under nvcc, launchReduce may give a
@@ -49,7 +49,7 @@
 // CHECK:        AMP_HOST_DEVICE float identity() const { return static_cast<float>(0x0p+0); }
 // CHECK:        AMP_HOST_DEVICE float loadAt({{\[\[}}maybe_unused{{\]\]}} int64_t base,
 // CHECK-NEXT:                                {{\[\[}}maybe_unused{{\]\]}} int64_t r) const {
-// CHECK-NEXT:     return s0[r];
+// CHECK-NEXT:     return scratch0[r];
 // CHECK:        AMP_HOST_DEVICE float combine(float acc, float v) const {
 // CHECK-NEXT:     return acc + v;
 // CHECK:        AMP_HOST_DEVICE void finish({{\[\[}}maybe_unused{{\]\]}} int64_t i, float acc) const {
