@@ -216,6 +216,8 @@ __global__ void blockPerOutput(int64_t count, int64_t extent, Kernel shared) {
 template <typename Kernel>
 amp_status_t launchReduce(amp_stream_t *stream, const char *name, int64_t count,
                           int64_t extent, const Kernel &kernel) {
+  if (count <= 0)
+    return nullptr; // a grid of no blocks is an invalid launch
   // One thread per output keeps a GPU busy from a few thousand outputs on,
   // and reads a reduction over leading dimensions coalesced.
   if (count >= 2048 || extent < 1024)
