@@ -71,8 +71,8 @@ struct IndentedText {
 };
 
 /// A generated kernel: a functor whose operator() runs one index, and its
-/// launch. Build its members through `params`, its body through body(),
-/// then launch() it.
+/// launch. Add its members through getParams(), print its body through
+/// body(), then launch() it.
 class Functor {
 public:
   /// Starts the functor `name` for `ops` (listed in its comment).
@@ -176,8 +176,7 @@ public:
   void setTargetSpecific() { targetSpecific = true; }
   /// The pointer `offset` bytes into the arena, as `type` (scratch).
   std::string arenaPointer(StringRef type, int64_t offset);
-  /// The number of the kernel being emitted and a name for its kernel
-  /// `k<number>_<ops>`.
+  /// The name of the kernel being emitted: `k<number>_<op names>`.
   std::string kernelName(ArrayRef<Operation *> ops);
   /// The op printed on one line, without the backend's annotations.
   std::string describe(Operation *op);
