@@ -236,15 +236,19 @@ static void forEachSeparator(StringRef text, Visit &&visit) {
   }
 }
 
-/// `text` cut after each of its outermost separators.
+/// `text` cut after each of its outermost separators; a separator that
+/// ends `text` cuts nothing, so that every piece is shorter than `text`.
 static SmallVector<StringRef> splitAtOutermost(StringRef text) {
+  size_t end = text.rtrim().size();
   int outermost = INT_MAX;
-  forEachSeparator(
-      text, [&](size_t, int level) { outermost = std::min(outermost, level); });
+  forEachSeparator(text, [&](size_t i, int level) {
+    if (i + 1 < end)
+      outermost = std::min(outermost, level);
+  });
   SmallVector<StringRef> pieces;
   size_t start = 0;
   forEachSeparator(text, [&](size_t i, int level) {
-    if (level == outermost) {
+    if (level == outermost && i + 1 < end) {
       pieces.push_back(text.slice(start, i + 2));
       start = i + 2;
     }
