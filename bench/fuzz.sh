@@ -35,9 +35,9 @@ out = pathlib.Path(sys.argv[1])
 sources = list(pathlib.Path("examples").glob("*.mlir"))
 sources += list(pathlib.Path("test").rglob("*.mlir"))
 sources += list(pathlib.Path("test/Fuzz/regressions").glob("*.fuzz"))
+# Bytes, not text: a regression input may hold bytes that are not UTF-8.
 for path in sources:
-    for part in path.read_text().split("// -----"):
-        data = part.encode()
+    for data in path.read_bytes().split(b"// -----"):
         (out / hashlib.sha1(data).hexdigest()).write_bytes(data)
 print(f"seeded {len(list(out.iterdir()))} inputs from {len(sources)} files")
 PY
