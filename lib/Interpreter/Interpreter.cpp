@@ -482,9 +482,19 @@ FailureOr<std::vector<Tensor>> Frame::run(Block &block, ArrayRef<Tensor> args,
     for (Value operand : op.getOperands())
       operands.push_back(values.at(operand));
     if (op.hasTrait<OpTrait::IsTerminator>()) {
-      if (!isa<func::ReturnOp>(op))
+      if (!isa<func::ReturnOp, amp::YieldOp>(op))
         return op.emitOpError("is not supported by the interpreter");
       return std::vector<Tensor>(operands.begin(), operands.end());
+    }
+    // A kernel of a fused step: its ops, one after the other.
+    if (auto fusion = dyn_cast<amp::FusionOp>(op)) {
+      FailureOr<std::vector<Tensor>> results =
+          run(fusion.getBlock(), operands, stoppedAtNonFinite);
+      if (failed(results))
+        return failure();
+      for (auto [result, tensor] : llvm::zip(op.getResults(), *results))
+        values[result] = std::move(tensor);
+      continue;
     }
     for (Type type : op.getResultTypes()) {
       auto tensor = dyn_cast<RankedTensorType>(type);

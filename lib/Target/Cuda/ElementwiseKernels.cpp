@@ -96,9 +96,7 @@ public:
                    << *expr << ";\n";
     registers[result] = reg;
     // Values read outside the kernel reach memory.
-    auto places = op->getAttrOfType<ArrayAttr>(kPlaceAttr);
-    auto place = places ? dyn_cast<PlaceAttr>(places[0]) : PlaceAttr();
-    if (place && place.isStored()) {
+    if (emitter.reachesMemory(result)) {
       std::string member = getParams().add(result, /*writes=*/true);
       functor.body() << storeStmt(type, member, "i", reg) << "\n";
     }

@@ -99,29 +99,18 @@ static std::string runtimeUpdateCall(StepEmitter &emitter,
   // Until the checks of the whole group pass, nothing runs on the runtime.
   rest.assign(updates.begin(), updates.end());
   auto isF32 = [&](Value v) { return elementOf(v).isF32(); };
-  auto hasMemory = [](Value v) {
-    Operation *def = v.getDefiningOp();
-    if (!def || isView(def))
-      return true;
-    auto places = def->getAttrOfType<ArrayAttr>(kPlaceAttr);
-    auto place =
-        places
-            ? dyn_cast<PlaceAttr>(places[cast<OpResult>(v).getResultNumber()])
-            : PlaceAttr();
-    return place && place.isStored();
-  };
+  auto hasMemory = [&](Value v) { return emitter.reachesMemory(v); };
 
   // The guard: `compare eq %found_inf, 0` on an f32 scalar in memory.
   Value foundInf;
   SmallVector<Operation *> firstGuards = getGuardSelects(updates.front());
   if (!firstGuards.empty()) {
-    auto compare = cast<SelectOp>(firstGuards.front())
-                       .getCondition()
-                       .getDefiningOp<CompareOp>();
+    auto compare = dyn_cast_or_null<CompareOp>(
+        getComputingOp(cast<SelectOp>(firstGuards.front()).getCondition()));
     if (!compare || compare.getPredicate() != ComparePredicate::eq)
       return "";
     Value flag = compare.getLhs();
-    auto zero = compare.getRhs().getDefiningOp<ConstantOp>();
+    auto zero = dyn_cast_or_null<ConstantOp>(getComputingOp(compare.getRhs()));
     auto splat = zero ? dyn_cast<SplatElementsAttr>(zero.getValue())
                       : SplatElementsAttr();
     if (!splat || !isa<FloatType>(splat.getElementType()) ||

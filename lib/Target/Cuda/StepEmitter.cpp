@@ -47,9 +47,13 @@ SmallVector<StringRef> mlir::amp::getOpsWithoutKernel(MLIRContext &context) {
   cuda::attachKernelModels(context);
   SmallVector<StringRef> missing;
   for (RegisteredOperationName name : context.getRegisteredOperations()) {
+    // A view is memory; a matmul starts a GEMM group; a fusion is the
+    // group itself and its yield the group's end.
     if (name.getDialectNamespace() != AmpDialect::getDialectNamespace() ||
         name.hasTrait<OpTrait::amp::MemoryView>() ||
-        name.getStringRef() == MatmulOp::getOperationName())
+        name.getStringRef() == MatmulOp::getOperationName() ||
+        name.getStringRef() == FusionOp::getOperationName() ||
+        name.getStringRef() == YieldOp::getOperationName())
       continue;
     bool emitted = name.hasTrait<OpTrait::amp::FusibleElementwise>()
                        ? name.hasInterface<ScalarKernelOpInterface>()
@@ -219,28 +223,46 @@ void OpKernel::comment() {
 // StepEmitter: names, pointers, constants
 //===----------------------------------------------------------------------===//
 
-/// The place --amp-plan-buffers gave the op result `value` (see Backend.h);
-/// null where it gave none.
-static PlaceAttr placeOf(OpResult value) {
-  auto places = value.getOwner()->getAttrOfType<ArrayAttr>(kPlaceAttr);
-  if (!places || value.getResultNumber() >= places.size())
+/// The place --amp-plan-buffers gave `value`, the result of a kernel or a
+/// view (see Backend.h); null where it gave none.
+static PlaceAttr placeOf(Value value) {
+  auto result = dyn_cast<OpResult>(value);
+  if (!result)
     return {};
-  return dyn_cast<PlaceAttr>(places[value.getResultNumber()]);
+  auto places = result.getOwner()->getAttrOfType<ArrayAttr>(kPlaceAttr);
+  if (!places || result.getResultNumber() >= places.size())
+    return {};
+  return dyn_cast<PlaceAttr>(places[result.getResultNumber()]);
+}
+
+/// What the step outside the kernels calls `value`: the input bound to a
+/// region argument, the fusion's result for a value its kernel yields;
+/// `value` itself for the rest, and for a value its kernel keeps.
+static Value outsideKernels(Value value) {
+  value = getOutsideValue(value);
+  for (OpOperand &use : value.getUses())
+    if (isa<YieldOp>(use.getOwner()))
+      return use.getOwner()->getParentOp()->getResult(use.getOperandNumber());
+  return value;
 }
 
 Value StepEmitter::memoryOf(Value value) {
+  value = outsideKernels(value);
   while (Operation *def = value.getDefiningOp()) {
     if (!isView(def))
       break;
     value = def->getOperand(0);
   }
-  if (auto result = dyn_cast<OpResult>(value)) {
-    // verifyPlan checked that an argument's place is an argument.
-    PlaceAttr place = placeOf(result);
-    if (place && place.getKind() == PlaceKind::arg)
-      return func.getArgument(place.getNumber().value_or(0));
-  }
+  // verifyPlan checked that an argument's place is an argument.
+  PlaceAttr place = placeOf(value);
+  if (place && place.getKind() == PlaceKind::arg)
+    return func.getArgument(place.getNumber().value_or(0));
   return value;
+}
+
+bool StepEmitter::reachesMemory(Value value) {
+  Value memory = memoryOf(value);
+  return isa<BlockArgument>(memory) || placeOf(memory);
 }
 
 bool StepEmitter::sameMemory(Value a, Value b) {
@@ -248,10 +270,7 @@ bool StepEmitter::sameMemory(Value a, Value b) {
   if (x == y)
     return true;
   // Two values of the arena at one offset: the plan reuses the memory.
-  auto first = dyn_cast<OpResult>(x), second = dyn_cast<OpResult>(y);
-  if (!first || !second)
-    return false;
-  PlaceAttr p = placeOf(first), q = placeOf(second);
+  PlaceAttr p = placeOf(x), q = placeOf(y);
   return p && q && p.getKind() == PlaceKind::arena &&
          q.getKind() == PlaceKind::arena && p.getNumber() == q.getNumber();
 }
@@ -348,19 +367,24 @@ void StepEmitter::nameBuffers() {
   };
   for (auto [i, argument] : llvm::enumerate(func.getArguments()))
     bufferNames[argument] = claim(tensorNames[i]);
-  for (Operation &op : func.getBody().front()) {
-    std::optional<int64_t> kernel = getKernel(&op);
-    for (OpResult result : op.getResults()) {
+  // An arena value is named after the op that computes it and its kernel.
+  int64_t number = 0;
+  for (auto kernel : func.getBody().front().getOps<FusionOp>()) {
+    for (auto [result, yielded] :
+         llvm::zip(kernel->getResults(), kernel.getYield().getValues())) {
       PlaceAttr place = placeOf(result);
       if (!place || place.getKind() != PlaceKind::arena)
         continue;
-      std::string wanted = op.getName().stripDialect().str() +
-                           (kernel ? std::to_string(*kernel) : std::string()) +
-                           (op.getNumResults() > 1
-                                ? "_" + std::to_string(result.getResultNumber())
-                                : std::string());
+      Operation *op = yielded.getDefiningOp();
+      std::string wanted =
+          (op ? op->getName().stripDialect().str() : std::string("input")) +
+          std::to_string(number) +
+          (op && op->getNumResults() > 1
+               ? "_" + std::to_string(cast<OpResult>(yielded).getResultNumber())
+               : std::string());
       bufferNames[result] = claim(wanted);
     }
+    ++number;
   }
 }
 
@@ -400,7 +424,7 @@ std::string StepEmitter::constantArray(Operation *op, DenseElementsAttr value) {
 }
 
 std::string StepEmitter::describe(Operation *op) {
-  // Without the backend's own annotations (amp.kernel, amp.place, ...),
+  // Without the backend's own annotations (amp.epilogue, amp.scratch, ...),
   // which the code around the comment shows.
   SmallVector<NamedAttribute> annotations;
   for (NamedAttribute attr : llvm::to_vector(op->getDiscardableAttrs()))
@@ -408,18 +432,44 @@ std::string StepEmitter::describe(Operation *op) {
       annotations.push_back(attr);
       op->removeDiscardableAttr(attr.getName());
     }
+  if (!names)
+    names.emplace(func, OpPrintingFlags().elideLargeElementsAttrs(4));
+  auto nameOf = [&](Value value) {
+    std::string name;
+    llvm::raw_string_ostream os(name);
+    value.printAsOperand(os, *names);
+    return name;
+  };
   std::string text;
   llvm::raw_string_ostream s(text);
-  OpPrintingFlags flags;
-  flags.elideLargeElementsAttrs(4);
-  op->print(s, flags);
+  op->print(s, *names);
   for (NamedAttribute attr : annotations)
     op->setDiscardableAttr(attr.getName(), attr.getValue());
+  // Values that cross the kernel's boundary by the names the step gives
+  // them outside the kernels (a result `%5:2` printed whole once).
+  llvm::StringMap<std::string> outside;
+  SmallVector<Value> crossing(op->getOperands());
+  llvm::append_range(crossing, op->getResults());
+  for (Value value : crossing)
+    if (Value named = outsideKernels(value); named != value)
+      outside[nameOf(value)] = nameOf(named);
+  std::string renamed;
+  for (size_t i = 0; i < text.size();) {
+    size_t end = i + 1;
+    if (text[i] == '%')
+      while (end < text.size() &&
+             (llvm::isAlnum(text[end]) || text[end] == '_' || text[end] == '#'))
+        ++end;
+    StringRef token = StringRef(text).slice(i, end);
+    auto found = outside.find(token);
+    renamed += found == outside.end() ? token.str() : found->second;
+    i = end;
+  }
   // One line.
-  for (char &c : text)
+  for (char &c : renamed)
     if (c == '\n')
       c = ' ';
-  return text;
+  return renamed;
 }
 
 std::string StepEmitter::kernelName(ArrayRef<Operation *> ops) {
@@ -514,14 +564,6 @@ LogicalResult StepEmitter::emitReturn() {
 // StepEmitter: the plan's checks
 //===----------------------------------------------------------------------===//
 
-/// The op whose memory `value` is (through views).
-static Operation *memoryOwner(Value value) {
-  Operation *def = value.getDefiningOp();
-  while (def && isView(def))
-    def = def->getOperand(0).getDefiningOp();
-  return def;
-}
-
 LogicalResult StepEmitter::verifyPlan() {
   // amp.arena_size is there (emit checked) and non-negative (the dialect).
   int64_t arenaSize = func->getAttrOfType<IntegerAttr>(kArenaSizeAttr).getInt();
@@ -529,67 +571,53 @@ LogicalResult StepEmitter::verifyPlan() {
     return op->emitError() << "amp-to-cuda: " << what
                            << "; run --amp-plan-buffers again";
   };
-  // Kernels run in the order of their numbers: each reads values of its
-  // own kernel or of earlier ones.
-  for (Operation &op : func.getBody().front()) {
-    std::optional<int64_t> kernel = getKernel(&op);
-    if (!kernel)
-      continue;
-    for (Value operand : op.getOperands()) {
-      Operation *owner = memoryOwner(operand);
-      std::optional<int64_t> from = owner ? getKernel(owner) : std::nullopt;
-      if (from && *from > *kernel)
-        return op.emitError() << "amp-to-cuda: this op (kernel " << *kernel
-                              << ") reads a value of kernel " << *from
-                              << ", which runs after it; run --amp-fuse again";
-    }
-  }
   auto fits = [&](int64_t at, int64_t bytes) {
     return at >= 0 && at <= arenaSize && bytes <= arenaSize - at;
   };
-  for (Operation &op : func.getBody().front()) {
-    if (isa<func::ReturnOp>(op) || isView(&op) || op.getNumResults() == 0)
-      continue;
-    auto places = op.getAttrOfType<ArrayAttr>(kPlaceAttr);
-    if (!places || places.size() != op.getNumResults())
-      return bad(&op,
-                 "this op has no place for each result (" + kPlaceAttr + ")");
-    for (OpResult result : op.getResults()) {
+  // The kernels run in the order of the fusion ops, each after the values
+  // it reads (SSA dominance): only their places are left to check.
+  for (auto kernel : func.getBody().front().getOps<FusionOp>()) {
+    if (kernel.getKernelOps().empty())
+      return kernel.emitError() << "amp-to-cuda: this kernel computes "
+                                   "nothing; run --amp-fuse again";
+    for (auto [i, yielded] : llvm::enumerate(kernel.getYield().getValues()))
+      if (isa<BlockArgument>(yielded))
+        return kernel.emitError()
+               << "amp-to-cuda: this kernel hands on its input as result #" << i
+               << "; run --amp-fuse again";
+    auto places = kernel->getAttrOfType<ArrayAttr>(kPlaceAttr);
+    if (!places || places.size() != kernel->getNumResults())
+      return bad(kernel, "this kernel has no place for each result (" +
+                             kPlaceAttr + ")");
+    for (OpResult result : kernel->getResults()) {
       // The dialect checked that every place is a PlaceAttr.
       PlaceAttr place = placeOf(result);
       std::string which = "result #" + std::to_string(result.getResultNumber());
-      if (place.getKind() == PlaceKind::fused) {
-        std::optional<int64_t> kernel = getKernel(&op);
-        for (Operation *user : result.getUsers())
-          if (isa<func::ReturnOp>(user) || !kernel || getKernel(user) != kernel)
-            return bad(&op, which + " is fused into its kernel but read "
-                                    "outside it");
-        continue;
-      }
       int64_t number = place.getNumber().value_or(0);
       if (place.getKind() == PlaceKind::arg) {
         if (number >= static_cast<int64_t>(func.getNumArguments()) ||
             func.getArgument(number).getType() != result.getType())
-          return bad(&op, which + " is placed in argument " +
-                              std::to_string(number) +
-                              ", which is not an argument of its type");
+          return bad(kernel, which + " is placed in argument " +
+                                 std::to_string(number) +
+                                 ", which is not an argument of its type");
         continue;
       }
       if (place.getKind() != PlaceKind::arena ||
           !fits(number, getByteSize(result.getType()))) {
         std::string text;
         llvm::raw_string_ostream(text) << place;
-        return bad(&op, which + " has no place inside the " +
-                            std::to_string(arenaSize) + "-byte arena (" + text +
-                            ")");
+        return bad(kernel, which + " has no place inside the " +
+                               std::to_string(arenaSize) + "-byte arena (" +
+                               text + ")");
       }
     }
-    if (Attribute scratch = op.getAttr(kScratchAttr)) {
-      auto offset = dyn_cast<IntegerAttr>(scratch);
-      if (!offset || !fits(offset.getInt(), getScratchBytes(&op)))
-        return bad(&op, "its scratch memory (" + kScratchAttr +
-                            ") is not inside the arena");
-    }
+    for (Operation &op : kernel.getKernelOps())
+      if (Attribute scratch = op.getAttr(kScratchAttr)) {
+        auto offset = dyn_cast<IntegerAttr>(scratch);
+        if (!offset || !fits(offset.getInt(), getScratchBytes(&op)))
+          return bad(&op, "its scratch memory (" + kScratchAttr +
+                              ") is not inside the arena");
+      }
   }
   return success();
 }
@@ -702,12 +730,13 @@ LogicalResult StepEmitter::emit() {
               "first";
 
   // Kernels in the order they run.
-  std::map<int64_t, SmallVector<Operation *>> kernels;
+  SmallVector<SmallVector<Operation *>> kernels;
   for (Operation &op : block)
-    if (std::optional<int64_t> kernel = getKernel(&op))
-      kernels[*kernel].push_back(&op);
+    if (auto kernel = dyn_cast<FusionOp>(op))
+      kernels.push_back(
+          llvm::to_vector(llvm::make_pointer_range(kernel.getKernelOps())));
     else if (!isView(&op) && !isa<func::ReturnOp>(op))
-      return op.emitError() << "amp-to-cuda: this op has no kernel; run "
+      return op.emitError() << "amp-to-cuda: this op is in no kernel; run "
                                "--amp-fuse first";
   if (failed(verifyPlan()))
     return failure();
@@ -741,7 +770,7 @@ LogicalResult StepEmitter::emit() {
   nameBuffers();
 
   step().indent();
-  for (auto &[number, ops] : kernels) {
+  for (auto [number, ops] : llvm::enumerate(kernels)) {
     kernelNumber = number;
     if (failed(emitKernel(ops)))
       return failure();
@@ -780,9 +809,7 @@ LogicalResult StepEmitter::emit() {
              std::to_string(argument.getArgNumber()) + "]);";
     else
       init = "reinterpret_cast<" + type + ">(arena + " +
-             std::to_string(
-                 placeOf(cast<OpResult>(buffer)).getNumber().value_or(0)) +
-             ");";
+             std::to_string(placeOf(buffer).getNumber().value_or(0)) + ");";
     bool fits = 2 + declaration.size() + 1 + init.size() <= kLineWidth;
     os << "  " << declaration << (fits ? " " : "\n      ") << init << "\n";
   }

@@ -25,6 +25,7 @@
 #include "amp/Dialect/Amp/Transforms/Backend.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/Support/IndentedOstream.h"
 #include "llvm/ADT/DenseMap.h"
@@ -170,6 +171,9 @@ public:
   std::string pointerOf(Value value, bool writes);
   /// Whether `a` and `b` are the same memory.
   bool sameMemory(Value a, Value b);
+  /// Whether `value` is in memory: an argument, a value of the arena, or a
+  /// view of one; false for a value its kernel keeps to itself.
+  bool reachesMemory(Value value);
   /// Records that the CUDA and host builds take different paths (a runtime
   /// kernel under nvcc, a functor on the host), so that a pointer may be
   /// used in one build only.
@@ -210,8 +214,8 @@ private:
   /// Names each argument and arena value the step touches.
   void nameBuffers();
   void printTensorTable(ArrayRef<backend::IndexCheck> indexChecks);
-  /// Where `value`'s memory is: the value that owns it (through views), or
-  /// the argument the plan put it in.
+  /// Where `value`'s memory is: the value outside the kernels that owns it
+  /// (through views), or the argument the plan put it in.
   Value memoryOf(Value value);
 
   func::FuncOp func;
@@ -228,6 +232,8 @@ private:
   llvm::DenseSet<Value> usedBufferSet;
   llvm::DenseSet<Value> writtenBuffers;
   bool targetSpecific = false;
+  /// The names of the step's values in describe()'s text.
+  std::optional<AsmState> names;
   /// The argument names of the tensor table.
   SmallVector<std::string> tensorNames;
 };

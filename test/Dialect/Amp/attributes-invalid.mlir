@@ -3,9 +3,11 @@
 // The backend's annotations are checked by the dialect: misplaced or
 // malformed ones are errors at the op that carries them.
 
+// Kernels are amp.fusion ops: the integer tags that named them before are
+// no annotation of the dialect.
 func.func @kernel(%x: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error@+1 {{'amp.kernel' is a kernel number, an i64 in [0, 2^31)}}
-  %y = amp.neg %x {amp.kernel = "zero"} : tensor<2xf32>
+  // expected-error@+1 {{unknown amp attribute 'amp.kernel'}}
+  %y = amp.neg %x {amp.kernel = 0 : i64} : tensor<2xf32>
   return %y : tensor<2xf32>
 }
 
@@ -52,16 +54,25 @@ func.func @epilogue_op(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {
 
 // -----
 
-func.func @place_count(%x: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error@+1 {{'amp.place' is an array of one #amp.place per result}}
+func.func @place_compute(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // A value computed outside any kernel has no place of its own.
+  // expected-error@+1 {{'amp.place' is an array of one #amp.place per result of an amp.fusion or a view}}
+  %y = amp.neg %x {amp.place = [#amp.place<arena 0>]} : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @place_count(%x: tensor<2xf32>) -> tensor<2x1xf32> {
+  // expected-error@+1 {{'amp.place' is an array of one #amp.place per result of an amp.fusion or a view}}
   %y = amp.neg %x {amp.place = [#amp.place<arena 0>, #amp.place<arena 256>]} : tensor<2xf32>
   return %y : tensor<2xf32>
 }
 
 // -----
 
-func.func @place_type(%x: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error@+1 {{'amp.place' is an array of one #amp.place per result}}
+func.func @place_type(%x: tensor<2xf32>) -> tensor<2x1xf32> {
+  // expected-error@+1 {{'amp.place' is an array of one #amp.place per result of an amp.fusion or a view}}
   %y = amp.neg %x {amp.place = [0]} : tensor<2xf32>
   return %y : tensor<2xf32>
 }
@@ -69,17 +80,17 @@ func.func @place_type(%x: tensor<2xf32>) -> tensor<2xf32> {
 // -----
 
 // The string form --amp-plan-buffers wrote before the attribute was typed.
-func.func @place_string(%x: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error@+1 {{'amp.place' is an array of one #amp.place per result}}
+func.func @place_string(%x: tensor<2xf32>) -> tensor<2x1xf32> {
+  // expected-error@+1 {{'amp.place' is an array of one #amp.place per result of an amp.fusion or a view}}
   %y = amp.neg %x {amp.place = ["arena 0"]} : tensor<2xf32>
   return %y : tensor<2xf32>
 }
 
 // -----
 
-func.func @place_bare(%x: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error@+1 {{'amp.place' is an array of one #amp.place per result}}
-  %y = amp.neg %x {amp.place = #amp.place<fused>} : tensor<2xf32>
+func.func @place_bare(%x: tensor<2xf32>) -> tensor<2x1xf32> {
+  // expected-error@+1 {{'amp.place' is an array of one #amp.place per result of an amp.fusion or a view}}
+  %y = amp.neg %x {amp.place = #amp.place<view>} : tensor<2xf32>
   return %y : tensor<2xf32>
 }
 
@@ -88,23 +99,6 @@ func.func @place_bare(%x: tensor<2xf32>) -> tensor<2xf32> {
 func.func @memory(%x: tensor<2xf32>) -> tensor<2xf32> {
   // expected-error@+1 {{'amp.memory' is an #amp.memory attribute on a function}}
   %y = amp.neg %x {amp.memory = #amp.memory<arena = 0, arguments = 0, peak = 0, peak_f32 = 0>} : tensor<2xf32>
-  return %y : tensor<2xf32>
-}
-
-// -----
-
-// Negative numbers reached the generated code as kernel names and offsets.
-func.func @kernel_negative(%x: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error@+1 {{'amp.kernel' is a kernel number, an i64 in [0, 2^31)}}
-  %y = amp.neg %x {amp.kernel = -3 : i64} : tensor<2xf32>
-  return %y : tensor<2xf32>
-}
-
-// -----
-
-func.func @kernel_huge(%x: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error@+1 {{'amp.kernel' is a kernel number, an i64 in [0, 2^31)}}
-  %y = amp.neg %x {amp.kernel = 9223372036854775807 : i64} : tensor<2xf32>
   return %y : tensor<2xf32>
 }
 
@@ -142,7 +136,7 @@ func.func @place_negative_arg(%x: tensor<2xf32>) -> tensor<2xf32> {
 // -----
 
 func.func @place_unknown(%x: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error@+1 {{a place is arena, arg, view or fused, got 'somewhere'}}
+  // expected-error@+1 {{a place is arena, arg or view, got 'somewhere'}}
   %y = amp.neg %x {amp.place = [#amp.place<somewhere>]} : tensor<2xf32>
   return %y : tensor<2xf32>
 }
@@ -165,9 +159,18 @@ func.func @place_no_index(%x: tensor<2xf32>) -> tensor<2xf32> {
 
 // -----
 
-func.func @place_fused_number(%x: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error@+1 {{a 'fused' place has no number}}
-  %y = amp.neg %x {amp.place = [#amp.place<fused 3>]} : tensor<2xf32>
+func.func @place_view_number(%x: tensor<2xf32>) -> tensor<2x1xf32> {
+  // expected-error@+1 {{a 'view' place has no number}}
+  %y = amp.reshape %x {amp.place = [#amp.place<view 3>]} : tensor<2xf32> to tensor<2x1xf32>
+  return %y : tensor<2x1xf32>
+}
+
+// -----
+
+// Values inside a kernel need no place; the kind that said so is gone.
+func.func @place_fused(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{a place is arena, arg or view, got 'fused'}}
+  %y = amp.neg %x {amp.place = [#amp.place<fused>]} : tensor<2xf32>
   return %y : tensor<2xf32>
 }
 

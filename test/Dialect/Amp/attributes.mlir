@@ -16,16 +16,15 @@ func.func @epilogues(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {
 
 // CHECK-LABEL: func.func @places
 func.func @places(%x: tensor<2xf32>) -> tensor<2xf32> {
-  // CHECK: amp.neg {{.*}}{amp.place = [#amp.place<arena 0>]}
-  %a = amp.neg %x {amp.place = [#amp.place<arena 0>]} : tensor<2xf32>
-  // CHECK: amp.neg {{.*}}{amp.place = [#amp.place<arena 9223372036854775807>]}
-  %b = amp.neg %a {amp.place = [#amp.place<arena 9223372036854775807>]} : tensor<2xf32>
-  // CHECK: amp.neg {{.*}}{amp.place = [#amp.place<arg 0>]}
-  %c = amp.neg %b {amp.place = [#amp.place<arg 0>]} : tensor<2xf32>
-  // CHECK: amp.neg {{.*}}{amp.place = [#amp.place<fused>]}
-  %d = amp.neg %c {amp.place = [#amp.place<fused>]} : tensor<2xf32>
+  // CHECK: amp.fusion{{.*}}attributes {amp.place = [#amp.place<arena 0>, #amp.place<arena 9223372036854775807>, #amp.place<arg 0>]}
+  %a:3 = amp.fusion(%in = %x) : (tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) attributes {amp.place = [#amp.place<arena 0>, #amp.place<arena 9223372036854775807>, #amp.place<arg 0>]} {
+    %0 = amp.neg %in : tensor<2xf32>
+    %1 = amp.exp %0 : tensor<2xf32>
+    %2 = amp.abs %1 : tensor<2xf32>
+    amp.yield %0, %1, %2 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+  }
   // CHECK: amp.reshape {{.*}}{amp.place = [#amp.place<view>]}
-  %e = amp.reshape %d {amp.place = [#amp.place<view>]} : tensor<2xf32> to tensor<2x1xf32>
+  %e = amp.reshape %a#2 {amp.place = [#amp.place<view>]} : tensor<2xf32> to tensor<2x1xf32>
   // CHECK: amp.reshape {{.*}}{amp.place = [#amp.place<arena 256>]}
   %f = amp.reshape %e {amp.place = [#amp.place<arena 256>]} : tensor<2x1xf32> to tensor<2xf32>
   return %f : tensor<2xf32>

@@ -1493,3 +1493,82 @@ func.func @seed_not_scalar() -> tensor<2xf32> {
   %0 = amp.constant {amp.seed} dense<1.0> : tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// -----
+
+func.func @fusion_type_count(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{amp.fusion binds 1 inputs but its type lists 2}}
+  %y = amp.fusion(%a = %x) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32> {
+    amp.yield %a : tensor<2xf32>
+  }
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @fusion_yield_types(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'amp.fusion' op yields (tensor<2xf16>) for results of types (tensor<2xf32>)}}
+  %y = amp.fusion(%a = %x) : (tensor<2xf32>) -> tensor<2xf32> {
+    %0 = amp.cast %a : tensor<2xf32> to tensor<2xf16>
+    amp.yield %0 : tensor<2xf16>
+  }
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @fusion_argument_types(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'amp.fusion' op binds its region's arguments to inputs of other types}}
+  %y = "amp.fusion"(%x) ({
+  ^bb0(%a: tensor<2xf16>):
+    %0 = amp.cast %a : tensor<2xf16> to tensor<2xf32>
+    amp.yield %0 : tensor<2xf32>
+  }) : (tensor<2xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @fusion_nested(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %y = amp.fusion(%a = %x) : (tensor<2xf32>) -> tensor<2xf32> {
+    // expected-error @+1 {{'amp.fusion' op is nested in another amp.fusion; a kernel holds no kernels}}
+    %0 = amp.fusion(%b = %a) : (tensor<2xf32>) -> tensor<2xf32> {
+      %1 = amp.neg %b : tensor<2xf32>
+      amp.yield %1 : tensor<2xf32>
+    }
+    amp.yield %0 : tensor<2xf32>
+  }
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+// The region is isolated: it reads the function's values only through its
+// inputs.
+func.func @fusion_isolated(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-note @+1 {{required by region isolation constraints}}
+  %y = amp.fusion() : () -> tensor<2xf32> {
+    // expected-error @+1 {{using value defined outside the region}}
+    %0 = amp.neg %x : tensor<2xf32>
+    amp.yield %0 : tensor<2xf32>
+  }
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @yield_outside(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'amp.yield' op expects parent op 'amp.fusion'}}
+  amp.yield %x : tensor<2xf32>
+}
+
+// -----
+
+func.func @fusion_terminator(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'amp.fusion' op ends its region with amp.yield}}
+  %y = "amp.fusion"(%x) ({
+  ^bb0(%a: tensor<2xf32>):
+    "func.return"(%a) : (tensor<2xf32>) -> ()
+  }) : (tensor<2xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}

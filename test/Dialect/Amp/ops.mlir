@@ -294,3 +294,29 @@ func.func @loss_scaling(%inv: tensor<f32>, %g1: tensor<8xf32>, %g2: tensor<2x2xf
   %a, %b, %c = amp.scaler_update %s, %s, %s, %found {growth_factor = 2.0, backoff_factor = 0.5, growth_interval = 2000, hysteresis = 1, min_scale = 1.0} : tensor<f32>
   return
 }
+
+// A kernel of a fused step: its inputs bound to the region's arguments, the
+// values it hands on yielded. No input and several results print too.
+// CHECK-LABEL: func.func @fusion
+// CHECK: %[[K:.*]]:2 = amp.fusion(%[[A:.*]] = %arg0, %[[B:.*]] = %arg1) : (tensor<8x4xf32>, tensor<4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+// CHECK-NEXT: %[[S:.*]] = amp.add %[[A]], %[[B]] : tensor<8x4xf32>, tensor<4xf32>
+// CHECK-NEXT: %[[R:.*]] = amp.relu %[[S]] : tensor<8x4xf32>
+// CHECK-NEXT: amp.yield %[[S]], %[[R]] : tensor<8x4xf32>, tensor<8x4xf32>
+// CHECK: amp.fusion() : () -> tensor<f32> attributes {amp.place = [#amp.place<arena 0>]} {
+// CHECK: return %[[K]]#1
+// GENERIC: "amp.fusion"(%{{.*}}, %{{.*}}) ({
+// GENERIC-NEXT: ^bb0(%{{.*}}: tensor<8x4xf32>, %{{.*}}: tensor<4xf32>):
+// GENERIC: "amp.yield"(%{{.*}}, %{{.*}}) : (tensor<8x4xf32>, tensor<8x4xf32>) -> ()
+// GENERIC-NEXT: }) : (tensor<8x4xf32>, tensor<4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>)
+func.func @fusion(%x: tensor<8x4xf32>, %bias: tensor<4xf32>) -> (tensor<8x4xf32>, tensor<f32>) {
+  %k:2 = amp.fusion(%a = %x, %b = %bias) : (tensor<8x4xf32>, tensor<4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+    %s = amp.add %a, %b : tensor<8x4xf32>, tensor<4xf32>
+    %r = amp.relu %s : tensor<8x4xf32>
+    amp.yield %s, %r : tensor<8x4xf32>, tensor<8x4xf32>
+  }
+  %c = amp.fusion() : () -> tensor<f32> attributes {amp.place = [#amp.place<arena 0>]} {
+    %0 = amp.constant dense<1.0> : tensor<f32>
+    amp.yield %0 : tensor<f32>
+  }
+  return %k#1, %c : tensor<8x4xf32>, tensor<f32>
+}

@@ -20,12 +20,18 @@
 // CHECK-NEXT: ampstep::constantData(kData1)}));
 func.func @step(%w: tensor<2x3xf32> {amp.param}) -> (tensor<2x3xf32>, tensor<f32>)
     attributes {amp.arena_size = 256 : i64} {
-  %table = amp.constant {amp.kernel = 0 : i64, amp.place = [#amp.place<fused>]} dense<[[1.0, 2.0, 3.0]]> : tensor<1x3xf32>
-  %half = amp.constant {amp.kernel = 0 : i64, amp.place = [#amp.place<fused>]} dense<0.5> : tensor<f32>
-  %h = amp.add %w, %table {amp.kernel = 0 : i64, amp.place = [#amp.place<fused>]} : tensor<2x3xf32>, tensor<1x3xf32>
-  %scale16 = amp.constant {amp.kernel = 0 : i64, amp.place = [#amp.place<fused>]} dense<[1.0, -2.0, 0.5]> : tensor<3xf16>
-  %scale = amp.cast %scale16 {amp.kernel = 0 : i64, amp.place = [#amp.place<fused>]} : tensor<3xf16> to tensor<3xf32>
-  %m = amp.mul %h, %scale {amp.kernel = 0 : i64, amp.place = [#amp.place<arena 0>]} : tensor<2x3xf32>, tensor<3xf32>
-  %s = amp.sum %m dims = [0, 1] {amp.kernel = 1 : i64, amp.place = [#amp.place<arena 32>]} : tensor<2x3xf32> to tensor<f32>
+  %m = amp.fusion(%wi = %w) : (tensor<2x3xf32>) -> tensor<2x3xf32> attributes {amp.place = [#amp.place<arena 0>]} {
+    %table = amp.constant dense<[[1.0, 2.0, 3.0]]> : tensor<1x3xf32>
+    %half = amp.constant dense<0.5> : tensor<f32>
+    %h = amp.add %wi, %table : tensor<2x3xf32>, tensor<1x3xf32>
+    %scale16 = amp.constant dense<[1.0, -2.0, 0.5]> : tensor<3xf16>
+    %scale = amp.cast %scale16 : tensor<3xf16> to tensor<3xf32>
+    %0 = amp.mul %h, %scale : tensor<2x3xf32>, tensor<3xf32>
+    amp.yield %0 : tensor<2x3xf32>
+  }
+  %s = amp.fusion(%mi = %m) : (tensor<2x3xf32>) -> tensor<f32> attributes {amp.place = [#amp.place<arena 32>]} {
+    %0 = amp.sum %mi dims = [0, 1] : tensor<2x3xf32> to tensor<f32>
+    amp.yield %0 : tensor<f32>
+  }
   return %w, %s : tensor<2x3xf32>, tensor<f32>
 }

@@ -12,7 +12,10 @@
 // A function whose results are not its parameters and a loss.
 // expected-error@+1 {{@step is not a training step}}
 func.func @step(%w: tensor<4xf32> {amp.param}) -> tensor<f32> {
-  %s = amp.sum %w dims = [0] {amp.kernel = 0 : i64, amp.place = [#amp.place<arena 0>]} : tensor<4xf32> to tensor<f32>
+  %s = amp.fusion(%wi = %w) : (tensor<4xf32>) -> tensor<f32> attributes {amp.place = [#amp.place<arena 0>]} {
+    %0 = amp.sum %wi dims = [0] : tensor<4xf32> to tensor<f32>
+    amp.yield %0 : tensor<f32>
+  }
   return %s : tensor<f32>
 }
 
@@ -22,7 +25,10 @@ func.func @step(%w: tensor<4xf32> {amp.param}) -> tensor<f32> {
 // expected-error@+1 {{the loss must be an f32 scalar; it is 'tensor<2xf32>'}}
 func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<2xf32>)
     attributes {amp.arena_size = 256 : i64} {
-  %n = amp.neg %w {amp.kernel = 0 : i64, amp.place = [#amp.place<arena 0>]} : tensor<2xf32>
+  %n = amp.fusion(%wi = %w) : (tensor<2xf32>) -> tensor<2xf32> attributes {amp.place = [#amp.place<arena 0>]} {
+    %0 = amp.neg %wi : tensor<2xf32>
+    amp.yield %0 : tensor<2xf32>
+  }
   return %w, %n : tensor<2xf32>, tensor<2xf32>
 }
 
@@ -37,12 +43,15 @@ func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>) {
 
 // -----
 
-// Planned, but one op was added after fusion and has no kernel.
+// Planned, but one op was added after fusion and is in no kernel.
 func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
     attributes {amp.arena_size = 256 : i64} {
-  // expected-error@+1 {{this op has no kernel; run --amp-fuse first}}
+  // expected-error@+1 {{this op is in no kernel; run --amp-fuse first}}
   %n = amp.neg %w : tensor<2xf32>
-  %s = amp.sum %n dims = [0] {amp.kernel = 0 : i64, amp.place = [#amp.place<arena 0>]} : tensor<2xf32> to tensor<f32>
+  %s = amp.fusion(%ni = %n) : (tensor<2xf32>) -> tensor<f32> attributes {amp.place = [#amp.place<arena 0>]} {
+    %0 = amp.sum %ni dims = [0] : tensor<2xf32> to tensor<f32>
+    amp.yield %0 : tensor<f32>
+  }
   return %w, %s : tensor<2xf32>, tensor<f32>
 }
 
@@ -53,7 +62,10 @@ func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
 // expected-error@+1 {{the backend needs static shapes; argument #1 is 'tensor<?xf32>'}}
 func.func @step(%w: tensor<2xf32> {amp.param}, %x: tensor<?xf32>) -> (tensor<2xf32>, tensor<f32>)
     attributes {amp.arena_size = 256 : i64} {
-  %s = amp.sum %w dims = [0] {amp.kernel = 0 : i64, amp.place = [#amp.place<arena 0>]} : tensor<2xf32> to tensor<f32>
+  %s = amp.fusion(%wi = %w) : (tensor<2xf32>) -> tensor<f32> attributes {amp.place = [#amp.place<arena 0>]} {
+    %0 = amp.sum %wi dims = [0] : tensor<2xf32> to tensor<f32>
+    amp.yield %0 : tensor<f32>
+  }
   return %w, %s : tensor<2xf32>, tensor<f32>
 }
 
@@ -69,15 +81,31 @@ func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
 
 // -----
 
-// A buffer plan the emitted code could not trust (hand-edited IR): a
-// result without a place, a slot past the arena's end, a fused value read
-// in another kernel, an argument of another type, scratch memory outside
-// the arena. (Malformed places and negative sizes are the dialect's errors:
-// attributes-invalid.mlir.)
+// An op of another dialect inside a kernel.
 func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
     attributes {amp.arena_size = 256 : i64} {
-  // expected-error@+1 {{amp-to-cuda: this op has no place for each result (amp.place); run --amp-plan-buffers again}}
-  %s = amp.sum %w dims = [0] {amp.kernel = 0 : i64, placement = ["arena 0"]} : tensor<2xf32> to tensor<f32>
+  %c = amp.fusion() : () -> tensor<f32> attributes {amp.place = [#amp.place<arena 0>]} {
+    // expected-error@+1 {{'arith.constant' is not supported by the backend (only amp ops are compiled)}}
+    %0 = arith.constant dense<1.0> : tensor<f32>
+    amp.yield %0 : tensor<f32>
+  }
+  return %w, %c : tensor<2xf32>, tensor<f32>
+}
+
+// -----
+
+// A buffer plan the emitted code could not trust (hand-edited IR): a
+// kernel's result without a place, a slot past the arena's end, an
+// argument of another type, scratch memory outside the arena, a kernel
+// that computes nothing or hands on its input. (Malformed places and
+// negative sizes are the dialect's errors: attributes-invalid.mlir.)
+func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
+    attributes {amp.arena_size = 256 : i64} {
+  // expected-error@+1 {{amp-to-cuda: this kernel has no place for each result (amp.place); run --amp-plan-buffers again}}
+  %s = amp.fusion(%wi = %w) : (tensor<2xf32>) -> tensor<f32> attributes {placement = ["arena 0"]} {
+    %0 = amp.sum %wi dims = [0] : tensor<2xf32> to tensor<f32>
+    amp.yield %0 : tensor<f32>
+  }
   return %w, %s : tensor<2xf32>, tensor<f32>
 }
 
@@ -86,18 +114,10 @@ func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
 func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
     attributes {amp.arena_size = 256 : i64} {
   // expected-error@+1 {{result #0 has no place inside the 256-byte arena (#amp.place<arena 254>)}}
-  %s = amp.sum %w dims = [0] {amp.kernel = 0 : i64, amp.place = [#amp.place<arena 254>]} : tensor<2xf32> to tensor<f32>
-  return %w, %s : tensor<2xf32>, tensor<f32>
-}
-
-
-// -----
-
-func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
-    attributes {amp.arena_size = 256 : i64} {
-  // expected-error@+1 {{result #0 is fused into its kernel but read outside it}}
-  %n = amp.neg %w {amp.kernel = 0 : i64, amp.place = [#amp.place<fused>]} : tensor<2xf32>
-  %s = amp.sum %n dims = [0] {amp.kernel = 1 : i64, amp.place = [#amp.place<arena 0>]} : tensor<2xf32> to tensor<f32>
+  %s = amp.fusion(%wi = %w) : (tensor<2xf32>) -> tensor<f32> attributes {amp.place = [#amp.place<arena 254>]} {
+    %0 = amp.sum %wi dims = [0] : tensor<2xf32> to tensor<f32>
+    amp.yield %0 : tensor<f32>
+  }
   return %w, %s : tensor<2xf32>, tensor<f32>
 }
 
@@ -106,7 +126,10 @@ func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
 func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
     attributes {amp.arena_size = 256 : i64} {
   // expected-error@+1 {{result #0 is placed in argument 0, which is not an argument of its type}}
-  %s = amp.sum %w dims = [0] {amp.kernel = 0 : i64, amp.place = [#amp.place<arg 0>]} : tensor<2xf32> to tensor<f32>
+  %s = amp.fusion(%wi = %w) : (tensor<2xf32>) -> tensor<f32> attributes {amp.place = [#amp.place<arg 0>]} {
+    %0 = amp.sum %wi dims = [0] : tensor<2xf32> to tensor<f32>
+    amp.yield %0 : tensor<f32>
+  }
   return %w, %s : tensor<2xf32>, tensor<f32>
 }
 
@@ -114,9 +137,39 @@ func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
 
 func.func @step(%w: tensor<2x3xf32> {amp.param}, %labels: tensor<2xi64>)
     -> (tensor<2x3xf32>, tensor<f32>) attributes {amp.arena_size = 256 : i64} {
-  // expected-error@+1 {{its scratch memory (amp.scratch) is not inside the arena}}
-  %l = amp.cross_entropy %w, %labels {amp.kernel = 0 : i64, amp.place = [#amp.place<arena 0>], amp.scratch = 252 : i64} : tensor<2x3xf32>, tensor<2xi64> to tensor<f32>
+  %l = amp.fusion(%wi = %w, %li = %labels) : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<f32> attributes {amp.place = [#amp.place<arena 0>]} {
+    // expected-error@+1 {{its scratch memory (amp.scratch) is not inside the arena}}
+    %0 = amp.cross_entropy %wi, %li {amp.scratch = 252 : i64} : tensor<2x3xf32>, tensor<2xi64> to tensor<f32>
+    amp.yield %0 : tensor<f32>
+  }
   return %w, %l : tensor<2x3xf32>, tensor<f32>
+}
+
+// -----
+
+func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
+    attributes {amp.arena_size = 256 : i64} {
+  // expected-error@+1 {{amp-to-cuda: this kernel computes nothing; run --amp-fuse again}}
+  %n = amp.fusion(%wi = %w) : (tensor<2xf32>) -> tensor<2xf32> attributes {amp.place = [#amp.place<arena 0>]} {
+    amp.yield %wi : tensor<2xf32>
+  }
+  %s = amp.fusion(%ni = %n) : (tensor<2xf32>) -> tensor<f32> attributes {amp.place = [#amp.place<arena 0>]} {
+    %0 = amp.sum %ni dims = [0] : tensor<2xf32> to tensor<f32>
+    amp.yield %0 : tensor<f32>
+  }
+  return %w, %s : tensor<2xf32>, tensor<f32>
+}
+
+// -----
+
+func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
+    attributes {amp.arena_size = 256 : i64} {
+  // expected-error@+1 {{amp-to-cuda: this kernel hands on its input as result #1; run --amp-fuse again}}
+  %k:2 = amp.fusion(%wi = %w) : (tensor<2xf32>) -> (tensor<f32>, tensor<2xf32>) attributes {amp.place = [#amp.place<arena 0>, #amp.place<arena 256>]} {
+    %0 = amp.sum %wi dims = [0] : tensor<2xf32> to tensor<f32>
+    amp.yield %0, %wi : tensor<f32>, tensor<2xf32>
+  }
+  return %w, %k#0 : tensor<2xf32>, tensor<f32>
 }
 
 // -----
@@ -124,13 +177,18 @@ func.func @step(%w: tensor<2x3xf32> {amp.param}, %labels: tensor<2xi64>)
 // Kernels that --amp-fuse would not form (hand-edited IR; the first crashed
 // the emitter, which took the op after an epilogue matmul for its bias
 // add): a bias epilogue alone in its kernel, a relu epilogue without the
-// relu, a matmul sharing its kernel without an epilogue, and an op reading
-// a value of a later kernel.
+// relu, a matmul sharing its kernel without an epilogue.
 func.func @step(%w: tensor<2x2xf32> {amp.param}, %x: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<f32>)
     attributes {amp.arena_size = 1024 : i64} {
-  // expected-error@+1 {{amp-to-cuda: the kernel of this matmul is not the matmul and the bias add its amp.epilogue #amp.epilogue<bias> names; run --amp-fuse again}}
-  %c = amp.matmul %x, %w {amp.kernel = 0 : i64, amp.epilogue = #amp.epilogue<bias>, amp.place = [#amp.place<arena 0>]} : tensor<2x2xf32>, tensor<2x2xf32> to tensor<2x2xf32>
-  %s = amp.sum %c dims = [0, 1] {amp.kernel = 1 : i64, amp.place = [#amp.place<arena 256>]} : tensor<2x2xf32> to tensor<f32>
+  %c = amp.fusion(%xi = %x, %wi = %w) : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32> attributes {amp.place = [#amp.place<arena 0>]} {
+    // expected-error@+1 {{amp-to-cuda: the kernel of this matmul is not the matmul and the bias add its amp.epilogue #amp.epilogue<bias> names; run --amp-fuse again}}
+    %0 = amp.matmul %xi, %wi {amp.epilogue = #amp.epilogue<bias>} : tensor<2x2xf32>, tensor<2x2xf32> to tensor<2x2xf32>
+    amp.yield %0 : tensor<2x2xf32>
+  }
+  %s = amp.fusion(%ci = %c) : (tensor<2x2xf32>) -> tensor<f32> attributes {amp.place = [#amp.place<arena 256>]} {
+    %0 = amp.sum %ci dims = [0, 1] : tensor<2x2xf32> to tensor<f32>
+    amp.yield %0 : tensor<f32>
+  }
   return %w, %s : tensor<2x2xf32>, tensor<f32>
 }
 
@@ -138,10 +196,16 @@ func.func @step(%w: tensor<2x2xf32> {amp.param}, %x: tensor<2x2xf32>) -> (tensor
 
 func.func @step(%w: tensor<2x2xf32> {amp.param}, %b: tensor<2xf32>, %x: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<f32>)
     attributes {amp.arena_size = 1024 : i64} {
-  // expected-error@+1 {{amp-to-cuda: the kernel of this matmul is not the matmul and the bias add and relu its amp.epilogue #amp.epilogue<bias_relu> names; run --amp-fuse again}}
-  %c = amp.matmul %x, %w {amp.kernel = 0 : i64, amp.epilogue = #amp.epilogue<bias_relu>, amp.place = [#amp.place<fused>]} : tensor<2x2xf32>, tensor<2x2xf32> to tensor<2x2xf32>
-  %a = amp.add %c, %b {amp.kernel = 0 : i64, amp.place = [#amp.place<arena 0>]} : tensor<2x2xf32>, tensor<2xf32>
-  %s = amp.sum %a dims = [0, 1] {amp.kernel = 1 : i64, amp.place = [#amp.place<arena 256>]} : tensor<2x2xf32> to tensor<f32>
+  %a = amp.fusion(%xi = %x, %wi = %w, %bi = %b) : (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<2x2xf32> attributes {amp.place = [#amp.place<arena 0>]} {
+    // expected-error@+1 {{amp-to-cuda: the kernel of this matmul is not the matmul and the bias add and relu its amp.epilogue #amp.epilogue<bias_relu> names; run --amp-fuse again}}
+    %0 = amp.matmul %xi, %wi {amp.epilogue = #amp.epilogue<bias_relu>} : tensor<2x2xf32>, tensor<2x2xf32> to tensor<2x2xf32>
+    %1 = amp.add %0, %bi : tensor<2x2xf32>, tensor<2xf32>
+    amp.yield %1 : tensor<2x2xf32>
+  }
+  %s = amp.fusion(%ai = %a) : (tensor<2x2xf32>) -> tensor<f32> attributes {amp.place = [#amp.place<arena 256>]} {
+    %0 = amp.sum %ai dims = [0, 1] : tensor<2x2xf32> to tensor<f32>
+    amp.yield %0 : tensor<f32>
+  }
   return %w, %s : tensor<2x2xf32>, tensor<f32>
 }
 
@@ -149,10 +213,16 @@ func.func @step(%w: tensor<2x2xf32> {amp.param}, %b: tensor<2xf32>, %x: tensor<2
 
 func.func @step(%w: tensor<2x2xf32> {amp.param}, %x: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<f32>)
     attributes {amp.arena_size = 1024 : i64} {
-  // expected-error@+1 {{amp-to-cuda: this matmul shares its kernel with other ops but has no amp.epilogue; run --amp-fuse again}}
-  %c = amp.matmul %x, %w {amp.kernel = 0 : i64, amp.place = [#amp.place<fused>]} : tensor<2x2xf32>, tensor<2x2xf32> to tensor<2x2xf32>
-  %n = amp.neg %c {amp.kernel = 0 : i64, amp.place = [#amp.place<arena 0>]} : tensor<2x2xf32>
-  %s = amp.sum %n dims = [0, 1] {amp.kernel = 1 : i64, amp.place = [#amp.place<arena 256>]} : tensor<2x2xf32> to tensor<f32>
+  %n = amp.fusion(%xi = %x, %wi = %w) : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32> attributes {amp.place = [#amp.place<arena 0>]} {
+    // expected-error@+1 {{amp-to-cuda: this matmul shares its kernel with other ops but has no amp.epilogue; run --amp-fuse again}}
+    %0 = amp.matmul %xi, %wi : tensor<2x2xf32>, tensor<2x2xf32> to tensor<2x2xf32>
+    %1 = amp.neg %0 : tensor<2x2xf32>
+    amp.yield %1 : tensor<2x2xf32>
+  }
+  %s = amp.fusion(%ni = %n) : (tensor<2x2xf32>) -> tensor<f32> attributes {amp.place = [#amp.place<arena 256>]} {
+    %0 = amp.sum %ni dims = [0, 1] : tensor<2x2xf32> to tensor<f32>
+    amp.yield %0 : tensor<f32>
+  }
   return %w, %s : tensor<2x2xf32>, tensor<f32>
 }
 
@@ -160,9 +230,15 @@ func.func @step(%w: tensor<2x2xf32> {amp.param}, %x: tensor<2x2xf32>) -> (tensor
 
 func.func @step(%w: tensor<2x2xf32> {amp.param}, %b: tensor<2xf32>, %x: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<f32>)
     attributes {amp.arena_size = 1024 : i64} {
-  // expected-error@+1 {{amp-to-cuda: this matmul has a bias operand but has no amp.epilogue; run --amp-fuse again}}
-  %c = amp.matmul %x, %w bias %b {amp.kernel = 0 : i64, amp.place = [#amp.place<arena 0>]} : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2xf32> to tensor<2x2xf32>
-  %s = amp.sum %c dims = [0, 1] {amp.kernel = 1 : i64, amp.place = [#amp.place<arena 256>]} : tensor<2x2xf32> to tensor<f32>
+  %c = amp.fusion(%xi = %x, %wi = %w, %bi = %b) : (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<2x2xf32> attributes {amp.place = [#amp.place<arena 0>]} {
+    // expected-error@+1 {{amp-to-cuda: this matmul has a bias operand but has no amp.epilogue; run --amp-fuse again}}
+    %0 = amp.matmul %xi, %wi bias %bi : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2xf32> to tensor<2x2xf32>
+    amp.yield %0 : tensor<2x2xf32>
+  }
+  %s = amp.fusion(%ci = %c) : (tensor<2x2xf32>) -> tensor<f32> attributes {amp.place = [#amp.place<arena 256>]} {
+    %0 = amp.sum %ci dims = [0, 1] : tensor<2x2xf32> to tensor<f32>
+    amp.yield %0 : tensor<f32>
+  }
   return %w, %s : tensor<2x2xf32>, tensor<f32>
 }
 
@@ -170,19 +246,30 @@ func.func @step(%w: tensor<2x2xf32> {amp.param}, %b: tensor<2xf32>, %x: tensor<2
 
 func.func @step(%w: tensor<2x2xf32> {amp.param}, %b: tensor<2xf32>, %x: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<f32>)
     attributes {amp.arena_size = 1024 : i64} {
-  // expected-error@+1 {{amp-to-cuda: the kernel of this matmul is not the matmul and relu its amp.epilogue #amp.epilogue<bias_relu> names; run --amp-fuse again}}
-  %c = amp.matmul %x, %w bias %b {amp.kernel = 0 : i64, amp.epilogue = #amp.epilogue<bias_relu>, amp.place = [#amp.place<arena 0>]} : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2xf32> to tensor<2x2xf32>
-  %s = amp.sum %c dims = [0, 1] {amp.kernel = 1 : i64, amp.place = [#amp.place<arena 256>]} : tensor<2x2xf32> to tensor<f32>
+  %c = amp.fusion(%xi = %x, %wi = %w, %bi = %b) : (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<2x2xf32> attributes {amp.place = [#amp.place<arena 0>]} {
+    // expected-error@+1 {{amp-to-cuda: the kernel of this matmul is not the matmul and relu its amp.epilogue #amp.epilogue<bias_relu> names; run --amp-fuse again}}
+    %0 = amp.matmul %xi, %wi bias %bi {amp.epilogue = #amp.epilogue<bias_relu>} : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2xf32> to tensor<2x2xf32>
+    amp.yield %0 : tensor<2x2xf32>
+  }
+  %s = amp.fusion(%ci = %c) : (tensor<2x2xf32>) -> tensor<f32> attributes {amp.place = [#amp.place<arena 256>]} {
+    %0 = amp.sum %ci dims = [0, 1] : tensor<2x2xf32> to tensor<f32>
+    amp.yield %0 : tensor<f32>
+  }
   return %w, %s : tensor<2x2xf32>, tensor<f32>
 }
 
 // -----
 
+// Ops that no kernel of the backend can run together.
 func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
     attributes {amp.arena_size = 512 : i64} {
-  %n = amp.neg %w {amp.kernel = 1 : i64, amp.place = [#amp.place<arena 0>]} : tensor<2xf32>
-  // expected-error@+1 {{amp-to-cuda: this op (kernel 0) reads a value of kernel 1, which runs after it; run --amp-fuse again}}
-  %s = amp.sum %n dims = [0] {amp.kernel = 0 : i64, amp.place = [#amp.place<arena 256>]} : tensor<2xf32> to tensor<f32>
+  %s = amp.fusion(%wi = %w) : (tensor<2xf32>) -> tensor<f32> attributes {amp.place = [#amp.place<arena 0>]} {
+    // expected-error@+1 {{the backend cannot run this group of ops as one kernel}}
+    %0 = amp.sum %wi dims = [0] : tensor<2xf32> to tensor<f32>
+    %1 = amp.max %wi dims = [0] : tensor<2xf32> to tensor<f32>
+    %2 = amp.add %0, %1 : tensor<f32>, tensor<f32>
+    amp.yield %2 : tensor<f32>
+  }
   return %w, %s : tensor<2xf32>, tensor<f32>
 }
 
@@ -192,10 +279,16 @@ func.func @step(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
 // compiled: a constant label past the classes, an iota past the table.
 func.func @step(%w: tensor<2x3xf32> {amp.param}) -> (tensor<2x3xf32>, tensor<f32>)
     attributes {amp.arena_size = 256 : i64} {
-  // expected-note@+1 {{the constant}}
-  %labels = amp.constant {amp.kernel = 0 : i64, amp.place = [#amp.place<arena 0>]} dense<[0, 3]> : tensor<2xi64>
-  // expected-error@+1 {{index 3 of a constant is outside [0, 3)}}
-  %l = amp.cross_entropy %w, %labels {amp.kernel = 1 : i64, amp.place = [#amp.place<arena 16>], amp.scratch = 32 : i64} : tensor<2x3xf32>, tensor<2xi64> to tensor<f32>
+  %labels = amp.fusion() : () -> tensor<2xi64> attributes {amp.place = [#amp.place<arena 0>]} {
+    // expected-note@+1 {{the constant}}
+    %0 = amp.constant dense<[0, 3]> : tensor<2xi64>
+    amp.yield %0 : tensor<2xi64>
+  }
+  %l = amp.fusion(%wi = %w, %li = %labels) : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<f32> attributes {amp.place = [#amp.place<arena 16>]} {
+    // expected-error@+1 {{index 3 of a constant is outside [0, 3)}}
+    %0 = amp.cross_entropy %wi, %li {amp.scratch = 32 : i64} : tensor<2x3xf32>, tensor<2xi64> to tensor<f32>
+    amp.yield %0 : tensor<f32>
+  }
   return %w, %l : tensor<2x3xf32>, tensor<f32>
 }
 
@@ -203,12 +296,18 @@ func.func @step(%w: tensor<2x3xf32> {amp.param}) -> (tensor<2x3xf32>, tensor<f32
 
 func.func @step(%w: tensor<3x2xf32> {amp.param}) -> (tensor<3x2xf32>, tensor<f32>)
     attributes {amp.arena_size = 256 : i64} {
-  // expected-note@+1 {{the iota}}
-  %ids = amp.iota dim = 1 {amp.kernel = 0 : i64, amp.place = [#amp.place<arena 0>]} : tensor<1x4xi64>
+  %ids = amp.fusion() : () -> tensor<1x4xi64> attributes {amp.place = [#amp.place<arena 0>]} {
+    // expected-note@+1 {{the iota}}
+    %0 = amp.iota dim = 1 : tensor<1x4xi64>
+    amp.yield %0 : tensor<1x4xi64>
+  }
   %flat = amp.reshape %ids {amp.place = [#amp.place<view>]} : tensor<1x4xi64> to tensor<4xi64>
-  // expected-error@+1 {{index 3 of an iota is outside [0, 3)}}
-  %e = amp.embedding %w[%flat] {amp.kernel = 1 : i64, amp.place = [#amp.place<arena 64>]} : tensor<3x2xf32>, tensor<4xi64>
-  %s = amp.sum %e dims = [0, 1] {amp.kernel = 2 : i64, amp.place = [#amp.place<arena 128>]} : tensor<4x2xf32> to tensor<f32>
+  %s = amp.fusion(%wi = %w, %fi = %flat) : (tensor<3x2xf32>, tensor<4xi64>) -> tensor<f32> attributes {amp.place = [#amp.place<arena 128>]} {
+    // expected-error@+1 {{index 3 of an iota is outside [0, 3)}}
+    %0 = amp.embedding %wi[%fi] : tensor<3x2xf32>, tensor<4xi64>
+    %1 = amp.sum %0 dims = [0, 1] : tensor<4x2xf32> to tensor<f32>
+    amp.yield %1 : tensor<f32>
+  }
   return %w, %s : tensor<3x2xf32>, tensor<f32>
 }
 
@@ -218,9 +317,15 @@ func.func @step(%w: tensor<3x2xf32> {amp.param}) -> (tensor<3x2xf32>, tensor<f32
 // one divided by the count; the mean itself would need the count per row.
 func.func @step(%w: tensor<2x3xf32> {amp.param}, %labels: tensor<2xi64>, %g: tensor<f32>)
     -> (tensor<2x3xf32>, tensor<f32>) attributes {amp.arena_size = 256 : i64} {
-  // expected-error@+1 {{a cross_entropy_grad with ignore_index and reduction = mean is not supported}}
-  %d = amp.cross_entropy_grad %w, %labels, %g ignore_index = -100 {amp.kernel = 0 : i64, amp.place = [#amp.place<arena 0>]} : tensor<2x3xf32>, tensor<2xi64>, tensor<f32>
-  %s = amp.sum %d dims = [0, 1] {amp.kernel = 1 : i64, amp.place = [#amp.place<arena 32>]} : tensor<2x3xf32> to tensor<f32>
+  %d = amp.fusion(%wi = %w, %li = %labels, %gi = %g) : (tensor<2x3xf32>, tensor<2xi64>, tensor<f32>) -> tensor<2x3xf32> attributes {amp.place = [#amp.place<arena 0>]} {
+    // expected-error@+1 {{a cross_entropy_grad with ignore_index and reduction = mean is not supported}}
+    %0 = amp.cross_entropy_grad %wi, %li, %gi ignore_index = -100 : tensor<2x3xf32>, tensor<2xi64>, tensor<f32>
+    amp.yield %0 : tensor<2x3xf32>
+  }
+  %s = amp.fusion(%di = %d) : (tensor<2x3xf32>) -> tensor<f32> attributes {amp.place = [#amp.place<arena 32>]} {
+    %0 = amp.sum %di dims = [0, 1] : tensor<2x3xf32> to tensor<f32>
+    amp.yield %0 : tensor<f32>
+  }
   return %w, %s : tensor<2x3xf32>, tensor<f32>
 }
 
@@ -242,12 +347,18 @@ module {
 module {
   func.func @a(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
       attributes {amp.arena_size = 256 : i64} {
-    %s = amp.sum %w dims = [0] {amp.kernel = 0 : i64, amp.place = [#amp.place<arena 0>]} : tensor<2xf32> to tensor<f32>
+    %s = amp.fusion(%wi = %w) : (tensor<2xf32>) -> tensor<f32> attributes {amp.place = [#amp.place<arena 0>]} {
+      %0 = amp.sum %wi dims = [0] : tensor<2xf32> to tensor<f32>
+      amp.yield %0 : tensor<f32>
+    }
     return %w, %s : tensor<2xf32>, tensor<f32>
   }
   func.func @b(%w: tensor<2xf32> {amp.param}) -> (tensor<2xf32>, tensor<f32>)
       attributes {amp.arena_size = 256 : i64} {
-    %s = amp.sum %w dims = [0] {amp.kernel = 0 : i64, amp.place = [#amp.place<arena 0>]} : tensor<2xf32> to tensor<f32>
+    %s = amp.fusion(%wi = %w) : (tensor<2xf32>) -> tensor<f32> attributes {amp.place = [#amp.place<arena 0>]} {
+      %0 = amp.sum %wi dims = [0] : tensor<2xf32> to tensor<f32>
+      amp.yield %0 : tensor<f32>
+    }
     return %w, %s : tensor<2xf32>, tensor<f32>
   }
 }

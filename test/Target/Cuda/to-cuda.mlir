@@ -136,10 +136,10 @@
 // CHECK-NEXT: AMP_STEP_CHECK(amp_unscale(stream, amp_tensor_list_t{2, data, sizes}, cast9, unscale10_2));
 
 // CHECK: // k12_sgd_update: the runtime's multi-tensor update over 2 tensors, skipped when found_inf is set
-// CHECK-NEXT: //   {{%[0-9]+}} = amp.sgd_update %arg0, %unscaled#0 {lr = 1.000000e-03 : f64, weight_decay
-// CHECK-NEXT: //       : f64} : tensor<8x3xf32>
-// CHECK-NEXT: //   {{%[0-9]+}} = amp.sgd_update %arg1, %unscaled#1 {lr = 1.000000e-03 : f64, weight_decay
-// CHECK-NEXT: //       : f64} : tensor<3xf32>
+// CHECK-NEXT: //   {{%[0-9]+}} = amp.sgd_update %arg0, %[[UNSCALED:[0-9]+]]#0 {lr = 1.000000e-03 : f64,
+// CHECK-NEXT: //       f64} : tensor<8x3xf32>
+// CHECK-NEXT: //   {{%[0-9]+}} = amp.sgd_update %arg1, %[[UNSCALED]]#1 {lr = 1.000000e-03 : f64,
+// CHECK-NEXT: //       f64} : tensor<3xf32>
 // CHECK-NEXT: {
 // CHECK-NEXT: amp_sgd_config_t config{0x1.0624dd2f1a9fcp-10, 0.0, 0.0, 0x0p+0, 0};
 // CHECK-NEXT: float *const params[] = {w, b};
@@ -193,27 +193,69 @@ func.func @tiny_step(%arg0: tensor<8x3xf32> {amp.name = "w", amp.param},
                      %arg6: tensor<4xi64> {amp.name = "labels"})
     -> (tensor<8x3xf32>, tensor<3xf32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>)
     attributes {amp.arena_size = 1280 : i64, amp.memory = #amp.memory<arena = 1280, arguments = 280, peak = 1560, peak_f32 = 1560>} {
-  %0 = amp.constant {amp.kernel = 11 : i64, amp.place = [#amp.place<fused>]} dense<0.000000e+00> : tensor<f32>
-  %1 = amp.constant {amp.kernel = 9 : i64, amp.place = [#amp.place<fused>]} dense<1.000000e+00> : tensor<f64>
-  %2 = amp.cast %arg5 {amp.kernel = 0 : i64, amp.place = [#amp.place<arena 0>]} : tensor<4x8xf32> to tensor<4x8xf16>
-  %3 = amp.cast %arg0 {amp.kernel = 1 : i64, amp.place = [#amp.place<arena 256>]} : tensor<8x3xf32> to tensor<8x3xf16>
-  %4 = amp.matmul %2, %3 bias %arg1 {acc_type = f32, amp.epilogue = #amp.epilogue<bias>, amp.kernel = 2 : i64, amp.place = [#amp.place<arena 512>]} : tensor<4x8xf16>, tensor<8x3xf16>, tensor<3xf32> to tensor<4x3xf32>
-  %5 = amp.cross_entropy %4, %arg6 {amp.kernel = 3 : i64, amp.place = [#amp.place<arena 256>], amp.scratch = 768 : i64} : tensor<4x3xf32>, tensor<4xi64> to tensor<f32>
-  %6 = amp.cross_entropy_grad %4, %arg6, %arg2 {amp.kernel = 4 : i64, amp.place = [#amp.place<arena 768>]} : tensor<4x3xf32>, tensor<4xi64>, tensor<f32>
-  %7 = amp.cast %6 {amp.kernel = 5 : i64, amp.place = [#amp.place<arena 512>]} : tensor<4x3xf32> to tensor<4x3xf16>
-  %8 = amp.matmul %2, %7 {acc_type = f32, amp.kernel = 6 : i64, amp.place = [#amp.place<arena 1024>], transpose_lhs} : tensor<4x8xf16>, tensor<4x3xf16> to tensor<8x3xf16>
-  %9 = amp.sum %6 dims = [0] keepdims {amp.kernel = 7 : i64, amp.place = [#amp.place<arena 0>]} : tensor<4x3xf32> to tensor<1x3xf32>
-  %10 = amp.reshape %9 {amp.place = [#amp.place<view>]} : tensor<1x3xf32> to tensor<3xf32>
-  %11 = amp.cast %8 {amp.kernel = 8 : i64, amp.place = [#amp.place<arena 512>]} : tensor<8x3xf16> to tensor<8x3xf32>
-  %12 = amp.cast %arg2 {amp.kernel = 9 : i64, amp.place = [#amp.place<fused>]} : tensor<f32> to tensor<f64>
-  %13 = amp.div %1, %12 {amp.kernel = 9 : i64, amp.place = [#amp.place<fused>]} : tensor<f64>, tensor<f64>
-  %14 = amp.cast %13 {amp.kernel = 9 : i64, amp.place = [#amp.place<arena 768>]} : tensor<f64> to tensor<f32>
-  %unscaled:2, %found_inf = amp.unscale %14, %11, %10 {amp.kernel = 10 : i64, amp.place = [#amp.place<arena 512>, #amp.place<arena 0>, #amp.place<arena 1024>]} : tensor<f32>, tensor<8x3xf32>, tensor<3xf32>
-  %15 = amp.sgd_update %arg0, %unscaled#0 {amp.kernel = 12 : i64, amp.place = [#amp.place<fused>], lr = 1.000000e-03 : f64, weight_decay = 0.000000e+00 : f64} : tensor<8x3xf32>
-  %16 = amp.sgd_update %arg1, %unscaled#1 {amp.kernel = 12 : i64, amp.place = [#amp.place<fused>], lr = 1.000000e-03 : f64, weight_decay = 0.000000e+00 : f64} : tensor<3xf32>
-  %17 = amp.compare eq, %found_inf, %0 {amp.kernel = 11 : i64, amp.place = [#amp.place<arena 768>]} : tensor<f32>, tensor<f32>
-  %18 = amp.select %17, %15, %arg0 {amp.kernel = 12 : i64, amp.place = [#amp.place<arg 0>]} : tensor<i1>, tensor<8x3xf32>, tensor<8x3xf32>
-  %19 = amp.select %17, %16, %arg1 {amp.kernel = 12 : i64, amp.place = [#amp.place<arg 1>]} : tensor<i1>, tensor<3xf32>, tensor<3xf32>
-  %new_scale, %new_growth_tracker, %new_hysteresis_tracker = amp.scaler_update %arg2, %arg3, %arg4, %found_inf {amp.kernel = 13 : i64, amp.place = [#amp.place<arg 2>, #amp.place<arg 3>, #amp.place<arg 4>], backoff_factor = 5.000000e-01 : f64, growth_factor = 2.000000e+00 : f64, growth_interval = 2000 : i64, hysteresis = 1 : i64} : tensor<f32>
-  return %18, %19, %new_scale, %new_growth_tracker, %new_hysteresis_tracker, %5, %found_inf : tensor<8x3xf32>, tensor<3xf32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>
+  %0 = amp.fusion(%arg7 = %arg5) : (tensor<4x8xf32>) -> tensor<4x8xf16> attributes {amp.place = [#amp.place<arena 0>]} {
+    %15 = amp.cast %arg7 : tensor<4x8xf32> to tensor<4x8xf16>
+    amp.yield %15 : tensor<4x8xf16>
+  }
+  %1 = amp.fusion(%arg7 = %arg0) : (tensor<8x3xf32>) -> tensor<8x3xf16> attributes {amp.place = [#amp.place<arena 256>]} {
+    %15 = amp.cast %arg7 : tensor<8x3xf32> to tensor<8x3xf16>
+    amp.yield %15 : tensor<8x3xf16>
+  }
+  %2 = amp.fusion(%arg7 = %0, %arg8 = %1, %arg9 = %arg1) : (tensor<4x8xf16>, tensor<8x3xf16>, tensor<3xf32>) -> tensor<4x3xf32> attributes {amp.place = [#amp.place<arena 512>]} {
+    %15 = amp.matmul %arg7, %arg8 bias %arg9 {acc_type = f32, amp.epilogue = #amp.epilogue<bias>} : tensor<4x8xf16>, tensor<8x3xf16>, tensor<3xf32> to tensor<4x3xf32>
+    amp.yield %15 : tensor<4x3xf32>
+  }
+  %3 = amp.fusion(%arg7 = %2, %arg8 = %arg6) : (tensor<4x3xf32>, tensor<4xi64>) -> tensor<f32> attributes {amp.place = [#amp.place<arena 256>]} {
+    %15 = amp.cross_entropy %arg7, %arg8 {amp.scratch = 768 : i64} : tensor<4x3xf32>, tensor<4xi64> to tensor<f32>
+    amp.yield %15 : tensor<f32>
+  }
+  %4 = amp.fusion(%arg7 = %2, %arg8 = %arg6, %arg9 = %arg2) : (tensor<4x3xf32>, tensor<4xi64>, tensor<f32>) -> tensor<4x3xf32> attributes {amp.place = [#amp.place<arena 768>]} {
+    %15 = amp.cross_entropy_grad %arg7, %arg8, %arg9 : tensor<4x3xf32>, tensor<4xi64>, tensor<f32>
+    amp.yield %15 : tensor<4x3xf32>
+  }
+  %5 = amp.fusion(%arg7 = %4) : (tensor<4x3xf32>) -> tensor<4x3xf16> attributes {amp.place = [#amp.place<arena 512>]} {
+    %15 = amp.cast %arg7 : tensor<4x3xf32> to tensor<4x3xf16>
+    amp.yield %15 : tensor<4x3xf16>
+  }
+  %6 = amp.fusion(%arg7 = %0, %arg8 = %5) : (tensor<4x8xf16>, tensor<4x3xf16>) -> tensor<8x3xf16> attributes {amp.place = [#amp.place<arena 1024>]} {
+    %15 = amp.matmul %arg7, %arg8 {acc_type = f32, transpose_lhs} : tensor<4x8xf16>, tensor<4x3xf16> to tensor<8x3xf16>
+    amp.yield %15 : tensor<8x3xf16>
+  }
+  %7 = amp.fusion(%arg7 = %4) : (tensor<4x3xf32>) -> tensor<1x3xf32> attributes {amp.place = [#amp.place<arena 0>]} {
+    %15 = amp.sum %arg7 dims = [0] keepdims : tensor<4x3xf32> to tensor<1x3xf32>
+    amp.yield %15 : tensor<1x3xf32>
+  }
+  %8 = amp.reshape %7 {amp.place = [#amp.place<view>]} : tensor<1x3xf32> to tensor<3xf32>
+  %9 = amp.fusion(%arg7 = %6) : (tensor<8x3xf16>) -> tensor<8x3xf32> attributes {amp.place = [#amp.place<arena 512>]} {
+    %15 = amp.cast %arg7 : tensor<8x3xf16> to tensor<8x3xf32>
+    amp.yield %15 : tensor<8x3xf32>
+  }
+  %10 = amp.fusion(%arg7 = %arg2) : (tensor<f32>) -> tensor<f32> attributes {amp.place = [#amp.place<arena 768>]} {
+    %15 = amp.constant dense<1.000000e+00> : tensor<f64>
+    %16 = amp.cast %arg7 : tensor<f32> to tensor<f64>
+    %17 = amp.div %15, %16 : tensor<f64>, tensor<f64>
+    %18 = amp.cast %17 : tensor<f64> to tensor<f32>
+    amp.yield %18 : tensor<f32>
+  }
+  %11:3 = amp.fusion(%arg7 = %10, %arg8 = %9, %arg9 = %8) : (tensor<f32>, tensor<8x3xf32>, tensor<3xf32>) -> (tensor<8x3xf32>, tensor<3xf32>, tensor<f32>) attributes {amp.place = [#amp.place<arena 512>, #amp.place<arena 0>, #amp.place<arena 1024>]} {
+    %unscaled:2, %found_inf = amp.unscale %arg7, %arg8, %arg9 : tensor<f32>, tensor<8x3xf32>, tensor<3xf32>
+    amp.yield %unscaled#0, %unscaled#1, %found_inf : tensor<8x3xf32>, tensor<3xf32>, tensor<f32>
+  }
+  %12 = amp.fusion(%arg7 = %11#2) : (tensor<f32>) -> tensor<i1> attributes {amp.place = [#amp.place<arena 768>]} {
+    %15 = amp.constant dense<0.000000e+00> : tensor<f32>
+    %16 = amp.compare eq, %arg7, %15 : tensor<f32>, tensor<f32>
+    amp.yield %16 : tensor<i1>
+  }
+  %13:2 = amp.fusion(%arg7 = %arg0, %arg8 = %11#0, %arg9 = %arg1, %arg10 = %11#1, %arg11 = %12) : (tensor<8x3xf32>, tensor<8x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<i1>) -> (tensor<8x3xf32>, tensor<3xf32>) attributes {amp.place = [#amp.place<arg 0>, #amp.place<arg 1>]} {
+    %15 = amp.sgd_update %arg7, %arg8 {lr = 1.000000e-03 : f64, weight_decay = 0.000000e+00 : f64} : tensor<8x3xf32>
+    %16 = amp.sgd_update %arg9, %arg10 {lr = 1.000000e-03 : f64, weight_decay = 0.000000e+00 : f64} : tensor<3xf32>
+    %17 = amp.select %arg11, %15, %arg7 : tensor<i1>, tensor<8x3xf32>, tensor<8x3xf32>
+    %18 = amp.select %arg11, %16, %arg9 : tensor<i1>, tensor<3xf32>, tensor<3xf32>
+    amp.yield %17, %18 : tensor<8x3xf32>, tensor<3xf32>
+  }
+  %14:3 = amp.fusion(%arg7 = %arg2, %arg8 = %arg3, %arg9 = %arg4, %arg10 = %11#2) : (tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>, tensor<f32>) attributes {amp.place = [#amp.place<arg 2>, #amp.place<arg 3>, #amp.place<arg 4>]} {
+    %new_scale, %new_growth_tracker, %new_hysteresis_tracker = amp.scaler_update %arg7, %arg8, %arg9, %arg10 {backoff_factor = 5.000000e-01 : f64, growth_factor = 2.000000e+00 : f64, growth_interval = 2000 : i64, hysteresis = 1 : i64} : tensor<f32>
+    amp.yield %new_scale, %new_growth_tracker, %new_hysteresis_tracker : tensor<f32>, tensor<f32>, tensor<f32>
+  }
+  return %13#0, %13#1, %14#0, %14#1, %14#2, %3, %11#2 : tensor<8x3xf32>, tensor<3xf32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>
 }

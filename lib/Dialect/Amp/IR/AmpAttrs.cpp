@@ -207,19 +207,31 @@ LogicalResult LossScalingAttr::verify(
   return success();
 }
 
+/// `<` and the keyword of one of an enum's cases: the case, or nullopt
+/// after an error at the keyword that says which are valid (`expected`, as
+/// "a place is arena, arg or view").
+template <typename Enum>
+static std::optional<Enum>
+parseLessAndCase(AsmParser &parser, std::optional<Enum> (*symbolize)(StringRef),
+                 StringRef expected) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseLess() || parser.parseKeyword(&keyword))
+    return std::nullopt;
+  std::optional<Enum> value = symbolize(keyword);
+  if (!value)
+    parser.emitError(loc) << expected << ", got '" << keyword << "'";
+  return value;
+}
+
 /// `<` mode (`,` name `=` value)* `>`, the settings in any order, each
 /// once; the verifier says which the mode takes.
 Attribute LossScalingAttr::parse(AsmParser &parser, Type) {
   SMLoc loc = parser.getCurrentLocation();
-  StringRef keyword;
-  if (parser.parseLess() || parser.parseKeyword(&keyword))
+  std::optional<LossScalingMode> mode = parseLessAndCase(
+      parser, symbolizeLossScalingMode, "a loss scaler is dynamic or static");
+  if (!mode)
     return {};
-  std::optional<LossScalingMode> mode = symbolizeLossScalingMode(keyword);
-  if (!mode) {
-    parser.emitError(loc) << "a loss scaler is dynamic or static, got '"
-                          << keyword << "'";
-    return {};
-  }
   std::optional<APFloat> initScale, growthFactor, backoffFactor, minScale,
       maxScale;
   std::optional<int64_t> growthInterval, hysteresis;
@@ -279,7 +291,8 @@ Attribute LossScalingAttr::parse(AsmParser &parser, Type) {
     return {};
   if (!initScale) {
     parser.emitError(loc) << "#amp.loss_scaling lacks '" << kInitScale << "' ("
-                          << keyword << " scaling needs it)";
+                          << stringifyLossScalingMode(*mode)
+                          << " scaling needs it)";
     return {};
   }
   return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
@@ -335,15 +348,10 @@ LogicalResult PlaceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 /// `<` kind (integer)? `>`; the verifier says which kinds take a number.
 Attribute PlaceAttr::parse(AsmParser &parser, Type) {
   SMLoc loc = parser.getCurrentLocation();
-  StringRef keyword;
-  if (parser.parseLess() || parser.parseKeyword(&keyword))
+  std::optional<PlaceKind> kind = parseLessAndCase(
+      parser, symbolizePlaceKind, "a place is arena, arg or view");
+  if (!kind)
     return {};
-  std::optional<PlaceKind> kind = symbolizePlaceKind(keyword);
-  if (!kind) {
-    parser.emitError(loc) << "a place is arena, arg, view or fused, got '"
-                          << keyword << "'";
-    return {};
-  }
   int64_t value = 0;
   std::optional<int64_t> number;
   OptionalParseResult parsed = parser.parseOptionalInteger(value);

@@ -206,12 +206,6 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
   auto integer = dyn_cast<IntegerAttr>(value);
   bool isCount = integer && integer.getType().isSignlessInteger(64) &&
                  integer.getInt() >= 0;
-  if (name == "amp.kernel") {
-    if (!isCount || integer.getInt() > INT32_MAX)
-      return op->emitError()
-             << "'" << name << "' is a kernel number, an i64 in [0, 2^31)";
-    return success();
-  }
   if (name == "amp.arena_size" || name == "amp.scratch") {
     if (!isCount)
       return op->emitError()
@@ -227,9 +221,10 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
   if (name == "amp.place") {
     auto places = dyn_cast<ArrayAttr>(value);
     if (!places || places.size() != op->getNumResults() ||
-        !llvm::all_of(places, [](Attribute a) { return isa<PlaceAttr>(a); }))
-      return op->emitError()
-             << "'amp.place' is an array of one #amp.place per result";
+        !llvm::all_of(places, [](Attribute a) { return isa<PlaceAttr>(a); }) ||
+        !(isa<FusionOp>(op) || op->hasTrait<OpTrait::amp::MemoryView>()))
+      return op->emitError() << "'amp.place' is an array of one #amp.place "
+                                "per result of an amp.fusion or a view";
     return success();
   }
   if (name == "amp.memory") {

@@ -927,6 +927,88 @@ LogicalResult ScalerUpdateOp::verify() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+void FusionOp::build(OpBuilder &builder, OperationState &state,
+                     TypeRange resultTypes, ValueRange inputs) {
+  state.addOperands(inputs);
+  state.addTypes(resultTypes);
+  Region *body = state.addRegion();
+  Block &block = body->emplaceBlock();
+  for (Value input : inputs)
+    block.addArgument(input.getType(), input.getLoc());
+}
+
+YieldOp FusionOp::getYield() {
+  return cast<YieldOp>(getBlock().getTerminator());
+}
+
+// amp.fusion(%a = %x, %b = %y) : (tx, ty) -> (results)
+//     attributes {...} { body }
+ParseResult FusionOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::Argument> arguments;
+  SmallVector<OpAsmParser::UnresolvedOperand> inputs;
+  FunctionType type;
+  llvm::SMLoc typeLoc;
+  if (parser.parseAssignmentList(arguments, inputs) || parser.parseColon() ||
+      parser.getCurrentLocation(&typeLoc) || parser.parseType(type))
+    return failure();
+  if (type.getNumInputs() != inputs.size())
+    return parser.emitError(typeLoc)
+           << "amp.fusion binds " << inputs.size() << " inputs but its type "
+           << "lists " << type.getNumInputs();
+  for (auto [argument, inputType] : llvm::zip(arguments, type.getInputs()))
+    argument.type = inputType;
+  if (parser.resolveOperands(inputs, type.getInputs(), typeLoc,
+                             result.operands) ||
+      parser.parseOptionalAttrDictWithKeyword(result.attributes) ||
+      parser.parseRegion(*result.addRegion(), arguments,
+                         /*enableNameShadowing=*/false))
+    return failure();
+  result.addTypes(type.getResults());
+  return success();
+}
+
+void FusionOp::print(OpAsmPrinter &p) {
+  p << "(";
+  llvm::interleaveComma(
+      llvm::zip(getBlock().getArguments(), getInputs()), p,
+      [&](auto pair) { p << std::get<0>(pair) << " = " << std::get<1>(pair); });
+  p << ") : ";
+  p.printFunctionalType(getInputs().getTypes(), getResultTypes());
+  p.printOptionalAttrDictWithKeyword((*this)->getAttrs());
+  p << " ";
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false);
+}
+
+LogicalResult FusionOp::verify() {
+  Block &block = getBlock();
+  if (block.getArgumentTypes() != getInputs().getTypes())
+    return emitOpError() << "binds its region's arguments to inputs of other "
+                            "types";
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield)
+    return emitOpError() << "ends its region with amp.yield";
+  if (yield.getValues().getTypes() != getResultTypes()) {
+    auto list = [](TypeRange types) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      llvm::interleaveComma(types, os);
+      return text;
+    };
+    return emitOpError() << "yields (" << list(yield.getValues().getTypes())
+                         << ") for results of types ("
+                         << list(getResultTypes()) << ")";
+  }
+  for (Operation &op : getKernelOps())
+    if (isa<FusionOp>(op))
+      return op.emitOpError() << "is nested in another amp.fusion; a kernel "
+                                 "holds no kernels";
+  return success();
+}
+
 #include "amp/Dialect/Amp/IR/AmpEnums.cpp.inc"
 
 #define GET_OP_CLASSES

@@ -26,10 +26,37 @@ int64_t backend::getScratchBytes(Operation *op) {
   return rows * (logits.getElementType().isF64() ? 8 : 4);
 }
 
-std::optional<int64_t> backend::getKernel(Operation *op) {
-  if (auto attr = op->getAttrOfType<IntegerAttr>(kKernelAttr))
-    return attr.getInt();
-  return std::nullopt;
+Value backend::getOutsideValue(Value value) {
+  auto argument = dyn_cast<BlockArgument>(value);
+  if (!argument)
+    return value;
+  if (auto fusion = dyn_cast<FusionOp>(argument.getOwner()->getParentOp()))
+    return fusion.getInputs()[argument.getArgNumber()];
+  return value;
+}
+
+Operation *backend::getComputingOp(Value value) {
+  value = getOutsideValue(value);
+  auto fusion = value.getDefiningOp<FusionOp>();
+  if (!fusion)
+    return value.getDefiningOp();
+  return getComputingOp(
+      fusion.getYield().getValues()[cast<OpResult>(value).getResultNumber()]);
+}
+
+void backend::getUsesInKernels(Value value,
+                               SmallVectorImpl<OpOperand *> &uses) {
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto fusion = dyn_cast<FusionOp>(user))
+      getUsesInKernels(fusion.getBlock().getArgument(use.getOperandNumber()),
+                       uses);
+    else if (isa<YieldOp>(user))
+      getUsesInKernels(user->getParentOp()->getResult(use.getOperandNumber()),
+                       uses);
+    else
+      uses.push_back(&use);
+  }
 }
 
 SmallVector<unsigned> backend::getThreadedArguments(func::FuncOp func) {
@@ -167,7 +194,7 @@ backend::getIndexChecks(func::FuncOp func) {
     SmallVector<Value> worklist{reader.getIndexOperand()};
     llvm::SmallPtrSet<Operation *, 8> seen;
     while (!worklist.empty()) {
-      Value value = worklist.pop_back_val();
+      Value value = getOutsideValue(worklist.pop_back_val());
       if (auto argument = dyn_cast<BlockArgument>(value)) {
         IndexCheck check{argument.getArgNumber(), bound, ignored, reader};
         if (llvm::none_of(checks, [&](const IndexCheck &c) {
@@ -180,6 +207,14 @@ backend::getIndexChecks(func::FuncOp func) {
       Operation *source = value.getDefiningOp();
       if (!seen.insert(source).second)
         continue;
+      if (auto fusion = dyn_cast<FusionOp>(source)) {
+        // The value its kernel computes.
+        seen.erase(source);
+        worklist.push_back(
+            fusion.getYield()
+                .getValues()[cast<OpResult>(value).getResultNumber()]);
+        continue;
+      }
       if (source->hasTrait<OpTrait::amp::ShapeFamily>()) {
         llvm::append_range(worklist, source->getOperands());
         continue;
@@ -233,11 +268,12 @@ backend::ParamInit backend::getParamInit(func::FuncOp func, unsigned argument) {
     auto lhs = cast<RankedTensorType>(matmul.getLhs().getType());
     return lhs.getDimSize(lhs.getRank() - (matmul.getTransposeLhs() ? 2 : 1));
   };
-  // The op that computes `value`, looking through casts.
+  // The op that computes `value`, looking through casts (and into the
+  // kernel that yields it, on a fused step).
   auto producerOf = [](Value value) -> Operation * {
-    Operation *op = value.getDefiningOp();
+    Operation *op = getComputingOp(value);
     while (auto cast = dyn_cast_or_null<CastOp>(op))
-      op = cast.getInput().getDefiningOp();
+      op = getComputingOp(cast.getInput());
     return op;
   };
   // Its uses through casts, in program order: the forward op that reads
@@ -246,17 +282,24 @@ backend::ParamInit backend::getParamInit(func::FuncOp func, unsigned argument) {
   SmallVector<OpOperand *> uses;
   SmallVector<Value> worklist{func.getArgument(argument)};
   while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    for (OpOperand &use : value.getUses()) {
-      if (auto cast = dyn_cast<CastOp>(use.getOwner()))
+    SmallVector<OpOperand *> direct;
+    getUsesInKernels(worklist.pop_back_val(), direct);
+    for (OpOperand *use : direct) {
+      if (auto cast = dyn_cast<CastOp>(use->getOwner()))
         worklist.push_back(cast.getResult());
       else
-        uses.push_back(&use);
+        uses.push_back(use);
     }
   }
-  llvm::stable_sort(uses, [](OpOperand *a, OpOperand *b) {
-    return a->getOwner()->getBlock() == b->getOwner()->getBlock() &&
-           a->getOwner()->isBeforeInBlock(b->getOwner());
+  // In the order the ops run: by their kernels, then inside a kernel.
+  Block &body = func.getBody().front();
+  llvm::stable_sort(uses, [&](OpOperand *a, OpOperand *b) {
+    Operation *x = a->getOwner(), *y = b->getOwner();
+    if (x->getBlock() == y->getBlock())
+      return x->isBeforeInBlock(y);
+    Operation *kernelX = body.findAncestorOpInBlock(*x);
+    Operation *kernelY = body.findAncestorOpInBlock(*y);
+    return kernelX != kernelY && kernelX->isBeforeInBlock(kernelY);
   });
   for (OpOperand *use : uses) {
     Operation *user = use->getOwner();

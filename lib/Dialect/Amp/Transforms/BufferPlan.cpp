@@ -30,6 +30,10 @@ using namespace mlir::amp::backend;
 
 namespace {
 
+int64_t getNumElements(Value value) {
+  return cast<RankedTensorType>(value.getType()).getNumElements();
+}
+
 int64_t alignUp(int64_t value) {
   return (value + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
 }
@@ -184,25 +188,25 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
     Builder builder(&getContext());
     MLIRContext *ctx = &getContext();
 
-    int64_t kernels = 0;
+    // The kernels, numbered in the order they run.
+    llvm::DenseMap<Operation *, int64_t> kernelNumbers;
     for (Operation &op : body) {
       if (isa<func::ReturnOp>(op) || isView(&op))
         continue;
-      std::optional<int64_t> kernel = getKernel(&op);
-      if (!kernel) {
-        op.emitError() << "amp-plan-buffers: this op has no kernel; run "
+      if (!isa<FusionOp>(op)) {
+        op.emitError() << "amp-plan-buffers: this op is in no kernel; run "
                           "--amp-fuse first";
         return signalPassFailure();
       }
-      kernels = std::max(kernels, *kernel + 1);
+      kernelNumbers[&op] = kernelNumbers.size();
     }
-    const int64_t end = kernels; // the return: after every kernel
+    const int64_t end = kernelNumbers.size(); // the return: after them all
 
     // Position of the kernel that reads through `user`.
     auto positionOf = [&](Operation *user) -> int64_t {
       if (isa<func::ReturnOp>(user))
         return end;
-      return *getKernel(user);
+      return kernelNumbers.lookup(user);
     };
     // Every user of the memory of `root`, through views.
     std::function<void(Value, SmallVectorImpl<OpOperand *> &)> usesOf =
@@ -223,25 +227,29 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
       Operation *def = value.getDefiningOp();
       if (!def || isView(def) || pinned.count(value))
         continue;
-      int64_t at = *getKernel(def);
+      int64_t at = positionOf(def);
       SmallVector<OpOperand *> uses;
       usesOf(func.getArgument(argIndex), uses);
       bool safe = true;
       for (OpOperand *use : uses) {
-        Operation *user = use->getOwner();
-        int64_t position = positionOf(user);
+        int64_t position = positionOf(use->getOwner());
         if (position < at)
           continue;
-        // Read by the kernel that writes the value: safe when it reads
-        // element i only to write element i.
-        bool sameIndex =
-            position == at &&
-            (user->hasTrait<OpTrait::amp::InPlaceUpdate>() ||
-             (isFusibleElementwise(user) &&
-              user->getResult(0).getType() == use->get().getType() &&
-              cast<RankedTensorType>(use->get().getType()).getNumElements() ==
-                  cast<RankedTensorType>(value.getType()).getNumElements()));
-        if (!sameIndex) {
+        // Read by the kernel that writes the value: safe when each op that
+        // reads it there reads element i only to write element i.
+        auto readsInPlace = [&](OpOperand &inner) {
+          Operation *user = inner.getOwner();
+          return user->hasTrait<OpTrait::amp::InPlaceUpdate>() ||
+                 (isFusibleElementwise(user) &&
+                  user->getResult(0).getType() == inner.get().getType() &&
+                  getNumElements(inner.get()) == getNumElements(value));
+        };
+        auto kernel = dyn_cast<FusionOp>(use->getOwner());
+        if (position != at || !kernel ||
+            !llvm::all_of(kernel.getBlock()
+                              .getArgument(use->getOperandNumber())
+                              .getUses(),
+                          readsInPlace)) {
           safe = false;
           break;
         }
@@ -257,53 +265,51 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
     SmallVector<std::pair<Operation *, size_t>> scratch; // op, interval
     llvm::DenseMap<Value, size_t> intervalOf;
     llvm::DenseMap<Value, Value> sharesSlotOf;
-    auto reusableSlot = [&](Operation *op, unsigned result) -> Value {
-      auto unscale = dyn_cast<UnscaleOp>(op);
-      if (!unscale || result >= unscale.getGrads().size())
+    auto reusableSlot = [&](FusionOp kernel, unsigned result) -> Value {
+      Value yielded = kernel.getYield().getValues()[result];
+      auto unscale = yielded.getDefiningOp<UnscaleOp>();
+      unsigned index = cast<OpResult>(yielded).getResultNumber();
+      if (!unscale || index >= unscale.getGrads().size())
         return {};
-      Value grad = unscale.getGrads()[result];
+      auto input = dyn_cast<BlockArgument>(unscale.getGrads()[index]);
+      if (!input || !input.hasOneUse())
+        return {};
+      Value grad = getOutsideValue(input);
       while (grad.getDefiningOp() && isView(grad.getDefiningOp()))
         grad = grad.getDefiningOp()->getOperand(0); // the memory's owner
       if (!intervalOf.count(grad) ||
           getByteSize(grad.getType()) !=
-              getByteSize(op->getResult(result).getType()))
+              getByteSize(kernel->getResult(result).getType()))
         return {};
       SmallVector<OpOperand *> uses;
       usesOf(grad, uses);
       bool onlyHere = llvm::all_of(
-          uses, [&](OpOperand *use) { return use->getOwner() == op; });
+          uses, [&](OpOperand *use) { return use->getOwner() == kernel; });
       return onlyHere && uses.size() == 1 ? grad : Value();
     };
     for (Operation &op : body) {
       if (isa<func::ReturnOp>(op))
         continue;
+      if (isView(&op)) {
+        op.setAttr(kPlaceAttr,
+                   builder.getArrayAttr(PlaceAttr::get(ctx, PlaceKind::view)));
+        continue;
+      }
+      auto kernel = cast<FusionOp>(op);
+      int64_t at = positionOf(kernel);
       SmallVector<Attribute> places;
-      for (Value result : op.getResults()) {
-        if (isView(&op)) {
-          places.push_back(PlaceAttr::get(ctx, PlaceKind::view));
-          continue;
-        }
-        int64_t at = *getKernel(&op);
-        SmallVector<OpOperand *> uses;
-        usesOf(result, uses);
-        bool fused = llvm::all_of(uses, [&](OpOperand *use) {
-          return positionOf(use->getOwner()) == at &&
-                 !isa<func::ReturnOp>(use->getOwner());
-        });
+      for (OpResult result : kernel->getResults()) {
         auto found = pinned.find(result);
         if (found != pinned.end()) {
           places.push_back(PlaceAttr::get(ctx, PlaceKind::arg, found->second));
           continue;
         }
-        if (fused && !uses.empty()) {
-          places.push_back(PlaceAttr::get(ctx, PlaceKind::fused));
-          continue;
-        }
+        SmallVector<OpOperand *> uses;
+        usesOf(result, uses);
         int64_t last = at;
         for (OpOperand *use : uses)
           last = std::max(last, positionOf(use->getOwner()));
-        if (Value slot =
-                reusableSlot(&op, cast<OpResult>(result).getResultNumber())) {
+        if (Value slot = reusableSlot(kernel, result.getResultNumber())) {
           Interval &shared = intervals[intervalOf.lookup(slot)];
           shared.last = std::max(shared.last, last);
           sharesSlotOf[result] = slot;
@@ -314,11 +320,11 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
         places.push_back(Attribute()); // filled in below
       }
       op.setAttr(kPlaceAttr, builder.getArrayAttr(places));
-      if (int64_t bytes = getScratchBytes(&op)) {
-        int64_t at = *getKernel(&op);
-        scratch.push_back({&op, intervals.size()});
-        intervals.push_back({Value(), at, at, std::nullopt, bytes});
-      }
+      for (Operation &inner : kernel.getKernelOps())
+        if (int64_t bytes = getScratchBytes(&inner)) {
+          scratch.push_back({&inner, intervals.size()});
+          intervals.push_back({Value(), at, at, std::nullopt, bytes});
+        }
     }
 
     // Every offset and total below is at most the sum of all sizes: check

@@ -12,6 +12,7 @@
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace mlir::amp {
 #define GEN_PASS_DEF_AMPFUSE
@@ -149,15 +150,68 @@ SmallVector<SmallVector<Operation *>> findUpdateRuns(Block &body) {
   return runs;
 }
 
+/// Moves the ops of every amp.fusion in `body` back into it, so that a
+/// fused step can be fused again.
+void inlineFusions(Block &body) {
+  for (auto fusion : llvm::make_early_inc_range(body.getOps<FusionOp>())) {
+    for (auto [argument, input] :
+         llvm::zip(fusion.getBlock().getArguments(), fusion.getInputs()))
+      argument.replaceAllUsesWith(input);
+    fusion.replaceAllUsesWith(fusion.getYield().getValues());
+    for (Operation &op : llvm::make_early_inc_range(fusion.getKernelOps()))
+      op.moveBefore(fusion);
+    fusion.erase();
+  }
+}
+
+/// Outlines `ops` (in block order, the last one last) into an amp.fusion
+/// in place of the last: its inputs are the values the ops read from
+/// outside the group, its results the values read outside it or by
+/// nothing, which the rest of the step then reads from the fusion.
+void outline(ArrayRef<Operation *> ops) {
+  llvm::SmallPtrSet<Operation *, 8> members(ops.begin(), ops.end());
+  auto isMember = [&](Operation *op) { return members.contains(op); };
+  SmallVector<Value> inputs, yielded;
+  llvm::SmallPtrSet<Value, 8> seen;
+  for (Operation *op : ops) {
+    for (Value operand : op->getOperands())
+      if (!isMember(operand.getDefiningOp()) && seen.insert(operand).second)
+        inputs.push_back(operand);
+    for (Value result : op->getResults())
+      if (result.use_empty() ||
+          llvm::any_of(result.getUsers(),
+                       [&](Operation *user) { return !isMember(user); }))
+        yielded.push_back(result);
+  }
+  Operation *last = ops.back();
+  OpBuilder builder(last);
+  auto fusion = builder.create<FusionOp>(
+      last->getLoc(), ValueRange(yielded).getTypes(), inputs);
+  builder.setInsertionPointToEnd(&fusion.getBlock());
+  auto yield = builder.create<YieldOp>(last->getLoc(), yielded);
+  for (Operation *op : ops)
+    op->moveBefore(yield);
+  auto inside = [&](OpOperand &use) {
+    return fusion->isProperAncestor(use.getOwner());
+  };
+  for (auto [input, argument] :
+       llvm::zip(inputs, fusion.getBlock().getArguments()))
+    input.replaceUsesWithIf(argument, inside);
+  for (auto [value, result] : llvm::zip(yielded, fusion.getResults()))
+    value.replaceUsesWithIf(result, [&](OpOperand &use) {
+      return !inside(use) && use.getOwner() != yield;
+    });
+}
+
 struct FusePass : mlir::amp::impl::AmpFuseBase<FusePass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    Block &body = func.getBody().front();
+    inlineFusions(body);
     if (failed(checkCompilable(func)))
       return signalPassFailure();
-    Block &body = func.getBody().front();
-    Builder builder(&getContext());
     for (Operation &op : body)
-      op.removeAttr(kKernelAttr), op.removeAttr(kEpilogueAttr);
+      op.removeAttr(kEpilogueAttr);
 
     // Epilogues first: the ops they take are no longer elementwise roots.
     llvm::DenseMap<Operation *, Operation *> epilogueOwner;
@@ -215,25 +269,16 @@ struct FusePass : mlir::amp::impl::AmpFuseBase<FusePass> {
           kernelOf[select] = kernelOf.lookup(run.front());
       }
 
-    // Number kernels in the order they run: by the position of their last
-    // op.
-    llvm::DenseMap<int64_t, int64_t> lastPosition;
-    int64_t position = 0;
+    // Each kernel becomes an amp.fusion where its last op was: they run
+    // in that order.
+    llvm::MapVector<int64_t, SmallVector<Operation *>> groups;
     for (Operation &op : body) {
       auto found = kernelOf.find(&op);
       if (found != kernelOf.end())
-        lastPosition[found->second] = position;
-      ++position;
+        groups[found->second].push_back(&op);
     }
-    SmallVector<std::pair<int64_t, int64_t>> order; // (position, kernel)
-    for (auto [kernel, at] : lastPosition)
-      order.push_back({at, kernel});
-    llvm::sort(order);
-    llvm::DenseMap<int64_t, int64_t> renumber;
-    for (auto [index, entry] : llvm::enumerate(order))
-      renumber[entry.second] = index;
-    for (auto [op, kernel] : kernelOf)
-      op->setAttr(kKernelAttr, builder.getI64IntegerAttr(renumber[kernel]));
+    for (auto &[kernel, ops] : groups)
+      outline(ops);
   }
 };
 

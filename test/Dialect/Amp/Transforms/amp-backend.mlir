@@ -7,7 +7,7 @@
 // --amp-backend takes a training step to the IR --amp-to-cuda translates:
 // calls inlined (the callee gone), equal constants merged, every op in a
 // kernel (the matmul with its bias and relu as one GEMM epilogue) and
-// every value placed in one arena, new weights over the old.
+// every kernel's result placed in one arena, new weights over the old.
 
 // CHECK-LABEL: func.func @step
 // CHECK-SAME: amp.arena_size = 768 : i64
@@ -16,15 +16,20 @@
 // The two learning rates are one constant, which the folder hoists and
 // leaves without a location; amp-restore-locations gives it its first
 // user's, the update of %w.
-// CHECK: %[[LR:.*]] = amp.constant {{.*}}dense<5.000000e-01> : tensor<f32> loc("{{.*}}amp-backend.mlir":52:9)
-// CHECK: amp.matmul {{.*}}{amp.epilogue = #amp.epilogue<bias_relu>, amp.kernel = [[K:[0-9]+]] : i64, amp.place = [#amp.place<fused>]}
-// CHECK: amp.add {{.*}}{amp.kernel = [[K]] : i64, amp.place = [#amp.place<fused>]}
-// CHECK: amp.relu {{.*}}{amp.kernel = [[K]] : i64, amp.place = [#amp.place<arena {{[0-9]+}}>]}
-// CHECK: amp.sum {{.*}}amp.place = [#amp.place<arena {{[0-9]+}}>]
-// CHECK: amp.mul %{{.*}}, %[[LR]] {amp.kernel = [[U:[0-9]+]] : i64, amp.place = [#amp.place<fused>]}
-// CHECK: amp.sub {{.*}}{amp.kernel = [[U]] : i64, amp.place = [#amp.place<arg 0>]}
-// CHECK: amp.mul %{{.*}}, %[[LR]] {amp.kernel = [[V:[0-9]+]] : i64, amp.place = [#amp.place<fused>]}
-// CHECK: amp.sub {{.*}}{amp.kernel = [[V]] : i64, amp.place = [#amp.place<arg 1>]}
+// CHECK: %[[LR:.*]] = amp.fusion() : () -> tensor<f32> attributes {amp.place = [#amp.place<arena {{[0-9]+}}>]} {
+// CHECK-NEXT: amp.constant {{.*}}dense<5.000000e-01> : tensor<f32> loc("{{.*}}amp-backend.mlir":57:9)
+// CHECK: amp.fusion({{.*}}) : {{.*}} -> tensor<2x3xf32> attributes {amp.place = [#amp.place<arena {{[0-9]+}}>]} {
+// CHECK-NEXT: amp.matmul {{.*}}{amp.epilogue = #amp.epilogue<bias_relu>}
+// CHECK-NEXT: amp.add
+// CHECK-NEXT: amp.relu
+// CHECK: amp.fusion({{.*}}) : {{.*}} -> tensor<f32> attributes {amp.place = [#amp.place<arena {{[0-9]+}}>]} {
+// CHECK-NEXT: amp.sum
+// CHECK: amp.fusion(%{{.*}} = %arg0, %{{.*}} = %[[LR]]) : {{.*}} attributes {amp.place = [#amp.place<arg 0>]} {
+// CHECK-NEXT: amp.mul
+// CHECK-NEXT: amp.sub
+// CHECK: amp.fusion(%{{.*}} = %arg1, %{{.*}} = %[[LR]]) : {{.*}} attributes {amp.place = [#amp.place<arg 1>]} {
+// CHECK-NEXT: amp.mul
+// CHECK-NEXT: amp.sub
 // CHECK-NOT: amp.constant
 // CHECK-NOT: func.func
 

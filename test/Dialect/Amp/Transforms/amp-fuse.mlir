@@ -1,18 +1,32 @@
 // RUN: amp-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(func.func(amp-fuse))' | FileCheck %s
+// Canonicalization and CSE leave the kernels as they are, and fusing a fused
+// step again gives the same kernels.
+// RUN: amp-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(func.func(amp-fuse,canonicalize,cse))' | FileCheck %s
+// RUN: amp-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(func.func(amp-fuse,amp-fuse))' | FileCheck %s
 
-// --amp-fuse gives every op that does work a kernel number (amp.kernel),
-// numbered in the order the kernels run.
+// --amp-fuse outlines every kernel into an amp.fusion where its last op
+// was: the kernels run in the order of the fusion ops, and only what a
+// fusion yields leaves its kernel.
 
 // An elementwise chain of one shape becomes one kernel; a bias add and relu
 // after a matmul with an f32 result fold into its epilogue.
 // CHECK-LABEL: func.func @chain
-// CHECK: amp.matmul {{.*}}{amp.epilogue = #amp.epilogue<bias_relu>, amp.kernel = 0 : i64}
-// CHECK: amp.add {{.*}}{amp.kernel = 0 : i64}
-// CHECK: amp.relu {{.*}}{amp.kernel = 0 : i64}
-// CHECK: amp.sum {{.*}}{amp.kernel = 1 : i64}
-// CHECK: amp.constant {amp.kernel = 2 : i64}
-// CHECK: amp.mul {{.*}}{amp.kernel = 3 : i64}
-// CHECK: amp.sub {{.*}}{amp.kernel = 3 : i64}
+// CHECK: %[[GEMM:.*]] = amp.fusion(%[[X:arg[0-9]+]] = %arg2, %[[W:arg[0-9]+]] = %arg0, %[[B:arg[0-9]+]] = %arg1) : (tensor<2x4xf32>, tensor<4x3xf32>, tensor<3xf32>) -> tensor<2x3xf32> {
+// CHECK-NEXT: %[[MM:.*]] = amp.matmul %[[X]], %[[W]] {amp.epilogue = #amp.epilogue<bias_relu>}
+// CHECK-NEXT: %[[PRE:.*]] = amp.add %[[MM]], %[[B]]
+// CHECK-NEXT: %[[H:.*]] = amp.relu %[[PRE]]
+// CHECK-NEXT: amp.yield %[[H]] : tensor<2x3xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[LOSS:.*]] = amp.fusion(%[[IN:arg[0-9]+]] = %[[GEMM]]) : (tensor<2x3xf32>) -> tensor<f32> {
+// CHECK-NEXT: amp.sum %[[IN]]
+// CHECK: %[[LR:.*]] = amp.fusion() : () -> tensor<f32> {
+// CHECK-NEXT: amp.constant dense<5.000000e-01>
+// CHECK: %[[NEW:.*]] = amp.fusion(%[[W2:arg[0-9]+]] = %arg0, %[[LR2:arg[0-9]+]] = %[[LR]]) : (tensor<4x3xf32>, tensor<f32>) -> tensor<4x3xf32> {
+// CHECK-NEXT: %[[G:.*]] = amp.mul %[[W2]], %[[LR2]]
+// CHECK-NEXT: %[[S:.*]] = amp.sub %[[W2]], %[[G]]
+// CHECK-NEXT: amp.yield %[[S]]
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[NEW]], %arg1, %[[LOSS]]
 func.func @chain(%w: tensor<4x3xf32> {amp.param}, %b: tensor<3xf32> {amp.param},
                  %x: tensor<2x4xf32>) -> (tensor<4x3xf32>, tensor<3xf32>, tensor<f32>) {
   %mm = amp.matmul %x, %w : tensor<2x4xf32>, tensor<4x3xf32> to tensor<2x3xf32>
@@ -31,8 +45,13 @@ func.func @chain(%w: tensor<4x3xf32> {amp.param}, %b: tensor<3xf32> {amp.param},
 // would add the bias before the matmul's rounding to f16, which the graph
 // does after it.
 // CHECK-LABEL: func.func @narrow
-// CHECK: amp.matmul {{.*}}{amp.kernel = 0 : i64}
-// CHECK: amp.add {{.*}}{amp.kernel = 1 : i64}
+// CHECK: %[[MM:.*]] = amp.fusion
+// CHECK-NEXT: amp.matmul
+// CHECK-NOT: epilogue
+// CHECK-NEXT: amp.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: amp.fusion(%{{.*}} = %[[MM]], %{{.*}} = %arg2)
+// CHECK-NEXT: amp.add
 func.func @narrow(%a: tensor<2x4xf16>, %w: tensor<4x3xf16>, %b: tensor<3xf16>) -> tensor<2x3xf16> {
   %mm = amp.matmul %a, %w : tensor<2x4xf16>, tensor<4x3xf16> to tensor<2x3xf16>
   %y = amp.add %mm, %b : tensor<2x3xf16>, tensor<3xf16>
@@ -44,9 +63,14 @@ func.func @narrow(%a: tensor<2x4xf16>, %w: tensor<4x3xf16>, %b: tensor<3xf16>) -
 // A matmul with a bias operand (autocast folds a low-precision bias add into
 // it) has a bias epilogue in any result type, and takes the relu after it.
 // CHECK-LABEL: func.func @bias_operand
-// CHECK: amp.matmul {{.*}}{amp.epilogue = #amp.epilogue<bias_relu>, amp.kernel = 0 : i64}
-// CHECK: amp.relu {{.*}}{amp.kernel = 0 : i64}
-// CHECK: amp.matmul {{.*}}{amp.epilogue = #amp.epilogue<bias>, amp.kernel = 1 : i64}
+// CHECK: %[[H:.*]] = amp.fusion
+// CHECK-NEXT: amp.matmul {{.*}}{amp.epilogue = #amp.epilogue<bias_relu>}
+// CHECK-NEXT: amp.relu
+// CHECK-NEXT: amp.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: amp.fusion(%{{.*}} = %[[H]],
+// CHECK-NEXT: amp.matmul {{.*}}{amp.epilogue = #amp.epilogue<bias>}
+// CHECK-NEXT: amp.yield
 func.func @bias_operand(%a: tensor<2x4xbf16>, %w: tensor<4x4xbf16>, %b: tensor<4xbf16>) -> tensor<2x4xbf16> {
   %mm = amp.matmul %a, %w bias %b : tensor<2x4xbf16>, tensor<4x4xbf16>, tensor<4xbf16> to tensor<2x4xbf16>
   %h = amp.relu %mm : tensor<2x4xbf16>
@@ -59,8 +83,15 @@ func.func @bias_operand(%a: tensor<2x4xbf16>, %w: tensor<4x4xbf16>, %b: tensor<4
 // A value read outside the chain (here: returned) must reach memory, so
 // its op ends a kernel.
 // CHECK-LABEL: func.func @shared
-// CHECK: amp.exp {{.*}}{amp.kernel = 0 : i64}
-// CHECK: amp.neg {{.*}}{amp.kernel = 1 : i64}
+// CHECK: %[[E:.*]] = amp.fusion(%{{.*}} = %arg0)
+// CHECK-NEXT: amp.exp
+// CHECK-NEXT: amp.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[N:.*]] = amp.fusion(%{{.*}} = %[[E]])
+// CHECK-NEXT: amp.neg
+// CHECK-NEXT: amp.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[E]], %[[N]]
 func.func @shared(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %e = amp.exp %x : tensor<4xf32>
   %n = amp.neg %e : tensor<4xf32>
@@ -72,10 +103,18 @@ func.func @shared(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
 // The selects that keep the old state on a step with inf/NaN gradients
 // join the optimizer update they guard; the scalar compare is its own.
 // CHECK-LABEL: func.func @guarded
-// CHECK: amp.compare {{.*}}{amp.kernel = 0 : i64}
-// CHECK: amp.sgd_momentum_update {{.*}}{amp.kernel = 1 : i64,
-// CHECK: amp.select {{.*}}{amp.kernel = 1 : i64}
-// CHECK: amp.select {{.*}}{amp.kernel = 1 : i64}
+// CHECK: %[[OK:.*]] = amp.fusion(%{{.*}} = %arg4) : (tensor<f32>) -> tensor<i1> {
+// CHECK-NEXT: amp.constant
+// CHECK-NEXT: amp.compare
+// CHECK-NEXT: amp.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[KEPT:.*]]:2 = amp.fusion({{.*}}, %[[OK2:arg[0-9]+]] = %[[OK]]) : {{.*}} -> (tensor<4x3xf32>, tensor<4x3xf32>) {
+// CHECK-NEXT: amp.sgd_momentum_update
+// CHECK-NEXT: %[[K1:.*]] = amp.select %[[OK2]]
+// CHECK-NEXT: %[[K2:.*]] = amp.select %[[OK2]]
+// CHECK-NEXT: amp.yield %[[K1]], %[[K2]]
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[KEPT]]#0, %[[KEPT]]#1, %arg2, %arg4
 func.func @guarded(%w: tensor<4x3xf32> {amp.param}, %buf: tensor<4x3xf32> {amp.state},
                    %step: tensor<f32> {amp.state}, %g: tensor<4x3xf32>, %found: tensor<f32>)
     -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32>, tensor<f32>) {
@@ -92,9 +131,16 @@ func.func @guarded(%w: tensor<4x3xf32> {amp.param}, %buf: tensor<4x3xf32> {amp.s
 // A select that keeps something other than the replaced state is an
 // ordinary elementwise op: the update stays alone.
 // CHECK-LABEL: func.func @unguarded
-// CHECK: amp.sgd_update {{.*}}{amp.kernel = 0 : i64,
-// CHECK: amp.select {{.*}}{amp.kernel = 1 : i64}
-// CHECK: amp.sum {{.*}}{amp.kernel = 2 : i64}
+// CHECK: %[[NW:.*]] = amp.fusion
+// CHECK-NEXT: amp.sgd_update
+// CHECK-NEXT: amp.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: amp.fusion(%{{.*}} = %arg3, %{{.*}} = %[[NW]], %{{.*}} = %arg2)
+// CHECK-NEXT: amp.select
+// CHECK-NEXT: amp.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: amp.fusion
+// CHECK-NEXT: amp.sum
 func.func @unguarded(%w: tensor<4xf32> {amp.param}, %g: tensor<4xf32>, %other: tensor<4xf32>,
                      %ok: tensor<i1>) -> (tensor<4xf32>, tensor<f32>) {
   %nw = amp.sgd_update %w, %g {lr = 0.1 : f64, weight_decay = 0.0 : f64} : tensor<4xf32>
@@ -107,13 +153,23 @@ func.func @unguarded(%w: tensor<4xf32> {amp.param}, %g: tensor<4xf32>, %other: t
 
 // Adjacent like updates (same op, attributes, step count and guard) are
 // one kernel, run as one multi-tensor launch at the position of its last
-// op: both updates and all their selects share kernel 1.
+// op: both updates and all their selects share the second kernel.
 // CHECK-LABEL: func.func @update_run
-// CHECK: amp.adamw_update {{.*}}{amp.kernel = 1 : i64,
-// CHECK: amp.adamw_update {{.*}}{amp.kernel = 1 : i64,
-// CHECK: amp.compare {{.*}}{amp.kernel = 0 : i64}
-// CHECK-COUNT-6: amp.select {{.*}}{amp.kernel = 1 : i64}
-// CHECK: amp.add {{.*}}{amp.kernel = 2 : i64}
+// CHECK: %[[OK:.*]] = amp.fusion
+// CHECK-NEXT: amp.constant
+// CHECK-NEXT: amp.compare
+// CHECK-NEXT: amp.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[KEPT:.*]]:6 = amp.fusion({{.*}} = %[[OK]]) : {{.*}} -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
+// CHECK-NEXT: amp.adamw_update
+// CHECK-NEXT: amp.adamw_update
+// CHECK-COUNT-6: amp.select
+// CHECK-NEXT: amp.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[NEXT:.*]] = amp.fusion
+// CHECK-NEXT: amp.constant
+// CHECK-NEXT: amp.add
+// CHECK: return %[[KEPT]]#0, %[[KEPT]]#3, %[[KEPT]]#1, %[[KEPT]]#2, %[[KEPT]]#4, %[[KEPT]]#5, %[[NEXT]]
 func.func @update_run(%w: tensor<4x3xf32> {amp.param}, %b: tensor<3xf32> {amp.param},
                       %mw: tensor<4x3xf32> {amp.state}, %vw: tensor<4x3xf32> {amp.state},
                       %mb: tensor<3xf32> {amp.state}, %vb: tensor<3xf32> {amp.state},
@@ -147,11 +203,22 @@ func.func @update_run(%w: tensor<4x3xf32> {amp.param}, %b: tensor<3xf32> {amp.pa
 // Updates stay apart when their attributes differ and when they are not
 // adjacent; adjacent like ones join (%d2, %e2).
 // CHECK-LABEL: func.func @update_runs_refused
-// CHECK: amp.sgd_update {{.*}}{amp.kernel = 0 : i64,
-// CHECK: amp.sgd_update {{.*}}{amp.kernel = 1 : i64,
-// CHECK: amp.sum {{.*}}{amp.kernel = 2 : i64}
-// CHECK: amp.sgd_update {{.*}}{amp.kernel = 3 : i64,
-// CHECK: amp.sgd_update {{.*}}{amp.kernel = 3 : i64,
+// CHECK: amp.fusion
+// CHECK-NEXT: amp.sgd_update {{.*}}lr = 1.000000e-01
+// CHECK-NEXT: amp.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: amp.fusion
+// CHECK-NEXT: amp.sgd_update {{.*}}lr = 2.000000e-01
+// CHECK-NEXT: amp.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: amp.fusion
+// CHECK-NEXT: amp.sum
+// CHECK-NEXT: amp.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: amp.fusion
+// CHECK-NEXT: amp.sgd_update
+// CHECK-NEXT: amp.sgd_update
+// CHECK-NEXT: amp.yield
 func.func @update_runs_refused(%a: tensor<4xf32> {amp.param}, %b: tensor<4xf32> {amp.param},
                                %d: tensor<4xf32> {amp.param}, %e: tensor<4xf32> {amp.param},
                                %g: tensor<4xf32>)
@@ -170,11 +237,18 @@ func.func @update_runs_refused(%a: tensor<4xf32> {amp.param}, %b: tensor<4xf32> 
 // Merged, the first update would run at the second's last select, after
 // the sum that reads the first's new value: they stay apart.
 // CHECK-LABEL: func.func @update_run_read_early
-// CHECK: amp.sgd_update {{.*}}{amp.kernel = 0 : i64,
-// CHECK: amp.sgd_update {{.*}}{amp.kernel = 2 : i64,
-// CHECK: amp.select {{.*}}{amp.kernel = 0 : i64}
-// CHECK: amp.sum {{.*}}{amp.kernel = 1 : i64}
-// CHECK: amp.select {{.*}}{amp.kernel = 2 : i64}
+// CHECK: %[[KA:.*]] = amp.fusion
+// CHECK-NEXT: amp.sgd_update %[[A:arg[0-9]+]],
+// CHECK-NEXT: amp.select %{{.*}}, %{{.*}}, %[[A]]
+// CHECK-NEXT: amp.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: amp.fusion(%{{.*}} = %[[KA]])
+// CHECK-NEXT: amp.sum
+// CHECK-NEXT: amp.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: amp.fusion
+// CHECK-NEXT: amp.sgd_update %[[B:arg[0-9]+]],
+// CHECK-NEXT: amp.select %{{.*}}, %{{.*}}, %[[B]]
 func.func @update_run_read_early(%a: tensor<4xf32> {amp.param}, %b: tensor<4xf32> {amp.param},
                                  %g: tensor<4xf32>, %ok: tensor<i1>)
     -> (tensor<4xf32>, tensor<4xf32>, tensor<f32>) {
@@ -184,6 +258,26 @@ func.func @update_run_read_early(%a: tensor<4xf32> {amp.param}, %b: tensor<4xf32
   %s = amp.sum %ka dims = [0] : tensor<4xf32> to tensor<f32>
   %kb = amp.select %ok, %b2, %b : tensor<i1>, tensor<4xf32>, tensor<4xf32>
   return %ka, %kb, %s : tensor<4xf32>, tensor<4xf32>, tensor<f32>
+}
+
+// -----
+
+// The same op in two kernels stays in both: CSE after fusion cannot merge
+// them across the kernels' boundaries (with kernel numbers as attributes it
+// did, and the second kernel then read a value the first kept to itself).
+// CHECK-LABEL: func.func @same_op_two_kernels
+// CHECK: amp.fusion(%[[X1:arg[0-9]+]] = %arg0)
+// CHECK-NEXT: amp.exp %[[X1]]
+// CHECK-NEXT: amp.neg
+// CHECK: amp.fusion(%[[X2:arg[0-9]+]] = %arg0)
+// CHECK-NEXT: amp.exp %[[X2]]
+// CHECK-NEXT: amp.abs
+func.func @same_op_two_kernels(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %e1 = amp.exp %x : tensor<4xf32>
+  %n = amp.neg %e1 : tensor<4xf32>
+  %e2 = amp.exp %x : tensor<4xf32>
+  %a = amp.abs %e2 : tensor<4xf32>
+  return %n, %a : tensor<4xf32>, tensor<4xf32>
 }
 
 // -----

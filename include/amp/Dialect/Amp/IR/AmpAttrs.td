@@ -140,27 +140,26 @@ def Amp_PlaceKind : I32EnumAttr<"PlaceKind",
     "where the memory of a planned value lives", [
       I32EnumAttrCase<"arena", 0>,
       I32EnumAttrCase<"arg", 1>,
-      I32EnumAttrCase<"view", 2>,
-      I32EnumAttrCase<"fused", 3>
+      I32EnumAttrCase<"view", 2>
     ]> {
   let cppNamespace = "::mlir::amp";
   let genSpecializedAttr = 0;
 }
 
 def Amp_PlaceAttr : Amp_Attr<"Place", "place"> {
-  let summary = "the memory --amp-plan-buffers gives one op result";
+  let summary = "the memory --amp-plan-buffers gives one result";
   let description = [{
     One entry of `amp.place`, the array with one place per result that
-    --amp-plan-buffers writes on every op of a planned step:
+    --amp-plan-buffers writes on every amp.fusion and view of a planned
+    step (the values inside a kernel need no memory):
 
     - `#amp.place<arena 256>`: bytes at offset 256 of the step's arena;
     - `#amp.place<arg 3>`: the memory of argument 3, a state updated in
       place;
-    - `#amp.place<view>`: the memory of the operand (amp.reshape);
-    - `#amp.place<fused>`: none, the value is read only inside its kernel.
+    - `#amp.place<view>`: the memory of the operand (amp.reshape).
 
-    An arena offset and an argument index are non-negative; views and fused
-    values carry no number.
+    An arena offset and an argument index are non-negative; views carry no
+    number.
   }];
   let parameters = (ins
     EnumParameter<Amp_PlaceKind>:$kind,
@@ -173,11 +172,6 @@ def Amp_PlaceAttr : Amp_Attr<"Place", "place"> {
   ];
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
-  let extraClassDeclaration = [{
-    /// True when the value reaches memory of its own (an arena slot or an
-    /// argument) or its operand's (a view); false for a fused value.
-    bool isStored() const { return getKind() != PlaceKind::fused; }
-  }];
 }
 
 //===----------------------------------------------------------------------===//

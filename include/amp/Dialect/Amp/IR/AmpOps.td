@@ -979,4 +979,58 @@ def Amp_ScalerUpdateOp : Amp_Op<"scaler_update",
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Kernels: the backend's fusion groups
+//===----------------------------------------------------------------------===//
+
+def Amp_FusionOp : Op<Amp_Dialect, "fusion",
+    [IsolatedFromAbove, RecursiveMemoryEffects]> {
+  let summary = "ops that run as one kernel";
+  let description = [{
+    A group of ops that the backend runs as one kernel, outlined by
+    `--amp-fuse`: an elementwise chain, a GEMM with its bias and relu
+    epilogue, optimizer updates with the selects that guard them. The
+    region reads only its block's arguments, each bound to one operand,
+    and yields the values that the rest of the step reads (or that nothing
+    reads); every other value stays inside the kernel. Since the region is
+    isolated from above, canonicalization and CSE work inside it or around
+    it and never move an op across its boundary. The kernels run in the
+    order of the fusion ops; `--amp-plan-buffers` places their results
+    (`amp.place`).
+
+    ```mlir
+    %y = amp.fusion(%a = %x, %b = %bias)
+        : (tensor<8x4xf32>, tensor<4xf32>) -> tensor<8x4xf32> {
+      %0 = amp.add %a, %b : (tensor<8x4xf32>, tensor<4xf32>) -> tensor<8x4xf32>
+      %1 = amp.relu %0 : tensor<8x4xf32>
+      amp.yield %1 : tensor<8x4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    // An empty body whose block takes one argument per input.
+    OpBuilder<(ins "TypeRange":$resultTypes, "ValueRange":$inputs)>
+  ];
+  let extraClassDeclaration = [{
+    Block &getBlock() { return getBody().front(); }
+    /// The ops of the kernel, without the yield.
+    auto getKernelOps() { return getBlock().without_terminator(); }
+    /// The region's terminator (the verifier checked it is an amp.yield).
+    YieldOp getYield();
+  }];
+}
+
+def Amp_YieldOp : Op<Amp_Dialect, "yield",
+    [Pure, Terminator, HasParent<"FusionOp">]> {
+  let summary = "the values an amp.fusion hands on";
+  let arguments = (ins Variadic<AnyRankedTensor>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
 #endif // AMP_DIALECT_AMP_IR_AMPOPS_TD

@@ -6,22 +6,22 @@
 // MemoryView is its operand's memory, one with InPlaceUpdate may store its
 // results over the state they replace, and OptimizerUpdateOpInterface says
 // which ops are parameter updates and which operand is which. --amp-fuse
-// assigns every op that does work a kernel number (`amp.kernel`); ops with
-// the same number run as one kernel at the position of the group's last op,
-// and a matmul whose kernel also adds a bias (and applies a relu) carries
-// `amp.epilogue = #amp.epilogue<bias>` (or `<bias_relu>`, EpilogueAttr).
-// --amp-plan-buffers then gives every value that must live in memory a
-// place (`amp.place`, an array with one PlaceAttr per result):
+// outlines every kernel into an `amp.fusion` op at the position of its
+// last op: the kernels run in the order of the fusion ops, and only the
+// values a fusion yields leave its kernel. A matmul whose kernel also adds
+// a bias (and applies a relu) carries `amp.epilogue = #amp.epilogue<bias>`
+// (or `<bias_relu>`, EpilogueAttr). --amp-plan-buffers then gives every
+// result of a fusion or view a place (`amp.place`, an array with one
+// PlaceAttr per result):
 //
 //   #amp.place<arena N>  bytes at offset N in the step's arena
 //   #amp.place<arg I>    the memory of argument I: a state updated in place
 //   #amp.place<view>     the memory of the operand (amp.reshape)
-//   #amp.place<fused>    none: consumed inside its kernel only
 //
-// It also places the scratch memory some kernels need (`amp.scratch =
-// offset`) and records the arena size and the memory (`amp.memory`,
-// MemoryAttr) on the function. The typed attributes are declared in
-// IR/AmpAttrs.td and checked by the dialect.
+// It also places the scratch memory some kernels' ops need (`amp.scratch =
+// offset` on the op) and records the arena size and the memory
+// (`amp.memory`, MemoryAttr) on the function. The typed attributes are
+// declared in IR/AmpAttrs.td and checked by the dialect.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,7 +37,6 @@
 
 namespace mlir::amp::backend {
 
-constexpr llvm::StringLiteral kKernelAttr = "amp.kernel";
 constexpr llvm::StringLiteral kEpilogueAttr = "amp.epilogue";
 constexpr llvm::StringLiteral kPlaceAttr = "amp.place";
 constexpr llvm::StringLiteral kArenaSizeAttr = "amp.arena_size";
@@ -72,8 +71,20 @@ int64_t getByteSize(Type type, int64_t floatBytes16 = 2);
 /// summed in order. --amp-plan-buffers places it (`amp.scratch = offset`).
 int64_t getScratchBytes(Operation *op);
 
-/// The kernel number of `op`, if --amp-fuse gave it one.
-std::optional<int64_t> getKernel(Operation *op);
+/// What `value` is outside every amp.fusion: the input bound to it when
+/// it is an argument of a fusion's region, `value` itself otherwise.
+Value getOutsideValue(Value value);
+
+/// The op that computes `value`, across the boundaries of amp.fusion ops:
+/// for a fusion's result, the op in its kernel that computes the value it
+/// yields. Null for an argument of the function.
+Operation *getComputingOp(Value value);
+
+/// The uses of `value` by the ops that compute, across the boundaries of
+/// amp.fusion ops: a use as a fusion's input stands for the uses of the
+/// region argument bound to it, and a use by an amp.yield for the uses of
+/// the fusion's result.
+void getUsesInKernels(Value value, SmallVectorImpl<OpOperand *> &uses);
 
 /// The arguments a step function threads from one call to the next (those
 /// marked amp.param or amp.state), in order, when `func` returns them
