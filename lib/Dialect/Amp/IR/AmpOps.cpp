@@ -999,8 +999,8 @@ LogicalResult FusionOp::verify() {
       return text;
     };
     return emitOpError() << "yields (" << list(yield.getValues().getTypes())
-                         << ") for results of types ("
-                         << list(getResultTypes()) << ")";
+                         << ") for results of types (" << list(getResultTypes())
+                         << ")";
   }
   for (Operation &op : getKernelOps())
     if (isa<FusionOp>(op))

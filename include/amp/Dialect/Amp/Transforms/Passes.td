@@ -305,8 +305,12 @@ def AmpRestoreLocations : Pass<"amp-restore-locations", "mlir::func::FuncOp"> {
 def AmpFuse : Pass<"amp-fuse", "mlir::func::FuncOp"> {
   let summary = "Group the ops of a step into kernels";
   let description = [{
-    Gives every op that does work a kernel number, `amp.kernel = N`; ops
-    sharing a number run as one kernel, at the position of the last of them.
+    Outlines every kernel into an `amp.fusion` op at the position of its
+    last op: the region reads its inputs through its block's arguments and
+    yields what the rest of the step reads. The kernels run in the order of
+    the fusion ops; the region is isolated from above, so canonicalization
+    and CSE never move an op into or out of a kernel. A fused step can be
+    fused again: its kernels are inlined first.
 
     - Chains of elementwise ops (casts, unary and binary arithmetic with
       broadcasting, selects, compares, activation gradients, constants) of
@@ -322,7 +326,7 @@ def AmpFuse : Pass<"amp-fuse", "mlir::func::FuncOp"> {
     - Every other op (reductions, norms, losses, shape ops that move data,
       optimizer updates, loss scaling) is a kernel of its own, mapped by the
       emitter onto a runtime call or a generated kernel. Reshapes are views
-      and get no kernel.
+      and stay outside the kernels.
 
     Functions that call others must be inlined first.
   }];
@@ -332,12 +336,12 @@ def AmpFuse : Pass<"amp-fuse", "mlir::func::FuncOp"> {
 def AmpPlanBuffers : Pass<"amp-plan-buffers", "mlir::func::FuncOp"> {
   let summary = "Place every temporary of a step in one arena, by liveness";
   let description = [{
-    Needs `amp.kernel` from --amp-fuse. Every value that reaches memory gets
-    a place, `amp.place` (one `#amp.place` per result):
+    Needs the `amp.fusion` kernels of --amp-fuse. Every result of a kernel
+    or a view gets a place, `amp.place` (one `#amp.place` per result):
     `#amp.place<arena 256>` (bytes at that offset), `#amp.place<arg 0>` (a
-    new parameter or state written over its old value in place),
-    `#amp.place<view>` (a reshape shares its operand's memory) or
-    `#amp.place<fused>` (never in memory). A value is live from the kernel
+    new parameter or state written over its old value in place) or
+    `#amp.place<view>` (a reshape shares its operand's memory); the values
+    inside a kernel never reach memory. A value is live from the kernel
     that writes it to the last kernel that reads it (through views); values
     whose lifetimes do not overlap share bytes. Up to `by-size-limit` values, placement is
     greedy by size, largest first, at the lowest offset that fits; beyond
