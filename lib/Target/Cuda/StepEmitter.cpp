@@ -290,8 +290,10 @@ std::string StepEmitter::pointerOf(Value value, bool writes) {
 }
 
 std::string StepEmitter::arenaPointer(StringRef type, int64_t offset) {
-  return ("reinterpret_cast<" + type + " *>(arena + " + Twine(offset) + ")")
-      .str();
+  std::string name = "k" + std::to_string(kernelNumber) + "_scratch";
+  scratchOffsets.try_emplace(name, offset);
+  return "reinterpret_cast<" + type.str() + " *>(arena + offsets::" + name +
+         ")";
 }
 
 /// Whether `name` could clash with the names the step function and the
@@ -308,6 +310,7 @@ static bool isReserved(StringRef name) {
                                              "config",
                                              "const",
                                              "copy",
+                                             "offsets",
                                              "counters",
                                              "data",
                                              "default",
@@ -705,6 +708,28 @@ void StepEmitter::printTensorTable(ArrayRef<IndexCheck> indexChecks) {
      << "  return &" << name << "_description;\n}\n";
 }
 
+std::string StepEmitter::offsetTable() {
+  SmallVector<std::pair<int64_t, std::string>> entries;
+  for (Value buffer : usedBuffers)
+    if (!isa<BlockArgument>(buffer))
+      entries.push_back({placeOf(buffer).getNumber().value_or(0),
+                         bufferNames.lookup(buffer)});
+  for (const auto &[name, offset] : scratchOffsets)
+    entries.push_back({offset, name});
+  if (entries.empty())
+    return "";
+  llvm::stable_sort(
+      entries, [](const auto &a, const auto &b) { return a.first < b.first; });
+  std::string text = "// Where the plan puts the values of the arena, in "
+                     "bytes. Values at one offset\n// reuse its memory, "
+                     "each after the last read of the one before.\n"
+                     "namespace offsets {\n";
+  for (const auto &[offset, name] : entries)
+    text +=
+        "constexpr int64_t " + name + " = " + std::to_string(offset) + ";\n";
+  return text + "} // namespace offsets\n\n";
+}
+
 LogicalResult StepEmitter::emit() {
   if (failed(backend::checkCompilable(func)))
     return failure();
@@ -788,7 +813,8 @@ LogicalResult StepEmitter::emit() {
      << "// " << kernels.size() << " kernels; arena " << arenaSize
      << " bytes.\n\n#include \"amp_runtime/step_kernels.h\"\n\n"
      << "namespace {\n\n"
-     << constantsText.text << defsText.text << "} // namespace\n\n"
+     << offsetTable() << constantsText.text << defsText.text
+     << "} // namespace\n\n"
      << "static amp_status_t " << name
      << "_run(amp_stream_t *stream, void *const *tensors,\n"
      << "    void *arenaBase, float *loss, float *found_inf,\n"
@@ -808,8 +834,8 @@ LogicalResult StepEmitter::emit() {
       init = "static_cast<" + type + ">(tensors[" +
              std::to_string(argument.getArgNumber()) + "]);";
     else
-      init = "reinterpret_cast<" + type + ">(arena + " +
-             std::to_string(placeOf(buffer).getNumber().value_or(0)) + ");";
+      init = "reinterpret_cast<" + type +
+             ">(arena + offsets::" + bufferNames.lookup(buffer) + ");";
     bool fits = 2 + declaration.size() + 1 + init.size() <= kLineWidth;
     os << "  " << declaration << (fits ? " " : "\n      ") << init << "\n";
   }

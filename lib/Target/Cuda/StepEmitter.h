@@ -31,6 +31,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <map>
 #include <string>
 
 namespace mlir::amp::cuda {
@@ -178,7 +179,9 @@ public:
   /// kernel under nvcc, a functor on the host), so that a pointer may be
   /// used in one build only.
   void setTargetSpecific() { targetSpecific = true; }
-  /// The pointer `offset` bytes into the arena, as `type` (scratch).
+  /// The pointer to the current kernel's scratch memory, `offset` bytes
+  /// into the arena, as `type`; the offset joins the table as
+  /// `k<kernel>_scratch`.
   std::string arenaPointer(StringRef type, int64_t offset);
   /// The name of the kernel being emitted: `k<number>_<op names>`.
   std::string kernelName(ArrayRef<Operation *> ops);
@@ -213,6 +216,9 @@ private:
   LogicalResult emitReturn();
   /// Names each argument and arena value the step touches.
   void nameBuffers();
+  /// The `offsets` namespace: a constexpr offset per arena value the step
+  /// touches, named as its pointer, in the order of the arena.
+  std::string offsetTable();
   void printTensorTable(ArrayRef<backend::IndexCheck> indexChecks);
   /// Where `value`'s memory is: the value outside the kernels that owns it
   /// (through views), or the argument the plan put it in.
@@ -228,6 +234,8 @@ private:
   /// The name of each argument and arena value's pointer, and which names
   /// the step used.
   llvm::DenseMap<Value, std::string> bufferNames;
+  /// The scratch memory of each kernel that has some, by its name.
+  std::map<std::string, int64_t> scratchOffsets;
   llvm::SmallVector<Value> usedBuffers;
   llvm::DenseSet<Value> usedBufferSet;
   llvm::DenseSet<Value> writtenBuffers;

@@ -11,6 +11,19 @@
 
 // CHECK: #include "amp_runtime/step_kernels.h"
 
+// The arena's layout: an offset per value the step touches, named as its
+// pointer in the step, and per kernel's scratch memory, in the order of
+// the arena; values at one offset reuse the memory.
+// CHECK: namespace offsets {
+// CHECK-NEXT: constexpr int64_t cast0 = 0;
+// CHECK-NEXT: constexpr int64_t sum7 = 0;
+// CHECK-NEXT: constexpr int64_t unscale10_1 = 0;
+// CHECK-NEXT: constexpr int64_t cast1 = 256;
+// CHECK-NEXT: constexpr int64_t cross_entropy3 = 256;
+// CHECK: constexpr int64_t k3_scratch = 768;
+// CHECK: constexpr int64_t unscale10_2 = 1024;
+// CHECK-NEXT: } // namespace offsets
+
 // An elementwise kernel: the input cast to f16, a functor the host and the
 // GPU run per element. Kernels with the same code share one functor: the
 // loss gradient's cast to f16 (k5_cast) runs this one.
@@ -86,7 +99,8 @@
 // (f16 in and out, transposed left operand for the weight gradient).
 // CHECK-LABEL: static amp_status_t tiny_run(amp_stream_t *stream, void *const *tensors,
 // CHECK: const float *const x = static_cast<const float *>(tensors[5]);
-// CHECK-NEXT: ampstep::f16_t *const cast0 = reinterpret_cast<ampstep::f16_t *>(arena + 0);
+// CHECK-NEXT: ampstep::f16_t *const cast0 =
+// CHECK-NEXT: reinterpret_cast<ampstep::f16_t *>(arena + offsets::cast0);
 // CHECK-NEXT: float *const w = static_cast<float *>(tensors[0]);
 // CHECK: float *const b = static_cast<float *>(tensors[1]);
 // CHECK: const int64_t *const labels = static_cast<const int64_t *>(tensors[6]);
@@ -102,13 +116,14 @@
 // CHECK: #if defined(__CUDACC__)
 // CHECK-NEXT: // k3_cross_entropy: the runtime's warp-per-row kernel
 // CHECK-NEXT: AMP_STEP_CHECK(amp_cross_entropy(stream, amp_rows_t{AMP_F32, 4, 3}, matmul2, labels,
-// CHECK-NEXT: reinterpret_cast<float *>(arena + [[SCRATCH:[0-9]+]]), nullptr, nullptr, AMP_LOSS_SUM));
+// CHECK-NEXT: reinterpret_cast<float *>(arena + offsets::k3_scratch), nullptr, nullptr, AMP_LOSS_SUM));
 // CHECK-NEXT: #else
 // CHECK-NEXT: ampstep::launch(stream, "k3_cross_entropy", 4,
-// CHECK-NEXT: k3_cross_entropy{matmul2, labels, reinterpret_cast<float *>(arena + [[SCRATCH]])}));
+// CHECK-NEXT: k3_cross_entropy{matmul2, labels, reinterpret_cast<float *>(arena + offsets::k3_scratch)}));
 // CHECK-NEXT: #endif
 // CHECK-NEXT: ampstep::launchReduce(stream, "k3_cross_entropy_sum", 1, 4,
-// CHECK-NEXT: k3_cross_entropy_sum{cross_entropy3, reinterpret_cast<const float *>(arena + [[SCRATCH]])}));
+// CHECK-NEXT: k3_cross_entropy_sum{cross_entropy3,
+// CHECK-NEXT: reinterpret_cast<const float *>(arena + offsets::k3_scratch)}));
 // The loss's gradient, scaled by the loss scale (read on the device) over
 // the batch mean, is the same runtime kernel under nvcc.
 // CHECK-NEXT: #if defined(__CUDACC__)
