@@ -1,8 +1,9 @@
 //===- DataMovementKernels.cpp - transpose, slice, concat, embeddings -----===//
 //
 // Ops that move elements: one index per output element, reading the
-// element it comes from. The embedding's gradient sums, per output
-// element, the gradients of the ids that name its row, in id order.
+// element it comes from. The embedding's gradient buckets the ids by row
+// first, so that each output element sums the gradients of its row's ids
+// only, in position order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -103,22 +104,69 @@ LogicalResult emitEmbedding(EmbeddingOp op, OpKernel &kernel) {
   return success();
 }
 
+/// The ids' positions bucketed by id, in the scratch memory of the
+/// embedding's gradient: `end[v]`, where the bucket of row v ends (it
+/// begins where row v - 1's ends), then the positions, ascending in each
+/// bucket. A counting sort: stable, so that each row's gradients are then
+/// summed in position order, as the interpreter sums them. One thread, in
+/// O(ids + rows); ids outside the table (which the runtime's index checks
+/// refuse before a run) fall in no bucket.
+LogicalResult emitIdBuckets(EmbeddingGradOp op, OpKernel &gradKernel) {
+  OpKernel kernel(gradKernel.getEmitter(), op, {},
+                  gradKernel.getName().str() + "_buckets");
+  FailureOr<std::string> scratch = kernel.scratch("int64_t");
+  if (failed(scratch))
+    return failure();
+  std::string rows = std::to_string(op.getType().getDimSize(0));
+  std::string ids = std::to_string(countOf(op.getIndices()));
+  std::string id = kernel.load(0, "n");
+  kernel.functor().body() << "int64_t *const end = " << *scratch << ";\n"
+                          << "int64_t *const positions = " << *scratch << " + "
+                          << rows << ";\n"
+                          << "for (int64_t v = 0; v < " << rows << "; ++v)\n"
+                          << "  end[v] = 0;\n"
+                          << "for (int64_t n = 0; n < " << ids << "; ++n) {\n"
+                          << "  const int64_t id = " << id << ";\n"
+                          << "  if (id >= 0 && id < " << rows << ")\n"
+                          << "    ++end[id];\n"
+                          << "}\n"
+                          << "int64_t total = 0;\n"
+                          << "for (int64_t v = 0; v < " << rows << "; ++v) {\n"
+                          << "  const int64_t count = end[v];\n"
+                          << "  end[v] = total;\n"
+                          << "  total += count;\n"
+                          << "}\n"
+                          << "for (int64_t n = 0; n < " << ids << "; ++n) {\n"
+                          << "  const int64_t id = " << id << ";\n"
+                          << "  if (id >= 0 && id < " << rows << ")\n"
+                          << "    positions[end[id]++] = n;\n"
+                          << "}\n";
+  kernel.functor().launch(1);
+  return success();
+}
+
 LogicalResult emitEmbeddingGrad(EmbeddingGradOp op, OpKernel &kernel) {
+  if (failed(emitIdBuckets(op, kernel)))
+    return failure();
   Type type = elementOf(op.getResult());
   std::string t = registerType(type);
   int64_t width = tensorOf(op.getResult()).getDimSize(1);
-  int64_t ids = countOf(op->getOperand(0));
-  kernel.functor().body() << "const int64_t row = i / " << width
-                          << ", col = i % " << width << ";\n"
-                          << t << " acc = " << literal(0, t) << ";\n"
-                          << "for (int64_t n = 0; n < " << ids << "; ++n)\n"
-                          << "  if (" << kernel.load(0, "n") << " == row)\n"
-                          << "    acc = acc + static_cast<" << t << ">("
-                          << kernel.load(1, "n * " + std::to_string(width) +
-                                                " + col")
-                          << ");\n"
-                          << kernel.store(0, "i", roundExpr(type, "acc"))
-                          << "\n";
+  int64_t rows = op.getType().getDimSize(0);
+  FailureOr<std::string> scratch = kernel.scratch("const int64_t");
+  if (failed(scratch))
+    return failure();
+  // Each output element sums the gradients of its row's bucket.
+  kernel.functor().body()
+      << "const int64_t row = i / " << width << ", col = i % " << width << ";\n"
+      << "const int64_t *const end = " << *scratch << ";\n"
+      << "const int64_t *const positions = " << *scratch << " + " << rows
+      << ";\n"
+      << t << " acc = " << literal(0, t) << ";\n"
+      << "for (int64_t k = row == 0 ? 0 : end[row - 1]; k < end[row]; ++k)\n"
+      << "  acc = acc + static_cast<" << t << ">("
+      << kernel.load(1, "positions[k] * " + std::to_string(width) + " + col")
+      << ");\n"
+      << kernel.store(0, "i", roundExpr(type, "acc")) << "\n";
   kernel.functor().launch(countOf(op.getResult()));
   return success();
 }

@@ -5,6 +5,7 @@
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/MathExtras.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -17,6 +18,17 @@ int64_t backend::getByteSize(Type type, int64_t floatBytes16) {
 }
 
 int64_t backend::getScratchBytes(Operation *op) {
+  if (auto grad = dyn_cast<EmbeddingGradOp>(op)) {
+    // The end of each row's bucket, then the ids' positions bucketed.
+    int64_t rows = grad.getType().getDimSize(0);
+    int64_t ids =
+        cast<RankedTensorType>(grad.getIndices().getType()).getNumElements();
+    int64_t bytes = 0;
+    if (llvm::AddOverflow(rows, ids, bytes) ||
+        llvm::MulOverflow(bytes, int64_t(8), bytes))
+      return INT64_MAX; // --amp-plan-buffers reports that it does not fit
+    return bytes;
+  }
   auto loss = dyn_cast<CrossEntropyOp>(op);
   if (!loss)
     return 0;

@@ -68,7 +68,9 @@ int64_t getByteSize(Type type, int64_t floatBytes16 = 2);
 /// Bytes of arena memory the kernel of `op` needs besides its results, for
 /// the time of that kernel only: amp.cross_entropy keeps one partial loss
 /// per row (in the logits' type) so that rows run in parallel and are then
-/// summed in order. --amp-plan-buffers places it (`amp.scratch = offset`).
+/// summed in order; amp.embedding_grad buckets the ids' positions by id
+/// (an int64 per table row and per id) so that each output element sums
+/// only its own. --amp-plan-buffers places it (`amp.scratch = offset`).
 int64_t getScratchBytes(Operation *op);
 
 /// What `value` is outside every amp.fusion: the input bound to it when
