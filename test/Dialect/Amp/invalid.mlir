@@ -1572,3 +1572,12 @@ func.func @fusion_terminator(%x: tensor<2xf32>) -> tensor<2xf32> {
   }) : (tensor<2xf32>) -> tensor<2xf32>
   return %y : tensor<2xf32>
 }
+
+// -----
+
+func.func @fusion_empty(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'amp.fusion' op ends its region with amp.yield}}
+  %y = amp.fusion(%a = %x) : (tensor<2xf32>) -> tensor<2xf32> {
+  }
+  return %y : tensor<2xf32>
+}

@@ -988,7 +988,7 @@ LogicalResult FusionOp::verify() {
   if (block.getArgumentTypes() != getInputs().getTypes())
     return emitOpError() << "binds its region's arguments to inputs of other "
                             "types";
-  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  auto yield = block.empty() ? YieldOp() : dyn_cast<YieldOp>(block.back());
   if (!yield)
     return emitOpError() << "ends its region with amp.yield";
   if (yield.getValues().getTypes() != getResultTypes()) {
