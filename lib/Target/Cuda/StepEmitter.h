@@ -101,9 +101,13 @@ public:
                        StringRef loadBody, StringRef combine,
                        StringRef finishBody, int64_t extent);
   /// Prints the functor (or names the one with the same code) and its
-  /// launch over `count` indices. With a `deviceCall`, the CUDA build makes
-  /// that runtime call instead and the functor is host-only.
-  void launch(int64_t count, StringRef deviceCall = "");
+  /// launch over `count` indices.
+  void launch(int64_t count);
+  /// The same for a row kernel, launched with ampstep::launchRows: its
+  /// operator()(i, row) works on row i with the row context `row` (the
+  /// first argument of row_math.h's functions), the same code on the host
+  /// and, a warp per row, under nvcc.
+  void launchRows(int64_t rows);
 
 private:
   StepEmitter &emitter;
@@ -112,6 +116,7 @@ private:
   IndentedText bodyText, setupText;
   std::string sharedMembers, reductionMethods;
   int64_t reductionExtent = 0;
+  bool rowKernel = false;
 };
 
 /// One op emitted as a kernel of its own (KernelOpInterface): a functor,
