@@ -769,9 +769,8 @@ LogicalResult StepEmitter::emit() {
   for (Value buffer : usedBuffers) {
     std::string constness = writtenBuffers.contains(buffer) ? "" : "const ";
     std::string type = constness + storageType(elementOf(buffer)) + " *";
-    std::string declaration = (targetSpecific ? "[[maybe_unused]] " : "") +
-                              type + "const " + bufferNames.lookup(buffer) +
-                              " =";
+    std::string declaration =
+        type + "const " + bufferNames.lookup(buffer) + " =";
     std::string init;
     if (auto argument = dyn_cast<BlockArgument>(buffer))
       init = "static_cast<" + type + ">(tensors[" +

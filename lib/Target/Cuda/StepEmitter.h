@@ -175,10 +175,6 @@ public:
   std::string pointerOf(Value value, bool writes);
   /// Whether `a` and `b` are the same memory.
   bool sameMemory(Value a, Value b);
-  /// Records that the CUDA and host builds take different paths (a runtime
-  /// kernel under nvcc, a functor on the host), so that a pointer may be
-  /// used in one build only.
-  void setTargetSpecific() { targetSpecific = true; }
   /// The pointer `offset` bytes into the arena, as `type` (scratch).
   std::string arenaPointer(StringRef type, int64_t offset);
   /// The name of the kernel being emitted: `k<number>_<op names>`.
@@ -232,7 +228,6 @@ private:
   llvm::SmallVector<Value> usedBuffers;
   llvm::DenseSet<Value> usedBufferSet;
   llvm::DenseSet<Value> writtenBuffers;
-  bool targetSpecific = false;
   /// The argument names of the tensor table.
   SmallVector<std::string> tensorNames;
 };
