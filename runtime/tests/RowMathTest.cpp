@@ -196,7 +196,7 @@ template <typename T> class RowMathTest : public ::testing::Test {};
 using ScalarTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(RowMathTest, ScalarTypes);
 
-const size_t kLengths[] = {1, 2, 7, 64, 129};
+const size_t kLengths[] = {1, 2, 7, 31, 32, 33, 64, 129, 1000};
 
 //===----------------------------------------------------------------------===//
 // Softmax
