@@ -544,7 +544,8 @@ Tensor kernels::softmax(const Tensor &x, int64_t dim, bool log) {
     using T = decltype(tag);
     forEachLine(x.getShape(), dim, [&](int64_t n, auto at) {
       amprt::softmaxRow<T>(
-          n, [&](int64_t j) { return static_cast<T>(x[at(j)]); },
+          amprt::HostRow(), n,
+          [&](int64_t j) { return static_cast<T>(x[at(j)]); },
           [&](int64_t j, T y) { result[at(j)] = roundToKind(y, x.getKind()); },
           log);
     });
@@ -572,8 +573,8 @@ Tensor kernels::layerNorm(const Tensor &x, const Tensor *weight,
     for (int64_t row = 0; row < rows; ++row) {
       const double *src = &x.getData()[row * n];
       amprt::layerNormRow<T>(
-          n, [&](int64_t j) { return static_cast<T>(src[j]); },
-          weight != nullptr,
+          amprt::HostRow(), n,
+          [&](int64_t j) { return static_cast<T>(src[j]); }, weight != nullptr,
           [&](int64_t j) { return static_cast<T>((*weight)[j]); },
           bias != nullptr,
           [&](int64_t j) { return static_cast<T>((*bias)[j]); },
@@ -597,8 +598,8 @@ Tensor kernels::rmsNorm(const Tensor &x, const Tensor *weight, int64_t axis,
     for (int64_t row = 0; row < rows; ++row) {
       const double *src = &x.getData()[row * n];
       amprt::rmsNormRow<T>(
-          n, [&](int64_t j) { return static_cast<T>(src[j]); },
-          weight != nullptr,
+          amprt::HostRow(), n,
+          [&](int64_t j) { return static_cast<T>(src[j]); }, weight != nullptr,
           [&](int64_t j) { return static_cast<T>((*weight)[j]); },
           static_cast<T>(epsilon),
           [&](int64_t j, T y) {
@@ -667,7 +668,8 @@ FailureOr<Tensor> kernels::crossEntropy(const Tensor &logits,
       }
       const double *x = logits.getData().data() + row * classes;
       rowLosses[row] = amprt::crossEntropyRowLoss<T>(
-          classes, [&](int64_t c) { return static_cast<T>(x[c]); },
+          amprt::HostRow(), classes,
+          [&](int64_t c) { return static_cast<T>(x[c]); },
           static_cast<int64_t>(labels[row]), ignored.has_value(),
           ignored.value_or(0));
     }
@@ -733,7 +735,8 @@ Tensor kernels::softmaxGrad(const Tensor &y, const Tensor &grad, int64_t dim,
     using T = decltype(tag);
     forEachLine(y.getShape(), dim, [&](int64_t n, auto at) {
       amprt::softmaxGradRow<T>(
-          n, [&](int64_t j) { return static_cast<T>(y[at(j)]); },
+          amprt::HostRow(), n,
+          [&](int64_t j) { return static_cast<T>(y[at(j)]); },
           [&](int64_t j) { return static_cast<T>(grad[at(j)]); },
           [&](int64_t j, T dx) {
             result[at(j)] = roundToKind(dx, y.getKind());
@@ -757,7 +760,8 @@ static Tensor normGrad(const Tensor &x, const Tensor &grad, int64_t axis,
       const double *src = &x.getData()[row * n];
       const double *g = &grad.getData()[row * n];
       amprt::normGradRow<T>(
-          n, [&](int64_t j) { return static_cast<T>(src[j]); },
+          amprt::HostRow(), n,
+          [&](int64_t j) { return static_cast<T>(src[j]); },
           [&](int64_t j) { return static_cast<T>(g[j]); },
           static_cast<T>(epsilon), centered,
           [&](int64_t j, T dx) {
@@ -800,7 +804,8 @@ FailureOr<Tensor> kernels::crossEntropyGrad(const Tensor &logits,
       }
       const double *x = logits.getData().data() + row * classes;
       amprt::crossEntropyGradRow<T>(
-          classes, [&](int64_t c) { return static_cast<T>(x[c]); },
+          amprt::HostRow(), classes,
+          [&](int64_t c) { return static_cast<T>(x[c]); },
           static_cast<int64_t>(labels[row]), ignored.has_value(),
           ignored.value_or(0), scale,
           [&](int64_t c, T dx) {

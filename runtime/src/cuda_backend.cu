@@ -182,18 +182,13 @@ amp_status_t makeLayout(cublasLtMatrixLayout_t *layout, amp_dtype_t dtype,
 // One warp per row: each lane strides over the columns and the warp reduces
 // with butterfly shuffles, so every lane ends with the row's total.
 
-constexpr int kWarp = 32;
+constexpr int kWarp = amprt::kRowLanes;
 constexpr int kRowsPerBlock = kThreads / kWarp;
 
+/// Attention's sum across a warp (the row kernels sum through WarpRow).
 __device__ float warpSum(float value) {
   for (int offset = kWarp / 2; offset > 0; offset /= 2)
     value += __shfl_xor_sync(0xffffffffu, value, offset);
-  return value;
-}
-
-__device__ float warpMax(float value) {
-  for (int offset = kWarp / 2; offset > 0; offset /= 2)
-    value = amprt::nanMax(value, __shfl_xor_sync(0xffffffffu, value, offset));
   return value;
 }
 
@@ -205,184 +200,47 @@ __device__ int64_t warpRow(int64_t rows) {
   return row < rows ? row : -1;
 }
 
-__device__ float rowMax(amp_rows_t shape, const void *x, int64_t base) {
-  float value = -INFINITY;
-  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp)
-    value = amprt::nanMax(value, amprt::load(shape.dtype, x, base + c));
-  return warpMax(value);
-}
-
-__device__ float rowExpSum(amp_rows_t shape, const void *x, int64_t base,
-                           float maxValue) {
-  float sum = 0;
-  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp)
-    sum += expf(amprt::load(shape.dtype, x, base + c) - maxValue);
-  return warpSum(sum);
-}
-
-/// The mean and 1/sqrt(var + eps) of a row, two passes as on the host.
-__device__ void rowMoments(amp_rows_t shape, const void *x, int64_t base,
-                           float eps, float &mean, float &rstd) {
-  float sum = 0;
-  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp)
-    sum += amprt::load(shape.dtype, x, base + c);
-  float n = static_cast<float>(shape.cols);
-  mean = amprt::rowMean(warpSum(sum), n);
-  float squares = 0;
-  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
-    float d = amprt::load(shape.dtype, x, base + c) - mean;
-    squares += d * d;
-  }
-  rstd = amprt::rowInverseDeviation(warpSum(squares), n, eps);
+/// This thread as a lane of its warp's row (row_context.h): the row
+/// kernels run the bodies of row_bodies.h, which the host backend runs with
+/// HostRow, so both sum in the same order.
+__device__ amprt::WarpRow laneOfRow() {
+  return amprt::WarpRow{threadIdx.x % kWarp};
 }
 
 __global__ void softmaxForwardKernel(amp_rows_t shape, const void *x, void *y,
                                      bool log) {
   int64_t row = warpRow(shape.rows);
-  if (row < 0)
-    return;
-  int64_t base = row * shape.cols;
-  float maxValue = rowMax(shape, x, base);
-  const amprt::SoftmaxStats<float> stats = {
-      maxValue, rowExpSum(shape, x, base, maxValue)};
-  float logSum = amprt::math::log(stats.expSum);
-  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp)
-    amprt::store(shape.dtype, y, base + c,
-                 amprt::softmaxOutput(amprt::load(shape.dtype, x, base + c),
-                                      stats, logSum, log));
+  if (row >= 0)
+    amprt::softmaxForwardRow(laneOfRow(), shape, row, x, y, log);
 }
 
 __global__ void softmaxBackwardKernel(amp_rows_t shape, const void *y,
                                       const void *dy, void *dx, bool log) {
   int64_t row = warpRow(shape.rows);
-  if (row < 0)
-    return;
-  int64_t base = row * shape.cols;
-  float sum = 0;
-  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
-    float g = amprt::load(shape.dtype, dy, base + c);
-    sum += log ? g : g * amprt::load(shape.dtype, y, base + c);
-  }
-  sum = warpSum(sum);
-  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp)
-    amprt::store(shape.dtype, dx, base + c,
-                 amprt::softmaxGradOutput(
-                     amprt::load(shape.dtype, y, base + c),
-                     amprt::load(shape.dtype, dy, base + c), sum, log));
+  if (row >= 0)
+    amprt::softmaxBackwardRow(laneOfRow(), shape, row, y, dy, dx, log);
 }
 
-__global__ void layerNormForwardKernel(amp_rows_t shape, const void *x,
-                                       const float *weight, const float *bias,
-                                       float eps, void *y, float *mean,
-                                       float *rstd) {
+__global__ void normForwardKernel(amp_rows_t shape, const void *x,
+                                  const float *weight, const float *bias,
+                                  float eps, bool centered, void *y,
+                                  float *mean, float *rstd) {
   int64_t row = warpRow(shape.rows);
-  if (row < 0)
-    return;
-  int64_t base = row * shape.cols;
-  float mu, inv;
-  rowMoments(shape, x, base, eps, mu, inv);
-  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
-    float v = (amprt::load(shape.dtype, x, base + c) - mu) * inv;
-    if (weight)
-      v = v * weight[c];
-    if (bias)
-      v = v + bias[c];
-    amprt::store(shape.dtype, y, base + c, v);
-  }
-  if (threadIdx.x % kWarp == 0) {
-    if (mean)
-      mean[row] = mu;
-    if (rstd)
-      rstd[row] = inv;
-  }
+  if (row >= 0)
+    amprt::normForwardRow(laneOfRow(), shape, row, x, weight, bias, eps,
+                          centered, y, mean, rstd);
 }
 
 // dweight and dbias gather over the rows with atomics: their order, and so
 // their last bits, vary from run to run.
-__global__ void layerNormBackwardKernel(amp_rows_t shape, const void *x,
-                                        const void *dy, const float *weight,
-                                        float eps, void *dx, float *dweight,
-                                        float *dbias) {
+__global__ void normBackwardKernel(amp_rows_t shape, const void *x,
+                                   const void *dy, const float *weight,
+                                   float eps, bool centered, void *dx,
+                                   float *dweight, float *dbias) {
   int64_t row = warpRow(shape.rows);
-  if (row < 0)
-    return;
-  int64_t base = row * shape.cols;
-  float mu, inv;
-  rowMoments(shape, x, base, eps, mu, inv);
-  float gSum = 0, gxSum = 0;
-  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
-    float xhat = (amprt::load(shape.dtype, x, base + c) - mu) * inv;
-    float d = amprt::load(shape.dtype, dy, base + c);
-    float g = weight ? d * weight[c] : d;
-    gSum += g;
-    gxSum += g * xhat;
-    if (dweight)
-      atomicAdd(&dweight[c], d * xhat);
-    if (dbias)
-      atomicAdd(&dbias[c], d);
-  }
-  float n = static_cast<float>(shape.cols);
-  float gMean = warpSum(gSum) / n, gxMean = warpSum(gxSum) / n;
-  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
-    float xhat = (amprt::load(shape.dtype, x, base + c) - mu) * inv;
-    float d = amprt::load(shape.dtype, dy, base + c);
-    float g = weight ? d * weight[c] : d;
-    amprt::store(shape.dtype, dx, base + c,
-                 amprt::layerNormInputGrad(g, xhat, gMean, gxMean, inv));
-  }
-}
-
-__device__ float rowRmsInverse(amp_rows_t shape, const void *x, int64_t base,
-                               float eps) {
-  float squares = 0;
-  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
-    float v = amprt::load(shape.dtype, x, base + c);
-    squares += v * v;
-  }
-  return amprt::rowInverseDeviation(warpSum(squares),
-                                    static_cast<float>(shape.cols), eps);
-}
-
-__global__ void rmsNormForwardKernel(amp_rows_t shape, const void *x,
-                                     const float *weight, float eps, void *y,
-                                     float *rstd) {
-  int64_t row = warpRow(shape.rows);
-  if (row < 0)
-    return;
-  int64_t base = row * shape.cols;
-  float inv = rowRmsInverse(shape, x, base, eps);
-  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
-    float v = amprt::load(shape.dtype, x, base + c) * inv;
-    amprt::store(shape.dtype, y, base + c, weight ? v * weight[c] : v);
-  }
-  if (rstd && threadIdx.x % kWarp == 0)
-    rstd[row] = inv;
-}
-
-__global__ void rmsNormBackwardKernel(amp_rows_t shape, const void *x,
-                                      const void *dy, const float *weight,
-                                      float eps, void *dx, float *dweight) {
-  int64_t row = warpRow(shape.rows);
-  if (row < 0)
-    return;
-  int64_t base = row * shape.cols;
-  float inv = rowRmsInverse(shape, x, base, eps);
-  float gxSum = 0;
-  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
-    float xhat = amprt::load(shape.dtype, x, base + c) * inv;
-    float d = amprt::load(shape.dtype, dy, base + c);
-    gxSum += (weight ? d * weight[c] : d) * xhat;
-    if (dweight)
-      atomicAdd(&dweight[c], d * xhat);
-  }
-  float gxMean = warpSum(gxSum) / static_cast<float>(shape.cols);
-  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
-    float xhat = amprt::load(shape.dtype, x, base + c) * inv;
-    float d = amprt::load(shape.dtype, dy, base + c);
-    float g = weight ? d * weight[c] : d;
-    amprt::store(shape.dtype, dx, base + c,
-                 amprt::rmsNormInputGrad(g, xhat, gxMean, inv));
-  }
+  if (row >= 0)
+    amprt::normBackwardRow(laneOfRow(), shape, row, x, dy, weight, eps,
+                           centered, dx, dweight, dbias);
 }
 
 __global__ void crossEntropyKernel(amp_rows_t shape, const void *logits,
@@ -392,28 +250,10 @@ __global__ void crossEntropyKernel(amp_rows_t shape, const void *logits,
   int64_t row = warpRow(shape.rows);
   if (row < 0)
     return;
-  int64_t base = row * shape.cols;
-  int64_t label = labels[row];
-  bool valid = amprt::isClass(label, shape.cols);
-  float maxValue = rowMax(shape, logits, base);
-  const amprt::SoftmaxStats<float> stats = {
-      maxValue, rowExpSum(shape, logits, base, maxValue)};
-  if (losses && threadIdx.x % kWarp == 0)
-    losses[row] =
-        valid ? amprt::crossEntropyLoss(
-                    stats, amprt::load(shape.dtype, logits, base + label))
-              : NAN;
-  if (!dlogits)
-    return;
   float scale = amprt::crossEntropyGradScale(gradLoss ? *gradLoss : 1.0f, mean,
                                              shape.rows);
-  for (int64_t c = threadIdx.x % kWarp; c < shape.cols; c += kWarp) {
-    float p = amprt::softmaxProbability(
-        amprt::load(shape.dtype, logits, base + c), stats);
-    amprt::store(shape.dtype, dlogits, base + c,
-                 valid ? amprt::crossEntropyGradOutput(p, c == label, scale)
-                       : NAN);
-  }
+  amprt::crossEntropyRow(laneOfRow(), shape, row, logits, labels, losses,
+                         dlogits, scale);
 }
 
 //===----------------------------------------------------------------------===//
@@ -698,8 +538,8 @@ public:
                                 float *rstd) override {
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
     AMP_RETURN_IF_ERROR(checkGrid(shape.rows));
-    layerNormForwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
-        shape, x, weight, bias, eps, y, mean, rstd);
+    normForwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
+        shape, x, weight, bias, eps, /*centered=*/true, y, mean, rstd);
     return AMP_CUDA(cudaGetLastError());
   }
 
@@ -709,8 +549,8 @@ public:
                                  float *dbias) override {
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
     AMP_RETURN_IF_ERROR(checkGrid(shape.rows));
-    layerNormBackwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
-        shape, x, dy, weight, eps, dx, dweight, dbias);
+    normBackwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
+        shape, x, dy, weight, eps, /*centered=*/true, dx, dweight, dbias);
     return AMP_CUDA(cudaGetLastError());
   }
 
@@ -719,8 +559,8 @@ public:
                               float *rstd) override {
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
     AMP_RETURN_IF_ERROR(checkGrid(shape.rows));
-    rmsNormForwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
-        shape, x, weight, eps, y, rstd);
+    normForwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
+        shape, x, weight, nullptr, eps, /*centered=*/false, y, nullptr, rstd);
     return AMP_CUDA(cudaGetLastError());
   }
 
@@ -729,8 +569,8 @@ public:
                                void *dx, float *dweight) override {
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
     AMP_RETURN_IF_ERROR(checkGrid(shape.rows));
-    rmsNormBackwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
-        shape, x, dy, weight, eps, dx, dweight);
+    normBackwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
+        shape, x, dy, weight, eps, /*centered=*/false, dx, dweight, nullptr);
     return AMP_CUDA(cudaGetLastError());
   }
 

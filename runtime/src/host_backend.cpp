@@ -42,34 +42,6 @@ float epilogue(amp_epilogue_t kind, float value, float bias) {
   return value;
 }
 
-/// The loads and stores of the row at `base`, for row_math.h.
-struct RowAccess {
-  amp_dtype_t dtype;
-  int64_t base;
-  auto in(const void *data) const {
-    return [=](int64_t c) { return amprt::load(dtype, data, base + c); };
-  }
-  auto out(void *data) const {
-    return [=](int64_t c, float v) { amprt::store(dtype, data, base + c, v); };
-  }
-};
-
-/// The mean and 1/sqrt(var + eps) of the row at `base`, in two passes.
-void rowMoments(amp_rows_t shape, const void *x, int64_t base, float eps,
-                float &mean, float &rstd) {
-  amprt::NormStats<float> stats = amprt::normStats<float>(
-      shape.cols, RowAccess{shape.dtype, base}.in(x), eps, /*centered=*/true);
-  mean = stats.mean;
-  rstd = amprt::inverseDeviation(stats);
-}
-
-/// 1/sqrt(mean(x^2) + eps) of the row at `base`.
-float rmsInverse(amp_rows_t shape, const void *x, int64_t base, float eps) {
-  return amprt::inverseDeviation(amprt::normStats<float>(
-      shape.cols, RowAccess{shape.dtype, base}.in(x), eps,
-      /*centered=*/false));
-}
-
 class HostBackend final : public amprt::Backend {
 public:
   amp_device_kind_t kind() const override { return AMP_DEVICE_HOST; }
@@ -184,22 +156,19 @@ public:
     return nullptr;
   }
 
+  // The row kernels run each row's body (row_bodies.h) with the host's row
+  // context, the order of the CUDA backend's warps.
   amp_status_t softmaxForward(void *, amp_rows_t shape, const void *x, void *y,
                               bool log) override {
-    for (int64_t r = 0; r < shape.rows; ++r) {
-      RowAccess row{shape.dtype, r * shape.cols};
-      amprt::softmaxRow<float>(shape.cols, row.in(x), row.out(y), log);
-    }
+    for (int64_t r = 0; r < shape.rows; ++r)
+      amprt::softmaxForwardRow(amprt::HostRow(), shape, r, x, y, log);
     return nullptr;
   }
 
   amp_status_t softmaxBackward(void *, amp_rows_t shape, const void *y,
                                const void *dy, void *dx, bool log) override {
-    for (int64_t r = 0; r < shape.rows; ++r) {
-      RowAccess row{shape.dtype, r * shape.cols};
-      amprt::softmaxGradRow<float>(shape.cols, row.in(y), row.in(dy),
-                                   row.out(dx), log);
-    }
+    for (int64_t r = 0; r < shape.rows; ++r)
+      amprt::softmaxBackwardRow(amprt::HostRow(), shape, r, y, dy, dx, log);
     return nullptr;
   }
 
@@ -207,23 +176,9 @@ public:
                                 const float *weight, const float *bias,
                                 float eps, void *y, float *mean,
                                 float *rstd) override {
-    for (int64_t r = 0; r < shape.rows; ++r) {
-      int64_t base = r * shape.cols;
-      float mu, inv;
-      rowMoments(shape, x, base, eps, mu, inv);
-      for (int64_t c = 0; c < shape.cols; ++c) {
-        float v = (amprt::load(shape.dtype, x, base + c) - mu) * inv;
-        if (weight)
-          v = v * weight[c];
-        if (bias)
-          v = v + bias[c];
-        amprt::store(shape.dtype, y, base + c, v);
-      }
-      if (mean)
-        mean[r] = mu;
-      if (rstd)
-        rstd[r] = inv;
-    }
+    for (int64_t r = 0; r < shape.rows; ++r)
+      amprt::normForwardRow(amprt::HostRow(), shape, r, x, weight, bias, eps,
+                            /*centered=*/true, y, mean, rstd);
     return nullptr;
   }
 
@@ -231,75 +186,27 @@ public:
                                  const void *dy, const float *weight, float eps,
                                  void *dx, float *dweight,
                                  float *dbias) override {
-    float n = static_cast<float>(shape.cols);
-    for (int64_t r = 0; r < shape.rows; ++r) {
-      int64_t base = r * shape.cols;
-      float mu, inv;
-      rowMoments(shape, x, base, eps, mu, inv);
-      float gMean = 0, gxMean = 0;
-      for (int64_t c = 0; c < shape.cols; ++c) {
-        float xhat = (amprt::load(shape.dtype, x, base + c) - mu) * inv;
-        float d = amprt::load(shape.dtype, dy, base + c);
-        float g = weight ? d * weight[c] : d;
-        gMean += g;
-        gxMean += g * xhat;
-        if (dweight)
-          dweight[c] += d * xhat;
-        if (dbias)
-          dbias[c] += d;
-      }
-      gMean /= n;
-      gxMean /= n;
-      for (int64_t c = 0; c < shape.cols; ++c) {
-        float xhat = (amprt::load(shape.dtype, x, base + c) - mu) * inv;
-        float d = amprt::load(shape.dtype, dy, base + c);
-        float g = weight ? d * weight[c] : d;
-        amprt::store(shape.dtype, dx, base + c,
-                     amprt::layerNormInputGrad(g, xhat, gMean, gxMean, inv));
-      }
-    }
+    for (int64_t r = 0; r < shape.rows; ++r)
+      amprt::normBackwardRow(amprt::HostRow(), shape, r, x, dy, weight, eps,
+                             /*centered=*/true, dx, dweight, dbias);
     return nullptr;
   }
 
   amp_status_t rmsNormForward(void *, amp_rows_t shape, const void *x,
                               const float *weight, float eps, void *y,
                               float *rstd) override {
-    for (int64_t r = 0; r < shape.rows; ++r) {
-      int64_t base = r * shape.cols;
-      float inv = rmsInverse(shape, x, base, eps);
-      for (int64_t c = 0; c < shape.cols; ++c) {
-        float v = amprt::load(shape.dtype, x, base + c) * inv;
-        amprt::store(shape.dtype, y, base + c, weight ? v * weight[c] : v);
-      }
-      if (rstd)
-        rstd[r] = inv;
-    }
+    for (int64_t r = 0; r < shape.rows; ++r)
+      amprt::normForwardRow(amprt::HostRow(), shape, r, x, weight, nullptr, eps,
+                            /*centered=*/false, y, nullptr, rstd);
     return nullptr;
   }
 
   amp_status_t rmsNormBackward(void *, amp_rows_t shape, const void *x,
                                const void *dy, const float *weight, float eps,
                                void *dx, float *dweight) override {
-    for (int64_t r = 0; r < shape.rows; ++r) {
-      int64_t base = r * shape.cols;
-      float inv = rmsInverse(shape, x, base, eps);
-      float gxMean = 0;
-      for (int64_t c = 0; c < shape.cols; ++c) {
-        float xhat = amprt::load(shape.dtype, x, base + c) * inv;
-        float d = amprt::load(shape.dtype, dy, base + c);
-        gxMean += (weight ? d * weight[c] : d) * xhat;
-        if (dweight)
-          dweight[c] += d * xhat;
-      }
-      gxMean /= static_cast<float>(shape.cols);
-      for (int64_t c = 0; c < shape.cols; ++c) {
-        float xhat = amprt::load(shape.dtype, x, base + c) * inv;
-        float d = amprt::load(shape.dtype, dy, base + c);
-        float g = weight ? d * weight[c] : d;
-        amprt::store(shape.dtype, dx, base + c,
-                     amprt::rmsNormInputGrad(g, xhat, gxMean, inv));
-      }
-    }
+    for (int64_t r = 0; r < shape.rows; ++r)
+      amprt::normBackwardRow(amprt::HostRow(), shape, r, x, dy, weight, eps,
+                             /*centered=*/false, dx, dweight, nullptr);
     return nullptr;
   }
 
@@ -315,19 +222,8 @@ public:
             AMP_INVALID_ARGUMENT, "label %lld of row %lld is outside [0, %lld)",
             static_cast<long long>(label), static_cast<long long>(r),
             static_cast<long long>(shape.cols));
-      // One pass over the statistics for both the loss and the gradient.
-      RowAccess row{shape.dtype, r * shape.cols};
-      auto x = row.in(logits);
-      amprt::SoftmaxStats<float> stats =
-          amprt::softmaxStats<float>(shape.cols, x);
-      if (losses)
-        losses[r] = amprt::crossEntropyLoss(stats, x(label));
-      if (!dlogits)
-        continue;
-      auto dx = row.out(dlogits);
-      for (int64_t c = 0; c < shape.cols; ++c)
-        dx(c, amprt::crossEntropyGradOutput(
-                  amprt::softmaxProbability(x(c), stats), c == label, scale));
+      amprt::crossEntropyRow(amprt::HostRow(), shape, r, logits, labels, losses,
+                             dlogits, scale);
     }
     return nullptr;
   }

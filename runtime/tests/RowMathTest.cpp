@@ -23,6 +23,9 @@
 
 namespace {
 
+/// The host's row context: the order of a GPU's warp (RowContextTest).
+const amprt::HostRow kRow;
+
 using Exact = std::vector<long double>;
 
 //===----------------------------------------------------------------------===//
@@ -193,7 +196,7 @@ template <typename T> class RowMathTest : public ::testing::Test {};
 using ScalarTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(RowMathTest, ScalarTypes);
 
-const size_t kLengths[] = {1, 2, 7, 64, 129};
+const size_t kLengths[] = {1, 2, 7, 31, 32, 33, 64, 129, 1000};
 
 //===----------------------------------------------------------------------===//
 // Softmax
@@ -201,25 +204,26 @@ const size_t kLengths[] = {1, 2, 7, 64, 129};
 
 TEST(RowMathByHand, Softmax) {
   std::vector<float> x = {0, 0, 0, 0}, y(4);
-  amprt::softmaxRow<float>(4, loadOf(x), storeTo(y), /*log=*/false);
+  amprt::softmaxRow<float>(kRow, 4, loadOf(x), storeTo(y), /*log=*/false);
   for (float v : y)
     EXPECT_EQ(v, 0.25f);
   // The maximum is subtracted first: e^1000 overflows, the result does not.
   x = {1000, 1000};
   y.resize(2);
-  amprt::softmaxRow<float>(2, loadOf(x), storeTo(y), /*log=*/false);
+  amprt::softmaxRow<float>(kRow, 2, loadOf(x), storeTo(y), /*log=*/false);
   EXPECT_EQ(y[0], 0.5f);
   EXPECT_EQ(y[1], 0.5f);
   // log_softmax of (0, ln 3): log(1/4) and log(3/4).
   std::vector<double> z = {0, std::log(3.0)}, logY(2);
-  amprt::softmaxRow<double>(2, loadOf(z), storeTo(logY), /*log=*/true);
+  amprt::softmaxRow<double>(kRow, 2, loadOf(z), storeTo(logY), /*log=*/true);
   EXPECT_NEAR(logY[0], -1.3862943611198906, 1e-15);
   EXPECT_NEAR(logY[1], -0.2876820724517809, 1e-15);
 }
 
 TEST(RowMathByHand, SoftmaxStatistics) {
   std::vector<double> x = {1, 3, 2};
-  amprt::SoftmaxStats<double> stats = amprt::softmaxStats<double>(3, loadOf(x));
+  amprt::SoftmaxStats<double> stats =
+      amprt::softmaxStats<double>(kRow, 3, loadOf(x));
   EXPECT_EQ(stats.max, 3.0);
   // e^-2 + e^0 + e^-1.
   EXPECT_NEAR(stats.expSum, 1.5032147244080551, 1e-15);
@@ -227,7 +231,7 @@ TEST(RowMathByHand, SoftmaxStatistics) {
 
 TEST(RowMathByHand, SoftmaxPropagatesNan) {
   std::vector<float> x = {1, NAN, 2}, y(3);
-  amprt::softmaxRow<float>(3, loadOf(x), storeTo(y), /*log=*/false);
+  amprt::softmaxRow<float>(kRow, 3, loadOf(x), storeTo(y), /*log=*/false);
   for (float v : y)
     EXPECT_TRUE(std::isnan(v));
   EXPECT_TRUE(std::isnan(amprt::maxOrNaN(NAN, 1.0f)));
@@ -241,7 +245,7 @@ TYPED_TEST(RowMathTest, SoftmaxMatchesTextbook) {
   for (size_t n : kLengths)
     for (bool log : {false, true}) {
       std::vector<T> x = randomRow<T>(rng, n), y(n);
-      amprt::softmaxRow<T>(n, loadOf(x), storeTo(y), log);
+      amprt::softmaxRow<T>(kRow, n, loadOf(x), storeTo(y), log);
       expectClose(y, log ? textbookLogSoftmax(exact(x))
                          : textbookSoftmax(exact(x)));
     }
@@ -250,12 +254,14 @@ TYPED_TEST(RowMathTest, SoftmaxMatchesTextbook) {
 TEST(RowMathByHand, SoftmaxGrad) {
   // y = (1/2, 1/2), g = (1, 0): sum g y = 1/2, dx = y (g - 1/2).
   std::vector<double> y = {0.5, 0.5}, g = {1, 0}, dx(2);
-  amprt::softmaxGradRow<double>(2, loadOf(y), loadOf(g), storeTo(dx), false);
+  amprt::softmaxGradRow<double>(kRow, 2, loadOf(y), loadOf(g), storeTo(dx),
+                                false);
   EXPECT_EQ(dx[0], 0.25);
   EXPECT_EQ(dx[1], -0.25);
   // log_softmax at the same point: y = ln(1/2), dx = g - 1/2 * sum(g).
   y = {std::log(0.5), std::log(0.5)};
-  amprt::softmaxGradRow<double>(2, loadOf(y), loadOf(g), storeTo(dx), true);
+  amprt::softmaxGradRow<double>(kRow, 2, loadOf(y), loadOf(g), storeTo(dx),
+                                true);
   EXPECT_NEAR(dx[0], 0.5, 1e-16);
   EXPECT_NEAR(dx[1], -0.5, 1e-16);
 }
@@ -270,7 +276,7 @@ TYPED_TEST(RowMathTest, SoftmaxGradMatchesTextbookJacobian) {
       // The forward's output in T, as the op receives it.
       Exact exactY = forward(exact(x));
       std::vector<T> y(exactY.begin(), exactY.end()), dx(n);
-      amprt::softmaxGradRow<T>(n, loadOf(y), loadOf(g), storeTo(dx), log);
+      amprt::softmaxGradRow<T>(kRow, n, loadOf(y), loadOf(g), storeTo(dx), log);
       Exact want = vectorJacobian(exact(g), softmaxJacobian(exact(x), log));
       expectOracleAgrees(want, finiteDifferences(exact(x), exact(g), forward));
       expectClose(dx, want);
@@ -284,8 +290,8 @@ TYPED_TEST(RowMathTest, SoftmaxGradMatchesTextbookJacobian) {
 TEST(RowMathByHand, LayerNorm) {
   // (1, 2, 3, 4): mean 5/2, variance 5/4.
   std::vector<double> x = {1, 2, 3, 4}, y(4);
-  amprt::layerNormRow<double>(4, loadOf(x), false, amprt::NoOperand(), false,
-                              amprt::NoOperand(), 0.0, storeTo(y));
+  amprt::layerNormRow<double>(kRow, 4, loadOf(x), false, amprt::NoOperand(),
+                              false, amprt::NoOperand(), 0.0, storeTo(y));
   const double r = std::sqrt(1.25);
   EXPECT_DOUBLE_EQ(y[0], -1.5 / r);
   EXPECT_DOUBLE_EQ(y[1], -0.5 / r);
@@ -293,14 +299,14 @@ TEST(RowMathByHand, LayerNorm) {
   EXPECT_DOUBLE_EQ(y[3], 1.5 / r);
   // Times the weight, plus the bias.
   std::vector<double> w = {2, 2, 2, 2}, b = {1, 0, 0, -1};
-  amprt::layerNormRow<double>(4, loadOf(x), true, loadOf(w), true, loadOf(b),
-                              0.0, storeTo(y));
+  amprt::layerNormRow<double>(kRow, 4, loadOf(x), true, loadOf(w), true,
+                              loadOf(b), 0.0, storeTo(y));
   EXPECT_DOUBLE_EQ(y[0], 1 - 3 / r);
   EXPECT_DOUBLE_EQ(y[3], 3 / r - 1);
   // A constant row is all zeros: 0 / sqrt(eps).
   x = {7, 7, 7, 7};
-  amprt::layerNormRow<double>(4, loadOf(x), false, amprt::NoOperand(), false,
-                              amprt::NoOperand(), 1e-5, storeTo(y));
+  amprt::layerNormRow<double>(kRow, 4, loadOf(x), false, amprt::NoOperand(),
+                              false, amprt::NoOperand(), 1e-5, storeTo(y));
   for (double v : y)
     EXPECT_EQ(v, 0.0);
 }
@@ -308,12 +314,13 @@ TEST(RowMathByHand, LayerNorm) {
 TEST(RowMathByHand, RmsNorm) {
   // (3, 4): mean square 25/2.
   std::vector<double> x = {3, 4}, y(2);
-  amprt::rmsNormRow<double>(2, loadOf(x), false, amprt::NoOperand(), 0.0,
+  amprt::rmsNormRow<double>(kRow, 2, loadOf(x), false, amprt::NoOperand(), 0.0,
                             storeTo(y));
   EXPECT_DOUBLE_EQ(y[0], 3 / std::sqrt(12.5));
   EXPECT_DOUBLE_EQ(y[1], 4 / std::sqrt(12.5));
   std::vector<double> w = {0.5, -1};
-  amprt::rmsNormRow<double>(2, loadOf(x), true, loadOf(w), 0.0, storeTo(y));
+  amprt::rmsNormRow<double>(kRow, 2, loadOf(x), true, loadOf(w), 0.0,
+                            storeTo(y));
   EXPECT_DOUBLE_EQ(y[0], 1.5 / std::sqrt(12.5));
   EXPECT_DOUBLE_EQ(y[1], -4 / std::sqrt(12.5));
 }
@@ -321,13 +328,13 @@ TEST(RowMathByHand, RmsNorm) {
 TEST(RowMathByHand, NormStatistics) {
   std::vector<double> x = {1, 2, 3, 4};
   amprt::NormStats<double> layer =
-      amprt::normStats<double>(4, loadOf(x), 0.0, /*centered=*/true);
+      amprt::normStats<double>(kRow, 4, loadOf(x), 0.0, /*centered=*/true);
   EXPECT_EQ(layer.mean, 2.5);
   EXPECT_EQ(layer.deviation, std::sqrt(1.25));
   EXPECT_EQ(amprt::inverseDeviation(layer), 1 / std::sqrt(1.25));
   // RMS norm: the mean of the squares is 30/4.
   amprt::NormStats<double> rms =
-      amprt::normStats<double>(4, loadOf(x), 0.5, /*centered=*/false);
+      amprt::normStats<double>(kRow, 4, loadOf(x), 0.5, /*centered=*/false);
   EXPECT_EQ(rms.mean, 0.0);
   EXPECT_EQ(rms.deviation, std::sqrt(8.0));
 }
@@ -343,10 +350,11 @@ TYPED_TEST(RowMathTest, NormsMatchTextbook) {
       bool hasWeight = present & 1, hasBias = present & 2;
       Exact ew = hasWeight ? exact(w) : Exact(),
             eb = hasBias ? exact(b) : Exact();
-      amprt::layerNormRow<T>(n, loadOf(x), hasWeight, loadOf(w), hasBias,
+      amprt::layerNormRow<T>(kRow, n, loadOf(x), hasWeight, loadOf(w), hasBias,
                              loadOf(b), eps, storeTo(y));
       expectClose(y, textbookNorm(exact(x), ew, eb, eps, /*centered=*/true));
-      amprt::rmsNormRow<T>(n, loadOf(x), hasWeight, loadOf(w), eps, storeTo(y));
+      amprt::rmsNormRow<T>(kRow, n, loadOf(x), hasWeight, loadOf(w), eps,
+                           storeTo(y));
       expectClose(y,
                   textbookNorm(exact(x), ew, Exact(), eps, /*centered=*/false));
     }
@@ -361,9 +369,11 @@ TYPED_TEST(RowMathTest, NormGradsMatchTextbookJacobians) {
     for (bool centered : {true, false}) {
       std::vector<T> x = randomRow<T>(rng, n), g = randomRow<T>(rng, n), dx(n);
       if (centered)
-        amprt::layerNormGradRow<T>(n, loadOf(x), loadOf(g), eps, storeTo(dx));
+        amprt::layerNormGradRow<T>(kRow, n, loadOf(x), loadOf(g), eps,
+                                   storeTo(dx));
       else
-        amprt::rmsNormGradRow<T>(n, loadOf(x), loadOf(g), eps, storeTo(dx));
+        amprt::rmsNormGradRow<T>(kRow, n, loadOf(x), loadOf(g), eps,
+                                 storeTo(dx));
       Exact want =
           vectorJacobian(exact(g), normJacobian(exact(x), eps, centered));
       expectOracleAgrees(
@@ -378,7 +388,8 @@ TEST(RowMathByHand, LayerNormGradOfAConstantGradient) {
   // Layer norm's outputs sum to 0 whatever x is, so a gradient equal along
   // the row has no x-gradient.
   std::vector<double> x = {1, 2, 3, 4}, g = {5, 5, 5, 5}, dx(4);
-  amprt::layerNormGradRow<double>(4, loadOf(x), loadOf(g), 1e-5, storeTo(dx));
+  amprt::layerNormGradRow<double>(kRow, 4, loadOf(x), loadOf(g), 1e-5,
+                                  storeTo(dx));
   for (double v : dx)
     EXPECT_NEAR(v, 0.0, 1e-14);
 }
@@ -390,35 +401,39 @@ TEST(RowMathByHand, LayerNormGradOfAConstantGradient) {
 TEST(RowMathByHand, CrossEntropy) {
   // Two equal logits: ln 2 either way; (0, ln 3) against 1: ln(4/3).
   std::vector<double> x = {0, 0};
-  EXPECT_NEAR(amprt::crossEntropyRowLoss<double>(2, loadOf(x), 0, false, 0),
-              0.6931471805599453, 1e-16);
+  EXPECT_NEAR(
+      amprt::crossEntropyRowLoss<double>(kRow, 2, loadOf(x), 0, false, 0),
+      0.6931471805599453, 1e-16);
   x = {0, std::log(3.0)};
-  EXPECT_NEAR(amprt::crossEntropyRowLoss<double>(2, loadOf(x), 1, false, 0),
-              0.2876820724517809, 1e-15);
+  EXPECT_NEAR(
+      amprt::crossEntropyRowLoss<double>(kRow, 2, loadOf(x), 1, false, 0),
+      0.2876820724517809, 1e-15);
   // The ignored label costs nothing, a label that is no class is NaN (an
   // ignore_index outside the classes is still ignored).
-  EXPECT_EQ(amprt::crossEntropyRowLoss<double>(2, loadOf(x), 1, true, 1), 0.0);
-  EXPECT_EQ(amprt::crossEntropyRowLoss<double>(2, loadOf(x), -100, true, -100),
+  EXPECT_EQ(amprt::crossEntropyRowLoss<double>(kRow, 2, loadOf(x), 1, true, 1),
             0.0);
+  EXPECT_EQ(
+      amprt::crossEntropyRowLoss<double>(kRow, 2, loadOf(x), -100, true, -100),
+      0.0);
   EXPECT_TRUE(std::isnan(
-      amprt::crossEntropyRowLoss<double>(2, loadOf(x), 2, false, 0)));
+      amprt::crossEntropyRowLoss<double>(kRow, 2, loadOf(x), 2, false, 0)));
   EXPECT_TRUE(std::isnan(
-      amprt::crossEntropyRowLoss<double>(2, loadOf(x), -1, true, -100)));
+      amprt::crossEntropyRowLoss<double>(kRow, 2, loadOf(x), -1, true, -100)));
 }
 
 TEST(RowMathByHand, CrossEntropyGrad) {
   // softmax (1/2, 1/2) minus the one-hot of label 0, times 3.
   std::vector<double> x = {0, 0}, dx(2);
-  amprt::crossEntropyGradRow<double>(2, loadOf(x), 0, false, 0, 3.0,
+  amprt::crossEntropyGradRow<double>(kRow, 2, loadOf(x), 0, false, 0, 3.0,
                                      storeTo(dx));
   EXPECT_EQ(dx[0], -1.5);
   EXPECT_EQ(dx[1], 1.5);
   // Ignored rows are zeros, rows whose label is no class NaNs.
-  amprt::crossEntropyGradRow<double>(2, loadOf(x), 7, true, 7, 3.0,
+  amprt::crossEntropyGradRow<double>(kRow, 2, loadOf(x), 7, true, 7, 3.0,
                                      storeTo(dx));
   EXPECT_EQ(dx[0], 0.0);
   EXPECT_EQ(dx[1], 0.0);
-  amprt::crossEntropyGradRow<double>(2, loadOf(x), 2, true, 7, 3.0,
+  amprt::crossEntropyGradRow<double>(kRow, 2, loadOf(x), 2, true, 7, 3.0,
                                      storeTo(dx));
   EXPECT_TRUE(std::isnan(dx[0]));
   EXPECT_TRUE(std::isnan(dx[1]));
@@ -433,13 +448,13 @@ TYPED_TEST(RowMathTest, CrossEntropyMatchesTextbook) {
   for (size_t n : kLengths) {
     std::vector<T> x = randomRow<T>(rng, n), dx(n);
     size_t label = rng() % n;
-    T loss = amprt::crossEntropyRowLoss<T>(n, loadOf(x), label, false, 0);
+    T loss = amprt::crossEntropyRowLoss<T>(kRow, n, loadOf(x), label, false, 0);
     long double want = textbookCrossEntropy(exact(x), label);
     EXPECT_NEAR(static_cast<double>(loss), static_cast<double>(want),
                 static_cast<double>(tolerance<T>(n, want)));
     // The gradient of loss * scale: (softmax - one-hot) * scale.
     const T scale = static_cast<T>(0.75);
-    amprt::crossEntropyGradRow<T>(n, loadOf(x), label, true, -100, scale,
+    amprt::crossEntropyGradRow<T>(kRow, n, loadOf(x), label, true, -100, scale,
                                   storeTo(dx));
     Exact p = textbookSoftmax(exact(x));
     p[label] -= 1;
@@ -466,7 +481,7 @@ TEST(RowMathByHand, LoadsWidenAndStoresRound) {
     in.push_back(amprt::floatToHalfBits(v));
   const int64_t i = 1;
   amprt::softmaxRow<float>(
-      3, [&](int64_t j) { return amprt::halfBitsToFloat(in[i * 3 + j]); },
+      kRow, 3, [&](int64_t j) { return amprt::halfBitsToFloat(in[i * 3 + j]); },
       [&](int64_t j, float v) { out[i * 3 + j] = amprt::floatToHalfBits(v); },
       /*log=*/false);
   for (int64_t j = 0; j < 3; ++j) {

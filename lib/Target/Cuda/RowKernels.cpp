@@ -1,10 +1,10 @@
 //===- RowKernels.cpp - softmax, the norms and cross-entropy --------------===//
 //
-// Row ops run one index per row (or line, for a softmax along an inner
-// dimension): the functor calls the row's function of
-// amp_runtime/row_math.h, the interpreter's too, with loads and stores of
-// the row's memory. Under nvcc the runtime's warp-per-row kernel runs
-// instead where it takes the op's types and layout (deviceCall).
+// Row ops run one row kernel (Functor::launchRows) over the rows (or
+// lines, for a softmax along an inner dimension): the functor calls the
+// row's function of amp_runtime/row_math.h, the interpreter's too, with the
+// row context and loads and stores of the row's memory. The same functor
+// runs on the host and, a warp per row, under nvcc, summing in one order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,29 +19,6 @@ using namespace mlir::amp::backend;
 using namespace mlir::amp::cuda;
 
 namespace {
-
-bool isF32OrAbsent(Value v) { return !v || elementOf(v).isF32(); }
-
-/// `x` as the runtime's [rows, cols], with the dimensions from
-/// `firstColumn` on as the columns; empty where the runtime cannot.
-std::string rowsOf(Value x, int64_t firstColumn) {
-  std::string dtype = runtimeDtype(elementOf(x)).str();
-  ArrayRef<int64_t> shape = tensorOf(x).getShape();
-  int64_t cols = product(shape.drop_front(firstColumn));
-  if (dtype.empty() || cols == 0)
-    return "";
-  return "amp_rows_t{" + dtype + ", " + std::to_string(product(shape) / cols) +
-         ", " + std::to_string(cols) + "}";
-}
-
-std::string epsilonOf(FloatAttr attr) {
-  return literal(attr.getValueAsDouble(), "float");
-}
-
-/// The pointer argument of a runtime call for an optional operand.
-std::string pointerOrNull(StepEmitter &emitter, Value v) {
-  return v ? emitter.pointerOf(v, false) : "nullptr";
-}
 
 /// `const auto name = [&](int64_t j) { return static_cast<t>(value); };`:
 /// the Load of row_math.h reading `value`, an expression of j.
@@ -80,23 +57,10 @@ template <typename Op> LogicalResult emitSoftmax(Op op, OpKernel &kernel) {
   bool log = std::is_same_v<Op, LogSoftmaxOp>;
   raw_indented_ostream &body = kernel.functor().body();
   body << loadLambda("x", t, kernel.load(0, at)) << storeLambda(kernel, t, at)
-       << "amprt::softmaxRow<" << t << ">(" << n << ", x, store, "
+       << "amprt::softmaxRow<" << t << ">(row, " << n << ", x, store, "
        << boolean(log) << ");\n";
 
-  // The runtime's kernel takes the last dimension in the result's type.
-  std::string call;
-  StepEmitter &emitter = kernel.getEmitter();
-  Value input = op.getInput();
-  if (static_cast<int64_t>(op.getDim()) == tensorOf(input).getRank() - 1 &&
-      elementOf(input) == type) {
-    std::string rows = rowsOf(input, op.getDim());
-    if (!rows.empty())
-      call = "amp_softmax_forward(stream, " + rows + ", " +
-             emitter.pointerOf(input, false) + ", " +
-             emitter.pointerOf(op.getResult(), true) + ", " +
-             (log ? "1" : "0") + ")";
-  }
-  kernel.functor().launch(product(shape) / n, call);
+  kernel.functor().launchRows(product(shape) / n);
   return success();
 }
 
@@ -109,9 +73,9 @@ template <typename Op> LogicalResult emitSoftmaxGrad(Op op, OpKernel &kernel) {
   kernel.functor().body() << loadLambda("y", t, kernel.load(0, at))
                           << loadLambda("g", t, kernel.load(1, at))
                           << storeLambda(kernel, t, at)
-                          << "amprt::softmaxGradRow<" << t << ">(" << n
+                          << "amprt::softmaxGradRow<" << t << ">(row, " << n
                           << ", y, g, store, " << boolean(log) << ");\n";
-  kernel.functor().launch(product(shape) / n);
+  kernel.functor().launchRows(product(shape) / n);
   return success();
 }
 
@@ -144,41 +108,22 @@ template <typename Op> LogicalResult emitNorm(Op op, OpKernel &kernel) {
   StringRef weight = op.getWeight() ? "weight" : "amprt::NoOperand()";
   std::string eps = literal(op.getEpsilon().convertToDouble(), ct);
   if (centered)
-    body << fitLine("amprt::layerNormRow<" + ct + ">(" + std::to_string(n) +
-                        ", x, " + boolean(bool(op.getWeight())).str() + ", " +
+    body << fitLine("amprt::layerNormRow<" + ct + ">(row, " +
+                        std::to_string(n) + ", x, " +
+                        boolean(bool(op.getWeight())).str() + ", " +
                         weight.str() + ", " + boolean(bool(biasOperand)).str() +
                         ", " + (biasOperand ? "bias" : "amprt::NoOperand()") +
                         ", " + eps + ", store);",
                     4)
          << "\n";
   else
-    body << fitLine("amprt::rmsNormRow<" + ct + ">(" + std::to_string(n) +
+    body << fitLine("amprt::rmsNormRow<" + ct + ">(row, " + std::to_string(n) +
                         ", x, " + boolean(bool(op.getWeight())).str() + ", " +
                         weight.str() + ", " + eps + ", store);",
                     4)
          << "\n";
 
-  // The runtime's kernels take f32 weights and biases.
-  std::string call;
-  std::string rows = rowsOf(x, op.getNormalizedAxis());
-  StepEmitter &emitter = kernel.getEmitter();
-  if (!rows.empty() && isF32OrAbsent(op.getWeight()) &&
-      isF32OrAbsent(biasOperand)) {
-    std::string out = emitter.pointerOf(op.getResult(), true);
-    if (centered)
-      call = "amp_layer_norm_forward(stream, " + rows + ", " +
-             emitter.pointerOf(x, false) + ", " +
-             pointerOrNull(emitter, op.getWeight()) + ", " +
-             pointerOrNull(emitter, biasOperand) + ", " +
-             epsilonOf(op.getEpsilonAttr()) + ", " + out +
-             ", nullptr, nullptr)";
-    else
-      call = "amp_rms_norm_forward(stream, " + rows + ", " +
-             emitter.pointerOf(x, false) + ", " +
-             pointerOrNull(emitter, op.getWeight()) + ", " +
-             epsilonOf(op.getEpsilonAttr()) + ", " + out + ", nullptr)";
-  }
-  kernel.functor().launch(countOf(x) / std::max<int64_t>(n, 1), call);
+  kernel.functor().launchRows(countOf(x) / std::max<int64_t>(n, 1));
   return success();
 }
 
@@ -194,24 +139,11 @@ template <typename Op> LogicalResult emitNormGrad(Op op, OpKernel &kernel) {
                           << storeLambda(kernel, t, row)
                           << (centered ? "amprt::layerNormGradRow<"
                                        : "amprt::rmsNormGradRow<")
-                          << t << ">(" << n << ", x, g, "
+                          << t << ">(row, " << n << ", x, g, "
                           << literal(op.getEpsilon().convertToDouble(), t)
                           << ", store);\n";
 
-  // Without a weight, the runtime's dy is the gradient of the normalised
-  // value.
-  std::string call;
-  std::string rows = rowsOf(x, op.getNormalizedAxis());
-  StepEmitter &emitter = kernel.getEmitter();
-  if (!rows.empty())
-    call = std::string(centered ? "amp_layer_norm_backward"
-                                : "amp_rms_norm_backward") +
-           "(stream, " + rows + ", " + emitter.pointerOf(x, false) + ", " +
-           emitter.pointerOf(op.getGrad(), false) + ", nullptr, " +
-           epsilonOf(op.getEpsilonAttr()) + ", " +
-           emitter.pointerOf(op.getResult(), true) +
-           (centered ? ", nullptr, nullptr)" : ", nullptr)");
-  kernel.functor().launch(countOf(x) / std::max<int64_t>(n, 1), call);
+  kernel.functor().launchRows(countOf(x) / std::max<int64_t>(n, 1));
   return success();
 }
 
@@ -268,36 +200,26 @@ LogicalResult emitCrossEntropy(CrossEntropyOp op, OpKernel &kernel) {
   FailureOr<std::string> partials = kernel.scratch(ct);
   if (failed(partials))
     return failure();
-  // Per row into scratch, then the rows in order (emitRowSum).
+  // Per row into scratch (one lane of the row writes), then the rows in
+  // order (emitRowSum).
   kernel.functor().body()
       << loadLambda("x", ct,
                     kernel.load(0, "i * " + std::to_string(classes) + " + j"))
       << "const int64_t label = " << kernel.load(1, "i") << ";\n"
-      << fitLine(*partials + "[i] = amprt::crossEntropyRowLoss<" + ct + ">(" +
-                     std::to_string(classes) + ", x, " + labelArguments(op) +
-                     ");",
+      << fitLine("const " + ct + " loss = amprt::crossEntropyRowLoss<" + ct +
+                     ">(row, " + std::to_string(classes) + ", x, " +
+                     labelArguments(op) + ");",
                  4)
-      << "\n";
+      << "\n"
+      << "if (row.leads())\n"
+      << "  " << *partials << "[i] = loss;\n";
 
-  // The runtime's kernel writes the row losses to the same scratch.
-  std::string call;
-  std::string shape = rowsOf(logits, tensorOf(logits).getRank() - 1);
-  StepEmitter &emitter = kernel.getEmitter();
-  if (!shape.empty() && elementOf(op.getLabels()).isInteger(64) &&
-      !op.getIgnoreIndex())
-    call = "amp_cross_entropy(stream, " + shape + ", " +
-           emitter.pointerOf(logits, false) + ", " +
-           emitter.pointerOf(op.getLabels(), false) + ", " +
-           emitter.arenaPointer(
-               "float", op->getAttrOfType<IntegerAttr>(kScratchAttr).getInt()) +
-           ", nullptr, nullptr, AMP_LOSS_SUM)";
-  kernel.functor().launch(rows, call);
+  kernel.functor().launchRows(rows);
   return emitRowSum(op, kernel);
 }
 
 LogicalResult emitCrossEntropyGrad(CrossEntropyGradOp op, OpKernel &kernel) {
   Value logits = op.getLogits();
-  Type type = elementOf(op.getResult());
   std::string ct = registerType(elementOf(logits));
   int64_t classes = tensorOf(logits).getShape().back();
   int64_t rows = countOf(op.getLabels());
@@ -319,25 +241,13 @@ LogicalResult emitCrossEntropyGrad(CrossEntropyGradOp op, OpKernel &kernel) {
       << loadLambda("x", ct, kernel.load(0, at))
       << "const int64_t label = " << kernel.load(1, "i") << ";\n"
       << storeLambda(kernel, ct, at)
-      << fitLine("amprt::crossEntropyGradRow<" + ct + ">(" +
+      << fitLine("amprt::crossEntropyGradRow<" + ct + ">(row, " +
                      std::to_string(classes) + ", x, " + labelArguments(op) +
                      ", scale, store);",
                  4)
       << "\n";
 
-  std::string call;
-  std::string shape = rowsOf(logits, tensorOf(logits).getRank() - 1);
-  StepEmitter &emitter = kernel.getEmitter();
-  if (!shape.empty() && elementOf(op.getLabels()).isInteger(64) &&
-      !op.getIgnoreIndex() && elementOf(op.getGrad()).isF32() &&
-      type == elementOf(logits))
-    call = "amp_cross_entropy(stream, " + shape + ", " +
-           emitter.pointerOf(logits, false) + ", " +
-           emitter.pointerOf(op.getLabels(), false) + ", nullptr, " +
-           emitter.pointerOf(op.getResult(), true) + ", " +
-           emitter.pointerOf(op.getGrad(), false) + ", " +
-           (mean ? "AMP_LOSS_MEAN" : "AMP_LOSS_SUM") + ")";
-  kernel.functor().launch(rows, call);
+  kernel.functor().launchRows(rows);
   return success();
 }
 

@@ -112,8 +112,12 @@ void Functor::defineReduction(StringRef acc, StringRef identity,
   reductionExtent = extent;
 }
 
-void Functor::launch(int64_t count, StringRef deviceCall) {
-  bool hostOnly = !deviceCall.empty();
+void Functor::launchRows(int64_t rows) {
+  rowKernel = true;
+  launch(rows);
+}
+
+void Functor::launch(int64_t count) {
   IndentedText definition;
   raw_indented_ostream &d = definition.os;
   d.indent();
@@ -123,45 +127,39 @@ void Functor::launch(int64_t count, StringRef deviceCall) {
     d.indent() << params.finalize(setupText.text);
     d.unindent() << "}\n";
   }
-  d << params.finalize(reductionMethods)
-    << "AMP_HOST_DEVICE void operator()([[maybe_unused]] int64_t i) const "
-       "{\n";
+  d << params.finalize(reductionMethods);
+  // A row kernel runs with its row's context: a warp's lane under nvcc,
+  // the emulated warp on the host (amp_runtime/row_context.h).
+  if (rowKernel)
+    d << "template <typename Row>\n"
+         "AMP_HOST_DEVICE void operator()([[maybe_unused]] int64_t i,\n"
+         "                                const Row &row) const {\n";
+  else
+    d << "AMP_HOST_DEVICE void operator()([[maybe_unused]] int64_t i) const "
+         "{\n";
   d.indent() << params.finalize(bodyText.text);
   d.unindent() << "}\n";
 
   // A kernel whose code another already has launches that functor.
-  StringRef known = emitter.functorWithDefinition(
-      (hostOnly ? "host\n" : "any\n") + definition.text, name);
+  StringRef known = emitter.functorWithDefinition(definition.text, name);
   raw_indented_ostream &defs = emitter.defs();
-  if (known.empty()) {
-    if (hostOnly)
-      defs << "#if !defined(__CUDACC__)\n";
-    defs << "struct " << name << " {\n" << definition.text << "};\n";
-    defs << (hostOnly ? "#endif\n\n" : "\n");
-  } else {
+  if (known.empty())
+    defs << "struct " << name << " {\n" << definition.text << "};\n\n";
+  else
     defs << "//   runs " << known << ", whose code it shares\n\n";
-  }
   StringRef functor = known.empty() ? StringRef(name) : known;
 
-  raw_indented_ostream &step = emitter.step();
-  if (hostOnly) {
-    emitter.setTargetSpecific();
-    step.getOStream() << "#if defined(__CUDACC__)\n";
-    step << "// " << name << ": the runtime's warp-per-row kernel\n"
-         << fitLine("AMP_STEP_CHECK(" + deviceCall.str() + ");", 2) << "\n";
-    step.getOStream() << "#else\n";
-  }
   std::string launch = "AMP_STEP_CHECK(ampstep::";
-  launch += reductionExtent ? "launchReduce" : "launch";
+  launch += rowKernel         ? "launchRows"
+            : reductionExtent ? "launchReduce"
+                              : "launch";
   launch += "(stream, \"" + name + "\", " + std::to_string(count) + ", ";
   if (reductionExtent)
     launch += std::to_string(reductionExtent) + ", ";
   launch += functor.str() + params.initializer([&](Value v, bool writes) {
     return emitter.pointerOf(v, writes);
   }) + "));";
-  step << fitLine(launch, 2) << "\n";
-  if (hostOnly)
-    step.getOStream() << "#endif\n";
+  emitter.step() << fitLine(launch, 2) << "\n";
 }
 
 //===----------------------------------------------------------------------===//
@@ -826,9 +824,8 @@ LogicalResult StepEmitter::emit() {
   for (Value buffer : usedBuffers) {
     std::string constness = writtenBuffers.contains(buffer) ? "" : "const ";
     std::string type = constness + storageType(elementOf(buffer)) + " *";
-    std::string declaration = (targetSpecific ? "[[maybe_unused]] " : "") +
-                              type + "const " + bufferNames.lookup(buffer) +
-                              " =";
+    std::string declaration =
+        type + "const " + bufferNames.lookup(buffer) + " =";
     std::string init;
     if (auto argument = dyn_cast<BlockArgument>(buffer))
       init = "static_cast<" + type + ">(tensors[" +

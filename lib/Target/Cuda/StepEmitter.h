@@ -103,9 +103,13 @@ public:
                        StringRef loadBody, StringRef combine,
                        StringRef finishBody, int64_t extent);
   /// Prints the functor (or names the one with the same code) and its
-  /// launch over `count` indices. With a `deviceCall`, the CUDA build makes
-  /// that runtime call instead and the functor is host-only.
-  void launch(int64_t count, StringRef deviceCall = "");
+  /// launch over `count` indices.
+  void launch(int64_t count);
+  /// The same for a row kernel, launched with ampstep::launchRows: its
+  /// operator()(i, row) works on row i with the row context `row` (the
+  /// first argument of row_math.h's functions), the same code on the host
+  /// and, a warp per row, under nvcc.
+  void launchRows(int64_t rows);
 
 private:
   StepEmitter &emitter;
@@ -114,6 +118,7 @@ private:
   IndentedText bodyText, setupText;
   std::string sharedMembers, reductionMethods;
   int64_t reductionExtent = 0;
+  bool rowKernel = false;
 };
 
 /// One op emitted as a kernel of its own (KernelOpInterface): a functor,
@@ -175,10 +180,6 @@ public:
   /// Whether `value` is in memory: an argument, a value of the arena, or a
   /// view of one; false for a value its kernel keeps to itself.
   bool reachesMemory(Value value);
-  /// Records that the CUDA and host builds take different paths (a runtime
-  /// kernel under nvcc, a functor on the host), so that a pointer may be
-  /// used in one build only.
-  void setTargetSpecific() { targetSpecific = true; }
   /// The pointer to the current kernel's scratch memory, `offset` bytes
   /// into the arena, as `type`; the offset joins the table as
   /// `k<kernel>_scratch`.
@@ -239,7 +240,6 @@ private:
   llvm::SmallVector<Value> usedBuffers;
   llvm::DenseSet<Value> usedBufferSet;
   llvm::DenseSet<Value> writtenBuffers;
-  bool targetSpecific = false;
   /// The names of the step's values in describe()'s text.
   std::optional<AsmState> names;
   /// The argument names of the tensor table.

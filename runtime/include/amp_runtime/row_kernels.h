@@ -5,7 +5,10 @@
  * at each store, like the reference interpreter; the norms multiply by
  * 1/sqrt(var + eps) where the interpreter divides by sqrt(var + eps), so
  * they agree with it to rounding rather than bit for bit. On CUDA a warp
- * works on each row and reduces with shuffles.
+ * works on each row and reduces with shuffles; the host runs the same
+ * bodies in the same order (amp_runtime/row_context.h), so the two
+ * backends agree bit for bit (but for the sums over rows of the norms'
+ * dweight and dbias, which CUDA gathers with atomics).
  *
  *===----------------------------------------------------------------------===*/
 

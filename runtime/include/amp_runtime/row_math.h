@@ -3,11 +3,13 @@
 // The formulas of the ops that work on a row at a time: softmax and
 // log_softmax and their gradients, layer and RMS norm and their input
 // gradients, cross-entropy's loss of a row and its gradient. The
-// interpreter, the runtime's host backend and the generated step code call
-// these functions, so every floating-point operation happens in the same
-// order everywhere: sums run sequentially over the row, a norm divides by
+// interpreter, the runtime's backends and the generated step code call
+// these functions, on the host and on a GPU, so every floating-point
+// operation happens in the same order everywhere: sums and maxima over the
+// row run in a warp's order through the row context (row_context.h: a
+// warp's lane on a GPU, HostRow on the host), a norm divides by
 // sqrt(squares / n + eps), and so on. The interpreter's results are the
-// contract that the generated host code reproduces bit for bit.
+// contract that the generated code reproduces bit for bit.
 //
 // A row is read through a Load, `T load(int64_t j)`, which returns its j-th
 // element already converted to T, and written through a Store,
@@ -15,8 +17,10 @@
 // more than once (its statistics first, then each element again). An
 // optional operand (a norm's weight or bias, cross-entropy's ignore_index)
 // is a flag and its load or value: a load is called only when its flag is
-// set, so an absent one can be NoOperand(). The runtime's CUDA kernels,
-// which gather a row's sums across a warp, call the per-element pieces.
+// set, so an absent one can be NoOperand(). Every function takes the row
+// context first; the loads and stores it calls for element j happen in the
+// lane that handles j, the per-element pieces are there for callers with
+// more to do per element (the runtime's cross-entropy).
 //
 // Templates on the scalar type T, as scalar_math.h: f32 for f32 and the
 // 16-bit formats, f64 for f64. AMP_HOST_DEVICE, free of the C++ library's
@@ -28,6 +32,7 @@
 #ifndef AMP_RUNTIME_ROW_MATH_H
 #define AMP_RUNTIME_ROW_MATH_H
 
+#include "amp_runtime/row_context.h"
 #include "amp_runtime/scalar_math.h"
 
 #include <math.h>
@@ -40,13 +45,6 @@ struct NoOperand {
   AMP_HOST_DEVICE int operator()(int64_t) const { return 0; }
 };
 
-/// The larger of `a` and `b`, NaN when either is (torch.maximum).
-template <typename T> AMP_HOST_DEVICE inline T maxOrNaN(T a, T b) {
-  if (a != a || b != b)
-    return static_cast<T>(NAN);
-  return a < b ? b : a;
-}
-
 //===----------------------------------------------------------------------===//
 // Softmax and log_softmax
 //===----------------------------------------------------------------------===//
@@ -54,17 +52,15 @@ template <typename T> AMP_HOST_DEVICE inline T maxOrNaN(T a, T b) {
 /// What softmax and cross-entropy know of a row after reading it twice.
 template <typename T> struct SoftmaxStats {
   T max;    ///< the row's maximum, NaN when an element is NaN
-  T expSum; ///< the sum of exp(x - max), in order
+  T expSum; ///< the sum of exp(x - max), in the row context's order
 };
 
-template <typename T, typename Load>
-AMP_HOST_DEVICE inline SoftmaxStats<T> softmaxStats(int64_t n, Load &&x) {
-  T max = static_cast<T>(-INFINITY);
-  for (int64_t j = 0; j < n; ++j)
-    max = maxOrNaN(max, static_cast<T>(x(j)));
-  T expSum = static_cast<T>(0);
-  for (int64_t j = 0; j < n; ++j)
-    expSum = expSum + math::exp(static_cast<T>(x(j)) - max);
+template <typename T, typename Row, typename Load>
+AMP_HOST_DEVICE inline SoftmaxStats<T> softmaxStats(const Row &row, int64_t n,
+                                                    Load &&x) {
+  const T max = row.max(n, [&](int64_t j) { return static_cast<T>(x(j)); });
+  const T expSum = row.sum(
+      n, [&](int64_t j) { return math::exp(static_cast<T>(x(j)) - max); });
   return {max, expSum};
 }
 
@@ -78,13 +74,14 @@ AMP_HOST_DEVICE inline T softmaxOutput(T x, const SoftmaxStats<T> &stats,
 }
 
 /// y = softmax(x), or log_softmax(x) when `log`, over a row of `n`.
-template <typename T, typename Load, typename Store>
-AMP_HOST_DEVICE inline void softmaxRow(int64_t n, Load &&x, Store &&y,
-                                       bool log) {
-  const SoftmaxStats<T> stats = softmaxStats<T>(n, x);
+template <typename T, typename Row, typename Load, typename Store>
+AMP_HOST_DEVICE inline void softmaxRow(const Row &row, int64_t n, Load &&x,
+                                       Store &&y, bool log) {
+  const SoftmaxStats<T> stats = softmaxStats<T>(row, n, x);
   const T logSum = log ? math::log(stats.expSum) : static_cast<T>(0);
-  for (int64_t j = 0; j < n; ++j)
+  row.forEach(n, [&](int64_t j) {
     y(j, softmaxOutput(static_cast<T>(x(j)), stats, logSum, log));
+  });
 }
 
 /// dx of one element from the row's sum of g y (of g for log_softmax):
@@ -96,17 +93,18 @@ AMP_HOST_DEVICE inline T softmaxGradOutput(T y, T g, T sum, bool log) {
 
 /// dx of softmax (or log_softmax when `log`) over a row of `n`, from the
 /// forward's output `y` and the output gradient `g`.
-template <typename T, typename LoadY, typename LoadG, typename Store>
-AMP_HOST_DEVICE inline void softmaxGradRow(int64_t n, LoadY &&y, LoadG &&g,
-                                           Store &&dx, bool log) {
-  T sum = static_cast<T>(0);
-  for (int64_t j = 0; j < n; ++j) {
+template <typename T, typename Row, typename LoadY, typename LoadG,
+          typename Store>
+AMP_HOST_DEVICE inline void softmaxGradRow(const Row &row, int64_t n, LoadY &&y,
+                                           LoadG &&g, Store &&dx, bool log) {
+  const T sum = row.sum(n, [&](int64_t j) {
     const T gj = static_cast<T>(g(j));
-    sum = sum + (log ? gj : gj * static_cast<T>(y(j)));
-  }
-  for (int64_t j = 0; j < n; ++j)
+    return log ? gj : gj * static_cast<T>(y(j));
+  });
+  row.forEach(n, [&](int64_t j) {
     dx(j,
        softmaxGradOutput(static_cast<T>(y(j)), static_cast<T>(g(j)), sum, log));
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -122,21 +120,17 @@ template <typename T> struct NormStats {
 /// The mean and deviation of a row of `n`: layer norm's (`centered`), or
 /// RMS norm's from the squares of the elements themselves (the same bits
 /// as squares of x - 0: subtracting +0 changes no value).
-template <typename T, typename Load>
-AMP_HOST_DEVICE inline NormStats<T> normStats(int64_t n, Load &&x, T eps,
-                                              bool centered) {
+template <typename T, typename Row, typename Load>
+AMP_HOST_DEVICE inline NormStats<T> normStats(const Row &row, int64_t n,
+                                              Load &&x, T eps, bool centered) {
   T mean = static_cast<T>(0);
-  if (centered) {
-    T sum = static_cast<T>(0);
-    for (int64_t j = 0; j < n; ++j)
-      sum = sum + static_cast<T>(x(j));
-    mean = rowMean(sum, static_cast<T>(n));
-  }
-  T squares = static_cast<T>(0);
-  for (int64_t j = 0; j < n; ++j) {
+  if (centered)
+    mean = rowMean(row.sum(n, [&](int64_t j) { return static_cast<T>(x(j)); }),
+                   static_cast<T>(n));
+  const T squares = row.sum(n, [&](int64_t j) {
     const T d = centered ? static_cast<T>(x(j)) - mean : static_cast<T>(x(j));
-    squares = squares + d * d;
-  }
+    return d * d;
+  });
   return {mean, rowDeviation(squares, static_cast<T>(n), eps)};
 }
 
@@ -150,13 +144,13 @@ AMP_HOST_DEVICE inline T inverseDeviation(const NormStats<T> &stats) {
 /// y = (x - mean) / deviation [* weight] [+ bias] over a row of `n`, or for
 /// RMS norm (not `centered`) x / deviation [* weight]. The weight and bias
 /// are read at the same j as x.
-template <typename T, typename LoadX, typename LoadW, typename LoadB,
-          typename Store>
-AMP_HOST_DEVICE inline void normRow(int64_t n, LoadX &&x, bool hasWeight,
-                                    LoadW &&weight, bool hasBias, LoadB &&bias,
-                                    T eps, bool centered, Store &&y) {
-  const NormStats<T> stats = normStats<T>(n, x, eps, centered);
-  for (int64_t j = 0; j < n; ++j) {
+template <typename T, typename Row, typename LoadX, typename LoadW,
+          typename LoadB, typename Store>
+AMP_HOST_DEVICE inline void
+normRow(const Row &row, int64_t n, LoadX &&x, bool hasWeight, LoadW &&weight,
+        bool hasBias, LoadB &&bias, T eps, bool centered, Store &&y) {
+  const NormStats<T> stats = normStats<T>(row, n, x, eps, centered);
+  row.forEach(n, [&](int64_t j) {
     const T xj = static_cast<T>(x(j));
     T v = (centered ? xj - stats.mean : xj) / stats.deviation;
     if (hasWeight)
@@ -164,23 +158,26 @@ AMP_HOST_DEVICE inline void normRow(int64_t n, LoadX &&x, bool hasWeight,
     if (hasBias)
       v = v + static_cast<T>(bias(j));
     y(j, v);
-  }
+  });
 }
 
 /// Layer norm of a row of `n`, with an optional weight and bias.
-template <typename T, typename LoadX, typename LoadW, typename LoadB,
-          typename Store>
-AMP_HOST_DEVICE inline void layerNormRow(int64_t n, LoadX &&x, bool hasWeight,
-                                         LoadW &&weight, bool hasBias,
-                                         LoadB &&bias, T eps, Store &&y) {
-  normRow<T>(n, x, hasWeight, weight, hasBias, bias, eps, /*centered=*/true, y);
+template <typename T, typename Row, typename LoadX, typename LoadW,
+          typename LoadB, typename Store>
+AMP_HOST_DEVICE inline void
+layerNormRow(const Row &row, int64_t n, LoadX &&x, bool hasWeight,
+             LoadW &&weight, bool hasBias, LoadB &&bias, T eps, Store &&y) {
+  normRow<T>(row, n, x, hasWeight, weight, hasBias, bias, eps,
+             /*centered=*/true, y);
 }
 
 /// RMS norm of a row of `n`, with an optional weight.
-template <typename T, typename LoadX, typename LoadW, typename Store>
-AMP_HOST_DEVICE inline void rmsNormRow(int64_t n, LoadX &&x, bool hasWeight,
-                                       LoadW &&weight, T eps, Store &&y) {
-  normRow<T>(n, x, hasWeight, weight, /*hasBias=*/false, NoOperand(), eps,
+template <typename T, typename Row, typename LoadX, typename LoadW,
+          typename Store>
+AMP_HOST_DEVICE inline void rmsNormRow(const Row &row, int64_t n, LoadX &&x,
+                                       bool hasWeight, LoadW &&weight, T eps,
+                                       Store &&y) {
+  normRow<T>(row, n, x, hasWeight, weight, /*hasBias=*/false, NoOperand(), eps,
              /*centered=*/false, y);
 }
 
@@ -188,37 +185,41 @@ AMP_HOST_DEVICE inline void rmsNormRow(int64_t n, LoadX &&x, bool hasWeight,
 /// output has taken in already) over a row of `n`: with h = (x - mean) /
 /// deviation, dx = (g - h mean(g h) [- mean(g)]) / deviation, the mean of g
 /// subtracted when `centered`.
-template <typename T, typename LoadX, typename LoadG, typename Store>
-AMP_HOST_DEVICE inline void normGradRow(int64_t n, LoadX &&x, LoadG &&g, T eps,
-                                        bool centered, Store &&dx) {
-  const NormStats<T> stats = normStats<T>(n, x, eps, centered);
-  T gMean = static_cast<T>(0), ghMean = static_cast<T>(0);
-  for (int64_t j = 0; j < n; ++j) {
-    const T h = (static_cast<T>(x(j)) - stats.mean) / stats.deviation;
-    gMean = gMean + static_cast<T>(g(j));
-    ghMean = ghMean + static_cast<T>(g(j)) * h;
-  }
-  gMean = gMean / static_cast<T>(n);
-  ghMean = ghMean / static_cast<T>(n);
-  for (int64_t j = 0; j < n; ++j) {
-    const T h = (static_cast<T>(x(j)) - stats.mean) / stats.deviation;
-    T d = static_cast<T>(g(j)) - h * ghMean;
+template <typename T, typename Row, typename LoadX, typename LoadG,
+          typename Store>
+AMP_HOST_DEVICE inline void normGradRow(const Row &row, int64_t n, LoadX &&x,
+                                        LoadG &&g, T eps, bool centered,
+                                        Store &&dx) {
+  const NormStats<T> stats = normStats<T>(row, n, x, eps, centered);
+  const auto h = [&](int64_t j) {
+    return (static_cast<T>(x(j)) - stats.mean) / stats.deviation;
+  };
+  const T gMean = row.sum(n, [&](int64_t j) { return static_cast<T>(g(j)); }) /
+                  static_cast<T>(n);
+  const T ghMean = row.sum(n, [&](int64_t j) {
+    return static_cast<T>(g(j)) * h(j);
+  }) / static_cast<T>(n);
+  row.forEach(n, [&](int64_t j) {
+    T d = static_cast<T>(g(j)) - h(j) * ghMean;
     if (centered)
       d = d - gMean;
     dx(j, d / stats.deviation);
-  }
+  });
 }
 
-template <typename T, typename LoadX, typename LoadG, typename Store>
-AMP_HOST_DEVICE inline void layerNormGradRow(int64_t n, LoadX &&x, LoadG &&g,
-                                             T eps, Store &&dx) {
-  normGradRow<T>(n, x, g, eps, /*centered=*/true, dx);
+template <typename T, typename Row, typename LoadX, typename LoadG,
+          typename Store>
+AMP_HOST_DEVICE inline void layerNormGradRow(const Row &row, int64_t n,
+                                             LoadX &&x, LoadG &&g, T eps,
+                                             Store &&dx) {
+  normGradRow<T>(row, n, x, g, eps, /*centered=*/true, dx);
 }
 
-template <typename T, typename LoadX, typename LoadG, typename Store>
-AMP_HOST_DEVICE inline void rmsNormGradRow(int64_t n, LoadX &&x, LoadG &&g,
-                                           T eps, Store &&dx) {
-  normGradRow<T>(n, x, g, eps, /*centered=*/false, dx);
+template <typename T, typename Row, typename LoadX, typename LoadG,
+          typename Store>
+AMP_HOST_DEVICE inline void rmsNormGradRow(const Row &row, int64_t n, LoadX &&x,
+                                           LoadG &&g, T eps, Store &&dx) {
+  normGradRow<T>(row, n, x, g, eps, /*centered=*/false, dx);
 }
 
 //===----------------------------------------------------------------------===//
@@ -241,15 +242,15 @@ AMP_HOST_DEVICE inline T crossEntropyLoss(const SoftmaxStats<T> &stats,
 /// The loss of a row of `n` logits against `label`: 0 when the label is the
 /// ignored one (`hasIgnoreIndex`), NaN when it is no class (which the
 /// inf/NaN check of a step then sees).
-template <typename T, typename Load>
-AMP_HOST_DEVICE inline T crossEntropyRowLoss(int64_t n, Load &&x, int64_t label,
-                                             bool hasIgnoreIndex,
-                                             int64_t ignoreIndex) {
+template <typename T, typename Row, typename Load>
+AMP_HOST_DEVICE inline T
+crossEntropyRowLoss(const Row &row, int64_t n, Load &&x, int64_t label,
+                    bool hasIgnoreIndex, int64_t ignoreIndex) {
   if (hasIgnoreIndex && label == ignoreIndex)
     return static_cast<T>(0);
   if (!isClass(label, n))
     return static_cast<T>(NAN);
-  return crossEntropyLoss(softmaxStats<T>(n, x), static_cast<T>(x(label)));
+  return crossEntropyLoss(softmaxStats<T>(row, n, x), static_cast<T>(x(label)));
 }
 
 /// The factor of every element of a cross-entropy gradient: the loss's
@@ -279,22 +280,22 @@ AMP_HOST_DEVICE inline T crossEntropyGradOutput(T probability, bool isLabel,
 /// The gradient of a row of `n` logits against `label`, times `scale`
 /// (crossEntropyGradScale): zeros for the ignored label, NaNs for a label
 /// that is no class.
-template <typename T, typename Load, typename Store>
+template <typename T, typename Row, typename Load, typename Store>
 AMP_HOST_DEVICE inline void
-crossEntropyGradRow(int64_t n, Load &&x, int64_t label, bool hasIgnoreIndex,
-                    int64_t ignoreIndex, T scale, Store &&dx) {
+crossEntropyGradRow(const Row &row, int64_t n, Load &&x, int64_t label,
+                    bool hasIgnoreIndex, int64_t ignoreIndex, T scale,
+                    Store &&dx) {
   if (hasIgnoreIndex && label == ignoreIndex) {
-    for (int64_t j = 0; j < n; ++j)
-      dx(j, static_cast<T>(0));
+    row.forEach(n, [&](int64_t j) { dx(j, static_cast<T>(0)); });
     return;
   }
   const bool outside = !isClass(label, n);
-  const SoftmaxStats<T> stats = softmaxStats<T>(n, x);
-  for (int64_t j = 0; j < n; ++j) {
+  const SoftmaxStats<T> stats = softmaxStats<T>(row, n, x);
+  row.forEach(n, [&](int64_t j) {
     const T p = outside ? static_cast<T>(NAN)
                         : softmaxProbability(static_cast<T>(x(j)), stats);
     dx(j, crossEntropyGradOutput(p, j == label, scale));
-  }
+  });
 }
 
 } // namespace amprt

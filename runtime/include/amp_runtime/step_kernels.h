@@ -6,7 +6,9 @@
 // which runs a kernel functor once per index: a grid-stride CUDA kernel on
 // the step's stream when compiled by nvcc, a plain loop when compiled by a
 // host C++ compiler; `launchReduce` does the same for reductions, with a
-// block per output for long ones under nvcc, summing in the host's order.
+// block per output for long ones under nvcc, summing in the host's order;
+// `launchRows` runs a row kernel, a warp per row under nvcc and the warp's
+// lanes emulated on the host (row_context.h), in the same order.
 // Kernel bodies are AMP_HOST_DEVICE, so one generated file serves both targets.
 //
 //===----------------------------------------------------------------------===//
@@ -19,6 +21,7 @@
 #include "amp_runtime/gemm.h"
 #include "amp_runtime/optimizer_kernels.h"
 #include "amp_runtime/reduction_order.h"
+#include "amp_runtime/row_context.h"
 #include "amp_runtime/row_kernels.h"
 #include "amp_runtime/row_math.h"
 #include "amp_runtime/scalar_math.h"
@@ -211,6 +214,41 @@ __global__ void blockPerOutput(int64_t count, int64_t extent, Kernel shared) {
   }
 }
 
+/// The threads of a row kernel's block: a warp per row.
+constexpr unsigned kRowThreads = 256;
+
+/// kernel(i, lane) for the rows i of [0, rows), a warp each: `lane` is this
+/// thread's part of the row (amprt::WarpRow). Rows beyond the grid loop,
+/// the whole warp together.
+template <typename Kernel>
+__global__ void warpPerRow(int64_t rows, Kernel shared) {
+  const Kernel kernel = prepared(shared);
+  const amprt::WarpRow lane{threadIdx.x % amprt::kRowLanes};
+  const int64_t warps = blockDim.x / amprt::kRowLanes;
+  for (int64_t i = blockIdx.x * warps + threadIdx.x / amprt::kRowLanes;
+       i < rows; i += gridDim.x * warps)
+    kernel(i, lane);
+}
+
+/// Runs the row kernel `kernel` for every row in [0, rows) on `stream`,
+/// without waiting.
+template <typename Kernel>
+amp_status_t launchRows(amp_stream_t *stream, const char *name, int64_t rows,
+                        const Kernel &kernel) {
+  if (rows <= 0)
+    return nullptr;
+  if (amp_status_t status = checkCudaStream(stream))
+    return status;
+  constexpr int64_t kRowsPerBlock = kRowThreads / amprt::kRowLanes;
+  int64_t blocks = (rows + kRowsPerBlock - 1) / kRowsPerBlock;
+  if (blocks > 65536)
+    blocks = 65536;
+  warpPerRow<<<static_cast<unsigned>(blocks), kRowThreads, 0,
+               static_cast<cudaStream_t>(amp_stream_native_handle(stream))>>>(
+      rows, kernel);
+  return launched(name);
+}
+
 /// Runs the reduction `kernel` for every output in [0, count), each
 /// folding `extent` values, on `stream`, without waiting.
 template <typename Kernel>
@@ -249,6 +287,21 @@ template <typename Kernel>
 amp_status_t launchReduce(amp_stream_t *stream, const char *name, int64_t count,
                           int64_t /*extent*/, const Kernel &kernel) {
   return launch(stream, name, count, kernel);
+}
+
+/// Runs the row kernel `kernel` for every row in [0, rows), in order, each
+/// with the warp's lanes emulated (amprt::HostRow).
+template <typename Kernel>
+amp_status_t launchRows(amp_stream_t *stream, const char *, int64_t rows,
+                        const Kernel &kernel) {
+  if (amp_stream_device_kind(stream) != AMP_DEVICE_HOST)
+    return amp_status_make(AMP_INVALID_ARGUMENT, __FILE__, __LINE__,
+                           "a host step runs only on a host stream");
+  const Kernel ready = prepared(kernel);
+  const amprt::HostRow row;
+  for (int64_t i = 0; i < rows; ++i)
+    ready(i, row);
+  return nullptr;
 }
 #endif
 

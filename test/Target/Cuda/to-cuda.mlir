@@ -37,22 +37,27 @@
 // CHECK-NEXT:     const float v1 = ampstep::rndF16(x0);
 // CHECK-NEXT:     ampstep::stF16(out0, i, v1);
 
-// The loss and its gradient are f32 row kernels. The loss runs one thread
-// per row, each writing its row's loss to scratch memory the plan gave it
-// (amprt::crossEntropyRowLoss, the interpreter's function), then one
-// thread sums the rows in order (the interpreter's order). Under nvcc the
-// row losses and the gradient come from the runtime's warp-per-row kernel
-// instead, and the generated ones are left out.
+// The loss and its gradient are f32 row kernels: a functor whose
+// operator() takes the row and its row context, which the host runs with
+// the warp's lanes emulated and nvcc a warp per row (ampstep::launchRows),
+// the same code on both. The loss writes its row's loss to scratch memory
+// the plan gave it (amprt::crossEntropyRowLoss, the interpreter's
+// function), from one lane, then one thread sums the rows in order (the
+// interpreter's order).
 // CHECK-LABEL: // k3_cross_entropy:
 // CHECK-NEXT: //
-// CHECK-NEXT: #if !defined(__CUDACC__)
 // CHECK-NEXT: struct k3_cross_entropy {
 // CHECK-NEXT:   const float *in0;
 // CHECK-NEXT:   const int64_t *in1;
 // CHECK-NEXT:   float *scratch0;
-// CHECK:          const auto x = [&](int64_t j) { return static_cast<float>(in0[i * 3 + j]); };
+// CHECK-NEXT:   template <typename Row>
+// CHECK-NEXT:   AMP_HOST_DEVICE void operator()({{\[\[}}maybe_unused{{\]\]}} int64_t i,
+// CHECK-NEXT:                                   const Row &row) const {
+// CHECK-NEXT:     const auto x = [&](int64_t j) { return static_cast<float>(in0[i * 3 + j]); };
 // CHECK-NEXT:     const int64_t label = in1[i];
-// CHECK-NEXT:     scratch0[i] = amprt::crossEntropyRowLoss<float>(3, x, label, false, 0);
+// CHECK-NEXT:     const float loss = amprt::crossEntropyRowLoss<float>(row, 3, x, label, false, 0);
+// CHECK-NEXT:     if (row.leads())
+// CHECK-NEXT:       scratch0[i] = loss;
 // The sum is a reduction functor: the host runs operator(), which folds the
 // rows in the order of amprt::foldReduction (blocks of 256 in order, then
 // pairwise), as the interpreter does; under nvcc, launchReduce may give a
@@ -99,8 +104,7 @@
 // (f16 in and out, transposed left operand for the weight gradient).
 // CHECK-LABEL: static amp_status_t tiny_run(amp_stream_t *stream, void *const *tensors,
 // CHECK: const float *const x = static_cast<const float *>(tensors[5]);
-// CHECK-NEXT: ampstep::f16_t *const cast0 =
-// CHECK-NEXT: reinterpret_cast<ampstep::f16_t *>(arena + offsets::cast0);
+// CHECK-NEXT: ampstep::f16_t *const cast0 = reinterpret_cast<ampstep::f16_t *>(arena + offsets::cast0);
 // CHECK-NEXT: float *const w = static_cast<float *>(tensors[0]);
 // CHECK: float *const b = static_cast<float *>(tensors[1]);
 // CHECK: const int64_t *const labels = static_cast<const int64_t *>(tensors[6]);
@@ -113,27 +117,16 @@
 // CHECK: // k2_matmul:
 // CHECK: amp_gemm_t g{AMP_F16, AMP_F32, 0, 0, 4, 3, 8, 1, 1.0f, 0.0f, AMP_EPILOGUE_BIAS};
 // CHECK-NEXT: AMP_STEP_CHECK(amp_gemm(stream, &g, cast0, cast1, b, matmul2));
-// CHECK: #if defined(__CUDACC__)
-// CHECK-NEXT: // k3_cross_entropy: the runtime's warp-per-row kernel
-// CHECK-NEXT: AMP_STEP_CHECK(amp_cross_entropy(stream, amp_rows_t{AMP_F32, 4, 3}, matmul2, labels,
-// CHECK-NEXT: reinterpret_cast<float *>(arena + offsets::k3_scratch), nullptr, nullptr, AMP_LOSS_SUM));
-// CHECK-NEXT: #else
-// CHECK-NEXT: ampstep::launch(stream, "k3_cross_entropy", 4,
+// CHECK-NOT: #if
+// CHECK: ampstep::launchRows(stream, "k3_cross_entropy", 4,
 // CHECK-NEXT: k3_cross_entropy{matmul2, labels, reinterpret_cast<float *>(arena + offsets::k3_scratch)}));
-// CHECK-NEXT: #endif
 // CHECK-NEXT: ampstep::launchReduce(stream, "k3_cross_entropy_sum", 1, 4,
 // CHECK-NEXT: k3_cross_entropy_sum{cross_entropy3,
 // CHECK-NEXT: reinterpret_cast<const float *>(arena + offsets::k3_scratch)}));
 // The loss's gradient, scaled by the loss scale (read on the device) over
-// the batch mean, is the same runtime kernel under nvcc.
-// CHECK-NEXT: #if defined(__CUDACC__)
-// CHECK-NEXT: // k4_cross_entropy_grad: the runtime's warp-per-row kernel
-// CHECK-NEXT: AMP_STEP_CHECK(amp_cross_entropy(stream, amp_rows_t{AMP_F32, 4, 3}, matmul2, labels, nullptr,
-// CHECK-NEXT: cross_entropy_grad4, loss_scale, AMP_LOSS_MEAN));
-// CHECK-NEXT: #else
-// CHECK-NEXT: ampstep::launch(stream, "k4_cross_entropy_grad", 4,
+// the batch mean.
+// CHECK-NEXT: ampstep::launchRows(stream, "k4_cross_entropy_grad", 4,
 // CHECK-NEXT: k4_cross_entropy_grad{loss_scale, matmul2, labels, cross_entropy_grad4}));
-// CHECK-NEXT: #endif
 // CHECK-NEXT: ampstep::launch(stream, "k5_cast", 12, k0_cast{cross_entropy_grad4, cast5}));
 // CHECK: // k6_matmul:
 // CHECK: amp_gemm_t g{AMP_F16, AMP_F16, 1, 0, 8, 3, 4, 1, 1.0f, 0.0f, AMP_EPILOGUE_NONE};
