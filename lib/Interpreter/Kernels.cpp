@@ -562,8 +562,10 @@ static ElementKind normComputeKind(const Tensor &x, const Tensor *weight,
   return ElementKind::F32;
 }
 
-Tensor kernels::layerNorm(const Tensor &x, const Tensor *weight,
-                          const Tensor *bias, int64_t axis, double epsilon) {
+/// Layer norm (`centered`) or RMS norm of `x` over the dimensions from
+/// `axis` on, with an optional weight and (layer norm only) bias.
+static Tensor norm(const Tensor &x, const Tensor *weight, const Tensor *bias,
+                   int64_t axis, double epsilon, bool centered) {
   int64_t n = product(x.getShape().drop_front(axis));
   int64_t rows = n ? x.getNumElements() / n : 0;
   Tensor out(x.getKind(), x.getShape());
@@ -572,13 +574,13 @@ Tensor kernels::layerNorm(const Tensor &x, const Tensor *weight,
     using T = decltype(tag);
     for (int64_t row = 0; row < rows; ++row) {
       const double *src = &x.getData()[row * n];
-      amprt::layerNormRow<T>(
+      amprt::normRow<T>(
           amprt::HostRow(), n,
           [&](int64_t j) { return static_cast<T>(src[j]); }, weight != nullptr,
           [&](int64_t j) { return static_cast<T>((*weight)[j]); },
           bias != nullptr,
           [&](int64_t j) { return static_cast<T>((*bias)[j]); },
-          static_cast<T>(epsilon),
+          static_cast<T>(epsilon), centered,
           [&](int64_t j, T y) {
             result[row * n + j] = roundToKind(y, x.getKind());
           });
@@ -587,27 +589,14 @@ Tensor kernels::layerNorm(const Tensor &x, const Tensor *weight,
   return out;
 }
 
+Tensor kernels::layerNorm(const Tensor &x, const Tensor *weight,
+                          const Tensor *bias, int64_t axis, double epsilon) {
+  return norm(x, weight, bias, axis, epsilon, /*centered=*/true);
+}
+
 Tensor kernels::rmsNorm(const Tensor &x, const Tensor *weight, int64_t axis,
                         double epsilon) {
-  int64_t n = product(x.getShape().drop_front(axis));
-  int64_t rows = n ? x.getNumElements() / n : 0;
-  Tensor out(x.getKind(), x.getShape());
-  MutableArrayRef<double> result = out.getMutableData();
-  withComputeType(normComputeKind(x, weight, nullptr), [&](auto tag) {
-    using T = decltype(tag);
-    for (int64_t row = 0; row < rows; ++row) {
-      const double *src = &x.getData()[row * n];
-      amprt::rmsNormRow<T>(
-          amprt::HostRow(), n,
-          [&](int64_t j) { return static_cast<T>(src[j]); }, weight != nullptr,
-          [&](int64_t j) { return static_cast<T>((*weight)[j]); },
-          static_cast<T>(epsilon),
-          [&](int64_t j, T y) {
-            result[row * n + j] = roundToKind(y, x.getKind());
-          });
-    }
-  });
-  return out;
+  return norm(x, weight, /*bias=*/nullptr, axis, epsilon, /*centered=*/false);
 }
 
 //===----------------------------------------------------------------------===//
