@@ -166,6 +166,19 @@ __global__ void gridStride(int64_t count, Kernel shared) {
     kernel(i);
 }
 
+/// The blocks of a grid that gives each of `count` items to one of
+/// `perBlock` workers of a block, at most 65536 (the kernels loop over the
+/// rest).
+inline unsigned gridBlocks(int64_t count, int64_t perBlock) {
+  int64_t blocks = (count + perBlock - 1) / perBlock;
+  return static_cast<unsigned>(blocks > 65536 ? 65536 : blocks);
+}
+
+/// The CUDA stream of `stream`.
+inline cudaStream_t nativeStream(amp_stream_t *stream) {
+  return static_cast<cudaStream_t>(amp_stream_native_handle(stream));
+}
+
 /// Runs kernel(i) for every i in [0, count) on `stream`, without waiting.
 template <typename Kernel>
 amp_status_t launch(amp_stream_t *stream, const char *name, int64_t count,
@@ -175,12 +188,8 @@ amp_status_t launch(amp_stream_t *stream, const char *name, int64_t count,
   if (amp_status_t status = checkCudaStream(stream))
     return status;
   constexpr int64_t kThreads = 256;
-  int64_t blocks = (count + kThreads - 1) / kThreads;
-  if (blocks > 65536)
-    blocks = 65536;
-  gridStride<<<static_cast<unsigned>(blocks), kThreads, 0,
-               static_cast<cudaStream_t>(amp_stream_native_handle(stream))>>>(
-      count, kernel);
+  gridStride<<<gridBlocks(count, kThreads), kThreads, 0,
+               nativeStream(stream)>>>(count, kernel);
   return launched(name);
 }
 
@@ -240,12 +249,8 @@ amp_status_t launchRows(amp_stream_t *stream, const char *name, int64_t rows,
   if (amp_status_t status = checkCudaStream(stream))
     return status;
   constexpr int64_t kRowsPerBlock = kRowThreads / amprt::kRowLanes;
-  int64_t blocks = (rows + kRowsPerBlock - 1) / kRowsPerBlock;
-  if (blocks > 65536)
-    blocks = 65536;
-  warpPerRow<<<static_cast<unsigned>(blocks), kRowThreads, 0,
-               static_cast<cudaStream_t>(amp_stream_native_handle(stream))>>>(
-      rows, kernel);
+  warpPerRow<<<gridBlocks(rows, kRowsPerBlock), kRowThreads, 0,
+               nativeStream(stream)>>>(rows, kernel);
   return launched(name);
 }
 
@@ -263,8 +268,7 @@ amp_status_t launchReduce(amp_stream_t *stream, const char *name, int64_t count,
   if (amp_status_t status = checkCudaStream(stream))
     return status;
   blockPerOutput<<<static_cast<unsigned>(count), kReduceThreads, 0,
-                   static_cast<cudaStream_t>(amp_stream_native_handle(
-                       stream))>>>(count, extent, kernel);
+                   nativeStream(stream)>>>(count, extent, kernel);
   return launched(name);
 }
 #else
