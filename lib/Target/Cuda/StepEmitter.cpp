@@ -376,12 +376,13 @@ void StepEmitter::nameBuffers() {
       PlaceAttr place = placeOf(result);
       if (!place || place.getKind() != PlaceKind::arena)
         continue;
-      Operation *op = yielded.getDefiningOp();
+      // verifyPlan refused kernels that yield an input: an op computes it.
+      auto computed = cast<OpResult>(yielded);
+      Operation *op = computed.getOwner();
       std::string wanted =
-          (op ? op->getName().stripDialect().str() : std::string("input")) +
-          std::to_string(number) +
-          (op && op->getNumResults() > 1
-               ? "_" + std::to_string(cast<OpResult>(yielded).getResultNumber())
+          op->getName().stripDialect().str() + std::to_string(number) +
+          (op->getNumResults() > 1
+               ? "_" + std::to_string(computed.getResultNumber())
                : std::string());
       bufferNames[result] = claim(wanted);
     }
