@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages amp-mlir needs to build and test, and nothing
 # else (numpy and pytest for the Python package, matplotlib and graphviz for
-# the demo's reports, clang-format-19 for the format check). Idempotent: when every package is present it does
+# the demo's reports, clang-format-19 for the format check, clang's libFormat
+# for the generated code). Idempotent: when every package is present it does
 # nothing and needs no root. CUDA is optional and never installed here; the
 # build detects it.
 #
@@ -12,7 +13,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ make
   llvm-19-dev llvm-19-tools libmlir-19-dev mlir-19-tools
-  libgtest-dev clang-format-19
+  libgtest-dev clang-format-19 libclang-19-dev libclang-cpp19-dev
   python3 python3-numpy python3-pytest python3-venv python3-setuptools
   python3-wheel
   python3-matplotlib graphviz

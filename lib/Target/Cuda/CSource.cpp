@@ -3,6 +3,8 @@
 #include "CSource.h"
 
 #include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "clang/Format/Format.h"
+#include "clang/Tooling/Core/Replacement.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -10,7 +12,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <climits>
 #include <cmath>
 #include <cstdio>
 
@@ -221,73 +222,18 @@ static std::string breakAt(StringRef text, StringRef separator, unsigned width,
   return out;
 }
 
-/// Calls `visit(i, level)` for each ", " of `text` (at index i), with its
-/// nesting level in parentheses, brackets and braces from the start of
-/// `text`.
-template <typename Visit>
-static void forEachSeparator(StringRef text, Visit &&visit) {
-  int level = 0;
-  for (size_t i = 0; i + 1 < text.size(); ++i) {
-    char c = text[i];
-    level +=
-        (c == '(' || c == '[' || c == '{') - (c == ')' || c == ']' || c == '}');
-    if (c == ',' && text[i + 1] == ' ')
-      visit(i, level);
+FailureOr<std::string> cuda::formatSource(StringRef code, StringRef fileName) {
+  clang::format::FormatStyle style = clang::format::getLLVMStyle();
+  style.ColumnLimit = kLineWidth;
+  clang::tooling::Replacements edits = clang::format::reformat(
+      style, code, {clang::tooling::Range(0, code.size())}, fileName);
+  llvm::Expected<std::string> formatted =
+      clang::tooling::applyAllReplacements(code, edits);
+  if (!formatted) {
+    llvm::consumeError(formatted.takeError());
+    return failure();
   }
-}
-
-/// `text` cut after each of its outermost separators; a separator that
-/// ends `text` cuts nothing, so that every piece is shorter than `text`.
-static SmallVector<StringRef> splitAtOutermost(StringRef text) {
-  size_t end = text.rtrim().size();
-  int outermost = INT_MAX;
-  forEachSeparator(text, [&](size_t i, int level) {
-    if (i + 1 < end)
-      outermost = std::min(outermost, level);
-  });
-  SmallVector<StringRef> pieces;
-  size_t start = 0;
-  forEachSeparator(text, [&](size_t i, int level) {
-    if (level == outermost && i + 1 < end) {
-      pieces.push_back(text.slice(start, i + 2));
-      start = i + 2;
-    }
-  });
-  pieces.push_back(text.drop_front(start));
-  return pieces;
-}
-
-std::string cuda::fitLine(StringRef text, unsigned indent) {
-  if (indent + text.size() <= kLineWidth)
-    return text.str();
-  // The pieces between the outermost commas are packed greedily; one too
-  // wide for a line of its own is cut at its own outermost commas.
-  unsigned first = kLineWidth - indent, rest = first - 4;
-  SmallVector<std::string> lines{""};
-  auto place = [&](StringRef piece, auto &self) -> void {
-    size_t room = lines.size() == 1 ? first : rest;
-    if (lines.back().size() + piece.rtrim().size() <= room) {
-      lines.back() += piece.str();
-      return;
-    }
-    if (piece.rtrim().size() > rest) {
-      SmallVector<StringRef> inner = splitAtOutermost(piece);
-      if (inner.size() > 1) {
-        for (StringRef part : inner)
-          self(part, self);
-        return;
-      }
-    }
-    if (!lines.back().empty())
-      lines.emplace_back();
-    lines.back() += piece.str();
-  };
-  for (StringRef piece : splitAtOutermost(text))
-    place(piece, place);
-  std::string out;
-  for (auto [i, line] : llvm::enumerate(lines))
-    out += (i ? "\n    " : "") + StringRef(line).rtrim().str();
-  return out;
+  return std::move(*formatted);
 }
 
 std::string cuda::commentLines(StringRef text, unsigned indent) {

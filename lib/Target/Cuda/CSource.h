@@ -69,13 +69,14 @@ StringRef runtimeDtype(Type type);
 /// The math function `name` for a register type (expf or exp).
 std::string math(StringRef name, StringRef type);
 
-/// The columns of the generated code.
+/// The columns of the generated code (libFormat's ColumnLimit).
 constexpr unsigned kLineWidth = 100;
 
-/// The statement `text`, to be printed at column `indent`, broken after
-/// commas where it is wider than kLineWidth; the lines after the first are
-/// indented four more columns (relative to `indent`).
-std::string fitLine(StringRef text, unsigned indent);
+/// `code` laid out by clang's libFormat, as clang-format would lay it out:
+/// LLVM style, kLineWidth columns (docs/backend.md). `fileName` tells the
+/// language (a .cu, .cpp or .h name). Fails only if libFormat's edits do
+/// not apply, which would be a bug in it.
+FailureOr<std::string> formatSource(StringRef code, StringRef fileName);
 
 /// `text` as `//` comment lines at column `indent`, broken at spaces where
 /// wider than kLineWidth; the lines after the first are indented two more

@@ -173,20 +173,16 @@ static std::string runtimeUpdateCall(StepEmitter &emitter,
   if (n == 0)
     return "";
 
-  std::string text = fitLine(call->config, 4) + "\n";
+  std::string text = call->config + "\n";
   SmallVector<StringRef, 4> names{"params", "grads"};
   if (isa<AdamwUpdateOp>(first))
     names.append({"exp_avgs", "exp_avg_sqs"});
   else if (states)
     names.push_back("momentum_buffers");
   for (auto [i, list] : llvm::enumerate(lists))
-    text += fitLine("float *const " + names[i].str() + "[] = {" +
-                        llvm::join(list, ", ") + "};",
-                    4) +
-            "\n";
-  text +=
-      fitLine("const size_t sizes[] = {" + llvm::join(sizes, ", ") + "};", 4) +
-      "\n";
+    text += "float *const " + names[i].str() + "[] = {" +
+            llvm::join(list, ", ") + "};" + "\n";
+  text += "const size_t sizes[] = {" + llvm::join(sizes, ", ") + "};" + "\n";
   auto listOf = [&](StringRef name) {
     return "amp_tensor_list_t{" + std::to_string(n) + ", " + name.str() +
            ", sizes}";
@@ -202,7 +198,7 @@ static std::string runtimeUpdateCall(StepEmitter &emitter,
       (step ? emitter.pointerOf(step, false) : std::string("nullptr")) + ", " +
       (foundInf ? emitter.pointerOf(foundInf, false) : std::string("nullptr")) +
       ", amp_copy_list_t{AMP_F32, nullptr}));";
-  return text + fitLine(apply, 4) + "\n";
+  return text + apply + "\n";
 }
 
 LogicalResult StepEmitter::emitUpdates(ArrayRef<Operation *> updates) {
@@ -256,19 +252,17 @@ template <typename Op> LogicalResult emitSgd(Op op, OpKernel &kernel) {
   std::string param = kernel.load(0, "i"), grad = kernel.load(1, "i");
   std::string first = hasBuffer ? kernel.load(3, "0") + " == 0" : "false";
   raw_indented_ostream &body = kernel.functor().body();
-  body << fitLine("const amprt::SgdScalars<" + t + "> s = amprt::sgdScalars<" +
-                      t + ">(" + d(op.getLr().convertToDouble()) + ", " +
-                      d(momentum) + ", " + d(dampening) + ", " +
-                      d(op.getWeightDecay().convertToDouble()) + ", " +
-                      (nesterov ? "true" : "false") + ");",
-                  4)
+  body << "const amprt::SgdScalars<" + t + "> s = amprt::sgdScalars<" + t +
+              ">(" + d(op.getLr().convertToDouble()) + ", " + d(momentum) +
+              ", " + d(dampening) + ", " +
+              d(op.getWeightDecay().convertToDouble()) + ", " +
+              (nesterov ? "true" : "false") + ");"
        << "\n";
   if (hasBuffer)
     body << t << " buf = " << kernel.load(2, "i") << ";\n";
-  body << fitLine("const " + t + " p = amprt::sgdElement<" + t + ">(s, " +
-                      param + ", " + grad + ", " +
-                      (hasBuffer ? "&buf" : "nullptr") + ", " + first + ");",
-                  4)
+  body << "const " + t + " p = amprt::sgdElement<" + t + ">(s, " + param +
+              ", " + grad + ", " + (hasBuffer ? "&buf" : "nullptr") + ", " +
+              first + ");"
        << "\n";
   if (hasBuffer)
     body << kernel.store(1, "i", roundExpr(type, "buf")) << "\n";
@@ -284,15 +278,13 @@ LogicalResult emitAdamw(AdamwUpdateOp op, OpKernel &kernel) {
   // The scalars once per launch (setup()): the bias corrections in f64
   // from the step count, as torch.optim computes them on the host.
   functor.addSharedMember("amprt::AdamwScalars<" + t + "> scalars{};");
-  functor.setup() << fitLine("scalars = amprt::adamwScalars<" + t + ">(" +
-                                 d(op.getLr().convertToDouble()) + ", " +
-                                 d(op.getBeta1().convertToDouble()) + ", " +
-                                 d(op.getBeta2().convertToDouble()) + ", " +
-                                 d(op.getEps().convertToDouble()) + ", " +
-                                 d(op.getWeightDecay().convertToDouble()) +
-                                 ", static_cast<double>(" +
-                                 kernel.load(4, "0") + "));",
-                             4)
+  functor.setup() << "scalars = amprt::adamwScalars<" + t + ">(" +
+                         d(op.getLr().convertToDouble()) + ", " +
+                         d(op.getBeta1().convertToDouble()) + ", " +
+                         d(op.getBeta2().convertToDouble()) + ", " +
+                         d(op.getEps().convertToDouble()) + ", " +
+                         d(op.getWeightDecay().convertToDouble()) +
+                         ", static_cast<double>(" + kernel.load(4, "0") + "));"
                   << "\n";
   raw_indented_ostream &body = functor.body();
   body << t << " p = " << kernel.load(0, "i") << ";\n"

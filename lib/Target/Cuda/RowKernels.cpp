@@ -23,11 +23,9 @@ namespace {
 /// `const auto name = [&](int64_t j) { return static_cast<t>(value); };`:
 /// the Load of row_math.h reading `value`, an expression of j.
 std::string loadLambda(StringRef name, StringRef t, StringRef value) {
-  return fitLine(("const auto " + name +
-                  " = [&](int64_t j) { return static_cast<" + t + ">(" + value +
-                  "); };")
-                     .str(),
-                 4) +
+  return ("const auto " + name + " = [&](int64_t j) { return static_cast<" + t +
+          ">(" + value + "); };")
+             .str() +
          "\n";
 }
 
@@ -35,10 +33,9 @@ std::string loadLambda(StringRef name, StringRef t, StringRef value) {
 /// (an expression of j), rounded to its type.
 std::string storeLambda(OpKernel &kernel, StringRef t, StringRef index) {
   Type type = elementOf(kernel.getOp()->getResult(0));
-  return fitLine(("const auto store = [&](int64_t j, " + t + " v) { " +
-                  kernel.store(0, index, roundExpr(type, "v")) + " };")
-                     .str(),
-                 4) +
+  return ("const auto store = [&](int64_t j, " + t + " v) { " +
+          kernel.store(0, index, roundExpr(type, "v")) + " };")
+             .str() +
          "\n";
 }
 
@@ -108,19 +105,16 @@ template <typename Op> LogicalResult emitNorm(Op op, OpKernel &kernel) {
   StringRef weight = op.getWeight() ? "weight" : "amprt::NoOperand()";
   std::string eps = literal(op.getEpsilon().convertToDouble(), ct);
   if (centered)
-    body << fitLine("amprt::layerNormRow<" + ct + ">(row, " +
-                        std::to_string(n) + ", x, " +
-                        boolean(bool(op.getWeight())).str() + ", " +
-                        weight.str() + ", " + boolean(bool(biasOperand)).str() +
-                        ", " + (biasOperand ? "bias" : "amprt::NoOperand()") +
-                        ", " + eps + ", store);",
-                    4)
+    body << "amprt::layerNormRow<" + ct + ">(row, " + std::to_string(n) +
+                ", x, " + boolean(bool(op.getWeight())).str() + ", " +
+                weight.str() + ", " + boolean(bool(biasOperand)).str() + ", " +
+                (biasOperand ? "bias" : "amprt::NoOperand()") + ", " + eps +
+                ", store);"
          << "\n";
   else
-    body << fitLine("amprt::rmsNormRow<" + ct + ">(row, " + std::to_string(n) +
-                        ", x, " + boolean(bool(op.getWeight())).str() + ", " +
-                        weight.str() + ", " + eps + ", store);",
-                    4)
+    body << "amprt::rmsNormRow<" + ct + ">(row, " + std::to_string(n) +
+                ", x, " + boolean(bool(op.getWeight())).str() + ", " +
+                weight.str() + ", " + eps + ", store);"
          << "\n";
 
   kernel.functor().launchRows(countOf(x) / std::max<int64_t>(n, 1));
@@ -206,10 +200,9 @@ LogicalResult emitCrossEntropy(CrossEntropyOp op, OpKernel &kernel) {
       << loadLambda("x", ct,
                     kernel.load(0, "i * " + std::to_string(classes) + " + j"))
       << "const int64_t label = " << kernel.load(1, "i") << ";\n"
-      << fitLine("const " + ct + " loss = amprt::crossEntropyRowLoss<" + ct +
-                     ">(row, " + std::to_string(classes) + ", x, " +
-                     labelArguments(op) + ");",
-                 4)
+      << "const " + ct + " loss = amprt::crossEntropyRowLoss<" + ct +
+             ">(row, " + std::to_string(classes) + ", x, " +
+             labelArguments(op) + ");"
       << "\n"
       << "if (row.leads())\n"
       << "  " << *partials << "[i] = loss;\n";
@@ -231,21 +224,21 @@ LogicalResult emitCrossEntropyGrad(CrossEntropyGradOp op, OpKernel &kernel) {
               "sum and the loss gradient divided by the count of rows, as "
               "amp-autodiff does";
   std::string at = "i * " + std::to_string(classes) + " + j";
-  kernel.functor().body()
-      << fitLine("const " + ct + " scale = amprt::crossEntropyGradScale<" + ct +
-                     ">(static_cast<" + ct + ">(" + kernel.load(2, "0") +
-                     "), " + boolean(mean).str() + ", " + std::to_string(rows) +
-                     ");",
-                 4)
-      << "\n"
-      << loadLambda("x", ct, kernel.load(0, at))
-      << "const int64_t label = " << kernel.load(1, "i") << ";\n"
-      << storeLambda(kernel, ct, at)
-      << fitLine("amprt::crossEntropyGradRow<" + ct + ">(row, " +
-                     std::to_string(classes) + ", x, " + labelArguments(op) +
-                     ", scale, store);",
-                 4)
-      << "\n";
+  kernel.functor().body() << "const " + ct +
+                                 " scale = amprt::crossEntropyGradScale<" + ct +
+                                 ">(static_cast<" + ct + ">(" +
+                                 kernel.load(2, "0") + "), " +
+                                 boolean(mean).str() + ", " +
+                                 std::to_string(rows) + ");"
+                          << "\n"
+                          << loadLambda("x", ct, kernel.load(0, at))
+                          << "const int64_t label = " << kernel.load(1, "i")
+                          << ";\n"
+                          << storeLambda(kernel, ct, at)
+                          << "amprt::crossEntropyGradRow<" + ct + ">(row, " +
+                                 std::to_string(classes) + ", x, " +
+                                 labelArguments(op) + ", scale, store);"
+                          << "\n";
 
   kernel.functor().launchRows(rows);
   return success();

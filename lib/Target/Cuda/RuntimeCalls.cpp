@@ -105,20 +105,17 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
   int64_t rows = !one && foldIntoRows ? batch * m : m;
   int64_t count = one ? batch : 1;
   s << "{\n";
-  s.indent() << fitLine(
-                    "amp_gemm_t g{" + runtimeDtype(lhs.getElementType()).str() +
-                        ", " + runtimeDtype(out.getElementType()).str() + ", " +
-                        (matmul.getTransposeLhs() ? "1" : "0") + ", " +
-                        (matmul.getTransposeRhs() ? "1" : "0") + ", " +
-                        std::to_string(rows) + ", " + std::to_string(n) + ", " +
-                        std::to_string(k) + ", " + std::to_string(count) +
-                        ", 1.0f, 0.0f, " + epilogue + "};",
-                    4)
+  s.indent() << "amp_gemm_t g{" + runtimeDtype(lhs.getElementType()).str() +
+                    ", " + runtimeDtype(out.getElementType()).str() + ", " +
+                    (matmul.getTransposeLhs() ? "1" : "0") + ", " +
+                    (matmul.getTransposeRhs() ? "1" : "0") + ", " +
+                    std::to_string(rows) + ", " + std::to_string(n) + ", " +
+                    std::to_string(k) + ", " + std::to_string(count) +
+                    ", 1.0f, 0.0f, " + epilogue + "};"
              << "\n";
   if (one || foldIntoRows) {
-    s << fitLine("AMP_STEP_CHECK(amp_gemm(stream, &g, " + a + ", " + b + ", " +
-                     biasPointer + ", " + c + "));",
-                 4)
+    s << "AMP_STEP_CHECK(amp_gemm(stream, &g, " + a + ", " + b + ", " +
+             biasPointer + ", " + c + "));"
       << "\n";
     s.unindent() << "}\n";
     return success();
@@ -138,12 +135,10 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
     return text.empty() ? std::string("0") : text;
   };
   s << "for (int64_t j = 0; j < " << batch << "; ++j)\n";
-  s.indent() << fitLine("AMP_STEP_CHECK(amp_gemm(stream, &g, " + a + " + (" +
-                            batchOffset(lhsBatch, m * k) + "), " + b + " + (" +
-                            batchOffset(rhsBatch, k * n) + "), " + biasPointer +
-                            ", " + c + " + j * " + std::to_string(m * n) +
-                            "));",
-                        6)
+  s.indent() << "AMP_STEP_CHECK(amp_gemm(stream, &g, " + a + " + (" +
+                    batchOffset(lhsBatch, m * k) + "), " + b + " + (" +
+                    batchOffset(rhsBatch, k * n) + "), " + biasPointer + ", " +
+                    c + " + j * " + std::to_string(m * n) + "));"
              << "\n";
   s.unindent().unindent() << "}\n";
   return success();
@@ -157,23 +152,20 @@ LogicalResult emitAttention(AttentionOp op, OpKernel &kernel) {
   auto q = tensorOf(op.getQuery());
   raw_indented_ostream &s = kernel.step();
   s << "{\n";
-  s.indent()
-      << fitLine("amp_attention_t a{" + runtimeDtype(q.getElementType()).str() +
-                     ", " + std::to_string(q.getDimSize(0) * q.getDimSize(1)) +
-                     ", " + std::to_string(q.getDimSize(2)) + ", " +
-                     std::to_string(tensorOf(op.getKey()).getDimSize(2)) +
-                     ", " + std::to_string(q.getDimSize(3)) + ", " +
-                     hexLiteral(op.getScaleOrDefault()) + ", " +
-                     (op.getCausal() ? "1" : "0") + "};",
-                 4)
-      << "\n"
-      << fitLine("AMP_STEP_CHECK(amp_attention_forward(stream, &a, " +
-                     emitter.pointerOf(op.getQuery(), false) + ", " +
-                     emitter.pointerOf(op.getKey(), false) + ", " +
-                     emitter.pointerOf(op.getValue(), false) + ", " +
-                     emitter.pointerOf(op.getResult(), true) + ", nullptr));",
-                 4)
-      << "\n";
+  s.indent() << "amp_attention_t a{" + runtimeDtype(q.getElementType()).str() +
+                    ", " + std::to_string(q.getDimSize(0) * q.getDimSize(1)) +
+                    ", " + std::to_string(q.getDimSize(2)) + ", " +
+                    std::to_string(tensorOf(op.getKey()).getDimSize(2)) + ", " +
+                    std::to_string(q.getDimSize(3)) + ", " +
+                    hexLiteral(op.getScaleOrDefault()) + ", " +
+                    (op.getCausal() ? "1" : "0") + "};"
+             << "\n"
+             << "AMP_STEP_CHECK(amp_attention_forward(stream, &a, " +
+                    emitter.pointerOf(op.getQuery(), false) + ", " +
+                    emitter.pointerOf(op.getKey(), false) + ", " +
+                    emitter.pointerOf(op.getValue(), false) + ", " +
+                    emitter.pointerOf(op.getResult(), true) + ", nullptr));"
+             << "\n";
   s.unindent() << "}\n";
   return success();
 }
@@ -184,12 +176,11 @@ void copyUnlessInPlace(OpKernel &kernel, Value from, Value to, int64_t count) {
   StepEmitter &emitter = kernel.getEmitter();
   if (emitter.sameMemory(from, to))
     return;
-  kernel.step() << fitLine("AMP_STEP_CHECK(ampstep::launch(stream, \"" +
-                               kernel.getName().str() + "_copy\", " +
-                               std::to_string(count) + ", ampstep::Copy{" +
-                               emitter.pointerOf(from, false) + ", " +
-                               emitter.pointerOf(to, true) + "}));",
-                           4)
+  kernel.step() << "AMP_STEP_CHECK(ampstep::launch(stream, \"" +
+                       kernel.getName().str() + "_copy\", " +
+                       std::to_string(count) + ", ampstep::Copy{" +
+                       emitter.pointerOf(from, false) + ", " +
+                       emitter.pointerOf(to, true) + "}));"
                 << "\n";
 }
 
@@ -200,10 +191,9 @@ LogicalResult emitUnscale(UnscaleOp op, OpKernel &kernel) {
   raw_indented_ostream &s = kernel.step();
   std::string found = emitter.pointerOf(op->getResult(grads), true);
   s << "{\n";
-  s.indent() << fitLine("AMP_STEP_CHECK(ampstep::launch(stream, \"" +
-                            kernel.getName().str() +
-                            "_zero\", 1, ampstep::Fill{" + found + ", 0.0f}));",
-                        4)
+  s.indent() << "AMP_STEP_CHECK(ampstep::launch(stream, \"" +
+                    kernel.getName().str() + "_zero\", 1, ampstep::Fill{" +
+                    found + ", 0.0f}));"
              << "\n";
   // The plan puts a result either where its operand is (in place) or
   // where no live value is; only the second needs the copy.
@@ -214,15 +204,11 @@ LogicalResult emitUnscale(UnscaleOp op, OpKernel &kernel) {
     data.push_back(emitter.pointerOf(result, true));
     sizes.push_back(std::to_string(countOf(result)));
   }
-  s << fitLine("float *const data[] = {" + llvm::join(data, ", ") + "};", 4)
-    << "\n"
-    << fitLine("const size_t sizes[] = {" + llvm::join(sizes, ", ") + "};", 4)
-    << "\n"
-    << fitLine("AMP_STEP_CHECK(amp_unscale(stream, amp_tensor_list_t{" +
-                   std::to_string(grads) + ", data, sizes}, " +
-                   emitter.pointerOf(op.getInvScale(), false) + ", " + found +
-                   "));",
-               4)
+  s << "float *const data[] = {" + llvm::join(data, ", ") + "};" << "\n"
+    << "const size_t sizes[] = {" + llvm::join(sizes, ", ") + "};" << "\n"
+    << "AMP_STEP_CHECK(amp_unscale(stream, amp_tensor_list_t{" +
+           std::to_string(grads) + ", data, sizes}, " +
+           emitter.pointerOf(op.getInvScale(), false) + ", " + found + "));"
     << "\n";
   s.unindent() << "}\n";
   return success();
@@ -233,33 +219,29 @@ LogicalResult emitScalerUpdate(ScalerUpdateOp op, OpKernel &kernel) {
   StepEmitter &emitter = kernel.getEmitter();
   raw_indented_ostream &s = kernel.step();
   s << "{\n";
-  s.indent() << fitLine(
-                    "amp_scaler_config_t config{" +
-                        hexLiteral(op.getGrowthFactor().convertToDouble()) +
-                        ", " +
-                        hexLiteral(op.getBackoffFactor().convertToDouble()) +
-                        ", " + std::to_string(op.getGrowthInterval()) + ", " +
-                        std::to_string(op.getHysteresis()) + ", " +
-                        hexLiteral(op.getMinScale()
-                                       ? op.getMinScale()->convertToDouble()
-                                       : 0) +
-                        ", " +
-                        hexLiteral(op.getMaxScale()
-                                       ? op.getMaxScale()->convertToDouble()
-                                       : 0) +
-                        "};",
-                    4)
+  s.indent() << "amp_scaler_config_t config{" +
+                    hexLiteral(op.getGrowthFactor().convertToDouble()) + ", " +
+                    hexLiteral(op.getBackoffFactor().convertToDouble()) + ", " +
+                    std::to_string(op.getGrowthInterval()) + ", " +
+                    std::to_string(op.getHysteresis()) + ", " +
+                    hexLiteral(op.getMinScale()
+                                   ? op.getMinScale()->convertToDouble()
+                                   : 0) +
+                    ", " +
+                    hexLiteral(op.getMaxScale()
+                                   ? op.getMaxScale()->convertToDouble()
+                                   : 0) +
+                    "};"
              << "\n";
   // The scale, the growth tracker and the hysteresis, updated where the
   // plan put the results.
   for (unsigned r = 0; r < 3; ++r)
     copyUnlessInPlace(kernel, op->getOperand(r), op->getResult(r), 1);
-  s << fitLine("AMP_STEP_CHECK(amp_scaler_update(stream, &config, " +
-                   emitter.pointerOf(op->getResult(0), true) + ", " +
-                   emitter.pointerOf(op->getResult(1), true) + ", " +
-                   emitter.pointerOf(op->getResult(2), true) + ", " +
-                   emitter.pointerOf(op->getOperand(3), false) + "));",
-               4)
+  s << "AMP_STEP_CHECK(amp_scaler_update(stream, &config, " +
+           emitter.pointerOf(op->getResult(0), true) + ", " +
+           emitter.pointerOf(op->getResult(1), true) + ", " +
+           emitter.pointerOf(op->getResult(2), true) + ", " +
+           emitter.pointerOf(op->getOperand(3), false) + "));"
     << "\n";
   s.unindent() << "}\n";
   return success();

@@ -159,7 +159,7 @@ void Functor::launch(int64_t count) {
   launch += functor.str() + params.initializer([&](Value v, bool writes) {
     return emitter.pointerOf(v, writes);
   }) + "));";
-  emitter.step() << fitLine(launch, 2) << "\n";
+  emitter.step() << launch << "\n";
 }
 
 //===----------------------------------------------------------------------===//
@@ -400,10 +400,10 @@ std::string StepEmitter::constantArray(Operation *op, DenseElementsAttr value) {
   raw_indented_ostream &constants = constantsText.os;
   constants << commentLines(describe(op), 0) << "AMP_STEP_DATA const "
             << storageType(element) << " " << arrayName << "[] = {";
-  int64_t column = 0;
+  bool first = true;
   auto print = [&](const std::string &text) {
-    constants << (column ? "," : "") << ((column % 8) ? " " : "\n    ") << text;
-    ++column;
+    constants << (first ? "" : ", ") << text;
+    first = false;
   };
   if (isa<FloatType>(element)) {
     for (const APFloat &v : value.getValues<APFloat>()) {
@@ -539,25 +539,21 @@ LogicalResult StepEmitter::emitReturn() {
     Value argument = func.getArgument(argIndex);
     if (sameMemory(value, argument))
       continue; // written in place
-    s << fitLine("AMP_STEP_CHECK(ampstep::launch(stream, \"copy_" +
-                     std::to_string(argIndex) + "\", " +
-                     std::to_string(countOf(value)) + ", ampstep::Copy{" +
-                     pointerOf(value, false) + ", " +
-                     pointerOf(argument, true) + "}));",
-                 2)
+    s << "AMP_STEP_CHECK(ampstep::launch(stream, \"copy_" +
+             std::to_string(argIndex) + "\", " +
+             std::to_string(countOf(value)) + ", ampstep::Copy{" +
+             pointerOf(value, false) + ", " + pointerOf(argument, true) + "}));"
       << "\n";
   }
   Value loss = ret.getOperand(threaded.size());
   bool scaled = ret.getNumOperands() == threaded.size() + 2;
   s << "// The loss, found_inf and the counters.\n"
-    << fitLine("AMP_STEP_CHECK(ampstep::launch(stream, \"results\", 1, "
-               "ampstep::Results{" +
-                   pointerOf(loss, false) + ", " +
-                   (scaled
-                        ? pointerOf(ret.getOperand(threaded.size() + 1), false)
-                        : std::string("nullptr")) +
-                   ", loss, found_inf, counters}));",
-               2)
+    << "AMP_STEP_CHECK(ampstep::launch(stream, \"results\", 1, "
+       "ampstep::Results{" +
+           pointerOf(loss, false) + ", " +
+           (scaled ? pointerOf(ret.getOperand(threaded.size() + 1), false)
+                   : std::string("nullptr")) +
+           ", loss, found_inf, counters}));"
     << "\n";
   return success();
 }
@@ -683,25 +679,32 @@ void StepEmitter::printTensorTable(ArrayRef<IndexCheck> indexChecks) {
     if (std::string at = sourcePosition(check.reader->getLoc()); !at.empty())
       reader += " at " + at;
     os << "  "
-       << fitLine("{" + std::to_string(check.argument) + ", " +
-                      std::to_string(check.bound) + ", " +
-                      (check.ignored ? "1" : "0") + ", " +
-                      std::to_string(check.ignored.value_or(0)) + ", \"" +
-                      cStringBody(reader) + "\"},",
-                  2)
+       << "{" + std::to_string(check.argument) + ", " +
+              std::to_string(check.bound) + ", " + (check.ignored ? "1" : "0") +
+              ", " + std::to_string(check.ignored.value_or(0)) + ", \"" +
+              cStringBody(reader) + "\"},"
        << "\n";
   }
   if (indexChecks.empty())
     os << "  {}\n";
   int64_t arenaSize = func->getAttrOfType<IntegerAttr>(kArenaSizeAttr).getInt();
   os << "};\n\n"
-     << "static const amp_step_description_t " << name << "_description = {\n"
-     << "  AMP_STEP_ABI_VERSION, \"" << name << "\",\n"
-     << "#if defined(__CUDACC__)\n  AMP_DEVICE_CUDA,\n#else\n"
-     << "  AMP_DEVICE_HOST,\n#endif\n"
-     << "  " << func.getNumArguments() << ", " << name << "_tensors, "
-     << scaleSlot << ", " << arenaSize << ",\n  " << name << "_run, "
-     << indexChecks.size() << ", " << name << "_index_checks};\n\n"
+     << "static const amp_step_description_t " << name << "_description = {\n";
+  // A field a line, named by the comment (amp_runtime/step.h).
+  std::pair<std::string, StringRef> fields[] = {
+      {"AMP_STEP_ABI_VERSION", "abi_version"},
+      {("\"" + name + "\"").str(), "name"},
+      {"ampstep::kDevice", "target"},
+      {std::to_string(func.getNumArguments()), "tensor_count"},
+      {(name + "_tensors").str(), "tensors"},
+      {std::to_string(scaleSlot), "loss_scale_tensor"},
+      {std::to_string(arenaSize), "arena_size"},
+      {(name + "_run").str(), "run"},
+      {std::to_string(indexChecks.size()), "index_check_count"},
+      {(name + "_index_checks").str(), "index_checks"}};
+  for (const auto &[value, field] : fields)
+    os << "  " << value << ", // " << field << "\n";
+  os << "};\n\n"
      << "extern \"C\" __attribute__((visibility(\"default\")))\n"
      << "const amp_step_description_t *" << name << "_describe(void) {\n"
      << "  return &" << name << "_description;\n}\n";
@@ -815,9 +818,8 @@ LogicalResult StepEmitter::emit() {
      << offsetTable() << constantsText.text << defsText.text
      << "} // namespace\n\n"
      << "static amp_status_t " << name
-     << "_run(amp_stream_t *stream, void *const *tensors,\n"
-     << "    void *arenaBase, float *loss, float *found_inf,\n"
-     << "    double *counters) {\n"
+     << "_run(amp_stream_t *stream, void *const *tensors, void *arenaBase, "
+        "float *loss, float *found_inf, double *counters) {\n"
      << "  [[maybe_unused]] char *arena = static_cast<char *>(arenaBase);\n";
   // The named pointers of the tensors the kernels touch: the arguments,
   // then the arena's values at the offsets of the plan.
@@ -826,7 +828,7 @@ LogicalResult StepEmitter::emit() {
     std::string constness = writtenBuffers.contains(buffer) ? "" : "const ";
     std::string type = constness + storageType(elementOf(buffer)) + " *";
     std::string declaration =
-        type + "const " + bufferNames.lookup(buffer) + " =";
+        type + "const " + bufferNames.lookup(buffer) + " = ";
     std::string init;
     if (auto argument = dyn_cast<BlockArgument>(buffer))
       init = "static_cast<" + type + ">(tensors[" +
@@ -834,8 +836,7 @@ LogicalResult StepEmitter::emit() {
     else
       init = "reinterpret_cast<" + type +
              ">(arena + offsets::" + bufferNames.lookup(buffer) + ");";
-    bool fits = 2 + declaration.size() + 1 + init.size() <= kLineWidth;
-    os << "  " << declaration << (fits ? " " : "\n      ") << init << "\n";
+    os << "  " << declaration << init << "\n";
   }
   os << stepText.text << "  return nullptr;\n}\n\n";
   printTensorTable(*indexChecks);

@@ -2,6 +2,8 @@
 
 #include "amp/Target/Cuda/StepPackage.h"
 
+#include "CSource.h"
+
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
@@ -67,14 +69,19 @@ std::string amp::getStepLibraryFileName(const StepPackageOptions &options) {
 
 std::string amp::getStepHeader(StringRef name) {
   std::string guard = "AMP_STEP_" + name.upper() + "_H";
-  return ("/* " + name + ": a training step compiled by amp-compile. */\n" +
-          "#ifndef " + guard + "\n#define " + guard +
-          "\n\n#include \"amp_runtime/step.h\"\n\n#ifdef __cplusplus\nextern "
-          "\"C\" {\n#endif\n\n/* The step's description: pass it to "
-          "amp_step_create. */\nconst amp_step_description_t *" +
-          name + "_describe(void);\n\n#ifdef __cplusplus\n}\n#endif\n\n" +
-          "#endif\n")
-      .str();
+  std::string header =
+      ("/* " + name + ": a training step compiled by amp-compile. */\n" +
+       "#ifndef " + guard + "\n#define " + guard +
+       "\n\n#include \"amp_runtime/step.h\"\n\n#ifdef __cplusplus\nextern "
+       "\"C\" {\n#endif\n\n/* The step's description: pass it to "
+       "amp_step_create. */\nconst amp_step_description_t *" +
+       name + "_describe(void);\n\n#ifdef __cplusplus\n}\n#endif\n\n" +
+       "#endif\n")
+          .str();
+  // Only a long name moves a line break.
+  FailureOr<std::string> formatted =
+      cuda::formatSource(header, name.str() + ".h");
+  return succeeded(formatted) ? *formatted : header;
 }
 
 SmallVector<std::string>

@@ -9,6 +9,7 @@
 
 #include "amp/Target/Cuda/TranslateToCuda.h"
 
+#include "CSource.h"
 #include "StepEmitter.h"
 
 #include "amp/Dialect/Amp/Transforms/Backend.h"
@@ -57,5 +58,16 @@ LogicalResult mlir::amp::translateToCuda(ModuleOp module, raw_ostream &os,
   if (stepName.empty() || std::isdigit(static_cast<unsigned char>(stepName[0])))
     stepName = "step_" + stepName; // a C identifier
   cuda::attachKernelModels(*module.getContext());
-  return cuda::StepEmitter(func, stepName, os).emit();
+  // The file is printed whole, then laid out by libFormat: the emitter
+  // decides what to print, not where lines break.
+  std::string code;
+  llvm::raw_string_ostream buffer(code);
+  if (failed(cuda::StepEmitter(func, stepName, buffer).emit()))
+    return failure();
+  FailureOr<std::string> formatted = cuda::formatSource(code, stepName + ".cu");
+  if (failed(formatted))
+    return func.emitError("amp-to-cuda: clang's libFormat could not lay out "
+                          "the generated code");
+  os << *formatted;
+  return success();
 }

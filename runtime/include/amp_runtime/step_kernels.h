@@ -42,6 +42,14 @@
 
 namespace ampstep {
 
+/// The device this file was compiled for: a step built by nvcc runs on
+/// CUDA devices, one built by a host compiler on the host.
+#if defined(__CUDACC__)
+constexpr amp_device_kind_t kDevice = AMP_DEVICE_CUDA;
+#else
+constexpr amp_device_kind_t kDevice = AMP_DEVICE_HOST;
+#endif
+
 using f16_t = uint16_t;  // IEEE binary16 bits
 using bf16_t = uint16_t; // bfloat16 bits
 

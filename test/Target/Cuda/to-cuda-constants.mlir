@@ -6,16 +6,15 @@
 // splat one is a literal.
 
 // CHECK: // %{{.*}} = amp.constant dense<{{\[}}[1.000000e+00, 2.000000e+00, 3.000000e+00]]> : tensor<1x3xf32>
-// CHECK-NEXT: AMP_STEP_DATA const float kData0[] = {
-// CHECK-NEXT:     0x1p+0, 0x1p+1, 0x1.8p+1};
-// CHECK: AMP_STEP_DATA const ampstep::f16_t kData1[] = {
-// CHECK-NEXT:     0x3c00, 0xc000, 0x3800};
+// CHECK-NEXT: AMP_STEP_DATA const float kData0[] = {0x1p+0, 0x1p+1, 0x1.8p+1};
+// CHECK: AMP_STEP_DATA const ampstep::f16_t kData1[] = {0x3c00, 0xc000, 0x3800};
 // CHECK-LABEL: struct k0_constant_constant_add_constant_cast_mul {
 // CHECK: const int64_t c1 = i % 3;
 // CHECK: const float v{{[0-9]+}} = table0[c1];
 // CHECK: const float v{{[0-9]+}} = static_cast<float>(0x1p-1);
 // CHECK: const float v{{[0-9]+}} = ampstep::ldF16(table1, c1);
-// CHECK: ampstep::launch(stream, "k0_constant_constant_add_constant_cast_mul", 6,
+// CHECK: ampstep::launch(
+// CHECK-NEXT: stream, "k0_constant_constant_add_constant_cast_mul", 6,
 // CHECK-NEXT: k0_constant_constant_add_constant_cast_mul{param0, mul0, ampstep::constantData(kData0),
 // CHECK-NEXT: ampstep::constantData(kData1)}));
 func.func @step(%w: tensor<2x3xf32> {amp.param}) -> (tensor<2x3xf32>, tensor<f32>)

@@ -31,12 +31,13 @@
 // MIXED-NEXT: float *const exp_avgs[] = {b_exp_avg};
 // MIXED-NEXT: float *const exp_avg_sqs[] = {b_exp_avg_sq};
 // MIXED-NEXT: const size_t sizes[] = {8};
-// MIXED-NEXT: AMP_STEP_CHECK(amp_adamw_apply(stream, &config, amp_tensor_list_t{1, params, sizes},
-// MIXED-NEXT: amp_tensor_list_t{1, grads, sizes}, amp_tensor_list_t{1, exp_avgs, sizes},
-// MIXED-NEXT: amp_tensor_list_t{1, exp_avg_sqs, sizes}, step, nullptr,
-// MIXED-NEXT: amp_copy_list_t{AMP_F32, nullptr}));
+// MIXED-NEXT: AMP_STEP_CHECK(amp_adamw_apply(
+// MIXED-NEXT: stream, &config, amp_tensor_list_t{1, params, sizes}, amp_tensor_list_t{1, grads, sizes},
+// MIXED-NEXT: amp_tensor_list_t{1, exp_avgs, sizes}, amp_tensor_list_t{1, exp_avg_sqs, sizes}, step,
+// MIXED-NEXT: nullptr, amp_copy_list_t{AMP_F32, nullptr}));
 // MIXED-NEXT: }
-// MIXED-NEXT: AMP_STEP_CHECK(ampstep::launch(stream, "k8_adamw_update_1", 64,
+// MIXED-NEXT: AMP_STEP_CHECK(ampstep::launch(
+// MIXED-NEXT: stream, "k8_adamw_update_1", 64,
 // MIXED-NEXT: k8_adamw_update_1{step, w, {{.*}}}));
 
 // With gradient accumulation the guard is not found_inf alone (the
@@ -60,10 +61,8 @@
 // ACCUMULATE-NEXT: //       tensor<3xf32>
 // ACCUMULATE:      //   runs [[K]]_sgd_update, whose code it shares
 // ACCUMULATE-NOT: amp_sgd_apply
-// ACCUMULATE: "[[K]]_sgd_update", 24,
-// ACCUMULATE-NEXT: [[K]]_sgd_update{w, {{.*}}}));
-// ACCUMULATE-NEXT: "[[K]]_sgd_update_1", 3,
-// ACCUMULATE-NEXT: [[K]]_sgd_update{b, {{.*}}}));
+// ACCUMULATE: "[[K]]_sgd_update", 24,{{[[:space:]]*}}[[K]]_sgd_update{w, {{.*}}}));
+// ACCUMULATE-NEXT: "[[K]]_sgd_update_1", 3,{{[[:space:]]*}}[[K]]_sgd_update{b, {{.*}}}));
 
 // The inputs are planned steps, written out so that only the translation
 // is under test: mixed.mlir is what --amp-train-step{compute-type=none

@@ -51,8 +51,7 @@
 // CHECK-NEXT:   const int64_t *in1;
 // CHECK-NEXT:   float *scratch0;
 // CHECK-NEXT:   template <typename Row>
-// CHECK-NEXT:   AMP_HOST_DEVICE void operator()({{\[\[}}maybe_unused{{\]\]}} int64_t i,
-// CHECK-NEXT:                                   const Row &row) const {
+// CHECK-NEXT:   AMP_HOST_DEVICE void operator()({{\[\[}}maybe_unused{{\]\]}} int64_t i, const Row &row) const {
 // CHECK-NEXT:     const auto x = [&](int64_t j) { return static_cast<float>(in0[i * 3 + j]); };
 // CHECK-NEXT:     const int64_t label = in1[i];
 // CHECK-NEXT:     const float loss = amprt::crossEntropyRowLoss<float>(row, 3, x, label, false, 0);
@@ -65,11 +64,9 @@
 // CHECK-LABEL: // k3_cross_entropy_sum:
 // CHECK: struct k3_cross_entropy_sum {
 // CHECK:        AMP_HOST_DEVICE float identity() const { return static_cast<float>(0x0p+0); }
-// CHECK:        AMP_HOST_DEVICE float loadAt({{\[\[}}maybe_unused{{\]\]}} int64_t base,
-// CHECK-NEXT:                                {{\[\[}}maybe_unused{{\]\]}} int64_t r) const {
+// CHECK:        AMP_HOST_DEVICE float loadAt({{\[\[}}maybe_unused{{\]\]}} int64_t base, {{\[\[}}maybe_unused{{\]\]}} int64_t r) const {
 // CHECK-NEXT:     return scratch0[r];
-// CHECK:        AMP_HOST_DEVICE float combine(float acc, float v) const {
-// CHECK-NEXT:     return acc + v;
+// CHECK:        AMP_HOST_DEVICE float combine(float acc, float v) const { return acc + v; }
 // CHECK:        AMP_HOST_DEVICE void finish({{\[\[}}maybe_unused{{\]\]}} int64_t i, float acc) const {
 // CHECK-NEXT:     acc = acc / static_cast<float>(0x1p+2);
 // CHECK:        AMP_HOST_DEVICE void operator()({{\[\[}}maybe_unused{{\]\]}} int64_t i) const {
@@ -102,7 +99,7 @@
 // their amp.name, the arena's values by op and kernel, at the offsets of
 // the plan), then the launches in program order, GEMMs through amp_gemm
 // (f16 in and out, transposed left operand for the weight gradient).
-// CHECK-LABEL: static amp_status_t tiny_run(amp_stream_t *stream, void *const *tensors,
+// CHECK-LABEL: static amp_status_t tiny_run(amp_stream_t *stream, void *const *tensors, void *arenaBase,
 // CHECK: const float *const x = static_cast<const float *>(tensors[5]);
 // CHECK-NEXT: ampstep::f16_t *const cast0 = reinterpret_cast<ampstep::f16_t *>(arena + offsets::cast0);
 // CHECK-NEXT: float *const w = static_cast<float *>(tensors[0]);
@@ -118,13 +115,16 @@
 // CHECK: amp_gemm_t g{AMP_F16, AMP_F32, 0, 0, 4, 3, 8, 1, 1.0f, 0.0f, AMP_EPILOGUE_BIAS};
 // CHECK-NEXT: AMP_STEP_CHECK(amp_gemm(stream, &g, cast0, cast1, b, matmul2));
 // CHECK-NOT: #if
-// CHECK: ampstep::launchRows(stream, "k3_cross_entropy", 4,
+// CHECK: ampstep::launchRows(
+// CHECK-NEXT: stream, "k3_cross_entropy", 4,
 // CHECK-NEXT: k3_cross_entropy{matmul2, labels, reinterpret_cast<float *>(arena + offsets::k3_scratch)}));
-// CHECK-NEXT: ampstep::launchReduce(stream, "k3_cross_entropy_sum", 1, 4,
+// CHECK-NEXT: ampstep::launchReduce(
+// CHECK-NEXT: stream, "k3_cross_entropy_sum", 1, 4,
 // CHECK-NEXT: k3_cross_entropy_sum{cross_entropy3,
 // CHECK-NEXT: reinterpret_cast<const float *>(arena + offsets::k3_scratch)}));
 // The loss's gradient, scaled by the loss scale (read on the device) over
 // the batch mean.
+// CHECK-NEXT: AMP_STEP_CHECK(
 // CHECK-NEXT: ampstep::launchRows(stream, "k4_cross_entropy_grad", 4,
 // CHECK-NEXT: k4_cross_entropy_grad{loss_scale, matmul2, labels, cross_entropy_grad4}));
 // CHECK-NEXT: ampstep::launch(stream, "k5_cast", 12, k0_cast{cross_entropy_grad4, cast5}));
@@ -136,8 +136,7 @@
 // place: each unscaled gradient takes the slot of the gradient it scales
 // (unscale10_0 is cast8's memory), so nothing is copied.
 // CHECK: // k10_unscale:
-// CHECK: ampstep::launch(stream, "k10_unscale_zero", 1,
-// CHECK-NEXT: ampstep::Fill{unscale10_2, 0.0f}));
+// CHECK: ampstep::launch(stream, "k10_unscale_zero", 1,{{[[:space:]]*}}ampstep::Fill{unscale10_2, 0.0f}));
 // CHECK-NOT: _copy
 // CHECK: float *const data[] = {unscale10_0, unscale10_1};
 // CHECK-NEXT: const size_t sizes[] = {24, 3};
@@ -154,8 +153,9 @@
 // CHECK-NEXT: float *const grads[] = {unscale10_0, unscale10_1};
 // CHECK-NEXT: const size_t sizes[] = {24, 3};
 // CHECK-NEXT: AMP_STEP_CHECK(amp_sgd_apply(stream, &config, amp_tensor_list_t{2, params, sizes},
-// CHECK-NEXT: amp_tensor_list_t{2, grads, sizes}, amp_tensor_list_t{0, nullptr, nullptr}, nullptr,
-// CHECK-NEXT: unscale10_2, amp_copy_list_t{AMP_F32, nullptr}));
+// CHECK-NEXT: amp_tensor_list_t{2, grads, sizes},
+// CHECK-NEXT: amp_tensor_list_t{0, nullptr, nullptr}, nullptr, unscale10_2,
+// CHECK-NEXT: amp_copy_list_t{AMP_F32, nullptr}));
 // CHECK-NEXT: }
 
 // The scaler updates its state in place: no copies.
@@ -187,8 +187,18 @@
 // CHECK-NEXT:   {6, 3, 0, 0,{{[[:space:]]+}}"read by amp.cross_entropy at {{.*}}to-cuda.mlir:{{[0-9]+}}:{{[0-9]+}}"},
 // CHECK-NEXT: };
 // The loss scale is tensor 2; the arena holds 1280 bytes.
-// CHECK: 7, tiny_tensors, 2, 1280,
-// CHECK-NEXT: tiny_run, 1, tiny_index_checks};
+// CHECK: static const amp_step_description_t tiny_description = {
+// CHECK-NEXT: AMP_STEP_ABI_VERSION, // abi_version
+// CHECK-NEXT: "tiny",               // name
+// CHECK-NEXT: ampstep::kDevice,     // target
+// CHECK-NEXT: 7,                    // tensor_count
+// CHECK-NEXT: tiny_tensors,         // tensors
+// CHECK-NEXT: 2,                    // loss_scale_tensor
+// CHECK-NEXT: 1280,                 // arena_size
+// CHECK-NEXT: tiny_run,             // run
+// CHECK-NEXT: 1,                    // index_check_count
+// CHECK-NEXT: tiny_index_checks,    // index_checks
+// CHECK-NEXT: };
 // CHECK: tiny_describe(void) {
 // CHECK-NEXT: return &tiny_description;
 
