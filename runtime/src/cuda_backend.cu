@@ -1,5 +1,6 @@
 //===- cuda_backend.cu - device memory and streams ------------------------===//
 
+#include "amp_runtime/launch_grid.h"
 #include "amp_runtime/row_math.h"
 #include "amp_runtime/scalar_math.h"
 #include "backend.h"
@@ -26,9 +27,10 @@ namespace {
 // parameters, in chunks of kChunk tensors, so one launch covers many tensors
 // and nothing is read from the host (the launches can be graph-captured).
 
-constexpr int kChunk = 8;
-constexpr int kThreads = 256;
-constexpr int kBlocks = 264; // enough to fill an H200's 132 SMs twice
+// The grids are launch_grid.h's, which the compiler's cost report reads too.
+constexpr int kChunk = amprt::kMultiTensorChunk;
+constexpr int kThreads = amprt::kBlockThreads;
+constexpr int kBlocks = amprt::kMultiTensorBlocks;
 
 struct Chunk {
   float *a[kChunk], *b[kChunk], *c[kChunk], *d[kChunk];
@@ -183,7 +185,7 @@ amp_status_t makeLayout(cublasLtMatrixLayout_t *layout, amp_dtype_t dtype,
 // with butterfly shuffles, so every lane ends with the row's total.
 
 constexpr int kWarp = amprt::kRowLanes;
-constexpr int kRowsPerBlock = kThreads / kWarp;
+constexpr int kRowsPerBlock = amprt::kRowsPerBlock;
 
 /// Attention's sum across a warp (the row kernels sum through WarpRow).
 __device__ float warpSum(float value) {

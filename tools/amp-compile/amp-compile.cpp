@@ -23,6 +23,7 @@
 #include "amp/Dialect/Amp/Transforms/Backend.h"
 #include "amp/Dialect/Amp/Transforms/Pipelines.h"
 #include "amp/InitAll.h"
+#include "amp/Target/Cuda/CostReport.h"
 #include "amp/Target/Cuda/StepPackage.h"
 #include "amp/Target/Cuda/TranslateToCuda.h"
 
@@ -32,6 +33,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -86,6 +88,16 @@ llvm::cl::opt<bool> sourceOnly(
     "source-only",
     llvm::cl::desc("Write the source and header; do not build the library"),
     llvm::cl::cat(category));
+llvm::cl::opt<bool> costReport(
+    "cost-report",
+    llvm::cl::desc("Also write <name>.cost.json, the modeled cost of each "
+                   "kernel on a GPU, and print it as a table"),
+    llvm::cl::cat(category));
+llvm::cl::opt<std::string>
+    costGpu("cost-gpu",
+            llvm::cl::desc("The GPU of the printed cost table: h100 (the "
+                           "default) or h200; the JSON has both"),
+            llvm::cl::init("h100"), llvm::cl::cat(category));
 llvm::cl::opt<std::string> cudaArch("cuda-arch",
                                     llvm::cl::desc("nvcc -arch (sm_90)"),
                                     llvm::cl::init("sm_90"),
@@ -172,6 +184,9 @@ int main(int argc, char **argv) {
   if (target != "host" && target != "cuda")
     return fail("--target must be host or cuda, not '" + target + "'");
   bool cuda = target == "cuda";
+  const amp::GpuSpec *gpu = amp::lookupGpuSpec(costGpu);
+  if (!gpu)
+    return fail("--cost-gpu must be h100 or h200, not '" + costGpu + "'");
   if (computeType == "f32")
     computeType = "none"; // the passes' name for "no casts"
   // A name given is used as it is; one taken from the file is made an
@@ -294,10 +309,19 @@ int main(int argc, char **argv) {
       return 1;
   }
   std::string source;
+  amp::StepCost cost;
   {
     llvm::raw_string_ostream os(source);
-    if (failed(amp::translateToCuda(*module, os, "", name)))
+    if (failed(amp::translateToCuda(*module, os, "", name, &cost)))
       return 1;
+  }
+  if (costReport) {
+    std::string json;
+    llvm::raw_string_ostream os(json);
+    os << llvm::formatv("{0:2}", amp::costReportToJson(cost)) << "\n";
+    if (llvm::Error error = output.write(name + ".cost.json", json))
+      return fail(std::move(error));
+    amp::printCostTable(cost, *gpu, llvm::outs(), /*rows=*/20);
   }
   if (llvm::Error error = amp::writeStepPackage(output, package, source))
     return fail(std::move(error));

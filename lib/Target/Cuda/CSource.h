@@ -115,6 +115,14 @@ public:
     raw.push_back({role.str(), type.str(), pointer.str(), name});
     return name;
   }
+  /// The values whose memory the functor touches, each with whether it
+  /// writes it.
+  SmallVector<std::pair<Value, bool>> getTouched() const {
+    SmallVector<std::pair<Value, bool>> touched;
+    for (const auto &entry : names)
+      touched.push_back({entry.first, writable.contains(entry.first)});
+    return touched;
+  }
   /// `text` with the placeholders replaced by the members' names.
   std::string finalize(StringRef text) const;
   /// Declarations of the members, one per line.

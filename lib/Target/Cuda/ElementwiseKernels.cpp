@@ -91,6 +91,9 @@ public:
       return failure();
     Value result = op->getResult(0);
     Type type = elementOf(result);
+    ScalarCost cost = scalar.getScalarCost();
+    functor.addWork(cost.flops * product(shape),
+                    cost.transcendentals * product(shape));
     std::string reg = "v" + std::to_string(registers.size());
     functor.body() << "const " << registerType(type) << " " << reg << " = "
                    << *expr << ";\n";
@@ -306,12 +309,53 @@ FailureOr<std::string> scalarExpr(PowOp op, ElementwiseKernel &kernel) {
   });
 }
 
+//===----------------------------------------------------------------------===//
+// The ops' work per element
+//===----------------------------------------------------------------------===//
+
+// As XLA counts: an arithmetic op, a comparison or a choice is a FLOP, a
+// function of the C library (or of scalar_math.h built on one) a
+// transcendental; moving or converting a value is no work. Composite
+// formulas are counted in their expressions above and in scalar_math.h.
+
+/// An op of one FLOP per element.
+template <typename Op> ScalarCost scalarCost(Op) { return {1, 0}; }
+ScalarCost scalarCost(ConstantOp) { return {0, 0}; }
+ScalarCost scalarCost(IotaOp) { return {0, 0}; }
+ScalarCost scalarCost(CastOp) { return {0, 0}; }
+ScalarCost scalarCost(BroadcastToOp) { return {0, 0}; }
+ScalarCost scalarCost(ExpOp) { return {0, 1}; }
+ScalarCost scalarCost(LogOp) { return {0, 1}; }
+ScalarCost scalarCost(SqrtOp) { return {0, 1}; }
+ScalarCost scalarCost(TanhOp) { return {0, 1}; }
+ScalarCost scalarCost(PowOp) { return {0, 1}; }
+ScalarCost scalarCost(RsqrtOp) { return {1, 1}; }
+/// sigmoid: 1 / (1 + exp(-x)).
+ScalarCost scalarCost(SigmoidOp) { return {3, 1}; }
+/// softplus: x > 20 ? x : log1p(exp(x)).
+ScalarCost scalarCost(SoftplusOp) { return {1, 2}; }
+/// geluTanh: 0.5x(1 + tanh(c(x + 0.044715x^3))); geluErf: 0.5x(1 +
+/// erf(x / sqrt 2)).
+ScalarCost scalarCost(GeluOp op) {
+  return op.getApproximate() == GeluApproximation::tanh ? ScalarCost{8, 1}
+                                                        : ScalarCost{4, 1};
+}
+/// The derivatives of scalar_math.h times the incoming gradient: tanh's
+/// squares the tanh, erf's adds a Gaussian (an exp).
+ScalarCost scalarCost(GeluGradOp op) {
+  return op.getApproximate() == GeluApproximation::tanh ? ScalarCost{19, 1}
+                                                        : ScalarCost{10, 2};
+}
+
 template <typename Op>
 struct ScalarModel
     : ScalarKernelOpInterface::ExternalModel<ScalarModel<Op>, Op> {
   FailureOr<std::string> getScalarExpr(Operation *op,
                                        ElementwiseKernel &kernel) const {
     return scalarExpr(cast<Op>(op), kernel);
+  }
+  ScalarCost getScalarCost(Operation *op) const {
+    return scalarCost(cast<Op>(op));
   }
 };
 

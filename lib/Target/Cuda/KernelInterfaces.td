@@ -23,6 +23,11 @@ def ScalarKernelOpInterface : OpInterface<"ScalarKernelOpInterface"> {
       "The value of the op's result at index `i` of `kernel`.",
       "::mlir::FailureOr<std::string>", "getScalarExpr",
       (ins "::mlir::amp::cuda::ElementwiseKernel &":$kernel)>,
+    InterfaceMethod<
+      "The op's work per element for the cost report: FLOPs and "
+      "transcendental functions, counted in its formula as XLA's cost "
+      "analysis counts them (a cast or a broadcast does none).",
+      "::mlir::amp::cuda::ScalarCost", "getScalarCost", (ins)>,
   ];
 }
 

@@ -85,6 +85,27 @@ Value storedResult(Operation *update, ArrayRef<Operation *> guards,
   return guards.empty() ? update->getResult(r) : guards[r]->getResult(0);
 }
 
+/// The work per element of an update, counted in scalar_math.h's
+/// adamwElement (the decay, the choice of the moment's form and its
+/// update, the second moment, the denominator with its square root, the
+/// step: 14 FLOPs and a sqrt) and sgdElement (the weight decay, the
+/// momentum buffer, Nesterov's look-ahead, the step).
+ScalarCost updateCost(Operation *update) {
+  if (isa<AdamwUpdateOp>(update))
+    return {14, 1};
+  ScalarCost cost{2, 0};
+  double decay = 0;
+  if (auto sgd = dyn_cast<SgdUpdateOp>(update))
+    decay = sgd.getWeightDecay().convertToDouble();
+  if (auto sgd = dyn_cast<SgdMomentumUpdateOp>(update)) {
+    decay = sgd.getWeightDecay().convertToDouble();
+    cost.flops += sgd.getNesterov() ? 5 : 3;
+  }
+  if (decay != 0)
+    cost.flops += 2;
+  return cost;
+}
+
 } // namespace
 
 /// The call (and the lines declaring its lists) that runs those of
@@ -222,6 +243,26 @@ LogicalResult StepEmitter::emitUpdates(ArrayRef<Operation *> updates) {
     s << "{\n";
     s.indent() << call;
     s.unindent() << "}\n";
+    // Each tensor's parameter and state read and written, its gradient
+    // read, at the work per element of its update.
+    KernelCost cost = multiTensorCost(kernelName({updates.front()}), n);
+    SmallVector<std::pair<Value, bool>> touched;
+    for (Operation *update : updates) {
+      if (llvm::is_contained(rest, update))
+        continue;
+      auto optimizer = cast<OptimizerUpdateOpInterface>(update);
+      ScalarCost work = updateCost(update);
+      int64_t count = countOf(update->getResult(0));
+      cost.flops += work.flops * count;
+      cost.transcendentals += work.transcendentals * count;
+      touched.push_back({optimizer.getGradOperand(), false});
+      SmallVector<Operation *> guards = getGuardSelects(update);
+      for (unsigned r = 0; r < update->getNumResults(); ++r) {
+        touched.push_back({optimizer.getReplacedOperand(r).get(), false});
+        touched.push_back({storedResult(update, guards, r), true});
+      }
+    }
+    recordLaunch(std::move(cost), touched);
   }
   size_t first = call.empty() ? 0 : 1;
   for (auto [i, update] : llvm::enumerate(rest))
@@ -267,7 +308,10 @@ template <typename Op> LogicalResult emitSgd(Op op, OpKernel &kernel) {
   if (hasBuffer)
     body << kernel.store(1, "i", roundExpr(type, "buf")) << "\n";
   body << kernel.store(0, "i", roundExpr(type, "p")) << "\n";
-  kernel.functor().launch(countOf(op->getResult(0)));
+  ScalarCost work = updateCost(op);
+  int64_t count = countOf(op->getResult(0));
+  kernel.functor().addWork(work.flops * count, work.transcendentals * count);
+  kernel.functor().launch(count);
   return success();
 }
 
@@ -295,7 +339,10 @@ LogicalResult emitAdamw(AdamwUpdateOp op, OpKernel &kernel) {
        << kernel.store(0, "i", roundExpr(type, "p")) << "\n"
        << kernel.store(1, "i", roundExpr(type, "m")) << "\n"
        << kernel.store(2, "i", roundExpr(type, "v")) << "\n";
-  functor.launch(countOf(op->getResult(0)));
+  ScalarCost work = updateCost(op);
+  int64_t count = countOf(op->getResult(0));
+  functor.addWork(work.flops * count, work.transcendentals * count);
+  functor.launch(count);
   return success();
 }
 

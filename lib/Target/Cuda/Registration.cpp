@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 
@@ -22,22 +23,42 @@ static llvm::cl::opt<std::string>
                             "(default: the function's)"),
              llvm::cl::init(""));
 
+/// Translates the module's step into CUDA C++, printed to `code`, and its
+/// cost report into `cost`.
+static LogicalResult translate(Operation *op, raw_ostream &code,
+                               amp::StepCost *cost, StringRef translation) {
+  // Errors name the op by location; the whole module is not repeated.
+  op->getContext()->printOpOnDiagnostic(false);
+  auto module = dyn_cast<ModuleOp>(op);
+  if (!module)
+    return op->emitError() << translation << " translates a module";
+  return amp::translateToCuda(module, code, stepFunction, stepName, cost);
+}
+
+/// A planned step holds amp ops in a func.func; arith and math ops parse,
+/// so that the translation can refuse them by name.
+static void registerDialects(DialectRegistry &registry) {
+  registry.insert<amp::AmpDialect, arith::ArithDialect, func::FuncDialect,
+                  math::MathDialect>();
+}
+
 void amp::registerToCudaTranslation() {
-  TranslateFromMLIRRegistration registration(
+  TranslateFromMLIRRegistration toCuda(
       "amp-to-cuda",
       "a fused, buffer-planned amp step function as one CUDA C++ file",
-      [](Operation *op, raw_ostream &os) -> LogicalResult {
-        // Errors name the op by location; the whole module is not repeated.
-        op->getContext()->printOpOnDiagnostic(false);
-        auto module = dyn_cast<ModuleOp>(op);
-        if (!module)
-          return op->emitError("amp-to-cuda translates a module");
-        return amp::translateToCuda(module, os, stepFunction, stepName);
+      [](Operation *op, raw_ostream &os) {
+        return translate(op, os, nullptr, "amp-to-cuda");
       },
-      // A planned step holds amp ops in a func.func; arith and math ops
-      // parse, so that the translation can refuse them by name.
-      [](DialectRegistry &registry) {
-        registry.insert<amp::AmpDialect, arith::ArithDialect, func::FuncDialect,
-                        math::MathDialect>();
-      });
+      registerDialects);
+  TranslateFromMLIRRegistration costReport(
+      "amp-cost-report",
+      "the cost report of a fused, buffer-planned amp step function (JSON)",
+      [](Operation *op, raw_ostream &os) -> LogicalResult {
+        StepCost cost;
+        if (failed(translate(op, llvm::nulls(), &cost, "amp-cost-report")))
+          return failure();
+        os << llvm::formatv("{0:2}", costReportToJson(cost)) << "\n";
+        return success();
+      },
+      registerDialects);
 }

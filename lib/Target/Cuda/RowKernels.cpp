@@ -56,7 +56,9 @@ template <typename Op> LogicalResult emitSoftmax(Op op, OpKernel &kernel) {
   body << loadLambda("x", t, kernel.load(0, at)) << storeLambda(kernel, t, at)
        << "amprt::softmaxRow<" << t << ">(row, " << n << ", x, store, "
        << boolean(log) << ");\n";
-
+  // Per element: the max, the shifted exp summed, and the output (a
+  // subtraction, then an exp and a division or a subtraction).
+  kernel.functor().addWork(5 * product(shape), (log ? 1 : 2) * product(shape));
   kernel.functor().launchRows(product(shape) / n);
   return success();
 }
@@ -72,6 +74,9 @@ template <typename Op> LogicalResult emitSoftmaxGrad(Op op, OpKernel &kernel) {
                           << storeLambda(kernel, t, at)
                           << "amprt::softmaxGradRow<" << t << ">(row, " << n
                           << ", y, g, store, " << boolean(log) << ");\n";
+  // Per element: the row's sum of g * y (of g for log) and the output.
+  kernel.functor().addWork((log ? 3 : 4) * product(shape),
+                           (log ? 1 : 0) * product(shape));
   kernel.functor().launchRows(product(shape) / n);
   return success();
 }
@@ -116,7 +121,11 @@ template <typename Op> LogicalResult emitNorm(Op op, OpKernel &kernel) {
                 ", x, " + boolean(bool(op.getWeight())).str() + ", " +
                 weight.str() + ", " + eps + ", store);"
          << "\n";
-
+  // Per element: the sums of the mean and of the squares, the
+  // normalization, the weight and the bias.
+  kernel.functor().addWork(((centered ? 6 : 3) + int(bool(op.getWeight())) +
+                            int(bool(biasOperand))) *
+                           countOf(x));
   kernel.functor().launchRows(countOf(x) / std::max<int64_t>(n, 1));
   return success();
 }
@@ -136,7 +145,9 @@ template <typename Op> LogicalResult emitNormGrad(Op op, OpKernel &kernel) {
                           << t << ">(row, " << n << ", x, g, "
                           << literal(op.getEpsilon().convertToDouble(), t)
                           << ", store);\n";
-
+  // Per element: the statistics again, the means of g and g * h, and the
+  // output.
+  kernel.functor().addWork((centered ? 15 : 12) * countOf(x));
   kernel.functor().launchRows(countOf(x) / std::max<int64_t>(n, 1));
   return success();
 }
@@ -206,7 +217,8 @@ LogicalResult emitCrossEntropy(CrossEntropyOp op, OpKernel &kernel) {
       << "\n"
       << "if (row.leads())\n"
       << "  " << *partials << "[i] = loss;\n";
-
+  // Per logit: the max, and the shifted exp summed.
+  kernel.functor().addWork(3 * rows * classes, rows * classes);
   kernel.functor().launchRows(rows);
   return emitRowSum(op, kernel);
 }
@@ -239,7 +251,9 @@ LogicalResult emitCrossEntropyGrad(CrossEntropyGradOp op, OpKernel &kernel) {
                                  std::to_string(classes) + ", x, " +
                                  labelArguments(op) + ", scale, store);"
                           << "\n";
-
+  // Per logit: the loss's statistics again, the probability (a
+  // subtraction, an exp, a division), less the label's one, scaled.
+  kernel.functor().addWork(7 * rows * classes, 2 * rows * classes);
   kernel.functor().launchRows(rows);
   return success();
 }

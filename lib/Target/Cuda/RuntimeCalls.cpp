@@ -10,11 +10,15 @@
 
 #include "StepEmitter.h"
 
+#include "amp_runtime/launch_grid.h"
+
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/Backend.h"
 
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "llvm/ADT/StringExtras.h"
+
+#include <algorithm>
 
 using namespace mlir;
 using namespace mlir::amp;
@@ -104,6 +108,24 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
   bool one = sameBatch || batch == 1;
   int64_t rows = !one && foldIntoRows ? batch * m : m;
   int64_t count = one ? batch : 1;
+
+  // cuBLASLt picks the grid. The epilogue adds the bias (and the relu) per
+  // output; a GEMM per output matrix reads its operands' matrices anew.
+  KernelCost cost{kernel, "gemm", one || foldIntoRows ? 1 : batch};
+  int64_t epilogueOps = epilogue == "AMP_EPILOGUE_NONE"        ? 0
+                        : epilogue == "AMP_EPILOGUE_BIAS_RELU" ? 2
+                                                               : 1;
+  cost.flops = (2 * k + epilogueOps) * batch * m * n;
+  cost.tensorCore = !lhs.getElementType().isF32();
+  int64_t lhsBytes = getByteSize(lhs), rhsBytes = getByteSize(rhs);
+  if (cost.launches > 1) {
+    lhsBytes = batch * (lhsBytes / std::max<int64_t>(product(lhsBatch), 1));
+    rhsBytes = batch * (rhsBytes / std::max<int64_t>(product(rhsBatch), 1));
+  }
+  cost.bytesRead = lhsBytes + rhsBytes +
+                   (*bias ? cost.launches * getByteSize(tensorOf(*bias)) : 0);
+  cost.bytesWritten = getByteSize(tensorOf(last->getResult(0)));
+  recordLaunch(std::move(cost), {});
   s << "{\n";
   s.indent() << "amp_gemm_t g{" + runtimeDtype(lhs.getElementType()).str() +
                     ", " + runtimeDtype(out.getElementType()).str() + ", " +
@@ -167,6 +189,29 @@ LogicalResult emitAttention(AttentionOp op, OpKernel &kernel) {
                     emitter.pointerOf(op.getResult(), true) + ", nullptr));"
              << "\n";
   s.unindent() << "}\n";
+
+  // The runtime's kernel: a warp per query row. Per pair of a query and a
+  // key it sees: a dot product and a weighted sum of values of head_dim
+  // (4 * head_dim FLOPs), the score's scale and running max and sum (4)
+  // and an exp; a causal mask skips the keys after the query.
+  int64_t rows = q.getDimSize(0) * q.getDimSize(1), queries = q.getDimSize(2);
+  int64_t keys = tensorOf(op.getKey()).getDimSize(2), dim = q.getDimSize(3);
+  int64_t pairs = queries * keys;
+  if (op.getCausal()) {
+    pairs = 0;
+    for (int64_t t = 0; t < queries; ++t)
+      pairs += std::min(keys, t + 1); // query t sees keys 0..t
+  }
+  KernelCost cost{kernel.getName().str(), "attention", 1,
+                  (rows * queries + amprt::kRowsPerBlock - 1) /
+                      amprt::kRowsPerBlock,
+                  amprt::kBlockThreads};
+  cost.flops = rows * pairs * (4 * dim + 4);
+  cost.transcendentals = rows * pairs;
+  emitter.recordLaunch(std::move(cost), {{op.getQuery(), false},
+                                         {op.getKey(), false},
+                                         {op.getValue(), false},
+                                         {op.getResult(), true}});
   return success();
 }
 
@@ -182,6 +227,10 @@ void copyUnlessInPlace(OpKernel &kernel, Value from, Value to, int64_t count) {
                        emitter.pointerOf(from, false) + ", " +
                        emitter.pointerOf(to, true) + "}));"
                 << "\n";
+  amprt::Grid grid = amprt::elementGrid(count);
+  emitter.recordLaunch(
+      {kernel.getName().str() + "_copy", "copy", 1, grid.blocks, grid.threads},
+      {{from, false}, {to, true}});
 }
 
 LogicalResult emitUnscale(UnscaleOp op, OpKernel &kernel) {
@@ -195,6 +244,9 @@ LogicalResult emitUnscale(UnscaleOp op, OpKernel &kernel) {
                     kernel.getName().str() + "_zero\", 1, ampstep::Fill{" +
                     found + ", 0.0f}));"
              << "\n";
+  emitter.recordLaunch(
+      {kernel.getName().str() + "_zero", "fill", 1, 1, amprt::kBlockThreads},
+      {{op->getResult(grads), true}});
   // The plan puts a result either where its operand is (in place) or
   // where no live value is; only the second needs the copy.
   SmallVector<std::string> data, sizes;
@@ -211,6 +263,18 @@ LogicalResult emitUnscale(UnscaleOp op, OpKernel &kernel) {
            emitter.pointerOf(op.getInvScale(), false) + ", " + found + "));"
     << "\n";
   s.unindent() << "}\n";
+
+  // The runtime's multi-tensor kernel: per element a multiply and a
+  // finiteness test, read and written in place.
+  KernelCost cost = multiTensorCost(kernel.getName().str(), grads);
+  SmallVector<std::pair<Value, bool>> touched = {{op.getInvScale(), false}};
+  for (size_t g = 0; g < grads; ++g) {
+    cost.flops += 2 * countOf(op->getResult(g));
+    touched.push_back({op->getResult(g), false});
+    touched.push_back({op->getResult(g), true});
+  }
+  touched.push_back({op->getResult(grads), true});
+  emitter.recordLaunch(std::move(cost), touched);
   return success();
 }
 
@@ -244,6 +308,15 @@ LogicalResult emitScalerUpdate(ScalerUpdateOp op, OpKernel &kernel) {
            emitter.pointerOf(op->getOperand(3), false) + "));"
     << "\n";
   s.unindent() << "}\n";
+  // One thread updates three scalars from found_inf.
+  emitter.recordLaunch({kernel.getName().str(), "scalar", 1, 1, 1},
+                       {{op->getResult(0), false},
+                        {op->getResult(1), false},
+                        {op->getResult(2), false},
+                        {op->getOperand(3), false},
+                        {op->getResult(0), true},
+                        {op->getResult(1), true},
+                        {op->getResult(2), true}});
   return success();
 }
 

@@ -9,6 +9,8 @@
 
 #include "StepEmitter.h"
 
+#include "amp_runtime/launch_grid.h"
+
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
 #include "amp/Dialect/Amp/Transforms/Backend.h"
@@ -160,6 +162,44 @@ void Functor::launch(int64_t count) {
     return emitter.pointerOf(v, writes);
   }) + "));";
   emitter.step() << launch << "\n";
+
+  // The cost report sees the launch with the grid step_kernels.h gives it.
+  KernelCost cost;
+  cost.name = name;
+  amprt::Grid grid = amprt::elementGrid(count);
+  cost.strategy = "elementwise";
+  if (rowKernel) {
+    grid = amprt::rowGrid(count);
+    cost.strategy = "rows";
+  } else if (reductionExtent) {
+    grid = amprt::reduceGrid(count, reductionExtent);
+    cost.strategy = amprt::reducesPerThread(count, reductionExtent)
+                        ? "reduce-thread"
+                        : "reduce-block";
+    work.flops += count * reductionExtent; // a combine per value
+  }
+  cost.blocks = grid.blocks;
+  cost.threads = grid.threads;
+  cost.flops = work.flops;
+  cost.transcendentals = work.transcendentals;
+  emitter.recordLaunch(std::move(cost), params.getTouched());
+}
+
+KernelCost cuda::multiTensorCost(std::string name, int64_t tensors) {
+  return {std::move(name), "multi-tensor",
+          (tensors + amprt::kMultiTensorChunk - 1) / amprt::kMultiTensorChunk,
+          amprt::kMultiTensorBlocks, amprt::kBlockThreads};
+}
+
+void StepEmitter::recordLaunch(KernelCost kernel,
+                               ArrayRef<std::pair<Value, bool>> touched) {
+  for (const auto &[value, writes] : touched) {
+    int64_t bytes = kernel.launches * getByteSize(value.getType());
+    (writes ? kernel.bytesWritten : kernel.bytesRead) += bytes;
+    if (!kernel.tensorCore)
+      idealBuffers.insert(memoryOf(value));
+  }
+  cost.kernels.push_back(std::move(kernel));
 }
 
 //===----------------------------------------------------------------------===//
@@ -544,6 +584,10 @@ LogicalResult StepEmitter::emitReturn() {
              std::to_string(countOf(value)) + ", ampstep::Copy{" +
              pointerOf(value, false) + ", " + pointerOf(argument, true) + "}));"
       << "\n";
+    amprt::Grid grid = amprt::elementGrid(countOf(value));
+    recordLaunch({"copy_" + std::to_string(argIndex), "copy", 1, grid.blocks,
+                  grid.threads},
+                 {{value, false}, {argument, true}});
   }
   Value loss = ret.getOperand(threaded.size());
   bool scaled = ret.getNumOperands() == threaded.size() + 2;
@@ -555,6 +599,10 @@ LogicalResult StepEmitter::emitReturn() {
                    : std::string("nullptr")) +
            ", loss, found_inf, counters}));"
     << "\n";
+  SmallVector<std::pair<Value, bool>> results = {{loss, false}};
+  if (scaled)
+    results.push_back({ret.getOperand(threaded.size() + 1), false});
+  recordLaunch({"results", "scalar", 1, 1, amprt::kBlockThreads}, results);
   return success();
 }
 
@@ -804,6 +852,9 @@ LogicalResult StepEmitter::emit() {
   }
   if (failed(emitReturn()))
     return failure();
+  cost.name = name.str();
+  for (Value buffer : idealBuffers)
+    cost.idealBytes += getByteSize(buffer.getType());
 
   // The file.
   int64_t arenaSize = func->getAttrOfType<IntegerAttr>(kArenaSizeAttr).getInt();

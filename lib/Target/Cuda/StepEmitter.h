@@ -23,12 +23,14 @@
 #include "CSource.h"
 
 #include "amp/Dialect/Amp/Transforms/Backend.h"
+#include "amp/Target/Cuda/CostReport.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/Support/IndentedOstream.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <map>
@@ -39,6 +41,12 @@ namespace mlir::amp::cuda {
 class StepEmitter;
 class ElementwiseKernel;
 class OpKernel;
+
+/// Work per element (ScalarKernelOpInterface::getScalarCost).
+struct ScalarCost {
+  int64_t flops = 0;
+  int64_t transcendentals = 0;
+};
 
 } // namespace mlir::amp::cuda
 
@@ -64,6 +72,11 @@ struct KernelModel
     return Emit(cast<Op>(op), kernel);
   }
 };
+
+/// The cost record of one of the runtime's multi-tensor operations over
+/// `tensors` tensors: a launch per amprt::kMultiTensorChunk of them, each
+/// of amprt::kMultiTensorBlocks blocks (launch_grid.h).
+KernelCost multiTensorCost(std::string name, int64_t tensors);
 
 /// A text built through an indenting stream.
 struct IndentedText {
@@ -110,6 +123,12 @@ public:
   /// first argument of row_math.h's functions), the same code on the host
   /// and, a warp per row, under nvcc.
   void launchRows(int64_t rows);
+  /// Adds to the work the cost report counts for the launch (a reduction
+  /// counts a combine per value by itself).
+  void addWork(int64_t flops, int64_t transcendentals = 0) {
+    work.flops += flops;
+    work.transcendentals += transcendentals;
+  }
 
 private:
   StepEmitter &emitter;
@@ -119,6 +138,7 @@ private:
   std::string sharedMembers, reductionMethods;
   int64_t reductionExtent = 0;
   bool rowKernel = false;
+  ScalarCost work;
 };
 
 /// One op emitted as a kernel of its own (KernelOpInterface): a functor,
@@ -201,6 +221,13 @@ public:
   /// A GEMM group: the matmul, with the bias add and relu its epilogue
   /// names (RuntimeCalls.cpp).
   LogicalResult emitGemm(ArrayRef<Operation *> ops);
+  /// Records `kernel` in the cost report; `touched` are the values whose
+  /// memory it reads (false) or writes (true), which give its bytes.
+  void recordLaunch(KernelCost kernel,
+                    ArrayRef<std::pair<Value, bool>> touched);
+  /// The cost report of the launches printed so far.
+  const StepCost &getCost() const { return cost; }
+
   /// The optimizer updates of one kernel with their guards
   /// (OptimizerKernels.cpp).
   LogicalResult emitUpdates(ArrayRef<Operation *> updates);
@@ -244,6 +271,9 @@ private:
   std::optional<AsmState> names;
   /// The argument names of the tensor table.
   SmallVector<std::string> tensorNames;
+  StepCost cost;
+  /// The memory the non-GEMM launches touch (the ideal's bytes).
+  llvm::SetVector<Value> idealBuffers;
 };
 
 } // namespace mlir::amp::cuda

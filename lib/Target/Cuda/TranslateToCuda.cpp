@@ -24,8 +24,8 @@ using namespace mlir::amp;
 using namespace mlir::amp::backend;
 
 LogicalResult mlir::amp::translateToCuda(ModuleOp module, raw_ostream &os,
-                                         StringRef functionName,
-                                         StringRef name) {
+                                         StringRef functionName, StringRef name,
+                                         StepCost *cost) {
   func::FuncOp func;
   if (!functionName.empty()) {
     func = module.lookupSymbol<func::FuncOp>(functionName);
@@ -62,8 +62,11 @@ LogicalResult mlir::amp::translateToCuda(ModuleOp module, raw_ostream &os,
   // decides what to print, not where lines break.
   std::string code;
   llvm::raw_string_ostream buffer(code);
-  if (failed(cuda::StepEmitter(func, stepName, buffer).emit()))
+  cuda::StepEmitter emitter(func, stepName, buffer);
+  if (failed(emitter.emit()))
     return failure();
+  if (cost)
+    *cost = emitter.getCost();
   FailureOr<std::string> formatted = cuda::formatSource(code, stepName + ".cu");
   if (failed(formatted))
     return func.emitError("amp-to-cuda: clang's libFormat could not lay out "

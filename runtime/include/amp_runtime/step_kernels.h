@@ -19,6 +19,7 @@
 #include "amp_runtime/attention.h"
 #include "amp_runtime/float_formats.h"
 #include "amp_runtime/gemm.h"
+#include "amp_runtime/launch_grid.h"
 #include "amp_runtime/optimizer_kernels.h"
 #include "amp_runtime/reduction_order.h"
 #include "amp_runtime/row_context.h"
@@ -145,9 +146,6 @@ template <typename Kernel> AMP_HOST_DEVICE Kernel prepared(Kernel kernel) {
 // per output, as launch.
 
 #if defined(__CUDACC__)
-/// The threads of a block reduction (blockPerOutput).
-constexpr unsigned kReduceThreads = 256;
-
 /// Why a launch on `stream` failed, or null.
 inline amp_status_t launched(const char *name) {
   cudaError_t error = cudaGetLastError();
@@ -174,14 +172,6 @@ __global__ void gridStride(int64_t count, Kernel shared) {
     kernel(i);
 }
 
-/// The blocks of a grid that gives each of `count` items to one of
-/// `perBlock` workers of a block, at most 65536 (the kernels loop over the
-/// rest).
-inline unsigned gridBlocks(int64_t count, int64_t perBlock) {
-  int64_t blocks = (count + perBlock - 1) / perBlock;
-  return static_cast<unsigned>(blocks > 65536 ? 65536 : blocks);
-}
-
 /// The CUDA stream of `stream`.
 inline cudaStream_t nativeStream(amp_stream_t *stream) {
   return static_cast<cudaStream_t>(amp_stream_native_handle(stream));
@@ -195,9 +185,10 @@ amp_status_t launch(amp_stream_t *stream, const char *name, int64_t count,
     return nullptr;
   if (amp_status_t status = checkCudaStream(stream))
     return status;
-  constexpr int64_t kThreads = 256;
-  gridStride<<<gridBlocks(count, kThreads), kThreads, 0,
-               nativeStream(stream)>>>(count, kernel);
+  const amprt::Grid grid = amprt::elementGrid(count);
+  gridStride<<<static_cast<unsigned>(grid.blocks),
+               static_cast<unsigned>(grid.threads), 0, nativeStream(stream)>>>(
+      count, kernel);
   return launched(name);
 }
 
@@ -209,7 +200,7 @@ template <typename Kernel>
 __global__ void blockPerOutput(int64_t count, int64_t extent, Kernel shared) {
   const Kernel kernel = prepared(shared);
   using Acc = decltype(kernel.identity());
-  __shared__ Acc part[kReduceThreads];
+  __shared__ Acc part[amprt::kBlockThreads];
   const int64_t span = amprt::reductionPart(extent, blockDim.x);
   const int64_t parts = (extent + span - 1) / span;
   auto combine = [&](Acc a, Acc v) { return kernel.combine(a, v); };
@@ -230,9 +221,6 @@ __global__ void blockPerOutput(int64_t count, int64_t extent, Kernel shared) {
     __syncthreads(); // `part` is reused for the next output
   }
 }
-
-/// The threads of a row kernel's block: a warp per row.
-constexpr unsigned kRowThreads = 256;
 
 /// kernel(i, lane) for the rows i of [0, rows), a warp each: `lane` is this
 /// thread's part of the row (amprt::WarpRow). Rows beyond the grid loop,
@@ -256,9 +244,10 @@ amp_status_t launchRows(amp_stream_t *stream, const char *name, int64_t rows,
     return nullptr;
   if (amp_status_t status = checkCudaStream(stream))
     return status;
-  constexpr int64_t kRowsPerBlock = kRowThreads / amprt::kRowLanes;
-  warpPerRow<<<gridBlocks(rows, kRowsPerBlock), kRowThreads, 0,
-               nativeStream(stream)>>>(rows, kernel);
+  const amprt::Grid grid = amprt::rowGrid(rows);
+  warpPerRow<<<static_cast<unsigned>(grid.blocks),
+               static_cast<unsigned>(grid.threads), 0, nativeStream(stream)>>>(
+      rows, kernel);
   return launched(name);
 }
 
@@ -269,13 +258,13 @@ amp_status_t launchReduce(amp_stream_t *stream, const char *name, int64_t count,
                           int64_t extent, const Kernel &kernel) {
   if (count <= 0)
     return nullptr; // a grid of no blocks is an invalid launch
-  // One thread per output keeps a GPU busy from a few thousand outputs on,
-  // and reads a reduction over leading dimensions coalesced.
-  if (count >= 2048 || extent < 1024)
+  if (amprt::reducesPerThread(count, extent))
     return launch(stream, name, count, kernel);
   if (amp_status_t status = checkCudaStream(stream))
     return status;
-  blockPerOutput<<<static_cast<unsigned>(count), kReduceThreads, 0,
+  const amprt::Grid grid = amprt::reduceGrid(count, extent);
+  blockPerOutput<<<static_cast<unsigned>(grid.blocks),
+                   static_cast<unsigned>(grid.threads), 0,
                    nativeStream(stream)>>>(count, extent, kernel);
   return launched(name);
 }

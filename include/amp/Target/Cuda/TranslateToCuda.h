@@ -3,6 +3,8 @@
 #ifndef AMP_TARGET_CUDA_TRANSLATETOCUDA_H
 #define AMP_TARGET_CUDA_TRANSLATETOCUDA_H
 
+#include "amp/Target/Cuda/CostReport.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -12,9 +14,11 @@ namespace mlir::amp {
 /// function with a buffer plan) as one CUDA C++ file exporting
 /// `<name>_describe()` (name: the function's, unless given). The function
 /// must have been through --amp-fuse and --amp-plan-buffers.
+/// With `cost`, also fills in the step's cost report (CostReport.h).
 LogicalResult translateToCuda(ModuleOp module, llvm::raw_ostream &os,
                               llvm::StringRef functionName = "",
-                              llvm::StringRef name = "");
+                              llvm::StringRef name = "",
+                              StepCost *cost = nullptr);
 
 /// The amp ops the CUDA target has no kernel for: a fusible elementwise op
 /// without a scalar expression, or another op (not a view, not the matmul
@@ -22,7 +26,8 @@ LogicalResult translateToCuda(ModuleOp module, llvm::raw_ostream &os,
 /// dialect joins the backend; a test keeps it so.
 SmallVector<StringRef> getOpsWithoutKernel(MLIRContext &context);
 
-/// Registers --amp-to-cuda with mlir-translate's registry.
+/// Registers --amp-to-cuda and --amp-cost-report (the cost report as
+/// JSON) with mlir-translate's registry.
 void registerToCudaTranslation();
 
 } // namespace mlir::amp

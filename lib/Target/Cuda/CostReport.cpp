@@ -1,0 +1,176 @@
+//===- CostReport.cpp - the roofline of a compiled step -------------------===//
+
+#include "amp/Target/Cuda/CostReport.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Format.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::amp;
+
+ArrayRef<GpuSpec> amp::getGpuSpecs() {
+  // NVIDIA H100 Tensor Core GPU data sheet (SXM5) and H200 data sheet
+  // (SXM): 989.4 dense bf16/f16 TFLOP/s (half the sparse 1,979), 67 f32
+  // TFLOP/s, 3.35 and 4.8 TB/s, 132 SMs each.
+  static const GpuSpec specs[] = {
+      {"h100", "H100 SXM5", 989.4e12, 67e12, 3.35e12, 132},
+      {"h200", "H200 SXM", 989.4e12, 67e12, 4.8e12, 132},
+  };
+  return specs;
+}
+
+const GpuSpec *amp::lookupGpuSpec(StringRef key) {
+  for (const GpuSpec &spec : getGpuSpecs())
+    if (spec.key == key)
+      return &spec;
+  return nullptr;
+}
+
+double amp::getRooflineSeconds(const KernelCost &kernel, const GpuSpec &gpu) {
+  double work = static_cast<double>(kernel.flops + kernel.transcendentals);
+  double compute =
+      work / (kernel.tensorCore ? gpu.tensorFlops : gpu.vectorFlops);
+  double memory = static_cast<double>(kernel.bytesRead + kernel.bytesWritten) /
+                  gpu.bandwidth;
+  return std::max(compute, memory);
+}
+
+static double launchSeconds(const KernelCost &kernel, const GpuSpec &gpu) {
+  return getRooflineSeconds(kernel, gpu) +
+         static_cast<double>(kernel.launches) * kLaunchOverheadSeconds;
+}
+
+StepEstimate amp::estimateStep(const StepCost &step, const GpuSpec &gpu) {
+  StepEstimate estimate;
+  double tensorFlops = 0;
+  for (const KernelCost &kernel : step.kernels) {
+    estimate.seconds += launchSeconds(kernel, gpu);
+    if (kernel.tensorCore)
+      tensorFlops += static_cast<double>(kernel.flops);
+  }
+  estimate.idealSeconds = tensorFlops / gpu.tensorFlops +
+                          static_cast<double>(step.idealBytes) / gpu.bandwidth;
+  if (estimate.seconds > 0)
+    estimate.mfu = tensorFlops / (estimate.seconds * gpu.tensorFlops);
+  return estimate;
+}
+
+namespace {
+struct Totals {
+  int64_t launches = 0, flops = 0, tensorFlops = 0, transcendentals = 0,
+          bytesRead = 0, bytesWritten = 0;
+};
+} // namespace
+
+static Totals totalsOf(const StepCost &step) {
+  Totals totals;
+  for (const KernelCost &kernel : step.kernels) {
+    totals.launches += kernel.launches;
+    totals.flops += kernel.flops;
+    if (kernel.tensorCore)
+      totals.tensorFlops += kernel.flops;
+    totals.transcendentals += kernel.transcendentals;
+    totals.bytesRead += kernel.bytesRead;
+    totals.bytesWritten += kernel.bytesWritten;
+  }
+  return totals;
+}
+
+llvm::json::Value amp::costReportToJson(const StepCost &step) {
+  llvm::json::Array kernels;
+  for (const KernelCost &kernel : step.kernels) {
+    llvm::json::Object seconds;
+    for (const GpuSpec &gpu : getGpuSpecs())
+      seconds[gpu.key] = launchSeconds(kernel, gpu);
+    kernels.push_back(llvm::json::Object{
+        {"name", kernel.name},
+        {"strategy", kernel.strategy},
+        {"launches", kernel.launches},
+        {"blocks", kernel.blocks},
+        {"threads", kernel.threads},
+        {"flops", kernel.flops},
+        {"transcendentals", kernel.transcendentals},
+        {"tensor_core", kernel.tensorCore},
+        {"bytes_read", kernel.bytesRead},
+        {"bytes_written", kernel.bytesWritten},
+        {"seconds", std::move(seconds)},
+    });
+  }
+  Totals totals = totalsOf(step);
+  llvm::json::Object gpus;
+  for (const GpuSpec &gpu : getGpuSpecs()) {
+    StepEstimate estimate = estimateStep(step, gpu);
+    gpus[gpu.key] = llvm::json::Object{
+        {"name", gpu.name},
+        {"tensor_flops_per_second", gpu.tensorFlops},
+        {"vector_flops_per_second", gpu.vectorFlops},
+        {"bytes_per_second", gpu.bandwidth},
+        {"sms", gpu.sms},
+        {"seconds", estimate.seconds},
+        {"ideal_seconds", estimate.idealSeconds},
+        {"mfu", estimate.mfu},
+    };
+  }
+  return llvm::json::Object{
+      {"step", step.name},
+      {"launch_overhead_seconds", kLaunchOverheadSeconds},
+      {"kernels", std::move(kernels)},
+      {"totals", llvm::json::Object{{"launches", totals.launches},
+                                    {"flops", totals.flops},
+                                    {"tensor_core_flops", totals.tensorFlops},
+                                    {"transcendentals", totals.transcendentals},
+                                    {"bytes_read", totals.bytesRead},
+                                    {"bytes_written", totals.bytesWritten},
+                                    {"ideal_bytes", step.idealBytes}}},
+      {"gpus", std::move(gpus)},
+  };
+}
+
+void amp::printCostTable(const StepCost &step, const GpuSpec &gpu,
+                         llvm::raw_ostream &os, size_t rows) {
+  SmallVector<const KernelCost *> order;
+  for (const KernelCost &kernel : step.kernels)
+    order.push_back(&kernel);
+  llvm::stable_sort(order, [&](const KernelCost *a, const KernelCost *b) {
+    return launchSeconds(*a, gpu) > launchSeconds(*b, gpu);
+  });
+  StepEstimate estimate = estimateStep(step, gpu);
+  os << "cost of " << step.name << " on " << gpu.name << " (modeled: "
+     << "roofline per launch + "
+     << llvm::format("%.0f", kLaunchOverheadSeconds * 1e6) << " us a launch)\n";
+  os << "  kernel                       strategy        blocks"
+        "      GFLOP         MB         us  share\n";
+  size_t shown = rows == 0 ? order.size() : std::min(rows, order.size());
+  for (const KernelCost *kernel : ArrayRef(order).take_front(shown)) {
+    double seconds = launchSeconds(*kernel, gpu);
+    std::string blocks =
+        kernel->blocks ? std::to_string(kernel->blocks) : std::string("lib");
+    os << llvm::format(
+        "  %-28s %-13s %8s %10.4f %10.3f %10.2f %5.1f%%\n",
+        kernel->name.c_str(),
+        (kernel->strategy + (kernel->tensorCore ? "*" : "")).c_str(),
+        blocks.c_str(),
+        static_cast<double>(kernel->flops + kernel->transcendentals) * 1e-9,
+        static_cast<double>(kernel->bytesRead + kernel->bytesWritten) * 1e-6,
+        seconds * 1e6,
+        estimate.seconds > 0 ? 100 * seconds / estimate.seconds : 0.0);
+  }
+  if (shown < order.size())
+    os << "  ... " << order.size() - shown << " more\n";
+  Totals totals = totalsOf(step);
+  os << llvm::format(
+      "  total: %lld launches, %.4f GFLOP (%.4f on tensor cores*), "
+      "%.3f MB\n",
+      static_cast<long long>(totals.launches),
+      static_cast<double>(totals.flops + totals.transcendentals) * 1e-9,
+      static_cast<double>(totals.tensorFlops) * 1e-9,
+      static_cast<double>(totals.bytesRead + totals.bytesWritten) * 1e-6);
+  os << llvm::format("  modeled %.2f us, ideal %.2f us (%.2fx), MFU %.1f%%\n",
+                     estimate.seconds * 1e6, estimate.idealSeconds * 1e6,
+                     estimate.idealSeconds > 0
+                         ? estimate.seconds / estimate.idealSeconds
+                         : 0.0,
+                     100 * estimate.mfu);
+}

@@ -1,0 +1,88 @@
+//===- CostReportTest.cpp - the roofline of the cost report ---------------===//
+//
+// The model's arithmetic against figures worked out by hand from the data
+// sheets: H100 SXM5 989.4e12 tensor FLOP/s, 67e12 f32 FLOP/s, 3.35e12 B/s.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Target/Cuda/CostReport.h"
+
+#include "amp_runtime/launch_grid.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir::amp;
+
+namespace {
+
+const GpuSpec &h100() { return *lookupGpuSpec("h100"); }
+
+TEST(CostReportTest, GpusFromTheDataSheets) {
+  ASSERT_NE(lookupGpuSpec("h100"), nullptr);
+  ASSERT_NE(lookupGpuSpec("h200"), nullptr);
+  EXPECT_EQ(lookupGpuSpec("a100"), nullptr);
+  EXPECT_DOUBLE_EQ(h100().tensorFlops, 989.4e12);
+  EXPECT_DOUBLE_EQ(h100().bandwidth, 3.35e12);
+  EXPECT_DOUBLE_EQ(lookupGpuSpec("h200")->bandwidth, 4.8e12);
+  EXPECT_EQ(lookupGpuSpec("h200")->sms, 132);
+}
+
+TEST(CostReportTest, ComputeBoundGemm) {
+  // 8192^3 in bf16: 2 * 8192^3 = 1.0995e12 FLOPs over 3 * 8192^2 * 2 bytes
+  // = 402.7 MB: 1.111 ms of compute against 0.120 ms of memory.
+  KernelCost gemm{"gemm", "gemm"};
+  gemm.flops = 2LL * 8192 * 8192 * 8192;
+  gemm.tensorCore = true;
+  gemm.bytesRead = 2LL * 8192 * 8192 * 2;
+  gemm.bytesWritten = 8192LL * 8192 * 2;
+  EXPECT_NEAR(getRooflineSeconds(gemm, h100()), 1.11129e-3, 1e-8);
+}
+
+TEST(CostReportTest, MemoryBoundElementwise) {
+  // An add of two 2^24-element f32 tensors: 3 * 4 * 2^24 = 201,326,592
+  // bytes at 3.35 TB/s is 60.097 us; its 2^24 FLOPs on the f32 units take
+  // 0.25 us.
+  KernelCost add{"add", "elementwise"};
+  add.flops = 1 << 24;
+  add.bytesRead = 2LL * 4 * (1 << 24);
+  add.bytesWritten = 4LL * (1 << 24);
+  EXPECT_NEAR(getRooflineSeconds(add, h100()), 60.09749e-6, 1e-11);
+  // Transcendentals count as f32 work: 2^32 more take 64.1 us, which makes
+  // the kernel compute-bound: (2^24 + 2^32) / 67e12 = 64.354 us.
+  add.transcendentals = 1LL << 32;
+  EXPECT_NEAR(getRooflineSeconds(add, h100()), 64.35440e-6, 1e-11);
+}
+
+TEST(CostReportTest, StepTotals) {
+  // A GEMM of 989.4 GFLOP (1 ms at peak) and a copy of 3.35 GB (1 ms of
+  // memory), each a launch of 2 us: modeled 2.004 ms; the ideal is the
+  // GEMM at peak plus the ideal bytes (the copy's 3.35 GB once): 2 ms; the
+  // MFU is 989.4 GFLOP / (2.004 ms * peak) = 49.9%.
+  StepCost step;
+  KernelCost gemm{"gemm", "gemm"};
+  gemm.flops = 989400000000;
+  gemm.tensorCore = true;
+  KernelCost copy{"copy", "copy"};
+  copy.bytesRead = 1675000000;
+  copy.bytesWritten = 1675000000;
+  step.kernels = {gemm, copy};
+  step.idealBytes = 3350000000;
+  StepEstimate estimate = estimateStep(step, h100());
+  EXPECT_NEAR(estimate.seconds, 2.004e-3, 1e-12);
+  EXPECT_NEAR(estimate.idealSeconds, 2e-3, 1e-12);
+  EXPECT_NEAR(estimate.mfu, 1e-3 / 2.004e-3, 1e-12);
+}
+
+TEST(CostReportTest, LaunchGrids) {
+  // A thread per index, at most 65536 blocks; a warp per row, 8 rows a
+  // block; a block per output only for few, long reductions.
+  EXPECT_EQ(amprt::elementGrid(1).blocks, 1);
+  EXPECT_EQ(amprt::elementGrid(257).blocks, 2);
+  EXPECT_EQ(amprt::elementGrid(int64_t(1) << 40).blocks, 65536);
+  EXPECT_EQ(amprt::rowGrid(9).blocks, 2);
+  EXPECT_EQ(amprt::reduceGrid(3, 4096).blocks, 3);
+  EXPECT_EQ(amprt::reduceGrid(4096, 4096).blocks, 16);
+  EXPECT_EQ(amprt::reduceGrid(3, 100).blocks, 1);
+}
+
+} // namespace
