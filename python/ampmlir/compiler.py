@@ -24,6 +24,9 @@ class CompiledStep:
     source: Path = field(init=False)
     step_mlir: Path = field(init=False)
     memory: dict = field(init=False)
+    #: The modeled GPU cost of each kernel (amp-compile --cost-report), or
+    #: None when it was not asked for.
+    cost: dict = field(init=False)
 
     def __post_init__(self):
         d = self.directory
@@ -33,6 +36,8 @@ class CompiledStep:
                            else f"{self.name}.cpp")
         self.step_mlir = d / f"{self.name}.step.mlir"
         self.memory = json.loads((d / f"{self.name}.memory.json").read_text())
+        cost = d / f"{self.name}.cost.json"
+        self.cost = json.loads(cost.read_text()) if cost.is_file() else None
 
     def load(self, device="auto"):
         """The compiled step, ready to train (see Step)."""
@@ -41,7 +46,7 @@ class CompiledStep:
 
 def compile(model, output_dir, *, target="host", compute_type="f16",
             optimizer="adamw", loss_scaling="auto", train_options="",
-            name=None):
+            name=None, cost_report=False):
     """Compiles the training graph in ``model`` (a .mlir file) with
     amp-compile into ``output_dir`` and returns a CompiledStep.
 
@@ -50,6 +55,8 @@ def compile(model, output_dir, *, target="host", compute_type="f16",
     "static" or "none"; ``train_options`` further --amp-train-step options
     ("lr=0.01 weight-decay=0.1"; a ``policy=FILE`` needs f16 or bf16).
     ``name`` must be a C identifier (default: the model file's stem).
+    ``cost_report`` also writes the modeled GPU cost of each kernel
+    (CompiledStep.cost; docs/backend.md, The cost report).
     ``output_dir`` is written whole or not at all: a failed compilation
     leaves it as it was.
     Raises CompileError with the compiler's diagnostics on failure.
@@ -70,6 +77,8 @@ def compile(model, output_dir, *, target="host", compute_type="f16",
             f"--loss-scaling={loss_scaling}"]
     if train_options:
         args.append(f"--train-options={train_options}")
+    if cost_report:
+        args.append("--cost-report")
     run_tool("amp-compile", args)
     return CompiledStep(name, Path(output_dir), target)
 

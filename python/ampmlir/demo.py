@@ -39,6 +39,24 @@ def megabytes(n):
     return f"{n / 1e6:.2f} MB"
 
 
+def print_cost(cost):
+    """The f16 step's modeled cost on an H100 (amp-compile --cost-report):
+    the modeled time against the ideal, and the costliest kernels."""
+    gpu = cost["gpus"]["h100"]
+    totals = cost["totals"]
+    print(f"  on an {gpu['name']}, as modeled (no GPU needed): "
+          f"{totals['launches']} launches, {totals['flops'] / 1e9:.3f} GFLOP "
+          f"({totals['tensor_core_flops'] / 1e9:.3f} on tensor cores), "
+          f"{megabytes(totals['bytes_read'] + totals['bytes_written'])} moved;")
+    print(f"    {gpu['seconds'] * 1e6:.1f} us a step against an ideal "
+          f"{gpu['ideal_seconds'] * 1e6:.1f} us, MFU {gpu['mfu']:.1%} "
+          f"(launch overheads dominate a model this small)")
+    kernels = sorted(cost["kernels"], key=lambda k: -k["seconds"]["h100"])
+    costliest = ", ".join(f"{k['name']} {k['seconds']['h100'] * 1e6:.1f} us"
+                          for k in kernels[:3])
+    print(f"    costliest kernels: {costliest}")
+
+
 def train(step, batches, steps, label, every):
     """Trains `step` for `steps` steps, cycling through `batches`; prints a
     progress line every `every` steps. Returns the losses, scales and the
@@ -164,10 +182,12 @@ def main(argv=None):
                 model, out / f"{name}.{kind}", target=device,
                 compute_type=compute_type, name=name,
                 train_options=options + (f" growth-interval={GROWTH_INTERVAL}"
-                                         if kind == "amp" else ""))
+                                         if kind == "amp" else ""),
+                cost_report=kind == "amp")
             print(f"  compiled the {compute_type} step in "
                   f"{time.perf_counter() - begin:.1f} s: "
                   f"{compiled[kind].library}")
+        print_cost(compiled["amp"].cost)
         peak = {k: c.memory["peak_bytes"] for k, c in compiled.items()}
         print(f"  peak memory of a step: fp32 {megabytes(peak['fp32'])}, "
               f"f16 AMP {megabytes(peak['amp'])} "

@@ -27,6 +27,18 @@ def test_compile_writes_the_library_and_its_reports(mlp_f16):
                                             mlp_f16.memory["argument_bytes"])
 
 
+def test_the_cost_report_is_read_when_asked_for(mlp_f16, tmp_path):
+    assert mlp_f16.cost is None
+    step = ampmlir.compile(EXAMPLES / "mlp.mlir", tmp_path / "out",
+                           cost_report=True)
+    # The MLP's GEMMs, counted by hand (test/Target/Cuda/
+    # cost-report-compile.test spells the sum out).
+    assert step.cost["totals"]["tensor_core_flops"] == 52380288
+    assert set(step.cost["gpus"]) == {"h100", "h200"}
+    h100 = step.cost["gpus"]["h100"]
+    assert 0 < h100["ideal_seconds"] < h100["seconds"]
+
+
 def test_an_uncompilable_graph_raises_with_the_located_diagnostic(tmp_path):
     model = tmp_path / "f64.mlir"
     model.write_text(BAD_MODEL)
