@@ -53,6 +53,21 @@ TEST(CostReportTest, MemoryBoundElementwise) {
   EXPECT_NEAR(getRooflineSeconds(add, h100()), 64.35440e-6, 1e-11);
 }
 
+TEST(CostReportTest, SmallGridsUseAShareOfTheGpu) {
+  // A sum of squares over 38.6M f32 gradients (154.4 MB) on one block uses
+  // one of 132 SMs: 46.09 us at full bandwidth, 6.084 ms on one block.
+  KernelCost norm{"norm", "reduce-block"};
+  norm.blocks = 1;
+  norm.threads = 256;
+  norm.bytesRead = 4LL * 38600000;
+  EXPECT_NEAR(getRooflineSeconds(norm, h100()), 6.08382e-3, 1e-8);
+  // 264 blocks fill the 132 SMs; a library's grid (0 blocks) is taken to.
+  norm.blocks = 264;
+  EXPECT_NEAR(getRooflineSeconds(norm, h100()), 46.0896e-6, 1e-10);
+  norm.blocks = 0;
+  EXPECT_NEAR(getRooflineSeconds(norm, h100()), 46.0896e-6, 1e-10);
+}
+
 TEST(CostReportTest, StepTotals) {
   // A GEMM of 989.4 GFLOP (1 ms at peak) and a copy of 3.35 GB (1 ms of
   // memory), each a launch of 2 us: modeled 2.004 ms; the ideal is the

@@ -34,7 +34,13 @@ double amp::getRooflineSeconds(const KernelCost &kernel, const GpuSpec &gpu) {
       work / (kernel.tensorCore ? gpu.tensorFlops : gpu.vectorFlops);
   double memory = static_cast<double>(kernel.bytesRead + kernel.bytesWritten) /
                   gpu.bandwidth;
-  return std::max(compute, memory);
+  // A grid of fewer blocks than SMs leaves the rest idle: it gets that
+  // share of both peaks (a library's grid is taken to fill the GPU).
+  double share = kernel.blocks > 0
+                     ? std::min(1.0, static_cast<double>(kernel.blocks) /
+                                         static_cast<double>(gpu.sms))
+                     : 1.0;
+  return std::max(compute, memory) / share;
 }
 
 static double launchSeconds(const KernelCost &kernel, const GpuSpec &gpu) {

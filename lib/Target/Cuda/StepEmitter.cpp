@@ -194,7 +194,7 @@ KernelCost cuda::multiTensorCost(std::string name, int64_t tensors) {
 void StepEmitter::recordLaunch(KernelCost kernel,
                                ArrayRef<std::pair<Value, bool>> touched) {
   for (const auto &[value, writes] : touched) {
-    int64_t bytes = kernel.launches * getByteSize(value.getType());
+    int64_t bytes = getByteSize(value.getType());
     (writes ? kernel.bytesWritten : kernel.bytesRead) += bytes;
     if (!kernel.tensorCore)
       idealBuffers.insert(memoryOf(value));

@@ -222,7 +222,8 @@ public:
   /// names (RuntimeCalls.cpp).
   LogicalResult emitGemm(ArrayRef<Operation *> ops);
   /// Records `kernel` in the cost report; `touched` are the values whose
-  /// memory it reads (false) or writes (true), which give its bytes.
+  /// memory it reads (false) or writes (true), which add their bytes, once
+  /// whatever the launches (a multi-tensor launch each takes other tensors).
   void recordLaunch(KernelCost kernel,
                     ArrayRef<std::pair<Value, bool>> touched);
   /// The cost report of the launches printed so far.

@@ -32,8 +32,9 @@ struct KernelCost {
   /// How it runs: elementwise, reduce-thread, reduce-block, rows, gemm,
   /// attention, multi-tensor, copy, fill, scalar.
   std::string strategy;
-  /// Identical launches it stands for (a GEMM per batch entry, a
-  /// multi-tensor launch per chunk of tensors).
+  /// The launches it stands for, alike in grid (a GEMM per batch entry, a
+  /// multi-tensor launch per chunk of tensors); the counts below are all
+  /// of theirs together.
   int64_t launches = 1;
   /// The grid of each launch; 0 blocks where a library chooses (cuBLASLt).
   int64_t blocks = 0;
@@ -79,7 +80,8 @@ constexpr double kLaunchOverheadSeconds = 2e-6;
 
 /// max(FLOPs / peak, bytes / bandwidth) for `kernel` on `gpu`, without the
 /// launch overhead; the peak is the tensor cores' for tensor-core FLOPs
-/// and the f32 units' for the others, transcendentals counted as FLOPs.
+/// and the f32 units' for the others, transcendentals counted as FLOPs. A
+/// grid of fewer blocks than the GPU has SMs gets that share of the peaks.
 double getRooflineSeconds(const KernelCost &kernel, const GpuSpec &gpu);
 
 /// The step on `gpu`: the modeled time (rooflines plus launch overheads),

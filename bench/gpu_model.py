@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""The modeled GPU step of GPT-2 124M, from amp-compile's cost report.
+
+  bench/gpu_model.py [--build build] [--gpu h100] [--batches 8 64]
+                     [--computes bf16 f16] [--record] [gpt2.py sizes]
+
+For each batch (of 1024-token sequences) and compute type it writes GPT-2
+(bench/gpt2.py), compiles its cuda step with AdamW and clipping at 1.0
+(--source-only: no nvcc, no GPU) and prints what the cost report models on
+the GPU: the step time against the ideal (the GEMMs at peak plus the bytes
+of the tensors the other kernels touch, once, at full bandwidth), the MFU,
+the bytes and launches per step, and the costliest kernels. --record writes
+bench/results/gpu-model-<date>.{json,md}. The sizes of gpt2.py
+(--layers, --width, ...) shrink the model for a quick look.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import gpt2  # noqa: E402
+
+
+def modeled(report, gpu, top):
+    """The report's figures on `gpu` and its `top` costliest kernels."""
+    totals = report["totals"]
+    on = report["gpus"][gpu]
+    kernels = sorted(report["kernels"], key=lambda k: -k["seconds"][gpu])
+    return {
+        "ms": on["seconds"] * 1e3,
+        "ideal_ms": on["ideal_seconds"] * 1e3,
+        "ratio": on["seconds"] / on["ideal_seconds"],
+        "mfu": on["mfu"],
+        "gb": (totals["bytes_read"] + totals["bytes_written"]) / 1e9,
+        "ideal_gb": totals["ideal_bytes"] / 1e9,
+        "tflop": totals["flops"] / 1e12,
+        "tensor_tflop": totals["tensor_core_flops"] / 1e12,
+        "launches": totals["launches"],
+        "top": [{"name": k["name"], "strategy": k["strategy"],
+                 "ms": k["seconds"][gpu] * 1e3,
+                 "share": k["seconds"][gpu] / on["seconds"]}
+                for k in kernels[:top]],
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--gpu", default="h100", choices=("h100", "h200"))
+    parser.add_argument("--batches", type=int, nargs="+", default=[8, 64])
+    parser.add_argument("--computes", nargs="+", default=["bf16", "f16"],
+                        choices=("bf16", "f16", "f32"))
+    parser.add_argument("--top", type=int, default=5)
+    parser.add_argument("--record", action="store_true")
+    gpt2.add_size_arguments(parser)
+    args = parser.parse_args()
+    compile_tool = os.path.join(args.build, "bin", "amp-compile")
+
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for batch in args.batches:
+            args.batch = batch
+            sizes = gpt2.sizes_of(args, parser)
+            model = os.path.join(tmp, f"gpt2_b{batch}.mlir")
+            with open(model, "w") as f:
+                f.write(gpt2.model(*sizes))
+            for compute in args.computes:
+                out = os.path.join(tmp, f"b{batch}-{compute}")
+                subprocess.run(
+                    [compile_tool, model, "--target=cuda", "--source-only",
+                     f"--compute-type={compute}", "--optimizer=adamw",
+                     "--train-options=max-grad-norm=1.0", "--cost-report",
+                     "--name=gpt2", "-o", out],
+                    check=True, stdout=subprocess.DEVNULL)
+                with open(os.path.join(out, "gpt2.cost.json")) as f:
+                    report = json.load(f)
+                row = {"batch": batch, "compute_type": compute,
+                       **modeled(report, args.gpu, args.top)}
+                results.append(row)
+                print(f"batch {batch:>3} x {args.seq} {compute:<4} "
+                      f"modeled {row['ms']:9.2f} ms  ideal "
+                      f"{row['ideal_ms']:8.2f} ms ({row['ratio']:.2f}x)  "
+                      f"MFU {row['mfu']:6.1%}  {row['gb']:8.2f} GB  "
+                      f"{row['launches']} launches", flush=True)
+                for k in row["top"]:
+                    print(f"    {k['name']:<28} {k['strategy']:<13} "
+                          f"{k['ms']:8.3f} ms {k['share']:6.1%}")
+
+    if args.record:
+        date = datetime.date.today().isoformat()
+        machine = f"{platform.machine()}, {os.cpu_count()} cores, no GPU"
+        out = os.path.join(ROOT, "bench", "results", f"gpu-model-{date}")
+        with open(out + ".json", "w") as f:
+            json.dump({"date": date, "machine": machine, "gpu": args.gpu,
+                       "results": results}, f, indent=1)
+        with open(out + ".md", "w") as f:
+            f.write(f"# GPT-2 124M modeled on {args.gpu.upper()}, {date} "
+                    f"({machine})\n\n"
+                    "amp-compile --cost-report of the cuda step (AdamW, "
+                    "clipping at 1.0), from bench/gpu_model.py. The ideal "
+                    "in the same run is the baseline.\n\n"
+                    "| batch | compute | modeled ms | ideal ms | ratio | MFU "
+                    "| GB/step | launches |\n|---|---|---|---|---|---|---|---|\n")
+            for r in results:
+                f.write(f"| {r['batch']} | {r['compute_type']} | "
+                        f"{r['ms']:.2f} | {r['ideal_ms']:.2f} | "
+                        f"{r['ratio']:.2f}x | {r['mfu']:.1%} | {r['gb']:.2f} | "
+                        f"{r['launches']} |\n")
+            f.write("\nThe costliest kernels:\n\n")
+            for r in results:
+                f.write(f"- batch {r['batch']} {r['compute_type']}: " +
+                        "; ".join(f"{k['name']} ({k['strategy']}) "
+                                  f"{k['ms']:.2f} ms, {k['share']:.1%}"
+                                  for k in r["top"]) + "\n")
+        print(f"recorded {out}.json and .md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
