@@ -27,6 +27,15 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 import gpt2  # noqa: E402
 
 
+def by_strategy(kernels, gpu):
+    """Milliseconds per kind of kernel (launch overheads included), the
+    costliest first."""
+    ms = {}
+    for k in kernels:
+        ms[k["strategy"]] = ms.get(k["strategy"], 0) + k["seconds"][gpu] * 1e3
+    return dict(sorted(ms.items(), key=lambda item: -item[1]))
+
+
 def modeled(report, gpu, top):
     """The report's figures on `gpu` and its `top` costliest kernels."""
     totals = report["totals"]
@@ -42,6 +51,7 @@ def modeled(report, gpu, top):
         "tflop": totals["flops"] / 1e12,
         "tensor_tflop": totals["tensor_core_flops"] / 1e12,
         "launches": totals["launches"],
+        "by_strategy": by_strategy(report["kernels"], gpu),
         "top": [{"name": k["name"], "strategy": k["strategy"],
                  "ms": k["seconds"][gpu] * 1e3,
                  "share": k["seconds"][gpu] / on["seconds"]}
@@ -88,6 +98,9 @@ def main():
                       f"{row['ideal_ms']:8.2f} ms ({row['ratio']:.2f}x)  "
                       f"MFU {row['mfu']:6.1%}  {row['gb']:8.2f} GB  "
                       f"{row['launches']} launches", flush=True)
+                print("    by kind: " + ", ".join(
+                    f"{kind} {ms:.2f} ms"
+                    for kind, ms in row["by_strategy"].items()))
                 for k in row["top"]:
                     print(f"    {k['name']:<28} {k['strategy']:<13} "
                           f"{k['ms']:8.3f} ms {k['share']:6.1%}")
@@ -112,6 +125,11 @@ def main():
                         f"{r['ms']:.2f} | {r['ideal_ms']:.2f} | "
                         f"{r['ratio']:.2f}x | {r['mfu']:.1%} | {r['gb']:.2f} | "
                         f"{r['launches']} |\n")
+            f.write("\nModeled time by kind of kernel:\n\n")
+            for r in results:
+                f.write(f"- batch {r['batch']} {r['compute_type']}: " +
+                        ", ".join(f"{kind} {ms:.2f} ms" for kind, ms
+                                  in r["by_strategy"].items()) + "\n")
             f.write("\nThe costliest kernels:\n\n")
             for r in results:
                 f.write(f"- batch {r['batch']} {r['compute_type']}: " +
