@@ -2,7 +2,8 @@
 """The modeled GPU step of GPT-2 124M, from amp-compile's cost report.
 
   bench/gpu_model.py [--build build] [--gpu h100] [--batches 8 64]
-                     [--computes bf16 f16] [--record] [gpt2.py sizes]
+                     [--computes bf16 f16] [--record [--label L]]
+                     [gpt2.py sizes]
 
 For each batch (of 1024-token sequences) and compute type it writes GPT-2
 (bench/gpt2.py), compiles its cuda step with AdamW and clipping at 1.0
@@ -10,7 +11,7 @@ For each batch (of 1024-token sequences) and compute type it writes GPT-2
 the GPU: the step time against the ideal (the GEMMs at peak plus the bytes
 of the tensors the other kernels touch, once, at full bandwidth), the MFU,
 the bytes and launches per step, and the costliest kernels. --record writes
-bench/results/gpu-model-<date>.{json,md}. The sizes of gpt2.py
+bench/results/gpu-model-<date>[-<label>].{json,md}. The sizes of gpt2.py
 (--layers, --width, ...) shrink the model for a quick look.
 """
 import argparse
@@ -68,6 +69,8 @@ def main():
                         choices=("bf16", "f16", "f32"))
     parser.add_argument("--top", type=int, default=5)
     parser.add_argument("--record", action="store_true")
+    parser.add_argument("--label", default="",
+                        help="appended to the recorded files' names")
     gpt2.add_size_arguments(parser)
     args = parser.parse_args()
     compile_tool = os.path.join(args.build, "bin", "amp-compile")
@@ -108,7 +111,9 @@ def main():
     if args.record:
         date = datetime.date.today().isoformat()
         machine = f"{platform.machine()}, {os.cpu_count()} cores, no GPU"
-        out = os.path.join(ROOT, "bench", "results", f"gpu-model-{date}")
+        label = f"-{args.label}" if args.label else ""
+        out = os.path.join(ROOT, "bench", "results",
+                           f"gpu-model-{date}{label}")
         with open(out + ".json", "w") as f:
             json.dump({"date": date, "machine": machine, "gpu": args.gpu,
                        "results": results}, f, indent=1)

@@ -50,3 +50,4 @@ llvm_config.with_environment("PATH", config.amp_tools_dir, append_path=True)
 
 if config.have_cuda:
     config.available_features.add("cuda")
+    config.substitutions.append(("%nvcc", config.cuda_compiler))

@@ -34,6 +34,11 @@ public:
   virtual amp_status_t createStream(void **out) = 0;
   virtual void destroyStream(void *stream) = 0;
   virtual amp_status_t synchronize(void *stream) = 0;
+  /// The stream's workspace (amp_stream_workspace): none on the host.
+  virtual void *workspace(void *stream, size_t *bytes) {
+    *bytes = 0;
+    return nullptr;
+  }
   virtual amp_status_t copy(void *destination, const void *source, size_t size,
                             CopyKind kind, void *stream) = 0;
   virtual amp_status_t beginCapture(void *stream) = 0;

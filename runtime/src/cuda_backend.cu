@@ -403,8 +403,9 @@ public:
     cudaStream_t stream;
     AMP_RETURN_IF_ERROR(
         AMP_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)));
-    // Each stream owns its cuBLASLt workspace, so that GEMMs on different
-    // streams never share one.
+    // Each stream owns its workspace, so that GEMMs on different streams
+    // never share one; a long reduction's partials use it between GEMMs
+    // (amp_stream_workspace).
     void *workspace = nullptr;
     if (cudaError_t error = cudaMalloc(&workspace, kWorkspaceSize)) {
       cudaStreamDestroy(stream);
@@ -431,6 +432,12 @@ public:
       cudaFree(found->second);
       workspaces.erase(found);
     }
+  }
+  void *workspace(void *stream, size_t *bytes) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = workspaces.find(stream);
+    *bytes = found != workspaces.end() ? kWorkspaceSize : 0;
+    return found != workspaces.end() ? found->second : nullptr;
   }
   amp_status_t synchronize(void *stream) override {
     return AMP_CUDA(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));

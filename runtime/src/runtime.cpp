@@ -123,6 +123,16 @@ void *amp_stream_native_handle(amp_stream_t *stream) {
   return stream->handle;
 }
 
+void *amp_stream_workspace(amp_stream_t *stream, size_t *out_bytes) {
+  size_t bytes = 0;
+  void *workspace =
+      stream ? stream->device->backend->workspace(stream->handle, &bytes)
+             : nullptr;
+  if (out_bytes)
+    *out_bytes = workspace ? bytes : 0;
+  return workspace;
+}
+
 amp_status_t amp_graph_capture_begin(amp_stream_t *stream) {
   if (!stream)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "stream is null");

@@ -137,6 +137,53 @@ TEST(ReductionOrderTest, PartsInParallelGiveTheSameBits) {
   }
 }
 
+// A long reduction of few outputs is cut over several GPU blocks
+// (ampstep::blockPerSlice): each block combines its parts pairwise, then the
+// blocks' results are combined pairwise (finishSlices). Bit for bit
+// foldReduction's result, for slices of 256 threads' parts and of 4 (whose
+// trees are smaller), around the powers of two.
+TEST(ReductionOrderTest, SlicesOfPartsGiveTheSameBits) {
+  std::mt19937 generator(12);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<float> values(1 << 21);
+  for (float &v : values)
+    v = std::ldexp(uniform(generator),
+                   static_cast<int>(uniform(generator) * 20));
+  auto add = [](float a, float b) { return a + b; };
+  std::vector<int64_t> extents = {1,       256,           257,    70000,
+                                  1 << 20, (1 << 21) - 3, 1 << 21};
+  for (int64_t threads : {4, 256}) {
+    for (int64_t slices : {1, 2, 3, 8, 264}) {
+      for (int64_t extent : extents) {
+        float whole = amprt::foldReduction(
+            extent, 0.0f, [&](int64_t r) { return values[r]; }, add);
+        amprt::ReductionSplit split =
+            amprt::splitReduction(extent, slices, threads);
+        ASSERT_LE(split.slices, slices);
+        std::vector<float> results;
+        for (int64_t slice = 0; slice < split.slices; ++slice) {
+          int64_t first = slice * threads;
+          int64_t parts = std::min(threads, split.parts - first);
+          ASSERT_GT(parts, 0);
+          std::vector<float> partResults;
+          for (int64_t k = 0; k < parts; ++k) {
+            int64_t start = (first + k) * split.span;
+            partResults.push_back(amprt::foldReduction(
+                std::min(split.span, extent - start), 0.0f,
+                [&](int64_t r) { return values[start + r]; }, add));
+          }
+          results.push_back(amprt::combinePairwise(
+              parts, 0.0f, [&](int64_t k) { return partResults[k]; }, add));
+        }
+        float combined = amprt::combinePairwise(
+            split.slices, 0.0f, [&](int64_t k) { return results[k]; }, add);
+        EXPECT_EQ(combined, whole) << "extent " << extent << ", " << slices
+                                   << " slices of " << threads << " parts";
+      }
+    }
+  }
+}
+
 // The tree of the parts is the tree of the whole: spelled out.
 TEST(ReductionOrderTest, PartsSpellTheSameTree) {
   for (int64_t extent : {5 * 256 + 1, 7 * 256, 13 * 256 + 3}) {

@@ -72,6 +72,22 @@ TEST_P(DeviceTest, BuffersStartZeroedAndRoundTrip) {
   amp_buffer_release(buffer);
 }
 
+TEST_P(DeviceTest, AStreamOwnsAWorkspaceOnlyOnTheGpu) {
+  size_t bytes = 1;
+  void *workspace = amp_stream_workspace(stream, &bytes);
+  if (GetParam() == AMP_DEVICE_HOST) {
+    EXPECT_EQ(workspace, nullptr);
+    EXPECT_EQ(bytes, 0u);
+  } else {
+    // cuBLASLt's 32 MiB, which a long reduction's partials share.
+    EXPECT_NE(workspace, nullptr);
+    EXPECT_EQ(bytes, size_t(32) << 20);
+  }
+  bytes = 1;
+  EXPECT_EQ(amp_stream_workspace(nullptr, &bytes), nullptr);
+  EXPECT_EQ(bytes, 0u);
+}
+
 TEST_P(DeviceTest, CopiesBetweenBuffers) {
   amp_buffer_t *a = nullptr, *b = nullptr;
   EXPECT_AMP_OK(amp_buffer_allocate(device, 64, &a));

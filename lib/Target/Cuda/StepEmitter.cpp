@@ -176,6 +176,9 @@ void Functor::launch(int64_t count) {
     cost.strategy = amprt::reducesPerThread(count, reductionExtent)
                         ? "reduce-thread"
                         : "reduce-block";
+    // Blocks that share an output leave partials for a second launch.
+    if (amprt::reduceSlices(count, reductionExtent) > 1)
+      cost.launches = 2;
     work.flops += count * reductionExtent; // a combine per value
   }
   cost.blocks = grid.blocks;

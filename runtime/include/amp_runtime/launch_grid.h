@@ -10,6 +10,7 @@
 #ifndef AMP_RUNTIME_LAUNCH_GRID_H
 #define AMP_RUNTIME_LAUNCH_GRID_H
 
+#include "amp_runtime/reduction_order.h"
 #include "amp_runtime/row_context.h"
 
 #include <cstdint>
@@ -58,10 +59,32 @@ constexpr bool reducesPerThread(int64_t count, int64_t extent) {
   return count >= 2048 || extent < 1024;
 }
 
-/// ampstep::launchReduce's grid.
-constexpr Grid reduceGrid(int64_t count, int64_t extent) {
-  return reducesPerThread(count, extent) ? elementGrid(count)
-                                         : Grid{count, kBlockThreads};
+/// The blocks a reduction's grid aims at when few outputs each fold many
+/// values: as many as the multi-tensor kernels', two per SM.
+constexpr int64_t kReduceBlocks = kMultiTensorBlocks;
+
+/// The blocks each of `count` outputs of a block reduction gets: enough
+/// for about kReduceBlocks in all, no more than its `extent` values give
+/// every thread a block of kReductionBlock. Above 1, the blocks write
+/// their results to the stream's workspace and a second launch, a thread
+/// per output, combines them (ampstep::launchReduce).
+inline int64_t reduceSlices(int64_t count, int64_t extent) {
+  if (reducesPerThread(count, extent))
+    return 1;
+  int64_t wanted = kReduceBlocks / count;
+  int64_t most = (extent + kBlockThreads * kReductionBlock - 1) /
+                 (kBlockThreads * kReductionBlock);
+  int64_t slices = wanted < most ? wanted : most;
+  if (slices <= 1)
+    return 1;
+  return splitReduction(extent, slices, kBlockThreads).slices;
+}
+
+/// ampstep::launchReduce's grid (its first launch, where it makes two).
+inline Grid reduceGrid(int64_t count, int64_t extent) {
+  return reducesPerThread(count, extent)
+             ? elementGrid(count)
+             : Grid{count * reduceSlices(count, extent), kBlockThreads};
 }
 
 } // namespace amprt

@@ -96,6 +96,27 @@ AMP_HOST_DEVICE inline int64_t reductionPart(int64_t extent, int64_t parts) {
   return span;
 }
 
+/// How a GPU cuts a reduction of `extent` values over `slices` blocks per
+/// output (at most) of `threads` threads: parts of `span` values
+/// (reductionPart), a thread each; block s folds parts [s * threads,
+/// (s + 1) * threads) and combines them with combinePairwise; the blocks'
+/// results are combined with combinePairwise again. Each slice of
+/// `threads` parts (a power of two) is a perfect subtree of the parts'
+/// tree, or the last one the subtrees it leaves, so the result is
+/// foldReduction's, bit for bit (ReductionOrderTest).
+struct ReductionSplit {
+  int64_t span;   ///< values a part
+  int64_t parts;  ///< parts in all
+  int64_t slices; ///< blocks that have parts: at most the slices asked for
+};
+
+AMP_HOST_DEVICE inline ReductionSplit
+splitReduction(int64_t extent, int64_t slices, int64_t threads) {
+  int64_t span = reductionPart(extent, slices * threads);
+  int64_t parts = (extent + span - 1) / span;
+  return {span, parts, (parts + threads - 1) / threads};
+}
+
 } // namespace amprt
 
 #endif // AMP_RUNTIME_REDUCTION_ORDER_H

@@ -82,6 +82,11 @@ amp_status_t amp_stream_synchronize(amp_stream_t *stream);
 amp_device_kind_t amp_stream_device_kind(const amp_stream_t *stream);
 void *amp_stream_native_handle(amp_stream_t *stream);
 
+/* Device memory the stream owns for the kernels queued on it, which use it
+ * one after another (cuBLASLt's workspace, a long reduction's partial
+ * results); its size in *out_bytes. NULL and 0 on the host. */
+void *amp_stream_workspace(amp_stream_t *stream, size_t *out_bytes);
+
 /*===-- Graphs -------------------------------------------------------------===*
  *
  * A CUDA stream can record the work queued on it into a graph, replayed

@@ -141,9 +141,10 @@ template <typename Kernel> AMP_HOST_DEVICE Kernel prepared(Kernel kernel) {
 //   Acc identity(); int64_t baseOf(i); Acc loadAt(base, r);
 //   Acc combine(Acc acc, Acc v); void finish(i, Acc acc).
 // launchReduce runs it: under nvcc, when few outputs each fold many values,
-// every output gets a block whose threads fold contiguous parts that thread
-// 0 then combines, in the host's order (the same bits); otherwise one index
-// per output, as launch.
+// every output gets blocks (as many as amprt::reduceSlices says) whose
+// threads fold contiguous parts that thread 0 then combines, and a second
+// launch combines the blocks' results, in the host's order (the same
+// bits); otherwise one index per output, as launch.
 
 #if defined(__CUDACC__)
 /// Why a launch on `stream` failed, or null.
@@ -192,34 +193,60 @@ amp_status_t launch(amp_stream_t *stream, const char *name, int64_t count,
   return launched(name);
 }
 
-/// Output i of a reduction per block (outputs beyond the grid loop), in
-/// the order of amprt::foldReduction, as the host folds it: each thread
-/// folds one part of amprt::reductionPart's size, and thread 0 combines
-/// the parts pairwise (see reduction_order.h).
-template <typename Kernel>
-__global__ void blockPerOutput(int64_t count, int64_t extent, Kernel shared) {
+/// Slice s of output i of a reduction for each block i * slices + s
+/// (blocks beyond the grid loop), in the order of amprt::foldReduction, as
+/// the host folds it: each thread folds one part of `split`, thread 0
+/// combines the slice's parts pairwise (see reduction_order.h). With one
+/// slice it finishes the output; with more it leaves the slice's result in
+/// `partials`, which finishSlices combines.
+template <typename Kernel, typename Acc>
+__global__ void blockPerSlice(int64_t count, int64_t extent,
+                              amprt::ReductionSplit split, Kernel shared,
+                              Acc *partials) {
   const Kernel kernel = prepared(shared);
-  using Acc = decltype(kernel.identity());
   __shared__ Acc part[amprt::kBlockThreads];
-  const int64_t span = amprt::reductionPart(extent, blockDim.x);
-  const int64_t parts = (extent + span - 1) / span;
   auto combine = [&](Acc a, Acc v) { return kernel.combine(a, v); };
-  for (int64_t i = blockIdx.x; i < count; i += gridDim.x) {
+  for (int64_t b = blockIdx.x; b < count * split.slices; b += gridDim.x) {
+    const int64_t i = b / split.slices, slice = b % split.slices;
     const int64_t base = kernel.baseOf(i);
+    const int64_t first = slice * blockDim.x;
+    const int64_t parts =
+        split.parts - first < blockDim.x ? split.parts - first : blockDim.x;
     if (threadIdx.x < parts) {
-      const int64_t start = threadIdx.x * span;
-      const int64_t n = extent - start < span ? extent - start : span;
+      const int64_t start = (first + threadIdx.x) * split.span;
+      const int64_t n =
+          extent - start < split.span ? extent - start : split.span;
       part[threadIdx.x] = amprt::foldReduction(
           n, kernel.identity(),
           [&](int64_t r) { return kernel.loadAt(base, start + r); }, combine);
     }
     __syncthreads();
-    if (threadIdx.x == 0)
-      kernel.finish(i, amprt::combinePairwise(
-                           parts, kernel.identity(),
-                           [&](int64_t k) { return part[k]; }, combine));
-    __syncthreads(); // `part` is reused for the next output
+    if (threadIdx.x == 0) {
+      const Acc acc = amprt::combinePairwise(
+          parts, kernel.identity(), [&](int64_t k) { return part[k]; },
+          combine);
+      if (split.slices == 1)
+        kernel.finish(i, acc);
+      else
+        partials[b] = acc;
+    }
+    __syncthreads(); // `part` is reused for the next slice
   }
+}
+
+/// Output i of a reduction cut into slices: their results combined
+/// pairwise, as blockPerSlice combines a slice's parts.
+template <typename Kernel, typename Acc>
+__global__ void finishSlices(int64_t count, int64_t slices, Kernel shared,
+                             const Acc *partials) {
+  const Kernel kernel = prepared(shared);
+  auto combine = [&](Acc a, Acc v) { return kernel.combine(a, v); };
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+       i < count; i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+    kernel.finish(i, amprt::combinePairwise(
+                         slices, kernel.identity(),
+                         [&](int64_t k) { return partials[i * slices + k]; },
+                         combine));
 }
 
 /// kernel(i, lane) for the rows i of [0, rows), a warp each: `lane` is this
@@ -262,10 +289,29 @@ amp_status_t launchReduce(amp_stream_t *stream, const char *name, int64_t count,
     return launch(stream, name, count, kernel);
   if (amp_status_t status = checkCudaStream(stream))
     return status;
-  const amprt::Grid grid = amprt::reduceGrid(count, extent);
-  blockPerOutput<<<static_cast<unsigned>(grid.blocks),
+  // Few outputs of many values: blocks of parts, several per output where
+  // the stream's workspace holds their results (launch_grid.h).
+  using Acc = decltype(kernel.identity());
+  int64_t slices = amprt::reduceSlices(count, extent);
+  size_t workspaceBytes = 0;
+  Acc *partials =
+      static_cast<Acc *>(amp_stream_workspace(stream, &workspaceBytes));
+  if (!partials ||
+      static_cast<size_t>(count * slices) * sizeof(Acc) > workspaceBytes)
+    slices = 1;
+  const amprt::ReductionSplit split =
+      amprt::splitReduction(extent, slices, amprt::kBlockThreads);
+  blockPerSlice<<<static_cast<unsigned>(count * split.slices),
+                  static_cast<unsigned>(amprt::kBlockThreads), 0,
+                  nativeStream(stream)>>>(count, extent, split, kernel,
+                                          partials);
+  if (split.slices > 1) {
+    const amprt::Grid grid = amprt::elementGrid(count);
+    finishSlices<<<static_cast<unsigned>(grid.blocks),
                    static_cast<unsigned>(grid.threads), 0,
-                   nativeStream(stream)>>>(count, extent, kernel);
+                   nativeStream(stream)>>>(count, split.slices, kernel,
+                                           partials);
+  }
   return launched(name);
 }
 #else
