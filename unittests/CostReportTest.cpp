@@ -95,9 +95,32 @@ TEST(CostReportTest, LaunchGrids) {
   EXPECT_EQ(amprt::elementGrid(257).blocks, 2);
   EXPECT_EQ(amprt::elementGrid(int64_t(1) << 40).blocks, 65536);
   EXPECT_EQ(amprt::rowGrid(9).blocks, 2);
-  EXPECT_EQ(amprt::reduceGrid(3, 4096).blocks, 3);
-  EXPECT_EQ(amprt::reduceGrid(4096, 4096).blocks, 16);
-  EXPECT_EQ(amprt::reduceGrid(3, 100).blocks, 1);
+  // 3 outputs of 4096: a block each (64 K values would make a second).
+  amprt::ReducePlan few = amprt::planReduction(3, 4096);
+  EXPECT_EQ(few.threads, 256);
+  EXPECT_EQ(few.grid.blocks, 3);
+  EXPECT_EQ(few.launches, 1);
+  // One output of 38.6M (an embedding's squared norm): 264 blocks wanted,
+  // parts of 1024 values (the least power of two times 256 for 67,584
+  // threads), so 37,696 parts in 148 blocks, and a second launch.
+  amprt::ReducePlan norm = amprt::planReduction(1, 38600000);
+  EXPECT_EQ(norm.split.span, 1024);
+  EXPECT_EQ(norm.split.parts, 37696);
+  EXPECT_EQ(norm.grid.blocks, 148);
+  EXPECT_EQ(norm.launches, 2);
+  // 2304 columns of 8192 rows (a qkv bias gradient): a thread each would
+  // be 9 blocks; 30 slices are wanted for 67,584 threads, and slices of a
+  // power of two times 256 rows give 16 of 512 rows: 144 blocks.
+  amprt::ReducePlan columns = amprt::planReduction(2304, 8192);
+  EXPECT_EQ(columns.threads, 1);
+  EXPECT_EQ(columns.split.span, 512);
+  EXPECT_EQ(columns.split.slices, 16);
+  EXPECT_EQ(columns.grid.blocks, 144);
+  EXPECT_EQ(columns.launches, 2);
+  // Short rows stay a thread each.
+  amprt::ReducePlan shortRows = amprt::planReduction(3, 100);
+  EXPECT_EQ(shortRows.grid.blocks, 1);
+  EXPECT_EQ(shortRows.launches, 1);
 }
 
 } // namespace

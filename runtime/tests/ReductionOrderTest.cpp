@@ -138,10 +138,11 @@ TEST(ReductionOrderTest, PartsInParallelGiveTheSameBits) {
 }
 
 // A long reduction of few outputs is cut over several GPU blocks
-// (ampstep::blockPerSlice): each block combines its parts pairwise, then the
-// blocks' results are combined pairwise (finishSlices). Bit for bit
-// foldReduction's result, for slices of 256 threads' parts and of 4 (whose
-// trees are smaller), around the powers of two.
+// (ampstep::blockPerSlice, a slice of 256 threads' parts) or threads
+// (threadPerSlice, a part a slice): each slice combines its parts pairwise,
+// then the slices' results are combined pairwise (finishSlices). Bit for
+// bit foldReduction's result, for slices of 1, 4 and 256 parts, around the
+// powers of two.
 TEST(ReductionOrderTest, SlicesOfPartsGiveTheSameBits) {
   std::mt19937 generator(12);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
@@ -152,7 +153,7 @@ TEST(ReductionOrderTest, SlicesOfPartsGiveTheSameBits) {
   auto add = [](float a, float b) { return a + b; };
   std::vector<int64_t> extents = {1,       256,           257,    70000,
                                   1 << 20, (1 << 21) - 3, 1 << 21};
-  for (int64_t threads : {4, 256}) {
+  for (int64_t threads : {1, 4, 256}) {
     for (int64_t slices : {1, 2, 3, 8, 264}) {
       for (int64_t extent : extents) {
         float whole = amprt::foldReduction(

@@ -172,13 +172,11 @@ void Functor::launch(int64_t count) {
     grid = amprt::rowGrid(count);
     cost.strategy = "rows";
   } else if (reductionExtent) {
-    grid = amprt::reduceGrid(count, reductionExtent);
-    cost.strategy = amprt::reducesPerThread(count, reductionExtent)
-                        ? "reduce-thread"
-                        : "reduce-block";
-    // Blocks that share an output leave partials for a second launch.
-    if (amprt::reduceSlices(count, reductionExtent) > 1)
-      cost.launches = 2;
+    // Slices of an output leave partials for a second launch.
+    amprt::ReducePlan plan = amprt::planReduction(count, reductionExtent);
+    grid = plan.grid;
+    cost.launches = plan.launches;
+    cost.strategy = plan.threads == 1 ? "reduce-thread" : "reduce-block";
     work.flops += count * reductionExtent; // a combine per value
   }
   cost.blocks = grid.blocks;

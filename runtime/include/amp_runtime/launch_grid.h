@@ -52,39 +52,50 @@ constexpr Grid rowGrid(int64_t rows) {
 }
 
 /// Whether ampstep::launchReduce gives each of `count` outputs, each
-/// folding `extent` values, a thread (as launch) rather than a block: a
-/// thread per output keeps a GPU busy from a few thousand outputs on, and
-/// reads a reduction over leading dimensions coalesced.
+/// folding `extent` values, threads (as launch) rather than blocks: threads
+/// keep a GPU busy from a few thousand outputs on, and read a reduction
+/// over leading dimensions (a bias gradient's columns) coalesced.
 constexpr bool reducesPerThread(int64_t count, int64_t extent) {
   return count >= 2048 || extent < 1024;
 }
 
-/// The blocks a reduction's grid aims at when few outputs each fold many
-/// values: as many as the multi-tensor kernels', two per SM.
+/// The blocks a reduction's grid aims at: as many as the multi-tensor
+/// kernels', two per SM.
 constexpr int64_t kReduceBlocks = kMultiTensorBlocks;
 
-/// The blocks each of `count` outputs of a block reduction gets: enough
-/// for about kReduceBlocks in all, no more than its `extent` values give
-/// every thread a block of kReductionBlock. Above 1, the blocks write
-/// their results to the stream's workspace and a second launch, a thread
-/// per output, combines them (ampstep::launchReduce).
-inline int64_t reduceSlices(int64_t count, int64_t extent) {
-  if (reducesPerThread(count, extent))
-    return 1;
-  int64_t wanted = kReduceBlocks / count;
-  int64_t most = (extent + kBlockThreads * kReductionBlock - 1) /
-                 (kBlockThreads * kReductionBlock);
-  int64_t slices = wanted < most ? wanted : most;
-  if (slices <= 1)
-    return 1;
-  return splitReduction(extent, slices, kBlockThreads).slices;
-}
+/// How ampstep::launchReduce runs `count` outputs of `extent` values. Each
+/// output is cut into `split.slices` slices (splitReduction: parts of a
+/// thread, `threads` parts a slice), enough for about kReduceBlocks blocks
+/// in all where the outputs alone are fewer; a slice is a block of 256
+/// threads when the outputs are few and long, else a thread (consecutive
+/// threads take consecutive outputs, so that columns are read coalesced).
+/// With more than one slice, the slices' results go to the stream's
+/// workspace and a second launch, a thread per output, combines them.
+struct ReducePlan {
+  int64_t threads; ///< parts a slice: kBlockThreads, or 1 per thread
+  ReductionSplit split;
+  Grid grid; ///< the first launch's
+  int64_t launches;
+};
 
-/// ampstep::launchReduce's grid (its first launch, where it makes two).
-inline Grid reduceGrid(int64_t count, int64_t extent) {
-  return reducesPerThread(count, extent)
-             ? elementGrid(count)
-             : Grid{count * reduceSlices(count, extent), kBlockThreads};
+inline ReducePlan planReduction(int64_t count, int64_t extent) {
+  const bool perThread = reducesPerThread(count, extent);
+  const int64_t threads = perThread ? 1 : kBlockThreads;
+  // Slices wanted to fill the grid, and the most that give every thread
+  // at least one run of kReductionBlock values.
+  const int64_t workers = kReduceBlocks * (perThread ? kBlockThreads : 1);
+  int64_t wanted = count > 0 ? (workers + count - 1) / count : 1;
+  if (!perThread)
+    wanted = count > 0 ? workers / count : 1;
+  const int64_t most =
+      (extent + threads * kReductionBlock - 1) / (threads * kReductionBlock);
+  int64_t slices = wanted < most ? wanted : most;
+  if (slices < 1)
+    slices = 1;
+  const ReductionSplit split = splitReduction(extent, slices, threads);
+  const int64_t first = count * (split.slices > 0 ? split.slices : 1);
+  const Grid grid = perThread ? elementGrid(first) : Grid{first, kBlockThreads};
+  return {threads, split, grid, split.slices > 1 ? 2 : 1};
 }
 
 } // namespace amprt

@@ -140,11 +140,13 @@ template <typename Kernel> AMP_HOST_DEVICE Kernel prepared(Kernel kernel) {
 // result (what the host runs):
 //   Acc identity(); int64_t baseOf(i); Acc loadAt(base, r);
 //   Acc combine(Acc acc, Acc v); void finish(i, Acc acc).
-// launchReduce runs it: under nvcc, when few outputs each fold many values,
-// every output gets blocks (as many as amprt::reduceSlices says) whose
-// threads fold contiguous parts that thread 0 then combines, and a second
-// launch combines the blocks' results, in the host's order (the same
-// bits); otherwise one index per output, as launch.
+// launchReduce runs it: under nvcc, an output is cut into slices
+// (amprt::planReduction) where its outputs alone would leave the GPU idle:
+// when few outputs each fold many values, blocks whose threads fold
+// contiguous parts that thread 0 then combines; otherwise threads, each
+// folding a slice; a second launch combines the slices' results, in the
+// host's order (the same bits). Enough outputs run one index each, as
+// launch.
 
 #if defined(__CUDACC__)
 /// Why a launch on `stream` failed, or null.
@@ -234,6 +236,29 @@ __global__ void blockPerSlice(int64_t count, int64_t extent,
   }
 }
 
+/// Slice s of output i of a reduction for each thread s * count + i
+/// (consecutive threads take consecutive outputs, so that a column
+/// reduction reads coalesced): foldReduction over the slice's `span`
+/// values, left in `partials` for finishSlices.
+template <typename Kernel, typename Acc>
+__global__ void threadPerSlice(int64_t count, int64_t extent,
+                               amprt::ReductionSplit split, Kernel shared,
+                               Acc *partials) {
+  const Kernel kernel = prepared(shared);
+  auto combine = [&](Acc a, Acc v) { return kernel.combine(a, v); };
+  for (int64_t t = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+       t < count * split.slices;
+       t += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t i = t % count, slice = t / count;
+    const int64_t base = kernel.baseOf(i);
+    const int64_t start = slice * split.span;
+    const int64_t n = extent - start < split.span ? extent - start : split.span;
+    partials[i * split.slices + slice] = amprt::foldReduction(
+        n, kernel.identity(),
+        [&](int64_t r) { return kernel.loadAt(base, start + r); }, combine);
+  }
+}
+
 /// Output i of a reduction cut into slices: their results combined
 /// pairwise, as blockPerSlice combines a slice's parts.
 template <typename Kernel, typename Acc>
@@ -285,26 +310,36 @@ amp_status_t launchReduce(amp_stream_t *stream, const char *name, int64_t count,
                           int64_t extent, const Kernel &kernel) {
   if (count <= 0)
     return nullptr; // a grid of no blocks is an invalid launch
-  if (amprt::reducesPerThread(count, extent))
-    return launch(stream, name, count, kernel);
+  // Few outputs, or long ones: slices of each output over more threads or
+  // blocks, their results in the stream's workspace (launch_grid.h).
+  using Acc = decltype(kernel.identity());
+  const amprt::ReducePlan plan = amprt::planReduction(count, extent);
+  amprt::ReductionSplit split = plan.split;
+  Acc *partials = nullptr;
+  if (split.slices > 1) {
+    size_t workspaceBytes = 0;
+    partials =
+        static_cast<Acc *>(amp_stream_workspace(stream, &workspaceBytes));
+    if (!partials || static_cast<size_t>(count * split.slices) * sizeof(Acc) >
+                         workspaceBytes)
+      split = amprt::splitReduction(extent, 1, plan.threads);
+  }
+  if (plan.threads == 1 && split.slices <= 1)
+    return launch(stream, name, count, kernel); // operator() folds it all
   if (amp_status_t status = checkCudaStream(stream))
     return status;
-  // Few outputs of many values: blocks of parts, several per output where
-  // the stream's workspace holds their results (launch_grid.h).
-  using Acc = decltype(kernel.identity());
-  int64_t slices = amprt::reduceSlices(count, extent);
-  size_t workspaceBytes = 0;
-  Acc *partials =
-      static_cast<Acc *>(amp_stream_workspace(stream, &workspaceBytes));
-  if (!partials ||
-      static_cast<size_t>(count * slices) * sizeof(Acc) > workspaceBytes)
-    slices = 1;
-  const amprt::ReductionSplit split =
-      amprt::splitReduction(extent, slices, amprt::kBlockThreads);
-  blockPerSlice<<<static_cast<unsigned>(count * split.slices),
-                  static_cast<unsigned>(amprt::kBlockThreads), 0,
-                  nativeStream(stream)>>>(count, extent, split, kernel,
-                                          partials);
+  if (plan.threads == 1) {
+    const amprt::Grid grid = amprt::elementGrid(count * split.slices);
+    threadPerSlice<<<static_cast<unsigned>(grid.blocks),
+                     static_cast<unsigned>(grid.threads), 0,
+                     nativeStream(stream)>>>(count, extent, split, kernel,
+                                             partials);
+  } else {
+    blockPerSlice<<<static_cast<unsigned>(count * split.slices),
+                    static_cast<unsigned>(amprt::kBlockThreads), 0,
+                    nativeStream(stream)>>>(count, extent, split, kernel,
+                                            partials);
+  }
   if (split.slices > 1) {
     const amprt::Grid grid = amprt::elementGrid(count);
     finishSlices<<<static_cast<unsigned>(grid.blocks),
