@@ -13,8 +13,11 @@
 
 #include <algorithm>
 #include <climits>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <new>
+#include <tuple>
 #include <unordered_map>
 
 namespace {
@@ -151,6 +154,17 @@ struct LtCall {
     if (desc)
       cublasLtMatmulDescDestroy(desc);
   }
+};
+
+/// What a GEMM's descriptors and algorithm depend on (CudaBackend::gemm).
+using GemmKey = std::tuple<amp_dtype_t, amp_dtype_t, int, int, int64_t, int64_t,
+                           int64_t, int64_t, amp_epilogue_t, const void *,
+                           uint32_t, uint32_t, uint32_t, bool>;
+
+/// A GEMM's descriptors and the algorithm the heuristic chose for them.
+struct GemmPlan {
+  LtCall call;
+  cublasLtMatmulAlgo_t algo{};
 };
 
 /// The largest power of two (up to 256) dividing an address: the heuristic
@@ -379,6 +393,7 @@ public:
   explicit CudaBackend(int ordinal) : ordinal(ordinal) {}
   ~CudaBackend() override {
     cudaSetDevice(ordinal);
+    gemmPlans.clear();
     for (auto &entry : workspaces)
       cudaFree(entry.second);
     if (lt)
@@ -608,7 +623,54 @@ public:
       std::lock_guard<std::mutex> lock(mutex);
       workspace = workspaces[stream];
     }
-    LtCall call;
+    // The descriptors and the heuristic's algorithm depend on the shape,
+    // the bias and the pointers' alignments: made once per such GEMM (a
+    // training step repeats the same ones), then only cublasLtMatmul.
+    GemmKey key{g.ab_dtype,
+                g.c_dtype,
+                g.trans_a,
+                g.trans_b,
+                g.m,
+                g.n,
+                g.k,
+                g.batch,
+                g.epilogue,
+                bias,
+                alignmentOf(a),
+                alignmentOf(b),
+                alignmentOf(c),
+                workspace != nullptr};
+    // Shared, so that a plan another thread drops from the cache lives on
+    // until this call has used it.
+    std::shared_ptr<const GemmPlan> plan;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      auto found = gemmPlans.find(key);
+      if (found != gemmPlans.end())
+        plan = found->second;
+    }
+    if (!plan) {
+      auto made = std::make_shared<GemmPlan>();
+      AMP_RETURN_IF_ERROR(planGemm(g, bias, a, b, c, workspace, *made));
+      std::lock_guard<std::mutex> lock(mutex);
+      if (gemmPlans.size() >= kMaxGemmPlans)
+        gemmPlans.clear(); // pointers changed too often to be worth keeping
+      plan = gemmPlans.emplace(key, std::move(made)).first->second;
+    }
+    uint64_t workspaceBytes = workspace ? kWorkspaceSize : 0;
+    const LtCall &call = plan->call;
+    return AMP_LT(cublasLtMatmul(lt, call.desc, &g.alpha, b, call.layouts[0], a,
+                                 call.layouts[1], &g.beta, c, call.layouts[2],
+                                 c, call.layouts[2], &plan->algo, workspace,
+                                 workspaceBytes, cast(stream)));
+  }
+
+  /// Makes the descriptors of a GEMM and asks the heuristic for its
+  /// algorithm (gemm() keeps them per shape).
+  amp_status_t planGemm(const amp_gemm_t &g, const void *bias, const void *a,
+                        const void *b, const void *c, void *workspace,
+                        GemmPlan &plan) {
+    LtCall &call = plan.call;
     AMP_RETURN_IF_ERROR(AMP_LT(
         cublasLtMatmulDescCreate(&call.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F)));
     cublasOperation_t first = g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -669,10 +731,8 @@ public:
           static_cast<long long>(g.m), static_cast<long long>(g.n),
           static_cast<long long>(g.k), static_cast<int>(g.ab_dtype),
           static_cast<int>(g.c_dtype), static_cast<int>(g.epilogue));
-    return AMP_LT(cublasLtMatmul(lt, call.desc, &g.alpha, b, call.layouts[0], a,
-                                 call.layouts[1], &g.beta, c, call.layouts[2],
-                                 c, call.layouts[2], &heuristic.algo, workspace,
-                                 workspaceBytes, cast(stream)));
+    plan.algo = heuristic.algo;
+    return nullptr;
   }
 
   amp_status_t attentionForward(void *stream, const amp_attention_t &a,
@@ -752,6 +812,9 @@ private:
   std::mutex mutex;
   cublasLtHandle_t lt = nullptr;
   std::unordered_map<void *, void *> workspaces;
+  /// The GEMMs planned so far; a step's are the same every run.
+  std::map<GemmKey, std::shared_ptr<const GemmPlan>> gemmPlans;
+  static constexpr size_t kMaxGemmPlans = 4096;
 };
 
 } // namespace
