@@ -20,6 +20,12 @@ and runs.
       cases timed torch (all by default).
   gpu_check.py throughput TIMING --name=N --tokens=T --flops-per-token=F
       (run.sh's) tokens/s and MFU from amp-step --bench's timing line.
+  gpu_check.py cost REPORT TIMING --name=N [--gpu=h100|h200|auto]
+                    [--kernels=CSV --profiled-steps=S]
+      (run.sh's, cuda target) the step's measured time against the cost
+      report's modeled one (amp-compile --cost-report); with a profiler's
+      kernel summary (nsys stats --report cuda_gpu_kern_sum --format csv
+      of S steps, where nsys is installed), each generated kernel's too.
   gpu_check.py compare REFERENCE GOT --rtol=R
       (run.sh's comparison) every step's skip and scale must agree exactly
       and its loss within a relative R; prints the largest deviation.
@@ -30,7 +36,10 @@ tolerance, not bit for bit; the host target, checked the same way, agrees
 exactly (test/Target/Cuda/differential.test).
 """
 import argparse
+import csv
+import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -109,18 +118,87 @@ def compare(reference, got, rtol):
     return 0
 
 
-def throughput(path, name, tokens, flops_per_token):
-    """Tokens/s and MFU from amp-step --bench's timing line."""
+def timed_ms(path):
+    """The milliseconds per step of amp-step --bench's timing line, or
+    None."""
     with open(path) as f:
         timed = [line for line in f if line.startswith("timed ")]
-    if not timed:
+    return float(timed[-1].split(": ")[1].split()[0]) if timed else None
+
+
+def throughput(path, name, tokens, flops_per_token):
+    """Tokens/s and MFU from amp-step --bench's timing line."""
+    ms = timed_ms(path)
+    if ms is None:
         print(f"{name}: no timing in {path}")
         return 1
-    ms = float(timed[-1].split(": ")[1].split()[0])
     per_second = tokens / (ms / 1e3)
     mfu = per_second * flops_per_token / PEAK_FLOPS
     print(f"{name}: {ms:.2f} ms/step, {per_second:,.0f} tokens/s, "
           f"MFU {100 * mfu:.1f}% of {PEAK_FLOPS / 1e12:.0f} TFLOP/s")
+    return 0
+
+
+def detect_gpu():
+    """h200 where nvidia-smi names an H200, else h100."""
+    try:
+        names = subprocess.run(["nvidia-smi", "--query-gpu=name",
+                                "--format=csv,noheader"], capture_output=True,
+                               text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return "h100"
+    return "h200" if "H200" in names else "h100"
+
+
+def cost(report_path, timing, name, gpu, kernels=None, profiled_steps=1):
+    """The step's (and, given a kernel summary, each generated kernel's)
+    measured time against the cost report's model."""
+    with open(report_path) as f:
+        report = json.load(f)
+    if gpu == "auto":
+        gpu = detect_gpu()
+    on = report["gpus"][gpu]
+    ms = timed_ms(timing)
+    if ms is None:
+        print(f"{name}: no timing in {timing}")
+        return 1
+    modeled = on["seconds"] * 1e3
+    print(f"{name}: measured {ms:.2f} ms/step, modeled {modeled:.2f} ms on "
+          f"{on['name']} ({ms / modeled:.2f}x the model)")
+    if not kernels:
+        return 0
+    # Modeled time per functor (kernels that share code share a functor,
+    # as the profiler sees them); library and runtime calls have none.
+    per_functor = {}
+    library = 0.0
+    for k in report["kernels"]:
+        if k["functor"]:
+            per_functor[k["functor"]] = (per_functor.get(k["functor"], 0.0)
+                                         + k["seconds"][gpu])
+        else:
+            library += k["seconds"][gpu]
+    with open(kernels, newline="") as f:
+        rows = list(csv.DictReader(f))
+    measured = {functor: 0.0 for functor in per_functor}
+    other = 0.0
+    for row in rows:
+        seconds = float(row["Total Time (ns)"]) * 1e-9 / profiled_steps
+        owner = next((functor for functor in per_functor if re.search(
+            r"(^|[<\s,(])" + re.escape(functor) + r"($|[>\s,)])",
+            row["Name"])), None)
+        if owner:
+            measured[owner] += seconds
+        else:
+            other += seconds
+    print(f"  {'kernel':<32} {'modeled us':>11} {'measured us':>12} "
+          f"{'ratio':>7}")
+    for functor in sorted(measured, key=lambda f: -measured[f]):
+        model = per_functor[functor] * 1e6
+        got = measured[functor] * 1e6
+        ratio = f"{got / model:.2f}x" if model > 0 else "-"
+        print(f"  {functor:<32} {model:11.1f} {got:12.1f} {ratio:>7}")
+    print(f"  {'library and runtime kernels':<32} {library * 1e6:11.1f} "
+          f"{other * 1e6:12.1f}")
     return 0
 
 
@@ -248,7 +326,8 @@ def prepare(out, target, steps, tools):
         run([os.path.join(tools, "amp-compile"), model, f"--target={target}",
              f"--compute-type={compute}", "--optimizer=adamw",
              "--train-options=max-grad-norm=1.0", "--source-only",
-             "-o", os.path.join(bench, case), "--name=gpt2"], stdout=subprocess.DEVNULL)
+             "--cost-report", "-o", os.path.join(bench, case), "--name=gpt2"],
+            stdout=subprocess.DEVNULL)
         lines += [f'sh "$kit/bench/{case}/build.sh" & pids+=($!)']
         runs.append((case, flops, tokens))
     lines += ['for pid in "${pids[@]}"; do wait "$pid" || status=1; done']
@@ -261,6 +340,24 @@ def prepare(out, target, steps, tools):
             f'python3 "$root/scripts/gpu_check.py" throughput "$kit/bench/{case}.txt" '
             f'--name={case} --tokens={tokens} --flops-per-token={flops} || status=1',
         ]
+        if target == "cuda":
+            # The model against the GPU: the step, then (with nsys) each
+            # kernel over 3 profiled steps.
+            cost_cmd = (f'python3 "$root/scripts/gpu_check.py" cost '
+                        f'"$kit/bench/{case}/gpt2.cost.json" "$kit/bench/{case}.txt" '
+                        f'--name={case} --gpu=auto')
+            lines += [
+                f'{cost_cmd} || status=1',
+                "if command -v nsys > /dev/null; then",
+                f'  nsys profile --force-overwrite=true -o "$kit/bench/{case}" '
+                f'"$kit/amp-step" "$kit/bench/{case}/libgpt2.so" gpt2 --seed=1 '
+                f'--index-bound=256 --steps=3 --device=cuda > /dev/null && '
+                f'nsys stats --report cuda_gpu_kern_sum --format csv --force-export=true '
+                f'-o "$kit/bench/{case}" "$kit/bench/{case}.nsys-rep" > /dev/null && '
+                f'{cost_cmd} --kernels="$kit/bench/{case}_cuda_gpu_kern_sum.csv" '
+                f'--profiled-steps=3 || status=1',
+                "fi",
+            ]
     lines += ["fi"]
     if target == "cuda":
         # PyTorch's steps of the same models, where PyTorch is installed.
@@ -299,7 +396,17 @@ def main():
     t.add_argument("--name", required=True)
     t.add_argument("--tokens", type=int, required=True)
     t.add_argument("--flops-per-token", type=int, required=True)
+    k = commands.add_parser("cost")
+    k.add_argument("report")
+    k.add_argument("timing")
+    k.add_argument("--name", required=True)
+    k.add_argument("--gpu", choices=["h100", "h200", "auto"], default="auto")
+    k.add_argument("--kernels")
+    k.add_argument("--profiled-steps", type=int, default=1)
     args = parser.parse_args()
+    if args.command == "cost":
+        return cost(args.report, args.timing, args.name, args.gpu,
+                    args.kernels, args.profiled_steps)
     if args.command == "compare":
         return compare(args.reference, args.got, args.rtol)
     if args.command == "throughput":

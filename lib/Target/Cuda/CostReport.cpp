@@ -93,6 +93,7 @@ llvm::json::Value amp::costReportToJson(const StepCost &step) {
     kernels.push_back(llvm::json::Object{
         {"name", kernel.name},
         {"strategy", kernel.strategy},
+        {"functor", kernel.functor},
         {"launches", kernel.launches},
         {"blocks", kernel.blocks},
         {"threads", kernel.threads},
@@ -139,8 +140,11 @@ void amp::printCostTable(const StepCost &step, const GpuSpec &gpu,
   SmallVector<const KernelCost *> order;
   for (const KernelCost &kernel : step.kernels)
     order.push_back(&kernel);
-  llvm::stable_sort(order, [&](const KernelCost *a, const KernelCost *b) {
-    return launchSeconds(*a, gpu) > launchSeconds(*b, gpu);
+  // The costliest first; a tie keeps the step's order (the kernels are
+  // one array, so their addresses are that order).
+  llvm::sort(order, [&](const KernelCost *a, const KernelCost *b) {
+    double x = launchSeconds(*a, gpu), y = launchSeconds(*b, gpu);
+    return x != y ? x > y : a < b;
   });
   StepEstimate estimate = estimateStep(step, gpu);
   os << "cost of " << step.name << " on " << gpu.name << " (modeled: "

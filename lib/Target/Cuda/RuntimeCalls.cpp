@@ -228,9 +228,10 @@ void copyUnlessInPlace(OpKernel &kernel, Value from, Value to, int64_t count) {
                        emitter.pointerOf(to, true) + "}));"
                 << "\n";
   amprt::Grid grid = amprt::elementGrid(count);
-  emitter.recordLaunch(
-      {kernel.getName().str() + "_copy", "copy", 1, grid.blocks, grid.threads},
-      {{from, false}, {to, true}});
+  KernelCost copy{kernel.getName().str() + "_copy", "copy", 1, grid.blocks,
+                  grid.threads};
+  copy.functor = "ampstep::Copy";
+  emitter.recordLaunch(std::move(copy), {{from, false}, {to, true}});
 }
 
 LogicalResult emitUnscale(UnscaleOp op, OpKernel &kernel) {
@@ -244,9 +245,10 @@ LogicalResult emitUnscale(UnscaleOp op, OpKernel &kernel) {
                     kernel.getName().str() + "_zero\", 1, ampstep::Fill{" +
                     found + ", 0.0f}));"
              << "\n";
-  emitter.recordLaunch(
-      {kernel.getName().str() + "_zero", "fill", 1, 1, amprt::kBlockThreads},
-      {{op->getResult(grads), true}});
+  KernelCost zero{kernel.getName().str() + "_zero", "fill", 1, 1,
+                  amprt::kBlockThreads};
+  zero.functor = "ampstep::Fill";
+  emitter.recordLaunch(std::move(zero), {{op->getResult(grads), true}});
   // The plan puts a result either where its operand is (in place) or
   // where no live value is; only the second needs the copy.
   SmallVector<std::string> data, sizes;

@@ -166,6 +166,7 @@ void Functor::launch(int64_t count) {
   // The cost report sees the launch with the grid step_kernels.h gives it.
   KernelCost cost;
   cost.name = name;
+  cost.functor = functor.str();
   amprt::Grid grid = amprt::elementGrid(count);
   cost.strategy = "elementwise";
   if (rowKernel) {
@@ -586,9 +587,10 @@ LogicalResult StepEmitter::emitReturn() {
              pointerOf(value, false) + ", " + pointerOf(argument, true) + "}));"
       << "\n";
     amprt::Grid grid = amprt::elementGrid(countOf(value));
-    recordLaunch({"copy_" + std::to_string(argIndex), "copy", 1, grid.blocks,
-                  grid.threads},
-                 {{value, false}, {argument, true}});
+    KernelCost copy{"copy_" + std::to_string(argIndex), "copy", 1, grid.blocks,
+                    grid.threads};
+    copy.functor = "ampstep::Copy";
+    recordLaunch(std::move(copy), {{value, false}, {argument, true}});
   }
   Value loss = ret.getOperand(threaded.size());
   bool scaled = ret.getNumOperands() == threaded.size() + 2;
@@ -603,7 +605,9 @@ LogicalResult StepEmitter::emitReturn() {
   SmallVector<std::pair<Value, bool>> results = {{loss, false}};
   if (scaled)
     results.push_back({ret.getOperand(threaded.size() + 1), false});
-  recordLaunch({"results", "scalar", 1, 1, amprt::kBlockThreads}, results);
+  KernelCost copyOut{"results", "scalar", 1, 1, amprt::kBlockThreads};
+  copyOut.functor = "ampstep::Results";
+  recordLaunch(std::move(copyOut), results);
   return success();
 }
 

@@ -49,6 +49,10 @@ struct KernelCost {
   /// or writes counted once per launch, as if caches held it.
   int64_t bytesRead = 0;
   int64_t bytesWritten = 0;
+  /// The functor a launch of ampstep's templates runs (another kernel's,
+  /// where they share code; ampstep::Copy for a copy); empty for a library
+  /// or runtime call. A GPU profiler names the kernels by it.
+  std::string functor;
 };
 
 /// The launches of one step, in order, and the bytes of the tensors its
