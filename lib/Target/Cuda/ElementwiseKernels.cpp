@@ -91,9 +91,7 @@ public:
       return failure();
     Value result = op->getResult(0);
     Type type = elementOf(result);
-    ScalarCost cost = scalar.getScalarCost();
-    functor.addWork(cost.flops * product(shape),
-                    cost.transcendentals * product(shape));
+    functor.addWork(scalar.getScalarCost(), product(shape));
     std::string reg = "v" + std::to_string(registers.size());
     functor.body() << "const " << registerType(type) << " " << reg << " = "
                    << *expr << ";\n";

@@ -308,9 +308,8 @@ template <typename Op> LogicalResult emitSgd(Op op, OpKernel &kernel) {
   if (hasBuffer)
     body << kernel.store(1, "i", roundExpr(type, "buf")) << "\n";
   body << kernel.store(0, "i", roundExpr(type, "p")) << "\n";
-  ScalarCost work = updateCost(op);
   int64_t count = countOf(op->getResult(0));
-  kernel.functor().addWork(work.flops * count, work.transcendentals * count);
+  kernel.functor().addWork(updateCost(op), count);
   kernel.functor().launch(count);
   return success();
 }
@@ -339,9 +338,8 @@ LogicalResult emitAdamw(AdamwUpdateOp op, OpKernel &kernel) {
        << kernel.store(0, "i", roundExpr(type, "p")) << "\n"
        << kernel.store(1, "i", roundExpr(type, "m")) << "\n"
        << kernel.store(2, "i", roundExpr(type, "v")) << "\n";
-  ScalarCost work = updateCost(op);
   int64_t count = countOf(op->getResult(0));
-  functor.addWork(work.flops * count, work.transcendentals * count);
+  functor.addWork(updateCost(op), count);
   functor.launch(count);
   return success();
 }

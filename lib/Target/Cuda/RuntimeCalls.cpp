@@ -215,25 +215,6 @@ LogicalResult emitAttention(AttentionOp op, OpKernel &kernel) {
   return success();
 }
 
-/// Copies `from` to `to` (one launch named `kernel`_copy) unless the plan
-/// put them in the same memory.
-void copyUnlessInPlace(OpKernel &kernel, Value from, Value to, int64_t count) {
-  StepEmitter &emitter = kernel.getEmitter();
-  if (emitter.sameMemory(from, to))
-    return;
-  kernel.step() << "AMP_STEP_CHECK(ampstep::launch(stream, \"" +
-                       kernel.getName().str() + "_copy\", " +
-                       std::to_string(count) + ", ampstep::Copy{" +
-                       emitter.pointerOf(from, false) + ", " +
-                       emitter.pointerOf(to, true) + "}));"
-                << "\n";
-  amprt::Grid grid = amprt::elementGrid(count);
-  KernelCost copy{kernel.getName().str() + "_copy", "copy", 1, grid.blocks,
-                  grid.threads};
-  copy.functor = "ampstep::Copy";
-  emitter.recordLaunch(std::move(copy), {{from, false}, {to, true}});
-}
-
 LogicalResult emitUnscale(UnscaleOp op, OpKernel &kernel) {
   kernel.comment();
   StepEmitter &emitter = kernel.getEmitter();
@@ -254,7 +235,8 @@ LogicalResult emitUnscale(UnscaleOp op, OpKernel &kernel) {
   SmallVector<std::string> data, sizes;
   for (size_t g = 0; g < grads; ++g) {
     Value result = op->getResult(g);
-    copyUnlessInPlace(kernel, op.getGrads()[g], result, countOf(result));
+    emitter.emitCopy(kernel.getName().str() + "_copy", op.getGrads()[g],
+                     result);
     data.push_back(emitter.pointerOf(result, true));
     sizes.push_back(std::to_string(countOf(result)));
   }
@@ -302,7 +284,8 @@ LogicalResult emitScalerUpdate(ScalerUpdateOp op, OpKernel &kernel) {
   // The scale, the growth tracker and the hysteresis, updated where the
   // plan put the results.
   for (unsigned r = 0; r < 3; ++r)
-    copyUnlessInPlace(kernel, op->getOperand(r), op->getResult(r), 1);
+    emitter.emitCopy(kernel.getName().str() + "_copy", op->getOperand(r),
+                     op->getResult(r));
   s << "AMP_STEP_CHECK(amp_scaler_update(stream, &config, " +
            emitter.pointerOf(op->getResult(0), true) + ", " +
            emitter.pointerOf(op->getResult(1), true) + ", " +

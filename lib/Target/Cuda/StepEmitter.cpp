@@ -193,6 +193,19 @@ KernelCost cuda::multiTensorCost(std::string name, int64_t tensors) {
           amprt::kMultiTensorBlocks, amprt::kBlockThreads};
 }
 
+void StepEmitter::emitCopy(StringRef launchName, Value from, Value to) {
+  if (sameMemory(from, to))
+    return;
+  int64_t count = countOf(to);
+  step() << "AMP_STEP_CHECK(ampstep::launch(stream, \"" << launchName << "\", "
+         << count << ", ampstep::Copy{" << pointerOf(from, false) << ", "
+         << pointerOf(to, true) << "}));\n";
+  amprt::Grid grid = amprt::elementGrid(count);
+  KernelCost copy{launchName.str(), "copy", 1, grid.blocks, grid.threads};
+  copy.functor = "ampstep::Copy";
+  recordLaunch(std::move(copy), {{from, false}, {to, true}});
+}
+
 void StepEmitter::recordLaunch(KernelCost kernel,
                                ArrayRef<std::pair<Value, bool>> touched) {
   for (const auto &[value, writes] : touched) {
@@ -577,20 +590,8 @@ LogicalResult StepEmitter::emitReturn() {
   raw_indented_ostream &s = step();
   s << "// The new parameters and state, where not already in place.\n";
   for (auto [k, argIndex] : llvm::enumerate(threaded)) {
-    Value value = ret.getOperand(k);
-    Value argument = func.getArgument(argIndex);
-    if (sameMemory(value, argument))
-      continue; // written in place
-    s << "AMP_STEP_CHECK(ampstep::launch(stream, \"copy_" +
-             std::to_string(argIndex) + "\", " +
-             std::to_string(countOf(value)) + ", ampstep::Copy{" +
-             pointerOf(value, false) + ", " + pointerOf(argument, true) + "}));"
-      << "\n";
-    amprt::Grid grid = amprt::elementGrid(countOf(value));
-    KernelCost copy{"copy_" + std::to_string(argIndex), "copy", 1, grid.blocks,
-                    grid.threads};
-    copy.functor = "ampstep::Copy";
-    recordLaunch(std::move(copy), {{value, false}, {argument, true}});
+    emitCopy("copy_" + std::to_string(argIndex), ret.getOperand(k),
+             func.getArgument(argIndex));
   }
   Value loss = ret.getOperand(threaded.size());
   bool scaled = ret.getNumOperands() == threaded.size() + 2;
@@ -602,12 +603,12 @@ LogicalResult StepEmitter::emitReturn() {
                    : std::string("nullptr")) +
            ", loss, found_inf, counters}));"
     << "\n";
-  SmallVector<std::pair<Value, bool>> results = {{loss, false}};
+  SmallVector<std::pair<Value, bool>> read = {{loss, false}};
   if (scaled)
-    results.push_back({ret.getOperand(threaded.size() + 1), false});
-  KernelCost copyOut{"results", "scalar", 1, 1, amprt::kBlockThreads};
-  copyOut.functor = "ampstep::Results";
-  recordLaunch(std::move(copyOut), results);
+    read.push_back({ret.getOperand(threaded.size() + 1), false});
+  KernelCost results{"results", "scalar", 1, 1, amprt::kBlockThreads};
+  results.functor = "ampstep::Results";
+  recordLaunch(std::move(results), read);
   return success();
 }
 

@@ -129,6 +129,10 @@ public:
     work.flops += flops;
     work.transcendentals += transcendentals;
   }
+  /// `perElement`'s work for each of `elements`.
+  void addWork(ScalarCost perElement, int64_t elements) {
+    addWork(perElement.flops * elements, perElement.transcendentals * elements);
+  }
 
 private:
   StepEmitter &emitter;
@@ -221,6 +225,9 @@ public:
   /// A GEMM group: the matmul, with the bias add and relu its epilogue
   /// names (RuntimeCalls.cpp).
   LogicalResult emitGemm(ArrayRef<Operation *> ops);
+  /// Prints and records a launch named `launchName` copying `from` into
+  /// `to` (ampstep::Copy), unless the plan put them in the same memory.
+  void emitCopy(StringRef launchName, Value from, Value to);
   /// Records `kernel` in the cost report; `touched` are the values whose
   /// memory it reads (false) or writes (true), which add their bytes, once
   /// whatever the launches (a multi-tensor launch each takes other tensors).

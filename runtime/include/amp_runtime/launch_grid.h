@@ -81,12 +81,13 @@ struct ReducePlan {
 inline ReducePlan planReduction(int64_t count, int64_t extent) {
   const bool perThread = reducesPerThread(count, extent);
   const int64_t threads = perThread ? 1 : kBlockThreads;
-  // Slices wanted to fill the grid, and the most that give every thread
-  // at least one run of kReductionBlock values.
+  // Slices wanted to fill the grid (threads: at least kReduceBlocks
+  // blocks of them; blocks: at most kReduceBlocks), and the most that give
+  // every thread at least one run of kReductionBlock values.
   const int64_t workers = kReduceBlocks * (perThread ? kBlockThreads : 1);
-  int64_t wanted = count > 0 ? (workers + count - 1) / count : 1;
-  if (!perThread)
-    wanted = count > 0 ? workers / count : 1;
+  const int64_t wanted = count <= 0  ? 1
+                         : perThread ? (workers + count - 1) / count
+                                     : workers / count;
   const int64_t most =
       (extent + threads * kReductionBlock - 1) / (threads * kReductionBlock);
   int64_t slices = wanted < most ? wanted : most;
