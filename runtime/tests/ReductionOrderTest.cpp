@@ -162,16 +162,17 @@ TEST(ReductionOrderTest, SlicesOfPartsGiveTheSameBits) {
             amprt::splitReduction(extent, slices, threads);
         ASSERT_LE(split.slices, slices);
         std::vector<float> results;
+        // The kernels' indexing (ampstep::blockPerSlice, threadPerSlice).
         for (int64_t slice = 0; slice < split.slices; ++slice) {
-          int64_t first = slice * threads;
-          int64_t parts = std::min(threads, split.parts - first);
+          int64_t parts = amprt::partsOfSlice(split, slice, threads);
           ASSERT_GT(parts, 0);
           std::vector<float> partResults;
           for (int64_t k = 0; k < parts; ++k) {
-            int64_t start = (first + k) * split.span;
+            amprt::PartRange range =
+                amprt::partOf(split, extent, slice * threads + k);
             partResults.push_back(amprt::foldReduction(
-                std::min(split.span, extent - start), 0.0f,
-                [&](int64_t r) { return values[start + r]; }, add));
+                range.size, 0.0f,
+                [&](int64_t r) { return values[range.start + r]; }, add));
           }
           results.push_back(amprt::combinePairwise(
               parts, 0.0f, [&](int64_t k) { return partResults[k]; }, add));

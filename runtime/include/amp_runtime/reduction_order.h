@@ -110,6 +110,27 @@ struct ReductionSplit {
   int64_t slices; ///< blocks that have parts: at most the slices asked for
 };
 
+/// The values of part `k` of `split`: from `start`, `size` of them (the
+/// last part may be short).
+struct PartRange {
+  int64_t start;
+  int64_t size;
+};
+
+AMP_HOST_DEVICE inline PartRange partOf(const ReductionSplit &split,
+                                        int64_t extent, int64_t k) {
+  const int64_t start = k * split.span;
+  return {start, extent - start < split.span ? extent - start : split.span};
+}
+
+/// The parts slice `slice` of `split` combines, of `threads` a slice: from
+/// part slice * threads on, this many (the last slice may have fewer).
+AMP_HOST_DEVICE inline int64_t partsOfSlice(const ReductionSplit &split,
+                                            int64_t slice, int64_t threads) {
+  const int64_t first = slice * threads;
+  return split.parts - first < threads ? split.parts - first : threads;
+}
+
 AMP_HOST_DEVICE inline ReductionSplit
 splitReduction(int64_t extent, int64_t slices, int64_t threads) {
   int64_t span = reductionPart(extent, slices * threads);

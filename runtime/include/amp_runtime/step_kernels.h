@@ -211,16 +211,14 @@ __global__ void blockPerSlice(int64_t count, int64_t extent,
   for (int64_t b = blockIdx.x; b < count * split.slices; b += gridDim.x) {
     const int64_t i = b / split.slices, slice = b % split.slices;
     const int64_t base = kernel.baseOf(i);
-    const int64_t first = slice * blockDim.x;
-    const int64_t parts =
-        split.parts - first < blockDim.x ? split.parts - first : blockDim.x;
+    const int64_t parts = amprt::partsOfSlice(split, slice, blockDim.x);
     if (threadIdx.x < parts) {
-      const int64_t start = (first + threadIdx.x) * split.span;
-      const int64_t n =
-          extent - start < split.span ? extent - start : split.span;
+      const amprt::PartRange range =
+          amprt::partOf(split, extent, slice * blockDim.x + threadIdx.x);
       part[threadIdx.x] = amprt::foldReduction(
-          n, kernel.identity(),
-          [&](int64_t r) { return kernel.loadAt(base, start + r); }, combine);
+          range.size, kernel.identity(),
+          [&](int64_t r) { return kernel.loadAt(base, range.start + r); },
+          combine);
     }
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -251,11 +249,11 @@ __global__ void threadPerSlice(int64_t count, int64_t extent,
        t += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const int64_t i = t % count, slice = t / count;
     const int64_t base = kernel.baseOf(i);
-    const int64_t start = slice * split.span;
-    const int64_t n = extent - start < split.span ? extent - start : split.span;
+    const amprt::PartRange range = amprt::partOf(split, extent, slice);
     partials[i * split.slices + slice] = amprt::foldReduction(
-        n, kernel.identity(),
-        [&](int64_t r) { return kernel.loadAt(base, start + r); }, combine);
+        range.size, kernel.identity(),
+        [&](int64_t r) { return kernel.loadAt(base, range.start + r); },
+        combine);
   }
 }
 
