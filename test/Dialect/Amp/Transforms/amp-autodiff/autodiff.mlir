@@ -27,6 +27,42 @@ func.func @linear(%w: tensor<4x3xf32> {amp.param}, %x: tensor<2x4xf32>, %b: tens
 
 // -----
 
+// A weight shared by every batch: its gradient is one GEMM over the
+// flattened batch and row dimensions (k = 2 * 5), with no [2, 4, 3] partial
+// and no sum; a transposed weight gets the transposed product.
+// CHECK-LABEL: func.func @batched_weight_grad
+// CHECK-SAME: (%[[W:.*]]: tensor<4x3xf32> {amp.param}, %[[V:.*]]: tensor<3x4xf32> {amp.param}, %[[X:.*]]: tensor<2x5x4xf32>)
+// CHECK: %[[XV:.*]] = amp.reshape %[[X]] : tensor<2x5x4xf32> to tensor<10x4xf32>
+// CHECK: %[[GFV:.*]] = amp.reshape %{{.*}} : tensor<2x5x3xf32> to tensor<10x3xf32>
+// CHECK: %[[GV:.*]] = amp.matmul %[[GFV]], %[[XV]] {transpose_lhs} : tensor<10x3xf32>, tensor<10x4xf32> to tensor<3x4xf32>
+// CHECK: %[[XW:.*]] = amp.reshape %[[X]] : tensor<2x5x4xf32> to tensor<10x4xf32>
+// CHECK: %[[GFW:.*]] = amp.reshape %{{.*}} : tensor<2x5x3xf32> to tensor<10x3xf32>
+// CHECK: %[[GW:.*]] = amp.matmul %[[XW]], %[[GFW]] {transpose_lhs} : tensor<10x4xf32>, tensor<10x3xf32> to tensor<4x3xf32>
+// CHECK-NOT: amp.sum
+// CHECK: return %{{.*}}, %[[GW]], %[[GV]]
+func.func @batched_weight(%w: tensor<4x3xf32> {amp.param}, %v: tensor<3x4xf32> {amp.param}, %x: tensor<2x5x4xf32>) -> tensor<f32> {
+  %y = amp.matmul %x, %w : tensor<2x5x4xf32>, tensor<4x3xf32> to tensor<2x5x3xf32>
+  %z = amp.matmul %x, %v {transpose_rhs} : tensor<2x5x4xf32>, tensor<3x4xf32> to tensor<2x5x3xf32>
+  %s = amp.add %y, %z : tensor<2x5x3xf32>, tensor<2x5x3xf32>
+  %l = amp.sum %s dims = [0, 1, 2] : tensor<2x5x3xf32> to tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// An activation used transposed cannot be flattened over its batches: the
+// weight's gradient stays a batched product summed over the batch.
+// CHECK-LABEL: func.func @batched_transposed_activation_grad
+// CHECK: %[[P:.*]] = amp.matmul %{{.*}}, %{{.*}} : tensor<2x4x5xf32>, tensor<2x5x3xf32> to tensor<2x4x3xf32>
+// CHECK: amp.sum %[[P]] dims = [0] keepdims : tensor<2x4x3xf32> to tensor<1x4x3xf32>
+func.func @batched_transposed_activation(%w: tensor<4x3xf32> {amp.param}, %x: tensor<2x4x5xf32>) -> tensor<f32> {
+  %y = amp.matmul %x, %w {transpose_lhs} : tensor<2x4x5xf32>, tensor<4x3xf32> to tensor<2x5x3xf32>
+  %l = amp.sum %y dims = [0, 1, 2] : tensor<2x5x3xf32> to tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
 // A value used twice receives the sum of both contributions.
 // CHECK-LABEL: func.func @two_uses_grad
 // CHECK: %[[E:.*]] = amp.exp %[[W:.*]] :

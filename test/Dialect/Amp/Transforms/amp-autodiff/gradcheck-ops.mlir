@@ -2,7 +2,7 @@
 // random projection of its result, sum(op(...) * r), against five-point
 // central differences in f64 (amp-run --gradcheck), tolerance 1e-6 relative
 // to the largest gradient of each parameter.
-// RUN: for f in neg abs exp log sqrt rsqrt pow_fraction tanh sigmoid softplus relu gelu gelu_tanh pow add sub mul maximum minimum add_both_broadcast div select cast reshape transpose broadcast_to slice concat embedding matmul matmul_transposed matmul_transpose_lhs matmul_transpose_rhs matmul_batched matmul_bias attention attention_causal sum sum_keepdims mean max softmax softmax_outer log_softmax layer_norm layer_norm_axis layer_norm_plain rms_norm rms_norm_plain cross_entropy cross_entropy_sum cross_entropy_ignore cross_entropy_ignore_sum mse_loss mse_loss_sum; do \
+// RUN: for f in neg abs exp log sqrt rsqrt pow_fraction tanh sigmoid softplus relu gelu gelu_tanh pow add sub mul maximum minimum add_both_broadcast div select cast reshape transpose broadcast_to slice concat embedding matmul matmul_transposed matmul_transpose_lhs matmul_transpose_rhs matmul_batched matmul_batched_transpose_rhs matmul_batched_transpose_lhs matmul_batched_4d matmul_bias attention attention_causal sum sum_keepdims mean max softmax softmax_outer log_softmax layer_norm layer_norm_axis layer_norm_plain rms_norm rms_norm_plain cross_entropy cross_entropy_sum cross_entropy_ignore cross_entropy_ignore_sum mse_loss mse_loss_sum; do \
 // RUN:   amp-run %s --function=$f --random-inputs=7 --gradcheck || exit 1; \
 // RUN: done | FileCheck %s
 // CHECK-NOT: FAILED
@@ -298,6 +298,35 @@ func.func @matmul_batched(%a: tensor<2x3x4xf32> {amp.param}, %b: tensor<4x2xf32>
   %y = amp.matmul %a, %b : tensor<2x3x4xf32>, tensor<4x2xf32> to tensor<2x3x2xf32>
   %yr = amp.mul %y, %r : tensor<2x3x2xf32>, tensor<2x3x2xf32>
   %loss = amp.sum %yr dims = [0, 1, 2] : tensor<2x3x2xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// A weight shared by the batches gets one flattened GEMM (k = batch * rows)
+// unless the activation is transposed; each form is checked.
+// CHECK: gradcheck @matmul_batched_transpose_rhs argument #0 {{.*}} ok
+// CHECK: gradcheck @matmul_batched_transpose_rhs argument #1 {{.*}} ok
+func.func @matmul_batched_transpose_rhs(%a: tensor<2x3x4xf32> {amp.param}, %b: tensor<2x4xf32> {amp.param}, %r: tensor<2x3x2xf32>) -> tensor<f32> {
+  %y = amp.matmul %a, %b {transpose_rhs} : tensor<2x3x4xf32>, tensor<2x4xf32> to tensor<2x3x2xf32>
+  %yr = amp.mul %y, %r : tensor<2x3x2xf32>, tensor<2x3x2xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2] : tensor<2x3x2xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @matmul_batched_transpose_lhs argument #0 {{.*}} ok
+// CHECK: gradcheck @matmul_batched_transpose_lhs argument #1 {{.*}} ok
+func.func @matmul_batched_transpose_lhs(%a: tensor<2x4x3xf32> {amp.param}, %b: tensor<4x2xf32> {amp.param}, %r: tensor<2x3x2xf32>) -> tensor<f32> {
+  %y = amp.matmul %a, %b {transpose_lhs} : tensor<2x4x3xf32>, tensor<4x2xf32> to tensor<2x3x2xf32>
+  %yr = amp.mul %y, %r : tensor<2x3x2xf32>, tensor<2x3x2xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2] : tensor<2x3x2xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @matmul_batched_4d argument #0 {{.*}} ok
+// CHECK: gradcheck @matmul_batched_4d argument #1 {{.*}} ok
+func.func @matmul_batched_4d(%a: tensor<2x2x3x4xf32> {amp.param}, %b: tensor<4x2xf32> {amp.param}, %r: tensor<2x2x3x2xf32>) -> tensor<f32> {
+  %y = amp.matmul %a, %b : tensor<2x2x3x4xf32>, tensor<4x2xf32> to tensor<2x2x3x2xf32>
+  %yr = amp.mul %y, %r : tensor<2x2x3x2xf32>, tensor<2x2x3x2xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2, 3] : tensor<2x2x3x2xf32> to tensor<f32>
   return %loss : tensor<f32>
 }
 
