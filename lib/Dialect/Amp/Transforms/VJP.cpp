@@ -321,8 +321,8 @@ LogicalResult vjp(MatmulOp op, VJPBuilder &v, Value g, Grads &out) {
   RankedTensorType gradType = v.typeOf(grad);
   ArrayRef<int64_t> batch = gradType.getShape().drop_back(2);
   auto matmul = [&](Value a, Value bb, bool ta, bool tb, int64_t rows,
-                    int64_t cols) {
-    SmallVector<int64_t> shape(batch);
+                    int64_t cols, ArrayRef<int64_t> lead) {
+    SmallVector<int64_t> shape(lead);
     shape.push_back(rows);
     shape.push_back(cols);
     auto m = v.b.create<MatmulOp>(
@@ -338,32 +338,26 @@ LogicalResult vjp(MatmulOp op, VJPBuilder &v, Value g, Grads &out) {
           rhsCols = rhsType.getDimSize(rr - 1);
   // Logical a = op(A) [M, K], b = op(B) [K, N]; da = g b^T, db = a^T g.
   // Stored gradients: dA = tl ? da^T = b g^T : da; dB = tr ? db^T = g^T a : db.
-  Value dLhs = tl ? matmul(rhs, grad, tr, true, lhsRows, lhsCols)
-                  : matmul(grad, rhs, false, !tr, lhsRows, lhsCols);
-  Value dRhs;
+  Value dLhs = tl ? matmul(rhs, grad, tr, true, lhsRows, lhsCols, batch)
+                  : matmul(grad, rhs, false, !tr, lhsRows, lhsCols, batch);
+  // A weight shared by every batch: its gradient contracts over the batch
+  // and row dimensions together, as one GEMM with k = batch * M, so it is
+  // rounded once (not once per batch and again by the sum over batches),
+  // and no [batch, K, N] partial is materialized.
+  Value lhsOperand = lhs, gradOperand = grad;
+  ArrayRef<int64_t> rhsBatch = batch;
   if (rr == 2 && lr > 2 && !tl) {
-    // A weight shared by every batch: its gradient contracts over the batch
-    // and row dimensions together, as one GEMM with k = batch * M, so it is
-    // rounded once (not once per batch and again by the sum over batches),
-    // and no [batch, K, N] partial is materialized.
-    int64_t k = lhsCols, rows = 1;
+    int64_t rows = 1;
     for (int64_t d : lhsType.getShape().drop_back())
       rows *= d;
-    Value lhsFlat = v.reshape(lhs, {rows, k});
-    Value gradFlat = v.reshape(grad, {rows, gradType.getShape().back()});
-    auto flat = [&](Value a, Value bb, int64_t r, int64_t c) {
-      return v.b
-          .create<MatmulOp>(
-              v.loc, RankedTensorType::get({r, c}, lhsType.getElementType()), a,
-              bb, v.b.getUnitAttr(), UnitAttr(), acc, /*bias=*/Value())
-          .getResult();
-    };
-    dRhs = tr ? flat(gradFlat, lhsFlat, rhsRows, rhsCols)
-              : flat(lhsFlat, gradFlat, rhsRows, rhsCols);
-  } else {
-    dRhs = tr ? matmul(grad, lhs, true, tl, rhsRows, rhsCols)
-              : matmul(lhs, grad, !tl, false, rhsRows, rhsCols);
+    lhsOperand = v.reshape(lhs, {rows, lhsCols});
+    gradOperand = v.reshape(grad, {rows, gradType.getShape().back()});
+    rhsBatch = {};
   }
+  Value dRhs =
+      tr ? matmul(gradOperand, lhsOperand, true, tl, rhsRows, rhsCols, rhsBatch)
+         : matmul(lhsOperand, gradOperand, !tl, false, rhsRows, rhsCols,
+                  rhsBatch);
   out[0] = v.unbroadcast(dLhs, lhsType);
   out[1] = v.unbroadcast(dRhs, rhsType);
   // The bias was added to every row: its gradient sums g over the rows.
