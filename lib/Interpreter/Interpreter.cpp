@@ -328,9 +328,18 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
                              kindOf(matmul.getAccumulatorType()), resultKind(),
                              resultShape()));
       })
-      .Case([&](AttentionOp attention) {
-        return one(k::attention(in[0], in[1], in[2], attention.getCausal(),
-                                attention.getScaleOrDefault()));
+      .Case([&](AttentionOp attention) -> Result {
+        auto [out, lse] =
+            k::attention(in[0], in[1], in[2], attention.getCausal(),
+                         attention.getScaleOrDefault());
+        SmallVector<Tensor> results{std::move(out)};
+        if (attention.getLse())
+          results.push_back(std::move(lse));
+        return results;
+      })
+      .Case([&](AttentionGradOp grad) -> Result {
+        return k::attentionGrad(in[0], in[1], in[2], in[3], in[4], in[5],
+                                grad.getCausal(), grad.getScaleOrDefault());
       })
       .Case([&](SumOp sum) {
         return one(k::reduce(k::ReduceFn::Sum, in[0], sum.getDims(),

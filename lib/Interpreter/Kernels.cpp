@@ -423,12 +423,20 @@ Tensor kernels::matmul(const Tensor &lhs, const Tensor &rhs, const Tensor *bias,
   return out;
 }
 
-Tensor kernels::attention(const Tensor &query, const Tensor &key,
-                          const Tensor &value, bool causal, double scale) {
+/// The kind attention accumulates in: f64 for f64, else f32.
+static ElementKind accumulatorKind(ElementKind kind) {
+  return kind == ElementKind::F64 ? ElementKind::F64 : ElementKind::F32;
+}
+
+std::pair<Tensor, Tensor> kernels::attention(const Tensor &query,
+                                             const Tensor &key,
+                                             const Tensor &value, bool causal,
+                                             double scale) {
   ArrayRef<int64_t> q = query.getShape();
   int64_t batchHeads = q[0] * q[1], t = q[2], d = q[3];
   int64_t s = key.getShape()[2], dv = value.getShape()[3];
   Tensor out(query.getKind(), {q[0], q[1], t, dv});
+  Tensor lse(accumulatorKind(query.getKind()), {q[0], q[1], t});
   MutableArrayRef<double> result = out.getMutableData();
   withComputeType(query.getKind(), [&](auto tag) {
     using T = decltype(tag);
@@ -460,10 +468,68 @@ Tensor kernels::attention(const Tensor &query, const Tensor &key,
         double *dst = result.data() + (bh * t + i) * dv;
         for (int64_t c = 0; c < dv; ++c)
           dst[c] = roundToKind(acc[c] / sum, query.getKind());
+        lse.getMutableData()[bh * t + i] = maxScore + std::log(sum);
       }
     }
   });
-  return out;
+  return {std::move(out), std::move(lse)};
+}
+
+SmallVector<Tensor>
+kernels::attentionGrad(const Tensor &query, const Tensor &key,
+                       const Tensor &value, const Tensor &output,
+                       const Tensor &lse, const Tensor &grad, bool causal,
+                       double scale) {
+  ArrayRef<int64_t> q = query.getShape();
+  int64_t batchHeads = q[0] * q[1], t = q[2], d = q[3];
+  int64_t s = key.getShape()[2], dv = value.getShape()[3];
+  ElementKind wide = accumulatorKind(query.getKind());
+  Tensor dQuery(wide, query.getShape()), dKey(wide, key.getShape()),
+      dValue(wide, value.getShape());
+  withComputeType(query.getKind(), [&](auto tag) {
+    using T = decltype(tag);
+    // Sums in T; each is exact in the result kind.
+    std::vector<T> dq(dQuery.getNumElements()), dk(dKey.getNumElements()),
+        dvSum(dValue.getNumElements());
+    const T scaleT = static_cast<T>(scale);
+    auto at = [](const Tensor &x, int64_t index) {
+      return static_cast<T>(x.getData()[index]);
+    };
+    for (int64_t bh = 0; bh < batchHeads; ++bh)
+      for (int64_t i = 0; i < t; ++i) {
+        int64_t qRow = (bh * t + i) * d, oRow = (bh * t + i) * dv;
+        // sum(grad * output) over the query's output row.
+        T rowDot = 0;
+        for (int64_t c = 0; c < dv; ++c)
+          rowDot += at(grad, oRow + c) * at(output, oRow + c);
+        T rowLse = at(lse, bh * t + i);
+        int64_t visible = causal ? std::min(i + 1, s) : s;
+        for (int64_t j = 0; j < visible; ++j) {
+          int64_t kRow = (bh * s + j) * d, vRow = (bh * s + j) * dv;
+          T score = 0, dp = 0;
+          for (int64_t c = 0; c < d; ++c)
+            score += at(query, qRow + c) * at(key, kRow + c);
+          for (int64_t c = 0; c < dv; ++c)
+            dp += at(grad, oRow + c) * at(value, vRow + c);
+          T p = std::exp(scaleT * score - rowLse);
+          T ds = p * (dp - rowDot) * scaleT;
+          for (int64_t c = 0; c < dv; ++c)
+            dvSum[vRow + c] += p * at(grad, oRow + c);
+          for (int64_t c = 0; c < d; ++c) {
+            dq[qRow + c] += ds * at(key, kRow + c);
+            dk[kRow + c] += ds * at(query, qRow + c);
+          }
+        }
+      }
+    llvm::copy(dq, dQuery.getMutableData().begin());
+    llvm::copy(dk, dKey.getMutableData().begin());
+    llvm::copy(dvSum, dValue.getMutableData().begin());
+  });
+  SmallVector<Tensor> grads;
+  grads.push_back(std::move(dQuery));
+  grads.push_back(std::move(dKey));
+  grads.push_back(std::move(dValue));
+  return grads;
 }
 
 //===----------------------------------------------------------------------===//

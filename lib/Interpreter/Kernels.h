@@ -60,8 +60,17 @@ Tensor concat(ArrayRef<const Tensor *> inputs, int64_t dim);
 Tensor matmul(const Tensor &lhs, const Tensor &rhs, const Tensor *bias,
               bool transposeLhs, bool transposeRhs, ElementKind accKind,
               ElementKind outKind, ArrayRef<int64_t> outShape);
-Tensor attention(const Tensor &query, const Tensor &key, const Tensor &value,
-                 bool causal, double scale);
+/// amp.attention's output and each query's log-sum-exp of its scores (in
+/// f32, f64 for f64).
+std::pair<Tensor, Tensor> attention(const Tensor &query, const Tensor &key,
+                                    const Tensor &value, bool causal,
+                                    double scale);
+/// amp.attention_grad: the gradients of query, key and value (f32, f64 for
+/// f64), summed in the order the op's description gives.
+SmallVector<Tensor> attentionGrad(const Tensor &query, const Tensor &key,
+                                  const Tensor &value, const Tensor &output,
+                                  const Tensor &lse, const Tensor &grad,
+                                  bool causal, double scale);
 Tensor reduce(ReduceFn fn, const Tensor &x, ArrayRef<int64_t> dims,
               ElementKind accKind, ElementKind outKind,
               ArrayRef<int64_t> outShape);

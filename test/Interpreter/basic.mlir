@@ -49,3 +49,27 @@ func.func @zero_mlp(%w1: tensor<4x3xf32> {amp.param}, %b1: tensor<3xf32> {amp.pa
   %5 = amp.cross_entropy %4, %y : tensor<2x10xf32>, tensor<2xi64> to tensor<f32>
   return %5 : tensor<f32>
 }
+
+// Attention's log-sum-exp and backward, by hand. One head, two positions,
+// head dim 1, causal, scale 1: q = [0, 0] makes every visible score 0.
+// Query 0 sees key 0: output v0 = 3, lse log(1) = 0. Query 1 sees both
+// keys with probability 1/2: output (3 + 5) / 2 = 4, lse log(2).
+// With dout = [1, 1]: dv_j sums the probabilities of the queries that see
+// key j (1 + 1/2 and 1/2); dq_1 is the covariance of k and v under those
+// probabilities, (1 * 3 + 2 * 5) / 2 - 1.5 * 4 = 0.5 (dq_0 = 0: one key);
+// dk = ds * q = 0.
+// LSE: result #0: tensor<1x1x2x1xf32> = [3, 4]
+// LSE: result #1: tensor<1x1x2xf32> = [0, 0.693147182]
+// LSE: result #2: tensor<1x1x2x1xf32> = [0, 0.5]
+// LSE: result #3: tensor<1x1x2x1xf32> = [0, 0]
+// LSE: result #4: tensor<1x1x2x1xf32> = [1.5, 0.5]
+// RUN: amp-run %s --function=attention_by_hand | FileCheck %s --check-prefix=LSE
+func.func @attention_by_hand() -> (tensor<1x1x2x1xf32>, tensor<1x1x2xf32>, tensor<1x1x2x1xf32>, tensor<1x1x2x1xf32>, tensor<1x1x2x1xf32>) {
+  %q = amp.constant dense<0.0> : tensor<1x1x2x1xf32>
+  %k = amp.constant dense<[[[[1.0], [2.0]]]]> : tensor<1x1x2x1xf32>
+  %v = amp.constant dense<[[[[3.0], [5.0]]]]> : tensor<1x1x2x1xf32>
+  %do = amp.constant dense<1.0> : tensor<1x1x2x1xf32>
+  %o, %lse = amp.attention %q, %k, %v causal with_lse : tensor<1x1x2x1xf32>, tensor<1x1x2x1xf32>, tensor<1x1x2x1xf32>
+  %dq, %dk, %dv = amp.attention_grad %q, %k, %v, %o, %lse, %do causal : tensor<1x1x2x1xf32>, tensor<1x1x2x1xf32>, tensor<1x1x2x1xf32>, tensor<1x1x2x1xf32>, tensor<1x1x2xf32>, tensor<1x1x2x1xf32>
+  return %o, %lse, %dq, %dk, %dv : tensor<1x1x2x1xf32>, tensor<1x1x2xf32>, tensor<1x1x2x1xf32>, tensor<1x1x2x1xf32>, tensor<1x1x2x1xf32>
+}

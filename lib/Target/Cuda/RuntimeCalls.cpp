@@ -168,25 +168,45 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
 
 namespace {
 
+/// The runtime's description of an attention op (amp_attention_t).
+template <typename OpT> std::string attentionDescriptor(OpT op) {
+  auto q = tensorOf(op.getQuery());
+  return "amp_attention_t a{" + runtimeDtype(q.getElementType()).str() + ", " +
+         std::to_string(q.getDimSize(0) * q.getDimSize(1)) + ", " +
+         std::to_string(q.getDimSize(2)) + ", " +
+         std::to_string(tensorOf(op.getKey()).getDimSize(2)) + ", " +
+         std::to_string(q.getDimSize(3)) + ", " +
+         hexLiteral(op.getScaleOrDefault()) + ", " +
+         (op.getCausal() ? "1" : "0") + "};";
+}
+
+/// How many (query, key) pairs of each head the op visits: all of them,
+/// or with a causal mask those of query t with keys 0..t.
+template <typename OpT> int64_t attentionPairs(OpT op) {
+  int64_t queries = tensorOf(op.getQuery()).getDimSize(2);
+  int64_t keys = tensorOf(op.getKey()).getDimSize(2);
+  if (!op.getCausal())
+    return queries * keys;
+  int64_t pairs = 0;
+  for (int64_t t = 0; t < queries; ++t)
+    pairs += std::min(keys, t + 1);
+  return pairs;
+}
+
 LogicalResult emitAttention(AttentionOp op, OpKernel &kernel) {
   kernel.comment();
   StepEmitter &emitter = kernel.getEmitter();
-  auto q = tensorOf(op.getQuery());
   raw_indented_ostream &s = kernel.step();
   s << "{\n";
-  s.indent() << "amp_attention_t a{" + runtimeDtype(q.getElementType()).str() +
-                    ", " + std::to_string(q.getDimSize(0) * q.getDimSize(1)) +
-                    ", " + std::to_string(q.getDimSize(2)) + ", " +
-                    std::to_string(tensorOf(op.getKey()).getDimSize(2)) + ", " +
-                    std::to_string(q.getDimSize(3)) + ", " +
-                    hexLiteral(op.getScaleOrDefault()) + ", " +
-                    (op.getCausal() ? "1" : "0") + "};"
-             << "\n"
+  s.indent() << attentionDescriptor(op) << "\n"
              << "AMP_STEP_CHECK(amp_attention_forward(stream, &a, " +
                     emitter.pointerOf(op.getQuery(), false) + ", " +
                     emitter.pointerOf(op.getKey(), false) + ", " +
                     emitter.pointerOf(op.getValue(), false) + ", " +
-                    emitter.pointerOf(op.getResult(), true) + ", nullptr));"
+                    emitter.pointerOf(op.getResult(), true) + ", " +
+                    (op.getLse() ? emitter.pointerOf(op.getLse(), true)
+                                 : std::string("nullptr")) +
+                    "));"
              << "\n";
   s.unindent() << "}\n";
 
@@ -194,24 +214,65 @@ LogicalResult emitAttention(AttentionOp op, OpKernel &kernel) {
   // key it sees: a dot product and a weighted sum of values of head_dim
   // (4 * head_dim FLOPs), the score's scale and running max and sum (4)
   // and an exp; a causal mask skips the keys after the query.
+  auto q = tensorOf(op.getQuery());
   int64_t rows = q.getDimSize(0) * q.getDimSize(1), queries = q.getDimSize(2);
-  int64_t keys = tensorOf(op.getKey()).getDimSize(2), dim = q.getDimSize(3);
-  int64_t pairs = queries * keys;
-  if (op.getCausal()) {
-    pairs = 0;
-    for (int64_t t = 0; t < queries; ++t)
-      pairs += std::min(keys, t + 1); // query t sees keys 0..t
-  }
+  int64_t dim = q.getDimSize(3), pairs = attentionPairs(op);
   KernelCost cost{kernel.getName().str(), "attention", 1,
                   (rows * queries + amprt::kRowsPerBlock - 1) /
                       amprt::kRowsPerBlock,
                   amprt::kBlockThreads};
   cost.flops = rows * pairs * (4 * dim + 4);
   cost.transcendentals = rows * pairs;
+  SmallVector<std::pair<Value, bool>> accesses{{op.getQuery(), false},
+                                               {op.getKey(), false},
+                                               {op.getValue(), false},
+                                               {op.getResult(), true}};
+  if (op.getLse())
+    accesses.push_back({op.getLse(), true});
+  emitter.recordLaunch(std::move(cost), accesses);
+  return success();
+}
+
+LogicalResult emitAttentionGrad(AttentionGradOp op, OpKernel &kernel) {
+  kernel.comment();
+  StepEmitter &emitter = kernel.getEmitter();
+  raw_indented_ostream &s = kernel.step();
+  s << "{\n";
+  s.indent() << attentionDescriptor(op) << "\n"
+             << "AMP_STEP_CHECK(amp_attention_backward(\n";
+  s.indent() << "stream, &a, " + emitter.pointerOf(op.getQuery(), false) +
+                    ", " + emitter.pointerOf(op.getKey(), false) + ", " +
+                    emitter.pointerOf(op.getValue(), false) + ", " +
+                    emitter.pointerOf(op.getOutput(), false) + ",\n"
+             << emitter.pointerOf(op.getGrad(), false) + ", " +
+                    emitter.pointerOf(op.getLse(), false) + ", " +
+                    emitter.pointerOf(op.getQueryGrad(), true) + ", " +
+                    emitter.pointerOf(op.getKeyGrad(), true) + ", " +
+                    emitter.pointerOf(op.getValueGrad(), true) + "));"
+             << "\n";
+  s.unindent().unindent() << "}\n";
+
+  // Per row: sum(grad * output) (2 * head_dim). Per visible pair: the
+  // score and grad . value dots, the sums into dv, dq and dk (10 *
+  // head_dim), p's scale and shift and ds (5) and p's exp.
+  auto q = tensorOf(op.getQuery());
+  int64_t rows = q.getDimSize(0) * q.getDimSize(1), queries = q.getDimSize(2);
+  int64_t dim = q.getDimSize(3), pairs = attentionPairs(op);
+  KernelCost cost{kernel.getName().str(), "attention-grad", 1,
+                  (rows * queries + amprt::kRowsPerBlock - 1) /
+                      amprt::kRowsPerBlock,
+                  amprt::kBlockThreads};
+  cost.flops = rows * (queries * 2 * dim + pairs * (10 * dim + 5));
+  cost.transcendentals = rows * pairs;
   emitter.recordLaunch(std::move(cost), {{op.getQuery(), false},
                                          {op.getKey(), false},
                                          {op.getValue(), false},
-                                         {op.getResult(), true}});
+                                         {op.getOutput(), false},
+                                         {op.getGrad(), false},
+                                         {op.getLse(), false},
+                                         {op.getQueryGrad(), true},
+                                         {op.getKeyGrad(), true},
+                                         {op.getValueGrad(), true}});
   return success();
 }
 
@@ -310,6 +371,8 @@ LogicalResult emitScalerUpdate(ScalerUpdateOp op, OpKernel &kernel) {
 void cuda::attachRuntimeCallModels(MLIRContext &context) {
   AttentionOp::attachInterface<KernelModel<AttentionOp, emitAttention>>(
       context);
+  AttentionGradOp::attachInterface<
+      KernelModel<AttentionGradOp, emitAttentionGrad>>(context);
   UnscaleOp::attachInterface<KernelModel<UnscaleOp, emitUnscale>>(context);
   ScalerUpdateOp::attachInterface<
       KernelModel<ScalerUpdateOp, emitScalerUpdate>>(context);

@@ -667,6 +667,85 @@ func.func @attention_infinite_scale(%q: tensor<2x4x16x8xf32>) {
   return
 }
 
+// -----
+
+func.func @attention_lse_without_with_lse(%q: tensor<2x4x16x8xf32>) {
+  // expected-error @+2 {{'amp.attention' op inferred type(s) 'tensor<2x4x16x8xf32>' are incompatible with return type(s) of operation 'tensor<2x4x16x8xf32>', 'tensor<2x4x16xf32>'}}
+  // expected-error @+1 {{'amp.attention' op failed to infer returned types}}
+  %0:2 = "amp.attention"(%q, %q, %q) : (tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>) -> (tensor<2x4x16x8xf32>, tensor<2x4x16xf32>)
+  return
+}
+
+// -----
+
+func.func @attention_lse_type(%q: tensor<2x4x16x8xf16>) {
+  // expected-error @+2 {{'amp.attention' op inferred type(s) 'tensor<2x4x16x8xf16>', 'tensor<2x4x16xf32>' are incompatible with return type(s) of operation 'tensor<2x4x16x8xf16>', 'tensor<2x4x16xf16>'}}
+  // expected-error @+1 {{'amp.attention' op failed to infer returned types}}
+  %0:2 = "amp.attention"(%q, %q, %q) <{with_lse}> : (tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>) -> (tensor<2x4x16x8xf16>, tensor<2x4x16xf16>)
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// amp.attention_grad
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @attention_grad_lse_type(%q: tensor<2x4x16x8xf16>, %lse: tensor<2x4x16xf16>) {
+  // expected-error @+1 {{'amp.attention_grad' op expects the forward's log-sum-exp of type 'tensor<2x4x16xf32>', got 'tensor<2x4x16xf16>'}}
+  %0:3 = amp.attention_grad %q, %q, %q, %q, %lse, %q : tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16xf16>, tensor<2x4x16x8xf16>
+  return
+}
+
+// -----
+
+func.func @attention_grad_lse_shape(%q: tensor<2x4x16x8xf32>, %lse: tensor<2x4x8xf32>) {
+  // expected-error @+1 {{'amp.attention_grad' op expects the forward's log-sum-exp of type 'tensor<2x4x16xf32>', got 'tensor<2x4x8xf32>'}}
+  %0:3 = amp.attention_grad %q, %q, %q, %q, %lse, %q : tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x8xf32>, tensor<2x4x16x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_grad_output_shape(%q: tensor<2x4x16x8xf32>, %v: tensor<2x4x16x4xf32>, %lse: tensor<2x4x16xf32>) {
+  // expected-error @+1 {{'amp.attention_grad' op expects output and grad of attention's result type 'tensor<2x4x16x4xf32>', got 'tensor<2x4x16x8xf32>' and 'tensor<2x4x16x4xf32>'}}
+  %0:3 = amp.attention_grad %q, %q, %v, %q, %lse, %v : tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x4xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16xf32>, tensor<2x4x16x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_grad_element_type(%q: tensor<2x4x16x8xf16>, %g: tensor<2x4x16x8xbf16>, %lse: tensor<2x4x16xf32>) {
+  // expected-error @+1 {{'amp.attention_grad' op query and grad element types differ: 'f16' vs 'bf16'}}
+  %0:3 = amp.attention_grad %q, %q, %q, %q, %lse, %g : tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16xf32>, tensor<2x4x16x8xbf16>
+  return
+}
+
+// -----
+
+func.func @attention_grad_head_dim(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x16x4xf32>, %lse: tensor<2x4x16xf32>) {
+  // expected-error @+1 {{query head dim 8 differs from key head dim 4}}
+  %0:3 = amp.attention_grad %q, %k, %q, %q, %lse, %q : tensor<2x4x16x8xf32>, tensor<2x4x16x4xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16xf32>, tensor<2x4x16x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_grad_scale(%q: tensor<2x4x16x8xf32>, %lse: tensor<2x4x16xf32>) {
+  // expected-error @+1 {{'amp.attention_grad' op scale must be positive and finite, got -1}}
+  %0:3 = amp.attention_grad %q, %q, %q, %q, %lse, %q {scale = -1.0} : tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16xf32>, tensor<2x4x16x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_grad_result_type(%q: tensor<2x4x16x8xf16>, %lse: tensor<2x4x16xf32>) {
+  // expected-error @+2 {{'amp.attention_grad' op inferred type(s) 'tensor<2x4x16x8xf32>', 'tensor<2x4x16x8xf32>', 'tensor<2x4x16x8xf32>' are incompatible with return type(s) of operation 'tensor<2x4x16x8xf16>', 'tensor<2x4x16x8xf16>', 'tensor<2x4x16x8xf16>'}}
+  // expected-error @+1 {{'amp.attention_grad' op failed to infer returned types}}
+  %0:3 = "amp.attention_grad"(%q, %q, %q, %q, %lse, %q) : (tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16xf32>, tensor<2x4x16x8xf16>) -> (tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>)
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//

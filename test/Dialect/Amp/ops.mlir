@@ -136,6 +136,12 @@ func.func @shapes(%x: tensor<2x16x64xf32>, %b: tensor<64xf32>, %ids: tensor<2x3x
 // GENERIC: "amp.matmul"(%{{.*}}, %{{.*}}) <{transpose_rhs}> : (tensor<2x4x16x8xf16>, tensor<2x4x32x8xf16>) -> tensor<2x4x16x32xf16>
 // GENERIC: "amp.matmul"(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<2x16x64xf16>, tensor<64x192xf16>, tensor<192xf16>) -> tensor<2x16x192xf16>
 // GENERIC: "amp.attention"(%{{.*}}, %{{.*}}, %{{.*}}) <{causal}> : (tensor<2x4x16x8xf16>, tensor<2x4x32x8xf16>, tensor<2x4x32x12xf16>) -> tensor<2x4x16x12xf16>
+// CHECK: %[[OUT:.*]], %[[LSE:.*]] = amp.attention %{{.*}}, %{{.*}}, %{{.*}} causal with_lse : tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x12xf16>
+// CHECK: amp.attention_grad %{{.*}}, %{{.*}}, %{{.*}}, %[[OUT]], %[[LSE]], %{{.*}} causal : tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x12xf16>, tensor<2x4x16x12xf16>, tensor<2x4x16xf32>, tensor<2x4x16x12xf16>
+// CHECK: amp.attention_grad {{.*}} {scale = 5.000000e-01 : f64} : tensor<1x2x3x4xf64>, tensor<1x2x5x4xf64>, tensor<1x2x5x3xf64>, tensor<1x2x3x3xf64>, tensor<1x2x3xf64>, tensor<1x2x3x3xf64>
+// GENERIC: "amp.attention"(%{{.*}}, %{{.*}}, %{{.*}}) <{causal, with_lse}> : (tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x12xf16>) -> (tensor<2x4x16x12xf16>, tensor<2x4x16xf32>)
+// GENERIC: "amp.attention_grad"({{.*}}) <{causal}> : ({{.*}}) -> (tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x12xf32>)
+// GENERIC: "amp.attention_grad"({{.*}}) <{scale = 5.000000e-01 : f64}> : ({{.*}}) -> (tensor<1x2x3x4xf64>, tensor<1x2x5x4xf64>, tensor<1x2x5x3xf64>)
 func.func @contractions(%x: tensor<64x784xf16>, %xt: tensor<784x64xf16>, %w: tensor<784x256xf16>,
                         %q: tensor<2x4x16x8xf16>, %k: tensor<2x4x32x8xf16>, %v: tensor<2x4x32x12xf16>,
                         %act: tensor<2x16x64xf16>, %wqkv: tensor<64x192xf16>,
@@ -150,6 +156,17 @@ func.func @contractions(%x: tensor<64x784xf16>, %xt: tensor<784x64xf16>, %w: ten
   %9 = amp.matmul %xt, %w bias %b {transpose_lhs, acc_type = f32} : tensor<784x64xf16>, tensor<784x256xf16>, tensor<256xf32> to tensor<64x256xf32>
   %6 = amp.attention %q, %k, %v causal : tensor<2x4x16x8xf16>, tensor<2x4x32x8xf16>, tensor<2x4x32x12xf16>
   %7 = amp.attention %q, %k, %v {scale = 0.125} : tensor<2x4x16x8xf16>, tensor<2x4x32x8xf16>, tensor<2x4x32x12xf16>
+  return
+}
+
+func.func @attention_backward(%q: tensor<2x4x16x8xf16>, %v: tensor<2x4x16x12xf16>,
+                              %do: tensor<2x4x16x12xf16>,
+                              %q64: tensor<1x2x3x4xf64>, %k64: tensor<1x2x5x4xf64>,
+                              %v64: tensor<1x2x5x3xf64>, %o64: tensor<1x2x3x3xf64>,
+                              %lse64: tensor<1x2x3xf64>) {
+  %o, %lse = amp.attention %q, %q, %v causal with_lse : tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x12xf16>
+  %dq, %dk, %dv = amp.attention_grad %q, %q, %v, %o, %lse, %do causal : tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x12xf16>, tensor<2x4x16x12xf16>, tensor<2x4x16xf32>, tensor<2x4x16x12xf16>
+  %dq64, %dk64, %dv64 = amp.attention_grad %q64, %k64, %v64, %o64, %lse64, %o64 {scale = 0.5} : tensor<1x2x3x4xf64>, tensor<1x2x5x4xf64>, tensor<1x2x5x3xf64>, tensor<1x2x3x3xf64>, tensor<1x2x3xf64>, tensor<1x2x3x3xf64>
   return
 }
 

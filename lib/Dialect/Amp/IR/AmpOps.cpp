@@ -429,43 +429,88 @@ std::optional<int64_t> MatmulOp::getForwardFlops() {
 // AttentionOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
-                                            std::optional<Location> loc,
-                                            ValueRange operands, DictionaryAttr,
-                                            OpaqueProperties, RegionRange,
-                                            SmallVectorImpl<Type> &inferred) {
-  if (operands.size() != 3)
-    return emitOptional(loc, getOperationName(),
-                        "expects query, key and value");
+/// The rank-4 types of attention's query, key and value when their shapes
+/// fit together (batch and heads equal, query and key head dims equal, as
+/// many values as keys); null after emitting why not.
+static SmallVector<RankedTensorType>
+getAttentionTypes(std::optional<Location> loc, StringRef opName,
+                  ValueRange qkv) {
   SmallVector<RankedTensorType> types;
-  for (Value operand : operands) {
+  for (Value operand : qkv) {
     RankedTensorType type = getStaticTensorType(operand.getType());
-    if (!type || type.getRank() != 4)
-      return emitOptional(loc, getOperationName(),
-                          "query, key and value must be statically "
-                          "shaped rank-4 tensors [batch, heads, "
-                          "sequence, head dim]");
+    if (!type || type.getRank() != 4) {
+      (void)emitOptional(loc, opName,
+                         "query, key and value must be statically shaped "
+                         "rank-4 tensors [batch, heads, sequence, head dim]");
+      return {};
+    }
     types.push_back(type);
   }
   ArrayRef<int64_t> q = types[0].getShape(), k = types[1].getShape(),
                     v = types[2].getShape();
+  LogicalResult fits = success();
   if (q[0] != k[0] || q[0] != v[0] || q[1] != k[1] || q[1] != v[1])
-    return emitOptional(loc, getOperationName(),
+    fits = emitOptional(loc, opName,
                         "batch and head dimensions of query " + formatShape(q) +
                             ", key " + formatShape(k) + " and value " +
                             formatShape(v) + " differ");
-  if (q[3] != k[3])
-    return emitOptional(loc, getOperationName(),
-                        "query head dim " + std::to_string(q[3]) +
-                            " differs from key head dim " +
-                            std::to_string(k[3]));
-  if (k[2] != v[2])
-    return emitOptional(loc, getOperationName(),
+  else if (q[3] != k[3])
+    fits =
+        emitOptional(loc, opName,
+                     "query head dim " + std::to_string(q[3]) +
+                         " differs from key head dim " + std::to_string(k[3]));
+  else if (k[2] != v[2])
+    fits = emitOptional(loc, opName,
                         "key sequence length " + std::to_string(k[2]) +
                             " differs from value sequence length " +
                             std::to_string(v[2]));
-  inferred.push_back(RankedTensorType::get({q[0], q[1], q[2], v[3]},
-                                           types[0].getElementType()));
+  if (failed(fits))
+    return {};
+  return types;
+}
+
+/// attention's log-sum-exp: [batch, heads, queries] in the accumulator type.
+static RankedTensorType getLseType(RankedTensorType query) {
+  return RankedTensorType::get(
+      query.getShape().drop_back(),
+      getDefaultAccumulatorType(cast<FloatType>(query.getElementType())));
+}
+
+/// 1 / sqrt(head dim) unless `scale` is set.
+static double getAttentionScale(std::optional<APFloat> scale, Value query) {
+  if (scale)
+    return scale->convertToDouble();
+  auto type = cast<RankedTensorType>(query.getType());
+  return 1.0 / std::sqrt(static_cast<double>(type.getDimSize(3)));
+}
+
+static LogicalResult verifyAttentionScale(Operation *op,
+                                          std::optional<APFloat> scale) {
+  if (!scale)
+    return success();
+  double value = scale->convertToDouble();
+  if (!(std::isfinite(value) && value > 0.0))
+    return op->emitOpError()
+           << "scale must be positive and finite, got " << value;
+  return success();
+}
+
+LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  if (adaptor.getOperands().size() != 3)
+    return emitOptional(loc, getOperationName(),
+                        "expects query, key and value");
+  SmallVector<RankedTensorType> types =
+      getAttentionTypes(loc, getOperationName(), adaptor.getOperands());
+  if (types.empty())
+    return failure();
+  ArrayRef<int64_t> q = types[0].getShape();
+  inferred.push_back(RankedTensorType::get(
+      {q[0], q[1], q[2], types[2].getDimSize(3)}, types[0].getElementType()));
+  if (adaptor.getWithLse())
+    inferred.push_back(getLseType(types[0]));
   return success();
 }
 
@@ -475,20 +520,15 @@ LogicalResult AttentionOp::verify() {
       failed(verifySameElementType(*this, "query", getQuery().getType(),
                                    "value", getValue().getType())))
     return failure();
-  if (std::optional<APFloat> scale = getScale()) {
-    double value = scale->convertToDouble();
-    if (!(std::isfinite(value) && value > 0.0))
-      return emitOpError() << "scale must be positive and finite, got "
-                           << value;
-  }
-  return success();
+  return verifyAttentionScale(*this, getScale());
 }
 
 double AttentionOp::getScaleOrDefault() {
-  if (std::optional<APFloat> scale = getScale())
-    return scale->convertToDouble();
-  auto query = cast<RankedTensorType>(getQuery().getType());
-  return 1.0 / std::sqrt(static_cast<double>(query.getDimSize(3)));
+  return getAttentionScale(getScale(), getQuery());
+}
+
+bool AttentionOp::isPrecisionResult(unsigned index) {
+  return index == 0; // the log-sum-exp stays in the accumulator type
 }
 
 std::optional<int64_t> AttentionOp::getForwardFlops() {
@@ -506,6 +546,65 @@ std::optional<int64_t> AttentionOp::getForwardFlops() {
       llvm::AddOverflow(perScore, int64_t(5), perScore))
     return std::nullopt;
   return getCheckedProduct({*scores, perScore});
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionGradOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+AttentionGradOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                  Adaptor adaptor,
+                                  SmallVectorImpl<Type> &inferred) {
+  if (adaptor.getOperands().size() != 6)
+    return emitOptional(loc, getOperationName(),
+                        "expects query, key, value, output, lse and grad");
+  SmallVector<RankedTensorType> types = getAttentionTypes(
+      loc, getOperationName(), adaptor.getOperands().take_front(3));
+  if (types.empty())
+    return failure();
+  Type wide = getLseType(types[0]).getElementType();
+  for (RankedTensorType type : types)
+    inferred.push_back(RankedTensorType::get(type.getShape(), wide));
+  return success();
+}
+
+LogicalResult AttentionGradOp::verify() {
+  Type query = getQuery().getType();
+  for (auto [name, value] : {std::pair<StringRef, Value>{"key", getKey()},
+                             {"value", getValue()},
+                             {"output", getOutput()},
+                             {"grad", getGrad()}})
+    if (failed(verifySameElementType(*this, "query", query, name,
+                                     value.getType())))
+      return failure();
+  auto q = cast<RankedTensorType>(query);
+  auto v = cast<RankedTensorType>(getValue().getType());
+  auto expectedOutput = RankedTensorType::get(
+      {q.getDimSize(0), q.getDimSize(1), q.getDimSize(2), v.getDimSize(3)},
+      q.getElementType());
+  if (getOutput().getType() != expectedOutput ||
+      getGrad().getType() != expectedOutput)
+    return emitOpError() << "expects output and grad of attention's result "
+                            "type "
+                         << expectedOutput << ", got " << getOutput().getType()
+                         << " and " << getGrad().getType();
+  if (getLse().getType() != getLseType(q))
+    return emitOpError() << "expects the forward's log-sum-exp of type "
+                         << getLseType(q) << ", got " << getLse().getType();
+  return verifyAttentionScale(*this, getScale());
+}
+
+double AttentionGradOp::getScaleOrDefault() {
+  return getAttentionScale(getScale(), getQuery());
+}
+
+bool AttentionGradOp::isPrecisionOperand(unsigned index) {
+  return index != getLseMutable().getOperandNumber();
+}
+
+bool AttentionGradOp::isPrecisionResult(unsigned) {
+  return false; // the gradients are the f32 (f64) accumulators
 }
 
 //===----------------------------------------------------------------------===//

@@ -570,10 +570,13 @@ void FunctionAutocast::rewrite() {
 
     bool lowResults =
         precision == Precision::Low || precision == Precision::HighLowIO;
-    // A loss is a scalar read by the loss scaler: it keeps its type.
+    // A loss is a scalar read by the loss scaler: it keeps its type, as
+    // does a result whose type the op fixes (an accumulator's).
     bool isLoss = op->hasTrait<OpTrait::amp::LossFamily>();
-    for (Value result : op->getResults()) {
-      if (!isFloatTensor(result.getType()) || isLoss)
+    auto precisionOp = cast<PrecisionOpInterface>(op);
+    for (OpResult result : op->getResults()) {
+      if (!isFloatTensor(result.getType()) || isLoss ||
+          !precisionOp.isPrecisionResult(result.getResultNumber()))
         continue;
       result.setType(lowResults ? withElementType(result.getType(), lowType)
                                 : highType(result.getType()));

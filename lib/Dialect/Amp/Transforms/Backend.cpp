@@ -175,15 +175,28 @@ LogicalResult backend::checkCompilable(func::FuncOp func) {
                << a << " operands, " << acc << " accumulation and a " << c
                << " result";
     }
-    if (auto attention = dyn_cast<AttentionOp>(op)) {
-      auto q = attention.getQuery().getType();
-      auto v = attention.getValue().getType();
+    auto checkAttention = [&](auto attention) -> LogicalResult {
+      auto q = cast<RankedTensorType>(attention.getQuery().getType());
+      auto k = cast<RankedTensorType>(attention.getKey().getType());
+      auto v = cast<RankedTensorType>(attention.getValue().getType());
       if (q.getElementType().isF64() || q.getDimSize(3) > 256 ||
           v.getDimSize(3) != q.getDimSize(3))
         return op->emitError()
                << "the backend's attention takes f16, bf16 or f32 heads of "
                   "at most 256 channels, with values as wide as keys";
-    }
+      if (attention.getCausal() && q.getDimSize(2) != k.getDimSize(2))
+        return op->emitError()
+               << "the backend's causal attention needs as many queries as "
+                  "keys; this one has "
+               << q.getDimSize(2) << " and " << k.getDimSize(2);
+      return success();
+    };
+    if (auto attention = dyn_cast<AttentionOp>(op))
+      if (failed(checkAttention(attention)))
+        return WalkResult::interrupt();
+    if (auto grad = dyn_cast<AttentionGradOp>(op))
+      if (failed(checkAttention(grad)))
+        return WalkResult::interrupt();
     if (auto unscale = dyn_cast<UnscaleOp>(op))
       for (Value grad : unscale.getGrads())
         if (!cast<RankedTensorType>(grad.getType()).getElementType().isF32())

@@ -367,47 +367,29 @@ LogicalResult vjp(MatmulOp op, VJPBuilder &v, Value g, Grads &out) {
 }
 
 LogicalResult vjp(AttentionOp op, VJPBuilder &v, Value g, Grads &out) {
-  // The spelled-out computation with the forward's precision contract: the
-  // GEMMs take the operands' type and accumulate in f32, while the scores,
-  // the probabilities and their gradients stay in f32 (f64 for f64), so
-  // that scores which fit f16 only after the scale do not overflow here:
-  // s = scale q k^T (masked), p = softmax(s), o = p v.
-  Value q = op.getQuery(), k = op.getKey(), val = op.getValue();
-  RankedTensorType qt = v.typeOf(q), kt = v.typeOf(k), vt = v.typeOf(val);
-  Type element = qt.getElementType();
-  Type wide = getDefaultAccumulatorType(cast<FloatType>(element));
-  int64_t bb = qt.getDimSize(0), h = qt.getDimSize(1), t = qt.getDimSize(2),
-          s = kt.getDimSize(2);
-  auto scoresType = RankedTensorType::get({bb, h, t, s}, wide);
-  auto gemm = [&](RankedTensorType type, Value x, Value y, bool tx, bool ty) {
-    return v.b
-        .create<MatmulOp>(
-            v.loc, type, x, y, tx ? v.b.getUnitAttr() : UnitAttr(),
-            ty ? v.b.getUnitAttr() : UnitAttr(),
-            TypeAttr::get(getDefaultAccumulatorType(cast<FloatType>(element))),
-            /*bias=*/Value())
-        .getResult();
-  };
-  Value scale = v.scalar(op.getScaleOrDefault(), wide);
-  Value scores = v.mul(gemm(scoresType, q, k, false, true), scale);
-  if (op.getCausal()) {
-    auto indexType = RankedTensorType::get({t, s}, v.b.getI64Type());
-    Value row = v.b.create<IotaOp>(v.loc, indexType, 0);
-    Value col = v.b.create<IotaOp>(v.loc, indexType, 1);
-    Value mask = v.compare(ComparePredicate::ge, row, col);
-    scores = v.select(mask, scores,
-                      v.scalar(-std::numeric_limits<double>::infinity(), wide));
+  // One amp.attention_grad, which recomputes the probabilities from the
+  // forward's log-sum-exp instead of keeping [B, H, T, S] scores, as
+  // FlashAttention's backward does. The forward gains the log-sum-exp: an
+  // op with it replaces the one without (left dead for amp-autodiff's
+  // cleanup), so the forward computes its output once.
+  AttentionOp forward = op;
+  if (!op.getLse()) {
+    OpBuilder::InsertionGuard guard(v.b);
+    v.b.setInsertionPointAfter(op);
+    forward = v.b.create<AttentionOp>(op.getLoc(), op.getQuery(), op.getKey(),
+                                      op.getValue(), op.getCausalAttr(),
+                                      op.getScaleAttr(), v.b.getUnitAttr());
+    op.getResult().replaceAllUsesWith(forward.getResult());
   }
-  Value probs = v.b.create<SoftmaxOp>(v.loc, scores, 3);
-  Value grad = v.castTo(g, element);
-  // dV = p^T g, with p in the operands' type for the GEMM.
-  out[2] = gemm(vt, v.castTo(probs, element), grad, true, false);
-  Value dProbs = gemm(scoresType, grad, val, false, true); // dp = g v^T
-  Value dScores = v.mul(
-      v.b.create<SoftmaxGradOp>(v.loc, probs, dProbs, 3).getResult(), scale);
-  Value dScoresNarrow = v.castTo(dScores, element);
-  out[0] = gemm(qt, dScoresNarrow, k, false, false); // dQ = ds k
-  out[1] = gemm(kt, dScoresNarrow, q, true, false);  // dK = ds^T q
+  Value q = op.getQuery(), k = op.getKey(), val = op.getValue();
+  auto grads = v.b.create<AttentionGradOp>(
+      v.loc, q, k, val, forward.getResult(), forward.getLse(),
+      v.castTo(g, v.typeOf(q).getElementType()), op.getCausalAttr(),
+      op.getScaleAttr());
+  // Each gradient is summed in the accumulator and rounded once here.
+  out[0] = v.castTo(grads.getQueryGrad(), v.typeOf(q).getElementType());
+  out[1] = v.castTo(grads.getKeyGrad(), v.typeOf(k).getElementType());
+  out[2] = v.castTo(grads.getValueGrad(), v.typeOf(val).getElementType());
   return success();
 }
 
@@ -559,6 +541,14 @@ struct VJPModel : DifferentiableOpInterface::ExternalModel<VJPModel<OpT>, OpT> {
                          ArrayRef<Value> resultGrads,
                          SmallVectorImpl<Value> &operandGrads) const {
     operandGrads.assign(op->getNumOperands(), Value());
+    // Only the first result is differentiable (attention's log-sum-exp, a
+    // residual for its backward, is the only other one an amp op has).
+    for (auto [index, g] : llvm::enumerate(resultGrads))
+      if (index > 0 && g)
+        return op->emitOpError()
+               << "result #" << index
+               << " is not differentiable; amp-autodiff differentiates only "
+                  "the op's first result";
     if (resultGrads.empty() || !resultGrads.front())
       return success();
     VJPBuilder v{builder, op->getLoc()};

@@ -288,3 +288,29 @@ func.func @other_dialect(%x: tensor<2xf32>) -> tensor<2xf32> {
   %y = arith.addf %x, %x : tensor<2xf32>
   return %y : tensor<2xf32>
 }
+
+// -----
+
+// The runtime's attention: heads of at most 256 channels, values as wide as
+// keys, and a causal mask only on as many queries as keys.
+func.func @attention_wide_values(%q: tensor<1x1x4x8xf32>, %v: tensor<1x1x4x16xf32>) -> tensor<1x1x4x16xf32> {
+  // expected-error@+1 {{the backend's attention takes f16, bf16 or f32 heads of at most 256 channels, with values as wide as keys}}
+  %o = amp.attention %q, %q, %v : tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x16xf32>
+  return %o : tensor<1x1x4x16xf32>
+}
+
+// -----
+
+func.func @attention_causal_lengths(%q: tensor<1x1x2x8xf32>, %k: tensor<1x1x4x8xf32>) -> tensor<1x1x2x8xf32> {
+  // expected-error@+1 {{the backend's causal attention needs as many queries as keys; this one has 2 and 4}}
+  %o = amp.attention %q, %k, %k causal : tensor<1x1x2x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>
+  return %o : tensor<1x1x2x8xf32>
+}
+
+// -----
+
+func.func @attention_grad_f64(%q: tensor<1x1x4x8xf64>, %lse: tensor<1x1x4xf64>) -> tensor<1x1x4x8xf64> {
+  // expected-error@+1 {{the backend's attention takes f16, bf16 or f32 heads of at most 256 channels, with values as wide as keys}}
+  %dq, %dk, %dv = amp.attention_grad %q, %q, %q, %q, %lse, %q : tensor<1x1x4x8xf64>, tensor<1x1x4x8xf64>, tensor<1x1x4x8xf64>, tensor<1x1x4x8xf64>, tensor<1x1x4xf64>, tensor<1x1x4x8xf64>
+  return %dq : tensor<1x1x4x8xf64>
+}

@@ -82,7 +82,17 @@ def Amp_PrecisionOpInterface : OpInterface<"PrecisionOpInterface"> {
         auto type = ::llvm::dyn_cast<::mlir::RankedTensorType>(
             $_op->getOperand(index).getType());
         return type && ::llvm::isa<::mlir::FloatType>(type.getElementType());
-      }]>
+      }]>,
+    InterfaceMethod<
+      /*desc=*/[{Whether result `index` takes the precision amp-autocast
+        chooses for the op: every result by default. A result whose type
+        the op fixes (attention's f32 log-sum-exp, attention_grad's f32
+        gradients) keeps its type.}],
+      /*retTy=*/"bool",
+      /*methodName=*/"isPrecisionResult",
+      /*args=*/(ins "unsigned":$index),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/"return true;">
   ];
 }
 

@@ -378,8 +378,9 @@ def Amp_MatmulOp : Amp_Op<"matmul", [Amp_ContractionFamily, Amp_LowerPrecision,
 }
 
 def Amp_AttentionOp : Amp_Op<"attention", [Amp_ContractionFamily,
-    Amp_LowerPrecision,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    Amp_LowerPrecision, InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Amp_PrecisionOpInterface,
+                              ["isPrecisionResult"]>,
     DeclareOpInterfaceMethods<Amp_FlopCountOpInterface, ["getForwardFlops"]>]> {
   let summary = "scaled dot-product attention";
   let description = [{
@@ -392,21 +393,31 @@ def Amp_AttentionOp : Amp_Op<"attention", [Amp_ContractionFamily,
     operands) and never rounded to a narrower element type in between, as a
     fused kernel keeps them in registers.
 
+    With `with_lse` the op has a second result, `lse` `[B, H, T]` in f32
+    (f64 for f64 operands): each query's log-sum-exp of its scaled, masked
+    scores, `max + log(sum(exp(score - max)))`, which `amp.attention_grad`
+    reads to recompute the probabilities instead of storing them.
+    amp-autodiff adds it to the forward op it differentiates; amp-autocast
+    leaves its type alone.
+
     The same computation spelled out with `amp.matmul`, `amp.select`,
     `amp.softmax` and `amp.matmul` is valid input as well.
 
     ```mlir
     %o = amp.attention %q, %k, %v causal
         : tensor<2x4x16x16xf16>, tensor<2x4x16x16xf16>, tensor<2x4x16x16xf16>
+    %o2, %lse = amp.attention %q, %k, %v causal with_lse
+        : tensor<2x4x16x16xf16>, tensor<2x4x16x16xf16>, tensor<2x4x16x16xf16>
     ```
   }];
   let arguments = (ins Amp_FloatTensor:$query, Amp_FloatTensor:$key,
                    Amp_FloatTensor:$value, UnitAttr:$causal,
-                   OptionalAttr<F64Attr>:$scale);
-  let results = (outs Amp_FloatTensor:$result);
+                   OptionalAttr<F64Attr>:$scale, UnitAttr:$with_lse);
+  let results = (outs Amp_FloatTensor:$result,
+                 Optional<Amp_FloatTensor>:$lse);
   let assemblyFormat = [{
-    $query `,` $key `,` $value (`causal` $causal^)? attr-dict `:`
-    type($query) `,` type($key) `,` type($value)
+    $query `,` $key `,` $value (`causal` $causal^)? (`with_lse` $with_lse^)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -691,6 +702,47 @@ def Amp_GeluGradOp : Amp_GradientOp<"gelu_grad",
   let assemblyFormat = [{
     $input `,` $grad (`approximate` `=` $approximate^)? attr-dict `:`
     type($input)
+  }];
+}
+
+def Amp_AttentionGradOp : Amp_GradientOp<"attention_grad", [
+    Amp_LowerPrecision, InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Amp_PrecisionOpInterface,
+                              ["isPrecisionOperand", "isPrecisionResult"]>]> {
+  let summary = "gradients of amp.attention from its output and log-sum-exp";
+  let description = [{
+    The gradients of `query`, `key` and `value` of an `amp.attention` with
+    the same `causal` and `scale`, given its `output`, its `lse` (from
+    `with_lse`) and the output's gradient `grad`. Each query's
+    probabilities are recomputed from its scores and `lse`,
+    `p = exp(scale * q.k - lse)`, so no `[B, H, T, S]` tensor exists:
+    `dv += p * grad`, `ds = p * (grad.v - sum(grad * output)) * scale`,
+    `dq += ds * k` and `dk += ds * q`, over the queries in ascending order
+    and, for each, its visible keys in ascending order. The results are f32
+    (f64 for f64 operands), like the accumulators that sum them.
+
+    ```mlir
+    %dq, %dk, %dv = amp.attention_grad %q, %k, %v, %o, %lse, %do causal
+        : tensor<2x4x16x16xf16>, tensor<2x4x16x16xf16>,
+          tensor<2x4x16x16xf16>, tensor<2x4x16x16xf16>, tensor<2x4x16xf32>,
+          tensor<2x4x16x16xf16>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$query, Amp_FloatTensor:$key,
+                   Amp_FloatTensor:$value, Amp_FloatTensor:$output,
+                   Amp_FloatTensor:$lse, Amp_FloatTensor:$grad,
+                   UnitAttr:$causal, OptionalAttr<F64Attr>:$scale);
+  let results = (outs Amp_FloatTensor:$query_grad,
+                 Amp_FloatTensor:$key_grad, Amp_FloatTensor:$value_grad);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $output `,` $lse `,` $grad
+    (`causal` $causal^)? attr-dict `:` type($query) `,` type($key) `,`
+    type($value) `,` type($output) `,` type($lse) `,` type($grad)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// `scale` when set, else 1 / sqrt(head dim).
+    double getScaleOrDefault();
   }];
 }
 

@@ -26,6 +26,21 @@ func.func @lower_precision_attention(%q: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8x
 
 // -----
 
+// The log-sum-exp and attention_grad's gradients are f32 accumulators:
+// autocast narrows the tensors the op reads and writes, not those.
+// CHECK-LABEL: func.func @lower_precision_attention_backward
+// CHECK: %[[O:.*]], %[[LSE:.*]] = amp.attention %{{.*}}, %{{.*}}, %{{.*}} causal with_lse : tensor<1x2x4x8xf16>, tensor<1x2x4x8xf16>, tensor<1x2x4x8xf16>
+// CHECK: amp.attention_grad %{{.*}}, %{{.*}}, %{{.*}}, %[[O]], %[[LSE]], %{{.*}} causal : tensor<1x2x4x8xf16>, tensor<1x2x4x8xf16>, tensor<1x2x4x8xf16>, tensor<1x2x4x8xf16>, tensor<1x2x4xf32>, tensor<1x2x4x8xf16>
+// CHECK-NOT: amp.cast %{{.*}} : tensor<1x2x4x8xf16> to tensor<1x2x4x8xf32>
+// CHECK: return %{{.*}}, %{{.*}}, %{{.*}} : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>
+func.func @lower_precision_attention_backward(%q: tensor<1x2x4x8xf32>, %do: tensor<1x2x4x8xf32>) -> (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) {
+  %o, %lse = amp.attention %q, %q, %q causal with_lse : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>
+  %dq, %dk, %dv = amp.attention_grad %q, %q, %q, %o, %lse, %do causal : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4xf32>, tensor<1x2x4x8xf32>
+  return %dq, %dk, %dv : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>
+}
+
+// -----
+
 // Keep-fp32: fed by an f16 matmul, each reads an f32 copy (one cast, shared)
 // and computes in f32.
 // CHECK-LABEL: func.func @keep_fp32

@@ -133,3 +133,42 @@ func.func @ignored_labels_sum(%logits: tensor<4x3xf32> {amp.param}, %y: tensor<4
   %l = amp.cross_entropy %logits, %y reduction = sum ignore_index = 0 : tensor<4x3xf32>, tensor<4xi64> to tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// Attention's backward is one amp.attention_grad on the forward's output
+// and log-sum-exp: the forward op is rebuilt with_lse (the one without is
+// gone) and no [B, H, T, S] scores exist. The f32 gradients are rounded to
+// the operands' f16 once each; q is also the key, so its two gradients add.
+// CHECK-LABEL: func.func @attention_grad
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x2x4x8xf16> {amp.param}, %[[V:.*]]: tensor<1x2x4x8xf16> {amp.param})
+// CHECK: %[[O:.*]], %[[LSE:.*]] = amp.attention %[[Q]], %[[Q]], %[[V]] causal with_lse {scale = 2.500000e-01 : f64}
+// CHECK-NOT: amp.attention %
+// CHECK: %[[GQ:.*]], %[[GK:.*]], %[[GV:.*]] = amp.attention_grad %[[Q]], %[[Q]], %[[V]], %[[O]], %[[LSE]], %{{.*}} causal {scale = 2.500000e-01 : f64} : {{.*}}, tensor<1x2x4xf32>, tensor<1x2x4x8xf16>
+// CHECK-NOT: amp.matmul
+// CHECK-NOT: amp.softmax
+// CHECK-DAG: %[[DQ:.*]] = amp.cast %[[GQ]] : tensor<1x2x4x8xf32> to tensor<1x2x4x8xf16>
+// CHECK-DAG: %[[DK:.*]] = amp.cast %[[GK]] : tensor<1x2x4x8xf32> to tensor<1x2x4x8xf16>
+// CHECK-DAG: %[[DV:.*]] = amp.cast %[[GV]] : tensor<1x2x4x8xf32> to tensor<1x2x4x8xf16>
+// CHECK: amp.add %[[DQ]], %[[DK]]
+// CHECK: return
+func.func @attention(%q: tensor<1x2x4x8xf16> {amp.param}, %v: tensor<1x2x4x8xf16> {amp.param}) -> tensor<f32> {
+  %o = amp.attention %q, %q, %v causal {scale = 0.25} : tensor<1x2x4x8xf16>, tensor<1x2x4x8xf16>, tensor<1x2x4x8xf16>
+  %w = amp.cast %o : tensor<1x2x4x8xf16> to tensor<1x2x4x8xf32>
+  %l = amp.sum %w dims = [0, 1, 2, 3] : tensor<1x2x4x8xf32> to tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// A forward that already has its log-sum-exp (not differentiated) is used
+// as it is.
+// CHECK-LABEL: func.func @attention_with_lse_grad
+// CHECK: %[[O:.*]], %[[LSE:.*]] = amp.attention {{.*}} with_lse
+// CHECK-NOT: amp.attention %
+// CHECK: amp.attention_grad {{.*}}, %[[O]], %[[LSE]],
+func.func @attention_with_lse(%q: tensor<1x1x4x8xf32> {amp.param}) -> tensor<f32> {
+  %o, %lse = amp.attention %q, %q, %q with_lse : tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>
+  %l = amp.sum %o dims = [0, 1, 2, 3] : tensor<1x1x4x8xf32> to tensor<f32>
+  return %l : tensor<f32>
+}

@@ -40,3 +40,14 @@ func.func @clash(%w: tensor<f32> {amp.param}) -> tensor<f32> {
 func.func @clash_grad(%w: tensor<f32>) -> tensor<f32> {
   return %w : tensor<f32>
 }
+
+// -----
+
+// Attention's log-sum-exp is a residual for its backward, not a value to
+// differentiate.
+func.func @attention_lse_loss(%q: tensor<1x1x4x8xf32> {amp.param}) -> tensor<f32> {
+  // expected-error @+1 {{'amp.attention' op result #1 is not differentiable; amp-autodiff differentiates only the op's first result}}
+  %o, %lse = amp.attention %q, %q, %q with_lse : tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>
+  %l = amp.sum %lse dims = [0, 1, 2] : tensor<1x1x4xf32> to tensor<f32>
+  return %l : tensor<f32>
+}
