@@ -228,3 +228,52 @@ func.func @no_folding(%x: tensor<2x3xf32>) -> (tensor<1x3xf32>, tensor<2x3xf32>)
   %2 = amp.neg %1 : tensor<2x3xf32>
   return %0, %2 : tensor<1x3xf32>, tensor<2x3xf32>
 }
+
+// -----
+
+// Cross-entropy computes in f32 for f16, bf16 and f32 logits: it reads the
+// narrow logits instead of their f32 copy, and its gradient, rounded to the
+// logits' type right after, is computed on them in that type.
+// canonicalize-numerics.test checks that the values are unchanged.
+// CHECK-LABEL: func.func @cross_entropy_narrow_logits
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xbf16>, %[[Y:.*]]: tensor<4xi64>, %[[G:.*]]: tensor<f32>)
+// CHECK-NOT: amp.cast
+// CHECK: %[[L:.*]] = amp.cross_entropy %[[X]], %[[Y]] ignore_index = 0 : tensor<4x8xbf16>, tensor<4xi64> to tensor<f32>
+// CHECK: %[[D:.*]] = amp.cross_entropy_grad %[[X]], %[[Y]], %[[G]] reduction = sum ignore_index = 0 : tensor<4x8xbf16>, tensor<4xi64>, tensor<f32>
+// CHECK: return %[[L]], %[[D]]
+func.func @cross_entropy_narrow_logits(%x: tensor<4x8xbf16>, %y: tensor<4xi64>, %g: tensor<f32>) -> (tensor<f32>, tensor<4x8xbf16>) {
+  %w = amp.cast %x : tensor<4x8xbf16> to tensor<4x8xf32>
+  %l = amp.cross_entropy %w, %y ignore_index = 0 : tensor<4x8xf32>, tensor<4xi64> to tensor<f32>
+  %d = amp.cross_entropy_grad %w, %y, %g reduction = sum ignore_index = 0 : tensor<4x8xf32>, tensor<4xi64>, tensor<f32>
+  %n = amp.cast %d : tensor<4x8xf32> to tensor<4x8xbf16>
+  return %l, %n : tensor<f32>, tensor<4x8xbf16>
+}
+
+// -----
+
+// The f32 gradient is returned as well: it stays f32, on the f32 copy.
+// CHECK-LABEL: func.func @cross_entropy_grad_also_wide
+// CHECK: %[[W:.*]] = amp.cast %{{.*}} : tensor<4x8xf16> to tensor<4x8xf32>
+// CHECK: amp.cross_entropy %{{.*}}, %{{.*}} : tensor<4x8xf16>
+// CHECK: %[[D:.*]] = amp.cross_entropy_grad %[[W]], %{{.*}}, %{{.*}} : tensor<4x8xf32>
+// CHECK: %[[N:.*]] = amp.cast %[[D]] : tensor<4x8xf32> to tensor<4x8xf16>
+// CHECK: return %{{.*}}, %[[N]], %[[D]]
+func.func @cross_entropy_grad_also_wide(%x: tensor<4x8xf16>, %y: tensor<4xi64>, %g: tensor<f32>) -> (tensor<f32>, tensor<4x8xf16>, tensor<4x8xf32>) {
+  %w = amp.cast %x : tensor<4x8xf16> to tensor<4x8xf32>
+  %l = amp.cross_entropy %w, %y : tensor<4x8xf32>, tensor<4xi64> to tensor<f32>
+  %d = amp.cross_entropy_grad %w, %y, %g : tensor<4x8xf32>, tensor<4xi64>, tensor<f32>
+  %n = amp.cast %d : tensor<4x8xf32> to tensor<4x8xf16>
+  return %l, %n, %d : tensor<f32>, tensor<4x8xf16>, tensor<4x8xf32>
+}
+
+// -----
+
+// f32 logits widened to f64 compute in f64: the cast stays.
+// CHECK-LABEL: func.func @cross_entropy_f64_copy
+// CHECK: %[[W:.*]] = amp.cast %{{.*}} : tensor<4x8xf32> to tensor<4x8xf64>
+// CHECK: amp.cross_entropy %[[W]]
+func.func @cross_entropy_f64_copy(%x: tensor<4x8xf32>, %y: tensor<4xi64>) -> tensor<f64> {
+  %w = amp.cast %x : tensor<4x8xf32> to tensor<4x8xf64>
+  %l = amp.cross_entropy %w, %y : tensor<4x8xf64>, tensor<4xi64> to tensor<f64>
+  return %l : tensor<f64>
+}

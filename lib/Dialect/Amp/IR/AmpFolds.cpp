@@ -62,9 +62,72 @@ struct FoldExactCastChain : OpRewritePattern<CastOp> {
 };
 } // namespace
 
+namespace {
+/// The f16 or bf16 tensor that `value` widens to f32, if it is one: a
+/// cross-entropy computes in f32 for all three, so reading the narrow
+/// tensor instead changes no value.
+Value getNarrowLogits(Value value) {
+  auto widen = value.getDefiningOp<CastOp>();
+  if (!widen || !widen.getType().getElementType().isF32())
+    return {};
+  Type narrow =
+      cast<RankedTensorType>(widen.getInput().getType()).getElementType();
+  return narrow.isF16() || narrow.isBF16() ? widen.getInput() : Value();
+}
+
+/// cast(cross_entropy_grad(cast(x : f16) : f32) : f32) : f16  ->
+/// cross_entropy_grad(x) : f16. The gradient is computed in f32 from the
+/// same values either way and rounded once to f16 either way; the step
+/// then neither stores the f32 logits nor their f32 gradient.
+struct NarrowCrossEntropyGrad : OpRewritePattern<CastOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(CastOp op,
+                                PatternRewriter &rewriter) const override {
+    auto grad = op.getInput().getDefiningOp<CrossEntropyGradOp>();
+    if (!grad || !grad->hasOneUse())
+      return rewriter.notifyMatchFailure(op, "not the one use of a gradient");
+    Value narrow = getNarrowLogits(grad.getLogits());
+    if (!narrow || narrow.getType() != op.getType())
+      return rewriter.notifyMatchFailure(
+          op, "the logits are not this type widened to f32");
+    rewriter.replaceOpWithNewOp<CrossEntropyGradOp>(
+        op, op.getType(), narrow, grad.getLabels(), grad.getGrad(),
+        grad.getReductionAttr(), grad.getIgnoreIndexAttr());
+    return success();
+  }
+};
+} // namespace
+
 void CastOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                          MLIRContext *context) {
-  results.add<FoldExactCastChain>(context);
+  results.add<FoldExactCastChain, NarrowCrossEntropyGrad>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// cross_entropy(cast(x : f16) : f32)  ->  cross_entropy(x): the loss is
+/// computed in f32 from the same values.
+struct CrossEntropyOfNarrowLogits : OpRewritePattern<CrossEntropyOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(CrossEntropyOp op,
+                                PatternRewriter &rewriter) const override {
+    Value narrow = getNarrowLogits(op.getLogits());
+    if (!narrow)
+      return rewriter.notifyMatchFailure(op, "logits are not widened");
+    rewriter.modifyOpInPlace(op, [&] { op.getLogitsMutable().assign(narrow); });
+    return success();
+  }
+};
+} // namespace
+
+void CrossEntropyOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                                 MLIRContext *context) {
+  results.add<CrossEntropyOfNarrowLogits>(context);
 }
 
 //===----------------------------------------------------------------------===//

@@ -625,6 +625,10 @@ def Amp_CrossEntropyOp : Amp_LossOp<"cross_entropy",
     %padded = amp.cross_entropy %logits, %y ignore_index = -100
         : tensor<64x10xf32>, tensor<64xi64> to tensor<f32>
     ```
+
+    Canonicalization reads f16 or bf16 logits directly where they were
+    widened to f32 for the op: it computes in f32 either way, so the f32
+    copy changes no value.
   }];
   let arguments = (ins Amp_FloatTensor:$logits, Amp_IndexTensor:$labels,
                    DefaultValuedAttr<Amp_LossReduction,
@@ -636,6 +640,7 @@ def Amp_CrossEntropyOp : Amp_LossOp<"cross_entropy",
     (`ignore_index` `=` $ignore_index^)? attr-dict `:`
     type($logits) `,` type($labels) `to` type($result)
   }];
+  let hasCanonicalizer = 1;
 }
 
 def Amp_MseLossOp : Amp_LossOp<"mse_loss"> {
