@@ -483,12 +483,12 @@ kernels::attentionGrad(const Tensor &query, const Tensor &key,
   ArrayRef<int64_t> q = query.getShape();
   int64_t batchHeads = q[0] * q[1], t = q[2], d = q[3];
   int64_t s = key.getShape()[2], dv = value.getShape()[3];
-  ElementKind wide = accumulatorKind(query.getKind());
-  Tensor dQuery(wide, query.getShape()), dKey(wide, key.getShape()),
-      dValue(wide, value.getShape());
+  ElementKind kind = query.getKind();
+  Tensor dQuery(kind, query.getShape()), dKey(kind, key.getShape()),
+      dValue(kind, value.getShape());
   withComputeType(query.getKind(), [&](auto tag) {
     using T = decltype(tag);
-    // Sums in T; each is exact in the result kind.
+    // Sums in T, each rounded once to the operands' kind at the end.
     std::vector<T> dq(dQuery.getNumElements()), dk(dKey.getNumElements()),
         dvSum(dValue.getNumElements());
     const T scaleT = static_cast<T>(scale);
@@ -521,9 +521,13 @@ kernels::attentionGrad(const Tensor &query, const Tensor &key,
           }
         }
       }
-    llvm::copy(dq, dQuery.getMutableData().begin());
-    llvm::copy(dk, dKey.getMutableData().begin());
-    llvm::copy(dvSum, dValue.getMutableData().begin());
+    auto round = [&](ArrayRef<T> sums, Tensor &out) {
+      for (auto [sum, element] : llvm::zip(sums, out.getMutableData()))
+        element = roundToKind(sum, kind);
+    };
+    round(dq, dQuery);
+    round(dk, dKey);
+    round(dvSum, dValue);
   });
   SmallVector<Tensor> grads;
   grads.push_back(std::move(dQuery));

@@ -65,8 +65,9 @@ Tensor matmul(const Tensor &lhs, const Tensor &rhs, const Tensor *bias,
 std::pair<Tensor, Tensor> attention(const Tensor &query, const Tensor &key,
                                     const Tensor &value, bool causal,
                                     double scale);
-/// amp.attention_grad: the gradients of query, key and value (f32, f64 for
-/// f64), summed in the order the op's description gives.
+/// amp.attention_grad: the gradients of query, key and value, summed in
+/// f32 (f64 for f64) in the order the op's description gives and rounded
+/// once to the operands' kind.
 SmallVector<Tensor> attentionGrad(const Tensor &query, const Tensor &key,
                                   const Tensor &value, const Tensor &output,
                                   const Tensor &lse, const Tensor &grad,

@@ -56,12 +56,23 @@ amp_status_t amp_attention_forward(amp_stream_t *stream,
       amprt::handleOf(stream), *attention, q, k, v, out, lse);
 }
 
+size_t amp_attention_backward_workspace(const amp_attention_t *attention) {
+  if (!attention || attention->dtype == AMP_F32 || attention->batch <= 0 ||
+      attention->seq_k <= 0 || attention->head_dim <= 0 ||
+      !amprt::bytesFit(
+          {2, attention->batch, attention->seq_k, attention->head_dim}))
+    return 0;
+  return 2 * sizeof(float) * static_cast<size_t>(attention->batch) *
+         static_cast<size_t>(attention->seq_k) *
+         static_cast<size_t>(attention->head_dim);
+}
+
 amp_status_t amp_attention_backward(amp_stream_t *stream,
                                     const amp_attention_t *attention,
                                     const void *q, const void *k, const void *v,
                                     const void *out, const void *dout,
-                                    const float *lse, float *dq, float *dk,
-                                    float *dv) {
+                                    const float *lse, void *dq, void *dk,
+                                    void *dv, float *workspace) {
   AMP_RETURN_IF_ERROR(checkAttention(stream, attention));
   if (attention->batch == 0)
     return nullptr;
@@ -71,8 +82,14 @@ amp_status_t amp_attention_backward(amp_stream_t *stream,
           : amprt::anyNull({q, k, v, out, dout, lse, dq, dk, dv}))
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "a tensor of the attention backward is null");
+  if (attention->dtype != AMP_F32 &&
+      (!workspace || amp_attention_backward_workspace(attention) == 0))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "an f16 or bf16 attention backward needs its f32 "
+                      "workspace (amp_attention_backward_workspace)");
   return amprt::backendOf(stream)->attentionBackward(
-      amprt::handleOf(stream), *attention, q, k, v, out, dout, lse, dq, dk, dv);
+      amprt::handleOf(stream), *attention, q, k, v, out, dout, lse, dq, dk, dv,
+      workspace);
 }
 
 } // extern "C"

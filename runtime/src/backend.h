@@ -107,7 +107,8 @@ public:
                                          const void *q, const void *k,
                                          const void *v, const void *out,
                                          const void *dout, const float *lse,
-                                         float *dq, float *dk, float *dv) = 0;
+                                         void *dq, void *dk, void *dv,
+                                         float *workspace) = 0;
 };
 
 /// Whether `sizes` (non-negative) multiply to a count of 4-byte elements

@@ -336,7 +336,7 @@ __global__ void attentionForwardKernel(amp_attention_t a, const void *q,
 __global__ void attentionBackwardKernel(amp_attention_t a, const void *q,
                                         const void *k, const void *v,
                                         const void *out, const void *dout,
-                                        const float *lse, float *dq, float *dk,
+                                        const float *lse, void *dq, float *dk,
                                         float *dv) {
   int64_t row = warpRow(a.batch * a.seq_q);
   if (row < 0)
@@ -384,7 +384,18 @@ __global__ void attentionBackwardKernel(amp_attention_t a, const void *q,
   for (int t = 0; t < kPerLane; ++t) {
     int64_t c = lane + t * kWarp;
     if (c < d)
-      dq[row * d + c] = dqAcc[t];
+      amprt::store(a.dtype, dq, row * d + c, dqAcc[t]);
+  }
+}
+
+/// Rounds the f32 sums of dK and dV to the attention's dtype.
+__global__ void attentionStoreKernel(amp_dtype_t dtype, int64_t count,
+                                     const float *dk, const float *dv,
+                                     void *dkOut, void *dvOut) {
+  for (int64_t index = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+       index < count; index += int64_t(gridDim.x) * blockDim.x) {
+    amprt::store(dtype, dkOut, index, dk[index]);
+    amprt::store(dtype, dvOut, index, dv[index]);
   }
 }
 
@@ -748,20 +759,33 @@ public:
   amp_status_t attentionBackward(void *stream, const amp_attention_t &a,
                                  const void *q, const void *k, const void *v,
                                  const void *out, const void *dout,
-                                 const float *lse, float *dq, float *dk,
-                                 float *dv) override {
+                                 const float *lse, void *dq, void *dkOut,
+                                 void *dvOut, float *workspace) override {
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
     AMP_RETURN_IF_ERROR(checkGrid(a.batch * a.seq_q));
-    size_t keyBytes = sizeof(float) * a.batch * a.seq_k * a.head_dim;
+    // dK and dV gather over the queries with atomics, in f32: in place for
+    // f32, else in the workspace and then rounded.
+    int64_t keyCount = a.batch * a.seq_k * a.head_dim;
+    bool wide = a.dtype == AMP_F32;
+    float *dk = wide ? static_cast<float *>(dkOut) : workspace;
+    float *dv = wide ? static_cast<float *>(dvOut) : workspace + keyCount;
+    size_t keyBytes = sizeof(float) * keyCount;
     AMP_RETURN_IF_ERROR(
         AMP_CUDA(cudaMemsetAsync(dk, 0, keyBytes, cast(stream))));
     AMP_RETURN_IF_ERROR(
         AMP_CUDA(cudaMemsetAsync(dv, 0, keyBytes, cast(stream))));
-    if (a.seq_q == 0)
-      return nullptr; // no queries: zero dK and dV
-    attentionBackwardKernel<<<blocksFor(a.batch * a.seq_q), kThreads, 0,
-                              cast(stream)>>>(a, q, k, v, out, dout, lse, dq,
-                                              dk, dv);
+    if (a.seq_q > 0) {
+      attentionBackwardKernel<<<blocksFor(a.batch * a.seq_q), kThreads, 0,
+                                cast(stream)>>>(a, q, k, v, out, dout, lse, dq,
+                                                dk, dv);
+      AMP_RETURN_IF_ERROR(AMP_CUDA(cudaGetLastError()));
+    }
+    if (wide)
+      return nullptr;
+    attentionStoreKernel<<<static_cast<unsigned>(
+                               amprt::elementGrid(keyCount).blocks),
+                           kThreads, 0, cast(stream)>>>(a.dtype, keyCount, dk,
+                                                        dv, dkOut, dvOut);
     return AMP_CUDA(cudaGetLastError());
   }
 

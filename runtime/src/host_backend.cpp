@@ -334,18 +334,27 @@ public:
 
   // With P = exp(S - lse) recomputed: dV = P^T dO, dP = dO V^T,
   // dS = P (dP - rowsum(dO * O)), dQ = scale dS K, dK = scale dS^T Q.
+  // Each query's dQ is summed in f32 over its keys and stored once; dK and
+  // dV are summed over the queries in f32 (in place for f32, else in the
+  // workspace) and stored at the end.
   amp_status_t attentionBackward(void *, const amp_attention_t &a,
                                  const void *q, const void *k, const void *v,
                                  const void *out, const void *dout,
-                                 const float *lse, float *dq, float *dk,
-                                 float *dv) override {
-    const int64_t d = a.head_dim;
-    std::fill(dq, dq + a.batch * a.seq_q * d, 0.0f);
-    std::fill(dk, dk + a.batch * a.seq_k * d, 0.0f);
-    std::fill(dv, dv + a.batch * a.seq_k * d, 0.0f);
+                                 const float *lse, void *dqOut, void *dkOut,
+                                 void *dvOut, float *workspace) override {
+    const int64_t d = a.head_dim, keyCount = a.batch * a.seq_k * d;
+    bool wide = a.dtype == AMP_F32;
+    float *dk = wide ? static_cast<float *>(dkOut) : workspace;
+    float *dv = wide ? static_cast<float *>(dvOut) : workspace + keyCount;
+    std::unique_ptr<float[]> dq(new (std::nothrow) float[d]);
+    if (!dq)
+      return AMP_STATUS(AMP_OUT_OF_MEMORY, "no host memory for attention");
+    std::fill(dk, dk + keyCount, 0.0f);
+    std::fill(dv, dv + keyCount, 0.0f);
     for (int64_t b = 0; b < a.batch; ++b)
       for (int64_t i = 0; i < a.seq_q; ++i) {
         int64_t qRow = (b * a.seq_q + i) * d;
+        std::fill(dq.get(), dq.get() + d, 0.0f);
         float rowDot = 0;
         for (int64_t c = 0; c < d; ++c)
           rowDot += amprt::load(a.dtype, dout, qRow + c) *
@@ -364,10 +373,17 @@ public:
           float ds = p * (dp - rowDot) * a.scale;
           for (int64_t c = 0; c < d; ++c) {
             dv[kRow + c] += p * amprt::load(a.dtype, dout, qRow + c);
-            dq[qRow + c] += ds * amprt::load(a.dtype, k, kRow + c);
+            dq[c] += ds * amprt::load(a.dtype, k, kRow + c);
             dk[kRow + c] += ds * amprt::load(a.dtype, q, qRow + c);
           }
         }
+        for (int64_t c = 0; c < d; ++c)
+          amprt::store(a.dtype, dqOut, qRow + c, dq[c]);
+      }
+    if (!wide)
+      for (int64_t index = 0; index < keyCount; ++index) {
+        amprt::store(a.dtype, dkOut, index, dk[index]);
+        amprt::store(a.dtype, dvOut, index, dv[index]);
       }
     return nullptr;
   }

@@ -124,55 +124,68 @@ TEST_P(AttentionTest, ForwardMatchesTheScoreMatrix) {
 }
 
 TEST_P(AttentionTest, BackwardMatchesFiniteDifferences) {
-  for (int causal = 0; causal < 2; ++causal) {
-    amp_attention_t a{AMP_F32, 2, 6, 6, 37, 0.3f, causal};
-    std::mt19937 rng(11 + causal);
-    size_t count = a.batch * a.seq_q * a.head_dim;
-    Values q = randomValues(rng, count, AMP_F32),
-           k = randomValues(rng, count, AMP_F32),
-           v = randomValues(rng, count, AMP_F32),
-           g = randomValues(rng, count, AMP_F32);
-    // L = <g, attention(q, k, v)>, differentiated in f64.
-    auto gradient = [&](Values &x) {
-      Values out;
-      for (size_t i = 0; i < x.size(); ++i) {
-        double saved = x[i], h = 1e-6;
-        x[i] = saved + h;
-        Values up = attention(a, q, k, v).out;
-        x[i] = saved - h;
-        Values down = attention(a, q, k, v).out;
-        x[i] = saved;
-        double diff = 0;
-        for (size_t j = 0; j < up.size(); ++j)
-          diff += g[j] * (up[j] - down[j]);
-        out.push_back(diff / (2 * h));
-      }
-      return out;
-    };
-    Values wantQ = gradient(q), wantK = gradient(k), wantV = gradient(v);
+  // f32 sums dK and dV in place; f16 in the workspace, then rounds once.
+  for (amp_dtype_t dtype : {AMP_F32, AMP_F16})
+    for (int causal = 0; causal < 2; ++causal) {
+      amp_attention_t a{dtype, 2, 6, 6, 37, 0.3f, causal};
+      std::mt19937 rng(11 + causal);
+      size_t count = a.batch * a.seq_q * a.head_dim;
+      Values q = randomValues(rng, count, dtype),
+             k = randomValues(rng, count, dtype),
+             v = randomValues(rng, count, dtype),
+             g = randomValues(rng, count, dtype);
+      // L = <g, attention(q, k, v)>, differentiated in f64.
+      auto gradient = [&](Values &x) {
+        Values out;
+        for (size_t i = 0; i < x.size(); ++i) {
+          double saved = x[i], h = 1e-6;
+          x[i] = saved + h;
+          Values up = attention(a, q, k, v).out;
+          x[i] = saved - h;
+          Values down = attention(a, q, k, v).out;
+          x[i] = saved;
+          double diff = 0;
+          for (size_t j = 0; j < up.size(); ++j)
+            diff += g[j] * (up[j] - down[j]);
+          out.push_back(diff / (2 * h));
+        }
+        return out;
+      };
+      Values wantQ = gradient(q), wantK = gradient(k), wantV = gradient(v);
 
-    Reference forward = attention(a, q, k, v);
-    float *lse =
-        upload(std::vector<float>(forward.lse.begin(), forward.lse.end()));
-    float *dq = upload(std::vector<float>(count, 7.0f));
-    float *dk = upload(std::vector<float>(count, 7.0f)); // overwritten
-    float *dv = upload(std::vector<float>(count, 7.0f));
-    ASSERT_EQ(amp_attention_backward(stream, &a, uploadAs(AMP_F32, q),
-                                     uploadAs(AMP_F32, k), uploadAs(AMP_F32, v),
-                                     uploadAs(AMP_F32, forward.out),
-                                     uploadAs(AMP_F32, g), lse, dq, dk, dv),
-              nullptr);
-    std::vector<float> gotQ = download(dq, count), gotK = download(dk, count),
-                       gotV = download(dv, count);
-    for (size_t i = 0; i < count; ++i) {
-      EXPECT_NEAR(gotQ[i], wantQ[i], 1e-4)
-          << "causal " << causal << " dq " << i;
-      EXPECT_NEAR(gotK[i], wantK[i], 1e-4)
-          << "causal " << causal << " dk " << i;
-      EXPECT_NEAR(gotV[i], wantV[i], 1e-4)
-          << "causal " << causal << " dv " << i;
+      Reference forward = attention(a, q, k, v);
+      float *lse =
+          upload(std::vector<float>(forward.lse.begin(), forward.lse.end()));
+      // Overwritten, whatever they held.
+      void *dq = uploadAs(dtype, Values(count, 7.0));
+      void *dk = uploadAs(dtype, Values(count, 7.0));
+      void *dv = uploadAs(dtype, Values(count, 7.0));
+      size_t workspaceBytes = amp_attention_backward_workspace(&a);
+      EXPECT_EQ(workspaceBytes, dtype == AMP_F32 ? 0 : 2 * count * 4);
+      float *workspace =
+          workspaceBytes
+              ? upload(std::vector<float>(workspaceBytes / sizeof(float), 7.0f))
+              : nullptr;
+      ASSERT_EQ(amp_attention_backward(
+                    stream, &a, uploadAs(dtype, q), uploadAs(dtype, k),
+                    uploadAs(dtype, v), uploadAs(dtype, forward.out),
+                    uploadAs(dtype, g), lse, dq, dk, dv, workspace),
+                nullptr);
+      Values gotQ = downloadAs(dtype, dq, count),
+             gotK = downloadAs(dtype, dk, count),
+             gotV = downloadAs(dtype, dv, count);
+      // f16: the output read back and each gradient are rounded to f16
+      // (relative 2^-11 on values below 2).
+      double tolerance = dtype == AMP_F32 ? 1e-4 : 3e-3;
+      for (size_t i = 0; i < count; ++i) {
+        EXPECT_NEAR(gotQ[i], wantQ[i], tolerance)
+            << "dtype " << dtype << " causal " << causal << " dq " << i;
+        EXPECT_NEAR(gotK[i], wantK[i], tolerance)
+            << "dtype " << dtype << " causal " << causal << " dk " << i;
+        EXPECT_NEAR(gotV[i], wantV[i], tolerance)
+            << "dtype " << dtype << " causal " << causal << " dv " << i;
+      }
     }
-  }
 }
 
 TEST_P(AttentionTest, BadArgumentsAreRejected) {
@@ -200,13 +213,26 @@ TEST_P(AttentionTest, BadArgumentsAreRejected) {
   float *dv = upload(std::vector<float>(8, 3.0f));
   ASSERT_EQ(amp_attention_backward(stream, &noQueries, nullptr, nullptr,
                                    nullptr, nullptr, nullptr, nullptr, nullptr,
-                                   dk, dv),
+                                   dk, dv, nullptr),
             nullptr);
   EXPECT_EQ(download(dk, 8), std::vector<float>(8, 0.0f));
   EXPECT_EQ(download(dv, 8), std::vector<float>(8, 0.0f));
-  amp_status_t status =
-      amp_attention_backward(stream, &ok, x, x, x, x, x, nullptr, x, x, x);
+  amp_status_t status = amp_attention_backward(stream, &ok, x, x, x, x, x,
+                                               nullptr, x, x, x, nullptr);
   EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT);
+  amp_status_free(status);
+  // f16 sums dK and dV in an f32 workspace, which must be given.
+  amp_attention_t half{AMP_F16, 1, 2, 2, 4, 0.5f, 0};
+  EXPECT_EQ(amp_attention_backward_workspace(&ok), 0u);
+  EXPECT_EQ(amp_attention_backward_workspace(&half), 2 * 4 * 1 * 2 * 4u);
+  status =
+      amp_attention_backward(stream, &half, x, x, x, x, x, x, x, x, x, nullptr);
+  EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT);
+  if (status) {
+    EXPECT_NE(std::string(amp_status_message(status)).find("workspace"),
+              std::string::npos)
+        << amp_status_message(status);
+  }
   amp_status_free(status);
 }
 

@@ -236,6 +236,15 @@ LogicalResult emitAttention(AttentionOp op, OpKernel &kernel) {
 LogicalResult emitAttentionGrad(AttentionGradOp op, OpKernel &kernel) {
   kernel.comment();
   StepEmitter &emitter = kernel.getEmitter();
+  // f16 and bf16 sum dK and dV in the op's f32 scratch.
+  std::string workspace = "nullptr";
+  if (getScratchBytes(op) > 0) {
+    auto at = op->getAttrOfType<IntegerAttr>(kScratchAttr);
+    if (!at)
+      return op->emitError() << "amp-to-cuda: this op has no scratch memory; "
+                                "run --amp-plan-buffers first";
+    workspace = emitter.arenaPointer("float", at.getInt());
+  }
   raw_indented_ostream &s = kernel.step();
   s << "{\n";
   s.indent() << attentionDescriptor(op) << "\n"
@@ -248,13 +257,15 @@ LogicalResult emitAttentionGrad(AttentionGradOp op, OpKernel &kernel) {
                     emitter.pointerOf(op.getLse(), false) + ", " +
                     emitter.pointerOf(op.getQueryGrad(), true) + ", " +
                     emitter.pointerOf(op.getKeyGrad(), true) + ", " +
-                    emitter.pointerOf(op.getValueGrad(), true) + "));"
+                    emitter.pointerOf(op.getValueGrad(), true) + ", " +
+                    workspace + "));"
              << "\n";
   s.unindent().unindent() << "}\n";
 
   // Per row: sum(grad * output) (2 * head_dim). Per visible pair: the
   // score and grad . value dots, the sums into dv, dq and dk (10 *
-  // head_dim), p's scale and shift and ds (5) and p's exp.
+  // head_dim), p's scale and shift and ds (5) and p's exp. The f32 sums of
+  // dK and dV in scratch are not counted, as no kernel's scratch is.
   auto q = tensorOf(op.getQuery());
   int64_t rows = q.getDimSize(0) * q.getDimSize(1), queries = q.getDimSize(2);
   int64_t dim = q.getDimSize(3), pairs = attentionPairs(op);

@@ -32,14 +32,21 @@ amp_status_t amp_attention_forward(amp_stream_t *stream,
                                    const void *q, const void *k, const void *v,
                                    void *out, float *lse);
 
-/* From the forward's out and lse and the upstream dout: dq, dk and dv, in
- * f32 and overwritten. */
+/* Bytes of f32 workspace amp_attention_backward needs: the sums of dk and
+ * dv (2 * batch * seq_k * head_dim floats) when the tensors are f16 or
+ * bf16, none for f32, which sums in dk and dv themselves. */
+size_t amp_attention_backward_workspace(const amp_attention_t *attention);
+
+/* From the forward's out and lse and the upstream dout: dq, dk and dv in
+ * the attention's dtype, each summed in f32 and rounded once, overwritten.
+ * `workspace` holds amp_attention_backward_workspace() bytes (NULL when
+ * that is 0). */
 amp_status_t amp_attention_backward(amp_stream_t *stream,
                                     const amp_attention_t *attention,
                                     const void *q, const void *k, const void *v,
                                     const void *out, const void *dout,
-                                    const float *lse, float *dq, float *dk,
-                                    float *dv);
+                                    const float *lse, void *dq, void *dk,
+                                    void *dv, float *workspace);
 
 #ifdef __cplusplus
 } /* extern "C" */

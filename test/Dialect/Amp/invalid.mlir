@@ -740,9 +740,9 @@ func.func @attention_grad_scale(%q: tensor<2x4x16x8xf32>, %lse: tensor<2x4x16xf3
 // -----
 
 func.func @attention_grad_result_type(%q: tensor<2x4x16x8xf16>, %lse: tensor<2x4x16xf32>) {
-  // expected-error @+2 {{'amp.attention_grad' op inferred type(s) 'tensor<2x4x16x8xf32>', 'tensor<2x4x16x8xf32>', 'tensor<2x4x16x8xf32>' are incompatible with return type(s) of operation 'tensor<2x4x16x8xf16>', 'tensor<2x4x16x8xf16>', 'tensor<2x4x16x8xf16>'}}
+  // expected-error @+2 {{'amp.attention_grad' op inferred type(s) 'tensor<2x4x16x8xf16>', 'tensor<2x4x16x8xf16>', 'tensor<2x4x16x8xf16>' are incompatible with return type(s) of operation 'tensor<2x4x16x8xf32>', 'tensor<2x4x16x8xf32>', 'tensor<2x4x16x8xf32>'}}
   // expected-error @+1 {{'amp.attention_grad' op failed to infer returned types}}
-  %0:3 = "amp.attention_grad"(%q, %q, %q, %q, %lse, %q) : (tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16xf32>, tensor<2x4x16x8xf16>) -> (tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>)
+  %0:3 = "amp.attention_grad"(%q, %q, %q, %q, %lse, %q) : (tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16xf32>, tensor<2x4x16x8xf16>) -> (tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>)
   return
 }
 

@@ -140,7 +140,7 @@ func.func @shapes(%x: tensor<2x16x64xf32>, %b: tensor<64xf32>, %ids: tensor<2x3x
 // CHECK: amp.attention_grad %{{.*}}, %{{.*}}, %{{.*}}, %[[OUT]], %[[LSE]], %{{.*}} causal : tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x12xf16>, tensor<2x4x16x12xf16>, tensor<2x4x16xf32>, tensor<2x4x16x12xf16>
 // CHECK: amp.attention_grad {{.*}} {scale = 5.000000e-01 : f64} : tensor<1x2x3x4xf64>, tensor<1x2x5x4xf64>, tensor<1x2x5x3xf64>, tensor<1x2x3x3xf64>, tensor<1x2x3xf64>, tensor<1x2x3x3xf64>
 // GENERIC: "amp.attention"(%{{.*}}, %{{.*}}, %{{.*}}) <{causal, with_lse}> : (tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x12xf16>) -> (tensor<2x4x16x12xf16>, tensor<2x4x16xf32>)
-// GENERIC: "amp.attention_grad"({{.*}}) <{causal}> : ({{.*}}) -> (tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x12xf32>)
+// GENERIC: "amp.attention_grad"({{.*}}) <{causal}> : ({{.*}}) -> (tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x12xf16>)
 // GENERIC: "amp.attention_grad"({{.*}}) <{scale = 5.000000e-01 : f64}> : ({{.*}}) -> (tensor<1x2x3x4xf64>, tensor<1x2x5x4xf64>, tensor<1x2x5x3xf64>)
 func.func @contractions(%x: tensor<64x784xf16>, %xt: tensor<784x64xf16>, %w: tensor<784x256xf16>,
                         %q: tensor<2x4x16x8xf16>, %k: tensor<2x4x32x8xf16>, %v: tensor<2x4x32x12xf16>,

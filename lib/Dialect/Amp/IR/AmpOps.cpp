@@ -563,9 +563,9 @@ AttentionGradOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
       loc, getOperationName(), adaptor.getOperands().take_front(3));
   if (types.empty())
     return failure();
-  Type wide = getLseType(types[0]).getElementType();
+  // Of the operands' types (the verifier checks that they agree).
   for (RankedTensorType type : types)
-    inferred.push_back(RankedTensorType::get(type.getShape(), wide));
+    inferred.push_back(type.clone(types[0].getElementType()));
   return success();
 }
 
@@ -601,10 +601,6 @@ double AttentionGradOp::getScaleOrDefault() {
 
 bool AttentionGradOp::isPrecisionOperand(unsigned index) {
   return index != getLseMutable().getOperandNumber();
-}
-
-bool AttentionGradOp::isPrecisionResult(unsigned) {
-  return false; // the gradients are the f32 (f64) accumulators
 }
 
 //===----------------------------------------------------------------------===//

@@ -29,6 +29,16 @@ int64_t backend::getScratchBytes(Operation *op) {
       return INT64_MAX; // --amp-plan-buffers reports that it does not fit
     return bytes;
   }
+  if (auto grad = dyn_cast<AttentionGradOp>(op)) {
+    // The f32 sums of dK and dV (amp_attention_backward_workspace), unless
+    // they are f32 and summed in place.
+    auto key = cast<RankedTensorType>(grad.getKey().getType());
+    if (key.getElementType().isF32())
+      return 0;
+    std::optional<int64_t> bytes =
+        getCheckedProduct({key.getNumElements(), int64_t(2 * 4)});
+    return bytes ? *bytes : INT64_MAX;
+  }
   auto loss = dyn_cast<CrossEntropyOp>(op);
   if (!loss)
     return 0;

@@ -386,10 +386,11 @@ LogicalResult vjp(AttentionOp op, VJPBuilder &v, Value g, Grads &out) {
       v.loc, q, k, val, forward.getResult(), forward.getLse(),
       v.castTo(g, v.typeOf(q).getElementType()), op.getCausalAttr(),
       op.getScaleAttr());
-  // Each gradient is summed in the accumulator and rounded once here.
-  out[0] = v.castTo(grads.getQueryGrad(), v.typeOf(q).getElementType());
-  out[1] = v.castTo(grads.getKeyGrad(), v.typeOf(k).getElementType());
-  out[2] = v.castTo(grads.getValueGrad(), v.typeOf(val).getElementType());
+  // Each gradient is summed in the accumulator and rounded once, to the
+  // operands' type.
+  out[0] = grads.getQueryGrad();
+  out[1] = grads.getKeyGrad();
+  out[2] = grads.getValueGrad();
   return success();
 }
 

@@ -86,8 +86,7 @@ def Amp_PrecisionOpInterface : OpInterface<"PrecisionOpInterface"> {
     InterfaceMethod<
       /*desc=*/[{Whether result `index` takes the precision amp-autocast
         chooses for the op: every result by default. A result whose type
-        the op fixes (attention's f32 log-sum-exp, attention_grad's f32
-        gradients) keeps its type.}],
+        the op fixes (attention's f32 log-sum-exp) keeps its type.}],
       /*retTy=*/"bool",
       /*methodName=*/"isPrecisionResult",
       /*args=*/(ins "unsigned":$index),

@@ -713,7 +713,7 @@ def Amp_GeluGradOp : Amp_GradientOp<"gelu_grad",
 def Amp_AttentionGradOp : Amp_GradientOp<"attention_grad", [
     Amp_LowerPrecision, InferTypeOpAdaptor,
     DeclareOpInterfaceMethods<Amp_PrecisionOpInterface,
-                              ["isPrecisionOperand", "isPrecisionResult"]>]> {
+                              ["isPrecisionOperand"]>]> {
   let summary = "gradients of amp.attention from its output and log-sum-exp";
   let description = [{
     The gradients of `query`, `key` and `value` of an `amp.attention` with
@@ -723,8 +723,9 @@ def Amp_AttentionGradOp : Amp_GradientOp<"attention_grad", [
     `p = exp(scale * q.k - lse)`, so no `[B, H, T, S]` tensor exists:
     `dv += p * grad`, `ds = p * (grad.v - sum(grad * output)) * scale`,
     `dq += ds * k` and `dk += ds * q`, over the queries in ascending order
-    and, for each, its visible keys in ascending order. The results are f32
-    (f64 for f64 operands), like the accumulators that sum them.
+    and, for each, its visible keys in ascending order. The sums are f32
+    (f64 for f64 operands); each gradient is rounded once to the operands'
+    element type, as PyTorch's and cuDNN's attention backward return them.
 
     ```mlir
     %dq, %dk, %dv = amp.attention_grad %q, %k, %v, %o, %lse, %do causal
