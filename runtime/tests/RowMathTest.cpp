@@ -442,6 +442,29 @@ TEST(RowMathByHand, CrossEntropyGrad) {
   EXPECT_EQ(amprt::crossEntropyGradScale(3.0, /*mean=*/false, 4), 3.0);
 }
 
+TYPED_TEST(RowMathTest, CrossEntropyLossAndGradGivesTheLossOfItsOwn) {
+  // The loss of the one pass is crossEntropyRowLoss's, bit for bit, for a
+  // class, an ignored label and a label that is no class (the gradient is
+  // crossEntropyGradRow's, which the tests above and below check).
+  using T = TypeParam;
+  std::mt19937 rng(9);
+  for (size_t n : kLengths)
+    for (int64_t label : {static_cast<int64_t>(rng() % n), int64_t(-100),
+                          static_cast<int64_t>(n)}) {
+      std::vector<T> x = randomRow<T>(rng, n), dx(n);
+      T loss = amprt::crossEntropyRowLossAndGrad<T>(
+          kRow, n, loadOf(x), label, true, -100, static_cast<T>(0.75),
+          storeTo(dx));
+      T want =
+          amprt::crossEntropyRowLoss<T>(kRow, n, loadOf(x), label, true, -100);
+      if (label == static_cast<int64_t>(n))
+        EXPECT_TRUE(std::isnan(static_cast<double>(loss)) &&
+                    std::isnan(static_cast<double>(want)));
+      else
+        EXPECT_EQ(loss, want) << "n " << n << " label " << label;
+    }
+}
+
 TYPED_TEST(RowMathTest, CrossEntropyMatchesTextbook) {
   using T = TypeParam;
   std::mt19937 rng(5);

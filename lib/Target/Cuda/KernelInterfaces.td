@@ -43,6 +43,11 @@ def KernelOpInterface : OpInterface<"KernelOpInterface"> {
       "Prints the op's kernel and its launch through `kernel`.",
       "::llvm::LogicalResult", "emitKernel",
       (ins "::mlir::amp::cuda::OpKernel &":$kernel)>,
+    InterfaceMethod<
+      "Whether the op's kernel also computes `others`, the ops --amp-fuse "
+      "put in its kernel after it (OpKernel::getFused); none by default.",
+      "bool", "fusesWith", (ins "::llvm::ArrayRef<::mlir::Operation *>":$others),
+      "", "return others.empty();">,
   ];
 }
 

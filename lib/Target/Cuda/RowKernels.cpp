@@ -197,28 +197,91 @@ LogicalResult emitRowSum(CrossEntropyOp op, OpKernel &rowKernel) {
   return success();
 }
 
+/// The gradient's factor (crossEntropyGradScale) as `const ct scale`, in
+/// the functor of `kernel`, which computes `grad`.
+FailureOr<std::string> gradScale(CrossEntropyGradOp grad, OpKernel &kernel,
+                                 StringRef ct) {
+  bool mean = grad.getReduction() == LossReduction::mean;
+  if (mean && grad.getIgnoreIndex())
+    return grad->emitError()
+           << "amp-to-cuda: a cross_entropy_grad with ignore_index and "
+              "reduction = mean is not supported; write it with reduction = "
+              "sum and the loss gradient divided by the count of rows, as "
+              "amp-autodiff does";
+  Value lossGrad = grad.getGrad();
+  std::string load =
+      loadExpr(elementOf(lossGrad),
+               kernel.functor().getParams().add(lossGrad, false), "0");
+  return ("const " + ct + " scale = amprt::crossEntropyGradScale<" + ct +
+          ">(static_cast<" + ct + ">(" + load + "), " + boolean(mean) + ", " +
+          std::to_string(countOf(grad.getLabels())) + ");\n")
+      .str();
+}
+
+/// The store lambda of row_math.h writing `grad`'s result at `index`.
+std::string gradStore(CrossEntropyGradOp grad, OpKernel &kernel, StringRef ct,
+                      StringRef index) {
+  Type type = elementOf(grad.getResult());
+  std::string out = kernel.functor().getParams().add(grad.getResult(), true);
+  return ("const auto store = [&](int64_t j, " + ct + " v) { " +
+          storeStmt(type, out, index, roundExpr(type, "v")) + " };\n")
+      .str();
+}
+
+/// The gradient --amp-fuse put in a cross-entropy's kernel: over the same
+/// logits and labels, so one pass over each row gives both.
+CrossEntropyGradOp getFusedGrad(CrossEntropyOp loss,
+                                ArrayRef<Operation *> others) {
+  if (others.size() != 1)
+    return {};
+  auto grad = dyn_cast<CrossEntropyGradOp>(others.front());
+  if (!grad || grad.getLogits() != loss.getLogits() ||
+      grad.getLabels() != loss.getLabels() ||
+      grad.getIgnoreIndexAttr() != loss.getIgnoreIndexAttr())
+    return {};
+  return grad;
+}
+
 LogicalResult emitCrossEntropy(CrossEntropyOp op, OpKernel &kernel) {
   Value logits = op.getLogits();
   std::string ct = registerType(elementOf(logits));
   int64_t classes = tensorOf(logits).getShape().back();
   int64_t rows = countOf(op.getLabels());
+  CrossEntropyGradOp grad = getFusedGrad(op, kernel.getFused());
   FailureOr<std::string> partials = kernel.scratch(ct);
   if (failed(partials))
     return failure();
   // Per row into scratch (one lane of the row writes), then the rows in
-  // order (emitRowSum).
-  kernel.functor().body()
-      << loadLambda("x", ct,
-                    kernel.load(0, "i * " + std::to_string(classes) + " + j"))
-      << "const int64_t label = " << kernel.load(1, "i") << ";\n"
-      << "const " + ct + " loss = amprt::crossEntropyRowLoss<" + ct +
-             ">(row, " + std::to_string(classes) + ", x, " +
-             labelArguments(op) + ");"
-      << "\n"
-      << "if (row.leads())\n"
-      << "  " << *partials << "[i] = loss;\n";
-  // Per logit: the max, and the shifted exp summed.
-  kernel.functor().addWork(3 * rows * classes, rows * classes);
+  // order (emitRowSum); with the gradient, its row from the same
+  // statistics.
+  std::string at = "i * " + std::to_string(classes) + " + j";
+  raw_indented_ostream &body = kernel.functor().body();
+  body << loadLambda("x", ct, kernel.load(0, at))
+       << "const int64_t label = " << kernel.load(1, "i") << ";\n";
+  if (grad) {
+    FailureOr<std::string> scale = gradScale(grad, kernel, ct);
+    if (failed(scale))
+      return failure();
+    body << *scale << gradStore(grad, kernel, ct, at)
+         << "const " + ct + " loss = amprt::crossEntropyRowLossAndGrad<" + ct +
+                ">(row, " + std::to_string(classes) + ", x, " +
+                labelArguments(op) + ", scale, store);"
+         << "\n";
+  } else {
+    body << "const " + ct + " loss = amprt::crossEntropyRowLoss<" + ct +
+                ">(row, " + std::to_string(classes) + ", x, " +
+                labelArguments(op) + ");"
+         << "\n";
+  }
+  body << "if (row.leads())\n"
+       << "  " << *partials << "[i] = loss;\n";
+  // Per logit: the max, and the shifted exp summed; with the gradient, the
+  // probability (a subtraction, an exp, a division), less the label's
+  // one, scaled.
+  if (grad)
+    kernel.functor().addWork(7 * rows * classes, 2 * rows * classes);
+  else
+    kernel.functor().addWork(3 * rows * classes, rows * classes);
   kernel.functor().launchRows(rows);
   return emitRowSum(op, kernel);
 }
@@ -228,25 +291,14 @@ LogicalResult emitCrossEntropyGrad(CrossEntropyGradOp op, OpKernel &kernel) {
   std::string ct = registerType(elementOf(logits));
   int64_t classes = tensorOf(logits).getShape().back();
   int64_t rows = countOf(op.getLabels());
-  bool mean = op.getReduction() == LossReduction::mean;
-  if (mean && op.getIgnoreIndex())
-    return op->emitError()
-           << "amp-to-cuda: a cross_entropy_grad with ignore_index and "
-              "reduction = mean is not supported; write it with reduction = "
-              "sum and the loss gradient divided by the count of rows, as "
-              "amp-autodiff does";
+  FailureOr<std::string> scale = gradScale(op, kernel, ct);
+  if (failed(scale))
+    return failure();
   std::string at = "i * " + std::to_string(classes) + " + j";
-  kernel.functor().body() << "const " + ct +
-                                 " scale = amprt::crossEntropyGradScale<" + ct +
-                                 ">(static_cast<" + ct + ">(" +
-                                 kernel.load(2, "0") + "), " +
-                                 boolean(mean).str() + ", " +
-                                 std::to_string(rows) + ");"
-                          << "\n"
-                          << loadLambda("x", ct, kernel.load(0, at))
+  kernel.functor().body() << *scale << loadLambda("x", ct, kernel.load(0, at))
                           << "const int64_t label = " << kernel.load(1, "i")
                           << ";\n"
-                          << storeLambda(kernel, ct, at)
+                          << gradStore(op, kernel, ct, at)
                           << "amprt::crossEntropyGradRow<" + ct + ">(row, " +
                                  std::to_string(classes) + ", x, " +
                                  labelArguments(op) + ", scale, store);"
@@ -257,6 +309,19 @@ LogicalResult emitCrossEntropyGrad(CrossEntropyGradOp op, OpKernel &kernel) {
   kernel.functor().launchRows(rows);
   return success();
 }
+
+/// amp.cross_entropy's kernel model: the loss, or the loss and its
+/// gradient (getFusedGrad).
+struct CrossEntropyModel
+    : KernelOpInterface::ExternalModel<CrossEntropyModel, CrossEntropyOp> {
+  LogicalResult emitKernel(Operation *op, OpKernel &kernel) const {
+    return emitCrossEntropy(cast<CrossEntropyOp>(op), kernel);
+  }
+  bool fusesWith(Operation *op, ArrayRef<Operation *> others) const {
+    return others.empty() ||
+           static_cast<bool>(getFusedGrad(cast<CrossEntropyOp>(op), others));
+  }
+};
 
 } // namespace
 
@@ -278,8 +343,7 @@ void cuda::attachRowModels(MLIRContext &context) {
       KernelModel<LayerNormGradOp, emitNormGrad<LayerNormGradOp>>>(context);
   RmsNormGradOp::attachInterface<
       KernelModel<RmsNormGradOp, emitNormGrad<RmsNormGradOp>>>(context);
-  CrossEntropyOp::attachInterface<
-      KernelModel<CrossEntropyOp, emitCrossEntropy>>(context);
+  CrossEntropyOp::attachInterface<CrossEntropyModel>(context);
   CrossEntropyGradOp::attachInterface<
       KernelModel<CrossEntropyGradOp, emitCrossEntropyGrad>>(context);
 }

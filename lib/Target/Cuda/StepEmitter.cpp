@@ -225,6 +225,7 @@ Functor &OpKernel::functor() {
   if (!built) {
     SmallVector<Operation *> listed{op};
     llvm::append_range(listed, guards);
+    llvm::append_range(listed, fused);
     built.emplace(emitter, name, listed);
   }
   return *built;
@@ -578,9 +579,14 @@ LogicalResult StepEmitter::emitKernel(ArrayRef<Operation *> ops) {
   if (!updates.empty() && expected.size() == ops.size() &&
       llvm::all_of(ops, [&](Operation *op) { return expected.contains(op); }))
     return emitUpdates(updates);
-  if (ops.size() > 1)
+  auto first = dyn_cast<KernelOpInterface>(ops.front());
+  if (ops.size() > 1 && !(first && first.fusesWith(ops.drop_front())))
     return ops.front()->emitError() << "the backend cannot run this group "
                                        "of ops as one kernel";
+  if (ops.size() > 1) {
+    OpKernel builder(*this, ops.front(), {}, kernelName(ops), ops.drop_front());
+    return first.emitKernel(builder);
+  }
   return emitSingle(ops.front());
 }
 

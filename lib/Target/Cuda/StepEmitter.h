@@ -150,8 +150,9 @@ private:
 class OpKernel {
 public:
   OpKernel(StepEmitter &emitter, Operation *op, ArrayRef<Operation *> guards,
-           std::string name)
-      : emitter(emitter), op(op), guards(guards), name(std::move(name)) {}
+           std::string name, ArrayRef<Operation *> fused = {})
+      : emitter(emitter), op(op), guards(guards), fused(fused),
+        name(std::move(name)) {}
 
   Operation *getOp() const { return op; }
   StringRef getName() const { return name; }
@@ -159,6 +160,9 @@ public:
   /// The found_inf selects fused into an optimizer update, one per result
   /// (see getGuardSelects); empty for other ops.
   ArrayRef<Operation *> getGuards() const { return guards; }
+  /// The other ops of the kernel, which the op's model computes with it
+  /// (KernelOpInterface::fusesWith); empty for most.
+  ArrayRef<Operation *> getFused() const { return fused; }
 
   /// Starts the op's generated functor (listing the op and its guards).
   Functor &functor();
@@ -183,6 +187,7 @@ private:
   StepEmitter &emitter;
   Operation *op;
   ArrayRef<Operation *> guards;
+  ArrayRef<Operation *> fused;
   std::string name;
   std::optional<Functor> built;
 };

@@ -277,25 +277,40 @@ AMP_HOST_DEVICE inline T crossEntropyGradOutput(T probability, bool isLabel,
   return probability * scale;
 }
 
+/// The loss of a row of `n` logits against `label`, as crossEntropyRowLoss
+/// gives it, and its gradient times `scale` (crossEntropyGradScale), from
+/// one computation of the row's statistics: zeros and a zero loss for the
+/// ignored label, NaNs for a label that is no class.
+template <typename T, typename Row, typename Load, typename Store>
+AMP_HOST_DEVICE inline T
+crossEntropyRowLossAndGrad(const Row &row, int64_t n, Load &&x, int64_t label,
+                           bool hasIgnoreIndex, int64_t ignoreIndex, T scale,
+                           Store &&dx) {
+  if (hasIgnoreIndex && label == ignoreIndex) {
+    row.forEach(n, [&](int64_t j) { dx(j, static_cast<T>(0)); });
+    return static_cast<T>(0);
+  }
+  if (!isClass(label, n)) {
+    row.forEach(n, [&](int64_t j) { dx(j, static_cast<T>(NAN)); });
+    return static_cast<T>(NAN);
+  }
+  const SoftmaxStats<T> stats = softmaxStats<T>(row, n, x);
+  row.forEach(n, [&](int64_t j) {
+    const T p = softmaxProbability(static_cast<T>(x(j)), stats);
+    dx(j, crossEntropyGradOutput(p, j == label, scale));
+  });
+  return crossEntropyLoss(stats, static_cast<T>(x(label)));
+}
+
 /// The gradient of a row of `n` logits against `label`, times `scale`
-/// (crossEntropyGradScale): zeros for the ignored label, NaNs for a label
-/// that is no class.
+/// (crossEntropyGradScale): crossEntropyRowLossAndGrad without its loss.
 template <typename T, typename Row, typename Load, typename Store>
 AMP_HOST_DEVICE inline void
 crossEntropyGradRow(const Row &row, int64_t n, Load &&x, int64_t label,
                     bool hasIgnoreIndex, int64_t ignoreIndex, T scale,
                     Store &&dx) {
-  if (hasIgnoreIndex && label == ignoreIndex) {
-    row.forEach(n, [&](int64_t j) { dx(j, static_cast<T>(0)); });
-    return;
-  }
-  const bool outside = !isClass(label, n);
-  const SoftmaxStats<T> stats = softmaxStats<T>(row, n, x);
-  row.forEach(n, [&](int64_t j) {
-    const T p = outside ? static_cast<T>(NAN)
-                        : softmaxProbability(static_cast<T>(x(j)), stats);
-    dx(j, crossEntropyGradOutput(p, j == label, scale));
-  });
+  (void)crossEntropyRowLossAndGrad<T>(row, n, x, label, hasIgnoreIndex,
+                                      ignoreIndex, scale, dx);
 }
 
 } // namespace amprt

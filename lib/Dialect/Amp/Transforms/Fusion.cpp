@@ -269,6 +269,30 @@ struct FusePass : mlir::amp::impl::AmpFuseBase<FusePass> {
           kernelOf[select] = kernelOf.lookup(run.front());
       }
 
+    // A cross-entropy and its gradient over the same logits and labels
+    // are one kernel, which reads each row once for both (where the
+    // gradient was: the loss's users all come after it).
+    for (Operation &op : body) {
+      auto grad = dyn_cast<CrossEntropyGradOp>(op);
+      if (!grad)
+        continue;
+      for (Operation *user : grad.getLogits().getUsers()) {
+        auto loss = dyn_cast<CrossEntropyOp>(user);
+        auto after = [&](Operation *later) {
+          return later->getBlock() == &body && grad->isBeforeInBlock(later);
+        };
+        if (!loss || loss->getBlock() != &body ||
+            !loss->isBeforeInBlock(grad) ||
+            loss.getLabels() != grad.getLabels() ||
+            loss.getIgnoreIndexAttr() != grad.getIgnoreIndexAttr() ||
+            !llvm::all_of(loss->getUsers(), after) ||
+            kernelOf.lookup(loss) == kernelOf.lookup(grad))
+          continue;
+        kernelOf[grad] = kernelOf.lookup(loss);
+        break;
+      }
+    }
+
     // Each kernel becomes an amp.fusion where its last op was: they run
     // in that order.
     llvm::MapVector<int64_t, SmallVector<Operation *>> groups;

@@ -314,3 +314,40 @@ func.func @attention_grad_f64(%q: tensor<1x1x4x8xf64>, %lse: tensor<1x1x4xf64>) 
   %dq, %dk, %dv = amp.attention_grad %q, %q, %q, %q, %lse, %q : tensor<1x1x4x8xf64>, tensor<1x1x4x8xf64>, tensor<1x1x4x8xf64>, tensor<1x1x4x8xf64>, tensor<1x1x4xf64>, tensor<1x1x4x8xf64>
   return %dq : tensor<1x1x4x8xf64>
 }
+
+// -----
+
+// A cross-entropy and its gradient over the same logits and labels are one
+// kernel, where the gradient was: each row is read once for both.
+// CHECK-LABEL: func.func @cross_entropy_with_grad
+// CHECK: %[[K:.*]]:2 = amp.fusion(%[[X:arg[0-9]+]] = %arg0, %[[Y:arg[0-9]+]] = %arg1, %[[G:arg[0-9]+]] = %arg2) : (tensor<4x8xf16>, tensor<4xi64>, tensor<f32>) -> (tensor<f32>, tensor<4x8xf16>) {
+// CHECK-NEXT: %[[L:.*]] = amp.cross_entropy %[[X]], %[[Y]]
+// CHECK-NEXT: %[[D:.*]] = amp.cross_entropy_grad %[[X]], %[[Y]], %[[G]]
+// CHECK-NEXT: amp.yield %[[L]], %[[D]]
+// CHECK: return %[[K]]#0, %[[K]]#1
+func.func @cross_entropy_with_grad(%x: tensor<4x8xf16>, %y: tensor<4xi64>, %g: tensor<f32>) -> (tensor<f32>, tensor<4x8xf16>) {
+  %l = amp.cross_entropy %x, %y : tensor<4x8xf16>, tensor<4xi64> to tensor<f32>
+  %d = amp.cross_entropy_grad %x, %y, %g : tensor<4x8xf16>, tensor<4xi64>, tensor<f32>
+  return %l, %d : tensor<f32>, tensor<4x8xf16>
+}
+
+// -----
+
+// Not when the loss is read before the gradient (the gradient's seed here),
+// nor for other labels: three kernels of one op each.
+// CHECK-LABEL: func.func @cross_entropy_apart
+// CHECK: amp.fusion{{.*}} {
+// CHECK-NEXT: amp.cross_entropy %
+// CHECK-NEXT: amp.yield
+// CHECK: amp.fusion{{.*}} {
+// CHECK-NEXT: amp.cross_entropy_grad
+// CHECK-NEXT: amp.yield
+// CHECK: amp.fusion{{.*}} {
+// CHECK-NEXT: amp.cross_entropy_grad
+// CHECK-NEXT: amp.yield
+func.func @cross_entropy_apart(%x: tensor<4x8xf32>, %y: tensor<4xi64>, %z: tensor<4xi64>) -> (tensor<f32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %l = amp.cross_entropy %x, %y : tensor<4x8xf32>, tensor<4xi64> to tensor<f32>
+  %d = amp.cross_entropy_grad %x, %y, %l : tensor<4x8xf32>, tensor<4xi64>, tensor<f32>
+  %e = amp.cross_entropy_grad %x, %z, %l : tensor<4x8xf32>, tensor<4xi64>, tensor<f32>
+  return %l, %d, %e : tensor<f32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
