@@ -15,8 +15,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectRegistry.h"
 
-#include <limits>
-
 using namespace mlir;
 using namespace mlir::amp;
 
@@ -379,6 +377,7 @@ LogicalResult vjp(AttentionOp op, VJPBuilder &v, Value g, Grads &out) {
     forward = v.b.create<AttentionOp>(op.getLoc(), op.getQuery(), op.getKey(),
                                       op.getValue(), op.getCausalAttr(),
                                       op.getScaleAttr(), v.b.getUnitAttr());
+    forward->setDiscardableAttrs(op->getDiscardableAttrDictionary());
     op.getResult().replaceAllUsesWith(forward.getResult());
   }
   Value q = op.getQuery(), k = op.getKey(), val = op.getValue();
