@@ -180,17 +180,35 @@ template <typename OpT> std::string attentionDescriptor(OpT op) {
          (op.getCausal() ? "1" : "0") + "};";
 }
 
-/// How many (query, key) pairs of each head the op visits: all of them,
-/// or with a causal mask those of query t with keys 0..t.
-template <typename OpT> int64_t attentionPairs(OpT op) {
-  int64_t queries = tensorOf(op.getQuery()).getDimSize(2);
+/// What the cost of an attention kernel depends on: its rows (batch x
+/// heads), queries per row, head dim and the (query, key) pairs of a row it
+/// visits: all of them, or with a causal mask those of query t with keys
+/// 0..t.
+struct AttentionShape {
+  int64_t rows, queries, dim, pairs;
+};
+
+template <typename OpT> AttentionShape attentionShape(OpT op) {
+  auto q = tensorOf(op.getQuery());
+  int64_t queries = q.getDimSize(2);
   int64_t keys = tensorOf(op.getKey()).getDimSize(2);
-  if (!op.getCausal())
-    return queries * keys;
-  int64_t pairs = 0;
-  for (int64_t t = 0; t < queries; ++t)
-    pairs += std::min(keys, t + 1);
-  return pairs;
+  int64_t pairs = queries * keys;
+  if (op.getCausal()) {
+    pairs = 0;
+    for (int64_t t = 0; t < queries; ++t)
+      pairs += std::min(keys, t + 1);
+  }
+  return {q.getDimSize(0) * q.getDimSize(1), queries, q.getDimSize(3), pairs};
+}
+
+/// The launch record of the runtime's attention kernels: a warp per query
+/// row, kRowsPerBlock rows a block.
+KernelCost attentionLaunch(OpKernel &kernel, StringRef strategy,
+                           const AttentionShape &shape) {
+  int64_t queryRows = shape.rows * shape.queries;
+  return {kernel.getName().str(), strategy.str(), 1,
+          (queryRows + amprt::kRowsPerBlock - 1) / amprt::kRowsPerBlock,
+          amprt::kBlockThreads};
 }
 
 LogicalResult emitAttention(AttentionOp op, OpKernel &kernel) {
@@ -214,15 +232,10 @@ LogicalResult emitAttention(AttentionOp op, OpKernel &kernel) {
   // key it sees: a dot product and a weighted sum of values of head_dim
   // (4 * head_dim FLOPs), the score's scale and running max and sum (4)
   // and an exp; a causal mask skips the keys after the query.
-  auto q = tensorOf(op.getQuery());
-  int64_t rows = q.getDimSize(0) * q.getDimSize(1), queries = q.getDimSize(2);
-  int64_t dim = q.getDimSize(3), pairs = attentionPairs(op);
-  KernelCost cost{kernel.getName().str(), "attention", 1,
-                  (rows * queries + amprt::kRowsPerBlock - 1) /
-                      amprt::kRowsPerBlock,
-                  amprt::kBlockThreads};
-  cost.flops = rows * pairs * (4 * dim + 4);
-  cost.transcendentals = rows * pairs;
+  AttentionShape shape = attentionShape(op);
+  KernelCost cost = attentionLaunch(kernel, "attention", shape);
+  cost.flops = shape.rows * shape.pairs * (4 * shape.dim + 4);
+  cost.transcendentals = shape.rows * shape.pairs;
   SmallVector<std::pair<Value, bool>> accesses{{op.getQuery(), false},
                                                {op.getKey(), false},
                                                {op.getValue(), false},
@@ -266,15 +279,11 @@ LogicalResult emitAttentionGrad(AttentionGradOp op, OpKernel &kernel) {
   // score and grad . value dots, the sums into dv, dq and dk (10 *
   // head_dim), p's scale and shift and ds (5) and p's exp. The f32 sums of
   // dK and dV in scratch are not counted, as no kernel's scratch is.
-  auto q = tensorOf(op.getQuery());
-  int64_t rows = q.getDimSize(0) * q.getDimSize(1), queries = q.getDimSize(2);
-  int64_t dim = q.getDimSize(3), pairs = attentionPairs(op);
-  KernelCost cost{kernel.getName().str(), "attention-grad", 1,
-                  (rows * queries + amprt::kRowsPerBlock - 1) /
-                      amprt::kRowsPerBlock,
-                  amprt::kBlockThreads};
-  cost.flops = rows * (queries * 2 * dim + pairs * (10 * dim + 5));
-  cost.transcendentals = rows * pairs;
+  AttentionShape shape = attentionShape(op);
+  KernelCost cost = attentionLaunch(kernel, "attention-grad", shape);
+  cost.flops = shape.rows * (shape.queries * 2 * shape.dim +
+                             shape.pairs * (10 * shape.dim + 5));
+  cost.transcendentals = shape.rows * shape.pairs;
   emitter.recordLaunch(std::move(cost), {{op.getQuery(), false},
                                          {op.getKey(), false},
                                          {op.getValue(), false},
