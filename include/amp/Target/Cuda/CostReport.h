@@ -52,7 +52,7 @@ struct KernelCost {
   /// The functor a launch of ampstep's templates runs (another kernel's,
   /// where they share code; ampstep::Copy for a copy); empty for a library
   /// or runtime call. A GPU profiler names the kernels by it.
-  std::string functor;
+  std::string functor = {};
 };
 
 /// The launches of one step, in order, and the bytes of the tensors its

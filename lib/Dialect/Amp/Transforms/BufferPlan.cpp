@@ -44,8 +44,8 @@ int64_t alignUp(int64_t value) {
 struct Interval {
   Value value;
   int64_t first, last;
-  std::optional<int64_t> offset;
-  std::optional<int64_t> scratchBytes;
+  std::optional<int64_t> offset = std::nullopt;
+  std::optional<int64_t> scratchBytes = std::nullopt;
 
   int64_t bytes(int64_t floatBytes16) const {
     return scratchBytes ? *scratchBytes
