@@ -29,12 +29,15 @@ std::string loadLambda(StringRef name, StringRef t, StringRef value) {
          "\n";
 }
 
-/// The Store of row_math.h writing result 0 of the kernel's op at `index`
-/// (an expression of j), rounded to its type.
-std::string storeLambda(OpKernel &kernel, StringRef t, StringRef index) {
-  Type type = elementOf(kernel.getOp()->getResult(0));
+/// The Store of row_math.h writing `result` (of the kernel's op or of an op
+/// fused into it; row ops have no guards) at `index` (an expression of j),
+/// rounded to its type.
+std::string storeLambda(OpKernel &kernel, Value result, StringRef t,
+                        StringRef index) {
+  Type type = elementOf(result);
+  std::string out = kernel.functor().getParams().add(result, /*writes=*/true);
   return ("const auto store = [&](int64_t j, " + t + " v) { " +
-          kernel.store(0, index, roundExpr(type, "v")) + " };")
+          storeStmt(type, out, index, roundExpr(type, "v")) + " };")
              .str() +
          "\n";
 }
@@ -53,9 +56,9 @@ template <typename Op> LogicalResult emitSoftmax(Op op, OpKernel &kernel) {
   auto [n, at] = lineAlong(shape, op.getDim());
   bool log = std::is_same_v<Op, LogSoftmaxOp>;
   raw_indented_ostream &body = kernel.functor().body();
-  body << loadLambda("x", t, kernel.load(0, at)) << storeLambda(kernel, t, at)
-       << "amprt::softmaxRow<" << t << ">(row, " << n << ", x, store, "
-       << boolean(log) << ");\n";
+  body << loadLambda("x", t, kernel.load(0, at))
+       << storeLambda(kernel, op.getResult(), t, at) << "amprt::softmaxRow<"
+       << t << ">(row, " << n << ", x, store, " << boolean(log) << ");\n";
   // Per element: the max, the shifted exp summed, and the output (a
   // subtraction, then an exp and a division or a subtraction).
   kernel.functor().addWork(5 * product(shape), (log ? 1 : 2) * product(shape));
@@ -71,7 +74,7 @@ template <typename Op> LogicalResult emitSoftmaxGrad(Op op, OpKernel &kernel) {
   bool log = std::is_same_v<Op, LogSoftmaxGradOp>;
   kernel.functor().body() << loadLambda("y", t, kernel.load(0, at))
                           << loadLambda("g", t, kernel.load(1, at))
-                          << storeLambda(kernel, t, at)
+                          << storeLambda(kernel, op.getResult(), t, at)
                           << "amprt::softmaxGradRow<" << t << ">(row, " << n
                           << ", y, g, store, " << boolean(log) << ");\n";
   // Per element: the row's sum of g * y (of g for log) and the output.
@@ -106,7 +109,7 @@ template <typename Op> LogicalResult emitNorm(Op op, OpKernel &kernel) {
     body << loadLambda("weight", ct, kernel.load(next++, "j"));
   if (biasOperand)
     body << loadLambda("bias", ct, kernel.load(next++, "j"));
-  body << storeLambda(kernel, ct, row);
+  body << storeLambda(kernel, op.getResult(), ct, row);
   StringRef weight = op.getWeight() ? "weight" : "amprt::NoOperand()";
   std::string eps = literal(op.getEpsilon().convertToDouble(), ct);
   if (centered)
@@ -139,7 +142,7 @@ template <typename Op> LogicalResult emitNormGrad(Op op, OpKernel &kernel) {
   std::string row = "i * " + std::to_string(n) + " + j";
   kernel.functor().body() << loadLambda("x", t, kernel.load(0, row))
                           << loadLambda("g", t, kernel.load(1, row))
-                          << storeLambda(kernel, t, row)
+                          << storeLambda(kernel, op.getResult(), t, row)
                           << (centered ? "amprt::layerNormGradRow<"
                                        : "amprt::rmsNormGradRow<")
                           << t << ">(row, " << n << ", x, g, "
@@ -218,16 +221,6 @@ FailureOr<std::string> gradScale(CrossEntropyGradOp grad, OpKernel &kernel,
       .str();
 }
 
-/// The store lambda of row_math.h writing `grad`'s result at `index`.
-std::string gradStore(CrossEntropyGradOp grad, OpKernel &kernel, StringRef ct,
-                      StringRef index) {
-  Type type = elementOf(grad.getResult());
-  std::string out = kernel.functor().getParams().add(grad.getResult(), true);
-  return ("const auto store = [&](int64_t j, " + ct + " v) { " +
-          storeStmt(type, out, index, roundExpr(type, "v")) + " };\n")
-      .str();
-}
-
 /// The gradient --amp-fuse put in a cross-entropy's kernel: over the same
 /// logits and labels, so one pass over each row gives both.
 CrossEntropyGradOp getFusedGrad(CrossEntropyOp loss,
@@ -262,7 +255,7 @@ LogicalResult emitCrossEntropy(CrossEntropyOp op, OpKernel &kernel) {
     FailureOr<std::string> scale = gradScale(grad, kernel, ct);
     if (failed(scale))
       return failure();
-    body << *scale << gradStore(grad, kernel, ct, at)
+    body << *scale << storeLambda(kernel, grad.getResult(), ct, at)
          << "const " + ct + " loss = amprt::crossEntropyRowLossAndGrad<" + ct +
                 ">(row, " + std::to_string(classes) + ", x, " +
                 labelArguments(op) + ", scale, store);"
@@ -298,7 +291,7 @@ LogicalResult emitCrossEntropyGrad(CrossEntropyGradOp op, OpKernel &kernel) {
   kernel.functor().body() << *scale << loadLambda("x", ct, kernel.load(0, at))
                           << "const int64_t label = " << kernel.load(1, "i")
                           << ";\n"
-                          << gradStore(op, kernel, ct, at)
+                          << storeLambda(kernel, op.getResult(), ct, at)
                           << "amprt::crossEntropyGradRow<" + ct + ">(row, " +
                                  std::to_string(classes) + ", x, " +
                                  labelArguments(op) + ", scale, store);"
