@@ -469,6 +469,15 @@ getAttentionTypes(std::optional<Location> loc, StringRef opName,
   return types;
 }
 
+/// attention's output: [batch, heads, queries, value dim] in the query's
+/// element type.
+static RankedTensorType getAttentionOutputType(RankedTensorType query,
+                                               RankedTensorType value) {
+  ArrayRef<int64_t> q = query.getShape();
+  return RankedTensorType::get({q[0], q[1], q[2], value.getDimSize(3)},
+                               query.getElementType());
+}
+
 /// attention's log-sum-exp: [batch, heads, queries] in the accumulator type.
 static RankedTensorType getLseType(RankedTensorType query) {
   return RankedTensorType::get(
@@ -506,9 +515,7 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
       getAttentionTypes(loc, getOperationName(), adaptor.getOperands());
   if (types.empty())
     return failure();
-  ArrayRef<int64_t> q = types[0].getShape();
-  inferred.push_back(RankedTensorType::get(
-      {q[0], q[1], q[2], types[2].getDimSize(3)}, types[0].getElementType()));
+  inferred.push_back(getAttentionOutputType(types[0], types[2]));
   if (adaptor.getWithLse())
     inferred.push_back(getLseType(types[0]));
   return success();
@@ -580,9 +587,7 @@ LogicalResult AttentionGradOp::verify() {
       return failure();
   auto q = cast<RankedTensorType>(query);
   auto v = cast<RankedTensorType>(getValue().getType());
-  auto expectedOutput = RankedTensorType::get(
-      {q.getDimSize(0), q.getDimSize(1), q.getDimSize(2), v.getDimSize(3)},
-      q.getElementType());
+  RankedTensorType expectedOutput = getAttentionOutputType(q, v);
   if (getOutput().getType() != expectedOutput ||
       getGrad().getType() != expectedOutput)
     return emitOpError() << "expects output and grad of attention's result "
