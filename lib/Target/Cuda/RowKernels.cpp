@@ -228,11 +228,7 @@ CrossEntropyGradOp getFusedGrad(CrossEntropyOp loss,
   if (others.size() != 1)
     return {};
   auto grad = dyn_cast<CrossEntropyGradOp>(others.front());
-  if (!grad || grad.getLogits() != loss.getLogits() ||
-      grad.getLabels() != loss.getLabels() ||
-      grad.getIgnoreIndexAttr() != loss.getIgnoreIndexAttr())
-    return {};
-  return grad;
+  return grad && grad.isGradientOf(loss) ? grad : CrossEntropyGradOp();
 }
 
 LogicalResult emitCrossEntropy(CrossEntropyOp op, OpKernel &kernel) {

@@ -579,15 +579,14 @@ LogicalResult StepEmitter::emitKernel(ArrayRef<Operation *> ops) {
   if (!updates.empty() && expected.size() == ops.size() &&
       llvm::all_of(ops, [&](Operation *op) { return expected.contains(op); }))
     return emitUpdates(updates);
+  if (ops.size() == 1)
+    return emitSingle(ops.front());
   auto first = dyn_cast<KernelOpInterface>(ops.front());
-  if (ops.size() > 1 && !(first && first.fusesWith(ops.drop_front())))
+  if (!first || !first.fusesWith(ops.drop_front()))
     return ops.front()->emitError() << "the backend cannot run this group "
                                        "of ops as one kernel";
-  if (ops.size() > 1) {
-    OpKernel builder(*this, ops.front(), {}, kernelName(ops), ops.drop_front());
-    return first.emitKernel(builder);
-  }
-  return emitSingle(ops.front());
+  OpKernel builder(*this, ops.front(), {}, kernelName(ops), ops.drop_front());
+  return first.emitKernel(builder);
 }
 
 LogicalResult StepEmitter::emitReturn() {

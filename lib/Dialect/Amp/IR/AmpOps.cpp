@@ -877,6 +877,11 @@ std::optional<int64_t> CrossEntropyGradOp::getIgnoredIndex() {
 }
 int64_t CrossEntropyGradOp::getIndexBound() { return getClassCount(*this); }
 
+bool CrossEntropyGradOp::isGradientOf(CrossEntropyOp loss) {
+  return getLogits() == loss.getLogits() && getLabels() == loss.getLabels() &&
+         getIgnoreIndexAttr() == loss.getIgnoreIndexAttr();
+}
+
 LogicalResult CrossEntropyGradOp::verify() {
   if (failed(verifyLogitsAndLabels(*this)))
     return failure();

@@ -282,11 +282,8 @@ struct FusePass : mlir::amp::impl::AmpFuseBase<FusePass> {
           return later->getBlock() == &body && grad->isBeforeInBlock(later);
         };
         if (!loss || loss->getBlock() != &body ||
-            !loss->isBeforeInBlock(grad) ||
-            loss.getLabels() != grad.getLabels() ||
-            loss.getIgnoreIndexAttr() != grad.getIgnoreIndexAttr() ||
-            !llvm::all_of(loss->getUsers(), after) ||
-            kernelOf.lookup(loss) == kernelOf.lookup(grad))
+            !loss->isBeforeInBlock(grad) || !grad.isGradientOf(loss) ||
+            !llvm::all_of(loss->getUsers(), after))
           continue;
         kernelOf[grad] = kernelOf.lookup(loss);
         break;

@@ -836,6 +836,11 @@ def Amp_CrossEntropyGradOp : Amp_GradientOp<"cross_entropy_grad",
     `:` type($logits) `,` type($labels) `,` type($grad)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether this is the gradient of `loss`: over the same logits and
+    /// labels, with the same ignore_index.
+    bool isGradientOf(CrossEntropyOp loss);
+  }];
 }
 
 def Amp_EmbeddingGradOp : Amp_GradientOp<"embedding_grad",
