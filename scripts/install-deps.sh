@@ -2,9 +2,10 @@
 # Installs the Debian packages amp-mlir needs to build and test, and nothing
 # else (numpy and pytest for the Python package, matplotlib and graphviz for
 # the demo's reports, clang-format-19 for the format check, clang's libFormat
-# for the generated code). Idempotent: when every package is present it does
-# nothing and needs no root. CUDA is optional and never installed here; the
-# build detects it.
+# for the generated code). Idempotent: when every package is present it
+# installs nothing and needs no root. CUDA is optional and never installed
+# here; the build detects it. Where the CUDA toolkit has cuDNN, the cuDNN
+# frontend's headers are fetched too (scripts/fetch-cudnn-frontend.sh).
 #
 #   scripts/install-deps.sh          what `make test` and `make demo` need
 #   scripts/install-deps.sh fuzz     also clang-19 and its fuzzer runtime
@@ -29,7 +30,9 @@ for pkg in "${packages[@]}"; do
   fi
 done
 
+here="$(cd "$(dirname "$0")" && pwd)"
 if [ ${#missing[@]} -eq 0 ]; then
+  "$here/fetch-cudnn-frontend.sh"
   exit 0
 fi
 
@@ -45,3 +48,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+"$here/fetch-cudnn-frontend.sh"

@@ -4,6 +4,9 @@
 #include "amp_runtime/row_math.h"
 #include "amp_runtime/scalar_math.h"
 #include "backend.h"
+#ifdef AMP_RUNTIME_HAS_CUDNN
+#include "cudnn_attention.h"
+#endif
 #include "optimizer_bodies.h"
 #include "row_bodies.h"
 #include "status.h"
@@ -446,6 +449,14 @@ public:
         return status;
       }
     }
+#ifdef AMP_RUNTIME_HAS_CUDNN
+    // cuDNN's handle too; where it cannot be made, attention runs on this
+    // backend's own kernels.
+    if (!cudnnTried) {
+      cudnnTried = true;
+      amp_status_free(amprt::CudnnAttention::create(cudnn));
+    }
+#endif
     workspaces[stream] = workspace;
     *out = stream;
     return nullptr;
@@ -750,6 +761,17 @@ public:
                                 const void *q, const void *k, const void *v,
                                 void *out, float *lse) override {
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+#ifdef AMP_RUNTIME_HAS_CUDNN
+    if (cudnn) {
+      size_t bytes = 0;
+      void *scratch = workspace(stream, &bytes);
+      bool ran = false;
+      AMP_RETURN_IF_ERROR(
+          cudnn->forward(stream, a, q, k, v, out, lse, scratch, bytes, &ran));
+      if (ran)
+        return nullptr;
+    }
+#endif
     AMP_RETURN_IF_ERROR(checkGrid(a.batch * a.seq_q));
     attentionForwardKernel<<<blocksFor(a.batch * a.seq_q), kThreads, 0,
                              cast(stream)>>>(a, q, k, v, out, lse);
@@ -762,6 +784,26 @@ public:
                                  const float *lse, void *dq, void *dkOut,
                                  void *dvOut, float *workspace) override {
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+#ifdef AMP_RUNTIME_HAS_CUDNN
+    // cuDNN's backward takes the larger of the step's f32 workspace for
+    // this attention and the stream's.
+    if (cudnn) {
+      size_t bytes = amp_attention_backward_workspace(&a);
+      void *scratch = workspace;
+      size_t streamBytes = 0;
+      void *streamScratch = this->workspace(stream, &streamBytes);
+      if (!scratch || streamBytes > bytes) {
+        scratch = streamScratch;
+        bytes = streamBytes;
+      }
+      bool ran = false;
+      AMP_RETURN_IF_ERROR(cudnn->backward(stream, a, q, k, v, out, dout, lse,
+                                          dq, dkOut, dvOut, scratch, bytes,
+                                          &ran));
+      if (ran)
+        return nullptr;
+    }
+#endif
     AMP_RETURN_IF_ERROR(checkGrid(a.batch * a.seq_q));
     // dK and dV gather over the queries with atomics, in f32: in place for
     // f32, else in the workspace and then rounded.
@@ -836,6 +878,11 @@ private:
   std::mutex mutex;
   cublasLtHandle_t lt = nullptr;
   std::unordered_map<void *, void *> workspaces;
+#ifdef AMP_RUNTIME_HAS_CUDNN
+  /// cuDNN's attention, made with the first stream; null without cuDNN.
+  std::unique_ptr<amprt::CudnnAttention> cudnn;
+  bool cudnnTried = false;
+#endif
   /// The GEMMs planned so far; a step's are the same every run.
   std::map<GemmKey, std::shared_ptr<const GemmPlan>> gemmPlans;
   static constexpr size_t kMaxGemmPlans = 4096;

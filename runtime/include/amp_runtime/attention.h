@@ -3,7 +3,9 @@
  * out = softmax(scale * Q K^T [+ causal mask]) V per batch entry (batch is
  * batch x heads), with the softmax taken online in f32 so that no
  * [seq_q, seq_k] matrix is ever stored. Q, K, V and out are
- * [batch, seq, head_dim], contiguous, in f16, bf16 or f32.
+ * [batch, seq, head_dim], contiguous, in f16, bf16 or f32. On CUDA, f16
+ * and bf16 run on cuDNN's fused attention where the build has cuDNN
+ * (docs/runtime.md).
  *
  *===----------------------------------------------------------------------===*/
 

@@ -1,0 +1,304 @@
+//===- cudnn_attention.cpp - attention through cuDNN's fused SDPA ---------===//
+//
+// Each attention shape gets one cuDNN graph, built once: the tensors are
+// attention.h's [batch, seq, head_dim], given to cuDNN as [batch, 1, seq,
+// head_dim] (the runtime's batch already folds the heads in). The frontend
+// throws on some failures (a library it cannot load); nothing it throws
+// leaves this file.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cudnn_attention.h"
+
+#include "status.h"
+
+#include <cudnn_frontend.h>
+
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+
+namespace fe = cudnn_frontend;
+
+namespace {
+
+/// The tensors' ids in a graph's variant pack.
+enum Uid : int64_t { kQ = 1, kK, kV, kOut, kLse, kDout, kDq, kDk, kDv };
+
+/// An attention's graph, by what it depends on: the dtype, the sizes, the
+/// scale's bits, the mask, forward (with or without lse) or backward.
+using PlanKey =
+    std::tuple<int, int64_t, int64_t, int64_t, int64_t, uint32_t, int, int>;
+enum Direction { kForward, kForwardWithLse, kBackward };
+
+PlanKey keyOf(const amp_attention_t &a, Direction direction) {
+  uint32_t scale;
+  std::memcpy(&scale, &a.scale, sizeof scale);
+  return {static_cast<int>(a.dtype),
+          a.batch,
+          a.seq_q,
+          a.seq_k,
+          a.head_dim,
+          scale,
+          a.causal,
+          direction};
+}
+
+/// A graph cuDNN has built a plan for, or why it has none.
+struct Plan {
+  std::shared_ptr<fe::graph::Graph> graph;
+  int64_t workspaceBytes = 0;
+  std::string declined;
+};
+
+/// Q, K, V, out and their gradients: [batch, 1, seq, head_dim], dense.
+std::shared_ptr<fe::graph::Tensor_attributes>
+describe(std::shared_ptr<fe::graph::Tensor_attributes> tensor, const char *name,
+         Uid uid, const amp_attention_t &a, int64_t seq) {
+  tensor->set_name(name)
+      .set_uid(uid)
+      .set_dim({a.batch, 1, seq, a.head_dim})
+      .set_stride({seq * a.head_dim, seq * a.head_dim, a.head_dim, 1});
+  return tensor;
+}
+
+/// The lse: f32 [batch, 1, seq_q, 1], dense.
+void describeLse(fe::graph::Tensor_attributes &tensor,
+                 const amp_attention_t &a) {
+  tensor.set_name("lse")
+      .set_uid(kLse)
+      .set_data_type(fe::DataType_t::FLOAT)
+      .set_dim({a.batch, 1, a.seq_q, 1})
+      .set_stride({a.seq_q, a.seq_q, 1, 1});
+}
+
+/// The graph of one attention, before cuDNN sees it, for a GPU of compute
+/// capability `sm` (0: the current device's). With `sm` given, validate()
+/// needs no GPU.
+std::shared_ptr<fe::graph::Graph> makeGraph(const amp_attention_t &a,
+                                            Direction direction, int sm = 0) {
+  auto graph = std::make_shared<fe::graph::Graph>();
+  // Before any node is made: each copies the graph's context.
+  if (sm > 0)
+    graph->set_sm_version(sm);
+  graph
+      ->set_io_data_type(a.dtype == AMP_F16 ? fe::DataType_t::HALF
+                                            : fe::DataType_t::BFLOAT16)
+      .set_intermediate_data_type(fe::DataType_t::FLOAT)
+      .set_compute_data_type(fe::DataType_t::FLOAT);
+  auto input = [&](const char *name, Uid uid, int64_t seq) {
+    return describe(graph->tensor(fe::graph::Tensor_attributes()), name, uid, a,
+                    seq);
+  };
+  auto q = input("q", kQ, a.seq_q);
+  auto k = input("k", kK, a.seq_k);
+  auto v = input("v", kV, a.seq_k);
+  if (direction != kBackward) {
+    auto options = fe::graph::SDPA_attributes()
+                       .set_name("attention")
+                       .set_generate_stats(direction == kForwardWithLse)
+                       .set_attn_scale(a.scale);
+    if (a.causal)
+      options.set_causal_mask(true);
+    auto [out, lse] = graph->sdpa(q, k, v, options);
+    describe(out, "out", kOut, a, a.seq_q)->set_output(true);
+    if (direction == kForwardWithLse) {
+      describeLse(*lse, a);
+      lse->set_output(true);
+    }
+    return graph;
+  }
+  auto out = input("out", kOut, a.seq_q);
+  auto dout = input("dout", kDout, a.seq_q);
+  auto lse = graph->tensor(fe::graph::Tensor_attributes());
+  describeLse(*lse, a);
+  auto options = fe::graph::SDPA_backward_attributes()
+                     .set_name("attention_grad")
+                     .set_attn_scale(a.scale)
+                     .set_deterministic_algorithm(true);
+  if (a.causal)
+    options.set_causal_mask(true);
+  auto [dq, dk, dv] = graph->sdpa_backward(q, k, v, out, dout, lse, options);
+  describe(dq, "dq", kDq, a, a.seq_q)->set_output(true);
+  describe(dk, "dk", kDk, a, a.seq_k)->set_output(true);
+  describe(dv, "dv", kDv, a, a.seq_k)->set_output(true);
+  return graph;
+}
+
+/// Why cuDNN does not take `a` whatever the GPU, or empty.
+std::string refusal(const amp_attention_t &a) {
+  if (a.dtype != AMP_F16 && a.dtype != AMP_BF16)
+    return "cuDNN's attention takes f16 and bf16 only";
+  return {};
+}
+
+/// The frontend's alignment for every tensor's address.
+bool aligned(std::initializer_list<const void *> pointers) {
+  for (const void *pointer : pointers)
+    if (pointer && reinterpret_cast<uintptr_t>(pointer) % 16 != 0)
+      return false;
+  return true;
+}
+
+} // namespace
+
+struct amprt::CudnnAttention::Impl {
+  cudnnHandle_t handle = nullptr;
+  /// Guards the plans and the handle's stream between set and execute.
+  std::mutex mutex;
+  std::map<PlanKey, std::shared_ptr<const Plan>> plans;
+
+  ~Impl() {
+    if (handle)
+      cudnnDestroy(handle);
+  }
+
+  /// The plan of `a` in `direction`, built on first use.
+  std::shared_ptr<const Plan> planFor(const amp_attention_t &a,
+                                      Direction direction) {
+    PlanKey key = keyOf(a, direction);
+    auto found = plans.find(key);
+    if (found != plans.end())
+      return found->second;
+    auto plan = std::make_shared<Plan>();
+    plan->declined = refusal(a);
+    if (plan->declined.empty()) {
+      try {
+        plan->graph = makeGraph(a, direction);
+        fe::error_t status = plan->graph->validate();
+        if (status.is_good())
+          status = plan->graph->build_operation_graph(handle);
+        if (status.is_good())
+          status = plan->graph->create_execution_plans({fe::HeurMode_t::A});
+        if (status.is_good())
+          status = plan->graph->check_support(handle);
+        if (status.is_good())
+          status = plan->graph->build_plans(handle);
+        if (status.is_good())
+          status = plan->graph->get_workspace_size(plan->workspaceBytes);
+        if (status.is_bad())
+          plan->declined = status.get_message();
+      } catch (const std::exception &error) {
+        plan->declined = error.what();
+      }
+      if (!plan->declined.empty())
+        plan->graph.reset();
+    }
+    return plans.emplace(key, std::move(plan)).first->second;
+  }
+
+  /// Runs `a`'s plan in `direction` over `pack`, or sets *ran to false.
+  amp_status_t run(void *stream, const amp_attention_t &a, Direction direction,
+                   std::unordered_map<int64_t, void *> pack, void *workspace,
+                   size_t workspaceBytes, bool *ran) {
+    *ran = false;
+    std::lock_guard<std::mutex> lock(mutex);
+    std::shared_ptr<const Plan> plan = planFor(a, direction);
+    if (!plan->graph ||
+        static_cast<uint64_t>(plan->workspaceBytes) > workspaceBytes)
+      return nullptr;
+    cudnnStatus_t set =
+        cudnnSetStream(handle, static_cast<cudaStream_t>(stream));
+    if (set != CUDNN_STATUS_SUCCESS)
+      return AMP_STATUS(AMP_DEVICE_ERROR, "cudnnSetStream: %s",
+                        cudnnGetErrorString(set));
+    fe::error_t status;
+    try {
+      status = plan->graph->execute(handle, pack, workspace);
+    } catch (const std::exception &error) {
+      return AMP_STATUS(AMP_DEVICE_ERROR, "cuDNN attention: %s", error.what());
+    }
+    if (status.is_bad())
+      return AMP_STATUS(AMP_DEVICE_ERROR, "cuDNN attention: %s",
+                        status.get_message().c_str());
+    *ran = true;
+    return nullptr;
+  }
+};
+
+amprt::CudnnAttention::CudnnAttention(std::unique_ptr<Impl> impl)
+    : impl(std::move(impl)) {}
+
+amprt::CudnnAttention::~CudnnAttention() = default;
+
+amp_status_t
+amprt::CudnnAttention::create(std::unique_ptr<CudnnAttention> &out) {
+  auto impl = std::make_unique<Impl>();
+  cudnnStatus_t status = cudnnCreate(&impl->handle);
+  if (status != CUDNN_STATUS_SUCCESS) {
+    impl->handle = nullptr;
+    return AMP_STATUS(AMP_UNAVAILABLE, "cudnnCreate: %s",
+                      cudnnGetErrorString(status));
+  }
+  out.reset(new CudnnAttention(std::move(impl)));
+  return nullptr;
+}
+
+amp_status_t amprt::CudnnAttention::validate(const amp_attention_t &a,
+                                             bool backward, bool withLse,
+                                             int sm) {
+  std::string why = refusal(a);
+  if (why.empty()) {
+    try {
+      fe::error_t status = makeGraph(a,
+                                     backward  ? kBackward
+                                     : withLse ? kForwardWithLse
+                                               : kForward,
+                                     sm)
+                               ->validate();
+      if (status.is_bad())
+        why = status.get_message();
+    } catch (const std::exception &error) {
+      why = error.what();
+    }
+  }
+  if (why.empty())
+    return nullptr;
+  return AMP_STATUS(AMP_INVALID_ARGUMENT, "cuDNN refuses this attention: %s",
+                    why.c_str());
+}
+
+amp_status_t amprt::CudnnAttention::forward(void *stream,
+                                            const amp_attention_t &a,
+                                            const void *q, const void *k,
+                                            const void *v, void *out,
+                                            float *lse, void *workspace,
+                                            size_t workspaceBytes, bool *ran) {
+  *ran = false;
+  if (!aligned({q, k, v, out, lse, workspace}))
+    return nullptr;
+  std::unordered_map<int64_t, void *> pack{{kQ, const_cast<void *>(q)},
+                                           {kK, const_cast<void *>(k)},
+                                           {kV, const_cast<void *>(v)},
+                                           {kOut, out}};
+  if (lse)
+    pack.emplace(kLse, lse);
+  return impl->run(stream, a, lse ? kForwardWithLse : kForward, std::move(pack),
+                   workspace, workspaceBytes, ran);
+}
+
+amp_status_t amprt::CudnnAttention::backward(
+    void *stream, const amp_attention_t &a, const void *q, const void *k,
+    const void *v, const void *out, const void *dout, const float *lse,
+    void *dq, void *dk, void *dv, void *workspace, size_t workspaceBytes,
+    bool *ran) {
+  *ran = false;
+  if (!aligned({q, k, v, out, dout, lse, dq, dk, dv, workspace}))
+    return nullptr;
+  std::unordered_map<int64_t, void *> pack{{kQ, const_cast<void *>(q)},
+                                           {kK, const_cast<void *>(k)},
+                                           {kV, const_cast<void *>(v)},
+                                           {kOut, const_cast<void *>(out)},
+                                           {kDout, const_cast<void *>(dout)},
+                                           {kLse, const_cast<float *>(lse)},
+                                           {kDq, dq},
+                                           {kDk, dk},
+                                           {kDv, dv}};
+  return impl->run(stream, a, kBackward, std::move(pack), workspace,
+                   workspaceBytes, ran);
+}

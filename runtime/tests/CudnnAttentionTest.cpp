@@ -1,0 +1,91 @@
+//===- CudnnAttentionTest.cpp - cuDNN attention graphs, without a GPU ----===//
+//
+// The graphs the CUDA backend hands cuDNN for attention, checked by the
+// cuDNN frontend's own validation (shapes, strides, dtypes, the outputs'
+// inferred dims), which needs no GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cudnn_attention.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+/// The status's message, or "" for success; the status is freed.
+std::string messageOf(amp_status_t status) {
+  std::string message = status ? amp_status_message(status) : "";
+  amp_status_free(status);
+  return message;
+}
+
+/// GPT-2 124M's attention at batch 4: 12 heads of 64, 1024 tokens.
+amp_attention_t gpt2(amp_dtype_t dtype) {
+  return {dtype, 4 * 12, 1024, 1024, 64, 0.125f, 1};
+}
+
+/// The GPUs the generated CUDA is built for: A100 (sm_80), H100 (sm_90).
+constexpr int kSms[] = {80, 90};
+
+TEST(CudnnAttention, GraphsOfGpt2Validate) {
+  for (int sm : kSms) {
+    for (amp_dtype_t dtype : {AMP_F16, AMP_BF16}) {
+      SCOPED_TRACE("sm " + std::to_string(sm) + " dtype " +
+                   std::to_string(dtype));
+      amp_attention_t a = gpt2(dtype);
+      using amprt::CudnnAttention;
+      EXPECT_EQ(messageOf(CudnnAttention::validate(a, false, false, sm)), "");
+      EXPECT_EQ(messageOf(CudnnAttention::validate(a, false, true, sm)), "");
+      EXPECT_EQ(messageOf(CudnnAttention::validate(a, true, true, sm)), "");
+    }
+  }
+}
+
+TEST(CudnnAttention, CrossAttentionWithoutMaskValidates) {
+  amp_attention_t a{AMP_BF16, 8, 16, 48, 128, 0.25f, 0};
+  for (int sm : kSms) {
+    using amprt::CudnnAttention;
+    EXPECT_EQ(messageOf(CudnnAttention::validate(a, false, true, sm)), "");
+    EXPECT_EQ(messageOf(CudnnAttention::validate(a, true, true, sm)), "");
+  }
+}
+
+TEST(CudnnAttention, F32IsLeftToTheBackendsKernels) {
+  amp_attention_t a = gpt2(AMP_F32);
+  EXPECT_NE(messageOf(amprt::CudnnAttention::validate(a, false, true, 90))
+                .find("f16 and bf16 only"),
+            std::string::npos);
+}
+
+} // namespace
+
+// What the frontend refuses the backend runs on its own kernels; these
+// limits are the ones the cost report assumes (head dims that are
+// multiples of 8, up to 128 on every GPU built for).
+TEST(CudnnAttention, RefusesHeadDimsNotMultiplesOfEight) {
+  amp_attention_t a{AMP_F16, 8, 64, 64, 12, 0.25f, 1};
+  EXPECT_NE(messageOf(amprt::CudnnAttention::validate(a, false, true, 90))
+                .find("multiple of 8"),
+            std::string::npos);
+  EXPECT_NE(messageOf(amprt::CudnnAttention::validate(a, true, true, 90))
+                .find("multiple of 8"),
+            std::string::npos);
+}
+
+TEST(CudnnAttention, AmpereBackwardTakesHeadDimsUpTo128) {
+  amp_attention_t a{AMP_BF16, 8, 64, 64, 128, 0.25f, 1};
+  EXPECT_EQ(messageOf(amprt::CudnnAttention::validate(a, true, true, 80)), "");
+  a.head_dim = 256;
+  EXPECT_NE(messageOf(amprt::CudnnAttention::validate(a, true, true, 80))
+                .find("less than or equal to 128"),
+            std::string::npos);
+}
+
+TEST(CudnnAttention, TuringIsRefused) {
+  amp_attention_t a = gpt2(AMP_F16);
+  EXPECT_NE(messageOf(amprt::CudnnAttention::validate(a, false, true, 75))
+                .find("SM80"),
+            std::string::npos);
+}
