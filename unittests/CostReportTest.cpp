@@ -25,6 +25,8 @@ TEST(CostReportTest, GpusFromTheDataSheets) {
   EXPECT_DOUBLE_EQ(h100().bandwidth, 3.35e12);
   EXPECT_DOUBLE_EQ(lookupGpuSpec("h200")->bandwidth, 4.8e12);
   EXPECT_EQ(lookupGpuSpec("h200")->sms, 132);
+  // 16 special functions a clock per SM at 1.83 GHz on 132 SMs.
+  EXPECT_NEAR(h100().specialFunctions, 16 * 132 * 1.83e9, 1e9);
 }
 
 TEST(CostReportTest, ComputeBoundGemm) {
@@ -36,6 +38,19 @@ TEST(CostReportTest, ComputeBoundGemm) {
   gemm.bytesRead = 2LL * 8192 * 8192 * 2;
   gemm.bytesWritten = 8192LL * 8192 * 2;
   EXPECT_NEAR(getRooflineSeconds(gemm, h100()), 1.11129e-3, 1e-8);
+}
+
+TEST(CostReportTest, TensorCoreExpsRunOnTheSpecialFunctionUnits) {
+  // A fused attention of 989.4 GFLOP on tensor cores (1 ms) with 1.933e9
+  // exps (989.4e12 / 256 = 3.865e12 a second: 0.5 ms) is bound by its
+  // matmuls; with 7.73e9 exps (2 ms) by its exps, however few its FLOPs.
+  KernelCost attention{"attention", "attention-cudnn"};
+  attention.flops = 989400000000;
+  attention.tensorCore = true;
+  attention.transcendentals = 1932421875;
+  EXPECT_NEAR(getRooflineSeconds(attention, h100()), 1e-3, 1e-12);
+  attention.transcendentals = 7729687500;
+  EXPECT_NEAR(getRooflineSeconds(attention, h100()), 2e-3, 1e-12);
 }
 
 TEST(CostReportTest, MemoryBoundElementwise) {

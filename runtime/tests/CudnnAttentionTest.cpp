@@ -8,6 +8,8 @@
 
 #include "cudnn_attention.h"
 
+#include "amp_runtime/launch_grid.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -88,4 +90,23 @@ TEST(CudnnAttention, TuringIsRefused) {
   EXPECT_NE(messageOf(amprt::CudnnAttention::validate(a, false, true, 75))
                 .find("SM80"),
             std::string::npos);
+}
+
+// The cost report's rule for which attentions run on cuDNN: every head dim
+// it sends there validates on both GPUs, forward and backward, and every
+// f16 or bf16 one it keeps is refused on one of them.
+TEST(CudnnAttention, TheCostReportsRuleMatchesTheFrontend) {
+  for (amp_dtype_t dtype : {AMP_F16, AMP_BF16}) {
+    for (int64_t dim = 1; dim <= AMP_ATTENTION_MAX_HEAD_DIM; ++dim) {
+      SCOPED_TRACE("head dim " + std::to_string(dim));
+      amp_attention_t a{dtype, 2, 32, 32, dim, 0.5f, 1};
+      bool everywhere = true;
+      for (int sm : kSms)
+        for (bool backward : {false, true})
+          everywhere &= messageOf(amprt::CudnnAttention::validate(
+                            a, backward, true, sm)) == "";
+      EXPECT_EQ(amprt::attentionOnCudnn(true, dim), everywhere);
+    }
+  }
+  EXPECT_FALSE(amprt::attentionOnCudnn(false, 64));
 }

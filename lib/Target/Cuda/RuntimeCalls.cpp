@@ -181,11 +181,12 @@ template <typename OpT> std::string attentionDescriptor(OpT op) {
 }
 
 /// What the cost of an attention kernel depends on: its rows (batch x
-/// heads), queries per row, head dim and the (query, key) pairs of a row it
-/// visits: all of them, or with a causal mask those of query t with keys
-/// 0..t.
+/// heads), queries per row, head dim, the (query, key) pairs of a row it
+/// visits (all of them, or with a causal mask those of query t with keys
+/// 0..t), and whether the GPU runs it on cuDNN.
 struct AttentionShape {
   int64_t rows, queries, dim, pairs;
+  bool onCudnn;
 };
 
 template <typename OpT> AttentionShape attentionShape(OpT op) {
@@ -198,7 +199,10 @@ template <typename OpT> AttentionShape attentionShape(OpT op) {
     for (int64_t t = 0; t < queries; ++t)
       pairs += std::min(keys, t + 1);
   }
-  return {q.getDimSize(0) * q.getDimSize(1), queries, q.getDimSize(3), pairs};
+  return {q.getDimSize(0) * q.getDimSize(1), queries, q.getDimSize(3), pairs,
+          amprt::attentionOnCudnn(q.getElementType().isF16() ||
+                                      q.getElementType().isBF16(),
+                                  q.getDimSize(3))};
 }
 
 /// The launch record of the runtime's attention kernels: a warp per query
@@ -228,13 +232,23 @@ LogicalResult emitAttention(AttentionOp op, OpKernel &kernel) {
              << "\n";
   s.unindent() << "}\n";
 
-  // The runtime's kernel: a warp per query row. Per pair of a query and a
-  // key it sees: a dot product and a weighted sum of values of head_dim
-  // (4 * head_dim FLOPs), the score's scale and running max and sum (4)
-  // and an exp; a causal mask skips the keys after the query.
   AttentionShape shape = attentionShape(op);
-  KernelCost cost = attentionLaunch(kernel, "attention", shape);
-  cost.flops = shape.rows * shape.pairs * (4 * shape.dim + 4);
+  KernelCost cost;
+  if (shape.onCudnn) {
+    // cuDNN's fused attention: per visible pair of a query and a key, the
+    // score's and the output's dot products on tensor cores (4 * head_dim)
+    // and an exp; its softmax bookkeeping is not counted. One launch.
+    cost = {kernel.getName().str(), "attention-cudnn"};
+    cost.flops = shape.rows * shape.pairs * 4 * shape.dim;
+    cost.tensorCore = true;
+  } else {
+    // The runtime's kernel: a warp per query row. Per pair of a query and
+    // a key it sees: a dot product and a weighted sum of values of
+    // head_dim (4 * head_dim FLOPs), the score's scale and running max and
+    // sum (4) and an exp; a causal mask skips the keys after the query.
+    cost = attentionLaunch(kernel, "attention", shape);
+    cost.flops = shape.rows * shape.pairs * (4 * shape.dim + 4);
+  }
   cost.transcendentals = shape.rows * shape.pairs;
   SmallVector<std::pair<Value, bool>> accesses{{op.getQuery(), false},
                                                {op.getKey(), false},
@@ -275,14 +289,26 @@ LogicalResult emitAttentionGrad(AttentionGradOp op, OpKernel &kernel) {
              << "\n";
   s.unindent().unindent() << "}\n";
 
-  // Per row: sum(grad * output) (2 * head_dim). Per visible pair: the
-  // score and grad . value dots, the sums into dv, dq and dk (10 *
-  // head_dim), p's scale and shift and ds (5) and p's exp. The f32 sums of
-  // dK and dV in scratch are not counted, as no kernel's scratch is.
   AttentionShape shape = attentionShape(op);
-  KernelCost cost = attentionLaunch(kernel, "attention-grad", shape);
-  cost.flops = shape.rows * (shape.queries * 2 * shape.dim +
-                             shape.pairs * (10 * shape.dim + 5));
+  KernelCost cost;
+  if (shape.onCudnn) {
+    // cuDNN's fused backward, as FlashAttention-2's: per visible pair the
+    // score recomputed and the dp, dv, dq and dk products on tensor cores
+    // (10 * head_dim) and p's exp; its row sums of dout * out and softmax
+    // bookkeeping are not counted. Three launches: those row sums, the
+    // main kernel, dq from its f32 accumulator.
+    cost = {kernel.getName().str(), "attention-grad-cudnn", 3};
+    cost.flops = shape.rows * shape.pairs * 10 * shape.dim;
+    cost.tensorCore = true;
+  } else {
+    // Per row: sum(grad * output) (2 * head_dim). Per visible pair: the
+    // score and grad . value dots, the sums into dv, dq and dk (10 *
+    // head_dim), p's scale and shift and ds (5) and p's exp. The f32 sums
+    // of dK and dV in scratch are not counted, as no kernel's scratch is.
+    cost = attentionLaunch(kernel, "attention-grad", shape);
+    cost.flops = shape.rows * (shape.queries * 2 * shape.dim +
+                               shape.pairs * (10 * shape.dim + 5));
+  }
   cost.transcendentals = shape.rows * shape.pairs;
   emitter.recordLaunch(std::move(cost), {{op.getQuery(), false},
                                          {op.getKey(), false},

@@ -99,6 +99,15 @@ inline ReducePlan planReduction(int64_t count, int64_t extent) {
   return {threads, split, grid, split.slices > 1 ? 2 : 1};
 }
 
+/// Whether a CUDA build with cuDNN runs an attention of these head dims
+/// on cuDNN's fused attention (cudnn_attention.cpp) rather than its own
+/// kernels: f16 and bf16 whose head dims are multiples of 8 up to 128, as
+/// cuDNN takes them forward and backward on sm_80 and sm_90 alike
+/// (CudnnAttentionTest checks that cuDNN's frontend agrees).
+constexpr bool attentionOnCudnn(bool halfPrecision, int64_t headDim) {
+  return halfPrecision && headDim > 0 && headDim % 8 == 0 && headDim <= 128;
+}
+
 } // namespace amprt
 
 #endif // AMP_RUNTIME_LAUNCH_GRID_H

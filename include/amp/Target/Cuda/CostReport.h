@@ -69,7 +69,12 @@ struct GpuSpec {
   StringRef name;     ///< H100 SXM5, H200 SXM
   double tensorFlops; ///< dense f16/bf16 with f32 accumulate, FLOP/s
   double vectorFlops; ///< f32 without tensor cores, FLOP/s
-  double bandwidth;   ///< HBM, bytes/s
+  /// Special-function results (exp2, log2, rcp, rsqrt, sin, cos) per
+  /// second: 16 per clock per SM (the CUDA C++ Programming Guide's
+  /// throughput table for compute capability 9.0) at the clock of the
+  /// tensor peak (4096 dense FLOPs per clock per SM).
+  double specialFunctions;
+  double bandwidth; ///< HBM, bytes/s
   int64_t sms;
 };
 
@@ -82,10 +87,13 @@ const GpuSpec *lookupGpuSpec(StringRef key);
 /// kernel node of a CUDA graph), not a data-sheet figure.
 constexpr double kLaunchOverheadSeconds = 2e-6;
 
-/// max(FLOPs / peak, bytes / bandwidth) for `kernel` on `gpu`, without the
-/// launch overhead; the peak is the tensor cores' for tensor-core FLOPs
-/// and the f32 units' for the others, transcendentals counted as FLOPs. A
-/// grid of fewer blocks than the GPU has SMs gets that share of the peaks.
+/// max(compute, bytes / bandwidth) for `kernel` on `gpu`, without the
+/// launch overhead. A tensor-core kernel's compute is the longer of its
+/// FLOPs at the tensor cores' peak and its transcendentals on the
+/// special-function units, which run beside them (a fused attention's
+/// exps); another kernel's is its FLOPs and transcendentals together at
+/// the f32 units' peak. A grid of fewer blocks than the GPU has SMs gets
+/// that share of the peaks.
 double getRooflineSeconds(const KernelCost &kernel, const GpuSpec &gpu);
 
 /// The step on `gpu`: the modeled time (rooflines plus launch overheads),
