@@ -3,9 +3,10 @@
 // A group of fusible elementwise ops is one functor run once per element
 // of the group's last result: each operand is loaded once, each op's value
 // is one register (its expression from ScalarKernelOpInterface), and the
-// values read outside the kernel are stored. Every op rounds its result to
-// its type, as the interpreter does, so the host build reproduces the
-// interpreter's results bit for bit.
+// values read outside the kernel are stored. A reduction computes the group
+// that feeds it the same way, once per value it loads (emitElementwiseAt).
+// Every op rounds its result to its type, as the interpreter does, so the host
+// build reproduces the interpreter's results bit for bit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,10 +28,14 @@ using namespace mlir::amp::cuda;
 /// The functor of one fused group, as the ops' models see it.
 class cuda::ElementwiseKernel {
 public:
+  /// Prints the computations at `index` of `shape` to `out` (the
+  /// functor's body, or a method of it).
   ElementwiseKernel(StepEmitter &emitter, Functor &functor,
-                    ArrayRef<int64_t> shape)
+                    ArrayRef<int64_t> shape, raw_ostream &out,
+                    StringRef index = "i")
       : emitter(emitter), functor(functor), shape(shape),
-        strides(computeStrides(shape)), haveCoord(shape.size()) {}
+        strides(computeStrides(shape)), haveCoord(shape.size()), out(out),
+        index(index) {}
 
   StepEmitter &getEmitter() { return emitter; }
   KernelParams &getParams() { return functor.getParams(); }
@@ -43,10 +48,9 @@ public:
       return found->second;
     std::string member = getParams().add(value, /*writes=*/false);
     std::string reg = "x" + std::to_string(registers.size());
-    std::string index = indexOf(value); // may print the coordinates first
-    functor.body() << "const " << registerType(elementOf(value)) << " " << reg
-                   << " = " << loadExpr(elementOf(value), member, index)
-                   << ";\n";
+    std::string at = indexOf(value); // may print the coordinates first
+    out << "const " << registerType(elementOf(value)) << " " << reg << " = "
+        << loadExpr(elementOf(value), member, at) << ";\n";
     registers[value] = reg;
     return reg;
   }
@@ -56,9 +60,8 @@ public:
     std::string name = "c" + std::to_string(d);
     if (!haveCoord.test(d)) {
       haveCoord.set(d);
-      functor.body() << "const int64_t " << name << " = "
-                     << coordinateOf("i", strides[d], shape[d], product(shape))
-                     << ";\n";
+      out << "const int64_t " << name << " = "
+          << coordinateOf(index, strides[d], shape[d], product(shape)) << ";\n";
     }
     return name;
   }
@@ -68,7 +71,7 @@ public:
   std::string indexOf(Value value) {
     ArrayRef<int64_t> own = tensorOf(value).getShape();
     if (own == shape)
-      return "i";
+      return index;
     SmallVector<int64_t> ownStrides = computeStrides(own);
     std::string text;
     size_t offset = shape.size() - own.size();
@@ -93,13 +96,13 @@ public:
     Type type = elementOf(result);
     functor.addWork(scalar.getScalarCost(), product(shape));
     std::string reg = "v" + std::to_string(registers.size());
-    functor.body() << "const " << registerType(type) << " " << reg << " = "
-                   << *expr << ";\n";
+    out << "const " << registerType(type) << " " << reg << " = " << *expr
+        << ";\n";
     registers[result] = reg;
     // Values read outside the kernel reach memory.
     if (emitter.reachesMemory(result)) {
       std::string member = getParams().add(result, /*writes=*/true);
-      functor.body() << storeStmt(type, member, "i", reg) << "\n";
+      out << storeStmt(type, member, index, reg) << "\n";
     }
     return success();
   }
@@ -110,18 +113,37 @@ private:
   ArrayRef<int64_t> shape;
   SmallVector<int64_t> strides;
   llvm::SmallBitVector haveCoord;
+  raw_ostream &out;
+  std::string index;
   llvm::DenseMap<Value, std::string> registers;
 };
 
 LogicalResult StepEmitter::emitElementwise(ArrayRef<Operation *> ops) {
   ArrayRef<int64_t> shape = tensorOf(ops.back()->getResult(0)).getShape();
   Functor functor(*this, kernelName(ops), ops);
-  ElementwiseKernel kernel(*this, functor, shape);
+  ElementwiseKernel kernel(*this, functor, shape, functor.body());
   for (Operation *op : ops)
     if (failed(kernel.compute(op)))
       return failure();
   functor.launch(product(shape));
   return success();
+}
+
+FailureOr<std::string> StepEmitter::emitElementwiseAt(Functor &functor,
+                                                      ArrayRef<Operation *> ops,
+                                                      StringRef index,
+                                                      raw_ostream &out) {
+  Value last = ops.back()->getResult(0);
+  ElementwiseKernel kernel(*this, functor, tensorOf(last).getShape(), out,
+                           index);
+  for (Operation *op : ops) {
+    if (failed(kernel.compute(op)))
+      return failure();
+    if (reachesMemory(op->getResult(0)))
+      return op->emitError() << "amp-to-cuda: a value computed inside a "
+                                "reduction's loads is read elsewhere";
+  }
+  return kernel.operand(last);
 }
 
 //===----------------------------------------------------------------------===//

@@ -44,8 +44,10 @@ def KernelOpInterface : OpInterface<"KernelOpInterface"> {
       "::llvm::LogicalResult", "emitKernel",
       (ins "::mlir::amp::cuda::OpKernel &":$kernel)>,
     InterfaceMethod<
-      "Whether the op's kernel also computes `others`, the ops --amp-fuse "
-      "put in its kernel after it (OpKernel::getFused); none by default.",
+      "Whether the op's kernel also computes `others`, the other ops "
+      "--amp-fuse put in its kernel (OpKernel::getFused), in block order: "
+      "after it for a loss's gradient, before it for the elementwise ops "
+      "that feed a reduction; none by default.",
       "bool", "fusesWith", (ins "::llvm::ArrayRef<::mlir::Operation *>":$others),
       "", "return others.empty();">,
   ];

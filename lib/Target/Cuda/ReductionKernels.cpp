@@ -2,13 +2,16 @@
 //
 // Reductions are functors with Functor::defineReduction's methods: one
 // index per output, whose values are folded in the order of
-// amprt::foldReduction, the interpreter's.
+// amprt::foldReduction, the interpreter's. The elementwise ops --amp-fuse
+// puts before a reduction are computed in its loads: each value once,
+// rounded to its type as the ops' own kernel would, and never stored.
 //
 //===----------------------------------------------------------------------===//
 
 #include "StepEmitter.h"
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/Backend.h"
 
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "llvm/ADT/DenseSet.h"
@@ -55,7 +58,19 @@ template <typename Op> LogicalResult emitReduce(Op op, OpKernel &kernel) {
   for (size_t d = 0; d < red.size(); ++d)
     load += " + " + scaled(coordinateOf("r", redOut[d], red[d], product(red)),
                            redStrides[d]);
-  load += ";\nreturn static_cast<" + at + ">(" + kernel.load(0, "at") + ");\n";
+  load += ";\n";
+  std::string value;
+  if (kernel.getFused().empty()) {
+    value = kernel.load(0, "at");
+  } else {
+    llvm::raw_string_ostream prologue(load);
+    FailureOr<std::string> computed = kernel.getEmitter().emitElementwiseAt(
+        kernel.functor(), kernel.getFused(), "at", prologue);
+    if (failed(computed))
+      return failure();
+    value = *computed;
+  }
+  load += "return static_cast<" + at + ">(" + value + ");\n";
   std::string combine = isMax ? "ampstep::nanMax(acc, v)"
                         : narrow
                             ? roundExpr(acc, "acc + " + roundExpr(acc, "v"))
@@ -91,9 +106,28 @@ LogicalResult emitMseLoss(MseLossOp op, OpKernel &kernel) {
 
 } // namespace
 
+namespace {
+
+/// sum, mean and max, which also compute the elementwise ops that --amp-fuse
+/// put before them (the last of them their operand's).
+template <typename Op>
+struct ReduceModel : KernelOpInterface::ExternalModel<ReduceModel<Op>, Op> {
+  LogicalResult emitKernel(Operation *op, OpKernel &kernel) const {
+    return emitReduce(cast<Op>(op), kernel);
+  }
+  bool fusesWith(Operation *op, ArrayRef<Operation *> others) const {
+    return others.empty() ||
+           (llvm::all_of(others, backend::isFusibleElementwise) &&
+            others.back()->getNumResults() == 1 &&
+            others.back()->getResult(0) == op->getOperand(0));
+  }
+};
+
+} // namespace
+
 void cuda::attachReductionModels(MLIRContext &context) {
-  SumOp::attachInterface<KernelModel<SumOp, emitReduce<SumOp>>>(context);
-  MeanOp::attachInterface<KernelModel<MeanOp, emitReduce<MeanOp>>>(context);
-  MaxOp::attachInterface<KernelModel<MaxOp, emitReduce<MaxOp>>>(context);
+  SumOp::attachInterface<ReduceModel<SumOp>>(context);
+  MeanOp::attachInterface<ReduceModel<MeanOp>>(context);
+  MaxOp::attachInterface<ReduceModel<MaxOp>>(context);
   MseLossOp::attachInterface<KernelModel<MseLossOp, emitMseLoss>>(context);
 }

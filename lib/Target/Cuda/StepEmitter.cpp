@@ -223,9 +223,17 @@ void StepEmitter::recordLaunch(KernelCost kernel,
 
 Functor &OpKernel::functor() {
   if (!built) {
-    SmallVector<Operation *> listed{op};
+    // In block order: a reduction's elementwise prologue before it, a
+    // loss's gradient after.
+    SmallVector<Operation *> listed;
+    for (Operation *other : fused)
+      if (other->isBeforeInBlock(op))
+        listed.push_back(other);
+    listed.push_back(op);
     llvm::append_range(listed, guards);
-    llvm::append_range(listed, fused);
+    for (Operation *other : fused)
+      if (op->isBeforeInBlock(other))
+        listed.push_back(other);
     built.emplace(emitter, name, listed);
   }
   return *built;
@@ -581,12 +589,21 @@ LogicalResult StepEmitter::emitKernel(ArrayRef<Operation *> ops) {
     return emitUpdates(updates);
   if (ops.size() == 1)
     return emitSingle(ops.front());
-  auto first = dyn_cast<KernelOpInterface>(ops.front());
-  if (!first || !first.fusesWith(ops.drop_front()))
-    return ops.front()->emitError() << "the backend cannot run this group "
-                                       "of ops as one kernel";
-  OpKernel builder(*this, ops.front(), {}, kernelName(ops), ops.drop_front());
-  return first.emitKernel(builder);
+  // Elementwise ops that feed the kernel's last op (a reduction computes
+  // them as it loads), or ops the first op computes with it (a loss and
+  // its gradient).
+  Operation *principal = ops.front();
+  ArrayRef<Operation *> others = ops.drop_front();
+  if (isFusibleElementwise(ops.front())) {
+    principal = ops.back();
+    others = ops.drop_back();
+  }
+  auto model = dyn_cast<KernelOpInterface>(principal);
+  if (!model || !model.fusesWith(others))
+    return principal->emitError() << "the backend cannot run this group "
+                                     "of ops as one kernel";
+  OpKernel builder(*this, principal, {}, kernelName(ops), others);
+  return model.emitKernel(builder);
 }
 
 LogicalResult StepEmitter::emitReturn() {

@@ -246,6 +246,13 @@ public:
   LogicalResult emitUpdates(ArrayRef<Operation *> updates);
   /// A group of fusible elementwise ops (ElementwiseKernels.cpp).
   LogicalResult emitElementwise(ArrayRef<Operation *> ops);
+  /// Prints to `out` the statements computing `ops` (fusible elementwise,
+  /// none of their values read elsewhere) at `index` of the last one's
+  /// shape, as a part of `functor`; returns the register of the last one's
+  /// value. A reduction's loads compute the ops that feed it so.
+  FailureOr<std::string> emitElementwiseAt(Functor &functor,
+                                           ArrayRef<Operation *> ops,
+                                           StringRef index, raw_ostream &out);
   /// One op through its KernelOpInterface.
   LogicalResult emitSingle(Operation *op, ArrayRef<Operation *> guards = {},
                            StringRef suffix = {});

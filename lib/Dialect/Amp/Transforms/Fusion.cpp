@@ -1,9 +1,10 @@
 //===- Fusion.cpp - --amp-fuse --------------------------------------------===//
 //
 // Groups the ops of a step into kernels: elementwise chains into one loop
-// over their common shape, bias and relu into the GEMM that feeds them, the
-// found_inf selects into the optimizer update they guard, and adjacent like
-// updates into one launch over all their tensors.
+// over their common shape, bias and relu into the GEMM that feeds them, an
+// elementwise chain read only by a reduction into that reduction's loads,
+// the found_inf selects into the optimizer update they guard, and adjacent
+// like updates into one launch over all their tensors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -268,6 +269,43 @@ struct FusePass : mlir::amp::impl::AmpFuseBase<FusePass> {
         for (Operation *select : getGuardSelects(update))
           kernelOf[select] = kernelOf.lookup(run.front());
       }
+
+    // An elementwise kernel read only by one sum, mean or max of its last
+    // result (a layer norm's scale gradient sums a product; a norm, a
+    // square) runs in the reduction's loads, and its values are never
+    // stored.
+    llvm::DenseMap<int64_t, SmallVector<Operation *>> members;
+    for (Operation &op : body) {
+      auto found = kernelOf.find(&op);
+      if (found != kernelOf.end())
+        members[found->second].push_back(&op);
+    }
+    for (Operation &op : body) {
+      if (!isa<SumOp, MeanOp, MaxOp>(op))
+        continue;
+      Operation *producer = op.getOperand(0).getDefiningOp();
+      if (!producer || !kernelOf.count(producer))
+        continue;
+      int64_t group = kernelOf.lookup(producer);
+      auto listed = members.find(group);
+      if (listed == members.end())
+        continue;
+      ArrayRef<Operation *> chain = listed->second;
+      auto readHereOnly = [&](Operation *member) {
+        return !member->use_empty() &&
+               llvm::all_of(member->getUsers(), [&](Operation *user) {
+                 auto found = kernelOf.find(user);
+                 return user == &op ||
+                        (found != kernelOf.end() && found->second == group);
+               });
+      };
+      if (chain.back() != producer ||
+          !llvm::all_of(chain, isFusibleElementwise) ||
+          !llvm::all_of(chain, readHereOnly))
+        continue;
+      for (Operation *member : chain)
+        kernelOf[member] = kernelOf.lookup(&op);
+    }
 
     // A cross-entropy and its gradient over the same logits and labels
     // are one kernel, which reads each row once for both (where the

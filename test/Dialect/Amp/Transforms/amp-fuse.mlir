@@ -351,3 +351,61 @@ func.func @cross_entropy_apart(%x: tensor<4x8xf32>, %y: tensor<4xi64>, %z: tenso
   %e = amp.cross_entropy_grad %x, %z, %l : tensor<4x8xf32>, tensor<4xi64>, tensor<f32>
   return %l, %d, %e : tensor<f32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// An elementwise kernel read only by one reduction of its last value runs
+// in that reduction's loads: a layer norm's scale gradient (a product with
+// a broadcast operand summed over the rows) and a squared norm of a cast.
+// CHECK-LABEL: func.func @reduction_prologue
+// CHECK: amp.fusion{{.*}} -> tensor<8xf32> {
+// CHECK-NEXT: %[[P:.*]] = amp.mul
+// CHECK-NEXT: %[[S:.*]] = amp.sum %[[P]] dims = [0]
+// CHECK-NEXT: amp.yield %[[S]]
+// CHECK: amp.fusion{{.*}} -> tensor<f32> {
+// CHECK-NEXT: %[[C:.*]] = amp.cast
+// CHECK-NEXT: %[[Q:.*]] = amp.mul %[[C]], %[[C]]
+// CHECK-NEXT: %[[N:.*]] = amp.max %[[Q]]
+// CHECK-NEXT: amp.yield %[[N]]
+func.func @reduction_prologue(%dy: tensor<4x8xf32>, %g: tensor<8xf32>, %c: tensor<4x8xbf16>) -> (tensor<8xf32>, tensor<f32>) {
+  %p = amp.mul %dy, %g : tensor<4x8xf32>, tensor<8xf32>
+  %s = amp.sum %p dims = [0] : tensor<4x8xf32> to tensor<8xf32>
+  %w = amp.cast %c : tensor<4x8xbf16> to tensor<4x8xf32>
+  %q = amp.mul %w, %w : tensor<4x8xf32>, tensor<4x8xf32>
+  %n = amp.max %q dims = [0, 1] : tensor<4x8xf32> to tensor<f32>
+  return %s, %n : tensor<8xf32>, tensor<f32>
+}
+
+// -----
+
+// Not when the chain's value is read elsewhere too (its kernel stores
+// it; an exp of it read only by the sum still joins the sum), nor a
+// matmul's epilogue: those reductions read memory.
+// CHECK-LABEL: func.func @reduction_prologue_apart
+// CHECK: amp.fusion{{.*}} {
+// CHECK-NEXT: amp.mul
+// CHECK-NEXT: amp.yield
+// CHECK: amp.fusion{{.*}} {
+// CHECK-NEXT: amp.sum
+// CHECK-NEXT: amp.yield
+// CHECK: amp.fusion{{.*}} {
+// CHECK-NEXT: amp.exp
+// CHECK-NEXT: amp.sum
+// CHECK-NEXT: amp.yield
+// CHECK: amp.fusion{{.*}} {
+// CHECK-NEXT: amp.matmul
+// CHECK-NEXT: amp.add
+// CHECK-NEXT: amp.yield
+// CHECK: amp.fusion{{.*}} {
+// CHECK-NEXT: amp.mean
+// CHECK-NEXT: amp.yield
+func.func @reduction_prologue_apart(%x: tensor<4x8xf32>, %w: tensor<8x3xf32>, %b: tensor<3xf32>) -> (tensor<8xf32>, tensor<4x8xf32>, tensor<8xf32>, tensor<f32>) {
+  %p = amp.mul %x, %x : tensor<4x8xf32>, tensor<4x8xf32>
+  %s = amp.sum %p dims = [0] : tensor<4x8xf32> to tensor<8xf32>
+  %e = amp.exp %p : tensor<4x8xf32>
+  %t = amp.sum %e dims = [0] : tensor<4x8xf32> to tensor<8xf32>
+  %mm = amp.matmul %x, %w : tensor<4x8xf32>, tensor<8x3xf32> to tensor<4x3xf32>
+  %h = amp.add %mm, %b : tensor<4x3xf32>, tensor<3xf32>
+  %m = amp.mean %h dims = [0, 1] : tensor<4x3xf32> to tensor<f32>
+  return %s, %p, %t, %m : tensor<8xf32>, tensor<4x8xf32>, tensor<8xf32>, tensor<f32>
+}
