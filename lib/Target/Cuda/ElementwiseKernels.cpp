@@ -40,6 +40,9 @@ public:
   StepEmitter &getEmitter() { return emitter; }
   KernelParams &getParams() { return functor.getParams(); }
 
+  /// Makes `reg` the register of `value` (a value the caller computed).
+  void bind(Value value, std::string reg) { registers[value] = std::move(reg); }
+
   /// The register holding `value` at the kernel's index: an earlier op's,
   /// or the operand loaded (once) from memory.
   std::string operand(Value value) {
@@ -129,20 +132,18 @@ LogicalResult StepEmitter::emitElementwise(ArrayRef<Operation *> ops) {
   return success();
 }
 
-FailureOr<std::string> StepEmitter::emitElementwiseAt(Functor &functor,
-                                                      ArrayRef<Operation *> ops,
-                                                      StringRef index,
-                                                      raw_ostream &out) {
+FailureOr<std::string>
+StepEmitter::emitElementwiseAt(Functor &functor, ArrayRef<Operation *> ops,
+                               StringRef index, raw_ostream &out,
+                               ArrayRef<std::pair<Value, std::string>> known) {
   Value last = ops.back()->getResult(0);
   ElementwiseKernel kernel(*this, functor, tensorOf(last).getShape(), out,
                            index);
-  for (Operation *op : ops) {
+  for (const auto &[value, reg] : known)
+    kernel.bind(value, reg);
+  for (Operation *op : ops)
     if (failed(kernel.compute(op)))
       return failure();
-    if (reachesMemory(op->getResult(0)))
-      return op->emitError() << "amp-to-cuda: a value computed inside a "
-                                "reduction's loads is read elsewhere";
-  }
   return kernel.operand(last);
 }
 

@@ -63,6 +63,10 @@ template <typename Op> LogicalResult emitReduce(Op op, OpKernel &kernel) {
   if (kernel.getFused().empty()) {
     value = kernel.load(0, "at");
   } else {
+    for (Operation *fused : kernel.getFused())
+      if (kernel.getEmitter().reachesMemory(fused->getResult(0)))
+        return fused->emitError() << "amp-to-cuda: a value computed in a "
+                                     "reduction's loads is read elsewhere";
     llvm::raw_string_ostream prologue(load);
     FailureOr<std::string> computed = kernel.getEmitter().emitElementwiseAt(
         kernel.functor(), kernel.getFused(), "at", prologue);

@@ -13,6 +13,8 @@
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/Backend.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 using namespace mlir;
 using namespace mlir::amp;
 using namespace mlir::amp::backend;
@@ -29,17 +31,55 @@ std::string loadLambda(StringRef name, StringRef t, StringRef value) {
          "\n";
 }
 
+/// Whether `others`, the ops --amp-fuse put in a row op's kernel, are an
+/// elementwise epilogue: ops of its result's shape, computed as the row
+/// kernel stores each value of its result.
+bool isRowEpilogue(Operation *op, ArrayRef<Operation *> others) {
+  ArrayRef<int64_t> shape = tensorOf(op->getResult(0)).getShape();
+  return !others.empty() && llvm::all_of(others, [&](Operation *other) {
+    return isFusibleElementwise(other) && other->getNumResults() == 1 &&
+           tensorOf(other->getResult(0)).getShape() == shape;
+  });
+}
+
 /// The Store of row_math.h writing `result` (of the kernel's op or of an op
 /// fused into it; row ops have no guards) at `index` (an expression of j),
-/// rounded to its type.
-std::string storeLambda(OpKernel &kernel, Value result, StringRef t,
-                        StringRef index) {
+/// rounded to its type; with an elementwise epilogue, the value is also
+/// its operand there, and the epilogue's values read elsewhere are stored
+/// (the result itself only where read elsewhere).
+FailureOr<std::string> storeLambda(OpKernel &kernel, Value result, StringRef t,
+                                   StringRef index) {
   Type type = elementOf(result);
-  std::string out = kernel.functor().getParams().add(result, /*writes=*/true);
-  return ("const auto store = [&](int64_t j, " + t + " v) { " +
-          storeStmt(type, out, index, roundExpr(type, "v")) + " };")
-             .str() +
-         "\n";
+  StepEmitter &emitter = kernel.getEmitter();
+  Functor &functor = kernel.functor();
+  ArrayRef<Operation *> epilogue = kernel.getFused();
+  if (!isRowEpilogue(kernel.getOp(), epilogue)) {
+    std::string out = functor.getParams().add(result, /*writes=*/true);
+    return ("const auto store = [&](int64_t j, " + t + " v) { " +
+            storeStmt(type, out, index, roundExpr(type, "v")) + " };")
+               .str() +
+           "\n";
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "const auto store = [&](int64_t j, " << t << " v) {\n"
+     << "  const int64_t at = " << index << ";\n"
+     << "  const " << registerType(type) << " result = " << roundExpr(type, "v")
+     << ";\n";
+  if (emitter.reachesMemory(result))
+    os << "  "
+       << storeStmt(type, functor.getParams().add(result, /*writes=*/true),
+                    "at", "result")
+       << "\n";
+  std::string statements;
+  llvm::raw_string_ostream inner(statements);
+  if (failed(emitter.emitElementwiseAt(functor, epilogue, "at", inner,
+                                       {{result, "result"}})))
+    return failure();
+  for (StringRef line : llvm::split(StringRef(statements).rtrim('\n'), '\n'))
+    os << "  " << line << "\n";
+  os << "};\n";
+  return text;
 }
 
 /// A C++ bool literal.
@@ -55,10 +95,13 @@ template <typename Op> LogicalResult emitSoftmax(Op op, OpKernel &kernel) {
   ArrayRef<int64_t> shape = tensorOf(op.getInput()).getShape();
   auto [n, at] = lineAlong(shape, op.getDim());
   bool log = std::is_same_v<Op, LogSoftmaxOp>;
+  std::string x = loadLambda("x", t, kernel.load(0, at));
+  FailureOr<std::string> store = storeLambda(kernel, op.getResult(), t, at);
+  if (failed(store))
+    return failure();
   raw_indented_ostream &body = kernel.functor().body();
-  body << loadLambda("x", t, kernel.load(0, at))
-       << storeLambda(kernel, op.getResult(), t, at) << "amprt::softmaxRow<"
-       << t << ">(row, " << n << ", x, store, " << boolean(log) << ");\n";
+  body << x << *store << "amprt::softmaxRow<" << t << ">(row, " << n
+       << ", x, store, " << boolean(log) << ");\n";
   // Per element: the max, the shifted exp summed, and the output (a
   // subtraction, then an exp and a division or a subtraction).
   kernel.functor().addWork(5 * product(shape), (log ? 1 : 2) * product(shape));
@@ -72,11 +115,14 @@ template <typename Op> LogicalResult emitSoftmaxGrad(Op op, OpKernel &kernel) {
   ArrayRef<int64_t> shape = tensorOf(op->getOperand(0)).getShape();
   auto [n, at] = lineAlong(shape, op.getDim());
   bool log = std::is_same_v<Op, LogSoftmaxGradOp>;
-  kernel.functor().body() << loadLambda("y", t, kernel.load(0, at))
-                          << loadLambda("g", t, kernel.load(1, at))
-                          << storeLambda(kernel, op.getResult(), t, at)
-                          << "amprt::softmaxGradRow<" << t << ">(row, " << n
-                          << ", y, g, store, " << boolean(log) << ");\n";
+  std::string loads = loadLambda("y", t, kernel.load(0, at));
+  loads += loadLambda("g", t, kernel.load(1, at));
+  FailureOr<std::string> store = storeLambda(kernel, op.getResult(), t, at);
+  if (failed(store))
+    return failure();
+  kernel.functor().body() << loads << *store << "amprt::softmaxGradRow<" << t
+                          << ">(row, " << n << ", y, g, store, " << boolean(log)
+                          << ");\n";
   // Per element: the row's sum of g * y (of g for log) and the output.
   kernel.functor().addWork((log ? 3 : 4) * product(shape),
                            (log ? 1 : 0) * product(shape));
@@ -109,7 +155,10 @@ template <typename Op> LogicalResult emitNorm(Op op, OpKernel &kernel) {
     body << loadLambda("weight", ct, kernel.load(next++, "j"));
   if (biasOperand)
     body << loadLambda("bias", ct, kernel.load(next++, "j"));
-  body << storeLambda(kernel, op.getResult(), ct, row);
+  FailureOr<std::string> store = storeLambda(kernel, op.getResult(), ct, row);
+  if (failed(store))
+    return failure();
+  body << *store;
   StringRef weight = op.getWeight() ? "weight" : "amprt::NoOperand()";
   std::string eps = literal(op.getEpsilon().convertToDouble(), ct);
   if (centered)
@@ -140,9 +189,12 @@ template <typename Op> LogicalResult emitNormGrad(Op op, OpKernel &kernel) {
   int64_t n =
       product(tensorOf(x).getShape().drop_front(op.getNormalizedAxis()));
   std::string row = "i * " + std::to_string(n) + " + j";
-  kernel.functor().body() << loadLambda("x", t, kernel.load(0, row))
-                          << loadLambda("g", t, kernel.load(1, row))
-                          << storeLambda(kernel, op.getResult(), t, row)
+  std::string loads = loadLambda("x", t, kernel.load(0, row));
+  loads += loadLambda("g", t, kernel.load(1, row));
+  FailureOr<std::string> store = storeLambda(kernel, op.getResult(), t, row);
+  if (failed(store))
+    return failure();
+  kernel.functor().body() << loads << *store
                           << (centered ? "amprt::layerNormGradRow<"
                                        : "amprt::rmsNormGradRow<")
                           << t << ">(row, " << n << ", x, g, "
@@ -249,9 +301,11 @@ LogicalResult emitCrossEntropy(CrossEntropyOp op, OpKernel &kernel) {
        << "const int64_t label = " << kernel.load(1, "i") << ";\n";
   if (grad) {
     FailureOr<std::string> scale = gradScale(grad, kernel, ct);
-    if (failed(scale))
+    FailureOr<std::string> store =
+        storeLambda(kernel, grad.getResult(), ct, at);
+    if (failed(scale) || failed(store))
       return failure();
-    body << *scale << storeLambda(kernel, grad.getResult(), ct, at)
+    body << *scale << *store
          << "const " + ct + " loss = amprt::crossEntropyRowLossAndGrad<" + ct +
                 ">(row, " + std::to_string(classes) + ", x, " +
                 labelArguments(op) + ", scale, store);"
@@ -284,10 +338,12 @@ LogicalResult emitCrossEntropyGrad(CrossEntropyGradOp op, OpKernel &kernel) {
   if (failed(scale))
     return failure();
   std::string at = "i * " + std::to_string(classes) + " + j";
-  kernel.functor().body() << *scale << loadLambda("x", ct, kernel.load(0, at))
-                          << "const int64_t label = " << kernel.load(1, "i")
-                          << ";\n"
-                          << storeLambda(kernel, op.getResult(), ct, at)
+  std::string loads = loadLambda("x", ct, kernel.load(0, at));
+  loads += "const int64_t label = " + kernel.load(1, "i") + ";\n";
+  FailureOr<std::string> store = storeLambda(kernel, op.getResult(), ct, at);
+  if (failed(store))
+    return failure();
+  kernel.functor().body() << *scale << loads << *store
                           << "amprt::crossEntropyGradRow<" + ct + ">(row, " +
                                  std::to_string(classes) + ", x, " +
                                  labelArguments(op) + ", scale, store);"
@@ -312,27 +368,37 @@ struct CrossEntropyModel
   }
 };
 
+/// The kernel model of a row op of one result, which computes the
+/// elementwise epilogue --amp-fuse gives it as it stores (isRowEpilogue).
+template <typename Op, LogicalResult (*Emit)(Op, OpKernel &)>
+struct RowModel : KernelOpInterface::ExternalModel<RowModel<Op, Emit>, Op> {
+  LogicalResult emitKernel(Operation *op, OpKernel &kernel) const {
+    return Emit(cast<Op>(op), kernel);
+  }
+  bool fusesWith(Operation *op, ArrayRef<Operation *> others) const {
+    return others.empty() || isRowEpilogue(op, others);
+  }
+};
+
 } // namespace
 
 void cuda::attachRowModels(MLIRContext &context) {
-  SoftmaxOp::attachInterface<KernelModel<SoftmaxOp, emitSoftmax<SoftmaxOp>>>(
+  SoftmaxOp::attachInterface<RowModel<SoftmaxOp, emitSoftmax<SoftmaxOp>>>(
       context);
   LogSoftmaxOp::attachInterface<
-      KernelModel<LogSoftmaxOp, emitSoftmax<LogSoftmaxOp>>>(context);
+      RowModel<LogSoftmaxOp, emitSoftmax<LogSoftmaxOp>>>(context);
   SoftmaxGradOp::attachInterface<
-      KernelModel<SoftmaxGradOp, emitSoftmaxGrad<SoftmaxGradOp>>>(context);
+      RowModel<SoftmaxGradOp, emitSoftmaxGrad<SoftmaxGradOp>>>(context);
   LogSoftmaxGradOp::attachInterface<
-      KernelModel<LogSoftmaxGradOp, emitSoftmaxGrad<LogSoftmaxGradOp>>>(
+      RowModel<LogSoftmaxGradOp, emitSoftmaxGrad<LogSoftmaxGradOp>>>(context);
+  LayerNormOp::attachInterface<RowModel<LayerNormOp, emitNorm<LayerNormOp>>>(
       context);
-  LayerNormOp::attachInterface<KernelModel<LayerNormOp, emitNorm<LayerNormOp>>>(
-      context);
-  RmsNormOp::attachInterface<KernelModel<RmsNormOp, emitNorm<RmsNormOp>>>(
-      context);
+  RmsNormOp::attachInterface<RowModel<RmsNormOp, emitNorm<RmsNormOp>>>(context);
   LayerNormGradOp::attachInterface<
-      KernelModel<LayerNormGradOp, emitNormGrad<LayerNormGradOp>>>(context);
+      RowModel<LayerNormGradOp, emitNormGrad<LayerNormGradOp>>>(context);
   RmsNormGradOp::attachInterface<
-      KernelModel<RmsNormGradOp, emitNormGrad<RmsNormGradOp>>>(context);
+      RowModel<RmsNormGradOp, emitNormGrad<RmsNormGradOp>>>(context);
   CrossEntropyOp::attachInterface<CrossEntropyModel>(context);
   CrossEntropyGradOp::attachInterface<
-      KernelModel<CrossEntropyGradOp, emitCrossEntropyGrad>>(context);
+      RowModel<CrossEntropyGradOp, emitCrossEntropyGrad>>(context);
 }

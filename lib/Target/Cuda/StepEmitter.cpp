@@ -589,15 +589,17 @@ LogicalResult StepEmitter::emitKernel(ArrayRef<Operation *> ops) {
     return emitUpdates(updates);
   if (ops.size() == 1)
     return emitSingle(ops.front());
-  // Elementwise ops that feed the kernel's last op (a reduction computes
-  // them as it loads), or ops the first op computes with it (a loss and
-  // its gradient).
+  // The one op that is not elementwise computes the others (a reduction
+  // as it loads, a row op as it stores); otherwise the first computes the
+  // rest (a loss and its gradient).
   Operation *principal = ops.front();
-  ArrayRef<Operation *> others = ops.drop_front();
-  if (isFusibleElementwise(ops.front())) {
-    principal = ops.back();
-    others = ops.drop_back();
-  }
+  SmallVector<Operation *> others;
+  if (static_cast<size_t>(llvm::count_if(ops, isFusibleElementwise)) + 1 ==
+      ops.size())
+    principal = *llvm::find_if_not(ops, isFusibleElementwise);
+  for (Operation *op : ops)
+    if (op != principal)
+      others.push_back(op);
   auto model = dyn_cast<KernelOpInterface>(principal);
   if (!model || !model.fusesWith(others))
     return principal->emitError() << "the backend cannot run this group "

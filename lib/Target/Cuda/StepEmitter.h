@@ -246,13 +246,16 @@ public:
   LogicalResult emitUpdates(ArrayRef<Operation *> updates);
   /// A group of fusible elementwise ops (ElementwiseKernels.cpp).
   LogicalResult emitElementwise(ArrayRef<Operation *> ops);
-  /// Prints to `out` the statements computing `ops` (fusible elementwise,
-  /// none of their values read elsewhere) at `index` of the last one's
-  /// shape, as a part of `functor`; returns the register of the last one's
-  /// value. A reduction's loads compute the ops that feed it so.
-  FailureOr<std::string> emitElementwiseAt(Functor &functor,
-                                           ArrayRef<Operation *> ops,
-                                           StringRef index, raw_ostream &out);
+  /// Prints to `out` the statements computing `ops` (fusible elementwise)
+  /// at `index` of the last one's shape, as a part of `functor`, with
+  /// `known` values already in registers, and storing the values read
+  /// elsewhere; returns the register of the last one's value. A reduction's
+  /// loads compute the ops that feed it so, a row kernel's stores the ops
+  /// that read its result.
+  FailureOr<std::string>
+  emitElementwiseAt(Functor &functor, ArrayRef<Operation *> ops,
+                    StringRef index, raw_ostream &out,
+                    ArrayRef<std::pair<Value, std::string>> known = {});
   /// One op through its KernelOpInterface.
   LogicalResult emitSingle(Operation *op, ArrayRef<Operation *> guards = {},
                            StringRef suffix = {});

@@ -14,7 +14,9 @@
 // A row is read through a Load, `T load(int64_t j)`, which returns its j-th
 // element already converted to T, and written through a Store,
 // `void store(int64_t j, T value)`, which rounds and stores. A row is read
-// more than once (its statistics first, then each element again). An
+// more than once (its statistics first, then each element again); each of
+// its elements is stored exactly once, so a compiled step's store may also
+// compute the elementwise ops that read it (--amp-fuse's row epilogue). An
 // optional operand (a norm's weight or bias, cross-entropy's ignore_index)
 // is a flag and its load or value: a load is called only when its flag is
 // set, so an absent one can be NoOperand(). Every function takes the row

@@ -3,6 +3,7 @@
 // Groups the ops of a step into kernels: elementwise chains into one loop
 // over their common shape, bias and relu into the GEMM that feeds them, an
 // elementwise chain read only by a reduction into that reduction's loads,
+// one that reads a row op's result into the row kernel's stores,
 // the found_inf selects into the optimizer update they guard, and adjacent
 // like updates into one launch over all their tensors.
 //
@@ -28,6 +29,14 @@ namespace {
 
 ArrayRef<int64_t> shapeOf(Value value) {
   return cast<RankedTensorType>(value.getType()).getShape();
+}
+
+/// A row op of one result, whose kernel can compute an elementwise
+/// epilogue as it stores (RowKernels.cpp's models).
+bool isRowOp(Operation *op) {
+  return isa<SoftmaxOp, LogSoftmaxOp, SoftmaxGradOp, LogSoftmaxGradOp,
+             LayerNormOp, RmsNormOp, LayerNormGradOp, RmsNormGradOp,
+             CrossEntropyGradOp>(op);
 }
 
 /// The only user of `value`, if it has exactly one use.
@@ -302,6 +311,48 @@ struct FusePass : mlir::amp::impl::AmpFuseBase<FusePass> {
       if (chain.back() != producer ||
           !llvm::all_of(chain, isFusibleElementwise) ||
           !llvm::all_of(chain, readHereOnly))
+        continue;
+      for (Operation *member : chain)
+        kernelOf[member] = kernelOf.lookup(&op);
+    }
+
+    // The elementwise kernel that reads a row op's result (a layer norm's
+    // output cast to bf16 for the next GEMM) runs in the row kernel's
+    // stores, when it is the only one that reads it and nothing else reads
+    // the result before that kernel would run (where its last op is).
+    members.clear();
+    for (Operation &op : body) {
+      auto found = kernelOf.find(&op);
+      if (found != kernelOf.end())
+        members[found->second].push_back(&op);
+    }
+    for (Operation &op : body) {
+      if (!isRowOp(&op) || members.lookup(kernelOf.lookup(&op)).size() != 1)
+        continue;
+      Value result = op.getResult(0);
+      std::optional<int64_t> group;
+      bool single = true;
+      for (Operation *user : result.getUsers()) {
+        auto found = kernelOf.find(user);
+        if (!isFusibleElementwise(user) || found == kernelOf.end())
+          continue;
+        single &= !group || *group == found->second;
+        group = found->second;
+      }
+      if (!group || !single)
+        continue;
+      ArrayRef<Operation *> chain = members.find(*group)->second;
+      Operation *last = chain.back();
+      auto fits = [&](Operation *member) {
+        return isFusibleElementwise(member) &&
+               shapeOf(member->getResult(0)) == shapeOf(result);
+      };
+      auto afterKernel = [&](Operation *user) {
+        return llvm::is_contained(chain, user) ||
+               (user->getBlock() == &body && last->isBeforeInBlock(user));
+      };
+      if (!llvm::all_of(chain, fits) ||
+          !llvm::all_of(result.getUsers(), afterKernel))
         continue;
       for (Operation *member : chain)
         kernelOf[member] = kernelOf.lookup(&op);

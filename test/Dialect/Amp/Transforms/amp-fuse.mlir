@@ -409,3 +409,65 @@ func.func @reduction_prologue_apart(%x: tensor<4x8xf32>, %w: tensor<8x3xf32>, %b
   %m = amp.mean %h dims = [0, 1] : tensor<4x3xf32> to tensor<f32>
   return %s, %p, %t, %m : tensor<8xf32>, tensor<4x8xf32>, tensor<8xf32>, tensor<f32>
 }
+
+// -----
+
+// The elementwise kernel that reads a row op's result runs in the row
+// kernel's stores: a layer norm's cast for the next GEMM, the result still
+// yielded for the sum after it.
+// CHECK-LABEL: func.func @row_epilogue
+// CHECK: %[[K:.*]]:2 = amp.fusion{{.*}} -> (tensor<4x8xf32>, tensor<4x8xbf16>) {
+// CHECK-NEXT: %[[N:.*]] = amp.layer_norm
+// CHECK-NEXT: %[[C:.*]] = amp.cast %[[N]]
+// CHECK-NEXT: amp.yield %[[N]], %[[C]]
+// CHECK: amp.matmul
+// CHECK: amp.sum
+func.func @row_epilogue(%x: tensor<4x8xf32>, %w: tensor<8x3xbf16>) -> (tensor<4x3xbf16>, tensor<8xf32>) {
+  %n = amp.layer_norm %x : tensor<4x8xf32>
+  %c = amp.cast %n : tensor<4x8xf32> to tensor<4x8xbf16>
+  %mm = amp.matmul %c, %w : tensor<4x8xbf16>, tensor<8x3xbf16> to tensor<4x3xbf16>
+  %s = amp.sum %n dims = [0] : tensor<4x8xf32> to tensor<8xf32>
+  return %mm, %s : tensor<4x3xbf16>, tensor<8xf32>
+}
+
+// -----
+
+// Not when another op reads the result before the elementwise kernel would
+// run, nor when two elementwise kernels read it; an elementwise op before
+// the row op may join (the kernel runs where its last op was).
+// CHECK-LABEL: func.func @row_epilogue_apart
+// CHECK: amp.fusion{{.*}} {
+// CHECK-NEXT: amp.softmax
+// CHECK-NEXT: amp.yield
+// CHECK: amp.fusion{{.*}} {
+// CHECK-NEXT: amp.max
+// CHECK-NEXT: amp.yield
+// CHECK: amp.fusion{{.*}} {
+// CHECK-NEXT: amp.cast
+// CHECK-NEXT: amp.yield
+// CHECK: amp.fusion{{.*}} {
+// CHECK-NEXT: amp.layer_norm
+// CHECK-NEXT: amp.yield
+// CHECK: amp.fusion{{.*}} {
+// CHECK-NEXT: amp.exp
+// CHECK-NEXT: amp.yield
+// CHECK: amp.fusion{{.*}} {
+// CHECK-NEXT: amp.sqrt
+// CHECK-NEXT: amp.yield
+// CHECK: amp.fusion{{.*}} {
+// CHECK-NEXT: amp.neg
+// CHECK-NEXT: amp.rms_norm
+// CHECK-NEXT: amp.add
+// CHECK-NEXT: amp.yield
+func.func @row_epilogue_apart(%x: tensor<4x8xf32>) -> (tensor<f32>, tensor<4x8xf16>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %p = amp.softmax %x dim = 1 : tensor<4x8xf32>
+  %m = amp.max %p dims = [0, 1] : tensor<4x8xf32> to tensor<f32>
+  %c = amp.cast %p : tensor<4x8xf32> to tensor<4x8xf16>
+  %n = amp.layer_norm %x : tensor<4x8xf32>
+  %e = amp.exp %n : tensor<4x8xf32>
+  %r = amp.sqrt %n : tensor<4x8xf32>
+  %early = amp.neg %x : tensor<4x8xf32>
+  %q = amp.rms_norm %x : tensor<4x8xf32>
+  %sum = amp.add %early, %q : tensor<4x8xf32>, tensor<4x8xf32>
+  return %m, %c, %e, %r, %sum : tensor<f32>, tensor<4x8xf16>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
