@@ -45,6 +45,92 @@ static bool hasParameters(func::FuncOp func) {
 }
 
 /// Builds @<name>_grad next to `func`.
+/// Whether `value` is a constant of zeros.
+static bool isZeros(Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  if (!constant)
+    return false;
+  auto splat = dyn_cast<SplatElementsAttr>(constant.getValue());
+  return splat && isa<FloatType>(splat.getElementType()) &&
+         splat.getSplatValue<APFloat>().isZero();
+}
+
+/// The sum of two gradients that are zero-padded pieces of one tensor's (a
+/// slice's vector-Jacobian product pads with zeros: a fused QKV
+/// projection's gradient is the concat of those of q, k and v) as one
+/// concat of their pieces, where along the same dimension no part of the
+/// tensor has a non-zero piece in both; null otherwise.
+static Value mergePadded(OpBuilder &builder, Value a, Value b) {
+  auto left = a.getDefiningOp<ConcatOp>();
+  auto right = b.getDefiningOp<ConcatOp>();
+  if (!left || !right || left.getType() != right.getType() ||
+      left.getDim() != right.getDim())
+    return {};
+  int64_t dim = left.getDim();
+  struct Piece {
+    int64_t begin, end;
+    Value value;
+  };
+  auto piecesOf = [&](ConcatOp concat) {
+    SmallVector<Piece> pieces;
+    int64_t at = 0;
+    for (Value operand : concat->getOperands()) {
+      int64_t size = cast<RankedTensorType>(operand.getType()).getDimSize(dim);
+      pieces.push_back({at, at + size, isZeros(operand) ? Value() : operand});
+      at += size;
+    }
+    return pieces;
+  };
+  SmallVector<Piece> sides[2] = {piecesOf(left), piecesOf(right)};
+  auto pieceAt = [](ArrayRef<Piece> pieces, int64_t at) {
+    return *llvm::find_if(pieces, [&](const Piece &p) { return p.end > at; });
+  };
+  auto zeroOver = [](ArrayRef<Piece> pieces, int64_t begin, int64_t end) {
+    return llvm::all_of(pieces, [&](const Piece &p) {
+      return !p.value || p.end <= begin || p.begin >= end;
+    });
+  };
+  // From the start: a non-zero piece of one side where the other is zero
+  // over it, else zeros up to the nearer end of the two pieces there.
+  RankedTensorType type = left.getType();
+  int64_t total = type.getDimSize(dim);
+  SmallVector<Value> merged;
+  int64_t zerosFrom = -1;
+  auto flushZeros = [&](int64_t end) {
+    if (zerosFrom < 0)
+      return;
+    SmallVector<int64_t> shape(type.getShape());
+    shape[dim] = end - zerosFrom;
+    auto zeros = RankedTensorType::get(shape, type.getElementType());
+    merged.push_back(builder.create<ConstantOp>(
+        left.getLoc(),
+        DenseElementsAttr::get(
+            zeros,
+            builder.getFloatAttr(type.getElementType(), 0.0).getValue())));
+    zerosFrom = -1;
+  };
+  for (int64_t at = 0; at < total;) {
+    Piece here[2] = {pieceAt(sides[0], at), pieceAt(sides[1], at)};
+    if (here[0].value && here[1].value)
+      return {};
+    if (!here[0].value && !here[1].value) {
+      if (zerosFrom < 0)
+        zerosFrom = at;
+      at = std::min(here[0].end, here[1].end);
+      continue;
+    }
+    int s = here[0].value ? 0 : 1;
+    if (here[s].begin != at || !zeroOver(sides[1 - s], at, here[s].end))
+      return {};
+    flushZeros(at);
+    merged.push_back(here[s].value);
+    at = here[s].end;
+  }
+  flushZeros(total);
+  return builder.create<ConcatOp>(left.getLoc(), type, merged,
+                                  builder.getI64IntegerAttr(dim));
+}
+
 static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
   ArrayRef<Type> results = func.getResultTypes();
   if (results.size() != 1 || !isScalarFloat(results.front()))
@@ -98,7 +184,11 @@ static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
   grads[loss] = seed;
   auto accumulate = [&](Value value, Value contribution) {
     auto [it, inserted] = grads.try_emplace(value, contribution);
-    if (!inserted)
+    if (inserted)
+      return;
+    if (Value merged = mergePadded(builder, it->second, contribution))
+      it->second = merged;
+    else
       it->second = builder.create<AddOp>(contribution.getLoc(), it->second,
                                          contribution);
   };

@@ -170,3 +170,40 @@ func.func @attention_with_lse(%q: tensor<1x1x4x8xf32> {amp.param}) -> tensor<f32
   %l = amp.sum %o dims = [0, 1, 2, 3] : tensor<1x1x4x8xf32> to tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// The gradients of slices of one tensor, each its piece padded with zeros,
+// are merged into one concat where no part of the tensor has two: a fused
+// QKV projection's gradient is the concat of q's, k's and v's, not a sum
+// of padded tensors. An overlapping slice's is added.
+// CHECK-LABEL: func.func @split_grad
+// CHECK: amp.broadcast_to
+// CHECK-NEXT: %[[DQ:.*]] = amp.mul
+// CHECK-NEXT: %[[DK:.*]] = amp.mul
+// CHECK-NEXT: %[[Z:.*]] = amp.constant dense<0.000000e+00> : tensor<2x2xf32>
+// CHECK-NEXT: %[[G:.*]] = amp.concat %[[DQ]], %[[DK]], %[[Z]] dim = 1 : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32> to tensor<2x6xf32>
+// CHECK-NOT: amp.add
+// CHECK: return %{{.*}}, %[[G]]
+func.func @split(%x: tensor<2x6xf32> {amp.param}) -> tensor<f32> {
+  %q = amp.slice %x [0, 0] to [2, 2] : tensor<2x6xf32> to tensor<2x2xf32>
+  %k = amp.slice %x [0, 2] to [2, 4] : tensor<2x6xf32> to tensor<2x2xf32>
+  %qk = amp.mul %q, %k : tensor<2x2xf32>, tensor<2x2xf32>
+  %l = amp.sum %qk dims = [0, 1] : tensor<2x2xf32> to tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @overlap_grad
+// CHECK: amp.concat
+// CHECK: amp.concat
+// CHECK: %[[G:.*]] = amp.add
+// CHECK: return %{{.*}}, %[[G]]
+func.func @overlap(%x: tensor<2x6xf32> {amp.param}) -> tensor<f32> {
+  %a = amp.slice %x [0, 0] to [2, 3] : tensor<2x6xf32> to tensor<2x3xf32>
+  %b = amp.slice %x [0, 2] to [2, 5] : tensor<2x6xf32> to tensor<2x3xf32>
+  %ab = amp.mul %a, %b : tensor<2x3xf32>, tensor<2x3xf32>
+  %l = amp.sum %ab dims = [0, 1] : tensor<2x3xf32> to tensor<f32>
+  return %l : tensor<f32>
+}

@@ -2,7 +2,7 @@
 // random projection of its result, sum(op(...) * r), against five-point
 // central differences in f64 (amp-run --gradcheck), tolerance 1e-6 relative
 // to the largest gradient of each parameter.
-// RUN: for f in neg abs exp log sqrt rsqrt pow_fraction tanh sigmoid softplus relu gelu gelu_tanh pow add sub mul maximum minimum add_both_broadcast div select cast reshape transpose broadcast_to slice concat embedding matmul matmul_transposed matmul_transpose_lhs matmul_transpose_rhs matmul_batched matmul_batched_transpose_rhs matmul_batched_transpose_lhs matmul_batched_4d matmul_bias attention attention_causal sum sum_keepdims mean max softmax softmax_outer log_softmax layer_norm layer_norm_axis layer_norm_plain rms_norm rms_norm_plain cross_entropy cross_entropy_sum cross_entropy_ignore cross_entropy_ignore_sum mse_loss mse_loss_sum; do \
+// RUN: for f in neg abs exp log sqrt rsqrt pow_fraction tanh sigmoid softplus relu gelu gelu_tanh pow add sub mul maximum minimum add_both_broadcast div select cast reshape transpose broadcast_to slice slices_merged concat embedding matmul matmul_transposed matmul_transpose_lhs matmul_transpose_rhs matmul_batched matmul_batched_transpose_rhs matmul_batched_transpose_lhs matmul_batched_4d matmul_bias attention attention_causal sum sum_keepdims mean max softmax softmax_outer log_softmax layer_norm layer_norm_axis layer_norm_plain rms_norm rms_norm_plain cross_entropy cross_entropy_sum cross_entropy_ignore cross_entropy_ignore_sum mse_loss mse_loss_sum; do \
 // RUN:   amp-run %s --function=$f --random-inputs=7 --gradcheck || exit 1; \
 // RUN: done | FileCheck %s
 // CHECK-NOT: FAILED
@@ -242,6 +242,22 @@ func.func @slice(%x: tensor<4x5xf32> {amp.param}, %r: tensor<2x3xf32>) -> tensor
   %y = amp.slice %x [1, 1] to [3, 4] : tensor<4x5xf32> to tensor<2x3xf32>
   %yr = amp.mul %y, %r : tensor<2x3xf32>, tensor<2x3xf32>
   %loss = amp.sum %yr dims = [0, 1] : tensor<2x3xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// Slices of one tensor whose gradients amp-autodiff merges into one concat
+// (q, k and v of a fused projection), and one overlapping them, added.
+// CHECK: gradcheck @slices_merged argument #0 {{.*}} ok
+func.func @slices_merged(%x: tensor<2x6xf32> {amp.param}, %r: tensor<2x2xf32>) -> tensor<f32> {
+  %q = amp.slice %x [0, 0] to [2, 2] : tensor<2x6xf32> to tensor<2x2xf32>
+  %k = amp.slice %x [0, 2] to [2, 4] : tensor<2x6xf32> to tensor<2x2xf32>
+  %v = amp.slice %x [0, 4] to [2, 6] : tensor<2x6xf32> to tensor<2x2xf32>
+  %o = amp.slice %x [0, 3] to [2, 5] : tensor<2x6xf32> to tensor<2x2xf32>
+  %qk = amp.mul %q, %k : tensor<2x2xf32>, tensor<2x2xf32>
+  %qkv = amp.mul %qk, %v : tensor<2x2xf32>, tensor<2x2xf32>
+  %all = amp.add %qkv, %o : tensor<2x2xf32>, tensor<2x2xf32>
+  %yr = amp.mul %all, %r : tensor<2x2xf32>, tensor<2x2xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<2x2xf32> to tensor<f32>
   return %loss : tensor<f32>
 }
 
