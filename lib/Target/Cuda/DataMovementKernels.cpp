@@ -10,56 +10,66 @@
 #include "StepEmitter.h"
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/Backend.h"
 
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 
 using namespace mlir;
 using namespace mlir::amp;
+using namespace mlir::amp::backend;
 using namespace mlir::amp::cuda;
 
 namespace {
 
-/// Prints `at += ...` for each output dimension of `op`: the input offset
-/// of output element i, with `inputIndex(d, coordinate)` the input index
-/// along the input dimension that output dimension d reads and `inputDim(d)`
-/// that dimension.
-template <typename InputIndex, typename InputDim>
-void printGather(OpKernel &kernel, InputIndex &&inputIndex,
-                 InputDim &&inputDim) {
-  Operation *op = kernel.getOp();
+/// Prints `int64_t <name> = ...;` to `body`: the offset in operand 0 of a
+/// transpose or slice `op` of the element at offset `index` of its result.
+std::string printSourceIndex(raw_ostream &body, Operation *op, StringRef index,
+                             StringRef name) {
   SmallVector<int64_t> inStrides =
       computeStrides(tensorOf(op->getOperand(0)).getShape());
   ArrayRef<int64_t> outShape = tensorOf(op->getResult(0)).getShape();
   SmallVector<int64_t> outStrides = computeStrides(outShape);
+  body << "int64_t " << name << " = 0;\n";
+  for (size_t d = 0; d < outShape.size(); ++d) {
+    std::string c =
+        coordinateOf(index, outStrides[d], outShape[d], product(outShape));
+    int64_t inputDim = d;
+    if (auto transpose = dyn_cast<TransposeOp>(op))
+      inputDim = transpose.getPermutation()[d];
+    else if (int64_t start = cast<SliceOp>(op).getStart()[d])
+      c += " + " + std::to_string(start);
+    body << name << " += " << scaled(c, inStrides[inputDim]) << ";\n";
+  }
+  return name.str();
+}
+
+/// The element of `value` at offset `index` (a variable of the body): read
+/// from memory, or, where --amp-fuse put the transpose, slice or reshape
+/// that makes `value` in this kernel, from that op's operand at the offset
+/// it reads (printed first), and so on to memory.
+std::string gathered(OpKernel &kernel, raw_ostream &body, Value value,
+                     std::string index) {
+  int step = 0;
+  while (Operation *def = value.getDefiningOp()) {
+    if (!llvm::is_contained(kernel.getFused(), def))
+      break;
+    if (!isView(def))
+      index =
+          printSourceIndex(body, def, index, "from" + std::to_string(step++));
+    value = def->getOperand(0);
+  }
+  return kernel.functor().getParams().add(value, /*writes=*/false) + "[" +
+         index + "]";
+}
+
+/// A transpose or slice: each output element reads the element it comes
+/// from.
+LogicalResult emitGather(Operation *op, OpKernel &kernel) {
   raw_indented_ostream &body = kernel.functor().body();
-  body << "int64_t at = 0;\n";
-  for (size_t d = 0; d < outShape.size(); ++d)
-    body << "at += "
-         << scaled(inputIndex(d, coordinateOf("i", outStrides[d], outShape[d],
-                                              product(outShape))),
-                   inStrides[inputDim(d)])
-         << ";\n";
-  body << kernel.out(0) << "[i] = " << kernel.in(0) << "[at];\n";
-}
-
-LogicalResult emitTranspose(TransposeOp op, OpKernel &kernel) {
-  ArrayRef<int64_t> permutation = op.getPermutation();
-  printGather(
-      kernel, [](size_t, const std::string &c) { return c; },
-      [&](size_t d) { return permutation[d]; });
-  kernel.functor().launch(countOf(op.getResult()));
-  return success();
-}
-
-LogicalResult emitSlice(SliceOp op, OpKernel &kernel) {
-  ArrayRef<int64_t> start = op.getStart();
-  printGather(
-      kernel,
-      [&](size_t d, const std::string &c) {
-        return start[d] ? c + " + " + std::to_string(start[d]) : c;
-      },
-      [](size_t d) { return d; });
-  kernel.functor().launch(countOf(op.getResult()));
+  std::string at = printSourceIndex(body, op, "i", "at");
+  std::string load = gathered(kernel, body, op->getOperand(0), at);
+  body << kernel.out(0) << "[i] = " << load << ";\n";
+  kernel.functor().launch(countOf(op->getResult(0)));
   return success();
 }
 
@@ -74,15 +84,20 @@ LogicalResult emitConcat(ConcatOp op, OpKernel &kernel) {
        << ";\n"
        << "const int64_t r = "
        << (inner == 1 ? "0" : "i % " + std::to_string(inner)) << ";\n";
+  std::string out = kernel.out(0);
   int64_t start = 0;
   for (unsigned p = 0; p < op->getNumOperands(); ++p) {
     int64_t width = tensorOf(op->getOperand(p)).getDimSize(dim);
     std::string offset = start ? " - " + std::to_string(start) : "";
-    body << (p ? "else " : "") << "if (j < " << start + width << ")\n  "
-         << kernel.out(0) << "[i] = " << kernel.in(p) << "[(o * " << width
-         << " + j" << offset << ") * " << inner << " + r];\n";
+    body << (p ? "} else " : "") << "if (j < " << start + width << ") {\n";
+    body.indent() << "const int64_t at = (o * " << width << " + j" << offset
+                  << ") * " << inner << " + r;\n";
+    std::string load = gathered(kernel, body, op->getOperand(p), "at");
+    body << out << "[i] = " << load << ";\n";
+    body.unindent();
     start += width;
   }
+  body << "}\n";
   kernel.functor().launch(countOf(op.getResult()));
   return success();
 }
@@ -171,13 +186,35 @@ LogicalResult emitEmbeddingGrad(EmbeddingGradOp op, OpKernel &kernel) {
   return success();
 }
 
+/// The model of a transpose, slice or concat, which also computes the
+/// transposes, slices and reshapes --amp-fuse put before it (gathered).
+template <typename Op, LogicalResult (*Emit)(Op, OpKernel &)>
+struct GatherModel
+    : KernelOpInterface::ExternalModel<GatherModel<Op, Emit>, Op> {
+  LogicalResult emitKernel(Operation *op, OpKernel &kernel) const {
+    return Emit(cast<Op>(op), kernel);
+  }
+  bool fusesWith(Operation *, ArrayRef<Operation *> others) const {
+    return llvm::all_of(others, [](Operation *other) {
+      return isa<TransposeOp, SliceOp>(other) || isView(other);
+    });
+  }
+};
+
+LogicalResult emitTranspose(TransposeOp op, OpKernel &kernel) {
+  return emitGather(op, kernel);
+}
+LogicalResult emitSlice(SliceOp op, OpKernel &kernel) {
+  return emitGather(op, kernel);
+}
+
 } // namespace
 
 void cuda::attachDataMovementModels(MLIRContext &context) {
-  TransposeOp::attachInterface<KernelModel<TransposeOp, emitTranspose>>(
+  TransposeOp::attachInterface<GatherModel<TransposeOp, emitTranspose>>(
       context);
-  SliceOp::attachInterface<KernelModel<SliceOp, emitSlice>>(context);
-  ConcatOp::attachInterface<KernelModel<ConcatOp, emitConcat>>(context);
+  SliceOp::attachInterface<GatherModel<SliceOp, emitSlice>>(context);
+  ConcatOp::attachInterface<GatherModel<ConcatOp, emitConcat>>(context);
   EmbeddingOp::attachInterface<KernelModel<EmbeddingOp, emitEmbedding>>(
       context);
   EmbeddingGradOp::attachInterface<

@@ -539,11 +539,13 @@ std::string StepEmitter::describe(Operation *op) {
 }
 
 std::string StepEmitter::kernelName(ArrayRef<Operation *> ops) {
+  // A reshape a kernel computes in its loads moves nothing: not named.
   std::string text = "k" + std::to_string(kernelNumber);
   for (Operation *op : ops) {
     if (text.size() > 40)
       break;
-    text += "_" + op->getName().stripDialect().str();
+    if (!isView(op) || ops.size() == 1)
+      text += "_" + op->getName().stripDialect().str();
   }
   return text;
 }
@@ -590,13 +592,19 @@ LogicalResult StepEmitter::emitKernel(ArrayRef<Operation *> ops) {
   if (ops.size() == 1)
     return emitSingle(ops.front());
   // The one op that is not elementwise computes the others (a reduction
-  // as it loads, a row op as it stores); otherwise the first computes the
-  // rest (a loss and its gradient).
+  // as it loads, a row op as it stores); the last of a gather computes the
+  // transposes, slices and reshapes before it as it loads; otherwise the
+  // first computes the rest (a loss and its gradient).
   Operation *principal = ops.front();
   SmallVector<Operation *> others;
+  auto movesData = [](Operation *op) {
+    return isa<TransposeOp, SliceOp, ConcatOp>(op) || isView(op);
+  };
   if (static_cast<size_t>(llvm::count_if(ops, isFusibleElementwise)) + 1 ==
       ops.size())
     principal = *llvm::find_if_not(ops, isFusibleElementwise);
+  else if (llvm::all_of(ops, movesData))
+    principal = ops.back();
   for (Operation *op : ops)
     if (op != principal)
       others.push_back(op);

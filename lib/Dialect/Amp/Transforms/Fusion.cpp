@@ -266,6 +266,29 @@ struct FusePass : mlir::amp::impl::AmpFuseBase<FusePass> {
     }
     for (auto [owner, matmul] : epilogueOwner)
       kernelOf[owner] = kernelOf.lookup(matmul);
+    // A transpose or slice read only by another transpose, slice or concat,
+    // directly or through reshapes only it reads, runs in that op's loads,
+    // which read its operand where it would have (a head split: a slice,
+    // reshape and transpose in one pass; a merge of head gradients:
+    // transposes, reshapes and their concat in one). From the last op
+    // back, so that a chain joins the kernel of its end.
+    for (Operation &op : llvm::reverse(body)) {
+      if (!isa<TransposeOp, SliceOp>(op))
+        continue;
+      SmallVector<Operation *> views;
+      Operation *user = singleUser(op.getResult(0));
+      while (user && isView(user) && user->getNumResults() == 1) {
+        views.push_back(user);
+        user = singleUser(user->getResult(0));
+      }
+      if (!user || !isa<TransposeOp, SliceOp, ConcatOp>(user) ||
+          user->getBlock() != &body)
+        continue;
+      int64_t gather = kernelOf.lookup(user);
+      kernelOf[&op] = gather;
+      for (Operation *view : views)
+        kernelOf[view] = gather;
+    }
     // The selects that keep the old state on a skipped step join their
     // optimizer update: it stores its results over the state it replaces.
     for (Operation &op : body)

@@ -471,3 +471,43 @@ func.func @row_epilogue_apart(%x: tensor<4x8xf32>) -> (tensor<f32>, tensor<4x8xf
   %sum = amp.add %early, %q : tensor<4x8xf32>, tensor<4x8xf32>
   return %m, %c, %e, %r, %sum : tensor<f32>, tensor<4x8xf16>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// A transpose or slice read only by another transpose, slice or concat
+// (through reshapes only it reads) runs in that op's loads: a head split
+// (slice, reshape, transpose) is one kernel, and so is a merge of head
+// gradients (transposes, reshapes, concat). A transpose read twice keeps
+// its kernel.
+// CHECK-LABEL: func.func @gathers
+// CHECK: %[[Q:.*]] = amp.fusion{{.*}} {
+// CHECK-NEXT: amp.slice
+// CHECK-NEXT: amp.reshape
+// CHECK-NEXT: amp.transpose
+// CHECK-NEXT: amp.yield
+// CHECK: amp.fusion{{.*}} {
+// CHECK-NEXT: amp.transpose
+// CHECK-NEXT: amp.reshape
+// CHECK-NEXT: amp.transpose
+// CHECK-NEXT: amp.reshape
+// CHECK-NEXT: amp.concat
+// CHECK-NEXT: amp.yield
+// CHECK: %[[T:.*]] = amp.fusion{{.*}} {
+// CHECK-NEXT: amp.transpose
+// CHECK-NEXT: amp.yield
+// CHECK: amp.fusion{{.*}} {
+// CHECK-NEXT: amp.concat
+// CHECK-NEXT: amp.yield
+func.func @gathers(%qkv: tensor<2x4x24xf32>, %d: tensor<2x2x4x4xf32>) -> (tensor<2x2x4x4xf32>, tensor<2x4x16xf32>, tensor<2x4x2x4xf32>, tensor<4x4x2x4xf32>) {
+  %s = amp.slice %qkv [0, 0, 0] to [2, 4, 8] : tensor<2x4x24xf32> to tensor<2x4x8xf32>
+  %r = amp.reshape %s : tensor<2x4x8xf32> to tensor<2x4x2x4xf32>
+  %q = amp.transpose %r, [0, 2, 1, 3] : tensor<2x4x2x4xf32> to tensor<2x2x4x4xf32>
+  %a = amp.transpose %d, [0, 2, 1, 3] : tensor<2x2x4x4xf32> to tensor<2x4x2x4xf32>
+  %am = amp.reshape %a : tensor<2x4x2x4xf32> to tensor<2x4x8xf32>
+  %b = amp.transpose %q, [0, 2, 1, 3] : tensor<2x2x4x4xf32> to tensor<2x4x2x4xf32>
+  %bm = amp.reshape %b : tensor<2x4x2x4xf32> to tensor<2x4x8xf32>
+  %c = amp.concat %am, %bm dim = 2 : tensor<2x4x8xf32>, tensor<2x4x8xf32> to tensor<2x4x16xf32>
+  %t = amp.transpose %d, [0, 2, 1, 3] : tensor<2x2x4x4xf32> to tensor<2x4x2x4xf32>
+  %tt = amp.concat %t, %t dim = 0 : tensor<2x4x2x4xf32>, tensor<2x4x2x4xf32> to tensor<4x4x2x4xf32>
+  return %q, %c, %t, %tt : tensor<2x2x4x4xf32>, tensor<2x4x16xf32>, tensor<2x4x2x4xf32>, tensor<4x4x2x4xf32>
+}
