@@ -46,9 +46,12 @@ std::string printSourceIndex(raw_ostream &body, Operation *op, StringRef index,
 /// The element of `value` at offset `index` (a variable of the body): read
 /// from memory, or, where --amp-fuse put the transpose, slice or reshape
 /// that makes `value` in this kernel, from that op's operand at the offset
-/// it reads (printed first), and so on to memory.
+/// it reads (printed first), and so on to memory. The cost report counts
+/// as many bytes of that memory as `value` has (a slice reads its part).
 std::string gathered(OpKernel &kernel, raw_ostream &body, Value value,
                      std::string index) {
+  // One element of the source for each of `value`'s.
+  int64_t bytes = getByteSize(value.getType());
   int step = 0;
   while (Operation *def = value.getDefiningOp()) {
     if (!llvm::is_contained(kernel.getFused(), def))
@@ -58,6 +61,7 @@ std::string gathered(OpKernel &kernel, raw_ostream &body, Value value,
           printSourceIndex(body, def, index, "from" + std::to_string(step++));
     value = def->getOperand(0);
   }
+  kernel.functor().readsPart(value, bytes);
   return kernel.functor().getParams().add(value, /*writes=*/false) + "[" +
          index + "]";
 }

@@ -184,7 +184,7 @@ void Functor::launch(int64_t count) {
   cost.threads = grid.threads;
   cost.flops = work.flops;
   cost.transcendentals = work.transcendentals;
-  emitter.recordLaunch(std::move(cost), params.getTouched());
+  emitter.recordLaunch(std::move(cost), params.getTouched(), partialReads);
 }
 
 KernelCost cuda::multiTensorCost(std::string name, int64_t tensors) {
@@ -207,9 +207,13 @@ void StepEmitter::emitCopy(StringRef launchName, Value from, Value to) {
 }
 
 void StepEmitter::recordLaunch(KernelCost kernel,
-                               ArrayRef<std::pair<Value, bool>> touched) {
+                               ArrayRef<std::pair<Value, bool>> touched,
+                               const llvm::DenseMap<Value, int64_t> &partial) {
   for (const auto &[value, writes] : touched) {
-    int64_t bytes = getByteSize(value.getType());
+    auto part = partial.find(value);
+    int64_t bytes = !writes && part != partial.end()
+                        ? std::min(part->second, getByteSize(value.getType()))
+                        : getByteSize(value.getType());
     (writes ? kernel.bytesWritten : kernel.bytesRead) += bytes;
     if (!kernel.tensorCore)
       idealBuffers.insert(memoryOf(value));

@@ -133,6 +133,9 @@ public:
   void addWork(ScalarCost perElement, int64_t elements) {
     addWork(perElement.flops * elements, perElement.transcendentals * elements);
   }
+  /// Counts `bytes` of `value`, not all of it, as read in the cost report
+  /// (a gather reads only the elements it copies); summed over calls.
+  void readsPart(Value value, int64_t bytes) { partialReads[value] += bytes; }
 
 private:
   StepEmitter &emitter;
@@ -143,6 +146,7 @@ private:
   int64_t reductionExtent = 0;
   bool rowKernel = false;
   ScalarCost work;
+  llvm::DenseMap<Value, int64_t> partialReads;
 };
 
 /// One op emitted as a kernel of its own (KernelOpInterface): a functor,
@@ -235,9 +239,14 @@ public:
   void emitCopy(StringRef launchName, Value from, Value to);
   /// Records `kernel` in the cost report; `touched` are the values whose
   /// memory it reads (false) or writes (true), which add their bytes, once
-  /// whatever the launches (a multi-tensor launch each takes other tensors).
+  /// whatever the launches (a multi-tensor launch each takes other tensors),
+  /// but those of `partial` only the bytes given (a slice reads its part).
+  void recordLaunch(KernelCost kernel, ArrayRef<std::pair<Value, bool>> touched,
+                    const llvm::DenseMap<Value, int64_t> &partial);
   void recordLaunch(KernelCost kernel,
-                    ArrayRef<std::pair<Value, bool>> touched);
+                    ArrayRef<std::pair<Value, bool>> touched) {
+    recordLaunch(std::move(kernel), touched, llvm::DenseMap<Value, int64_t>());
+  }
   /// The cost report of the launches printed so far.
   const StepCost &getCost() const { return cost; }
 
