@@ -13,6 +13,7 @@
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/Backend.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
@@ -22,24 +23,81 @@ using namespace mlir::amp::cuda;
 
 namespace {
 
-/// `const auto name = [&](int64_t j) { return static_cast<t>(value); };`:
-/// the Load of row_math.h reading `value`, an expression of j.
-std::string loadLambda(StringRef name, StringRef t, StringRef value) {
-  return ("const auto " + name + " = [&](int64_t j) { return static_cast<" + t +
-          ">(" + value + "); };")
-             .str() +
-         "\n";
+/// Whether `others`, the ops --amp-fuse put in a row op's kernel, are
+/// elementwise: its epilogue after it (of its result's shape, computed as
+/// the row kernel stores each value of its result) and the prologues of its
+/// operands before it (computed as the row kernel loads them).
+bool isRowFusion(Operation *op, ArrayRef<Operation *> others) {
+  ArrayRef<int64_t> shape = tensorOf(op->getResult(0)).getShape();
+  return llvm::all_of(others, [&](Operation *other) {
+    return isFusibleElementwise(other) && other->getNumResults() == 1 &&
+           (other->isBeforeInBlock(op) ||
+            tensorOf(other->getResult(0)).getShape() == shape);
+  });
 }
 
-/// Whether `others`, the ops --amp-fuse put in a row op's kernel, are an
-/// elementwise epilogue: ops of its result's shape, computed as the row
-/// kernel stores each value of its result.
-bool isRowEpilogue(Operation *op, ArrayRef<Operation *> others) {
-  ArrayRef<int64_t> shape = tensorOf(op->getResult(0)).getShape();
-  return !others.empty() && llvm::all_of(others, [&](Operation *other) {
-    return isFusibleElementwise(other) && other->getNumResults() == 1 &&
-           tensorOf(other->getResult(0)).getShape() == shape;
-  });
+/// The fused ops of `kernel` that `values` depend on, in block order.
+SmallVector<Operation *> fusedProducers(OpKernel &kernel,
+                                        SmallVector<Value> values) {
+  llvm::SmallPtrSet<Operation *, 8> needed;
+  while (!values.empty()) {
+    Operation *def = values.pop_back_val().getDefiningOp();
+    if (!def || !llvm::is_contained(kernel.getFused(), def) ||
+        !needed.insert(def).second)
+      continue;
+    llvm::append_range(values, def->getOperands());
+  }
+  SmallVector<Operation *> ops;
+  for (Operation *other : kernel.getFused())
+    if (needed.contains(other))
+      ops.push_back(other);
+  return ops;
+}
+
+/// The row op's epilogue: the elementwise ops of its kernel after it and
+/// those before it that they read (not a loss's gradient, which a
+/// cross-entropy's kernel computes itself).
+SmallVector<Operation *> epilogueOf(OpKernel &kernel) {
+  SmallVector<Value> read;
+  for (Operation *other : kernel.getFused())
+    if (isFusibleElementwise(other) && kernel.getOp()->isBeforeInBlock(other))
+      read.push_back(other->getResult(0));
+  return fusedProducers(kernel, read);
+}
+
+/// The Load of row_math.h `name` reading operand `operand` of the kernel's
+/// op at `index` (an expression of j) in the register type `t`: from
+/// memory, or computed by the ops of its prologue that make it (each call,
+/// as the row is read more than once; none of their values is stored).
+FailureOr<std::string> loadLambda(OpKernel &kernel, StringRef name, StringRef t,
+                                  unsigned operand, StringRef index) {
+  // The prologue ops that the operand depends on.
+  SmallVector<Operation *> chain =
+      fusedProducers(kernel, {kernel.getOp()->getOperand(operand)});
+  if (chain.empty())
+    return ("const auto " + name + " = [&](int64_t j) { return static_cast<" +
+            t + ">(" + kernel.load(operand, index) + "); };")
+               .str() +
+           "\n";
+  StepEmitter &emitter = kernel.getEmitter();
+  for (Operation *other : chain)
+    if (emitter.reachesMemory(other->getResult(0)))
+      return other->emitError() << "amp-to-cuda: a value computed in a row "
+                                   "kernel's loads is read elsewhere";
+  std::string statements;
+  llvm::raw_string_ostream inner(statements);
+  FailureOr<std::string> computed =
+      emitter.emitElementwiseAt(kernel.functor(), chain, "at", inner);
+  if (failed(computed))
+    return failure();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "const auto " << name << " = [&](int64_t j) {\n"
+     << "  const int64_t at = " << index << ";\n";
+  for (StringRef line : llvm::split(StringRef(statements).rtrim('\n'), '\n'))
+    os << "  " << line << "\n";
+  os << "  return static_cast<" << t << ">(" << *computed << ");\n};\n";
+  return text;
 }
 
 /// The Store of row_math.h writing `result` (of the kernel's op or of an op
@@ -52,8 +110,8 @@ FailureOr<std::string> storeLambda(OpKernel &kernel, Value result, StringRef t,
   Type type = elementOf(result);
   StepEmitter &emitter = kernel.getEmitter();
   Functor &functor = kernel.functor();
-  ArrayRef<Operation *> epilogue = kernel.getFused();
-  if (!isRowEpilogue(kernel.getOp(), epilogue)) {
+  SmallVector<Operation *> epilogue = epilogueOf(kernel);
+  if (epilogue.empty()) {
     std::string out = functor.getParams().add(result, /*writes=*/true);
     return ("const auto store = [&](int64_t j, " + t + " v) { " +
             storeStmt(type, out, index, roundExpr(type, "v")) + " };")
@@ -95,12 +153,14 @@ template <typename Op> LogicalResult emitSoftmax(Op op, OpKernel &kernel) {
   ArrayRef<int64_t> shape = tensorOf(op.getInput()).getShape();
   auto [n, at] = lineAlong(shape, op.getDim());
   bool log = std::is_same_v<Op, LogSoftmaxOp>;
-  std::string x = loadLambda("x", t, kernel.load(0, at));
+  FailureOr<std::string> x = loadLambda(kernel, "x", t, 0, at);
+  if (failed(x))
+    return failure();
   FailureOr<std::string> store = storeLambda(kernel, op.getResult(), t, at);
   if (failed(store))
     return failure();
   raw_indented_ostream &body = kernel.functor().body();
-  body << x << *store << "amprt::softmaxRow<" << t << ">(row, " << n
+  body << *x << *store << "amprt::softmaxRow<" << t << ">(row, " << n
        << ", x, store, " << boolean(log) << ");\n";
   // Per element: the max, the shifted exp summed, and the output (a
   // subtraction, then an exp and a division or a subtraction).
@@ -115,12 +175,16 @@ template <typename Op> LogicalResult emitSoftmaxGrad(Op op, OpKernel &kernel) {
   ArrayRef<int64_t> shape = tensorOf(op->getOperand(0)).getShape();
   auto [n, at] = lineAlong(shape, op.getDim());
   bool log = std::is_same_v<Op, LogSoftmaxGradOp>;
-  std::string loads = loadLambda("y", t, kernel.load(0, at));
-  loads += loadLambda("g", t, kernel.load(1, at));
+  FailureOr<std::string> y = loadLambda(kernel, "y", t, 0, at);
+  if (failed(y))
+    return failure();
+  FailureOr<std::string> g = loadLambda(kernel, "g", t, 1, at);
+  if (failed(g))
+    return failure();
   FailureOr<std::string> store = storeLambda(kernel, op.getResult(), t, at);
   if (failed(store))
     return failure();
-  kernel.functor().body() << loads << *store << "amprt::softmaxGradRow<" << t
+  kernel.functor().body() << *y << *g << *store << "amprt::softmaxGradRow<" << t
                           << ">(row, " << n << ", y, g, store, " << boolean(log)
                           << ");\n";
   // Per element: the row's sum of g * y (of g for log) and the output.
@@ -148,13 +212,19 @@ template <typename Op> LogicalResult emitNorm(Op op, OpKernel &kernel) {
   Value biasOperand;
   if constexpr (centered)
     biasOperand = op.getBias();
-  raw_indented_ostream &body = kernel.functor().body();
-  body << loadLambda("x", ct, kernel.load(0, row));
-  unsigned next = 1;
+  SmallVector<std::pair<StringRef, std::string>> loads{{"x", row}};
   if (op.getWeight())
-    body << loadLambda("weight", ct, kernel.load(next++, "j"));
+    loads.push_back({"weight", "j"});
   if (biasOperand)
-    body << loadLambda("bias", ct, kernel.load(next++, "j"));
+    loads.push_back({"bias", "j"});
+  raw_indented_ostream &body = kernel.functor().body();
+  for (auto [operand, load] : llvm::enumerate(loads)) {
+    FailureOr<std::string> lambda =
+        loadLambda(kernel, load.first, ct, operand, load.second);
+    if (failed(lambda))
+      return failure();
+    body << *lambda;
+  }
   FailureOr<std::string> store = storeLambda(kernel, op.getResult(), ct, row);
   if (failed(store))
     return failure();
@@ -189,12 +259,16 @@ template <typename Op> LogicalResult emitNormGrad(Op op, OpKernel &kernel) {
   int64_t n =
       product(tensorOf(x).getShape().drop_front(op.getNormalizedAxis()));
   std::string row = "i * " + std::to_string(n) + " + j";
-  std::string loads = loadLambda("x", t, kernel.load(0, row));
-  loads += loadLambda("g", t, kernel.load(1, row));
+  FailureOr<std::string> xs = loadLambda(kernel, "x", t, 0, row);
+  if (failed(xs))
+    return failure();
+  FailureOr<std::string> g = loadLambda(kernel, "g", t, 1, row);
+  if (failed(g))
+    return failure();
   FailureOr<std::string> store = storeLambda(kernel, op.getResult(), t, row);
   if (failed(store))
     return failure();
-  kernel.functor().body() << loads << *store
+  kernel.functor().body() << *xs << *g << *store
                           << (centered ? "amprt::layerNormGradRow<"
                                        : "amprt::rmsNormGradRow<")
                           << t << ">(row, " << n << ", x, g, "
@@ -296,9 +370,11 @@ LogicalResult emitCrossEntropy(CrossEntropyOp op, OpKernel &kernel) {
   // order (emitRowSum); with the gradient, its row from the same
   // statistics.
   std::string at = "i * " + std::to_string(classes) + " + j";
+  FailureOr<std::string> x = loadLambda(kernel, "x", ct, 0, at);
+  if (failed(x))
+    return failure();
   raw_indented_ostream &body = kernel.functor().body();
-  body << loadLambda("x", ct, kernel.load(0, at))
-       << "const int64_t label = " << kernel.load(1, "i") << ";\n";
+  body << *x << "const int64_t label = " << kernel.load(1, "i") << ";\n";
   if (grad) {
     FailureOr<std::string> scale = gradScale(grad, kernel, ct);
     FailureOr<std::string> store =
@@ -338,7 +414,10 @@ LogicalResult emitCrossEntropyGrad(CrossEntropyGradOp op, OpKernel &kernel) {
   if (failed(scale))
     return failure();
   std::string at = "i * " + std::to_string(classes) + " + j";
-  std::string loads = loadLambda("x", ct, kernel.load(0, at));
+  FailureOr<std::string> x = loadLambda(kernel, "x", ct, 0, at);
+  if (failed(x))
+    return failure();
+  std::string loads = *x;
   loads += "const int64_t label = " + kernel.load(1, "i") + ";\n";
   FailureOr<std::string> store = storeLambda(kernel, op.getResult(), ct, at);
   if (failed(store))
@@ -376,7 +455,7 @@ struct RowModel : KernelOpInterface::ExternalModel<RowModel<Op, Emit>, Op> {
     return Emit(cast<Op>(op), kernel);
   }
   bool fusesWith(Operation *op, ArrayRef<Operation *> others) const {
-    return others.empty() || isRowEpilogue(op, others);
+    return isRowFusion(op, others);
   }
 };
 

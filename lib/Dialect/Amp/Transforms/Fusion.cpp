@@ -2,8 +2,9 @@
 //
 // Groups the ops of a step into kernels: elementwise chains into one loop
 // over their common shape, bias and relu into the GEMM that feeds them, an
-// elementwise chain read only by a reduction into that reduction's loads,
-// one that reads a row op's result into the row kernel's stores,
+// elementwise chain read only by a reduction or row op into its loads, one
+// that reads a row op's result into the row kernel's stores, transposes
+// and slices into the gather that reads them,
 // the found_inf selects into the optimizer update they guard, and adjacent
 // like updates into one launch over all their tensors.
 //
@@ -302,55 +303,61 @@ struct FusePass : mlir::amp::impl::AmpFuseBase<FusePass> {
           kernelOf[select] = kernelOf.lookup(run.front());
       }
 
-    // An elementwise kernel read only by one sum, mean or max of its last
-    // result (a layer norm's scale gradient sums a product; a norm, a
-    // square) runs in the reduction's loads, and its values are never
-    // stored.
+    // An elementwise kernel read only by one reduction (sum, mean or max)
+    // or row op, as its operand, runs in that kernel's loads and its
+    // values are never stored: a layer norm's scale gradient sums a
+    // product, a layer norm's input gradient reads dy * scale.
     llvm::DenseMap<int64_t, SmallVector<Operation *>> members;
+    auto listMembers = [&] {
+      members.clear();
+      for (Operation &op : body) {
+        auto found = kernelOf.find(&op);
+        if (found != kernelOf.end())
+          members[found->second].push_back(&op);
+      }
+    };
+    listMembers();
     for (Operation &op : body) {
-      auto found = kernelOf.find(&op);
-      if (found != kernelOf.end())
-        members[found->second].push_back(&op);
-    }
-    for (Operation &op : body) {
-      if (!isa<SumOp, MeanOp, MaxOp>(op))
+      // (A cross-entropy gradient's operands are its logits, read whole
+      // for the statistics, labels and the loss's gradient: none.)
+      bool reduces = isa<SumOp, MeanOp, MaxOp>(op);
+      if (!reduces && (!isRowOp(&op) || isa<CrossEntropyGradOp>(op)))
         continue;
-      Operation *producer = op.getOperand(0).getDefiningOp();
-      if (!producer || !kernelOf.count(producer))
-        continue;
-      int64_t group = kernelOf.lookup(producer);
-      auto listed = members.find(group);
-      if (listed == members.end())
-        continue;
-      ArrayRef<Operation *> chain = listed->second;
-      auto readHereOnly = [&](Operation *member) {
-        return !member->use_empty() &&
-               llvm::all_of(member->getUsers(), [&](Operation *user) {
-                 auto found = kernelOf.find(user);
-                 return user == &op ||
-                        (found != kernelOf.end() && found->second == group);
-               });
-      };
-      if (chain.back() != producer ||
-          !llvm::all_of(chain, isFusibleElementwise) ||
-          !llvm::all_of(chain, readHereOnly))
-        continue;
-      for (Operation *member : chain)
-        kernelOf[member] = kernelOf.lookup(&op);
+      for (Value operand :
+           reduces ? op.getOperands().take_front() : op.getOperands()) {
+        Operation *producer = operand.getDefiningOp();
+        if (!producer || !kernelOf.count(producer))
+          continue;
+        int64_t group = kernelOf.lookup(producer);
+        auto listed = members.find(group);
+        if (listed == members.end() || group == kernelOf.lookup(&op))
+          continue;
+        ArrayRef<Operation *> chain = listed->second;
+        auto readHereOnly = [&](Operation *member) {
+          return !member->use_empty() &&
+                 llvm::all_of(member->getUsers(), [&](Operation *user) {
+                   auto found = kernelOf.find(user);
+                   return user == &op ||
+                          (found != kernelOf.end() && found->second == group);
+                 });
+        };
+        if (chain.back() != producer ||
+            !llvm::all_of(chain, isFusibleElementwise) ||
+            !llvm::all_of(chain, readHereOnly))
+          continue;
+        for (Operation *member : chain)
+          kernelOf[member] = kernelOf.lookup(&op);
+      }
     }
 
     // The elementwise kernel that reads a row op's result (a layer norm's
     // output cast to bf16 for the next GEMM) runs in the row kernel's
     // stores, when it is the only one that reads it and nothing else reads
     // the result before that kernel would run (where its last op is).
-    members.clear();
+    listMembers();
     for (Operation &op : body) {
-      auto found = kernelOf.find(&op);
-      if (found != kernelOf.end())
-        members[found->second].push_back(&op);
-    }
-    for (Operation &op : body) {
-      if (!isRowOp(&op) || members.lookup(kernelOf.lookup(&op)).size() != 1)
+      // Its kernel may have a prologue, nothing after it yet.
+      if (!isRowOp(&op) || members.lookup(kernelOf.lookup(&op)).back() != &op)
         continue;
       Value result = op.getResult(0);
       std::optional<int64_t> group;

@@ -511,3 +511,27 @@ func.func @gathers(%qkv: tensor<2x4x24xf32>, %d: tensor<2x2x4x4xf32>) -> (tensor
   %tt = amp.concat %t, %t dim = 0 : tensor<2x4x2x4xf32>, tensor<2x4x2x4xf32> to tensor<4x4x2x4xf32>
   return %q, %c, %t, %tt : tensor<2x2x4x4xf32>, tensor<2x4x16xf32>, tensor<2x4x2x4xf32>, tensor<4x4x2x4xf32>
 }
+
+// -----
+
+// An elementwise kernel read only by a row op, as an operand, runs in the
+// row kernel's loads (a layer norm gradient's dy * scale); not where
+// another op reads its value too.
+// CHECK-LABEL: func.func @row_prologue
+// CHECK: amp.fusion{{.*}} -> tensor<4x8xf32> {
+// CHECK-NEXT: %[[G:.*]] = amp.mul
+// CHECK-NEXT: %[[D:.*]] = amp.layer_norm_grad %{{.*}}, %[[G]]
+// CHECK-NEXT: amp.yield %[[D]]
+// CHECK: amp.fusion{{.*}} -> tensor<4x8xf32> {
+// CHECK-NEXT: amp.neg
+// CHECK-NEXT: amp.yield
+// CHECK: amp.fusion{{.*}} -> tensor<4x8xf32> {
+// CHECK-NEXT: amp.softmax
+// CHECK-NEXT: amp.yield
+func.func @row_prologue(%x: tensor<4x8xf32>, %dy: tensor<4x8xf32>, %w: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %g = amp.mul %dy, %w : tensor<4x8xf32>, tensor<8xf32>
+  %dx = amp.layer_norm_grad %x, %g {epsilon = 1.0e-05 : f64} : tensor<4x8xf32>
+  %n = amp.neg %x : tensor<4x8xf32>
+  %s = amp.softmax %n dim = 1 : tensor<4x8xf32>
+  return %dx, %n, %s : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
