@@ -16,6 +16,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::amp {
 #define GEN_PASS_DEF_AMPFUSE
@@ -77,6 +78,44 @@ SmallVector<Operation *> foldEpilogue(MatmulOp matmul,
     epilogue = Epilogue::bias_relu;
   }
   return folded;
+}
+
+/// Whether `user` can compute a value it reads as operand `operand` in its
+/// own loads, as the rules below fuse such values: a sum, mean or max of
+/// it, a row op's operand (not a cross-entropy gradient's), an elementwise
+/// op of its shape.
+bool computesInLoads(Operation *user, unsigned operand) {
+  if (isa<SumOp, MeanOp, MaxOp>(user))
+    return operand == 0;
+  if (isa<SoftmaxOp, LogSoftmaxOp, SoftmaxGradOp, LogSoftmaxGradOp, LayerNormOp,
+          RmsNormOp, LayerNormGradOp, RmsNormGradOp>(user))
+    return true;
+  return isFusibleElementwise(user) && user->getNumResults() == 1 &&
+         shapeOf(user->getResult(0)) == shapeOf(user->getOperand(operand));
+}
+
+/// Gives each reader of a widening cast (bf16 to f32) its own copy when
+/// every reader can compute it in its loads: each then reads the narrow
+/// tensor instead of the wide copy, which is never stored (a layer norm's
+/// output gradient, cast to f32, feeds its scale and bias gradients and
+/// its input gradient). Recomputing a cast rounds nothing differently.
+void duplicateWideningCasts(Block &body) {
+  for (auto cast : llvm::make_early_inc_range(body.getOps<CastOp>())) {
+    llvm::SetVector<Operation *> users(cast->user_begin(), cast->user_end());
+    if (users.size() < 2 ||
+        getByteSize(cast.getInput().getType()) >= getByteSize(cast.getType()) ||
+        !llvm::all_of(cast->getUses(), [&](OpOperand &use) {
+          return use.getOwner()->getBlock() == &body &&
+                 computesInLoads(use.getOwner(), use.getOperandNumber());
+        }))
+      continue;
+    // The first reader keeps the cast; each other gets a copy before it.
+    for (Operation *user : users.getArrayRef().drop_front()) {
+      OpBuilder builder(user);
+      Value copy = builder.clone(*cast)->getResult(0);
+      user->replaceUsesOfWith(cast.getResult(), copy);
+    }
+  }
 }
 
 /// The guard shared by the selects of `update`, or null when unguarded.
@@ -223,6 +262,7 @@ struct FusePass : mlir::amp::impl::AmpFuseBase<FusePass> {
       return signalPassFailure();
     for (Operation &op : body)
       op.removeAttr(kEpilogueAttr);
+    duplicateWideningCasts(body);
 
     // Epilogues first: the ops they take are no longer elementwise roots.
     llvm::DenseMap<Operation *, Operation *> epilogueOwner;

@@ -535,3 +535,36 @@ func.func @row_prologue(%x: tensor<4x8xf32>, %dy: tensor<4x8xf32>, %w: tensor<8x
   %s = amp.softmax %n dim = 1 : tensor<4x8xf32>
   return %dx, %n, %s : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// A widening cast whose readers can all compute it in their loads is
+// copied into each: the sum and the layer norm gradient read the bf16
+// tensor, and its f32 copy is never stored. A narrowing cast, or one a
+// matmul reads, stays one kernel.
+// CHECK-LABEL: func.func @widening_casts
+// CHECK: amp.fusion{{.*}} -> tensor<8xf32> {
+// CHECK-NEXT: amp.cast %{{.*}} : tensor<4x8xbf16> to tensor<4x8xf32>
+// CHECK-NEXT: amp.sum
+// CHECK-NEXT: amp.yield
+// CHECK: amp.fusion{{.*}} -> tensor<4x8xf32> {
+// CHECK-NEXT: amp.cast %{{.*}} : tensor<4x8xbf16> to tensor<4x8xf32>
+// CHECK-NEXT: amp.layer_norm_grad
+// CHECK-NEXT: amp.yield
+// CHECK: amp.fusion{{.*}} -> tensor<4x8xbf16> {
+// CHECK-NEXT: amp.cast %{{.*}} : tensor<4x8xf32> to tensor<4x8xbf16>
+// CHECK-NEXT: amp.yield
+// CHECK: amp.fusion{{.*}} -> tensor<8x3xf32> {
+// CHECK-NEXT: amp.cast %{{.*}} : tensor<8x3xbf16> to tensor<8x3xf32>
+// CHECK-NEXT: amp.yield
+// CHECK-NOT: amp.cast
+func.func @widening_casts(%dy: tensor<4x8xbf16>, %x: tensor<4x8xf32>, %w: tensor<8x3xbf16>) -> (tensor<8xf32>, tensor<4x8xf32>, tensor<8xbf16>, tensor<4x8xbf16>, tensor<4x3xf32>, tensor<8x3xf32>) {
+  %g = amp.cast %dy : tensor<4x8xbf16> to tensor<4x8xf32>
+  %s = amp.sum %g dims = [0] : tensor<4x8xf32> to tensor<8xf32>
+  %dx = amp.layer_norm_grad %x, %g {epsilon = 1.0e-05 : f64} : tensor<4x8xf32>
+  %n = amp.cast %x : tensor<4x8xf32> to tensor<4x8xbf16>
+  %ns = amp.sum %n dims = [0] : tensor<4x8xbf16> to tensor<8xbf16>
+  %wf = amp.cast %w : tensor<8x3xbf16> to tensor<8x3xf32>
+  %mm = amp.matmul %x, %wf : tensor<4x8xf32>, tensor<8x3xf32> to tensor<4x3xf32>
+  return %s, %dx, %ns, %n, %mm, %wf : tensor<8xf32>, tensor<4x8xf32>, tensor<8xbf16>, tensor<4x8xbf16>, tensor<4x3xf32>, tensor<8x3xf32>
+}
