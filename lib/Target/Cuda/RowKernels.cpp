@@ -140,6 +140,26 @@ FailureOr<std::string> storeLambda(OpKernel &kernel, Value result, StringRef t,
   return text;
 }
 
+/// The Loads `loads` (the name of operand k's and the index it is read
+/// at), then the Store of `result` at `index`, in the register type `t`.
+FailureOr<std::string>
+rowLambdas(OpKernel &kernel, StringRef t,
+           ArrayRef<std::pair<StringRef, std::string>> loads, Value result,
+           StringRef index) {
+  std::string text;
+  for (auto [operand, load] : llvm::enumerate(loads)) {
+    FailureOr<std::string> lambda =
+        loadLambda(kernel, load.first, t, operand, load.second);
+    if (failed(lambda))
+      return failure();
+    text += *lambda;
+  }
+  FailureOr<std::string> store = storeLambda(kernel, result, t, index);
+  if (failed(store))
+    return failure();
+  return text + *store;
+}
+
 /// A C++ bool literal.
 StringRef boolean(bool value) { return value ? "true" : "false"; }
 
@@ -153,14 +173,12 @@ template <typename Op> LogicalResult emitSoftmax(Op op, OpKernel &kernel) {
   ArrayRef<int64_t> shape = tensorOf(op.getInput()).getShape();
   auto [n, at] = lineAlong(shape, op.getDim());
   bool log = std::is_same_v<Op, LogSoftmaxOp>;
-  FailureOr<std::string> x = loadLambda(kernel, "x", t, 0, at);
-  if (failed(x))
-    return failure();
-  FailureOr<std::string> store = storeLambda(kernel, op.getResult(), t, at);
-  if (failed(store))
+  FailureOr<std::string> lambdas =
+      rowLambdas(kernel, t, {{"x", at}}, op.getResult(), at);
+  if (failed(lambdas))
     return failure();
   raw_indented_ostream &body = kernel.functor().body();
-  body << *x << *store << "amprt::softmaxRow<" << t << ">(row, " << n
+  body << *lambdas << "amprt::softmaxRow<" << t << ">(row, " << n
        << ", x, store, " << boolean(log) << ");\n";
   // Per element: the max, the shifted exp summed, and the output (a
   // subtraction, then an exp and a division or a subtraction).
@@ -175,16 +193,11 @@ template <typename Op> LogicalResult emitSoftmaxGrad(Op op, OpKernel &kernel) {
   ArrayRef<int64_t> shape = tensorOf(op->getOperand(0)).getShape();
   auto [n, at] = lineAlong(shape, op.getDim());
   bool log = std::is_same_v<Op, LogSoftmaxGradOp>;
-  FailureOr<std::string> y = loadLambda(kernel, "y", t, 0, at);
-  if (failed(y))
+  FailureOr<std::string> lambdas =
+      rowLambdas(kernel, t, {{"y", at}, {"g", at}}, op.getResult(), at);
+  if (failed(lambdas))
     return failure();
-  FailureOr<std::string> g = loadLambda(kernel, "g", t, 1, at);
-  if (failed(g))
-    return failure();
-  FailureOr<std::string> store = storeLambda(kernel, op.getResult(), t, at);
-  if (failed(store))
-    return failure();
-  kernel.functor().body() << *y << *g << *store << "amprt::softmaxGradRow<" << t
+  kernel.functor().body() << *lambdas << "amprt::softmaxGradRow<" << t
                           << ">(row, " << n << ", y, g, store, " << boolean(log)
                           << ");\n";
   // Per element: the row's sum of g * y (of g for log) and the output.
@@ -217,18 +230,12 @@ template <typename Op> LogicalResult emitNorm(Op op, OpKernel &kernel) {
     loads.push_back({"weight", "j"});
   if (biasOperand)
     loads.push_back({"bias", "j"});
-  raw_indented_ostream &body = kernel.functor().body();
-  for (auto [operand, load] : llvm::enumerate(loads)) {
-    FailureOr<std::string> lambda =
-        loadLambda(kernel, load.first, ct, operand, load.second);
-    if (failed(lambda))
-      return failure();
-    body << *lambda;
-  }
-  FailureOr<std::string> store = storeLambda(kernel, op.getResult(), ct, row);
-  if (failed(store))
+  FailureOr<std::string> lambdas =
+      rowLambdas(kernel, ct, loads, op.getResult(), row);
+  if (failed(lambdas))
     return failure();
-  body << *store;
+  raw_indented_ostream &body = kernel.functor().body();
+  body << *lambdas;
   StringRef weight = op.getWeight() ? "weight" : "amprt::NoOperand()";
   std::string eps = literal(op.getEpsilon().convertToDouble(), ct);
   if (centered)
@@ -259,16 +266,11 @@ template <typename Op> LogicalResult emitNormGrad(Op op, OpKernel &kernel) {
   int64_t n =
       product(tensorOf(x).getShape().drop_front(op.getNormalizedAxis()));
   std::string row = "i * " + std::to_string(n) + " + j";
-  FailureOr<std::string> xs = loadLambda(kernel, "x", t, 0, row);
-  if (failed(xs))
+  FailureOr<std::string> lambdas =
+      rowLambdas(kernel, t, {{"x", row}, {"g", row}}, op.getResult(), row);
+  if (failed(lambdas))
     return failure();
-  FailureOr<std::string> g = loadLambda(kernel, "g", t, 1, row);
-  if (failed(g))
-    return failure();
-  FailureOr<std::string> store = storeLambda(kernel, op.getResult(), t, row);
-  if (failed(store))
-    return failure();
-  kernel.functor().body() << *xs << *g << *store
+  kernel.functor().body() << *lambdas
                           << (centered ? "amprt::layerNormGradRow<"
                                        : "amprt::rmsNormGradRow<")
                           << t << ">(row, " << n << ", x, g, "
