@@ -3,10 +3,11 @@
 // A group of fusible elementwise ops is one functor run once per element
 // of the group's last result: each operand is loaded once, each op's value
 // is one register (its expression from ScalarKernelOpInterface), and the
-// values read outside the kernel are stored. A reduction computes the group
-// that feeds it the same way, once per value it loads (emitElementwiseAt).
-// Every op rounds its result to its type, as the interpreter does, so the host
-// build reproduces the interpreter's results bit for bit.
+// values read outside the kernel are stored. Reductions and row kernels
+// compute the groups --amp-fuse gives them the same way, at the index they
+// load or store (emitElementwiseAt). Every op rounds its result to its
+// type, as the interpreter does, so the host build reproduces the
+// interpreter's results bit for bit.
 //
 //===----------------------------------------------------------------------===//
 

@@ -108,10 +108,6 @@ LogicalResult emitMseLoss(MseLossOp op, OpKernel &kernel) {
   return success();
 }
 
-} // namespace
-
-namespace {
-
 /// sum, mean and max, which also compute the elementwise ops that --amp-fuse
 /// put before them (the last of them their operand's).
 template <typename Op>
