@@ -449,6 +449,7 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
              adam.getBeta2().convertToDouble(), adam.getEps().convertToDouble(),
              adam.getWeightDecay().convertToDouble()});
       })
+      .Case([&](SumSquaresOp) { return one(k::sumSquares(in)); })
       .Case([&](UnscaleOp) -> Result {
         return k::unscale(in[0], in.drop_front());
       })

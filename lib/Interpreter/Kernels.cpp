@@ -988,6 +988,15 @@ SmallVector<Tensor> kernels::unscale(const Tensor &invScale,
   return out;
 }
 
+Tensor kernels::sumSquares(ArrayRef<Tensor> inputs) {
+  float total = 0.0f;
+  for (const Tensor &input : inputs)
+    total += amprt::sumOfSquares(input.getNumElements(), [&](int64_t i) {
+      return static_cast<float>(input[i]);
+    });
+  return Tensor(ElementKind::F32, {}, {static_cast<double>(total)});
+}
+
 SmallVector<Tensor> kernels::scalerUpdate(double scale, double growthTracker,
                                           double hysteresisTracker,
                                           bool foundInf,

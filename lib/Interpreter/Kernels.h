@@ -137,6 +137,8 @@ SmallVector<Tensor> adamw(const Tensor &param, const Tensor &grad,
 
 /// The gradients times `invScale`, then found_inf (1 or 0) over the inputs.
 SmallVector<Tensor> unscale(const Tensor &invScale, ArrayRef<Tensor> grads);
+/// amp.sum_squares: a 0-d f32 tensor.
+Tensor sumSquares(ArrayRef<Tensor> inputs);
 
 struct ScalerHyper {
   double growthFactor, backoffFactor;

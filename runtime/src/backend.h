@@ -49,6 +49,8 @@ public:
   // Optimizer kernels (optimizer_kernels.h); arguments already checked.
   virtual amp_status_t unscale(void *stream, amp_tensor_list_t grads,
                                const float *invScale, float *foundInf) = 0;
+  virtual amp_status_t sumSquares(void *stream, amp_typed_tensor_list_t tensors,
+                                  float *out) = 0;
   virtual amp_status_t
   scalerUpdate(void *stream, const amp_scaler_config_t &config, float *scale,
                float *growth, float *hysteresis, const float *foundInf) = 0;

@@ -65,6 +65,33 @@ __global__ void unscaleKernel(Chunk chunk, const float *invScale,
   });
 }
 
+/// amp_sum_squares's slices (optimizer_bodies.h): a block each, the
+/// grid's blocks looping over the rest.
+__global__ void sumSquaresKernel(amprt::SumSquaresLaunch launch,
+                                 float *partials, int64_t *slices) {
+  __shared__ float parts[kThreads];
+  if (blockIdx.x == 0 && threadIdx.x < launch.count)
+    slices[launch.firstTensor + threadIdx.x] = launch.split[threadIdx.x].slices;
+  for (int64_t b = blockIdx.x; b < launch.firstBlock[launch.count];
+       b += gridDim.x) {
+    const int64_t t = amprt::sumSquaresTensorOf(launch, b);
+    const int64_t slice = b - launch.firstBlock[t];
+    const int64_t n = amprt::partsOfSlice(launch.split[t], slice, kThreads);
+    if (threadIdx.x < n)
+      parts[threadIdx.x] =
+          amprt::sumSquaresPart(launch, t, slice * kThreads + threadIdx.x);
+    __syncthreads();
+    if (threadIdx.x == 0)
+      partials[launch.firstPartial + b] = amprt::sumSquaresSlice(n, parts);
+    __syncthreads(); // `parts` is reused for the next slice
+  }
+}
+
+__global__ void sumSquaresFinishKernel(int64_t count, const float *partials,
+                                       const int64_t *slices, float *out) {
+  *out = amprt::finishSumSquares(count, partials, slices);
+}
+
 __global__ void scalerUpdateKernel(amp_scaler_config_t config, float *scale,
                                    float *growth, float *hysteresis,
                                    const float *foundInf) {
@@ -519,6 +546,45 @@ public:
                        unscaleKernel<<<kBlocks, kThreads, 0, cast(stream)>>>(
                            chunk, invScale, foundInf);
                      });
+  }
+
+  amp_status_t sumSquares(void *stream, amp_typed_tensor_list_t tensors,
+                          float *out) override {
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    // The slice counts, then at most kReduceBlocks + count partials
+    // (sumSquaresSplit), in the stream's workspace.
+    size_t bytes = 0;
+    void *workspace = this->workspace(stream, &bytes);
+    const size_t count = tensors.count;
+    if (!workspace ||
+        (count + amprt::kReduceBlocks) * (sizeof(int64_t) + sizeof(float)) >
+            bytes)
+      return AMP_STATUS(AMP_OUT_OF_MEMORY,
+                        "amp_sum_squares over %zu tensors needs more than "
+                        "the stream's workspace of %zu bytes",
+                        count, bytes);
+    auto *slices = static_cast<int64_t *>(workspace);
+    auto *partials = reinterpret_cast<float *>(slices + count);
+    int64_t launched = 0;
+    amp_status_t status = nullptr;
+    amprt::forSumSquaresLaunches(
+        tensors, launched, [&](const amprt::SumSquaresLaunch &l) {
+          const int64_t blocks = std::max<int64_t>(
+              std::min<int64_t>(l.firstBlock[l.count], amprt::kMaxGridBlocks),
+              1);
+          if (!status) {
+            sumSquaresKernel<<<static_cast<unsigned>(blocks), kThreads, 0,
+                               cast(stream)>>>(l, partials, slices);
+            status = AMP_CUDA(cudaGetLastError());
+          }
+        });
+    AMP_RETURN_IF_ERROR(status);
+    if (launched < 0)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "the tensors' sizes add up past 64 bits");
+    sumSquaresFinishKernel<<<1, 1, 0, cast(stream)>>>(
+        static_cast<int64_t>(count), partials, slices, out);
+    return AMP_CUDA(cudaGetLastError());
   }
 
   amp_status_t scalerUpdate(void *stream, const amp_scaler_config_t &config,

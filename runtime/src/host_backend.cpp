@@ -13,6 +13,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <vector>
 
 namespace {
 constexpr size_t kAlignment = 256;
@@ -101,6 +102,37 @@ public:
           *foundInf = 1.0f;
         grads.data[t][i] = value * inv;
       }
+    return nullptr;
+  }
+
+  amp_status_t sumSquares(void *, amp_typed_tensor_list_t tensors,
+                          float *out) override {
+    std::vector<float> partials;
+    std::vector<int64_t> slices(tensors.count);
+    int64_t count = 0;
+    // The CUDA backend's blocks one after the other, each block's threads
+    // one after the other.
+    amprt::forSumSquaresLaunches(
+        tensors, count, [&](const amprt::SumSquaresLaunch &l) {
+          float parts[amprt::kBlockThreads];
+          for (int64_t t = 0; t < l.count; ++t)
+            slices[l.firstTensor + t] = l.split[t].slices;
+          for (int64_t b = 0; b < l.firstBlock[l.count]; ++b) {
+            const int64_t t = amprt::sumSquaresTensorOf(l, b);
+            const int64_t slice = b - l.firstBlock[t];
+            const int64_t n =
+                amprt::partsOfSlice(l.split[t], slice, amprt::kBlockThreads);
+            for (int64_t j = 0; j < n; ++j)
+              parts[j] =
+                  amprt::sumSquaresPart(l, t, slice * amprt::kBlockThreads + j);
+            partials.push_back(amprt::sumSquaresSlice(n, parts));
+          }
+        });
+    if (count < 0)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "the tensors' sizes add up past 64 bits");
+    *out = amprt::finishSumSquares(static_cast<int64_t>(tensors.count),
+                                   partials.data(), slices.data());
     return nullptr;
   }
 

@@ -104,6 +104,27 @@ amp_status_t amp_unscale(amp_stream_t *stream, amp_tensor_list_t grads,
                                            inv_scale, found_inf);
 }
 
+amp_status_t amp_sum_squares(amp_stream_t *stream,
+                             amp_typed_tensor_list_t tensors, float *out) {
+  if (!stream || !out)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "stream or out is null");
+  if (tensors.count && (!tensors.data || !tensors.dtypes || !tensors.sizes))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "tensors has null arrays");
+  for (size_t i = 0; i < tensors.count; ++i) {
+    if (!amprt::isStorageDtype(amprt::rawEnum(tensors.dtypes[i])))
+      return AMP_STATUS(AMP_INVALID_ARGUMENT, "tensors[%zu] has dtype %d", i,
+                        amprt::rawEnum(tensors.dtypes[i]));
+    if (!tensors.data[i] && tensors.sizes[i])
+      return AMP_STATUS(AMP_INVALID_ARGUMENT, "tensors[%zu] is null", i);
+    if (tensors.sizes[i] > static_cast<size_t>(INT64_MAX))
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "tensors[%zu] has %zu elements, too many", i,
+                        tensors.sizes[i]);
+  }
+  return amprt::backendOf(stream)->sumSquares(amprt::handleOf(stream), tensors,
+                                              out);
+}
+
 amp_status_t amp_scaler_update(amp_stream_t *stream,
                                const amp_scaler_config_t *config, float *scale,
                                float *growth_tracker, float *hysteresis_tracker,

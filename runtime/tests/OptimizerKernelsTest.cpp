@@ -8,6 +8,7 @@
 
 #include "amp_runtime/float_formats.h"
 #include "amp_runtime/optimizer_kernels.h"
+#include "amp_runtime/reduction_order.h"
 
 #include "KernelTest.h"
 
@@ -38,6 +39,79 @@ TEST_P(KernelTest, UnscaleMultipliesAndFlagsNonFinite) {
   float *only[] = {da};
   ASSERT_EQ(amp_unscale(stream, {1, only, sizes}, inv, clean), nullptr);
   EXPECT_EQ(download(clean, 1)[0], 0.0f);
+}
+
+// Clipping's sum of squares over 40 tensors of the three storage types
+// (two launches of 32 and 8 tensors), of sizes around the reduction's
+// block of 256 and its thread's part of 65536, and one of 300000 values cut
+// into several slices: the same bits as the op's definition (each tensor
+// folded as reduction_order.h orders it, the tensors added in order), and
+// within f32 rounding of a sum in f64.
+TEST_P(KernelTest, SumSquaresIsTheOpsDefinition) {
+  const size_t sizes[] = {0, 1, 255, 256, 257, 1000, 65536, 65537, 300000, 7};
+  const amp_dtype_t types[] = {AMP_F32, AMP_F16, AMP_BF16};
+  std::vector<const void *> data;
+  std::vector<amp_dtype_t> dtypes;
+  std::vector<size_t> counts;
+  float expected = 0.0f;
+  double exact = 0.0;
+  uint32_t seed = 12345;
+  for (size_t t = 0; t < 40; ++t) {
+    const size_t n = sizes[t % 10];
+    const amp_dtype_t dtype = types[t % 3];
+    std::vector<float> values(n);
+    for (float &value : values) {
+      seed = seed * 1664525u + 1013904223u;
+      value = static_cast<float>(seed >> 8) / 4194304.0f - 2.0f; // [-2, 2)
+    }
+    if (dtype == AMP_F32) {
+      data.push_back(upload(values));
+    } else {
+      std::vector<uint16_t> bits(n);
+      for (size_t i = 0; i < n; ++i) {
+        bits[i] = dtype == AMP_F16 ? amprt::floatToHalfBits(values[i])
+                                   : amprt::floatToBFloat16Bits(values[i]);
+        values[i] = dtype == AMP_F16 ? amprt::halfBitsToFloat(bits[i])
+                                     : amprt::bfloat16BitsToFloat(bits[i]);
+      }
+      data.push_back(upload(bits));
+    }
+    dtypes.push_back(dtype);
+    counts.push_back(n);
+    expected += amprt::sumOfSquares(static_cast<int64_t>(n),
+                                    [&](int64_t i) { return values[i]; });
+    for (float value : values)
+      exact += static_cast<double>(value) * value;
+  }
+  float *out = upload(std::vector<float>{-1.0f});
+  ASSERT_EQ(amp_sum_squares(
+                stream,
+                {data.size(), data.data(), dtypes.data(), counts.data()}, out),
+            nullptr);
+  const float result = download(out, 1)[0];
+  EXPECT_EQ(amprt::floatToBits(result), amprt::floatToBits(expected))
+      << result << " vs " << expected;
+  EXPECT_NEAR(result, exact, exact * 1e-6);
+
+  // No tensors: 0. Bad lists: a clear error, nothing written.
+  ASSERT_EQ(amp_sum_squares(stream, {0, nullptr, nullptr, nullptr}, out),
+            nullptr);
+  EXPECT_EQ(download(out, 1)[0], 0.0f);
+  const void *null[] = {nullptr};
+  const amp_dtype_t bad[] = {static_cast<amp_dtype_t>(7)};
+  const size_t one[] = {1};
+  for (amp_typed_tensor_list_t list :
+       {amp_typed_tensor_list_t{1, null, dtypes.data(), one},
+        amp_typed_tensor_list_t{1, data.data(), bad, one},
+        amp_typed_tensor_list_t{1, data.data(), nullptr, one}}) {
+    amp_status_t status = amp_sum_squares(stream, list, out);
+    EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT);
+    amp_status_free(status);
+  }
+  amp_status_t status =
+      amp_sum_squares(nullptr, {0, nullptr, nullptr, nullptr}, out);
+  EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT);
+  amp_status_free(status);
 }
 
 TEST_P(KernelTest, ScalerUpdateFollowsGradScaler) {

@@ -73,3 +73,22 @@ func.func @attention_by_hand() -> (tensor<1x1x2x1xf32>, tensor<1x1x2xf32>, tenso
   %dq, %dk, %dv = amp.attention_grad %q, %k, %v, %o, %lse, %do causal : tensor<1x1x2x1xf32>, tensor<1x1x2x1xf32>, tensor<1x1x2x1xf32>, tensor<1x1x2x1xf32>, tensor<1x1x2xf32>, tensor<1x1x2x1xf32>
   return %o, %lse, %dq, %dk, %dv : tensor<1x1x2x1xf32>, tensor<1x1x2xf32>, tensor<1x1x2x1xf32>, tensor<1x1x2x1xf32>, tensor<1x1x2x1xf32>
 }
+
+// amp.sum_squares squares in f32: 300^2 = 90000 is past f16's range, yet
+// [1, -2, 3, -4, 5, -6] and [300, 1, 0.5] give 91 + 90001.25 = 90092.25.
+// The tensors' sums are added in operand order from 0: 4096^2 = 2^24, and
+// 2^24 + 1 rounds to 2^24 in f32 (ties to even), twice; 1 + 1 first would
+// give 2^24 + 2. No tensors: 0.
+// SQUARES: result #0: tensor<f32> = [90092.25]
+// SQUARES: result #1: tensor<f32> = [16777216]
+// SQUARES: result #2: tensor<f32> = [0]
+// RUN: %python %S/Inputs/make_npy.py %t/hs.npy '<f2' 3 300 1 0.5
+// RUN: amp-run %s --function=sum_squares --input=%t/x.npy --input=%t/hs.npy | FileCheck %s --check-prefix=SQUARES
+func.func @sum_squares(%x: tensor<2x3xf32>, %h: tensor<3xf16>) -> (tensor<f32>, tensor<f32>, tensor<f32>) {
+  %s = amp.sum_squares %x, %h : tensor<2x3xf32>, tensor<3xf16>
+  %big = amp.constant dense<4096.0> : tensor<1xf32>
+  %one = amp.constant dense<1.0> : tensor<f32>
+  %ordered = amp.sum_squares %big, %one, %one : tensor<1xf32>, tensor<f32>, tensor<f32>
+  %none = amp.sum_squares
+  return %s, %ordered, %none : tensor<f32>, tensor<f32>, tensor<f32>
+}

@@ -1,10 +1,10 @@
 //===- RuntimeCalls.cpp - GEMMs, attention and loss scaling ---------------===//
 //
 // Kernels the runtime provides (amp_runtime/runtime.h): the GEMMs, with
-// their bias and relu epilogues (cuBLASLt on the GPU), attention, and the
-// dynamic loss scaler's unscale and update. The step calls them with the
-// pointers of the plan; the runtime's host backend runs the same calls in
-// CI.
+// their bias and relu epilogues (cuBLASLt on the GPU), attention, the
+// dynamic loss scaler's unscale and update, and clipping's sum of squares.
+// The step calls them with the pointers of the plan; the runtime's host
+// backend runs the same calls in CI.
 //
 //===----------------------------------------------------------------------===//
 
@@ -369,6 +369,55 @@ LogicalResult emitUnscale(UnscaleOp op, OpKernel &kernel) {
   return success();
 }
 
+LogicalResult emitSumSquares(SumSquaresOp op, OpKernel &kernel) {
+  kernel.comment();
+  StepEmitter &emitter = kernel.getEmitter();
+  raw_indented_ostream &s = kernel.step();
+  std::string list = "amp_typed_tensor_list_t{0, nullptr, nullptr, nullptr}";
+  SmallVector<std::string> data, dtypes, sizes;
+  int64_t total = 0;
+  for (Value input : op.getInputs()) {
+    data.push_back(emitter.pointerOf(input, false));
+    dtypes.push_back(runtimeDtype(elementOf(input)).str());
+    sizes.push_back(std::to_string(countOf(input)));
+    total += countOf(input);
+  }
+  s << "{\n";
+  s.indent();
+  if (!data.empty()) {
+    s << "const void *const data[] = {" + llvm::join(data, ", ") + "};\n"
+      << "const amp_dtype_t dtypes[] = {" + llvm::join(dtypes, ", ") + "};\n"
+      << "const size_t sizes[] = {" + llvm::join(sizes, ", ") + "};\n";
+    list = "amp_typed_tensor_list_t{" + std::to_string(data.size()) +
+           ", data, dtypes, sizes}";
+  }
+  s << "AMP_STEP_CHECK(amp_sum_squares(stream, " + list + ", " +
+           emitter.pointerOf(op.getResult(), true) + "));\n";
+  s.unindent() << "}\n";
+
+  // A launch per chunk of tensors, each slice of a tensor a block
+  // (launch_grid.h), a multiply and an add per element; then one thread
+  // adds up the slices' partial sums, which live in the stream's
+  // workspace and are not counted, as no kernel's scratch is.
+  size_t inputs = op.getInputs().size();
+  for (size_t first = 0; first < inputs; first += amprt::kSumSquaresChunk) {
+    size_t end = std::min<size_t>(inputs, first + amprt::kSumSquaresChunk);
+    KernelCost chunk{kernel.getName().str(), "sum-squares", 1, 0,
+                     amprt::kBlockThreads};
+    SmallVector<std::pair<Value, bool>> touched;
+    for (Value input : op.getInputs().slice(first, end - first)) {
+      chunk.blocks += amprt::sumSquaresSplit(countOf(input), total).slices;
+      chunk.flops += 2 * countOf(input);
+      touched.push_back({input, false});
+    }
+    chunk.blocks = std::clamp<int64_t>(chunk.blocks, 1, amprt::kMaxGridBlocks);
+    emitter.recordLaunch(std::move(chunk), touched);
+  }
+  emitter.recordLaunch({kernel.getName().str() + "_finish", "scalar", 1, 1, 1},
+                       {{op.getResult(), true}});
+  return success();
+}
+
 LogicalResult emitScalerUpdate(ScalerUpdateOp op, OpKernel &kernel) {
   kernel.comment();
   StepEmitter &emitter = kernel.getEmitter();
@@ -420,6 +469,8 @@ void cuda::attachRuntimeCallModels(MLIRContext &context) {
   AttentionGradOp::attachInterface<
       KernelModel<AttentionGradOp, emitAttentionGrad>>(context);
   UnscaleOp::attachInterface<KernelModel<UnscaleOp, emitUnscale>>(context);
+  SumSquaresOp::attachInterface<KernelModel<SumSquaresOp, emitSumSquares>>(
+      context);
   ScalerUpdateOp::attachInterface<
       KernelModel<ScalerUpdateOp, emitScalerUpdate>>(context);
 }

@@ -99,6 +99,32 @@ inline ReducePlan planReduction(int64_t count, int64_t extent) {
   return {threads, split, grid, split.slices > 1 ? 2 : 1};
 }
 
+/// amp_sum_squares takes this many tensors a launch (their addresses and
+/// splits travel in the launch's parameters, under 2 KB), and a last
+/// launch of one thread adds up the tensors' results.
+constexpr int64_t kSumSquaresChunk = 32;
+
+/// How amp_sum_squares cuts a tensor of `size` values among tensors of
+/// `total` values: into slices, each a block of kBlockThreads threads that
+/// fold a part each (splitReduction), the tensor's share of kReduceBlocks
+/// blocks, at least one, and no more than give each thread a
+/// kReductionBlock of values. A tensor without values has no slices.
+inline ReductionSplit sumSquaresSplit(int64_t size, int64_t total) {
+  const int64_t most = (size + kBlockThreads * kReductionBlock - 1) /
+                       (kBlockThreads * kReductionBlock);
+  // size <= total, so size * kReduceBlocks / total <= kReduceBlocks; the
+  // product is taken in double, as it may not fit in 64 bits.
+  const int64_t wanted = total > 0
+                             ? static_cast<int64_t>(static_cast<double>(size) *
+                                                    kReduceBlocks / total) +
+                                   1
+                             : 1;
+  int64_t slices = wanted < most ? wanted : most;
+  if (slices < 1)
+    slices = 1;
+  return splitReduction(size, slices, kBlockThreads);
+}
+
 /// Whether a CUDA build with cuDNN runs an attention of these head dims
 /// on cuDNN's fused attention (cudnn_attention.cpp) rather than its own
 /// kernels: f16 and bf16 whose head dims are multiples of 8 up to 128, as

@@ -39,6 +39,24 @@ typedef struct amp_tensor_list_s {
 amp_status_t amp_unscale(amp_stream_t *stream, amp_tensor_list_t grads,
                          const float *inv_scale, float *found_inf);
 
+/* Tensors of any amp_dtype_t: `count` pointers, element types and
+ * element counts. */
+typedef struct amp_typed_tensor_list_s {
+  size_t count;
+  const void *const *data;
+  const amp_dtype_t *dtypes;
+  const size_t *sizes;
+} amp_typed_tensor_list_t;
+
+/* *out (a device f32) = amp.sum_squares of the tensors: each element
+ * widened to f32 and squared in f32, each tensor's squares summed in
+ * reduction_order.h's order, the tensors' sums added in order from 0. The
+ * square of clip_grad_norm_'s total norm, in a launch per 32 tensors and
+ * one more; the CUDA backend keeps its partial sums in the stream's
+ * workspace. */
+amp_status_t amp_sum_squares(amp_stream_t *stream,
+                             amp_typed_tensor_list_t tensors, float *out);
+
 typedef struct amp_scaler_config_s {
   double growth_factor;  /* > 1 */
   double backoff_factor; /* in (0, 1) */

@@ -81,6 +81,20 @@ AMP_HOST_DEVICE Acc foldReduction(int64_t extent, Acc identity, Load &&load,
       combine);
 }
 
+/// amp.sum_squares over one tensor of `extent` values: each `load(r)` (an
+/// f32) squared in f32 and the squares summed in foldReduction's order.
+/// The op adds its tensors' results in operand order, from 0.
+template <typename Load>
+AMP_HOST_DEVICE float sumOfSquares(int64_t extent, Load &&load) {
+  return foldReduction(
+      extent, 0.0f,
+      [&](int64_t r) {
+        const float value = load(r);
+        return value * value;
+      },
+      [](float acc, float value) { return acc + value; });
+}
+
 /// The values each of at most `parts` parts of a reduction of `extent`
 /// values folds when the parts run in parallel (a GPU block's threads): a
 /// power of two times kReductionBlock, the least with which `parts` parts

@@ -1219,6 +1219,22 @@ func.func @gradient_of_string() attributes {amp.gradient_of = "f"} {
 
 // -----
 
+func.func @sum_squares_result(%g: tensor<4xf32>) {
+  // expected-error @+1 {{'amp.sum_squares' op result must be a 0-d f32 tensor, got 'tensor<1xf32>'}}
+  %s = "amp.sum_squares"(%g) : (tensor<4xf32>) -> tensor<1xf32>
+  return
+}
+
+// -----
+
+func.func @sum_squares_integer(%g: tensor<4xi64>) {
+  // expected-error @+1 {{'amp.sum_squares' op operand #0 must be variadic of statically shaped tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<4xi64>'}}
+  %s = amp.sum_squares %g : tensor<4xi64>
+  return
+}
+
+// -----
+
 func.func @unscale_f16(%inv: tensor<f32>, %g: tensor<4xf16>) {
   // expected-error @+1 {{'amp.unscale' op gradient #0 has type 'tensor<4xf16>'; unscaling needs f32 gradients (keep f32 master parameters)}}
   %u, %f = amp.unscale %inv, %g : tensor<f32>, tensor<4xf16>

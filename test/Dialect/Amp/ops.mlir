@@ -312,6 +312,19 @@ func.func @loss_scaling(%inv: tensor<f32>, %g1: tensor<8xf32>, %g2: tensor<2x2xf
   return
 }
 
+// The multi-tensor sum of squares of gradient clipping, over tensors of
+// any float type, and over none.
+// CHECK-LABEL: func.func @sum_squares
+// CHECK: amp.sum_squares %{{.*}}, %{{.*}} : tensor<8xf32>, tensor<2x2xbf16>
+// CHECK: amp.sum_squares{{$}}
+// GENERIC: "amp.sum_squares"(%{{.*}}, %{{.*}}) : (tensor<8xf32>, tensor<2x2xbf16>) -> tensor<f32>
+// GENERIC: "amp.sum_squares"() : () -> tensor<f32>
+func.func @sum_squares(%g1: tensor<8xf32>, %g2: tensor<2x2xbf16>) -> (tensor<f32>, tensor<f32>) {
+  %s = amp.sum_squares %g1, %g2 : tensor<8xf32>, tensor<2x2xbf16>
+  %none = amp.sum_squares
+  return %s, %none : tensor<f32>, tensor<f32>
+}
+
 // A kernel of a fused step: its inputs bound to the region's arguments, the
 // values it hands on yielded. No input and several results print too.
 // CHECK-LABEL: func.func @fusion

@@ -16,6 +16,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::amp;
@@ -673,6 +674,34 @@ std::optional<int64_t> MeanOp::getForwardFlops() {
 }
 std::optional<int64_t> MaxOp::getForwardFlops() {
   return getNumElements(getInput());
+}
+
+LogicalResult SumSquaresOp::inferReturnTypes(MLIRContext *context,
+                                             std::optional<Location>,
+                                             ValueRange, DictionaryAttr,
+                                             OpaqueProperties, RegionRange,
+                                             SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(RankedTensorType::get({}, Float32Type::get(context)));
+  return success();
+}
+
+LogicalResult SumSquaresOp::verify() {
+  auto type = cast<RankedTensorType>(getType());
+  if (type.getRank() != 0 || !type.getElementType().isF32())
+    return emitOpError() << "result must be a 0-d f32 tensor, got " << type;
+  return success();
+}
+
+// A multiply and an add per element.
+std::optional<int64_t> SumSquaresOp::getForwardFlops() {
+  int64_t flops = 0;
+  for (Value input : getInputs()) {
+    std::optional<int64_t> each = getFlopsPerElement(input, 2);
+    if (!each || flops > std::numeric_limits<int64_t>::max() - *each)
+      return std::nullopt;
+    flops += *each;
+  }
+  return flops;
 }
 
 //===----------------------------------------------------------------------===//

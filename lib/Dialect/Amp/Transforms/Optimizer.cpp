@@ -59,27 +59,6 @@ public:
   Value select(Value c, Value t, Value f) {
     return b.create<SelectOp>(loc, c, t, f);
   }
-  /// Sum of squares of `g` in f32, a 0-d tensor (squared in f32 too: an
-  /// f16 gradient above 256 would square to inf).
-  Value squaredNorm(Value g) {
-    g = castToF32(g);
-    auto type = cast<RankedTensorType>(g.getType());
-    Value squares = mul(g, g);
-    if (type.getRank() == 0)
-      return castToF32(squares);
-    SmallVector<int64_t> dims;
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      dims.push_back(d);
-    return b.create<SumOp>(loc, RankedTensorType::get({}, b.getF32Type()),
-                           squares, b.getDenseI64ArrayAttr(dims), UnitAttr(),
-                           TypeAttr());
-  }
-  Value castToF32(Value v) {
-    auto type = cast<RankedTensorType>(v.getType());
-    if (type.getElementType().isF32())
-      return v;
-    return b.create<CastOp>(loc, type.clone(b.getF32Type()), v);
-  }
   Value castLike(Value v, Value like) {
     Type element = cast<RankedTensorType>(like.getType()).getElementType();
     auto type = cast<RankedTensorType>(v.getType());
@@ -300,9 +279,7 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
 
   // Clipping by the global 2-norm, as clip_grad_norm_.
   if (config.maxGradNorm > 0) {
-    Value total = sb.scalar(0.0);
-    for (Value g : grads)
-      total = sb.add(total, sb.squaredNorm(g));
+    Value total = b.create<SumSquaresOp>(loc, grads);
     Value norm = b.create<SqrtOp>(loc, total);
     Value coef =
         sb.div(sb.scalar(config.maxGradNorm), sb.add(norm, sb.scalar(1e-6)));

@@ -475,6 +475,32 @@ def Amp_MaxOp : Amp_ReductionOp<"max", "maximum", [Amp_Follow]> {
                    UnitAttr:$keepdims);
 }
 
+def Amp_SumSquaresOp : Amp_Op<"sum_squares", [Amp_ReductionFamily,
+    Amp_KeepFp32, DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<Amp_FlopCountOpInterface, ["getForwardFlops"]>]> {
+  let summary = "multi-tensor sum of squares, the global norm's square";
+  let description = [{
+    The sum over every element of every input of its square: the square of
+    the global 2-norm that `clip_grad_norm_` clips by, in one pass over all
+    tensors (as Apex's `multi_tensor_l2norm`). Each element is widened to
+    f32 and squared in f32 (an f16 value above 256 squares past f16's
+    range); each input's squares are summed in f32 in the order of
+    `reduction_order.h` (as `amp.sum` over all its dimensions), and the
+    inputs' sums are added in operand order, starting from 0. The result is
+    a 0-d f32 tensor; with no inputs it is 0.
+
+    ```mlir
+    %sq = amp.sum_squares %g1, %g2 : tensor<784x256xf32>, tensor<256xbf16>
+    ```
+  }];
+  let arguments = (ins Variadic<Amp_FloatTensor>:$inputs);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = [{
+    ($inputs^ `:` type($inputs))? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Normalisation
 //===----------------------------------------------------------------------===//

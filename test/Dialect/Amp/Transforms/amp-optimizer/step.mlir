@@ -22,9 +22,14 @@
 // MOMENTUM: %[[ONE:.*]] = amp.constant dense<1.000000e+00> : tensor<f32>
 // MOMENTUM: amp.add %[[STEP]], %[[ONE]]
 
-// AdamW: two moments per parameter, PyTorch's defaults, clipping first.
+// AdamW: two moments per parameter, PyTorch's defaults, clipping first:
+// one sum of squares over every gradient, its square root the global norm.
 // ADAMW-LABEL: func.func @linear_step
-// ADAMW: amp.sqrt
+// ADAMW: %[[G:.*]]:3 = call @linear_grad
+// ADAMW-NOT: amp.sum
+// ADAMW: %[[SQ:.*]] = amp.sum_squares %[[G]]#1, %[[G]]#2 : tensor<4x3xf32>, tensor<3xf32>
+// ADAMW-NOT: amp.sum
+// ADAMW: amp.sqrt %[[SQ]]
 // ADAMW: amp.minimum
 // ADAMW: amp.adamw_update {{.*}} {beta1 = 9.000000e-01 : f64, beta2 = 0.99899999999999999 : f64, eps = 1.000000e-08 : f64, lr = 1.000000e-03 : f64, weight_decay = 1.000000e-02 : f64}
 
