@@ -42,6 +42,7 @@ def modeled(report, gpu, top):
     totals = report["totals"]
     on = report["gpus"][gpu]
     kernels = sorted(report["kernels"], key=lambda k: -k["seconds"][gpu])
+    worst = max(report["minimums"], key=lambda m: m["excess"])
     return {
         "ms": on["seconds"] * 1e3,
         "ideal_ms": on["ideal_seconds"] * 1e3,
@@ -52,6 +53,10 @@ def modeled(report, gpu, top):
         "tflop": totals["flops"] / 1e12,
         "tensor_tflop": totals["tensor_core_flops"] / 1e12,
         "launches": totals["launches"],
+        "worst_excess": worst["excess"],
+        "worst_kernel": worst["name"],
+        "over_2x": [m["name"] for m in report["minimums"]
+                    if m["excess"] > 2],
         "by_strategy": by_strategy(report["kernels"], gpu),
         "top": [{"name": k["name"], "strategy": k["strategy"],
                  "ms": k["seconds"][gpu] * 1e3,
@@ -101,6 +106,9 @@ def main():
                       f"{row['ideal_ms']:8.2f} ms ({row['ratio']:.2f}x)  "
                       f"MFU {row['mfu']:6.1%}  {row['gb']:8.2f} GB  "
                       f"{row['launches']} launches", flush=True)
+                print(f"    furthest above its minimum bytes or FLOPs: "
+                      f"{row['worst_kernel']} {row['worst_excess']:.2f}x; "
+                      f"{len(row['over_2x'])} kernels over 2x")
                 print("    by kind: " + ", ".join(
                     f"{kind} {ms:.2f} ms"
                     for kind, ms in row["by_strategy"].items()))
@@ -135,6 +143,14 @@ def main():
                 f.write(f"- batch {r['batch']} {r['compute_type']}: " +
                         ", ".join(f"{kind} {ms:.2f} ms" for kind, ms
                                   in r["by_strategy"].items()) + "\n")
+            f.write("\nEach kernel against its minimum (the bytes and, where "
+                    "its ops have counts, the FLOPs its ops need, from the "
+                    "IR):\n\n")
+            for r in results:
+                f.write(f"- batch {r['batch']} {r['compute_type']}: furthest "
+                        f"above, {r['worst_kernel']} at "
+                        f"{r['worst_excess']:.2f}x; over 2x: "
+                        f"{len(r['over_2x'])}\n")
             f.write("\nThe costliest kernels:\n\n")
             for r in results:
                 f.write(f"- batch {r['batch']} {r['compute_type']}: " +

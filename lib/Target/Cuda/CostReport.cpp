@@ -70,6 +70,32 @@ StepEstimate amp::estimateStep(const StepCost &step, const GpuSpec &gpu) {
   return estimate;
 }
 
+double amp::getExcess(const StepCost &step, const KernelMinimum &minimum) {
+  int64_t bytes = 0, work = 0;
+  for (const KernelCost &kernel :
+       ArrayRef(step.kernels)
+           .slice(minimum.firstLaunch, minimum.launchCount)) {
+    bytes += kernel.bytesRead + kernel.bytesWritten;
+    work += kernel.flops + kernel.transcendentals;
+  }
+  auto ratio = [](int64_t counted, int64_t least) {
+    return least > 0 ? static_cast<double>(counted) / least : 1.0;
+  };
+  double excess = ratio(bytes, minimum.bytes);
+  if (minimum.flops)
+    excess = std::max(excess, ratio(work, *minimum.flops));
+  return excess;
+}
+
+/// The kernel furthest above its minimum, or null.
+static const KernelMinimum *worstKernel(const StepCost &step) {
+  const KernelMinimum *worst = nullptr;
+  for (const KernelMinimum &minimum : step.minimums)
+    if (!worst || getExcess(step, minimum) > getExcess(step, *worst))
+      worst = &minimum;
+  return worst;
+}
+
 namespace {
 struct Totals {
   int64_t launches = 0, flops = 0, tensorFlops = 0, transcendentals = 0,
@@ -112,6 +138,17 @@ llvm::json::Value amp::costReportToJson(const StepCost &step) {
         {"seconds", std::move(seconds)},
     });
   }
+  llvm::json::Array minimums;
+  for (const KernelMinimum &minimum : step.minimums)
+    minimums.push_back(llvm::json::Object{
+        {"name", minimum.name},
+        {"first_launch", static_cast<int64_t>(minimum.firstLaunch)},
+        {"launch_count", static_cast<int64_t>(minimum.launchCount)},
+        {"bytes", minimum.bytes},
+        {"flops", minimum.flops ? llvm::json::Value(*minimum.flops)
+                                : llvm::json::Value(nullptr)},
+        {"excess", getExcess(step, minimum)},
+    });
   Totals totals = totalsOf(step);
   llvm::json::Object gpus;
   for (const GpuSpec &gpu : getGpuSpecs()) {
@@ -132,6 +169,7 @@ llvm::json::Value amp::costReportToJson(const StepCost &step) {
       {"step", step.name},
       {"launch_overhead_seconds", kLaunchOverheadSeconds},
       {"kernels", std::move(kernels)},
+      {"minimums", std::move(minimums)},
       {"totals", llvm::json::Object{{"launches", totals.launches},
                                     {"flops", totals.flops},
                                     {"tensor_core_flops", totals.tensorFlops},
@@ -185,6 +223,10 @@ void amp::printCostTable(const StepCost &step, const GpuSpec &gpu,
       static_cast<double>(totals.flops + totals.transcendentals) * 1e-9,
       static_cast<double>(totals.tensorFlops) * 1e-9,
       static_cast<double>(totals.bytesRead + totals.bytesWritten) * 1e-6);
+  if (const KernelMinimum *worst = worstKernel(step))
+    os << llvm::format("  furthest above its minimum: %s, %.2fx its bytes or "
+                       "FLOPs\n",
+                       worst->name.c_str(), getExcess(step, *worst));
   os << llvm::format("  modeled %.2f us, ideal %.2f us (%.2fx), MFU %.1f%%\n",
                      estimate.seconds * 1e6, estimate.idealSeconds * 1e6,
                      estimate.idealSeconds > 0

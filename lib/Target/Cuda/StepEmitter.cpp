@@ -16,6 +16,7 @@
 #include "amp/Dialect/Amp/Transforms/Backend.h"
 #include "amp/Target/Cuda/TranslateToCuda.h"
 
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -219,6 +220,64 @@ void StepEmitter::recordLaunch(KernelCost kernel,
       idealBuffers.insert(memoryOf(value));
   }
   cost.kernels.push_back(std::move(kernel));
+}
+
+/// The least a kernel of `ops` must move and compute (KernelMinimum),
+/// from the ops alone.
+static KernelMinimum minimumOf(ArrayRef<Operation *> ops, StringRef name,
+                               size_t firstLaunch, size_t launchCount) {
+  KernelMinimum minimum{name.str(), firstLaunch, launchCount};
+  llvm::SmallPtrSet<Operation *, 8> inKernel(ops.begin(), ops.end());
+  llvm::MapVector<Value, int64_t> reads;
+  int64_t work = 0;
+  bool counted = true;
+  for (Operation *op : ops) {
+    int64_t written = 0;
+    for (Value result : op->getResults())
+      written += countOf(result);
+    // An op that moves data (a gather, a slice, a cast) reads at most one
+    // element of an operand for each element it writes.
+    bool movesData = op->hasTrait<OpTrait::amp::ShapeFamily>() ||
+                     op->hasTrait<OpTrait::amp::DataFamily>();
+    for (Value operand : op->getOperands()) {
+      Operation *producer = operand.getDefiningOp();
+      if (producer && inKernel.contains(producer))
+        continue;
+      int64_t bytes = getByteSize(operand.getType());
+      if (movesData)
+        bytes = std::min(bytes, written * ((elementOf(operand)
+                                                .getIntOrFloatBitWidth() +
+                                            7) /
+                                           8));
+      int64_t &read = reads[operand];
+      read = std::max(read, bytes);
+    }
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+            return !inKernel.contains(user);
+          }))
+        minimum.bytes += getByteSize(result.getType());
+    auto scalar = dyn_cast<ScalarKernelOpInterface>(op);
+    auto flops = dyn_cast<FlopCountOpInterface>(op);
+    bool hasCount = op->hasTrait<OpTrait::amp::ContractionFamily>() ||
+                    op->hasTrait<OpTrait::amp::ReductionFamily>() ||
+                    op->hasTrait<OpTrait::amp::NormalizationFamily>() ||
+                    op->hasTrait<OpTrait::amp::LossFamily>();
+    if (isFusibleElementwise(op) && scalar) {
+      ScalarCost each = scalar.getScalarCost();
+      work += (each.flops + each.transcendentals) * written;
+    } else if (std::optional<int64_t> forward =
+                   hasCount && flops ? flops.getForwardFlops() : std::nullopt) {
+      work += *forward;
+    } else if (!isView(op)) {
+      counted = false;
+    }
+  }
+  for (const auto &read : reads)
+    minimum.bytes += read.second;
+  if (counted)
+    minimum.flops = work;
+  return minimum;
 }
 
 //===----------------------------------------------------------------------===//
@@ -889,8 +948,21 @@ LogicalResult StepEmitter::emit() {
   step().indent();
   for (auto [number, ops] : llvm::enumerate(kernels)) {
     kernelNumber = number;
+    size_t first = cost.kernels.size();
     if (failed(emitKernel(ops)))
       return failure();
+    // The kernel's launches are named after it, some with a suffix
+    // (k19_unscale_zero, k19_unscale): the shortest name is the kernel's.
+    ArrayRef<KernelCost> launches = ArrayRef(cost.kernels).drop_front(first);
+    if (!launches.empty())
+      cost.minimums.push_back(minimumOf(
+          ops,
+          llvm::min_element(launches,
+                            [](const KernelCost &a, const KernelCost &b) {
+                              return a.name.size() < b.name.size();
+                            })
+              ->name,
+          first, launches.size()));
   }
   if (failed(emitReturn()))
     return failure();

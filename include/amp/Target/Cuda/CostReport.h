@@ -21,6 +21,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace mlir::amp {
@@ -55,13 +56,34 @@ struct KernelCost {
   std::string functor = {};
 };
 
-/// The launches of one step, in order, and the bytes of the tensors its
-/// non-GEMM kernels touch, each counted once (the ideal's memory traffic).
+/// The launches of one of the step's kernels (a fusion group, or an op by
+/// itself) and the least its ops need, counted from the IR rather than
+/// from the code printed for them: the bytes of the tensors they read from
+/// outside the kernel and of the results others read, each once (a gather
+/// only the elements it copies); and, where every op has a count (the
+/// elementwise ops' per-element costs, contractions, reductions,
+/// normalisations and losses), their FLOPs and transcendentals.
+struct KernelMinimum {
+  std::string name;
+  size_t firstLaunch = 0, launchCount = 0; ///< in StepCost::kernels
+  int64_t bytes = 0;
+  std::optional<int64_t> flops;
+};
+
+/// The launches of one step, in order, the minimum of each kernel, and the
+/// bytes of the tensors its non-GEMM kernels touch, each counted once (the
+/// ideal's memory traffic).
 struct StepCost {
   std::string name;
   SmallVector<KernelCost> kernels;
+  SmallVector<KernelMinimum> minimums;
   int64_t idealBytes = 0;
 };
+
+/// How many times its minimum a kernel's launches move (bytes) or compute
+/// (FLOPs and transcendentals, where the minimum has them), the larger;
+/// 1 where the minimum is 0.
+double getExcess(const StepCost &step, const KernelMinimum &minimum);
 
 /// A GPU's figures from NVIDIA's data sheets.
 struct GpuSpec {

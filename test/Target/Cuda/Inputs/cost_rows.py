@@ -13,3 +13,9 @@ for k in report["kernels"]:
           f"written={k['bytes_written']}")
 t = report["totals"]
 print(" ".join(f"{key}={t[key]}" for key in sorted(t)))
+for m in report.get("minimums", []):
+    flops = "none" if m["flops"] is None else m["flops"]
+    print(f"minimum {m['name']} launches={m['launch_count']} "
+          f"bytes={m['bytes']} flops={flops} excess={m['excess']:.3f}")
+over = [m["name"] for m in report.get("minimums", []) if m["excess"] > 2]
+print(f"kernels over 2x their minimum: {len(over)} {' '.join(over)}")
