@@ -167,6 +167,27 @@ TEST_F(OpClassesTest, ElementwiseOpsFuse) {
   }
 }
 
+// --amp-fuse gives prologues and epilogues by trait: every normalisation
+// runs as a row kernel that computes its operands in its loads, and only
+// reductions and row kernels compute their operands in their loads.
+TEST_F(OpClassesTest, RowAndReductionKernelsFuseByTrait) {
+  int rows = 0;
+  for (RegisteredOperationName op : ampOps()) {
+    SCOPED_TRACE(op.getStringRef().str());
+    bool row = op.hasTrait<trait::RowKernel>();
+    bool loads = op.hasTrait<trait::OperandsInLoads>();
+    rows += row;
+    if (op.hasTrait<trait::NormalizationFamily>())
+      EXPECT_TRUE(row && loads)
+          << "give it Amp_RowKernel and Amp_OperandsInLoads, and a row "
+             "kernel in lib/Target/Cuda/RowKernels.cpp";
+    if (loads)
+      EXPECT_TRUE(row || op.hasTrait<trait::ReductionFamily>())
+          << "only a reduction's or a row kernel's loads compute operands";
+  }
+  EXPECT_EQ(rows, 9); // 4 normalisations, 4 gradients, cross_entropy_grad
+}
+
 TEST_F(OpClassesTest, UpdatesAreHandled) {
   int updates = 0;
   for (RegisteredOperationName op : ampOps()) {

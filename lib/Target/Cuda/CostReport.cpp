@@ -73,8 +73,7 @@ StepEstimate amp::estimateStep(const StepCost &step, const GpuSpec &gpu) {
 double amp::getExcess(const StepCost &step, const KernelMinimum &minimum) {
   int64_t bytes = 0, work = 0;
   for (const KernelCost &kernel :
-       ArrayRef(step.kernels)
-           .slice(minimum.firstLaunch, minimum.launchCount)) {
+       ArrayRef(step.kernels).slice(minimum.firstLaunch, minimum.launchCount)) {
     bytes += kernel.bytesRead + kernel.bytesWritten;
     work += kernel.flops + kernel.transcendentals;
   }

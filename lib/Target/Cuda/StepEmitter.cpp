@@ -245,10 +245,9 @@ static KernelMinimum minimumOf(ArrayRef<Operation *> ops, StringRef name,
         continue;
       int64_t bytes = getByteSize(operand.getType());
       if (movesData)
-        bytes = std::min(bytes, written * ((elementOf(operand)
-                                                .getIntOrFloatBitWidth() +
-                                            7) /
-                                           8));
+        bytes = std::min(
+            bytes,
+            written * ((elementOf(operand).getIntOrFloatBitWidth() + 7) / 8));
       int64_t &read = reads[operand];
       read = std::max(read, bytes);
     }

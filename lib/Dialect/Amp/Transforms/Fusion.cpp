@@ -33,14 +33,6 @@ ArrayRef<int64_t> shapeOf(Value value) {
   return cast<RankedTensorType>(value.getType()).getShape();
 }
 
-/// A row op of one result, whose kernel can compute an elementwise
-/// epilogue as it stores (RowKernels.cpp's models).
-bool isRowOp(Operation *op) {
-  return isa<SoftmaxOp, LogSoftmaxOp, SoftmaxGradOp, LogSoftmaxGradOp,
-             LayerNormOp, RmsNormOp, LayerNormGradOp, RmsNormGradOp,
-             CrossEntropyGradOp>(op);
-}
-
 /// The only user of `value`, if it has exactly one use.
 Operation *singleUser(Value value) {
   return value.hasOneUse() ? *value.getUsers().begin() : nullptr;
@@ -81,14 +73,11 @@ SmallVector<Operation *> foldEpilogue(MatmulOp matmul,
 }
 
 /// Whether `user` can compute a value it reads as operand `operand` in its
-/// own loads, as the rules below fuse such values: a sum, mean or max of
-/// it, a row op's operand (not a cross-entropy gradient's), an elementwise
-/// op of its shape.
+/// own loads, as the rules below fuse such values: a reduction or row op
+/// whose operands are read whole (OperandsInLoads), an elementwise op of
+/// its shape.
 bool computesInLoads(Operation *user, unsigned operand) {
-  if (isa<SumOp, MeanOp, MaxOp>(user))
-    return operand == 0;
-  if (isa<SoftmaxOp, LogSoftmaxOp, SoftmaxGradOp, LogSoftmaxGradOp, LayerNormOp,
-          RmsNormOp, LayerNormGradOp, RmsNormGradOp>(user))
+  if (user->hasTrait<OpTrait::amp::OperandsInLoads>())
     return true;
   return isFusibleElementwise(user) && user->getNumResults() == 1 &&
          shapeOf(user->getResult(0)) == shapeOf(user->getOperand(operand));
@@ -346,7 +335,10 @@ struct FusePass : mlir::amp::impl::AmpFuseBase<FusePass> {
     // An elementwise kernel read only by one reduction (sum, mean or max)
     // or row op, as its operand, runs in that kernel's loads and its
     // values are never stored: a layer norm's scale gradient sums a
-    // product, a layer norm's input gradient reads dy * scale.
+    // product, a layer norm's input gradient reads dy * scale. (Not a
+    // cross-entropy gradient's: its logits are read whole for the
+    // statistics, its labels and the loss's gradient are not elementwise
+    // with it.)
     llvm::DenseMap<int64_t, SmallVector<Operation *>> members;
     auto listMembers = [&] {
       members.clear();
@@ -358,13 +350,9 @@ struct FusePass : mlir::amp::impl::AmpFuseBase<FusePass> {
     };
     listMembers();
     for (Operation &op : body) {
-      // (A cross-entropy gradient's operands are its logits, read whole
-      // for the statistics, labels and the loss's gradient: none.)
-      bool reduces = isa<SumOp, MeanOp, MaxOp>(op);
-      if (!reduces && (!isRowOp(&op) || isa<CrossEntropyGradOp>(op)))
+      if (!op.hasTrait<OpTrait::amp::OperandsInLoads>())
         continue;
-      for (Value operand :
-           reduces ? op.getOperands().take_front() : op.getOperands()) {
+      for (Value operand : op.getOperands()) {
         Operation *producer = operand.getDefiningOp();
         if (!producer || !kernelOf.count(producer))
           continue;
@@ -397,7 +385,8 @@ struct FusePass : mlir::amp::impl::AmpFuseBase<FusePass> {
     listMembers();
     for (Operation &op : body) {
       // Its kernel may have a prologue, nothing after it yet.
-      if (!isRowOp(&op) || members.lookup(kernelOf.lookup(&op)).back() != &op)
+      if (!op.hasTrait<OpTrait::amp::RowKernel>() ||
+          members.lookup(kernelOf.lookup(&op)).back() != &op)
         continue;
       Value result = op.getResult(0);
       std::optional<int64_t> group;

@@ -171,6 +171,16 @@ def Amp_MemoryView : Amp_BackendTrait<"MemoryView">;
 // stored over the state it replaces while the kernel runs: the optimizer
 // updates and amp.scaler_update.
 def Amp_InPlaceUpdate : Amp_BackendTrait<"InPlaceUpdate">;
+// The backend runs the op a row at a time (a warp per row, row_math.h) and
+// stores each element of its one result once, so --amp-fuse may put the
+// one elementwise op that reads the result in the kernel's store (a row
+// epilogue): softmax, the norms, their gradients, cross_entropy_grad.
+def Amp_RowKernel : Amp_BackendTrait<"RowKernel">;
+// The op's kernel reads each operand element through a load that can
+// compute it, so --amp-fuse may put an elementwise producer of an operand
+// in that load (a prologue): the reductions and the row ops whose operands
+// are all read whole (not cross_entropy_grad's labels and loss gradient).
+def Amp_OperandsInLoads : Amp_BackendTrait<"OperandsInLoads">;
 
 // Every amp op: its tensors are non-empty and their byte sizes fit in int64.
 def Amp_StorableTensors : NativeOpTrait<"StorableTensors"> {

@@ -432,7 +432,7 @@ def Amp_AttentionOp : Amp_Op<"attention", [Amp_ContractionFamily,
 
 class Amp_ReductionOp<string mnemonic, string what, list<Trait> traits = []>
     : Amp_Op<mnemonic, !listconcat(traits, [Amp_ReductionFamily,
-        DeclareOpInterfaceMethods<Amp_FlopCountOpInterface,
+        Amp_OperandsInLoads, DeclareOpInterfaceMethods<Amp_FlopCountOpInterface,
                                   ["getForwardFlops"]>])> {
   let summary = what # " over the given dimensions";
   let description = [{
@@ -507,6 +507,7 @@ def Amp_SumSquaresOp : Amp_Op<"sum_squares", [Amp_ReductionFamily,
 
 class Amp_NormalizationOp<string mnemonic, list<Trait> traits = []>
     : Amp_Op<mnemonic, !listconcat(traits, [Amp_NormalizationFamily,
+        Amp_RowKernel, Amp_OperandsInLoads,
         DeclareOpInterfaceMethods<Amp_FlopCountOpInterface,
                                   ["getForwardFlops"]>])> {
   let hasVerifier = 1;
@@ -779,7 +780,8 @@ def Amp_AttentionGradOp : Amp_GradientOp<"attention_grad", [
 }
 
 class Amp_SoftmaxGradLikeOp<string mnemonic, string formula>
-    : Amp_GradientOp<mnemonic, [SameOperandsAndResultType, Amp_KeepFp32]> {
+    : Amp_GradientOp<mnemonic, [SameOperandsAndResultType, Amp_KeepFp32,
+                                Amp_RowKernel, Amp_OperandsInLoads]> {
   let summary = "gradient of " # !subst("_grad", "", mnemonic) #
                 " from its output";
   let description = [{
@@ -805,7 +807,8 @@ def Amp_LogSoftmaxGradOp
     : Amp_SoftmaxGradLikeOp<"log_softmax_grad", "dy - exp(y) * sum(dy)">;
 
 class Amp_NormGradOp<string mnemonic, string forward>
-    : Amp_GradientOp<mnemonic, [SameOperandsAndResultType, Amp_KeepFp32]> {
+    : Amp_GradientOp<mnemonic, [SameOperandsAndResultType, Amp_KeepFp32,
+                                Amp_RowKernel, Amp_OperandsInLoads]> {
   let summary = "input gradient of " # forward # " without its weight";
   let description = [{
     The gradient with respect to `x` of `}] # forward # [{ x` without affine
@@ -834,7 +837,7 @@ def Amp_LayerNormGradOp : Amp_NormGradOp<"layer_norm_grad", "layer_norm">;
 def Amp_RmsNormGradOp : Amp_NormGradOp<"rms_norm_grad", "rms_norm">;
 
 def Amp_CrossEntropyGradOp : Amp_GradientOp<"cross_entropy_grad",
-    [Amp_KeepFp32, AllTypesMatch<["logits", "result"]>,
+    [Amp_KeepFp32, Amp_RowKernel, AllTypesMatch<["logits", "result"]>,
      DeclareOpInterfaceMethods<Amp_IndexReaderOpInterface,
                                ["getIgnoredIndex"]>]> {
   let summary = "gradient of cross_entropy with respect to the logits";

@@ -44,7 +44,8 @@ AMP_CATEGORY_TRAIT(Follow)
 
 /// What the backend asks of an op (AmpBase.td documents each): fused into
 /// an elementwise loop, a view of its operand's memory, an update that may
-/// store its results over the state they replace.
+/// store its results over the state they replace, a row kernel, a kernel
+/// that can compute its operands in its loads.
 #define AMP_BACKEND_TRAIT(Name)                                                \
   template <typename ConcreteType>                                             \
   class Name : public TraitBase<ConcreteType, Name> {};
@@ -52,6 +53,8 @@ AMP_CATEGORY_TRAIT(Follow)
 AMP_BACKEND_TRAIT(FusibleElementwise)
 AMP_BACKEND_TRAIT(MemoryView)
 AMP_BACKEND_TRAIT(InPlaceUpdate)
+AMP_BACKEND_TRAIT(RowKernel)
+AMP_BACKEND_TRAIT(OperandsInLoads)
 
 #undef AMP_BACKEND_TRAIT
 
