@@ -84,19 +84,17 @@ FailureOr<std::string> loadLambda(OpKernel &kernel, StringRef name, StringRef t,
     if (emitter.reachesMemory(other->getResult(0)))
       return other->emitError() << "amp-to-cuda: a value computed in a row "
                                    "kernel's loads is read elsewhere";
-  std::string statements;
-  llvm::raw_string_ostream inner(statements);
+  std::string text;
+  llvm::raw_string_ostream raw(text);
+  raw_indented_ostream os(raw);
+  os << "const auto " << name << " = [&](int64_t j) {\n";
+  os.indent() << "const int64_t at = " << index << ";\n";
   FailureOr<std::string> computed =
-      emitter.emitElementwiseAt(kernel.functor(), chain, "at", inner);
+      emitter.emitElementwiseAt(kernel.functor(), chain, "at", os);
   if (failed(computed))
     return failure();
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << "const auto " << name << " = [&](int64_t j) {\n"
-     << "  const int64_t at = " << index << ";\n";
-  for (StringRef line : llvm::split(StringRef(statements).rtrim('\n'), '\n'))
-    os << "  " << line << "\n";
-  os << "  return static_cast<" << t << ">(" << *computed << ");\n};\n";
+  os << "return static_cast<" << t << ">(" << *computed << ");\n";
+  os.unindent() << "};\n";
   return text;
 }
 
@@ -119,24 +117,20 @@ FailureOr<std::string> storeLambda(OpKernel &kernel, Value result, StringRef t,
            "\n";
   }
   std::string text;
-  llvm::raw_string_ostream os(text);
-  os << "const auto store = [&](int64_t j, " << t << " v) {\n"
-     << "  const int64_t at = " << index << ";\n"
-     << "  const " << registerType(type) << " result = " << roundExpr(type, "v")
-     << ";\n";
+  llvm::raw_string_ostream raw(text);
+  raw_indented_ostream os(raw);
+  os << "const auto store = [&](int64_t j, " << t << " v) {\n";
+  os.indent() << "const int64_t at = " << index << ";\n"
+              << "const " << registerType(type)
+              << " result = " << roundExpr(type, "v") << ";\n";
   if (emitter.reachesMemory(result))
-    os << "  "
-       << storeStmt(type, functor.getParams().add(result, /*writes=*/true),
+    os << storeStmt(type, functor.getParams().add(result, /*writes=*/true),
                     "at", "result")
        << "\n";
-  std::string statements;
-  llvm::raw_string_ostream inner(statements);
-  if (failed(emitter.emitElementwiseAt(functor, epilogue, "at", inner,
+  if (failed(emitter.emitElementwiseAt(functor, epilogue, "at", os,
                                        {{result, "result"}})))
     return failure();
-  for (StringRef line : llvm::split(StringRef(statements).rtrim('\n'), '\n'))
-    os << "  " << line << "\n";
-  os << "};\n";
+  os.unindent() << "};\n";
   return text;
 }
 
