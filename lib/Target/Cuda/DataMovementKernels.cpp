@@ -119,6 +119,9 @@ LogicalResult emitEmbedding(EmbeddingOp op, OpKernel &kernel) {
                           << " + i % " << width << "]\n"
                           << "    : " << storageType(elementOf(op.getResult()))
                           << "(0);\n";
+  // Of the table, only the rows of the ids: an element per output element.
+  kernel.functor().readsPart(op->getOperand(0),
+                             getByteSize(op.getResult().getType()));
   kernel.functor().launch(countOf(op.getResult()));
   return success();
 }
