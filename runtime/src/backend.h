@@ -41,6 +41,24 @@ public:
   }
   virtual amp_status_t copy(void *destination, const void *source, size_t size,
                             CopyKind kind, void *stream) = 0;
+  /// Staging memory for batches: host memory that copies to the device
+  /// read without the host waiting (page-locked on CUDA), and an event that
+  /// marks when a stream's copies out of it are done (none: null).
+  virtual amp_status_t allocateStaging(size_t size, void **out) {
+    *out = nullptr;
+    return nullptr;
+  }
+  virtual void freeStaging(void *) {}
+  virtual amp_status_t createEvent(void **out) {
+    *out = nullptr;
+    return nullptr;
+  }
+  virtual void destroyEvent(void *) {}
+  /// The event marks the work queued on `stream` so far.
+  virtual amp_status_t recordEvent(void *, void *) { return nullptr; }
+  /// Waits (on the host) for the work the event marks; at once if it marks
+  /// none.
+  virtual amp_status_t waitEvent(void *) { return nullptr; }
   virtual amp_status_t beginCapture(void *stream) = 0;
   virtual amp_status_t endCapture(void *stream, void **outGraph) = 0;
   virtual amp_status_t launchGraph(void *graph, void *stream) = 0;

@@ -516,6 +516,30 @@ public:
                                     static_cast<cudaStream_t>(stream)));
   }
 
+  amp_status_t allocateStaging(size_t size, void **out) override {
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    return AMP_CUDA(cudaHostAlloc(out, size ? size : 1, cudaHostAllocDefault));
+  }
+  void freeStaging(void *pointer) override { cudaFreeHost(pointer); }
+  amp_status_t createEvent(void **out) override {
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    cudaEvent_t event = nullptr;
+    AMP_RETURN_IF_ERROR(
+        AMP_CUDA(cudaEventCreateWithFlags(&event, cudaEventDisableTiming)));
+    *out = event;
+    return nullptr;
+  }
+  void destroyEvent(void *event) override {
+    cudaEventDestroy(static_cast<cudaEvent_t>(event));
+  }
+  amp_status_t recordEvent(void *event, void *stream) override {
+    return AMP_CUDA(
+        cudaEventRecord(static_cast<cudaEvent_t>(event), cast(stream)));
+  }
+  amp_status_t waitEvent(void *event) override {
+    return AMP_CUDA(cudaEventSynchronize(static_cast<cudaEvent_t>(event)));
+  }
+
   amp_status_t beginCapture(void *stream) override {
     return AMP_CUDA(
         cudaStreamBeginCapture(cast(stream), cudaStreamCaptureModeThreadLocal));

@@ -58,6 +58,12 @@ public:
     return nullptr;
   }
   void free(void *pointer) override { std::free(pointer); }
+  // Staging is plain memory here: a batch goes through it as on CUDA, so
+  // that CI runs that path (events are no-ops: copies are synchronous).
+  amp_status_t allocateStaging(size_t size, void **out) override {
+    return allocate(size, out);
+  }
+  void freeStaging(void *pointer) override { free(pointer); }
   amp_status_t zero(void *pointer, size_t size) override {
     std::memset(pointer, 0, size);
     return nullptr;

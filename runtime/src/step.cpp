@@ -202,7 +202,17 @@ struct amp_step_s {
   BufferPtr arena;
   BufferPtr results;            // a Results
   amp_graph_t *graph = nullptr; // amp_step_capture's, replayed by run
+  // Where the backend has staging memory (CUDA: page-locked), each run
+  // copies its batch there and from there to the device, so that the
+  // copies do not hold the host; `staged` marks when they are done.
+  void *staging = nullptr;
+  void *staged = nullptr;
   ~amp_step_s() {
+    if (stream) {
+      amprt::Backend *backend = amprt::backendOf(stream);
+      backend->freeStaging(staging);
+      backend->destroyEvent(staged);
+    }
     amp_graph_destroy(graph);
     tensors.clear();
     arena.reset();
@@ -417,6 +427,15 @@ amp_status_t amp_step_create(const amp_step_description_t *description,
   AMP_RETURN_IF_ERROR(
       amp_buffer_allocate(step->device, sizeof(Results), &buffer));
   step->results.reset(buffer);
+  size_t batchBytes = 0;
+  for (size_t i = 0; i < description->tensor_count; ++i)
+    if (description->tensors[i].kind == AMP_STEP_INPUT)
+      batchBytes += byteSize(description->tensors[i]);
+  if (batchBytes) {
+    amprt::Backend *backend = amprt::backendOf(step->stream);
+    AMP_RETURN_IF_ERROR(backend->createEvent(&step->staged));
+    AMP_RETURN_IF_ERROR(backend->allocateStaging(batchBytes, &step->staging));
+  }
   AMP_RETURN_IF_ERROR(resetState(step.get()));
   *out_step = step.release();
   return nullptr;
@@ -610,14 +629,36 @@ amp_status_t amp_step_run(amp_step_t *step, size_t input_count,
     AMP_RETURN_IF_ERROR(
         checkIndices(d.tensors[check.tensor], check, inputs[n].data));
   }
-  for (size_t i = 0, n = 0; i < d.tensor_count; ++i) {
-    const amp_step_tensor_t &t = d.tensors[i];
-    if (t.kind != AMP_STEP_INPUT)
-      continue;
-    if (size_t size = byteSize(t))
-      AMP_RETURN_IF_ERROR(amp_buffer_write(step->tensors[i].get(), 0,
-                                           inputs[n].data, size, step->stream));
-    ++n;
+  if (step->staging) {
+    // The last run's copies out of the staging memory were its first
+    // work: done before its kernels, so this seldom waits.
+    amprt::Backend *backend = amprt::backendOf(step->stream);
+    AMP_RETURN_IF_ERROR(backend->waitEvent(step->staged));
+    auto *at = static_cast<unsigned char *>(step->staging);
+    for (size_t i = 0, n = 0; i < d.tensor_count; ++i) {
+      const amp_step_tensor_t &t = d.tensors[i];
+      if (t.kind != AMP_STEP_INPUT)
+        continue;
+      if (size_t size = byteSize(t)) {
+        std::memcpy(at, inputs[n].data, size);
+        AMP_RETURN_IF_ERROR(amp_buffer_write(step->tensors[i].get(), 0, at,
+                                             size, step->stream));
+        at += size;
+      }
+      ++n;
+    }
+    AMP_RETURN_IF_ERROR(
+        backend->recordEvent(step->staged, amprt::handleOf(step->stream)));
+  } else {
+    for (size_t i = 0, n = 0; i < d.tensor_count; ++i) {
+      const amp_step_tensor_t &t = d.tensors[i];
+      if (t.kind != AMP_STEP_INPUT)
+        continue;
+      if (size_t size = byteSize(t))
+        AMP_RETURN_IF_ERROR(amp_buffer_write(
+            step->tensors[i].get(), 0, inputs[n].data, size, step->stream));
+      ++n;
+    }
   }
   if (step->graph)
     return amp_graph_launch(step->graph, step->stream);
