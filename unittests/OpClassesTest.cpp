@@ -177,13 +177,15 @@ TEST_F(OpClassesTest, RowAndReductionKernelsFuseByTrait) {
     bool row = op.hasTrait<trait::RowKernel>();
     bool loads = op.hasTrait<trait::OperandsInLoads>();
     rows += row;
-    if (op.hasTrait<trait::NormalizationFamily>())
+    if (op.hasTrait<trait::NormalizationFamily>()) {
       EXPECT_TRUE(row && loads)
           << "give it Amp_RowKernel and Amp_OperandsInLoads, and a row "
              "kernel in lib/Target/Cuda/RowKernels.cpp";
-    if (loads)
+    }
+    if (loads) {
       EXPECT_TRUE(row || op.hasTrait<trait::ReductionFamily>())
           << "only a reduction's or a row kernel's loads compute operands";
+    }
   }
   EXPECT_EQ(rows, 9); // 4 normalisations, 4 gradients, cross_entropy_grad
 }
