@@ -4,7 +4,7 @@
 // The elementwise ops --amp-fuse puts before a reduction are computed in
 // the reduction's loads: each value once, at the index the load reads,
 // rounded to its type as their own kernel would round it, and never
-// stored. differential.test checks such kernels (each layer norm's scale
+// stored. differential-gpt.test checks such kernels (each layer norm's scale
 // gradient in the GPT block) against the interpreter bit for bit.
 
 // A product with a broadcast operand summed over the rows: the row vector

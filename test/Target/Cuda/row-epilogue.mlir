@@ -5,7 +5,7 @@
 // kernel's store: each value of the result, rounded to its type, is the
 // epilogue's operand at that index; the result is stored too where another
 // kernel reads it (the sum after the GEMM), and the epilogue's other
-// operands are loaded at the same index. differential.test checks such
+// operands are loaded at the same index. differential-gpt.test checks such
 // kernels (the GPT block's layer norms and their casts, a layer norm
 // gradient and the residual add) against the interpreter bit for bit.
 // CHECK-LABEL: // k0_neg_rms_norm_add_cast:
