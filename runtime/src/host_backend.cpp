@@ -3,6 +3,7 @@
 #include "amp_runtime/row_math.h"
 #include "amp_runtime/scalar_math.h"
 #include "backend.h"
+#include "host_gemm.h"
 #include "optimizer_bodies.h"
 #include "row_bodies.h"
 #include "status.h"
@@ -17,31 +18,6 @@
 
 namespace {
 constexpr size_t kAlignment = 256;
-
-/// op(X) of a row-major [rows, cols] matrix (stored [cols, rows] when
-/// transposed), widened to f32; nullptr when memory runs out.
-std::unique_ptr<float[]> widen(amp_dtype_t dtype, const void *data,
-                               int64_t rows, int64_t cols, bool transposed) {
-  std::unique_ptr<float[]> out(new (std::nothrow) float[rows * cols]);
-  if (!out)
-    return out;
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c)
-      out[r * cols + c] =
-          amprt::load(dtype, data, transposed ? c * rows + r : r * cols + c);
-  return out;
-}
-
-float epilogue(amp_epilogue_t kind, float value, float bias) {
-  if (kind == AMP_EPILOGUE_NONE)
-    return value;
-  value += bias;
-  if (kind == AMP_EPILOGUE_BIAS_RELU)
-    return value > 0 ? value : (value != value ? value : 0.0f);
-  if (kind == AMP_EPILOGUE_BIAS_GELU)
-    return amprt::geluTanh(value);
-  return value;
-}
 
 class HostBackend final : public amprt::Backend {
 public:
@@ -265,70 +241,11 @@ public:
     }
     return nullptr;
   }
-  // Tiles of kTileRows x kTileCols outputs accumulate in f32 over all of k,
-  // so each output rounds once.
-  static constexpr int64_t kTileRows = 16, kTileCols = 256;
-
-  /// tile[i][j] += sum over p of a[i][p] * b[p][j], p in order: each
-  /// element's sum is rounded as the interpreter's is, product by product
-  /// (no FMA), so vectorizing over j changes no bit. Built for AVX2 too
-  /// (8 lanes instead of SSE's 4), chosen at load time where the CPU has it.
-  __attribute__((target_clones("avx2", "default"))) static void
-  accumulateTile(float (*tile)[kTileCols], const float *a, int64_t k,
-                 const float *b, int64_t n, int64_t rows, int64_t cols) {
-    for (int64_t p = 0; p < k; ++p) {
-      const float *bRow = b + p * n;
-      for (int64_t i = 0; i < rows; ++i) {
-        float aValue = a[i * k + p];
-        for (int64_t j = 0; j < cols; ++j)
-          tile[i][j] += aValue * bRow[j];
-      }
-    }
-  }
-
   amp_status_t gemm(void *, const amp_gemm_t &g, const void *a, const void *b,
                     const void *bias, void *c) override {
-    size_t abSize = amprt::dtypeSize(g.ab_dtype);
-    for (int64_t batch = 0; batch < g.batch; ++batch) {
-      const char *aBatch =
-          static_cast<const char *>(a) + batch * g.m * g.k * abSize;
-      const char *bBatch =
-          static_cast<const char *>(b) + batch * g.k * g.n * abSize;
-      int64_t cBase = batch * g.m * g.n;
-      std::unique_ptr<float[]> opA =
-          widen(g.ab_dtype, aBatch, g.m, g.k, g.trans_a);
-      std::unique_ptr<float[]> opB =
-          widen(g.ab_dtype, bBatch, g.k, g.n, g.trans_b);
-      if (!opA || !opB)
-        return AMP_STATUS(AMP_OUT_OF_MEMORY,
-                          "no host memory to widen a [%lld, %lld, %lld] GEMM",
-                          static_cast<long long>(g.m),
-                          static_cast<long long>(g.n),
-                          static_cast<long long>(g.k));
-      float tile[kTileRows][kTileCols];
-      for (int64_t i0 = 0; i0 < g.m; i0 += kTileRows)
-        for (int64_t j0 = 0; j0 < g.n; j0 += kTileCols) {
-          int64_t rows = std::min(kTileRows, g.m - i0);
-          int64_t cols = std::min(kTileCols, g.n - j0);
-          for (int64_t i = 0; i < rows; ++i)
-            std::fill(tile[i], tile[i] + cols, 0.0f);
-          accumulateTile(tile, opA.get() + i0 * g.k, g.k, opB.get() + j0, g.n,
-                         rows, cols);
-          for (int64_t i = 0; i < rows; ++i)
-            for (int64_t j = 0; j < cols; ++j) {
-              int64_t index = cBase + (i0 + i) * g.n + j0 + j;
-              float value = g.alpha * tile[i][j];
-              if (g.beta != 0)
-                value += g.beta * amprt::load(g.c_dtype, c, index);
-              float biasValue =
-                  bias ? amprt::load(g.c_dtype, bias, j0 + j) : 0.0f;
-              amprt::store(g.c_dtype, c, index,
-                           epilogue(g.epilogue, value, biasValue));
-            }
-        }
-    }
-    return nullptr;
+    return amprt::hostGemm(g, a, b, bias, c);
   }
+
   // Straightforward attention: each query row's scores in a vector, a
   // two-pass softmax in f32, then the weighted sum of the values.
   amp_status_t attentionForward(void *, const amp_attention_t &a, const void *q,

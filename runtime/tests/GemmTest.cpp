@@ -9,6 +9,7 @@
 
 #include "amp_runtime/gemm.h"
 #include "amp_runtime/float_formats.h"
+#include "amp_runtime/scalar_math.h"
 
 #include "KernelTest.h"
 
@@ -201,6 +202,85 @@ TEST_P(GemmTest, BadArgumentsAreRejected) {
   g = ok;
   g.m = 0;
   EXPECT_EQ(amp_gemm(stream, &g, nullptr, nullptr, nullptr, nullptr), nullptr);
+}
+
+/// The interpreter's product in its order: every output an f32 sum from 0
+/// of rounded products over ascending p, then alpha, beta and the epilogue.
+std::vector<float> interpreterOrder(const amp_gemm_t &g, const Matrix &a,
+                                    const Matrix &b, const Matrix &c,
+                                    const Matrix &bias) {
+  std::vector<float> out;
+  for (int64_t s = 0; s < g.batch; ++s)
+    for (int64_t i = 0; i < g.m; ++i)
+      for (int64_t j = 0; j < g.n; ++j) {
+        float sum = 0;
+        for (int64_t p = 0; p < g.k; ++p) {
+          float av = static_cast<float>(
+              a.values[s * g.m * g.k +
+                       (g.trans_a ? p * g.m + i : i * g.k + p)]);
+          float bv = static_cast<float>(
+              b.values[s * g.k * g.n +
+                       (g.trans_b ? j * g.k + p : p * g.n + j)]);
+          float product = av * bv;
+          sum += product;
+        }
+        float value = g.alpha * sum;
+        if (g.beta != 0)
+          value += g.beta *
+                   static_cast<float>(c.values[s * g.m * g.n + i * g.n + j]);
+        if (g.epilogue != AMP_EPILOGUE_NONE)
+          value += static_cast<float>(bias.values[j]);
+        if (g.epilogue == AMP_EPILOGUE_BIAS_RELU)
+          value = value > 0 ? value : 0.0f;
+        if (g.epilogue == AMP_EPILOGUE_BIAS_GELU)
+          value = amprt::geluTanh(value);
+        out.push_back(static_cast<float>(roundTo(g.c_dtype, value)));
+      }
+  return out;
+}
+
+// The host's blocked, threaded product gives the interpreter's bits: sizes
+// past two blocks of rows (72), columns (256) and values of p (256), and
+// not multiples of the 6 x 16 tile.
+TEST(HostGemmTest, MatchesTheInterpreterBitForBit) {
+  amp_device_t *device = nullptr;
+  amp_stream_t *stream = nullptr;
+  ASSERT_EQ(amp_device_create(AMP_DEVICE_HOST, 0, &device), nullptr);
+  ASSERT_EQ(amp_stream_create(device, &stream), nullptr);
+  const amp_gemm_t cases[] = {
+      {AMP_F32, AMP_F32, 0, 0, 150, 530, 600, 1, 1.0f, 0.0f, AMP_EPILOGUE_NONE},
+      {AMP_F32, AMP_F32, 1, 1, 151, 301, 513, 2, 0.5f, 0.75f,
+       AMP_EPILOGUE_NONE},
+      {AMP_F16, AMP_F32, 1, 0, 77, 259, 300, 1, 1.0f, 1.0f, AMP_EPILOGUE_BIAS},
+      {AMP_BF16, AMP_BF16, 0, 1, 80, 270, 260, 1, 1.0f, 0.0f,
+       AMP_EPILOGUE_BIAS_GELU},
+      {AMP_F16, AMP_F16, 0, 0, 5, 17, 3, 3, 2.0f, 0.0f, AMP_EPILOGUE_BIAS_RELU},
+  };
+  for (const amp_gemm_t &g : cases) {
+    SCOPED_TRACE("m " + std::to_string(g.m) + " n " + std::to_string(g.n) +
+                 " k " + std::to_string(g.k));
+    std::mt19937 rng(static_cast<unsigned>(g.m + g.n + g.k));
+    Matrix a = randomMatrix(rng, g.ab_dtype, g.batch * g.m * g.k, 2);
+    Matrix b = randomMatrix(rng, g.ab_dtype, g.batch * g.k * g.n, 2);
+    Matrix c = randomMatrix(rng, g.c_dtype, g.batch * g.m * g.n, 1);
+    Matrix bias = randomMatrix(rng, g.c_dtype, g.n, 1);
+    auto data = [](Matrix &m) {
+      return m.dtype == AMP_F32 ? static_cast<void *>(m.single.data())
+                                : static_cast<void *>(m.half.data());
+    };
+    std::vector<float> want = interpreterOrder(g, a, b, c, bias);
+    ASSERT_EQ(amp_gemm(stream, &g, data(a), data(b),
+                       g.epilogue == AMP_EPILOGUE_NONE ? nullptr : data(bias),
+                       data(c)),
+              nullptr);
+    for (size_t i = 0; i < want.size(); ++i) {
+      float got = static_cast<float>(decode(g.c_dtype, data(c), i));
+      ASSERT_EQ(amprt::floatToBits(got), amprt::floatToBits(want[i]))
+          << "output " << i << ": " << got << " vs " << want[i];
+    }
+  }
+  amp_stream_destroy(stream);
+  amp_device_destroy(device);
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, GemmTest,

@@ -151,6 +151,28 @@ size_t amp_arena_capacity(const amp_arena_t *arena);
 amp_status_t amp_arena_at(amp_arena_t *arena, size_t offset, size_t size,
                           void **out_pointer);
 
+/*===-- Host threads ------------------------------------------------------===*/
+
+/* The work of one thread: body(context, begin, end) handles the indices
+ * [begin, end). */
+typedef void (*amp_range_body_t)(void *context, int64_t begin, int64_t end);
+
+/* Runs `body` over [0, count), cut into contiguous ranges of at least
+ * `grain` indices (the whole range when it is shorter), one range per
+ * thread of the host's pool, and returns when every range has run. The
+ * pool has AMP_NUM_THREADS threads (1 to 256), else one per core this
+ * process may run on; the caller is one of them. The ranges must not
+ * write what another range reads or writes: then the result does not
+ * depend on the number of threads. A call made from inside a body, or
+ * while another thread's call runs, runs its ranges on the calling
+ * thread. A malformed AMP_NUM_THREADS is AMP_INVALID_ARGUMENT. */
+amp_status_t amp_host_parallel_for(int64_t count, int64_t grain,
+                                   amp_range_body_t body, void *context);
+
+/* The number of threads amp_host_parallel_for runs on (1 when
+ * AMP_NUM_THREADS is malformed). */
+int amp_host_thread_count(void);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
