@@ -149,6 +149,11 @@ ThreadPool *processPool() {
     const char *setting = std::getenv("AMP_NUM_THREADS");
     poolSetting = setting ? setting : "";
     int threads = requestedThreads(setting);
+    // The parent's pool stays reachable, so that leak checkers at the
+    // child's exit see it as kept, not lost.
+    static std::vector<ThreadPool *> parents;
+    if (pool)
+      parents.push_back(pool);
     pool = threads < 0 ? nullptr : new ThreadPool(threads);
     poolProcess = getpid();
   }

@@ -348,40 +348,60 @@ amp_status_t launchReduce(amp_stream_t *stream, const char *name, int64_t count,
   return launched(name);
 }
 #else
-/// Runs kernel(i) for every i in [0, count), in order.
-template <typename Kernel>
-amp_status_t launch(amp_stream_t *stream, const char *, int64_t count,
-                    const Kernel &kernel) {
+// On the host, a launch's indices are split over the runtime's threads
+// (amp_host_parallel_for): each index writes only its own outputs, as a
+// CUDA thread does, so the split changes no bit. A thread takes at least
+// a grain of indices, so that small launches stay on the calling thread.
+constexpr int64_t kElementGrain = 16384; // elements: ~10 us of work
+constexpr int64_t kRowGrain = 8;         // rows
+
+/// Runs the prepared `kernel` for every index in [0, count), each range of
+/// indices in order, on the host's threads; `each(kernel, i)` runs one.
+template <typename Kernel, typename Each>
+amp_status_t runOnHost(amp_stream_t *stream, int64_t count, int64_t grain,
+                       const Kernel &kernel, Each each) {
   if (amp_stream_device_kind(stream) != AMP_DEVICE_HOST)
     return amp_status_make(AMP_INVALID_ARGUMENT, __FILE__, __LINE__,
                            "a host step runs only on a host stream");
-  const Kernel ready = prepared(kernel);
-  for (int64_t i = 0; i < count; ++i)
-    ready(i);
-  return nullptr;
+  struct Work {
+    const Kernel ready;
+    Each each;
+  } work{prepared(kernel), each};
+  return amp_host_parallel_for(
+      count, grain,
+      [](void *context, int64_t begin, int64_t end) {
+        const Work &w = *static_cast<const Work *>(context);
+        for (int64_t i = begin; i < end; ++i)
+          w.each(w.ready, i);
+      },
+      &work);
+}
+
+/// Runs kernel(i) for every i in [0, count).
+template <typename Kernel>
+amp_status_t launch(amp_stream_t *stream, const char *, int64_t count,
+                    const Kernel &kernel) {
+  return runOnHost(stream, count, kElementGrain, kernel,
+                   [](const Kernel &k, int64_t i) { k(i); });
 }
 
 /// Runs the reduction `kernel` for every output in [0, count), each
 /// folding its `extent` values in order (operator()).
 template <typename Kernel>
-amp_status_t launchReduce(amp_stream_t *stream, const char *name, int64_t count,
-                          int64_t /*extent*/, const Kernel &kernel) {
-  return launch(stream, name, count, kernel);
+amp_status_t launchReduce(amp_stream_t *stream, const char *, int64_t count,
+                          int64_t extent, const Kernel &kernel) {
+  int64_t grain = kElementGrain / (extent > 1 ? extent : 1);
+  return runOnHost(stream, count, grain, kernel,
+                   [](const Kernel &k, int64_t i) { k(i); });
 }
 
-/// Runs the row kernel `kernel` for every row in [0, rows), in order, each
-/// with the warp's lanes emulated (amprt::HostRow).
+/// Runs the row kernel `kernel` for every row in [0, rows), each with the
+/// warp's lanes emulated (amprt::HostRow).
 template <typename Kernel>
 amp_status_t launchRows(amp_stream_t *stream, const char *, int64_t rows,
                         const Kernel &kernel) {
-  if (amp_stream_device_kind(stream) != AMP_DEVICE_HOST)
-    return amp_status_make(AMP_INVALID_ARGUMENT, __FILE__, __LINE__,
-                           "a host step runs only on a host stream");
-  const Kernel ready = prepared(kernel);
-  const amprt::HostRow row;
-  for (int64_t i = 0; i < rows; ++i)
-    ready(i, row);
-  return nullptr;
+  return runOnHost(stream, rows, kRowGrain, kernel,
+                   [](const Kernel &k, int64_t i) { k(i, amprt::HostRow()); });
 }
 #endif
 
