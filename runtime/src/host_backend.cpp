@@ -3,7 +3,7 @@
 #include "amp_runtime/row_math.h"
 #include "amp_runtime/scalar_math.h"
 #include "backend.h"
-#include "host_gemm.h"
+#include "host_kernels.h"
 #include "optimizer_bodies.h"
 #include "row_bodies.h"
 #include "status.h"
@@ -246,101 +246,19 @@ public:
     return amprt::hostGemm(g, a, b, bias, c);
   }
 
-  // Straightforward attention: each query row's scores in a vector, a
-  // two-pass softmax in f32, then the weighted sum of the values.
   amp_status_t attentionForward(void *, const amp_attention_t &a, const void *q,
                                 const void *k, const void *v, void *out,
                                 float *lse) override {
-    std::unique_ptr<float[]> scores(new (std::nothrow) float[a.seq_k]);
-    std::unique_ptr<float[]> acc(new (std::nothrow) float[a.head_dim]);
-    if (!scores || !acc)
-      return AMP_STATUS(AMP_OUT_OF_MEMORY, "no host memory for attention");
-    const int64_t d = a.head_dim;
-    for (int64_t b = 0; b < a.batch; ++b)
-      for (int64_t i = 0; i < a.seq_q; ++i) {
-        int64_t qRow = (b * a.seq_q + i) * d;
-        int64_t keys = a.causal ? i + 1 : a.seq_k;
-        float maxScore = -INFINITY;
-        for (int64_t j = 0; j < keys; ++j) {
-          int64_t kRow = (b * a.seq_k + j) * d;
-          float dotValue = 0;
-          for (int64_t c = 0; c < d; ++c)
-            dotValue += amprt::load(a.dtype, q, qRow + c) *
-                        amprt::load(a.dtype, k, kRow + c);
-          scores[j] = a.scale * dotValue;
-          maxScore = amprt::nanMax(maxScore, scores[j]);
-        }
-        float sum = 0;
-        std::fill(acc.get(), acc.get() + d, 0.0f);
-        for (int64_t j = 0; j < keys; ++j) {
-          float p = std::exp(scores[j] - maxScore);
-          sum += p;
-          int64_t vRow = (b * a.seq_k + j) * d;
-          for (int64_t c = 0; c < d; ++c)
-            acc[c] += p * amprt::load(a.dtype, v, vRow + c);
-        }
-        for (int64_t c = 0; c < d; ++c)
-          amprt::store(a.dtype, out, qRow + c, acc[c] / sum);
-        if (lse)
-          lse[b * a.seq_q + i] = maxScore + std::log(sum);
-      }
-    return nullptr;
+    return amprt::hostAttentionForward(a, q, k, v, out, lse);
   }
 
-  // With P = exp(S - lse) recomputed: dV = P^T dO, dP = dO V^T,
-  // dS = P (dP - rowsum(dO * O)), dQ = scale dS K, dK = scale dS^T Q.
-  // Each query's dQ is summed in f32 over its keys and stored once; dK and
-  // dV are summed over the queries in f32 (in place for f32, else in the
-  // workspace) and stored at the end.
   amp_status_t attentionBackward(void *, const amp_attention_t &a,
                                  const void *q, const void *k, const void *v,
                                  const void *out, const void *dout,
                                  const float *lse, void *dqOut, void *dkOut,
                                  void *dvOut, float *workspace) override {
-    const int64_t d = a.head_dim, keyCount = a.batch * a.seq_k * d;
-    bool wide = a.dtype == AMP_F32;
-    float *dk = wide ? static_cast<float *>(dkOut) : workspace;
-    float *dv = wide ? static_cast<float *>(dvOut) : workspace + keyCount;
-    std::unique_ptr<float[]> dq(new (std::nothrow) float[d]);
-    if (!dq)
-      return AMP_STATUS(AMP_OUT_OF_MEMORY, "no host memory for attention");
-    std::fill(dk, dk + keyCount, 0.0f);
-    std::fill(dv, dv + keyCount, 0.0f);
-    for (int64_t b = 0; b < a.batch; ++b)
-      for (int64_t i = 0; i < a.seq_q; ++i) {
-        int64_t qRow = (b * a.seq_q + i) * d;
-        std::fill(dq.get(), dq.get() + d, 0.0f);
-        float rowDot = 0;
-        for (int64_t c = 0; c < d; ++c)
-          rowDot += amprt::load(a.dtype, dout, qRow + c) *
-                    amprt::load(a.dtype, out, qRow + c);
-        int64_t keys = a.causal ? i + 1 : a.seq_k;
-        for (int64_t j = 0; j < keys; ++j) {
-          int64_t kRow = (b * a.seq_k + j) * d;
-          float score = 0, dp = 0;
-          for (int64_t c = 0; c < d; ++c) {
-            score += amprt::load(a.dtype, q, qRow + c) *
-                     amprt::load(a.dtype, k, kRow + c);
-            dp += amprt::load(a.dtype, dout, qRow + c) *
-                  amprt::load(a.dtype, v, kRow + c);
-          }
-          float p = std::exp(a.scale * score - lse[b * a.seq_q + i]);
-          float ds = p * (dp - rowDot) * a.scale;
-          for (int64_t c = 0; c < d; ++c) {
-            dv[kRow + c] += p * amprt::load(a.dtype, dout, qRow + c);
-            dq[c] += ds * amprt::load(a.dtype, k, kRow + c);
-            dk[kRow + c] += ds * amprt::load(a.dtype, q, qRow + c);
-          }
-        }
-        for (int64_t c = 0; c < d; ++c)
-          amprt::store(a.dtype, dqOut, qRow + c, dq[c]);
-      }
-    if (!wide)
-      for (int64_t index = 0; index < keyCount; ++index) {
-        amprt::store(a.dtype, dkOut, index, dk[index]);
-        amprt::store(a.dtype, dvOut, index, dv[index]);
-      }
-    return nullptr;
+    return amprt::hostAttentionBackward(a, q, k, v, out, dout, lse, dqOut,
+                                        dkOut, dvOut, workspace);
   }
 };
 } // namespace

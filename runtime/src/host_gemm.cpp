@@ -15,7 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "host_gemm.h"
+#include "host_kernels.h"
 
 #include "amp_runtime/float_formats.h"
 #include "amp_runtime/scalar_math.h"
@@ -96,10 +96,10 @@ widenHalfF16c(const uint16_t *from, int64_t count, float *to) {
 const bool hasF16c = __builtin_cpu_supports("f16c");
 #endif
 
-/// to[0, count) = the values of `dtype` at data[offset, offset + count),
-/// widened to f32 (exactly: every f16 and bf16 is an f32).
-void widen(amp_dtype_t dtype, const void *data, int64_t offset, int64_t count,
-           float *to) {
+} // namespace
+
+void amprt::widenToFloat(amp_dtype_t dtype, const void *data, int64_t offset,
+                         int64_t count, float *to) {
   if (dtype == AMP_F32) {
     std::memcpy(to, static_cast<const float *>(data) + offset,
                 count * sizeof(float));
@@ -120,6 +120,9 @@ void widen(amp_dtype_t dtype, const void *data, int64_t offset, int64_t count,
   for (int64_t i = 0; i < count; ++i)
     to[i] = amprt::halfBitsToFloat(from[i]);
 }
+
+namespace {
+using amprt::widenToFloat;
 
 /// One GEMM of the batch: its operands, sizes and scratch.
 class Product {
@@ -169,14 +172,14 @@ private:
       if (g.trans_b) { // B is [n, k]: a column of op(B) is a row of B
         for (int64_t j = 0; j < kNR; ++j) {
           if (j < width)
-            widen(g.ab_dtype, b, (j0 + j) * g.k, g.k, column.get());
+            widenToFloat(g.ab_dtype, b, (j0 + j) * g.k, g.k, column.get());
           for (int64_t p = 0; p < g.k; ++p)
             sliver[p * kNR + j] = j < width ? column[p] : 0.0f;
         }
         continue;
       }
       for (int64_t p = 0; p < g.k; ++p) {
-        widen(g.ab_dtype, b, p * g.n + j0, width, sliver + p * kNR);
+        widenToFloat(g.ab_dtype, b, p * g.n + j0, width, sliver + p * kNR);
         std::fill(sliver + p * kNR + width, sliver + (p + 1) * kNR, 0.0f);
       }
     }
@@ -191,14 +194,15 @@ private:
       int64_t r0 = i0 + s * kMR, height = std::min(kMR, i0 + rows - r0);
       if (g.trans_a) { // A is [k, m]: a row of A holds a column of op(A)
         for (int64_t p = 0; p < kc; ++p) {
-          widen(g.ab_dtype, a, (p0 + p) * g.m + r0, height, sliver + p * kMR);
+          widenToFloat(g.ab_dtype, a, (p0 + p) * g.m + r0, height,
+                       sliver + p * kMR);
           std::fill(sliver + p * kMR + height, sliver + (p + 1) * kMR, 0.0f);
         }
         continue;
       }
       for (int64_t r = 0; r < kMR; ++r) {
         if (r < height)
-          widen(g.ab_dtype, a, (r0 + r) * g.k + p0, kc, row);
+          widenToFloat(g.ab_dtype, a, (r0 + r) * g.k + p0, kc, row);
         for (int64_t p = 0; p < kc; ++p)
           sliver[p * kMR + r] = r < height ? row[p] : 0.0f;
       }

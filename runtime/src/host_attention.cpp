@@ -1,0 +1,202 @@
+//===- host_attention.cpp - the host backend's attention ------------------===//
+//
+// The interpreter's attention, in its order, restructured for the host's
+// vector unit and threads:
+//  - each (batch, head) widens its queries, keys and values to f32 once,
+//    keys and values also transposed, and runs on one of the host's
+//    threads (the heads write disjoint outputs);
+//  - a query's scores against all its keys are computed together: for
+//    each c in ascending order, score[j] += q[c] * kT[c][j] over the keys j
+//    in vector lanes, which is every dot product's own ascending-c sum;
+//  - the sums over keys (softmax, P V) and over queries (dK, dV) keep
+//    their order; only the loops over c, which no sum crosses, are in lanes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "host_kernels.h"
+
+#include "row_bodies.h"
+#include "status.h"
+#include "thread_pool.h"
+
+#include <atomic>
+#include <cmath>
+#include <memory>
+#include <new>
+#include <vector>
+
+namespace {
+
+/// f32 copies of one (batch, head)'s rows: [rows][d], and transposed.
+struct Widened {
+  std::vector<float> rows, columns;
+  void load(amp_dtype_t dtype, const void *data, int64_t first, int64_t count,
+            int64_t d, bool transposed) {
+    rows.resize(count * d);
+    amprt::widenToFloat(dtype, data, first * d, count * d, rows.data());
+    if (!transposed)
+      return;
+    columns.resize(d * count);
+    for (int64_t j = 0; j < count; ++j)
+      for (int64_t c = 0; c < d; ++c)
+        columns[c * count + j] = rows[j * d + c];
+  }
+};
+
+/// dots[j] = sum over ascending c of x[c] * columns[c][j], j < keys: the
+/// dot products of x with the first `keys` rows, each in its own order.
+__attribute__((target_clones("avx2", "default"))) void
+dotsWithRows(const float *x, const float *columns, int64_t stride, int64_t d,
+             int64_t keys, float *dots) {
+  for (int64_t j = 0; j < keys; ++j)
+    dots[j] = 0;
+  for (int64_t c = 0; c < d; ++c) {
+    const float xc = x[c];
+    const float *column = columns + c * stride;
+    for (int64_t j = 0; j < keys; ++j) {
+      float product = xc * column[j];
+      dots[j] += product;
+    }
+  }
+}
+
+/// to[c] += scale * from[c], c < d.
+__attribute__((target_clones("avx2", "default"))) void
+addScaled(float *to, float scale, const float *from, int64_t d) {
+  for (int64_t c = 0; c < d; ++c) {
+    float product = scale * from[c];
+    to[c] += product;
+  }
+}
+
+/// Runs `body(bh, scratch)` for every (batch, head) on the host's threads,
+/// with per-thread scratch; false when memory ran out.
+template <typename Scratch, typename Body>
+amp_status_t forEachHead(int64_t heads, const Body &body) {
+  std::atomic<bool> failed{false};
+  AMP_RETURN_IF_ERROR(
+      amprt::parallelFor(heads, 1, [&](int64_t begin, int64_t end) {
+        try {
+          Scratch scratch;
+          for (int64_t bh = begin; bh < end; ++bh)
+            body(bh, scratch);
+        } catch (const std::bad_alloc &) {
+          failed = true;
+        }
+      }));
+  if (failed)
+    return AMP_STATUS(AMP_OUT_OF_MEMORY, "no host memory for attention");
+  return nullptr;
+}
+
+struct ForwardScratch {
+  Widened q, k, v;
+  std::vector<float> scores, acc;
+};
+
+struct BackwardScratch {
+  Widened q, k, v, out, dout;
+  std::vector<float> scores, dps, dq;
+};
+
+} // namespace
+
+amp_status_t amprt::hostAttentionForward(const amp_attention_t &a,
+                                         const void *q, const void *k,
+                                         const void *v, void *out, float *lse) {
+  const int64_t d = a.head_dim, sq = a.seq_q, sk = a.seq_k;
+  return forEachHead<ForwardScratch>(
+      a.batch, [&](int64_t bh, ForwardScratch &s) {
+        if (sq == 0)
+          return; // no queries: nothing to read or write
+        s.q.load(a.dtype, q, bh * sq, sq, d, false);
+        s.k.load(a.dtype, k, bh * sk, sk, d, true);
+        s.v.load(a.dtype, v, bh * sk, sk, d, false);
+        s.scores.resize(sk);
+        s.acc.resize(d);
+        for (int64_t i = 0; i < sq; ++i) {
+          int64_t keys = a.causal ? std::min(i + 1, sk) : sk;
+          dotsWithRows(s.q.rows.data() + i * d, s.k.columns.data(), sk, d, keys,
+                       s.scores.data());
+          float maxScore = -INFINITY;
+          for (int64_t j = 0; j < keys; ++j) {
+            s.scores[j] = a.scale * s.scores[j];
+            maxScore = nanMax(maxScore, s.scores[j]);
+          }
+          float sum = 0;
+          std::fill(s.acc.begin(), s.acc.end(), 0.0f);
+          for (int64_t j = 0; j < keys; ++j) {
+            float p = std::exp(s.scores[j] - maxScore);
+            sum += p;
+            addScaled(s.acc.data(), p, s.v.rows.data() + j * d, d);
+          }
+          int64_t row = (bh * sq + i) * d;
+          for (int64_t c = 0; c < d; ++c)
+            store(a.dtype, out, row + c, s.acc[c] / sum);
+          if (lse)
+            lse[bh * sq + i] = maxScore + std::log(sum);
+        }
+      });
+}
+
+// With P = exp(S - lse) recomputed: dV = P^T dO, dP = dO V^T,
+// dS = P (dP - rowsum(dO * O)), dQ = scale dS K, dK = scale dS^T Q. Each
+// query's dQ is summed in f32 over its keys and stored once; dK and dV are
+// summed over the queries in f32 (in place for f32, else in the
+// workspace) and stored at the end.
+amp_status_t amprt::hostAttentionBackward(const amp_attention_t &a,
+                                          const void *q, const void *k,
+                                          const void *v, const void *out,
+                                          const void *dout, const float *lse,
+                                          void *dqOut, void *dkOut, void *dvOut,
+                                          float *workspace) {
+  const int64_t d = a.head_dim, sq = a.seq_q, sk = a.seq_k;
+  const int64_t keyCount = a.batch * sk * d;
+  bool wide = a.dtype == AMP_F32;
+  float *dk = wide ? static_cast<float *>(dkOut) : workspace;
+  float *dv = wide ? static_cast<float *>(dvOut) : workspace + keyCount;
+  return forEachHead<BackwardScratch>(a.batch, [&](int64_t bh,
+                                                   BackwardScratch &s) {
+    float *dkHead = dk + bh * sk * d, *dvHead = dv + bh * sk * d;
+    std::fill(dkHead, dkHead + sk * d, 0.0f);
+    std::fill(dvHead, dvHead + sk * d, 0.0f);
+    if (sq > 0) { // without queries, dK and dV are zeros
+      s.q.load(a.dtype, q, bh * sq, sq, d, false);
+      s.k.load(a.dtype, k, bh * sk, sk, d, true);
+      s.v.load(a.dtype, v, bh * sk, sk, d, true);
+      s.out.load(a.dtype, out, bh * sq, sq, d, false);
+      s.dout.load(a.dtype, dout, bh * sq, sq, d, false);
+      s.scores.resize(sk);
+      s.dps.resize(sk);
+      s.dq.resize(d);
+    }
+    for (int64_t i = 0; i < sq; ++i) {
+      const float *qi = s.q.rows.data() + i * d;
+      const float *doi = s.dout.rows.data() + i * d;
+      const float *oi = s.out.rows.data() + i * d;
+      float rowDot = 0;
+      for (int64_t c = 0; c < d; ++c)
+        rowDot += doi[c] * oi[c];
+      int64_t keys = a.causal ? std::min(i + 1, sk) : sk;
+      dotsWithRows(qi, s.k.columns.data(), sk, d, keys, s.scores.data());
+      dotsWithRows(doi, s.v.columns.data(), sk, d, keys, s.dps.data());
+      std::fill(s.dq.begin(), s.dq.end(), 0.0f);
+      float rowLse = lse[bh * sq + i];
+      for (int64_t j = 0; j < keys; ++j) {
+        float p = std::exp(a.scale * s.scores[j] - rowLse);
+        float ds = p * (s.dps[j] - rowDot) * a.scale;
+        addScaled(dvHead + j * d, p, doi, d);
+        addScaled(s.dq.data(), ds, s.k.rows.data() + j * d, d);
+        addScaled(dkHead + j * d, ds, qi, d);
+      }
+      int64_t row = (bh * sq + i) * d;
+      for (int64_t c = 0; c < d; ++c)
+        store(a.dtype, dqOut, row + c, s.dq[c]);
+    }
+    if (!wide)
+      for (int64_t index = bh * sk * d; index < (bh + 1) * sk * d; ++index) {
+        store(a.dtype, dkOut, index, dk[index]);
+        store(a.dtype, dvOut, index, dv[index]);
+      }
+  });
+}

@@ -1,0 +1,41 @@
+//===- host_kernels.h - the host backend's products ------------*- C++ -*-===//
+//
+// The host backend's GEMM and attention, blocked and threaded, each giving
+// the interpreter's bits.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_RUNTIME_SRC_HOST_KERNELS_H
+#define AMP_RUNTIME_SRC_HOST_KERNELS_H
+
+#include "amp_runtime/attention.h"
+#include "amp_runtime/gemm.h"
+
+namespace amprt {
+
+/// amp_gemm on plain memory, the arguments checked. Every output is
+/// sum_p a[i][p] * b[p][j] over ascending p, each product rounded to f32
+/// and added to an f32 sum that starts at 0 (no FMA): the interpreter's
+/// order, so the result is its bits; then alpha, beta and the epilogue.
+amp_status_t hostGemm(const amp_gemm_t &g, const void *a, const void *b,
+                      const void *bias, void *c);
+
+/// to[0, count) = the `dtype` values at data[offset, offset + count),
+/// widened to f32 (exactly: every f16 and bf16 is an f32).
+void widenToFloat(amp_dtype_t dtype, const void *data, int64_t offset,
+                  int64_t count, float *to);
+
+/// amp_attention_forward and amp_attention_backward on plain memory, the
+/// arguments checked, in the interpreter's order (host_attention.cpp).
+amp_status_t hostAttentionForward(const amp_attention_t &a, const void *q,
+                                  const void *k, const void *v, void *out,
+                                  float *lse);
+amp_status_t hostAttentionBackward(const amp_attention_t &a, const void *q,
+                                   const void *k, const void *v,
+                                   const void *out, const void *dout,
+                                   const float *lse, void *dq, void *dk,
+                                   void *dv, float *workspace);
+
+} // namespace amprt
+
+#endif // AMP_RUNTIME_SRC_HOST_KERNELS_H
