@@ -11,7 +11,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace {
@@ -34,6 +37,41 @@ template <typename Fn> double centralDifference(Fn fn, double x) {
 
 const double kPoints[] = {-6.0, -3.0, -1.0, -0.5, -1e-3, 0.0,
                           0.25, 1.0,  2.0,  3.5,  8.0};
+
+// The f32 tanh against the f64 one, on every 97th float from 0 to 12 (past
+// 9.01, where it rounds to 1): within 1.05 ulps of the value, and odd.
+TEST(ScalarMathTest, TanhIsWithinAnUlpAndAHairOfF64) {
+  double worst = 0;
+  for (uint32_t bits = 0; bits < 0x41400000u; bits += 97) {
+    float x;
+    std::memcpy(&x, &bits, sizeof x);
+    double want = std::tanh(static_cast<double>(x));
+    float got = amprt::math::tanh(x);
+    double ulp =
+        want == 0 ? 0x1p-149
+                  : std::ldexp(1.0, std::ilogb(static_cast<float>(want)) - 23);
+    worst = std::max(worst, std::fabs(got - want) / ulp);
+    ASSERT_EQ(amprt::math::tanh(-x), -got) << x;
+  }
+  EXPECT_LE(worst, 1.05);
+  EXPECT_GT(worst, 0.5); // the sample reaches values that do not round
+}
+
+TEST(ScalarMathTest, TanhAtItsEdges) {
+  EXPECT_EQ(amprt::math::tanh(0.0f), 0.0f);
+  EXPECT_TRUE(std::signbit(amprt::math::tanh(-0.0f)));
+  EXPECT_EQ(amprt::math::tanh(1e-30f), 1e-30f);
+  EXPECT_EQ(amprt::math::tanh(9.0f), 0.99999994f); // 1 - 3.05e-8 rounds down
+  EXPECT_EQ(amprt::math::tanh(9.5f), 1.0f);
+  EXPECT_EQ(amprt::math::tanh(-100.0f), -1.0f);
+  EXPECT_EQ(amprt::math::tanh(INFINITY), 1.0f);
+  EXPECT_EQ(amprt::math::tanh(-INFINITY), -1.0f);
+  EXPECT_TRUE(std::isnan(amprt::math::tanh(NAN)));
+  // tanh(0.5) = 0.46211715726000974 (e^1 - 1) / (e^1 + 1), to the nearest
+  // f32 or one next to it, on each side of the switch at 0.8.
+  EXPECT_NEAR(amprt::math::tanh(0.5f), 0.46211715726000974, 6e-8);
+  EXPECT_NEAR(amprt::math::tanh(1.0f), 0.7615941559557649, 6e-8);
+}
 
 TEST(ScalarMathTest, GeluByHand) {
   // Phi(1) = 0.841344746..., Phi(-1) = 1 - Phi(1).

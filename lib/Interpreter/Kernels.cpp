@@ -173,7 +173,7 @@ Tensor kernels::unary(UnaryFn fn, const Tensor &x, double exponent) {
       case UnaryFn::Rsqrt:
         return static_cast<T>(1) / std::sqrt(v);
       case UnaryFn::Tanh:
-        return std::tanh(v);
+        return amprt::math::tanh(v);
       case UnaryFn::Sigmoid:
         return static_cast<T>(1) / (static_cast<T>(1) + std::exp(-v));
       case UnaryFn::Softplus:

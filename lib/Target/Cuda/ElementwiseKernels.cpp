@@ -294,8 +294,12 @@ FailureOr<std::string> scalarExpr(LogOp op, ElementwiseKernel &kernel) {
 FailureOr<std::string> scalarExpr(SqrtOp op, ElementwiseKernel &kernel) {
   return libm(op, kernel, "sqrt");
 }
+// tanh is scalar_math.h's, as the interpreter's: the same bits on every
+// target.
 FailureOr<std::string> scalarExpr(TanhOp op, ElementwiseKernel &kernel) {
-  return libm(op, kernel, "tanh");
+  return unary(op, kernel, [](const std::string &x, const std::string &) {
+    return "amprt::math::tanh(" + x + ")";
+  });
 }
 FailureOr<std::string> scalarExpr(RsqrtOp op, ElementwiseKernel &kernel) {
   return unary(op, kernel, [](const std::string &x, const std::string &t) {

@@ -91,14 +91,16 @@ amp::getStepCompilerFlags(const StepPackageOptions &options) {
             "--fmad=false", "-Xcompiler", "-fPIC",
             "-shared"};
   // No FMA contraction (the interpreter rounds every product); no errno
-  // from the math functions, so that sqrtf is one instruction; loops
-  // vectorized (-O3: without -ffast-math no sum is reordered, so no bit
-  // changes) for this CPU's vector unit: AVX2 and f16 conversions in
-  // hardware where it has them (the library then needs such a CPU, as
-  // every x86-64 of the last decade is).
+  // from the math functions, so that sqrtf is one instruction; no traps
+  // from floating point, so that a select between two computed values
+  // (scalar_math.h's tanh) stays a select; loops vectorized (-O3: without
+  // -ffast-math no sum is reordered, so no bit changes) for this CPU's
+  // vector unit: AVX2 and f16 conversions in hardware where it has them
+  // (the library then needs such a CPU, as every x86-64 of the last decade
+  // is).
   SmallVector<std::string> flags = {"-std=c++17", "-O3", "-fPIC", "-shared",
                                     "-fvisibility=hidden"};
-  flags.append({"-ffp-contract=off", "-fno-math-errno"});
+  flags.append({"-ffp-contract=off", "-fno-math-errno", "-fno-trapping-math"});
   llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
   if (features.lookup("avx2"))
     flags.push_back("-mavx2");
