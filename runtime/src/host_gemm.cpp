@@ -28,6 +28,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <vector>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -44,11 +45,11 @@ static_assert(kMC % kMR == 0 && kNC % kNR == 0, "blocks hold whole tiles");
 typedef float Lanes __attribute__((vector_size(32)));
 
 /// acc[r][c] (+)= sum over p < kc of a[p][r] * b[p][c], ascending p, each
-/// product rounded before it is added. `acc` has rows of kNC floats; it is
-/// read unless `first`. Unrolled by hand for the registers: the loops over
-/// r and the halves of the tile are fully unrolled, p twice.
+/// product rounded before it is added. `acc` has rows `ld` floats apart; it
+/// is read unless `first`. Unrolled for the registers: the loops over r and
+/// the halves of the tile fully, p twice.
 __attribute__((target_clones("avx2", "default"))) void
-multiplyTile(int64_t kc, const float *a, const float *b, float *acc,
+multiplyTile(int64_t kc, const float *a, const float *b, float *acc, int64_t ld,
              bool first) {
   Lanes sum[kMR][2];
 #pragma GCC unroll 6
@@ -58,7 +59,7 @@ multiplyTile(int64_t kc, const float *a, const float *b, float *acc,
       if (first)
         sum[r][h] = Lanes{};
       else
-        std::memcpy(&sum[r][h], acc + r * kNC + h * 8, sizeof(Lanes));
+        std::memcpy(&sum[r][h], acc + r * ld + h * 8, sizeof(Lanes));
     }
 #pragma GCC unroll 2
   for (int64_t p = 0; p < kc; ++p) {
@@ -80,7 +81,7 @@ multiplyTile(int64_t kc, const float *a, const float *b, float *acc,
   for (int r = 0; r < kMR; ++r)
 #pragma GCC unroll 2
     for (int h = 0; h < 2; ++h)
-      std::memcpy(acc + r * kNC + h * 8, &sum[r][h], sizeof(Lanes));
+      std::memcpy(acc + r * ld + h * 8, &sum[r][h], sizeof(Lanes));
 }
 
 #if defined(__x86_64__)
@@ -124,27 +125,56 @@ void amprt::widenToFloat(amp_dtype_t dtype, const void *data, int64_t offset,
 namespace {
 using amprt::widenToFloat;
 
-/// One GEMM of the batch: its operands, sizes and scratch.
+/// Scratch that outlives a product, one set per thread: sizes repeat from
+/// step to step, so memory is taken once rather than per call.
+struct Scratch {
+  std::vector<float> acc, packedA, row;
+};
+thread_local Scratch threadScratch;
+thread_local std::vector<float> threadPackedB;
+
+/// `buffer` holding at least `size` floats.
+float *sized(std::vector<float> &buffer, size_t size) {
+  if (buffer.size() < size)
+    buffer.resize(size);
+  return buffer.data();
+}
+
+/// One GEMM of the batch: its operands, sizes and the split of its output.
+/// The output is cut into tasks of kMC rows by a span of columns (all of
+/// them when there are enough row blocks for the threads): a task packs
+/// each kKC block of its rows of A once and multiplies it by the span's
+/// columns of B, kNC at a time.
 class Product {
 public:
   Product(const amp_gemm_t &g, const char *a, const char *b, const void *bias,
           void *c, int64_t cBase)
       : g(g), a(a), b(b), bias(bias), c(c), cBase(cBase),
         slivers((g.n + kNR - 1) / kNR), rowBlocks((g.m + kMC - 1) / kMC),
-        columnBlocks((g.n + kNC - 1) / kNC) {}
+        plain(g.alpha == 1 && g.beta == 0 && g.epilogue == AMP_EPILOGUE_NONE &&
+              g.c_dtype == AMP_F32) {
+    int64_t columnBlocks = (g.n + kNC - 1) / kNC;
+    int64_t wanted = 4 * static_cast<int64_t>(amp_host_thread_count());
+    int64_t spans =
+        std::min(columnBlocks, (wanted + rowBlocks - 1) / rowBlocks);
+    spanWidth = (columnBlocks + spans - 1) / spans * kNC;
+    spanCount = (g.n + spanWidth - 1) / spanWidth;
+  }
 
   amp_status_t run() {
-    packedB.reset(new (std::nothrow) float[slivers * g.k * kNR]);
-    if (!packedB)
+    try {
+      packedB = sized(threadPackedB, slivers * g.k * kNR);
+    } catch (const std::bad_alloc &) {
       return outOfMemory();
+    }
     AMP_RETURN_IF_ERROR(amprt::parallelFor(
         slivers, std::max<int64_t>(1, 4096 / g.k),
         [this](int64_t begin, int64_t end) { packB(begin, end); }));
-    // Enough blocks per thread that a thread's share is worth waking it.
-    int64_t blockFlops = 2 * kMC * kNC * g.k;
+    // Enough tasks per thread that a thread's share is worth waking it.
+    int64_t taskFlops = 2 * kMC * spanWidth * g.k;
     AMP_RETURN_IF_ERROR(amprt::parallelFor(
-        rowBlocks * columnBlocks, std::max<int64_t>(1, 2000000 / blockFlops),
-        [this](int64_t begin, int64_t end) { multiplyBlocks(begin, end); }));
+        rowBlocks * spanCount, std::max<int64_t>(1, 2000000 / taskFlops),
+        [this](int64_t begin, int64_t end) { multiplyTasks(begin, end); }));
     return failed.load() ? outOfMemory() : nullptr;
   }
 
@@ -158,21 +188,22 @@ private:
 
   /// Slivers [begin, end) of op(B), [k][kNR] each, zero past column n.
   void packB(int64_t begin, int64_t end) {
-    std::unique_ptr<float[]> column;
+    float *column = nullptr;
     if (g.trans_b) {
-      column.reset(new (std::nothrow) float[g.k]);
-      if (!column) {
+      try {
+        column = sized(threadScratch.row, g.k);
+      } catch (const std::bad_alloc &) {
         failed = true;
         return;
       }
     }
     for (int64_t s = begin; s < end; ++s) {
-      float *sliver = packedB.get() + s * g.k * kNR;
+      float *sliver = packedB + s * g.k * kNR;
       int64_t j0 = s * kNR, width = std::min(kNR, g.n - j0);
       if (g.trans_b) { // B is [n, k]: a column of op(B) is a row of B
         for (int64_t j = 0; j < kNR; ++j) {
           if (j < width)
-            widenToFloat(g.ab_dtype, b, (j0 + j) * g.k, g.k, column.get());
+            widenToFloat(g.ab_dtype, b, (j0 + j) * g.k, g.k, column);
           for (int64_t p = 0; p < g.k; ++p)
             sliver[p * kNR + j] = j < width ? column[p] : 0.0f;
         }
@@ -201,54 +232,79 @@ private:
         continue;
       }
       for (int64_t r = 0; r < kMR; ++r) {
-        if (r < height)
+        const float *from = row;
+        if (r < height && g.ab_dtype == AMP_F32)
+          from = reinterpret_cast<const float *>(a) + (r0 + r) * g.k + p0;
+        else if (r < height)
           widenToFloat(g.ab_dtype, a, (r0 + r) * g.k + p0, kc, row);
         for (int64_t p = 0; p < kc; ++p)
-          sliver[p * kMR + r] = r < height ? row[p] : 0.0f;
+          sliver[p * kMR + r] = r < height ? from[p] : 0.0f;
       }
     }
   }
 
-  /// Output blocks [begin, end), row blocks outer.
-  void multiplyBlocks(int64_t begin, int64_t end) {
-    std::unique_ptr<float[]> acc(new (std::nothrow) float[kMC * kNC]);
-    std::unique_ptr<float[]> packedA(new (std::nothrow) float[kMC * kKC]);
-    std::unique_ptr<float[]> row(new (std::nothrow) float[kKC]);
-    if (!acc || !packedA || !row) {
+  /// Tasks [begin, end): row blocks outer, spans inner.
+  void multiplyTasks(int64_t begin, int64_t end) {
+    Scratch &scratch = threadScratch;
+    float *packedA, *row, *acc = nullptr;
+    try {
+      packedA = sized(scratch.packedA, kMC * kKC);
+      row = sized(scratch.row, kKC);
+      if (!plain)
+        acc = sized(scratch.acc, kMC * spanWidth);
+    } catch (const std::bad_alloc &) {
       failed = true;
       return;
     }
-    for (int64_t block = begin; block < end; ++block) {
-      int64_t i0 = block / columnBlocks * kMC, j0 = block % columnBlocks * kNC;
-      int64_t rows = std::min(kMC, g.m - i0), cols = std::min(kNC, g.n - j0);
+    for (int64_t task = begin; task < end; ++task) {
+      int64_t i0 = task / spanCount * kMC, j0 = task % spanCount * spanWidth;
+      int64_t rows = std::min(kMC, g.m - i0),
+              cols = std::min(spanWidth, g.n - j0);
+      // f32 outputs taken as they are sum into C itself; the others into
+      // `acc`, which the epilogue then reads.
+      float *out =
+          plain ? static_cast<float *>(c) + cBase + i0 * g.n + j0 : acc;
+      int64_t ld = plain ? g.n : spanWidth;
       for (int64_t p0 = 0; p0 < g.k; p0 += kKC) {
         int64_t kc = std::min(kKC, g.k - p0);
-        packA(i0, rows, p0, kc, packedA.get(), row.get());
+        packA(i0, rows, p0, kc, packedA, row);
         for (int64_t jr = 0; jr < cols; jr += kNR) {
           const float *sliverB =
-              packedB.get() + (j0 + jr) / kNR * g.k * kNR + p0 * kNR;
+              packedB + (j0 + jr) / kNR * g.k * kNR + p0 * kNR;
           for (int64_t ir = 0; ir < rows; ir += kMR)
-            multiplyTile(kc, packedA.get() + ir * kc, sliverB,
-                         acc.get() + ir * kNC + jr, p0 == 0);
+            tile(kc, packedA + ir * kc, sliverB, out + ir * ld + jr, ld,
+                 std::min(kMR, rows - ir), std::min(kNR, cols - jr), p0 == 0);
         }
       }
-      store(i0, rows, j0, cols, acc.get());
+      if (!plain)
+        store(i0, rows, j0, cols, acc);
     }
   }
 
-  /// C's block at (i0, j0) from the sums in `acc`: alpha, beta, the
-  /// epilogue, one rounding to C's type.
+  /// multiplyTile on a tile of which `height` x `width` lie in the output:
+  /// in place when all of it does or when the output is the padded `acc`,
+  /// else through a whole tile on the stack.
+  void tile(int64_t kc, const float *a, const float *b, float *out, int64_t ld,
+            int64_t height, int64_t width, bool first) const {
+    if (!plain || (height == kMR && width == kNR)) {
+      multiplyTile(kc, a, b, out, ld, first);
+      return;
+    }
+    float whole[kMR * kNR] = {};
+    for (int64_t r = 0; r < height && !first; ++r)
+      std::memcpy(whole + r * kNR, out + r * ld, width * sizeof(float));
+    multiplyTile(kc, a, b, whole, kNR, first);
+    for (int64_t r = 0; r < height; ++r)
+      std::memcpy(out + r * ld, whole + r * kNR, width * sizeof(float));
+  }
+
+  /// C's block at (i0, j0) from the sums in `acc` (rows spanWidth apart):
+  /// alpha, beta, the epilogue, one rounding to C's type.
   void store(int64_t i0, int64_t rows, int64_t j0, int64_t cols,
              const float *acc) const {
-    bool plain = g.alpha == 1 && g.beta == 0 &&
-                 g.epilogue == AMP_EPILOGUE_NONE && g.c_dtype == AMP_F32;
     for (int64_t i = 0; i < rows; ++i) {
       int64_t at = cBase + (i0 + i) * g.n + j0;
-      const float *sums = acc + i * kNC;
-      if (plain) {
-        std::memcpy(static_cast<float *>(c) + at, sums, cols * sizeof(float));
-        continue;
-      }
+      const float *sums = acc + i * spanWidth;
       for (int64_t j = 0; j < cols; ++j) {
         float value = g.alpha * sums[j];
         if (g.beta != 0)
@@ -273,8 +329,10 @@ private:
   const void *bias;
   void *c;
   const int64_t cBase;
-  const int64_t slivers, rowBlocks, columnBlocks;
-  std::unique_ptr<float[]> packedB;
+  const int64_t slivers, rowBlocks;
+  const bool plain; // C = A B in f32: summed in C itself
+  int64_t spanWidth, spanCount;
+  float *packedB = nullptr;
   std::atomic<bool> failed{false};
 };
 } // namespace

@@ -241,7 +241,8 @@ std::vector<float> interpreterOrder(const amp_gemm_t &g, const Matrix &a,
 
 // The host's blocked, threaded product gives the interpreter's bits: sizes
 // past two blocks of rows (72), columns (256) and values of p (256), and
-// not multiples of the 6 x 16 tile.
+// not multiples of the 6 x 16 tile, with C summed in place (f32, alpha 1,
+// beta 0, no epilogue) and through the epilogue.
 TEST(HostGemmTest, MatchesTheInterpreterBitForBit) {
   amp_device_t *device = nullptr;
   amp_stream_t *stream = nullptr;
@@ -251,6 +252,8 @@ TEST(HostGemmTest, MatchesTheInterpreterBitForBit) {
       {AMP_F32, AMP_F32, 0, 0, 150, 530, 600, 1, 1.0f, 0.0f, AMP_EPILOGUE_NONE},
       {AMP_F32, AMP_F32, 1, 1, 151, 301, 513, 2, 0.5f, 0.75f,
        AMP_EPILOGUE_NONE},
+      // Summed in C itself, partial tiles at the bottom and the right.
+      {AMP_F32, AMP_F32, 1, 0, 77, 45, 700, 2, 1.0f, 0.0f, AMP_EPILOGUE_NONE},
       {AMP_F16, AMP_F32, 1, 0, 77, 259, 300, 1, 1.0f, 1.0f, AMP_EPILOGUE_BIAS},
       {AMP_BF16, AMP_BF16, 0, 1, 80, 270, 260, 1, 1.0f, 0.0f,
        AMP_EPILOGUE_BIAS_GELU},
