@@ -160,6 +160,18 @@ def cuda_available():
     return bool(lib.amp_device_available(DEVICE_CUDA))
 
 
+def host_threads():
+    """The threads a step on the host runs on: AMP_NUM_THREADS, else the
+    cores this process may use (1 when the runtime cannot be found)."""
+    try:
+        lib = ctypes.CDLL(str(find_runtime_library()))
+    except (ToolNotFoundError, OSError):
+        return 1
+    lib.amp_host_thread_count.restype = ctypes.c_int
+    lib.amp_host_thread_count.argtypes = []
+    return int(lib.amp_host_thread_count())
+
+
 class Step:
     """A training step built by amp-compile, loaded from its library.
 

@@ -209,6 +209,12 @@ private:
         }
         continue;
       }
+      if (g.ab_dtype == AMP_F32 && width == kNR) { // a sliver of whole rows
+        const float *from = reinterpret_cast<const float *>(b) + j0;
+        for (int64_t p = 0; p < g.k; ++p)
+          std::memcpy(sliver + p * kNR, from + p * g.n, kNR * sizeof(float));
+        continue;
+      }
       for (int64_t p = 0; p < g.k; ++p) {
         widenToFloat(g.ab_dtype, b, p * g.n + j0, width, sliver + p * kNR);
         std::fill(sliver + p * kNR + width, sliver + (p + 1) * kNR, 0.0f);
@@ -223,6 +229,12 @@ private:
     for (int64_t s = 0; s * kMR < rows; ++s) {
       float *sliver = packed + s * kc * kMR;
       int64_t r0 = i0 + s * kMR, height = std::min(kMR, i0 + rows - r0);
+      if (g.trans_a && g.ab_dtype == AMP_F32 && height == kMR) {
+        const float *from = reinterpret_cast<const float *>(a) + p0 * g.m + r0;
+        for (int64_t p = 0; p < kc; ++p)
+          std::memcpy(sliver + p * kMR, from + p * g.m, kMR * sizeof(float));
+        continue;
+      }
       if (g.trans_a) { // A is [k, m]: a row of A holds a column of op(A)
         for (int64_t p = 0; p < kc; ++p) {
           widenToFloat(g.ab_dtype, a, (p0 + p) * g.m + r0, height,
@@ -302,9 +314,18 @@ private:
   /// alpha, beta, the epilogue, one rounding to C's type.
   void store(int64_t i0, int64_t rows, int64_t j0, int64_t cols,
              const float *acc) const {
+    const bool f32 = g.c_dtype == AMP_F32;
     for (int64_t i = 0; i < rows; ++i) {
       int64_t at = cBase + (i0 + i) * g.n + j0;
       const float *sums = acc + i * spanWidth;
+      if (f32 && g.beta == 0 && g.epilogue == AMP_EPILOGUE_BIAS) {
+        // The common case of a linear layer, in a loop that vectorizes.
+        float *to = static_cast<float *>(c) + at;
+        const float *add = static_cast<const float *>(bias) + j0;
+        for (int64_t j = 0; j < cols; ++j)
+          to[j] = g.alpha * sums[j] + add[j];
+        continue;
+      }
       for (int64_t j = 0; j < cols; ++j) {
         float value = g.alpha * sums[j];
         if (g.beta != 0)

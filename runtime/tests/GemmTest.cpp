@@ -254,6 +254,8 @@ TEST(HostGemmTest, MatchesTheInterpreterBitForBit) {
        AMP_EPILOGUE_NONE},
       // Summed in C itself, partial tiles at the bottom and the right.
       {AMP_F32, AMP_F32, 1, 0, 77, 45, 700, 2, 1.0f, 0.0f, AMP_EPILOGUE_NONE},
+      // A linear layer's bias in f32.
+      {AMP_F32, AMP_F32, 0, 0, 100, 70, 50, 1, 1.0f, 0.0f, AMP_EPILOGUE_BIAS},
       {AMP_F16, AMP_F32, 1, 0, 77, 259, 300, 1, 1.0f, 1.0f, AMP_EPILOGUE_BIAS},
       {AMP_BF16, AMP_BF16, 0, 1, 80, 270, 260, 1, 1.0f, 0.0f,
        AMP_EPILOGUE_BIAS_GELU},
