@@ -141,22 +141,31 @@ float *sized(std::vector<float> &buffer, size_t size) {
 }
 
 /// One GEMM of the batch: its operands, sizes and the split of its output.
-/// The output is cut into tasks of kMC rows by a span of columns (all of
-/// them when there are enough row blocks for the threads): a task packs
-/// each kKC block of its rows of A once and multiplies it by the span's
-/// columns of B, kNC at a time.
+/// The output is cut into tasks: a block of rows (at most kMC, whole tiles
+/// of kMR but at the bottom) by a span of columns. The row blocks are as
+/// even as tiles allow and a multiple of the threads in number where
+/// there are rows enough, so that the threads get equal shares; spans
+/// (of kNC columns or more) split the columns too when rows are few. A
+/// task packs each kKC block of its rows of A once and multiplies it by
+/// its span of B.
 class Product {
 public:
   Product(const amp_gemm_t &g, const char *a, const char *b, const void *bias,
           void *c, int64_t cBase)
       : g(g), a(a), b(b), bias(bias), c(c), cBase(cBase),
-        slivers((g.n + kNR - 1) / kNR), rowBlocks((g.m + kMC - 1) / kMC),
+        slivers((g.n + kNR - 1) / kNR), rowTiles((g.m + kMR - 1) / kMR),
         plain(g.alpha == 1 && g.beta == 0 && g.epilogue == AMP_EPILOGUE_NONE &&
               g.c_dtype == AMP_F32) {
+    int64_t threads = amp_host_thread_count();
+    // ceil(m / kMR) <= (kMC / kMR) ceil(m / kMC): no block exceeds kMC rows.
+    rowBlocks = (g.m + kMC - 1) / kMC;
+    rowBlocks =
+        std::min(rowTiles, (rowBlocks + threads - 1) / threads * threads);
     int64_t columnBlocks = (g.n + kNC - 1) / kNC;
-    int64_t wanted = 4 * static_cast<int64_t>(amp_host_thread_count());
     int64_t spans =
-        std::min(columnBlocks, (wanted + rowBlocks - 1) / rowBlocks);
+        rowBlocks % threads == 0
+            ? 1
+            : std::min(columnBlocks, (2 * threads + rowBlocks - 1) / rowBlocks);
     spanWidth = (columnBlocks + spans - 1) / spans * kNC;
     spanCount = (g.n + spanWidth - 1) / spanWidth;
   }
@@ -269,9 +278,11 @@ private:
       return;
     }
     for (int64_t task = begin; task < end; ++task) {
-      int64_t i0 = task / spanCount * kMC, j0 = task % spanCount * spanWidth;
-      int64_t rows = std::min(kMC, g.m - i0),
-              cols = std::min(spanWidth, g.n - j0);
+      int64_t block = task / spanCount, j0 = task % spanCount * spanWidth;
+      int64_t i0 = block * rowTiles / rowBlocks * kMR;
+      int64_t rows =
+          std::min((block + 1) * rowTiles / rowBlocks * kMR, g.m) - i0;
+      int64_t cols = std::min(spanWidth, g.n - j0);
       // f32 outputs taken as they are sum into C itself; the others into
       // `acc`, which the epilogue then reads.
       float *out =
@@ -350,9 +361,9 @@ private:
   const void *bias;
   void *c;
   const int64_t cBase;
-  const int64_t slivers, rowBlocks;
+  const int64_t slivers, rowTiles;
   const bool plain; // C = A B in f32: summed in C itself
-  int64_t spanWidth, spanCount;
+  int64_t rowBlocks, spanWidth, spanCount;
   float *packedB = nullptr;
   std::atomic<bool> failed{false};
 };
