@@ -125,10 +125,26 @@ void amprt::widenToFloat(amp_dtype_t dtype, const void *data, int64_t offset,
 namespace {
 using amprt::widenToFloat;
 
+/// widenToFloat of a run of a fixed length, the packing's slivers: inline
+/// for f32 and bf16, so that it costs no call.
+template <int64_t N>
+void widenRun(amp_dtype_t dtype, const void *data, int64_t offset, float *to) {
+  if (dtype == AMP_F32) {
+    std::memcpy(to, static_cast<const float *>(data) + offset,
+                N * sizeof(float));
+  } else if (dtype == AMP_BF16) {
+    const uint16_t *from = static_cast<const uint16_t *>(data) + offset;
+    for (int64_t i = 0; i < N; ++i)
+      to[i] = amprt::bitsToFloat(static_cast<uint32_t>(from[i]) << 16);
+  } else {
+    widenToFloat(dtype, data, offset, N, to);
+  }
+}
+
 /// Scratch that outlives a product, one set per thread: sizes repeat from
 /// step to step, so memory is taken once rather than per call.
 struct Scratch {
-  std::vector<float> acc, packedA, row;
+  std::vector<float> acc, packedA, row, values, biasRow;
 };
 thread_local Scratch threadScratch;
 thread_local std::vector<float> threadPackedB;
@@ -218,10 +234,9 @@ private:
         }
         continue;
       }
-      if (g.ab_dtype == AMP_F32 && width == kNR) { // a sliver of whole rows
-        const float *from = reinterpret_cast<const float *>(b) + j0;
+      if (width == kNR) { // a whole sliver
         for (int64_t p = 0; p < g.k; ++p)
-          std::memcpy(sliver + p * kNR, from + p * g.n, kNR * sizeof(float));
+          widenRun<kNR>(g.ab_dtype, b, p * g.n + j0, sliver + p * kNR);
         continue;
       }
       for (int64_t p = 0; p < g.k; ++p) {
@@ -238,10 +253,9 @@ private:
     for (int64_t s = 0; s * kMR < rows; ++s) {
       float *sliver = packed + s * kc * kMR;
       int64_t r0 = i0 + s * kMR, height = std::min(kMR, i0 + rows - r0);
-      if (g.trans_a && g.ab_dtype == AMP_F32 && height == kMR) {
-        const float *from = reinterpret_cast<const float *>(a) + p0 * g.m + r0;
+      if (g.trans_a && height == kMR) { // a whole sliver
         for (int64_t p = 0; p < kc; ++p)
-          std::memcpy(sliver + p * kMR, from + p * g.m, kMR * sizeof(float));
+          widenRun<kMR>(g.ab_dtype, a, (p0 + p) * g.m + r0, sliver + p * kMR);
         continue;
       }
       if (g.trans_a) { // A is [k, m]: a row of A holds a column of op(A)
@@ -267,12 +281,15 @@ private:
   /// Tasks [begin, end): row blocks outer, spans inner.
   void multiplyTasks(int64_t begin, int64_t end) {
     Scratch &scratch = threadScratch;
-    float *packedA, *row, *acc = nullptr;
+    float *packedA, *row, *acc = nullptr, *values = nullptr, *biasRow = nullptr;
     try {
       packedA = sized(scratch.packedA, kMC * kKC);
       row = sized(scratch.row, kKC);
-      if (!plain)
+      if (!plain) {
         acc = sized(scratch.acc, kMC * spanWidth);
+        values = sized(scratch.values, spanWidth);
+        biasRow = sized(scratch.biasRow, spanWidth);
+      }
     } catch (const std::bad_alloc &) {
       failed = true;
       return;
@@ -300,7 +317,7 @@ private:
         }
       }
       if (!plain)
-        store(i0, rows, j0, cols, acc);
+        store(i0, rows, j0, cols, acc, values, biasRow);
     }
   }
 
@@ -322,28 +339,40 @@ private:
   }
 
   /// C's block at (i0, j0) from the sums in `acc` (rows spanWidth apart):
-  /// alpha, beta, the epilogue, one rounding to C's type.
+  /// alpha, beta, the epilogue, one rounding to C's type; each a loop over
+  /// a row that vectorizes, in `values` (C's row itself when C is f32).
   void store(int64_t i0, int64_t rows, int64_t j0, int64_t cols,
-             const float *acc) const {
-    const bool f32 = g.c_dtype == AMP_F32;
+             const float *acc, float *values, float *biasRow) const {
+    if (g.epilogue != AMP_EPILOGUE_NONE)
+      widenToFloat(g.c_dtype, bias, j0, cols, biasRow);
     for (int64_t i = 0; i < rows; ++i) {
       int64_t at = cBase + (i0 + i) * g.n + j0;
       const float *sums = acc + i * spanWidth;
-      if (f32 && g.beta == 0 && g.epilogue == AMP_EPILOGUE_BIAS) {
-        // The common case of a linear layer, in a loop that vectorizes.
-        float *to = static_cast<float *>(c) + at;
-        const float *add = static_cast<const float *>(bias) + j0;
+      float *row = g.c_dtype == AMP_F32 ? static_cast<float *>(c) + at : values;
+      if (g.beta != 0) {
+        for (int64_t j = 0; j < cols; ++j) {
+          float value = g.alpha * sums[j];
+          row[j] = value + g.beta * amprt::load(g.c_dtype, c, at + j);
+        }
+      } else {
         for (int64_t j = 0; j < cols; ++j)
-          to[j] = g.alpha * sums[j] + add[j];
-        continue;
+          row[j] = g.alpha * sums[j];
       }
-      for (int64_t j = 0; j < cols; ++j) {
-        float value = g.alpha * sums[j];
-        if (g.beta != 0)
-          value += g.beta * amprt::load(g.c_dtype, c, at + j);
-        if (g.epilogue != AMP_EPILOGUE_NONE)
-          value = activate(value + amprt::load(g.c_dtype, bias, j0 + j));
-        amprt::store(g.c_dtype, c, at + j, value);
+      if (g.epilogue == AMP_EPILOGUE_BIAS) {
+        for (int64_t j = 0; j < cols; ++j)
+          row[j] = row[j] + biasRow[j];
+      } else if (g.epilogue != AMP_EPILOGUE_NONE) {
+        for (int64_t j = 0; j < cols; ++j)
+          row[j] = activate(row[j] + biasRow[j]);
+      }
+      if (g.c_dtype == AMP_BF16) {
+        uint16_t *to = static_cast<uint16_t *>(c) + at;
+        for (int64_t j = 0; j < cols; ++j)
+          to[j] = amprt::floatToBFloat16Bits(row[j]);
+      } else if (g.c_dtype == AMP_F16) {
+        uint16_t *to = static_cast<uint16_t *>(c) + at;
+        for (int64_t j = 0; j < cols; ++j)
+          to[j] = amprt::floatToHalfBits(row[j]);
       }
     }
   }
