@@ -14,7 +14,8 @@
 // The tests cover bad descriptions, bad arguments, bad batches, bad .npy
 // files, corrupted and truncated state files (refused, the old state kept)
 // and a saver killed mid-write (the last good state loads and the resumed
-// run continues bit for bit).
+// run continues bit for bit). The step's update runs on the host's thread
+// pool, as compiled steps' kernels do.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,10 +65,25 @@ amp_status_t handStep(amp_stream_t *, void *const *tensors, void *, float *loss,
   if (found) {
     *scale /= 2;
   } else {
-    for (int i = 0; i < 3; ++i) {
-      w[i] -= 0.25f * m[i] * x[i];
-      m[i] += 1;
-    }
+    // The update runs on the host's threads, as a compiled step's kernels
+    // do, one element per range: the killed saver below forks a process
+    // whose parent's pool has live workers, and the child makes its own.
+    struct Update {
+      float *w, *m;
+      const float *x;
+    } update{w, m, x};
+    amp_status_t status = amp_host_parallel_for(
+        3, 1,
+        [](void *context, int64_t begin, int64_t end) {
+          auto *u = static_cast<Update *>(context);
+          for (int64_t i = begin; i < end; ++i) {
+            u->w[i] -= 0.25f * u->m[i] * u->x[i];
+            u->m[i] += 1;
+          }
+        },
+        &update);
+    if (status)
+      return status;
   }
   counters[0] += 1;
   counters[1] += found;
