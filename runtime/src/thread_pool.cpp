@@ -151,9 +151,9 @@ ThreadPool *processPool() {
     int threads = requestedThreads(setting);
     // The parent's pool stays reachable, so that leak checkers at the
     // child's exit see it as kept, not lost.
-    static std::vector<ThreadPool *> parents;
+    static auto *parents = new std::vector<ThreadPool *>(); // never freed
     if (pool)
-      parents.push_back(pool);
+      parents->push_back(pool);
     pool = threads < 0 ? nullptr : new ThreadPool(threads);
     poolProcess = getpid();
   }

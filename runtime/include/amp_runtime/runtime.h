@@ -165,7 +165,8 @@ typedef void (*amp_range_body_t)(void *context, int64_t begin, int64_t end);
  * write what another range reads or writes: then the result does not
  * depend on the number of threads. A call made from inside a body, or
  * while another thread's call runs, runs its ranges on the calling
- * thread. A malformed AMP_NUM_THREADS is AMP_INVALID_ARGUMENT. */
+ * thread. `body` must not throw or unwind. A malformed AMP_NUM_THREADS is
+ * AMP_INVALID_ARGUMENT. */
 amp_status_t amp_host_parallel_for(int64_t count, int64_t grain,
                                    amp_range_body_t body, void *context);
 
