@@ -5,13 +5,15 @@
 //  - op(B) is packed once into slivers of kNR columns, [k][kNR] each, and
 //    op(A) per block into slivers of kMR rows, [kc][kMR] each; f16 and bf16
 //    are widened to f32 while packing.
-//  - The output is cut into kMC x kNC blocks, split over the host's
-//    threads; each block's kMR x kNR tiles sum in registers over kKC values
-//    of p at a time, in ascending p, carried from one kKC block to the next
-//    in an f32 buffer. A product is rounded, then added (no FMA), so every
-//    output sees the interpreter's roundings however the loops are cut.
-//  - The last kKC block applies alpha, beta, the bias and the activation
-//    and stores the block once.
+//  - The output is cut into blocks of at most kMC rows by spans of columns
+//    (Product), split over the host's threads; each block's kMR x kNR
+//    tiles sum in registers over kKC values of p at a time, in ascending
+//    p, carried from one kKC block to the next in f32 (in C itself when C
+//    is f32 and taken as it is, else in a buffer). A product is rounded,
+//    then added (no FMA), so every output sees the interpreter's roundings
+//    however the loops are cut.
+//  - After the last kKC block, a pass over the block applies alpha, beta,
+//    the bias and the activation and rounds to C's type once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,9 +38,9 @@
 
 namespace {
 // A 6 x 16 tile is 12 eight-lane accumulators, two lanes of B, a broadcast
-// of A and a product: the 16 registers of AVX2. kKC x kNR of B (16 KiB)
-// stays in L1 while a block's tiles stream over it; a block's A (kMC x kKC)
-// and B (kKC x kNC) panels take 144 KiB of L2.
+// of A and a product: the 16 registers of AVX2. A sliver of B (kKC x kNR,
+// 16 KiB) stays in L1 while the block's tiles of rows pass over it; the
+// block's packed A (kMC x kKC, 72 KiB) stays in L2 for all its columns.
 constexpr int64_t kMR = 6, kNR = 16, kKC = 256, kMC = 72, kNC = 256;
 static_assert(kMC % kMR == 0 && kNC % kNR == 0, "blocks hold whole tiles");
 

@@ -49,8 +49,9 @@ TEST(ThreadPoolTest, EveryIndexRunsOnce) {
       EXPECT_TRUE(visits.eachOnce()) << count << " by " << grain;
       // No more ranges than threads, nor than grains in the count.
       EXPECT_LE(visits.ranges, amp_host_thread_count());
-      if (grain > count)
+      if (grain > count) {
         EXPECT_LE(visits.ranges, 1);
+      }
     }
 }
 
