@@ -1,8 +1,10 @@
 //===- thread_pool.cpp - the host's worker threads ------------------------===//
 //
-// The caller runs range 0 and wakes the workers, which run ranges 1 to
-// parts - 1; ranges are fixed by the thread count alone, so a given count
-// always splits the same way.
+// A call cuts [0, count) into up to kRangesPerThread ranges per thread,
+// fixed by the count, the grain and the thread count; the caller and the
+// workers it wakes take ranges one at a time until none is left, so a
+// thread slowed by other work on its core takes fewer. Which thread runs
+// a range does not matter: ranges write disjoint outputs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +12,8 @@
 
 #include "status.h"
 
+#include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
@@ -21,6 +25,7 @@
 
 namespace {
 constexpr int kMaxThreads = 256;
+constexpr int64_t kRangesPerThread = 4;
 
 /// The thread count `text` (AMP_NUM_THREADS) asks for, the cores this process
 /// may run on without it, or -1 when it is malformed.
@@ -44,7 +49,7 @@ class ThreadPool {
 public:
   explicit ThreadPool(int threads) : threads(threads) {
     for (int index = 1; index < threads; ++index)
-      workers.emplace_back([this, index] { work(index); });
+      workers.emplace_back([this] { work(); });
   }
   // The pool lives as long as the process: workers wait on it until exit.
   ThreadPool(const ThreadPool &) = delete;
@@ -63,11 +68,13 @@ public:
     {
       std::lock_guard<std::mutex> lock(mutex);
       job = {count, parts, body, context};
+      nextRange.store(0, std::memory_order_relaxed);
       pending = threads - 1;
       ++generation;
     }
     wake.notify_all();
-    runRange(0, job, body, context);
+    runRanges(job);
+    // Every worker must have seen this job before the next one replaces it.
     std::unique_lock<std::mutex> lock(mutex);
     done.wait(lock, [this] { return pending == 0; });
   }
@@ -88,15 +95,19 @@ private:
     insideBody = outer;
   }
 
-  static void runRange(int part, const Job &job, amp_range_body_t body,
-                       void *context) {
-    int64_t begin = job.count * part / job.parts;
-    int64_t end = job.count * (part + 1) / job.parts;
-    if (begin < end)
-      runInline(begin, end, body, context);
+  /// Takes the job's ranges one at a time until none is left.
+  void runRanges(const Job &job) {
+    for (int64_t part; (part = nextRange.fetch_add(1)) < job.parts;) {
+      // Equal ranges, the first count % parts of them one longer.
+      int64_t size = job.count / job.parts, longer = job.count % job.parts;
+      int64_t begin = part * size + std::min(part, longer);
+      int64_t end = begin + size + (part < longer ? 1 : 0);
+      if (begin < end)
+        runInline(begin, end, job.body, job.context);
+    }
   }
 
-  void work(int index) {
+  void work() {
     uint64_t seen = 0;
     for (;;) {
       Job current;
@@ -106,8 +117,7 @@ private:
         seen = generation;
         current = job;
       }
-      if (index < current.parts)
-        runRange(index, current, current.body, current.context);
+      runRanges(current);
       std::lock_guard<std::mutex> lock(mutex);
       if (--pending == 0)
         done.notify_one();
@@ -120,6 +130,7 @@ private:
   std::mutex mutex;
   std::condition_variable wake, done;
   Job job;
+  std::atomic<int64_t> nextRange{0};
   uint64_t generation = 0;
   int pending = 0;
 };
@@ -176,8 +187,9 @@ extern "C" amp_status_t amp_host_parallel_for(int64_t count, int64_t grain,
   if (count == 0)
     return nullptr;
   int64_t parts = count / std::max<int64_t>(grain, 1);
-  parts = std::max<int64_t>(1, std::min<int64_t>(parts, threads->size()));
-  threads->run(count, static_cast<int>(parts), body, context);
+  parts = std::max<int64_t>(
+      1, std::min<int64_t>(parts, kRangesPerThread * threads->size()));
+  threads->run(count, threads->size() == 1 ? 1 : parts, body, context);
   return nullptr;
 }
 

@@ -158,10 +158,11 @@ amp_status_t amp_arena_at(amp_arena_t *arena, size_t offset, size_t size,
 typedef void (*amp_range_body_t)(void *context, int64_t begin, int64_t end);
 
 /* Runs `body` over [0, count), cut into contiguous ranges of at least
- * `grain` indices (the whole range when it is shorter), one range per
- * thread of the host's pool, and returns when every range has run. The
- * pool has AMP_NUM_THREADS threads (1 to 256), else one per core this
- * process may run on; the caller is one of them. The ranges must not
+ * `grain` indices (the whole range when it is shorter), at most four per
+ * thread of the host's pool, which the threads take as they come free,
+ * and returns when every range has run. The pool has AMP_NUM_THREADS
+ * threads (1 to 256), else one per core this process may run on; the
+ * caller is one of them. The ranges must not
  * write what another range reads or writes: then the result does not
  * depend on the number of threads. A call made from inside a body, or
  * while another thread's call runs, runs its ranges on the calling
