@@ -3,14 +3,19 @@
 weights, same batch, same optimizer, same thread count.
 
   bench/host_vs_torch.py [--build build] [--threads 1,2] [--rounds 5]
-                         [--steps 5] [--models gpt2,mlp] [--no-compile]
+                         [--steps 5] [--models gpt2,mlp,...] [--no-compile]
                          [--record [--label NAME]]
 
 Models (AdamW lr 1e-3, betas 0.9/0.999, eps 1e-8, weight decay 0.01,
 gradient-norm clipping at 1.0 on both sides):
-  gpt2  bench/gpt2.py's model: 2 layers, width 256, 4 heads, sequence 128,
-        vocabulary 4096, batch 8 (PyTorch: bench/torch_gpt2.py's module);
-  mlp   784-1024-1024-10 with ReLU, batch 256, mean cross-entropy.
+  gpt2               bench/gpt2.py's model: 2 layers, width 256, 4 heads,
+                     sequence 128, vocabulary 4096, batch 8 (PyTorch:
+                     bench/torch_gpt2.py's module);
+  mlp                784-1024-1024-10 with ReLU, batch 256, mean
+                     cross-entropy;
+  example-gpt_block  examples/gpt_block.mlir (the gpt2 model with 1 block,
+                     width 64, sequence 32, vocabulary 128, batch 4);
+  example-mlp        examples/mlp.mlir (784-256-10, batch 64).
 
 Contenders, alternated within each round so that they see the same load:
   ours f32 / ours bf16   amp-compile --target=host, run by amp-step with
@@ -77,10 +82,15 @@ def mlp_mlir(inputs, hidden, classes, batch):
             "".join(f"  {line}\n" for line in body) + "  return %loss : tensor<f32>\n}\n")
 
 
-def torch_mlp(torch, inputs, hidden, classes):
+def torch_mlp(torch, widths):
+    """Linear layers of `widths` with ReLU between them, mean cross-entropy."""
     nn = torch.nn
-    model = nn.Sequential(nn.Linear(inputs, hidden), nn.ReLU(), nn.Linear(hidden, hidden),
-                          nn.ReLU(), nn.Linear(hidden, classes))
+    layers = []
+    for i in range(len(widths) - 1):
+        layers.append(nn.Linear(widths[i], widths[i + 1]))
+        if i + 2 < len(widths):
+            layers.append(nn.ReLU())
+    model = nn.Sequential(*layers)
     loss = nn.CrossEntropyLoss()
 
     class Mlp(nn.Module):
@@ -94,26 +104,87 @@ def torch_mlp(torch, inputs, hidden, classes):
     return Mlp()
 
 
-def our_weights(name, module):
-    """{parameter name: array} in the layout of our model's arguments."""
+def mlp_weights(module, first):
+    """w<i>, b<i> from `first` on, [in, out] as our matmuls take them."""
     p = {k: v.detach().numpy() for k, v in module.named_parameters()}
-    if name == "mlp":
-        out = {}
-        for i, layer in enumerate((0, 2, 4)):
-            out[f"w{i}"] = p[f"net.{layer}.weight"].T.copy()
-            out[f"b{i}"] = p[f"net.{layer}.bias"]
-        return out
+    linears = sorted({int(k.split(".")[1]) for k in p})
+    out = {}
+    for i, layer in enumerate(linears, start=first):
+        out[f"w{i}"] = p[f"net.{layer}.weight"].T.copy()
+        out[f"b{i}"] = p[f"net.{layer}.bias"]
+    return out
+
+
+# bench/gpt2.py's names for block 0 as examples/gpt_block.mlir spells them.
+GPT_BLOCK_NAMES = {"h0_ln1_scale": "ln1_scale", "h0_ln1_bias": "ln1_bias",
+                   "h0_qkv_w": "attn_qkv_w", "h0_qkv_b": "attn_qkv_b",
+                   "h0_proj_w": "attn_proj_w", "h0_proj_b": "attn_proj_b",
+                   "h0_ln2_scale": "ln2_scale", "h0_ln2_bias": "ln2_bias",
+                   "h0_fc_w": "mlp_fc_w", "h0_fc_b": "mlp_fc_b",
+                   "h0_mlp_proj_w": "mlp_proj_w", "h0_mlp_proj_b": "mlp_proj_b"}
+
+
+def gpt_weights(module, layers):
+    """bench/gpt2.py's parameters from bench/torch_gpt2.py's module."""
+    p = {k: v.detach().numpy() for k, v in module.named_parameters()}
     out = {"wte": p["wte.weight"], "wpe": p["wpe.weight"],
            "lnf_scale": p["ln_f.weight"], "lnf_bias": p["ln_f.bias"]}
-    for i in range(GPT2_SIZES["layers"]):
+    for i in range(layers):
         b = f"blocks.{i}."
         out.update({f"h{i}_ln1_scale": p[b + "ln_1.weight"], f"h{i}_ln1_bias": p[b + "ln_1.bias"],
                     f"h{i}_ln2_scale": p[b + "ln_2.weight"], f"h{i}_ln2_bias": p[b + "ln_2.bias"]})
-        for ours, theirs in (("qkv", "qkv"), ("proj", "proj"), ("fc", "fc"),
-                             ("mlp_proj", "mlp_proj")):
-            out[f"h{i}_{ours}_w"] = p[b + theirs + ".weight"].T.copy()
-            out[f"h{i}_{ours}_b"] = p[b + theirs + ".bias"]
+        for name in ("qkv", "proj", "fc", "mlp_proj"):
+            out[f"h{i}_{name}_w"] = p[b + name + ".weight"].T.copy()
+            out[f"h{i}_{name}_b"] = p[b + name + ".bias"]
     return out
+
+
+# The models: (kind, sizes, the example file or None). gpt sizes as
+# bench/gpt2.py's; mlp sizes: widths and batch.
+EXAMPLE_GPT = dict(layers=1, width=64, heads=4, seq=32, vocab=128, batch=4)
+MODELS = {
+    "gpt2": ("gpt", GPT2_SIZES, None),
+    "mlp": ("mlp", MLP_SIZES, None),
+    "example-gpt_block": ("gpt", EXAMPLE_GPT, "examples/gpt_block.mlir"),
+    "example-mlp": ("mlp", dict(inputs=784, hidden=256, classes=10, batch=64, layers=1),
+                    "examples/mlp.mlir"),
+}
+
+
+def prepare(key, torch):
+    """(MLIR text, function name, torch module, batch tuple, batch by
+    argument name, weights by argument name) of model `key`, seeded."""
+    kind, s, example = MODELS[key]
+    torch.manual_seed(0)
+    if kind == "gpt":
+        module = torch_gpt2.build(torch, s["layers"], s["width"], s["heads"], s["seq"],
+                                  s["vocab"])
+        tokens = torch.randint(0, s["vocab"], (s["batch"], s["seq"]))
+        targets = torch.randint(0, s["vocab"], (s["batch"], s["seq"]))
+        batch = (tokens, targets)
+        named = {"tokens": tokens.numpy(), "targets": targets.numpy()}
+        weights = gpt_weights(module, s["layers"])
+        if example:
+            weights = {GPT_BLOCK_NAMES.get(k, k): v for k, v in weights.items()}
+            text, function = None, "gpt_block"
+        else:
+            text, function = gpt2.model(*(s[k] for k in gpt2.SIZES)), "gpt2"
+    else:
+        hidden = [s["hidden"]] * s.get("layers", 2)
+        module = torch_mlp(torch, [s["inputs"], *hidden, s["classes"]])
+        x = torch.randn(s["batch"], s["inputs"])
+        labels = torch.randint(0, s["classes"], (s["batch"],))
+        batch = (x, labels)
+        named = {"x": x.numpy(), "labels": labels.numpy()}
+        # examples/mlp.mlir counts its layers from 1.
+        weights = mlp_weights(module, 1 if example else 0)
+        text = None if example else mlp_mlir(s["inputs"], s["hidden"], s["classes"],
+                                             s["batch"])
+        function = "mlp"
+    if example:
+        with open(os.path.join(ROOT, example)) as f:
+            text = f.read()
+    return text, function, module, batch, named, weights
 
 
 ARGUMENT = re.compile(r'%arg(\d+): tensor<([0-9x]*)(f32|i64)>(?: \{([^}]*)\})?')
@@ -300,7 +371,7 @@ def main():
     parser.add_argument("--threads", default=f"1,{os.cpu_count()}")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--steps", type=int, default=5)
-    parser.add_argument("--models", default="gpt2,mlp")
+    parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--no-compile", action="store_true")
     parser.add_argument("--record", action="store_true")
     parser.add_argument("--label", default="")
@@ -322,8 +393,9 @@ def main():
     threads = sorted({int(t) for t in args.threads.split(",")})
     models = args.models.split(",")
     if args.rounds < 1 or args.steps < 1 or min(threads) < 1 or \
-            not set(models) <= {"gpt2", "mlp"}:
-        parser.error("rounds, steps and threads must be at least 1; models gpt2 and/or mlp")
+            not set(models) <= set(MODELS):
+        parser.error("rounds, steps and threads must be at least 1; models among "
+                     + ", ".join(MODELS))
     tool = lambda name: os.path.join(args.build, "bin", name)
     with tempfile.TemporaryDirectory() as tmp:
         peak_per_core = measured_peak(tmp)
@@ -339,25 +411,10 @@ def main():
 
     with tempfile.TemporaryDirectory() as tmp:
         for name in models:
-            torch.manual_seed(0)
-            if name == "gpt2":
-                s = GPT2_SIZES
-                text = gpt2.model(*(s[k] for k in gpt2.SIZES))
-                module = torch_gpt2.build(torch, s["layers"], s["width"], s["heads"],
-                                          s["seq"], s["vocab"])
-                tokens = torch.randint(0, s["vocab"], (s["batch"], s["seq"]))
-                targets = torch.randint(0, s["vocab"], (s["batch"], s["seq"]))
-                batch = (tokens, targets)
-                named = {"tokens": tokens.numpy(), "targets": targets.numpy()}
-            else:
-                s = MLP_SIZES
-                text = mlp_mlir(**s)
-                module = torch_mlp(torch, s["inputs"], s["hidden"], s["classes"])
-                x = torch.randn(s["batch"], s["inputs"])
-                labels = torch.randint(0, s["classes"], (s["batch"],))
-                batch = (x, labels)
-                named = {"x": x.numpy(), "labels": labels.numpy()}
-            source = os.path.join(tmp, name + ".mlir")
+            text, function, module, batch, named, weights = prepare(name, torch)
+            # amp-compile names its outputs after the source file.
+            os.makedirs(os.path.join(tmp, name))
+            source = os.path.join(tmp, name, function + ".mlir")
             with open(source, "w") as f:
                 f.write(text)
             libraries = {}
@@ -367,10 +424,10 @@ def main():
                                 "--optimizer=adamw", f"--train-options={TRAIN_OPTIONS}",
                                 "--target=host", "-o", out], check=True,
                                stdout=subprocess.DEVNULL)
-                libraries[compute] = os.path.join(out, f"lib{name}.so")
+                libraries[compute] = os.path.join(out, f"lib{function}.so")
             inputs = os.path.join(tmp, f"{name}-inputs")
-            write_inputs(os.path.join(tmp, f"{name}-f32", f"{name}.step.mlir"), inputs,
-                         our_weights(name, module), named, np)
+            write_inputs(os.path.join(tmp, f"{name}-f32", f"{function}.step.mlir"), inputs,
+                         weights, named, np)
             start_state = {k: v.clone() for k, v in module.state_dict().items()}
             for count in threads:
                 torch.set_num_threads(count)
@@ -395,7 +452,7 @@ def main():
                     for label in contenders:
                         if label.startswith("ours"):
                             compute = label.split()[1]
-                            ms, first = run_ours(tool("amp-step"), libraries[compute], name,
+                            ms, first = run_ours(tool("amp-step"), libraries[compute], function,
                                                  inputs if compute == "f32" else None,
                                                  count, args.steps)
                             if compute == "f32":
