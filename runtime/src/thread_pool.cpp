@@ -19,6 +19,7 @@
 #include <mutex>
 #include <sched.h>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <unistd.h>
 #include <vector>
@@ -47,9 +48,17 @@ thread_local bool insideBody = false;
 
 class ThreadPool {
 public:
-  explicit ThreadPool(int threads) : threads(threads) {
-    for (int index = 1; index < threads; ++index)
-      workers.emplace_back([this] { work(); });
+  /// A pool of `wanted` threads, the caller's included, or of as many as
+  /// the system lets this process start.
+  explicit ThreadPool(int wanted) {
+    for (int index = 1; index < wanted; ++index) {
+      try {
+        workers.emplace_back([this] { work(); });
+      } catch (const std::system_error &) {
+        break; // out of threads: run on those there are
+      }
+    }
+    threads = static_cast<int>(workers.size()) + 1;
   }
   // The pool lives as long as the process: workers wait on it until exit.
   ThreadPool(const ThreadPool &) = delete;
@@ -124,8 +133,6 @@ private:
     }
   }
 
-  const int threads;
-  std::vector<std::thread> workers;
   std::mutex busy; // held by the call whose job the workers run
   std::mutex mutex;
   std::condition_variable wake, done;
@@ -133,6 +140,8 @@ private:
   std::atomic<int64_t> nextRange{0};
   uint64_t generation = 0;
   int pending = 0;
+  int threads = 1;
+  std::vector<std::thread> workers; // last: they start on a whole pool
 };
 
 // The pool and the process that made it. A forked child finds another
