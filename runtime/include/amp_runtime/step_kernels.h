@@ -5,8 +5,9 @@
 // even), the ops' scalar math (scalar_math.h, row_math.h), and `launch`,
 // which runs a kernel functor once per index: a grid-stride CUDA kernel on
 // the step's stream when compiled by nvcc, loops over ranges of indices on
-// the runtime's host threads when compiled by a host C++ compiler; `launchReduce` does the same for reductions, with a
-// block per output for long ones under nvcc, summing in the host's order;
+// the runtime's host threads when compiled by a host C++ compiler;
+// `launchReduce` does the same for reductions, with a block per output for
+// long ones under nvcc, summing in the host's order;
 // `launchRows` runs a row kernel, a warp per row under nvcc and the warp's
 // lanes emulated on the host (row_context.h), in the same order.
 // Kernel bodies are AMP_HOST_DEVICE, so one generated file serves both targets.
