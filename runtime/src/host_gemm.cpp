@@ -101,19 +101,7 @@ const bool hasF16c = __builtin_cpu_supports("f16c");
 
 } // namespace
 
-void amprt::widenToFloat(amp_dtype_t dtype, const void *data, int64_t offset,
-                         int64_t count, float *to) {
-  if (dtype == AMP_F32) {
-    std::memcpy(to, static_cast<const float *>(data) + offset,
-                count * sizeof(float));
-    return;
-  }
-  const uint16_t *from = static_cast<const uint16_t *>(data) + offset;
-  if (dtype == AMP_BF16) {
-    for (int64_t i = 0; i < count; ++i)
-      to[i] = amprt::bitsToFloat(static_cast<uint32_t>(from[i]) << 16);
-    return;
-  }
+void amprt::widenHalfToFloat(const uint16_t *from, int64_t count, float *to) {
 #if defined(__x86_64__)
   if (hasF16c) {
     widenHalfF16c(from, count, to);
@@ -121,27 +109,11 @@ void amprt::widenToFloat(amp_dtype_t dtype, const void *data, int64_t offset,
   }
 #endif
   for (int64_t i = 0; i < count; ++i)
-    to[i] = amprt::halfBitsToFloat(from[i]);
+    to[i] = halfBitsToFloat(from[i]);
 }
 
 namespace {
 using amprt::widenToFloat;
-
-/// widenToFloat of a run of a fixed length, the packing's slivers: inline
-/// for f32 and bf16, so that it costs no call.
-template <int64_t N>
-void widenRun(amp_dtype_t dtype, const void *data, int64_t offset, float *to) {
-  if (dtype == AMP_F32) {
-    std::memcpy(to, static_cast<const float *>(data) + offset,
-                N * sizeof(float));
-  } else if (dtype == AMP_BF16) {
-    const uint16_t *from = static_cast<const uint16_t *>(data) + offset;
-    for (int64_t i = 0; i < N; ++i)
-      to[i] = amprt::bitsToFloat(static_cast<uint32_t>(from[i]) << 16);
-  } else {
-    widenToFloat(dtype, data, offset, N, to);
-  }
-}
 
 /// Scratch that outlives a product, one set per thread: sizes repeat from
 /// step to step, so memory is taken once rather than per call.
@@ -236,12 +208,11 @@ private:
         }
         continue;
       }
-      if (width == kNR) { // a whole sliver
-        for (int64_t p = 0; p < g.k; ++p)
-          widenRun<kNR>(g.ab_dtype, b, p * g.n + j0, sliver + p * kNR);
-        continue;
-      }
       for (int64_t p = 0; p < g.k; ++p) {
+        if (width == kNR) { // a whole row of the sliver: a constant count
+          widenToFloat(g.ab_dtype, b, p * g.n + j0, kNR, sliver + p * kNR);
+          continue;
+        }
         widenToFloat(g.ab_dtype, b, p * g.n + j0, width, sliver + p * kNR);
         std::fill(sliver + p * kNR + width, sliver + (p + 1) * kNR, 0.0f);
       }
@@ -255,13 +226,13 @@ private:
     for (int64_t s = 0; s * kMR < rows; ++s) {
       float *sliver = packed + s * kc * kMR;
       int64_t r0 = i0 + s * kMR, height = std::min(kMR, i0 + rows - r0);
-      if (g.trans_a && height == kMR) { // a whole sliver
-        for (int64_t p = 0; p < kc; ++p)
-          widenRun<kMR>(g.ab_dtype, a, (p0 + p) * g.m + r0, sliver + p * kMR);
-        continue;
-      }
       if (g.trans_a) { // A is [k, m]: a row of A holds a column of op(A)
         for (int64_t p = 0; p < kc; ++p) {
+          if (height == kMR) { // a whole row of the sliver: a constant count
+            widenToFloat(g.ab_dtype, a, (p0 + p) * g.m + r0, kMR,
+                         sliver + p * kMR);
+            continue;
+          }
           widenToFloat(g.ab_dtype, a, (p0 + p) * g.m + r0, height,
                        sliver + p * kMR);
           std::fill(sliver + p * kMR + height, sliver + (p + 1) * kMR, 0.0f);

@@ -9,7 +9,10 @@
 #define AMP_RUNTIME_SRC_HOST_KERNELS_H
 
 #include "amp_runtime/attention.h"
+#include "amp_runtime/float_formats.h"
 #include "amp_runtime/gemm.h"
+
+#include <cstring>
 
 namespace amprt {
 
@@ -20,10 +23,28 @@ namespace amprt {
 amp_status_t hostGemm(const amp_gemm_t &g, const void *a, const void *b,
                       const void *bias, void *c);
 
+/// to[0, count) = the f16 values at from[0, count), widened to f32 (with
+/// F16C where the CPU has it).
+void widenHalfToFloat(const uint16_t *from, int64_t count, float *to);
+
 /// to[0, count) = the `dtype` values at data[offset, offset + count),
-/// widened to f32 (exactly: every f16 and bf16 is an f32).
-void widenToFloat(amp_dtype_t dtype, const void *data, int64_t offset,
-                  int64_t count, float *to);
+/// widened to f32 (exactly: every f16 and bf16 is an f32). Inline, so that
+/// a constant count (a packed sliver) costs no call.
+inline void widenToFloat(amp_dtype_t dtype, const void *data, int64_t offset,
+                         int64_t count, float *to) {
+  if (dtype == AMP_F32) {
+    std::memcpy(to, static_cast<const float *>(data) + offset,
+                count * sizeof(float));
+    return;
+  }
+  const uint16_t *from = static_cast<const uint16_t *>(data) + offset;
+  if (dtype == AMP_BF16) {
+    for (int64_t i = 0; i < count; ++i)
+      to[i] = bfloat16BitsToFloat(from[i]);
+    return;
+  }
+  widenHalfToFloat(from, count, to);
+}
 
 /// amp_attention_forward and amp_attention_backward on plain memory, the
 /// arguments checked, in the interpreter's order (host_attention.cpp).

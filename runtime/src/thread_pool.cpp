@@ -67,10 +67,10 @@ public:
   int size() const { return threads; }
 
   /// Runs `parts` ranges of [0, count), or all of it on this thread when
-  /// the pool is taken.
+  /// there is no other thread or the pool is taken.
   void run(int64_t count, int parts, amp_range_body_t body, void *context) {
     std::unique_lock<std::mutex> taken(busy, std::try_to_lock);
-    if (parts <= 1 || insideBody || !taken.owns_lock()) {
+    if (parts <= 1 || threads == 1 || insideBody || !taken.owns_lock()) {
       runInline(0, count, body, context);
       return;
     }
@@ -198,7 +198,7 @@ extern "C" amp_status_t amp_host_parallel_for(int64_t count, int64_t grain,
   int64_t parts = count / std::max<int64_t>(grain, 1);
   parts = std::max<int64_t>(
       1, std::min<int64_t>(parts, kRangesPerThread * threads->size()));
-  threads->run(count, threads->size() == 1 ? 1 : parts, body, context);
+  threads->run(count, static_cast<int>(parts), body, context);
   return nullptr;
 }
 
