@@ -14,6 +14,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::amp;
@@ -95,28 +96,49 @@ std::string cuda::loadExpr(Type type, StringRef pointer, StringRef index) {
   return (pointer + "[" + index + "]").str();
 }
 
+/// The argument of `value` when it is one call `callee(argument)` as a whole,
+/// or nothing.
+static std::optional<StringRef> soleArgument(StringRef value,
+                                             StringRef callee) {
+  if (!value.starts_with(callee) || !value.ends_with(")") ||
+      value.size() <= callee.size() || value[callee.size()] != '(')
+    return std::nullopt;
+  int depth = 0;
+  for (size_t at = callee.size(); at < value.size(); ++at) {
+    depth += value[at] == '(' ? 1 : value[at] == ')' ? -1 : 0;
+    if (depth == 0 && at != value.size() - 1)
+      return std::nullopt;
+  }
+  return value.slice(callee.size() + 1, value.size() - 1);
+}
+
 std::string cuda::storeStmt(Type type, StringRef pointer, StringRef index,
                             StringRef value) {
-  if (type.isF16())
-    return ("ampstep::stF16(" + pointer + ", " + index + ", " + value + ");")
+  if (type.isF16() || type.isBF16()) {
+    // A store rounds as rndF16/rndBF16 do (from f32 or f64): a rounded
+    // value is stored unrounded, converted once.
+    StringRef half = type.isF16() ? "F16" : "BF16";
+    if (std::optional<StringRef> inner =
+            soleArgument(value, ("ampstep::rnd" + half).str()))
+      value = *inner;
+    return ("ampstep::st" + half + "(" + pointer + ", " + index + ", " + value +
+            ");")
         .str();
-  if (type.isBF16())
-    return ("ampstep::stBF16(" + pointer + ", " + index + ", " + value + ");")
-        .str();
-  std::string cast = "static_cast<" + storageType(type) + ">(";
+  }
+  std::string cast = "static_cast<" + storageType(type) + ">";
   // A value cast to the storage type already is stored as it is.
-  bool castAlready = value.starts_with(cast) && value.ends_with(")") && [&] {
-    int depth = 0;
-    for (size_t at = cast.size() - 1; at < value.size(); ++at) {
-      depth += value[at] == '(' ? 1 : value[at] == ')' ? -1 : 0;
-      if (depth == 0)
-        return at == value.size() - 1;
-    }
-    return false;
-  }();
-  if (castAlready)
+  if (soleArgument(value, cast))
     return (pointer + "[" + index + "] = " + value + ";").str();
-  return (pointer + "[" + index + "] = " + cast + value + ");").str();
+  return (pointer + "[" + index + "] = " + cast + "(" + value + ");").str();
+}
+
+std::string cuda::storeHeldStmt(Type type, StringRef pointer, StringRef index,
+                                StringRef value) {
+  if (type.isBF16())
+    return ("ampstep::stHeldBF16(" + pointer + ", " + index + ", " + value +
+            ");")
+        .str();
+  return storeStmt(type, pointer, index, value);
 }
 
 std::string cuda::roundExpr(Type type, StringRef value) {

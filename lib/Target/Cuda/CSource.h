@@ -49,9 +49,15 @@ std::string registerType(Type type);
 /// The value at `pointer[index]` in its register type.
 std::string loadExpr(Type type, StringRef pointer, StringRef index);
 
-/// The statement storing `value` at `pointer[index]`.
+/// The statement storing `value` (in its register type, or in f64) at
+/// `pointer[index]`, rounded to `type`.
 std::string storeStmt(Type type, StringRef pointer, StringRef index,
                       StringRef value);
+
+/// storeStmt for a register that holds a value of `type` already (the
+/// register of an SSA value of that element type): no rounding to do.
+std::string storeHeldStmt(Type type, StringRef pointer, StringRef index,
+                          StringRef value);
 
 /// `value` (computed in its register type, or in f64) rounded to `type`.
 std::string roundExpr(Type type, StringRef value);

@@ -106,7 +106,7 @@ public:
     // Values read outside the kernel reach memory.
     if (emitter.reachesMemory(result)) {
       std::string member = getParams().add(result, /*writes=*/true);
-      out << storeStmt(type, member, index, reg) << "\n";
+      out << storeHeldStmt(type, member, index, reg) << "\n";
     }
     return success();
   }

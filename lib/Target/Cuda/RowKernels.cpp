@@ -124,8 +124,8 @@ FailureOr<std::string> storeLambda(OpKernel &kernel, Value result, StringRef t,
               << "const " << registerType(type)
               << " result = " << roundExpr(type, "v") << ";\n";
   if (emitter.reachesMemory(result))
-    os << storeStmt(type, functor.getParams().add(result, /*writes=*/true),
-                    "at", "result")
+    os << storeHeldStmt(type, functor.getParams().add(result, /*writes=*/true),
+                        "at", "result")
        << "\n";
   if (failed(emitter.emitElementwiseAt(functor, epilogue, "at", os,
                                        {{result, "result"}})))

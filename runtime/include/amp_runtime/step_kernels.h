@@ -93,6 +93,24 @@ AMP_HOST_DEVICE inline void stF16(f16_t *p, int64_t i, float v) {
 AMP_HOST_DEVICE inline void stBF16(bf16_t *p, int64_t i, float v) {
   p[i] = amprt::floatToBFloat16Bits(v);
 }
+// From f64, one rounding, as rndF16/rndBF16 below: so storing a value
+// stores what storing its rounding would, and the generated code stores
+// `x` where it would store rndBF16(x), converting once instead of twice.
+AMP_HOST_DEVICE inline void stF16(f16_t *p, int64_t i, double v) {
+  p[i] = amprt::doubleToHalfBits(v);
+}
+AMP_HOST_DEVICE inline void stBF16(bf16_t *p, int64_t i, double v) {
+  p[i] = amprt::doubleToBFloat16Bits(v);
+}
+// A register that holds a bf16 value (every register of a bf16 SSA value
+// does: each op rounds its result) is stored by taking its high half; a
+// NaN is made quiet, as stBF16 does. The same bits as stBF16 for every
+// bf16 value, in a third of the instructions.
+AMP_HOST_DEVICE inline void stHeldBF16(bf16_t *p, int64_t i, float v) {
+  uint32_t bits = amprt::floatToBits(v);
+  uint32_t quiet = (bits & 0x7fffffffu) > 0x7f800000u ? 0x0040u : 0u;
+  p[i] = static_cast<bf16_t>((bits >> 16) | quiet);
+}
 // A value rounded to f16 or bf16 but kept in a register.
 AMP_HOST_DEVICE inline float rndF16(float v) { return fromF16(toF16(v)); }
 AMP_HOST_DEVICE inline float rndBF16(float v) {
