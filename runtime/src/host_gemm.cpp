@@ -186,7 +186,10 @@ private:
   }
 
   /// Slivers [begin, end) of op(B), [k][kNR] each, zero past column n.
-  void packB(int64_t begin, int64_t end) {
+  /// Built for AVX2 too, as are the tasks, with what they call inlined:
+  /// the widening, the packing and the output pass run 8 lanes wide.
+  __attribute__((target_clones("avx2", "default"), flatten)) void
+  packB(int64_t begin, int64_t end) {
     float *column = nullptr;
     if (g.trans_b) {
       try {
@@ -252,7 +255,8 @@ private:
   }
 
   /// Tasks [begin, end): row blocks outer, spans inner.
-  void multiplyTasks(int64_t begin, int64_t end) {
+  __attribute__((target_clones("avx2", "default"), flatten)) void
+  multiplyTasks(int64_t begin, int64_t end) {
     Scratch &scratch = threadScratch;
     float *packedA, *row, *acc = nullptr, *values = nullptr, *biasRow = nullptr;
     try {
