@@ -73,6 +73,48 @@ TEST(ScalarMathTest, TanhAtItsEdges) {
   EXPECT_NEAR(amprt::math::tanh(1.0f), 0.7615941559557649, 6e-8);
 }
 
+// The f32 exp against the f64 one, on every 61st float of either sign up
+// to 128 in magnitude (past overflow and below the smallest subnormal
+// result): within an ulp of the value where it is a float (in ulps of the
+// subnormals where it is one), inf and 0 where the value rounds to them.
+TEST(ScalarMathTest, ExpIsWithinAnUlpOfF64) {
+  double worst = 0;
+  for (uint32_t sign : {0u, 0x80000000u})
+    for (uint32_t bits = 0; bits <= 0x43000000u; bits += 61) {
+      float x;
+      uint32_t signed_ = bits | sign;
+      std::memcpy(&x, &signed_, sizeof x);
+      double want = std::exp(static_cast<double>(x));
+      float got = amprt::math::exp(x);
+      float rounded = static_cast<float>(want);
+      if (std::isinf(rounded) || rounded == 0) {
+        ASSERT_EQ(got, rounded) << x;
+        continue;
+      }
+      double ulp = std::ldexp(1.0, std::max(std::ilogb(rounded), -126) - 23);
+      worst = std::max(worst, std::fabs(got - want) / ulp);
+      ASSERT_LE(worst, 1.0) << x;
+    }
+  EXPECT_GT(worst, 0.5); // the sample reaches values that do not round
+}
+
+TEST(ScalarMathTest, ExpAtItsEdges) {
+  EXPECT_EQ(amprt::math::exp(0.0f), 1.0f);
+  EXPECT_EQ(amprt::math::exp(-0.0f), 1.0f);
+  // e = 2.718281828459045 rounds to 0x1.5bf0a8p+1 (2.71828174591).
+  EXPECT_EQ(amprt::math::exp(1.0f), 0x1.5bf0a8p+1f);
+  // ln(FLT_MAX) = 88.72283905206835: the float below it stays finite,
+  // the one above overflows.
+  EXPECT_TRUE(std::isfinite(amprt::math::exp(88.72283f)));
+  EXPECT_EQ(amprt::math::exp(88.72284f), INFINITY);
+  EXPECT_EQ(amprt::math::exp(INFINITY), INFINITY);
+  EXPECT_EQ(amprt::math::exp(-INFINITY), 0.0f);
+  // The smallest subnormal, 2^-149, is e^-103.279; half of it rounds to 0.
+  EXPECT_EQ(amprt::math::exp(-103.2f), 0x1p-149f);
+  EXPECT_EQ(amprt::math::exp(-104.0f), 0.0f);
+  EXPECT_TRUE(std::isnan(amprt::math::exp(NAN)));
+}
+
 TEST(ScalarMathTest, GeluByHand) {
   // Phi(1) = 0.841344746..., Phi(-1) = 1 - Phi(1).
   EXPECT_NEAR(amprt::geluErf(1.0), 0.8413447460685429, 1e-15);

@@ -165,7 +165,7 @@ Tensor kernels::unary(UnaryFn fn, const Tensor &x, double exponent) {
       case UnaryFn::Abs:
         return std::fabs(v);
       case UnaryFn::Exp:
-        return std::exp(v);
+        return amprt::math::exp(v);
       case UnaryFn::Log:
         return std::log(v);
       case UnaryFn::Sqrt:
@@ -175,7 +175,7 @@ Tensor kernels::unary(UnaryFn fn, const Tensor &x, double exponent) {
       case UnaryFn::Tanh:
         return amprt::math::tanh(v);
       case UnaryFn::Sigmoid:
-        return static_cast<T>(1) / (static_cast<T>(1) + std::exp(-v));
+        return static_cast<T>(1) / (static_cast<T>(1) + amprt::math::exp(-v));
       case UnaryFn::Softplus:
         return amprt::softplus(v);
       case UnaryFn::Relu:
@@ -459,7 +459,7 @@ std::pair<Tensor, Tensor> kernels::attention(const Tensor &query,
         T sum = 0;
         std::fill(acc.begin(), acc.end(), T(0));
         for (int64_t j = 0; j < visible; ++j) {
-          T weight = std::exp(scores[j] - maxScore);
+          T weight = amprt::math::exp(scores[j] - maxScore);
           sum += weight;
           const double *vj = value.getData().data() + (bh * s + j) * dv;
           for (int64_t c = 0; c < dv; ++c)
@@ -511,7 +511,7 @@ kernels::attentionGrad(const Tensor &query, const Tensor &key,
             score += at(query, qRow + c) * at(key, kRow + c);
           for (int64_t c = 0; c < dv; ++c)
             dp += at(grad, oRow + c) * at(value, vRow + c);
-          T p = std::exp(scaleT * score - rowLse);
+          T p = amprt::math::exp(scaleT * score - rowLse);
           T ds = p * (dp - rowDot) * scaleT;
           for (int64_t c = 0; c < dv; ++c)
             dvSum[vRow + c] += p * at(grad, oRow + c);

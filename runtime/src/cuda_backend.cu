@@ -342,8 +342,9 @@ __global__ void attentionForwardKernel(amp_attention_t a, const void *q,
     }
     float score = a.scale * warpSum(partial);
     float newMax = amprt::nanMax(runningMax, score);
-    float correction = runningMax == newMax ? 1.0f : expf(runningMax - newMax);
-    float p = expf(score - newMax);
+    float correction =
+        runningMax == newMax ? 1.0f : amprt::math::exp(runningMax - newMax);
+    float p = amprt::math::exp(score - newMax);
     runningSum = runningSum * correction + p;
 #pragma unroll
     for (int t = 0; t < kPerLane; ++t) {
@@ -398,7 +399,7 @@ __global__ void attentionBackwardKernel(amp_attention_t a, const void *q,
         dp += dov[t] * amprt::load(a.dtype, v, kRow + c);
       }
     }
-    float p = expf(a.scale * warpSum(score) - rowLse);
+    float p = amprt::math::exp(a.scale * warpSum(score) - rowLse);
     float ds = p * (warpSum(dp) - rowDot) * a.scale;
 #pragma unroll
     for (int t = 0; t < kPerLane; ++t) {

@@ -126,7 +126,7 @@ amp_status_t amprt::hostAttentionForward(const amp_attention_t &a,
           float sum = 0;
           std::fill(s.acc.begin(), s.acc.end(), 0.0f);
           for (int64_t j = 0; j < keys; ++j) {
-            float p = std::exp(s.scores[j] - maxScore);
+            float p = amprt::math::exp(s.scores[j] - maxScore);
             sum += p;
             addScaled(s.acc.data(), p, s.v.rows.data() + j * d, d);
           }
@@ -183,7 +183,7 @@ amp_status_t amprt::hostAttentionBackward(const amp_attention_t &a,
       std::fill(s.dq.begin(), s.dq.end(), 0.0f);
       float rowLse = lse[bh * sq + i];
       for (int64_t j = 0; j < keys; ++j) {
-        float p = std::exp(a.scale * s.scores[j] - rowLse);
+        float p = amprt::math::exp(a.scale * s.scores[j] - rowLse);
         float ds = p * (s.dps[j] - rowDot) * a.scale;
         addScaled(dvHead + j * d, p, doi, d);
         addScaled(s.dq.data(), ds, s.k.rows.data() + j * d, d);

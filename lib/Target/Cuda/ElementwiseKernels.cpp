@@ -285,8 +285,12 @@ FailureOr<std::string> scalarExpr(NegOp op, ElementwiseKernel &kernel) {
 FailureOr<std::string> scalarExpr(AbsOp op, ElementwiseKernel &kernel) {
   return libm(op, kernel, "fabs");
 }
+// exp and tanh are scalar_math.h's, as the interpreter's: the same bits
+// on every target, and loops over them vectorize on the host.
 FailureOr<std::string> scalarExpr(ExpOp op, ElementwiseKernel &kernel) {
-  return libm(op, kernel, "exp");
+  return unary(op, kernel, [](const std::string &x, const std::string &) {
+    return "amprt::math::exp(" + x + ")";
+  });
 }
 FailureOr<std::string> scalarExpr(LogOp op, ElementwiseKernel &kernel) {
   return libm(op, kernel, "log");
@@ -294,8 +298,6 @@ FailureOr<std::string> scalarExpr(LogOp op, ElementwiseKernel &kernel) {
 FailureOr<std::string> scalarExpr(SqrtOp op, ElementwiseKernel &kernel) {
   return libm(op, kernel, "sqrt");
 }
-// tanh is scalar_math.h's, as the interpreter's: the same bits on every
-// target.
 FailureOr<std::string> scalarExpr(TanhOp op, ElementwiseKernel &kernel) {
   return unary(op, kernel, [](const std::string &x, const std::string &) {
     return "amprt::math::tanh(" + x + ")";
@@ -308,8 +310,8 @@ FailureOr<std::string> scalarExpr(RsqrtOp op, ElementwiseKernel &kernel) {
 }
 FailureOr<std::string> scalarExpr(SigmoidOp op, ElementwiseKernel &kernel) {
   return unary(op, kernel, [](const std::string &x, const std::string &t) {
-    return literal(1, t) + " / (" + literal(1, t) + " + " + math("exp", t) +
-           "(-" + x + "))";
+    return literal(1, t) + " / (" + literal(1, t) + " + amprt::math::exp(-" +
+           x + "))";
   });
 }
 FailureOr<std::string> scalarExpr(SoftplusOp op, ElementwiseKernel &kernel) {
