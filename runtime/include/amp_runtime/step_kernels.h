@@ -374,26 +374,98 @@ amp_status_t launchReduce(amp_stream_t *stream, const char *name, int64_t count,
 constexpr int64_t kElementGrain = 16384; // elements: ~10 us of work
 constexpr int64_t kRowGrain = 8;         // rows
 
-/// Runs the prepared `kernel` for every index in [0, count), each range of
-/// indices in order, on the host's threads; `each(kernel, i)` runs one.
-template <typename Kernel, typename Each>
-amp_status_t runOnHost(amp_stream_t *stream, int64_t count, int64_t grain,
-                       const Kernel &kernel, Each each) {
+/// Runs the prepared `kernel` over [0, count) on the host's threads, a
+/// range of indices at a time: `range(kernel, begin, end)`.
+template <typename Kernel, typename Range>
+amp_status_t runRangesOnHost(amp_stream_t *stream, int64_t count, int64_t grain,
+                             const Kernel &kernel, Range range) {
   if (amp_stream_device_kind(stream) != AMP_DEVICE_HOST)
     return amp_status_make(AMP_INVALID_ARGUMENT, __FILE__, __LINE__,
                            "a host step runs only on a host stream");
   struct Work {
     const Kernel ready;
-    Each each;
-  } work{prepared(kernel), each};
+    Range range;
+  } work{prepared(kernel), range};
   return amp_host_parallel_for(
       count, grain,
       [](void *context, int64_t begin, int64_t end) {
         const Work &w = *static_cast<const Work *>(context);
-        for (int64_t i = begin; i < end; ++i)
-          w.each(w.ready, i);
+        w.range(w.ready, begin, end);
       },
       &work);
+}
+
+/// Runs the prepared `kernel` for every index in [0, count), each range of
+/// indices in order, on the host's threads; `each(kernel, i)` runs one.
+template <typename Kernel, typename Each>
+amp_status_t runOnHost(amp_stream_t *stream, int64_t count, int64_t grain,
+                       const Kernel &kernel, Each each) {
+  return runRangesOnHost(stream, count, grain, kernel,
+                         [each](const Kernel &k, int64_t begin, int64_t end) {
+                           for (int64_t i = begin; i < end; ++i)
+                             each(k, i);
+                         });
+}
+
+/// The accumulators of kReduceLanes outputs of a reduction, folded side by
+/// side.
+constexpr int kReduceLanes = 16;
+template <typename Acc> struct ReduceLanes {
+  Acc lane[kReduceLanes];
+};
+
+/// Outputs [begin, end) of the reduction `k`, each folding `extent` values:
+/// kReduceLanes outputs at a time, each lane in foldReduction's order (the
+/// bits of operator()), so that the outputs' chains of additions overlap
+/// instead of each waiting on its last addition, and adjacent outputs'
+/// values (adjacent in memory where the outputs are) load as one vector.
+template <typename Kernel>
+void foldOutputs(const Kernel &k, int64_t begin, int64_t end, int64_t extent) {
+  using Acc = decltype(k.identity());
+  using Lanes = ReduceLanes<Acc>;
+  int64_t i = begin;
+  for (; i + kReduceLanes <= end; i += kReduceLanes) {
+    Lanes identity;
+    int64_t bases[kReduceLanes];
+    bool adjacent = true;
+    for (int l = 0; l < kReduceLanes; ++l) {
+      identity.lane[l] = k.identity();
+      bases[l] = k.baseOf(i + l);
+      adjacent = adjacent && bases[l] == bases[0] + l;
+    }
+    const auto combine = [&](Lanes a, const Lanes &v) {
+      for (int l = 0; l < kReduceLanes; ++l)
+        a.lane[l] = k.combine(a.lane[l], v.lane[l]);
+      return a;
+    };
+    Lanes sums;
+    if (adjacent) {
+      const int64_t base = bases[0];
+      sums = amprt::foldReduction(
+          extent, identity,
+          [&](int64_t r) {
+            Lanes v;
+            for (int l = 0; l < kReduceLanes; ++l)
+              v.lane[l] = k.loadAt(base + l, r);
+            return v;
+          },
+          combine);
+    } else {
+      sums = amprt::foldReduction(
+          extent, identity,
+          [&](int64_t r) {
+            Lanes v;
+            for (int l = 0; l < kReduceLanes; ++l)
+              v.lane[l] = k.loadAt(bases[l], r);
+            return v;
+          },
+          combine);
+    }
+    for (int l = 0; l < kReduceLanes; ++l)
+      k.finish(i + l, sums.lane[l]);
+  }
+  for (; i < end; ++i)
+    k(i);
 }
 
 /// Runs kernel(i) for every i in [0, count).
@@ -405,13 +477,15 @@ amp_status_t launch(amp_stream_t *stream, const char *, int64_t count,
 }
 
 /// Runs the reduction `kernel` for every output in [0, count), each
-/// folding its `extent` values in order (operator()).
+/// folding its `extent` values in order (operator()'s bits; foldOutputs).
 template <typename Kernel>
 amp_status_t launchReduce(amp_stream_t *stream, const char *, int64_t count,
                           int64_t extent, const Kernel &kernel) {
   int64_t grain = kElementGrain / (extent > 1 ? extent : 1);
-  return runOnHost(stream, count, grain, kernel,
-                   [](const Kernel &k, int64_t i) { k(i); });
+  return runRangesOnHost(stream, count, grain, kernel,
+                         [extent](const Kernel &k, int64_t begin, int64_t end) {
+                           foldOutputs(k, begin, end, extent);
+                         });
 }
 
 /// Runs the row kernel `kernel` for every row in [0, rows), each with the
