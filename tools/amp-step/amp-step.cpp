@@ -2,19 +2,21 @@
 //
 //   amp-step DIR/lib<name>.so <name> --inputs=DIR --steps=N [--device=host]
 //
-// Loads every tensor of the step from DIR/arg<i>.npy (as amp-run
-// --save-inputs writes them), runs N steps on that batch and prints each
-// loss as amp-run --train-steps --print-every=1 does, so that the two
-// outputs can be compared line for line. --seed=S instead initialises the
+// Loads every tensor of the step from DIR/<name>.npy, named as the step
+// names it (w1.npy, w1.exp_avg.npy, x.npy, labels.npy), or else from
+// DIR/arg<i>.npy by its position (as amp-run --save-inputs writes them),
+// runs N steps on that batch and prints each loss as amp-run --train-steps
+// --print-every=1 does, so that the two outputs can be compared line for
+// line. --seed=S instead initialises the
 // parameters from S (amp_step_init) and draws a random batch (integers
 // below --index-bound), for models whose tensors are too large to ship.
 // --bench=N then times N more steps queued back to back with one wait.
 // --load restores a state saved with --save, and the step numbers continue
 // from it. --graph runs the first step as it is and replays every later
 // one from a CUDA graph of it. --output-dir writes the parameters and state
-// after the last step as result<k>.npy, numbered as amp-run --output-dir
-// numbers the step's results, so that the two can be compared tensor by
-// tensor.
+// after the last step as <name>.npy, and the last loss as loss.npy. A name
+// that cannot be a file name (other than letters, digits, '_', '-' and
+// '.', not first), or is "loss", is arg<i>.npy in both directions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -102,6 +104,51 @@ std::vector<char> randomInput(const amp_step_tensor_t &t, uint64_t &state,
     }
   }
   return bytes;
+}
+
+/// The file of tensor `index` (named `name`) in a directory of .npy files:
+/// <name>.npy where the name is a plain file name other than the loss's,
+/// else arg<index>.npy.
+std::string tensorFile(const char *name, size_t index) {
+  std::string plain = name;
+  bool usable = !plain.empty() && plain.front() != '.' && plain != "loss" &&
+                plain.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
+                                        "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                        "0123456789_-.") == std::string::npos;
+  return usable ? plain + ".npy" : "arg" + std::to_string(index) + ".npy";
+}
+
+/// Writes `value` as a 0-d f32 .npy file at `path`, atomically (a file
+/// beside it, renamed over it): 0, or the errno of what failed.
+int writeScalarNpy(const std::string &path, float value) {
+  std::string header =
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (), }";
+  // Magic, version 1.0, the header's length; the header padded with
+  // spaces and ended by a newline so that the data start 64-aligned.
+  size_t total = (10 + header.size() + 1 + 63) / 64 * 64;
+  header.append(total - 10 - header.size() - 1, ' ');
+  header += '\n';
+  std::string bytes = "\x93NUMPY";
+  bytes += '\x01';
+  bytes += '\x00';
+  bytes += static_cast<char>(header.size() & 0xff);
+  bytes += static_cast<char>(header.size() >> 8);
+  bytes += header;
+  bytes.append(reinterpret_cast<const char *>(&value), sizeof value);
+  std::string partial = path + ".partial";
+  std::FILE *file = std::fopen(partial.c_str(), "wb");
+  if (!file)
+    return errno;
+  bool written =
+      std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
+  int error = written ? 0 : errno;
+  if (std::fclose(file) != 0 && error == 0)
+    error = errno;
+  if (error == 0 && std::rename(partial.c_str(), path.c_str()) != 0)
+    error = errno;
+  if (error != 0)
+    std::remove(partial.c_str());
+  return error;
 }
 
 } // namespace
@@ -209,7 +256,19 @@ int main(int argc, char **argv) {
         batch.push_back(randomInput(t, state, indexBound));
       continue;
     }
-    std::string path = inputs + "/arg" + std::to_string(i) + ".npy";
+    std::string named = inputs + "/" + tensorFile(t.name, i);
+    std::string positional = inputs + "/arg" + std::to_string(i) + ".npy";
+    std::error_code error;
+    std::string path =
+        std::filesystem::exists(named, error) ? named : positional;
+    if (!std::filesystem::exists(path, error)) {
+      std::fprintf(stderr,
+                   "amp-step: error: %s has no file for tensor '%s': "
+                   "neither %s nor %s\n",
+                   inputs.c_str(), t.name, tensorFile(t.name, i).c_str(),
+                   ("arg" + std::to_string(i) + ".npy").c_str());
+      return 1;
+    }
     if (amp_status_t status = amp_step_load_npy(step, i, path.c_str()))
       return fail(status);
     if (t.kind != AMP_STEP_INPUT)
@@ -288,12 +347,23 @@ int main(int argc, char **argv) {
                    outputDir.c_str(), error.message().c_str());
       return 1;
     }
-    for (size_t i = 0, k = 0; i < description->tensor_count; ++i) {
-      if (description->tensors[i].kind == AMP_STEP_INPUT)
+    for (size_t i = 0; i < description->tensor_count; ++i) {
+      const amp_step_tensor_t &t = description->tensors[i];
+      if (t.kind == AMP_STEP_INPUT)
         continue;
-      std::string path = outputDir + "/result" + std::to_string(k++) + ".npy";
+      std::string path = outputDir + "/" + tensorFile(t.name, i);
       if (amp_status_t status = amp_step_save_npy(step, i, path.c_str()))
         return fail(status);
+    }
+    // The last loss, where a step ran.
+    float loss = 0, found = 0;
+    if (amp_status_t status = amp_step_result(step, &loss, &found))
+      return fail(status);
+    std::string path = outputDir + "/loss.npy";
+    if (int error = steps + bench > 0 ? writeScalarNpy(path, loss) : 0) {
+      std::fprintf(stderr, "amp-step: error: cannot write %s: %s\n",
+                   path.c_str(), std::strerror(error));
+      return 1;
     }
   }
   amp_step_destroy(step);

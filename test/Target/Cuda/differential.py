@@ -8,10 +8,28 @@ usage: differential.py OUTDIR EXAMPLE COMPUTE_TYPE [AMP-COMPILE OPTIONS...]
 EXAMPLE names a file of examples/ or is the path of a .mlir file.
 """
 import os
+import re
 import subprocess
 import sys
 
 import numpy as np
+
+
+def state_files(step_mlir):
+    """The files amp-step --output-dir writes for the step's parameters and
+    state, in the order of amp-run's results: <name>.npy, or arg<i>.npy for
+    a name that is no plain file name (amp-step's rule)."""
+    text = open(step_mlir).read()
+    signature = next(m.group(1) for m in re.finditer(r"func\.func @\w+\((.*?)\) ->", text, re.S)
+                     if "amp.param" in m.group(1))
+    files = []
+    for index, attributes in re.findall(r"%arg(\d+): [^{]*\{([^}]*)\}", signature):
+        if "amp.param" not in attributes and "amp.state" not in attributes:
+            continue
+        name = re.search(r'amp\.name = "([^"]*)"', attributes).group(1)
+        plain = re.fullmatch(r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]*", name) and name != "loss"
+        files.append(f"{name}.npy" if plain else f"arg{index}.npy")
+    return files
 
 
 def main():
@@ -47,10 +65,16 @@ def main():
                 break
         print(f"{example} {compute}: the compiled step differs from the interpreter")
         return 1
-    # amp-run also writes the loss (and found_inf) after the state.
-    tensors = sorted(os.listdir(got_state), key=lambda f: int(f[6:-4]))
-    for name in tensors:
-        want = np.load(os.path.join(ref_state, name))
+    # amp-run numbers the step's results: the parameters and state, then
+    # the loss (and found_inf); amp-step names them.
+    tensors = state_files(os.path.join(work, example + ".step.mlir"))
+    tensors.append("loss.npy")
+    if sorted(tensors) != sorted(os.listdir(got_state)):
+        print(f"{example} {compute}: amp-step wrote {sorted(os.listdir(got_state))}, "
+              f"not {sorted(tensors)}")
+        return 1
+    for k, name in enumerate(tensors):
+        want = np.load(os.path.join(ref_state, f"result{k}.npy"))
         have = np.load(os.path.join(got_state, name))
         if want.dtype != have.dtype or want.shape != have.shape or \
                 want.tobytes() != have.tobytes():
