@@ -61,9 +61,16 @@ protected:
     amp_device_destroy(device);
   }
 
-  /// Runs `kernel` through launchReduce over `count` outputs and checks
-  /// each against the kernel's own operator() on it alone.
-  void expectEachOutputsBits(StridedSum kernel, int64_t count) {
+  /// Sums a [rows, columns] matrix of order-sensitive values through
+  /// launchReduce, down its columns (outputs side by side) or along its
+  /// rows (outputs apart), and checks each output against the kernel's
+  /// own operator() on it alone.
+  void expectEachOutputsBits(int64_t rows, int64_t columns, bool downColumns) {
+    std::vector<float> in = values(rows * columns);
+    StridedSum kernel{in.data(), nullptr, downColumns ? 1 : columns,
+                      downColumns ? columns : 1};
+    kernel.extent = downColumns ? rows : columns;
+    const int64_t count = downColumns ? columns : rows;
     std::vector<float> launched(count, -1.0f), alone(count, -2.0f);
     kernel.out = launched.data();
     ASSERT_EQ(
@@ -90,32 +97,19 @@ protected:
 };
 
 TEST_F(StepLaunchTest, AdjacentOutputsKeepTheirOwnOrder) {
-  // Columns of a [700, 37] matrix: the outputs' values lie side by side;
-  // 700 values cross blocks of the fold, 37 outputs leave a partial group.
-  const int64_t rows = 700, columns = 37;
-  std::vector<float> in = values(rows * columns);
-  StridedSum kernel{in.data(), nullptr, 1, columns};
-  kernel.extent = rows;
-  expectEachOutputsBits(kernel, columns);
+  // The outputs' values lie side by side; 700 values cross blocks of the
+  // fold, 37 outputs leave a partial group.
+  expectEachOutputsBits(700, 37, /*downColumns=*/true);
 }
 
 TEST_F(StepLaunchTest, OutputsApartKeepTheirOwnOrder) {
-  // Rows of a [53, 300] matrix: each output's values lie together, the
-  // outputs 300 apart.
-  const int64_t rows = 53, columns = 300;
-  std::vector<float> in = values(rows * columns);
-  StridedSum kernel{in.data(), nullptr, columns, 1};
-  kernel.extent = columns;
-  expectEachOutputsBits(kernel, rows);
+  // Each output's values lie together, the outputs 300 apart.
+  expectEachOutputsBits(53, 300, /*downColumns=*/false);
 }
 
 TEST_F(StepLaunchTest, ManyOutputsSplitOverTheThreads) {
   // Enough outputs for launchReduce to hand ranges to every thread.
-  const int64_t rows = 600, columns = 2051;
-  std::vector<float> in = values(rows * columns);
-  StridedSum kernel{in.data(), nullptr, 1, columns};
-  kernel.extent = rows;
-  expectEachOutputsBits(kernel, columns);
+  expectEachOutputsBits(600, 2051, /*downColumns=*/true);
 }
 
 } // namespace
