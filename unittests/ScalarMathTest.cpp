@@ -82,8 +82,8 @@ TEST(ScalarMathTest, ExpIsWithinAnUlpOfF64) {
   for (uint32_t sign : {0u, 0x80000000u})
     for (uint32_t bits = 0; bits <= 0x43000000u; bits += 61) {
       float x;
-      uint32_t signed_ = bits | sign;
-      std::memcpy(&x, &signed_, sizeof x);
+      uint32_t withSign = bits | sign;
+      std::memcpy(&x, &withSign, sizeof x);
       double want = std::exp(static_cast<double>(x));
       float got = amprt::math::exp(x);
       float rounded = static_cast<float>(want);

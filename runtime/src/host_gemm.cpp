@@ -34,6 +34,11 @@
 
 #if defined(__x86_64__)
 #include <immintrin.h>
+// The hot loops built for AVX2 too, picked at load time where the CPU has
+// it (any x86-64 runs the default build).
+#define AMP_GEMM_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define AMP_GEMM_CLONES
 #endif
 
 namespace {
@@ -50,9 +55,8 @@ typedef float Lanes __attribute__((vector_size(32)));
 /// product rounded before it is added. `acc` has rows `ld` floats apart; it
 /// is read unless `first`. Unrolled for the registers: the loops over r and
 /// the halves of the tile fully, p twice.
-__attribute__((target_clones("avx2", "default"))) void
-multiplyTile(int64_t kc, const float *a, const float *b, float *acc, int64_t ld,
-             bool first) {
+AMP_GEMM_CLONES void multiplyTile(int64_t kc, const float *a, const float *b,
+                                  float *acc, int64_t ld, bool first) {
   Lanes sum[kMR][2];
 #pragma GCC unroll 6
   for (int r = 0; r < kMR; ++r)
@@ -188,8 +192,8 @@ private:
   /// Slivers [begin, end) of op(B), [k][kNR] each, zero past column n.
   /// Built for AVX2 too, as are the tasks, with what they call inlined:
   /// the widening, the packing and the output pass run 8 lanes wide.
-  __attribute__((target_clones("avx2", "default"), flatten)) void
-  packB(int64_t begin, int64_t end) {
+  AMP_GEMM_CLONES __attribute__((flatten)) void packB(int64_t begin,
+                                                      int64_t end) {
     float *column = nullptr;
     if (g.trans_b) {
       try {
@@ -255,8 +259,8 @@ private:
   }
 
   /// Tasks [begin, end): row blocks outer, spans inner.
-  __attribute__((target_clones("avx2", "default"), flatten)) void
-  multiplyTasks(int64_t begin, int64_t end) {
+  AMP_GEMM_CLONES __attribute__((flatten)) void multiplyTasks(int64_t begin,
+                                                              int64_t end) {
     Scratch &scratch = threadScratch;
     float *packedA, *row, *acc = nullptr, *values = nullptr, *biasRow = nullptr;
     try {

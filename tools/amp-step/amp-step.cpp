@@ -14,9 +14,10 @@
 // --load restores a state saved with --save, and the step numbers continue
 // from it. --graph runs the first step as it is and replays every later
 // one from a CUDA graph of it. --output-dir writes the parameters and state
-// after the last step as <name>.npy, and the last loss as loss.npy. A name
-// that cannot be a file name (other than letters, digits, '_', '-' and
-// '.', not first), or is "loss", is arg<i>.npy in both directions.
+// after the last step as <name>.npy, and the last loss, where a step ran,
+// as loss.npy. A name that is no plain file name (other than letters,
+// digits, '_', '-' and '.', not first), or is "loss" or arg<k>, is
+// arg<i>.npy in both directions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +25,8 @@
 #include "amp_runtime/step.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <cerrno>
@@ -107,11 +110,16 @@ std::vector<char> randomInput(const amp_step_tensor_t &t, uint64_t &state,
 }
 
 /// The file of tensor `index` (named `name`) in a directory of .npy files:
-/// <name>.npy where the name is a plain file name other than the loss's,
-/// else arg<index>.npy.
+/// <name>.npy where the name is a plain file name (letters, digits, '_',
+/// '-' and '.', not first; at most 200 bytes) other than the loss's and
+/// other than a positional one (arg<k>), else arg<index>.npy.
 std::string tensorFile(const char *name, size_t index) {
   std::string plain = name;
-  bool usable = !plain.empty() && plain.front() != '.' && plain != "loss" &&
+  bool positional =
+      plain.size() > 3 && plain.compare(0, 3, "arg") == 0 &&
+      plain.find_first_not_of("0123456789", 3) == std::string::npos;
+  bool usable = !plain.empty() && plain.size() <= 200 && plain.front() != '.' &&
+                plain != "loss" && !positional &&
                 plain.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
                                         "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                         "0123456789_-.") == std::string::npos;
@@ -119,7 +127,8 @@ std::string tensorFile(const char *name, size_t index) {
 }
 
 /// Writes `value` as a 0-d f32 .npy file at `path`, atomically (a file
-/// beside it, renamed over it): 0, or the errno of what failed.
+/// beside it, flushed to the disk, renamed over it): 0, or the errno of
+/// what failed.
 int writeScalarNpy(const std::string &path, float value) {
   std::string header =
       "{'descr': '<f4', 'fortran_order': False, 'shape': (), }";
@@ -136,13 +145,16 @@ int writeScalarNpy(const std::string &path, float value) {
   bytes += header;
   bytes.append(reinterpret_cast<const char *>(&value), sizeof value);
   std::string partial = path + ".partial";
-  std::FILE *file = std::fopen(partial.c_str(), "wb");
-  if (!file)
+  int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0)
     return errno;
-  bool written =
-      std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
-  int error = written ? 0 : errno;
-  if (std::fclose(file) != 0 && error == 0)
+  int error = 0;
+  if (::write(fd, bytes.data(), bytes.size()) !=
+      static_cast<ssize_t>(bytes.size()))
+    error = errno ? errno : EIO;
+  if (error == 0 && ::fsync(fd) != 0)
+    error = errno;
+  if (::close(fd) != 0 && error == 0)
     error = errno;
   if (error == 0 && std::rename(partial.c_str(), path.c_str()) != 0)
     error = errno;
@@ -241,8 +253,8 @@ int main(int argc, char **argv) {
   if (amp_status_t status = amp_step_create(description, device, &step))
     return fail(status);
 
-  // Every tensor from arg<i>.npy, or the parameters and state from the
-  // seed and a random batch; the batch is kept on the host.
+  // Every tensor from <name>.npy or arg<i>.npy, or the parameters and state
+  // from the seed and a random batch; the batch is kept on the host.
   std::vector<std::vector<char>> batch;
   std::vector<amp_step_input_t> batchInputs;
   uint64_t state = static_cast<uint64_t>(seed) ^ 0x5eedull;
@@ -355,14 +367,17 @@ int main(int argc, char **argv) {
       if (amp_status_t status = amp_step_save_npy(step, i, path.c_str()))
         return fail(status);
     }
-    // The last loss, where a step ran.
+    // The last loss, where a step ran; none, and none of an earlier run,
+    // where none did.
     float loss = 0, found = 0;
     if (amp_status_t status = amp_step_result(step, &loss, &found))
       return fail(status);
     std::string path = outputDir + "/loss.npy";
-    if (int error = steps + bench > 0 ? writeScalarNpy(path, loss) : 0) {
+    if (steps + bench == 0)
+      std::filesystem::remove(path, error);
+    if (int failure = steps + bench > 0 ? writeScalarNpy(path, loss) : 0) {
       std::fprintf(stderr, "amp-step: error: cannot write %s: %s\n",
-                   path.c_str(), std::strerror(error));
+                   path.c_str(), std::strerror(failure));
       return 1;
     }
   }

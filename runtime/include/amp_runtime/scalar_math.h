@@ -1,8 +1,9 @@
 //===- scalar_math.h - the scalar math of each op, written once -*- C++ -*-===//
 //
 // The per-element formulas of the ops whose math is more than one operator:
-// gelu and its derivative, the AdamW and SGD updates, and the finishing
-// steps of a row's moments (row_math.h holds the row ops built on them).
+// exp and tanh in f32, gelu and its derivative, the AdamW and SGD updates,
+// and the finishing steps of a row's moments (row_math.h holds the row ops
+// built on them).
 // The interpreter, the host and CUDA backends of the runtime and the
 // generated step code all call these functions, so the order of every
 // floating-point operation is the same everywhere; the interpreter's

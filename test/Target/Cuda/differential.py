@@ -27,7 +27,8 @@ def state_files(step_mlir):
         if "amp.param" not in attributes and "amp.state" not in attributes:
             continue
         name = re.search(r'amp\.name = "([^"]*)"', attributes).group(1)
-        plain = re.fullmatch(r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]*", name) and name != "loss"
+        plain = re.fullmatch(r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]*", name) and len(name) <= 200 \
+            and name != "loss" and not re.fullmatch(r"arg[0-9]+", name)
         files.append(f"{name}.npy" if plain else f"arg{index}.npy")
     return files
 
