@@ -7,9 +7,9 @@
 // DIR/arg<i>.npy by its position (as amp-run --save-inputs writes them),
 // runs N steps on that batch and prints each loss as amp-run --train-steps
 // --print-every=1 does, so that the two outputs can be compared line for
-// line. --seed=S instead initialises the
-// parameters from S (amp_step_init) and draws a random batch (integers
-// below --index-bound), for models whose tensors are too large to ship.
+// line. --seed=S instead initialises the parameters from S (amp_step_init)
+// and draws a random batch (integers below --index-bound), for models
+// whose tensors are too large to ship.
 // --bench=N then times N more steps queued back to back with one wait.
 // --load restores a state saved with --save, and the step numbers continue
 // from it. --graph runs the first step as it is and replays every later
@@ -274,11 +274,13 @@ int main(int argc, char **argv) {
     std::string path =
         std::filesystem::exists(named, error) ? named : positional;
     if (!std::filesystem::exists(path, error)) {
+      std::string files = named == positional
+                              ? tensorFile(t.name, i)
+                              : "neither " + tensorFile(t.name, i) +
+                                    " nor arg" + std::to_string(i) + ".npy";
       std::fprintf(stderr,
-                   "amp-step: error: %s has no file for tensor '%s': "
-                   "neither %s nor %s\n",
-                   inputs.c_str(), t.name, tensorFile(t.name, i).c_str(),
-                   ("arg" + std::to_string(i) + ".npy").c_str());
+                   "amp-step: error: %s has no file for tensor '%s': %s\n",
+                   inputs.c_str(), t.name, files.c_str());
       return 1;
     }
     if (amp_status_t status = amp_step_load_npy(step, i, path.c_str()))
