@@ -60,8 +60,9 @@ const std::map<std::string, std::string> kUpdateSteps = {
     {"amp.sgd_update", R"mlir(
 func.func @step(%p: tensor<4xf32> {amp.param}, %g: tensor<4xf32>)
     -> (tensor<4xf32>, tensor<f32>) {
-  %p2 = amp.sgd_update %p, %g {lr = 0.5 : f64, weight_decay = 0.0 : f64}
-      : tensor<4xf32>
+  %lr = amp.constant dense<0.5> : tensor<f64>
+  %wd = amp.constant dense<0.0> : tensor<f64>
+  %p2 = amp.sgd_update %p, %g lr(%lr) weight_decay(%wd) : tensor<4xf32>
   %loss = amp.sum %g dims = [0] : tensor<4xf32> to tensor<f32>
   return %p2, %loss : tensor<4xf32>, tensor<f32>
 }
@@ -71,9 +72,12 @@ func.func @step(%p: tensor<4xf32> {amp.param},
                 %buf: tensor<4xf32> {amp.state}, %g: tensor<4xf32>,
                 %step: tensor<f32>)
     -> (tensor<4xf32>, tensor<4xf32>, tensor<f32>) {
-  %p2, %buf2 = amp.sgd_momentum_update %p, %g, %buf, %step
-      {lr = 0.5 : f64, momentum = 0.9 : f64, dampening = 0.0 : f64,
-       weight_decay = 0.0 : f64} : tensor<4xf32>, tensor<f32>
+  %lr = amp.constant dense<0.5> : tensor<f64>
+  %mu = amp.constant dense<0.9> : tensor<f64>
+  %wd = amp.constant dense<0.0> : tensor<f64>
+  %p2, %buf2 = amp.sgd_momentum_update %p, %g, %buf, %step lr(%lr)
+      momentum(%mu) weight_decay(%wd) {dampening = 0.0 : f64}
+      : tensor<4xf32>, tensor<f32>
   %loss = amp.sum %g dims = [0] : tensor<4xf32> to tensor<f32>
   return %p2, %buf2, %loss : tensor<4xf32>, tensor<4xf32>, tensor<f32>
 }
@@ -83,9 +87,13 @@ func.func @step(%p: tensor<4xf32> {amp.param},
                 %m: tensor<4xf32> {amp.state}, %v: tensor<4xf32> {amp.state},
                 %g: tensor<4xf32>, %step: tensor<f32>)
     -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) {
-  %p2, %m2, %v2 = amp.adamw_update %p, %g, %m, %v, %step
-      {lr = 1.0e-3 : f64, beta1 = 0.9 : f64, beta2 = 0.999 : f64,
-       eps = 1.0e-8 : f64, weight_decay = 0.01 : f64}
+  %lr = amp.constant dense<1.0e-3> : tensor<f64>
+  %b1 = amp.constant dense<0.9> : tensor<f64>
+  %b2 = amp.constant dense<0.999> : tensor<f64>
+  %eps = amp.constant dense<1.0e-8> : tensor<f64>
+  %wd = amp.constant dense<0.01> : tensor<f64>
+  %p2, %m2, %v2 = amp.adamw_update %p, %g, %m, %v, %step lr(%lr)
+      betas(%b1, %b2) eps(%eps) weight_decay(%wd)
       : tensor<4xf32>, tensor<f32>
   %loss = amp.sum %g dims = [0] : tensor<4xf32> to tensor<f32>
   return %p2, %m2, %v2, %loss
@@ -235,6 +243,10 @@ TEST_F(OpClassesTest, UpdatesAreHandled) {
     if (Value step = update.getStepOperand()) {
       EXPECT_EQ(cast<RankedTensorType>(step.getType()).getRank(), 0);
     }
+    EXPECT_FALSE(update.getHyperParameterOperands().empty());
+    for (Value hyper : update.getHyperParameterOperands())
+      EXPECT_EQ(hyper.getType(),
+                RankedTensorType::get({}, Float64Type::get(&ctx)));
 
     // The interpreter runs it.
     SmallVector<interp::Tensor> args;

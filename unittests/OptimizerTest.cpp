@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "amp/InitAll.h"
 #include "amp/Interpreter/Interpreter.h"
@@ -56,10 +57,20 @@ protected:
     pm.addPass(createAmpOptimizer(options));
     EXPECT_TRUE(succeeded(pm.run(*module)));
     auto step = module->lookupSymbol<func::FuncOp>("f_step");
+    // State starts at its amp.state value (a hyperparameter at the
+    // option's), in its type.
     std::vector<Tensor> args;
-    for (Type type : step.getArgumentTypes())
-      args.emplace_back(ElementKind::F32,
-                        cast<RankedTensorType>(type).getShape());
+    for (auto [i, type] : llvm::enumerate(step.getArgumentTypes())) {
+      auto tensor = cast<RankedTensorType>(type);
+      double initial = 0;
+      if (auto value =
+              step.getArgAttrOfType<FloatAttr>(i, AmpDialect::kStateAttrName))
+        initial = value.getValueAsDouble();
+      args.emplace_back(tensor.getElementType().isF64() ? ElementKind::F64
+                                                        : ElementKind::F32,
+                        tensor.getShape(),
+                        std::vector<double>(tensor.getNumElements(), initial));
+    }
     args.front() = Tensor(ElementKind::F32, {2}, {w0[0], w0[1]});
     args.back() = Tensor(ElementKind::F32, {2}, {x[0], x[1]});
     Interpreter interpreter(*module);
@@ -116,11 +127,15 @@ TEST_F(OptimizerTest, SgdMomentumWithDampening) {
       w[i] = w[i] - 0.1f * buf[i];
       EXPECT_FLOAT_EQ(h[s][i], w[i]) << "step " << s << " element " << i;
     }
-  // State: the buffer, then the step counter.
-  ASSERT_EQ(state.size(), 2u);
+  // State: the buffer, the step counter, then the hyperparameters (lr,
+  // momentum, weight decay) as the options set them, unchanged.
+  ASSERT_EQ(state.size(), 5u);
   EXPECT_FLOAT_EQ(static_cast<float>(state[0][0]), buf[0]);
   EXPECT_FLOAT_EQ(static_cast<float>(state[0][1]), buf[1]);
   EXPECT_EQ(state[1][0], 2.0);
+  EXPECT_EQ(state[2][0], 0.1);
+  EXPECT_EQ(state[3][0], 0.9);
+  EXPECT_EQ(state[4][0], 0.01);
 }
 
 TEST_F(OptimizerTest, SgdNesterov) {
@@ -165,11 +180,15 @@ TEST_F(OptimizerTest, AdamW) {
           << "step " << s << " element " << i;
     }
   }
-  // State: m and v of the parameter, then the step counter.
-  ASSERT_EQ(state.size(), 3u);
+  // State: m and v of the parameter, the step counter, then lr, the betas,
+  // eps and the weight decay.
+  ASSERT_EQ(state.size(), 8u);
   EXPECT_NEAR(state[0][1], m[1], 1e-6);
   EXPECT_NEAR(state[1][1], v[1], 1e-8);
   EXPECT_EQ(state[2][0], 2.0);
+  const double hypers[] = {lr, b1, b2, eps, wd};
+  for (int k = 0; k < 5; ++k)
+    EXPECT_EQ(state[3 + k][0], hypers[k]) << k;
 }
 
 TEST_F(OptimizerTest, ClippingByGlobalNorm) {

@@ -15,6 +15,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include "amp_runtime/hyperparameters.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -275,6 +277,25 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
   auto one = [](Tensor t) -> Result { return SmallVector<Tensor>{t}; };
   auto resultShape = [&]() { return shapeOf(op->getResult(0)); };
   auto resultKind = [&]() { return kindOf(op->getResult(0).getType()); };
+  // An update's hyperparameters (named in operand order), each in its
+  // range: they are set at run time, so the verifier may not have seen
+  // them.
+  auto readHypers =
+      [&](OptimizerUpdateOpInterface update,
+          ArrayRef<StringRef> names) -> FailureOr<SmallVector<double>> {
+    SmallVector<double> values;
+    unsigned first = update.getHyperParameterOperands().getBeginOperandIndex();
+    for (auto [k, name] : llvm::enumerate(names)) {
+      double value = in[first + k][0];
+      const amprt::HyperParameterRange *range =
+          amprt::hyperParameterRange(name);
+      if (!amprt::inRange(*range, value))
+        return update->emitOpError()
+               << name << " must lie in " << range->words << ", got " << value;
+      values.push_back(value);
+    }
+    return values;
+  };
 
   if (std::optional<k::UnaryFn> fn = getUnaryFn(op)) {
     auto pow = dyn_cast<PowOp>(op);
@@ -431,23 +452,29 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
         return one(*out);
       })
       .Case([&](SgdUpdateOp sgd) -> Result {
+        FailureOr<SmallVector<double>> h =
+            readHypers(sgd, {"lr", "weight_decay"});
+        if (failed(h))
+          return failure();
         return k::sgd(in[0], in[1], nullptr, 0,
-                      {sgd.getLr().convertToDouble(), 0, 0,
-                       sgd.getWeightDecay().convertToDouble(), false});
+                      {(*h)[0], 0, 0, (*h)[1], false});
       })
       .Case([&](SgdMomentumUpdateOp sgd) -> Result {
-        return k::sgd(
-            in[0], in[1], &in[2], in[3][0],
-            {sgd.getLr().convertToDouble(), sgd.getMomentum().convertToDouble(),
-             sgd.getDampening().convertToDouble(),
-             sgd.getWeightDecay().convertToDouble(), sgd.getNesterov()});
+        FailureOr<SmallVector<double>> h =
+            readHypers(sgd, {"lr", "momentum", "weight_decay"});
+        if (failed(h))
+          return failure();
+        return k::sgd(in[0], in[1], &in[2], in[3][0],
+                      {(*h)[0], (*h)[1], sgd.getDampening().convertToDouble(),
+                       (*h)[2], sgd.getNesterov()});
       })
       .Case([&](AdamwUpdateOp adam) -> Result {
-        return k::adamw(
-            in[0], in[1], in[2], in[3], in[4][0],
-            {adam.getLr().convertToDouble(), adam.getBeta1().convertToDouble(),
-             adam.getBeta2().convertToDouble(), adam.getEps().convertToDouble(),
-             adam.getWeightDecay().convertToDouble()});
+        FailureOr<SmallVector<double>> h =
+            readHypers(adam, {"lr", "beta1", "beta2", "eps", "weight_decay"});
+        if (failed(h))
+          return failure();
+        return k::adamw(in[0], in[1], in[2], in[3], in[4][0],
+                        {(*h)[0], (*h)[1], (*h)[2], (*h)[3], (*h)[4]});
       })
       .Case([&](SumSquaresOp) { return one(k::sumSquares(in)); })
       .Case([&](UnscaleOp) -> Result {

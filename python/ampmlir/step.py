@@ -24,14 +24,20 @@ import numpy as np
 from ._errors import AmpError, ToolNotFoundError
 from ._tools import find_runtime_library
 
-ABI_VERSION = 2
+ABI_VERSION = 3
 MAX_RANK = 8
 
 DEVICE_HOST, DEVICE_CUDA = 0, 1
 _DEVICE_NAMES = {DEVICE_HOST: "host", DEVICE_CUDA: "cuda"}
 
-PARAM, STATE, INPUT = 0, 1, 2
-_KIND_NAMES = {PARAM: "param", STATE: "state", INPUT: "input"}
+PARAM, STATE, INPUT, HPARAM = 0, 1, 2, 3
+_KIND_NAMES = {PARAM: "param", STATE: "state", INPUT: "input",
+               HPARAM: "hparam"}
+
+# Every optimizer's hyperparameters (amp_runtime/hyperparameters.h): setting
+# one the step does not have is an error, not a new Python attribute.
+_HPARAM_NAMES = ("lr", "weight_decay", "momentum", "beta1", "beta2", "eps",
+                 "max_grad_norm")
 
 # amp_element_type_t -> (name, numpy dtype of the memory). bf16 is stored as
 # its 16-bit pattern; read() and write() convert it from and to float32.
@@ -128,6 +134,10 @@ def _declare(lib):
                                      ctypes.POINTER(ctypes.c_int64),
                                      ctypes.POINTER(ctypes.c_int64)]),
         "amp_step_capture": (status, [step]),
+        "amp_step_set_hparam": (status, [step, ctypes.c_char_p,
+                                         ctypes.c_double]),
+        "amp_step_get_hparam": (status, [step, ctypes.c_char_p,
+                                         ctypes.POINTER(ctypes.c_double)]),
         "amp_step_save": (status, [step, ctypes.c_char_p]),
         "amp_step_load": (status, [step, ctypes.c_char_p]),
     }
@@ -180,6 +190,10 @@ class Step:
     ``"auto"`` (the device the library was compiled for). The step starts
     with zero parameters and its state at the initial values; call
     ``init(seed)`` or ``write()``/``load()`` before training.
+
+    The optimizer's hyperparameters are attributes (``step.lr = 1e-4``,
+    ``step.weight_decay``), listed in ``hparams``: a new value applies from
+    the next step on, without recompiling.
     """
 
     def __init__(self, library, name=None, device="auto"):
@@ -221,6 +235,7 @@ class Step:
                 np.dtype(np.float32) if type_name == "bf16" else dtype,
                 tuple(t.shape[k] for k in range(t.rank))))
         self.inputs = [t for t in self.tensors if t.kind == "input"]
+        self.hparams = [t.name for t in self.tensors if t.kind == "hparam"]
         self.has_loss_scaling = d.loss_scale_tensor >= 0
 
         if device == "auto":
@@ -321,6 +336,39 @@ class Step:
         info = self.tensor(key)
         _check(self._lib, self._lib.amp_step_load_npy(
             self._live(), info.index, os.fsencode(path)))
+
+    # -- hyperparameters ----------------------------------------------------
+
+    def get_hparam(self, name):
+        """The current value of hyperparameter ``name`` ("lr", ...)."""
+        value = ctypes.c_double()
+        _check(self._lib, self._lib.amp_step_get_hparam(
+            self._live(), name.encode(), ctypes.byref(value)))
+        return value.value
+
+    def set_hparam(self, name, value):
+        """Sets hyperparameter ``name`` for the steps run after this call
+        (it waits for those queued before). Out-of-range values (a negative
+        lr, a beta of 1) raise AmpError and change nothing."""
+        _check(self._lib, self._lib.amp_step_set_hparam(
+            self._live(), name.encode(), float(value)))
+
+    def __getattr__(self, name):
+        # Only called for names that are not ordinary attributes.
+        if name in _HPARAM_NAMES and name in self.__dict__.get("hparams", ()):
+            return self.get_hparam(name)
+        raise AttributeError(f"'{type(self).__name__}' object has no "
+                             f"attribute {name!r}")
+
+    def __setattr__(self, name, value):
+        if name in _HPARAM_NAMES:
+            if name not in self.__dict__.get("hparams", ()):
+                raise AmpError(
+                    f"step '{self.name}' has no hyperparameter {name!r} "
+                    f"(it has: {', '.join(self.hparams) or 'none'})")
+            self.set_hparam(name, value)
+            return
+        super().__setattr__(name, value)
 
     def init(self, seed=0):
         """Parameters as PyTorch initialises its layers: weights and linear

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import ampmlir
-from conftest import load_inputs
+from conftest import ROOT, load_inputs
 
 
 def test_matches_the_interpreter_step_for_step(step, interpreter_run):
@@ -195,3 +195,63 @@ def test_bf16_conversions_by_hand():
     back = ampmlir.bf16_to_float32(bits)
     assert back[:5].tolist() == [1.0, 1.0, 1 + 2**-6, -2.0, np.inf]
     assert np.isnan(back[5])
+
+
+def test_hyperparameters_are_read_and_set_by_name(step, tmp_path):
+    # The compiled values (AdamW's defaults as amp-compile passes them).
+    assert step.hparams == ["lr", "beta1", "beta2", "eps", "weight_decay"]
+    assert (step.lr, step.beta1, step.beta2) == (1e-3, 0.9, 0.999)
+    assert (step.eps, step.weight_decay) == (1e-8, 0.01)
+    step.lr = 0.25
+    assert step.lr == 0.25 == step.read("lr")
+    # A state file holds them; init() goes back to the compiled values.
+    step.save(tmp_path / "state")
+    step.init(seed=1)
+    assert step.lr == 1e-3
+    step.load(tmp_path / "state")
+    assert step.lr == 0.25
+    # Out of range: refused, nothing changes. Another optimizer's
+    # hyperparameter is no new attribute but an error.
+    for name, bad, words in [("lr", -1, r"\[0, inf\), not -1"),
+                             ("beta2", 1.0, r"\[0, 1\), not 1"),
+                             ("eps", 0.0, r"\(0, inf\), not 0"),
+                             ("weight_decay", float("nan"),
+                              r"\[0, inf\), not nan")]:
+        with pytest.raises(ampmlir.AmpError,
+                           match=f"'{name}' must lie in {words}"):
+            setattr(step, name, bad)
+    assert step.lr == 0.25 and step.beta2 == 0.999
+    with pytest.raises(ampmlir.AmpError, match="no hyperparameter 'momentum'"):
+        step.momentum = 0.9
+    with pytest.raises(ampmlir.AmpError, match="no hyperparameter 'lr2'"):
+        step.set_hparam("lr2", 0.1)
+    with pytest.raises(AttributeError):
+        step.max_grad_norm  # AdamW compiled without clipping has none
+
+
+def test_a_learning_rate_set_between_steps_is_a_recompiled_one(
+        mlp_f16, interpreter_run, tmp_path):
+    # Two steps at lr 1e-3, then two at lr 0.02 and weight decay 0.1 set at
+    # run time, give the bits of two steps of a step compiled with lr 0.02
+    # and weight decay 0.1 from the same state (copied tensor by tensor,
+    # never through a hyperparameter).
+    inputs, _ = interpreter_run
+    fast = ampmlir.compile(ROOT / "examples" / "mlp.mlir", tmp_path / "fast",
+                           compute_type="f16",
+                           train_options="lr=0.02 weight-decay=0.1")
+    with mlp_f16.load() as changed, fast.load() as compiled:
+        batch = load_inputs(changed, inputs)
+        for _ in range(2):
+            changed.run(*batch)
+        for info in changed.tensors:
+            if info.kind != "hparam":
+                compiled.write(info.name, changed.read(info.name))
+        assert (compiled.lr, compiled.weight_decay) == (0.02, 0.1)
+        changed.lr, changed.weight_decay = 0.02, 0.1
+        for _ in range(2):
+            changed.run(*batch)
+            compiled.run(*batch)
+            assert changed.loss == compiled.loss
+        for info in changed.tensors:
+            assert np.array_equal(changed.read(info.name),
+                                  compiled.read(info.name)), info.name

@@ -21,6 +21,9 @@
 
 namespace amprt {
 
+struct SgdSource;   // optimizer_bodies.h
+struct AdamwSource; // optimizer_bodies.h
+
 enum class CopyKind { HostToDevice, DeviceToHost, DeviceToDevice };
 
 class Backend {
@@ -74,11 +77,11 @@ public:
                float *growth, float *hysteresis, const float *foundInf) = 0;
   /// The updates read `step` (null only for SGD without momentum) and
   /// leave counting to countStep.
-  virtual amp_status_t sgd(void *stream, const amp_sgd_config_t &config,
+  virtual amp_status_t sgd(void *stream, const SgdSource &source,
                            amp_tensor_list_t params, amp_tensor_list_t grads,
                            amp_tensor_list_t buffers, const float *step,
                            const float *foundInf, amp_copy_list_t copies) = 0;
-  virtual amp_status_t adamw(void *stream, const amp_adamw_config_t &config,
+  virtual amp_status_t adamw(void *stream, const AdamwSource &source,
                              amp_tensor_list_t params, amp_tensor_list_t grads,
                              amp_tensor_list_t expAvgs,
                              amp_tensor_list_t expAvgSqs, const float *step,

@@ -98,29 +98,28 @@ __global__ void scalerUpdateKernel(amp_scaler_config_t config, float *scale,
   amprt::scalerUpdate(config, *scale, *growth, *hysteresis, *foundInf != 0);
 }
 
-__global__ void sgdKernel(Chunk chunk, amp_sgd_config_t config,
+__global__ void sgdKernel(Chunk chunk, amprt::SgdSource source,
                           const float *step, const float *foundInf,
                           amp_dtype_t copyType) {
   if (foundInf && *foundInf != 0)
     return;
   bool first = step && *step == 0;
-  amprt::SgdScalars<float> scalars = amprt::sgdScalars(config);
+  amprt::SgdScalars<float> scalars = amprt::sgdScalars(source);
   forEachElement(chunk, [&](int t, size_t i) {
     float &p = chunk.a[t][i];
     p = amprt::sgdElement(scalars, p, chunk.b[t][i],
-                          config.momentum != 0 ? &chunk.c[t][i] : nullptr,
-                          first);
+                          source.buffered ? &chunk.c[t][i] : nullptr, first);
     if (chunk.copy[t])
       amprt::store(copyType, chunk.copy[t], i, p);
   });
 }
 
-__global__ void adamwKernel(Chunk chunk, amp_adamw_config_t config,
+__global__ void adamwKernel(Chunk chunk, amprt::AdamwSource source,
                             const float *step, const float *foundInf,
                             amp_dtype_t copyType) {
   if (foundInf && *foundInf != 0)
     return;
-  amprt::AdamwScalars<float> scalars = amprt::adamwScalars(config, *step);
+  amprt::AdamwScalars<float> scalars = amprt::adamwScalars(source, *step);
   forEachElement(chunk, [&](int t, size_t i) {
     float &p = chunk.a[t][i];
     amprt::adamwElement(scalars, p, chunk.b[t][i], chunk.c[t][i],
@@ -621,18 +620,18 @@ public:
     return AMP_CUDA(cudaGetLastError());
   }
 
-  amp_status_t sgd(void *stream, const amp_sgd_config_t &config,
+  amp_status_t sgd(void *stream, const amprt::SgdSource &source,
                    amp_tensor_list_t params, amp_tensor_list_t grads,
                    amp_tensor_list_t buffers, const float *step,
                    const float *foundInf, amp_copy_list_t copies) override {
-    return forChunks(params, grads, config.momentum != 0 ? buffers : params,
-                     params, copies, [&](const Chunk &chunk) {
+    return forChunks(params, grads, source.buffered ? buffers : params, params,
+                     copies, [&](const Chunk &chunk) {
                        sgdKernel<<<kBlocks, kThreads, 0, cast(stream)>>>(
-                           chunk, config, step, foundInf, copies.dtype);
+                           chunk, source, step, foundInf, copies.dtype);
                      });
   }
 
-  amp_status_t adamw(void *stream, const amp_adamw_config_t &config,
+  amp_status_t adamw(void *stream, const amprt::AdamwSource &source,
                      amp_tensor_list_t params, amp_tensor_list_t grads,
                      amp_tensor_list_t expAvgs, amp_tensor_list_t expAvgSqs,
                      const float *step, const float *foundInf,
@@ -640,7 +639,7 @@ public:
     return forChunks(params, grads, expAvgs, expAvgSqs, copies,
                      [&](const Chunk &chunk) {
                        adamwKernel<<<kBlocks, kThreads, 0, cast(stream)>>>(
-                           chunk, config, step, foundInf, copies.dtype);
+                           chunk, source, step, foundInf, copies.dtype);
                      });
   }
 

@@ -135,34 +135,34 @@ public:
     return nullptr;
   }
 
-  amp_status_t sgd(void *, const amp_sgd_config_t &config,
+  amp_status_t sgd(void *, const amprt::SgdSource &source,
                    amp_tensor_list_t params, amp_tensor_list_t grads,
                    amp_tensor_list_t buffers, const float *step,
                    const float *foundInf, amp_copy_list_t copies) override {
     if (foundInf && *foundInf != 0)
       return nullptr;
     bool first = step && *step == 0;
-    amprt::SgdScalars<float> scalars = amprt::sgdScalars(config);
+    amprt::SgdScalars<float> scalars = amprt::sgdScalars(source);
     for (size_t t = 0; t < params.count; ++t)
       for (size_t i = 0; i < params.sizes[t]; ++i) {
         float &p = params.data[t][i];
-        p = amprt::sgdElement(
-            scalars, p, grads.data[t][i],
-            config.momentum != 0 ? &buffers.data[t][i] : nullptr, first);
+        p = amprt::sgdElement(scalars, p, grads.data[t][i],
+                              source.buffered ? &buffers.data[t][i] : nullptr,
+                              first);
         if (copies.data)
           amprt::store(copies.dtype, copies.data[t], i, p);
       }
     return nullptr;
   }
 
-  amp_status_t adamw(void *, const amp_adamw_config_t &config,
+  amp_status_t adamw(void *, const amprt::AdamwSource &source,
                      amp_tensor_list_t params, amp_tensor_list_t grads,
                      amp_tensor_list_t expAvgs, amp_tensor_list_t expAvgSqs,
                      const float *step, const float *foundInf,
                      amp_copy_list_t copies) override {
     if (foundInf && *foundInf != 0)
       return nullptr;
-    amprt::AdamwScalars<float> scalars = amprt::adamwScalars(config, *step);
+    amprt::AdamwScalars<float> scalars = amprt::adamwScalars(source, *step);
     for (size_t t = 0; t < params.count; ++t) {
       AMP_RETURN_IF_ERROR(amprt::parallelFor(
           static_cast<int64_t>(params.sizes[t]), 16384,

@@ -23,19 +23,55 @@
 
 namespace amprt {
 
+/// The hyperparameters of an SGD launch: those of `values`, or, where
+/// `at` gives an address, the value there when the launch runs.
+struct SgdSource {
+  amp_sgd_config_t values;
+  amp_sgd_hparams_t at;
+  bool buffered; ///< the momentum buffers are read and written
+};
+
+struct AdamwSource {
+  amp_adamw_config_t values;
+  amp_adamw_hparams_t at;
+};
+
+inline SgdSource sgdSource(const amp_sgd_config_t &config) {
+  return {config, {}, config.momentum != 0};
+}
+inline SgdSource sgdSource(const amp_sgd_hparams_t &hparams) {
+  amp_sgd_config_t values{0, 0, hparams.dampening, 0, hparams.nesterov};
+  return {values, hparams, hparams.momentum != nullptr};
+}
+inline AdamwSource adamwSource(const amp_adamw_config_t &config) {
+  return {config, {}};
+}
+inline AdamwSource adamwSource(const amp_adamw_hparams_t &hparams) {
+  return {{}, hparams};
+}
+
+AMP_HOST_DEVICE inline double valueAt(const double *at, double otherwise) {
+  return at ? *at : otherwise;
+}
+
 /// The scalars of an AdamW launch, computed once per launch (as Python
 /// does); the per-element update is amprt::adamwElement.
-AMP_HOST_DEVICE inline AdamwScalars<float>
-adamwScalars(const amp_adamw_config_t &c, float step) {
-  return adamwScalars<float>(c.lr, c.beta1, c.beta2, c.eps, c.weight_decay,
-                             static_cast<double>(step));
+AMP_HOST_DEVICE inline AdamwScalars<float> adamwScalars(const AdamwSource &s,
+                                                        float step) {
+  const amp_adamw_config_t &c = s.values;
+  return adamwScalars<float>(
+      valueAt(s.at.lr, c.lr), valueAt(s.at.beta1, c.beta1),
+      valueAt(s.at.beta2, c.beta2), valueAt(s.at.eps, c.eps),
+      valueAt(s.at.weight_decay, c.weight_decay), static_cast<double>(step));
 }
 
 /// The scalars of an SGD launch; the per-element update is
 /// amprt::sgdElement.
-AMP_HOST_DEVICE inline SgdScalars<float> sgdScalars(const amp_sgd_config_t &c) {
-  return sgdScalars<float>(c.lr, c.momentum, c.dampening, c.weight_decay,
-                           c.nesterov != 0);
+AMP_HOST_DEVICE inline SgdScalars<float> sgdScalars(const SgdSource &s) {
+  const amp_sgd_config_t &c = s.values;
+  return sgdScalars<float>(
+      valueAt(s.at.lr, c.lr), valueAt(s.at.momentum, c.momentum), c.dampening,
+      valueAt(s.at.weight_decay, c.weight_decay), c.nesterov != 0);
 }
 
 AMP_HOST_DEVICE inline void scalerUpdate(const amp_scaler_config_t &c,

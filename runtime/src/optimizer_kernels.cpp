@@ -3,6 +3,7 @@
 #include "amp_runtime/optimizer_kernels.h"
 
 #include "backend.h"
+#include "optimizer_bodies.h"
 #include "runtime_internal.h"
 #include "status.h"
 
@@ -53,17 +54,11 @@ amp_status_t checkUpdate(amp_stream_t *stream, const void *config,
   return checkCopies(copies, params.count);
 }
 
-amp_status_t checkSgd(amp_stream_t *stream, const amp_sgd_config_t *config,
-                      amp_tensor_list_t params, amp_tensor_list_t grads,
-                      amp_tensor_list_t momentumBuffers, const float *step,
-                      amp_copy_list_t copies) {
-  AMP_RETURN_IF_ERROR(checkUpdate(stream, config, params, grads, copies));
-  if (!(config->lr >= 0) || !(config->momentum >= 0) ||
-      !(config->dampening >= 0 && config->dampening <= 1) ||
-      !(config->weight_decay >= 0) ||
-      (config->nesterov && (config->momentum <= 0 || config->dampening != 0)))
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "SGD config out of range");
-  if (config->momentum == 0)
+/// The lists and, with buffers, the step of an SGD update.
+amp_status_t checkSgdLists(amp_tensor_list_t params,
+                           amp_tensor_list_t momentumBuffers, const float *step,
+                           bool buffered) {
+  if (!buffered)
     return nullptr;
   if (!step)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "step is null (SGD with momentum "
@@ -73,17 +68,50 @@ amp_status_t checkSgd(amp_stream_t *stream, const amp_sgd_config_t *config,
   return checkSameSizes(params, momentumBuffers, "momentum_buffers");
 }
 
-amp_status_t checkAdamw(amp_stream_t *stream, const amp_adamw_config_t *config,
-                        amp_tensor_list_t params, amp_tensor_list_t grads,
-                        amp_tensor_list_t expAvgs, amp_tensor_list_t expAvgSqs,
-                        const float *step, amp_copy_list_t copies) {
-  AMP_RETURN_IF_ERROR(checkUpdate(stream, config, params, grads, copies));
-  if (!step)
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "step is null");
+amp_status_t checkSgdConfig(const amp_sgd_config_t *config) {
+  if (!(config->lr >= 0) || !(config->momentum >= 0) ||
+      !(config->dampening >= 0 && config->dampening <= 1) ||
+      !(config->weight_decay >= 0) ||
+      (config->nesterov && (config->momentum <= 0 || config->dampening != 0)))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "SGD config out of range");
+  return nullptr;
+}
+
+/// The fixed part of device hyperparameters; the values on the device
+/// are the caller's to keep in range.
+amp_status_t checkSgdHparams(const amp_sgd_hparams_t *hparams) {
+  if (!hparams->lr || !hparams->weight_decay)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "SGD's lr or weight_decay "
+                                            "address is null");
+  if (!(hparams->dampening >= 0 && hparams->dampening <= 1) ||
+      (hparams->nesterov && (!hparams->momentum || hparams->dampening != 0)))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "SGD dampening out of range, or "
+                                            "nesterov without momentum or "
+                                            "with dampening");
+  return nullptr;
+}
+
+amp_status_t checkAdamwConfig(const amp_adamw_config_t *config) {
   if (!(config->lr >= 0) || !(config->beta1 >= 0 && config->beta1 < 1) ||
       !(config->beta2 >= 0 && config->beta2 < 1) || !(config->eps > 0) ||
       !(config->weight_decay >= 0))
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "AdamW config out of range");
+  return nullptr;
+}
+
+amp_status_t checkAdamwHparams(const amp_adamw_hparams_t *hparams) {
+  if (!hparams->lr || !hparams->beta1 || !hparams->beta2 || !hparams->eps ||
+      !hparams->weight_decay)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "an AdamW hyperparameter's address is null");
+  return nullptr;
+}
+
+amp_status_t checkAdamwLists(amp_tensor_list_t params,
+                             amp_tensor_list_t expAvgs,
+                             amp_tensor_list_t expAvgSqs, const float *step) {
+  if (!step)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "step is null");
   AMP_RETURN_IF_ERROR(checkList(expAvgs, params.count, "exp_avgs"));
   AMP_RETURN_IF_ERROR(checkSameSizes(params, expAvgs, "exp_avgs"));
   AMP_RETURN_IF_ERROR(checkList(expAvgSqs, params.count, "exp_avg_sqs"));
@@ -150,14 +178,18 @@ amp_status_t amp_scaler_update(amp_stream_t *stream,
                                                 hysteresis_tracker, found_inf);
 }
 
-amp_status_t amp_sgd_apply(amp_stream_t *stream, const amp_sgd_config_t *config,
+amp_status_t amp_sgd_apply(amp_stream_t *stream,
+                           const amp_sgd_hparams_t *hparams,
                            amp_tensor_list_t params, amp_tensor_list_t grads,
                            amp_tensor_list_t momentum_buffers,
                            const float *step, const float *found_inf,
                            amp_copy_list_t copies) {
+  AMP_RETURN_IF_ERROR(checkUpdate(stream, hparams, params, grads, copies));
+  AMP_RETURN_IF_ERROR(checkSgdHparams(hparams));
+  amprt::SgdSource source = amprt::sgdSource(*hparams);
   AMP_RETURN_IF_ERROR(
-      checkSgd(stream, config, params, grads, momentum_buffers, step, copies));
-  return amprt::backendOf(stream)->sgd(amprt::handleOf(stream), *config, params,
+      checkSgdLists(params, momentum_buffers, step, source.buffered));
+  return amprt::backendOf(stream)->sgd(amprt::handleOf(stream), source, params,
                                        grads, momentum_buffers, step, found_inf,
                                        copies);
 }
@@ -169,23 +201,30 @@ amp_status_t amp_sgd_update(amp_stream_t *stream,
                             const float *found_inf, amp_copy_list_t copies) {
   if (!step)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "step is null");
-  AMP_RETURN_IF_ERROR(amp_sgd_apply(stream, config, params, grads,
-                                    momentum_buffers, step, found_inf, copies));
+  AMP_RETURN_IF_ERROR(checkUpdate(stream, config, params, grads, copies));
+  AMP_RETURN_IF_ERROR(checkSgdConfig(config));
+  amprt::SgdSource source = amprt::sgdSource(*config);
+  AMP_RETURN_IF_ERROR(
+      checkSgdLists(params, momentum_buffers, step, source.buffered));
+  AMP_RETURN_IF_ERROR(amprt::backendOf(stream)->sgd(
+      amprt::handleOf(stream), source, params, grads, momentum_buffers, step,
+      found_inf, copies));
   return amprt::backendOf(stream)->countStep(amprt::handleOf(stream), step,
                                              found_inf);
 }
 
 amp_status_t amp_adamw_apply(amp_stream_t *stream,
-                             const amp_adamw_config_t *config,
+                             const amp_adamw_hparams_t *hparams,
                              amp_tensor_list_t params, amp_tensor_list_t grads,
                              amp_tensor_list_t exp_avgs,
                              amp_tensor_list_t exp_avg_sqs, const float *step,
                              const float *found_inf, amp_copy_list_t copies) {
-  AMP_RETURN_IF_ERROR(checkAdamw(stream, config, params, grads, exp_avgs,
-                                 exp_avg_sqs, step, copies));
-  return amprt::backendOf(stream)->adamw(amprt::handleOf(stream), *config,
-                                         params, grads, exp_avgs, exp_avg_sqs,
-                                         step, found_inf, copies);
+  AMP_RETURN_IF_ERROR(checkUpdate(stream, hparams, params, grads, copies));
+  AMP_RETURN_IF_ERROR(checkAdamwHparams(hparams));
+  AMP_RETURN_IF_ERROR(checkAdamwLists(params, exp_avgs, exp_avg_sqs, step));
+  return amprt::backendOf(stream)->adamw(
+      amprt::handleOf(stream), amprt::adamwSource(*hparams), params, grads,
+      exp_avgs, exp_avg_sqs, step, found_inf, copies);
 }
 
 amp_status_t amp_adamw_update(amp_stream_t *stream,
@@ -194,8 +233,12 @@ amp_status_t amp_adamw_update(amp_stream_t *stream,
                               amp_tensor_list_t exp_avgs,
                               amp_tensor_list_t exp_avg_sqs, float *step,
                               const float *found_inf, amp_copy_list_t copies) {
-  AMP_RETURN_IF_ERROR(amp_adamw_apply(stream, config, params, grads, exp_avgs,
-                                      exp_avg_sqs, step, found_inf, copies));
+  AMP_RETURN_IF_ERROR(checkUpdate(stream, config, params, grads, copies));
+  AMP_RETURN_IF_ERROR(checkAdamwConfig(config));
+  AMP_RETURN_IF_ERROR(checkAdamwLists(params, exp_avgs, exp_avg_sqs, step));
+  AMP_RETURN_IF_ERROR(amprt::backendOf(stream)->adamw(
+      amprt::handleOf(stream), amprt::adamwSource(*config), params, grads,
+      exp_avgs, exp_avg_sqs, step, found_inf, copies));
   return amprt::backendOf(stream)->countStep(amprt::handleOf(stream), step,
                                              found_inf);
 }

@@ -3,6 +3,7 @@
 #include "amp_runtime/step.h"
 
 #include "amp_runtime/float_formats.h"
+#include "amp_runtime/hyperparameters.h"
 #include "amp_runtime/state_file.h"
 #include "runtime_internal.h"
 #include "status.h"
@@ -260,12 +261,49 @@ amp_status_t checkTransfer(const amp_step_t *step, size_t index,
   return nullptr;
 }
 
-/// Sets every state tensor to its initial value and zeroes the counters.
+/// Checks the value a hyperparameter would take from `data` (host bytes of
+/// tensor `t`, an f64) against its range; anything else passes.
+amp_status_t checkHyperParameter(const amp_step_tensor_t &t, const void *data) {
+  if (t.kind != AMP_STEP_HPARAM)
+    return nullptr;
+  double value;
+  std::memcpy(&value, data, sizeof value);
+  const amprt::HyperParameterRange *range = amprt::hyperParameterRange(t.name);
+  if (range ? amprt::inRange(*range, value) : std::isfinite(value))
+    return nullptr;
+  return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                    "hyperparameter '%s' must lie in %s, not %.17g", t.name,
+                    range ? range->words : "(-inf, inf)", value);
+}
+
+/// The index of hyperparameter `name` of the step.
+amp_status_t findHyperParameter(const amp_step_t *step, const char *name,
+                                size_t *out) {
+  if (!step || !name)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "step or name is null");
+  const amp_step_description_t &d = *step->description;
+  std::string known;
+  for (size_t i = 0; i < d.tensor_count; ++i) {
+    if (d.tensors[i].kind != AMP_STEP_HPARAM)
+      continue;
+    if (std::strcmp(d.tensors[i].name, name) == 0) {
+      *out = i;
+      return nullptr;
+    }
+    known += (known.empty() ? "" : ", ") + std::string(d.tensors[i].name);
+  }
+  return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                    "step '%s' has no hyperparameter '%s' (it has: %s)", d.name,
+                    name, known.empty() ? "none" : known.c_str());
+}
+
+/// Sets every state tensor and hyperparameter to its initial value and
+/// zeroes the counters.
 amp_status_t resetState(amp_step_t *step) {
   const amp_step_description_t &d = *step->description;
   for (size_t i = 0; i < d.tensor_count; ++i) {
     const amp_step_tensor_t &t = d.tensors[i];
-    if (t.kind != AMP_STEP_STATE)
+    if (t.kind != AMP_STEP_STATE && t.kind != AMP_STEP_HPARAM)
       continue;
     std::vector<char> host(byteSize(t));
     for (int64_t e = 0, n = elementCount(t); e < n; ++e)
@@ -400,7 +438,11 @@ amp_status_t amp_step_create(const amp_step_description_t *description,
     int kind = amprt::rawEnum(t.kind);
     bool valid = t.name && t.rank >= 0 && t.rank <= AMP_STEP_MAX_RANK &&
                  elementSize(t.type) != 0 && kind >= AMP_STEP_PARAM &&
-                 kind <= AMP_STEP_INPUT;
+                 kind <= AMP_STEP_HPARAM;
+    // A hyperparameter is one f64 that starts in its range.
+    if (valid && kind == AMP_STEP_HPARAM)
+      valid = t.rank == 0 && t.type == AMP_ELEMENT_F64 &&
+              !checkHyperParameter(t, &t.initial);
     for (int32_t d = 0; valid && d < t.rank; ++d)
       valid = t.shape[d] >= 0;
     if (!valid)
@@ -477,9 +519,27 @@ amp_status_t amp_step_init(amp_step_t *step, uint64_t seed) {
 amp_status_t amp_step_write_tensor(amp_step_t *step, size_t index,
                                    const void *data, size_t size) {
   AMP_RETURN_IF_ERROR(checkTransfer(step, index, data, size));
+  AMP_RETURN_IF_ERROR(
+      checkHyperParameter(step->description->tensors[index], data));
   AMP_RETURN_IF_ERROR(amp_buffer_write(step->tensors[index].get(), 0, data,
                                        size, step->stream));
   return amp_stream_synchronize(step->stream);
+}
+
+amp_status_t amp_step_set_hparam(amp_step_t *step, const char *name,
+                                 double value) {
+  size_t index;
+  AMP_RETURN_IF_ERROR(findHyperParameter(step, name, &index));
+  return amp_step_write_tensor(step, index, &value, sizeof value);
+}
+
+amp_status_t amp_step_get_hparam(amp_step_t *step, const char *name,
+                                 double *out_value) {
+  size_t index;
+  AMP_RETURN_IF_ERROR(findHyperParameter(step, name, &index));
+  if (!out_value)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "out_value is null");
+  return amp_step_read_tensor(step, index, out_value, sizeof *out_value);
 }
 
 amp_status_t amp_step_read_tensor(amp_step_t *step, size_t index, void *data,
@@ -750,6 +810,17 @@ amp_status_t amp_step_load(amp_step_t *step, const char *path) {
       stateEntries(step, host, results.counters);
   // Everything is checked here, before the step changes.
   AMP_RETURN_IF_ERROR(amp_state_load(path, entries.size(), entries.data()));
+  for (size_t i = 0, e = 0; i < step->description->tensor_count; ++i) {
+    const amp_step_tensor_t &t = step->description->tensors[i];
+    if (t.kind == AMP_STEP_INPUT)
+      continue;
+    if (amp_status_t bad = checkHyperParameter(t, entries[e].data)) {
+      std::string message = amp_status_message(bad);
+      amp_status_free(bad);
+      return AMP_STATUS(AMP_INVALID_ARGUMENT, "%s: %s", path, message.c_str());
+    }
+    ++e;
+  }
   AMP_RETURN_IF_ERROR(amp_stream_synchronize(step->stream));
   for (size_t i = 0, e = 0; i < step->description->tensor_count; ++i) {
     if (step->description->tensors[i].kind == AMP_STEP_INPUT)

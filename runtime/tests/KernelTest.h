@@ -46,6 +46,19 @@ protected:
     }
     return static_cast<T *>(amp_buffer_data(buffer));
   }
+  /// Writes `values` over the elements at device address `data` (one
+  /// upload() returned), in stream order.
+  template <typename T> void overwrite(T *data, const std::vector<T> &values) {
+    for (amp_buffer_t *buffer : buffers)
+      if (amp_buffer_data(buffer) == data) {
+        EXPECT_EQ(amp_buffer_write(buffer, 0, values.data(),
+                                   values.size() * sizeof(T), stream),
+                  nullptr);
+        EXPECT_EQ(amp_stream_synchronize(stream), nullptr);
+        return;
+      }
+    ADD_FAILURE() << "not a buffer of this test";
+  }
   /// The host copy of `count` elements at device address `data`.
   template <typename T> std::vector<T> download(T *data, size_t count) {
     for (amp_buffer_t *buffer : buffers)

@@ -238,9 +238,11 @@ TEST_P(KernelTest, MismatchedListsAreRejected) {
 }
 
 // The apply variants read the step count and leave it alone: the compiled
-// step counts updates in its own graph. One launch covers every tensor.
+// step counts updates in its own graph. They read their hyperparameters
+// from device memory. One launch covers every tensor.
 TEST_P(KernelTest, ApplyReadsTheStepWithoutCountingIt) {
-  amp_adamw_config_t adamw{0.1, 0.9, 0.999, 1e-8, 0.0};
+  double *h = upload(std::vector<double>{0.1, 0.9, 0.999, 1e-8, 0.0});
+  amp_adamw_hparams_t adamw{&h[0], &h[1], &h[2], &h[3], &h[4]};
   std::vector<float> a = {1, -2}, b = {3}, ga = {0.5f, 2}, gb = {-1};
   float *da = upload(a), *db = upload(b), *dga = upload(ga), *dgb = upload(gb);
   float *ma = upload(std::vector<float>(2)),
@@ -269,7 +271,9 @@ TEST_P(KernelTest, ApplyReadsTheStepWithoutCountingIt) {
   }
 
   // SGD with momentum at step 0 starts the buffer from d, on every call.
-  amp_sgd_config_t momentum{0.5, 0.9, 0, 0, 0};
+  double *sgdHypers = upload(std::vector<double>{0.5, 0.9, 0.0, 0.25});
+  const double *noDecay = &sgdHypers[2];
+  amp_sgd_hparams_t momentum{&sgdHypers[0], &sgdHypers[1], noDecay, 0, 0};
   float *zero = upload(std::vector<float>{0});
   float *w = upload(std::vector<float>{1}), *gw = upload(std::vector<float>{2});
   float *buf = upload(std::vector<float>{100});
@@ -285,7 +289,7 @@ TEST_P(KernelTest, ApplyReadsTheStepWithoutCountingIt) {
   EXPECT_EQ(download(zero, 1)[0], 0.0f);
 
   // Plain SGD needs no step; momentum and AdamW do; found_inf skips.
-  amp_sgd_config_t plain{0.25, 0, 0, 0, 0};
+  amp_sgd_hparams_t plain{&sgdHypers[3], nullptr, noDecay, 0, 0};
   float *overflow = upload(std::vector<float>{1});
   ASSERT_EQ(amp_sgd_apply(stream, &plain, {1, one, oneSize},
                           {1, oneGrad, oneSize}, {0, nullptr, nullptr}, nullptr,
@@ -307,7 +311,23 @@ TEST_P(KernelTest, ApplyReadsTheStepWithoutCountingIt) {
                            nullptr, nullptr, {AMP_F32, nullptr});
   EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT);
   amp_status_free(status);
+  amp_adamw_hparams_t noLr = adamw;
+  noLr.lr = nullptr;
+  status = amp_adamw_apply(stream, &noLr, {2, params, sizes}, {2, grads, sizes},
+                           {2, ms, sizes}, {2, vs, sizes}, step, nullptr,
+                           {AMP_F32, nullptr});
+  EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT);
+  amp_status_free(status);
   EXPECT_EQ(download(da, 2), gotA);
+
+  // A hyperparameter changed on the device between launches is the one
+  // the next launch reads: lr 0.25 -> 0.5 doubles the step.
+  overwrite(sgdHypers, std::vector<double>{0.5, 0.9, 0.0, 0.5});
+  ASSERT_EQ(amp_sgd_apply(stream, &plain, {1, one, oneSize},
+                          {1, oneGrad, oneSize}, {0, nullptr, nullptr}, nullptr,
+                          nullptr, {AMP_F32, nullptr}),
+            nullptr);
+  EXPECT_EQ(download(w, 1)[0], -2.5f); // -1.5 - 0.5 * 2
 }
 
 // The unscale and SGD launches of a step, captured once and replayed three

@@ -21,6 +21,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -51,7 +52,9 @@ llvm::cl::opt<std::string>
                  llvm::cl::cat(category));
 llvm::cl::list<std::string>
     inputFiles("input",
-               llvm::cl::desc(".npy file for the next argument, in order"),
+               llvm::cl::desc(".npy file for an argument: NAME=FILE for the "
+                              "argument of that name, FILE for the next one "
+                              "no NAME= gives, in order"),
                llvm::cl::cat(category));
 llvm::cl::opt<uint64_t> randomSeed(
     "random-inputs",
@@ -185,25 +188,61 @@ static func::FuncOp selectFunction(ModuleOp module) {
 }
 
 static FailureOr<std::vector<Tensor>> collectArguments(func::FuncOp func) {
-  std::vector<Tensor> args;
   unsigned numArgs = func.getNumArguments();
-  if (inputFiles.size() > numArgs) {
-    func.emitError() << "@" << func.getSymName() << " takes " << numArgs
-                     << " arguments, " << inputFiles.size()
-                     << " --input files given";
-    return failure();
+  // The file of each argument: NAME=FILE by name, plain FILEs in order for
+  // the arguments left. A path may hold '=': only a prefix that names an
+  // argument is a name.
+  std::vector<std::string> files(numArgs);
+  SmallVector<std::string> positional;
+  for (const std::string &input : inputFiles) {
+    auto [name, path] = StringRef(input).split('=');
+    std::optional<unsigned> named;
+    if (!path.empty())
+      for (unsigned i = 0; i < numArgs; ++i)
+        if (getArgumentName(func, i) == name)
+          named = i;
+    if (!named) {
+      positional.push_back(input);
+      continue;
+    }
+    if (!files[*named].empty()) {
+      func.emitError() << "--input gives " << describeArgument(func, *named)
+                       << " twice";
+      return failure();
+    }
+    files[*named] = path.str();
   }
-  if (inputFiles.size() < numArgs && randomSeed.getNumOccurrences() == 0) {
+  unsigned next = 0;
+  for (const std::string &path : positional) {
+    while (next < numArgs && !files[next].empty())
+      ++next;
+    if (next == numArgs) {
+      func.emitError() << "@" << func.getSymName() << " takes " << numArgs
+                       << " arguments, " << inputFiles.size()
+                       << " --input files given";
+      return failure();
+    }
+    files[next] = path;
+  }
+  // State with nothing given starts at its amp.state value; anything else
+  // needs a file or --random-inputs.
+  SmallVector<std::string> missing;
+  for (unsigned i = 0; i < numArgs; ++i)
+    if (files[i].empty() && !func.getArgAttr(i, AmpDialect::kStateAttrName))
+      missing.push_back(describeArgument(func, i));
+  if (!missing.empty() && randomSeed.getNumOccurrences() == 0) {
     func.emitError() << "@" << func.getSymName() << " takes " << numArgs
                      << " arguments, " << inputFiles.size()
-                     << " --input files given; pass --random-inputs=SEED "
-                        "for the rest";
+                     << " --input files given; none for "
+                     << llvm::join(missing, ", ")
+                     << "; pass --random-inputs=SEED for the rest";
     return failure();
   }
   RandomInputOptions random;
   random.distribution = distribution;
   random.scale = scale;
   random.defaultIndexBound = indexBound;
+  std::vector<Tensor> args;
   for (BlockArgument arg : func.getArguments()) {
     unsigned i = arg.getArgNumber();
     auto type = dyn_cast<RankedTensorType>(arg.getType());
@@ -214,11 +253,11 @@ static FailureOr<std::vector<Tensor>> collectArguments(func::FuncOp func) {
                        << ", which the interpreter cannot hold";
       return failure();
     }
-    if (i >= inputFiles.size()) {
+    if (files[i].empty()) {
       args.push_back(makeRandomInput(arg, randomSeed, random));
       continue;
     }
-    llvm::Expected<Tensor> tensor = readNpy(inputFiles[i], *kind);
+    llvm::Expected<Tensor> tensor = readNpy(files[i], *kind);
     if (!tensor) {
       func.emitError() << "argument #" << i << ": "
                        << llvm::toString(tensor.takeError());
@@ -226,7 +265,7 @@ static FailureOr<std::vector<Tensor>> collectArguments(func::FuncOp func) {
     }
     if (tensor->getShape() != type.getShape()) {
       func.emitError() << "argument #" << i << " expects " << type << ", "
-                       << inputFiles[i] << " holds "
+                       << files[i] << " holds "
                        << tensor->getType(func.getContext());
       return failure();
     }

@@ -17,7 +17,9 @@
 // after the last step as <name>.npy, and the last loss, where a step ran,
 // as loss.npy. A name that is no plain file name (other than letters,
 // digits, '_', '-' and '.', not first), or is "loss" or arg<k>, is
-// arg<i>.npy in both directions.
+// arg<i>.npy in both directions. --hparam=NAME=VALUE sets a hyperparameter
+// (lr, weight_decay, ...) after the tensors and any --load, before the
+// first step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -169,12 +171,13 @@ int main(int argc, char **argv) {
   const char *usage =
       "usage: amp-step LIB NAME (--inputs=DIR | --seed=S [--index-bound=N]) "
       "[--steps=N] [--bench=N] [--device=host|cuda] [--graph] [--load=FILE] "
-      "[--save=FILE] [--output-dir=DIR]\n";
+      "[--save=FILE] [--output-dir=DIR] [--hparam=NAME=VALUE]...\n";
   if (argc < 3) {
     std::fprintf(stderr, "%s", usage);
     return 2;
   }
   std::string inputs, load, save, outputDir;
+  std::vector<std::pair<std::string, double>> hparams;
   long steps = 1, bench = 0, seed = -1, indexBound = 2;
   bool graph = false;
   amp_device_kind_t device = AMP_DEVICE_HOST;
@@ -217,7 +220,22 @@ int main(int argc, char **argv) {
       graph = true;
     else if (arg.rfind("--output-dir=", 0) == 0)
       outputDir = arg.substr(13);
-    else if (arg != "--device=host") {
+    else if (arg.rfind("--hparam=", 0) == 0) {
+      std::string setting = arg.substr(9);
+      size_t equals = setting.find('=');
+      const char *text =
+          equals == std::string::npos ? "" : setting.c_str() + equals + 1;
+      char *end = nullptr;
+      double value = std::strtod(text, &end);
+      if (equals == 0 || !*text || *end != '\0') {
+        std::fprintf(stderr,
+                     "amp-step: error: --hparam needs NAME=VALUE with a "
+                     "number, not '%s'\n",
+                     setting.c_str());
+        return 2;
+      }
+      hparams.emplace_back(setting.substr(0, equals), value);
+    } else if (arg != "--device=host") {
       std::fprintf(stderr, "amp-step: error: unknown argument '%s'\n%s",
                    arg.c_str(), usage);
       return 2;
@@ -302,6 +320,9 @@ int main(int argc, char **argv) {
   }
   if (!load.empty())
     if (amp_status_t status = amp_step_load(step, load.c_str()))
+      return fail(status);
+  for (const auto &[name, value] : hparams)
+    if (amp_status_t status = amp_step_set_hparam(step, name.c_str(), value))
       return fail(status);
 
   bool captured = false;

@@ -12,6 +12,7 @@
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/Backend.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
@@ -23,55 +24,39 @@ using namespace mlir::amp::cuda;
 
 namespace {
 
-/// The runtime's configuration of `update`'s optimizer and the function
-/// that applies it; nothing where the runtime has no multi-tensor kernel
-/// for the op or its attributes are outside the runtime's ranges.
+/// The runtime's hyperparameters of `update`'s optimizer, declared as
+/// `hparams` (the addresses of its hyperparameter operands, which
+/// `pointer` gives), and the function that applies it; nothing where the
+/// runtime has no multi-tensor kernel for the op.
 struct RuntimeUpdate {
-  std::string config, function;
+  std::string hparams, function;
   bool withStep = true;
 };
 
-std::optional<RuntimeUpdate> getRuntimeUpdate(Operation *update) {
+std::optional<RuntimeUpdate>
+getRuntimeUpdate(Operation *update, function_ref<std::string(Value)> pointer) {
   RuntimeUpdate call;
   if (auto sgd = dyn_cast<SgdUpdateOp>(update)) {
-    double lr = sgd.getLr().convertToDouble();
-    double wd = sgd.getWeightDecay().convertToDouble();
-    if (!(lr >= 0) || !(wd >= 0))
-      return std::nullopt;
-    call.config = "amp_sgd_config_t config{" + hexLiteral(lr) + ", 0.0, 0.0, " +
-                  hexLiteral(wd) + ", 0};";
+    call.hparams = "const amp_sgd_hparams_t hparams{" + pointer(sgd.getLr()) +
+                   ", nullptr, " + pointer(sgd.getWeightDecay()) + ", 0.0, 0};";
     call.function = "amp_sgd_apply";
     call.withStep = false;
     return call;
   }
   if (auto sgd = dyn_cast<SgdMomentumUpdateOp>(update)) {
-    double lr = sgd.getLr().convertToDouble();
-    double momentum = sgd.getMomentum().convertToDouble();
-    double dampening = sgd.getDampening().convertToDouble();
-    double wd = sgd.getWeightDecay().convertToDouble();
-    // With momentum 0 the runtime leaves the buffer alone; the op does not.
-    if (!(lr >= 0) || !(momentum > 0) || !(dampening >= 0 && dampening <= 1) ||
-        !(wd >= 0) || (sgd.getNesterov() && dampening != 0))
-      return std::nullopt;
-    call.config = "amp_sgd_config_t config{" + hexLiteral(lr) + ", " +
-                  hexLiteral(momentum) + ", " + hexLiteral(dampening) + ", " +
-                  hexLiteral(wd) + ", " + (sgd.getNesterov() ? "1" : "0") +
-                  "};";
+    call.hparams = "const amp_sgd_hparams_t hparams{" + pointer(sgd.getLr()) +
+                   ", " + pointer(sgd.getMomentum()) + ", " +
+                   pointer(sgd.getWeightDecay()) + ", " +
+                   hexLiteral(sgd.getDampening().convertToDouble()) + ", " +
+                   (sgd.getNesterov() ? "1" : "0") + "};";
     call.function = "amp_sgd_apply";
     return call;
   }
   if (auto adam = dyn_cast<AdamwUpdateOp>(update)) {
-    double lr = adam.getLr().convertToDouble();
-    double b1 = adam.getBeta1().convertToDouble();
-    double b2 = adam.getBeta2().convertToDouble();
-    double eps = adam.getEps().convertToDouble();
-    double wd = adam.getWeightDecay().convertToDouble();
-    if (!(lr >= 0) || !(b1 >= 0 && b1 < 1) || !(b2 >= 0 && b2 < 1) ||
-        !(eps > 0) || !(wd >= 0))
-      return std::nullopt;
-    call.config = "amp_adamw_config_t config{" + hexLiteral(lr) + ", " +
-                  hexLiteral(b1) + ", " + hexLiteral(b2) + ", " +
-                  hexLiteral(eps) + ", " + hexLiteral(wd) + "};";
+    call.hparams =
+        "const amp_adamw_hparams_t hparams{" + pointer(adam.getLr()) + ", " +
+        pointer(adam.getBeta1()) + ", " + pointer(adam.getBeta2()) + ", " +
+        pointer(adam.getEps()) + ", " + pointer(adam.getWeightDecay()) + "};";
     call.function = "amp_adamw_apply";
     return call;
   }
@@ -85,23 +70,51 @@ Value storedResult(Operation *update, ArrayRef<Operation *> guards,
   return guards.empty() ? update->getResult(r) : guards[r]->getResult(0);
 }
 
+/// The value a hyperparameter has when the step starts: a constant's, or
+/// the amp.state of the step's argument it is (through the fusions that
+/// pass it on); nothing where it is computed.
+std::optional<double> compiledValue(Value hyper) {
+  while (auto arg = dyn_cast<BlockArgument>(hyper)) {
+    Operation *owner = arg.getOwner()->getParentOp();
+    if (auto fusion = dyn_cast<FusionOp>(owner)) {
+      hyper = fusion.getInputs()[arg.getArgNumber()];
+      continue;
+    }
+    auto func = dyn_cast<func::FuncOp>(owner);
+    auto initial = func ? func.getArgAttrOfType<FloatAttr>(
+                              arg.getArgNumber(), AmpDialect::kStateAttrName)
+                        : FloatAttr();
+    if (!initial)
+      return std::nullopt;
+    return initial.getValueAsDouble();
+  }
+  auto constant = hyper.getDefiningOp<ConstantOp>();
+  auto splat = constant ? dyn_cast<SplatElementsAttr>(constant.getValue())
+                        : SplatElementsAttr();
+  if (!splat)
+    return std::nullopt;
+  return splat.getSplatValue<APFloat>().convertToDouble();
+}
+
 /// The work per element of an update, counted in scalar_math.h's
 /// adamwElement (the decay, the choice of the moment's form and its
 /// update, the second moment, the denominator with its square root, the
 /// step: 14 FLOPs and a sqrt) and sgdElement (the weight decay, the
-/// momentum buffer, Nesterov's look-ahead, the step).
+/// momentum buffer, Nesterov's look-ahead, the step). SGD's decay costs 2
+/// FLOPs where it is on: at the value the step starts with (it can change
+/// at run time), and wherever that value is not known.
 ScalarCost updateCost(Operation *update) {
   if (isa<AdamwUpdateOp>(update))
     return {14, 1};
   ScalarCost cost{2, 0};
-  double decay = 0;
+  Value decay;
   if (auto sgd = dyn_cast<SgdUpdateOp>(update))
-    decay = sgd.getWeightDecay().convertToDouble();
+    decay = sgd.getWeightDecay();
   if (auto sgd = dyn_cast<SgdMomentumUpdateOp>(update)) {
-    decay = sgd.getWeightDecay().convertToDouble();
+    decay = sgd.getWeightDecay();
     cost.flops += sgd.getNesterov() ? 5 : 3;
   }
-  if (decay != 0)
+  if (compiledValue(decay).value_or(1.0) != 0)
     cost.flops += 2;
   return cost;
 }
@@ -111,8 +124,8 @@ ScalarCost updateCost(Operation *update) {
 /// The call (and the lines declaring its lists) that runs those of
 /// `updates` the runtime can in one launch: each with every tensor f32 and
 /// updated in place. The group needs its guard (if any) to be
-/// `found_inf == 0` on an f32 flag in memory, the attributes in the
-/// runtime's ranges and no tensor updated twice. The others are appended
+/// `found_inf == 0` on an f32 flag in memory, its hyperparameters in
+/// memory and no tensor updated twice. The others are appended
 /// to `rest`; the call is empty when none is left.
 static std::string runtimeUpdateCall(StepEmitter &emitter,
                                      ArrayRef<Operation *> updates,
@@ -142,7 +155,12 @@ static std::string runtimeUpdateCall(StepEmitter &emitter,
   }
 
   Operation *first = updates.front();
-  std::optional<RuntimeUpdate> call = getRuntimeUpdate(first);
+  OperandRange hypers =
+      cast<OptimizerUpdateOpInterface>(first).getHyperParameterOperands();
+  if (!llvm::all_of(hypers, hasMemory))
+    return "";
+  std::optional<RuntimeUpdate> call = getRuntimeUpdate(
+      first, [&](Value v) { return emitter.pointerOf(v, false); });
   if (!call)
     return "";
   Value step;
@@ -179,8 +197,12 @@ static std::string runtimeUpdateCall(StepEmitter &emitter,
     for (unsigned r = 0; r < update->getNumResults(); ++r)
       inPlace &= emitter.sameMemory(storedResult(update, guards, r),
                                     optimizer.getReplacedOperand(r).get());
-    if (!inPlace || !llvm::all_of(update->getOperands(), isF32) ||
-        !llvm::all_of(update->getOperands(), hasMemory)) {
+    // Every tensor f32 (the hyperparameters are f64 and read in place).
+    OperandRange tensors = update->getOperands().take_front(
+        optimizer.getHyperParameterOperands().getBeginOperandIndex());
+    if (!inPlace || !llvm::all_of(tensors, isF32) ||
+        !llvm::all_of(tensors, hasMemory) ||
+        !llvm::equal(optimizer.getHyperParameterOperands(), hypers)) {
       rest.push_back(update);
       continue;
     }
@@ -194,7 +216,7 @@ static std::string runtimeUpdateCall(StepEmitter &emitter,
   if (n == 0)
     return "";
 
-  std::string text = call->config + "\n";
+  std::string text = call->hparams + "\n";
   SmallVector<StringRef, 4> names{"params", "grads"};
   if (isa<AdamwUpdateOp>(first))
     names.append({"exp_avgs", "exp_avg_sqs"});
@@ -209,7 +231,7 @@ static std::string runtimeUpdateCall(StepEmitter &emitter,
            ", sizes}";
   };
   std::string apply = "AMP_STEP_CHECK(" + call->function +
-                      "(stream, &config, " + listOf("params") + ", " +
+                      "(stream, &hparams, " + listOf("params") + ", " +
                       listOf("grads") + ", ";
   if (isa<SgdUpdateOp>(first))
     apply += "amp_tensor_list_t{0, nullptr, nullptr}, ";
@@ -282,23 +304,29 @@ std::string d(double v) {
 template <typename Op> LogicalResult emitSgd(Op op, OpKernel &kernel) {
   Type type = elementOf(op->getResult(0));
   std::string t = registerType(type);
-  double momentum = 0, dampening = 0;
+  // Each load names a kernel parameter as it is made: one statement each,
+  // so that the parameters' order is the operands'.
+  std::string lr = kernel.load(op.getLrMutable().getOperandNumber(), "0");
+  std::string momentum = "0.0", dampening = "0.0";
   bool nesterov = false;
   constexpr bool hasBuffer = std::is_same_v<Op, SgdMomentumUpdateOp>;
   if constexpr (hasBuffer) {
-    momentum = op.getMomentum().convertToDouble();
-    dampening = op.getDampening().convertToDouble();
+    momentum = kernel.load(op.getMomentumMutable().getOperandNumber(), "0");
+    dampening = d(op.getDampening().convertToDouble());
     nesterov = op.getNesterov();
   }
+  std::string wd =
+      kernel.load(op.getWeightDecayMutable().getOperandNumber(), "0");
   std::string param = kernel.load(0, "i"), grad = kernel.load(1, "i");
   std::string first = hasBuffer ? kernel.load(3, "0") + " == 0" : "false";
-  raw_indented_ostream &body = kernel.functor().body();
-  body << "const amprt::SgdScalars<" + t + "> s = amprt::sgdScalars<" + t +
-              ">(" + d(op.getLr().convertToDouble()) + ", " + d(momentum) +
-              ", " + d(dampening) + ", " +
-              d(op.getWeightDecay().convertToDouble()) + ", " +
-              (nesterov ? "true" : "false") + ");"
-       << "\n";
+  // The scalars once per launch, from the hyperparameters' f64 values.
+  Functor &functor = kernel.functor();
+  functor.addSharedMember("amprt::SgdScalars<" + t + "> s{};");
+  functor.setup() << "s = amprt::sgdScalars<" + t + ">(" + lr + ", " +
+                         momentum + ", " + dampening + ", " + wd + ", " +
+                         (nesterov ? "true" : "false") + ");"
+                  << "\n";
+  raw_indented_ostream &body = functor.body();
   if (hasBuffer)
     body << t << " buf = " << kernel.load(2, "i") << ";\n";
   body << "const " + t + " p = amprt::sgdElement<" + t + ">(s, " + param +
@@ -321,13 +349,12 @@ LogicalResult emitAdamw(AdamwUpdateOp op, OpKernel &kernel) {
   // The scalars once per launch (setup()): the bias corrections in f64
   // from the step count, as torch.optim computes them on the host.
   functor.addSharedMember("amprt::AdamwScalars<" + t + "> scalars{};");
-  functor.setup() << "scalars = amprt::adamwScalars<" + t + ">(" +
-                         d(op.getLr().convertToDouble()) + ", " +
-                         d(op.getBeta1().convertToDouble()) + ", " +
-                         d(op.getBeta2().convertToDouble()) + ", " +
-                         d(op.getEps().convertToDouble()) + ", " +
-                         d(op.getWeightDecay().convertToDouble()) +
-                         ", static_cast<double>(" + kernel.load(4, "0") + "));"
+  // The hyperparameters are operands 5 to 9, in adamwScalars' order.
+  std::string args;
+  for (unsigned k = 5; k < 10; ++k)
+    args += kernel.load(k, "0") + ", ";
+  functor.setup() << "scalars = amprt::adamwScalars<" + t + ">(" + args +
+                         "static_cast<double>(" + kernel.load(4, "0") + "));"
                   << "\n";
   raw_indented_ostream &body = functor.body();
   body << t << " p = " << kernel.load(0, "i") << ";\n"

@@ -791,6 +791,8 @@ void StepEmitter::printTensorTable(ArrayRef<IndexCheck> indexChecks) {
         static_cast<bool>(func.getArgAttr(i, AmpDialect::kParamAttrName));
     bool isState =
         static_cast<bool>(func.getArgAttr(i, AmpDialect::kStateAttrName));
+    bool isHyper = static_cast<bool>(
+        func.getArgAttr(i, AmpDialect::kHyperParameterAttrName));
     if (func.getArgAttr(i, AmpDialect::kLossScaleAttrName))
       scaleSlot = i;
     double initial = 0;
@@ -799,6 +801,7 @@ void StepEmitter::printTensorTable(ArrayRef<IndexCheck> indexChecks) {
       initial = value.getValueAsDouble();
     os << "  {\"" << cStringBody(tensorNames[i]) << "\", "
        << (isParam   ? "AMP_STEP_PARAM"
+           : isHyper ? "AMP_STEP_HPARAM"
            : isState ? "AMP_STEP_STATE"
                      : "AMP_STEP_INPUT")
        << ", AMP_ELEMENT_" << elementEnum(type.getElementType()) << ", "

@@ -107,16 +107,37 @@ amp_status_t amp_adamw_update(amp_stream_t *stream,
                               amp_tensor_list_t exp_avg_sqs, float *step,
                               const float *found_inf, amp_copy_list_t copies);
 
-/* As amp_sgd_update and amp_adamw_update, except that `step` is only read:
- * the caller counts the updates itself (a compiled training step does, in
- * its own graph). For SGD without momentum `step` may be null. */
-amp_status_t amp_sgd_apply(amp_stream_t *stream, const amp_sgd_config_t *config,
+/* The hyperparameters of an update as a compiled step keeps them: each in
+ * device memory (a 0-d f64 tensor), read when the update runs, so that they
+ * change between steps, and between replays of a captured step, without
+ * the host. The caller keeps them in range (amp_runtime/hyperparameters.h);
+ * the update does not check values it reads on the device. */
+typedef struct amp_sgd_hparams_s {
+  const double *lr;
+  const double *momentum; /* null: plain SGD, no buffers */
+  const double *weight_decay;
+  double dampening; /* fixed: they change the update's code */
+  int nesterov;
+} amp_sgd_hparams_t;
+
+typedef struct amp_adamw_hparams_s {
+  const double *lr, *beta1, *beta2, *eps, *weight_decay;
+} amp_adamw_hparams_t;
+
+/* As amp_sgd_update and amp_adamw_update, except that the hyperparameters
+ * are read from the device and `step` is only read: the caller counts the
+ * updates itself (a compiled training step does, in its own graph). For
+ * SGD without momentum `step` may be null. With a momentum address, the
+ * buffers are updated whatever its value (0 makes the direction the
+ * gradient, as amp.sgd_momentum_update defines it). */
+amp_status_t amp_sgd_apply(amp_stream_t *stream,
+                           const amp_sgd_hparams_t *hparams,
                            amp_tensor_list_t params, amp_tensor_list_t grads,
                            amp_tensor_list_t momentum_buffers,
                            const float *step, const float *found_inf,
                            amp_copy_list_t copies);
 amp_status_t amp_adamw_apply(amp_stream_t *stream,
-                             const amp_adamw_config_t *config,
+                             const amp_adamw_hparams_t *hparams,
                              amp_tensor_list_t params, amp_tensor_list_t grads,
                              amp_tensor_list_t exp_avgs,
                              amp_tensor_list_t exp_avg_sqs, const float *step,

@@ -53,9 +53,12 @@ size_t amp_element_size(amp_element_type_t type);
 const char *amp_element_type_name(amp_element_type_t type);
 
 typedef enum amp_step_tensor_kind_e {
-  AMP_STEP_PARAM = 0, /* a trainable parameter (f32 master weight) */
-  AMP_STEP_STATE = 1, /* optimizer or loss-scaler state */
-  AMP_STEP_INPUT = 2, /* part of the batch, given to every run */
+  AMP_STEP_PARAM = 0,  /* a trainable parameter (f32 master weight) */
+  AMP_STEP_STATE = 1,  /* optimizer or loss-scaler state */
+  AMP_STEP_INPUT = 2,  /* part of the batch, given to every run */
+  AMP_STEP_HPARAM = 3, /* a hyperparameter the optimizer reads at run time
+                          (0-d f64): "lr", "weight_decay", ...; saved and
+                          initialised as state, set by amp_step_set_hparam */
 } amp_step_tensor_kind_t;
 
 #define AMP_STEP_MAX_RANK 8
@@ -107,7 +110,7 @@ typedef struct amp_step_description_s {
   const amp_step_index_check_t *index_checks;
 } amp_step_description_t;
 
-#define AMP_STEP_ABI_VERSION 2u
+#define AMP_STEP_ABI_VERSION 3u
 
 typedef struct amp_step_s amp_step_t;
 
@@ -177,6 +180,20 @@ amp_status_t amp_step_result(amp_step_t *step, float *out_loss,
  * and how many of them were skipped for inf/NaN gradients; waits. */
 amp_status_t amp_step_scaler(amp_step_t *step, float *out_scale,
                              int64_t *out_steps, int64_t *out_skipped);
+
+/* Sets hyperparameter `name` (an AMP_STEP_HPARAM tensor) for the steps
+ * run after this call, waiting for those queued before it: the run-time
+ * form of the option the step was compiled with (the learning rate as
+ * `lr`, `weight_decay`, `beta1`, `beta2`, `eps`, `momentum`,
+ * `max_grad_norm`). AMP_INVALID_ARGUMENT, changing nothing, when the step
+ * has no such hyperparameter or `value` lies outside its range (those of
+ * torch.optim: lr >= 0, betas in [0, 1), eps > 0, ...). amp_step_init and
+ * amp_step_create set each to its compiled value; a state file holds
+ * them. */
+amp_status_t amp_step_set_hparam(amp_step_t *step, const char *name,
+                                 double value);
+amp_status_t amp_step_get_hparam(amp_step_t *step, const char *name,
+                                 double *out_value);
 
 /* Saves every parameter and state tensor and the counters to `path`
  * atomically (amp_state_save); a load checks the whole file first and

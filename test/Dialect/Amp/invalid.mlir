@@ -1125,81 +1125,136 @@ func.func @attention_no_keys(%q: tensor<1x1x4x8xf32>, %k: tensor<1x1x0x8xf32>, %
 
 // -----
 
-func.func @sgd_negative_lr(%p: tensor<4xf32>) {
+func.func @sgd_negative_lr(%p: tensor<4xf32>, %wd: tensor<f64>) {
+  %lr = amp.constant dense<-1.0> : tensor<f64>
   // expected-error @+1 {{'amp.sgd_update' op lr must lie in [0, inf), got -1.000000e+00}}
-  %0 = amp.sgd_update %p, %p {lr = -1.0, weight_decay = 0.0} : tensor<4xf32>
+  %0 = amp.sgd_update %p, %p lr(%lr) weight_decay(%wd) : tensor<4xf32>
   return
 }
 
 // -----
 
-func.func @sgd_weight_decay(%p: tensor<4xf32>) {
+func.func @sgd_weight_decay(%p: tensor<4xf32>, %lr: tensor<f64>) {
+  %wd = amp.constant dense<-0.1> : tensor<f64>
   // expected-error @+1 {{'amp.sgd_update' op weight_decay must lie in [0, inf), got -1.000000e-01}}
-  %0 = amp.sgd_update %p, %p {lr = 1.0, weight_decay = -0.1} : tensor<4xf32>
+  %0 = amp.sgd_update %p, %p lr(%lr) weight_decay(%wd) : tensor<4xf32>
   return
 }
 
 // -----
 
-func.func @momentum_dampening(%p: tensor<4xf32>, %s: tensor<f32>) {
+func.func @sgd_lr_f32(%p: tensor<4xf32>, %lr: tensor<f32>, %wd: tensor<f64>) {
+  // expected-error @+1 {{'amp.sgd_update' op operand #2 must be 0D tensor of 64-bit float values, but got 'tensor<f32>'}}
+  %0 = "amp.sgd_update"(%p, %p, %lr, %wd) : (tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f64>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @sgd_lr_not_constant(%p: tensor<4xf32>, %x: tensor<f64>, %wd: tensor<f64>) {
+  // A hyperparameter computed in the step, or an argument, is checked
+  // when it runs (the interpreter, the runtime), not here.
+  %lr = amp.neg %x : tensor<f64>
+  %0 = amp.sgd_update %p, %p lr(%lr) weight_decay(%wd) : tensor<4xf32>
+  %1 = amp.sgd_update %p, %p lr(%x) weight_decay(%wd) : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @momentum_dampening(%p: tensor<4xf32>, %s: tensor<f32>, %h: tensor<f64>) {
   // expected-error @+1 {{'amp.sgd_momentum_update' op dampening must lie in [0, 1], got 2.000000e+00}}
-  %0:2 = amp.sgd_momentum_update %p, %p, %p, %s {lr = 0.1, momentum = 0.9, dampening = 2.0, weight_decay = 0.0} : tensor<4xf32>, tensor<f32>
+  %0:2 = amp.sgd_momentum_update %p, %p, %p, %s lr(%h) momentum(%h) weight_decay(%h) {dampening = 2.0} : tensor<4xf32>, tensor<f32>
   return
 }
 
 // -----
 
-func.func @momentum_negative(%p: tensor<4xf32>, %s: tensor<f32>) {
+func.func @momentum_negative(%p: tensor<4xf32>, %s: tensor<f32>, %h: tensor<f64>) {
+  %mu = amp.constant dense<-0.9> : tensor<f64>
   // expected-error @+1 {{'amp.sgd_momentum_update' op momentum must lie in [0, inf), got -9.000000e-01}}
-  %0:2 = amp.sgd_momentum_update %p, %p, %p, %s {lr = 0.1, momentum = -0.9, dampening = 0.0, weight_decay = 0.0} : tensor<4xf32>, tensor<f32>
+  %0:2 = amp.sgd_momentum_update %p, %p, %p, %s lr(%h) momentum(%mu) weight_decay(%h) {dampening = 0.0} : tensor<4xf32>, tensor<f32>
   return
 }
 
 // -----
 
-func.func @momentum_nesterov(%p: tensor<4xf32>, %s: tensor<f32>) {
+func.func @momentum_nesterov(%p: tensor<4xf32>, %s: tensor<f32>, %h: tensor<f64>) {
   // expected-error @+1 {{'amp.sgd_momentum_update' op nesterov needs a positive momentum and zero dampening}}
-  %0:2 = amp.sgd_momentum_update %p, %p, %p, %s {lr = 0.1, momentum = 0.9, dampening = 0.5, weight_decay = 0.0, nesterov} : tensor<4xf32>, tensor<f32>
+  %0:2 = amp.sgd_momentum_update %p, %p, %p, %s lr(%h) momentum(%h) weight_decay(%h) {dampening = 0.5, nesterov} : tensor<4xf32>, tensor<f32>
   return
 }
 
 // -----
 
-func.func @momentum_step_rank(%p: tensor<4xf32>) {
+func.func @momentum_nesterov_zero(%p: tensor<4xf32>, %s: tensor<f32>, %h: tensor<f64>) {
+  %mu = amp.constant dense<0.0> : tensor<f64>
+  // expected-error @+1 {{'amp.sgd_momentum_update' op nesterov needs a positive momentum and zero dampening}}
+  %0:2 = amp.sgd_momentum_update %p, %p, %p, %s lr(%h) momentum(%mu) weight_decay(%h) {dampening = 0.0, nesterov} : tensor<4xf32>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @momentum_step_rank(%p: tensor<4xf32>, %h: tensor<f64>) {
   // expected-error @+1 {{'amp.sgd_momentum_update' op step must be a 0-d tensor, got 'tensor<4xf32>'}}
-  %0:2 = amp.sgd_momentum_update %p, %p, %p, %p {lr = 0.1, momentum = 0.9, dampening = 0.0, weight_decay = 0.0} : tensor<4xf32>, tensor<4xf32>
+  %0:2 = amp.sgd_momentum_update %p, %p, %p, %p lr(%h) momentum(%h) weight_decay(%h) {dampening = 0.0} : tensor<4xf32>, tensor<4xf32>
   return
 }
 
 // -----
 
-func.func @adamw_beta1(%p: tensor<4xf32>, %s: tensor<f32>) {
+func.func @adamw_beta1(%p: tensor<4xf32>, %s: tensor<f32>, %h: tensor<f64>) {
+  %b1 = amp.constant dense<1.0> : tensor<f64>
   // expected-error @+1 {{'amp.adamw_update' op beta1 must lie in [0, 1), got 1.000000e+00}}
-  %0:3 = amp.adamw_update %p, %p, %p, %p, %s {lr = 1.0e-3, beta1 = 1.0, beta2 = 0.999, eps = 1.0e-8, weight_decay = 0.0} : tensor<4xf32>, tensor<f32>
+  %0:3 = amp.adamw_update %p, %p, %p, %p, %s lr(%h) betas(%b1, %h) eps(%h) weight_decay(%h) : tensor<4xf32>, tensor<f32>
   return
 }
 
 // -----
 
-func.func @adamw_beta2(%p: tensor<4xf32>, %s: tensor<f32>) {
+func.func @adamw_beta2(%p: tensor<4xf32>, %s: tensor<f32>, %h: tensor<f64>) {
+  %b2 = amp.constant dense<-0.1> : tensor<f64>
   // expected-error @+1 {{'amp.adamw_update' op beta2 must lie in [0, 1), got -1.000000e-01}}
-  %0:3 = amp.adamw_update %p, %p, %p, %p, %s {lr = 1.0e-3, beta1 = 0.9, beta2 = -0.1, eps = 1.0e-8, weight_decay = 0.0} : tensor<4xf32>, tensor<f32>
+  %0:3 = amp.adamw_update %p, %p, %p, %p, %s lr(%h) betas(%h, %b2) eps(%h) weight_decay(%h) : tensor<4xf32>, tensor<f32>
   return
 }
 
 // -----
 
-func.func @adamw_eps(%p: tensor<4xf32>, %s: tensor<f32>) {
-  // expected-error @+1 {{'amp.adamw_update' op eps must lie in [0, inf), got -1.000000e+00}}
-  %0:3 = amp.adamw_update %p, %p, %p, %p, %s {lr = 1.0e-3, beta1 = 0.9, beta2 = 0.999, eps = -1.0, weight_decay = 0.0} : tensor<4xf32>, tensor<f32>
+func.func @adamw_eps(%p: tensor<4xf32>, %s: tensor<f32>, %h: tensor<f64>) {
+  %eps = amp.constant dense<0.0> : tensor<f64>
+  // expected-error @+1 {{'amp.adamw_update' op eps must lie in (0, inf), got 0.000000e+00}}
+  %0:3 = amp.adamw_update %p, %p, %p, %p, %s lr(%h) betas(%h, %h) eps(%eps) weight_decay(%h) : tensor<4xf32>, tensor<f32>
   return
 }
 
 // -----
 
-func.func @adamw_types(%p: tensor<4xf32>, %m: tensor<4xf16>, %s: tensor<f32>) {
+func.func @adamw_types(%p: tensor<4xf32>, %m: tensor<4xf16>, %s: tensor<f32>, %h: tensor<f64>) {
   // expected-error @+1 {{'amp.adamw_update' op failed to verify that all of {param, grad, exp_avg, exp_avg_sq, new_param, new_exp_avg, new_exp_avg_sq} have same type}}
-  %0:3 = "amp.adamw_update"(%p, %p, %m, %p, %s) {lr = 1.0e-3 : f64, beta1 = 0.9 : f64, beta2 = 0.999 : f64, eps = 1.0e-8 : f64, weight_decay = 0.0 : f64} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf16>, tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  %0:3 = "amp.adamw_update"(%p, %p, %m, %p, %s, %h, %h, %h, %h, %h) : (tensor<4xf32>, tensor<4xf32>, tensor<4xf16>, tensor<4xf32>, tensor<f32>, tensor<f64>, tensor<f64>, tensor<f64>, tensor<f64>, tensor<f64>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.hparam' on argument #0 needs a 0-d f64 tensor that is also 'amp.state', got 'tensor<f32>'}}
+func.func @hparam_f32(%lr: tensor<f32> {amp.state = 0.1, amp.hparam}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.hparam' on argument #0 needs a 0-d f64 tensor that is also 'amp.state', got 'tensor<f64>'}}
+func.func @hparam_not_state(%lr: tensor<f64> {amp.hparam}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.hparam' must be a unit attribute}}
+func.func @hparam_not_unit(%lr: tensor<f64> {amp.state = 0.1, amp.hparam = 1.0}) {
   return
 }
 

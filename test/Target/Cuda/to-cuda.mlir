@@ -143,16 +143,14 @@
 // CHECK-NEXT: AMP_STEP_CHECK(amp_unscale(stream, amp_tensor_list_t{2, data, sizes}, cast9, unscale10_2));
 
 // CHECK: // k12_sgd_update: the runtime's multi-tensor update over 2 tensors, skipped when found_inf is set
-// CHECK-NEXT: //   {{%[0-9]+}} = amp.sgd_update %arg0, %[[UNSCALED:[0-9]+]]#0 {lr = 1.000000e-03 : f64,
-// CHECK-NEXT: //       f64} : tensor<8x3xf32>
-// CHECK-NEXT: //   {{%[0-9]+}} = amp.sgd_update %arg1, %[[UNSCALED]]#1 {lr = 1.000000e-03 : f64,
-// CHECK-NEXT: //       f64} : tensor<3xf32>
+// CHECK-NEXT: //   {{%[0-9]+}} = amp.sgd_update %arg0, %[[UNSCALED:[0-9]+]]#0 lr(%arg7) weight_decay(%arg8) : tensor<8x3xf32>
+// CHECK-NEXT: //   {{%[0-9]+}} = amp.sgd_update %arg1, %[[UNSCALED]]#1 lr(%arg7) weight_decay(%arg8) : tensor<3xf32>
 // CHECK-NEXT: {
-// CHECK-NEXT: amp_sgd_config_t config{0x1.0624dd2f1a9fcp-10, 0.0, 0.0, 0x0p+0, 0};
+// CHECK-NEXT: const amp_sgd_hparams_t hparams{lr, nullptr, weight_decay, 0.0, 0};
 // CHECK-NEXT: float *const params[] = {w, b};
 // CHECK-NEXT: float *const grads[] = {unscale10_0, unscale10_1};
 // CHECK-NEXT: const size_t sizes[] = {24, 3};
-// CHECK-NEXT: AMP_STEP_CHECK(amp_sgd_apply(stream, &config, amp_tensor_list_t{2, params, sizes},
+// CHECK-NEXT: AMP_STEP_CHECK(amp_sgd_apply(stream, &hparams, amp_tensor_list_t{2, params, sizes},
 // CHECK-NEXT: amp_tensor_list_t{2, grads, sizes},
 // CHECK-NEXT: amp_tensor_list_t{0, nullptr, nullptr}, nullptr, unscale10_2,
 // CHECK-NEXT: amp_copy_list_t{AMP_F32, nullptr}));
@@ -168,7 +166,8 @@
 
 // The tensor table: parameters with their fan-in (the bias takes its
 // matmul's), the scaler state with its initial values (scale 65536, growth
-// tracker 0, hysteresis 1), the batch. The names are the arguments'
+// tracker 0, hysteresis 1), the batch, the hyperparameters at their
+// compiled values (the step reads them from memory). The names are the arguments'
 // amp.name: amp-opt read the parameters' and inputs' from this file, the
 // optimizer named the state.
 // CHECK-LABEL: static const amp_step_tensor_t tiny_tensors[] = {
@@ -179,6 +178,8 @@
 // CHECK-NEXT:   {"hysteresis_tracker", AMP_STEP_STATE, AMP_ELEMENT_F32, 0, {}, 1, 0x1p+0},
 // CHECK-NEXT:   {"x", AMP_STEP_INPUT, AMP_ELEMENT_F32, 2, {4, 8}, 1, 0x0p+0},
 // CHECK-NEXT:   {"labels", AMP_STEP_INPUT, AMP_ELEMENT_I64, 1, {4}, 1, 0x0p+0},
+// CHECK-NEXT:   {"lr", AMP_STEP_HPARAM, AMP_ELEMENT_F64, 0, {}, 1, 0x1.0624dd2f1a9fcp-10},
+// CHECK-NEXT:   {"weight_decay", AMP_STEP_HPARAM, AMP_ELEMENT_F64, 0, {}, 1, 0x0p+0},
 // CHECK-NEXT: };
 // The labels (tensor 6) are read as one of 3 classes: the runtime checks
 // them before a run, and names the op that reads them (here at its place
@@ -191,7 +192,7 @@
 // CHECK-NEXT: AMP_STEP_ABI_VERSION, // abi_version
 // CHECK-NEXT: "tiny",               // name
 // CHECK-NEXT: ampstep::kDevice,     // target
-// CHECK-NEXT: 7,                    // tensor_count
+// CHECK-NEXT: 9,                    // tensor_count
 // CHECK-NEXT: tiny_tensors,         // tensors
 // CHECK-NEXT: 2,                    // loss_scale_tensor
 // CHECK-NEXT: 1280,                 // arena_size
@@ -208,8 +209,10 @@ func.func @tiny_step(%arg0: tensor<8x3xf32> {amp.name = "w", amp.param},
                      %arg3: tensor<f32> {amp.name = "growth_tracker", amp.state},
                      %arg4: tensor<f32> {amp.name = "hysteresis_tracker", amp.state = 1.000000e+00 : f64},
                      %arg5: tensor<4x8xf32> {amp.name = "x"},
-                     %arg6: tensor<4xi64> {amp.name = "labels"})
-    -> (tensor<8x3xf32>, tensor<3xf32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>)
+                     %arg6: tensor<4xi64> {amp.name = "labels"},
+                     %lr: tensor<f64> {amp.name = "lr", amp.state = 1.000000e-03 : f64, amp.hparam},
+                     %wd: tensor<f64> {amp.name = "weight_decay", amp.state = 0.000000e+00 : f64, amp.hparam})
+    -> (tensor<8x3xf32>, tensor<3xf32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f64>, tensor<f64>, tensor<f32>, tensor<f32>)
     attributes {amp.arena_size = 1280 : i64, amp.memory = #amp.memory<arena = 1280, arguments = 280, peak = 1560, peak_f32 = 1560>} {
   %0 = amp.fusion(%arg7 = %arg5) : (tensor<4x8xf32>) -> tensor<4x8xf16> attributes {amp.place = [#amp.place<arena 0>]} {
     %15 = amp.cast %arg7 : tensor<4x8xf32> to tensor<4x8xf16>
@@ -264,9 +267,9 @@ func.func @tiny_step(%arg0: tensor<8x3xf32> {amp.name = "w", amp.param},
     %16 = amp.compare eq, %arg7, %15 : tensor<f32>, tensor<f32>
     amp.yield %16 : tensor<i1>
   }
-  %13:2 = amp.fusion(%arg7 = %arg0, %arg8 = %11#0, %arg9 = %arg1, %arg10 = %11#1, %arg11 = %12) : (tensor<8x3xf32>, tensor<8x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<i1>) -> (tensor<8x3xf32>, tensor<3xf32>) attributes {amp.place = [#amp.place<arg 0>, #amp.place<arg 1>]} {
-    %15 = amp.sgd_update %arg7, %arg8 {lr = 1.000000e-03 : f64, weight_decay = 0.000000e+00 : f64} : tensor<8x3xf32>
-    %16 = amp.sgd_update %arg9, %arg10 {lr = 1.000000e-03 : f64, weight_decay = 0.000000e+00 : f64} : tensor<3xf32>
+  %13:2 = amp.fusion(%arg7 = %arg0, %arg8 = %11#0, %arg9 = %arg1, %arg10 = %11#1, %arg11 = %12, %arg12 = %lr, %arg13 = %wd) : (tensor<8x3xf32>, tensor<8x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<i1>, tensor<f64>, tensor<f64>) -> (tensor<8x3xf32>, tensor<3xf32>) attributes {amp.place = [#amp.place<arg 0>, #amp.place<arg 1>]} {
+    %15 = amp.sgd_update %arg7, %arg8 lr(%arg12) weight_decay(%arg13) : tensor<8x3xf32>
+    %16 = amp.sgd_update %arg9, %arg10 lr(%arg12) weight_decay(%arg13) : tensor<3xf32>
     %17 = amp.select %arg11, %15, %arg7 : tensor<i1>, tensor<8x3xf32>, tensor<8x3xf32>
     %18 = amp.select %arg11, %16, %arg9 : tensor<i1>, tensor<3xf32>, tensor<3xf32>
     amp.yield %17, %18 : tensor<8x3xf32>, tensor<3xf32>
@@ -275,5 +278,5 @@ func.func @tiny_step(%arg0: tensor<8x3xf32> {amp.name = "w", amp.param},
     %new_scale, %new_growth_tracker, %new_hysteresis_tracker = amp.scaler_update %arg7, %arg8, %arg9, %arg10 {backoff_factor = 5.000000e-01 : f64, growth_factor = 2.000000e+00 : f64, growth_interval = 2000 : i64, hysteresis = 1 : i64} : tensor<f32>
     amp.yield %new_scale, %new_growth_tracker, %new_hysteresis_tracker : tensor<f32>, tensor<f32>, tensor<f32>
   }
-  return %13#0, %13#1, %14#0, %14#1, %14#2, %3, %11#2 : tensor<8x3xf32>, tensor<3xf32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>
+  return %13#0, %13#1, %14#0, %14#1, %14#2, %lr, %wd, %3, %11#2 : tensor<8x3xf32>, tensor<3xf32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f64>, tensor<f64>, tensor<f32>, tensor<f32>
 }

@@ -102,7 +102,7 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
   if (name == kNameAttrName)
     return verifyArgumentName(op, argIndex, value);
   if (name != kParamAttrName && name != kStateAttrName &&
-      name != kLossScaleAttrName)
+      name != kLossScaleAttrName && name != kHyperParameterAttrName)
     return op->emitError() << "unknown amp argument attribute '" << name << "'";
   if (name == kStateAttrName) {
     // Unit: the state starts at zero; a float: it starts at that value.
@@ -128,6 +128,15 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
            << "'" << kParamAttrName << "' on argument #" << argIndex
            << " needs a statically shaped f16, bf16, f32 or f64 tensor, got "
            << type;
+  if (name == kHyperParameterAttrName) {
+    if (!tensor || tensor.getRank() != 0 || !element.isF64() ||
+        !function.getArgAttr(argIndex, kStateAttrName))
+      return emit() << "'" << kHyperParameterAttrName << "' on argument #"
+                    << argIndex
+                    << " needs a 0-d f64 tensor that is also 'amp.state', got "
+                    << type;
+    return success();
+  }
   if (name == kLossScaleAttrName) {
     if (!tensor || tensor.getRank() != 0 || !element.isF32())
       return emit() << "'" << kLossScaleAttrName << "' on argument #"

@@ -15,6 +15,8 @@
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/Support/MathExtras.h"
 
+#include "amp_runtime/hyperparameters.h"
+
 #include <cmath>
 #include <limits>
 
@@ -945,15 +947,27 @@ LogicalResult EmbeddingGradOp::verify() {
 // Optimizers
 //===----------------------------------------------------------------------===//
 
-/// Checks that hyperparameter `name` is finite and within [low, high] (or
-/// [low, high) when `openHigh`); `range` words the interval.
-static LogicalResult verifyHyper(Operation *op, StringRef name, APFloat value,
-                                 double low, double high, StringRef range,
-                                 bool openHigh = false) {
-  double v = value.convertToDouble();
-  if (std::isfinite(v) && v >= low && (openHigh ? v < high : v <= high))
+/// The value of a hyperparameter operand that is a constant; nothing for
+/// one that is set when the step runs.
+static std::optional<double> constantHyper(Value operand) {
+  auto constant = operand.getDefiningOp<ConstantOp>();
+  auto splat = constant ? dyn_cast<SplatElementsAttr>(constant.getValue())
+                        : SplatElementsAttr();
+  if (!splat)
+    return std::nullopt;
+  return splat.getSplatValue<APFloat>().convertToDouble();
+}
+
+/// Checks that hyperparameter `name` lies in its range
+/// (amp_runtime/hyperparameters.h), when it is a constant.
+static LogicalResult verifyHyper(Operation *op, StringRef name, Value operand) {
+  std::optional<double> value = constantHyper(operand);
+  const amprt::HyperParameterRange *range = amprt::hyperParameterRange(name);
+  assert(range && "an optimizer's hyperparameter without a range");
+  if (!value || amprt::inRange(*range, *value))
     return success();
-  return op->emitOpError() << name << " must lie in " << range << ", got " << v;
+  return op->emitOpError() << name << " must lie in " << range->words
+                           << ", got " << *value;
 }
 
 static LogicalResult verifyStep(Operation *op, Value step) {
@@ -964,38 +978,35 @@ static LogicalResult verifyStep(Operation *op, Value step) {
 }
 
 LogicalResult SgdUpdateOp::verify() {
-  const double inf = INFINITY;
-  if (failed(verifyHyper(*this, "lr", getLr(), 0, inf, "[0, inf)")) ||
-      failed(verifyHyper(*this, "weight_decay", getWeightDecay(), 0, inf,
-                         "[0, inf)")))
+  if (failed(verifyHyper(*this, "lr", getLr())) ||
+      failed(verifyHyper(*this, "weight_decay", getWeightDecay())))
     return failure();
   return success();
 }
 
 LogicalResult SgdMomentumUpdateOp::verify() {
-  const double inf = INFINITY;
-  if (failed(verifyHyper(*this, "lr", getLr(), 0, inf, "[0, inf)")) ||
-      failed(
-          verifyHyper(*this, "momentum", getMomentum(), 0, inf, "[0, inf)")) ||
-      failed(verifyHyper(*this, "dampening", getDampening(), 0, 1, "[0, 1]")) ||
-      failed(verifyHyper(*this, "weight_decay", getWeightDecay(), 0, inf,
-                         "[0, inf)")) ||
+  double dampening = getDampening().convertToDouble();
+  if (failed(verifyHyper(*this, "lr", getLr())) ||
+      failed(verifyHyper(*this, "momentum", getMomentum())) ||
+      failed(verifyHyper(*this, "weight_decay", getWeightDecay())) ||
       failed(verifyStep(*this, getStep())))
     return failure();
-  if (getNesterov() && (getMomentum().convertToDouble() <= 0 ||
-                        getDampening().convertToDouble() != 0))
+  if (!(dampening >= 0 && dampening <= 1))
+    return emitOpError() << "dampening must lie in [0, 1], got " << dampening;
+  // A momentum set at run time may be 0: the direction is then the
+  // gradient, as it is without a buffer.
+  std::optional<double> momentum = constantHyper(getMomentum());
+  if (getNesterov() && ((momentum && *momentum <= 0) || dampening != 0))
     return emitOpError("nesterov needs a positive momentum and zero dampening");
   return success();
 }
 
 LogicalResult AdamwUpdateOp::verify() {
-  const double inf = INFINITY;
-  if (failed(verifyHyper(*this, "lr", getLr(), 0, inf, "[0, inf)")) ||
-      failed(verifyHyper(*this, "beta1", getBeta1(), 0, 1, "[0, 1)", true)) ||
-      failed(verifyHyper(*this, "beta2", getBeta2(), 0, 1, "[0, 1)", true)) ||
-      failed(verifyHyper(*this, "eps", getEps(), 0, inf, "[0, inf)")) ||
-      failed(verifyHyper(*this, "weight_decay", getWeightDecay(), 0, inf,
-                         "[0, inf)")) ||
+  if (failed(verifyHyper(*this, "lr", getLr())) ||
+      failed(verifyHyper(*this, "beta1", getBeta1())) ||
+      failed(verifyHyper(*this, "beta2", getBeta2())) ||
+      failed(verifyHyper(*this, "eps", getEps())) ||
+      failed(verifyHyper(*this, "weight_decay", getWeightDecay())) ||
       failed(verifyStep(*this, getStep())))
     return failure();
   return success();

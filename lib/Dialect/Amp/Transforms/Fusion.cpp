@@ -172,6 +172,9 @@ SmallVector<SmallVector<Operation *>> findUpdateRuns(Block &body) {
           op.getPropertiesAsAttribute() == first->getPropertiesAsAttribute() &&
           update.getStepOperand() ==
               cast<OptimizerUpdateOpInterface>(first).getStepOperand() &&
+          llvm::equal(update.getHyperParameterOperands(),
+                      cast<OptimizerUpdateOpInterface>(first)
+                          .getHyperParameterOperands()) &&
           guardOf(&op) == guardOf(first) &&
           llvm::none_of(op.getOperands(), [&](Value operand) {
             return llvm::is_contained(run, operand.getDefiningOp());

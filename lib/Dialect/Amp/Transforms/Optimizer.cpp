@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
 namespace mlir::amp {
@@ -33,6 +34,22 @@ struct OptimizerConfig {
 
   bool hasMomentumBuffer() const { return !adamw && momentum != 0; }
   bool hasStepCounter() const { return adamw || hasMomentumBuffer(); }
+
+  /// The hyperparameters the step reads at run time, by their names in
+  /// the step (torch.optim's), with their compiled values, in argument
+  /// order. Dampening and Nesterov's look-ahead change the step's code,
+  /// not a value: they stay fixed.
+  SmallVector<std::pair<StringRef, double>> hyperParameters() const {
+    SmallVector<std::pair<StringRef, double>> list{{"lr", lr}};
+    if (adamw)
+      list.append({{"beta1", beta1}, {"beta2", beta2}, {"eps", eps}});
+    else if (hasMomentumBuffer())
+      list.push_back({"momentum", momentum});
+    list.push_back({"weight_decay", weightDecay});
+    if (maxGradNorm > 0)
+      list.push_back({"max_grad_norm", maxGradNorm});
+    return list;
+  }
 };
 
 class StepBuilder {
@@ -136,6 +153,20 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
   Type counterType = RankedTensorType::get({}, b.getF32Type());
   if (config.hasStepCounter())
     addState(counterType, named("step", std::nullopt));
+  // The hyperparameters are set by name: a model argument that holds one
+  // of their names is an error, not an unnamed hyperparameter.
+  auto hypers = config.hyperParameters();
+  unsigned firstHyper = stateTypes.size();
+  Type hyperType = RankedTensorType::get({}, b.getF64Type());
+  for (auto [hyper, value] : hypers) {
+    StateName state = named(hyper, std::nullopt);
+    if (!state.name)
+      return grad.emitError()
+             << "amp-optimizer: an argument of @" << original.getSymName()
+             << " is named '" << hyper
+             << "', the name of a hyperparameter of the step; rename it";
+    addState(hyperType, state);
+  }
   auto scaling =
       grad->getAttrOfType<LossScalingAttr>(AmpDialect::kLossScalingAttrName);
   bool dynamicScaling = scaling && scaling.isDynamic();
@@ -191,6 +222,12 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
     argAttrs[numParams + s].set(AmpDialect::kStateAttrName, b.getUnitAttr());
     if (stateNames[s])
       argAttrs[numParams + s].set(AmpDialect::kNameAttrName, stateNames[s]);
+  }
+  // Each hyperparameter starts at its compiled value.
+  for (auto [k, hyper] : llvm::enumerate(hypers)) {
+    NamedAttrList &attrs = argAttrs[numParams + firstHyper + k];
+    attrs.set(AmpDialect::kStateAttrName, b.getF64FloatAttr(hyper.second));
+    attrs.set(AmpDialect::kHyperParameterAttrName, b.getUnitAttr());
   }
   // Parameters and batch inputs keep the model's names.
   auto keepName = [&](unsigned from, unsigned to) {
@@ -248,6 +285,12 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
     }
   }
   Value counter = config.hasStepCounter() ? body->getArgument(next++) : Value();
+  llvm::StringMap<Value> hyper;
+  SmallVector<Value> hyperValues;
+  for (auto [name, value] : hypers) {
+    hyperValues.push_back(body->getArgument(next++));
+    hyper[name] = hyperValues.back();
+  }
   SmallVector<Value> accumulators;
   Value microStep, done, foundSoFar;
   if (config.accumulate > 1) {
@@ -277,13 +320,18 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
     }
   }
 
-  // Clipping by the global 2-norm, as clip_grad_norm_.
+  // Clipping by the global 2-norm, as clip_grad_norm_; a norm set to 0
+  // at run time turns it off.
   if (config.maxGradNorm > 0) {
     Value total = b.create<SumSquaresOp>(loc, grads);
     Value norm = b.create<SqrtOp>(loc, total);
+    Value maxNorm = hyper["max_grad_norm"];
     Value coef =
-        sb.div(sb.scalar(config.maxGradNorm), sb.add(norm, sb.scalar(1e-6)));
+        sb.div(sb.castLike(maxNorm, norm), sb.add(norm, sb.scalar(1e-6)));
     coef = b.create<MinimumOp>(loc, coef, sb.scalar(1.0));
+    Value clips = b.create<CompareOp>(loc, ComparePredicate::gt, maxNorm,
+                                      sb.scalar(0.0, b.getF64Type()));
+    coef = sb.select(clips, coef, sb.scalar(1.0));
     for (Value &g : grads)
       g = sb.mul(g, sb.castLike(coef, g));
   }
@@ -294,26 +342,21 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
     Value param = paramValues[p], g = grads[p];
     if (config.adamw) {
       auto op = b.create<AdamwUpdateOp>(
-          loc, param, g, moments[p][0], moments[p][1], counter,
-          b.getF64FloatAttr(config.lr), b.getF64FloatAttr(config.beta1),
-          b.getF64FloatAttr(config.beta2), b.getF64FloatAttr(config.eps),
-          b.getF64FloatAttr(config.weightDecay));
+          loc, param, g, moments[p][0], moments[p][1], counter, hyper["lr"],
+          hyper["beta1"], hyper["beta2"], hyper["eps"], hyper["weight_decay"]);
       newParams.push_back(op.getNewParam());
       newState.push_back(op.getNewExpAvg());
       newState.push_back(op.getNewExpAvgSq());
     } else if (config.hasMomentumBuffer()) {
       auto op = b.create<SgdMomentumUpdateOp>(
-          loc, param, g, moments[p][0], counter, b.getF64FloatAttr(config.lr),
-          b.getF64FloatAttr(config.momentum),
-          b.getF64FloatAttr(config.dampening),
-          b.getF64FloatAttr(config.weightDecay),
+          loc, param, g, moments[p][0], counter, hyper["lr"], hyper["momentum"],
+          hyper["weight_decay"], b.getF64FloatAttr(config.dampening),
           config.nesterov ? b.getUnitAttr() : UnitAttr());
       newParams.push_back(op.getNewParam());
       newState.push_back(op.getNewBuffer());
     } else {
-      newParams.push_back(
-          b.create<SgdUpdateOp>(loc, param, g, b.getF64FloatAttr(config.lr),
-                                b.getF64FloatAttr(config.weightDecay)));
+      newParams.push_back(b.create<SgdUpdateOp>(loc, param, g, hyper["lr"],
+                                                hyper["weight_decay"]));
     }
   }
   Value newCounter = counter ? sb.add(counter, sb.scalar(1.0)) : Value();
@@ -359,6 +402,7 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
   returned.append(newState);
   if (counter)
     returned.push_back(newCounter);
+  returned.append(hyperValues); // set between steps, never by one
   if (config.accumulate > 1) {
     for (unsigned p = 0; p < numParams; ++p)
       returned.push_back(

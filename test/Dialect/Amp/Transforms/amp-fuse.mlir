@@ -116,11 +116,12 @@ func.func @shared(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
 // CHECK-NEXT: }
 // CHECK-NEXT: return %[[KEPT]]#0, %[[KEPT]]#1, %arg2, %arg4
 func.func @guarded(%w: tensor<4x3xf32> {amp.param}, %buf: tensor<4x3xf32> {amp.state},
-                   %step: tensor<f32> {amp.state}, %g: tensor<4x3xf32>, %found: tensor<f32>)
+                   %step: tensor<f32> {amp.state}, %g: tensor<4x3xf32>, %found: tensor<f32>,
+                   %lr: tensor<f64>, %mu: tensor<f64>, %wd: tensor<f64>)
     -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32>, tensor<f32>) {
   %zero = amp.constant dense<0.0> : tensor<f32>
   %ok = amp.compare eq, %found, %zero : tensor<f32>, tensor<f32>
-  %nw, %nbuf = amp.sgd_momentum_update %w, %g, %buf, %step {lr = 0.1 : f64, momentum = 0.9 : f64, dampening = 0.0 : f64, weight_decay = 0.0 : f64} : tensor<4x3xf32>, tensor<f32>
+  %nw, %nbuf = amp.sgd_momentum_update %w, %g, %buf, %step lr(%lr) momentum(%mu) weight_decay(%wd) {dampening = 0.0 : f64} : tensor<4x3xf32>, tensor<f32>
   %kw = amp.select %ok, %nw, %w : tensor<i1>, tensor<4x3xf32>, tensor<4x3xf32>
   %kbuf = amp.select %ok, %nbuf, %buf : tensor<i1>, tensor<4x3xf32>, tensor<4x3xf32>
   return %kw, %kbuf, %step, %found : tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32>, tensor<f32>
@@ -142,8 +143,8 @@ func.func @guarded(%w: tensor<4x3xf32> {amp.param}, %buf: tensor<4x3xf32> {amp.s
 // CHECK-NEXT: amp.fusion
 // CHECK-NEXT: amp.sum
 func.func @unguarded(%w: tensor<4xf32> {amp.param}, %g: tensor<4xf32>, %other: tensor<4xf32>,
-                     %ok: tensor<i1>) -> (tensor<4xf32>, tensor<f32>) {
-  %nw = amp.sgd_update %w, %g {lr = 0.1 : f64, weight_decay = 0.0 : f64} : tensor<4xf32>
+                     %ok: tensor<i1>, %lr: tensor<f64>, %wd: tensor<f64>) -> (tensor<4xf32>, tensor<f32>) {
+  %nw = amp.sgd_update %w, %g lr(%lr) weight_decay(%wd) : tensor<4xf32>
   %kw = amp.select %ok, %nw, %other : tensor<i1>, tensor<4xf32>, tensor<4xf32>
   %l = amp.sum %g dims = [0] : tensor<4xf32> to tensor<f32>
   return %kw, %l : tensor<4xf32>, tensor<f32>
@@ -174,17 +175,16 @@ func.func @update_run(%w: tensor<4x3xf32> {amp.param}, %b: tensor<3xf32> {amp.pa
                       %mw: tensor<4x3xf32> {amp.state}, %vw: tensor<4x3xf32> {amp.state},
                       %mb: tensor<3xf32> {amp.state}, %vb: tensor<3xf32> {amp.state},
                       %step: tensor<f32> {amp.state}, %gw: tensor<4x3xf32>,
-                      %gb: tensor<3xf32>, %found: tensor<f32>)
+                      %gb: tensor<3xf32>, %found: tensor<f32>, %lr: tensor<f64>,
+                      %beta1: tensor<f64>, %beta2: tensor<f64>, %eps: tensor<f64>, %wd: tensor<f64>)
     -> (tensor<4x3xf32>, tensor<3xf32>, tensor<4x3xf32>, tensor<4x3xf32>,
         tensor<3xf32>, tensor<3xf32>, tensor<f32>) {
   %zero = amp.constant dense<0.0> : tensor<f32>
   %one = amp.constant dense<1.0> : tensor<f32>
   %w2, %mw2, %vw2 = amp.adamw_update %w, %gw, %mw, %vw, %step
-      {lr = 1.0e-3 : f64, beta1 = 0.9 : f64, beta2 = 0.999 : f64,
-       eps = 1.0e-8 : f64, weight_decay = 0.01 : f64} : tensor<4x3xf32>, tensor<f32>
+      lr(%lr) betas(%beta1, %beta2) eps(%eps) weight_decay(%wd) : tensor<4x3xf32>, tensor<f32>
   %b2, %mb2, %vb2 = amp.adamw_update %b, %gb, %mb, %vb, %step
-      {lr = 1.0e-3 : f64, beta1 = 0.9 : f64, beta2 = 0.999 : f64,
-       eps = 1.0e-8 : f64, weight_decay = 0.01 : f64} : tensor<3xf32>, tensor<f32>
+      lr(%lr) betas(%beta1, %beta2) eps(%eps) weight_decay(%wd) : tensor<3xf32>, tensor<f32>
   %ok = amp.compare eq, %found, %zero : tensor<f32>, tensor<f32>
   %kw = amp.select %ok, %w2, %w : tensor<i1>, tensor<4x3xf32>, tensor<4x3xf32>
   %kmw = amp.select %ok, %mw2, %mw : tensor<i1>, tensor<4x3xf32>, tensor<4x3xf32>
@@ -200,15 +200,15 @@ func.func @update_run(%w: tensor<4x3xf32> {amp.param}, %b: tensor<3xf32> {amp.pa
 
 // -----
 
-// Updates stay apart when their attributes differ and when they are not
-// adjacent; adjacent like ones join (%d2, %e2).
+// Updates stay apart when their hyperparameters differ and when they are
+// not adjacent; adjacent like ones join (%d2, %e2).
 // CHECK-LABEL: func.func @update_runs_refused
-// CHECK: amp.fusion
-// CHECK-NEXT: amp.sgd_update {{.*}}lr = 1.000000e-01
+// CHECK: amp.fusion({{.*}}, %[[LR1:.*]] = %arg5,
+// CHECK-NEXT: amp.sgd_update {{.*}}lr(%[[LR1]])
 // CHECK-NEXT: amp.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: amp.fusion
-// CHECK-NEXT: amp.sgd_update {{.*}}lr = 2.000000e-01
+// CHECK-NEXT: amp.fusion({{.*}}, %[[LR2:.*]] = %arg6,
+// CHECK-NEXT: amp.sgd_update {{.*}}lr(%[[LR2]])
 // CHECK-NEXT: amp.yield
 // CHECK-NEXT: }
 // CHECK-NEXT: amp.fusion
@@ -221,13 +221,14 @@ func.func @update_run(%w: tensor<4x3xf32> {amp.param}, %b: tensor<3xf32> {amp.pa
 // CHECK-NEXT: amp.yield
 func.func @update_runs_refused(%a: tensor<4xf32> {amp.param}, %b: tensor<4xf32> {amp.param},
                                %d: tensor<4xf32> {amp.param}, %e: tensor<4xf32> {amp.param},
-                               %g: tensor<4xf32>)
+                               %g: tensor<4xf32>, %lr1: tensor<f64>, %lr2: tensor<f64>,
+                               %wd: tensor<f64>)
     -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) {
-  %a2 = amp.sgd_update %a, %g {lr = 0.1 : f64, weight_decay = 0.0 : f64} : tensor<4xf32>
-  %b2 = amp.sgd_update %b, %g {lr = 0.2 : f64, weight_decay = 0.0 : f64} : tensor<4xf32>
+  %a2 = amp.sgd_update %a, %g lr(%lr1) weight_decay(%wd) : tensor<4xf32>
+  %b2 = amp.sgd_update %b, %g lr(%lr2) weight_decay(%wd) : tensor<4xf32>
   %s = amp.sum %g dims = [0] : tensor<4xf32> to tensor<f32>
-  %d2 = amp.sgd_update %d, %g {lr = 0.2 : f64, weight_decay = 0.0 : f64} : tensor<4xf32>
-  %e2 = amp.sgd_update %e, %g {lr = 0.2 : f64, weight_decay = 0.0 : f64} : tensor<4xf32>
+  %d2 = amp.sgd_update %d, %g lr(%lr2) weight_decay(%wd) : tensor<4xf32>
+  %e2 = amp.sgd_update %e, %g lr(%lr2) weight_decay(%wd) : tensor<4xf32>
   return %a2, %b2, %d2, %e2, %s
       : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>
 }
@@ -250,10 +251,11 @@ func.func @update_runs_refused(%a: tensor<4xf32> {amp.param}, %b: tensor<4xf32> 
 // CHECK-NEXT: amp.sgd_update %[[B:arg[0-9]+]],
 // CHECK-NEXT: amp.select %{{.*}}, %{{.*}}, %[[B]]
 func.func @update_run_read_early(%a: tensor<4xf32> {amp.param}, %b: tensor<4xf32> {amp.param},
-                                 %g: tensor<4xf32>, %ok: tensor<i1>)
+                                 %g: tensor<4xf32>, %ok: tensor<i1>, %lr: tensor<f64>,
+                                 %wd: tensor<f64>)
     -> (tensor<4xf32>, tensor<4xf32>, tensor<f32>) {
-  %a2 = amp.sgd_update %a, %g {lr = 0.1 : f64, weight_decay = 0.0 : f64} : tensor<4xf32>
-  %b2 = amp.sgd_update %b, %g {lr = 0.1 : f64, weight_decay = 0.0 : f64} : tensor<4xf32>
+  %a2 = amp.sgd_update %a, %g lr(%lr) weight_decay(%wd) : tensor<4xf32>
+  %b2 = amp.sgd_update %b, %g lr(%lr) weight_decay(%wd) : tensor<4xf32>
   %ka = amp.select %ok, %a2, %a : tensor<i1>, tensor<4xf32>, tensor<4xf32>
   %s = amp.sum %ka dims = [0] : tensor<4xf32> to tensor<f32>
   %kb = amp.select %ok, %b2, %b : tensor<i1>, tensor<4xf32>, tensor<4xf32>

@@ -70,7 +70,8 @@ func.func @step(%w: tensor<4x3xf32> {amp.param}, %b: tensor<3xf32> {amp.param},
 // CHECK: amp.fusion{{.*}}attributes {amp.place = [#amp.place<arg 0>, #amp.place<arg 1>]}
 // CHECK-NEXT: amp.sgd_momentum_update
 func.func @guarded(%w: tensor<4x3xf32> {amp.param}, %buf: tensor<4x3xf32> {amp.state},
-                   %step: tensor<f32> {amp.state}, %x: tensor<4x3xf32>)
+                   %step: tensor<f32> {amp.state}, %x: tensor<4x3xf32>,
+                   %lr: tensor<f64>, %mu: tensor<f64>, %wd: tensor<f64>)
     -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32>, tensor<f32>) {
   %g = amp.fusion(%wi = %w, %xi = %x) : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32> {
     %0 = amp.mul %wi, %xi : tensor<4x3xf32>, tensor<4x3xf32>
@@ -89,8 +90,8 @@ func.func @guarded(%w: tensor<4x3xf32> {amp.param}, %buf: tensor<4x3xf32> {amp.s
     %0 = amp.compare eq, %found, %zero : tensor<f32>, tensor<f32>
     amp.yield %0 : tensor<i1>
   }
-  %kept:2 = amp.fusion(%wi = %w, %ui = %u#0, %bufi = %buf, %stepi = %step, %oki = %ok) : (tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32>, tensor<i1>) -> (tensor<4x3xf32>, tensor<4x3xf32>) {
-    %nw, %nbuf = amp.sgd_momentum_update %wi, %ui, %bufi, %stepi {lr = 0.1 : f64, momentum = 0.9 : f64, dampening = 0.0 : f64, weight_decay = 0.0 : f64} : tensor<4x3xf32>, tensor<f32>
+  %kept:2 = amp.fusion(%wi = %w, %ui = %u#0, %bufi = %buf, %stepi = %step, %oki = %ok, %lri = %lr, %mui = %mu, %wdi = %wd) : (tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32>, tensor<i1>, tensor<f64>, tensor<f64>, tensor<f64>) -> (tensor<4x3xf32>, tensor<4x3xf32>) {
+    %nw, %nbuf = amp.sgd_momentum_update %wi, %ui, %bufi, %stepi lr(%lri) momentum(%mui) weight_decay(%wdi) {dampening = 0.0 : f64} : tensor<4x3xf32>, tensor<f32>
     %kw = amp.select %oki, %nw, %wi : tensor<i1>, tensor<4x3xf32>, tensor<4x3xf32>
     %kbuf = amp.select %oki, %nbuf, %bufi : tensor<i1>, tensor<4x3xf32>, tensor<4x3xf32>
     amp.yield %kw, %kbuf : tensor<4x3xf32>, tensor<4x3xf32>
@@ -110,10 +111,11 @@ func.func @guarded(%w: tensor<4x3xf32> {amp.param}, %buf: tensor<4x3xf32> {amp.s
 // CHECK-LABEL: func.func @read_after_update
 // CHECK: amp.fusion{{.*}}attributes {amp.place = [#amp.place<arena 0>]}
 // CHECK-NEXT: amp.sgd_update
-func.func @read_after_update(%w: tensor<4xf32> {amp.param}, %g: tensor<4xf32>)
+func.func @read_after_update(%w: tensor<4xf32> {amp.param}, %g: tensor<4xf32>,
+                             %lr: tensor<f64>, %wd: tensor<f64>)
     -> (tensor<4xf32>, tensor<f32>) {
-  %nw = amp.fusion(%wi = %w, %gi = %g) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
-    %0 = amp.sgd_update %wi, %gi {lr = 0.1 : f64, weight_decay = 0.0 : f64} : tensor<4xf32>
+  %nw = amp.fusion(%wi = %w, %gi = %g, %lri = %lr, %wdi = %wd) : (tensor<4xf32>, tensor<4xf32>, tensor<f64>, tensor<f64>) -> tensor<4xf32> {
+    %0 = amp.sgd_update %wi, %gi lr(%lri) weight_decay(%wdi) : tensor<4xf32>
     amp.yield %0 : tensor<4xf32>
   }
   %loss = amp.fusion(%wi = %w) : (tensor<4xf32>) -> tensor<f32> {

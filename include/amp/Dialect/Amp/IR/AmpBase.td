@@ -59,6 +59,10 @@ def Amp_Dialect : Dialect {
     /// Marks the loss-scale argument of a gradient or step function.
     static constexpr ::llvm::StringLiteral kLossScaleAttrName =
         "amp.loss_scale";
+    /// Marks a step argument as a hyperparameter (a 0-d f64 state read by
+    /// the optimizer, set between steps by name).
+    static constexpr ::llvm::StringLiteral kHyperParameterAttrName =
+        "amp.hparam";
     /// The loss-scaling configuration (an #amp.loss_scaling) on a gradient
     /// function.
     static constexpr ::llvm::StringLiteral kLossScalingAttrName =
@@ -77,6 +81,12 @@ def Amp_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
 def Amp_MaskTensor : StaticShapeTensorOf<[I1]>;
 def Amp_NumericTensor : StaticShapeTensorOf<[F16, BF16, F32, F64, I32, I64]>;
 def Amp_AnyTensor : StaticShapeTensorOf<[F16, BF16, F32, F64, I1, I32, I64]>;
+
+// A hyperparameter that an op reads when it runs (a learning rate, a
+// weight decay): a 0-d f64 tensor, as Python keeps torch.optim's settings,
+// so that it can change between steps without recompiling.
+def Amp_HyperParameter : 0DTensorOf<[F64]>,
+    BuildableType<"::mlir::RankedTensorType::get({}, $_builder.getF64Type())">;
 
 def Amp_FloatTypeAttr : TypeAttrBase<"::mlir::FloatType",
     "f16, bf16, f32 or f64 type attribute", Amp_FloatElement.predicate>;

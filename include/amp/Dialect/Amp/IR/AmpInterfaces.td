@@ -158,14 +158,16 @@ def Amp_OptimizerUpdateOpInterface
   let description = [{
     An optimizer step on one parameter: it reads the parameter, its
     gradient, the optimizer state kept for it (a momentum buffer, moments)
-    and, where the optimizer counts steps, the step count, and returns the
+    and, where the optimizer counts steps, the step count, then its
+    hyperparameters, and returns the
     new parameter followed by the new state, one result per state tensor in
     the order of `getStateOperands()`. Each result replaces an operand
     (`getReplacedOperand`): the backend stores it over that operand's memory
     (--amp-plan-buffers), fuses the selects that keep the old value on a
     skipped step into the update (--amp-fuse), merges like updates that share
-    a step count into one multi-tensor kernel, and hands the runtime the
-    parameter, gradient and state lists (the emitter). The backend asks only
+    a step count and hyperparameters into one multi-tensor kernel, and hands
+    the runtime the parameter, gradient and state lists and the
+    hyperparameters' addresses (the emitter). The backend asks only
     this interface which ops are updates and which operand is which.
   }];
   let methods = [
@@ -195,6 +197,13 @@ def Amp_OptimizerUpdateOpInterface
         or null for an optimizer that does not count steps.}],
       /*retTy=*/"::mlir::Value",
       /*methodName=*/"getStepOperand",
+      /*args=*/(ins)>,
+    InterfaceMethod<
+      /*desc=*/[{The hyperparameters the update reads when it runs (0-d f64
+        tensors: the learning rate, the weight decay, ...), in operand
+        order. Updates merged into one kernel read the same ones.}],
+      /*retTy=*/"::mlir::OperandRange",
+      /*methodName=*/"getHyperParameterOperands",
       /*args=*/(ins)>,
     InterfaceMethod<
       /*desc=*/[{The operand whose value result `result` replaces: the

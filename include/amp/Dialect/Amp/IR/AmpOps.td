@@ -902,8 +902,12 @@ def Amp_EmbeddingGradOp : Amp_GradientOp<"embedding_grad",
 // them. `step` is the number of updates done before this one (a 0-d float
 // tensor, as PyTorch keeps it; exact up to 2^24). Operands: the parameter,
 // its gradient, its optimizer state (one tensor per result after the first,
-// in result order) and the step count where the optimizer reads one; each
-// op says which in OptimizerUpdateOpInterface.
+// in result order), the step count where the optimizer reads one, then the
+// hyperparameters, 0-d f64 tensors read when the update runs (so a step
+// can change them without recompiling); each op says which in
+// OptimizerUpdateOpInterface. A hyperparameter that is a constant is
+// checked here; one that is not is checked by whoever sets it (the
+// interpreter when it runs the op, the runtime when a value is set).
 class Amp_OptimizerOp<string mnemonic, list<Trait> traits = []>
     : Amp_Op<mnemonic, !listconcat(traits, [Amp_OptimizerFamily,
         Amp_KeepFp32, Amp_InPlaceUpdate,
@@ -916,19 +920,25 @@ def Amp_SgdUpdateOp : Amp_OptimizerOp<"sgd_update",
   let summary = "plain SGD step: p - lr * (g + weight_decay * p)";
   let description = [{
     ```mlir
-    %p2 = amp.sgd_update %p, %g {lr = 0.1 : f64, weight_decay = 0.0 : f64}
-        : tensor<256xf32>
+    %p2 = amp.sgd_update %p, %g lr(%lr) weight_decay(%wd) : tensor<256xf32>
     ```
   }];
   let arguments = (ins Amp_FloatTensor:$param, Amp_FloatTensor:$grad,
-                   F64Attr:$lr, F64Attr:$weight_decay);
+                   Amp_HyperParameter:$lr, Amp_HyperParameter:$weight_decay);
   let results = (outs Amp_FloatTensor:$result);
-  let assemblyFormat = "$param `,` $grad attr-dict `:` type($param)";
+  let assemblyFormat = [{
+    $param `,` $grad `lr` `(` $lr `)` `weight_decay` `(` $weight_decay `)`
+    attr-dict `:` type($param)
+  }];
   let extraClassDefinition = [{
     ::mlir::OperandRange $cppClass::getStateOperands() {
       return getOperation()->getOperands().slice(2, 0);
     }
     ::mlir::Value $cppClass::getStepOperand() { return {}; }
+    ::mlir::OperandRange $cppClass::getHyperParameterOperands() {
+      return getOperation()->getOperands().slice(
+          getLrMutable().getOperandNumber(), 2);
+    }
   }];
 }
 
@@ -939,23 +949,26 @@ def Amp_SgdMomentumUpdateOp : Amp_OptimizerOp<"sgd_momentum_update",
     With `d = g + weight_decay * p`: on the first step (`step == 0`) the
     buffer becomes `d`, after that `momentum * buf + (1 - dampening) * d`;
     the update direction is `d + momentum * buf` with `nesterov`, else
-    `buf`; `p - lr * direction`.
+    `buf`; `p - lr * direction`. Dampening and Nesterov's look-ahead are
+    fixed when the step is compiled.
 
     ```mlir
-    %p2, %b2 = amp.sgd_momentum_update %p, %g, %buf, %step
-        {lr = 0.1 : f64, momentum = 0.9 : f64, dampening = 0.0 : f64,
-         weight_decay = 0.0 : f64} : tensor<256xf32>, tensor<f32>
+    %p2, %b2 = amp.sgd_momentum_update %p, %g, %buf, %step lr(%lr)
+        momentum(%mu) weight_decay(%wd) {dampening = 0.0 : f64}
+        : tensor<256xf32>, tensor<f32>
     ```
   }];
   let arguments = (ins Amp_FloatTensor:$param, Amp_FloatTensor:$grad,
                    Amp_FloatTensor:$buffer, Amp_FloatTensor:$step,
-                   F64Attr:$lr, F64Attr:$momentum, F64Attr:$dampening,
-                   F64Attr:$weight_decay, UnitAttr:$nesterov);
+                   Amp_HyperParameter:$lr, Amp_HyperParameter:$momentum,
+                   Amp_HyperParameter:$weight_decay, F64Attr:$dampening,
+                   UnitAttr:$nesterov);
   let results = (outs Amp_FloatTensor:$new_param,
                  Amp_FloatTensor:$new_buffer);
   let assemblyFormat = [{
-    $param `,` $grad `,` $buffer `,` $step attr-dict `:` type($param) `,`
-    type($step)
+    $param `,` $grad `,` $buffer `,` $step `lr` `(` $lr `)` `momentum` `(`
+    $momentum `)` `weight_decay` `(` $weight_decay `)` attr-dict `:`
+    type($param) `,` type($step)
   }];
   let extraClassDefinition = [{
     ::mlir::OperandRange $cppClass::getStateOperands() {
@@ -963,6 +976,10 @@ def Amp_SgdMomentumUpdateOp : Amp_OptimizerOp<"sgd_momentum_update",
           getBufferMutable().getOperandNumber(), 1);
     }
     ::mlir::Value $cppClass::getStepOperand() { return getStep(); }
+    ::mlir::OperandRange $cppClass::getHyperParameterOperands() {
+      return getOperation()->getOperands().slice(
+          getLrMutable().getOperandNumber(), 3);
+    }
   }];
 }
 
@@ -976,22 +993,23 @@ def Amp_AdamwUpdateOp : Amp_OptimizerOp<"adamw_update",
     `p -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)`.
 
     ```mlir
-    %p2, %m2, %v2 = amp.adamw_update %p, %g, %m, %v, %step
-        {lr = 1.0e-3 : f64, beta1 = 0.9 : f64, beta2 = 0.999 : f64,
-         eps = 1.0e-8 : f64, weight_decay = 0.01 : f64}
+    %p2, %m2, %v2 = amp.adamw_update %p, %g, %m, %v, %step lr(%lr)
+        betas(%beta1, %beta2) eps(%eps) weight_decay(%wd)
         : tensor<256xf32>, tensor<f32>
     ```
   }];
   let arguments = (ins Amp_FloatTensor:$param, Amp_FloatTensor:$grad,
                    Amp_FloatTensor:$exp_avg, Amp_FloatTensor:$exp_avg_sq,
-                   Amp_FloatTensor:$step, F64Attr:$lr, F64Attr:$beta1,
-                   F64Attr:$beta2, F64Attr:$eps, F64Attr:$weight_decay);
+                   Amp_FloatTensor:$step, Amp_HyperParameter:$lr,
+                   Amp_HyperParameter:$beta1, Amp_HyperParameter:$beta2,
+                   Amp_HyperParameter:$eps, Amp_HyperParameter:$weight_decay);
   let results = (outs Amp_FloatTensor:$new_param,
                  Amp_FloatTensor:$new_exp_avg,
                  Amp_FloatTensor:$new_exp_avg_sq);
   let assemblyFormat = [{
-    $param `,` $grad `,` $exp_avg `,` $exp_avg_sq `,` $step attr-dict `:`
-    type($param) `,` type($step)
+    $param `,` $grad `,` $exp_avg `,` $exp_avg_sq `,` $step `lr` `(` $lr `)`
+    `betas` `(` $beta1 `,` $beta2 `)` `eps` `(` $eps `)` `weight_decay` `(`
+    $weight_decay `)` attr-dict `:` type($param) `,` type($step)
   }];
   let extraClassDefinition = [{
     ::mlir::OperandRange $cppClass::getStateOperands() {
@@ -999,6 +1017,10 @@ def Amp_AdamwUpdateOp : Amp_OptimizerOp<"adamw_update",
           getExpAvgMutable().getOperandNumber(), 2);
     }
     ::mlir::Value $cppClass::getStepOperand() { return getStep(); }
+    ::mlir::OperandRange $cppClass::getHyperParameterOperands() {
+      return getOperation()->getOperands().slice(
+          getLrMutable().getOperandNumber(), 5);
+    }
   }];
 }
 

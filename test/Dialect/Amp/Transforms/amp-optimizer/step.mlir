@@ -6,32 +6,49 @@
 // The pipeline is the same passes:
 // RUN: amp-opt %s --amp-train-step="optimizer=sgd lr=0.5" | FileCheck %s --check-prefix=SGD
 
+// The hyperparameters are f64 arguments that start at the options' values
+// (amp.state) and are returned unchanged: a step reads them, whoever runs
+// it may set them between steps.
 // SGD-LABEL: func.func @linear_step
-// SGD-SAME: (%[[W:.*]]: tensor<4x3xf32> {amp.name = "w", amp.param}, %[[B:.*]]: tensor<3xf32> {amp.name = "b", amp.param}, %[[X:.*]]: tensor<2x4xf32> {amp.name = "x"}, %[[Y:.*]]: tensor<2xi64> {amp.name = "y"})
-// SGD-SAME: -> (tensor<4x3xf32>, tensor<3xf32>, tensor<f32>)
+// SGD-SAME: (%[[W:[a-z0-9]+]]: tensor<4x3xf32> {amp.name = "w", amp.param}, %[[B:[a-z0-9]+]]: tensor<3xf32> {amp.name = "b", amp.param},
+// SGD-SAME: %[[LR:[a-z0-9]+]]: tensor<f64> {amp.hparam, amp.name = "lr", amp.state = 5.000000e-01 : f64}, %[[WD:[a-z0-9]+]]: tensor<f64> {amp.hparam, amp.name = "weight_decay", amp.state = 0.000000e+00 : f64},
+// SGD-SAME: %[[X:[a-z0-9]+]]: tensor<2x4xf32> {amp.name = "x"}, %[[Y:[a-z0-9]+]]: tensor<2xi64> {amp.name = "y"})
+// SGD-SAME: -> (tensor<4x3xf32>, tensor<3xf32>, tensor<f64>, tensor<f64>, tensor<f32>)
 // SGD: %[[G:.*]]:3 = call @linear_grad(%[[W]], %[[X]], %[[B]], %[[Y]])
-// SGD: %[[W2:.*]] = amp.sgd_update %[[W]], %[[G]]#1 {lr = 5.000000e-01 : f64, weight_decay = 0.000000e+00 : f64} : tensor<4x3xf32>
-// SGD: %[[B2:.*]] = amp.sgd_update %[[B]], %[[G]]#2
-// SGD: return %[[W2]], %[[B2]], %[[G]]#0
+// SGD: %[[W2:.*]] = amp.sgd_update %[[W]], %[[G]]#1 lr(%[[LR]]) weight_decay(%[[WD]]) : tensor<4x3xf32>
+// SGD: %[[B2:.*]] = amp.sgd_update %[[B]], %[[G]]#2 lr(%[[LR]]) weight_decay(%[[WD]])
+// SGD: return %[[W2]], %[[B2]], %[[LR]], %[[WD]], %[[G]]#0
 
 // Momentum: one buffer per parameter and the step counter, named as
 // torch.optim.SGD names them.
 // MOMENTUM-LABEL: func.func @linear_step
-// MOMENTUM-SAME: %{{.*}}: tensor<4x3xf32> {amp.name = "w.momentum_buffer", amp.state}, %{{.*}}: tensor<3xf32> {amp.name = "b.momentum_buffer", amp.state}, %[[STEP:.*]]: tensor<f32> {amp.name = "step", amp.state}
-// MOMENTUM: amp.sgd_momentum_update {{.*}}, %[[STEP]] {dampening = 0.000000e+00 : f64, lr = 1.000000e-01 : f64, momentum = 9.000000e-01 : f64, nesterov, weight_decay = 0.000000e+00 : f64}
+// MOMENTUM-SAME: %{{.*}}: tensor<4x3xf32> {amp.name = "w.momentum_buffer", amp.state}, %{{.*}}: tensor<3xf32> {amp.name = "b.momentum_buffer", amp.state}, %[[STEP:[a-z0-9]+]]: tensor<f32> {amp.name = "step", amp.state},
+// MOMENTUM-SAME: %[[LR:[a-z0-9]+]]: tensor<f64> {amp.hparam, amp.name = "lr", amp.state = 1.000000e-01 : f64}, %[[MU:[a-z0-9]+]]: tensor<f64> {amp.hparam, amp.name = "momentum", amp.state = 9.000000e-01 : f64}, %[[WD:[a-z0-9]+]]: tensor<f64> {amp.hparam, amp.name = "weight_decay", amp.state = 0.000000e+00 : f64}
+// MOMENTUM: amp.sgd_momentum_update {{.*}}, %[[STEP]] lr(%[[LR]]) momentum(%[[MU]]) weight_decay(%[[WD]]) {dampening = 0.000000e+00 : f64, nesterov}
 // MOMENTUM: %[[ONE:.*]] = amp.constant dense<1.000000e+00> : tensor<f32>
 // MOMENTUM: amp.add %[[STEP]], %[[ONE]]
 
 // AdamW: two moments per parameter, PyTorch's defaults, clipping first:
-// one sum of squares over every gradient, its square root the global norm.
+// one sum of squares over every gradient, its square root the global norm;
+// a clipping norm set to 0 at run time turns clipping off.
 // ADAMW-LABEL: func.func @linear_step
+// ADAMW-SAME: %[[LR:[a-z0-9]+]]: tensor<f64> {amp.hparam, amp.name = "lr", amp.state = 1.000000e-03 : f64},
+// ADAMW-SAME: %[[B1:[a-z0-9]+]]: tensor<f64> {amp.hparam, amp.name = "beta1", amp.state = 9.000000e-01 : f64},
+// ADAMW-SAME: %[[B2:[a-z0-9]+]]: tensor<f64> {amp.hparam, amp.name = "beta2", amp.state = 0.99899999999999999 : f64},
+// ADAMW-SAME: %[[EPS:[a-z0-9]+]]: tensor<f64> {amp.hparam, amp.name = "eps", amp.state = 1.000000e-08 : f64},
+// ADAMW-SAME: %[[WD:[a-z0-9]+]]: tensor<f64> {amp.hparam, amp.name = "weight_decay", amp.state = 1.000000e-02 : f64},
+// ADAMW-SAME: %[[MAX:[a-z0-9]+]]: tensor<f64> {amp.hparam, amp.name = "max_grad_norm", amp.state = 1.000000e+00 : f64}
 // ADAMW: %[[G:.*]]:3 = call @linear_grad
 // ADAMW-NOT: amp.sum
 // ADAMW: %[[SQ:.*]] = amp.sum_squares %[[G]]#1, %[[G]]#2 : tensor<4x3xf32>, tensor<3xf32>
 // ADAMW-NOT: amp.sum
-// ADAMW: amp.sqrt %[[SQ]]
-// ADAMW: amp.minimum
-// ADAMW: amp.adamw_update {{.*}} {beta1 = 9.000000e-01 : f64, beta2 = 0.99899999999999999 : f64, eps = 1.000000e-08 : f64, lr = 1.000000e-03 : f64, weight_decay = 1.000000e-02 : f64}
+// ADAMW: %[[NORM:[0-9]+]] = amp.sqrt %[[SQ]]
+// ADAMW: %[[MAX32:[0-9]+]] = amp.cast %[[MAX]] : tensor<f64> to tensor<f32>
+// ADAMW: %[[RATIO:[0-9]+]] = amp.div %[[MAX32]],
+// ADAMW: %[[COEF:[0-9]+]] = amp.minimum %[[RATIO]],
+// ADAMW: %[[ON:[0-9]+]] = amp.compare gt, %[[MAX]],
+// ADAMW: amp.select %[[ON]], %[[COEF]],
+// ADAMW: amp.adamw_update {{.*}} lr(%[[LR]]) betas(%[[B1]], %[[B2]]) eps(%[[EPS]]) weight_decay(%[[WD]])
 
 // Accumulation: accumulators and a micro-step counter; every state update
 // is a select on the N-th micro-batch.
