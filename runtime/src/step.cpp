@@ -439,10 +439,6 @@ amp_status_t amp_step_create(const amp_step_description_t *description,
     bool valid = t.name && t.rank >= 0 && t.rank <= AMP_STEP_MAX_RANK &&
                  elementSize(t.type) != 0 && kind >= AMP_STEP_PARAM &&
                  kind <= AMP_STEP_HPARAM;
-    // A hyperparameter is one f64 that starts in its range.
-    if (valid && kind == AMP_STEP_HPARAM)
-      valid = t.rank == 0 && t.type == AMP_ELEMENT_F64 &&
-              !checkHyperParameter(t, &t.initial);
     for (int32_t d = 0; valid && d < t.rank; ++d)
       valid = t.shape[d] >= 0;
     if (!valid)
@@ -450,6 +446,23 @@ amp_status_t amp_step_create(const amp_step_description_t *description,
                         "tensor %zu of step '%s' has no name or a bad kind, "
                         "rank, shape or type",
                         i, name);
+    // A hyperparameter is one f64 that starts in its range.
+    if (kind == AMP_STEP_HPARAM) {
+      amp_status_t bad =
+          t.rank == 0 && t.type == AMP_ELEMENT_F64
+              ? checkHyperParameter(t, &t.initial)
+              : AMP_STATUS(AMP_INVALID_ARGUMENT, "it is %s of shape %s",
+                           amp_element_type_name(t.type),
+                           shapeString(t.rank, t.shape).c_str());
+      if (bad) {
+        std::string why = amp_status_message(bad);
+        amp_status_free(bad);
+        return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                          "hyperparameter '%s' of step '%s' must be a 0-d "
+                          "f64 that starts in its range: %s",
+                          t.name, name, why.c_str());
+      }
+    }
     if (!sizeFits(t))
       return AMP_STATUS(AMP_INVALID_ARGUMENT,
                         "tensor %zu ('%s') of step '%s' has shape %s, whose "

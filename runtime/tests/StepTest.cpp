@@ -672,3 +672,163 @@ TEST_F(StepTest, ASaverKilledAtAnyPointLeavesAStateThatResumesExactly) {
 }
 
 } // namespace
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Hyperparameters: w: param f32[2], lr: hparam f64 (starts at 0.5),
+// x: input f32[2]; the step does w -= lr * x and returns the old sum(w).
+//===----------------------------------------------------------------------===//
+
+amp_status_t hyperStep(amp_stream_t *, void *const *tensors, void *,
+                       float *loss, float *foundInf, double *counters) {
+  auto *w = static_cast<float *>(tensors[0]);
+  double lr = *static_cast<const double *>(tensors[1]);
+  auto *x = static_cast<const float *>(tensors[2]);
+  *loss = w[0] + w[1];
+  *foundInf = 0;
+  for (int i = 0; i < 2; ++i)
+    w[i] = static_cast<float>(w[i] - lr * x[i]);
+  counters[0] += 1;
+  return nullptr;
+}
+
+amp_step_tensor_t kHyperTensors[] = {
+    {"w", AMP_STEP_PARAM, AMP_ELEMENT_F32, 1, {2}, 0, 1},
+    {"lr", AMP_STEP_HPARAM, AMP_ELEMENT_F64, 0, {}, 0, 0.5},
+    {"x", AMP_STEP_INPUT, AMP_ELEMENT_F32, 1, {2}, 0, 0},
+};
+
+amp_step_description_t hyperDescription(const amp_step_tensor_t *tensors) {
+  return {AMP_STEP_ABI_VERSION,
+          "hyper",
+          AMP_DEVICE_HOST,
+          3,
+          tensors,
+          -1,
+          0,
+          &hyperStep};
+}
+
+class StepHparamTest : public TempDirectoryTest {
+protected:
+  void SetUp() override {
+    TempDirectoryTest::SetUp();
+    ASSERT_EQ(amp_step_create(&description, AMP_DEVICE_HOST, &step), nullptr);
+    ASSERT_EQ(amp_step_init(step, 1), nullptr);
+  }
+  void TearDown() override {
+    amp_step_destroy(step);
+    TempDirectoryTest::TearDown();
+  }
+  double lr() {
+    double value = -1;
+    EXPECT_EQ(amp_step_get_hparam(step, "lr", &value), nullptr);
+    return value;
+  }
+  std::vector<float> weights() {
+    std::vector<float> w(2);
+    EXPECT_EQ(amp_step_read_tensor(step, 0, w.data(), 8), nullptr);
+    return w;
+  }
+  void run(float x0, float x1) {
+    float x[] = {x0, x1};
+    static const int64_t shape[] = {2};
+    amp_step_input_t input{x, AMP_ELEMENT_F32, 1, shape};
+    ASSERT_EQ(amp_step_run(step, 1, &input), nullptr);
+  }
+  amp_step_description_t description = hyperDescription(kHyperTensors);
+  amp_step_t *step = nullptr;
+};
+
+TEST_F(StepHparamTest, ASetValueIsTheOneTheNextStepReads) {
+  EXPECT_EQ(lr(), 0.5);
+  run(1, 2); // w = 1 - 0.5 * x
+  EXPECT_EQ(weights(), (std::vector<float>{0.5f, 0.0f}));
+  ASSERT_EQ(amp_step_set_hparam(step, "lr", 0.25), nullptr);
+  EXPECT_EQ(lr(), 0.25);
+  run(1, 2);
+  EXPECT_EQ(weights(), (std::vector<float>{0.25f, -0.5f}));
+  // init goes back to the compiled value.
+  ASSERT_EQ(amp_step_init(step, 1), nullptr);
+  EXPECT_EQ(lr(), 0.5);
+}
+
+TEST_F(StepHparamTest, OutOfRangeValuesAndUnknownNamesChangeNothing) {
+  for (double bad : {-1.0, -0.0 - 1e-300, std::nan(""), HUGE_VAL})
+    EXPECT_STATUS(amp_step_set_hparam(step, "lr", bad), AMP_INVALID_ARGUMENT,
+                  "hyperparameter 'lr' must lie in [0, inf)");
+  EXPECT_EQ(lr(), 0.5);
+  // The raw tensor writes are checked too.
+  double negative = -2;
+  EXPECT_STATUS(amp_step_write_tensor(step, 1, &negative, 8),
+                AMP_INVALID_ARGUMENT, "must lie in [0, inf), not -2");
+  EXPECT_EQ(lr(), 0.5);
+  EXPECT_STATUS(amp_step_set_hparam(step, "momentum", 0.9),
+                AMP_INVALID_ARGUMENT,
+                "step 'hyper' has no hyperparameter 'momentum' (it has: lr)");
+  // A tensor that is no hyperparameter is not set through this call.
+  EXPECT_STATUS(amp_step_set_hparam(step, "w", 0.9), AMP_INVALID_ARGUMENT,
+                "no hyperparameter 'w'");
+  double value = 0;
+  EXPECT_STATUS(amp_step_get_hparam(nullptr, "lr", &value),
+                AMP_INVALID_ARGUMENT, "null");
+  EXPECT_STATUS(amp_step_get_hparam(step, nullptr, &value),
+                AMP_INVALID_ARGUMENT, "null");
+  EXPECT_STATUS(amp_step_get_hparam(step, "lr", nullptr), AMP_INVALID_ARGUMENT,
+                "null");
+}
+
+TEST_F(StepHparamTest, AStateFileHoldsThemAndABadOneIsRefused) {
+  ASSERT_EQ(amp_step_set_hparam(step, "lr", 0.125), nullptr);
+  std::string path = directory + "/s.ampstate";
+  ASSERT_EQ(amp_step_save(step, path.c_str()), nullptr);
+  ASSERT_EQ(amp_step_init(step, 1), nullptr);
+  ASSERT_EQ(amp_step_load(step, path.c_str()), nullptr);
+  EXPECT_EQ(lr(), 0.125);
+
+  // A state saved by a step whose "lr" is plain state holds -1 there: the
+  // file is refused as a whole, the step keeps its state.
+  amp_step_tensor_t plain[3] = {kHyperTensors[0], kHyperTensors[1],
+                                kHyperTensors[2]};
+  plain[1].kind = AMP_STEP_STATE;
+  amp_step_description_t plainDescription = hyperDescription(plain);
+  amp_step_t *other = nullptr;
+  ASSERT_EQ(amp_step_create(&plainDescription, AMP_DEVICE_HOST, &other),
+            nullptr);
+  double bad = -1;
+  float w[] = {7, 8};
+  ASSERT_EQ(amp_step_write_tensor(other, 1, &bad, 8), nullptr);
+  ASSERT_EQ(amp_step_write_tensor(other, 0, w, 8), nullptr);
+  std::string badPath = directory + "/bad.ampstate";
+  ASSERT_EQ(amp_step_save(other, badPath.c_str()), nullptr);
+  amp_step_destroy(other);
+  EXPECT_STATUS(amp_step_load(step, badPath.c_str()), AMP_INVALID_ARGUMENT,
+                "bad.ampstate: hyperparameter 'lr' must lie in [0, inf)");
+  EXPECT_EQ(lr(), 0.125);
+  EXPECT_EQ(weights(), (std::vector<float>{1, 1}));
+}
+
+TEST(StepHparamCreateTest, RefusesAHyperparameterThatIsNoF64InRange) {
+  amp_step_t *step = nullptr;
+  amp_step_tensor_t tensors[3] = {kHyperTensors[0], kHyperTensors[1],
+                                  kHyperTensors[2]};
+  amp_step_description_t d = hyperDescription(tensors);
+  tensors[1].type = AMP_ELEMENT_F32;
+  EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, &step),
+                AMP_INVALID_ARGUMENT,
+                "hyperparameter 'lr' of step 'hyper' must be a 0-d f64 that "
+                "starts in its range: it is f32 of shape []");
+  tensors[1] = kHyperTensors[1];
+  tensors[1].initial = -0.5;
+  EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, &step),
+                AMP_INVALID_ARGUMENT, "must lie in [0, inf), not -0.5");
+  tensors[1] = kHyperTensors[1];
+  tensors[1].rank = 1;
+  tensors[1].shape[0] = 1;
+  EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, &step),
+                AMP_INVALID_ARGUMENT, "it is f64 of shape [1]");
+  EXPECT_EQ(step, nullptr);
+}
+
+} // namespace
