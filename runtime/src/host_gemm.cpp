@@ -100,10 +100,39 @@ widenHalfF16c(const uint16_t *from, int64_t count, float *to) {
   for (; i < count; ++i)
     to[i] = _cvtsh_ss(from[i]);
 }
+/// Rounds to nearest even as floatToHalfBits does; a NaN lane is then
+/// made sign | 0x7e00 (F16C keeps part of the payload, the software path
+/// does not).
+__attribute__((target("avx,f16c"))) void
+narrowHalfF16c(const float *from, int64_t count, uint16_t *to) {
+  int64_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    __m256 values = _mm256_loadu_ps(from + i);
+    _mm_storeu_si128(
+        reinterpret_cast<__m128i *>(to + i),
+        _mm256_cvtps_ph(values, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    if (_mm256_movemask_ps(_mm256_cmp_ps(values, values, _CMP_UNORD_Q)))
+      for (int64_t j = i; j < i + 8; ++j)
+        to[j] = amprt::floatToHalfBits(from[j]);
+  }
+  for (; i < count; ++i)
+    to[i] = amprt::floatToHalfBits(from[i]);
+}
 const bool hasF16c = __builtin_cpu_supports("f16c");
 #endif
 
 } // namespace
+
+void amprt::narrowFloatToHalf(const float *from, int64_t count, uint16_t *to) {
+#if defined(__x86_64__)
+  if (hasF16c) {
+    narrowHalfF16c(from, count, to);
+    return;
+  }
+#endif
+  for (int64_t i = 0; i < count; ++i)
+    to[i] = floatToHalfBits(from[i]);
+}
 
 void amprt::widenHalfToFloat(const uint16_t *from, int64_t count, float *to) {
 #if defined(__x86_64__)
@@ -351,9 +380,7 @@ private:
         for (int64_t j = 0; j < cols; ++j)
           to[j] = amprt::floatToBFloat16Bits(row[j]);
       } else if (g.c_dtype == AMP_F16) {
-        uint16_t *to = static_cast<uint16_t *>(c) + at;
-        for (int64_t j = 0; j < cols; ++j)
-          to[j] = amprt::floatToHalfBits(row[j]);
+        amprt::narrowFloatToHalf(row, cols, static_cast<uint16_t *>(c) + at);
       }
     }
   }

@@ -26,6 +26,9 @@ amp_status_t hostGemm(const amp_gemm_t &g, const void *a, const void *b,
 /// to[0, count) = the f16 values at from[0, count), widened to f32 (with
 /// F16C where the CPU has it).
 void widenHalfToFloat(const uint16_t *from, int64_t count, float *to);
+/// to[0, count) = the f32 values at from[0, count) rounded to f16 bits,
+/// the bits of floatToHalfBits (with F16C where the CPU has it).
+void narrowFloatToHalf(const float *from, int64_t count, uint16_t *to);
 
 /// to[0, count) = the `dtype` values at data[offset, offset + count),
 /// widened to f32 (exactly: every f16 and bf16 is an f32). Inline, so that

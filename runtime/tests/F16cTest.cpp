@@ -8,10 +8,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp_runtime/step_kernels.h"
+#include "host_kernels.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 namespace {
 
@@ -54,6 +56,30 @@ TEST(F16cTest, StoresRoundAsTheSoftwarePath) {
   // NaNs take the software path: quiet, no payload, the sign kept.
   EXPECT_EQ(ampstep::toF16(-NAN), amprt::floatToHalfBits(-NAN));
   EXPECT_EQ(ampstep::toF16(NAN), 0x7e00);
+}
+
+// The host GEMM's f16 output pass: eight lanes at a time, then the tail.
+TEST(F16cTest, NarrowingARowGivesTheSoftwareBits) {
+  std::vector<float> values;
+  for (uint64_t bits = 0; bits < (uint64_t(1) << 32); bits += 9973)
+    values.push_back(amprt::bitsToFloat(static_cast<uint32_t>(bits)));
+  for (uint32_t h = 0; h < 0x7c00; h += 7) {
+    float low = amprt::halfBitsToFloat(static_cast<uint16_t>(h));
+    float high = amprt::halfBitsToFloat(static_cast<uint16_t>(h + 1));
+    values.push_back(low + (high - low) / 2);
+    values.push_back(-(low + (high - low) / 2));
+  }
+  for (float v : {NAN, -NAN, INFINITY, -INFINITY, 65520.0f, 65519.99f, 0x1p-25f,
+                  0x1.000002p-25f, 0x1p-149f, -0.0f})
+    values.push_back(v);
+  for (size_t count : {values.size(), values.size() - 3, size_t(5)}) {
+    std::vector<uint16_t> got(count);
+    amprt::narrowFloatToHalf(values.data(), static_cast<int64_t>(count),
+                             got.data());
+    for (size_t i = 0; i < count; ++i)
+      ASSERT_EQ(got[i], amprt::floatToHalfBits(values[i]))
+          << std::hex << amprt::floatToBits(values[i]);
+  }
 }
 
 } // namespace
