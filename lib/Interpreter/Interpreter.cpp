@@ -16,6 +16,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include "amp_runtime/hyperparameters.h"
+#include "amp_runtime/scalar_math.h"
 
 #include <cmath>
 
@@ -277,24 +278,28 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
   auto one = [](Tensor t) -> Result { return SmallVector<Tensor>{t}; };
   auto resultShape = [&]() { return shapeOf(op->getResult(0)); };
   auto resultKind = [&]() { return kindOf(op->getResult(0).getType()); };
-  // An update's hyperparameters (named in operand order), each in its
-  // range: they are set at run time, so the verifier may not have seen
-  // them.
-  auto readHypers =
-      [&](OptimizerUpdateOpInterface update,
+  // Hyperparameters (operands from `first` on, named in operand order),
+  // each in its range: they are set at run time, so the verifier may not
+  // have seen them.
+  auto readHypersFrom =
+      [&](unsigned first,
           ArrayRef<StringRef> names) -> FailureOr<SmallVector<double>> {
     SmallVector<double> values;
-    unsigned first = update.getHyperParameterOperands().getBeginOperandIndex();
     for (auto [k, name] : llvm::enumerate(names)) {
       double value = in[first + k][0];
       const amprt::HyperParameterRange *range =
           amprt::hyperParameterRange(name);
       if (!amprt::inRange(*range, value))
-        return update->emitOpError()
+        return op->emitOpError()
                << name << " must lie in " << range->words << ", got " << value;
       values.push_back(value);
     }
     return values;
+  };
+  auto readHypers = [&](OptimizerUpdateOpInterface update,
+                        ArrayRef<StringRef> names) {
+    return readHypersFrom(
+        update.getHyperParameterOperands().getBeginOperandIndex(), names);
   };
 
   if (std::optional<k::UnaryFn> fn = getUnaryFn(op)) {
@@ -475,6 +480,20 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
           return failure();
         return k::adamw(in[0], in[1], in[2], in[3], in[4][0],
                         {(*h)[0], (*h)[1], (*h)[2], (*h)[3], (*h)[4]});
+      })
+      .Case([&](LrScheduleOp schedule) -> Result {
+        SmallVector<StringRef> names;
+        for (StringRef name : LrScheduleOp::getParamNames(schedule.getKind()))
+          names.push_back(name);
+        // Operands: lr, the step count, then the parameters.
+        FailureOr<SmallVector<double>> lr = readHypersFrom(0, {"lr"});
+        FailureOr<SmallVector<double>> params = readHypersFrom(2, names);
+        if (failed(lr) || failed(params))
+          return failure();
+        double rate = amprt::scheduledRate(
+            static_cast<amprt::LrScheduleKind>(schedule.getKind()), (*lr)[0],
+            in[1][0], params->data());
+        return one(Tensor(ElementKind::F64, {}, {rate}));
       })
       .Case([&](SumSquaresOp) { return one(k::sumSquares(in)); })
       .Case([&](UnscaleOp) -> Result {

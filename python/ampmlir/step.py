@@ -37,7 +37,8 @@ _KIND_NAMES = {PARAM: "param", STATE: "state", INPUT: "input",
 # Every optimizer's hyperparameters (amp_runtime/hyperparameters.h): setting
 # one the step does not have is an error, not a new Python attribute.
 _HPARAM_NAMES = ("lr", "weight_decay", "momentum", "beta1", "beta2", "eps",
-                 "max_grad_norm")
+                 "max_grad_norm", "warmup_steps", "warmup_start_factor",
+                 "decay_steps", "min_lr", "step_size", "gamma")
 
 # amp_element_type_t -> (name, numpy dtype of the memory). bf16 is stored as
 # its 16-bit pattern; read() and write() convert it from and to float32.

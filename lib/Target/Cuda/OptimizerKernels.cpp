@@ -371,9 +371,35 @@ LogicalResult emitAdamw(AdamwUpdateOp op, OpKernel &kernel) {
   return success();
 }
 
+/// The scheduled rate, one thread: amprt::scheduledRate on the values the
+/// base rate, the step count and the parameters hold when it runs (a cos
+/// or a pow and a few FLOPs).
+LogicalResult emitLrSchedule(LrScheduleOp op, OpKernel &kernel) {
+  // One load per statement: the kernel's parameters follow the operands.
+  std::string lr = kernel.load(0, "0");
+  std::string step = kernel.load(1, "0");
+  SmallVector<std::string> params;
+  for (unsigned k = 2; k < op->getNumOperands(); ++k)
+    params.push_back(kernel.load(k, "0"));
+  Functor &functor = kernel.functor();
+  raw_indented_ostream &body = functor.body();
+  body << "const double p[] = {" << llvm::join(params, ", ") << "};\n"
+       << kernel.store(
+              0, "0",
+              "amprt::scheduledRate(static_cast<amprt::LrScheduleKind>(" +
+                  std::to_string(static_cast<int>(op.getKind())) + "), " + lr +
+                  ", static_cast<double>(" + step + "), p)")
+       << "\n";
+  functor.addWork({8, 1}, 1);
+  functor.launch(1);
+  return success();
+}
+
 } // namespace
 
 void cuda::attachOptimizerModels(MLIRContext &context) {
+  LrScheduleOp::attachInterface<KernelModel<LrScheduleOp, emitLrSchedule>>(
+      context);
   SgdUpdateOp::attachInterface<KernelModel<SgdUpdateOp, emitSgd<SgdUpdateOp>>>(
       context);
   SgdMomentumUpdateOp::attachInterface<

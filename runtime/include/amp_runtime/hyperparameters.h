@@ -42,6 +42,14 @@ inline const HyperParameterRange *hyperParameterRange(std::string_view name) {
       // 0 turns clipping off; the step compiles it in only when the norm
       // it was compiled with is positive.
       {"max_grad_norm", 0, inf, true, "[0, inf)"},
+      // The learning-rate schedule's (scalar_math.h, scheduledRate); step
+      // counts are f64 like the rest and need not be whole.
+      {"warmup_steps", 0, inf, true, "[0, inf)"},
+      {"warmup_start_factor", 0x1p-1074, 1, false, "(0, 1]"},
+      {"decay_steps", 1, inf, true, "[1, inf)"},
+      {"min_lr", 0, inf, true, "[0, inf)"},
+      {"step_size", 1, inf, true, "[1, inf)"},
+      {"gamma", 0x1p-1074, 1, false, "(0, 1]"},
   };
   if (size_t dot = name.rfind('.'); dot != std::string_view::npos)
     name = name.substr(dot + 1);

@@ -261,6 +261,64 @@ AMP_HOST_DEVICE inline T sgdElement(const SgdScalars<T> &s, T p, T g, T *buffer,
 }
 
 //===----------------------------------------------------------------------===//
+// Learning-rate schedules
+//===----------------------------------------------------------------------===//
+//
+// The rate of the update that follows `t` earlier ones, from the base rate
+// `lr`, in f64 as torch.optim.lr_scheduler computes it (its closed forms):
+//   linear warmup  LinearLR(start_factor, 1, total_iters=warmup):
+//                  lr * (start + (1 - start) * min(t, warmup) / warmup)
+//   cosine         CosineAnnealingLR(T_max=decay, eta_min=min_lr):
+//                  min_lr + (lr - min_lr) * (1 + cos(pi * t / decay)) / 2,
+//                  held at min_lr from t = decay on (PyTorch's would rise
+//                  again: its cosine is periodic)
+//   step           StepLR(step_size, gamma): lr * gamma^floor(t / step_size)
+//   warmup-cosine  SequentialLR of the two with the milestone at warmup:
+//                  the warmup, then the cosine over t - warmup.
+
+/// How amp.lr_schedule computes the rate; its operands after `lr` and the
+/// step count are the parameters in the order each case lists.
+enum class LrScheduleKind : int {
+  LinearWarmup = 0, ///< warmup_steps, warmup_start_factor
+  Cosine = 1,       ///< decay_steps, min_lr
+  Step = 2,         ///< step_size, gamma
+  WarmupCosine = 3, ///< warmup_steps, warmup_start_factor, decay_steps, min_lr
+};
+
+AMP_HOST_DEVICE inline double warmupFactor(double t, double warmup,
+                                           double start) {
+  if (!(t < warmup))
+    return 1.0;
+  return start + (1.0 - start) * t / warmup;
+}
+
+AMP_HOST_DEVICE inline double cosineRate(double lr, double t, double decay,
+                                         double floor) {
+  if (!(t < decay))
+    return floor;
+  const double pi = 3.141592653589793;
+  return floor + (lr - floor) * (1.0 + ::cos(pi * t / decay)) / 2.0;
+}
+
+/// The scheduled rate; `p` holds the kind's parameters.
+AMP_HOST_DEVICE inline double scheduledRate(LrScheduleKind kind, double lr,
+                                            double t, const double *p) {
+  switch (kind) {
+  case LrScheduleKind::LinearWarmup:
+    return lr * warmupFactor(t, p[0], p[1]);
+  case LrScheduleKind::Cosine:
+    return cosineRate(lr, t, p[0], p[1]);
+  case LrScheduleKind::Step:
+    return lr * ::pow(p[1], ::floor(t / p[0]));
+  case LrScheduleKind::WarmupCosine:
+    if (t < p[0])
+      return lr * warmupFactor(t, p[0], p[1]);
+    return cosineRate(lr, t - p[0], p[2], p[3]);
+  }
+  return lr;
+}
+
+//===----------------------------------------------------------------------===//
 // Row moments (layer and RMS norm)
 //===----------------------------------------------------------------------===//
 //

@@ -1239,6 +1239,31 @@ func.func @adamw_types(%p: tensor<4xf32>, %m: tensor<4xf16>, %s: tensor<f32>, %h
 
 // -----
 
+func.func @schedule_params(%lr: tensor<f64>, %step: tensor<f32>, %a: tensor<f64>) {
+  // expected-error @+1 {{'amp.lr_schedule' op warmup_cosine takes 4 parameters (warmup_steps, warmup_start_factor, decay_steps, min_lr), got 2}}
+  %0 = amp.lr_schedule warmup_cosine %lr, %step (%a, %a) : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @schedule_gamma(%lr: tensor<f64>, %step: tensor<f32>, %a: tensor<f64>) {
+  %gamma = amp.constant dense<1.5> : tensor<f64>
+  // expected-error @+1 {{'amp.lr_schedule' op gamma must lie in (0, 1], got 1.500000e+00}}
+  %0 = amp.lr_schedule step %lr, %step (%a, %gamma) : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @schedule_step_rank(%lr: tensor<f64>, %step: tensor<2xf32>, %a: tensor<f64>) {
+  // expected-error @+1 {{'amp.lr_schedule' op step must be a 0-d tensor, got 'tensor<2xf32>'}}
+  %0 = amp.lr_schedule cosine %lr, %step (%a, %a) : tensor<2xf32>
+  return
+}
+
+// -----
+
 // expected-error @+1 {{'amp.hparam' on argument #0 needs a 0-d f64 tensor that is also 'amp.state', got 'tensor<f32>'}}
 func.func @hparam_f32(%lr: tensor<f32> {amp.state = 0.1, amp.hparam}) {
   return

@@ -304,6 +304,20 @@ func.func @optimizers(%p: tensor<8xf32> {amp.param}, %g: tensor<8xf32>, %b: tens
   return
 }
 
+// Learning-rate schedules, emitted by amp-optimizer.
+// CHECK-LABEL: func.func @schedules
+// CHECK: amp.lr_schedule linear_warmup %arg0, %arg1(%arg2, %arg3) : tensor<f32>
+// CHECK: amp.lr_schedule cosine %arg0, %arg1(%arg2, %arg3) : tensor<f32>
+// CHECK: amp.lr_schedule step %arg0, %arg1(%arg2, %arg3) : tensor<f32>
+// CHECK: amp.lr_schedule warmup_cosine %arg0, %arg1(%arg2, %arg3, %arg2, %arg3) : tensor<f32>
+func.func @schedules(%lr: tensor<f64>, %step: tensor<f32>, %a: tensor<f64>, %b: tensor<f64>) {
+  %0 = amp.lr_schedule linear_warmup %lr, %step (%a, %b) : tensor<f32>
+  %1 = amp.lr_schedule cosine %lr, %step (%a, %b) : tensor<f32>
+  %2 = amp.lr_schedule step %lr, %step (%a, %b) : tensor<f32>
+  %3 = amp.lr_schedule warmup_cosine %lr, %step (%a, %b, %a, %b) : tensor<f32>
+  return
+}
+
 // Loss-scaling ops, emitted by amp-loss-scaling and amp-optimizer.
 // CHECK-LABEL: func.func @loss_scaling
 // CHECK: %{{.*}}:2, %{{.*}} = amp.unscale %{{.*}}, %{{.*}}, %{{.*}} : tensor<f32>, tensor<8xf32>, tensor<2x2xf32>

@@ -13,6 +13,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 
 #include "amp_runtime/hyperparameters.h"
@@ -1009,6 +1010,42 @@ LogicalResult AdamwUpdateOp::verify() {
       failed(verifyHyper(*this, "weight_decay", getWeightDecay())) ||
       failed(verifyStep(*this, getStep())))
     return failure();
+  return success();
+}
+
+ArrayRef<StringLiteral> LrScheduleOp::getParamNames(LrScheduleKind kind) {
+  static constexpr StringLiteral warmup[] = {"warmup_steps",
+                                             "warmup_start_factor"};
+  static constexpr StringLiteral cosine[] = {"decay_steps", "min_lr"};
+  static constexpr StringLiteral step[] = {"step_size", "gamma"};
+  static constexpr StringLiteral both[] = {
+      "warmup_steps", "warmup_start_factor", "decay_steps", "min_lr"};
+  switch (kind) {
+  case LrScheduleKind::linear_warmup:
+    return warmup;
+  case LrScheduleKind::cosine:
+    return cosine;
+  case LrScheduleKind::step:
+    return step;
+  case LrScheduleKind::warmup_cosine:
+    return both;
+  }
+  llvm_unreachable("an amp.lr_schedule kind without parameters");
+}
+
+LogicalResult LrScheduleOp::verify() {
+  ArrayRef<StringLiteral> names = getParamNames(getKind());
+  if (getParams().size() != names.size())
+    return emitOpError() << stringifyLrScheduleKind(getKind()) << " takes "
+                         << names.size() << " parameters ("
+                         << llvm::join(names, ", ") << "), got "
+                         << getParams().size();
+  if (failed(verifyStep(*this, getStep())) ||
+      failed(verifyHyper(*this, "lr", getLr())))
+    return failure();
+  for (auto [name, param] : llvm::zip(names, getParams()))
+    if (failed(verifyHyper(*this, name, param)))
+      return failure();
   return success();
 }
 

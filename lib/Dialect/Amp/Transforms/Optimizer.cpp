@@ -14,7 +14,11 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringMap.h"
+
+#include "amp_runtime/hyperparameters.h"
+
 #include "llvm/ADT/StringSet.h"
+#include <algorithm>
 
 namespace mlir::amp {
 #define GEN_PASS_DEF_AMPOPTIMIZER
@@ -31,9 +35,30 @@ struct OptimizerConfig {
   double lr, momentum, dampening, weightDecay, beta1, beta2, eps, maxGradNorm;
   bool nesterov;
   int64_t accumulate;
+  std::optional<LrScheduleKind> schedule; // none: a constant rate
+  double warmupSteps, warmupStartFactor, decaySteps, minLr, stepSize, gamma;
 
   bool hasMomentumBuffer() const { return !adamw && momentum != 0; }
-  bool hasStepCounter() const { return adamw || hasMomentumBuffer(); }
+  bool hasStepCounter() const {
+    return adamw || hasMomentumBuffer() || schedule;
+  }
+
+  /// The schedule's parameters with their compiled values, in the order
+  /// of amp.lr_schedule's operands.
+  SmallVector<std::pair<StringRef, double>> scheduleParameters() const {
+    SmallVector<std::pair<StringRef, double>> list;
+    if (!schedule)
+      return list;
+    llvm::StringMap<double> values{{"warmup_steps", warmupSteps},
+                                   {"warmup_start_factor", warmupStartFactor},
+                                   {"decay_steps", decaySteps},
+                                   {"min_lr", minLr},
+                                   {"step_size", stepSize},
+                                   {"gamma", gamma}};
+    for (StringRef name : LrScheduleOp::getParamNames(*schedule))
+      list.push_back({name, values.lookup(name)});
+    return list;
+  }
 
   /// The hyperparameters the step reads at run time, by their names in
   /// the step (torch.optim's), with their compiled values, in argument
@@ -48,6 +73,7 @@ struct OptimizerConfig {
     list.push_back({"weight_decay", weightDecay});
     if (maxGradNorm > 0)
       list.push_back({"max_grad_norm", maxGradNorm});
+    list.append(scheduleParameters());
     return list;
   }
 };
@@ -336,27 +362,37 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
       g = sb.mul(g, sb.castLike(coef, g));
   }
 
+  // The rate of this update: the base rate, or the schedule's at the step
+  // count (updates applied so far: a skipped one does not advance it).
+  Value rate = hyper["lr"];
+  if (config.schedule) {
+    SmallVector<Value> params;
+    for (auto [name, value] : config.scheduleParameters())
+      params.push_back(hyper[name]);
+    rate = b.create<LrScheduleOp>(loc, *config.schedule, rate, counter, params);
+  }
+
   // The updates.
   SmallVector<Value> newParams, newState;
   for (unsigned p = 0; p < numParams; ++p) {
     Value param = paramValues[p], g = grads[p];
     if (config.adamw) {
       auto op = b.create<AdamwUpdateOp>(
-          loc, param, g, moments[p][0], moments[p][1], counter, hyper["lr"],
+          loc, param, g, moments[p][0], moments[p][1], counter, rate,
           hyper["beta1"], hyper["beta2"], hyper["eps"], hyper["weight_decay"]);
       newParams.push_back(op.getNewParam());
       newState.push_back(op.getNewExpAvg());
       newState.push_back(op.getNewExpAvgSq());
     } else if (config.hasMomentumBuffer()) {
       auto op = b.create<SgdMomentumUpdateOp>(
-          loc, param, g, moments[p][0], counter, hyper["lr"], hyper["momentum"],
+          loc, param, g, moments[p][0], counter, rate, hyper["momentum"],
           hyper["weight_decay"], b.getF64FloatAttr(config.dampening),
           config.nesterov ? b.getUnitAttr() : UnitAttr());
       newParams.push_back(op.getNewParam());
       newState.push_back(op.getNewBuffer());
     } else {
-      newParams.push_back(b.create<SgdUpdateOp>(loc, param, g, hyper["lr"],
-                                                hyper["weight_decay"]));
+      newParams.push_back(
+          b.create<SgdUpdateOp>(loc, param, g, rate, hyper["weight_decay"]));
     }
   }
   Value newCounter = counter ? sb.add(counter, sb.scalar(1.0)) : Value();
@@ -444,6 +480,28 @@ struct AmpOptimizerPass : amp::impl::AmpOptimizerBase<AmpOptimizerPass> {
     config.eps = eps;
     config.maxGradNorm = maxGradNorm;
     config.accumulate = accumulate;
+    static const llvm::StringMap<LrScheduleKind> schedules{
+        {"linear-warmup", LrScheduleKind::linear_warmup},
+        {"cosine", LrScheduleKind::cosine},
+        {"step", LrScheduleKind::step},
+        {"warmup-cosine", LrScheduleKind::warmup_cosine}};
+    if (schedule != "constant") {
+      auto found = schedules.find(schedule);
+      if (found == schedules.end()) {
+        emitOptionError(&getContext())
+            << "amp-optimizer: unknown schedule '" << schedule
+            << "'; expected constant, linear-warmup, cosine, step or "
+               "warmup-cosine";
+        return signalPassFailure();
+      }
+      config.schedule = found->second;
+    }
+    config.warmupSteps = warmupSteps;
+    config.warmupStartFactor = warmupStartFactor;
+    config.decaySteps = decaySteps;
+    config.minLr = minLr;
+    config.stepSize = stepSize;
+    config.gamma = gamma;
     auto num = [](double value) {
       std::string text;
       llvm::raw_string_ostream(text) << value;
@@ -483,6 +541,18 @@ struct AmpOptimizerPass : amp::impl::AmpOptimizerBase<AmpOptimizerPass> {
     if (config.accumulate < 1)
       return bad("accumulate must be at least 1, got " +
                  Twine(config.accumulate));
+    // The schedule's parameters in their ranges (those of
+    // amp_runtime/hyperparameters.h, which a value set later meets too).
+    for (auto [name, value] : config.scheduleParameters()) {
+      const amprt::HyperParameterRange *range =
+          amprt::hyperParameterRange(name);
+      if (!amprt::inRange(*range, value)) {
+        std::string option = name.str();
+        std::replace(option.begin(), option.end(), '_', '-');
+        return bad(option + " must lie in " + range->words +
+                   " for schedule=" + schedule + ", got " + num(value));
+      }
+    }
 
     // The state is named after the parameters.
     nameArgumentsFromSource(module);

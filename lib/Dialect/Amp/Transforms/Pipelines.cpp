@@ -87,6 +87,13 @@ LogicalResult amp::buildTrainStepPipeline(
   optimizer.eps = options.eps;
   optimizer.maxGradNorm = options.maxGradNorm;
   optimizer.accumulate = options.accumulate;
+  optimizer.schedule = options.schedule;
+  optimizer.warmupSteps = options.warmupSteps;
+  optimizer.warmupStartFactor = options.warmupStartFactor;
+  optimizer.decaySteps = options.decaySteps;
+  optimizer.minLr = options.minLr;
+  optimizer.stepSize = options.stepSize;
+  optimizer.gamma = options.gamma;
   pm.addPass(createAmpOptimizer(optimizer));
   return success();
 }

@@ -123,6 +123,16 @@ def Amp_ComparePredicate : I32EnumAttr<"ComparePredicate",
   let cppNamespace = "::mlir::amp";
 }
 
+def Amp_LrScheduleKind : I32EnumAttr<"LrScheduleKind",
+    "learning-rate schedule of amp.lr_schedule", [
+      I32EnumAttrCase<"linear_warmup", 0>,
+      I32EnumAttrCase<"cosine", 1>,
+      I32EnumAttrCase<"step", 2>,
+      I32EnumAttrCase<"warmup_cosine", 3>
+    ]> {
+  let cppNamespace = "::mlir::amp";
+}
+
 def Amp_PrecisionCategory : I32EnumAttr<"PrecisionCategory",
     "how amp-autocast treats an op", [
       I32EnumAttrCase<"LowerPrecision", 0, "lower-precision">,

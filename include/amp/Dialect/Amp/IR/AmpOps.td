@@ -1024,6 +1024,41 @@ def Amp_AdamwUpdateOp : Amp_OptimizerOp<"adamw_update",
   }];
 }
 
+def Amp_LrScheduleOp : Amp_Op<"lr_schedule",
+    [Amp_OptimizerFamily, Amp_KeepFp32]> {
+  let summary = "the learning rate of an update, from a schedule";
+  let description = [{
+    The rate of the update that follows `step` earlier ones, from the base
+    rate `lr`, as torch.optim.lr_scheduler computes it in f64
+    (amprt::scheduledRate in amp_runtime/scalar_math.h, which the
+    interpreter and the generated code both call). The parameters follow
+    the step count, by kind: `linear_warmup` (warmup steps, start factor),
+    `cosine` (decay steps, floor), `step` (step size, gamma),
+    `warmup_cosine` (warmup steps, start factor, decay steps, floor). Each
+    is a hyperparameter: a constant is checked here, a value set at run
+    time where it is set.
+
+    ```mlir
+    %rate = amp.lr_schedule warmup_cosine %lr, %step
+        (%warmup, %start, %decay, %floor) : tensor<f32>
+    ```
+  }];
+  let arguments = (ins Amp_LrScheduleKind:$kind, Amp_HyperParameter:$lr,
+                   Amp_FloatTensor:$step,
+                   Variadic<Amp_HyperParameter>:$params);
+  let results = (outs Amp_HyperParameter:$result);
+  let assemblyFormat = [{
+    $kind $lr `,` $step `(` $params `)` attr-dict `:` type($step)
+  }];
+  let extraClassDeclaration = [{
+    /// The names of the parameters `kind` takes, in operand order (the
+    /// names of the hyperparameters amp-optimizer gives them).
+    static ::llvm::ArrayRef<::llvm::StringLiteral>
+    getParamNames(LrScheduleKind kind);
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Loss scaling
 //===----------------------------------------------------------------------===//

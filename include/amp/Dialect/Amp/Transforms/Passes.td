@@ -275,7 +275,24 @@ def AmpOptimizer : Pass<"amp-optimizer", "mlir::ModuleOp"> {
     Option<"maxGradNorm", "max-grad-norm", "double", /*default=*/"0.0",
            "Clip gradients to this global 2-norm (0: no clipping)">,
     Option<"accumulate", "accumulate", "int64_t", /*default=*/"1",
-           "Micro-batches per update (gradient accumulation)">
+           "Micro-batches per update (gradient accumulation)">,
+    Option<"schedule", "schedule", "std::string", /*default=*/"\"constant\"",
+           "Learning-rate schedule: constant, linear-warmup, cosine, step or "
+           "warmup-cosine">,
+    Option<"warmupSteps", "warmup-steps", "double", /*default=*/"0.0",
+           "Updates of the linear warmup">,
+    Option<"warmupStartFactor", "warmup-start-factor", "double",
+           /*default=*/"1.0 / 3.0",
+           "The warmup's first rate, as a fraction of lr (LinearLR's "
+           "start_factor)">,
+    Option<"decaySteps", "decay-steps", "double", /*default=*/"0.0",
+           "Updates of the cosine decay (after any warmup)">,
+    Option<"minLr", "min-lr", "double", /*default=*/"0.0",
+           "The rate the cosine decays to and stays at">,
+    Option<"stepSize", "step-size", "double", /*default=*/"0.0",
+           "Updates between two decays of the step schedule">,
+    Option<"gamma", "gamma", "double", /*default=*/"0.1",
+           "The step schedule's factor per decay">
   ];
 }
 

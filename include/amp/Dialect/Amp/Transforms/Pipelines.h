@@ -140,6 +140,33 @@ struct TrainStepPipelineOptions
       *this, "accumulate",
       llvm::cl::desc("Micro-batches per update (gradient accumulation)"),
       llvm::cl::init(AmpOptimizerOptions().accumulate)};
+  Option<std::string> schedule{
+      *this, "schedule",
+      llvm::cl::desc("Learning-rate schedule: constant, linear-warmup, "
+                     "cosine, step or warmup-cosine"),
+      llvm::cl::init(AmpOptimizerOptions().schedule)};
+  Option<double> warmupSteps{*this, "warmup-steps",
+                             llvm::cl::desc("Updates of the linear warmup"),
+                             llvm::cl::init(AmpOptimizerOptions().warmupSteps)};
+  Option<double> warmupStartFactor{
+      *this, "warmup-start-factor",
+      llvm::cl::desc("The warmup's first rate, as a fraction of lr"),
+      llvm::cl::init(AmpOptimizerOptions().warmupStartFactor)};
+  Option<double> decaySteps{
+      *this, "decay-steps",
+      llvm::cl::desc("Updates of the cosine decay (after any warmup)"),
+      llvm::cl::init(AmpOptimizerOptions().decaySteps)};
+  Option<double> minLr{
+      *this, "min-lr",
+      llvm::cl::desc("The rate the cosine decays to and stays at"),
+      llvm::cl::init(AmpOptimizerOptions().minLr)};
+  Option<double> stepSize{
+      *this, "step-size",
+      llvm::cl::desc("Updates between two decays of the step schedule"),
+      llvm::cl::init(AmpOptimizerOptions().stepSize)};
+  Option<double> gamma{*this, "gamma",
+                       llvm::cl::desc("The step schedule's factor per decay"),
+                       llvm::cl::init(AmpOptimizerOptions().gamma)};
 };
 
 /// Adds the passes of --amp-train-step to `pm`: amp-name-arguments,

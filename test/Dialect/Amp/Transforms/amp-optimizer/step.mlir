@@ -3,6 +3,7 @@
 // RUN: amp-opt %s --amp-autodiff --amp-optimizer="optimizer=sgd lr=0.1 momentum=0.9 nesterov=true" | FileCheck %s --check-prefix=MOMENTUM
 // RUN: amp-opt %s --amp-autodiff --amp-optimizer="optimizer=adamw max-grad-norm=1.0" | FileCheck %s --check-prefix=ADAMW
 // RUN: amp-opt %s --amp-autodiff --amp-optimizer="optimizer=adamw accumulate=4" | FileCheck %s --check-prefix=ACCUM
+// RUN: amp-opt %s --amp-autodiff --amp-optimizer="optimizer=sgd lr=0.5 schedule=warmup-cosine warmup-steps=100 decay-steps=900 min-lr=0.01" | FileCheck %s --check-prefix=SCHEDULE
 // The pipeline is the same passes:
 // RUN: amp-opt %s --amp-train-step="optimizer=sgd lr=0.5" | FileCheck %s --check-prefix=SGD
 
@@ -60,6 +61,22 @@
 // ACCUM: amp.div
 // ACCUM: amp.adamw_update
 // ACCUM: amp.select %[[DONE]]
+// A schedule: plain SGD gains a step counter; the schedule's parameters
+// are hyperparameters after the others; the rate of each update is the
+// schedule's at the count of updates before it.
+// SCHEDULE-LABEL: func.func @linear_step
+// SCHEDULE-SAME: %[[STEP:[a-z0-9]+]]: tensor<f32> {amp.name = "step", amp.state},
+// SCHEDULE-SAME: %[[LR:[a-z0-9]+]]: tensor<f64> {amp.hparam, amp.name = "lr", amp.state = 5.000000e-01 : f64},
+// SCHEDULE-SAME: %[[WD:[a-z0-9]+]]: tensor<f64> {amp.hparam, amp.name = "weight_decay", amp.state = 0.000000e+00 : f64},
+// SCHEDULE-SAME: %[[WARMUP:[a-z0-9]+]]: tensor<f64> {amp.hparam, amp.name = "warmup_steps", amp.state = 1.000000e+02 : f64},
+// SCHEDULE-SAME: %[[START:[a-z0-9]+]]: tensor<f64> {amp.hparam, amp.name = "warmup_start_factor", amp.state = 0.33333333333333331 : f64},
+// SCHEDULE-SAME: %[[DECAY:[a-z0-9]+]]: tensor<f64> {amp.hparam, amp.name = "decay_steps", amp.state = 9.000000e+02 : f64},
+// SCHEDULE-SAME: %[[FLOOR:[a-z0-9]+]]: tensor<f64> {amp.hparam, amp.name = "min_lr", amp.state = 1.000000e-02 : f64}
+// SCHEDULE: %[[RATE:[0-9]+]] = amp.lr_schedule warmup_cosine %[[LR]], %[[STEP]](%[[WARMUP]], %[[START]], %[[DECAY]], %[[FLOOR]]) : tensor<f32>
+// SCHEDULE: amp.sgd_update {{.*}} lr(%[[RATE]]) weight_decay(%[[WD]])
+// SCHEDULE: amp.sgd_update {{.*}} lr(%[[RATE]]) weight_decay(%[[WD]])
+// SCHEDULE: %[[NEXT:[0-9]+]] = amp.add %[[STEP]],
+// SCHEDULE: return {{.*}}, %[[NEXT]], %[[LR]], %[[WD]], %[[WARMUP]], %[[START]], %[[DECAY]], %[[FLOOR]],
 func.func @linear(%w: tensor<4x3xf32> {amp.param}, %x: tensor<2x4xf32>, %b: tensor<3xf32> {amp.param},
                   %y: tensor<2xi64>) -> tensor<f32> {
   %h = amp.matmul %x, %w : tensor<2x4xf32>, tensor<4x3xf32> to tensor<2x3xf32>
