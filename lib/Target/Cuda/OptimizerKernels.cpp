@@ -88,12 +88,7 @@ std::optional<double> compiledValue(Value hyper) {
       return std::nullopt;
     return initial.getValueAsDouble();
   }
-  auto constant = hyper.getDefiningOp<ConstantOp>();
-  auto splat = constant ? dyn_cast<SplatElementsAttr>(constant.getValue())
-                        : SplatElementsAttr();
-  if (!splat)
-    return std::nullopt;
-  return splat.getSplatValue<APFloat>().convertToDouble();
+  return getConstantScalar(hyper);
 }
 
 /// The work per element of an update, counted in scalar_math.h's

@@ -948,13 +948,11 @@ LogicalResult EmbeddingGradOp::verify() {
 // Optimizers
 //===----------------------------------------------------------------------===//
 
-/// The value of a hyperparameter operand that is a constant; nothing for
-/// one that is set when the step runs.
-static std::optional<double> constantHyper(Value operand) {
-  auto constant = operand.getDefiningOp<ConstantOp>();
+std::optional<double> mlir::amp::getConstantScalar(Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
   auto splat = constant ? dyn_cast<SplatElementsAttr>(constant.getValue())
                         : SplatElementsAttr();
-  if (!splat)
+  if (!splat || !isa<FloatType>(splat.getElementType()))
     return std::nullopt;
   return splat.getSplatValue<APFloat>().convertToDouble();
 }
@@ -962,7 +960,7 @@ static std::optional<double> constantHyper(Value operand) {
 /// Checks that hyperparameter `name` lies in its range
 /// (amp_runtime/hyperparameters.h), when it is a constant.
 static LogicalResult verifyHyper(Operation *op, StringRef name, Value operand) {
-  std::optional<double> value = constantHyper(operand);
+  std::optional<double> value = getConstantScalar(operand);
   const amprt::HyperParameterRange *range = amprt::hyperParameterRange(name);
   assert(range && "an optimizer's hyperparameter without a range");
   if (!value || amprt::inRange(*range, *value))
@@ -996,7 +994,7 @@ LogicalResult SgdMomentumUpdateOp::verify() {
     return emitOpError() << "dampening must lie in [0, 1], got " << dampening;
   // A momentum set at run time may be 0: the direction is then the
   // gradient, as it is without a buffer.
-  std::optional<double> momentum = constantHyper(getMomentum());
+  std::optional<double> momentum = getConstantScalar(getMomentum());
   if (getNesterov() && ((momentum && *momentum <= 0) || dampening != 0))
     return emitOpError("nesterov needs a positive momentum and zero dampening");
   return success();

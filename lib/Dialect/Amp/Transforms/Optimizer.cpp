@@ -14,10 +14,10 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #include "amp_runtime/hyperparameters.h"
 
-#include "llvm/ADT/StringSet.h"
 #include <algorithm>
 
 namespace mlir::amp {

@@ -59,6 +59,10 @@ std::optional<int64_t> getCheckedProduct(ArrayRef<int64_t> factors);
 LogicalResult broadcastShapes(ArrayRef<ArrayRef<int64_t>> shapes,
                               SmallVectorImpl<int64_t> &result);
 
+/// The value of `value` where an amp.constant splat defines it (a
+/// hyperparameter fixed in the IR); nothing for one set at run time.
+std::optional<double> getConstantScalar(Value value);
+
 } // namespace mlir::amp
 
 #endif // AMP_DIALECT_AMP_IR_AMPOPS_H
