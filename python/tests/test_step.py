@@ -255,3 +255,29 @@ def test_a_learning_rate_set_between_steps_is_a_recompiled_one(
         for info in changed.tensors:
             assert np.array_equal(changed.read(info.name),
                                   compiled.read(info.name)), info.name
+
+
+def test_a_schedule_s_parameters_are_hyperparameters(tmp_path):
+    compiled = ampmlir.compile(
+        ROOT / "examples" / "mlp.mlir", tmp_path / "cosine",
+        compute_type="f32", optimizer="sgd",
+        train_options="lr=0.1 schedule=warmup-cosine warmup-steps=2 "
+                      "decay-steps=10 min-lr=0.01")
+    with compiled.load() as step:
+        # Plain SGD gains a step counter; the schedule's parameters follow
+        # the optimizer's.
+        assert "step" in [t.name for t in step.tensors if t.kind == "state"]
+        assert step.hparams == ["lr", "weight_decay", "warmup_steps",
+                                "warmup_start_factor", "decay_steps",
+                                "min_lr"]
+        assert (step.warmup_steps, step.decay_steps, step.min_lr) == (
+            2, 10, 0.01)
+        assert step.warmup_start_factor == 1 / 3
+        step.decay_steps = 100
+        assert step.read("decay_steps") == 100
+        with pytest.raises(ampmlir.AmpError,
+                           match=r"'decay_steps' must lie in \[1, inf\)"):
+            step.decay_steps = 0.5
+        with pytest.raises(ampmlir.AmpError,
+                           match="no hyperparameter 'gamma'"):
+            step.gamma = 0.5
