@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 
 using namespace mlir;
 using namespace mlir::amp;
@@ -90,7 +91,12 @@ TEST(LrScheduleTest, MatchesTorchOver10000Steps) {
       ASSERT_LE(std::fabs(got - want), 1e-7 * std::fabs(want))
           << "step " << t << ": " << got << " against torch's " << want;
     }
-    RecordProperty("worst_relative_error", std::to_string(worst));
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3e", worst);
+    RecordProperty(c.getString("kind")->str() + "_" +
+                       std::to_string(&value - &cases->front()) +
+                       "_worst_relative_error",
+                   text);
   }
 }
 
