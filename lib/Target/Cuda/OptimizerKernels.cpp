@@ -344,12 +344,18 @@ LogicalResult emitAdamw(AdamwUpdateOp op, OpKernel &kernel) {
   // The scalars once per launch (setup()): the bias corrections in f64
   // from the step count, as torch.optim computes them on the host.
   functor.addSharedMember("amprt::AdamwScalars<" + t + "> scalars{};");
-  // The hyperparameters are operands 5 to 9, in adamwScalars' order.
+  // The hyperparameters in operand order, which is adamwScalars', then
+  // the step count.
   std::string args;
-  for (unsigned k = 5; k < 10; ++k)
+  OperandRange hypers = op.getHyperParameterOperands();
+  for (unsigned k = hypers.getBeginOperandIndex(), e = k + hypers.size(); k < e;
+       ++k)
     args += kernel.load(k, "0") + ", ";
   functor.setup() << "scalars = amprt::adamwScalars<" + t + ">(" + args +
-                         "static_cast<double>(" + kernel.load(4, "0") + "));"
+                         "static_cast<double>(" +
+                         kernel.load(op.getStepMutable().getOperandNumber(),
+                                     "0") +
+                         "));"
                   << "\n";
   raw_indented_ostream &body = functor.body();
   body << t << " p = " << kernel.load(0, "i") << ";\n"
