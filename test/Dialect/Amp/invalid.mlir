@@ -1299,6 +1299,13 @@ func.func @gradient_of_string() attributes {amp.gradient_of = "f"} {
 
 // -----
 
+// expected-error @+1 {{'amp.evaluation_of' names a function (@f) on a function}}
+func.func @evaluation_of_unit() attributes {amp.evaluation_of} {
+  return
+}
+
+// -----
+
 func.func @sum_squares_result(%g: tensor<4xf32>) {
   // expected-error @+1 {{'amp.sum_squares' op result must be a 0-d f32 tensor, got 'tensor<1xf32>'}}
   %s = "amp.sum_squares"(%g) : (tensor<4xf32>) -> tensor<1xf32>

@@ -202,10 +202,11 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
                                 "function";
     return success();
   }
-  if (attribute.getName() == kGradientOfAttrName) {
+  if (attribute.getName() == kGradientOfAttrName ||
+      attribute.getName() == kEvaluationOfAttrName) {
     if (!isa<FlatSymbolRefAttr>(attribute.getValue()) ||
         !isa<FunctionOpInterface>(op))
-      return op->emitError() << "'" << kGradientOfAttrName
+      return op->emitError() << "'" << attribute.getName().getValue()
                              << "' names a function (@f) on a function";
     return success();
   }

@@ -41,7 +41,7 @@ std::string amp::describeArgument(FunctionOpInterface function,
 }
 
 namespace {
-/// The source texts that argument locations point into, each read once.
+/// The source texts that locations point into, each read once.
 class SourceTexts {
 public:
   explicit SourceTexts(const llvm::SourceMgr *sources) {
@@ -55,6 +55,27 @@ public:
 
   /// The SSA name written at `loc` (`%w1` gives "w1"), or "".
   StringRef ssaNameAt(FileLineColLoc loc) {
+    StringRef line = lineAt(loc);
+    if (line.empty() || loc.getColumn() > line.size())
+      return "";
+    return ssaName(line.drop_front(loc.getColumn() - 1));
+  }
+
+  /// The first result name of the op whose name `loc` points at, written
+  /// before it on its line (`%logits = amp.add` gives "logits"), or "".
+  StringRef resultNameBefore(FileLineColLoc loc) {
+    StringRef line = lineAt(loc);
+    if (line.empty() || loc.getColumn() > line.size() + 1)
+      return "";
+    StringRef results = line.take_front(loc.getColumn() - 1).rtrim();
+    if (!results.consume_back("="))
+      return "";
+    return ssaName(results.trim());
+  }
+
+private:
+  /// The line `loc` is on, without its line break, or "".
+  StringRef lineAt(FileLineColLoc loc) {
     StringRef text = textOf(loc.getFilename().getValue());
     if (text.empty() || loc.getLine() == 0 || loc.getColumn() == 0)
       return "";
@@ -65,22 +86,21 @@ public:
         return "";
       ++at;
     }
-    at += loc.getColumn() - 1;
-    if (at >= text.size() || text[at] != '%')
+    return text.drop_front(at).take_until([](char c) { return c == '\n'; });
+  }
+
+  /// The SSA name `text` starts with (`%w1 ...` gives "w1"), or "".
+  static StringRef ssaName(StringRef text) {
+    if (!text.consume_front("%"))
       return "";
     // MLIR's suffix-id: digits, or a letter or one of $._- followed by
     // letters, digits and $._-.
-    auto isIdChar = [](char c) {
+    return text.take_while([](char c) {
       return std::isalnum(static_cast<unsigned char>(c)) || c == '$' ||
              c == '.' || c == '_' || c == '-';
-    };
-    size_t end = at + 1;
-    while (end < text.size() && isIdChar(text[end]))
-      ++end;
-    return text.slice(at + 1, end);
+    });
   }
 
-private:
   StringRef textOf(StringRef filename) {
     if (auto it = texts.find(filename); it != texts.end())
       return it->second;
@@ -141,6 +161,21 @@ void amp::nameArgumentsFromSource(Operation *root,
     if (changed)
       function.setAllArgAttrs(dicts);
   });
+}
+
+llvm::StringMap<Value>
+amp::getValuesBySourceName(FunctionOpInterface function,
+                           const llvm::SourceMgr *sources) {
+  SourceTexts texts(sources);
+  llvm::StringMap<Value> values;
+  function->walk([&](Operation *op) {
+    if (op == function.getOperation() || op->getNumResults() == 0)
+      return;
+    if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+      if (StringRef name = texts.resultNameBefore(loc); !name.empty())
+        values.try_emplace(name, op->getResult(0));
+  });
+  return values;
 }
 
 namespace {

@@ -34,6 +34,28 @@ getAutocastOptionsSet(const TrainStepPipelineOptions &options) {
     set.push_back("remarks");
   return set;
 }
+/// Adds amp-autocast with `options`' settings unless compute-type is none;
+/// with its report, graph and remarks only where `reports` is set.
+void addAutocast(OpPassManager &pm, const TrainStepPipelineOptions &options,
+                 bool reports) {
+  if (options.computeType == "none")
+    return;
+  AmpAutocastOptions autocast;
+  autocast.computeType = options.computeType;
+  autocast.policyFile = options.policy;
+  // The pass copies the lists; these live until it is created.
+  SmallVector<std::string> allow(options.allow.begin(), options.allow.end());
+  SmallVector<std::string> deny(options.deny.begin(), options.deny.end());
+  autocast.allowOps = allow;
+  autocast.denyOps = deny;
+  autocast.keepFp32LowIO = options.keepFp32LowIO;
+  if (reports) {
+    autocast.reportFile = options.report;
+    autocast.dotFile = options.dot;
+    autocast.emitRemarks = options.remarks;
+  }
+  pm.addPass(createAmpAutocast(autocast));
+}
 } // namespace
 
 LogicalResult amp::buildTrainStepPipeline(
@@ -47,21 +69,7 @@ LogicalResult amp::buildTrainStepPipeline(
         " of amp-autocast, which runs only with compute-type=f16 or bf16");
   // The names first: the step's tensors are called by them.
   pm.addPass(createAmpNameArguments());
-  if (options.computeType != "none") {
-    AmpAutocastOptions autocast;
-    autocast.computeType = options.computeType;
-    autocast.policyFile = options.policy;
-    // The pass copies the lists; these live until it is created.
-    SmallVector<std::string> allow(options.allow.begin(), options.allow.end());
-    SmallVector<std::string> deny(options.deny.begin(), options.deny.end());
-    autocast.allowOps = allow;
-    autocast.denyOps = deny;
-    autocast.keepFp32LowIO = options.keepFp32LowIO;
-    autocast.reportFile = options.report;
-    autocast.dotFile = options.dot;
-    autocast.emitRemarks = options.remarks;
-    pm.addPass(createAmpAutocast(autocast));
-  }
+  addAutocast(pm, options, /*reports=*/true);
   AmpAutodiffOptions autodiff;
   autodiff.functionName = options.function;
   pm.addPass(createAmpAutodiff(autodiff));
@@ -96,6 +104,17 @@ LogicalResult amp::buildTrainStepPipeline(
   optimizer.gamma = options.gamma;
   pm.addPass(createAmpOptimizer(optimizer));
   return success();
+}
+
+void amp::buildEvaluationPipeline(OpPassManager &pm,
+                                  const TrainStepPipelineOptions &options,
+                                  ArrayRef<std::string> outputs) {
+  pm.addPass(createAmpNameArguments());
+  AmpEvaluationOptions evaluation;
+  evaluation.functionName = options.function;
+  evaluation.outputs = outputs;
+  pm.addPass(createAmpEvaluation(evaluation));
+  addAutocast(pm, options, /*reports=*/false);
 }
 
 void amp::addBackendInlining(OpPassManager &pm) {

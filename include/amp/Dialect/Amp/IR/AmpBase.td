@@ -53,6 +53,10 @@ def Amp_Dialect : Dialect {
     /// from (set by amp-autodiff, read by amp-optimizer).
     static constexpr ::llvm::StringLiteral kGradientOfAttrName =
         "amp.gradient_of";
+    /// Attribute of an evaluation function naming the model function it
+    /// evaluates (set by amp-evaluation, read by the CUDA target).
+    static constexpr ::llvm::StringLiteral kEvaluationOfAttrName =
+        "amp.evaluation_of";
     /// Marks the constant amp-autodiff seeds the backward pass with (the
     /// gradient of the loss), which amp-loss-scaling replaces.
     static constexpr ::llvm::StringLiteral kSeedAttrName = "amp.seed";

@@ -12,6 +12,7 @@
 
 #include "mlir/IR/Operation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <string>
 
@@ -36,6 +37,17 @@ std::string describeArgument(FunctionOpInterface function, unsigned index);
 /// there, or another argument of the function already has that name.
 void nameArgumentsFromSource(Operation *root,
                              const llvm::SourceMgr *sources = nullptr);
+
+/// The values that `function`'s body defines, by the SSA names the source
+/// gives them: each op's first result under the name written before the
+/// op's name on the line its location points at (`%logits = amp.add ...`
+/// gives "logits"), read as nameArgumentsFromSource reads argument names.
+/// Ops whose location is no file position, or whose results are not named
+/// on that line, are left out; a name written twice (in two regions) keeps
+/// its first op.
+llvm::StringMap<Value>
+getValuesBySourceName(FunctionOpInterface function,
+                      const llvm::SourceMgr *sources = nullptr);
 
 } // namespace mlir::amp
 

@@ -170,6 +170,38 @@ def AmpAutodiff : Pass<"amp-autodiff", "mlir::ModuleOp"> {
   ];
 }
 
+def AmpEvaluation : Pass<"amp-evaluation", "mlir::ModuleOp"> {
+  let summary = "Derive the forward-only evaluation of a model function";
+  let description = [{
+    For every function that has arguments marked `amp.param` (or only the
+    one named by `function`), adds `@<name>_eval`: the same arguments and
+    body, marked `amp.evaluation_of = @<name>`, returning the loss (the
+    function's first result) followed by the values named in `outputs`, in
+    that order. A value is named by the SSA name the source gives it
+    (`outputs=logits` for `%logits = amp.add ...`), so run this pass on IR
+    parsed from a file, before any pass rewrites the ops. The original
+    function is kept.
+
+    amp-compile runs it, then amp-autocast with the step's settings, so that
+    the compiled `eval` computes the loss in the precision the step trains
+    in, without loss scaling, gradients or an update.
+
+    ```mlir
+    func.func @f(%w: tensor<4x3xf32> {amp.param}, %x: tensor<2x4xf32>) -> tensor<f32>
+    // becomes also, with outputs=y
+    func.func @f_eval(%w: tensor<4x3xf32> {amp.param}, %x: tensor<2x4xf32>)
+        -> (tensor<f32>, tensor<2x3xf32>) attributes {amp.evaluation_of = @f}
+    ```
+  }];
+  let dependentDialects = ["::mlir::amp::AmpDialect"];
+  let options = [
+    Option<"functionName", "function", "std::string", /*default=*/"\"\"",
+           "Evaluate only this function">,
+    ListOption<"outputs", "outputs", "std::string",
+               "Values returned after the loss, by their SSA names">
+  ];
+}
+
 def AmpLossScaling : Pass<"amp-loss-scaling", "mlir::ModuleOp"> {
   let summary = "Scale the loss, unscale the gradients and check them for "
                 "inf/NaN";

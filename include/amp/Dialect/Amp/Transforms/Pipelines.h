@@ -178,6 +178,15 @@ buildTrainStepPipeline(OpPassManager &pm,
                        const TrainStepPipelineOptions &options,
                        function_ref<LogicalResult(const Twine &)> errorHandler);
 
+/// Adds what makes a model's evaluation with the settings of its training
+/// step: amp-name-arguments, amp-evaluation (of `options.function`,
+/// returning `outputs` after the loss) and amp-autocast as
+/// buildTrainStepPipeline adds it, without its report, graph or remarks
+/// (the step's pipeline writes those).
+void buildEvaluationPipeline(OpPassManager &pm,
+                             const TrainStepPipelineOptions &options,
+                             ArrayRef<std::string> outputs);
+
 /// Options of --amp-backend: those of amp-plan-buffers, under its names and
 /// with its defaults.
 struct BackendPipelineOptions

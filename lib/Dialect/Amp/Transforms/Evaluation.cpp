@@ -1,0 +1,145 @@
+//===- Evaluation.cpp - --amp-evaluation ----------------------------------===//
+//
+// The forward-only form of a model function: @<name>_eval, a clone that
+// returns the loss and the values the user named. The compiled step's
+// `eval` is this function after amp-autocast and the backend.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace mlir::amp {
+#define GEN_PASS_DEF_AMPEVALUATION
+#include "amp/Dialect/Amp/Transforms/Passes.h.inc"
+} // namespace mlir::amp
+
+using namespace mlir;
+using namespace mlir::amp;
+
+namespace {
+
+bool hasParameters(func::FuncOp func) {
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+    if (func.getArgAttr(i, AmpDialect::kParamAttrName))
+      return true;
+  return false;
+}
+
+/// Adds @<name>_eval next to `func`, returning its loss and `outputs`.
+LogicalResult addEvaluation(func::FuncOp func, ArrayRef<std::string> outputs,
+                            SymbolTable &symbols) {
+  auto loss = func.getNumResults()
+                  ? dyn_cast<RankedTensorType>(func.getResultTypes()[0])
+                  : RankedTensorType();
+  if (!loss || loss.getRank() != 0 || !isa<FloatType>(loss.getElementType()))
+    return func.emitError() << "amp-evaluation: @" << func.getSymName()
+                            << " must return its loss, a 0-d floating-point "
+                               "tensor, first";
+  std::string name = (func.getSymName() + "_eval").str();
+  if (symbols.lookup(name))
+    return func.emitError() << "amp-evaluation: @" << name << " already exists";
+
+  // The named values of the original, found in its clone by position.
+  llvm::StringMap<Value> named = getValuesBySourceName(func);
+  SmallVector<Operation *> originalOps;
+  func.walk([&](Operation *op) { originalOps.push_back(op); });
+  llvm::StringSet<> seen;
+  SmallVector<std::pair<Operation *, unsigned>> wanted; // op, walk position
+  for (const std::string &output : outputs) {
+    if (output == "loss")
+      return func.emitError() << "amp-evaluation: the loss is always the "
+                                 "first result; 'loss' names no other output";
+    if (!seen.insert(output).second)
+      return func.emitError()
+             << "amp-evaluation: output '" << output << "' is named twice";
+    auto it = named.find(output);
+    if (it == named.end()) {
+      SmallVector<StringRef> known;
+      for (const auto &entry : named)
+        known.push_back(entry.getKey());
+      llvm::sort(known);
+      InFlightDiagnostic diag = func.emitError()
+                                << "amp-evaluation: @" << func.getSymName()
+                                << " defines no value named '" << output
+                                << "' in its source";
+      if (known.empty())
+        return diag << " (its ops have no source positions to name them by)";
+      diag << " (it defines: ";
+      llvm::interleaveComma(known, diag);
+      return diag << ")";
+    }
+    Operation *op = it->second.getDefiningOp();
+    if (op->getParentOp() != func.getOperation())
+      return op->emitError() << "amp-evaluation: output '" << output
+                             << "' is inside a region; only values of the "
+                                "function's body can be returned";
+    wanted.push_back({op, static_cast<unsigned>(llvm::find(originalOps, op) -
+                                                originalOps.begin())});
+  }
+
+  OpBuilder builder(func);
+  builder.setInsertionPointAfter(func);
+  auto eval = cast<func::FuncOp>(builder.clone(*func));
+  eval.setSymName(name);
+  eval->setAttr(AmpDialect::kEvaluationOfAttrName,
+                FlatSymbolRefAttr::get(func.getSymNameAttr()));
+  SmallVector<Operation *> clonedOps;
+  eval.walk([&](Operation *op) { clonedOps.push_back(op); });
+  auto ret = cast<func::ReturnOp>(eval.getBody().front().getTerminator());
+  SmallVector<Value> results = {ret.getOperand(0)};
+  for (auto [op, position] : wanted)
+    results.push_back(clonedOps[position]->getResult(0));
+  builder.setInsertionPoint(ret);
+  builder.create<func::ReturnOp>(ret.getLoc(), results);
+  ret.erase();
+  SmallVector<Type> types = llvm::to_vector(
+      llvm::map_range(results, [](Value v) { return v.getType(); }));
+  eval.setFunctionType(builder.getFunctionType(eval.getArgumentTypes(), types));
+  // The loss keeps its result attributes; the outputs have none.
+  DictionaryAttr lossAttrs = eval.getResultAttrDict(0);
+  SmallVector<DictionaryAttr> resultAttrs = {
+      lossAttrs ? lossAttrs : builder.getDictionaryAttr({})};
+  resultAttrs.resize(results.size(), builder.getDictionaryAttr({}));
+  eval.setAllResultAttrs(resultAttrs);
+  return success();
+}
+
+struct AmpEvaluationPass : amp::impl::AmpEvaluationBase<AmpEvaluationPass> {
+  using AmpEvaluationBase::AmpEvaluationBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    nameArgumentsFromSource(module);
+    SymbolTable symbols(module);
+    SmallVector<func::FuncOp> targets;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal() ||
+          func->hasAttr(AmpDialect::kEvaluationOfAttrName) ||
+          func->hasAttr(AmpDialect::kGradientOfAttrName))
+        continue;
+      if (!functionName.empty() ? func.getSymName() == functionName
+                                : hasParameters(func))
+        targets.push_back(func);
+    }
+    if (targets.empty()) {
+      emitError(module.getLoc())
+          << "amp-evaluation: "
+          << (functionName.empty()
+                  ? std::string("no function has an argument marked amp.param")
+                  : "no function named @" + functionName);
+      return signalPassFailure();
+    }
+    for (func::FuncOp func : targets)
+      if (failed(addEvaluation(func, outputs, symbols)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
