@@ -23,6 +23,9 @@ class CompiledStep:
     header: Path = field(init=False)
     source: Path = field(init=False)
     step_mlir: Path = field(init=False)
+    #: The evaluation's IR (amp-run runs it), or None when it was compiled
+    #: without one.
+    eval_mlir: Path = field(init=False)
     memory: dict = field(init=False)
     #: The modeled GPU cost of each kernel (amp-compile --cost-report), or
     #: None when it was not asked for.
@@ -35,6 +38,8 @@ class CompiledStep:
         self.source = d / (f"{self.name}.cu" if self.target == "cuda"
                            else f"{self.name}.cpp")
         self.step_mlir = d / f"{self.name}.step.mlir"
+        eval_mlir = d / f"{self.name}.eval.mlir"
+        self.eval_mlir = eval_mlir if eval_mlir.is_file() else None
         self.memory = json.loads((d / f"{self.name}.memory.json").read_text())
         cost = d / f"{self.name}.cost.json"
         self.cost = json.loads(cost.read_text()) if cost.is_file() else None
@@ -46,7 +51,7 @@ class CompiledStep:
 
 def compile(model, output_dir, *, target="host", compute_type="f16",
             optimizer="adamw", loss_scaling="auto", train_options="",
-            name=None, cost_report=False):
+            name=None, cost_report=False, evaluation=True, eval_outputs=()):
     """Compiles the training graph in ``model`` (a .mlir file) with
     amp-compile into ``output_dir`` and returns a CompiledStep.
 
@@ -57,6 +62,9 @@ def compile(model, output_dir, *, target="host", compute_type="f16",
     ``name`` must be a C identifier (default: the model file's stem).
     ``cost_report`` also writes the modeled GPU cost of each kernel
     (CompiledStep.cost; docs/backend.md, The cost report).
+    ``evaluation`` builds the model's forward-only evaluation into the
+    library too (Step.evaluate), returning the loss and the values named in
+    ``eval_outputs`` (their SSA names in the model, as "logits").
     ``output_dir`` is written whole or not at all: a failed compilation
     leaves it as it was.
     Raises CompileError with the compiler's diagnostics on failure.
@@ -79,6 +87,14 @@ def compile(model, output_dir, *, target="host", compute_type="f16",
         args.append(f"--train-options={train_options}")
     if cost_report:
         args.append("--cost-report")
+    if isinstance(eval_outputs, str):
+        eval_outputs = [eval_outputs]
+    if eval_outputs and not evaluation:
+        raise AmpError("eval_outputs needs evaluation=True")
+    if not evaluation:
+        args.append("--eval=false")
+    if eval_outputs:
+        args.append("--eval-outputs=" + ",".join(eval_outputs))
     run_tool("amp-compile", args)
     return CompiledStep(name, Path(output_dir), target)
 

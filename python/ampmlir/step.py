@@ -5,10 +5,11 @@
     for x, labels in batches:
         step.run(x, labels)                  # queued; does not wait
     print(step.loss, step.scale, step.skipped)
+    print(step.evaluate(val_x, val_labels))  # the loss, forward only
     step.save("mlp.ampstate")
     step.close()
 
-Batches are numpy arrays in the step's input order (or a dict by input
+Batches are numpy arrays in the step's input order (or keywords by input
 name). Every misuse (a wrong shape or dtype, a closed step, a state file of
 another step) raises AmpError with a message; nothing reaches the C API
 unchecked.
@@ -24,7 +25,7 @@ import numpy as np
 from ._errors import AmpError, ToolNotFoundError
 from ._tools import find_runtime_library
 
-ABI_VERSION = 3
+ABI_VERSION = 4
 MAX_RANK = 8
 
 DEVICE_HOST, DEVICE_CUDA = 0, 1
@@ -69,6 +70,16 @@ class _IndexCheck(ctypes.Structure):
                 ("reader", ctypes.c_char_p)]
 
 
+class _EvalDescription(ctypes.Structure):
+    _fields_ = [("tensor_count", ctypes.c_size_t),
+                ("tensors", ctypes.POINTER(_Tensor)),
+                ("output_count", ctypes.c_size_t),
+                ("outputs", ctypes.POINTER(_Tensor)),
+                ("arena_size", ctypes.c_size_t), ("run", ctypes.c_void_p),
+                ("index_check_count", ctypes.c_size_t),
+                ("index_checks", ctypes.POINTER(_IndexCheck))]
+
+
 class _Description(ctypes.Structure):
     _fields_ = [("abi_version", ctypes.c_uint32), ("name", ctypes.c_char_p),
                 ("target", ctypes.c_int), ("tensor_count", ctypes.c_size_t),
@@ -76,7 +87,8 @@ class _Description(ctypes.Structure):
                 ("loss_scale_tensor", ctypes.c_int64),
                 ("arena_size", ctypes.c_size_t), ("run", ctypes.c_void_p),
                 ("index_check_count", ctypes.c_size_t),
-                ("index_checks", ctypes.POINTER(_IndexCheck))]
+                ("index_checks", ctypes.POINTER(_IndexCheck)),
+                ("eval", ctypes.POINTER(_EvalDescription))]
 
 
 class _Input(ctypes.Structure):
@@ -89,6 +101,19 @@ TensorInfo = namedtuple("TensorInfo", "index name kind type dtype shape")
 TensorInfo.__doc__ = """One tensor of a step: its position, name, kind
 ("param", "state" or "input"), element type ("f32", "bf16", ...), the numpy
 dtype it is given and read as, and its shape."""
+
+
+def _tensor_infos(tensors, count):
+    """TensorInfo of each of `count` amp_step_tensor_t at `tensors`."""
+    infos = []
+    for i in range(count):
+        t = tensors[i]
+        type_name, dtype = _ELEMENT_TYPES.get(t.type, ("?", None))
+        infos.append(TensorInfo(
+            i, t.name.decode(), _KIND_NAMES.get(t.kind, "?"), type_name,
+            np.dtype(np.float32) if type_name == "bf16" else dtype,
+            tuple(t.shape[k] for k in range(t.rank))))
+    return infos
 
 
 def bf16_to_float32(bits):
@@ -139,6 +164,11 @@ def _declare(lib):
                                          ctypes.c_double]),
         "amp_step_get_hparam": (status, [step, ctypes.c_char_p,
                                          ctypes.POINTER(ctypes.c_double)]),
+        "amp_step_evaluate": (status, [step, ctypes.c_size_t,
+                                       ctypes.POINTER(_Input),
+                                       ctypes.POINTER(ctypes.c_float)]),
+        "amp_step_read_output": (status, [step, ctypes.c_size_t,
+                                          ctypes.c_void_p, ctypes.c_size_t]),
         "amp_step_save": (status, [step, ctypes.c_char_p]),
         "amp_step_load": (status, [step, ctypes.c_char_p]),
     }
@@ -227,15 +257,17 @@ class Step:
         self.name = name
         self.library = path
         self.target = _DEVICE_NAMES.get(d.target, "?")
-        self.tensors = []
-        for i in range(d.tensor_count):
-            t = d.tensors[i]
-            type_name, dtype = _ELEMENT_TYPES.get(t.type, ("?", None))
-            self.tensors.append(TensorInfo(
-                i, t.name.decode(), _KIND_NAMES.get(t.kind, "?"), type_name,
-                np.dtype(np.float32) if type_name == "bf16" else dtype,
-                tuple(t.shape[k] for k in range(t.rank))))
+        self.tensors = _tensor_infos(d.tensors, d.tensor_count)
         self.inputs = [t for t in self.tensors if t.kind == "input"]
+        # The evaluation's batch inputs and its outputs ("loss" first), or
+        # empty lists for a step compiled without one.
+        self.eval_inputs, self.eval_outputs = [], []
+        if d.eval:
+            e = d.eval.contents
+            self.eval_inputs = [t for t in _tensor_infos(e.tensors,
+                                                         e.tensor_count)
+                                if t.kind == "input"]
+            self.eval_outputs = _tensor_infos(e.outputs, e.output_count)
         self.hparams = [t.name for t in self.tensors if t.kind == "hparam"]
         self.has_loss_scaling = d.loss_scale_tensor >= 0
 
@@ -382,35 +414,84 @@ class Step:
 
     # -- training ---------------------------------------------------------
 
+    def _batch(self, infos, batch, named, what):
+        """The C inputs of a batch given in order or by name, checked
+        against `infos`; returned with the arrays they point into."""
+        if batch and named:
+            raise AmpError("give the batch in order or by name, not both")
+        if named:
+            missing = [t.name for t in infos if t.name not in named]
+            unknown = sorted(set(named) - {t.name for t in infos})
+            if missing or unknown:
+                raise AmpError(f"the {what} of '{self.name}' takes inputs "
+                               f"{[t.name for t in infos]}; missing "
+                               f"{missing}, unknown {unknown}")
+            batch = [named[t.name] for t in infos]
+        if len(batch) != len(infos):
+            raise AmpError(f"the {what} of '{self.name}' takes {len(infos)} "
+                           f"inputs ({', '.join(t.name for t in infos)}); "
+                           f"got {len(batch)}")
+        arrays = [self._memory_of(info, array, "input")
+                  for info, array in zip(infos, batch)]
+        shapes = [(ctypes.c_int64 * max(len(a.shape), 1))(*a.shape)
+                  for a in arrays]
+        inputs = (_Input * max(len(arrays), 1))(*[
+            _Input(a.ctypes.data, _TYPE_CODES[info.type], len(a.shape), shape)
+            for a, info, shape in zip(arrays, infos, shapes)])
+        return inputs, (arrays, shapes)
+
     def run(self, *batch, **named):
         """Queues one training step on a batch: the inputs in order, or by
         name as keywords. Returns without waiting for the device. A batch
         whose ids or labels fall outside what the model reads them as
         raises AmpError naming the input, the position and the value, and
         the step does not run."""
-        if batch and named:
-            raise AmpError("give the batch in order or by name, not both")
-        if named:
-            missing = [t.name for t in self.inputs if t.name not in named]
-            unknown = sorted(set(named) - {t.name for t in self.inputs})
-            if missing or unknown:
-                raise AmpError(f"step '{self.name}' takes inputs "
-                               f"{[t.name for t in self.inputs]}; missing "
-                               f"{missing}, unknown {unknown}")
-            batch = [named[t.name] for t in self.inputs]
-        if len(batch) != len(self.inputs):
-            raise AmpError(f"step '{self.name}' takes {len(self.inputs)} "
-                           f"inputs ({', '.join(t.name for t in self.inputs)}); "
-                           f"got {len(batch)}")
         handle = self._live()
-        arrays = [self._memory_of(info, array, "input")
-                  for info, array in zip(self.inputs, batch)]
-        shapes = [(ctypes.c_int64 * max(len(a.shape), 1))(*a.shape)
-                  for a in arrays]
-        inputs = (_Input * max(len(arrays), 1))(*[
-            _Input(a.ctypes.data, _TYPE_CODES[info.type], len(a.shape), shape)
-            for a, info, shape in zip(arrays, self.inputs, shapes)])
-        _check(self._lib, self._lib.amp_step_run(handle, len(arrays), inputs))
+        inputs, keep = self._batch(self.inputs, batch, named, "step")
+        _check(self._lib, self._lib.amp_step_run(handle, len(self.inputs),
+                                                 inputs))
+        del keep
+
+    # -- evaluation -------------------------------------------------------
+
+    @property
+    def has_eval(self):
+        """Whether the library holds the model's evaluation."""
+        return bool(self.eval_outputs)
+
+    def evaluate(self, *batch, **named):
+        """The model's loss on a batch (in order, or by name as keywords)
+        with the current parameters, forward only and in the precision the
+        step trains in; waits. Parameters, state and counters do not
+        change. The other outputs compiled in (``amp-compile
+        --eval-outputs``) are then read by ``eval_output(name)``."""
+        if not self.has_eval:
+            raise AmpError(f"step '{self.name}' was compiled without an "
+                           f"evaluation (amp-compile --eval=false)")
+        handle = self._live()
+        inputs, keep = self._batch(self.eval_inputs, batch, named,
+                                   "evaluation")
+        loss = ctypes.c_float()
+        _check(self._lib, self._lib.amp_step_evaluate(
+            handle, len(self.eval_inputs), inputs, ctypes.byref(loss)))
+        del keep
+        return loss.value
+
+    def eval_output(self, name):
+        """A copy of output ``name`` of the last ``evaluate`` ("loss" or a
+        value named at compile time); bf16 is returned as float32."""
+        for info in self.eval_outputs:
+            if info.name == name:
+                break
+        else:
+            names = ", ".join(t.name for t in self.eval_outputs) or "none"
+            raise AmpError(f"the evaluation of '{self.name}' has no output "
+                           f"{name!r} (it has: {names})")
+        out = np.empty(info.shape, dtype=_STORAGE[info.type])
+        _check(self._lib, self._lib.amp_step_read_output(
+            self._live(), info.index, out.ctypes.data_as(ctypes.c_void_p),
+            out.nbytes))
+        return bf16_to_float32(out) if info.type == "bf16" else out
 
     def capture(self):
         """Records one step's launches into a CUDA graph that every later

@@ -281,3 +281,100 @@ def test_a_schedule_s_parameters_are_hyperparameters(tmp_path):
         with pytest.raises(ampmlir.AmpError,
                            match="no hyperparameter 'gamma'"):
             step.gamma = 0.5
+
+
+@pytest.fixture(scope="module")
+def mlp_eval(tmp_path_factory):
+    """The MLP in f16 with its evaluation returning the logits too."""
+    return ampmlir.compile(ROOT / "examples" / "mlp.mlir",
+                           tmp_path_factory.mktemp("mlp_eval"),
+                           compute_type="f16", eval_outputs=["logits"])
+
+
+def _mlp_batch(seed):
+    rng = np.random.default_rng(seed)
+    return (rng.uniform(-1, 1, (64, 784)).astype(np.float32),
+            rng.integers(0, 10, 64).astype(np.int64))
+
+
+def test_evaluate_is_the_interpreter_s_forward_on_the_trained_weights(
+        mlp_eval, tmp_path):
+    train, val = _mlp_batch(1), _mlp_batch(2)
+    with mlp_eval.load() as step:
+        step.init(seed=5)
+        for _ in range(3):
+            step.run(*train)
+        loss = step.evaluate(*val)
+        logits = step.eval_output("logits")
+        assert step.eval_output("loss") == np.float32(loss)
+        for name in ("w1", "b1", "w2", "b2"):
+            np.save(tmp_path / f"{name}.npy", step.read(name))
+    np.save(tmp_path / "x.npy", val[0])
+    np.save(tmp_path / "labels.npy", val[1])
+    ampmlir.run(mlp_eval.eval_mlir, f"--output-dir={tmp_path / 'ir'}",
+                *(f"--input={name}={tmp_path / name}.npy"
+                  for name in ("x", "labels", "w1", "b1", "w2", "b2")))
+    assert np.load(tmp_path / "ir" / "result0.npy").tobytes() == \
+        np.float32(loss).tobytes()
+    assert np.array_equal(np.load(tmp_path / "ir" / "result1.npy"), logits)
+    # The logits agree with an f32 forward in numpy to f16's rounding; the
+    # loss is their cross-entropy.
+    w1, b1, w2, b2 = (np.load(tmp_path / f"{n}.npy").astype(np.float64)
+                      for n in ("w1", "b1", "w2", "b2"))
+    reference = np.maximum(val[0] @ w1 + b1, 0) @ w2 + b2
+    assert np.allclose(logits, reference, rtol=0, atol=2e-2)
+    shifted = logits.astype(np.float64) - logits.max(axis=1, keepdims=True)
+    log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    assert np.isclose(loss, -log_probs[np.arange(64), val[1]].mean(),
+                      rtol=1e-5)
+
+
+def test_evaluate_changes_no_state_and_no_trajectory(mlp_eval, tmp_path):
+    train, val = _mlp_batch(1), _mlp_batch(2)
+    with mlp_eval.load() as plain, mlp_eval.load() as evaluated:
+        plain.init(seed=5)
+        evaluated.init(seed=5)
+        for _ in range(4):
+            plain.run(*train)
+            evaluated.run(*train)
+            evaluated.evaluate(*val)
+            assert evaluated.loss == plain.loss
+        plain.save(tmp_path / "plain")
+        evaluated.save(tmp_path / "evaluated")
+        assert (tmp_path / "plain").read_bytes() == \
+            (tmp_path / "evaluated").read_bytes()
+        # By name, as run takes a batch.
+        assert evaluated.evaluate(x=val[0], labels=val[1]) == \
+            plain.evaluate(*val)
+
+
+def test_evaluate_refuses_bad_batches_and_steps_without_one(mlp_eval, step):
+    x, labels = _mlp_batch(3)
+    with mlp_eval.load() as s:
+        with pytest.raises(ampmlir.AmpError, match="takes 2 inputs"):
+            s.evaluate(x)
+        with pytest.raises(ampmlir.AmpError, match="must have shape"):
+            s.evaluate(x[:10], labels)
+        bad = labels.copy()
+        bad[7] = 10
+        with pytest.raises(ampmlir.AmpError,
+                           match=r"holds 10 at \[7\].*evaluation did not run"):
+            s.evaluate(x, bad)
+        with pytest.raises(ampmlir.AmpError, match="has no output 'hidden' "
+                           r"\(it has: loss, logits\)"):
+            s.eval_output("hidden")
+    assert step.has_eval and not step.eval_outputs[1:]
+
+
+def test_a_step_compiled_without_an_evaluation_says_so(tmp_path):
+    compiled = ampmlir.compile(ROOT / "examples" / "mlp.mlir",
+                               tmp_path / "none", compute_type="f32",
+                               optimizer="sgd", evaluation=False)
+    assert compiled.eval_mlir is None
+    with compiled.load() as s:
+        assert not s.has_eval
+        with pytest.raises(ampmlir.AmpError, match="without an evaluation"):
+            s.evaluate(*_mlp_batch(0))
+    with pytest.raises(ampmlir.AmpError, match="needs evaluation=True"):
+        ampmlir.compile(ROOT / "examples" / "mlp.mlir", tmp_path / "bad",
+                        evaluation=False, eval_outputs=["logits"])

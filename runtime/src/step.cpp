@@ -18,6 +18,33 @@
 
 namespace {
 
+// The element type fields of descriptions and batches come from C, where
+// they may hold any int; loading such a value as the enum is undefined in
+// C++. These read the field's bytes (by reference) instead.
+size_t elementSize(const amp_element_type_t &type) {
+  switch (amprt::rawEnum(type)) {
+  case AMP_ELEMENT_F32:
+  case AMP_ELEMENT_I32:
+    return 4;
+  case AMP_ELEMENT_F16:
+  case AMP_ELEMENT_BF16:
+    return 2;
+  case AMP_ELEMENT_F64:
+  case AMP_ELEMENT_I64:
+    return 8;
+  case AMP_ELEMENT_I1:
+    return 1;
+  }
+  return 0;
+}
+
+const char *elementName(const amp_element_type_t &type) {
+  static const char *const names[] = {"f32", "f16", "bf16", "f64",
+                                      "i32", "i64", "i1"};
+  int raw = amprt::rawEnum(type);
+  return raw >= 0 && raw < 7 ? names[raw] : "?";
+}
+
 /// Frees a buffer when it goes out of scope.
 struct BufferDeleter {
   void operator()(amp_buffer_t *buffer) const { amp_buffer_release(buffer); }
@@ -79,8 +106,8 @@ std::string positionString(int32_t rank, const int64_t *shape, int64_t flat) {
 /// Checks that every element of `data`, the batch input `t`, lies in the
 /// range of `check`; names the first that does not.
 amp_status_t checkIndices(const amp_step_tensor_t &t,
-                          const amp_step_index_check_t &check,
-                          const void *data) {
+                          const amp_step_index_check_t &check, const void *data,
+                          const char *what) {
   bool wide = t.type == AMP_ELEMENT_I64;
   for (int64_t i = 0, n = elementCount(t); i < n; ++i) {
     int64_t value = wide ? static_cast<const int64_t *>(data)[i]
@@ -90,11 +117,63 @@ amp_status_t checkIndices(const amp_step_tensor_t &t,
       continue;
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "input '%s' holds %lld at %s, outside [0, %lld): %s; "
-                      "the step did not run",
+                      "the %s did not run",
                       t.name, static_cast<long long>(value),
                       positionString(t.rank, t.shape, i).c_str(),
                       static_cast<long long>(check.bound),
-                      check.reader ? check.reader : "an index");
+                      check.reader ? check.reader : "an index", what);
+  }
+  return nullptr;
+}
+
+/// Checks `inputs` against the batch inputs (AMP_STEP_INPUT) among
+/// `tensors` and their index checks, those of the `what` ("step",
+/// "evaluation") of step `name`: the count, each type and shape, then
+/// every index.
+amp_status_t checkBatch(const char *name, const char *what, size_t tensorCount,
+                        const amp_step_tensor_t *tensors, size_t checkCount,
+                        const amp_step_index_check_t *checks,
+                        size_t input_count, const amp_step_input_t *inputs) {
+  size_t expected = 0;
+  for (size_t i = 0; i < tensorCount; ++i)
+    expected += tensors[i].kind == AMP_STEP_INPUT;
+  if (input_count != expected)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "the %s of '%s' takes %zu batch inputs, not %zu", what,
+                      name, expected, input_count);
+  if (expected && !inputs)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "inputs is null");
+  // Check every input before copying any.
+  for (size_t i = 0, n = 0; i < tensorCount; ++i) {
+    const amp_step_tensor_t &t = tensors[i];
+    if (t.kind != AMP_STEP_INPUT)
+      continue;
+    const amp_step_input_t &in = inputs[n++];
+    bool sameShape = in.rank == t.rank && (t.rank == 0 || in.shape);
+    for (int32_t k = 0; sameShape && k < t.rank; ++k)
+      sameShape = in.shape[k] == t.shape[k];
+    if (amprt::rawEnum(in.type) != amprt::rawEnum(t.type) || !sameShape)
+      return AMP_STATUS(
+          AMP_INVALID_ARGUMENT, "input %zu ('%s') must be %s x %s; got %s x %s",
+          n - 1, t.name, shapeString(t.rank, t.shape).c_str(),
+          amp_element_type_name(t.type),
+          in.rank >= 0 && in.rank <= AMP_STEP_MAX_RANK && (in.shape || !in.rank)
+              ? shapeString(in.rank, in.shape).c_str()
+              : "a bad shape",
+          elementName(in.type));
+    if (!in.data && byteSize(t))
+      return AMP_STATUS(AMP_INVALID_ARGUMENT, "input %zu ('%s') has no data",
+                        n - 1, t.name);
+  }
+  // Ids and labels on the host, where the batch is: a bad one stops the
+  // step before any of it is copied, and no device work waits for it.
+  for (size_t c = 0; c < checkCount; ++c) {
+    const amp_step_index_check_t &check = checks[c];
+    size_t n = 0;
+    for (size_t i = 0; i < check.tensor; ++i)
+      n += tensors[i].kind == AMP_STEP_INPUT;
+    AMP_RETURN_IF_ERROR(
+        checkIndices(tensors[check.tensor], check, inputs[n].data, what));
   }
   return nullptr;
 }
@@ -194,6 +273,18 @@ std::string headerValue(const std::string &header, const char *key) {
 
 } // namespace
 
+namespace {
+/// The memory of a step's evaluation (amp_eval_description_t): its batch
+/// and outputs, and its arena; it reads the step's parameters.
+struct Evaluation {
+  std::vector<BufferPtr> buffers; // the batch inputs, then the outputs
+  std::vector<void *> pointers;   // one per tensor of its table
+  std::vector<void *> outputs;    // one per output
+  std::vector<amp_buffer_t *> outputBuffers;
+  BufferPtr arena;
+};
+} // namespace
+
 struct amp_step_s {
   const amp_step_description_t *description = nullptr;
   amp_device_t *device = nullptr;
@@ -208,6 +299,7 @@ struct amp_step_s {
   // copies do not hold the host; `staged` marks when they are done.
   void *staging = nullptr;
   void *staged = nullptr;
+  std::unique_ptr<Evaluation> evaluation; // with description->eval
   ~amp_step_s() {
     if (stream) {
       amprt::Backend *backend = amprt::backendOf(stream);
@@ -215,6 +307,7 @@ struct amp_step_s {
       backend->destroyEvent(staged);
     }
     amp_graph_destroy(graph);
+    evaluation.reset();
     tensors.clear();
     arena.reset();
     results.reset();
@@ -246,6 +339,16 @@ amp_status_t checkIndex(const amp_step_t *step, size_t index) {
   return nullptr;
 }
 
+/// Checks that `size` bytes are all of tensor `t`.
+amp_status_t checkByteSize(const amp_step_tensor_t &t, size_t size) {
+  if (size == byteSize(t))
+    return nullptr;
+  return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                    "tensor '%s' (%s x %s) holds %zu bytes, not %zu", t.name,
+                    shapeString(t.rank, t.shape).c_str(),
+                    amp_element_type_name(t.type), byteSize(t), size);
+}
+
 /// Checks a copy of `size` bytes at `data` to or from all of tensor `index`.
 amp_status_t checkTransfer(const amp_step_t *step, size_t index,
                            const void *data, size_t size) {
@@ -253,12 +356,7 @@ amp_status_t checkTransfer(const amp_step_t *step, size_t index,
   const amp_step_tensor_t &t = step->description->tensors[index];
   if (!data)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "data is null");
-  if (size != byteSize(t))
-    return AMP_STATUS(AMP_INVALID_ARGUMENT,
-                      "tensor '%s' (%s x %s) holds %zu bytes, not %zu", t.name,
-                      shapeString(t.rank, t.shape).c_str(),
-                      amp_element_type_name(t.type), byteSize(t), size);
-  return nullptr;
+  return checkByteSize(t, size);
 }
 
 /// Checks the value a hyperparameter would take from `data` (host bytes of
@@ -297,6 +395,103 @@ amp_status_t findHyperParameter(const amp_step_t *step, const char *name,
                     name, known.empty() ? "none" : known.c_str());
 }
 
+/// Whether `t` is a valid tensor: a name, a known kind, rank and type, and
+/// no negative dimension.
+bool validTensor(const amp_step_tensor_t &t) {
+  int kind = amprt::rawEnum(t.kind);
+  bool valid = t.name && t.rank >= 0 && t.rank <= AMP_STEP_MAX_RANK &&
+               elementSize(t.type) != 0 && kind >= AMP_STEP_PARAM &&
+               kind <= AMP_STEP_HPARAM;
+  for (int32_t d = 0; valid && d < t.rank; ++d)
+    valid = t.shape[d] >= 0;
+  return valid;
+}
+
+bool sameTensorType(const amp_step_tensor_t &a, const amp_step_tensor_t &b) {
+  if (amprt::rawEnum(a.type) != amprt::rawEnum(b.type) || a.rank != b.rank)
+    return false;
+  for (int32_t d = 0; d < a.rank; ++d)
+    if (a.shape[d] != b.shape[d])
+      return false;
+  return true;
+}
+
+/// Checks the step's evaluation table and allocates its memory: each
+/// parameter must be one of the step's, of the same type and shape.
+amp_status_t createEvaluation(amp_step_t *step) {
+  const amp_step_description_t &d = *step->description;
+  const amp_eval_description_t &e = *d.eval;
+  auto bad = [&](const std::string &what) {
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "the evaluation of step '%s' is malformed: %s", d.name,
+                      what.c_str());
+  };
+  if (!e.run || (e.tensor_count && !e.tensors) || !e.output_count ||
+      !e.outputs || (e.index_check_count && !e.index_checks))
+    return bad("it lacks its code, tensors, outputs or index checks");
+  const amp_step_tensor_t &loss = e.outputs[0];
+  if (!validTensor(loss) || loss.rank != 0 ||
+      amprt::rawEnum(loss.type) != AMP_ELEMENT_F32)
+    return bad("its first output is not the loss, an f32 scalar");
+  auto evaluation = std::make_unique<Evaluation>();
+  auto allocate = [&](const amp_step_tensor_t &t) -> amp_status_t {
+    amp_buffer_t *buffer = nullptr;
+    AMP_RETURN_IF_ERROR(amp_buffer_allocate(
+        step->device, std::max<size_t>(byteSize(t), 1), &buffer));
+    evaluation->buffers.emplace_back(buffer);
+    return nullptr;
+  };
+  for (size_t i = 0; i < e.tensor_count; ++i) {
+    const amp_step_tensor_t &t = e.tensors[i];
+    if (!validTensor(t) || !sizeFits(t))
+      return bad("tensor " + std::to_string(i) +
+                 " has no name or a bad kind, rank, shape or type");
+    if (t.kind == AMP_STEP_INPUT) {
+      AMP_RETURN_IF_ERROR(allocate(t));
+      evaluation->pointers.push_back(
+          amp_buffer_data(evaluation->buffers.back().get()));
+      continue;
+    }
+    size_t match = d.tensor_count;
+    for (size_t k = 0; k < d.tensor_count && match == d.tensor_count; ++k)
+      if (d.tensors[k].kind == AMP_STEP_PARAM &&
+          std::strcmp(d.tensors[k].name, t.name) == 0)
+        match = k;
+    if (t.kind != AMP_STEP_PARAM || match == d.tensor_count ||
+        !sameTensorType(t, d.tensors[match]))
+      return bad("tensor '" + std::string(t.name) +
+                 "' is neither a batch input nor a parameter of the step of "
+                 "that type and shape");
+    evaluation->pointers.push_back(step->pointers[match]);
+  }
+  for (size_t c = 0; c < e.index_check_count; ++c) {
+    const amp_step_index_check_t &check = e.index_checks[c];
+    int type = check.tensor < e.tensor_count
+                   ? amprt::rawEnum(e.tensors[check.tensor].type)
+                   : -1;
+    if (check.tensor >= e.tensor_count ||
+        e.tensors[check.tensor].kind != AMP_STEP_INPUT ||
+        (type != AMP_ELEMENT_I32 && type != AMP_ELEMENT_I64))
+      return bad("index check " + std::to_string(c) +
+                 " is not on an integer batch input");
+  }
+  for (size_t o = 0; o < e.output_count; ++o) {
+    if (!validTensor(e.outputs[o]) || !sizeFits(e.outputs[o]))
+      return bad("output " + std::to_string(o) +
+                 " has no name or a bad rank, shape or type");
+    AMP_RETURN_IF_ERROR(allocate(e.outputs[o]));
+    evaluation->outputBuffers.push_back(evaluation->buffers.back().get());
+    evaluation->outputs.push_back(
+        amp_buffer_data(evaluation->buffers.back().get()));
+  }
+  amp_buffer_t *arena = nullptr;
+  AMP_RETURN_IF_ERROR(amp_buffer_allocate(
+      step->device, std::max<size_t>(e.arena_size, 1), &arena));
+  evaluation->arena.reset(arena);
+  step->evaluation = std::move(evaluation);
+  return nullptr;
+}
+
 /// Sets every state tensor and hyperparameter to its initial value and
 /// zeroes the counters.
 amp_status_t resetState(amp_step_t *step) {
@@ -332,37 +527,6 @@ stateEntries(amp_step_t *step, std::vector<std::vector<char>> &host,
   }
   entries.push_back({"amp.counters", counters, 2 * sizeof(double)});
   return entries;
-}
-
-} // namespace
-
-namespace {
-
-// The element type fields of descriptions and batches come from C, where
-// they may hold any int; loading such a value as the enum is undefined in
-// C++. These read the field's bytes (by reference) instead.
-size_t elementSize(const amp_element_type_t &type) {
-  switch (amprt::rawEnum(type)) {
-  case AMP_ELEMENT_F32:
-  case AMP_ELEMENT_I32:
-    return 4;
-  case AMP_ELEMENT_F16:
-  case AMP_ELEMENT_BF16:
-    return 2;
-  case AMP_ELEMENT_F64:
-  case AMP_ELEMENT_I64:
-    return 8;
-  case AMP_ELEMENT_I1:
-    return 1;
-  }
-  return 0;
-}
-
-const char *elementName(const amp_element_type_t &type) {
-  static const char *const names[] = {"f32", "f16", "bf16", "f64",
-                                      "i32", "i64", "i1"};
-  int raw = amprt::rawEnum(type);
-  return raw >= 0 && raw < 7 ? names[raw] : "?";
 }
 
 } // namespace
@@ -436,12 +600,7 @@ amp_status_t amp_step_create(const amp_step_description_t *description,
   for (size_t i = 0; i < description->tensor_count; ++i) {
     const amp_step_tensor_t &t = description->tensors[i];
     int kind = amprt::rawEnum(t.kind);
-    bool valid = t.name && t.rank >= 0 && t.rank <= AMP_STEP_MAX_RANK &&
-                 elementSize(t.type) != 0 && kind >= AMP_STEP_PARAM &&
-                 kind <= AMP_STEP_HPARAM;
-    for (int32_t d = 0; valid && d < t.rank; ++d)
-      valid = t.shape[d] >= 0;
-    if (!valid)
+    if (!validTensor(t))
       return AMP_STATUS(AMP_INVALID_ARGUMENT,
                         "tensor %zu of step '%s' has no name or a bad kind, "
                         "rank, shape or type",
@@ -491,6 +650,8 @@ amp_status_t amp_step_create(const amp_step_description_t *description,
     AMP_RETURN_IF_ERROR(backend->createEvent(&step->staged));
     AMP_RETURN_IF_ERROR(backend->allocateStaging(batchBytes, &step->staging));
   }
+  if (description->eval)
+    AMP_RETURN_IF_ERROR(createEvaluation(step.get()));
   AMP_RETURN_IF_ERROR(resetState(step.get()));
   *out_step = step.release();
   return nullptr;
@@ -563,15 +724,16 @@ amp_status_t amp_step_read_tensor(amp_step_t *step, size_t index, void *data,
   return amp_stream_synchronize(step->stream);
 }
 
-amp_status_t amp_step_save_npy(amp_step_t *step, size_t index,
-                               const char *path) {
-  AMP_RETURN_IF_ERROR(checkIndex(step, index));
-  if (!path || !*path)
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "path is empty");
-  const amp_step_tensor_t &t = step->description->tensors[index];
-  std::vector<char> data(byteSize(t));
-  AMP_RETURN_IF_ERROR(
-      amp_step_read_tensor(step, index, data.data(), data.size()));
+amp_status_t amp_npy_write(const amp_step_tensor_t *tensor, const char *path,
+                           const void *data, size_t size) {
+  if (!tensor || !path || !*path || (!data && size))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "tensor, path or data is null, or path is empty");
+  const amp_step_tensor_t &t = *tensor;
+  if (!validTensor(t) || !sizeFits(t))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "the tensor has no name or a bad rank, shape or type");
+  AMP_RETURN_IF_ERROR(checkByteSize(t, size));
   // Version 1: magic, a 16-bit header length, then the header dictionary,
   // padded with spaces and ended by a newline so that the data starts at
   // a multiple of 64 bytes.
@@ -588,15 +750,18 @@ amp_status_t amp_step_save_npy(amp_step_t *step, size_t index,
   preamble += static_cast<char>(dictionary.size() >> 8);
   return amprt::writeAtomically(path, {{preamble.data(), preamble.size()},
                                        {dictionary.data(), dictionary.size()},
-                                       {data.data(), data.size()}});
+                                       {data, size}});
 }
 
-amp_status_t amp_step_load_npy(amp_step_t *step, size_t index,
-                               const char *path) {
-  AMP_RETURN_IF_ERROR(checkIndex(step, index));
-  if (!path)
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "path is null");
-  const amp_step_tensor_t &t = step->description->tensors[index];
+amp_status_t amp_npy_read(const amp_step_tensor_t *tensor, const char *path,
+                          void *data, size_t size) {
+  if (!tensor || !path || (!data && size))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "tensor, path or data is null");
+  const amp_step_tensor_t &t = *tensor;
+  if (!validTensor(t) || !sizeFits(t))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "the tensor has no name or a bad rank, shape or type");
+  AMP_RETURN_IF_ERROR(checkByteSize(t, size));
   std::unique_ptr<FILE, int (*)(FILE *)> file(std::fopen(path, "rb"),
                                               &std::fclose);
   if (!file)
@@ -647,12 +812,35 @@ amp_status_t amp_step_load_npy(amp_step_t *step, size_t index,
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "%s has shape %s; tensor '%s' has shape %s", path,
                       fileShape.c_str(), t.name, shape.c_str());
-  std::vector<char> data(byteSize(t));
-  if (std::fread(data.data(), 1, data.size(), file.get()) != data.size())
+  // Into a copy first: `data` is unchanged on any error.
+  std::vector<char> bytes(size);
+  if (std::fread(bytes.data(), 1, size, file.get()) != size)
     return AMP_STATUS(AMP_DATA_LOSS, "%s: the data is truncated", path);
   if (std::fgetc(file.get()) != EOF)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "%s has bytes after its data",
                       path);
+  std::memcpy(data, bytes.data(), size);
+  return nullptr;
+}
+
+amp_status_t amp_step_save_npy(amp_step_t *step, size_t index,
+                               const char *path) {
+  AMP_RETURN_IF_ERROR(checkIndex(step, index));
+  if (!path || !*path)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "path is empty");
+  const amp_step_tensor_t &t = step->description->tensors[index];
+  std::vector<char> data(byteSize(t));
+  AMP_RETURN_IF_ERROR(
+      amp_step_read_tensor(step, index, data.data(), data.size()));
+  return amp_npy_write(&t, path, data.data(), data.size());
+}
+
+amp_status_t amp_step_load_npy(amp_step_t *step, size_t index,
+                               const char *path) {
+  AMP_RETURN_IF_ERROR(checkIndex(step, index));
+  const amp_step_tensor_t &t = step->description->tensors[index];
+  std::vector<char> data(byteSize(t));
+  AMP_RETURN_IF_ERROR(amp_npy_read(&t, path, data.data(), data.size()));
   return amp_step_write_tensor(step, index, data.data(), data.size());
 }
 
@@ -661,47 +849,9 @@ amp_status_t amp_step_run(amp_step_t *step, size_t input_count,
   if (!step)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "step is null");
   const amp_step_description_t &d = *step->description;
-  size_t expected = 0;
-  for (size_t i = 0; i < d.tensor_count; ++i)
-    expected += d.tensors[i].kind == AMP_STEP_INPUT;
-  if (input_count != expected)
-    return AMP_STATUS(AMP_INVALID_ARGUMENT,
-                      "step '%s' takes %zu batch inputs, not %zu", d.name,
-                      expected, input_count);
-  if (expected && !inputs)
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "inputs is null");
-  // Check every input before copying any.
-  for (size_t i = 0, n = 0; i < d.tensor_count; ++i) {
-    const amp_step_tensor_t &t = d.tensors[i];
-    if (t.kind != AMP_STEP_INPUT)
-      continue;
-    const amp_step_input_t &in = inputs[n++];
-    bool sameShape = in.rank == t.rank && (t.rank == 0 || in.shape);
-    for (int32_t k = 0; sameShape && k < t.rank; ++k)
-      sameShape = in.shape[k] == t.shape[k];
-    if (amprt::rawEnum(in.type) != amprt::rawEnum(t.type) || !sameShape)
-      return AMP_STATUS(
-          AMP_INVALID_ARGUMENT, "input %zu ('%s') must be %s x %s; got %s x %s",
-          n - 1, t.name, shapeString(t.rank, t.shape).c_str(),
-          amp_element_type_name(t.type),
-          in.rank >= 0 && in.rank <= AMP_STEP_MAX_RANK && (in.shape || !in.rank)
-              ? shapeString(in.rank, in.shape).c_str()
-              : "a bad shape",
-          elementName(in.type));
-    if (!in.data && byteSize(t))
-      return AMP_STATUS(AMP_INVALID_ARGUMENT, "input %zu ('%s') has no data",
-                        n - 1, t.name);
-  }
-  // Ids and labels on the host, where the batch is: a bad one stops the
-  // step before any of it is copied, and no device work waits for it.
-  for (size_t c = 0; c < d.index_check_count; ++c) {
-    const amp_step_index_check_t &check = d.index_checks[c];
-    size_t n = 0;
-    for (size_t i = 0; i < check.tensor; ++i)
-      n += d.tensors[i].kind == AMP_STEP_INPUT;
-    AMP_RETURN_IF_ERROR(
-        checkIndices(d.tensors[check.tensor], check, inputs[n].data));
-  }
+  AMP_RETURN_IF_ERROR(checkBatch(d.name, "step", d.tensor_count, d.tensors,
+                                 d.index_check_count, d.index_checks,
+                                 input_count, inputs));
   if (step->staging) {
     // The last run's copies out of the staging memory were its first
     // work: done before its kernels, so this seldom waits.
@@ -755,6 +905,55 @@ amp_status_t amp_step_capture(amp_step_t *step) {
   amp_graph_destroy(step->graph);
   step->graph = graph;
   return nullptr;
+}
+
+amp_status_t amp_step_evaluate(amp_step_t *step, size_t input_count,
+                               const amp_step_input_t *inputs,
+                               float *out_loss) {
+  if (!step || !out_loss)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "step or out_loss is null");
+  const amp_step_description_t &d = *step->description;
+  if (!step->evaluation)
+    return AMP_STATUS(AMP_UNAVAILABLE,
+                      "step '%s' was compiled without an evaluation "
+                      "(amp-compile --eval=false, or a step given as IR)",
+                      d.name);
+  const amp_eval_description_t &e = *d.eval;
+  Evaluation &evaluation = *step->evaluation;
+  AMP_RETURN_IF_ERROR(checkBatch(d.name, "evaluation", e.tensor_count,
+                                 e.tensors, e.index_check_count, e.index_checks,
+                                 input_count, inputs));
+  for (size_t i = 0, n = 0; i < e.tensor_count; ++i) {
+    const amp_step_tensor_t &t = e.tensors[i];
+    if (t.kind != AMP_STEP_INPUT)
+      continue;
+    if (size_t size = byteSize(t))
+      AMP_RETURN_IF_ERROR(amp_buffer_write(evaluation.buffers[n].get(), 0,
+                                           inputs[n].data, size, step->stream));
+    ++n;
+  }
+  AMP_RETURN_IF_ERROR(e.run(step->stream, evaluation.pointers.data(),
+                            amp_buffer_data(evaluation.arena.get()),
+                            evaluation.outputs.data()));
+  return amp_step_read_output(step, 0, out_loss, sizeof *out_loss);
+}
+
+amp_status_t amp_step_read_output(amp_step_t *step, size_t index, void *data,
+                                  size_t size) {
+  if (!step || !data)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "step or data is null");
+  if (!step->evaluation)
+    return AMP_STATUS(AMP_UNAVAILABLE,
+                      "step '%s' was compiled without an evaluation",
+                      step->description->name);
+  const amp_eval_description_t &e = *step->description->eval;
+  if (index >= e.output_count)
+    return AMP_STATUS(AMP_OUT_OF_RANGE, "output %zu of an evaluation with %zu",
+                      index, e.output_count);
+  AMP_RETURN_IF_ERROR(checkByteSize(e.outputs[index], size));
+  AMP_RETURN_IF_ERROR(amp_buffer_read(step->evaluation->outputBuffers[index], 0,
+                                      data, size, step->stream));
+  return amp_stream_synchronize(step->stream);
 }
 
 amp_status_t amp_step_result(amp_step_t *step, float *out_loss,

@@ -3,14 +3,17 @@
 //   amp-compile model.mlir --target=host|cuda -o DIR [pipeline options]
 //
 // Runs --amp-train-step (unless the input already holds a step) and
-// --amp-backend, translates the step to CUDA C++ (--amp-to-cuda) and
+// --amp-backend, and the same for the model's evaluation (amp-evaluation
+// and amp-autocast on a copy of the model; --eval=false leaves it out),
+// translates the step and its evaluation to CUDA C++ (--amp-to-cuda) and
 // hands it to the package writer (Target/Cuda/StepPackage.h), which
 // writes the header and build.sh and builds DIR/lib<name>.so with the
 // system C++ compiler (host) or nvcc (cuda). Between the backend's stages
 // it keeps only the step, checks that the backend can compile it and saves
 // its IR. DIR keeps the source, the step IR the source came from
-// (<name>.step.mlir, runnable by amp-run), the header (<name>.h) and the
-// memory report (<name>.memory.json).
+// (<name>.step.mlir, runnable by amp-run) and the evaluation's
+// (<name>.eval.mlir), the header (<name>.h) and the memory report
+// (<name>.memory.json).
 //
 // Everything is written into a temporary directory first (in DIR, or
 // beside it while there is no DIR), and moves into DIR only when the whole
@@ -84,6 +87,16 @@ llvm::cl::opt<std::string> planOptions(
     "plan-options",
     llvm::cl::desc("More --amp-plan-buffers options, as 'by-size-limit=0'"),
     llvm::cl::init(""), llvm::cl::cat(category));
+llvm::cl::opt<bool> evaluation(
+    "eval",
+    llvm::cl::desc("Also compile the model's evaluation, forward only, into "
+                   "the library (default: true)"),
+    llvm::cl::init(true), llvm::cl::cat(category));
+llvm::cl::list<std::string> evalOutputs(
+    "eval-outputs",
+    llvm::cl::desc("Values the evaluation returns after the loss, by their "
+                   "SSA names in the model (logits,hidden)"),
+    llvm::cl::CommaSeparated, llvm::cl::cat(category));
 llvm::cl::opt<bool> sourceOnly(
     "source-only",
     llvm::cl::desc("Write the source and header; do not build the library"),
@@ -160,6 +173,44 @@ FailureOr<func::FuncOp> findStep(ModuleOp module) {
                           "function with amp.param arguments and a loss)";
     return failure();
   }
+  return found;
+}
+
+/// Runs the evaluation's passes on `module`, a copy of the model: the
+/// forward function returning the loss and --eval-outputs in the step's
+/// precision (buildEvaluationPipeline), inlined and simplified, alone in
+/// the module.
+FailureOr<func::FuncOp>
+buildEvaluation(ModuleOp module, const amp::TrainStepPipelineOptions &options) {
+  {
+    SmallVector<std::string> outputs(evalOutputs.begin(), evalOutputs.end());
+    PassManager pm(module.getContext(), ModuleOp::getOperationName());
+    amp::buildEvaluationPipeline(pm, options, outputs);
+    amp::addBackendInlining(pm);
+    if (failed(pm.run(module)))
+      return failure();
+  }
+  func::FuncOp found;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!func->hasAttr(amp::AmpDialect::kEvaluationOfAttrName))
+      continue;
+    if (found) {
+      module.emitError() << "amp-compile: several model functions (@"
+                         << found.getSymName() << ", @" << func.getSymName()
+                         << "); name one with --train-options='function=...'";
+      return failure();
+    }
+    found = func;
+  }
+  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (func != found)
+      func.erase();
+  if (failed(amp::backend::checkCompilable(found)))
+    return failure();
+  PassManager pm(module.getContext(), ModuleOp::getOperationName());
+  amp::addBackendSimplification(pm);
+  if (failed(pm.run(module)))
+    return failure();
   return found;
 }
 
@@ -245,15 +296,23 @@ int main(int argc, char **argv) {
   // The step's tensors are called by the model's names.
   amp::nameArgumentsFromSource(*module, &sourceMgr);
 
-  // The training step.
-  if (!holdsStep(*module)) {
-    amp::TrainStepPipelineOptions options;
-    options.computeType = computeType.getValue();
-    options.optimizer = optimizer.getValue();
-    options.lossScaling = lossScaling.getValue();
-    // The parser prints why it fails (an unknown option, a bad value).
-    if (failed(options.parseFromString(trainOptions)))
-      return fail("bad training options '" + trainOptions + "'");
+  // The training step, and the evaluation of its model (from a copy of the
+  // model taken before the step's passes change it).
+  bool given = holdsStep(*module);
+  if (given && !evalOutputs.empty())
+    return fail("--eval-outputs needs a model; " + inputFile +
+                " holds a training step already, which has no evaluation");
+  amp::TrainStepPipelineOptions options;
+  options.computeType = computeType.getValue();
+  options.optimizer = optimizer.getValue();
+  options.lossScaling = lossScaling.getValue();
+  // The parser prints why it fails (an unknown option, a bad value).
+  if (failed(options.parseFromString(trainOptions)))
+    return fail("bad training options '" + trainOptions + "'");
+  OwningOpRef<ModuleOp> evaluationModule;
+  if (!given && evaluation)
+    evaluationModule = module->clone();
+  if (!given) {
     PassManager pm(&context, ModuleOp::getOperationName());
     std::string reason;
     auto refuse = [&](const llvm::Twine &message) {
@@ -265,6 +324,11 @@ int main(int argc, char **argv) {
     if (failed(pm.run(*module)))
       return 1;
   }
+  FailureOr<func::FuncOp> evaluationFunc = func::FuncOp();
+  if (evaluationModule)
+    evaluationFunc = buildEvaluation(*evaluationModule, options);
+  if (failed(evaluationFunc))
+    return 1;
   // The backend's stages, with the step chosen after inlining and its IR
   // saved before fusion.
   {
@@ -298,15 +362,34 @@ int main(int argc, char **argv) {
     if (llvm::Error error = output.write(name + ".step.mlir", text))
       return fail(std::move(error));
   }
+  if (*evaluationFunc) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    evaluationModule->print(os);
+    if (llvm::Error error = output.write(name + ".eval.mlir", text))
+      return fail(std::move(error));
+  }
   {
     amp::BackendPipelineOptions options;
-    options.report = output.pathOf(name + ".memory.json");
     if (failed(options.parseFromString(planOptions)))
       return fail("bad plan options: " + planOptions);
+    // The step first; the evaluation has an arena of its own, and the
+    // report is the step's.
+    options.report = output.pathOf(name + ".memory.json");
     PassManager pm(&context, ModuleOp::getOperationName());
     amp::addBackendPlanning(pm, options);
     if (failed(pm.run(*module)))
       return 1;
+    if (*evaluationFunc) {
+      options.report = amp::AmpPlanBuffersOptions().report;
+      PassManager pm(&context, ModuleOp::getOperationName());
+      amp::addBackendPlanning(pm, options);
+      if (failed(pm.run(*evaluationModule)))
+        return 1;
+      // One file for both.
+      evaluationFunc->getOperation()->remove();
+      module->push_back(*evaluationFunc);
+    }
   }
   std::string source;
   amp::StepCost cost;

@@ -19,7 +19,11 @@
 // digits, '_', '-' and '.', not first), or is "loss" or arg<k>, is
 // arg<i>.npy in both directions. --hparam=NAME=VALUE sets a hyperparameter
 // (lr, weight_decay, ...) after the tensors and any --load, before the
-// first step.
+// first step. --eval=DIR evaluates the model after the last step on the
+// batch in DIR (x.npy, labels.npy, named as the evaluation names its
+// inputs) and prints its loss; with --output-dir it writes the
+// evaluation's outputs under DIR/eval by their names (loss.npy,
+// logits.npy).
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,8 +31,6 @@
 #include "amp_runtime/step.h"
 
 #include <dlfcn.h>
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <cctype>
 #include <cerrno>
@@ -113,56 +115,45 @@ std::vector<char> randomInput(const amp_step_tensor_t &t, uint64_t &state,
 
 /// The file of tensor `index` (named `name`) in a directory of .npy files:
 /// <name>.npy where the name is a plain file name (letters, digits, '_',
-/// '-' and '.', not first; at most 200 bytes) other than the loss's and
-/// other than a positional one (arg<k>), else arg<index>.npy.
-std::string tensorFile(const char *name, size_t index) {
+/// '-' and '.', not first; at most 200 bytes) other than the loss's
+/// (where `lossReserved`: a directory that holds loss.npy) and other than
+/// a positional one (arg<k>), else arg<index>.npy.
+std::string tensorFile(const char *name, size_t index,
+                       bool lossReserved = true) {
   std::string plain = name;
   bool positional =
       plain.size() > 3 && plain.compare(0, 3, "arg") == 0 &&
       plain.find_first_not_of("0123456789", 3) == std::string::npos;
   bool usable = !plain.empty() && plain.size() <= 200 && plain.front() != '.' &&
-                plain != "loss" && !positional &&
+                (plain != "loss" || !lossReserved) && !positional &&
                 plain.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
                                         "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                         "0123456789_-.") == std::string::npos;
   return usable ? plain + ".npy" : "arg" + std::to_string(index) + ".npy";
 }
 
-/// Writes `value` as a 0-d f32 .npy file at `path`, atomically (a file
-/// beside it, flushed to the disk, renamed over it): 0, or the errno of
-/// what failed.
-int writeScalarNpy(const std::string &path, float value) {
-  std::string header =
-      "{'descr': '<f4', 'fortran_order': False, 'shape': (), }";
-  // Magic, version 1.0, the header's length; the header padded with
-  // spaces and ended by a newline so that the data start 64-aligned.
-  size_t total = (10 + header.size() + 1 + 63) / 64 * 64;
-  header.append(total - 10 - header.size() - 1, ' ');
-  header += '\n';
-  std::string bytes = "\x93NUMPY";
-  bytes += '\x01';
-  bytes += '\x00';
-  bytes += static_cast<char>(header.size() & 0xff);
-  bytes += static_cast<char>(header.size() >> 8);
-  bytes += header;
-  bytes.append(reinterpret_cast<const char *>(&value), sizeof value);
-  std::string partial = path + ".partial";
-  int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0)
-    return errno;
-  int error = 0;
-  if (::write(fd, bytes.data(), bytes.size()) !=
-      static_cast<ssize_t>(bytes.size()))
-    error = errno ? errno : EIO;
-  if (error == 0 && ::fsync(fd) != 0)
-    error = errno;
-  if (::close(fd) != 0 && error == 0)
-    error = errno;
-  if (error == 0 && std::rename(partial.c_str(), path.c_str()) != 0)
-    error = errno;
-  if (error != 0)
-    std::remove(partial.c_str());
-  return error;
+/// Reads every batch input of `tensors` (the evaluation's) from `dir`,
+/// by name (tensorFile), into `batch`, and describes them in `inputs`.
+amp_status_t readBatch(const std::string &dir, size_t count,
+                       const amp_step_tensor_t *tensors,
+                       std::vector<std::vector<char>> &batch,
+                       std::vector<amp_step_input_t> &inputs) {
+  batch.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    const amp_step_tensor_t &t = tensors[i];
+    if (t.kind != AMP_STEP_INPUT)
+      continue;
+    int64_t elements = 1;
+    for (int32_t d = 0; d < t.rank; ++d)
+      elements *= t.shape[d];
+    batch.emplace_back(elements * amp_element_size(t.type));
+    std::string path = dir + "/" + tensorFile(t.name, i);
+    if (amp_status_t status = amp_npy_read(
+            &t, path.c_str(), batch.back().data(), batch.back().size()))
+      return status;
+    inputs.push_back({batch.back().data(), t.type, t.rank, t.shape});
+  }
+  return nullptr;
 }
 
 } // namespace
@@ -171,12 +162,13 @@ int main(int argc, char **argv) {
   const char *usage =
       "usage: amp-step LIB NAME (--inputs=DIR | --seed=S [--index-bound=N]) "
       "[--steps=N] [--bench=N] [--device=host|cuda] [--graph] [--load=FILE] "
-      "[--save=FILE] [--output-dir=DIR] [--hparam=NAME=VALUE]...\n";
+      "[--save=FILE] [--output-dir=DIR] [--hparam=NAME=VALUE]... "
+      "[--eval=DIR]\n";
   if (argc < 3) {
     std::fprintf(stderr, "%s", usage);
     return 2;
   }
-  std::string inputs, load, save, outputDir;
+  std::string inputs, load, save, outputDir, evalDir;
   std::vector<std::pair<std::string, double>> hparams;
   long steps = 1, bench = 0, seed = -1, indexBound = 2;
   bool graph = false;
@@ -220,6 +212,8 @@ int main(int argc, char **argv) {
       graph = true;
     else if (arg.rfind("--output-dir=", 0) == 0)
       outputDir = arg.substr(13);
+    else if (arg.rfind("--eval=", 0) == 0)
+      evalDir = arg.substr(7);
     else if (arg.rfind("--hparam=", 0) == 0) {
       std::string setting = arg.substr(9);
       size_t equals = setting.find('=');
@@ -396,12 +390,59 @@ int main(int argc, char **argv) {
     if (amp_status_t status = amp_step_result(step, &loss, &found))
       return fail(status);
     std::string path = outputDir + "/loss.npy";
+    const amp_step_tensor_t scalar = {
+        "loss", AMP_STEP_INPUT, AMP_ELEMENT_F32, 0, {}, 0, 0};
     if (steps + bench == 0)
       std::filesystem::remove(path, error);
-    if (int failure = steps + bench > 0 ? writeScalarNpy(path, loss) : 0) {
-      std::fprintf(stderr, "amp-step: error: cannot write %s: %s\n",
-                   path.c_str(), std::strerror(failure));
+    else if (amp_status_t status =
+                 amp_npy_write(&scalar, path.c_str(), &loss, sizeof loss))
+      return fail(status);
+  }
+  // The evaluation last, on the trained parameters: its loss printed, its
+  // outputs written under <output-dir>/eval by their names.
+  if (!evalDir.empty()) {
+    const amp_eval_description_t *eval = description->eval;
+    if (!eval) {
+      std::fprintf(stderr,
+                   "amp-step: error: --eval: %s was compiled without an "
+                   "evaluation (amp-compile --eval=false)\n",
+                   argv[1]);
       return 1;
+    }
+    std::vector<std::vector<char>> evalBatch;
+    std::vector<amp_step_input_t> evalInputs;
+    if (amp_status_t status = readBatch(evalDir, eval->tensor_count,
+                                        eval->tensors, evalBatch, evalInputs))
+      return fail(status);
+    float loss = 0;
+    if (amp_status_t status = amp_step_evaluate(step, evalInputs.size(),
+                                                evalInputs.data(), &loss))
+      return fail(status);
+    std::printf("eval loss %.9g\n", loss);
+    if (!outputDir.empty()) {
+      std::string dir = outputDir + "/eval";
+      std::error_code error;
+      std::filesystem::create_directories(dir, error);
+      if (error) {
+        std::fprintf(stderr, "amp-step: error: cannot create %s: %s\n",
+                     dir.c_str(), error.message().c_str());
+        return 1;
+      }
+      for (size_t k = 0; k < eval->output_count; ++k) {
+        const amp_step_tensor_t &t = eval->outputs[k];
+        int64_t elements = 1;
+        for (int32_t d = 0; d < t.rank; ++d)
+          elements *= t.shape[d];
+        std::vector<char> data(elements * amp_element_size(t.type));
+        std::string path =
+            dir + "/" + tensorFile(t.name, k, /*lossReserved=*/false);
+        if (amp_status_t status =
+                amp_step_read_output(step, k, data.data(), data.size()))
+          return fail(status);
+        if (amp_status_t status =
+                amp_npy_write(&t, path.c_str(), data.data(), data.size()))
+          return fail(status);
+      }
     }
   }
   amp_step_destroy(step);

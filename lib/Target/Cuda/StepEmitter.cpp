@@ -680,8 +680,26 @@ LogicalResult StepEmitter::emitKernel(ArrayRef<Operation *> ops) {
 
 LogicalResult StepEmitter::emitReturn() {
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-  SmallVector<unsigned> threaded = getThreadedArguments(func);
   raw_indented_ostream &s = step();
+  if (isEvaluation()) {
+    s << "// The loss and the named values, to where the runtime reads "
+         "them.\n";
+    for (auto [k, value] : llvm::enumerate(ret.getOperands())) {
+      std::string name = "output_" + std::to_string(k);
+      int64_t count = countOf(value);
+      s << "AMP_STEP_CHECK(ampstep::launch(stream, \"" << name << "\", "
+        << count << ", ampstep::Copy{" << pointerOf(value, false)
+        << ", static_cast<" << storageType(elementOf(value)) << " *>(outputs["
+        << k << "])}));\n";
+      amprt::Grid grid = amprt::elementGrid(count);
+      KernelCost copy{name, "copy", 1, grid.blocks, grid.threads};
+      copy.functor = "ampstep::Copy";
+      copy.bytesWritten = getByteSize(value.getType());
+      recordLaunch(std::move(copy), {{value, false}});
+    }
+    return success();
+  }
+  SmallVector<unsigned> threaded = getThreadedArguments(func);
   s << "// The new parameters and state, where not already in place.\n";
   for (auto [k, argIndex] : llvm::enumerate(threaded)) {
     emitCopy("copy_" + std::to_string(argIndex), ret.getOperand(k),
@@ -782,6 +800,18 @@ static StringRef elementEnum(Type element) {
                                  : "I64";
 }
 
+/// One entry of a tensor table: {"name", kind, type, rank, {shape},
+/// fan_in, initial}.
+static void printTensorEntry(raw_ostream &os, StringRef name, StringRef kind,
+                             RankedTensorType type, int64_t fanIn,
+                             double initial) {
+  os << "  {\"" << cStringBody(name) << "\", " << kind << ", AMP_ELEMENT_"
+     << elementEnum(type.getElementType()) << ", " << type.getRank() << ", {";
+  for (auto [d, dim] : llvm::enumerate(type.getShape()))
+    os << (d ? ", " : "") << dim;
+  os << "}, " << fanIn << ", " << llvm::format("%a", initial) << "},\n";
+}
+
 void StepEmitter::printTensorTable(ArrayRef<IndexCheck> indexChecks) {
   os << "static const amp_step_tensor_t " << name << "_tensors[] = {\n";
   int64_t scaleSlot = -1;
@@ -799,15 +829,6 @@ void StepEmitter::printTensorTable(ArrayRef<IndexCheck> indexChecks) {
     if (auto value =
             func.getArgAttrOfType<FloatAttr>(i, AmpDialect::kStateAttrName))
       initial = value.getValueAsDouble();
-    os << "  {\"" << cStringBody(tensorNames[i]) << "\", "
-       << (isParam   ? "AMP_STEP_PARAM"
-           : isHyper ? "AMP_STEP_HPARAM"
-           : isState ? "AMP_STEP_STATE"
-                     : "AMP_STEP_INPUT")
-       << ", AMP_ELEMENT_" << elementEnum(type.getElementType()) << ", "
-       << type.getRank() << ", {";
-    for (auto [d, dim] : llvm::enumerate(type.getShape()))
-      os << (d ? ", " : "") << dim;
     // Parameters start as PyTorch starts their layers (getParamInit).
     int64_t fanIn = 1;
     if (isParam) {
@@ -815,11 +836,31 @@ void StepEmitter::printTensorTable(ArrayRef<IndexCheck> indexChecks) {
       fanIn = init.fanIn;
       initial = init.initial;
     }
-    os << "}, " << fanIn << ", " << llvm::format("%a", initial) << "},\n";
+    printTensorEntry(os, tensorNames[i],
+                     isParam   ? "AMP_STEP_PARAM"
+                     : isHyper ? "AMP_STEP_HPARAM"
+                     : isState ? "AMP_STEP_STATE"
+                               : "AMP_STEP_INPUT",
+                     type, fanIn, initial);
   }
   if (func.getNumArguments() == 0)
     os << "  {}\n";
   os << "};\n\n";
+
+  // An evaluation's outputs, by the names amp-evaluation gave them.
+  if (isEvaluation()) {
+    os << "static const amp_step_tensor_t " << name << "_outputs[] = {\n";
+    for (unsigned k = 0; k < func.getNumResults(); ++k) {
+      auto outputName =
+          func.getResultAttrOfType<StringAttr>(k, AmpDialect::kNameAttrName);
+      printTensorEntry(os,
+                       outputName ? outputName.getValue().str()
+                                  : "output" + std::to_string(k),
+                       "AMP_STEP_INPUT",
+                       cast<RankedTensorType>(func.getResultTypes()[k]), 0, 0);
+    }
+    os << "};\n\n";
+  }
 
   // The ranges of ids and labels, checked by the runtime before a run.
   os << "static const amp_step_index_check_t " << name
@@ -839,24 +880,42 @@ void StepEmitter::printTensorTable(ArrayRef<IndexCheck> indexChecks) {
   if (indexChecks.empty())
     os << "  {}\n";
   int64_t arenaSize = func->getAttrOfType<IntegerAttr>(kArenaSizeAttr).getInt();
-  os << "};\n\n"
-     << "static const amp_step_description_t " << name << "_description = {\n";
+  os << "};\n\n";
   // A field a line, named by the comment (amp_runtime/step.h).
-  std::pair<std::string, StringRef> fields[] = {
-      {"AMP_STEP_ABI_VERSION", "abi_version"},
-      {("\"" + name + "\"").str(), "name"},
-      {"ampstep::kDevice", "target"},
-      {std::to_string(func.getNumArguments()), "tensor_count"},
-      {(name + "_tensors").str(), "tensors"},
-      {std::to_string(scaleSlot), "loss_scale_tensor"},
-      {std::to_string(arenaSize), "arena_size"},
-      {(name + "_run").str(), "run"},
-      {std::to_string(indexChecks.size()), "index_check_count"},
-      {(name + "_index_checks").str(), "index_checks"}};
+  SmallVector<std::pair<std::string, StringRef>> fields;
+  if (isEvaluation()) {
+    os << "static const amp_eval_description_t " << name
+       << "_description = {\n";
+    fields = {{std::to_string(func.getNumArguments()), "tensor_count"},
+              {(name + "_tensors").str(), "tensors"},
+              {std::to_string(func.getNumResults()), "output_count"},
+              {(name + "_outputs").str(), "outputs"},
+              {std::to_string(arenaSize), "arena_size"},
+              {(name + "_run").str(), "run"},
+              {std::to_string(indexChecks.size()), "index_check_count"},
+              {(name + "_index_checks").str(), "index_checks"}};
+  } else {
+    os << "static const amp_step_description_t " << name
+       << "_description = {\n";
+    fields = {{"AMP_STEP_ABI_VERSION", "abi_version"},
+              {("\"" + name + "\"").str(), "name"},
+              {"ampstep::kDevice", "target"},
+              {std::to_string(func.getNumArguments()), "tensor_count"},
+              {(name + "_tensors").str(), "tensors"},
+              {std::to_string(scaleSlot), "loss_scale_tensor"},
+              {std::to_string(arenaSize), "arena_size"},
+              {(name + "_run").str(), "run"},
+              {std::to_string(indexChecks.size()), "index_check_count"},
+              {(name + "_index_checks").str(), "index_checks"},
+              {evaluation.empty() ? std::string("nullptr") : "&" + evaluation,
+               "eval"}};
+  }
   for (const auto &[value, field] : fields)
     os << "  " << value << ", // " << field << "\n";
-  os << "};\n\n"
-     << "extern \"C\" __attribute__((visibility(\"default\")))\n"
+  os << "};\n";
+  if (isEvaluation())
+    return;
+  os << "\nextern \"C\" __attribute__((visibility(\"default\")))\n"
      << "const amp_step_description_t *" << name << "_describe(void) {\n"
      << "  return &" << name << "_description;\n}\n";
 }
@@ -887,15 +946,25 @@ LogicalResult StepEmitter::emit() {
   if (failed(backend::checkCompilable(func)))
     return failure();
   Block &block = func.getBody().front();
-  SmallVector<unsigned> threaded = getThreadedArguments(func);
-  if (threaded.empty())
-    return func.emitError()
-           << "amp-to-cuda: @" << func.getSymName()
-           << " is not a training step (its results must be its amp.param "
-              "and amp.state arguments, in order, then the loss and, with "
-              "loss scaling, found_inf)";
   auto ret = cast<func::ReturnOp>(block.getTerminator());
-  Value loss = ret.getOperand(threaded.size());
+  Value loss;
+  if (isEvaluation()) {
+    if (ret.getNumOperands() == 0)
+      return func.emitError()
+             << "amp-to-cuda: the evaluation @" << func.getSymName()
+             << " returns nothing; its first result must "
+                "be the loss";
+    loss = ret.getOperand(0);
+  } else {
+    SmallVector<unsigned> threaded = getThreadedArguments(func);
+    if (threaded.empty())
+      return func.emitError()
+             << "amp-to-cuda: @" << func.getSymName()
+             << " is not a training step (its results must be its amp.param "
+                "and amp.state arguments, in order, then the loss and, with "
+                "loss scaling, found_inf)";
+    loss = ret.getOperand(threaded.size());
+  }
   auto lossType = tensorOf(loss);
   if (lossType.getRank() != 0 || !lossType.getElementType().isF32())
     return func.emitError() << "amp-to-cuda: the loss must be an f32 scalar; "
@@ -972,25 +1041,39 @@ LogicalResult StepEmitter::emit() {
   for (Value buffer : idealBuffers)
     cost.idealBytes += getByteSize(buffer.getType());
 
-  // The file.
+  // The file. An evaluation is a namespace of the step's file, printed
+  // before the step, whose table points at it.
   int64_t arenaSize = func->getAttrOfType<IntegerAttr>(kArenaSizeAttr).getInt();
-  os << "// " << name << ": the training step @" << func.getSymName()
-     << ", generated by amp-translate --amp-to-cuda.\n"
-     << "// Builds with nvcc (cuda target) or a host C++ compiler (host "
-        "target);\n// kernel bodies are AMP_HOST_DEVICE. Do not edit: "
-        "regenerate.\n//\n"
-     << "// " << kernels.size() << " kernels; arena " << arenaSize
-     << " bytes.\n\n#include \"amp_runtime/step_kernels.h\"\n\n"
-     << "namespace {\n\n"
+  if (isEvaluation()) {
+    os << "// " << name << ": the evaluation @" << func.getSymName()
+       << ": the model's loss and named values, forward only.\n"
+       << "// " << kernels.size() << " kernels; arena " << arenaSize
+       << " bytes.\n"
+       << "namespace " << kEvaluationNamespace << " {\n\n";
+  } else {
+    os << "// " << name << ": the training step @" << func.getSymName()
+       << ", generated by amp-translate --amp-to-cuda.\n"
+       << "// Builds with nvcc (cuda target) or a host C++ compiler (host "
+          "target);\n// kernel bodies are AMP_HOST_DEVICE. Do not edit: "
+          "regenerate.\n//\n"
+       << "// " << kernels.size() << " kernels; arena " << arenaSize
+       << " bytes.\n\n#include \"amp_runtime/step_kernels.h\"\n\n"
+       << evaluationText;
+  }
+  os << "namespace {\n\n"
      << offsetTable() << constantsText.text << defsText.text
      << "} // namespace\n\n"
      << "static amp_status_t " << name
-     << "_run(amp_stream_t *stream, void *const *tensors, void *arenaBase, "
-        "float *loss, float *found_inf, double *counters) {\n"
+     << (isEvaluation() ? "_run(amp_stream_t *stream, void *const *tensors, "
+                          "void *arenaBase, void *const *outputs) {\n"
+                        : "_run(amp_stream_t *stream, void *const *tensors, "
+                          "void *arenaBase, float *loss, float *found_inf, "
+                          "double *counters) {\n")
      << "  [[maybe_unused]] char *arena = static_cast<char *>(arenaBase);\n";
   // The named pointers of the tensors the kernels touch: the arguments,
   // then the arena's values at the offsets of the plan.
-  os << "  // The tensors: the step's arguments and the arena's values.\n";
+  os << "  // The tensors: the " << (isEvaluation() ? "evaluation" : "step")
+     << "'s arguments and the arena's values.\n";
   for (Value buffer : usedBuffers) {
     std::string constness = writtenBuffers.contains(buffer) ? "" : "const ";
     std::string type = constness + storageType(elementOf(buffer)) + " *";
@@ -1007,5 +1090,7 @@ LogicalResult StepEmitter::emit() {
   }
   os << stepText.text << "  return nullptr;\n}\n\n";
   printTensorTable(*indexChecks);
+  if (isEvaluation())
+    os << "\n} // namespace " << kEvaluationNamespace << "\n\n";
   return success();
 }

@@ -22,6 +22,7 @@
 
 #include "CSource.h"
 
+#include "amp/Dialect/Amp/IR/AmpDialect.h"
 #include "amp/Dialect/Amp/Transforms/Backend.h"
 #include "amp/Target/Cuda/CostReport.h"
 
@@ -196,15 +197,30 @@ private:
   std::optional<Functor> built;
 };
 
-/// The translation of one planned step function.
+/// The namespace of a step's evaluation in the step's file.
+inline constexpr llvm::StringLiteral kEvaluationNamespace = "evaluation";
+
+/// The translation of one planned step function, or of the evaluation
+/// (amp.evaluation_of) that goes with one: a namespace printed into the
+/// step's file first.
 class StepEmitter {
 public:
   StepEmitter(func::FuncOp func, StringRef name, raw_ostream &os)
       : func(func), name(name), os(os) {}
 
+  /// Gives the step the evaluation `text` (an evaluation's emit()) whose
+  /// table is `description`.
+  void setEvaluation(std::string text, std::string description) {
+    evaluationText = std::move(text);
+    evaluation = std::move(description);
+  }
+
   LogicalResult emit();
 
   func::FuncOp getFunction() const { return func; }
+  bool isEvaluation() const {
+    return func->hasAttr(AmpDialect::kEvaluationOfAttrName);
+  }
   /// The expression of the pointer to `value`'s memory inside the step
   /// function: the named pointer of its argument or arena slot.
   std::string pointerOf(Value value, bool writes);
@@ -287,6 +303,8 @@ private:
   func::FuncOp func;
   StringRef name;
   raw_ostream &os;
+  /// The step's evaluation and its table's name, or "".
+  std::string evaluationText, evaluation;
   IndentedText defsText, stepText, constantsText;
   int64_t kernelNumber = 0;
   llvm::DenseMap<Operation *, std::string> constantArrays;

@@ -12,6 +12,7 @@
 #include "CSource.h"
 #include "StepEmitter.h"
 
+#include "amp/Dialect/Amp/IR/AmpDialect.h"
 #include "amp/Dialect/Amp/Transforms/Backend.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -26,16 +27,32 @@ using namespace mlir::amp::backend;
 LogicalResult mlir::amp::translateToCuda(ModuleOp module, raw_ostream &os,
                                          StringRef functionName, StringRef name,
                                          StepCost *cost) {
-  func::FuncOp func;
+  // The step, and the evaluation of its model if the module has one.
+  func::FuncOp func, evaluation;
+  SmallVector<func::FuncOp> planned, evaluations;
+  for (auto candidate : module.getOps<func::FuncOp>()) {
+    if (candidate.isExternal() || !candidate->getAttr(kArenaSizeAttr))
+      continue;
+    if (candidate->hasAttr(AmpDialect::kEvaluationOfAttrName))
+      evaluations.push_back(candidate);
+    else
+      planned.push_back(candidate);
+  }
+  if (evaluations.size() > 1)
+    return module.emitError()
+           << "amp-to-cuda: several planned evaluations (@"
+           << evaluations[0].getSymName() << ", @"
+           << evaluations[1].getSymName() << "); a step has one";
+  if (!evaluations.empty())
+    evaluation = evaluations.front();
   if (!functionName.empty()) {
     func = module.lookupSymbol<func::FuncOp>(functionName);
     if (!func)
       return module.emitError() << "amp-to-cuda: no function @" << functionName;
+    if (func == evaluation)
+      return func.emitError() << "amp-to-cuda: @" << functionName
+                              << " is an evaluation; name its step";
   } else {
-    SmallVector<func::FuncOp> planned;
-    for (auto candidate : module.getOps<func::FuncOp>())
-      if (!candidate.isExternal() && candidate->getAttr(kArenaSizeAttr))
-        planned.push_back(candidate);
     if (planned.size() > 1) {
       InFlightDiagnostic diag = module.emitError()
                                 << "amp-to-cuda: several planned functions (";
@@ -63,6 +80,19 @@ LogicalResult mlir::amp::translateToCuda(ModuleOp module, raw_ostream &os,
   std::string code;
   llvm::raw_string_ostream buffer(code);
   cuda::StepEmitter emitter(func, stepName, buffer);
+  if (evaluation) {
+    std::string evaluationName = stepName + "_eval";
+    std::string evaluationCode;
+    llvm::raw_string_ostream evaluationBuffer(evaluationCode);
+    cuda::StepEmitter evaluationEmitter(evaluation, evaluationName,
+                                        evaluationBuffer);
+    if (failed(evaluationEmitter.emit()))
+      return failure();
+    emitter.setEvaluation(
+        std::move(evaluationCode),
+        (cuda::kEvaluationNamespace + "::" + evaluationName + "_description")
+            .str());
+  }
   if (failed(emitter.emit()))
     return failure();
   if (cost)

@@ -97,6 +97,32 @@ typedef struct amp_step_index_check_s {
                          of amp.cross_entropy at mlp.mlir:12:11" */
 } amp_step_index_check_t;
 
+/* The forward-only evaluation amp-compile emits next to the step: the
+ * model's loss (and the values named with --eval-outputs) for one batch,
+ * in the precision the step trains in (autocast on), without loss scaling,
+ * gradients or an update. It reads the step's parameters, never writes
+ * them, and has an arena of its own.
+ *
+ * `tensors` (device pointers, one per entry of the table's `tensors`, in
+ * order) are the step's parameters of the same names and the batch;
+ * `outputs` (device pointers) receive output 0, the loss (f32, 0-d), then
+ * the named values. Queues work on `stream`; never waits. */
+typedef amp_status_t (*amp_eval_function_t)(amp_stream_t *stream,
+                                            void *const *tensors, void *arena,
+                                            void *const *outputs);
+
+typedef struct amp_eval_description_s {
+  size_t tensor_count;
+  const amp_step_tensor_t *tensors; /* AMP_STEP_PARAM: the step's tensor of
+                                       that name; AMP_STEP_INPUT: the batch */
+  size_t output_count;
+  const amp_step_tensor_t *outputs; /* "loss" first; kind AMP_STEP_INPUT */
+  size_t arena_size;                /* bytes */
+  amp_eval_function_t run;
+  size_t index_check_count; /* on the evaluation's batch inputs */
+  const amp_step_index_check_t *index_checks;
+} amp_eval_description_t;
+
 typedef struct amp_step_description_s {
   uint32_t abi_version; /* AMP_STEP_ABI_VERSION */
   const char *name;
@@ -108,9 +134,10 @@ typedef struct amp_step_description_s {
   amp_step_function_t run;
   size_t index_check_count;
   const amp_step_index_check_t *index_checks;
+  const amp_eval_description_t *eval; /* or NULL: compiled without one */
 } amp_step_description_t;
 
-#define AMP_STEP_ABI_VERSION 3u
+#define AMP_STEP_ABI_VERSION 4u
 
 typedef struct amp_step_s amp_step_t;
 
@@ -146,6 +173,16 @@ amp_status_t amp_step_load_npy(amp_step_t *step, size_t index,
  * path holds the old file or the whole new one. Waits for queued work. */
 amp_status_t amp_step_save_npy(amp_step_t *step, size_t index,
                                const char *path);
+
+/* Reads the .npy file at `path`, which must hold a tensor of `tensor`'s
+ * type and shape (bf16 as '<u2', C order), into `data` (`size` bytes, all
+ * of it); `data` is unchanged on any error. */
+amp_status_t amp_npy_read(const amp_step_tensor_t *tensor, const char *path,
+                          void *data, size_t size);
+/* Writes `data` (`size` bytes, all of `tensor`) as a .npy file of
+ * `tensor`'s type and shape at `path`, atomically. */
+amp_status_t amp_npy_write(const amp_step_tensor_t *tensor, const char *path,
+                           const void *data, size_t size);
 
 /* One batch input, in host memory; its type and shape must match the
  * step's input of the same position. */
@@ -194,6 +231,21 @@ amp_status_t amp_step_set_hparam(amp_step_t *step, const char *name,
                                  double value);
 amp_status_t amp_step_get_hparam(amp_step_t *step, const char *name,
                                  double *out_value);
+
+/* Evaluates the model on one batch with the step's current parameters
+ * (amp_eval_description_t), after the steps queued before it, and waits
+ * for the loss. `inputs` are the evaluation's batch inputs, checked as
+ * amp_step_run checks a step's (usually the same tensors: the model's
+ * arguments other than its parameters). The step's parameters, state and
+ * counters are not changed. AMP_UNAVAILABLE when the step was compiled
+ * without an evaluation. */
+amp_status_t amp_step_evaluate(amp_step_t *step, size_t input_count,
+                               const amp_step_input_t *inputs, float *out_loss);
+/* Copies output `index` of the last evaluation (0 the loss, then the
+ * values named at compile time, as the evaluation's table lists them) to
+ * host memory; `size` must be its size in bytes. Waits. */
+amp_status_t amp_step_read_output(amp_step_t *step, size_t index, void *data,
+                                  size_t size);
 
 /* Saves every parameter and state tensor and the counters to `path`
  * atomically (amp_state_save); a load checks the whole file first and

@@ -199,6 +199,7 @@
 // CHECK-NEXT: tiny_run,             // run
 // CHECK-NEXT: 1,                    // index_check_count
 // CHECK-NEXT: tiny_index_checks,    // index_checks
+// CHECK-NEXT: nullptr,              // eval
 // CHECK-NEXT: };
 // CHECK: tiny_describe(void) {
 // CHECK-NEXT: return &tiny_description;

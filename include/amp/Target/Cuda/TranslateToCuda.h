@@ -13,7 +13,10 @@ namespace mlir::amp {
 /// Prints the step function `functionName` of `module` (default: the one
 /// function with a buffer plan) as one CUDA C++ file exporting
 /// `<name>_describe()` (name: the function's, unless given). The function
-/// must have been through --amp-fuse and --amp-plan-buffers.
+/// must have been through --amp-fuse and --amp-plan-buffers. A planned
+/// function marked amp.evaluation_of (amp-evaluation) is the step's
+/// evaluation, in the same file, with `<name>_eval` as its table; a module
+/// holds at most one.
 /// With `cost`, also fills in the step's cost report (CostReport.h).
 LogicalResult translateToCuda(ModuleOp module, llvm::raw_ostream &os,
                               llvm::StringRef functionName = "",

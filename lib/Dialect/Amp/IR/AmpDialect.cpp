@@ -176,8 +176,23 @@ LogicalResult
 AmpDialect::verifyRegionResultAttribute(Operation *op, unsigned regionIndex,
                                         unsigned resultIndex,
                                         NamedAttribute attribute) {
-  return op->emitError() << "unknown amp result attribute '"
-                         << attribute.getName().getValue() << "'";
+  if (attribute.getName() != kNameAttrName)
+    return op->emitError() << "unknown amp result attribute '"
+                           << attribute.getName().getValue() << "'";
+  // An evaluation's outputs are named as the model names the values.
+  auto name = dyn_cast<StringAttr>(attribute.getValue());
+  if (!name || name.getValue().empty() || name.getValue().contains('\0'))
+    return op->emitError() << "'" << kNameAttrName << "' on result #"
+                           << resultIndex
+                           << " must be a non-empty string without NUL "
+                              "characters";
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  for (unsigned i = 0, e = function ? function.getNumResults() : 0;
+       i < resultIndex && i < e; ++i)
+    if (function.getResultAttrOfType<StringAttr>(i, kNameAttrName) == name)
+      return op->emitError() << "results #" << i << " and #" << resultIndex
+                             << " are both named '" << name.getValue() << "'";
+  return success();
 }
 
 LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,

@@ -102,11 +102,15 @@ LogicalResult addEvaluation(func::FuncOp func, ArrayRef<std::string> outputs,
   SmallVector<Type> types = llvm::to_vector(
       llvm::map_range(results, [](Value v) { return v.getType(); }));
   eval.setFunctionType(builder.getFunctionType(eval.getArgumentTypes(), types));
-  // The loss keeps its result attributes; the outputs have none.
-  DictionaryAttr lossAttrs = eval.getResultAttrDict(0);
-  SmallVector<DictionaryAttr> resultAttrs = {
-      lossAttrs ? lossAttrs : builder.getDictionaryAttr({})};
-  resultAttrs.resize(results.size(), builder.getDictionaryAttr({}));
+  // The runtime reads each output by its name: "loss", then the values'.
+  SmallVector<DictionaryAttr> resultAttrs;
+  MLIRContext *context = func.getContext();
+  for (unsigned k = 0; k < results.size(); ++k) {
+    NamedAttrList attrs(k == 0 ? eval.getResultAttrDict(0) : DictionaryAttr());
+    attrs.set(AmpDialect::kNameAttrName,
+              StringAttr::get(context, k == 0 ? "loss" : outputs[k - 1]));
+    resultAttrs.push_back(attrs.getDictionary(context));
+  }
   eval.setAllResultAttrs(resultAttrs);
   return success();
 }

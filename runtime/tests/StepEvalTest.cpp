@@ -1,0 +1,235 @@
+//===- StepEvalTest.cpp - a step's evaluation, driven by hand -------------===//
+//
+// The runtime's half of the evaluation contract (amp_eval_description_t),
+// with a step and an evaluation written by hand whose values are worked
+// out on paper:
+//
+//   step:       w: param f32[3], x: input f32[3];  loss = sum(w * x),
+//               w -= x
+//   evaluation: x: input f32[3], w: the step's w;  loss = sum(w * x),
+//               wx = w * x
+//
+// The evaluation reads the parameters the step trains, changes nothing,
+// checks its batch as a step does, and a description whose parameters are
+// not the step's is refused at creation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp_runtime/step.h"
+
+#include "TestFiles.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+#define EXPECT_STATUS(call, expectedCode, fragment)                            \
+  do {                                                                         \
+    Status status_(call);                                                      \
+    EXPECT_EQ(status_.code(), expectedCode) << status_.message();              \
+    EXPECT_NE(status_.message().find(fragment), std::string::npos)             \
+        << status_.message();                                                  \
+  } while (0)
+
+amp_status_t trainStep(amp_stream_t *, void *const *tensors, void *,
+                       float *loss, float *foundInf, double *counters) {
+  auto *w = static_cast<float *>(tensors[0]);
+  auto *x = static_cast<const float *>(tensors[1]);
+  *loss = w[0] * x[0] + w[1] * x[1] + w[2] * x[2];
+  for (int i = 0; i < 3; ++i)
+    w[i] -= x[i];
+  *foundInf = 0;
+  counters[0] += 1;
+  return nullptr;
+}
+
+amp_status_t evaluate(amp_stream_t *, void *const *tensors, void *arena,
+                      void *const *outputs) {
+  auto *x = static_cast<const float *>(tensors[0]);
+  auto *w = static_cast<const float *>(tensors[1]);
+  auto *scratch = static_cast<float *>(arena); // 12 bytes of arena
+  for (int i = 0; i < 3; ++i)
+    scratch[i] = w[i] * x[i];
+  *static_cast<float *>(outputs[0]) = scratch[0] + scratch[1] + scratch[2];
+  for (int i = 0; i < 3; ++i)
+    static_cast<float *>(outputs[1])[i] = scratch[i];
+  return nullptr;
+}
+
+const amp_step_tensor_t kStepTensors[] = {
+    {"w", AMP_STEP_PARAM, AMP_ELEMENT_F32, 1, {3}, 0, 1},
+    {"x", AMP_STEP_INPUT, AMP_ELEMENT_F32, 1, {3}, 0, 0},
+};
+
+struct Tables {
+  amp_step_tensor_t tensors[2] = {
+      {"x", AMP_STEP_INPUT, AMP_ELEMENT_F32, 1, {3}, 0, 0},
+      {"w", AMP_STEP_PARAM, AMP_ELEMENT_F32, 1, {3}, 0, 0},
+  };
+  amp_step_tensor_t outputs[2] = {
+      {"loss", AMP_STEP_INPUT, AMP_ELEMENT_F32, 0, {}, 0, 0},
+      {"wx", AMP_STEP_INPUT, AMP_ELEMENT_F32, 1, {3}, 0, 0},
+  };
+  amp_eval_description_t eval = {2,  tensors,   2, outputs,
+                                 12, &evaluate, 0, nullptr};
+  amp_step_description_t step = {
+      AMP_STEP_ABI_VERSION, "lin", AMP_DEVICE_HOST, 2,    kStepTensors, -1, 0,
+      &trainStep,           0,     nullptr,         &eval};
+};
+
+class StepEvalTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_EQ(amp_step_create(&tables.step, AMP_DEVICE_HOST, &step), nullptr);
+    ASSERT_EQ(amp_step_init(step, 0), nullptr); // w = 1, 1, 1
+  }
+  void TearDown() override { amp_step_destroy(step); }
+
+  float evaluateOn(std::vector<float> x) {
+    static const int64_t shape[] = {3};
+    amp_step_input_t input{x.data(), AMP_ELEMENT_F32, 1, shape};
+    float loss = -1;
+    EXPECT_EQ(amp_step_evaluate(step, 1, &input, &loss), nullptr);
+    return loss;
+  }
+  void train(std::vector<float> x) {
+    static const int64_t shape[] = {3};
+    amp_step_input_t input{x.data(), AMP_ELEMENT_F32, 1, shape};
+    ASSERT_EQ(amp_step_run(step, 1, &input), nullptr);
+  }
+  std::vector<float> weights() {
+    std::vector<float> w(3);
+    EXPECT_EQ(amp_step_read_tensor(step, 0, w.data(), 12), nullptr);
+    return w;
+  }
+
+  Tables tables;
+  amp_step_t *step = nullptr;
+};
+
+TEST_F(StepEvalTest, ReadsTheTrainedParametersAndChangesNothing) {
+  EXPECT_EQ(evaluateOn({1, 2, 3}), 6.0f); // w = 1, 1, 1
+  std::vector<float> wx(3);
+  ASSERT_EQ(amp_step_read_output(step, 1, wx.data(), 12), nullptr);
+  EXPECT_EQ(wx, (std::vector<float>{1, 2, 3}));
+  float loss = 0;
+  ASSERT_EQ(amp_step_read_output(step, 0, &loss, 4), nullptr);
+  EXPECT_EQ(loss, 6.0f);
+  EXPECT_EQ(weights(), (std::vector<float>{1, 1, 1}));
+
+  train({0.5f, 0.25f, 2}); // w = 0.5, 0.75, -1
+  EXPECT_EQ(evaluateOn({1, 2, 3}), 0.5f + 1.5f - 3.0f);
+  float trainLoss = 0, found = 0;
+  ASSERT_EQ(amp_step_result(step, &trainLoss, &found), nullptr);
+  EXPECT_EQ(trainLoss, 0.5f + 0.25f + 2.0f); // the step's, not the eval's
+  float scale = 0;
+  int64_t steps = 0, skipped = 0;
+  ASSERT_EQ(amp_step_scaler(step, &scale, &steps, &skipped), nullptr);
+  EXPECT_EQ(steps, 1);
+  EXPECT_EQ(weights(), (std::vector<float>{0.5f, 0.75f, -1}));
+}
+
+TEST_F(StepEvalTest, ChecksItsBatchAndOutputsAsAStepDoes) {
+  static const int64_t shape[] = {3}, wrong[] = {4};
+  float x[4] = {1, 2, 3, 4};
+  amp_step_input_t input{x, AMP_ELEMENT_F32, 1, shape};
+  float loss = 0;
+  EXPECT_STATUS(amp_step_evaluate(step, 0, nullptr, &loss),
+                AMP_INVALID_ARGUMENT,
+                "the evaluation of 'lin' takes 1 batch inputs, not 0");
+  amp_step_input_t longer{x, AMP_ELEMENT_F32, 1, wrong};
+  EXPECT_STATUS(amp_step_evaluate(step, 1, &longer, &loss),
+                AMP_INVALID_ARGUMENT,
+                "input 0 ('x') must be [3] x f32; got [4] x f32");
+  EXPECT_STATUS(amp_step_evaluate(step, 1, &input, nullptr),
+                AMP_INVALID_ARGUMENT, "out_loss is null");
+  EXPECT_STATUS(amp_step_evaluate(nullptr, 1, &input, &loss),
+                AMP_INVALID_ARGUMENT, "step or out_loss is null");
+  float wx[3];
+  EXPECT_STATUS(amp_step_read_output(step, 2, wx, 12), AMP_OUT_OF_RANGE,
+                "output 2 of an evaluation with 2");
+  EXPECT_STATUS(amp_step_read_output(step, 1, wx, 8), AMP_INVALID_ARGUMENT,
+                "tensor 'wx' ([3] x f32) holds 12 bytes, not 8");
+  EXPECT_STATUS(amp_step_read_output(step, 1, nullptr, 12),
+                AMP_INVALID_ARGUMENT, "data is null");
+}
+
+TEST(StepEvalCreateTest, RefusesAnEvaluationOfOtherParameters) {
+  struct Case {
+    void (*spoil)(Tables &);
+    const char *fragment;
+  } cases[] = {
+      {[](Tables &t) { t.tensors[1].name = "v"; },
+       "tensor 'v' is neither a batch input nor a parameter of the step"},
+      {[](Tables &t) { t.tensors[1].shape[0] = 4; },
+       "tensor 'w' is neither a batch input nor a parameter of the step of "
+       "that type and shape"},
+      {[](Tables &t) { t.tensors[1].type = AMP_ELEMENT_F16; },
+       "tensor 'w' is neither"},
+      {[](Tables &t) { t.tensors[1].kind = AMP_STEP_STATE; },
+       "tensor 'w' is neither"},
+      {[](Tables &t) { t.outputs[0].type = AMP_ELEMENT_F64; },
+       "its first output is not the loss, an f32 scalar"},
+      {[](Tables &t) { t.eval.output_count = 0; },
+       "it lacks its code, tensors, outputs or index checks"},
+      {[](Tables &t) { t.eval.run = nullptr; }, "it lacks its code"},
+      {[](Tables &t) { t.outputs[1].rank = -1; },
+       "output 1 has no name or a bad rank, shape or type"},
+  };
+  for (const Case &c : cases) {
+    Tables tables;
+    c.spoil(tables);
+    amp_step_t *step = reinterpret_cast<amp_step_t *>(1);
+    EXPECT_STATUS(amp_step_create(&tables.step, AMP_DEVICE_HOST, &step),
+                  AMP_INVALID_ARGUMENT,
+                  std::string("the evaluation of step 'lin' is malformed: ") +
+                      c.fragment);
+    EXPECT_EQ(step, nullptr);
+  }
+}
+
+TEST(StepEvalCreateTest, AStepWithoutOneSaysSo) {
+  Tables tables;
+  tables.step.eval = nullptr;
+  amp_step_t *step = nullptr;
+  ASSERT_EQ(amp_step_create(&tables.step, AMP_DEVICE_HOST, &step), nullptr);
+  float x[3] = {1, 2, 3}, loss = 0;
+  static const int64_t shape[] = {3};
+  amp_step_input_t input{x, AMP_ELEMENT_F32, 1, shape};
+  EXPECT_STATUS(amp_step_evaluate(step, 1, &input, &loss), AMP_UNAVAILABLE,
+                "step 'lin' was compiled without an evaluation");
+  EXPECT_STATUS(amp_step_read_output(step, 0, &loss, 4), AMP_UNAVAILABLE,
+                "without an evaluation");
+  amp_step_destroy(step);
+}
+
+// The .npy files amp-step reads batches from and writes outputs to: what
+// one writes, the other reads, and a file of another shape is refused.
+class NpyTest : public TempDirectoryTest {};
+
+TEST_F(NpyTest, WritesAndReadsTensorsOfTheirTypeAndShape) {
+  const amp_step_tensor_t t = {
+      "wx", AMP_STEP_INPUT, AMP_ELEMENT_F32, 2, {2, 2}, 0, 0};
+  float values[4] = {1, -2, 0.5f, 8};
+  std::string path = directory + "/wx.npy";
+  ASSERT_EQ(amp_npy_write(&t, path.c_str(), values, 16), nullptr);
+  float back[4] = {};
+  ASSERT_EQ(amp_npy_read(&t, path.c_str(), back, 16), nullptr);
+  EXPECT_EQ(std::vector<float>(back, back + 4),
+            std::vector<float>(values, values + 4));
+  amp_step_tensor_t other = t;
+  other.shape[1] = 1;
+  float kept[2] = {7, 7};
+  EXPECT_STATUS(amp_npy_read(&other, path.c_str(), kept, 8),
+                AMP_INVALID_ARGUMENT, "has shape (2, 2); tensor 'wx'");
+  EXPECT_EQ(kept[0], 7.0f);
+  EXPECT_STATUS(amp_npy_write(&t, path.c_str(), values, 12),
+                AMP_INVALID_ARGUMENT, "holds 16 bytes, not 12");
+  EXPECT_STATUS(amp_npy_write(&t, "", values, 16), AMP_INVALID_ARGUMENT,
+                "path is empty");
+}
+
+} // namespace
