@@ -14,6 +14,11 @@ func.func @epilogues(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {
   return %c : tensor<2x2xf32>
 }
 
+// An evaluation names its results and the function it evaluates.
+// CHECK-LABEL: func.func private @f_eval(tensor<4xf32>) -> (tensor<f32> {amp.name = "loss"}, tensor<4xf32> {amp.name = "logits"}) attributes {amp.evaluation_of = @f}
+// GENERIC-LABEL: sym_name = "f_eval"
+func.func private @f_eval(tensor<4xf32>) -> (tensor<f32> {amp.name = "loss"}, tensor<4xf32> {amp.name = "logits"}) attributes {amp.evaluation_of = @f}
+
 // CHECK-LABEL: func.func @places
 func.func @places(%x: tensor<2xf32>) -> tensor<2xf32> {
   // CHECK: amp.fusion{{.*}}attributes {amp.place = [#amp.place<arena 0>, #amp.place<arena 9223372036854775807>, #amp.place<arg 0>]}

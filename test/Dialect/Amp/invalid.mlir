@@ -54,6 +54,23 @@ func.func private @param_on_result(tensor<4xf32>) -> (tensor<4xf32> {amp.param})
 
 // -----
 
+// An evaluation's outputs are named: each name a non-empty string, no two
+// alike.
+// expected-error @+1 {{'amp.name' on result #1 must be a non-empty string without NUL characters}}
+func.func private @empty_result_name(tensor<4xf32>) -> (tensor<f32> {amp.name = "loss"}, tensor<4xf32> {amp.name = ""})
+
+// -----
+
+// expected-error @+1 {{'amp.name' on result #0 must be a non-empty string without NUL characters}}
+func.func private @result_name_not_string(tensor<4xf32>) -> (tensor<f32> {amp.name = 1 : i64})
+
+// -----
+
+// expected-error @+1 {{results #0 and #2 are both named 'loss'}}
+func.func private @result_names_twice(tensor<4xf32>) -> (tensor<f32> {amp.name = "loss"}, tensor<4xf32> {amp.name = "y"}, tensor<4xf32> {amp.name = "loss"})
+
+// -----
+
 // expected-error @+1 {{unknown amp argument attribute 'amp.parameter'}}
 func.func @unknown_argument_attribute(%w: tensor<4xf32> {amp.parameter}) {
   return
