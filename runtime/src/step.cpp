@@ -724,6 +724,104 @@ amp_status_t amp_step_read_tensor(amp_step_t *step, size_t index, void *data,
   return amp_stream_synchronize(step->stream);
 }
 
+} // extern "C"
+
+namespace {
+
+/// A .npy file opened past its header: the header's dtype and shape
+/// texts ("'<f4'", "(3, 4)"), checked to be well formed and in C order.
+struct NpyFile {
+  std::unique_ptr<FILE, int (*)(FILE *)> stream{nullptr, &std::fclose};
+  std::string descr, shape;
+};
+
+amp_status_t openNpy(const char *path, NpyFile &file) {
+  file.stream.reset(std::fopen(path, "rb"));
+  if (!file.stream)
+    return AMP_STATUS(AMP_IO_ERROR, "cannot open %s: %s", path,
+                      std::strerror(errno));
+  unsigned char preamble[10];
+  if (std::fread(preamble, 1, 10, file.stream.get()) != 10 ||
+      std::memcmp(preamble, "\x93NUMPY", 6) != 0 || preamble[6] != 1)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "%s is not a version 1 .npy file",
+                      path);
+  size_t headerSize = preamble[8] | (static_cast<size_t>(preamble[9]) << 8);
+  std::string header(headerSize, '\0');
+  if (std::fread(&header[0], 1, headerSize, file.stream.get()) != headerSize)
+    return AMP_STATUS(AMP_DATA_LOSS, "%s: the header is truncated", path);
+  // A Python dict literal, padded with spaces and ended by a newline, with
+  // a quoted dtype, a bool and a tuple.
+  file.descr = headerValue(header, "descr");
+  std::string order = headerValue(header, "fortran_order");
+  file.shape = headerValue(header, "shape");
+  const std::string &descr = file.descr, &shape = file.shape;
+  size_t open = header.find_first_not_of(" \n");
+  size_t close = header.find_last_not_of(" \n");
+  if (open == std::string::npos || header[open] != '{' ||
+      header[close] != '}' || descr.size() < 3 || descr.front() != '\'' ||
+      descr.back() != '\'' || (order != "False" && order != "True") ||
+      shape.size() < 2 || shape.front() != '(' || shape.back() != ')')
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "%s has a malformed .npy header",
+                      path);
+  if (order != "False")
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "%s is in Fortran order; only C order is read", path);
+  return nullptr;
+}
+
+} // namespace
+
+extern "C" {
+
+amp_status_t amp_npy_inspect(const char *path, amp_step_tensor_t *out) {
+  if (!path || !out)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "path or out is null");
+  NpyFile file;
+  AMP_RETURN_IF_ERROR(openNpy(path, file));
+  int type = 0;
+  while (type <= AMP_ELEMENT_I1 &&
+         file.descr != std::string("'") +
+                           npyDescr(static_cast<amp_element_type_t>(type)) +
+                           "'")
+    ++type;
+  if (type > AMP_ELEMENT_I1)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "%s holds %s, which is none of f32, f16, bf16 (as "
+                      "'<u2'), f64, i32, i64 and bool",
+                      path, file.descr.c_str());
+  // "()", "(3,)", "(2, 3)": numbers separated by commas.
+  amp_step_tensor_t t{};
+  const std::string &shape = file.shape;
+  size_t at = 1;
+  while (at + 1 < shape.size()) {
+    while (at + 1 < shape.size() && (shape[at] == ' ' || shape[at] == ','))
+      ++at;
+    if (at + 1 >= shape.size())
+      break;
+    char *end = nullptr;
+    errno = 0;
+    long long dim = std::strtoll(shape.c_str() + at, &end, 10);
+    if (end == shape.c_str() + at || dim < 0 || errno == ERANGE ||
+        t.rank == AMP_STEP_MAX_RANK)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "%s has shape %s, which is no tuple of up to %d "
+                        "sizes",
+                        path, shape.c_str(), AMP_STEP_MAX_RANK);
+    t.shape[t.rank++] = dim;
+    at = static_cast<size_t>(end - shape.c_str());
+  }
+  t.type = static_cast<amp_element_type_t>(type);
+  t.kind = AMP_STEP_INPUT;
+  if (!sizeFits(t))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "%s has shape %s, whose size in bytes does not fit in "
+                      "64 bits",
+                      path, shape.c_str());
+  t.name = out->name;
+  *out = t;
+  return nullptr;
+}
+
 amp_status_t amp_npy_write(const amp_step_tensor_t *tensor, const char *path,
                            const void *data, size_t size) {
   if (!tensor || !path || !*path || (!data && size))
@@ -762,43 +860,15 @@ amp_status_t amp_npy_read(const amp_step_tensor_t *tensor, const char *path,
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "the tensor has no name or a bad rank, shape or type");
   AMP_RETURN_IF_ERROR(checkByteSize(t, size));
-  std::unique_ptr<FILE, int (*)(FILE *)> file(std::fopen(path, "rb"),
-                                              &std::fclose);
-  if (!file)
-    return AMP_STATUS(AMP_IO_ERROR, "cannot open %s: %s", path,
-                      std::strerror(errno));
-  unsigned char preamble[10];
-  if (std::fread(preamble, 1, 10, file.get()) != 10 ||
-      std::memcmp(preamble, "\x93NUMPY", 6) != 0 || preamble[6] != 1)
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "%s is not a version 1 .npy file",
-                      path);
-  size_t headerSize = preamble[8] | (static_cast<size_t>(preamble[9]) << 8);
-  std::string header(headerSize, '\0');
-  if (std::fread(&header[0], 1, headerSize, file.get()) != headerSize)
-    return AMP_STATUS(AMP_DATA_LOSS, "%s: the header is truncated", path);
-  // A Python dict literal, padded with spaces and ended by a newline, with
-  // a quoted dtype, a bool and a tuple.
-  std::string descr = headerValue(header, "descr");
-  std::string order = headerValue(header, "fortran_order");
-  std::string fileShape = headerValue(header, "shape");
-  size_t open = header.find_first_not_of(" \n");
-  size_t close = header.find_last_not_of(" \n");
-  if (open == std::string::npos || header[open] != '{' ||
-      header[close] != '}' || descr.size() < 3 || descr.front() != '\'' ||
-      descr.back() != '\'' || (order != "False" && order != "True") ||
-      fileShape.size() < 2 || fileShape.front() != '(' ||
-      fileShape.back() != ')')
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "%s has a malformed .npy header",
-                      path);
+  NpyFile file;
+  AMP_RETURN_IF_ERROR(openNpy(path, file));
+  const std::string &descr = file.descr, &fileShape = file.shape;
   std::string expectedDescr = std::string("'") + npyDescr(t.type) + "'";
   if (descr != expectedDescr)
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "%s holds %s; tensor '%s' needs %s (%s)", path,
                       descr.c_str(), t.name, expectedDescr.c_str(),
                       amp_element_type_name(t.type));
-  if (order != "False")
-    return AMP_STATUS(AMP_INVALID_ARGUMENT,
-                      "%s is in Fortran order; only C order is read", path);
   std::string shape = npyShape(t);
   // numpy writes "(3,)" for rank 1 and "(2, 3)" otherwise; spaces vary.
   auto squeeze = [](std::string s) {
@@ -814,9 +884,9 @@ amp_status_t amp_npy_read(const amp_step_tensor_t *tensor, const char *path,
                       fileShape.c_str(), t.name, shape.c_str());
   // Into a copy first: `data` is unchanged on any error.
   std::vector<char> bytes(size);
-  if (std::fread(bytes.data(), 1, size, file.get()) != size)
+  if (std::fread(bytes.data(), 1, size, file.stream.get()) != size)
     return AMP_STATUS(AMP_DATA_LOSS, "%s: the data is truncated", path);
-  if (std::fgetc(file.get()) != EOF)
+  if (std::fgetc(file.stream.get()) != EOF)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "%s has bytes after its data",
                       path);
   std::memcpy(data, bytes.data(), size);

@@ -156,6 +156,393 @@ amp_status_t readBatch(const std::string &dir, size_t count,
   return nullptr;
 }
 
+/// A data set: for each batch input of a step (or of its evaluation), an
+/// array whose rows are examples (`--data NAME=FILE`), all of one count.
+struct DataSet {
+  struct Array {
+    const amp_step_tensor_t *input; // the input it feeds
+    std::string file;
+    std::vector<char> bytes;
+    size_t rowBytes = 0;
+  };
+  std::vector<Array> arrays; // in the order of the inputs
+  int64_t rows = 0;
+  int64_t batch = 0; // rows per batch: the inputs' first dimension
+
+  int64_t batches() const { return batch ? rows / batch : 0; }
+};
+
+/// Reads the arrays `files` (NAME=FILE) for the batch inputs of `tensors`
+/// into `set`: each input needs one, of its element type and of its shape
+/// after the first dimension, all with the same number of rows, at least
+/// one batch of them. `what` names the option in messages.
+bool readDataSet(const std::vector<std::string> &files, size_t count,
+                 const amp_step_tensor_t *tensors, const char *what,
+                 DataSet &set) {
+  std::vector<std::pair<std::string, std::string>> named;
+  for (const std::string &setting : files) {
+    size_t equals = setting.find('=');
+    if (equals == 0 || equals == std::string::npos ||
+        equals + 1 == setting.size()) {
+      std::fprintf(stderr, "amp-step: error: %s needs NAME=FILE, not '%s'\n",
+                   what, setting.c_str());
+      return false;
+    }
+    named.emplace_back(setting.substr(0, equals), setting.substr(equals + 1));
+  }
+  std::string inputs;
+  for (size_t i = 0; i < count; ++i)
+    if (tensors[i].kind == AMP_STEP_INPUT)
+      inputs += (inputs.empty() ? "" : ", ") + std::string(tensors[i].name);
+  for (const auto &[name, file] : named) {
+    bool known = false;
+    for (size_t i = 0; i < count && !known; ++i)
+      known = tensors[i].kind == AMP_STEP_INPUT && name == tensors[i].name;
+    if (!known) {
+      std::fprintf(stderr,
+                   "amp-step: error: %s %s=%s: the step has no batch input "
+                   "'%s' (it has: %s)\n",
+                   what, name.c_str(), file.c_str(), name.c_str(),
+                   inputs.c_str());
+      return false;
+    }
+  }
+  for (size_t i = 0; i < count; ++i) {
+    const amp_step_tensor_t &t = tensors[i];
+    if (t.kind != AMP_STEP_INPUT)
+      continue;
+    const std::string *file = nullptr;
+    for (const auto &[name, path] : named)
+      if (name == t.name)
+        file = &path;
+    if (!file) {
+      std::fprintf(stderr,
+                   "amp-step: error: %s gives no array for the batch input "
+                   "'%s' (give one for each of: %s)\n",
+                   what, t.name, inputs.c_str());
+      return false;
+    }
+    amp_step_tensor_t shape{};
+    shape.name = t.name;
+    if (amp_status_t status = amp_npy_inspect(file->c_str(), &shape)) {
+      fail(status);
+      return false;
+    }
+    bool rowsMatch = t.rank >= 1 && shape.rank == t.rank &&
+                     amp_element_size(shape.type) != 0 && shape.type == t.type;
+    for (int32_t d = 1; rowsMatch && d < t.rank; ++d)
+      rowsMatch = shape.shape[d] == t.shape[d];
+    if (!rowsMatch) {
+      std::string expected = "[N";
+      for (int32_t d = 1; d < t.rank; ++d)
+        expected += ", " + std::to_string(t.shape[d]);
+      std::string got = "[";
+      for (int32_t d = 0; d < shape.rank; ++d)
+        got += (d ? ", " : "") + std::to_string(shape.shape[d]);
+      std::fprintf(stderr,
+                   "amp-step: error: %s %s: input '%s' takes rows of %s x "
+                   "%s (one example each); the file holds %s x %s\n",
+                   what, file->c_str(), t.name, (expected + "]").c_str(),
+                   amp_element_type_name(t.type), (got + "]").c_str(),
+                   amp_element_type_name(shape.type));
+      return false;
+    }
+    if (!set.arrays.empty() && shape.shape[0] != set.rows) {
+      std::fprintf(stderr,
+                   "amp-step: error: %s %s holds %lld examples; %s holds "
+                   "%lld\n",
+                   what, file->c_str(), static_cast<long long>(shape.shape[0]),
+                   set.arrays.front().file.c_str(),
+                   static_cast<long long>(set.rows));
+      return false;
+    }
+    DataSet::Array array{&t, *file, {}, 0};
+    size_t bytes = amp_element_size(shape.type);
+    for (int32_t d = 0; d < shape.rank; ++d)
+      bytes *= static_cast<size_t>(shape.shape[d]);
+    array.bytes.resize(bytes);
+    if (amp_status_t status =
+            amp_npy_read(&shape, file->c_str(), array.bytes.data(), bytes)) {
+      fail(status);
+      return false;
+    }
+    array.rowBytes = shape.shape[0] ? bytes / shape.shape[0] : 0;
+    set.rows = shape.shape[0];
+    set.batch = t.shape[0];
+    set.arrays.push_back(std::move(array));
+  }
+  if (set.batches() == 0) {
+    std::fprintf(stderr,
+                 "amp-step: error: %s holds %lld examples, fewer than one "
+                 "batch of %lld\n",
+                 what, static_cast<long long>(set.rows),
+                 static_cast<long long>(set.batch));
+    return false;
+  }
+  return true;
+}
+
+/// The order of `rows` examples in epoch `epoch`: a Fisher-Yates shuffle
+/// drawn from splitmix64 seeded with `seed` and the epoch, or the rows in
+/// order without `shuffle`. The same on every run, so that a run resumed
+/// from a checkpoint sees the batches the uninterrupted run would.
+std::vector<int64_t> epochOrder(int64_t rows, uint64_t seed, int64_t epoch,
+                                bool shuffle) {
+  std::vector<int64_t> order(static_cast<size_t>(rows));
+  for (int64_t i = 0; i < rows; ++i)
+    order[i] = i;
+  if (!shuffle)
+    return order;
+  uint64_t state =
+      seed ^ (0x9e3779b97f4a7c15ull * static_cast<uint64_t>(epoch + 1));
+  for (int64_t i = rows - 1; i > 0; --i) {
+    auto j =
+        static_cast<int64_t>(nextRandom(state) % static_cast<uint64_t>(i + 1));
+    std::swap(order[i], order[j]);
+  }
+  return order;
+}
+
+/// Batch `index` of `set` in `order`: its rows copied into `batch` (one
+/// buffer per array), described by `inputs`.
+void gatherBatch(const DataSet &set, const std::vector<int64_t> &order,
+                 int64_t index, std::vector<std::vector<char>> &batch,
+                 std::vector<amp_step_input_t> &inputs) {
+  batch.resize(set.arrays.size());
+  inputs.clear();
+  for (size_t a = 0; a < set.arrays.size(); ++a) {
+    const DataSet::Array &array = set.arrays[a];
+    batch[a].resize(array.rowBytes * static_cast<size_t>(set.batch));
+    for (int64_t r = 0; r < set.batch; ++r)
+      std::memcpy(&batch[a][r * array.rowBytes],
+                  &array.bytes[order[index * set.batch + r] * array.rowBytes],
+                  array.rowBytes);
+    const amp_step_tensor_t &t = *array.input;
+    inputs.push_back({batch[a].data(), t.type, t.rank, t.shape});
+  }
+}
+
+/// The settings of training on a data set.
+struct DataOptions {
+  std::vector<std::string> data, valData;
+  long epochs = 1, printEvery = 100, valEvery = 0, checkpointEvery = 0;
+  uint64_t shuffleSeed = 0;
+  bool shuffle = true;
+  std::string checkpoint, log, outputDir;
+};
+
+/// Writes `text` and a line break to `log` (when open) and flushes it.
+void logLine(FILE *log, const std::string &text) {
+  if (!log)
+    return;
+  std::fprintf(log, "%s\n", text.c_str());
+  std::fflush(log);
+}
+
+/// The mean loss of the evaluation over every full batch of `set`, in
+/// order; each output of the batches concatenated into `outputs` (the loss
+/// output: the mean).
+amp_status_t validate(amp_step_t *step, const DataSet &set, double *meanLoss,
+                      std::vector<std::vector<char>> *outputs) {
+  const amp_eval_description_t &e = *amp_step_description(step)->eval;
+  std::vector<int64_t> order = epochOrder(set.rows, 0, 0, /*shuffle=*/false);
+  std::vector<std::vector<char>> batch;
+  std::vector<amp_step_input_t> inputs;
+  double sum = 0;
+  if (outputs)
+    outputs->assign(e.output_count, {});
+  for (int64_t b = 0; b < set.batches(); ++b) {
+    gatherBatch(set, order, b, batch, inputs);
+    float loss = 0;
+    if (amp_status_t status =
+            amp_step_evaluate(step, inputs.size(), inputs.data(), &loss))
+      return status;
+    sum += loss;
+    for (size_t k = 1; outputs && k < e.output_count; ++k) {
+      const amp_step_tensor_t &t = e.outputs[k];
+      size_t size = amp_element_size(t.type);
+      for (int32_t d = 0; d < t.rank; ++d)
+        size *= static_cast<size_t>(t.shape[d]);
+      std::vector<char> &out = (*outputs)[k];
+      out.resize(out.size() + size);
+      if (amp_status_t status = amp_step_read_output(
+              step, k, out.data() + out.size() - size, size))
+        return status;
+    }
+  }
+  *meanLoss = sum / static_cast<double>(set.batches());
+  return nullptr;
+}
+
+/// Trains `step` for the epochs of `options` on its data set, resuming at
+/// the step's own counter (a loaded checkpoint's): prints and logs
+/// progress, validates, saves checkpoints. Returns the exit code.
+int trainOnData(amp_step_t *step, const DataOptions &options) {
+  const amp_step_description_t *d = amp_step_description(step);
+  DataSet train, val;
+  if (!readDataSet(options.data, d->tensor_count, d->tensors, "--data", train))
+    return 1;
+  if (!options.valData.empty()) {
+    if (!d->eval) {
+      std::fprintf(stderr, "amp-step: error: --val-data: the step was "
+                           "compiled without an evaluation "
+                           "(amp-compile --eval=false)\n");
+      return 1;
+    }
+    if (!readDataSet(options.valData, d->eval->tensor_count, d->eval->tensors,
+                     "--val-data", val))
+      return 1;
+  }
+  FILE *log = nullptr;
+  if (!options.log.empty() && !(log = std::fopen(options.log.c_str(), "a"))) {
+    std::fprintf(stderr, "amp-step: error: cannot open %s: %s\n",
+                 options.log.c_str(), std::strerror(errno));
+    return 1;
+  }
+  std::unique_ptr<FILE, int (*)(FILE *)> logCloser(
+      log, [](FILE *f) { return f ? std::fclose(f) : 0; });
+  int64_t perEpoch = train.batches();
+  int64_t total = options.epochs * perEpoch;
+  float scale = 0;
+  int64_t done = 0, skipped = 0;
+  if (amp_status_t status = amp_step_scaler(step, &scale, &done, &skipped))
+    return fail(status);
+  if (done > total) {
+    std::fprintf(stderr,
+                 "amp-step: error: the step has run %lld steps already, more "
+                 "than the %lld of %ld epochs of %lld batches\n",
+                 static_cast<long long>(done), static_cast<long long>(total),
+                 options.epochs, static_cast<long long>(perEpoch));
+    return 1;
+  }
+  std::printf("data: %lld examples, %lld batches of %lld per epoch (%lld "
+              "examples left out), %ld epochs; from step %lld\n",
+              static_cast<long long>(train.rows),
+              static_cast<long long>(perEpoch),
+              static_cast<long long>(train.batch),
+              static_cast<long long>(train.rows - perEpoch * train.batch),
+              options.epochs, static_cast<long long>(done));
+  double lr = -1;
+  if (amp_status_t status = amp_step_get_hparam(step, "lr", &lr))
+    amp_status_free(status); // a step without a learning rate logs none
+  std::vector<int64_t> order;
+  int64_t orderEpoch = -1;
+  std::vector<std::vector<char>> batch;
+  std::vector<amp_step_input_t> inputs;
+  auto since = std::chrono::steady_clock::now();
+  int64_t sinceStep = done;
+  for (int64_t k = done; k < total; ++k) {
+    int64_t epoch = k / perEpoch;
+    if (epoch != orderEpoch) {
+      order =
+          epochOrder(train.rows, options.shuffleSeed, epoch, options.shuffle);
+      orderEpoch = epoch;
+    }
+    gatherBatch(train, order, k % perEpoch, batch, inputs);
+    if (amp_status_t status =
+            amp_step_run(step, inputs.size(), inputs.data())) {
+      std::fprintf(stderr, "amp-step: error: epoch %lld, step %lld: ",
+                   static_cast<long long>(epoch + 1),
+                   static_cast<long long>(k));
+      return fail(status);
+    }
+    bool last = k + 1 == total;
+    bool print =
+        last || (options.printEvery && (k + 1) % options.printEvery == 0);
+    bool validating =
+        !options.valData.empty() &&
+        (last || (options.valEvery && (k + 1) % options.valEvery == 0));
+    if (print || validating) {
+      float loss = 0, found = 0;
+      if (amp_status_t status = amp_step_result(step, &loss, &found))
+        return fail(status);
+      if (amp_status_t status = amp_step_scaler(step, &scale, &done, &skipped))
+        return fail(status);
+      auto now = std::chrono::steady_clock::now();
+      double seconds = std::chrono::duration<double>(now - since).count();
+      double rate = seconds > 0 ? (done - sinceStep) / seconds : 0;
+      since = now;
+      sinceStep = done;
+      double valLoss = 0;
+      if (validating)
+        if (amp_status_t status = validate(step, val, &valLoss, nullptr))
+          return fail(status);
+      char line[512];
+      int n = std::snprintf(line, sizeof line, "epoch %lld step %lld loss %.9g",
+                            static_cast<long long>(epoch + 1),
+                            static_cast<long long>(done), loss);
+      if (validating)
+        n +=
+            std::snprintf(line + n, sizeof line - n, " val_loss %.9g", valLoss);
+      n += std::snprintf(line + n, sizeof line - n, " scale %g skipped %lld",
+                         scale, static_cast<long long>(skipped));
+      if (lr >= 0)
+        n += std::snprintf(line + n, sizeof line - n, " lr %g", lr);
+      std::snprintf(line + n, sizeof line - n, " steps/s %.1f", rate);
+      std::printf("%s\n", line);
+      std::fflush(stdout);
+      char json[512];
+      n = std::snprintf(json, sizeof json,
+                        "{\"step\": %lld, \"epoch\": %lld, \"loss\": %.9g",
+                        static_cast<long long>(done),
+                        static_cast<long long>(epoch + 1), loss);
+      if (validating)
+        n += std::snprintf(json + n, sizeof json - n, ", \"val_loss\": %.9g",
+                           valLoss);
+      n += std::snprintf(json + n, sizeof json - n,
+                         ", \"scale\": %.9g, \"skipped\": %lld", scale,
+                         static_cast<long long>(skipped));
+      if (lr >= 0)
+        n += std::snprintf(json + n, sizeof json - n, ", \"lr\": %.17g", lr);
+      std::snprintf(json + n, sizeof json - n, ", \"steps_per_s\": %.3f}",
+                    rate);
+      logLine(log, json);
+    }
+    if (!options.checkpoint.empty() &&
+        (last ||
+         (options.checkpointEvery && (k + 1) % options.checkpointEvery == 0)))
+      if (amp_status_t status = amp_step_save(step, options.checkpoint.c_str()))
+        return fail(status);
+  }
+  // The evaluation's outputs over the whole validation set.
+  if (!options.outputDir.empty() && !options.valData.empty()) {
+    std::vector<std::vector<char>> outputs;
+    double valLoss = 0;
+    if (amp_status_t status = validate(step, val, &valLoss, &outputs))
+      return fail(status);
+    std::string dir = options.outputDir + "/eval";
+    std::error_code error;
+    std::filesystem::create_directories(dir, error);
+    if (error) {
+      std::fprintf(stderr, "amp-step: error: cannot create %s: %s\n",
+                   dir.c_str(), error.message().c_str());
+      return 1;
+    }
+    const amp_eval_description_t &e = *d->eval;
+    for (size_t k = 0; k < e.output_count; ++k) {
+      amp_step_tensor_t t = e.outputs[k];
+      float mean = static_cast<float>(valLoss);
+      const void *data = &mean;
+      size_t size = sizeof mean;
+      if (k > 0) {
+        // The batches' values one after another along the first
+        // dimension: for a value per example, the rows of the set.
+        t.shape[0] *= val.batches();
+        data = outputs[k].data();
+        size = outputs[k].size();
+      }
+      if (k > 0 && t.rank == 0) {
+        t.rank = 1; // a scalar per batch: one per batch
+        t.shape[0] = val.batches();
+      }
+      std::string path = dir + "/" + tensorFile(t.name, k, false);
+      if (amp_status_t status = amp_npy_write(&t, path.c_str(), data, size))
+        return fail(status);
+    }
+  }
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -169,6 +556,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   std::string inputs, load, save, outputDir, evalDir;
+  DataOptions dataOptions;
+  long shuffleSeed = 0;
   std::vector<std::pair<std::string, double>> hparams;
   long steps = 1, bench = 0, seed = -1, indexBound = 2;
   bool graph = false;
@@ -200,8 +589,23 @@ int main(int argc, char **argv) {
       inputs = arg.substr(9);
     else if (count("--steps=", steps, 0) || count("--bench=", bench, 0) ||
              count("--seed=", seed, 0) ||
-             count("--index-bound=", indexBound, 1))
+             count("--index-bound=", indexBound, 1) ||
+             count("--epochs=", dataOptions.epochs, 1) ||
+             count("--print-every=", dataOptions.printEvery, 0) ||
+             count("--val-every=", dataOptions.valEvery, 0) ||
+             count("--checkpoint-every=", dataOptions.checkpointEvery, 0) ||
+             count("--shuffle-seed=", shuffleSeed, 0))
       continue;
+    else if (arg.rfind("--data=", 0) == 0)
+      dataOptions.data.push_back(arg.substr(7));
+    else if (arg.rfind("--val-data=", 0) == 0)
+      dataOptions.valData.push_back(arg.substr(11));
+    else if (arg.rfind("--checkpoint=", 0) == 0)
+      dataOptions.checkpoint = arg.substr(13);
+    else if (arg.rfind("--log=", 0) == 0)
+      dataOptions.log = arg.substr(6);
+    else if (arg == "--no-shuffle")
+      dataOptions.shuffle = false;
     else if (arg == "--device=cuda")
       device = AMP_DEVICE_CUDA;
     else if (arg.rfind("--load=", 0) == 0)
@@ -235,11 +639,31 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (inputs.empty() == (seed < 0)) {
+  bool onData = !dataOptions.data.empty();
+  dataOptions.shuffleSeed = static_cast<uint64_t>(shuffleSeed);
+  dataOptions.outputDir = outputDir;
+  if (onData && (!inputs.empty() || (seed < 0 && load.empty()))) {
+    std::fprintf(stderr,
+                 "amp-step: error: --data takes the parameters from --seed "
+                 "or --load, not --inputs\n%s",
+                 usage);
+    return 2;
+  }
+  if (!onData && inputs.empty() == (seed < 0)) {
     std::fprintf(stderr,
                  "amp-step: error: give --inputs or --seed, one of "
                  "them\n%s",
                  usage);
+    return 2;
+  }
+  bool dataOnly = !dataOptions.valData.empty() || dataOptions.valEvery ||
+                  !dataOptions.checkpoint.empty() ||
+                  dataOptions.checkpointEvery || !dataOptions.log.empty() ||
+                  dataOptions.epochs != 1;
+  if (!onData && dataOnly) {
+    std::fprintf(stderr, "amp-step: error: --val-data, --val-every, "
+                         "--epochs, --checkpoint, --checkpoint-every and "
+                         "--log train on a data set: give --data\n");
     return 2;
   }
   // dlopen looks a name without a slash up on the library path, not in the
@@ -273,7 +697,7 @@ int main(int argc, char **argv) {
   if (seed >= 0)
     if (amp_status_t status = amp_step_init(step, static_cast<uint64_t>(seed)))
       return fail(status);
-  for (size_t i = 0; i < description->tensor_count; ++i) {
+  for (size_t i = 0; i < description->tensor_count && !onData; ++i) {
     const amp_step_tensor_t &t = description->tensors[i];
     if (seed >= 0) {
       if (t.kind == AMP_STEP_INPUT)
@@ -307,7 +731,7 @@ int main(int argc, char **argv) {
                                                    batch.back().size()))
       return fail(status);
   }
-  for (size_t i = 0, n = 0; i < description->tensor_count; ++i) {
+  for (size_t i = 0, n = 0; i < description->tensor_count && !onData; ++i) {
     const amp_step_tensor_t &t = description->tensors[i];
     if (t.kind == AMP_STEP_INPUT)
       batchInputs.push_back({batch[n++].data(), t.type, t.rank, t.shape});
@@ -319,6 +743,11 @@ int main(int argc, char **argv) {
     if (amp_status_t status = amp_step_set_hparam(step, name.c_str(), value))
       return fail(status);
 
+  if (onData) {
+    if (int code = trainOnData(step, dataOptions))
+      return code;
+    steps = bench = 0; // the data set's steps ran instead
+  }
   bool captured = false;
   for (long s = 0; s < steps; ++s) {
     float scale = 0, loss = 0, found = 0;
@@ -390,9 +819,10 @@ int main(int argc, char **argv) {
     if (amp_status_t status = amp_step_result(step, &loss, &found))
       return fail(status);
     std::string path = outputDir + "/loss.npy";
+    bool ran = steps + bench > 0 || onData;
     const amp_step_tensor_t scalar = {
         "loss", AMP_STEP_INPUT, AMP_ELEMENT_F32, 0, {}, 0, 0};
-    if (steps + bench == 0)
+    if (!ran)
       std::filesystem::remove(path, error);
     else if (amp_status_t status =
                  amp_npy_write(&scalar, path.c_str(), &loss, sizeof loss))

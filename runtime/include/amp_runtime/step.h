@@ -179,6 +179,10 @@ amp_status_t amp_step_save_npy(amp_step_t *step, size_t index,
  * of it); `data` is unchanged on any error. */
 amp_status_t amp_npy_read(const amp_step_tensor_t *tensor, const char *path,
                           void *data, size_t size);
+/* The element type and shape of the .npy file at `path` (bf16 is read as
+ * '<u2'), set in *out, whose name is kept and kind set to AMP_STEP_INPUT:
+ * a tensor to read the file as with amp_npy_read. */
+amp_status_t amp_npy_inspect(const char *path, amp_step_tensor_t *out);
 /* Writes `data` (`size` bytes, all of `tensor`) as a .npy file of
  * `tensor`'s type and shape at `path`, atomically. */
 amp_status_t amp_npy_write(const amp_step_tensor_t *tensor, const char *path,
