@@ -45,8 +45,11 @@
 
 namespace {
 
-int fail(amp_status_t status) {
-  std::fprintf(stderr, "amp-step: error: %s (%s)\n", amp_status_message(status),
+/// Prints `status` (after `context`, as "epoch 1, step 3: ") and frees
+/// it; returns the exit code 1.
+int fail(amp_status_t status, const std::string &context = "") {
+  std::fprintf(stderr, "amp-step: error: %s%s (%s)\n", context.c_str(),
+               amp_status_message(status),
                amp_status_code_name(amp_status_code(status)));
   amp_status_free(status);
   return 1;
@@ -439,13 +442,9 @@ int trainOnData(amp_step_t *step, const DataOptions &options) {
       orderEpoch = epoch;
     }
     gatherBatch(train, order, k % perEpoch, batch, inputs);
-    if (amp_status_t status =
-            amp_step_run(step, inputs.size(), inputs.data())) {
-      std::fprintf(stderr, "amp-step: error: epoch %lld, step %lld: ",
-                   static_cast<long long>(epoch + 1),
-                   static_cast<long long>(k));
-      return fail(status);
-    }
+    if (amp_status_t status = amp_step_run(step, inputs.size(), inputs.data()))
+      return fail(status, "epoch " + std::to_string(epoch + 1) + ", step " +
+                              std::to_string(k) + ": ");
     bool last = k + 1 == total;
     bool print =
         last || (options.printEvery && (k + 1) % options.printEvery == 0);
