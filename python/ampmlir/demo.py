@@ -1,7 +1,8 @@
 """The main job of `make demo`: both example models compiled with f16 AMP
 (dynamic loss scaling) and in fp32, trained side by side on data sets made
-here, on the GPU when there is one and on the host otherwise; prints what
-the compiler decided and how training went, and writes reports.
+here with a warmup-cosine learning rate, on the GPU when there is one and
+on the host otherwise, then evaluated on held-out batches; prints what the
+compiler decided and how training went, and writes reports.
 
     python3 -m ampmlir.demo [--out out/demo] [--steps N] [--quick]
 """
@@ -28,11 +29,19 @@ ROOT = Path(__file__).resolve().parents[2]
 # overflow, skip the step and back off.
 GROWTH_INTERVAL = 25
 
-# data set, training options, steps.
+# data set, peak learning rate, steps.
 MODELS = {
-    "mlp": (datasets.clusters, "lr=0.001", 300),
-    "gpt_block": (datasets.progressions, "lr=0.003", 400),
+    "mlp": (datasets.clusters, 0.001, 300),
+    "gpt_block": (datasets.progressions, 0.003, 400),
 }
+
+
+def schedule_options(lr, steps):
+    """A linear warmup over the first tenth of the steps, then a cosine
+    decay to a tenth of the peak rate at the last step."""
+    warmup = max(steps // 10, 1)
+    return (f"lr={lr} schedule=warmup-cosine warmup-steps={warmup} "
+            f"decay-steps={max(steps - warmup, 1)} min-lr={lr / 10:g}")
 
 
 def megabytes(n):
@@ -161,9 +170,10 @@ def main(argv=None):
     report = {"date": datetime.date.today().isoformat(), "device": device,
               "machine": platform.machine(), "models": {}}
     table = []
-    for name, (make_data, options, default_steps) in MODELS.items():
+    for name, (make_data, lr, default_steps) in MODELS.items():
         model = ROOT / "examples" / f"{name}.mlir"
         steps = args.steps or (20 if args.quick else default_steps)
+        options = schedule_options(lr, steps)
         print(f"== {name} ({model.relative_to(ROOT)})")
 
         # What the model holds and what the compiler decides.
@@ -198,22 +208,31 @@ def main(argv=None):
               f"f16 AMP {megabytes(peak['amp'])} "
               f"({peak['amp'] / peak['fp32']:.2f}x)")
 
-        # How training goes: the same initial weights and batches for both.
-        batches = make_data(seed=1)
+        # How training goes: the same initial weights and batches for both,
+        # then the loss on batches held out (the compiled evaluation).
+        # (one draw, so that both come from the same distribution).
+        drawn = make_data(seed=1, batches=36)
+        batches, held_out = drawn[:32], drawn[32:]
         runs = {}
         print(f"  training {steps} steps each (the same initial weights and "
-              f"batches):")
+              f"batches; {options}):")
         for kind, label in (("amp", "f16 AMP"), ("fp32", "fp32")):
             with compiled[kind].load(device) as step:
                 step.init(seed=0)
                 runs[kind] = train(step, batches, steps, label,
                                    every=max(steps // 4, 1))
+                runs[kind]["validation_loss"] = sum(
+                    step.evaluate(*batch) for batch in held_out) / len(held_out)
         amp_final = final_loss(runs["amp"]["losses"])
         fp32_final = final_loss(runs["fp32"]["losses"])
         difference = amp_final - fp32_final
         print(f"  final loss (mean of the last 20 steps): f16 AMP "
               f"{amp_final:.4f}, fp32 {fp32_final:.4f}, difference "
               f"{difference:+.4f} ({difference / fp32_final:+.1%})")
+        validation = {k: runs[k]["validation_loss"] for k in runs}
+        print(f"  validation loss ({len(held_out)} held-out batches, the "
+              f"compiled evaluation): f16 AMP {validation['amp']:.4f}, fp32 "
+              f"{validation['fp32']:.4f}")
         png = out / f"{name}.training.png"
         if not plot(name, runs, png):
             png = None
@@ -225,19 +244,23 @@ def main(argv=None):
             "train_options": options,
             "final_loss": {"amp": amp_final, "fp32": fp32_final,
                            "difference": difference},
+            "validation_loss": validation,
             "runs": runs, "svg": str(svg) if svg else None,
             "png": str(png) if png else None}
         table.append((name, fp32_final, amp_final, difference,
-                      len(runs["amp"]["skipped_steps"]), peak,
+                      validation, len(runs["amp"]["skipped_steps"]), peak,
                       runs["amp"]["steps_per_second"],
                       runs["fp32"]["steps_per_second"]))
 
     print("== summary")
     print(f"  {'model':<10} {'fp32 loss':>10} {'AMP loss':>10} {'diff':>9} "
+          f"{'fp32 val':>9} {'AMP val':>9} "
           f"{'skipped':>8} {'peak fp32':>10} {'peak AMP':>10} "
           f"{'AMP steps/s':>12} {'fp32 steps/s':>12}")
-    for name, fp32, amp, diff, skipped, peak, amp_rate, fp32_rate in table:
+    for (name, fp32, amp, diff, validation, skipped, peak, amp_rate,
+         fp32_rate) in table:
         print(f"  {name:<10} {fp32:>10.4f} {amp:>10.4f} {diff:>+9.4f} "
+              f"{validation['fp32']:>9.4f} {validation['amp']:>9.4f} "
               f"{skipped:>8} {megabytes(peak['fp32']):>10} "
               f"{megabytes(peak['amp']):>10} {amp_rate:>12.0f} "
               f"{fp32_rate:>12.0f}")

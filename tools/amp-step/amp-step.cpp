@@ -25,6 +25,22 @@
 // evaluation's outputs under DIR/eval by their names (loss.npy,
 // logits.npy).
 //
+//   amp-step LIB NAME --seed=S --data=x=train_x.npy --data=labels=train_y.npy
+//       [--val-data=x=val_x.npy ...] [--epochs=E] [--val-every=N]
+//       [--print-every=N] [--checkpoint=FILE [--checkpoint-every=N]]
+//       [--log=FILE.jsonl] [--shuffle-seed=S | --no-shuffle]
+//
+// trains on a data set instead: one array per batch input whose rows are
+// the examples, batched to the compiled batch size in an order shuffled
+// per epoch (the last partial batch left out), for E epochs from the
+// step's own counter (so that --load of a checkpoint resumes where it
+// stopped, on the batches the whole run would have seen). It prints a
+// progress line every N steps and at the end, validates the evaluation on
+// every full batch of --val-data every --val-every steps and at the end,
+// appends each progress line to the log as JSON, and saves the state to
+// --checkpoint every N steps and at the end. --output-dir then also writes
+// the evaluation's outputs over the validation set under DIR/eval.
+//
 //===----------------------------------------------------------------------===//
 
 #include "amp_runtime/float_formats.h"
@@ -549,7 +565,11 @@ int main(int argc, char **argv) {
       "usage: amp-step LIB NAME (--inputs=DIR | --seed=S [--index-bound=N]) "
       "[--steps=N] [--bench=N] [--device=host|cuda] [--graph] [--load=FILE] "
       "[--save=FILE] [--output-dir=DIR] [--hparam=NAME=VALUE]... "
-      "[--eval=DIR]\n";
+      "[--eval=DIR]\n"
+      "       amp-step LIB NAME (--seed=S | --load=FILE) --data=NAME=FILE... "
+      "[--val-data=NAME=FILE]... [--epochs=N] [--val-every=N] "
+      "[--print-every=N] [--checkpoint=FILE] [--checkpoint-every=N] "
+      "[--log=FILE] [--shuffle-seed=S | --no-shuffle] [--output-dir=DIR]\n";
   if (argc < 3) {
     std::fprintf(stderr, "%s", usage);
     return 2;
