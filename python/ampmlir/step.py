@@ -16,7 +16,9 @@ unchecked.
 """
 
 import ctypes
+import json
 import os
+import time
 from collections import namedtuple
 from pathlib import Path
 
@@ -114,6 +116,28 @@ def _tensor_infos(tensors, count):
             np.dtype(np.float32) if type_name == "bf16" else dtype,
             tuple(t.shape[k] for k in range(t.rank))))
     return infos
+
+
+_MASK64 = (1 << 64) - 1
+
+
+def epoch_order(rows, seed, epoch, shuffle=True):
+    """The order of ``rows`` examples in epoch ``epoch`` (from 0), as
+    ``amp-step --data`` takes them: a Fisher-Yates shuffle drawn from
+    splitmix64 seeded with ``seed`` and the epoch, or the rows in order
+    without ``shuffle``. A run in Python and one on the command line see
+    the same batches."""
+    order = list(range(rows))
+    if shuffle:
+        state = (seed ^ (0x9E3779B97F4A7C15 * (epoch + 1))) & _MASK64
+        for i in range(rows - 1, 0, -1):
+            state = (state + 0x9E3779B97F4A7C15) & _MASK64
+            z = state
+            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+            j = (z ^ (z >> 31)) % (i + 1)
+            order[i], order[j] = order[j], order[i]
+    return np.array(order, dtype=np.int64)
 
 
 def bf16_to_float32(bits):
@@ -536,6 +560,119 @@ class Step:
     @property
     def skipped(self):
         return self.scaler()[2]
+
+    # -- data sets --------------------------------------------------------
+
+    def _data_set(self, data, infos, what):
+        """``data`` (a dict by input name of arrays whose rows are examples)
+        checked against the batch inputs ``infos``: (arrays in their order,
+        examples, full batches)."""
+        if not isinstance(data, dict):
+            raise AmpError(f"{what} must be a dict of arrays by input name "
+                           f"({', '.join(t.name for t in infos)})")
+        names = [t.name for t in infos]
+        missing = [n for n in names if n not in data]
+        unknown = sorted(set(data) - set(names))
+        if missing or unknown:
+            raise AmpError(f"{what} needs an array for each input {names}; "
+                           f"missing {missing}, unknown {unknown}")
+        arrays, rows = [], None
+        for info in infos:
+            array = np.asarray(data[info.name])
+            if array.ndim != len(info.shape) or \
+                    array.shape[1:] != info.shape[1:]:
+                raise AmpError(
+                    f"{what}['{info.name}'] must hold rows of shape "
+                    f"{list(info.shape[1:])} (one example each); got "
+                    f"{list(array.shape)}")
+            if rows is not None and len(array) != rows:
+                raise AmpError(f"{what}['{info.name}'] holds {len(array)} "
+                               f"examples; the others hold {rows}")
+            rows = len(array)
+            arrays.append(array)
+        batch = infos[0].shape[0]
+        if rows < batch:
+            raise AmpError(f"{what} holds {rows} examples, fewer than one "
+                           f"batch of {batch}")
+        return arrays, rows, rows // batch
+
+    def validate(self, data):
+        """The mean loss of the evaluation over every full batch of
+        ``data`` (a dict by input name, rows in order), as ``amp-step
+        --val-data`` reports it."""
+        if not self.has_eval:
+            raise AmpError(f"step '{self.name}' was compiled without an "
+                           f"evaluation (amp-compile --eval=false)")
+        arrays, _, batches = self._data_set(data, self.eval_inputs, "data")
+        size = self.eval_inputs[0].shape[0]
+        total = 0.0
+        for b in range(batches):
+            total += self.evaluate(*(a[b * size:(b + 1) * size]
+                                     for a in arrays))
+        return total / batches
+
+    def fit(self, data, *, epochs=1, val_data=None, val_every=0,
+            print_every=100, shuffle_seed=0, shuffle=True, checkpoint=None,
+            checkpoint_every=0, log=None, progress=print):
+        """Trains on a data set as ``amp-step --data`` does, on the same
+        batches in the same order: ``data`` maps each batch input's name to
+        an array whose rows are examples; each epoch takes them in
+        ``epoch_order`` (the last partial batch left out), for ``epochs``
+        epochs counted from the step's own counter, so that a step loaded
+        from a checkpoint resumes where it stopped. Every ``print_every``
+        steps and at the end it hands ``progress`` a line and records the
+        step, epoch, loss, scale, skipped steps, learning rate and steps/s;
+        ``val_data`` adds the validation loss every ``val_every`` steps and
+        at the end; ``log`` appends each record to a JSON-lines file;
+        ``checkpoint`` saves the state every ``checkpoint_every`` steps
+        and at the end. Returns the records."""
+        arrays, rows, per_epoch = self._data_set(data, self.inputs, "data")
+        if val_data is not None:
+            self._data_set(val_data, self.eval_inputs, "val_data")
+        size = self.inputs[0].shape[0]
+        total = epochs * per_epoch
+        done = self.steps
+        if done > total:
+            raise AmpError(f"the step has run {done} steps already, more than "
+                           f"the {total} of {epochs} epochs")
+        records, order, order_epoch = [], None, -1
+        since, since_step = time.perf_counter(), done
+        for k in range(done, total):
+            epoch = k // per_epoch
+            if epoch != order_epoch:
+                order = epoch_order(rows, shuffle_seed, epoch, shuffle)
+                order_epoch = epoch
+            rows_of = order[(k % per_epoch) * size:(k % per_epoch + 1) * size]
+            self.run(*(a[rows_of] for a in arrays))
+            last = k + 1 == total
+            printing = last or (print_every and (k + 1) % print_every == 0)
+            validating = val_data is not None and (
+                last or (val_every and (k + 1) % val_every == 0))
+            if printing or validating:
+                loss = self.loss
+                scale, steps, skipped = self.scaler()
+                now = time.perf_counter()
+                rate = (steps - since_step) / (now - since)
+                since, since_step = now, steps
+                record = {"step": steps, "epoch": epoch + 1, "loss": loss}
+                if validating:
+                    record["val_loss"] = self.validate(val_data)
+                record.update(scale=scale, skipped=skipped)
+                if "lr" in self.hparams:
+                    record["lr"] = self.lr
+                record["steps_per_s"] = rate
+                records.append(record)
+                if progress:
+                    progress(" ".join(
+                        f"{key} {value:.9g}" if isinstance(value, float)
+                        else f"{key} {value}" for key, value in record.items()))
+                if log:
+                    with open(log, "a") as file:
+                        file.write(json.dumps(record) + "\n")
+            if checkpoint and (last or (checkpoint_every and
+                                        (k + 1) % checkpoint_every == 0)):
+                self.save(checkpoint)
+        return records
 
     # -- state files ------------------------------------------------------
 

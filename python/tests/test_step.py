@@ -1,10 +1,13 @@
 """The compiled step through the Python API: against the reference
 interpreter, across a save and a load, and under misuse."""
 
+import json
+
 import numpy as np
 import pytest
 
 import ampmlir
+from ampmlir._tools import run_tool
 from conftest import ROOT, load_inputs
 
 
@@ -378,3 +381,63 @@ def test_a_step_compiled_without_an_evaluation_says_so(tmp_path):
     with pytest.raises(ampmlir.AmpError, match="needs evaluation=True"):
         ampmlir.compile(ROOT / "examples" / "mlp.mlir", tmp_path / "bad",
                         evaluation=False, eval_outputs=["logits"])
+
+
+def _clusters(rows, seed):
+    rng = np.random.default_rng(seed)
+    prototypes = 0.1 * np.random.default_rng(0).normal(size=(10, 784))
+    labels = rng.integers(0, 10, size=rows)
+    x = prototypes[labels] + rng.normal(size=(rows, 784))
+    return {"x": x.astype(np.float32), "labels": labels.astype(np.int64)}
+
+
+def test_fit_takes_the_batches_amp_step_takes(mlp_eval, tmp_path):
+    # The same data set trained in Python and by amp-step --data: the same
+    # state, byte for byte, so the shuffles and the batching agree.
+    train, val = _clusters(1000, 1), _clusters(300, 2)
+    for name, array in train.items():
+        np.save(tmp_path / f"train_{name}.npy", array)
+    run_tool("amp-step", [
+        mlp_eval.library, "mlp", "--seed=4", "--epochs=2", "--print-every=0",
+        "--shuffle-seed=9", f"--save={tmp_path / 'cli'}",
+        f"--data=x={tmp_path / 'train_x.npy'}",
+        f"--data=labels={tmp_path / 'train_labels.npy'}"])
+    lines = []
+    with mlp_eval.load() as step:
+        step.init(seed=4)
+        records = step.fit(train, epochs=2, shuffle_seed=9, val_data=val,
+                           print_every=5, log=tmp_path / "log.jsonl",
+                           progress=lines.append)
+        step.save(tmp_path / "python")
+        assert step.steps == 2 * (1000 // 64)
+        assert records[-1]["step"] == 30 and "val_loss" in records[-1]
+        assert records[-1]["val_loss"] == step.validate(val)
+    assert (tmp_path / "cli").read_bytes() == (tmp_path / "python").read_bytes()
+    assert lines[0].startswith("step 5 epoch 1 loss ")
+    logged = [json.loads(line)
+              for line in (tmp_path / "log.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in logged] == [5, 10, 15, 20, 25, 30]
+
+
+def test_epoch_order_is_a_seeded_permutation():
+    a = ampmlir.step.epoch_order(100, 3, 0)
+    assert sorted(a) == list(range(100)) and list(a) != list(range(100))
+    assert list(a) == list(ampmlir.step.epoch_order(100, 3, 0))
+    assert list(a) != list(ampmlir.step.epoch_order(100, 3, 1))
+    assert list(ampmlir.step.epoch_order(5, 3, 0, shuffle=False)) == \
+        [0, 1, 2, 3, 4]
+
+
+def test_fit_refuses_bad_data_sets(mlp_eval):
+    with mlp_eval.load() as step:
+        with pytest.raises(ampmlir.AmpError, match=r"missing \['labels'\]"):
+            step.fit({"x": np.zeros((64, 784), np.float32)})
+        with pytest.raises(ampmlir.AmpError, match="rows of shape"):
+            step.fit({"x": np.zeros((64, 10), np.float32),
+                      "labels": np.zeros(64, np.int64)})
+        with pytest.raises(ampmlir.AmpError, match="fewer than one batch"):
+            step.fit({"x": np.zeros((10, 784), np.float32),
+                      "labels": np.zeros(10, np.int64)})
+        with pytest.raises(ampmlir.AmpError, match="holds 63 examples"):
+            step.fit({"x": np.zeros((64, 784), np.float32),
+                      "labels": np.zeros(63, np.int64)})
