@@ -26,14 +26,6 @@
 
 namespace {
 
-#define EXPECT_STATUS(call, expectedCode, fragment)                            \
-  do {                                                                         \
-    Status status_(call);                                                      \
-    EXPECT_EQ(status_.code(), expectedCode) << status_.message();              \
-    EXPECT_NE(status_.message().find(fragment), std::string::npos)             \
-        << status_.message();                                                  \
-  } while (0)
-
 amp_status_t trainStep(amp_stream_t *, void *const *tensors, void *,
                        float *loss, float *foundInf, double *counters) {
   auto *w = static_cast<float *>(tensors[0]);

@@ -1,8 +1,8 @@
 //===- TestFiles.h - statuses and scratch files for tests -------*- C++ -*-===//
 //
 // What the state-file and compiled-step tests share: a status that frees
-// itself, and a fixture with a fresh temporary directory and whole-file
-// reads and writes.
+// itself, a check of a failed call's status, and a fixture with a fresh
+// temporary directory and whole-file reads and writes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +30,16 @@ struct Status {
   }
   amp_status_t status;
 };
+
+/// Expects `call` to fail with `expectedCode` and a message holding
+/// `fragment`.
+#define EXPECT_STATUS(call, expectedCode, fragment)                            \
+  do {                                                                         \
+    Status status_(call);                                                      \
+    EXPECT_EQ(status_.code(), expectedCode) << status_.message();              \
+    EXPECT_NE(status_.message().find(fragment), std::string::npos)             \
+        << status_.message();                                                  \
+  } while (0)
 
 /// A test with its own temporary directory, removed afterwards.
 class TempDirectoryTest : public ::testing::Test {

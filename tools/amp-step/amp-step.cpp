@@ -341,6 +341,48 @@ void gatherBatch(const DataSet &set, const std::vector<int64_t> &order,
   }
 }
 
+/// Creates `dir` and its parents; prints why it cannot.
+bool makeDirectory(const std::string &dir) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error)
+    std::fprintf(stderr, "amp-step: error: cannot create %s: %s\n", dir.c_str(),
+                 error.message().c_str());
+  return !error;
+}
+
+/// Writes the evaluation's outputs into `dir` by their names: output k
+/// from the bytes `outputs[k]`. `stacked` outputs (other than the loss, a
+/// mean) hold the values of several batches one after another along the
+/// first dimension, a scalar one per batch.
+bool writeEvalOutputs(const std::string &dir, const amp_eval_description_t &e,
+                      const std::vector<std::vector<char>> &outputs,
+                      bool stacked) {
+  if (!makeDirectory(dir))
+    return false;
+  for (size_t k = 0; k < e.output_count; ++k) {
+    amp_step_tensor_t t = e.outputs[k];
+    size_t size = amp_element_size(t.type);
+    for (int32_t d = 0; d < t.rank; ++d)
+      size *= static_cast<size_t>(t.shape[d]);
+    if (stacked && k > 0) {
+      int64_t batches = static_cast<int64_t>(outputs[k].size() / size);
+      if (t.rank == 0) {
+        t.rank = 1;
+        t.shape[0] = 1;
+      }
+      t.shape[0] *= batches;
+    }
+    std::string path = dir + "/" + tensorFile(t.name, k, false);
+    if (amp_status_t status = amp_npy_write(&t, path.c_str(), outputs[k].data(),
+                                            outputs[k].size())) {
+      fail(status);
+      return false;
+    }
+  }
+  return true;
+}
+
 /// The settings of training on a data set.
 struct DataOptions {
   std::vector<std::string> data, valData;
@@ -359,8 +401,8 @@ void logLine(FILE *log, const std::string &text) {
 }
 
 /// The mean loss of the evaluation over every full batch of `set`, in
-/// order; each output of the batches concatenated into `outputs` (the loss
-/// output: the mean).
+/// order; each output of the batches one after another in `outputs` (the
+/// loss output: the mean).
 amp_status_t validate(amp_step_t *step, const DataSet &set, double *meanLoss,
                       std::vector<std::vector<char>> *outputs) {
   const amp_eval_description_t &e = *amp_step_description(step)->eval;
@@ -390,6 +432,11 @@ amp_status_t validate(amp_step_t *step, const DataSet &set, double *meanLoss,
     }
   }
   *meanLoss = sum / static_cast<double>(set.batches());
+  if (outputs) {
+    auto mean = static_cast<float>(*meanLoss);
+    (*outputs)[0].assign(reinterpret_cast<const char *>(&mean),
+                         reinterpret_cast<const char *>(&mean) + sizeof mean);
+  }
   return nullptr;
 }
 
@@ -525,35 +572,9 @@ int trainOnData(amp_step_t *step, const DataOptions &options) {
     double valLoss = 0;
     if (amp_status_t status = validate(step, val, &valLoss, &outputs))
       return fail(status);
-    std::string dir = options.outputDir + "/eval";
-    std::error_code error;
-    std::filesystem::create_directories(dir, error);
-    if (error) {
-      std::fprintf(stderr, "amp-step: error: cannot create %s: %s\n",
-                   dir.c_str(), error.message().c_str());
+    if (!writeEvalOutputs(options.outputDir + "/eval", *d->eval, outputs,
+                          /*stacked=*/true))
       return 1;
-    }
-    const amp_eval_description_t &e = *d->eval;
-    for (size_t k = 0; k < e.output_count; ++k) {
-      amp_step_tensor_t t = e.outputs[k];
-      float mean = static_cast<float>(valLoss);
-      const void *data = &mean;
-      size_t size = sizeof mean;
-      if (k > 0) {
-        // The batches' values one after another along the first
-        // dimension: for a value per example, the rows of the set.
-        t.shape[0] *= val.batches();
-        data = outputs[k].data();
-        size = outputs[k].size();
-      }
-      if (k > 0 && t.rank == 0) {
-        t.rank = 1; // a scalar per batch: one per batch
-        t.shape[0] = val.batches();
-      }
-      std::string path = dir + "/" + tensorFile(t.name, k, false);
-      if (amp_status_t status = amp_npy_write(&t, path.c_str(), data, size))
-        return fail(status);
-    }
   }
   return 0;
 }
@@ -817,13 +838,8 @@ int main(int argc, char **argv) {
     if (amp_status_t status = amp_step_save(step, save.c_str()))
       return fail(status);
   if (!outputDir.empty()) {
-    std::error_code error;
-    std::filesystem::create_directories(outputDir, error);
-    if (error) {
-      std::fprintf(stderr, "amp-step: error: cannot create %s: %s\n",
-                   outputDir.c_str(), error.message().c_str());
+    if (!makeDirectory(outputDir))
       return 1;
-    }
     for (size_t i = 0; i < description->tensor_count; ++i) {
       const amp_step_tensor_t &t = description->tensors[i];
       if (t.kind == AMP_STEP_INPUT)
@@ -841,6 +857,7 @@ int main(int argc, char **argv) {
     bool ran = steps + bench > 0 || onData;
     const amp_step_tensor_t scalar = {
         "loss", AMP_STEP_INPUT, AMP_ELEMENT_F32, 0, {}, 0, 0};
+    std::error_code error;
     if (!ran)
       std::filesystem::remove(path, error);
     else if (amp_status_t status =
@@ -868,31 +885,21 @@ int main(int argc, char **argv) {
                                                 evalInputs.data(), &loss))
       return fail(status);
     std::printf("eval loss %.9g\n", loss);
-    if (!outputDir.empty()) {
-      std::string dir = outputDir + "/eval";
-      std::error_code error;
-      std::filesystem::create_directories(dir, error);
-      if (error) {
-        std::fprintf(stderr, "amp-step: error: cannot create %s: %s\n",
-                     dir.c_str(), error.message().c_str());
-        return 1;
-      }
-      for (size_t k = 0; k < eval->output_count; ++k) {
-        const amp_step_tensor_t &t = eval->outputs[k];
-        int64_t elements = 1;
-        for (int32_t d = 0; d < t.rank; ++d)
-          elements *= t.shape[d];
-        std::vector<char> data(elements * amp_element_size(t.type));
-        std::string path =
-            dir + "/" + tensorFile(t.name, k, /*lossReserved=*/false);
-        if (amp_status_t status =
-                amp_step_read_output(step, k, data.data(), data.size()))
-          return fail(status);
-        if (amp_status_t status =
-                amp_npy_write(&t, path.c_str(), data.data(), data.size()))
-          return fail(status);
-      }
+    std::vector<std::vector<char>> outputs(eval->output_count);
+    for (size_t k = 0; k < eval->output_count && !outputDir.empty(); ++k) {
+      const amp_step_tensor_t &t = eval->outputs[k];
+      size_t size = amp_element_size(t.type);
+      for (int32_t d = 0; d < t.rank; ++d)
+        size *= static_cast<size_t>(t.shape[d]);
+      outputs[k].resize(size);
+      if (amp_status_t status =
+              amp_step_read_output(step, k, outputs[k].data(), size))
+        return fail(status);
     }
+    if (!outputDir.empty() &&
+        !writeEvalOutputs(outputDir + "/eval", *eval, outputs,
+                          /*stacked=*/false))
+      return 1;
   }
   amp_step_destroy(step);
   return 0;

@@ -257,6 +257,32 @@ static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
   return success();
 }
 
+FailureOr<SmallVector<func::FuncOp>>
+amp::findModelFunctions(ModuleOp module, StringRef functionName,
+                        StringRef pass) {
+  SmallVector<func::FuncOp> targets;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    if (!functionName.empty()
+            ? func.getSymName() == functionName
+            : hasParameters(func) &&
+                  !func->hasAttr(AmpDialect::kGradientOfAttrName) &&
+                  !func->hasAttr(AmpDialect::kEvaluationOfAttrName))
+      targets.push_back(func);
+  }
+  if (targets.empty()) {
+    // At the module's location, without printing the module.
+    emitError(module.getLoc())
+        << pass << ": "
+        << (functionName.empty()
+                ? std::string("no function has an argument marked amp.param")
+                : "no function named @" + functionName.str());
+    return failure();
+  }
+  return targets;
+}
+
 namespace {
 struct AmpAutodiffPass : amp::impl::AmpAutodiffBase<AmpAutodiffPass> {
   using AmpAutodiffBase::AmpAutodiffBase;
@@ -266,24 +292,11 @@ struct AmpAutodiffPass : amp::impl::AmpAutodiffBase<AmpAutodiffPass> {
     // @f_grad keeps the names of @f's arguments.
     nameArgumentsFromSource(module);
     SymbolTable symbols(module);
-    SmallVector<func::FuncOp> targets;
-    for (auto func : module.getOps<func::FuncOp>()) {
-      if (func.isExternal())
-        continue;
-      if (!functionName.empty() ? func.getSymName() == functionName
-                                : hasParameters(func))
-        targets.push_back(func);
-    }
-    if (targets.empty()) {
-      // At the module's location, without printing the module.
-      emitError(module.getLoc())
-          << "amp-autodiff: "
-          << (functionName.empty()
-                  ? std::string("no function has an argument marked amp.param")
-                  : "no function named @" + functionName);
+    FailureOr<SmallVector<func::FuncOp>> targets =
+        findModelFunctions(module, functionName, "amp-autodiff");
+    if (failed(targets))
       return signalPassFailure();
-    }
-    for (func::FuncOp func : targets) {
+    for (func::FuncOp func : *targets) {
       if (!hasParameters(func)) {
         func.emitError() << "amp-autodiff: @" << func.getSymName()
                          << " has no argument marked amp.param";

@@ -25,13 +25,6 @@ using namespace mlir::amp;
 
 namespace {
 
-bool hasParameters(func::FuncOp func) {
-  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-    if (func.getArgAttr(i, AmpDialect::kParamAttrName))
-      return true;
-  return false;
-}
-
 /// Adds @<name>_eval next to `func`, returning its loss and `outputs`.
 LogicalResult addEvaluation(func::FuncOp func, ArrayRef<std::string> outputs,
                             SymbolTable &symbols) {
@@ -122,25 +115,11 @@ struct AmpEvaluationPass : amp::impl::AmpEvaluationBase<AmpEvaluationPass> {
     ModuleOp module = getOperation();
     nameArgumentsFromSource(module);
     SymbolTable symbols(module);
-    SmallVector<func::FuncOp> targets;
-    for (auto func : module.getOps<func::FuncOp>()) {
-      if (func.isExternal() ||
-          func->hasAttr(AmpDialect::kEvaluationOfAttrName) ||
-          func->hasAttr(AmpDialect::kGradientOfAttrName))
-        continue;
-      if (!functionName.empty() ? func.getSymName() == functionName
-                                : hasParameters(func))
-        targets.push_back(func);
-    }
-    if (targets.empty()) {
-      emitError(module.getLoc())
-          << "amp-evaluation: "
-          << (functionName.empty()
-                  ? std::string("no function has an argument marked amp.param")
-                  : "no function named @" + functionName);
+    FailureOr<SmallVector<func::FuncOp>> targets =
+        findModelFunctions(module, functionName, "amp-evaluation");
+    if (failed(targets))
       return signalPassFailure();
-    }
-    for (func::FuncOp func : targets)
+    for (func::FuncOp func : *targets)
       if (failed(addEvaluation(func, outputs, symbols)))
         return signalPassFailure();
   }

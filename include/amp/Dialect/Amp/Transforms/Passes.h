@@ -22,6 +22,13 @@ namespace mlir::amp {
 /// options and C++ builders are in Pipelines.h).
 void registerAmpPipelines();
 
+/// The model functions that `pass` (amp-autodiff, amp-evaluation) derives
+/// from: the one named `functionName`, or else every function with a body
+/// and an amp.param argument that no pass derived (no amp.gradient_of or
+/// amp.evaluation_of). Reports at the module when there is none.
+FailureOr<SmallVector<func::FuncOp>>
+findModelFunctions(ModuleOp module, StringRef functionName, StringRef pass);
+
 /// Reports a bad pass option. The error is attached to no op: an option is
 /// no fault of the IR, and a driver that prints the op of an error
 /// (mlir-opt's default) would print the whole module after it.
