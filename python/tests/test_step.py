@@ -317,9 +317,9 @@ def test_evaluate_is_the_interpreter_s_forward_on_the_trained_weights(
     ampmlir.run(mlp_eval.eval_mlir, f"--output-dir={tmp_path / 'ir'}",
                 *(f"--input={name}={tmp_path / name}.npy"
                   for name in ("x", "labels", "w1", "b1", "w2", "b2")))
-    assert np.load(tmp_path / "ir" / "result0.npy").tobytes() == \
+    assert np.load(tmp_path / "ir" / "loss.npy").tobytes() == \
         np.float32(loss).tobytes()
-    assert np.array_equal(np.load(tmp_path / "ir" / "result1.npy"), logits)
+    assert np.array_equal(np.load(tmp_path / "ir" / "logits.npy"), logits)
     # The logits agree with an f32 forward in numpy to f16's rounding; the
     # loss is their cross-entropy.
     w1, b1, w2, b2 = (np.load(tmp_path / f"{n}.npy").astype(np.float64)

@@ -104,7 +104,8 @@ llvm::cl::opt<unsigned>
                llvm::cl::init(10), llvm::cl::cat(category));
 llvm::cl::opt<std::string>
     outputDir("output-dir",
-              llvm::cl::desc("Write result<i>.npy files to this directory"),
+              llvm::cl::desc("Write result<i>.npy files to this directory "
+                             "(<name>.npy for a result named by amp.name)"),
               llvm::cl::cat(category));
 llvm::cl::opt<std::string>
     saveInputsDir("save-inputs",
@@ -274,8 +275,28 @@ static FailureOr<std::vector<Tensor>> collectArguments(func::FuncOp func) {
   return args;
 }
 
+/// The file of tensor `i` of `tensors` written by writeTensors: `names[i]`
+/// (a result's amp.name) as <name>.npy where it is a plain file name
+/// (letters, digits, '_', '-' and '.', not first) and not positional,
+/// else <prefix><i>.npy.
+static std::string tensorFileName(StringRef prefix, size_t i,
+                                  ArrayRef<std::string> names) {
+  StringRef name = i < names.size() ? StringRef(names[i]) : StringRef();
+  bool plain = !name.empty() && name.size() <= 200 && name.front() != '.' &&
+               llvm::all_of(name, [](char c) {
+                 return llvm::isAlnum(c) || c == '_' || c == '-' || c == '.';
+               });
+  StringRef digits = name;
+  bool positional = digits.consume_front(prefix) && !digits.empty() &&
+                    llvm::all_of(digits, llvm::isDigit);
+  if (plain && !positional)
+    return (name + ".npy").str();
+  return (prefix + Twine(i) + ".npy").str();
+}
+
 static LogicalResult writeTensors(StringRef dir, StringRef prefix,
-                                  ArrayRef<Tensor> tensors) {
+                                  ArrayRef<Tensor> tensors,
+                                  ArrayRef<std::string> names = {}) {
   if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
     llvm::WithColor::error()
         << "cannot create " << dir << ": " << ec.message() << "\n";
@@ -283,7 +304,7 @@ static LogicalResult writeTensors(StringRef dir, StringRef prefix,
   }
   for (auto [i, tensor] : llvm::enumerate(tensors)) {
     SmallString<128> path(dir);
-    llvm::sys::path::append(path, prefix + Twine(i) + ".npy");
+    llvm::sys::path::append(path, tensorFileName(prefix, i, names));
     if (llvm::Error error = writeNpy(path, tensor)) {
       llvm::WithColor::error() << "cannot write " << path << ": "
                                << llvm::toString(std::move(error)) << "\n";
@@ -472,7 +493,16 @@ int main(int argc, char **argv) {
                                  timeRuns.getValue());
   }
 
-  if (!outputDir.empty() && failed(writeTensors(outputDir, "result", *results)))
+  // Results the function names (an evaluation's: loss, logits) are files
+  // of those names.
+  std::vector<std::string> names;
+  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i) {
+    auto name =
+        func.getResultAttrOfType<StringAttr>(i, AmpDialect::kNameAttrName);
+    names.push_back(name ? name.getValue().str() : "");
+  }
+  if (!outputDir.empty() &&
+      failed(writeTensors(outputDir, "result", *results, names)))
     return 1;
   return 0;
 }
