@@ -66,31 +66,42 @@ def print_cost(cost):
     print(f"    costliest kernels: {costliest}")
 
 
-def train(step, batches, steps, label, every):
+def train(step, batches, steps, label, every, log):
     """Trains `step` for `steps` steps, cycling through `batches`; prints a
-    progress line every `every` steps. Returns the losses, scales and the
-    steps/s."""
+    progress line every `every` steps and writes one record per step to
+    `log` in the training log's format (JSON lines, as amp-step --log and
+    Step.fit write them). Returns the losses, scales and the steps/s."""
     losses, scales, skipped_at = [], [], []
     start = last = time.perf_counter()
-    for i in range(steps):
-        step.run(*batches[i % len(batches)])
-        loss, found = step.result()
-        scale, _, skipped = step.scaler()
-        losses.append(loss)
-        scales.append(scale)
-        if found:
-            skipped_at.append(i)
-        if (i + 1) % every == 0 or i + 1 == steps:
-            now = time.perf_counter()
-            rate = every / (now - last) if (i + 1) % every == 0 else 0
-            last = now
-            scale_text = (f"  scale {scale:>8.0f}  skipped {skipped:>2}"
-                          if step.has_loss_scaling else "")
-            print(f"    {label:<8} step {i + 1:>4}  loss {loss:8.4f}"
-                  f"{scale_text}  {rate:7.0f} steps/s", flush=True)
+    with open(log, "w") as records:
+        for i in range(steps):
+            step.run(*batches[i % len(batches)])
+            loss, found = step.result()
+            scale, done, skipped = step.scaler()
+            losses.append(loss)
+            scales.append(scale)
+            if found:
+                skipped_at.append(i)
+            records.write(json.dumps({
+                "step": done, "epoch": i // len(batches) + 1, "loss": loss,
+                "scale": scale, "skipped": skipped, "lr": step.lr}) + "\n")
+            if (i + 1) % every == 0 or i + 1 == steps:
+                now = time.perf_counter()
+                rate = every / (now - last) if (i + 1) % every == 0 else 0
+                last = now
+                scale_text = (f"  scale {scale:>8.0f}  skipped {skipped:>2}"
+                              if step.has_loss_scaling else "")
+                print(f"    {label:<8} step {i + 1:>4}  loss {loss:8.4f}"
+                      f"{scale_text}  {rate:7.0f} steps/s", flush=True)
     seconds = time.perf_counter() - start
     return {"losses": losses, "scales": scales, "skipped_steps": skipped_at,
-            "steps_per_second": steps / seconds}
+            "steps_per_second": steps / seconds, "log": str(log)}
+
+
+def read_log(path):
+    """The records of a training log (JSON lines)."""
+    with open(path) as log:
+        return [json.loads(line) for line in log]
 
 
 def final_loss(losses, window=20):
@@ -110,12 +121,17 @@ def plot(name, runs, path):
 
     figure, (top, bottom) = plt.subplots(
         2, 1, figsize=(8, 6), sharex=True, gridspec_kw={"height_ratios": [3, 1]})
-    for label, run, color in (("fp32", runs["fp32"], "#2166ac"),
-                              ("f16 AMP", runs["amp"], "#d6604d")):
-        top.plot(run["losses"], label=label, color=color, linewidth=1.2)
-    skipped = runs["amp"]["skipped_steps"]
+    logs = {kind: read_log(run["log"]) for kind, run in runs.items()}
+    for label, kind, color in (("fp32", "fp32", "#2166ac"),
+                               ("f16 AMP", "amp", "#d6604d")):
+        top.plot([r["loss"] for r in logs[kind]], label=label, color=color,
+                 linewidth=1.2)
+    # A step is skipped where the count of skipped steps grows.
+    amp_log = logs["amp"]
+    skipped = [i for i, r in enumerate(amp_log)
+               if r["skipped"] > (amp_log[i - 1]["skipped"] if i else 0)]
     if skipped:
-        top.scatter(skipped, [runs["amp"]["losses"][i] for i in skipped],
+        top.scatter(skipped, [amp_log[i]["loss"] for i in skipped],
                     marker="x", color="black", zorder=3,
                     label="AMP step skipped (inf/NaN gradients)")
     top.set_yscale("log")
@@ -123,7 +139,7 @@ def plot(name, runs, path):
     top.set_title(f"{name}: f16 AMP with dynamic loss scaling vs fp32")
     top.legend()
     top.grid(alpha=0.3)
-    bottom.step(range(len(runs["amp"]["scales"])), runs["amp"]["scales"],
+    bottom.step(range(len(amp_log)), [r["scale"] for r in amp_log],
                 where="post", color="#d6604d")
     bottom.set_yscale("log", base=2)
     bottom.set_ylabel("loss scale")
@@ -220,7 +236,8 @@ def main(argv=None):
             with compiled[kind].load(device) as step:
                 step.init(seed=0)
                 runs[kind] = train(step, batches, steps, label,
-                                   every=max(steps // 4, 1))
+                                   every=max(steps // 4, 1),
+                                   log=out / f"{name}.{kind}.jsonl")
                 runs[kind]["validation_loss"] = sum(
                     step.evaluate(*batch) for batch in held_out) / len(held_out)
         amp_final = final_loss(runs["amp"]["losses"])
@@ -268,7 +285,8 @@ def main(argv=None):
     print()
     print(f"reports in {out}/: report.json, <model>.precision.svg (the graph "
           f"colored by precision), <model>.training.png (loss curves and "
-          f"loss scale), <model>.autocast.json")
+          f"loss scale, drawn from the training logs <model>.amp.jsonl and "
+          f"<model>.fp32.jsonl), <model>.autocast.json")
     return 0
 
 

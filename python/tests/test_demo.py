@@ -18,11 +18,20 @@ def test_the_demo_writes_its_reports(tmp_path):
     assert "autocast: converted 3/4 ops to f16 with 4 casts" in text
     assert "peak memory of a step: fp32" in text
     assert "final loss (mean of the last 20 steps): f16 AMP" in text
+    assert "validation loss (4 held-out batches, the compiled evaluation)" \
+        in text
+    assert "schedule=warmup-cosine warmup-steps=2 decay-steps=18" in text
     report = json.loads((out / "report.json").read_text())
     for name in ("mlp", "gpt_block"):
         model = report["models"][name]
         assert len(model["runs"]["amp"]["losses"]) == 20
         assert len(model["runs"]["fp32"]["losses"]) == 20
+        assert set(model["validation_loss"]) == {"amp", "fp32"}
+        # The training log the plot is drawn from: a record per step.
+        log = [json.loads(line) for line in
+               (out / f"{name}.amp.jsonl").read_text().splitlines()]
+        assert [r["step"] for r in log] == list(range(1, 21))
+        assert [r["loss"] for r in log] == model["runs"]["amp"]["losses"]
         svg = (out / f"{name}.precision.svg").read_text()
         assert svg.lstrip().startswith("<?xml") and "<svg" in svg
         assert (out / f"{name}.training.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
