@@ -152,7 +152,8 @@ std::string tensorFile(const char *name, size_t index,
 }
 
 /// Reads every batch input of `tensors` (the evaluation's) from `dir`,
-/// by name (tensorFile), into `batch`, and describes them in `inputs`.
+/// by name (tensorFile, whose positional names count the evaluation's
+/// tensors), into `batch`, and describes them in `inputs`.
 amp_status_t readBatch(const std::string &dir, size_t count,
                        const amp_step_tensor_t *tensors,
                        std::vector<std::vector<char>> &batch,
@@ -166,7 +167,8 @@ amp_status_t readBatch(const std::string &dir, size_t count,
     for (int32_t d = 0; d < t.rank; ++d)
       elements *= t.shape[d];
     batch.emplace_back(elements * amp_element_size(t.type));
-    std::string path = dir + "/" + tensorFile(t.name, i);
+    std::string path =
+        dir + "/" + tensorFile(t.name, i, /*lossReserved=*/false);
     if (amp_status_t status = amp_npy_read(
             &t, path.c_str(), batch.back().data(), batch.back().size()))
       return status;
