@@ -4,7 +4,9 @@
 Run once, with PyTorch (CPU is enough) and NumPy installed in the Python that
 runs it; the test suite reads the files it writes and never needs PyTorch:
 
-  python make_golden.py --amp-run build/bin/amp-run --out test/Golden
+  python make_golden.py --amp-run build/bin/amp-run --out test/Golden [NAME...]
+
+(NAME: the directories to write, all by default.)
 
 For each example, the inputs are the seeded ones amp-run makes
 (`--random-inputs=1 --scale=0.1`, saved with `--save-inputs`), so the tests
@@ -14,8 +16,10 @@ regenerate them instead of storing them. Written per model, in
   loss.npy       the loss at the inputs
   losses.npy     the loss before each of 10 optimizer steps
   param<i>.npy   parameter i after those 10 steps
-The MLP trains with torch.optim.SGD(lr=0.1, momentum=0.9); the GPT block
-with torch.optim.AdamW(lr=1e-2) and clip_grad_norm_(1.0).
+The MLP trains with torch.optim.SGD(lr=0.1, momentum=0.9) (mlp/), with
+SGD(lr=0.1, momentum=0.9, weight_decay=0.05) (mlp_sgd_decay/) and with
+Adam(lr=1e-2, weight_decay=0.1) (mlp_adam/); the GPT block with
+torch.optim.AdamW(lr=1e-2) and clip_grad_norm_(1.0).
 """
 import argparse
 import os
@@ -79,16 +83,24 @@ def gpt_loss(v):
                            v["targets"].reshape(b * t))
 
 
+# Directory: (example, loss, optimizer, gradient clipping norm).
 MODELS = {
-    "mlp": (mlp_loss, lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9),
-            None),
-    "gpt_block": (gpt_loss, lambda p: torch.optim.AdamW(p, lr=1e-2), 1.0),
+    "mlp": ("mlp", mlp_loss,
+            lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9), None),
+    "mlp_sgd_decay": ("mlp", mlp_loss,
+                      lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9,
+                                                weight_decay=0.05), None),
+    "mlp_adam": ("mlp", mlp_loss,
+                 lambda p: torch.optim.Adam(p, lr=1e-2, weight_decay=0.1),
+                 None),
+    "gpt_block": ("gpt_block", gpt_loss,
+                  lambda p: torch.optim.AdamW(p, lr=1e-2), 1.0),
 }
 
 
 def record(amp_run, name, out):
-    loss_fn, make_optimizer, clip = MODELS[name]
-    model_path = os.path.join(ROOT, "examples", f"{name}.mlir")
+    example, loss_fn, make_optimizer, clip = MODELS[name]
+    model_path = os.path.join(ROOT, "examples", f"{example}.mlir")
     with tempfile.TemporaryDirectory() as tmp:
         args, values = load_inputs(amp_run, model_path, tmp)
     params = [(i, n) for i, (n, is_param) in enumerate(args) if is_param]
@@ -127,10 +139,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--amp-run", required=True)
     parser.add_argument("--out", default=os.path.join(ROOT, "test", "Golden"))
+    parser.add_argument("names", nargs="*", choices=[[]] + list(MODELS),
+                        help="the directories to write (default: all)")
     args = parser.parse_args()
     torch.manual_seed(0)
     print(f"PyTorch {torch.__version__}")
-    for name in MODELS:
+    for name in args.names or MODELS:
         record(args.amp_run, name, args.out)
     return 0
 

@@ -479,7 +479,8 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
         if (failed(h))
           return failure();
         return k::adamw(in[0], in[1], in[2], in[3], in[4][0],
-                        {(*h)[0], (*h)[1], (*h)[2], (*h)[3], (*h)[4]});
+                        {(*h)[0], (*h)[1], (*h)[2], (*h)[3], (*h)[4],
+                         adam.getCoupledDecay()});
       })
       .Case([&](LrScheduleOp schedule) -> Result {
         SmallVector<StringRef> names;

@@ -950,8 +950,9 @@ SmallVector<Tensor> kernels::adamw(const Tensor &param, const Tensor &grad,
       newV(kind, param.getShape());
   withComputeType(kind, [&](auto tag) {
     using T = decltype(tag);
-    const amprt::AdamwScalars<T> scalars = amprt::adamwScalars<T>(
-        hyper.lr, hyper.beta1, hyper.beta2, hyper.eps, hyper.weightDecay, step);
+    const amprt::AdamwScalars<T> scalars =
+        amprt::adamwScalars<T>(hyper.lr, hyper.beta1, hyper.beta2, hyper.eps,
+                               hyper.weightDecay, step, hyper.coupledDecay);
     for (int64_t i = 0, e = param.getNumElements(); i < e; ++i) {
       T p = static_cast<T>(param[i]);
       T m = static_cast<T>(expAvg[i]);

@@ -127,6 +127,7 @@ SmallVector<Tensor> sgd(const Tensor &param, const Tensor &grad,
 
 struct AdamwHyper {
   double lr, beta1, beta2, eps, weightDecay;
+  bool coupledDecay; ///< Adam: the decay added to the gradient
 };
 /// Returns the new parameter, first and second moments.
 SmallVector<Tensor> adamw(const Tensor &param, const Tensor &grad,

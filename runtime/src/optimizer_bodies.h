@@ -47,7 +47,9 @@ inline AdamwSource adamwSource(const amp_adamw_config_t &config) {
   return {config, {}};
 }
 inline AdamwSource adamwSource(const amp_adamw_hparams_t &hparams) {
-  return {{}, hparams};
+  amp_adamw_config_t values{};
+  values.coupled_decay = hparams.coupled_decay;
+  return {values, hparams};
 }
 
 AMP_HOST_DEVICE inline double valueAt(const double *at, double otherwise) {
@@ -62,7 +64,8 @@ AMP_HOST_DEVICE inline AdamwScalars<float> adamwScalars(const AdamwSource &s,
   return adamwScalars<float>(
       valueAt(s.at.lr, c.lr), valueAt(s.at.beta1, c.beta1),
       valueAt(s.at.beta2, c.beta2), valueAt(s.at.eps, c.eps),
-      valueAt(s.at.weight_decay, c.weight_decay), static_cast<double>(step));
+      valueAt(s.at.weight_decay, c.weight_decay), static_cast<double>(step),
+      c.coupled_decay != 0);
 }
 
 /// The scalars of an SGD launch; the per-element update is

@@ -208,6 +208,37 @@ TEST_P(KernelTest, AdamwMatchesTorchAndSkipsOnOverflow) {
   EXPECT_EQ(download(step, 1)[0], 2.0f);
 }
 
+// Adam (coupled_decay): the decay joins the gradient, p is not scaled.
+TEST_P(KernelTest, AdamAddsTheDecayToTheGradientAsTorchDoes) {
+  amp_adamw_config_t config{0.1, 0.9, 0.999, 1e-8, 0.05, 1};
+  std::vector<float> w = {1, -2}, g = {0.5f, 2};
+  float *dw = upload(w), *dg = upload(g);
+  float *dm = upload(std::vector<float>(2)),
+        *dv = upload(std::vector<float>(2));
+  float *step = upload(std::vector<float>{0});
+  float *params[] = {dw}, *grads[] = {dg}, *ms[] = {dm}, *vs[] = {dv};
+  size_t sizes[] = {2};
+  double rw[2] = {1, -2}, rm[2] = {0, 0}, rv[2] = {0, 0};
+  for (int s = 0; s < 2; ++s) {
+    ASSERT_EQ(amp_adamw_update(stream, &config, {1, params, sizes},
+                               {1, grads, sizes}, {1, ms, sizes},
+                               {1, vs, sizes}, step, nullptr,
+                               {AMP_F32, nullptr}),
+              nullptr);
+    double t = s + 1;
+    for (int i = 0; i < 2; ++i) {
+      double d = g[i] + 0.05 * rw[i];
+      rm[i] = 0.9 * rm[i] + 0.1 * d;
+      rv[i] = 0.999 * rv[i] + 0.001 * d * d;
+      rw[i] -= 0.1 * (rm[i] / (1 - std::pow(0.9, t))) /
+               (std::sqrt(rv[i] / (1 - std::pow(0.999, t))) + 1e-8);
+    }
+  }
+  std::vector<float> got = download(dw, 2);
+  for (int i = 0; i < 2; ++i)
+    EXPECT_NEAR(got[i], rw[i], 1e-6 * std::fabs(rw[i])) << i;
+}
+
 TEST_P(KernelTest, MismatchedListsAreRejected) {
   float *dw = upload(std::vector<float>(4)),
         *dg = upload(std::vector<float>(4));

@@ -72,7 +72,7 @@ llvm::cl::opt<std::string> computeType(
                    "all fp32)"),
     llvm::cl::init("f16"), llvm::cl::cat(category));
 llvm::cl::opt<std::string> optimizer("optimizer",
-                                     llvm::cl::desc("sgd or adamw"),
+                                     llvm::cl::desc("sgd, adam or adamw"),
                                      llvm::cl::init("adamw"),
                                      llvm::cl::cat(category));
 llvm::cl::opt<std::string> lossScaling(

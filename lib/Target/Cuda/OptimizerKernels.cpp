@@ -56,7 +56,8 @@ getRuntimeUpdate(Operation *update, function_ref<std::string(Value)> pointer) {
     call.hparams =
         "const amp_adamw_hparams_t hparams{" + pointer(adam.getLr()) + ", " +
         pointer(adam.getBeta1()) + ", " + pointer(adam.getBeta2()) + ", " +
-        pointer(adam.getEps()) + ", " + pointer(adam.getWeightDecay()) + "};";
+        pointer(adam.getEps()) + ", " + pointer(adam.getWeightDecay()) + ", " +
+        (adam.getCoupledDecay() ? "1" : "0") + "};";
     call.function = "amp_adamw_apply";
     return call;
   }
@@ -95,14 +96,19 @@ std::optional<double> compiledValue(Value hyper) {
 /// adamwElement (the decay, the choice of the moment's form and its
 /// update, the second moment, the denominator with its square root, the
 /// step: 14 FLOPs and a sqrt) and sgdElement (the weight decay, the
-/// momentum buffer, Nesterov's look-ahead, the step). SGD's decay costs 2
-/// FLOPs where it is on: at the value the step starts with (it can change
-/// at run time), and wherever that value is not known.
+/// momentum buffer, Nesterov's look-ahead, the step). SGD's decay, and
+/// Adam's (added to the gradient), cost 2 FLOPs where it is on: at the
+/// value the step starts with (it can change at run time), and wherever
+/// that value is not known.
 ScalarCost updateCost(Operation *update) {
-  if (isa<AdamwUpdateOp>(update))
-    return {14, 1};
   ScalarCost cost{2, 0};
   Value decay;
+  if (auto adam = dyn_cast<AdamwUpdateOp>(update)) {
+    cost = {14, 1};
+    if (!adam.getCoupledDecay())
+      return cost;
+    decay = adam.getWeightDecay();
+  }
   if (auto sgd = dyn_cast<SgdUpdateOp>(update))
     decay = sgd.getWeightDecay();
   if (auto sgd = dyn_cast<SgdMomentumUpdateOp>(update)) {
@@ -355,7 +361,8 @@ LogicalResult emitAdamw(AdamwUpdateOp op, OpKernel &kernel) {
                          "static_cast<double>(" +
                          kernel.load(op.getStepMutable().getOperandNumber(),
                                      "0") +
-                         "));"
+                         "), " + (op.getCoupledDecay() ? "true" : "false") +
+                         ");"
                   << "\n";
   raw_indented_ostream &body = functor.body();
   body << t << " p = " << kernel.load(0, "i") << ";\n"

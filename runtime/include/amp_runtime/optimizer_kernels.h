@@ -81,6 +81,7 @@ typedef struct amp_sgd_config_s {
 
 typedef struct amp_adamw_config_s {
   double lr, beta1, beta2, eps, weight_decay;
+  int coupled_decay; /* 1: Adam (the decay added to the gradient), 0: AdamW */
 } amp_adamw_config_t;
 
 /* Low-precision copies written next to the f32 masters; data may be NULL
@@ -99,7 +100,9 @@ amp_status_t amp_sgd_update(amp_stream_t *stream,
                             amp_tensor_list_t momentum_buffers, float *step,
                             const float *found_inf, amp_copy_list_t copies);
 
-/* torch.optim.AdamW over every parameter, same conventions. */
+/* torch.optim.AdamW over every parameter, same conventions; with
+ * config->coupled_decay, torch.optim.Adam (weight decay added to the
+ * gradient). */
 amp_status_t amp_adamw_update(amp_stream_t *stream,
                               const amp_adamw_config_t *config,
                               amp_tensor_list_t params, amp_tensor_list_t grads,
@@ -122,6 +125,7 @@ typedef struct amp_sgd_hparams_s {
 
 typedef struct amp_adamw_hparams_s {
   const double *lr, *beta1, *beta2, *eps, *weight_decay;
+  int coupled_decay; /* fixed: 1 for Adam, 0 for AdamW */
 } amp_adamw_hparams_t;
 
 /* As amp_sgd_update and amp_adamw_update, except that the hyperparameters

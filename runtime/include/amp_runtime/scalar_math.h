@@ -178,39 +178,49 @@ template <typename T> AMP_HOST_DEVICE inline T softplus(T x) {
 // corrections, step size) in f64 once per step, converted to T; the tensor
 // arithmetic per element in T.
 
-/// The scalars of one AdamW step, shared by all its elements.
+/// The scalars of one AdamW step (or Adam's, whose weight decay is added to
+/// the gradient as torch.optim.Adam adds it), shared by all its elements.
 template <typename T> struct AdamwScalars {
-  T decay;         ///< 1 - lr * weight_decay
+  T decay;         ///< 1 - lr * weight_decay (1 for Adam)
   T weight;        ///< 1 - beta1, the lerp weight of the first moment
   T beta2;         ///< beta2
   T oneMinusBeta2; ///< 1 - beta2
   T sqrtC2;        ///< sqrt(1 - beta2^t), the second bias correction's root
   T eps;           ///< eps
   T negStep;       ///< -lr / (1 - beta1^t)
+  T weightDecay;   ///< weight_decay, added to the gradient by Adam
+  bool coupled;    ///< Adam: weight_decay != 0, added to the gradient
 };
 
 /// The AdamW scalars of the update that makes `step` completed steps
-/// `step + 1` (t = step + 1 in the bias corrections).
+/// `step + 1` (t = step + 1 in the bias corrections); with `coupledDecay`,
+/// Adam's, whose weight decay joins the gradient instead.
 template <typename T>
 AMP_HOST_DEVICE inline AdamwScalars<T>
 adamwScalars(double lr, double beta1, double beta2, double eps,
-             double weightDecay, double step) {
+             double weightDecay, double step, bool coupledDecay = false) {
   double t = step + 1;
   double c1 = 1 - ::pow(beta1, t), c2 = 1 - ::pow(beta2, t);
-  return {static_cast<T>(1 - lr * weightDecay),
+  return {static_cast<T>(coupledDecay ? 1.0 : 1 - lr * weightDecay),
           static_cast<T>(1 - beta1),
           static_cast<T>(beta2),
           static_cast<T>(1 - beta2),
           static_cast<T>(math::sqrt(c2)),
           static_cast<T>(eps),
-          static_cast<T>(-(lr / c1))};
+          static_cast<T>(-(lr / c1)),
+          static_cast<T>(weightDecay),
+          coupledDecay && weightDecay != 0};
 }
 
-/// One element of AdamW: decoupled decay, the moments, the step. `p`, `m`
-/// and `v` are updated in place; the caller rounds them to their storage.
+/// One element of AdamW: decoupled decay, the moments, the step; of Adam:
+/// the decay added to the gradient (`g + weight_decay * p`), then the
+/// same. `p`, `m` and `v` are updated in place; the caller rounds them to
+/// their storage.
 template <typename T>
 AMP_HOST_DEVICE inline void adamwElement(const AdamwScalars<T> &s, T &p, T g,
                                          T &m, T &v) {
+  if (s.coupled)
+    g = g + s.weightDecay * p;
   p = p * s.decay;
   // lerp(m, g, w) as torch computes it: from m for w < 0.5, else from g.
   m = s.weight < static_cast<T>(0.5)

@@ -294,6 +294,7 @@ func.func @gradients(%x: tensor<4x8xf16>, %g: tensor<4x8xf16>, %ids: tensor<4xi6
 // CHECK: amp.sgd_update %[[P:.*]], %[[G:.*]] lr(%[[LR:.*]]) weight_decay(%[[WD:.*]]) : tensor<8xf32>
 // CHECK: amp.sgd_momentum_update %[[P]], %[[G]], %{{.*}}, %{{.*}} lr(%[[LR]]) momentum(%[[MU:.*]]) weight_decay(%[[WD]]) {dampening = 0.000000e+00 : f64, nesterov} : tensor<8xf32>, tensor<f32>
 // CHECK: amp.adamw_update %[[P]], %[[G]], %{{.*}}, %{{.*}}, %{{.*}} lr(%[[LR]]) betas(%[[MU]], %[[B2:.*]]) eps(%[[EPS:.*]]) weight_decay(%[[WD]]) : tensor<8xf32>, tensor<f32>
+// CHECK: amp.adamw_update %[[P]], %[[G]], %{{.*}}, %{{.*}}, %{{.*}} lr(%[[LR]]) betas(%[[MU]], %[[B2]]) eps(%[[EPS]]) weight_decay(%[[WD]]) {coupled_decay} : tensor<8xf32>, tensor<f32>
 func.func @optimizers(%p: tensor<8xf32> {amp.param}, %g: tensor<8xf32>, %b: tensor<8xf32> {amp.state}, %s: tensor<f32> {amp.state},
                       %lr: tensor<f64> {amp.state = 0.1, amp.hparam}, %mu: tensor<f64> {amp.state = 0.9, amp.hparam},
                       %b2: tensor<f64> {amp.state = 0.999, amp.hparam}, %eps: tensor<f64> {amp.state = 1.0e-8, amp.hparam},
@@ -301,6 +302,7 @@ func.func @optimizers(%p: tensor<8xf32> {amp.param}, %g: tensor<8xf32>, %b: tens
   %0 = amp.sgd_update %p, %g lr(%lr) weight_decay(%wd) : tensor<8xf32>
   %1:2 = amp.sgd_momentum_update %p, %g, %b, %s lr(%lr) momentum(%mu) weight_decay(%wd) {dampening = 0.0, nesterov} : tensor<8xf32>, tensor<f32>
   %2:3 = amp.adamw_update %p, %g, %b, %b, %s lr(%lr) betas(%mu, %b2) eps(%eps) weight_decay(%wd) : tensor<8xf32>, tensor<f32>
+  %3:3 = amp.adamw_update %p, %g, %b, %b, %s lr(%lr) betas(%mu, %b2) eps(%eps) weight_decay(%wd) {coupled_decay} : tensor<8xf32>, tensor<f32>
   return
 }
 

@@ -1,6 +1,11 @@
 // RUN: split-file %s %t
 // RUN: amp-translate --amp-to-cuda --amp-name=bw %t/mixed.mlir | FileCheck %s --check-prefix=MIXED
 // RUN: amp-translate --amp-to-cuda --amp-name=tiny %t/accumulate.mlir | FileCheck %s --check-prefix=ACCUMULATE
+// Adam's updates (coupled_decay) say so in both forms.
+// RUN: sed 's/weight_decay(%%arg23) :/weight_decay(%%arg23) {coupled_decay} :/' %t/mixed.mlir > %t/adam.mlir
+// RUN: amp-translate --amp-to-cuda --amp-name=bw %t/adam.mlir | FileCheck %s --check-prefix=ADAM
+// ADAM: static_cast<double>(in5[0]), true);
+// ADAM: const amp_adamw_hparams_t hparams{lr, beta1, beta2, eps, weight_decay, 1};
 
 // The optimizer updates of a step are one kernel; the runtime's
 // multi-tensor update runs those it can (f32 tensors updated in place under
@@ -16,7 +21,7 @@
 // MIXED: amprt::AdamwScalars<float> scalars{};
 // The hyperparameters are read once per launch, in f64, from memory.
 // MIXED: scalars = amprt::adamwScalars<float>(in0[0], in1[0], in2[0], in3[0], in4[0],
-// MIXED-NEXT: static_cast<double>(in5[0]));
+// MIXED-NEXT: static_cast<double>(in5[0]), false);
 // MIXED: float p = ampstep::ldBF16(in6, i);
 // MIXED-NEXT: const float g = {{.*}};
 // MIXED: amprt::adamwElement<float>(scalars, p, g, m, v);
@@ -25,7 +30,7 @@
 // MIXED-NEXT: //   {{.*}} = amp.adamw_update %arg1,
 // MIXED: : tensor<8xf32>, tensor<f32>
 // MIXED-NEXT: {
-// MIXED-NEXT: const amp_adamw_hparams_t hparams{lr, beta1, beta2, eps, weight_decay};
+// MIXED-NEXT: const amp_adamw_hparams_t hparams{lr, beta1, beta2, eps, weight_decay, 0};
 // MIXED-NEXT: float *const params[] = {b};
 // MIXED-NEXT: float *const grads[] = {[[GRAD:[a-z_0-9]+]]};
 // MIXED-NEXT: float *const exp_avgs[] = {b_exp_avg};

@@ -31,7 +31,8 @@ using namespace mlir::amp;
 namespace {
 
 struct OptimizerConfig {
-  bool adamw = false;
+  bool adamw = false;        // AdamW or Adam: the moments, amp.adamw_update
+  bool coupledDecay = false; // Adam: the decay added to the gradient
   double lr, momentum, dampening, weightDecay, beta1, beta2, eps, maxGradNorm;
   bool nesterov;
   int64_t accumulate;
@@ -379,7 +380,8 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
     if (config.adamw) {
       auto op = b.create<AdamwUpdateOp>(
           loc, param, g, moments[p][0], moments[p][1], counter, rate,
-          hyper["beta1"], hyper["beta2"], hyper["eps"], hyper["weight_decay"]);
+          hyper["beta1"], hyper["beta2"], hyper["eps"], hyper["weight_decay"],
+          config.coupledDecay ? b.getUnitAttr() : UnitAttr());
       newParams.push_back(op.getNewParam());
       newState.push_back(op.getNewExpAvg());
       newState.push_back(op.getNewExpAvgSq());
@@ -462,19 +464,24 @@ struct AmpOptimizerPass : amp::impl::AmpOptimizerBase<AmpOptimizerPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     OptimizerConfig config;
-    if (optimizer != "sgd" && optimizer != "adamw") {
-      emitOptionError(&getContext()) << "amp-optimizer: unknown optimizer '"
-                                     << optimizer << "'; expected sgd or adamw";
+    if (optimizer != "sgd" && optimizer != "adam" && optimizer != "adamw") {
+      emitOptionError(&getContext())
+          << "amp-optimizer: unknown optimizer '" << optimizer
+          << "'; expected sgd, adam or adamw";
       return signalPassFailure();
     }
-    config.adamw = optimizer == "adamw";
+    config.adamw = optimizer == "adamw" || optimizer == "adam";
+    config.coupledDecay = optimizer == "adam";
     config.lr = lr;
     config.momentum = momentum;
     config.dampening = dampening;
     config.nesterov = nesterov;
     // -1, the option's default, means the optimizer's own default.
-    config.weightDecay = weightDecay != -1.0 ? weightDecay.getValue()
-                                             : (config.adamw ? 1e-2 : 0.0);
+    // (torch.optim's: 1e-2 for AdamW, 0 for Adam and SGD).
+    config.weightDecay =
+        weightDecay != -1.0
+            ? weightDecay.getValue()
+            : (config.adamw && !config.coupledDecay ? 1e-2 : 0.0);
     config.beta1 = beta1;
     config.beta2 = beta2;
     config.eps = eps;

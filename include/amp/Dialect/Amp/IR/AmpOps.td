@@ -986,11 +986,14 @@ def Amp_SgdMomentumUpdateOp : Amp_OptimizerOp<"sgd_momentum_update",
 def Amp_AdamwUpdateOp : Amp_OptimizerOp<"adamw_update",
     [AllTypesMatch<["param", "grad", "exp_avg", "exp_avg_sq", "new_param",
                     "new_exp_avg", "new_exp_avg_sq"]>]> {
-  let summary = "AdamW step, as torch.optim.AdamW";
+  let summary = "AdamW step, as torch.optim.AdamW, or Adam's";
   let description = [{
     With `t = step + 1`: `p *= 1 - lr * weight_decay`;
     `m = beta1 m + (1 - beta1) g`; `v = beta2 v + (1 - beta2) g^2`;
     `p -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)`.
+    With `coupled_decay`, torch.optim.Adam's step: the weight decay joins
+    the gradient instead (`g += weight_decay * p`, where it is not 0) and
+    `p` is not scaled. Which of the two is fixed when the step is compiled.
 
     ```mlir
     %p2, %m2, %v2 = amp.adamw_update %p, %g, %m, %v, %step lr(%lr)
@@ -1002,7 +1005,8 @@ def Amp_AdamwUpdateOp : Amp_OptimizerOp<"adamw_update",
                    Amp_FloatTensor:$exp_avg, Amp_FloatTensor:$exp_avg_sq,
                    Amp_FloatTensor:$step, Amp_HyperParameter:$lr,
                    Amp_HyperParameter:$beta1, Amp_HyperParameter:$beta2,
-                   Amp_HyperParameter:$eps, Amp_HyperParameter:$weight_decay);
+                   Amp_HyperParameter:$eps, Amp_HyperParameter:$weight_decay,
+                   UnitAttr:$coupled_decay);
   let results = (outs Amp_FloatTensor:$new_param,
                  Amp_FloatTensor:$new_exp_avg,
                  Amp_FloatTensor:$new_exp_avg_sq);

@@ -269,7 +269,7 @@ def AmpOptimizer : Pass<"amp-optimizer", "mlir::ModuleOp"> {
 
     Parameters keep `amp.param`; state arguments carry `amp.state` and start
     at zero: per parameter the momentum buffer (SGD with momentum) or the
-    first and second moments (AdamW), then the step counter, then, with
+    first and second moments (Adam, AdamW), then the step counter, then, with
     gradient accumulation, one accumulator per parameter and the micro-batch
     counter. The batch arguments follow in their original order.
 
@@ -277,7 +277,9 @@ def AmpOptimizer : Pass<"amp-optimizer", "mlir::ModuleOp"> {
     the global gradient norm (`max-grad-norm`, as torch.nn.utils
     .clip_grad_norm_), and updates every parameter with one fused op
     (`amp.sgd_update`, `amp.sgd_momentum_update`, `amp.adamw_update`), with
-    the defaults of torch.optim.SGD and torch.optim.AdamW. With
+    the defaults of torch.optim.SGD, torch.optim.Adam (`optimizer=adam`:
+    `amp.adamw_update {coupled_decay}`, the weight decay added to the
+    gradient) and torch.optim.AdamW. With
     `accumulate=N` the update applies on every N-th call only (a select, no
     control flow): parameters, moments and the step counter change then and
     only then.
@@ -291,7 +293,7 @@ def AmpOptimizer : Pass<"amp-optimizer", "mlir::ModuleOp"> {
                            "::mlir::func::FuncDialect"];
   let options = [
     Option<"optimizer", "optimizer", "std::string", /*default=*/"\"sgd\"",
-           "sgd or adamw">,
+           "sgd, adam or adamw">,
     Option<"lr", "lr", "double", /*default=*/"1e-3", "Learning rate">,
     Option<"momentum", "momentum", "double", /*default=*/"0.0",
            "SGD momentum">,
@@ -301,9 +303,9 @@ def AmpOptimizer : Pass<"amp-optimizer", "mlir::ModuleOp"> {
            "SGD Nesterov momentum">,
     Option<"weightDecay", "weight-decay", "double", /*default=*/"-1.0",
            "Weight decay (default: 0 for SGD, 0.01 for AdamW)">,
-    Option<"beta1", "beta1", "double", /*default=*/"0.9", "AdamW beta1">,
-    Option<"beta2", "beta2", "double", /*default=*/"0.999", "AdamW beta2">,
-    Option<"eps", "eps", "double", /*default=*/"1e-8", "AdamW epsilon">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9", "Adam(W) beta1">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999", "Adam(W) beta2">,
+    Option<"eps", "eps", "double", /*default=*/"1e-8", "Adam(W) epsilon">,
     Option<"maxGradNorm", "max-grad-norm", "double", /*default=*/"0.0",
            "Clip gradients to this global 2-norm (0: no clipping)">,
     Option<"accumulate", "accumulate", "int64_t", /*default=*/"1",

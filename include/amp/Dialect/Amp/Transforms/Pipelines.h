@@ -110,7 +110,7 @@ struct TrainStepPipelineOptions
 
   // amp-optimizer.
   Option<std::string> optimizer{
-      *this, "optimizer", llvm::cl::desc("sgd or adamw"),
+      *this, "optimizer", llvm::cl::desc("sgd, adam or adamw"),
       llvm::cl::init(AmpOptimizerOptions().optimizer)};
   Option<double> lr{*this, "lr", llvm::cl::desc("Learning rate"),
                     llvm::cl::init(AmpOptimizerOptions().lr)};
@@ -123,13 +123,14 @@ struct TrainStepPipelineOptions
                         llvm::cl::init(AmpOptimizerOptions().nesterov)};
   Option<double> weightDecay{
       *this, "weight-decay",
-      llvm::cl::desc("Weight decay (default: 0 for SGD, 0.01 for AdamW)"),
+      llvm::cl::desc("Weight decay (default: 0 for SGD and Adam, 0.01 for "
+                     "AdamW)"),
       llvm::cl::init(AmpOptimizerOptions().weightDecay)};
-  Option<double> beta1{*this, "beta1", llvm::cl::desc("AdamW beta1"),
+  Option<double> beta1{*this, "beta1", llvm::cl::desc("Adam(W) beta1"),
                        llvm::cl::init(AmpOptimizerOptions().beta1)};
-  Option<double> beta2{*this, "beta2", llvm::cl::desc("AdamW beta2"),
+  Option<double> beta2{*this, "beta2", llvm::cl::desc("Adam(W) beta2"),
                        llvm::cl::init(AmpOptimizerOptions().beta2)};
-  Option<double> eps{*this, "eps", llvm::cl::desc("AdamW epsilon"),
+  Option<double> eps{*this, "eps", llvm::cl::desc("Adam(W) epsilon"),
                      llvm::cl::init(AmpOptimizerOptions().eps)};
   Option<double> maxGradNorm{
       *this, "max-grad-norm",

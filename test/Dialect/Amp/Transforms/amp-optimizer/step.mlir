@@ -3,6 +3,7 @@
 // RUN: amp-opt %s --amp-autodiff --amp-optimizer="optimizer=sgd lr=0.1 momentum=0.9 nesterov=true" | FileCheck %s --check-prefix=MOMENTUM
 // RUN: amp-opt %s --amp-autodiff --amp-optimizer="optimizer=adamw max-grad-norm=1.0" | FileCheck %s --check-prefix=ADAMW
 // RUN: amp-opt %s --amp-autodiff --amp-optimizer="optimizer=adamw accumulate=4" | FileCheck %s --check-prefix=ACCUM
+// RUN: amp-opt %s --amp-autodiff --amp-optimizer="optimizer=adam" | FileCheck %s --check-prefix=ADAM
 // RUN: amp-opt %s --amp-autodiff --amp-optimizer="optimizer=sgd lr=0.5 schedule=warmup-cosine warmup-steps=100 decay-steps=900 min-lr=0.01" | FileCheck %s --check-prefix=SCHEDULE
 // The pipeline is the same passes:
 // RUN: amp-opt %s --amp-train-step="optimizer=sgd lr=0.5" | FileCheck %s --check-prefix=SGD
@@ -50,6 +51,13 @@
 // ADAMW: %[[ON:[0-9]+]] = amp.compare gt, %[[MAX]],
 // ADAMW: amp.select %[[ON]], %[[COEF]],
 // ADAMW: amp.adamw_update {{.*}} lr(%[[LR]]) betas(%[[B1]], %[[B2]]) eps(%[[EPS]]) weight_decay(%[[WD]])
+
+// Adam: AdamW's moments and update with the decay added to the gradient
+// (coupled_decay), torch.optim.Adam's default decay 0.
+// ADAM-LABEL: func.func @linear_step
+// ADAM-SAME: {amp.name = "w.exp_avg", amp.state}
+// ADAM-SAME: {amp.hparam, amp.name = "weight_decay", amp.state = 0.000000e+00 : f64}
+// ADAM: amp.adamw_update {{.*}} {coupled_decay}
 
 // Accumulation: accumulators and a micro-step counter; every state update
 // is a select on the N-th micro-batch.
