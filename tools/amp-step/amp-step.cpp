@@ -209,7 +209,17 @@ bool readDataSet(const std::vector<std::string> &files, size_t count,
                    what, setting.c_str());
       return false;
     }
-    named.emplace_back(setting.substr(0, equals), setting.substr(equals + 1));
+    std::string name = setting.substr(0, equals);
+    for (const auto &[other, file] : named)
+      if (other == name) {
+        std::fprintf(stderr,
+                     "amp-step: error: %s gives input '%s' twice (%s and "
+                     "%s)\n",
+                     what, name.c_str(), file.c_str(),
+                     setting.c_str() + equals + 1);
+        return false;
+      }
+    named.emplace_back(name, setting.substr(equals + 1));
   }
   std::string inputs;
   for (size_t i = 0; i < count; ++i)
