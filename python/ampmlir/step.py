@@ -567,6 +567,9 @@ class Step:
         """``data`` (a dict by input name of arrays whose rows are examples)
         checked against the batch inputs ``infos``: (arrays in their order,
         examples, full batches)."""
+        if not infos:
+            raise AmpError(f"step '{self.name}' takes no batch inputs to "
+                           f"make batches of")
         if not isinstance(data, dict):
             raise AmpError(f"{what} must be a dict of arrays by input name "
                            f"({', '.join(t.name for t in infos)})")
@@ -628,6 +631,10 @@ class Step:
         and at the end. Returns the records."""
         arrays, rows, per_epoch = self._data_set(data, self.inputs, "data")
         if val_data is not None:
+            if not self.has_eval:
+                raise AmpError(f"val_data: step '{self.name}' was compiled "
+                               f"without an evaluation (amp-compile "
+                               f"--eval=false)")
             self._data_set(val_data, self.eval_inputs, "val_data")
         size = self.inputs[0].shape[0]
         total = epochs * per_epoch

@@ -378,6 +378,14 @@ def test_a_step_compiled_without_an_evaluation_says_so(tmp_path):
         assert not s.has_eval
         with pytest.raises(ampmlir.AmpError, match="without an evaluation"):
             s.evaluate(*_mlp_batch(0))
+    data = {"x": np.zeros((64, 784), np.float32),
+            "labels": np.zeros(64, np.int64)}
+    with compiled.load() as s:
+        with pytest.raises(ampmlir.AmpError, match="val_data: .*without an "
+                           "evaluation"):
+            s.fit(data, val_data=data)
+        with pytest.raises(ampmlir.AmpError, match="without an evaluation"):
+            s.validate(data)
     with pytest.raises(ampmlir.AmpError, match="needs evaluation=True"):
         ampmlir.compile(ROOT / "examples" / "mlp.mlir", tmp_path / "bad",
                         evaluation=False, eval_outputs=["logits"])
