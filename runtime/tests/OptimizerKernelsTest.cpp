@@ -168,6 +168,23 @@ TEST_P(KernelTest, SgdMomentumMatchesTorchAndWritesHalfCopies) {
   EXPECT_EQ(download(step, 1)[0], 2.0f);
 }
 
+/// Update number `t` (from 1) of torch.optim.AdamW, or of Adam where
+/// `c.coupled_decay`, worked out in f64 on `w`, `m`, `v` from `g`.
+void adamReference(const amp_adamw_config_t &c, const std::vector<float> &g,
+                   double t, double *w, double *m, double *v) {
+  for (size_t i = 0; i < g.size(); ++i) {
+    double d = g[i];
+    if (c.coupled_decay)
+      d += c.weight_decay * w[i];
+    else
+      w[i] *= 1 - c.lr * c.weight_decay;
+    m[i] = c.beta1 * m[i] + (1 - c.beta1) * d;
+    v[i] = c.beta2 * v[i] + (1 - c.beta2) * d * d;
+    w[i] -= c.lr * (m[i] / (1 - std::pow(c.beta1, t))) /
+            (std::sqrt(v[i] / (1 - std::pow(c.beta2, t))) + c.eps);
+  }
+}
+
 TEST_P(KernelTest, AdamwMatchesTorchAndSkipsOnOverflow) {
   amp_adamw_config_t config{0.1, 0.9, 0.999, 1e-8, 0.01};
   std::vector<float> w = {1, -2}, g = {0.5f, 2};
@@ -184,14 +201,7 @@ TEST_P(KernelTest, AdamwMatchesTorchAndSkipsOnOverflow) {
                                {1, grads, sizes}, {1, ms, sizes},
                                {1, vs, sizes}, step, found, {AMP_F32, nullptr}),
               nullptr);
-    double t = s + 1;
-    for (int i = 0; i < 2; ++i) {
-      rw[i] *= 1 - 0.1 * 0.01;
-      rm[i] = 0.9 * rm[i] + 0.1 * g[i];
-      rv[i] = 0.999 * rv[i] + 0.001 * g[i] * g[i];
-      rw[i] -= 0.1 * (rm[i] / (1 - std::pow(0.9, t))) /
-               (std::sqrt(rv[i] / (1 - std::pow(0.999, t))) + 1e-8);
-    }
+    adamReference(config, g, s + 1, rw, rm, rv);
   }
   std::vector<float> got = download(dw, 2);
   for (int i = 0; i < 2; ++i)
@@ -225,14 +235,7 @@ TEST_P(KernelTest, AdamAddsTheDecayToTheGradientAsTorchDoes) {
                                {1, vs, sizes}, step, nullptr,
                                {AMP_F32, nullptr}),
               nullptr);
-    double t = s + 1;
-    for (int i = 0; i < 2; ++i) {
-      double d = g[i] + 0.05 * rw[i];
-      rm[i] = 0.9 * rm[i] + 0.1 * d;
-      rv[i] = 0.999 * rv[i] + 0.001 * d * d;
-      rw[i] -= 0.1 * (rm[i] / (1 - std::pow(0.9, t))) /
-               (std::sqrt(rv[i] / (1 - std::pow(0.999, t))) + 1e-8);
-    }
+    adamReference(config, g, s + 1, rw, rm, rv);
   }
   std::vector<float> got = download(dw, 2);
   for (int i = 0; i < 2; ++i)

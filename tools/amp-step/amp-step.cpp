@@ -92,14 +92,24 @@ uint64_t nextRandom(uint64_t &state) {
   return z ^ (z >> 31);
 }
 
+/// The elements of tensor `t`, and their bytes.
+int64_t elementCount(const amp_step_tensor_t &t) {
+  int64_t count = 1;
+  for (int32_t d = 0; d < t.rank; ++d)
+    count *= t.shape[d];
+  return count;
+}
+
+size_t byteSize(const amp_step_tensor_t &t) {
+  return static_cast<size_t>(elementCount(t)) * amp_element_size(t.type);
+}
+
 /// A batch input of `t`'s type and shape: floats uniform in [-1, 1),
 /// integers uniform in [0, indexBound), booleans 0 or 1.
 std::vector<char> randomInput(const amp_step_tensor_t &t, uint64_t &state,
                               int64_t indexBound) {
-  int64_t count = 1;
-  for (int32_t d = 0; d < t.rank; ++d)
-    count *= t.shape[d];
-  std::vector<char> bytes(count * amp_element_size(t.type));
+  int64_t count = elementCount(t);
+  std::vector<char> bytes(byteSize(t));
   for (int64_t i = 0; i < count; ++i) {
     uint64_t r = nextRandom(state);
     double unit = static_cast<double>(r >> 11) * 0x1p-53; // [0, 1)
@@ -163,10 +173,7 @@ amp_status_t readBatch(const std::string &dir, size_t count,
     const amp_step_tensor_t &t = tensors[i];
     if (t.kind != AMP_STEP_INPUT)
       continue;
-    int64_t elements = 1;
-    for (int32_t d = 0; d < t.rank; ++d)
-      elements *= t.shape[d];
-    batch.emplace_back(elements * amp_element_size(t.type));
+    batch.emplace_back(byteSize(t));
     std::string path =
         dir + "/" + tensorFile(t.name, i, /*lossReserved=*/false);
     if (amp_status_t status = amp_npy_read(
@@ -288,9 +295,7 @@ bool readDataSet(const std::vector<std::string> &files, size_t count,
       return false;
     }
     DataSet::Array array{&t, *file, {}, 0};
-    size_t bytes = amp_element_size(shape.type);
-    for (int32_t d = 0; d < shape.rank; ++d)
-      bytes *= static_cast<size_t>(shape.shape[d]);
+    size_t bytes = byteSize(shape);
     array.bytes.resize(bytes);
     if (amp_status_t status =
             amp_npy_read(&shape, file->c_str(), array.bytes.data(), bytes)) {
@@ -374,9 +379,7 @@ bool writeEvalOutputs(const std::string &dir, const amp_eval_description_t &e,
     return false;
   for (size_t k = 0; k < e.output_count; ++k) {
     amp_step_tensor_t t = e.outputs[k];
-    size_t size = amp_element_size(t.type);
-    for (int32_t d = 0; d < t.rank; ++d)
-      size *= static_cast<size_t>(t.shape[d]);
+    size_t size = byteSize(t);
     if (stacked && k > 0) {
       int64_t batches = static_cast<int64_t>(outputs[k].size() / size);
       if (t.rank == 0) {
@@ -432,10 +435,7 @@ amp_status_t validate(amp_step_t *step, const DataSet &set, double *meanLoss,
       return status;
     sum += loss;
     for (size_t k = 1; outputs && k < e.output_count; ++k) {
-      const amp_step_tensor_t &t = e.outputs[k];
-      size_t size = amp_element_size(t.type);
-      for (int32_t d = 0; d < t.rank; ++d)
-        size *= static_cast<size_t>(t.shape[d]);
+      size_t size = byteSize(e.outputs[k]);
       std::vector<char> &out = (*outputs)[k];
       out.resize(out.size() + size);
       if (amp_status_t status = amp_step_read_output(
@@ -775,10 +775,7 @@ int main(int argc, char **argv) {
       return fail(status);
     if (t.kind != AMP_STEP_INPUT)
       continue;
-    int64_t count = 1;
-    for (int32_t d = 0; d < t.rank; ++d)
-      count *= t.shape[d];
-    batch.emplace_back(count * amp_element_size(t.type));
+    batch.emplace_back(byteSize(t));
     if (amp_status_t status = amp_step_read_tensor(step, i, batch.back().data(),
                                                    batch.back().size()))
       return fail(status);
@@ -899,10 +896,7 @@ int main(int argc, char **argv) {
     std::printf("eval loss %.9g\n", loss);
     std::vector<std::vector<char>> outputs(eval->output_count);
     for (size_t k = 0; k < eval->output_count && !outputDir.empty(); ++k) {
-      const amp_step_tensor_t &t = eval->outputs[k];
-      size_t size = amp_element_size(t.type);
-      for (int32_t d = 0; d < t.rank; ++d)
-        size *= static_cast<size_t>(t.shape[d]);
+      size_t size = byteSize(eval->outputs[k]);
       outputs[k].resize(size);
       if (amp_status_t status =
               amp_step_read_output(step, k, outputs[k].data(), size))
