@@ -19,7 +19,12 @@ regenerate them instead of storing them. Written per model, in
 The MLP trains with torch.optim.SGD(lr=0.1, momentum=0.9) (mlp/), with
 SGD(lr=0.1, momentum=0.9, weight_decay=0.05) (mlp_sgd_decay/) and with
 Adam(lr=1e-2, weight_decay=0.1) (mlp_adam/); the GPT block with
-torch.optim.AdamW(lr=1e-2) and clip_grad_norm_(1.0).
+torch.optim.AdamW(lr=1e-2) and clip_grad_norm_(1.0) (gpt_block/), and with
+the GPT recipe's param_groups (gpt_block_groups/): AdamW(lr=1e-2,
+weight_decay=0.1) decaying the weight matrices, no decay on the biases,
+norm parameters and position embedding, the token embedding at lr=5e-3,
+the rates of both following CosineAnnealingLR(T_max=10, eta_min=1e-3),
+and clip_grad_norm_(1.0).
 """
 import argparse
 import os
@@ -83,23 +88,48 @@ def gpt_loss(v):
                            v["targets"].reshape(b * t))
 
 
-# Directory: (example, loss, optimizer, gradient clipping norm).
+def gpt_groups(named):
+    """The GPT recipe: decay on matrices; none on biases, norm parameters
+    (rank 1) or the position embedding; the token embedding slower. The
+    compiled step's param-groups=no_decay:rank<2|wpe:weight_decay=0;
+    embed:wte:lr=5e-3 says the same."""
+    no_decay = [t for n, t in named.items() if t.dim() < 2 or n == "wpe"]
+    decay = [t for n, t in named.items()
+             if t.dim() >= 2 and n not in ("wpe", "wte")]
+    return torch.optim.AdamW([
+        {"params": decay},
+        {"params": no_decay, "weight_decay": 0.0},
+        {"params": [named["wte"]], "lr": 5e-3},
+    ], lr=1e-2, weight_decay=0.1)
+
+
+# Directory: (example, loss, optimizer of the named parameters, gradient
+# clipping norm, learning-rate scheduler of the optimizer or None).
 MODELS = {
     "mlp": ("mlp", mlp_loss,
-            lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9), None),
+            lambda p: torch.optim.SGD(p.values(), lr=0.1, momentum=0.9),
+            None, None),
     "mlp_sgd_decay": ("mlp", mlp_loss,
-                      lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9,
-                                                weight_decay=0.05), None),
+                      lambda p: torch.optim.SGD(p.values(), lr=0.1,
+                                                momentum=0.9,
+                                                weight_decay=0.05),
+                      None, None),
     "mlp_adam": ("mlp", mlp_loss,
-                 lambda p: torch.optim.Adam(p, lr=1e-2, weight_decay=0.1),
-                 None),
+                 lambda p: torch.optim.Adam(p.values(), lr=1e-2,
+                                            weight_decay=0.1),
+                 None, None),
     "gpt_block": ("gpt_block", gpt_loss,
-                  lambda p: torch.optim.AdamW(p, lr=1e-2), 1.0),
+                  lambda p: torch.optim.AdamW(p.values(), lr=1e-2), 1.0,
+                  None),
+    "gpt_block_groups": (
+        "gpt_block", gpt_loss, gpt_groups, 1.0,
+        lambda o: torch.optim.lr_scheduler.CosineAnnealingLR(
+            o, T_max=10, eta_min=1e-3)),
 }
 
 
 def record(amp_run, name, out):
-    example, loss_fn, make_optimizer, clip = MODELS[name]
+    example, loss_fn, make_optimizer, clip, make_scheduler = MODELS[name]
     model_path = os.path.join(ROOT, "examples", f"{example}.mlir")
     with tempfile.TemporaryDirectory() as tmp:
         args, values = load_inputs(amp_run, model_path, tmp)
@@ -117,7 +147,8 @@ def record(amp_run, name, out):
         np.save(os.path.join(directory, f"grad{i}.npy"),
                 values[n].grad.numpy().astype(np.float32))
 
-    optimizer = make_optimizer([values[n] for _, n in params])
+    optimizer = make_optimizer({n: values[n] for _, n in params})
+    scheduler = make_scheduler(optimizer) if make_scheduler else None
     losses = []
     for _ in range(10):
         optimizer.zero_grad()
@@ -126,6 +157,8 @@ def record(amp_run, name, out):
         if clip is not None:
             torch.nn.utils.clip_grad_norm_([values[n] for _, n in params], clip)
         optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
         losses.append(loss.item())
     np.save(os.path.join(directory, "losses.npy"),
             np.array(losses, dtype=np.float32))

@@ -49,9 +49,36 @@ class CompiledStep:
         return Step(self.library, self.name, device)
 
 
+def param_groups_option(groups):
+    """The amp-optimizer option ``param-groups=...`` for ``groups``, a dict
+    from a group's name to its settings: ``select``, the selectors (a rank
+    comparison as "rank<2", or a glob pattern on parameter names), and the
+    hyperparameters the group sets (torch.optim's names: "lr",
+    "weight_decay", ...). For example the GPT recipe,
+    ``{"no_decay": {"select": ["rank<2", "wpe"], "weight_decay": 0.0}}``.
+    """
+    texts = []
+    for group, settings in groups.items():
+        settings = dict(settings)
+        select = settings.pop("select", None)
+        if isinstance(select, str):
+            select = [select]
+        if not select:
+            raise AmpError(f"parameter group {group!r} needs 'select': the "
+                           f"rank comparisons or name patterns it holds")
+        if not settings:
+            raise AmpError(f"parameter group {group!r} sets no "
+                           f"hyperparameter")
+        values = ",".join(f"{key}={float(value)!r}"
+                          for key, value in settings.items())
+        texts.append(f"{group}:{'|'.join(select)}:{values}")
+    return "param-groups=" + ";".join(texts)
+
+
 def compile(model, output_dir, *, target="host", compute_type="f16",
             optimizer="adamw", loss_scaling="auto", train_options="",
-            name=None, cost_report=False, evaluation=True, eval_outputs=()):
+            param_groups=None, name=None, cost_report=False, evaluation=True,
+            eval_outputs=()):
     """Compiles the training graph in ``model`` (a .mlir file) with
     amp-compile into ``output_dir`` and returns a CompiledStep.
 
@@ -59,6 +86,9 @@ def compile(model, output_dir, *, target="host", compute_type="f16",
     "f32" (no casts); ``loss_scaling`` "auto" (dynamic for f16), "dynamic",
     "static" or "none"; ``train_options`` further --amp-train-step options
     ("lr=0.01 weight-decay=0.1"; a ``policy=FILE`` needs f16 or bf16).
+    ``param_groups`` gives some parameters hyperparameters of their own, as
+    torch.optim's param_groups do (see param_groups_option); each is then
+    the step's hyperparameter "<group>.<key>".
     ``name`` must be a C identifier (default: the model file's stem).
     ``cost_report`` also writes the modeled GPU cost of each kernel
     (CompiledStep.cost; docs/backend.md, The cost report).
@@ -83,6 +113,9 @@ def compile(model, output_dir, *, target="host", compute_type="f16",
     args = [model, f"--target={target}", "-o", output_dir, f"--name={name}",
             f"--compute-type={compute_type}", f"--optimizer={optimizer}",
             f"--loss-scaling={loss_scaling}"]
+    if param_groups:
+        train_options = " ".join(
+            filter(None, [train_options, param_groups_option(param_groups)]))
     if train_options:
         args.append(f"--train-options={train_options}")
     if cost_report:

@@ -286,6 +286,61 @@ def test_a_schedule_s_parameters_are_hyperparameters(tmp_path):
             step.gamma = 0.5
 
 
+def test_parameter_groups_have_hyperparameters_of_their_own(
+        mlp_f16, interpreter_run, tmp_path):
+    # No decay on the biases and a rate of its own for the output layer,
+    # as torch.optim's param_groups. Setting the group's values to the
+    # step's own at run time gives the bits of the step without groups;
+    # the recipe's values give another trajectory.
+    assert ampmlir.compiler.param_groups_option(
+        {"no_decay": {"select": ["rank<2", "wpe"], "weight_decay": 0},
+         "head": {"select": "w2", "lr": 3e-3, "beta2": 0.95}}) == (
+        "param-groups=no_decay:rank<2|wpe:weight_decay=0.0;"
+        "head:w2:lr=0.003,beta2=0.95")
+    inputs, _ = interpreter_run
+    grouped = ampmlir.compile(
+        ROOT / "examples" / "mlp.mlir", tmp_path / "groups",
+        compute_type="f16",
+        param_groups={"no_decay": {"select": "rank<2", "weight_decay": 0},
+                      "head": {"select": ["w2"], "lr": 3e-3}})
+    with mlp_f16.load() as plain, grouped.load() as step:
+        assert step.hparams == plain.hparams + ["no_decay.weight_decay",
+                                                "head.lr"]
+        assert step.get_hparam("no_decay.weight_decay") == 0
+        assert step.get_hparam("head.lr") == 3e-3
+        with pytest.raises(ampmlir.AmpError,
+                           match=r"'head.lr' must lie in \[0, inf\)"):
+            step.set_hparam("head.lr", -1)
+        step.set_hparam("no_decay.weight_decay", plain.weight_decay)
+        step.set_hparam("head.lr", plain.lr)
+        batch = load_inputs(plain, inputs)
+        for info in plain.tensors:
+            if info.kind != "hparam":
+                step.write(info.name, plain.read(info.name))
+        for _ in range(3):
+            plain.run(*batch)
+            step.run(*batch)
+            assert step.loss == plain.loss
+        for info in plain.tensors:
+            assert np.array_equal(step.read(info.name),
+                                  plain.read(info.name)), info.name
+        step.set_hparam("no_decay.weight_decay", 0)
+        step.set_hparam("head.lr", 3e-3)
+        for _ in range(4):  # f16's first steps may be skipped for overflow
+            step.run(*batch)
+            plain.run(*batch)
+        assert step.scaler()[2] < 7  # steps, skipped
+        assert not np.array_equal(step.read("b1"), plain.read("b1"))
+        assert not np.array_equal(step.read("w2"), plain.read("w2"))
+    with pytest.raises(ampmlir.AmpError, match="needs 'select'"):
+        ampmlir.compile(ROOT / "examples" / "mlp.mlir", tmp_path / "bad",
+                        param_groups={"g": {"lr": 0.1}})
+    with pytest.raises(ampmlir.CompileError,
+                       match="parameter group 'g' selects no parameter"):
+        ampmlir.compile(ROOT / "examples" / "mlp.mlir", tmp_path / "bad",
+                        param_groups={"g": {"select": "wte", "lr": 0.1}})
+
+
 @pytest.fixture(scope="module")
 def mlp_eval(tmp_path_factory):
     """The MLP in f16 with its evaluation returning the logits too."""

@@ -8,6 +8,7 @@
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
 #include "amp/Dialect/Amp/Transforms/GradientFunction.h"
+#include "amp/Dialect/Amp/Transforms/ParamGroups.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -38,6 +39,18 @@ struct OptimizerConfig {
   int64_t accumulate;
   std::optional<LrScheduleKind> schedule; // none: a constant rate
   double warmupSteps, warmupStartFactor, decaySteps, minLr, stepSize, gamma;
+  SmallVector<ParamGroup, 0> groups; // param-groups
+
+  /// The hyperparameters the update reads per parameter: those a
+  /// parameter group may set.
+  SmallVector<StringRef> perParameterHyperParameters() const {
+    SmallVector<StringRef> keys{"lr", "weight_decay"};
+    if (adamw)
+      keys.append({"beta1", "beta2", "eps"});
+    else if (hasMomentumBuffer())
+      keys.push_back("momentum");
+    return keys;
+  }
 
   bool hasMomentumBuffer() const { return !adamw && momentum != 0; }
   bool hasStepCounter() const {
@@ -75,6 +88,9 @@ struct OptimizerConfig {
     if (maxGradNorm > 0)
       list.push_back({"max_grad_norm", maxGradNorm});
     list.append(scheduleParameters());
+    for (const ParamGroup &group : groups)
+      for (const ParamGroup::Setting &setting : group.settings)
+        list.push_back({setting.argName, setting.value});
     return list;
   }
 };
@@ -129,6 +145,36 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
     (original.getArgAttr(i, AmpDialect::kParamAttrName) ? params : batch)
         .push_back(i);
   ArrayRef<Type> argTypes = original.getArgumentTypes();
+
+  // Each parameter's group (param-groups), or null: it keeps the step's
+  // own hyperparameters. As torch.optim, a parameter belongs to at most one
+  // group; a group that selects nothing is a typo more often than not.
+  SmallVector<const ParamGroup *> groupOf;
+  llvm::SmallDenseSet<const ParamGroup *> used;
+  for (unsigned i : params) {
+    StringRef paramName = getArgumentName(original, i);
+    auto type = dyn_cast<RankedTensorType>(argTypes[i]);
+    int64_t rank = type ? type.getRank() : 0;
+    const ParamGroup *chosen = nullptr;
+    for (const ParamGroup &group : config.groups) {
+      if (!group.selects(paramName, rank))
+        continue;
+      if (chosen)
+        return emitError(original.getArgument(i).getLoc())
+               << "amp-optimizer: parameter groups '" << chosen->name
+               << "' and '" << group.name << "' both select "
+               << describeArgument(original, i) << " of @"
+               << original.getSymName() << "; a parameter belongs to one group";
+      chosen = &group;
+    }
+    groupOf.push_back(chosen);
+    used.insert(chosen);
+  }
+  for (const ParamGroup &group : config.groups)
+    if (!used.contains(&group))
+      return emitError(original.getLoc())
+             << "amp-optimizer: parameter group '" << group.name
+             << "' selects no parameter of @" << original.getSymName();
 
   // The signature: params, state, batch -> params', state', loss.
   // Each state argument is named (`amp.name`) with torch.optim's names,
@@ -363,15 +409,36 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
       g = sb.mul(g, sb.castLike(coef, g));
   }
 
+  // A parameter's hyperparameter: its group's, or the step's.
+  auto hyperOf = [&](unsigned p, StringRef key) -> Value {
+    if (groupOf[p])
+      if (const ParamGroup::Setting *setting = groupOf[p]->find(key))
+        return hyper[setting->argName];
+    return hyper[key];
+  };
   // The rate of this update: the base rate, or the schedule's at the step
-  // count (updates applied so far: a skipped one does not advance it).
-  Value rate = hyper["lr"];
-  if (config.schedule) {
-    SmallVector<Value> params;
+  // count (updates applied so far: a skipped one does not advance it). A
+  // group with a rate of its own follows the same schedule from it, as
+  // torch.optim.lr_scheduler scales each param_group's rate.
+  auto scheduled = [&](Value base) -> Value {
+    if (!config.schedule)
+      return base;
+    SmallVector<Value> scheduleArgs;
     for (auto [name, value] : config.scheduleParameters())
-      params.push_back(hyper[name]);
-    rate = b.create<LrScheduleOp>(loc, *config.schedule, rate, counter, params);
-  }
+      scheduleArgs.push_back(hyper[name]);
+    return b.create<LrScheduleOp>(loc, *config.schedule, base, counter,
+                                  scheduleArgs);
+  };
+  Value stepRate = scheduled(hyper["lr"]);
+  llvm::SmallDenseMap<const ParamGroup *, Value> groupRates;
+  auto rateOf = [&](unsigned p) {
+    if (!groupOf[p] || !groupOf[p]->find("lr"))
+      return stepRate;
+    Value &rate = groupRates[groupOf[p]];
+    if (!rate)
+      rate = scheduled(hyperOf(p, "lr"));
+    return rate;
+  };
 
   // The updates.
   SmallVector<Value> newParams, newState;
@@ -379,22 +446,24 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
     Value param = paramValues[p], g = grads[p];
     if (config.adamw) {
       auto op = b.create<AdamwUpdateOp>(
-          loc, param, g, moments[p][0], moments[p][1], counter, rate,
-          hyper["beta1"], hyper["beta2"], hyper["eps"], hyper["weight_decay"],
+          loc, param, g, moments[p][0], moments[p][1], counter, rateOf(p),
+          hyperOf(p, "beta1"), hyperOf(p, "beta2"), hyperOf(p, "eps"),
+          hyperOf(p, "weight_decay"),
           config.coupledDecay ? b.getUnitAttr() : UnitAttr());
       newParams.push_back(op.getNewParam());
       newState.push_back(op.getNewExpAvg());
       newState.push_back(op.getNewExpAvgSq());
     } else if (config.hasMomentumBuffer()) {
       auto op = b.create<SgdMomentumUpdateOp>(
-          loc, param, g, moments[p][0], counter, rate, hyper["momentum"],
-          hyper["weight_decay"], b.getF64FloatAttr(config.dampening),
+          loc, param, g, moments[p][0], counter, rateOf(p),
+          hyperOf(p, "momentum"), hyperOf(p, "weight_decay"),
+          b.getF64FloatAttr(config.dampening),
           config.nesterov ? b.getUnitAttr() : UnitAttr());
       newParams.push_back(op.getNewParam());
       newState.push_back(op.getNewBuffer());
     } else {
-      newParams.push_back(
-          b.create<SgdUpdateOp>(loc, param, g, rate, hyper["weight_decay"]));
+      newParams.push_back(b.create<SgdUpdateOp>(loc, param, g, rateOf(p),
+                                                hyperOf(p, "weight_decay")));
     }
   }
   Value newCounter = counter ? sb.add(counter, sb.scalar(1.0)) : Value();
@@ -548,6 +617,9 @@ struct AmpOptimizerPass : amp::impl::AmpOptimizerBase<AmpOptimizerPass> {
     if (config.accumulate < 1)
       return bad("accumulate must be at least 1, got " +
                  Twine(config.accumulate));
+    if (std::optional<std::string> error = parseParamGroups(
+            paramGroups, config.perParameterHyperParameters(), config.groups))
+      return bad("param-groups: " + *error);
     // The schedule's parameters in their ranges (those of
     // amp_runtime/hyperparameters.h, which a value set later meets too).
     for (auto [name, value] : config.scheduleParameters()) {

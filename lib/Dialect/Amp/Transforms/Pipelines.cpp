@@ -102,6 +102,7 @@ LogicalResult amp::buildTrainStepPipeline(
   optimizer.minLr = options.minLr;
   optimizer.stepSize = options.stepSize;
   optimizer.gamma = options.gamma;
+  optimizer.paramGroups = options.paramGroups;
   pm.addPass(createAmpOptimizer(optimizer));
   return success();
 }

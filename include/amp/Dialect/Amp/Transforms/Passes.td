@@ -284,6 +284,20 @@ def AmpOptimizer : Pass<"amp-optimizer", "mlir::ModuleOp"> {
     control flow): parameters, moments and the step counter change then and
     only then.
 
+    Every hyperparameter is a 0-d f64 argument (`amp.hparam`) named after
+    torch.optim's (`lr`, `weight_decay`, `beta1`, ...), starting at the
+    option's value. `param-groups` gives some parameters values of their
+    own, as torch.optim's param_groups: with
+    `param-groups=no_decay:rank<2|wpe:weight_decay=0;embed:wte:lr=5e-3`
+    the parameters of rank 0 or 1 and `wpe` read the argument
+    `no_decay.weight_decay` (starting at 0) and `wte` reads `embed.lr`; the
+    others read `weight_decay` and `lr`. A selector is a rank comparison
+    (`rank<2`, `rank<=1`, `rank>1`, `rank>=2`, `rank=1`) or a glob pattern
+    on the parameter's name; a group may set lr and weight_decay, beta1,
+    beta2 and eps (Adam, AdamW) or momentum (SGD with momentum). A group's
+    rate follows the step's schedule. A parameter two groups select, or a
+    group that selects none, is an error.
+
     A gradient function read from a file is checked before it is read: it
     takes the arguments of the function it names (then the scale, when it
     carries `amp.loss_scaling`) and returns the loss and one gradient per
@@ -326,7 +340,11 @@ def AmpOptimizer : Pass<"amp-optimizer", "mlir::ModuleOp"> {
     Option<"stepSize", "step-size", "double", /*default=*/"0.0",
            "Updates between two decays of the step schedule">,
     Option<"gamma", "gamma", "double", /*default=*/"0.1",
-           "The step schedule's factor per decay">
+           "The step schedule's factor per decay">,
+    Option<"paramGroups", "param-groups", "std::string", /*default=*/"\"\"",
+           "Parameter groups with hyperparameters of their own: "
+           "NAME:SELECTOR|...:KEY=VALUE,...[;...], a selector a rank "
+           "comparison (rank<2) or a name pattern (*.bias)">
   ];
 }
 

@@ -168,6 +168,11 @@ struct TrainStepPipelineOptions
   Option<double> gamma{*this, "gamma",
                        llvm::cl::desc("The step schedule's factor per decay"),
                        llvm::cl::init(AmpOptimizerOptions().gamma)};
+  Option<std::string> paramGroups{
+      *this, "param-groups",
+      llvm::cl::desc("Parameter groups with hyperparameters of their own: "
+                     "NAME:SELECTOR|...:KEY=VALUE,...[;...]"),
+      llvm::cl::init(AmpOptimizerOptions().paramGroups)};
 };
 
 /// Adds the passes of --amp-train-step to `pm`: amp-name-arguments,
