@@ -29,10 +29,14 @@ ROOT = Path(__file__).resolve().parents[2]
 # overflow, skip the step and back off.
 GROWTH_INTERVAL = 25
 
-# data set, peak learning rate, steps.
+# data set, peak learning rate, steps, parameter groups.
 MODELS = {
-    "mlp": (datasets.clusters, 0.001, 300),
-    "gpt_block": (datasets.progressions, 0.003, 400),
+    "mlp": (datasets.clusters, 0.001, 300, None),
+    # The GPT recipe: AdamW decays the weight matrices and the token
+    # embedding, not the biases, norm parameters or position embedding.
+    "gpt_block": (datasets.progressions, 0.003, 400,
+                  {"no_decay": {"select": ["rank<2", "wpe"],
+                                "weight_decay": 0.0}}),
 }
 
 
@@ -186,7 +190,7 @@ def main(argv=None):
     report = {"date": datetime.date.today().isoformat(), "device": device,
               "machine": platform.machine(), "models": {}}
     table = []
-    for name, (make_data, lr, default_steps) in MODELS.items():
+    for name, (make_data, lr, default_steps, groups) in MODELS.items():
         model = ROOT / "examples" / f"{name}.mlir"
         steps = args.steps or (20 if args.quick else default_steps)
         options = schedule_options(lr, steps)
@@ -206,12 +210,18 @@ def main(argv=None):
         else:
             svg = None
             print("  (graphviz 'dot' is missing: no SVG of the graph)")
+        if groups:
+            print("  parameter groups: " + "; ".join(
+                f"{group} ({' | '.join(settings['select'])}): " + ", ".join(
+                    f"{key} {value:g}" for key, value in settings.items()
+                    if key != "select")
+                for group, settings in groups.items()))
         compiled = {}
         for kind, compute_type in (("amp", "f16"), ("fp32", "f32")):
             begin = time.perf_counter()
             compiled[kind] = compile_model(
                 model, out / f"{name}.{kind}", target=device,
-                compute_type=compute_type, name=name,
+                compute_type=compute_type, name=name, param_groups=groups,
                 train_options=options + (f" growth-interval={GROWTH_INTERVAL}"
                                          if kind == "amp" else ""),
                 cost_report=kind == "amp")

@@ -27,15 +27,15 @@ import numpy as np
 from ._errors import AmpError, ToolNotFoundError
 from ._tools import find_runtime_library
 
-ABI_VERSION = 4
+ABI_VERSION = 5
 MAX_RANK = 8
 
 DEVICE_HOST, DEVICE_CUDA = 0, 1
 _DEVICE_NAMES = {DEVICE_HOST: "host", DEVICE_CUDA: "cuda"}
 
-PARAM, STATE, INPUT, HPARAM = 0, 1, 2, 3
+PARAM, STATE, INPUT, HPARAM, LOSS_PART = 0, 1, 2, 3, 4
 _KIND_NAMES = {PARAM: "param", STATE: "state", INPUT: "input",
-               HPARAM: "hparam"}
+               HPARAM: "hparam", LOSS_PART: "loss_part"}
 
 # Every optimizer's hyperparameters (amp_runtime/hyperparameters.h): setting
 # one the step does not have is an error, not a new Python attribute.
@@ -101,7 +101,7 @@ class _Input(ctypes.Structure):
 
 TensorInfo = namedtuple("TensorInfo", "index name kind type dtype shape")
 TensorInfo.__doc__ = """One tensor of a step: its position, name, kind
-("param", "state" or "input"), element type ("f32", "bf16", ...), the numpy
+("param", "state", "hparam", "loss_part" or "input"), element type ("f32", "bf16", ...), the numpy
 dtype it is given and read as, and its shape."""
 
 
@@ -293,6 +293,9 @@ class Step:
                                 if t.kind == "input"]
             self.eval_outputs = _tensor_infos(e.outputs, e.output_count)
         self.hparams = [t.name for t in self.tensors if t.kind == "hparam"]
+        # The parts of the loss the model returns after it, by name.
+        self.loss_part_names = [t.name for t in self.tensors
+                                if t.kind == "loss_part"]
         self.has_loss_scaling = d.loss_scale_tensor >= 0
 
         if device == "auto":
@@ -544,6 +547,14 @@ class Step:
         return self.result()[0]
 
     @property
+    def loss_parts(self):
+        """The parts of the last step's loss that the model returns after
+        it, {name: value} (waits); empty for a model that returns its loss
+        alone."""
+        return {name: float(self.read(name))
+                for name in self.loss_part_names}
+
+    @property
     def found_inf(self):
         """Whether the last step found inf/NaN gradients and was skipped."""
         return self.result()[1]
@@ -624,7 +635,8 @@ class Step:
         epochs counted from the step's own counter, so that a step loaded
         from a checkpoint resumes where it stopped. Every ``print_every``
         steps and at the end it hands ``progress`` a line and records the
-        step, epoch, loss, scale, skipped steps, learning rate and steps/s;
+        step, epoch, loss (and the parts of it the model returns, by name),
+        scale, skipped steps, learning rate and steps/s;
         ``val_data`` adds the validation loss every ``val_every`` steps and
         at the end; ``log`` appends each record to a JSON-lines file;
         ``checkpoint`` saves the state every ``checkpoint_every`` steps
@@ -662,6 +674,7 @@ class Step:
                 rate = (steps - since_step) / (now - since)
                 since, since_step = now, steps
                 record = {"step": steps, "epoch": epoch + 1, "loss": loss}
+                record.update(self.loss_parts)
                 if validating:
                     record["val_loss"] = self.validate(val_data)
                 record.update(scale=scale, skipped=skipped)

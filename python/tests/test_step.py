@@ -232,6 +232,17 @@ def test_hyperparameters_are_read_and_set_by_name(step, tmp_path):
         step.max_grad_norm  # AdamW compiled without clipping has none
 
 
+def _assert_trains_alike(a, b, batch, steps):
+    """Runs `steps` steps of both on `batch`: the same losses, and every
+    tensor of `a` the same in `b`, bit for bit."""
+    for _ in range(steps):
+        a.run(*batch)
+        b.run(*batch)
+        assert a.loss == b.loss
+    for info in a.tensors:
+        assert np.array_equal(a.read(info.name), b.read(info.name)), info.name
+
+
 def test_a_learning_rate_set_between_steps_is_a_recompiled_one(
         mlp_f16, interpreter_run, tmp_path):
     # Two steps at lr 1e-3, then two at lr 0.02 and weight decay 0.1 set at
@@ -251,13 +262,7 @@ def test_a_learning_rate_set_between_steps_is_a_recompiled_one(
                 compiled.write(info.name, changed.read(info.name))
         assert (compiled.lr, compiled.weight_decay) == (0.02, 0.1)
         changed.lr, changed.weight_decay = 0.02, 0.1
-        for _ in range(2):
-            changed.run(*batch)
-            compiled.run(*batch)
-            assert changed.loss == compiled.loss
-        for info in changed.tensors:
-            assert np.array_equal(changed.read(info.name),
-                                  compiled.read(info.name)), info.name
+        _assert_trains_alike(changed, compiled, batch, 2)
 
 
 def test_a_schedule_s_parameters_are_hyperparameters(tmp_path):
@@ -317,13 +322,7 @@ def test_parameter_groups_have_hyperparameters_of_their_own(
         for info in plain.tensors:
             if info.kind != "hparam":
                 step.write(info.name, plain.read(info.name))
-        for _ in range(3):
-            plain.run(*batch)
-            step.run(*batch)
-            assert step.loss == plain.loss
-        for info in plain.tensors:
-            assert np.array_equal(step.read(info.name),
-                                  plain.read(info.name)), info.name
+        _assert_trains_alike(plain, step, batch, 3)
         step.set_hparam("no_decay.weight_decay", 0)
         step.set_hparam("head.lr", 3e-3)
         for _ in range(4):  # f16's first steps may be skipped for overflow
@@ -339,6 +338,34 @@ def test_parameter_groups_have_hyperparameters_of_their_own(
                        match="parameter group 'g' selects no parameter"):
         ampmlir.compile(ROOT / "examples" / "mlp.mlir", tmp_path / "bad",
                         param_groups={"g": {"select": "wte", "lr": 0.1}})
+
+
+def test_the_parts_of_a_loss_are_reported_per_step(tmp_path):
+    # Inputs/mlp_parts.mlir returns loss = ce + 1e-4 * l2, then ce and l2
+    # (l2 = sum(w1 * w1)): the step reports both, computed from the
+    # weights it read.
+    compiled = ampmlir.compile(
+        ROOT / "test" / "Target" / "Cuda" / "Inputs" / "mlp_parts.mlir",
+        tmp_path / "parts", name="mlp", compute_type="f16")
+    with compiled.load() as step:
+        assert step.loss_part_names == ["ce", "l2"]
+        assert [t.kind for t in step.tensors if t.name in ("ce", "l2")] == [
+            "loss_part", "loss_part"]
+        step.init(seed=4)
+        x, labels = _mlp_batch(4)
+        for _ in range(2):
+            w1 = step.read("w1").astype(np.float64)
+            step.run(x, labels)
+            parts = step.loss_parts
+            assert list(parts) == ["ce", "l2"]
+            assert parts["l2"] == pytest.approx(np.sum(w1 * w1), rel=1e-5)
+            assert step.loss == pytest.approx(
+                parts["ce"] + 1e-4 * parts["l2"], rel=1e-6)
+        records = step.fit({"x": np.concatenate([x, x]),
+                            "labels": np.concatenate([labels, labels])},
+                           epochs=2, progress=None)  # 2 steps more
+        assert records[-1]["step"] == 4
+        assert {"ce", "l2"} <= set(records[-1])
 
 
 @pytest.fixture(scope="module")

@@ -401,7 +401,7 @@ bool validTensor(const amp_step_tensor_t &t) {
   int kind = amprt::rawEnum(t.kind);
   bool valid = t.name && t.rank >= 0 && t.rank <= AMP_STEP_MAX_RANK &&
                elementSize(t.type) != 0 && kind >= AMP_STEP_PARAM &&
-               kind <= AMP_STEP_HPARAM;
+               kind <= AMP_STEP_LOSS_PART;
   for (int32_t d = 0; valid && d < t.rank; ++d)
     valid = t.shape[d] >= 0;
   return valid;
@@ -498,7 +498,8 @@ amp_status_t resetState(amp_step_t *step) {
   const amp_step_description_t &d = *step->description;
   for (size_t i = 0; i < d.tensor_count; ++i) {
     const amp_step_tensor_t &t = d.tensors[i];
-    if (t.kind != AMP_STEP_STATE && t.kind != AMP_STEP_HPARAM)
+    if (t.kind != AMP_STEP_STATE && t.kind != AMP_STEP_HPARAM &&
+        t.kind != AMP_STEP_LOSS_PART)
       continue;
     std::vector<char> host(byteSize(t));
     for (int64_t e = 0, n = elementCount(t); e < n; ++e)
@@ -512,6 +513,13 @@ amp_status_t resetState(amp_step_t *step) {
   return amp_stream_synchronize(step->stream);
 }
 
+/// Whether a state file holds tensor `t`: parameters, optimizer and scaler
+/// state and hyperparameters do; the batch and the loss's parts, which
+/// each step writes anew, do not.
+bool inStateFile(const amp_step_tensor_t &t) {
+  return t.kind != AMP_STEP_INPUT && t.kind != AMP_STEP_LOSS_PART;
+}
+
 /// The entries of a state file: every parameter and state, the counters.
 std::vector<amp_state_entry_t>
 stateEntries(amp_step_t *step, std::vector<std::vector<char>> &host,
@@ -520,7 +528,7 @@ stateEntries(amp_step_t *step, std::vector<std::vector<char>> &host,
   std::vector<amp_state_entry_t> entries;
   for (size_t i = 0; i < d.tensor_count; ++i) {
     const amp_step_tensor_t &t = d.tensors[i];
-    if (t.kind == AMP_STEP_INPUT)
+    if (!inStateFile(t))
       continue;
     host.emplace_back(byteSize(t));
     entries.push_back({t.name, host.back().data(), host.back().size()});
@@ -622,6 +630,14 @@ amp_status_t amp_step_create(const amp_step_description_t *description,
                           t.name, name, why.c_str());
       }
     }
+    // A part of the loss is one f32, as the loss is.
+    if (kind == AMP_STEP_LOSS_PART &&
+        (t.rank != 0 || t.type != AMP_ELEMENT_F32))
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "part '%s' of the loss of step '%s' must be a 0-d "
+                        "f32, not %s of shape %s",
+                        t.name, name, amp_element_type_name(t.type),
+                        shapeString(t.rank, t.shape).c_str());
     if (!sizeFits(t))
       return AMP_STATUS(AMP_INVALID_ARGUMENT,
                         "tensor %zu ('%s') of step '%s' has shape %s, whose "
@@ -1071,7 +1087,7 @@ amp_status_t amp_step_save(amp_step_t *step, const char *path) {
   AMP_RETURN_IF_ERROR(amp_buffer_read(step->results.get(), 0, &results,
                                       sizeof results, step->stream));
   for (size_t i = 0, e = 0; i < step->description->tensor_count; ++i) {
-    if (step->description->tensors[i].kind == AMP_STEP_INPUT)
+    if (!inStateFile(step->description->tensors[i]))
       continue;
     AMP_RETURN_IF_ERROR(amp_buffer_read(step->tensors[i].get(), 0,
                                         entries[e].data, entries[e].size,
@@ -1094,7 +1110,7 @@ amp_status_t amp_step_load(amp_step_t *step, const char *path) {
   AMP_RETURN_IF_ERROR(amp_state_load(path, entries.size(), entries.data()));
   for (size_t i = 0, e = 0; i < step->description->tensor_count; ++i) {
     const amp_step_tensor_t &t = step->description->tensors[i];
-    if (t.kind == AMP_STEP_INPUT)
+    if (!inStateFile(t))
       continue;
     if (amp_status_t bad = checkHyperParameter(t, entries[e].data)) {
       std::string message = amp_status_message(bad);
@@ -1105,7 +1121,7 @@ amp_status_t amp_step_load(amp_step_t *step, const char *path) {
   }
   AMP_RETURN_IF_ERROR(amp_stream_synchronize(step->stream));
   for (size_t i = 0, e = 0; i < step->description->tensor_count; ++i) {
-    if (step->description->tensors[i].kind == AMP_STEP_INPUT)
+    if (!inStateFile(step->description->tensors[i]))
       continue;
     AMP_RETURN_IF_ERROR(amp_buffer_write(step->tensors[i].get(), 0,
                                          entries[e].data, entries[e].size,

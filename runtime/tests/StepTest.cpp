@@ -823,4 +823,101 @@ TEST(StepHparamCreateTest, RefusesAHyperparameterThatIsNoF64InRange) {
   EXPECT_EQ(step, nullptr);
 }
 
+/// A step that reports one part of its loss as a compiled step writes an
+/// amp.loss_part tensor: sq = w0^2 + w1^2 (tensors[1]), the loss sq + x0;
+/// it halves the weights.
+amp_status_t partStep(amp_stream_t *, void *const *tensors, void *, float *loss,
+                      float *foundInf, double *counters) {
+  auto *w = static_cast<float *>(tensors[0]);
+  auto *sq = static_cast<float *>(tensors[1]);
+  const auto *x = static_cast<const float *>(tensors[2]);
+  *sq = w[0] * w[0] + w[1] * w[1];
+  *loss = *sq + x[0];
+  *foundInf = 0;
+  for (int i = 0; i < 2; ++i)
+    w[i] *= 0.5f;
+  counters[0] += 1;
+  return nullptr;
+}
+
+const amp_step_tensor_t kPartTensors[] = {
+    {"w", AMP_STEP_PARAM, AMP_ELEMENT_F32, 1, {2}, 0, 1},
+    {"sq", AMP_STEP_LOSS_PART, AMP_ELEMENT_F32, 0, {}, 0, 0},
+    {"x", AMP_STEP_INPUT, AMP_ELEMENT_F32, 1, {2}, 0, 0},
+};
+
+amp_step_description_t partDescription(const amp_step_tensor_t *tensors,
+                                       size_t count) {
+  return {AMP_STEP_ABI_VERSION,
+          "parts",
+          AMP_DEVICE_HOST,
+          count,
+          tensors,
+          -1,
+          0,
+          &partStep};
+}
+
+class StepLossPartTest : public TempDirectoryTest {};
+
+TEST_F(StepLossPartTest, EachStepWritesItsPartsAndStateFilesLeaveThemOut) {
+  amp_step_description_t d = partDescription(kPartTensors, 3);
+  amp_step_t *step = nullptr;
+  ASSERT_EQ(amp_step_create(&d, AMP_DEVICE_HOST, &step), nullptr);
+  ASSERT_EQ(amp_step_init(step, 1), nullptr);
+  float part = -1;
+  ASSERT_EQ(amp_step_read_tensor(step, 1, &part, 4), nullptr);
+  EXPECT_EQ(part, 0); // before any step
+  float x[] = {10, 0};
+  static const int64_t shape[] = {2};
+  amp_step_input_t input{x, AMP_ELEMENT_F32, 1, shape};
+  float expected[][2] = {{2, 12}, {0.5f, 10.5f}}; // w = 1, then 0.5
+  for (auto [sq, total] : expected) {
+    ASSERT_EQ(amp_step_run(step, 1, &input), nullptr);
+    float loss = 0, found = 0;
+    ASSERT_EQ(amp_step_result(step, &loss, &found), nullptr);
+    ASSERT_EQ(amp_step_read_tensor(step, 1, &part, 4), nullptr);
+    EXPECT_EQ(part, sq);
+    EXPECT_EQ(loss, total);
+  }
+  std::string path = directory + "/parts.ampstate";
+  ASSERT_EQ(amp_step_save(step, path.c_str()), nullptr);
+  amp_step_destroy(step);
+
+  // The file holds the weights and the counters, not the part: the same
+  // step without the part loads it.
+  amp_step_tensor_t plain[] = {kPartTensors[0], kPartTensors[2]};
+  amp_step_description_t plainDescription = partDescription(plain, 2);
+  ASSERT_EQ(amp_step_create(&plainDescription, AMP_DEVICE_HOST, &step),
+            nullptr);
+  ASSERT_EQ(amp_step_load(step, path.c_str()), nullptr);
+  float w[2] = {};
+  ASSERT_EQ(amp_step_read_tensor(step, 0, w, 8), nullptr);
+  EXPECT_EQ(w[0], 0.25f);
+  EXPECT_EQ(w[1], 0.25f);
+  float scale = 0;
+  int64_t steps = 0, skipped = 0;
+  ASSERT_EQ(amp_step_scaler(step, &scale, &steps, &skipped), nullptr);
+  EXPECT_EQ(steps, 2);
+  amp_step_destroy(step);
+}
+
+TEST(StepLossPartCreateTest, RefusesAPartThatIsNoF32Scalar) {
+  amp_step_tensor_t tensors[3] = {kPartTensors[0], kPartTensors[1],
+                                  kPartTensors[2]};
+  amp_step_description_t d = partDescription(tensors, 3);
+  amp_step_t *step = nullptr;
+  tensors[1].type = AMP_ELEMENT_F16;
+  EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, &step),
+                AMP_INVALID_ARGUMENT,
+                "part 'sq' of the loss of step 'parts' must be a 0-d f32, "
+                "not f16 of shape []");
+  tensors[1] = kPartTensors[1];
+  tensors[1].rank = 1;
+  tensors[1].shape[0] = 2;
+  EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, &step),
+                AMP_INVALID_ARGUMENT, "not f32 of shape [2]");
+  EXPECT_EQ(step, nullptr);
+}
+
 } // namespace

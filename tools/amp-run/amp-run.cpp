@@ -368,6 +368,12 @@ static int train(Interpreter &interpreter, func::FuncOp func,
       first = last;
     if (step % printEvery == 0 || step + 1 == trainSteps) {
       llvm::outs() << llvm::format("step %u loss %.9g", step, last);
+      // The parts of the loss, as amp-step prints them.
+      for (auto [k, i] : llvm::enumerate(threaded))
+        if (func.getArgAttr(i, AmpDialect::kLossPartAttrName))
+          llvm::outs() << llvm::format(" %s %.9g",
+                                       getArgumentName(func, i).str().c_str(),
+                                       (*results)[k][0]);
       if (scaleSlot)
         llvm::outs() << llvm::format(" scale %g%s", scale,
                                      overflow ? " skipped" : "");

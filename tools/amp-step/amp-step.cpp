@@ -407,6 +407,27 @@ struct DataOptions {
   std::string checkpoint, log, outputDir;
 };
 
+/// The parts of the last step's loss (AMP_STEP_LOSS_PART tensors), as
+/// " ce 2.25 l2 0.5" for a progress line (`json` false) or
+/// `, "ce": 2.25, "l2": 0.5` for a log record; waits for the step.
+amp_status_t formatLossParts(amp_step_t *step, bool json, std::string &out) {
+  out.clear();
+  const amp_step_description_t *d = amp_step_description(step);
+  for (size_t i = 0; i < d->tensor_count; ++i) {
+    if (d->tensors[i].kind != AMP_STEP_LOSS_PART)
+      continue;
+    float value = 0;
+    if (amp_status_t status =
+            amp_step_read_tensor(step, i, &value, sizeof value))
+      return status;
+    char text[320];
+    std::snprintf(text, sizeof text, json ? ", \"%s\": %.9g" : " %s %.9g",
+                  d->tensors[i].name, value);
+    out += text;
+  }
+  return nullptr;
+}
+
 /// Writes `text` and a line break to `log` (when open) and flushes it.
 void logLine(FILE *log, const std::string &text) {
   if (!log)
@@ -541,10 +562,16 @@ int trainOnData(amp_step_t *step, const DataOptions &options) {
       if (validating)
         if (amp_status_t status = validate(step, val, &valLoss, nullptr))
           return fail(status);
-      char line[512];
-      int n = std::snprintf(line, sizeof line, "epoch %lld step %lld loss %.9g",
-                            static_cast<long long>(epoch + 1),
-                            static_cast<long long>(done), loss);
+      std::string parts, jsonParts;
+      if (amp_status_t status = formatLossParts(step, false, parts))
+        return fail(status);
+      if (amp_status_t status = formatLossParts(step, true, jsonParts))
+        return fail(status);
+      char line[4096];
+      int n =
+          std::snprintf(line, sizeof line, "epoch %lld step %lld loss %.9g%s",
+                        static_cast<long long>(epoch + 1),
+                        static_cast<long long>(done), loss, parts.c_str());
       if (validating)
         n +=
             std::snprintf(line + n, sizeof line - n, " val_loss %.9g", valLoss);
@@ -555,11 +582,12 @@ int trainOnData(amp_step_t *step, const DataOptions &options) {
       std::snprintf(line + n, sizeof line - n, " steps/s %.1f", rate);
       std::printf("%s\n", line);
       std::fflush(stdout);
-      char json[512];
+      char json[4096];
       n = std::snprintf(json, sizeof json,
-                        "{\"step\": %lld, \"epoch\": %lld, \"loss\": %.9g",
+                        "{\"step\": %lld, \"epoch\": %lld, \"loss\": %.9g%s",
                         static_cast<long long>(done),
-                        static_cast<long long>(epoch + 1), loss);
+                        static_cast<long long>(epoch + 1), loss,
+                        jsonParts.c_str());
       if (validating)
         n += std::snprintf(json + n, sizeof json - n, ", \"val_loss\": %.9g",
                            valLoss);
@@ -751,6 +779,8 @@ int main(int argc, char **argv) {
       return fail(status);
   for (size_t i = 0; i < description->tensor_count && !onData; ++i) {
     const amp_step_tensor_t &t = description->tensors[i];
+    if (t.kind == AMP_STEP_LOSS_PART)
+      continue; // written by each step, read by none
     if (seed >= 0) {
       if (t.kind == AMP_STEP_INPUT)
         batch.push_back(randomInput(t, state, indexBound));
@@ -810,7 +840,11 @@ int main(int argc, char **argv) {
       return fail(status);
     // Numbered by the step's own counter, so that a loaded run continues
     // the numbering of the run that saved it.
-    std::printf("step %lld loss %.9g", static_cast<long long>(count), loss);
+    std::string parts;
+    if (amp_status_t status = formatLossParts(step, false, parts))
+      return fail(status);
+    std::printf("step %lld loss %.9g%s", static_cast<long long>(count), loss,
+                parts.c_str());
     if (description->loss_scale_tensor >= 0)
       std::printf(" scale %g%s", scale, found != 0 ? " skipped" : "");
     std::printf("\n");

@@ -823,6 +823,8 @@ void StepEmitter::printTensorTable(ArrayRef<IndexCheck> indexChecks) {
         static_cast<bool>(func.getArgAttr(i, AmpDialect::kStateAttrName));
     bool isHyper = static_cast<bool>(
         func.getArgAttr(i, AmpDialect::kHyperParameterAttrName));
+    bool isLossPart =
+        static_cast<bool>(func.getArgAttr(i, AmpDialect::kLossPartAttrName));
     if (func.getArgAttr(i, AmpDialect::kLossScaleAttrName))
       scaleSlot = i;
     double initial = 0;
@@ -837,10 +839,11 @@ void StepEmitter::printTensorTable(ArrayRef<IndexCheck> indexChecks) {
       initial = init.initial;
     }
     printTensorEntry(os, tensorNames[i],
-                     isParam   ? "AMP_STEP_PARAM"
-                     : isHyper ? "AMP_STEP_HPARAM"
-                     : isState ? "AMP_STEP_STATE"
-                               : "AMP_STEP_INPUT",
+                     isParam      ? "AMP_STEP_PARAM"
+                     : isHyper    ? "AMP_STEP_HPARAM"
+                     : isLossPart ? "AMP_STEP_LOSS_PART"
+                     : isState    ? "AMP_STEP_STATE"
+                                  : "AMP_STEP_INPUT",
                      type, fanIn, initial);
   }
   if (func.getNumArguments() == 0)

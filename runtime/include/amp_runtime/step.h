@@ -53,12 +53,16 @@ size_t amp_element_size(amp_element_type_t type);
 const char *amp_element_type_name(amp_element_type_t type);
 
 typedef enum amp_step_tensor_kind_e {
-  AMP_STEP_PARAM = 0,  /* a trainable parameter (f32 master weight) */
-  AMP_STEP_STATE = 1,  /* optimizer or loss-scaler state */
-  AMP_STEP_INPUT = 2,  /* part of the batch, given to every run */
-  AMP_STEP_HPARAM = 3, /* a hyperparameter the optimizer reads at run time
-                          (0-d f64): "lr", "weight_decay", ...; saved and
-                          initialised as state, set by amp_step_set_hparam */
+  AMP_STEP_PARAM = 0,     /* a trainable parameter (f32 master weight) */
+  AMP_STEP_STATE = 1,     /* optimizer or loss-scaler state */
+  AMP_STEP_INPUT = 2,     /* part of the batch, given to every run */
+  AMP_STEP_HPARAM = 3,    /* a hyperparameter the optimizer reads at run time
+                             (0-d f64): "lr", "weight_decay", ...; saved and
+                             initialised as state, set by amp_step_set_hparam */
+  AMP_STEP_LOSS_PART = 4, /* a part of the loss the model returns after it
+                             (0-d f32, named as in the model): each step
+                             writes its own, none reads it; kept out of
+                             state files */
 } amp_step_tensor_kind_t;
 
 #define AMP_STEP_MAX_RANK 8
@@ -137,7 +141,7 @@ typedef struct amp_step_description_s {
   const amp_eval_description_t *eval; /* or NULL: compiled without one */
 } amp_step_description_t;
 
-#define AMP_STEP_ABI_VERSION 4u
+#define AMP_STEP_ABI_VERSION 5u
 
 typedef struct amp_step_s amp_step_t;
 

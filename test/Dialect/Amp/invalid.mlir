@@ -1302,6 +1302,27 @@ func.func @hparam_not_unit(%lr: tensor<f64> {amp.state = 0.1, amp.hparam = 1.0})
 
 // -----
 
+// expected-error @+1 {{'amp.loss_part' on argument #1 needs a 0-d f32 tensor that is also 'amp.state', got 'tensor<f32>'}}
+func.func @loss_part_not_state(%w: tensor<2xf32> {amp.param}, %ce: tensor<f32> {amp.loss_part}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.loss_part' on argument #0 needs a 0-d f32 tensor that is also 'amp.state', got 'tensor<f16>'}}
+func.func @loss_part_f16(%ce: tensor<f16> {amp.state, amp.loss_part}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.loss_part' must be a unit attribute}}
+func.func @loss_part_not_unit(%ce: tensor<f32> {amp.state, amp.loss_part = "ce"}) {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{'amp.state' must be a unit attribute}}
 func.func @state_not_unit(%s: tensor<f32> {amp.state = 1 : i64}) {
   return

@@ -306,6 +306,13 @@ func.func @optimizers(%p: tensor<8xf32> {amp.param}, %g: tensor<8xf32>, %b: tens
   return
 }
 
+// A part of the loss that a step reports: f32 state it overwrites.
+// CHECK-LABEL: func.func @loss_part
+// CHECK-SAME: tensor<f32> {amp.loss_part, amp.name = "ce", amp.state}
+func.func @loss_part(%ce: tensor<f32> {amp.state, amp.loss_part, amp.name = "ce"}) -> tensor<f32> {
+  return %ce : tensor<f32>
+}
+
 // Learning-rate schedules, emitted by amp-optimizer.
 // CHECK-LABEL: func.func @schedules
 // CHECK: amp.lr_schedule linear_warmup %arg0, %arg1(%arg2, %arg3) : tensor<f32>

@@ -102,7 +102,8 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
   if (name == kNameAttrName)
     return verifyArgumentName(op, argIndex, value);
   if (name != kParamAttrName && name != kStateAttrName &&
-      name != kLossScaleAttrName && name != kHyperParameterAttrName)
+      name != kLossScaleAttrName && name != kHyperParameterAttrName &&
+      name != kLossPartAttrName)
     return op->emitError() << "unknown amp argument attribute '" << name << "'";
   if (name == kStateAttrName) {
     // Unit: the state starts at zero; a float: it starts at that value.
@@ -134,6 +135,14 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
       return emit() << "'" << kHyperParameterAttrName << "' on argument #"
                     << argIndex
                     << " needs a 0-d f64 tensor that is also 'amp.state', got "
+                    << type;
+    return success();
+  }
+  if (name == kLossPartAttrName) {
+    if (!tensor || tensor.getRank() != 0 || !element.isF32() ||
+        !function.getArgAttr(argIndex, kStateAttrName))
+      return emit() << "'" << kLossPartAttrName << "' on argument #" << argIndex
+                    << " needs a 0-d f32 tensor that is also 'amp.state', got "
                     << type;
     return success();
   }

@@ -131,15 +131,54 @@ static Value mergePadded(OpBuilder &builder, Value a, Value b) {
                                   builder.getI64IntegerAttr(dim));
 }
 
+/// Names each part of the loss that `func` returns after it (its results
+/// after the first) with `amp.name`: the name it already has, else the SSA
+/// name the source gives the returned value (`%ce = ...` gives "ce"), else
+/// "loss_part<k>".
+static void nameLossParts(func::FuncOp func) {
+  if (func.getNumResults() < 2)
+    return;
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  llvm::DenseMap<Value, StringRef> sourceNames;
+  llvm::StringMap<Value> byName = getValuesBySourceName(func);
+  for (const auto &entry : byName)
+    sourceNames.try_emplace(entry.getValue(), entry.getKey());
+  for (unsigned k = 1, e = func.getNumResults(); k < e; ++k) {
+    if (func.getResultAttr(k, AmpDialect::kNameAttrName))
+      continue;
+    Value part = ret.getOperand(k);
+    StringRef name = sourceNames.lookup(part);
+    if (auto arg = dyn_cast<BlockArgument>(part))
+      name = getArgumentName(func, arg.getArgNumber());
+    std::string text =
+        name.empty() ? "loss_part" + std::to_string(k) : name.str();
+    // A name another result holds (one value returned twice): this one
+    // by its position.
+    for (unsigned j = 1; j < e; ++j)
+      if (auto other = func.getResultAttrOfType<StringAttr>(
+              j, AmpDialect::kNameAttrName);
+          j != k && other && other.getValue() == text)
+        text = "loss_part" + std::to_string(k);
+    func.setResultAttr(k, AmpDialect::kNameAttrName,
+                       StringAttr::get(func.getContext(), text));
+  }
+}
+
 static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
   ArrayRef<Type> results = func.getResultTypes();
-  if (results.size() != 1 || !isScalarFloat(results.front()))
-    return func.emitError()
-           << "amp-autodiff: @" << func.getSymName()
-           << " must return one 0-d floating-point loss, it returns "
-           << results.size() << " value(s)"
-           << (results.empty() ? "" : ", the first of type ")
-           << (results.empty() ? Type() : results.front());
+  // The loss, then any parts of it to report (its terms, an accuracy):
+  // only the first is differentiated.
+  if (results.empty() || !llvm::all_of(results, isScalarFloat)) {
+    auto bad = llvm::find_if_not(results, isScalarFloat);
+    InFlightDiagnostic diag = func.emitError()
+                              << "amp-autodiff: @" << func.getSymName()
+                              << " must return its loss, a 0-d floating-point "
+                                 "tensor, then any parts of it as 0-d "
+                                 "floating-point tensors; it returns ";
+    if (results.empty())
+      return diag << "nothing";
+    return diag << *bad << " as result #" << (bad - results.begin());
+  }
   if (!llvm::hasSingleElement(func.getBody()))
     return func.emitError("amp-autodiff handles single-block functions only");
   std::string name = (func.getSymName() + "_grad").str();
@@ -160,6 +199,7 @@ static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
   Block &body = grad.getBody().front();
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   Value loss = ret.getOperand(0);
+  SmallVector<Value> parts(ret.getOperands().drop_front());
 
   // Which values depend on a parameter: only those get gradients.
   llvm::DenseSet<Value> active;
@@ -239,10 +279,21 @@ static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
     returned.push_back(g);
     returnedTypes.push_back(arg.getType());
   }
+  for (Value part : parts) {
+    returned.push_back(part);
+    returnedTypes.push_back(part.getType());
+  }
   builder.create<func::ReturnOp>(ret.getLoc(), returned);
   ret.erase();
   grad.setFunctionType(
       builder.getFunctionType(grad.getArgumentTypes(), returnedTypes));
+  // The parts keep their names; the loss and the gradients have none.
+  SmallVector<DictionaryAttr> resultAttrs(returned.size(),
+                                          builder.getDictionaryAttr({}));
+  for (unsigned k = 0; k < parts.size(); ++k)
+    resultAttrs[returned.size() - parts.size() + k] =
+        func.getResultAttrDict(1 + k);
+  grad.setAllResultAttrs(resultAttrs);
 
   // Backward ops built for values that needed no gradient are dead.
   SmallVector<Operation *> ops;
@@ -302,6 +353,7 @@ struct AmpAutodiffPass : amp::impl::AmpAutodiffBase<AmpAutodiffPass> {
                          << " has no argument marked amp.param";
         return signalPassFailure();
       }
+      nameLossParts(func);
       if (failed(differentiate(func, symbols)))
         return signalPassFailure();
     }

@@ -65,16 +65,21 @@ FailureOr<GradientFunction> amp::checkGradientFunction(func::FuncOp grad,
                                        "(it carries amp.loss_scaling)"
                                      : "");
 
-  // Results: the loss, one gradient per parameter, then found_inf.
+  // Results: the loss, one gradient per parameter, the loss's parts, then
+  // found_inf.
   SmallVector<Type> gradients;
   for (unsigned i = 0, e = original.getNumArguments(); i < e; ++i)
     if (original.getArgAttr(i, AmpDialect::kParamAttrName))
       gradients.push_back(original.getArgumentTypes()[i]);
+  TypeRange parts = original.getResultTypes().drop_front(
+      std::min<size_t>(1, original.getNumResults()));
   TypeRange results = grad.getResultTypes();
-  size_t expectedCount = 1 + gradients.size() + (result.scaled ? 1 : 0);
+  size_t expectedCount =
+      1 + gradients.size() + parts.size() + (result.scaled ? 1 : 0);
   bool resultsMatch =
       results.size() == expectedCount && isScalar(results.front(), false) &&
       llvm::equal(results.slice(1, gradients.size()), gradients) &&
+      llvm::equal(results.slice(1 + gradients.size(), parts.size()), parts) &&
       (!result.scaled || isScalar(results.back(), true));
   if (!resultsMatch)
     return error() << " returns " << formatTypes(results)
@@ -82,7 +87,12 @@ FailureOr<GradientFunction> amp::checkGradientFunction(func::FuncOp grad,
                    << " it returns the loss (a 0-d float tensor), then the "
                       "gradients "
                    << formatTypes(gradients) << " of its amp.param arguments"
+                   << (parts.empty() ? ""
+                                     : ", then the parts of the loss " +
+                                           formatTypes(parts))
                    << (result.scaled ? ", then found_inf (a 0-d f32 tensor)"
                                      : "");
+  result.numGradients = gradients.size();
+  result.numLossParts = parts.size();
   return result;
 }

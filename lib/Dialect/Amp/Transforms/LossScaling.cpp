@@ -38,7 +38,9 @@ static bool holdsF16(func::FuncOp func) {
   return found;
 }
 
-static LogicalResult scale(func::FuncOp grad, LossScalingAttr config) {
+static LogicalResult scale(const GradientFunction &target,
+                           LossScalingAttr config) {
+  func::FuncOp grad = target.grad;
   Block &body = grad.getBody().front();
   ConstantOp seed;
   grad.walk([&](ConstantOp op) {
@@ -51,7 +53,8 @@ static LogicalResult scale(func::FuncOp grad, LossScalingAttr config) {
                                "amp-autodiff, or is already scaled)";
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   // Parameter gradients must be f32, as GradScaler's unscale requires.
-  for (auto [i, value] : llvm::enumerate(ret.getOperands().drop_front())) {
+  OperandRange gradients = ret.getOperands().slice(1, target.numGradients);
+  for (auto [i, value] : llvm::enumerate(gradients)) {
     auto type = cast<RankedTensorType>(value.getType());
     if (!type.getElementType().isF32())
       return grad.emitError()
@@ -91,10 +94,12 @@ static LogicalResult scale(func::FuncOp grad, LossScalingAttr config) {
   Value one = b.create<ConstantOp>(
       loc, DenseElementsAttr::get(f64, b.getF64FloatAttr(1.0).getValue()));
   Value inv = b.create<CastOp>(loc, f32, b.create<DivOp>(loc, one, wide));
-  SmallVector<Value> grads(ret.getOperands().drop_front());
-  auto unscale = b.create<UnscaleOp>(loc, inv, grads);
+  auto unscale = b.create<UnscaleOp>(loc, inv, gradients);
+  // The loss's parts are forward values: the scale never reaches them.
   SmallVector<Value> returned{ret.getOperand(0)};
   returned.append(unscale.getUnscaled().begin(), unscale.getUnscaled().end());
+  returned.append(ret.getOperands().take_back(target.numLossParts).begin(),
+                  ret.getOperands().take_back(target.numLossParts).end());
   returned.push_back(unscale.getFoundInf());
   b.create<func::ReturnOp>(ret.getLoc(), returned);
   ret.erase();
@@ -102,7 +107,14 @@ static LogicalResult scale(func::FuncOp grad, LossScalingAttr config) {
   SmallVector<Type> results;
   for (Value v : returned)
     results.push_back(v.getType());
+  // The results keep their attributes (the parts' names); found_inf has
+  // none.
+  SmallVector<DictionaryAttr> resultAttrs;
+  for (unsigned k = 0, e = grad.getNumResults(); k < e; ++k)
+    resultAttrs.push_back(grad.getResultAttrDict(k));
+  resultAttrs.push_back(b.getDictionaryAttr({}));
   grad.setFunctionType(b.getFunctionType(grad.getArgumentTypes(), results));
+  grad.setAllResultAttrs(resultAttrs);
   grad->setAttr(AmpDialect::kLossScalingAttrName, config);
   return success();
 }
@@ -141,14 +153,16 @@ struct AmpLossScalingPass : amp::impl::AmpLossScalingBase<AmpLossScalingPass> {
       return bad(problem);
 
     SymbolTable symbols(module);
-    SmallVector<func::FuncOp> grads;
+    SmallVector<GradientFunction> grads;
     for (auto func : module.getOps<func::FuncOp>()) {
       if (!func->hasAttr(AmpDialect::kGradientOfAttrName))
         continue;
       // A gradient function read from a file is checked before it is read.
-      if (failed(checkGradientFunction(func, symbols, "amp-loss-scaling")))
+      FailureOr<GradientFunction> grad =
+          checkGradientFunction(func, symbols, "amp-loss-scaling");
+      if (failed(grad))
         return signalPassFailure();
-      grads.push_back(func);
+      grads.push_back(*grad);
     }
     if (grads.empty()) {
       // At the module's location, without printing the module.
@@ -158,10 +172,10 @@ struct AmpLossScalingPass : amp::impl::AmpLossScalingBase<AmpLossScalingPass> {
       return signalPassFailure();
     }
 
-    for (func::FuncOp grad : grads) {
+    for (const GradientFunction &grad : grads) {
       std::string effective = mode;
       if (effective == "auto")
-        effective = holdsF16(grad) ? "dynamic" : "none";
+        effective = holdsF16(grad.grad) ? "dynamic" : "none";
       if (effective == "none")
         continue;
       // A static scale stays at init-scale; the other options configure a

@@ -259,6 +259,30 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
     addState(counterType, named("growth_tracker", std::nullopt));
     addState(counterType, named("hysteresis_tracker", std::nullopt));
   }
+  // The parts of the loss the model returns after it: f32 state each step
+  // overwrites (amp.loss_part), reported as the loss is, read by nothing.
+  // Named as amp-autodiff named them, by none of the names the progress
+  // reports of amp-step and Python give their other fields.
+  unsigned numParts = original.getNumResults() - 1;
+  unsigned firstPart = stateTypes.size();
+  for (StringRef field : {"loss", "step", "epoch", "val_loss", "scale",
+                          "skipped", "lr", "steps_per_s"})
+    taken.insert(field);
+  for (unsigned k = 0; k < numParts; ++k) {
+    unsigned result = 1 + params.size() + k;
+    auto name =
+        grad.getResultAttrOfType<StringAttr>(result, AmpDialect::kNameAttrName);
+    std::string partName =
+        name ? name.getValue().str() : "loss_part" + std::to_string(k + 1);
+    StateName state = named(partName, std::nullopt);
+    if (!state.name)
+      return grad.emitError()
+             << "amp-optimizer: part #" << (k + 1) << " of the loss of @"
+             << original.getSymName() << " is named '" << partName
+             << "', a name the step's tensors or its progress reports use "
+                "already; rename it";
+    addState(counterType, state);
+  }
   inputs.append(stateTypes.begin(), stateTypes.end());
   for (unsigned i : batch)
     inputs.push_back(argTypes[i]);
@@ -296,6 +320,9 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
     if (stateNames[s])
       argAttrs[numParams + s].set(AmpDialect::kNameAttrName, stateNames[s]);
   }
+  for (unsigned k = 0; k < numParts; ++k)
+    argAttrs[numParams + firstPart + k].set(AmpDialect::kLossPartAttrName,
+                                            b.getUnitAttr());
   // Each hyperparameter starts at its compiled value.
   for (auto [k, hyper] : llvm::enumerate(hypers)) {
     NamedAttrList &attrs = argAttrs[numParams + firstHyper + k];
@@ -313,7 +340,7 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
     keepName(i, numParams + numState + k);
   if (scaling) {
     // The scale starts at init_scale, the hysteresis tracker full.
-    unsigned scaleIndex = numParams + numState - scalerState;
+    unsigned scaleIndex = numParams + firstPart - scalerState;
     argAttrs[scaleIndex].set(AmpDialect::kStateAttrName,
                              b.getF64FloatAttr(*settings.initScale));
     argAttrs[scaleIndex].set(AmpDialect::kLossScaleAttrName, b.getUnitAttr());
@@ -336,7 +363,7 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
   for (auto [k, i] : llvm::enumerate(batch))
     callArgs[i] = body->getArgument(numParams + numState + k);
   if (scaling)
-    callArgs.push_back(body->getArgument(numParams + numState - scalerState));
+    callArgs.push_back(body->getArgument(numParams + firstPart - scalerState));
   auto call = b.create<func::CallOp>(loc, grad, callArgs);
   Value loss = call.getResult(0);
   Value foundInf = scaling ? call.getResults().back() : Value();
@@ -376,6 +403,13 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
   SmallVector<Value> scaler;
   for (unsigned k = 0; k < scalerState; ++k)
     scaler.push_back(body->getArgument(next++));
+  // Each step reports the parts of its own loss, in f32 (a skipped step
+  // too: its loss is reported as well).
+  SmallVector<Value> parts;
+  for (unsigned k = 0; k < numParts; ++k) {
+    Value part = call.getResult(1 + numParams + k);
+    parts.push_back(sb.castLike(part, body->getArgument(next++)));
+  }
   // An overflow in any micro-batch spoils the whole effective batch.
   if (foundSoFar)
     foundInf = b.create<MaximumOp>(loc, foundSoFar, foundInf);
@@ -519,6 +553,7 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
       returned.push_back(sb.select(done, sb.scalar(0.0), foundInf));
   }
   returned.append(newScaler);
+  returned.append(parts);
   returned.push_back(loss);
   if (scaling)
     returned.push_back(foundInf);

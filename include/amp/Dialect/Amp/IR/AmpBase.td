@@ -67,6 +67,10 @@ def Amp_Dialect : Dialect {
     /// the optimizer, set between steps by name).
     static constexpr ::llvm::StringLiteral kHyperParameterAttrName =
         "amp.hparam";
+    /// Marks a step argument as a part of the loss that the step reports
+    /// (a 0-d f32 state each step overwrites and none reads).
+    static constexpr ::llvm::StringLiteral kLossPartAttrName =
+        "amp.loss_part";
     /// The loss-scaling configuration (an #amp.loss_scaling) on a gradient
     /// function.
     static constexpr ::llvm::StringLiteral kLossScalingAttrName =

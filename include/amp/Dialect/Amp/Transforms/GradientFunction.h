@@ -23,15 +23,21 @@ struct GradientFunction {
   /// Carries amp.loss_scaling: takes the scale last and returns found_inf
   /// last.
   bool scaled = false;
+  /// The gradients it returns after the loss, one per amp.param argument
+  /// of `original`.
+  unsigned numGradients = 0;
+  /// The parts of the loss it returns after the gradients: the results of
+  /// `original` after its loss.
+  unsigned numLossParts = 0;
 };
 
 /// Checks that `grad`, which carries amp.gradient_of, is what amp-autodiff
 /// (and amp-loss-scaling) make of the function it names: both have bodies;
 /// `grad` takes that function's arguments (then, when scaled, the scale, a
 /// 0-d f32 argument marked amp.loss_scale) and returns the loss (a 0-d
-/// float tensor), the gradient of each amp.param argument in its type
-/// (then, when scaled, found_inf, a 0-d f32 tensor). Errors name `pass`
-/// and the functions.
+/// float tensor), the gradient of each amp.param argument in its type, the
+/// parts of the loss that function returns after it (then, when scaled,
+/// found_inf, a 0-d f32 tensor). Errors name `pass` and the functions.
 FailureOr<GradientFunction>
 checkGradientFunction(func::FuncOp grad, SymbolTable &symbols, StringRef pass);
 

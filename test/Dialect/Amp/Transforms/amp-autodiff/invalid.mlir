@@ -1,16 +1,33 @@
 // amp-autodiff errors.
 // RUN: amp-opt %s --amp-autodiff -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{amp-autodiff: @vector_loss must return one 0-d floating-point loss, it returns 1 value(s), the first of type 'tensor<3xf32>'}}
+// expected-error @+1 {{amp-autodiff: @vector_loss must return its loss, a 0-d floating-point tensor, then any parts of it as 0-d floating-point tensors; it returns 'tensor<3xf32>' as result #0}}
 func.func @vector_loss(%w: tensor<3xf32> {amp.param}) -> tensor<3xf32> {
   return %w : tensor<3xf32>
 }
 
 // -----
 
-// expected-error @+1 {{amp-autodiff: @two_results must return one 0-d floating-point loss, it returns 2 value(s)}}
-func.func @two_results(%w: tensor<f32> {amp.param}) -> (tensor<f32>, tensor<f32>) {
-  return %w, %w : tensor<f32>, tensor<f32>
+// A part of the loss is a scalar too.
+// expected-error @+1 {{amp-autodiff: @vector_part must return its loss, a 0-d floating-point tensor, then any parts of it as 0-d floating-point tensors; it returns 'tensor<3xf32>' as result #1}}
+func.func @vector_part(%w: tensor<3xf32> {amp.param}) -> (tensor<f32>, tensor<3xf32>) {
+  %l = amp.sum %w dims = [0] : tensor<3xf32> to tensor<f32>
+  return %l, %w : tensor<f32>, tensor<3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{amp-autodiff: @integer_part must return its loss, a 0-d floating-point tensor, then any parts of it as 0-d floating-point tensors; it returns 'tensor<i64>' as result #1}}
+func.func @integer_part(%w: tensor<3xf32> {amp.param}, %n: tensor<i64>) -> (tensor<f32>, tensor<i64>) {
+  %l = amp.sum %w dims = [0] : tensor<3xf32> to tensor<f32>
+  return %l, %n : tensor<f32>, tensor<i64>
+}
+
+// -----
+
+// expected-error @+1 {{amp-autodiff: @no_loss must return its loss, a 0-d floating-point tensor, then any parts of it as 0-d floating-point tensors; it returns nothing}}
+func.func @no_loss(%w: tensor<3xf32> {amp.param}) {
+  return
 }
 
 // -----
