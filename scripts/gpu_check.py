@@ -84,15 +84,21 @@ PEAK_FLOPS = gpt2.PEAK_FLOPS
 
 
 def parse_steps(path):
-    """(step, loss, scale, skipped) per 'step ...' line of amp-run/amp-step."""
+    """(step, loss, scale, skipped) per 'step N loss X [part Y ...] [scale S
+    [skipped]]' line of amp-run/amp-step (the parts of a loss between the
+    loss and the scale)."""
     rows = []
     with open(path) as f:
         for line in f:
             words = line.split()
             if not words or words[0] != "step":
                 continue
-            scale = float(words[5]) if len(words) > 5 and words[4] == "scale" else None
-            rows.append((int(words[1]), float(words[3]), scale, words[-1] == "skipped"))
+            skipped = words[-1] == "skipped"
+            if skipped:
+                words = words[:-1]
+            fields = dict(zip(words[2::2], words[3::2]))
+            scale = float(fields["scale"]) if "scale" in fields else None
+            rows.append((int(words[1]), float(fields["loss"]), scale, skipped))
     return rows
 
 

@@ -210,12 +210,12 @@ def main(argv=None):
         else:
             svg = None
             print("  (graphviz 'dot' is missing: no SVG of the graph)")
-        if groups:
-            print("  parameter groups: " + "; ".join(
-                f"{group} ({' | '.join(settings['select'])}): " + ", ".join(
-                    f"{key} {value:g}" for key, value in settings.items()
-                    if key != "select")
-                for group, settings in groups.items()))
+        for group, settings in (groups or {}).items():
+            select = settings["select"]
+            select = [select] if isinstance(select, str) else select
+            print(f"  parameter group {group} ({' | '.join(select)}): "
+                  + ", ".join(f"{key} {value:g}" for key, value in
+                              settings.items() if key != "select"))
         compiled = {}
         for kind, compute_type in (("amp", "f16"), ("fp32", "f32")):
             begin = time.perf_counter()

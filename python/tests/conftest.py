@@ -32,7 +32,7 @@ def interpreter_run(mlp_f16, tmp_path_factory):
                       "--train-steps=12", "--print-every=1")
     steps = []
     for line in out.splitlines():
-        match = re.match(r"step (\d+) loss (\S+) scale (\S+)( skipped)?$", line)
+        match = re.match(r"step (\d+) loss (\S+)(?: \S+ \S+)*? scale (\S+)( skipped)?$", line)
         if match:
             steps.append((float(match.group(2)), float(match.group(3)),
                           bool(match.group(4))))

@@ -21,7 +21,7 @@ def test_the_demo_writes_its_reports(tmp_path):
     assert "validation loss (4 held-out batches, the compiled evaluation)" \
         in text
     assert "schedule=warmup-cosine warmup-steps=2 decay-steps=18" in text
-    assert "parameter groups: no_decay (rank<2 | wpe): weight_decay 0" in text
+    assert "parameter group no_decay (rank<2 | wpe): weight_decay 0\n" in text
     report = json.loads((out / "report.json").read_text())
     for name in ("mlp", "gpt_block"):
         model = report["models"][name]

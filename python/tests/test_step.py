@@ -334,6 +334,9 @@ def test_parameter_groups_have_hyperparameters_of_their_own(
     with pytest.raises(ampmlir.AmpError, match="needs 'select'"):
         ampmlir.compile(ROOT / "examples" / "mlp.mlir", tmp_path / "bad",
                         param_groups={"g": {"lr": 0.1}})
+    with pytest.raises(ampmlir.AmpError, match="sets no hyperparameter"):
+        ampmlir.compile(ROOT / "examples" / "mlp.mlir", tmp_path / "bad",
+                        param_groups={"g": {"select": "w1"}})
     with pytest.raises(ampmlir.CompileError,
                        match="parameter group 'g' selects no parameter"):
         ampmlir.compile(ROOT / "examples" / "mlp.mlir", tmp_path / "bad",

@@ -52,11 +52,13 @@
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -407,10 +409,27 @@ struct DataOptions {
   std::string checkpoint, log, outputDir;
 };
 
-/// The parts of the last step's loss (AMP_STEP_LOSS_PART tensors), as
-/// " ce 2.25 l2 0.5" for a progress line (`json` false) or
-/// `, "ce": 2.25, "l2": 0.5` for a log record; waits for the step.
-amp_status_t formatLossParts(amp_step_t *step, bool json, std::string &out) {
+/// Appends printf-style text to `out`.
+[[gnu::format(printf, 2, 3)]] void appendf(std::string &out, const char *format,
+                                           ...) {
+  va_list args, count;
+  va_start(args, format);
+  va_copy(count, args);
+  int n = std::vsnprintf(nullptr, 0, format, count);
+  va_end(count);
+  if (n > 0) {
+    size_t at = out.size();
+    out.resize(at + n + 1);
+    std::vsnprintf(&out[at], n + 1, format, args);
+    out.resize(at + n);
+  }
+  va_end(args);
+}
+
+/// The parts of the last step's loss (AMP_STEP_LOSS_PART tensors), by
+/// name, in the step's order; waits for the step.
+amp_status_t readLossParts(amp_step_t *step,
+                           std::vector<std::pair<const char *, float>> &out) {
   out.clear();
   const amp_step_description_t *d = amp_step_description(step);
   for (size_t i = 0; i < d->tensor_count; ++i) {
@@ -420,10 +439,7 @@ amp_status_t formatLossParts(amp_step_t *step, bool json, std::string &out) {
     if (amp_status_t status =
             amp_step_read_tensor(step, i, &value, sizeof value))
       return status;
-    char text[320];
-    std::snprintf(text, sizeof text, json ? ", \"%s\": %.9g" : " %s %.9g",
-                  d->tensors[i].name, value);
-    out += text;
+    out.emplace_back(d->tensors[i].name, value);
   }
   return nullptr;
 }
@@ -562,42 +578,38 @@ int trainOnData(amp_step_t *step, const DataOptions &options) {
       if (validating)
         if (amp_status_t status = validate(step, val, &valLoss, nullptr))
           return fail(status);
-      std::string parts, jsonParts;
-      if (amp_status_t status = formatLossParts(step, false, parts))
+      std::vector<std::pair<const char *, float>> parts;
+      if (amp_status_t status = readLossParts(step, parts))
         return fail(status);
-      if (amp_status_t status = formatLossParts(step, true, jsonParts))
-        return fail(status);
-      char line[4096];
-      int n =
-          std::snprintf(line, sizeof line, "epoch %lld step %lld loss %.9g%s",
-                        static_cast<long long>(epoch + 1),
-                        static_cast<long long>(done), loss, parts.c_str());
-      if (validating)
-        n +=
-            std::snprintf(line + n, sizeof line - n, " val_loss %.9g", valLoss);
-      n += std::snprintf(line + n, sizeof line - n, " scale %g skipped %lld",
-                         scale, static_cast<long long>(skipped));
-      if (lr >= 0)
-        n += std::snprintf(line + n, sizeof line - n, " lr %g", lr);
-      std::snprintf(line + n, sizeof line - n, " steps/s %.1f", rate);
-      std::printf("%s\n", line);
+      std::string line, json;
+      appendf(line, "epoch %lld step %lld loss %.9g",
+              static_cast<long long>(epoch + 1), static_cast<long long>(done),
+              loss);
+      appendf(json, "{\"step\": %lld, \"epoch\": %lld, \"loss\": %.9g",
+              static_cast<long long>(done), static_cast<long long>(epoch + 1),
+              loss);
+      // Part names are plain (letters, digits, '_', '.', '-'): JSON keys
+      // as they are.
+      for (const auto &[name, value] : parts) {
+        appendf(line, " %s %.9g", name, value);
+        appendf(json, ", \"%s\": %.9g", name, value);
+      }
+      if (validating) {
+        appendf(line, " val_loss %.9g", valLoss);
+        appendf(json, ", \"val_loss\": %.9g", valLoss);
+      }
+      appendf(line, " scale %g skipped %lld", scale,
+              static_cast<long long>(skipped));
+      appendf(json, ", \"scale\": %.9g, \"skipped\": %lld", scale,
+              static_cast<long long>(skipped));
+      if (lr >= 0) {
+        appendf(line, " lr %g", lr);
+        appendf(json, ", \"lr\": %.17g", lr);
+      }
+      appendf(line, " steps/s %.1f", rate);
+      appendf(json, ", \"steps_per_s\": %.3f}", rate);
+      std::printf("%s\n", line.c_str());
       std::fflush(stdout);
-      char json[4096];
-      n = std::snprintf(json, sizeof json,
-                        "{\"step\": %lld, \"epoch\": %lld, \"loss\": %.9g%s",
-                        static_cast<long long>(done),
-                        static_cast<long long>(epoch + 1), loss,
-                        jsonParts.c_str());
-      if (validating)
-        n += std::snprintf(json + n, sizeof json - n, ", \"val_loss\": %.9g",
-                           valLoss);
-      n += std::snprintf(json + n, sizeof json - n,
-                         ", \"scale\": %.9g, \"skipped\": %lld", scale,
-                         static_cast<long long>(skipped));
-      if (lr >= 0)
-        n += std::snprintf(json + n, sizeof json - n, ", \"lr\": %.17g", lr);
-      std::snprintf(json + n, sizeof json - n, ", \"steps_per_s\": %.3f}",
-                    rate);
       logLine(log, json);
     }
     if (!options.checkpoint.empty() &&
@@ -840,11 +852,12 @@ int main(int argc, char **argv) {
       return fail(status);
     // Numbered by the step's own counter, so that a loaded run continues
     // the numbering of the run that saved it.
-    std::string parts;
-    if (amp_status_t status = formatLossParts(step, false, parts))
+    std::vector<std::pair<const char *, float>> parts;
+    if (amp_status_t status = readLossParts(step, parts))
       return fail(status);
-    std::printf("step %lld loss %.9g%s", static_cast<long long>(count), loss,
-                parts.c_str());
+    std::printf("step %lld loss %.9g", static_cast<long long>(count), loss);
+    for (const auto &[name, value] : parts)
+      std::printf(" %s %.9g", name, value);
     if (description->loss_scale_tensor >= 0)
       std::printf(" scale %g%s", scale, found != 0 ? " skipped" : "");
     std::printf("\n");

@@ -1302,15 +1302,22 @@ func.func @hparam_not_unit(%lr: tensor<f64> {amp.state = 0.1, amp.hparam = 1.0})
 
 // -----
 
-// expected-error @+1 {{'amp.loss_part' on argument #1 needs a 0-d f32 tensor that is also 'amp.state', got 'tensor<f32>'}}
+// expected-error @+1 {{'amp.loss_part' on argument #1 needs a 0-d f32 tensor that is also 'amp.state' (and no parameter or loss scale), got 'tensor<f32>'}}
 func.func @loss_part_not_state(%w: tensor<2xf32> {amp.param}, %ce: tensor<f32> {amp.loss_part}) {
   return
 }
 
 // -----
 
-// expected-error @+1 {{'amp.loss_part' on argument #0 needs a 0-d f32 tensor that is also 'amp.state', got 'tensor<f16>'}}
+// expected-error @+1 {{'amp.loss_part' on argument #0 needs a 0-d f32 tensor that is also 'amp.state' (and no parameter or loss scale), got 'tensor<f16>'}}
 func.func @loss_part_f16(%ce: tensor<f16> {amp.state, amp.loss_part}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.loss_part' on argument #0 needs a 0-d f32 tensor that is also 'amp.state' (and no parameter or loss scale), got 'tensor<f32>'}}
+func.func @loss_part_scale(%s: tensor<f32> {amp.state, amp.loss_scale, amp.loss_part}) {
   return
 }
 

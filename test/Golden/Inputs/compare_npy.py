@@ -52,7 +52,7 @@ def main():
     if args.log:
         with open(args.log) as f:
             losses = [float(m.group(1)) for m in
-                      re.finditer(r"^step \d+ loss (\S+)$", f.read(), re.M)]
+                      re.finditer(r"^step \d+ loss (\S+)", f.read(), re.M)]
         _, golden = load(args.files[0])
         for i, (a, g) in enumerate(zip(losses, golden)):
             ok &= compare(f"loss of step {i}", [a], [g], args.rtol)

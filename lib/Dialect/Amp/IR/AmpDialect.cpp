@@ -140,9 +140,12 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
   }
   if (name == kLossPartAttrName) {
     if (!tensor || tensor.getRank() != 0 || !element.isF32() ||
-        !function.getArgAttr(argIndex, kStateAttrName))
+        !function.getArgAttr(argIndex, kStateAttrName) ||
+        function.getArgAttr(argIndex, kParamAttrName) ||
+        function.getArgAttr(argIndex, kLossScaleAttrName))
       return emit() << "'" << kLossPartAttrName << "' on argument #" << argIndex
-                    << " needs a 0-d f32 tensor that is also 'amp.state', got "
+                    << " needs a 0-d f32 tensor that is also 'amp.state' "
+                       "(and no parameter or loss scale), got "
                     << type;
     return success();
   }

@@ -150,15 +150,20 @@ static void nameLossParts(func::FuncOp func) {
     StringRef name = sourceNames.lookup(part);
     if (auto arg = dyn_cast<BlockArgument>(part))
       name = getArgumentName(func, arg.getArgNumber());
-    std::string text =
-        name.empty() ? "loss_part" + std::to_string(k) : name.str();
     // A name another result holds (one value returned twice): this one
-    // by its position.
-    for (unsigned j = 1; j < e; ++j)
-      if (auto other = func.getResultAttrOfType<StringAttr>(
-              j, AmpDialect::kNameAttrName);
-          j != k && other && other.getValue() == text)
-        text = "loss_part" + std::to_string(k);
+    // by its position, made unique where a given name is that too.
+    auto taken = [&](StringRef text) {
+      for (unsigned j = 1; j < e; ++j)
+        if (auto other = func.getResultAttrOfType<StringAttr>(
+                j, AmpDialect::kNameAttrName);
+            j != k && other && other.getValue() == text)
+          return true;
+      return false;
+    };
+    std::string text = name.str();
+    for (unsigned n = 0; text.empty() || taken(text); ++n)
+      text = "loss_part" + std::to_string(k) +
+             (n ? "_" + std::to_string(n) : std::string());
     func.setResultAttr(k, AmpDialect::kNameAttrName,
                        StringAttr::get(func.getContext(), text));
   }
@@ -184,6 +189,7 @@ static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
   std::string name = (func.getSymName() + "_grad").str();
   if (symbols.lookup(name))
     return func.emitError() << "amp-autodiff: @" << name << " already exists";
+  nameLossParts(func);
 
   SmallVector<unsigned> params;
   for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
@@ -353,7 +359,6 @@ struct AmpAutodiffPass : amp::impl::AmpAutodiffBase<AmpAutodiffPass> {
                          << " has no argument marked amp.param";
         return signalPassFailure();
       }
-      nameLossParts(func);
       if (failed(differentiate(func, symbols)))
         return signalPassFailure();
     }

@@ -65,6 +65,17 @@ FailureOr<GradientFunction> amp::checkGradientFunction(func::FuncOp grad,
                                        "(it carries amp.loss_scaling)"
                                      : "");
 
+  // The function it derives from returns its loss, then any parts of it,
+  // all 0-d floats (amp-autodiff's check).
+  TypeRange originalResults = original.getResultTypes();
+  if (originalResults.empty() || !llvm::all_of(originalResults, [](Type type) {
+        return isScalar(type, false);
+      }))
+    return error() << " is the gradient of @" << of.getValue()
+                   << ", which returns " << formatTypes(originalResults)
+                   << "; a model returns its loss, then any parts of it, as "
+                      "0-d floating-point tensors";
+
   // Results: the loss, one gradient per parameter, the loss's parts, then
   // found_inf.
   SmallVector<Type> gradients;

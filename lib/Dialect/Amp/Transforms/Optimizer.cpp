@@ -14,6 +14,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/Sequence.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -133,9 +135,10 @@ public:
 
 } // namespace
 
-static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
+static LogicalResult buildStep(const GradientFunction &target,
                                const OptimizerConfig &config,
                                SymbolTable &symbols) {
+  func::FuncOp grad = target.grad, original = target.original;
   std::string name = (original.getSymName() + "_step").str();
   if (symbols.lookup(name))
     return grad.emitError() << "amp-optimizer: @" << name << " already exists";
@@ -263,7 +266,7 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
   // overwrites (amp.loss_part), reported as the loss is, read by nothing.
   // Named as amp-autodiff named them, by none of the names the progress
   // reports of amp-step and Python give their other fields.
-  unsigned numParts = original.getNumResults() - 1;
+  unsigned numParts = target.numLossParts;
   unsigned firstPart = stateTypes.size();
   for (StringRef field : {"loss", "step", "epoch", "val_loss", "scale",
                           "skipped", "lr", "steps_per_s"})
@@ -274,6 +277,18 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
         grad.getResultAttrOfType<StringAttr>(result, AmpDialect::kNameAttrName);
     std::string partName =
         name ? name.getValue().str() : "loss_part" + std::to_string(k + 1);
+    // The name is a key of amp-step's JSON log and a file name: letters,
+    // digits, '_', '.' and '-', as an SSA name is.
+    bool plain = !partName.empty() && partName.size() <= 200 &&
+                 llvm::all_of(partName, [](char c) {
+                   return llvm::isAlnum(c) || c == '_' || c == '.' || c == '-';
+                 });
+    if (!plain)
+      return grad.emitError()
+             << "amp-optimizer: part #" << (k + 1) << " of the loss of @"
+             << original.getSymName() << " is named '" << partName
+             << "'; a part's name is up to 200 letters, digits, '_', '.' "
+                "and '-'";
     StateName state = named(partName, std::nullopt);
     if (!state.name)
       return grad.emitError()
@@ -474,9 +489,19 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
     return rate;
   };
 
-  // The updates.
-  SmallVector<Value> newParams, newState;
-  for (unsigned p = 0; p < numParams; ++p) {
+  // The updates, those of the parameters in no group first, then group by
+  // group: amp-fuse merges adjacent updates that read the same
+  // hyperparameters into one multi-tensor update.
+  SmallVector<unsigned> updateOrder = llvm::to_vector(llvm::seq(numParams));
+  auto groupIndex = [&](unsigned p) -> size_t {
+    return groupOf[p] ? 1 + (groupOf[p] - config.groups.data()) : 0;
+  };
+  llvm::stable_sort(updateOrder, [&](unsigned a, unsigned b) {
+    return groupIndex(a) < groupIndex(b);
+  });
+  SmallVector<Value> newParams(numParams);
+  SmallVector<SmallVector<Value, 2>> newMoments(numParams);
+  for (unsigned p : updateOrder) {
     Value param = paramValues[p], g = grads[p];
     if (config.adamw) {
       auto op = b.create<AdamwUpdateOp>(
@@ -484,22 +509,25 @@ static LogicalResult buildStep(func::FuncOp grad, func::FuncOp original,
           hyperOf(p, "beta1"), hyperOf(p, "beta2"), hyperOf(p, "eps"),
           hyperOf(p, "weight_decay"),
           config.coupledDecay ? b.getUnitAttr() : UnitAttr());
-      newParams.push_back(op.getNewParam());
-      newState.push_back(op.getNewExpAvg());
-      newState.push_back(op.getNewExpAvgSq());
+      newParams[p] = op.getNewParam();
+      newMoments[p] = {op.getNewExpAvg(), op.getNewExpAvgSq()};
     } else if (config.hasMomentumBuffer()) {
       auto op = b.create<SgdMomentumUpdateOp>(
           loc, param, g, moments[p][0], counter, rateOf(p),
           hyperOf(p, "momentum"), hyperOf(p, "weight_decay"),
           b.getF64FloatAttr(config.dampening),
           config.nesterov ? b.getUnitAttr() : UnitAttr());
-      newParams.push_back(op.getNewParam());
-      newState.push_back(op.getNewBuffer());
+      newParams[p] = op.getNewParam();
+      newMoments[p] = {op.getNewBuffer()};
     } else {
-      newParams.push_back(b.create<SgdUpdateOp>(loc, param, g, rateOf(p),
-                                                hyperOf(p, "weight_decay")));
+      newParams[p] = b.create<SgdUpdateOp>(loc, param, g, rateOf(p),
+                                           hyperOf(p, "weight_decay"));
     }
   }
+  // The moments in the order of the state arguments.
+  SmallVector<Value> newState;
+  for (ArrayRef<Value> updated : newMoments)
+    newState.append(updated.begin(), updated.end());
   Value newCounter = counter ? sb.add(counter, sb.scalar(1.0)) : Value();
 
   // Keeps the parameters, moments and step counter unless `apply` holds.
@@ -686,7 +714,7 @@ struct AmpOptimizerPass : amp::impl::AmpOptimizerBase<AmpOptimizerPass> {
     if (targets.empty())
       return badModule("no gradient function; run --amp-autodiff first");
     for (const GradientFunction &target : targets)
-      if (failed(buildStep(target.grad, target.original, config, symbols)))
+      if (failed(buildStep(target, config, symbols)))
         return signalPassFailure();
   }
 };

@@ -6,6 +6,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/GlobPattern.h"
 
 #include "amp_runtime/hyperparameters.h"
 
@@ -29,12 +30,16 @@ bool ParamGroup::RankSelector::matches(int64_t rank) const {
 }
 
 bool ParamGroup::selects(StringRef paramName, int64_t rank) const {
-  return llvm::any_of(ranks,
-                      [&](const RankSelector &s) { return s.matches(rank); }) ||
-         (!paramName.empty() &&
-          llvm::any_of(patterns, [&](const llvm::GlobPattern &p) {
-            return p.match(paramName);
-          }));
+  if (llvm::any_of(ranks,
+                   [&](const RankSelector &s) { return s.matches(rank); }))
+    return true;
+  return !paramName.empty() &&
+         llvm::any_of(patterns, [&](const std::string &text) {
+           // The parser made each pattern once: it is valid.
+           llvm::Expected<llvm::GlobPattern> pattern =
+               llvm::GlobPattern::create(text);
+           return pattern && pattern->match(paramName);
+         });
 }
 
 const ParamGroup::Setting *ParamGroup::find(StringRef key) const {
@@ -113,7 +118,7 @@ parseGroup(StringRef text, ArrayRef<StringRef> keys, ParamGroup &group) {
     if (!pattern)
       return inGroup("bad name pattern '" + selector +
                      "': " + llvm::toString(pattern.takeError()));
-    group.patterns.push_back(std::move(*pattern));
+    group.patterns.push_back(selector.str());
   }
 
   SmallVector<StringRef> settings;

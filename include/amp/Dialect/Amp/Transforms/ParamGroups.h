@@ -23,7 +23,6 @@
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
-#include "llvm/Support/GlobPattern.h"
 
 #include <optional>
 #include <string>
@@ -47,7 +46,9 @@ struct ParamGroup {
 
   std::string name;
   SmallVector<RankSelector> ranks;
-  SmallVector<llvm::GlobPattern, 1> patterns;
+  /// Name patterns, checked by the parser. Kept as text: a GlobPattern
+  /// points into the text it was made from.
+  SmallVector<std::string> patterns;
   SmallVector<Setting> settings;
 
   /// Whether the group selects a parameter of this name (may be empty: an

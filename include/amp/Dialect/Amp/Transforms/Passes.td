@@ -142,11 +142,15 @@ def AmpAutocast : Pass<"amp-autocast", "mlir::ModuleOp"> {
 def AmpAutodiff : Pass<"amp-autodiff", "mlir::ModuleOp"> {
   let summary = "Derive the gradient function of a scalar loss by reverse mode";
   let description = [{
-    For every function that returns one 0-d floating-point loss and has
+    For every function that returns a 0-d floating-point loss and has
     arguments marked `amp.param`, adds `@<name>_grad`: the same arguments,
     returning the loss followed by the gradient of every parameter, in
     argument order, each of its parameter's type. The original function is
-    kept.
+    kept. A function may return parts of its loss after it (0-d floats:
+    the terms of a sum, an accuracy): only the loss is differentiated, and
+    `@<name>_grad` returns the parts after the gradients, each named
+    (`amp.name` on both functions' results) by its given `amp.name`, the
+    SSA name the source gives it, or `loss_part<k>`.
 
     Each op provides its vector-Jacobian product through
     DifferentiableOpInterface; backward ops run in the precision of their
@@ -209,7 +213,7 @@ def AmpLossScaling : Pass<"amp-loss-scaling", "mlir::ModuleOp"> {
     Rewrites every gradient function `@<name>_grad` of amp-autodiff:
 
     ```
-    @<name>_grad(args..., %scale {amp.loss_scale}) -> (loss, grads..., found_inf)
+    @<name>_grad(args..., %scale {amp.loss_scale}) -> (loss, grads..., parts..., found_inf)
     ```
 
     The backward seed becomes the loss scale; the parameter gradients
@@ -298,10 +302,15 @@ def AmpOptimizer : Pass<"amp-optimizer", "mlir::ModuleOp"> {
     rate follows the step's schedule. A parameter two groups select, or a
     group that selects none, is an error.
 
+    The parts of the loss that the model returns after it become f32 state
+    arguments marked `amp.loss_part`, after the scaler's state, that every
+    step overwrites with its own values.
+
     A gradient function read from a file is checked before it is read: it
     takes the arguments of the function it names (then the scale, when it
-    carries `amp.loss_scaling`) and returns the loss and one gradient per
-    parameter (then found_inf); anything else is an error naming both.
+    carries `amp.loss_scaling`) and returns the loss, one gradient per
+    parameter and the parts of the loss that function returns (then
+    found_inf); anything else is an error naming both.
   }];
   let dependentDialects = ["::mlir::amp::AmpDialect",
                            "::mlir::func::FuncDialect"];

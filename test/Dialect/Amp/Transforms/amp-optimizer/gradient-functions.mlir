@@ -85,3 +85,43 @@ func.func @f_grad(%w: tensor<4xf32> {amp.param}, %s: tensor<f32> {amp.loss_scale
   %l = amp.sum %w dims = [0] : tensor<4xf32> to tensor<f32>
   return %l, %w : tensor<f32>, tensor<4xf32>
 }
+
+// -----
+
+// A model with parts of its loss: the gradient returns them after the
+// gradients, in their types.
+func.func @f(%w: tensor<4xf32> {amp.param}) -> (tensor<f32>, tensor<f32>) {
+  %l = amp.sum %w dims = [0] : tensor<4xf32> to tensor<f32>
+  return %l, %l : tensor<f32>, tensor<f32>
+}
+// expected-error @+1 {{@f_grad returns (tensor<f32>, tensor<4xf32>); as the gradient of @f it returns the loss (a 0-d float tensor), then the gradients (tensor<4xf32>) of its amp.param arguments, then the parts of the loss (tensor<f32>)}}
+func.func @f_grad(%w: tensor<4xf32> {amp.param}) -> (tensor<f32>, tensor<4xf32>) attributes {amp.gradient_of = @f} {
+  %l = amp.sum %w dims = [0] : tensor<4xf32> to tensor<f32>
+  return %l, %w : tensor<f32>, tensor<4xf32>
+}
+
+// -----
+
+// A model that returns no loss, or a part that is no 0-d float, has no
+// gradient function (amp-autodiff refuses it): one read from a file is
+// refused as well.
+func.func @f(%w: tensor<4xf32> {amp.param}) {
+  return
+}
+// expected-error @+1 {{@f_grad is the gradient of @f, which returns (); a model returns its loss, then any parts of it, as 0-d floating-point tensors}}
+func.func @f_grad(%w: tensor<4xf32> {amp.param}) -> (tensor<f32>, tensor<4xf32>) attributes {amp.gradient_of = @f} {
+  %l = amp.sum %w dims = [0] : tensor<4xf32> to tensor<f32>
+  return %l, %w : tensor<f32>, tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%w: tensor<4xf32> {amp.param}) -> (tensor<f32>, tensor<4xf32>) {
+  %l = amp.sum %w dims = [0] : tensor<4xf32> to tensor<f32>
+  return %l, %w : tensor<f32>, tensor<4xf32>
+}
+// expected-error @+1 {{@f_grad is the gradient of @f, which returns (tensor<f32>, tensor<4xf32>); a model returns its loss, then any parts of it, as 0-d floating-point tensors}}
+func.func @f_grad(%w: tensor<4xf32> {amp.param}) -> (tensor<f32>, tensor<4xf32>, tensor<4xf32>) attributes {amp.gradient_of = @f} {
+  %l = amp.sum %w dims = [0] : tensor<4xf32> to tensor<f32>
+  return %l, %w, %w : tensor<f32>, tensor<4xf32>, tensor<4xf32>
+}

@@ -30,9 +30,11 @@ func.func @model(%w: tensor<4x3xf32> {amp.param}, %b: tensor<3xf32> {amp.param},
 // ADAMW-SAME: %[[HLR:[a-z0-9]+]]: tensor<f64> {amp.hparam, amp.name = "head.lr", amp.state = 5.000000e-03 : f64},
 // ADAMW-SAME: %[[HB2:[a-z0-9]+]]: tensor<f64> {amp.hparam, amp.name = "head.beta2", amp.state = 0.94999999999999996 : f64},
 // ADAMW-SAME: %{{[a-z0-9]+}}: tensor<2x4xf32> {amp.name = "x"}
-// ADAMW: amp.adamw_update %arg0, {{.*}} lr(%[[HLR]]) betas(%[[B1]], %[[HB2]]) eps(%[[EPS]]) weight_decay(%[[WD]]) : tensor<4x3xf32>
+// The updates group by group (those in no group first), so that amp-fuse
+// merges each group's into one multi-tensor update.
 // ADAMW: amp.adamw_update %arg1, {{.*}} lr(%[[LR]]) betas(%[[B1]], %[[B2]]) eps(%[[EPS]]) weight_decay(%[[NOWD]]) : tensor<3xf32>
-// ADAMW: amp.adamw_update %arg2, {{.*}} lr(%[[LR]]) betas(%[[B1]], %[[B2]]) eps(%[[EPS]]) weight_decay(%[[NOWD]]) : tensor<2x3xf32>
+// ADAMW-NEXT: amp.adamw_update %arg2, {{.*}} lr(%[[LR]]) betas(%[[B1]], %[[B2]]) eps(%[[EPS]]) weight_decay(%[[NOWD]]) : tensor<2x3xf32>
+// ADAMW-NEXT: amp.adamw_update %arg0, {{.*}} lr(%[[HLR]]) betas(%[[B1]], %[[HB2]]) eps(%[[EPS]]) weight_decay(%[[WD]]) : tensor<4x3xf32>
 // Every hyperparameter is returned as it came.
 // ADAMW: return {{.*}}, %[[LR]], %[[B1]], %[[B2]], %[[EPS]], %[[WD]], %[[NOWD]], %[[HLR]], %[[HB2]],
 
@@ -49,9 +51,9 @@ func.func @model(%w: tensor<4x3xf32> {amp.param}, %b: tensor<3xf32> {amp.param},
 // SGD-SAME: %[[SMU:[a-z0-9]+]]: tensor<f64> {amp.hparam, amp.name = "slow.momentum", amp.state = 5.000000e-01 : f64},
 // SGD: %[[RATE:.*]] = amp.lr_schedule cosine %[[LR]], %[[STEP]](%[[STEPS]], %[[MIN]])
 // SGD: amp.sgd_momentum_update %arg0, {{.*}} lr(%[[RATE]]) momentum(%[[MU]]) weight_decay(%[[WD]])
+// SGD: amp.sgd_momentum_update %arg2, {{.*}} lr(%[[RATE]]) momentum(%[[MU]]) weight_decay(%[[WD]])
 // SGD: %[[SRATE:.*]] = amp.lr_schedule cosine %[[SLR]], %[[STEP]](%[[STEPS]], %[[MIN]])
 // SGD: amp.sgd_momentum_update %arg1, {{.*}} lr(%[[SRATE]]) momentum(%[[SMU]]) weight_decay(%[[WD]])
-// SGD: amp.sgd_momentum_update %arg2, {{.*}} lr(%[[RATE]]) momentum(%[[MU]]) weight_decay(%[[WD]])
 // SGD-NOT: amp.lr_schedule
 
 // Plain SGD, with a group over every parameter.
