@@ -496,8 +496,8 @@ static LogicalResult buildStep(const GradientFunction &target,
   auto groupIndex = [&](unsigned p) -> size_t {
     return groupOf[p] ? 1 + (groupOf[p] - config.groups.data()) : 0;
   };
-  llvm::stable_sort(updateOrder, [&](unsigned a, unsigned b) {
-    return groupIndex(a) < groupIndex(b);
+  llvm::stable_sort(updateOrder, [&](unsigned x, unsigned y) {
+    return groupIndex(x) < groupIndex(y);
   });
   SmallVector<Value> newParams(numParams);
   SmallVector<SmallVector<Value, 2>> newMoments(numParams);

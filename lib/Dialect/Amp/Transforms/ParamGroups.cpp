@@ -38,7 +38,11 @@ bool ParamGroup::selects(StringRef paramName, int64_t rank) const {
            // The parser made each pattern once: it is valid.
            llvm::Expected<llvm::GlobPattern> pattern =
                llvm::GlobPattern::create(text);
-           return pattern && pattern->match(paramName);
+           if (!pattern) {
+             llvm::consumeError(pattern.takeError());
+             return false;
+           }
+           return pattern->match(paramName);
          });
 }
 
