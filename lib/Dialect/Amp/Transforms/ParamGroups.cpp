@@ -13,6 +13,10 @@
 using namespace mlir;
 using namespace mlir::amp;
 
+/// The alternatives a name pattern's braces may expand to (`{wte,wpe}`:
+/// 2); without a bound GlobPattern takes braces literally.
+static constexpr size_t kMaxSubPatterns = 1024;
+
 bool ParamGroup::RankSelector::matches(int64_t rank) const {
   switch (compare) {
   case Compare::lt:
@@ -37,7 +41,7 @@ bool ParamGroup::selects(StringRef paramName, int64_t rank) const {
          llvm::any_of(patterns, [&](const std::string &text) {
            // The parser made each pattern once: it is valid.
            llvm::Expected<llvm::GlobPattern> pattern =
-               llvm::GlobPattern::create(text);
+               llvm::GlobPattern::create(text, kMaxSubPatterns);
            if (!pattern) {
              llvm::consumeError(pattern.takeError());
              return false;
@@ -118,7 +122,7 @@ parseGroup(StringRef text, ArrayRef<StringRef> keys, ParamGroup &group) {
       continue;
     }
     llvm::Expected<llvm::GlobPattern> pattern =
-        llvm::GlobPattern::create(selector);
+        llvm::GlobPattern::create(selector, kMaxSubPatterns);
     if (!pattern)
       return inGroup("bad name pattern '" + selector +
                      "': " + llvm::toString(pattern.takeError()));

@@ -4,6 +4,8 @@
 // RUN: amp-opt %s --amp-autodiff --amp-optimizer="optimizer=adamw weight-decay=0.1 param-groups=no_decay:rank<2|pos:weight_decay=0;head:w*:lr=5e-3,beta2=0.95" | FileCheck %s --check-prefix=ADAMW
 // RUN: amp-opt %s --amp-autodiff --amp-optimizer="optimizer=sgd lr=0.5 momentum=0.9 schedule=cosine decay-steps=100 param-groups=slow:b:lr=0.05,momentum=0.5" | FileCheck %s --check-prefix=SGD
 // RUN: amp-opt %s --amp-autodiff --amp-optimizer="optimizer=sgd param-groups=all:rank>=0:weight_decay=1e-4" | FileCheck %s --check-prefix=PLAIN
+// A glob's alternatives: {w,pos} selects both, not b.
+// RUN: amp-opt %s --amp-autodiff --amp-optimizer="optimizer=sgd param-groups=g:{w,pos}:weight_decay=1e-4" | FileCheck %s --check-prefix=BRACES
 // The pipeline takes the option too:
 // RUN: amp-opt %s --amp-train-step="optimizer=adamw weight-decay=0.1 param-groups=no_decay:rank<2|pos:weight_decay=0;head:w*:lr=5e-3,beta2=0.95" | FileCheck %s --check-prefix=ADAMW
 
@@ -62,3 +64,10 @@ func.func @model(%w: tensor<4x3xf32> {amp.param}, %b: tensor<3xf32> {amp.param},
 // PLAIN-SAME: %{{[a-z0-9]+}}: tensor<f64> {amp.hparam, amp.name = "weight_decay", amp.state = 0.000000e+00 : f64},
 // PLAIN-SAME: %[[WD:[a-z0-9]+]]: tensor<f64> {amp.hparam, amp.name = "all.weight_decay", amp.state = 1.000000e-04 : f64},
 // PLAIN-COUNT-3: amp.sgd_update {{.*}} lr(%[[LR]]) weight_decay(%[[WD]])
+
+// BRACES-LABEL: func.func @model_step
+// BRACES-SAME: %[[WD:[a-z0-9]+]]: tensor<f64> {amp.hparam, amp.name = "weight_decay", amp.state = 0.000000e+00 : f64},
+// BRACES-SAME: %[[GWD:[a-z0-9]+]]: tensor<f64> {amp.hparam, amp.name = "g.weight_decay", amp.state = 1.000000e-04 : f64},
+// BRACES: amp.sgd_update %arg1, {{.*}} weight_decay(%[[WD]])
+// BRACES: amp.sgd_update %arg0, {{.*}} weight_decay(%[[GWD]])
+// BRACES: amp.sgd_update %arg2, {{.*}} weight_decay(%[[GWD]])
