@@ -691,15 +691,17 @@ amp_step_tensor_t kHyperTensors[] = {
     {"x", AMP_STEP_INPUT, AMP_ELEMENT_F32, 1, {2}, 0, 0},
 };
 
+/// A host step `name` of `count` `tensors` run by `run`, without an arena,
+/// a loss scale or index checks.
+amp_step_description_t hostDescription(const char *name,
+                                       const amp_step_tensor_t *tensors,
+                                       size_t count, amp_step_function_t run) {
+  return {
+      AMP_STEP_ABI_VERSION, name, AMP_DEVICE_HOST, count, tensors, -1, 0, run};
+}
+
 amp_step_description_t hyperDescription(const amp_step_tensor_t *tensors) {
-  return {AMP_STEP_ABI_VERSION,
-          "hyper",
-          AMP_DEVICE_HOST,
-          3,
-          tensors,
-          -1,
-          0,
-          &hyperStep};
+  return hostDescription("hyper", tensors, 3, &hyperStep);
 }
 
 class StepHparamTest : public TempDirectoryTest {
@@ -848,14 +850,7 @@ const amp_step_tensor_t kPartTensors[] = {
 
 amp_step_description_t partDescription(const amp_step_tensor_t *tensors,
                                        size_t count) {
-  return {AMP_STEP_ABI_VERSION,
-          "parts",
-          AMP_DEVICE_HOST,
-          count,
-          tensors,
-          -1,
-          0,
-          &partStep};
+  return hostDescription("parts", tensors, count, &partStep);
 }
 
 class StepLossPartTest : public TempDirectoryTest {};
