@@ -106,6 +106,12 @@ llvm::cl::opt<bool> costReport(
     llvm::cl::desc("Also write <name>.cost.json, the modeled cost of each "
                    "kernel on a GPU, and print it as a table"),
     llvm::cl::cat(category));
+llvm::cl::opt<bool> countAccesses(
+    "count-accesses",
+    llvm::cl::desc("Build a host library that counts each kernel launch's "
+                   "loads and stores, appending a JSON line a launch to "
+                   "$AMP_STEP_ACCESS_LOG (slow: for checking the cost report)"),
+    llvm::cl::cat(category));
 llvm::cl::opt<std::string>
     costGpu("cost-gpu",
             llvm::cl::desc("The GPU of the printed cost table: h100 (the "
@@ -267,6 +273,9 @@ int main(int argc, char **argv) {
   package.cudaArch = cudaArch;
   package.runtimeInclude = runtimeInclude;
   package.runtimeLib = runtimeLib;
+  package.countAccesses = countAccesses;
+  if (countAccesses && cuda)
+    return fail("--count-accesses counts on the host: use --target=host");
   if (!sourceOnly) {
     package.compiler = amp::findStepCompiler(cuda, cuda ? nvccPath : cxxPath);
     if (package.compiler.empty() && cuda && !nvccPath.empty())

@@ -294,9 +294,11 @@ std::string cuda::KernelParams::finalize(StringRef text) const {
 void cuda::KernelParams::printMembers(llvm::raw_ostream &os) const {
   SmallVector<std::pair<std::string, std::string>> final = finalNames();
   size_t k = 0;
+  // In<T> and Out<T> (step_kernels.h) are pointers, which a host build
+  // that counts accesses replaces by counting ones.
   for (auto &[value, placeholder] : names)
-    os << (writable.count(value) ? "" : "const ")
-       << storageType(elementOf(value)) << " *" << final[k++].second << ";\n";
+    os << "ampstep::" << (writable.count(value) ? "Out<" : "In<")
+       << storageType(elementOf(value)) << "> " << final[k++].second << ";\n";
   for (const RawMember &member : raw)
     os << member.type << " *" << final[k++].second << ";\n";
 }

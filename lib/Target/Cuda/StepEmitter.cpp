@@ -720,6 +720,10 @@ LogicalResult StepEmitter::emitReturn() {
     read.push_back({ret.getOperand(threaded.size() + 1), false});
   KernelCost results{"results", "scalar", 1, 1, amprt::kBlockThreads};
   results.functor = "ampstep::Results";
+  // Besides the values: the loss and found_inf (f32) where the runtime
+  // reads them, and the two f64 counters, each loaded and stored.
+  results.bytesRead = 2 * sizeof(double);
+  results.bytesWritten = 2 * sizeof(float) + 2 * sizeof(double);
   recordLaunch(std::move(results), read);
   return success();
 }

@@ -106,6 +106,8 @@ amp::getStepCompilerFlags(const StepPackageOptions &options) {
     flags.push_back("-mavx2");
   if (features.lookup("f16c"))
     flags.push_back("-mf16c");
+  if (options.countAccesses)
+    flags.push_back("-DAMP_STEP_COUNT_ACCESSES");
   return flags;
 }
 

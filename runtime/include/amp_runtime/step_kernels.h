@@ -41,6 +41,9 @@
 #elif defined(__F16C__)
 #include <immintrin.h>
 #endif
+#if defined(AMP_STEP_COUNT_ACCESSES)
+#include "amp_runtime/access_count.h"
+#endif
 
 namespace ampstep {
 
@@ -54,6 +57,14 @@ constexpr amp_device_kind_t kDevice = AMP_DEVICE_HOST;
 
 using f16_t = uint16_t;  // IEEE binary16 bits
 using bf16_t = uint16_t; // bfloat16 bits
+
+// A kernel's members: the tensors it only reads (In) and those it writes
+// (Out). Plain pointers, except in a host build that counts each launch's
+// loads and stores (AMP_STEP_COUNT_ACCESSES, access_count.h).
+#if !defined(AMP_STEP_COUNT_ACCESSES)
+template <typename T> using In = const T *;
+template <typename T> using Out = T *;
+#endif
 
 // With F16C (a host build with -mf16c, as amp-compile makes where the CPU
 // has it), f16 conversions are single instructions. They give the same bits
@@ -80,33 +91,39 @@ AMP_HOST_DEVICE inline float fromF16(f16_t bits) {
 #endif
 }
 
-// Loads widen exactly; stores round to nearest even.
-AMP_HOST_DEVICE inline float ldF16(const f16_t *p, int64_t i) {
+// Loads widen exactly; stores round to nearest even. `P` is a kernel's
+// In<...> or Out<...> member.
+template <typename P> AMP_HOST_DEVICE inline float ldF16(P p, int64_t i) {
   return fromF16(p[i]);
 }
-AMP_HOST_DEVICE inline float ldBF16(const bf16_t *p, int64_t i) {
+template <typename P> AMP_HOST_DEVICE inline float ldBF16(P p, int64_t i) {
   return amprt::bfloat16BitsToFloat(p[i]);
 }
-AMP_HOST_DEVICE inline void stF16(f16_t *p, int64_t i, float v) {
+template <typename P>
+AMP_HOST_DEVICE inline void stF16(P p, int64_t i, float v) {
   p[i] = toF16(v);
 }
-AMP_HOST_DEVICE inline void stBF16(bf16_t *p, int64_t i, float v) {
+template <typename P>
+AMP_HOST_DEVICE inline void stBF16(P p, int64_t i, float v) {
   p[i] = amprt::floatToBFloat16Bits(v);
 }
 // From f64, one rounding, as rndF16/rndBF16 below: so storing a value
 // stores what storing its rounding would, and the generated code stores
 // `x` where it would store rndBF16(x), converting once instead of twice.
-AMP_HOST_DEVICE inline void stF16(f16_t *p, int64_t i, double v) {
+template <typename P>
+AMP_HOST_DEVICE inline void stF16(P p, int64_t i, double v) {
   p[i] = amprt::doubleToHalfBits(v);
 }
-AMP_HOST_DEVICE inline void stBF16(bf16_t *p, int64_t i, double v) {
+template <typename P>
+AMP_HOST_DEVICE inline void stBF16(P p, int64_t i, double v) {
   p[i] = amprt::doubleToBFloat16Bits(v);
 }
 // A register that holds a bf16 value (every register of a bf16 SSA value
 // does: each op rounds its result) is stored by taking its high half; a
 // NaN is made quiet, as stBF16 does. The same bits as stBF16 for every
 // bf16 value, in a third of the instructions.
-AMP_HOST_DEVICE inline void stHeldBF16(bf16_t *p, int64_t i, float v) {
+template <typename P>
+AMP_HOST_DEVICE inline void stHeldBF16(P p, int64_t i, float v) {
   uint32_t bits = amprt::floatToBits(v);
   uint32_t quiet = (bits & 0x7fffffffu) > 0x7f800000u ? 0x0040u : 0u;
   p[i] = static_cast<bf16_t>((bits >> 16) | quiet);
@@ -375,32 +392,44 @@ constexpr int64_t kElementGrain = 16384; // elements: ~10 us of work
 constexpr int64_t kRowGrain = 8;         // rows
 
 /// Runs the prepared `kernel` over [0, count) on the host's threads, a
-/// range of indices at a time: `range(kernel, begin, end)`.
+/// range of indices at a time: `range(kernel, begin, end)`. A build that
+/// counts accesses runs the launch `name` as one range, on this thread,
+/// and logs it.
 template <typename Kernel, typename Range>
-amp_status_t runRangesOnHost(amp_stream_t *stream, int64_t count, int64_t grain,
-                             const Kernel &kernel, Range range) {
+amp_status_t runRangesOnHost(amp_stream_t *stream, const char *name,
+                             int64_t count, int64_t grain, const Kernel &kernel,
+                             Range range) {
   if (amp_stream_device_kind(stream) != AMP_DEVICE_HOST)
     return amp_status_make(AMP_INVALID_ARGUMENT, __FILE__, __LINE__,
                            "a host step runs only on a host stream");
+#if defined(AMP_STEP_COUNT_ACCESSES)
+  grain = count > 1 ? count : 1; // one range
+#endif
   struct Work {
     const Kernel ready;
     Range range;
   } work{prepared(kernel), range};
-  return amp_host_parallel_for(
+  amp_status_t status = amp_host_parallel_for(
       count, grain,
       [](void *context, int64_t begin, int64_t end) {
         const Work &w = *static_cast<const Work *>(context);
         w.range(w.ready, begin, end);
       },
       &work);
+#if defined(AMP_STEP_COUNT_ACCESSES)
+  AccessCount::get().finish(name);
+#else
+  (void)name;
+#endif
+  return status;
 }
 
 /// Runs the prepared `kernel` for every index in [0, count), each range of
 /// indices in order, on the host's threads; `each(kernel, i)` runs one.
 template <typename Kernel, typename Each>
-amp_status_t runOnHost(amp_stream_t *stream, int64_t count, int64_t grain,
-                       const Kernel &kernel, Each each) {
-  return runRangesOnHost(stream, count, grain, kernel,
+amp_status_t runOnHost(amp_stream_t *stream, const char *name, int64_t count,
+                       int64_t grain, const Kernel &kernel, Each each) {
+  return runRangesOnHost(stream, name, count, grain, kernel,
                          [each](const Kernel &k, int64_t begin, int64_t end) {
                            for (int64_t i = begin; i < end; ++i)
                              each(k, i);
@@ -470,19 +499,19 @@ void foldOutputs(const Kernel &k, int64_t begin, int64_t end, int64_t extent) {
 
 /// Runs kernel(i) for every i in [0, count).
 template <typename Kernel>
-amp_status_t launch(amp_stream_t *stream, const char *, int64_t count,
+amp_status_t launch(amp_stream_t *stream, const char *name, int64_t count,
                     const Kernel &kernel) {
-  return runOnHost(stream, count, kElementGrain, kernel,
+  return runOnHost(stream, name, count, kElementGrain, kernel,
                    [](const Kernel &k, int64_t i) { k(i); });
 }
 
 /// Runs the reduction `kernel` for every output in [0, count), each
 /// folding its `extent` values in order (operator()'s bits; foldOutputs).
 template <typename Kernel>
-amp_status_t launchReduce(amp_stream_t *stream, const char *, int64_t count,
+amp_status_t launchReduce(amp_stream_t *stream, const char *name, int64_t count,
                           int64_t extent, const Kernel &kernel) {
   int64_t grain = kElementGrain / (extent > 1 ? extent : 1);
-  return runRangesOnHost(stream, count, grain, kernel,
+  return runRangesOnHost(stream, name, count, grain, kernel,
                          [extent](const Kernel &k, int64_t begin, int64_t end) {
                            foldOutputs(k, begin, end, extent);
                          });
@@ -491,24 +520,24 @@ amp_status_t launchReduce(amp_stream_t *stream, const char *, int64_t count,
 /// Runs the row kernel `kernel` for every row in [0, rows), each with the
 /// warp's lanes emulated (amprt::HostRow).
 template <typename Kernel>
-amp_status_t launchRows(amp_stream_t *stream, const char *, int64_t rows,
+amp_status_t launchRows(amp_stream_t *stream, const char *name, int64_t rows,
                         const Kernel &kernel) {
-  return runOnHost(stream, rows, kRowGrain, kernel,
+  return runOnHost(stream, name, rows, kRowGrain, kernel,
                    [](const Kernel &k, int64_t i) { k(i, amprt::HostRow()); });
 }
 #endif
 
 /// to[i] = from[i].
 template <typename T> struct Copy {
-  const T *from;
-  T *to;
+  In<T> from;
+  Out<T> to;
   AMP_HOST_DEVICE void operator()(int64_t i) const { to[i] = from[i]; }
 };
 template <typename T> Copy(const T *, T *) -> Copy<T>;
 
 /// to[i] = value.
 struct Fill {
-  float *to;
+  Out<float> to;
   float value;
   AMP_HOST_DEVICE void operator()(int64_t i) const { to[i] = value; }
 };
@@ -517,16 +546,16 @@ struct Fill {
 /// scaling) to where the runtime reads them, and the counters of steps run
 /// and skipped.
 struct Results {
-  const float *loss;
-  const float *foundInf; // null without loss scaling
-  float *lossOut, *foundInfOut;
-  double *counters;
+  In<float> loss;
+  In<float> foundInf; // null without loss scaling
+  Out<float> lossOut, foundInfOut;
+  Out<double> counters;
   AMP_HOST_DEVICE void operator()(int64_t) const {
     float found = foundInf ? foundInf[0] : 0.0f;
     lossOut[0] = loss[0];
     foundInfOut[0] = found;
-    counters[0] += 1;
-    counters[1] += found != 0.0f ? 1 : 0;
+    counters[0] = counters[0] + 1;
+    counters[1] = counters[1] + (found != 0.0f ? 1 : 0);
   }
 };
 

@@ -11,9 +11,9 @@
 // is read at the load's column.
 // CHECK-LABEL: // k0_mul_sum:
 // CHECK: struct k0_mul_sum {
-// CHECK-NEXT: const float *in0;
-// CHECK-NEXT: const float *in1;
-// CHECK-NEXT: float *out0;
+// CHECK-NEXT: ampstep::In<float> in0;
+// CHECK-NEXT: ampstep::In<float> in1;
+// CHECK-NEXT: ampstep::Out<float> out0;
 // CHECK: loadAt([[MU:.*]] int64_t base, {{.*}} int64_t r) const {
 // CHECK-NEXT: const int64_t at = base + r * 8;
 // CHECK-NEXT: const float x0 = in0[at];
@@ -27,8 +27,8 @@
 // neither the f32 copy nor the squares reach memory.
 // CHECK-LABEL: // k1_cast_mul_sum:
 // CHECK: struct k1_cast_mul_sum {
-// CHECK-NEXT: const ampstep::bf16_t *in0;
-// CHECK-NEXT: float *out0;
+// CHECK-NEXT: ampstep::In<ampstep::bf16_t> in0;
+// CHECK-NEXT: ampstep::Out<float> out0;
 // CHECK: const float x0 = ampstep::ldBF16(in0, at);
 // CHECK-NEXT: const float v1 = static_cast<float>(x0);
 // CHECK-NEXT: const float v2 = static_cast<float>(v1 * v1);

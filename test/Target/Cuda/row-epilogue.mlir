@@ -10,10 +10,10 @@
 // gradient and the residual add) against the interpreter bit for bit.
 // CHECK-LABEL: // k0_neg_rms_norm_add_cast:
 // CHECK: struct k0_neg_rms_norm_add_cast {
-// CHECK-NEXT: const float *in0;
-// CHECK-NEXT: const float *in1;
-// CHECK-NEXT: float *out0;
-// CHECK-NEXT: ampstep::f16_t *out1;
+// CHECK-NEXT: ampstep::In<float> in0;
+// CHECK-NEXT: ampstep::In<float> in1;
+// CHECK-NEXT: ampstep::Out<float> out0;
+// CHECK-NEXT: ampstep::Out<ampstep::f16_t> out1;
 // CHECK: const auto store = [&](int64_t j, float v) {
 // CHECK-NEXT: const int64_t at = i * 8 + j;
 // CHECK-NEXT: const float result = static_cast<float>(v);

@@ -53,12 +53,12 @@
 // ACCUMULATE-NEXT: //   [[NEW:%[0-9]+]] = amp.sgd_update %arg0, {{.*}} lr(%arg2) weight_decay(%arg3) : tensor<8x3xf32>
 // ACCUMULATE-NEXT: //   {{.*}} = amp.select [[OK:%[0-9]+]], [[NEW]], %arg0 : tensor<i1>, tensor<8x3xf32>, tensor<8x3xf32>
 // ACCUMULATE-NEXT: struct [[K]]_sgd_update {
-// ACCUMULATE-NEXT:   const double *in0;
-// ACCUMULATE-NEXT:   const double *in1;
-// ACCUMULATE-NEXT:   const float *in2;
-// ACCUMULATE-NEXT:   const float *in3;
-// ACCUMULATE-NEXT:   const uint8_t *in4;
-// ACCUMULATE-NEXT:   float *out0;
+// ACCUMULATE-NEXT:   ampstep::In<double> in0;
+// ACCUMULATE-NEXT:   ampstep::In<double> in1;
+// ACCUMULATE-NEXT:   ampstep::In<float> in2;
+// ACCUMULATE-NEXT:   ampstep::In<float> in3;
+// ACCUMULATE-NEXT:   ampstep::In<uint8_t> in4;
+// ACCUMULATE-NEXT:   ampstep::Out<float> out0;
 // ACCUMULATE:        s = amprt::sgdScalars<float>(in0[0], 0.0, 0.0, in1[0], false);
 // ACCUMULATE:          const float p = amprt::sgdElement<float>(s, in2[i], in3[i], nullptr, false);
 // ACCUMULATE-NEXT:     out0[i] = static_cast<float>(((in4[0] != 0) ? static_cast<float>(p) : in2[i]));

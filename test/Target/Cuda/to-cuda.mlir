@@ -30,8 +30,8 @@
 // CHECK-LABEL: // k0_cast:
 // CHECK-NEXT: //   {{.*}} = amp.cast {{.*}} : tensor<4x8xf32> to tensor<4x8xf16>
 // CHECK-NEXT: struct k0_cast {
-// CHECK-NEXT:   const float *in0;
-// CHECK-NEXT:   ampstep::f16_t *out0;
+// CHECK-NEXT:   ampstep::In<float> in0;
+// CHECK-NEXT:   ampstep::Out<ampstep::f16_t> out0;
 // CHECK-NEXT:   AMP_HOST_DEVICE void operator()({{\[\[}}maybe_unused{{\]\]}} int64_t i) const {
 // CHECK-NEXT:     const float x0 = in0[i];
 // CHECK-NEXT:     const float v1 = ampstep::rndF16(x0);
@@ -47,8 +47,8 @@
 // CHECK-LABEL: // k3_cross_entropy:
 // CHECK-NEXT: //
 // CHECK-NEXT: struct k3_cross_entropy {
-// CHECK-NEXT:   const float *in0;
-// CHECK-NEXT:   const int64_t *in1;
+// CHECK-NEXT:   ampstep::In<float> in0;
+// CHECK-NEXT:   ampstep::In<int64_t> in1;
 // CHECK-NEXT:   float *scratch0;
 // CHECK-NEXT:   template <typename Row>
 // CHECK-NEXT:   AMP_HOST_DEVICE void operator()({{\[\[}}maybe_unused{{\]\]}} int64_t i, const Row &row) const {

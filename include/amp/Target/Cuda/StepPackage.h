@@ -34,6 +34,9 @@ struct StepPackageOptions {
   /// libamp_runtime.so.
   std::string runtimeInclude;
   std::string runtimeLib;
+  /// A host build that counts each launch's loads and stores
+  /// (AMP_STEP_COUNT_ACCESSES, amp_runtime/access_count.h).
+  bool countAccesses = false;
 };
 
 /// The step's source file name: <name>.cu or <name>.cpp.
