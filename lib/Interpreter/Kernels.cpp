@@ -607,20 +607,32 @@ static void forEachLine(ArrayRef<int64_t> shape, int64_t dim, Fn fn) {
       fn(n, [=](int64_t j) { return (o * n + j) * inner + in; });
 }
 
-Tensor kernels::softmax(const Tensor &x, int64_t dim, bool log) {
+/// A tensor like `x`, its lines along `dim` computed in `x`'s compute type
+/// T: fn(tag, n, at, store) for each line, where `at(j)` is the linear index
+/// of the line's j-th element and `store(j, T value)` rounds the value to
+/// `x`'s type into the result there.
+template <typename Fn>
+static Tensor mapLines(const Tensor &x, int64_t dim, Fn fn) {
   Tensor out(x.getKind(), x.getShape());
   MutableArrayRef<double> result = out.getMutableData();
   withComputeType(x.getKind(), [&](auto tag) {
     using T = decltype(tag);
     forEachLine(x.getShape(), dim, [&](int64_t n, auto at) {
-      amprt::softmaxRow<T>(
-          amprt::HostRow(), n,
-          [&](int64_t j) { return static_cast<T>(x[at(j)]); },
-          [&](int64_t j, T y) { result[at(j)] = roundToKind(y, x.getKind()); },
-          log);
+      fn(tag, n, at, [&](int64_t j, T value) {
+        result[at(j)] = roundToKind(value, x.getKind());
+      });
     });
   });
   return out;
+}
+
+Tensor kernels::softmax(const Tensor &x, int64_t dim, bool log) {
+  return mapLines(x, dim, [&](auto tag, int64_t n, auto at, auto store) {
+    using T = decltype(tag);
+    amprt::softmaxRow<T>(
+        amprt::HostRow(), n,
+        [&](int64_t j) { return static_cast<T>(x[at(j)]); }, store, log);
+  });
 }
 
 /// f64 when the input or a parameter is f64, else f32.
@@ -788,22 +800,13 @@ Tensor kernels::geluGrad(const Tensor &x, const Tensor &grad, bool tanhForm) {
 
 Tensor kernels::softmaxGrad(const Tensor &y, const Tensor &grad, int64_t dim,
                             bool log) {
-  Tensor out(y.getKind(), y.getShape());
-  MutableArrayRef<double> result = out.getMutableData();
-  withComputeType(y.getKind(), [&](auto tag) {
+  return mapLines(y, dim, [&](auto tag, int64_t n, auto at, auto store) {
     using T = decltype(tag);
-    forEachLine(y.getShape(), dim, [&](int64_t n, auto at) {
-      amprt::softmaxGradRow<T>(
-          amprt::HostRow(), n,
-          [&](int64_t j) { return static_cast<T>(y[at(j)]); },
-          [&](int64_t j) { return static_cast<T>(grad[at(j)]); },
-          [&](int64_t j, T dx) {
-            result[at(j)] = roundToKind(dx, y.getKind());
-          },
-          log);
-    });
+    amprt::softmaxGradRow<T>(
+        amprt::HostRow(), n,
+        [&](int64_t j) { return static_cast<T>(y[at(j)]); },
+        [&](int64_t j) { return static_cast<T>(grad[at(j)]); }, store, log);
   });
-  return out;
 }
 
 /// Shared by the two norm gradients, whose rows differ in `centered`.

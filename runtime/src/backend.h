@@ -96,22 +96,16 @@ public:
   virtual amp_status_t softmaxBackward(void *stream, amp_rows_t shape,
                                        const void *y, const void *dy, void *dx,
                                        bool log) = 0;
-  virtual amp_status_t layerNormForward(void *stream, amp_rows_t shape,
-                                        const void *x, const float *weight,
-                                        const float *bias, float eps, void *y,
-                                        float *mean, float *rstd) = 0;
-  virtual amp_status_t layerNormBackward(void *stream, amp_rows_t shape,
-                                         const void *x, const void *dy,
-                                         const float *weight, float eps,
-                                         void *dx, float *dweight,
-                                         float *dbias) = 0;
-  virtual amp_status_t rmsNormForward(void *stream, amp_rows_t shape,
-                                      const void *x, const float *weight,
-                                      float eps, void *y, float *rstd) = 0;
-  virtual amp_status_t rmsNormBackward(void *stream, amp_rows_t shape,
-                                       const void *x, const void *dy,
-                                       const float *weight, float eps, void *dx,
-                                       float *dweight) = 0;
+  // Layer norm where `centered`, else RMS norm (no bias, mean or dbias).
+  virtual amp_status_t normForward(void *stream, amp_rows_t shape,
+                                   const void *x, const float *weight,
+                                   const float *bias, float eps, bool centered,
+                                   void *y, float *mean, float *rstd) = 0;
+  virtual amp_status_t normBackward(void *stream, amp_rows_t shape,
+                                    const void *x, const void *dy,
+                                    const float *weight, float eps,
+                                    bool centered, void *dx, float *dweight,
+                                    float *dbias) = 0;
   virtual amp_status_t crossEntropy(void *stream, amp_rows_t shape,
                                     const void *logits, const int64_t *labels,
                                     float *losses, void *dlogits,

@@ -668,45 +668,25 @@ public:
     return AMP_CUDA(cudaGetLastError());
   }
 
-  amp_status_t layerNormForward(void *stream, amp_rows_t shape, const void *x,
-                                const float *weight, const float *bias,
-                                float eps, void *y, float *mean,
-                                float *rstd) override {
+  amp_status_t normForward(void *stream, amp_rows_t shape, const void *x,
+                           const float *weight, const float *bias, float eps,
+                           bool centered, void *y, float *mean,
+                           float *rstd) override {
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
     AMP_RETURN_IF_ERROR(checkGrid(shape.rows));
     normForwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
-        shape, x, weight, bias, eps, /*centered=*/true, y, mean, rstd);
+        shape, x, weight, bias, eps, centered, y, mean, rstd);
     return AMP_CUDA(cudaGetLastError());
   }
 
-  amp_status_t layerNormBackward(void *stream, amp_rows_t shape, const void *x,
-                                 const void *dy, const float *weight, float eps,
-                                 void *dx, float *dweight,
-                                 float *dbias) override {
+  amp_status_t normBackward(void *stream, amp_rows_t shape, const void *x,
+                            const void *dy, const float *weight, float eps,
+                            bool centered, void *dx, float *dweight,
+                            float *dbias) override {
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
     AMP_RETURN_IF_ERROR(checkGrid(shape.rows));
     normBackwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
-        shape, x, dy, weight, eps, /*centered=*/true, dx, dweight, dbias);
-    return AMP_CUDA(cudaGetLastError());
-  }
-
-  amp_status_t rmsNormForward(void *stream, amp_rows_t shape, const void *x,
-                              const float *weight, float eps, void *y,
-                              float *rstd) override {
-    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
-    AMP_RETURN_IF_ERROR(checkGrid(shape.rows));
-    normForwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
-        shape, x, weight, nullptr, eps, /*centered=*/false, y, nullptr, rstd);
-    return AMP_CUDA(cudaGetLastError());
-  }
-
-  amp_status_t rmsNormBackward(void *stream, amp_rows_t shape, const void *x,
-                               const void *dy, const float *weight, float eps,
-                               void *dx, float *dweight) override {
-    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
-    AMP_RETURN_IF_ERROR(checkGrid(shape.rows));
-    normBackwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
-        shape, x, dy, weight, eps, /*centered=*/false, dx, dweight, nullptr);
+        shape, x, dy, weight, eps, centered, dx, dweight, dbias);
     return AMP_CUDA(cudaGetLastError());
   }
 

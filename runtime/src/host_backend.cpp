@@ -200,41 +200,23 @@ public:
     return nullptr;
   }
 
-  amp_status_t layerNormForward(void *, amp_rows_t shape, const void *x,
-                                const float *weight, const float *bias,
-                                float eps, void *y, float *mean,
-                                float *rstd) override {
+  amp_status_t normForward(void *, amp_rows_t shape, const void *x,
+                           const float *weight, const float *bias, float eps,
+                           bool centered, void *y, float *mean,
+                           float *rstd) override {
     for (int64_t r = 0; r < shape.rows; ++r)
       amprt::normForwardRow(amprt::HostRow(), shape, r, x, weight, bias, eps,
-                            /*centered=*/true, y, mean, rstd);
+                            centered, y, mean, rstd);
     return nullptr;
   }
 
-  amp_status_t layerNormBackward(void *, amp_rows_t shape, const void *x,
-                                 const void *dy, const float *weight, float eps,
-                                 void *dx, float *dweight,
-                                 float *dbias) override {
+  amp_status_t normBackward(void *, amp_rows_t shape, const void *x,
+                            const void *dy, const float *weight, float eps,
+                            bool centered, void *dx, float *dweight,
+                            float *dbias) override {
     for (int64_t r = 0; r < shape.rows; ++r)
       amprt::normBackwardRow(amprt::HostRow(), shape, r, x, dy, weight, eps,
-                             /*centered=*/true, dx, dweight, dbias);
-    return nullptr;
-  }
-
-  amp_status_t rmsNormForward(void *, amp_rows_t shape, const void *x,
-                              const float *weight, float eps, void *y,
-                              float *rstd) override {
-    for (int64_t r = 0; r < shape.rows; ++r)
-      amprt::normForwardRow(amprt::HostRow(), shape, r, x, weight, nullptr, eps,
-                            /*centered=*/false, y, nullptr, rstd);
-    return nullptr;
-  }
-
-  amp_status_t rmsNormBackward(void *, amp_rows_t shape, const void *x,
-                               const void *dy, const float *weight, float eps,
-                               void *dx, float *dweight) override {
-    for (int64_t r = 0; r < shape.rows; ++r)
-      amprt::normBackwardRow(amprt::HostRow(), shape, r, x, dy, weight, eps,
-                             /*centered=*/false, dx, dweight, nullptr);
+                             centered, dx, dweight, dbias);
     return nullptr;
   }
 

@@ -37,6 +37,33 @@ amp_status_t checkEps(float eps) {
   return nullptr;
 }
 
+/// A layer norm (`centered`) or RMS norm, checked.
+amp_status_t normForward(amp_stream_t *stream, amp_rows_t shape, const void *x,
+                         const float *weight, const float *bias, float eps,
+                         bool centered, void *y, float *mean, float *rstd) {
+  AMP_RETURN_IF_ERROR(checkRows(stream, shape, {x, y}));
+  AMP_RETURN_IF_ERROR(checkEps(eps));
+  if (shape.rows == 0)
+    return nullptr;
+  return amprt::backendOf(stream)->normForward(amprt::handleOf(stream), shape,
+                                               x, weight, bias, eps, centered,
+                                               y, mean, rstd);
+}
+
+/// The gradient of a layer norm (`centered`) or RMS norm, checked.
+amp_status_t normBackward(amp_stream_t *stream, amp_rows_t shape, const void *x,
+                          const void *dy, const float *weight, float eps,
+                          bool centered, void *dx, float *dweight,
+                          float *dbias) {
+  AMP_RETURN_IF_ERROR(checkRows(stream, shape, {x, dy, dx}));
+  AMP_RETURN_IF_ERROR(checkEps(eps));
+  if (shape.rows == 0)
+    return nullptr;
+  return amprt::backendOf(stream)->normBackward(amprt::handleOf(stream), shape,
+                                                x, dy, weight, eps, centered,
+                                                dx, dweight, dbias);
+}
+
 } // namespace
 
 extern "C" {
@@ -64,47 +91,31 @@ amp_status_t amp_layer_norm_forward(amp_stream_t *stream, amp_rows_t shape,
                                     const void *x, const float *weight,
                                     const float *bias, float eps, void *y,
                                     float *mean, float *rstd) {
-  AMP_RETURN_IF_ERROR(checkRows(stream, shape, {x, y}));
-  AMP_RETURN_IF_ERROR(checkEps(eps));
-  if (shape.rows == 0)
-    return nullptr;
-  return amprt::backendOf(stream)->layerNormForward(
-      amprt::handleOf(stream), shape, x, weight, bias, eps, y, mean, rstd);
+  return normForward(stream, shape, x, weight, bias, eps, /*centered=*/true, y,
+                     mean, rstd);
 }
 
 amp_status_t amp_layer_norm_backward(amp_stream_t *stream, amp_rows_t shape,
                                      const void *x, const void *dy,
                                      const float *weight, float eps, void *dx,
                                      float *dweight, float *dbias) {
-  AMP_RETURN_IF_ERROR(checkRows(stream, shape, {x, dy, dx}));
-  AMP_RETURN_IF_ERROR(checkEps(eps));
-  if (shape.rows == 0)
-    return nullptr;
-  return amprt::backendOf(stream)->layerNormBackward(
-      amprt::handleOf(stream), shape, x, dy, weight, eps, dx, dweight, dbias);
+  return normBackward(stream, shape, x, dy, weight, eps, /*centered=*/true, dx,
+                      dweight, dbias);
 }
 
 amp_status_t amp_rms_norm_forward(amp_stream_t *stream, amp_rows_t shape,
                                   const void *x, const float *weight, float eps,
                                   void *y, float *rstd) {
-  AMP_RETURN_IF_ERROR(checkRows(stream, shape, {x, y}));
-  AMP_RETURN_IF_ERROR(checkEps(eps));
-  if (shape.rows == 0)
-    return nullptr;
-  return amprt::backendOf(stream)->rmsNormForward(
-      amprt::handleOf(stream), shape, x, weight, eps, y, rstd);
+  return normForward(stream, shape, x, weight, nullptr, eps,
+                     /*centered=*/false, y, nullptr, rstd);
 }
 
 amp_status_t amp_rms_norm_backward(amp_stream_t *stream, amp_rows_t shape,
                                    const void *x, const void *dy,
                                    const float *weight, float eps, void *dx,
                                    float *dweight) {
-  AMP_RETURN_IF_ERROR(checkRows(stream, shape, {x, dy, dx}));
-  AMP_RETURN_IF_ERROR(checkEps(eps));
-  if (shape.rows == 0)
-    return nullptr;
-  return amprt::backendOf(stream)->rmsNormBackward(
-      amprt::handleOf(stream), shape, x, dy, weight, eps, dx, dweight);
+  return normBackward(stream, shape, x, dy, weight, eps, /*centered=*/false, dx,
+                      dweight, nullptr);
 }
 
 amp_status_t amp_cross_entropy(amp_stream_t *stream, amp_rows_t shape,

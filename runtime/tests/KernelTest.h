@@ -79,6 +79,18 @@ protected:
   std::vector<amp_buffer_t *> buffers;
 };
 
+/// Expects `status` to be AMP_INVALID_ARGUMENT with a message that holds
+/// `fragment`, and frees it.
+inline void expectInvalidArgument(amp_status_t status, const char *fragment) {
+  EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT) << fragment;
+  if (status) {
+    EXPECT_NE(std::string(amp_status_message(status)).find(fragment),
+              std::string::npos)
+        << amp_status_message(status);
+  }
+  amp_status_free(status);
+}
+
 inline std::string
 deviceName(const ::testing::TestParamInfo<amp_device_kind_t> &info) {
   return info.param == AMP_DEVICE_HOST ? "Host" : "Cuda";

@@ -185,61 +185,42 @@ void adamReference(const amp_adamw_config_t &c, const std::vector<float> &g,
   }
 }
 
-TEST_P(KernelTest, AdamwMatchesTorchAndSkipsOnOverflow) {
-  amp_adamw_config_t config{0.1, 0.9, 0.999, 1e-8, 0.01};
-  std::vector<float> w = {1, -2}, g = {0.5f, 2};
-  float *dw = upload(w), *dg = upload(g);
-  float *dm = upload(std::vector<float>(2)),
-        *dv = upload(std::vector<float>(2));
-  float *step = upload(std::vector<float>{0});
-  float *found = upload(std::vector<float>{0});
-  float *params[] = {dw}, *grads[] = {dg}, *ms[] = {dm}, *vs[] = {dv};
-  size_t sizes[] = {2};
-  double rw[2] = {1, -2}, rm[2] = {0, 0}, rv[2] = {0, 0};
-  for (int s = 0; s < 2; ++s) {
-    ASSERT_EQ(amp_adamw_update(stream, &config, {1, params, sizes},
-                               {1, grads, sizes}, {1, ms, sizes},
-                               {1, vs, sizes}, step, found, {AMP_F32, nullptr}),
-              nullptr);
-    adamReference(config, g, s + 1, rw, rm, rv);
+// AdamW (decoupled decay: p is scaled), and Adam (coupled_decay: the decay
+// joins the gradient, p is not scaled), as torch.optim does each; with
+// found_inf set nothing moves, the step counter included.
+TEST_P(KernelTest, AdamwAndAdamMatchTorchAndSkipOnOverflow) {
+  for (const amp_adamw_config_t &config :
+       {amp_adamw_config_t{0.1, 0.9, 0.999, 1e-8, 0.01, 0},
+        amp_adamw_config_t{0.1, 0.9, 0.999, 1e-8, 0.05, 1}}) {
+    SCOPED_TRACE(config.coupled_decay ? "Adam" : "AdamW");
+    std::vector<float> w = {1, -2}, g = {0.5f, 2};
+    float *dw = upload(w), *dg = upload(g);
+    float *dm = upload(std::vector<float>(2)),
+          *dv = upload(std::vector<float>(2));
+    float *step = upload(std::vector<float>{0});
+    float *found = upload(std::vector<float>{0});
+    float *params[] = {dw}, *grads[] = {dg}, *ms[] = {dm}, *vs[] = {dv};
+    size_t sizes[] = {2};
+    auto update = [&](float *foundInf) {
+      return amp_adamw_update(stream, &config, {1, params, sizes},
+                              {1, grads, sizes}, {1, ms, sizes}, {1, vs, sizes},
+                              step, foundInf, {AMP_F32, nullptr});
+    };
+    double rw[2] = {1, -2}, rm[2] = {0, 0}, rv[2] = {0, 0};
+    for (int s = 0; s < 2; ++s) {
+      // A null found_inf is a step that never skips.
+      ASSERT_EQ(update(s == 0 ? nullptr : found), nullptr);
+      adamReference(config, g, s + 1, rw, rm, rv);
+    }
+    std::vector<float> got = download(dw, 2);
+    for (int i = 0; i < 2; ++i)
+      EXPECT_NEAR(got[i], rw[i], 1e-6 * std::fabs(rw[i])) << i;
+    std::vector<float> m = download(dm, 2);
+    ASSERT_EQ(update(upload(std::vector<float>{1})), nullptr);
+    EXPECT_EQ(download(dw, 2), got);
+    EXPECT_EQ(download(dm, 2), m);
+    EXPECT_EQ(download(step, 1)[0], 2.0f);
   }
-  std::vector<float> got = download(dw, 2);
-  for (int i = 0; i < 2; ++i)
-    EXPECT_NEAR(got[i], rw[i], 1e-6 * std::fabs(rw[i])) << i;
-  // With found_inf set nothing moves, the step counter included.
-  float *overflow = upload(std::vector<float>{1});
-  std::vector<float> m = download(dm, 2);
-  ASSERT_EQ(amp_adamw_update(stream, &config, {1, params, sizes},
-                             {1, grads, sizes}, {1, ms, sizes}, {1, vs, sizes},
-                             step, overflow, {AMP_F32, nullptr}),
-            nullptr);
-  EXPECT_EQ(download(dw, 2), got);
-  EXPECT_EQ(download(dm, 2), m);
-  EXPECT_EQ(download(step, 1)[0], 2.0f);
-}
-
-// Adam (coupled_decay): the decay joins the gradient, p is not scaled.
-TEST_P(KernelTest, AdamAddsTheDecayToTheGradientAsTorchDoes) {
-  amp_adamw_config_t config{0.1, 0.9, 0.999, 1e-8, 0.05, 1};
-  std::vector<float> w = {1, -2}, g = {0.5f, 2};
-  float *dw = upload(w), *dg = upload(g);
-  float *dm = upload(std::vector<float>(2)),
-        *dv = upload(std::vector<float>(2));
-  float *step = upload(std::vector<float>{0});
-  float *params[] = {dw}, *grads[] = {dg}, *ms[] = {dm}, *vs[] = {dv};
-  size_t sizes[] = {2};
-  double rw[2] = {1, -2}, rm[2] = {0, 0}, rv[2] = {0, 0};
-  for (int s = 0; s < 2; ++s) {
-    ASSERT_EQ(amp_adamw_update(stream, &config, {1, params, sizes},
-                               {1, grads, sizes}, {1, ms, sizes},
-                               {1, vs, sizes}, step, nullptr,
-                               {AMP_F32, nullptr}),
-              nullptr);
-    adamReference(config, g, s + 1, rw, rm, rv);
-  }
-  std::vector<float> got = download(dw, 2);
-  for (int i = 0; i < 2; ++i)
-    EXPECT_NEAR(got[i], rw[i], 1e-6 * std::fabs(rw[i])) << i;
 }
 
 TEST_P(KernelTest, MismatchedListsAreRejected) {
@@ -407,10 +388,6 @@ TEST_P(KernelTest, StepReplaysFromACapturedGraph) {
 
 INSTANTIATE_TEST_SUITE_P(Devices, KernelTest,
                          ::testing::Values(AMP_DEVICE_HOST, AMP_DEVICE_CUDA),
-                         [](const auto &info) {
-                           return info.param == AMP_DEVICE_HOST
-                                      ? std::string("Host")
-                                      : std::string("Cuda");
-                         });
+                         deviceName);
 
 } // namespace

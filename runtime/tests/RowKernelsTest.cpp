@@ -88,6 +88,22 @@ Row randomRow(std::mt19937 &rng, size_t n, double spread) {
   return row;
 }
 
+/// `rows` rows of inputs (spread 3) and of output gradients (spread 1),
+/// drawn a row of each at a time, appended to `x` and `g`.
+void randomInputsAndGradients(std::mt19937 &rng, int64_t rows, size_t cols,
+                              Row &x, Row &g) {
+  for (int64_t r = 0; r < rows; ++r) {
+    Row xr = randomRow(rng, cols, 3), gr = randomRow(rng, cols, 1);
+    x.insert(x.end(), xr.begin(), xr.end());
+    g.insert(g.end(), gr.begin(), gr.end());
+  }
+}
+
+/// Row r of the `cols`-wide rows in `v`.
+Row rowOf(const Row &v, int64_t r, int64_t cols) {
+  return Row(v.begin() + r * cols, v.begin() + (r + 1) * cols);
+}
+
 std::vector<float> toFloat(const Row &row) {
   return std::vector<float>(row.begin(), row.end());
 }
@@ -241,19 +257,13 @@ TEST_P(RowKernelTest, LayerNormBackwardMatchesFiniteDifferences) {
   const double eps = 1e-5;
   Row w = randomRow(rng, cols, 2), b = randomRow(rng, cols, 1);
   Row x, g;
-  for (int64_t r = 0; r < rows; ++r) {
-    Row xr = randomRow(rng, cols, 3), gr = randomRow(rng, cols, 1);
-    x.insert(x.end(), xr.begin(), xr.end());
-    g.insert(g.end(), gr.begin(), gr.end());
-  }
-  auto rowOf = [&](const Row &v, int64_t r) {
-    return Row(v.begin() + r * cols, v.begin() + (r + 1) * cols);
-  };
+  randomInputsAndGradients(rng, rows, cols, x, g);
   // L = sum over rows of <g_r, layer_norm(x_r; w, b)>.
   auto loss = [&](const Row &xs, const Row &ws, const Row &bs) {
     double sum = 0;
     for (int64_t r = 0; r < rows; ++r)
-      sum += dot(rowOf(g, r), layerNormRef(rowOf(xs, r), ws, bs, eps));
+      sum +=
+          dot(rowOf(g, r, cols), layerNormRef(rowOf(xs, r, cols), ws, bs, eps));
     return sum;
   };
   Row wantX = numericGradient(x, [&](const Row &in) { return loss(in, w, b); });
@@ -284,14 +294,7 @@ TEST_P(RowKernelTest, RmsNormMatchesDefinitionAndFiniteDifferences) {
   const int64_t rows = 4, cols = 53;
   const double eps = 1e-6;
   Row w = randomRow(rng, cols, 2), x, g;
-  for (int64_t r = 0; r < rows; ++r) {
-    Row xr = randomRow(rng, cols, 3), gr = randomRow(rng, cols, 1);
-    x.insert(x.end(), xr.begin(), xr.end());
-    g.insert(g.end(), gr.begin(), gr.end());
-  }
-  auto rowOf = [&](const Row &v, int64_t r) {
-    return Row(v.begin() + r * cols, v.begin() + (r + 1) * cols);
-  };
+  randomInputsAndGradients(rng, rows, cols, x, g);
   float *dx = upload(toFloat(x)), *dg = upload(toFloat(g)),
         *dw = upload(toFloat(w));
   float *y = upload(std::vector<float>(rows * cols));
@@ -302,18 +305,18 @@ TEST_P(RowKernelTest, RmsNormMatchesDefinitionAndFiniteDifferences) {
   std::vector<float> gotY = download(y, rows * cols);
   std::vector<float> gotRstd = download(rstd, rows);
   for (int64_t r = 0; r < rows; ++r) {
-    Row ref = rmsNormRef(rowOf(x, r), w, eps);
+    Row ref = rmsNormRef(rowOf(x, r, cols), w, eps);
     for (int64_t c = 0; c < cols; ++c)
       EXPECT_NEAR(gotY[r * cols + c], ref[c], 2e-5) << r << "," << c;
     // rstd times x is the unweighted normalization.
-    Row unweighted = rmsNormRef(rowOf(x, r), Row(cols, 1), eps);
-    EXPECT_NEAR(gotRstd[r] * rowOf(x, r)[0], unweighted[0], 1e-5) << r;
+    Row unweighted = rmsNormRef(rowOf(x, r, cols), Row(cols, 1), eps);
+    EXPECT_NEAR(gotRstd[r] * rowOf(x, r, cols)[0], unweighted[0], 1e-5) << r;
   }
 
   auto loss = [&](const Row &xs, const Row &ws) {
     double sum = 0;
     for (int64_t r = 0; r < rows; ++r)
-      sum += dot(rowOf(g, r), rmsNormRef(rowOf(xs, r), ws, eps));
+      sum += dot(rowOf(g, r, cols), rmsNormRef(rowOf(xs, r, cols), ws, eps));
     return sum;
   };
   Row wantX = numericGradient(x, [&](const Row &in) { return loss(in, w); });

@@ -8,6 +8,8 @@
 
 #include "amp_runtime/runtime.h"
 
+#include "KernelTest.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -174,11 +176,7 @@ TEST_P(DeviceTest, ArenaAlignsResetsAndStopsAtCapacity) {
 
 INSTANTIATE_TEST_SUITE_P(Devices, DeviceTest,
                          ::testing::Values(AMP_DEVICE_HOST, AMP_DEVICE_CUDA),
-                         [](const auto &info) {
-                           return info.param == AMP_DEVICE_HOST
-                                      ? std::string("Host")
-                                      : std::string("Cuda");
-                         });
+                         deviceName);
 
 TEST(StatusTest, CarriesCodeMessageAndPlace) {
   EXPECT_EQ(amp_status_code(nullptr), AMP_OK);

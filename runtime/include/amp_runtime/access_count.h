@@ -18,9 +18,10 @@
 // for a launch (each tensor element once, as if caches held it), measured
 // instead of derived. `loads` and `stores` count every access, so that a
 // value the kernel loads again (a row's statistics pass, a row prologue
-// recomputed at each read of the row) shows. Memory a kernel reaches through plain pointers (its scratch, a
-// constant table) is not counted, as the cost report does not count it.
-// The launches run on the calling thread, one after another.
+// recomputed at each read of the row) shows. Memory a kernel reaches through
+// plain pointers (its scratch, a constant table) is not counted, as the cost
+// report does not count it. Each launch runs as one range of indices, on one
+// thread, so that its accesses are counted one at a time.
 //
 // Host only: the CUDA target has no counting build.
 //

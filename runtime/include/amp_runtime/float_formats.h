@@ -43,28 +43,26 @@ struct FloatFormat {
 constexpr FloatFormat kHalfFormat{10, 5, 15};
 constexpr FloatFormat kBFloat16Format{7, 8, 127};
 
+/// `from`'s bits as a `To` of the same size (C++20's std::bit_cast).
+template <typename To, typename From>
+AMP_HOST_DEVICE inline To bitCast(From from) {
+  static_assert(sizeof(To) == sizeof(From), "bitCast keeps the size");
+  To to;
+  std::memcpy(&to, &from, sizeof to);
+  return to;
+}
+
 AMP_HOST_DEVICE inline uint64_t doubleToBits(double value) {
-  uint64_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  return bits;
+  return bitCast<uint64_t>(value);
 }
-
 AMP_HOST_DEVICE inline double bitsToDouble(uint64_t bits) {
-  double value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
+  return bitCast<double>(bits);
 }
-
 AMP_HOST_DEVICE inline uint32_t floatToBits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  return bits;
+  return bitCast<uint32_t>(value);
 }
-
 AMP_HOST_DEVICE inline float bitsToFloat(uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
+  return bitCast<float>(bits);
 }
 
 /// Rounds `value` to `format` (to nearest, ties to even) and returns its
