@@ -354,6 +354,19 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
                              kindOf(matmul.getAccumulatorType()), resultKind(),
                              resultShape()));
       })
+      .Case([&](Conv2dOp conv) {
+        return one(k::conv2d(in[0], in[1], conv.getBias() ? &in[2] : nullptr,
+                             conv.getWindow(), conv.getGroupCount(),
+                             kindOf(conv.getAccumulatorType()), resultKind(),
+                             resultShape()));
+      })
+      .Case([&](Im2colOp im2col) {
+        return one(k::im2col(in[0], im2col.getWindow(), resultShape()));
+      })
+      .Case([&](Col2imOp col2im) {
+        return one(
+            k::col2im(in[0], col2im.getWindow(), resultKind(), resultShape()));
+      })
       .Case([&](AttentionOp attention) -> Result {
         auto [out, lse] =
             k::attention(in[0], in[1], in[2], attention.getCausal(),

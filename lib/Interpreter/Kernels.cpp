@@ -423,6 +423,113 @@ Tensor kernels::matmul(const Tensor &lhs, const Tensor &rhs, const Tensor *bias,
   return out;
 }
 
+Tensor kernels::conv2d(const Tensor &input, const Tensor &weight,
+                       const Tensor *bias, const amprt::Conv2dWindow &window,
+                       int64_t groups, ElementKind accKind, ElementKind outKind,
+                       ArrayRef<int64_t> outShape) {
+  ArrayRef<int64_t> in = input.getShape(), w = weight.getShape();
+  const int64_t channels = in[1], height = in[2], width = in[3];
+  const int64_t groupChannels = w[1], kh = w[2], kw = w[3];
+  const int64_t groupOutputs = outShape[1] / groups;
+  Tensor out(outKind, outShape);
+  MutableArrayRef<double> result = out.getMutableData();
+  withComputeType(accKind, [&](auto tag) {
+    using AccT = decltype(tag);
+    int64_t at = 0;
+    for (int64_t n = 0; n < outShape[0]; ++n)
+      for (int64_t o = 0; o < outShape[1]; ++o)
+        for (int64_t y = 0; y < outShape[2]; ++y)
+          for (int64_t x = 0; x < outShape[3]; ++x) {
+            const int64_t first = o / groupOutputs * groupChannels;
+            AccT acc = 0;
+            for (int64_t c = 0; c < groupChannels; ++c)
+              for (int64_t i = 0; i < kh; ++i)
+                for (int64_t j = 0; j < kw; ++j) {
+                  int64_t iy = window.inputPosition(y, i, 0),
+                          ix = window.inputPosition(x, j, 1);
+                  AccT value = 0;
+                  if (iy >= 0 && iy < height && ix >= 0 && ix < width)
+                    value = static_cast<AccT>(
+                        input[((n * channels + first + c) * height + iy) *
+                                  width +
+                              ix]);
+                  AccT product =
+                      value *
+                      static_cast<AccT>(
+                          weight[((o * groupChannels + c) * kh + i) * kw + j]);
+                  acc = accumulate(acc, product, accKind);
+                }
+            if (bias)
+              acc = accumulate(acc, static_cast<AccT>((*bias)[o]), accKind);
+            result[at++] = roundToKind(acc, outKind);
+          }
+  });
+  return out;
+}
+
+/// Calls fn(n, c, i, j, y, x, row, col) for every column element of a
+/// window over `image` ([N, C, H, W]): kernel offset (i, j) of output
+/// position (y, x), at input row `row` and column `col` (outside the image
+/// in the padding), in the columns' order.
+template <typename Fn>
+static void forEachColumnElement(ArrayRef<int64_t> image,
+                                 const amprt::Conv2dWindow &window, Fn fn) {
+  int64_t outH = window.outputSize(image[2], 0),
+          outW = window.outputSize(image[3], 1);
+  for (int64_t n = 0; n < image[0]; ++n)
+    for (int64_t c = 0; c < image[1]; ++c)
+      for (int64_t i = 0; i < window.kernel[0]; ++i)
+        for (int64_t j = 0; j < window.kernel[1]; ++j)
+          for (int64_t y = 0; y < outH; ++y)
+            for (int64_t x = 0; x < outW; ++x)
+              fn(n, c, window.inputPosition(y, i, 0),
+                 window.inputPosition(x, j, 1));
+}
+
+Tensor kernels::im2col(const Tensor &input, const amprt::Conv2dWindow &window,
+                       ArrayRef<int64_t> outShape) {
+  ArrayRef<int64_t> image = input.getShape();
+  Tensor out(input.getKind(), outShape);
+  MutableArrayRef<double> result = out.getMutableData();
+  int64_t at = 0;
+  forEachColumnElement(
+      image, window, [&](int64_t n, int64_t c, int64_t row, int64_t col) {
+        bool inside = row >= 0 && row < image[2] && col >= 0 && col < image[3];
+        result[at++] =
+            inside
+                ? input[((n * image[1] + c) * image[2] + row) * image[3] + col]
+                : 0.0;
+      });
+  return out;
+}
+
+Tensor kernels::col2im(const Tensor &columns, const amprt::Conv2dWindow &window,
+                       ElementKind outKind, ArrayRef<int64_t> outShape) {
+  // The column elements in their order visit each image position with
+  // kernel offsets (i, j) ascending, so adding them in that order sums
+  // each position over kh, then kw.
+  Tensor out(outKind, outShape);
+  MutableArrayRef<double> result = out.getMutableData();
+  withComputeType(columns.getKind(), [&](auto tag) {
+    using AccT = decltype(tag);
+    std::vector<AccT> acc(result.size(), AccT(0));
+    int64_t at = 0;
+    forEachColumnElement(
+        outShape, window, [&](int64_t n, int64_t c, int64_t row, int64_t col) {
+          AccT value = static_cast<AccT>(columns[at++]);
+          if (row >= 0 && row < outShape[2] && col >= 0 && col < outShape[3]) {
+            AccT &sum =
+                acc[((n * outShape[1] + c) * outShape[2] + row) * outShape[3] +
+                    col];
+            sum = sum + value;
+          }
+        });
+    for (size_t i = 0; i < acc.size(); ++i)
+      result[i] = roundToKind(acc[i], outKind);
+  });
+  return out;
+}
+
 /// The kind attention accumulates in: f64 for f64, else f32.
 static ElementKind accumulatorKind(ElementKind kind) {
   return kind == ElementKind::F64 ? ElementKind::F64 : ElementKind::F32;

@@ -10,6 +10,7 @@
 #define AMP_LIB_INTERPRETER_KERNELS_H
 
 #include "amp/Interpreter/Tensor.h"
+#include "amp_runtime/conv_window.h"
 
 #include <functional>
 #include <optional>
@@ -59,6 +60,22 @@ Tensor concat(ArrayRef<const Tensor *> inputs, int64_t dim);
 /// one rounding to `outKind`.
 Tensor matmul(const Tensor &lhs, const Tensor &rhs, const Tensor *bias,
               bool transposeLhs, bool transposeRhs, ElementKind accKind,
+              ElementKind outKind, ArrayRef<int64_t> outShape);
+/// amp.conv2d of NCHW `input` and OIHW `weight`: each output sums its
+/// products in `accKind` over (channel, kh, kw) ascending, positions in
+/// the padding as zero products; a `bias` (one value per output channel)
+/// is added in the accumulator before the one rounding to `outKind`.
+Tensor conv2d(const Tensor &input, const Tensor &weight, const Tensor *bias,
+              const amprt::Conv2dWindow &window, int64_t groups,
+              ElementKind accKind, ElementKind outKind,
+              ArrayRef<int64_t> outShape);
+/// amp.im2col: each window's values (zero in the padding) as a column.
+Tensor im2col(const Tensor &input, const amprt::Conv2dWindow &window,
+              ArrayRef<int64_t> outShape);
+/// amp.col2im: each image position the sum, in f32 (f64 for f64 columns)
+/// over kh, then kw, ascending, of the column values im2col reads from it,
+/// rounded once to `outKind`.
+Tensor col2im(const Tensor &columns, const amprt::Conv2dWindow &window,
               ElementKind outKind, ArrayRef<int64_t> outShape);
 /// amp.attention's output and each query's log-sum-exp of its scores (in
 /// f32, f64 for f64).

@@ -92,3 +92,41 @@ func.func @sum_squares(%x: tensor<2x3xf32>, %h: tensor<3xf16>) -> (tensor<f32>, 
   %none = amp.sum_squares
   return %s, %ordered, %none : tensor<f32>, tensor<f32>, tensor<f32>
 }
+
+// amp.conv2d by hand on x = [[1, 2, 3], [4, 5, 6], [7, 8, 9]]:
+// - the 2x2 window [[1, 0], [0, -1]] gives x[i][j] - x[i+1][j+1] = -4, plus
+//   the bias 0.5;
+// - a 3x3 window of ones, stride 2, padding 1, sums each padded window:
+//   1+2+4+5, 2+3+5+6, 4+5+7+8, 5+6+8+9;
+// - the channels are summed in order: 2^24 + 1 rounds to 2^24 in f32, twice
+//   (1 + 1 first would give 2^24 + 2);
+// - the bias joins the f32 sum before the one rounding to f16: 2048 + 1 + 1
+//   = 2050 (rounding 2049 to f16 first would give 2048, then 2049 -> 2048).
+// amp.im2col reads the 2x2 windows of x, a row per kernel offset; amp.col2im
+// of ones counts the windows over each position.
+// CONV: result #0: tensor<1x1x2x2xf32> = [-3.5, -3.5, -3.5, -3.5]
+// CONV: result #1: tensor<1x1x2x2xf32> = [12, 16, 24, 28]
+// CONV: result #2: tensor<1x1x1x1xf32> = [16777216]
+// CONV: result #3: tensor<1x1x1x1xf16> = [2050]
+// CONV: result #4: tensor<1x4x4xf32> = [1, 2, 4, 5, 2, 3, 5, 6, 4, 5, 7, 8, 5, 6, 8, 9]
+// CONV: result #5: tensor<1x1x3x3xf32> = [1, 2, 1, 2, 4, 2, 1, 2, 1]
+// RUN: amp-run %s --function=convolution | FileCheck %s --check-prefix=CONV
+func.func @convolution() -> (tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf16>, tensor<1x4x4xf32>, tensor<1x1x3x3xf32>) {
+  %x = amp.constant dense<[[[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]]]> : tensor<1x1x3x3xf32>
+  %w = amp.constant dense<[[[[1.0, 0.0], [0.0, -1.0]]]]> : tensor<1x1x2x2xf32>
+  %b = amp.constant dense<0.5> : tensor<1xf32>
+  %0 = amp.conv2d %x, %w bias %b : tensor<1x1x3x3xf32>, tensor<1x1x2x2xf32>, tensor<1xf32> to tensor<1x1x2x2xf32>
+  %ones = amp.constant dense<1.0> : tensor<1x1x3x3xf32>
+  %1 = amp.conv2d %x, %ones {strides = array<i64: 2, 2>, padding = array<i64: 1, 1>} : tensor<1x1x3x3xf32>, tensor<1x1x3x3xf32> to tensor<1x1x2x2xf32>
+  %big = amp.constant dense<[[[[16777216.0]], [[1.0]], [[1.0]]]]> : tensor<1x3x1x1xf32>
+  %w3 = amp.constant dense<1.0> : tensor<1x3x1x1xf32>
+  %2 = amp.conv2d %big, %w3 : tensor<1x3x1x1xf32>, tensor<1x3x1x1xf32> to tensor<1x1x1x1xf32>
+  %h = amp.constant dense<[[[[2048.0, 1.0]]]]> : tensor<1x1x1x2xf16>
+  %hw = amp.constant dense<1.0> : tensor<1x1x1x2xf16>
+  %hb = amp.constant dense<1.0> : tensor<1xf16>
+  %3 = amp.conv2d %h, %hw bias %hb : tensor<1x1x1x2xf16>, tensor<1x1x1x2xf16>, tensor<1xf16> to tensor<1x1x1x1xf16>
+  %4 = amp.im2col %x {kernel = array<i64: 2, 2>} : tensor<1x1x3x3xf32> to tensor<1x4x4xf32>
+  %c = amp.constant dense<1.0> : tensor<1x4x4xf32>
+  %5 = amp.col2im %c {kernel = array<i64: 2, 2>} : tensor<1x4x4xf32> to tensor<1x1x3x3xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf16>, tensor<1x4x4xf32>, tensor<1x1x3x3xf32>
+}

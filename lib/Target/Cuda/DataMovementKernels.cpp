@@ -1,4 +1,4 @@
-//===- DataMovementKernels.cpp - transpose, slice, concat, embeddings -----===//
+//===- DataMovementKernels.cpp - gathers, embeddings, im2col --------------===//
 //
 // Ops that move elements: one index per output element, reading the
 // element it comes from. The embedding's gradient buckets the ids by row
@@ -126,6 +126,178 @@ LogicalResult emitEmbedding(EmbeddingOp op, OpKernel &kernel) {
   return success();
 }
 
+/// The sizes a window op's kernel prints: the image [N, C, H, W], the
+/// window, and the output positions OH x OW.
+struct WindowSizes {
+  ArrayRef<int64_t> image;
+  Conv2dWindow window;
+  int64_t outH, outW;
+};
+
+WindowSizes windowSizesOf(ArrayRef<int64_t> image, Conv2dWindow window) {
+  return {image, window, window.outputSize(image[2], 0),
+          window.outputSize(image[3], 1)};
+}
+
+/// `a + offset`, then ` + term` or ` - term` where `term` is not empty.
+std::string affine(std::string a, int64_t offset, char sign = '+',
+                   StringRef term = "") {
+  if (offset > 0)
+    a += " + " + std::to_string(offset);
+  else if (offset < 0)
+    a += " - " + std::to_string(-offset);
+  if (!term.empty())
+    a += std::string(" ") + sign + " " + term.str();
+  return a;
+}
+
+/// `name * factor` where the kernel has more than one offset along the
+/// dimension, else nothing (the offset is 0).
+std::string offsetTerm(StringRef name, int64_t extent, int64_t factor) {
+  return extent > 1 ? scaled(name, factor) : "";
+}
+
+/// im2col: each column element, [n * C + c][kh][kw][y][x] of the result,
+/// copies the image element its window reads, or zero in the padding.
+LogicalResult emitIm2col(Im2colOp op, OpKernel &kernel) {
+  WindowSizes w =
+      windowSizesOf(tensorOf(op.getInput()).getShape(), op.getWindow());
+  const Conv2dWindow &win = w.window;
+  int64_t count = countOf(op.getResult()), positions = w.outH * w.outW;
+  raw_indented_ostream &body = kernel.functor().body();
+  body << "const int64_t x = " << coordinateOf("i", 1, w.outW, count)
+       << ", y = " << coordinateOf("i", w.outW, w.outH, count) << ";\n";
+  if (win.kernel[1] > 1)
+    body << "const int64_t kw = "
+         << coordinateOf("i", positions, win.kernel[1], count) << ";\n";
+  if (win.kernel[0] > 1)
+    body << "const int64_t kh = "
+         << coordinateOf("i", positions * win.kernel[1], win.kernel[0], count)
+         << ";\n";
+  body << "const int64_t image = "
+       << coordinateOf("i", positions * win.kernel[0] * win.kernel[1],
+                       w.image[0] * w.image[1], count)
+       << ";\n"
+       << "const int64_t row = "
+       << affine(scaled("y", win.strides[0]), -win.padding[0], '+',
+                 offsetTerm("kh", win.kernel[0], win.dilations[0]))
+       << ";\n"
+       << "const int64_t col = "
+       << affine(scaled("x", win.strides[1]), -win.padding[1], '+',
+                 offsetTerm("kw", win.kernel[1], win.dilations[1]))
+       << ";\n"
+       << kernel.out(0) << "[i] = row >= 0 && row < " << w.image[2]
+       << " && col >= 0 && col < " << w.image[3] << "\n"
+       << "    ? " << kernel.in(0) << "[(image * " << w.image[2] << " + row) * "
+       << w.image[3] << " + col]\n"
+       << "    : " << storageType(elementOf(op.getResult())) << "(0);\n";
+  // Of the image, the rows and columns some window reads (a stride longer
+  // than the window skips some).
+  auto readAlong = [&](int dim) {
+    llvm::SmallDenseSet<int64_t> read;
+    int64_t out = dim == 0 ? w.outH : w.outW;
+    for (int64_t o = 0; o < out; ++o)
+      for (int64_t k = 0; k < win.kernel[dim]; ++k) {
+        int64_t at = win.inputPosition(o, k, dim);
+        if (at >= 0 && at < w.image[2 + dim])
+          read.insert(at);
+      }
+    return static_cast<int64_t>(read.size());
+  };
+  kernel.functor().readsPart(
+      op.getInput(), readAlong(0) * readAlong(1) * w.image[0] * w.image[1] *
+                         getByteSize(op.getInput().getType()) /
+                         countOf(op.getInput()));
+  kernel.functor().launch(count);
+  return success();
+}
+
+/// Prints, for output coordinate `out` along `dim` of col2im's window, the
+/// loop over its kernel offsets `k` (none for a kernel of one) that skips
+/// the offsets that read no output position from image coordinate `at`,
+/// and opens its body.
+void openWindowLoop(raw_indented_ostream &body, const WindowSizes &w, int dim,
+                    StringRef k, StringRef out, StringRef at) {
+  const Conv2dWindow &win = w.window;
+  int64_t extent = win.kernel[dim], stride = win.strides[dim];
+  int64_t bound = dim == 0 ? w.outH : w.outW;
+  if (extent > 1)
+    body << "for (int64_t " << k << " = 0; " << k << " < " << extent << "; ++"
+         << k << ") {\n";
+  else
+    body << "{\n";
+  body.indent();
+  // The output position that reads `at` at offset k, times the stride.
+  std::string from = stride > 1 ? "s" + out.str() : out.str();
+  body << "const int64_t " << from << " = "
+       << affine(at.str(), win.padding[dim], '-',
+                 offsetTerm(k, extent, win.dilations[dim]))
+       << ";\n"
+       << "if (" << from << " < 0"
+       << (stride > 1 ? " || " + from + " % " + std::to_string(stride) + " != 0"
+                      : "")
+       << " || " << from << " >= " << bound * stride << ")\n"
+       << "  continue;\n";
+  if (stride > 1)
+    body << "const int64_t " << out << " = " << from << " / " << stride
+         << ";\n";
+}
+
+/// col2im: each image element sums the column elements that read it, over
+/// kh, then kw, ascending (the interpreter's order), in f32 (f64 for f64
+/// columns), and rounds once.
+LogicalResult emitCol2im(Col2imOp op, OpKernel &kernel) {
+  WindowSizes w =
+      windowSizesOf(tensorOf(op.getResult()).getShape(), op.getWindow());
+  const Conv2dWindow &win = w.window;
+  int64_t count = countOf(op.getResult()), positions = w.outH * w.outW;
+  std::string acc = elementOf(op.getColumns()).isF64() ? "double" : "float";
+  // Element [image][kh][kw][y][x] of the columns.
+  std::string row = "image";
+  if (win.kernel[0] > 1)
+    row = scaled(row, win.kernel[0]) + " + kh";
+  row = scaled(row, win.kernel[1]);
+  if (win.kernel[1] > 1)
+    row += " + kw";
+  std::string load = kernel.load(0, scaled(row, positions) + " + " +
+                                        scaled("y", w.outW) + " + x");
+  raw_indented_ostream &body = kernel.functor().body();
+  body << "const int64_t col = " << coordinateOf("i", 1, w.image[3], count)
+       << ", row = " << coordinateOf("i", w.image[3], w.image[2], count)
+       << ";\n"
+       << "const int64_t image = "
+       << coordinateOf("i", w.image[2] * w.image[3], w.image[0] * w.image[1],
+                       count)
+       << ";\n"
+       << acc << " acc = " << literal(0, acc) << ";\n";
+  openWindowLoop(body, w, 0, "kh", "y", "row");
+  openWindowLoop(body, w, 1, "kw", "x", "col");
+  body << "acc = acc + static_cast<" << acc << ">(" << load << ");\n";
+  body.unindent() << "}\n";
+  body.unindent() << "}\n"
+                  << kernel.store(0, "i",
+                                  roundExpr(elementOf(op.getResult()), "acc"))
+                  << "\n";
+  // An addition per column element inside the image.
+  int64_t inside = 0;
+  for (int64_t kh = 0; kh < win.kernel[0]; ++kh)
+    for (int64_t kw = 0; kw < win.kernel[1]; ++kw)
+      for (int64_t y = 0; y < w.outH; ++y)
+        for (int64_t x = 0; x < w.outW; ++x) {
+          int64_t r = win.inputPosition(y, kh, 0),
+                  c = win.inputPosition(x, kw, 1);
+          inside += r >= 0 && r < w.image[2] && c >= 0 && c < w.image[3];
+        }
+  // Of the columns, only those elements (the others are the padding's).
+  int64_t elements = inside * w.image[0] * w.image[1];
+  kernel.functor().addWork(elements);
+  kernel.functor().readsPart(op.getColumns(),
+                             elements * getByteSize(op.getColumns().getType()) /
+                                 countOf(op.getColumns()));
+  kernel.functor().launch(count);
+  return success();
+}
+
 /// The ids' positions bucketed by id, in the scratch memory of the
 /// embedding's gradient: `end[v]`, where the bucket of row v ends (it
 /// begins where row v - 1's ends), then the positions, ascending in each
@@ -224,6 +396,8 @@ void cuda::attachDataMovementModels(MLIRContext &context) {
   ConcatOp::attachInterface<GatherModel<ConcatOp, emitConcat>>(context);
   EmbeddingOp::attachInterface<KernelModel<EmbeddingOp, emitEmbedding>>(
       context);
+  Im2colOp::attachInterface<KernelModel<Im2colOp, emitIm2col>>(context);
+  Col2imOp::attachInterface<KernelModel<Col2imOp, emitCol2im>>(context);
   EmbeddingGradOp::attachInterface<
       KernelModel<EmbeddingGradOp, emitEmbeddingGrad>>(context);
 }

@@ -51,9 +51,11 @@ SmallVector<StringRef> mlir::amp::getOpsWithoutKernel(MLIRContext &context) {
   SmallVector<StringRef> missing;
   for (RegisteredOperationName name : context.getRegisteredOperations()) {
     // A view is memory; a matmul starts a GEMM group; a fusion is the
-    // group itself and its yield the group's end.
+    // group itself and its yield the group's end; a decomposed op is gone
+    // (amp-decompose).
     if (name.getDialectNamespace() != AmpDialect::getDialectNamespace() ||
         name.hasTrait<OpTrait::amp::MemoryView>() ||
+        name.hasTrait<OpTrait::amp::Decomposed>() ||
         name.getStringRef() == MatmulOp::getOperationName() ||
         name.getStringRef() == FusionOp::getOperationName() ||
         name.getStringRef() == YieldOp::getOperationName())

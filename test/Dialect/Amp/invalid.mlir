@@ -1808,3 +1808,159 @@ func.func @fusion_empty(%x: tensor<2xf32>) -> tensor<2xf32> {
   }
   return %y : tensor<2xf32>
 }
+
+//===----------------------------------------------------------------------===//
+// amp.conv2d, amp.im2col, amp.col2im
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @conv2d_rank(%x: tensor<8x3x32xf32>, %w: tensor<16x3x3x3xf32>) {
+  // expected-error @+1 {{input must have rank 4 [N, C, H, W], got [8, 3, 32]}}
+  %0 = amp.conv2d %x, %w : tensor<8x3x32xf32>, tensor<16x3x3x3xf32> to tensor<8x16x30x30xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_element_types(%x: tensor<8x3x32x32xf16>, %w: tensor<16x3x3x3xf32>) {
+  // expected-error @+1 {{input and weight element types differ: 'f16' vs 'f32' (insert an amp.cast to change precision)}}
+  %0 = amp.conv2d %x, %w : tensor<8x3x32x32xf16>, tensor<16x3x3x3xf32> to tensor<8x16x30x30xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_groups(%x: tensor<8x6x32x32xf32>, %w: tensor<16x2x3x3xf32>) {
+  // expected-error @+1 {{groups (4) must be >= 1 and divide the input's 6 channels and the weight's 16 output channels}}
+  %0 = amp.conv2d %x, %w {groups = 4 : i64} : tensor<8x6x32x32xf32>, tensor<16x2x3x3xf32> to tensor<8x16x30x30xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_weight_channels(%x: tensor<8x6x32x32xf32>, %w: tensor<16x6x3x3xf32>) {
+  // expected-error @+1 {{weight [16, 6, 3, 3] must have 3 input channels (the input's 6 over 2 groups)}}
+  %0 = amp.conv2d %x, %w {groups = 2 : i64} : tensor<8x6x32x32xf32>, tensor<16x6x3x3xf32> to tensor<8x16x30x30xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_strides(%x: tensor<8x3x32x32xf32>, %w: tensor<16x3x3x3xf32>) {
+  // expected-error @+1 {{strides must have 2 values [h, w], got [2, 2, 2]}}
+  %0 = amp.conv2d %x, %w {strides = array<i64: 2, 2, 2>} : tensor<8x3x32x32xf32>, tensor<16x3x3x3xf32> to tensor<8x16x15x15xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_padding_count(%x: tensor<8x3x32x32xf32>, %w: tensor<16x3x3x3xf32>) {
+  // expected-error @+1 {{padding must have 2 values [h, w] or 4 [top, left, bottom, right], got [1, 1, 1]}}
+  %0 = amp.conv2d %x, %w {padding = array<i64: 1, 1, 1>} : tensor<8x3x32x32xf32>, tensor<16x3x3x3xf32> to tensor<8x16x32x32xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_negative_padding(%x: tensor<8x3x32x32xf32>, %w: tensor<16x3x3x3xf32>) {
+  // expected-error @+1 {{padding must be >= 0, got [-1, 1]}}
+  %0 = amp.conv2d %x, %w {padding = array<i64: -1, 1>} : tensor<8x3x32x32xf32>, tensor<16x3x3x3xf32> to tensor<8x16x28x32xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_dilation(%x: tensor<8x3x32x32xf32>, %w: tensor<16x3x3x3xf32>) {
+  // expected-error @+1 {{dilations must be >= 1, got [0, 1]}}
+  %0 = amp.conv2d %x, %w {dilations = array<i64: 0, 1>} : tensor<8x3x32x32xf32>, tensor<16x3x3x3xf32> to tensor<8x16x30x30xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_window_too_large(%x: tensor<8x3x4x4xf32>, %w: tensor<16x3x3x3xf32>) {
+  // expected-error @+1 {{the [3, 3] window (dilations [3, 1]) does not fit the padded image [8, 3, 4, 4]}}
+  %0 = amp.conv2d %x, %w {dilations = array<i64: 3, 1>} : tensor<8x3x4x4xf32>, tensor<16x3x3x3xf32> to tensor<8x16x1x2xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_result_shape(%x: tensor<8x3x32x32xf32>, %w: tensor<16x3x3x3xf32>) {
+  // expected-error @+1 {{result shape [8, 16, 32, 32] does not match the expected [8, 16, 30, 30]}}
+  %0 = amp.conv2d %x, %w : tensor<8x3x32x32xf32>, tensor<16x3x3x3xf32> to tensor<8x16x32x32xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_bias_shape(%x: tensor<8x3x32x32xf32>, %w: tensor<16x3x3x3xf32>, %b: tensor<8xf32>) {
+  // expected-error @+1 {{bias must be a vector of the 16 output channels, got [8]}}
+  %0 = amp.conv2d %x, %w bias %b : tensor<8x3x32x32xf32>, tensor<16x3x3x3xf32>, tensor<8xf32> to tensor<8x16x30x30xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_bias_type(%x: tensor<8x3x32x32xf16>, %w: tensor<16x3x3x3xf16>, %b: tensor<16xf32>) {
+  // expected-error @+1 {{bias must have the result element type 'f16', got 'f32'}}
+  %0 = amp.conv2d %x, %w bias %b : tensor<8x3x32x32xf16>, tensor<16x3x3x3xf16>, tensor<16xf32> to tensor<8x16x30x30xf16>
+  return
+}
+
+// -----
+
+func.func @conv2d_narrow_accumulator(%x: tensor<8x3x32x32xf16>, %w: tensor<16x3x3x3xf16>) {
+  // expected-error @+1 {{acc_type must be f32 or f64, got 'f16'}}
+  %0 = amp.conv2d %x, %w {acc_type = f16} : tensor<8x3x32x32xf16>, tensor<16x3x3x3xf16> to tensor<8x16x30x30xf16>
+  return
+}
+
+// -----
+
+func.func @im2col_kernel(%x: tensor<8x3x32x32xf32>) {
+  // expected-error @+1 {{kernel must have 2 values [h, w], got [3]}}
+  %0 = amp.im2col %x {kernel = array<i64: 3>} : tensor<8x3x32x32xf32> to tensor<8x9x900xf32>
+  return
+}
+
+// -----
+
+func.func @im2col_kernel_size(%x: tensor<8x3x32x32xf32>) {
+  // expected-error @+1 {{kernel must be >= 1, got [0, 3]}}
+  %0 = amp.im2col %x {kernel = array<i64: 0, 3>} : tensor<8x3x32x32xf32> to tensor<8x9x900xf32>
+  return
+}
+
+// -----
+
+func.func @im2col_result(%x: tensor<8x3x32x32xf32>) {
+  // expected-error @+1 {{result must have shape [8, 27, 900] ([N, C * KH * KW, OH * OW]) for the image [8, 3, 32, 32], got [8, 27, 1024]}}
+  %0 = amp.im2col %x {kernel = array<i64: 3, 3>} : tensor<8x3x32x32xf32> to tensor<8x27x1024xf32>
+  return
+}
+
+// -----
+
+func.func @im2col_element_type(%x: tensor<8x3x32x32xf32>) {
+  // expected-error @+1 {{input and result element types differ: 'f32' vs 'f16'}}
+  %0 = amp.im2col %x {kernel = array<i64: 3, 3>} : tensor<8x3x32x32xf32> to tensor<8x27x900xf16>
+  return
+}
+
+// -----
+
+func.func @col2im_rank(%c: tensor<8x27x900xf32>) {
+  // expected-error @+1 {{result must have rank 4 [N, C, H, W], got [8, 3, 32]}}
+  %0 = amp.col2im %c {kernel = array<i64: 3, 3>} : tensor<8x27x900xf32> to tensor<8x3x32xf32>
+  return
+}
+
+// -----
+
+func.func @col2im_columns(%c: tensor<8x27x1024xf32>) {
+  // expected-error @+1 {{columns must have shape [8, 27, 900] ([N, C * KH * KW, OH * OW]) for the image [8, 3, 32, 32], got [8, 27, 1024]}}
+  %0 = amp.col2im %c {kernel = array<i64: 3, 3>} : tensor<8x27x1024xf32> to tensor<8x3x32x32xf32>
+  return
+}

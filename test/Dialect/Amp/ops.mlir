@@ -376,3 +376,27 @@ func.func @fusion(%x: tensor<8x4xf32>, %bias: tensor<4xf32>) -> (tensor<8x4xf32>
   }
   return %k#1, %c : tensor<8x4xf32>, tensor<f32>
 }
+
+// CHECK-LABEL: func.func @convolutions
+// CHECK: amp.conv2d %{{.*}}, %{{.*}} bias %{{.*}} {padding = array<i64: 1, 1>} : tensor<8x3x32x32xf16>, tensor<16x3x3x3xf16>, tensor<16xf16> to tensor<8x16x32x32xf16>
+// CHECK: amp.conv2d %{{.*}}, %{{.*}} {acc_type = f32, dilations = array<i64: 2, 1>, groups = 4 : i64, padding = array<i64: 1, 0, 2, 1>, strides = array<i64: 2, 2>} : tensor<8x16x32x32xf32>, tensor<16x4x3x3xf32> to tensor<8x16x16x16xf32>
+// CHECK: amp.im2col %{{.*}} {kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>} : tensor<8x3x32x32xf16> to tensor<8x27x1024xf16>
+// CHECK: amp.col2im %{{.*}} {kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>} : tensor<8x27x1024xf32> to tensor<8x3x32x32xf16>
+// GENERIC: "amp.conv2d"(%{{.*}}, %{{.*}}, %{{.*}}) <{padding = array<i64: 1, 1>}> : (tensor<8x3x32x32xf16>, tensor<16x3x3x3xf16>, tensor<16xf16>) -> tensor<8x16x32x32xf16>
+// GENERIC: "amp.im2col"(%{{.*}}) <{kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>}> : (tensor<8x3x32x32xf16>) -> tensor<8x27x1024xf16>
+func.func @convolutions(%x: tensor<8x3x32x32xf16>, %w: tensor<16x3x3x3xf16>, %b: tensor<16xf16>,
+                        %x2: tensor<8x16x32x32xf32>, %w2: tensor<16x4x3x3xf32>,
+                        %cols: tensor<8x27x1024xf32>) {
+  %0 = amp.conv2d %x, %w bias %b {padding = array<i64: 1, 1>}
+      : tensor<8x3x32x32xf16>, tensor<16x3x3x3xf16>, tensor<16xf16> to tensor<8x16x32x32xf16>
+  // (32 + 1 + 2 - 2 * (3 - 1) - 1) / 2 + 1 = 16 rows, (32 + 0 + 1 - (3 - 1) - 1) / 2 + 1
+  // = 16 columns.
+  %1 = amp.conv2d %x2, %w2 {strides = array<i64: 2, 2>, padding = array<i64: 1, 0, 2, 1>,
+                            dilations = array<i64: 2, 1>, groups = 4 : i64, acc_type = f32}
+      : tensor<8x16x32x32xf32>, tensor<16x4x3x3xf32> to tensor<8x16x16x16xf32>
+  %2 = amp.im2col %x {kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>}
+      : tensor<8x3x32x32xf16> to tensor<8x27x1024xf16>
+  %3 = amp.col2im %cols {kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>}
+      : tensor<8x27x1024xf32> to tensor<8x3x32x32xf16>
+  return
+}

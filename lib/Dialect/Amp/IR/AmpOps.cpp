@@ -341,6 +341,25 @@ LogicalResult ConcatOp::verify() {
 // MatmulOp
 //===----------------------------------------------------------------------===//
 
+/// Checks an optional `bias` of a matmul or convolution with one result:
+/// a vector of `count` values (one per `what`) of the result element type.
+static LogicalResult verifyBias(Operation *op, Value bias, int64_t count,
+                                StringRef what) {
+  if (!bias)
+    return success();
+  auto type = cast<RankedTensorType>(bias.getType());
+  Type element =
+      cast<RankedTensorType>(op->getResult(0).getType()).getElementType();
+  if (type.getShape() != ArrayRef<int64_t>{count})
+    return op->emitOpError()
+           << "bias must be a vector of the " << count << " " << what
+           << ", got " << formatShape(type.getShape());
+  if (type.getElementType() != element)
+    return op->emitOpError() << "bias must have the result element type "
+                             << element << ", got " << type.getElementType();
+  return success();
+}
+
 FloatType MatmulOp::getAccumulatorType() {
   if (std::optional<FloatType> acc = getAccType())
     return *acc;
@@ -397,17 +416,8 @@ LogicalResult MatmulOp::verify() {
   shape.push_back(dims->n);
   if (failed(verifyResultShape(*this, shape, getType())))
     return failure();
-  if (Value bias = getBias()) {
-    auto type = cast<RankedTensorType>(bias.getType());
-    if (type.getRank() != 1 || type.getDimSize(0) != dims->n)
-      return emitOpError() << "bias must be a vector of the " << dims->n
-                           << " result columns, got "
-                           << formatShape(type.getShape());
-    if (type.getElementType() != getType().getElementType())
-      return emitOpError() << "bias must have the result element type "
-                           << getType().getElementType() << ", got "
-                           << type.getElementType();
-  }
+  if (failed(verifyBias(*this, getBias(), dims->n, "result columns")))
+    return failure();
   return verifyAccumulatorType(*this, getAccumulatorType(),
                                getFloatElementType(getLhs()));
 }
@@ -778,6 +788,194 @@ std::optional<int64_t> LayerNormOp::getForwardFlops() {
 // square, sum, scale, weight multiply and the final multiply.
 std::optional<int64_t> RmsNormOp::getForwardFlops() {
   return getFlopsPerElement(getInput(), 5);
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution
+//===----------------------------------------------------------------------===//
+
+/// The window of `op` (an Amp_WindowOp) with kernel `kernel`: its
+/// attributes as verifyWindow checks them, defaults filled in.
+static Conv2dWindow windowOf(Operation *op, ArrayRef<int64_t> kernel) {
+  Conv2dWindow window;
+  auto read = [&](StringRef name, MutableArrayRef<int64_t> into) {
+    if (auto attr = op->getAttrOfType<DenseI64ArrayAttr>(name)) {
+      ArrayRef<int64_t> values = attr.asArrayRef();
+      for (size_t i = 0; i < into.size(); ++i)
+        into[i] = values[i % values.size()];
+    }
+  };
+  llvm::copy(kernel, window.kernel);
+  read("strides", window.strides);
+  read("padding", window.padding);
+  read("dilations", window.dilations);
+  return window;
+}
+
+/// Checks `op`'s window: `kernel`, strides and dilations 2 values >= 1,
+/// padding 2 or 4 values >= 0.
+static LogicalResult verifyWindow(Operation *op, ArrayRef<int64_t> kernel) {
+  auto check = [&](StringRef name, ArrayRef<int64_t> values, int64_t least,
+                   bool fourToo) -> LogicalResult {
+    if (values.size() != 2 && !(fourToo && values.size() == 4))
+      return op->emitOpError()
+             << name << " must have "
+             << (fourToo ? "2 values [h, w] or 4 [top, left, bottom, right]"
+                         : "2 values [h, w]")
+             << ", got " << formatShape(values);
+    if (llvm::any_of(values, [&](int64_t v) { return v < least; }))
+      return op->emitOpError() << name << " must be >= " << least << ", got "
+                               << formatShape(values);
+    return success();
+  };
+  if (failed(check("kernel", kernel, 1, false)))
+    return failure();
+  for (auto [name, least, fourToo] :
+       {std::tuple<StringRef, int64_t, bool>{"strides", 1, false},
+        {"padding", 0, true},
+        {"dilations", 1, false}})
+    if (auto attr = op->getAttrOfType<DenseI64ArrayAttr>(name))
+      if (failed(check(name, attr.asArrayRef(), least, fourToo)))
+        return failure();
+  return success();
+}
+
+/// The shape [N, C, OH, OW] of `window` over `image` ([N, C, H, W]), or an
+/// error at `op` where the window does not fit.
+static FailureOr<SmallVector<int64_t>>
+getWindowOutputShape(Operation *op, const Conv2dWindow &window,
+                     ArrayRef<int64_t> image) {
+  int64_t oh = window.outputSize(image[2], 0),
+          ow = window.outputSize(image[3], 1);
+  if (oh < 1 || ow < 1)
+    return op->emitOpError()
+           << "the " << formatShape(window.kernel) << " window (dilations "
+           << formatShape(window.dilations)
+           << ") does not fit the padded image " << formatShape(image);
+  return SmallVector<int64_t>{image[0], image[1], oh, ow};
+}
+
+/// A rank-4 NCHW `name` of `op`.
+static FailureOr<ArrayRef<int64_t>> getImageShape(Operation *op, StringRef name,
+                                                  Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getRank() != 4)
+    return op->emitOpError() << name << " must have rank 4 [N, C, H, W], got "
+                             << formatShape(type.getShape());
+  return type.getShape();
+}
+
+static ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getShape();
+}
+
+int64_t Conv2dOp::getGroupCount() { return getGroups().value_or(1); }
+
+FloatType Conv2dOp::getAccumulatorType() {
+  if (std::optional<FloatType> acc = getAccType())
+    return *acc;
+  return getDefaultAccumulatorType(getFloatElementType(getInput()));
+}
+
+Conv2dWindow Conv2dOp::getWindow() {
+  return windowOf(*this, shapeOf(getWeight()).drop_front(2));
+}
+
+LogicalResult Conv2dOp::verify() {
+  if (failed(verifySameElementType(*this, "input", getInput().getType(),
+                                   "weight", getWeight().getType())))
+    return failure();
+  FailureOr<ArrayRef<int64_t>> image =
+      getImageShape(*this, "input", getInput());
+  FailureOr<ArrayRef<int64_t>> weight =
+      getImageShape(*this, "weight", getWeight());
+  if (failed(image) || failed(weight))
+    return failure();
+  int64_t groups = getGroupCount(), channels = (*image)[1],
+          outChannels = (*weight)[0];
+  if (groups < 1 || channels % groups || outChannels % groups)
+    return emitOpError() << "groups (" << groups
+                         << ") must be >= 1 and divide the input's " << channels
+                         << " channels and the weight's " << outChannels
+                         << " output channels";
+  if ((*weight)[1] != channels / groups)
+    return emitOpError() << "weight " << formatShape(*weight) << " must have "
+                         << channels / groups << " input channels (the input's "
+                         << channels << " over " << groups << " groups)";
+  if (failed(verifyWindow(*this, weight->drop_front(2))))
+    return failure();
+  FailureOr<SmallVector<int64_t>> shape = getWindowOutputShape(
+      *this, windowOf(*this, weight->drop_front(2)), *image);
+  if (failed(shape))
+    return failure();
+  (*shape)[1] = outChannels;
+  if (failed(verifyResultShape(*this, *shape, getType())))
+    return failure();
+  if (failed(verifyBias(*this, getBias(), outChannels, "output channels")))
+    return failure();
+  // The lowering (amp-decompose) sums in a matmul and adds the bias as an
+  // f32 or f64 add, which only an accumulator of those types matches.
+  if (getAccumulatorType().getWidth() < 32)
+    return emitOpError() << "acc_type must be f32 or f64, got "
+                         << getAccumulatorType();
+  return verifyAccumulatorType(*this, getAccumulatorType(),
+                               getFloatElementType(getInput()));
+}
+
+std::optional<int64_t> Conv2dOp::getForwardFlops() {
+  ArrayRef<int64_t> out = getType().getShape(), weight = shapeOf(getWeight());
+  // Two FLOPs per product, one more per output for the bias.
+  std::optional<int64_t> outputs = getCheckedProduct(out);
+  std::optional<int64_t> products = getCheckedProduct(
+      {out[0], out[1], out[2], out[3], 2, weight[1], weight[2], weight[3]});
+  if (!outputs || !products || *products > INT64_MAX - *outputs)
+    return std::nullopt;
+  return *products + (getBias() ? *outputs : 0);
+}
+
+/// The checks shared by im2col and col2im: `image` ([N, C, H, W]) and
+/// `columns` ([N, C * KH * KW, OH * OW]) agree with the window.
+static LogicalResult verifyColumns(Operation *op, ArrayRef<int64_t> kernel,
+                                   ArrayRef<int64_t> image,
+                                   ArrayRef<int64_t> columns,
+                                   StringRef columnsName) {
+  if (failed(verifyWindow(op, kernel)))
+    return failure();
+  FailureOr<SmallVector<int64_t>> out =
+      getWindowOutputShape(op, windowOf(op, kernel), image);
+  if (failed(out))
+    return failure();
+  SmallVector<int64_t> expected = {image[0], image[1] * kernel[0] * kernel[1],
+                                   (*out)[2] * (*out)[3]};
+  if (columns != ArrayRef<int64_t>(expected))
+    return op->emitOpError()
+           << columnsName << " must have shape " << formatShape(expected)
+           << " ([N, C * KH * KW, OH * OW]) for the image "
+           << formatShape(image) << ", got " << formatShape(columns);
+  return success();
+}
+
+Conv2dWindow Im2colOp::getWindow() { return windowOf(*this, getKernel()); }
+
+LogicalResult Im2colOp::verify() {
+  FailureOr<ArrayRef<int64_t>> image =
+      getImageShape(*this, "input", getInput());
+  if (failed(image) || failed(verifyColumns(*this, getKernel(), *image,
+                                            getType().getShape(), "result")))
+    return failure();
+  return verifySameElementType(*this, "input", getInput().getType(), "result",
+                               getType());
+}
+
+Conv2dWindow Col2imOp::getWindow() { return windowOf(*this, getKernel()); }
+
+LogicalResult Col2imOp::verify() {
+  FailureOr<ArrayRef<int64_t>> image =
+      getImageShape(*this, "result", getResult());
+  if (failed(image))
+    return failure();
+  return verifyColumns(*this, getKernel(), *image, shapeOf(getColumns()),
+                       "columns");
 }
 
 //===----------------------------------------------------------------------===//

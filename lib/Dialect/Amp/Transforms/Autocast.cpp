@@ -587,11 +587,12 @@ void FunctionAutocast::rewrite() {
     auto fixAccumulator = [&](auto accOp) {
       TypeAttr acc = accOp.getAccTypeAttr();
       auto operand = cast<FloatType>(getElementTypeOrSelf(op->getOperand(0)));
-      if (!acc ? isa<MatmulOp>(op) && precision == Precision::Low
+      if (!acc ? isa<MatmulOp, Conv2dOp>(op) && precision == Precision::Low
                : !isExactConversion(operand, cast<FloatType>(acc.getValue())))
         accOp.setAccTypeAttr(TypeAttr::get(f32));
     };
-    TypeSwitch<Operation *>(op).Case<MatmulOp, SumOp, MeanOp>(fixAccumulator);
+    TypeSwitch<Operation *>(op).Case<MatmulOp, Conv2dOp, SumOp, MeanOp>(
+        fixAccumulator);
   }
   // Constants whose every use moved to a converted copy.
   for (Operation *op : usedConstants)

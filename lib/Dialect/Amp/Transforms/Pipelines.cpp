@@ -123,6 +123,9 @@ void amp::addBackendInlining(OpPassManager &pm) {
 }
 
 void amp::addBackendSimplification(OpPassManager &pm) {
+  // The ops the backend runs as others first, so that the cleanup sees
+  // what they became.
+  pm.addNestedPass<func::FuncOp>(createAmpDecompose());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // The folder erases the locations of the constants it hoists.
@@ -166,7 +169,7 @@ void amp::registerAmpPipelines() {
   PassPipelineRegistration<BackendPipelineOptions>(
       "amp-backend",
       "From a training step to fused, planned IR for --amp-to-cuda: inline, "
-      "canonicalize, cse, then on each function amp-restore-locations, "
-      "amp-fuse, amp-plan-buffers",
+      "amp-decompose, canonicalize, cse, then on each function "
+      "amp-restore-locations, amp-fuse, amp-plan-buffers",
       buildBackendPipeline);
 }

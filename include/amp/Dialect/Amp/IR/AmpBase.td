@@ -209,6 +209,10 @@ def Amp_RowKernel : Amp_BackendTrait<"RowKernel">;
 // in that load (a prologue): the reductions and the row ops whose operands
 // are all read whole (not cross_entropy_grad's labels and loss gradient).
 def Amp_OperandsInLoads : Amp_BackendTrait<"OperandsInLoads">;
+// The backend runs the op as other ops: --amp-backend's first pass,
+// amp-decompose, rewrites it (amp.conv2d into amp.im2col and amp.matmul),
+// so it has no kernel of its own.
+def Amp_Decomposed : Amp_BackendTrait<"Decomposed">;
 
 // Every amp op: its tensors are non-empty and their byte sizes fit in int64.
 def Amp_StorableTensors : NativeOpTrait<"StorableTensors"> {

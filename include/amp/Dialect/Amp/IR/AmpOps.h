@@ -8,6 +8,7 @@
 #include "amp/Dialect/Amp/IR/AmpEnums.h"
 #include "amp/Dialect/Amp/IR/AmpInterfaces.h"
 #include "amp/Dialect/Amp/IR/AmpTraits.h"
+#include "amp_runtime/conv_window.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
@@ -15,6 +16,10 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <optional>
+
+namespace mlir::amp {
+using amprt::Conv2dWindow;
+} // namespace mlir::amp
 
 #define GET_OP_CLASSES
 #include "amp/Dialect/Amp/IR/AmpOps.h.inc"

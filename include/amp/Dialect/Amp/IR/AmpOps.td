@@ -591,6 +591,127 @@ def Amp_RmsNormOp : Amp_NormalizationOp<"rms_norm",
 }
 
 //===----------------------------------------------------------------------===//
+// Convolution
+//===----------------------------------------------------------------------===//
+
+// The window of a 2-D convolution over NCHW images: `strides` and
+// `dilations` [h, w] (default [1, 1]); `padding` [h, w] (symmetric) or
+// [top, left, bottom, right] (default none); padded positions read zeros.
+// Output row y of a `kernel_h`-tall window starts at input row
+// y * stride_h - top and reads every dilation_h-th row (columns alike), so
+// OH = (H + top + bottom - dilation_h * (kernel_h - 1) - 1) / stride_h + 1.
+class Amp_WindowOp<string mnemonic, list<Trait> traits = []>
+    : Amp_Op<mnemonic, traits> {
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The window's strides, padding and dilations, defaults filled in.
+    ::mlir::amp::Conv2dWindow getWindow();
+  }];
+}
+
+def Amp_Conv2dOp : Amp_WindowOp<"conv2d", [Amp_ContractionFamily,
+    Amp_LowerPrecision, Amp_Decomposed,
+    DeclareOpInterfaceMethods<Amp_FlopCountOpInterface, ["getForwardFlops"]>]> {
+  let summary = "2-D convolution (cross-correlation) of NCHW images";
+  let description = [{
+    For `input` `[N, C, H, W]` and `weight` `[O, C / groups, KH, KW]`, the
+    result `[N, O, OH, OW]` holds at `[n, o, y, x]` the sum over the
+    channels `c` of output channel `o`'s group (`C / groups` of them), `kh`
+    and `kw` of `input[n, g * C / groups + c, y * stride_h - top + kh *
+    dilation_h, x * stride_w - left + kw * dilation_w] * weight[o, c, kh,
+    kw]`, where `g = o / (O / groups)` and a position in the padding reads
+    zero: PyTorch's `F.conv2d` (groups equal to C is a depthwise
+    convolution). Layout is NCHW only: it is PyTorch's, and the lowering
+    gathers each window's values into a column (`amp.im2col`) whatever the
+    layout.
+
+    Products are summed in `acc_type` (default: f32, or f64 for f64
+    operands) in the order of `c`, then `kh`, then `kw`, padded positions
+    included; the optional `bias` (`[O]`, the result element type) is added
+    in the accumulator type, and the sum rounded once to the result element
+    type, which may differ from the operands' (f16 in, f32 out) as for
+    `amp.matmul`.
+
+    ```mlir
+    %y = amp.conv2d %x, %w bias %b {padding = array<i64: 1, 1>}
+        : tensor<8x3x32x32xf16>, tensor<16x3x3x3xf16>, tensor<16xf16>
+          to tensor<8x16x32x32xf16>
+    %d = amp.conv2d %x, %w {strides = array<i64: 2, 2>, groups = 16 : i64}
+        : tensor<8x16x32x32xf32>, tensor<16x1x3x3xf32> to tensor<8x16x15x15xf32>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$input, Amp_FloatTensor:$weight,
+                   Optional<Amp_FloatTensor>:$bias,
+                   OptionalAttr<DenseI64ArrayAttr>:$strides,
+                   OptionalAttr<DenseI64ArrayAttr>:$padding,
+                   OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                   OptionalAttr<I64Attr>:$groups,
+                   OptionalAttr<Amp_FloatTypeAttr>:$acc_type);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`bias` $bias^)? attr-dict `:` type($input) `,`
+    type($weight) (`,` type($bias)^)? `to` type($result)
+  }];
+  let extraClassDeclaration = [{
+    ::mlir::amp::Conv2dWindow getWindow();
+    /// groups, 1 by default.
+    int64_t getGroupCount();
+    /// The accumulator type: `acc_type` when set, else f32 (f64 for f64).
+    ::mlir::FloatType getAccumulatorType();
+  }];
+}
+
+def Amp_Im2colOp : Amp_WindowOp<"im2col", [Amp_DataFamily, Amp_Follow]> {
+  let summary = "each convolution window's values as a column";
+  let description = [{
+    For `input` `[N, C, H, W]` and a `kernel` `[KH, KW]` window, the result
+    `[N, C * KH * KW, OH * OW]` holds at `[n, (c * KH + kh) * KW + kw, y *
+    OW + x]` the input value that `amp.conv2d` multiplies by
+    `weight[., c, kh, kw]` for output position `(y, x)`, zero in the
+    padding. A convolution is then a matrix product of the weight,
+    `[O, C * KH * KW]`, with each image's columns, summing in
+    `amp.conv2d`'s order.
+
+    ```mlir
+    %cols = amp.im2col %x {kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>}
+        : tensor<8x3x32x32xf16> to tensor<8x27x1024xf16>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$input, DenseI64ArrayAttr:$kernel,
+                   OptionalAttr<DenseI64ArrayAttr>:$strides,
+                   OptionalAttr<DenseI64ArrayAttr>:$padding,
+                   OptionalAttr<DenseI64ArrayAttr>:$dilations);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+}
+
+def Amp_Col2imOp : Amp_WindowOp<"col2im", [Amp_DataFamily, Amp_Follow]> {
+  let summary = "sum of columns back into images (the adjoint of im2col)";
+  let description = [{
+    For `columns` `[N, C * KH * KW, OH * OW]` laid out as `amp.im2col`'s
+    result for a `kernel` `[KH, KW]` window, the result `[N, C, H, W]` holds
+    at each position the sum of the column values that `amp.im2col` would
+    have read from it, over `kh`, then `kw`, ascending (padding receives
+    nothing). The sum is in f32 (f64 for f64 columns) and rounded once to
+    the result element type, which may differ from the columns' (f32 in,
+    f16 out): the input gradient of a convolution.
+
+    ```mlir
+    %dx = amp.col2im %dcols {kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>}
+        : tensor<8x27x1024xf32> to tensor<8x3x32x32xf16>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$columns, DenseI64ArrayAttr:$kernel,
+                   OptionalAttr<DenseI64ArrayAttr>:$strides,
+                   OptionalAttr<DenseI64ArrayAttr>:$padding,
+                   OptionalAttr<DenseI64ArrayAttr>:$dilations);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = [{
+    $columns attr-dict `:` type($columns) `to` type($result)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Embedding
 //===----------------------------------------------------------------------===//
 

@@ -380,6 +380,33 @@ def AmpRestoreLocations : Pass<"amp-restore-locations", "mlir::func::FuncOp"> {
   }];
 }
 
+def AmpDecompose : Pass<"amp-decompose", "mlir::func::FuncOp"> {
+  let summary = "Rewrite the ops the backend runs as others (Amp_Decomposed)";
+  let description = [{
+    The first pass of `--amp-backend`: each op with the `Amp_Decomposed`
+    trait becomes the ops that compute it, to the bit. `amp.conv2d` becomes
+    `amp.im2col` (each window's values as a column) and, per group, one
+    `amp.matmul` of the weight `[O/G, C/G*KH*KW]` with the columns, which
+    sums in the convolution's order (channel, kh, kw); a bias is added in
+    the accumulator type (the matmul's result) and the sum then cast to the
+    convolution's type, so it is rounded once.
+
+    ```mlir
+    %y = amp.conv2d %x, %w {padding = array<i64: 1, 1>}
+        : tensor<8x3x32x32xf16>, tensor<16x3x3x3xf16> to tensor<8x16x32x32xf16>
+    // becomes
+    %cols = amp.im2col %x {kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>}
+        : tensor<8x3x32x32xf16> to tensor<8x27x1024xf16>
+    %c = amp.reshape %cols : tensor<8x27x1024xf16> to tensor<8x1x27x1024xf16>
+    %w2 = amp.reshape %w : tensor<16x3x3x3xf16> to tensor<1x16x27xf16>
+    %m = amp.matmul %w2, %c : tensor<1x16x27xf16>, tensor<8x1x27x1024xf16>
+        to tensor<8x1x16x1024xf16>
+    %y = amp.reshape %m : tensor<8x1x16x1024xf16> to tensor<8x16x32x32xf16>
+    ```
+  }];
+  let dependentDialects = ["::mlir::amp::AmpDialect"];
+}
+
 def AmpFuse : Pass<"amp-fuse", "mlir::func::FuncOp"> {
   let summary = "Group the ops of a step into kernels";
   let description = [{

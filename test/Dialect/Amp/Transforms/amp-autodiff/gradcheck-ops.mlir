@@ -2,7 +2,7 @@
 // random projection of its result, sum(op(...) * r), against five-point
 // central differences in f64 (amp-run --gradcheck), tolerance 1e-6 relative
 // to the largest gradient of each parameter.
-// RUN: for f in neg abs exp log sqrt rsqrt pow_fraction tanh sigmoid softplus relu gelu gelu_tanh pow add sub mul maximum minimum add_both_broadcast div select cast reshape transpose broadcast_to slice slices_merged concat embedding matmul matmul_transposed matmul_transpose_lhs matmul_transpose_rhs matmul_batched matmul_batched_transpose_rhs matmul_batched_transpose_lhs matmul_batched_4d matmul_bias attention attention_causal sum sum_keepdims mean max softmax softmax_outer log_softmax layer_norm layer_norm_axis layer_norm_plain rms_norm rms_norm_plain cross_entropy cross_entropy_sum cross_entropy_ignore cross_entropy_ignore_sum mse_loss mse_loss_sum; do \
+// RUN: for f in neg abs exp log sqrt rsqrt pow_fraction tanh sigmoid softplus relu gelu gelu_tanh pow add sub mul maximum minimum add_both_broadcast div select cast reshape transpose broadcast_to slice slices_merged concat embedding matmul matmul_transposed matmul_transpose_lhs matmul_transpose_rhs matmul_batched matmul_batched_transpose_rhs matmul_batched_transpose_lhs matmul_batched_4d matmul_bias conv2d conv2d_strided conv2d_grouped conv2d_depthwise im2col col2im attention attention_causal sum sum_keepdims mean max softmax softmax_outer log_softmax layer_norm layer_norm_axis layer_norm_plain rms_norm rms_norm_plain cross_entropy cross_entropy_sum cross_entropy_ignore cross_entropy_ignore_sum mse_loss mse_loss_sum; do \
 // RUN:   amp-run %s --function=$f --random-inputs=7 --gradcheck || exit 1; \
 // RUN: done | FileCheck %s
 // CHECK-NOT: FAILED
@@ -354,6 +354,62 @@ func.func @matmul_bias(%a: tensor<2x3x4xf32> {amp.param}, %b: tensor<4x2xf32> {a
   %y = amp.matmul %a, %b bias %c : tensor<2x3x4xf32>, tensor<4x2xf32>, tensor<2xf32> to tensor<2x3x2xf32>
   %yr = amp.mul %y, %r : tensor<2x3x2xf32>, tensor<2x3x2xf32>
   %loss = amp.sum %yr dims = [0, 1, 2] : tensor<2x3x2xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @conv2d argument #0 {{.*}} ok
+// CHECK: gradcheck @conv2d argument #1 {{.*}} ok
+// CHECK: gradcheck @conv2d argument #2 {{.*}} ok
+func.func @conv2d(%x: tensor<2x3x5x5xf32> {amp.param}, %w: tensor<4x3x3x3xf32> {amp.param}, %b: tensor<4xf32> {amp.param}, %r: tensor<2x4x5x5xf32>) -> tensor<f32> {
+  %y = amp.conv2d %x, %w bias %b {padding = array<i64: 1, 1>} : tensor<2x3x5x5xf32>, tensor<4x3x3x3xf32>, tensor<4xf32> to tensor<2x4x5x5xf32>
+  %yr = amp.mul %y, %r : tensor<2x4x5x5xf32>, tensor<2x4x5x5xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2, 3] : tensor<2x4x5x5xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// Strides, explicit padding and dilations: (7 + 1 + 2 - 2 * 2 - 1) / 2 + 1
+// = 3 rows, (6 + 0 + 1 - 1 - 1) / 1 + 1 = 6 columns.
+// CHECK: gradcheck @conv2d_strided argument #0 {{.*}} ok
+// CHECK: gradcheck @conv2d_strided argument #1 {{.*}} ok
+func.func @conv2d_strided(%x: tensor<2x2x7x6xf32> {amp.param}, %w: tensor<3x2x3x2xf32> {amp.param}, %r: tensor<2x3x3x6xf32>) -> tensor<f32> {
+  %y = amp.conv2d %x, %w {strides = array<i64: 2, 1>, padding = array<i64: 1, 0, 2, 1>, dilations = array<i64: 2, 1>} : tensor<2x2x7x6xf32>, tensor<3x2x3x2xf32> to tensor<2x3x3x6xf32>
+  %yr = amp.mul %y, %r : tensor<2x3x3x6xf32>, tensor<2x3x3x6xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2, 3] : tensor<2x3x3x6xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @conv2d_grouped argument #0 {{.*}} ok
+// CHECK: gradcheck @conv2d_grouped argument #1 {{.*}} ok
+func.func @conv2d_grouped(%x: tensor<2x4x5x5xf32> {amp.param}, %w: tensor<6x2x3x3xf32> {amp.param}, %r: tensor<2x6x2x2xf32>) -> tensor<f32> {
+  %y = amp.conv2d %x, %w {strides = array<i64: 2, 2>, groups = 2 : i64} : tensor<2x4x5x5xf32>, tensor<6x2x3x3xf32> to tensor<2x6x2x2xf32>
+  %yr = amp.mul %y, %r : tensor<2x6x2x2xf32>, tensor<2x6x2x2xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2, 3] : tensor<2x6x2x2xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @conv2d_depthwise argument #0 {{.*}} ok
+// CHECK: gradcheck @conv2d_depthwise argument #1 {{.*}} ok
+// CHECK: gradcheck @conv2d_depthwise argument #2 {{.*}} ok
+func.func @conv2d_depthwise(%x: tensor<1x3x4x4xf32> {amp.param}, %w: tensor<3x1x3x3xf32> {amp.param}, %b: tensor<3xf32> {amp.param}, %r: tensor<1x3x4x4xf32>) -> tensor<f32> {
+  %y = amp.conv2d %x, %w bias %b {padding = array<i64: 1, 1>, groups = 3 : i64} : tensor<1x3x4x4xf32>, tensor<3x1x3x3xf32>, tensor<3xf32> to tensor<1x3x4x4xf32>
+  %yr = amp.mul %y, %r : tensor<1x3x4x4xf32>, tensor<1x3x4x4xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2, 3] : tensor<1x3x4x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @im2col argument #0 {{.*}} ok
+func.func @im2col(%x: tensor<1x2x4x4xf32> {amp.param}, %r: tensor<1x8x9xf32>) -> tensor<f32> {
+  %y = amp.im2col %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1>} : tensor<1x2x4x4xf32> to tensor<1x8x9xf32>
+  %yr = amp.mul %y, %r : tensor<1x8x9xf32>, tensor<1x8x9xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2] : tensor<1x8x9xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @col2im argument #0 {{.*}} ok
+func.func @col2im(%c: tensor<1x8x9xf32> {amp.param}, %r: tensor<1x2x4x4xf32>) -> tensor<f32> {
+  %y = amp.col2im %c {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0, 1, 1>, dilations = array<i64: 2, 2>} : tensor<1x8x9xf32> to tensor<1x2x4x4xf32>
+  %yr = amp.mul %y, %r : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2, 3] : tensor<1x2x4x4xf32> to tensor<f32>
   return %loss : tensor<f32>
 }
 
