@@ -367,6 +367,12 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
         return one(
             k::col2im(in[0], col2im.getWindow(), resultKind(), resultShape()));
       })
+      .Case([&](MaxPool2dOp pool) {
+        return one(k::maxPool2d(in[0], pool.getWindow(), resultShape()));
+      })
+      .Case([&](MaxPool2dGradOp grad) {
+        return one(k::maxPool2dGrad(in[0], in[1], grad.getWindow()));
+      })
       .Case([&](AttentionOp attention) -> Result {
         auto [out, lse] =
             k::attention(in[0], in[1], in[2], attention.getCausal(),

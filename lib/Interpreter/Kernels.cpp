@@ -530,6 +530,58 @@ Tensor kernels::col2im(const Tensor &columns, const amprt::Conv2dWindow &window,
   return out;
 }
 
+Tensor kernels::maxPool2d(const Tensor &input,
+                          const amprt::Conv2dWindow &window,
+                          ArrayRef<int64_t> outShape) {
+  ArrayRef<int64_t> image = input.getShape();
+  const int64_t plane = image[2] * image[3];
+  Tensor out(input.getKind(), outShape);
+  MutableArrayRef<double> result = out.getMutableData();
+  int64_t at = 0;
+  for (int64_t nc = 0; nc < outShape[0] * outShape[1]; ++nc)
+    for (int64_t y = 0; y < outShape[2]; ++y)
+      for (int64_t x = 0; x < outShape[3]; ++x) {
+        auto load = [&](int64_t p) { return input[nc * plane + p]; };
+        result[at++] =
+            load(amprt::windowArgmax(window, image[2], image[3], y, x, load));
+      }
+  return out;
+}
+
+Tensor kernels::maxPool2dGrad(const Tensor &input, const Tensor &grad,
+                              const amprt::Conv2dWindow &window) {
+  ArrayRef<int64_t> image = input.getShape(), pooled = grad.getShape();
+  const int64_t plane = image[2] * image[3], outPlane = pooled[2] * pooled[3];
+  Tensor out(input.getKind(), image);
+  MutableArrayRef<double> result = out.getMutableData();
+  withComputeType(input.getKind(), [&](auto tag) {
+    using AccT = decltype(tag);
+    for (int64_t nc = 0; nc < image[0] * image[1]; ++nc) {
+      auto load = [&](int64_t p) { return input[nc * plane + p]; };
+      std::vector<AccT> acc(plane, AccT(0));
+      // The windows of each position in (kh, kw) order are the column
+      // elements that read it in amp.im2col's order.
+      for (int64_t kh = 0; kh < window.kernel[0]; ++kh)
+        for (int64_t kw = 0; kw < window.kernel[1]; ++kw)
+          for (int64_t y = 0; y < pooled[2]; ++y)
+            for (int64_t x = 0; x < pooled[3]; ++x) {
+              int64_t row = window.inputPosition(y, kh, 0),
+                      col = window.inputPosition(x, kw, 1);
+              if (row < 0 || row >= image[2] || col < 0 || col >= image[3])
+                continue;
+              int64_t p = row * image[3] + col;
+              if (amprt::windowArgmax(window, image[2], image[3], y, x, load) ==
+                  p)
+                acc[p] = acc[p] + static_cast<AccT>(
+                                      grad[nc * outPlane + y * pooled[3] + x]);
+            }
+      for (int64_t p = 0; p < plane; ++p)
+        result[nc * plane + p] = roundToKind(acc[p], input.getKind());
+    }
+  });
+  return out;
+}
+
 /// The kind attention accumulates in: f64 for f64, else f32.
 static ElementKind accumulatorKind(ElementKind kind) {
   return kind == ElementKind::F64 ? ElementKind::F64 : ElementKind::F32;

@@ -77,6 +77,14 @@ Tensor im2col(const Tensor &input, const amprt::Conv2dWindow &window,
 /// rounded once to `outKind`.
 Tensor col2im(const Tensor &columns, const amprt::Conv2dWindow &window,
               ElementKind outKind, ArrayRef<int64_t> outShape);
+/// amp.max_pool2d: each window's value at amprt::windowArgmax.
+Tensor maxPool2d(const Tensor &input, const amprt::Conv2dWindow &window,
+                 ArrayRef<int64_t> outShape);
+/// amp.max_pool2d_grad: each input position the sum, in f32 (f64 for f64)
+/// over its windows in (kh, kw) order, of the gradients of the windows
+/// whose maximum it is, rounded once.
+Tensor maxPool2dGrad(const Tensor &input, const Tensor &grad,
+                     const amprt::Conv2dWindow &window);
 /// amp.attention's output and each query's log-sum-exp of its scores (in
 /// f32, f64 for f64).
 std::pair<Tensor, Tensor> attention(const Tensor &query, const Tensor &key,

@@ -130,3 +130,25 @@ func.func @convolution() -> (tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>, tensor<1x
   %5 = amp.col2im %c {kernel = array<i64: 2, 2>} : tensor<1x4x4xf32> to tensor<1x1x3x3xf32>
   return %0, %1, %2, %3, %4, %5 : tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf16>, tensor<1x4x4xf32>, tensor<1x1x3x3xf32>
 }
+
+// amp.max_pool2d by hand on x = [[1, 5, 2], [5, 3, NaN], [0, -1, 4]] (a
+// 2x2 window, strides 1): the maxima 5, NaN, 5 and NaN (a NaN in a window
+// wins). Its gradient with dy = [1, 2, 3, 4]: the first window holds 5
+// twice and passes 1 to the first in (kh, kw) order (position 1, not 3);
+// the third window's maximum is the 5 at position 3 (3); the NaN takes the
+// second and fourth windows' (2 + 4). With a 3x3 window, strides 2 and padding 1
+// over the rows [1, 2, 3] [4, 5, 6] [7, 8, 9], the padding takes no part:
+// 5, 6, 8, 9.
+// POOL: result #0: tensor<1x1x2x2xf32> = [5, nan, 5, nan]
+// POOL: result #1: tensor<1x1x3x3xf32> = [0, 1, 0, 3, 0, 6, 0, 0, 0]
+// POOL: result #2: tensor<1x1x2x2xf32> = [5, 6, 8, 9]
+// RUN: amp-run %s --function=max_pool | FileCheck %s --check-prefix=POOL
+func.func @max_pool() -> (tensor<1x1x2x2xf32>, tensor<1x1x3x3xf32>, tensor<1x1x2x2xf32>) {
+  %x = amp.constant dense<[[[[1.0, 5.0, 2.0], [5.0, 3.0, 0x7FC00000], [0.0, -1.0, 4.0]]]]> : tensor<1x1x3x3xf32>
+  %0 = amp.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 1, 1>} : tensor<1x1x3x3xf32> to tensor<1x1x2x2xf32>
+  %dy = amp.constant dense<[[[[1.0, 2.0], [3.0, 4.0]]]]> : tensor<1x1x2x2xf32>
+  %1 = amp.max_pool2d_grad %x, %dy {kernel = array<i64: 2, 2>, strides = array<i64: 1, 1>} : tensor<1x1x3x3xf32>, tensor<1x1x2x2xf32> to tensor<1x1x3x3xf32>
+  %n = amp.constant dense<[[[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]]]> : tensor<1x1x3x3xf32>
+  %2 = amp.max_pool2d %n {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1>} : tensor<1x1x3x3xf32> to tensor<1x1x2x2xf32>
+  return %0, %1, %2 : tensor<1x1x2x2xf32>, tensor<1x1x3x3xf32>, tensor<1x1x2x2xf32>
+}

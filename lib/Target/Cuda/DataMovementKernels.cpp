@@ -157,6 +157,52 @@ std::string offsetTerm(StringRef name, int64_t extent, int64_t factor) {
   return extent > 1 ? scaled(name, factor) : "";
 }
 
+/// Counts, of `image` in the cost report, the rows and columns some window
+/// reads (a stride longer than the window skips some).
+void readsWindows(OpKernel &kernel, Value image, const WindowSizes &w) {
+  auto readAlong = [&](int dim) {
+    llvm::SmallDenseSet<int64_t> read;
+    int64_t out = dim == 0 ? w.outH : w.outW;
+    for (int64_t o = 0; o < out; ++o)
+      for (int64_t k = 0; k < w.window.kernel[dim]; ++k) {
+        int64_t at = w.window.inputPosition(o, k, dim);
+        if (at >= 0 && at < w.image[2 + dim])
+          read.insert(at);
+      }
+    return static_cast<int64_t>(read.size());
+  };
+  kernel.functor().readsPart(
+      image, readAlong(0) * readAlong(1) * w.image[0] * w.image[1] *
+                 getByteSize(image.getType()) / countOf(image));
+}
+
+/// The statements of a pooling kernel that declare its window and
+/// `load(p)`, the element at position p of the image plane `plane`.
+std::string windowLoad(OpKernel &kernel, const WindowSizes &w) {
+  const Conv2dWindow &win = w.window;
+  std::string window = llvm::formatv(
+      "constexpr amprt::Conv2dWindow window{{{{{0}, {1}}, "
+      "{{{2}, {3}}, {{{4}, {5}, {6}, {7}}, {{{8}, {9}}};\n",
+      win.kernel[0], win.kernel[1], win.strides[0], win.strides[1],
+      win.padding[0], win.padding[1], win.padding[2], win.padding[3],
+      win.dilations[0], win.dilations[1]);
+  return window + "const auto load = [&](int64_t p) { return " +
+         kernel.load(0, scaled("plane", w.image[2] * w.image[3]) + " + p") +
+         "; };\n";
+}
+
+/// Prints the coordinates of element i of a [planes, height, width] tensor
+/// of `count` elements: `x` and `y` in the plane, and the plane.
+void printPlaneCoordinates(raw_ostream &body, int64_t count, int64_t height,
+                           int64_t width, StringRef y, StringRef x,
+                           StringRef plane) {
+  body << "const int64_t " << x << " = " << coordinateOf("i", 1, width, count)
+       << ", " << y << " = " << coordinateOf("i", width, height, count) << ";\n"
+       << "const int64_t " << plane << " = "
+       << coordinateOf("i", height * width, count / (height * width), count)
+       << ";\n";
+}
+
 /// im2col: each column element, [n * C + c][kh][kw][y][x] of the result,
 /// copies the image element its window reads, or zero in the padding.
 LogicalResult emitIm2col(Im2colOp op, OpKernel &kernel) {
@@ -191,23 +237,7 @@ LogicalResult emitIm2col(Im2colOp op, OpKernel &kernel) {
        << "    ? " << kernel.in(0) << "[(image * " << w.image[2] << " + row) * "
        << w.image[3] << " + col]\n"
        << "    : " << storageType(elementOf(op.getResult())) << "(0);\n";
-  // Of the image, the rows and columns some window reads (a stride longer
-  // than the window skips some).
-  auto readAlong = [&](int dim) {
-    llvm::SmallDenseSet<int64_t> read;
-    int64_t out = dim == 0 ? w.outH : w.outW;
-    for (int64_t o = 0; o < out; ++o)
-      for (int64_t k = 0; k < win.kernel[dim]; ++k) {
-        int64_t at = win.inputPosition(o, k, dim);
-        if (at >= 0 && at < w.image[2 + dim])
-          read.insert(at);
-      }
-    return static_cast<int64_t>(read.size());
-  };
-  kernel.functor().readsPart(
-      op.getInput(), readAlong(0) * readAlong(1) * w.image[0] * w.image[1] *
-                         getByteSize(op.getInput().getType()) /
-                         countOf(op.getInput()));
+  readsWindows(kernel, op.getInput(), w);
   kernel.functor().launch(count);
   return success();
 }
@@ -262,14 +292,9 @@ LogicalResult emitCol2im(Col2imOp op, OpKernel &kernel) {
   std::string load = kernel.load(0, scaled(row, positions) + " + " +
                                         scaled("y", w.outW) + " + x");
   raw_indented_ostream &body = kernel.functor().body();
-  body << "const int64_t col = " << coordinateOf("i", 1, w.image[3], count)
-       << ", row = " << coordinateOf("i", w.image[3], w.image[2], count)
-       << ";\n"
-       << "const int64_t image = "
-       << coordinateOf("i", w.image[2] * w.image[3], w.image[0] * w.image[1],
-                       count)
-       << ";\n"
-       << acc << " acc = " << literal(0, acc) << ";\n";
+  printPlaneCoordinates(body, count, w.image[2], w.image[3], "row", "col",
+                        "image");
+  body << acc << " acc = " << literal(0, acc) << ";\n";
   openWindowLoop(body, w, 0, "kh", "y", "row");
   openWindowLoop(body, w, 1, "kw", "x", "col");
   body << "acc = acc + static_cast<" << acc << ">(" << load << ");\n";
@@ -278,22 +303,68 @@ LogicalResult emitCol2im(Col2imOp op, OpKernel &kernel) {
                   << kernel.store(0, "i",
                                   roundExpr(elementOf(op.getResult()), "acc"))
                   << "\n";
-  // An addition per column element inside the image.
-  int64_t inside = 0;
-  for (int64_t kh = 0; kh < win.kernel[0]; ++kh)
-    for (int64_t kw = 0; kw < win.kernel[1]; ++kw)
-      for (int64_t y = 0; y < w.outH; ++y)
-        for (int64_t x = 0; x < w.outW; ++x) {
-          int64_t r = win.inputPosition(y, kh, 0),
-                  c = win.inputPosition(x, kw, 1);
-          inside += r >= 0 && r < w.image[2] && c >= 0 && c < w.image[3];
-        }
-  // Of the columns, only those elements (the others are the padding's).
-  int64_t elements = inside * w.image[0] * w.image[1];
+  // An addition per column element inside the image; of the columns, only
+  // those are read (the others are the padding's).
+  int64_t elements = *op.getForwardFlops();
   kernel.functor().addWork(elements);
   kernel.functor().readsPart(op.getColumns(),
                              elements * getByteSize(op.getColumns().getType()) /
                                  countOf(op.getColumns()));
+  kernel.functor().launch(count);
+  return success();
+}
+
+/// max_pool2d: each output copies its window's value at
+/// amprt::windowArgmax (conv_window.h, shared with the interpreter).
+LogicalResult emitMaxPool2d(MaxPool2dOp op, OpKernel &kernel) {
+  WindowSizes w =
+      windowSizesOf(tensorOf(op.getInput()).getShape(), op.getWindow());
+  int64_t count = countOf(op.getResult()), plane = w.image[2] * w.image[3];
+  raw_indented_ostream &body = kernel.functor().body();
+  printPlaneCoordinates(body, count, w.outH, w.outW, "y", "x", "plane");
+  body << windowLoad(kernel, w) << kernel.out(0) << "[i] = " << kernel.in(0)
+       << "[" << scaled("plane", plane) << " + amprt::windowArgmax(window, "
+       << w.image[2] << ", " << w.image[3] << ", y, x, load)];\n";
+  readsWindows(kernel, op.getInput(), w);
+  kernel.functor().addWork(*op.getForwardFlops());
+  kernel.functor().launch(count);
+  return success();
+}
+
+/// max_pool2d_grad: each input element sums the gradients of the windows
+/// that read it and whose maximum it is, over kh, then kw, ascending (the
+/// interpreter's order), in f32 (f64 for f64), and rounds once.
+LogicalResult emitMaxPool2dGrad(MaxPool2dGradOp op, OpKernel &kernel) {
+  WindowSizes w =
+      windowSizesOf(tensorOf(op.getInput()).getShape(), op.getWindow());
+  int64_t count = countOf(op.getResult());
+  std::string acc = elementOf(op.getInput()).isF64() ? "double" : "float";
+  raw_indented_ostream &body = kernel.functor().body();
+  printPlaneCoordinates(body, count, w.image[2], w.image[3], "row", "col",
+                        "plane");
+  body << windowLoad(kernel, w) << acc << " acc = " << literal(0, acc) << ";\n";
+  openWindowLoop(body, w, 0, "kh", "y", "row");
+  openWindowLoop(body, w, 1, "kw", "x", "col");
+  body << "if (amprt::windowArgmax(window, " << w.image[2] << ", " << w.image[3]
+       << ", y, x, load) == " << scaled("row", w.image[3]) << " + col)\n"
+       << "  acc = acc + static_cast<" << acc << ">("
+       << kernel.load(1, scaled("plane", w.outH * w.outW) + " + " +
+                             scaled("y", w.outW) + " + x")
+       << ");\n";
+  body.unindent() << "}\n";
+  body.unindent() << "}\n"
+                  << kernel.store(0, "i",
+                                  roundExpr(elementOf(op.getResult()), "acc"))
+                  << "\n";
+  // Each window a position is in finds its maximum again: a comparison per
+  // value of the window, for each column element inside the image; each
+  // output's gradient is added once.
+  int64_t images = w.image[0] * w.image[1];
+  kernel.functor().addWork(images *
+                               w.window.insideCount(w.image[2], w.image[3]) *
+                               w.window.kernel[0] * w.window.kernel[1] +
+                           images * w.outH * w.outW);
+  readsWindows(kernel, op.getInput(), w);
   kernel.functor().launch(count);
   return success();
 }
@@ -398,6 +469,10 @@ void cuda::attachDataMovementModels(MLIRContext &context) {
       context);
   Im2colOp::attachInterface<KernelModel<Im2colOp, emitIm2col>>(context);
   Col2imOp::attachInterface<KernelModel<Col2imOp, emitCol2im>>(context);
+  MaxPool2dOp::attachInterface<KernelModel<MaxPool2dOp, emitMaxPool2d>>(
+      context);
+  MaxPool2dGradOp::attachInterface<
+      KernelModel<MaxPool2dGradOp, emitMaxPool2dGrad>>(context);
   EmbeddingGradOp::attachInterface<
       KernelModel<EmbeddingGradOp, emitEmbeddingGrad>>(context);
 }

@@ -1,8 +1,9 @@
 //===- conv_window.h - the window of a 2-D convolution ----------*- C++ -*-===//
 //
-// Where each output position of a convolution over NCHW images reads: the
-// one definition the dialect's verifiers (amp.conv2d, amp.im2col,
-// amp.col2im), the interpreter and the generated kernels use.
+// Where each output position of a convolution or pooling over NCHW images
+// reads, and which value max pooling takes: the one definition the
+// dialect's verifiers (amp.conv2d, amp.im2col, amp.col2im, amp.max_pool2d),
+// the interpreter and the generated kernels use.
 //
 // Output row y of a `kernel[0]`-tall window starts at input row
 // y * strides[0] - top and reads every dilations[0]-th row (columns
@@ -39,7 +40,56 @@ struct Conv2dWindow {
   AMP_HOST_DEVICE int64_t inputPosition(int64_t out, int64_t k, int dim) const {
     return out * strides[dim] - padding[dim] + k * dilations[dim];
   }
+
+  /// How many (kernel offset, output position) pairs of an image
+  /// `height` x `width` read inside it: the column elements of amp.im2col
+  /// that are not padding, per image and channel.
+  AMP_HOST_DEVICE int64_t insideCount(int64_t height, int64_t width) const {
+    return insideAlong(height, 0) * insideAlong(width, 1);
+  }
+  AMP_HOST_DEVICE int64_t insideAlong(int64_t size, int dim) const {
+    int64_t count = 0, out = outputSize(size, dim);
+    for (int64_t k = 0; k < kernel[dim]; ++k)
+      for (int64_t o = 0; o < out; ++o) {
+        int64_t at = inputPosition(o, k, dim);
+        count += at >= 0 && at < size;
+      }
+    return count;
+  }
 };
+
+/// The position (row * width + col) in an image `height` x `width` of the
+/// largest value of the window of output position (y, x), as PyTorch's
+/// max_pool2d picks it: the window's positions inside the image in (kh, kw)
+/// order, each taking the place of the one before where its value, read by
+/// `load(position)`, is larger or NaN. So the first of equal maxima wins,
+/// and a NaN (the last one) wins over any number. The window must hold a
+/// position inside the image (max_pool2d's padding is at most half the
+/// window).
+template <typename Load>
+AMP_HOST_DEVICE int64_t windowArgmax(const Conv2dWindow &window, int64_t height,
+                                     int64_t width, int64_t y, int64_t x,
+                                     Load load) {
+  int64_t best = -1;
+  decltype(load(int64_t())) bestValue{};
+  for (int64_t kh = 0; kh < window.kernel[0]; ++kh) {
+    int64_t row = window.inputPosition(y, kh, 0);
+    if (row < 0 || row >= height)
+      continue;
+    for (int64_t kw = 0; kw < window.kernel[1]; ++kw) {
+      int64_t col = window.inputPosition(x, kw, 1);
+      if (col < 0 || col >= width)
+        continue;
+      int64_t at = row * width + col;
+      auto value = load(at);
+      if (best < 0 || value > bestValue || value != value) {
+        best = at;
+        bestValue = value;
+      }
+    }
+  }
+  return best;
+}
 
 } // namespace amprt
 

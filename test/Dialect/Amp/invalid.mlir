@@ -1964,3 +1964,51 @@ func.func @col2im_columns(%c: tensor<8x27x1024xf32>) {
   %0 = amp.col2im %c {kernel = array<i64: 3, 3>} : tensor<8x27x1024xf32> to tensor<8x3x32x32xf32>
   return
 }
+
+// -----
+
+func.func @max_pool2d_padding(%x: tensor<8x3x32x32xf32>) {
+  // expected-error @+1 {{padding [2, 2, 2, 2] must be at most half the window (3 rows)}}
+  %0 = amp.max_pool2d %x {kernel = array<i64: 3, 3>, padding = array<i64: 2, 2>} : tensor<8x3x32x32xf32> to tensor<8x3x12x12xf32>
+  return
+}
+
+// -----
+
+func.func @max_pool2d_result(%x: tensor<8x3x32x32xf32>) {
+  // expected-error @+1 {{result shape [8, 3, 32, 32] does not match the expected [8, 3, 16, 16]}}
+  %0 = amp.max_pool2d %x {kernel = array<i64: 2, 2>} : tensor<8x3x32x32xf32> to tensor<8x3x32x32xf32>
+  return
+}
+
+// -----
+
+func.func @max_pool2d_rank(%x: tensor<3x32x32xf32>) {
+  // expected-error @+1 {{input must have rank 4 [N, C, H, W], got [3, 32, 32]}}
+  %0 = amp.max_pool2d %x {kernel = array<i64: 2, 2>} : tensor<3x32x32xf32> to tensor<3x16x16xf32>
+  return
+}
+
+// -----
+
+func.func @max_pool2d_element_type(%x: tensor<8x3x32x32xf32>) {
+  // expected-error @+1 {{input and result element types differ: 'f32' vs 'f16'}}
+  %0 = amp.max_pool2d %x {kernel = array<i64: 2, 2>} : tensor<8x3x32x32xf32> to tensor<8x3x16x16xf16>
+  return
+}
+
+// -----
+
+func.func @max_pool2d_grad_shape(%x: tensor<8x3x32x32xf32>, %dy: tensor<8x3x32x32xf32>) {
+  // expected-error @+1 {{grad must have the pooled shape [8, 3, 16, 16], got [8, 3, 32, 32]}}
+  %0 = amp.max_pool2d_grad %x, %dy {kernel = array<i64: 2, 2>} : tensor<8x3x32x32xf32>, tensor<8x3x32x32xf32> to tensor<8x3x32x32xf32>
+  return
+}
+
+// -----
+
+func.func @max_pool2d_grad_result(%x: tensor<8x3x32x32xf32>, %dy: tensor<8x3x16x16xf32>) {
+  // expected-error @+1 {{result element type 'f16' does not match the expected 'f32'}}
+  %0 = amp.max_pool2d_grad %x, %dy {kernel = array<i64: 2, 2>} : tensor<8x3x32x32xf32>, tensor<8x3x16x16xf32> to tensor<8x3x32x32xf16>
+  return
+}

@@ -795,9 +795,13 @@ std::optional<int64_t> RmsNormOp::getForwardFlops() {
 //===----------------------------------------------------------------------===//
 
 /// The window of `op` (an Amp_WindowOp) with kernel `kernel`: its
-/// attributes as verifyWindow checks them, defaults filled in.
-static Conv2dWindow windowOf(Operation *op, ArrayRef<int64_t> kernel) {
+/// attributes as verifyWindow checks them, defaults filled in (strides of
+/// one, or of the kernel for pooling, as PyTorch's).
+static Conv2dWindow windowOf(Operation *op, ArrayRef<int64_t> kernel,
+                             bool stridesOfKernel = false) {
   Conv2dWindow window;
+  if (stridesOfKernel)
+    llvm::copy(kernel, window.strides);
   auto read = [&](StringRef name, MutableArrayRef<int64_t> into) {
     if (auto attr = op->getAttrOfType<DenseI64ArrayAttr>(name)) {
       ArrayRef<int64_t> values = attr.asArrayRef();
@@ -955,6 +959,66 @@ static LogicalResult verifyColumns(Operation *op, ArrayRef<int64_t> kernel,
   return success();
 }
 
+/// The checks of a max pooling's `input` and window: an NCHW image, the
+/// attributes, the padding at most half the window (so that every window
+/// reads the image), the window inside the padded image. Returns the
+/// pooled shape [N, C, OH, OW].
+static FailureOr<SmallVector<int64_t>> verifyPool(Operation *op, Value input,
+                                                  ArrayRef<int64_t> kernel) {
+  FailureOr<ArrayRef<int64_t>> image = getImageShape(op, "input", input);
+  if (failed(image) || failed(verifyWindow(op, kernel)))
+    return failure();
+  Conv2dWindow window = windowOf(op, kernel, /*stridesOfKernel=*/true);
+  for (int dim = 0; dim < 2; ++dim) {
+    int64_t span = window.dilations[dim] * (kernel[dim] - 1) + 1;
+    if (2 * std::max(window.padding[dim], window.padding[dim + 2]) > span)
+      return op->emitOpError() << "padding " << formatShape(window.padding)
+                               << " must be at most half the window (" << span
+                               << (dim == 0 ? " rows" : " columns") << ")";
+  }
+  return getWindowOutputShape(op, window, *image);
+}
+
+Conv2dWindow MaxPool2dOp::getWindow() {
+  return windowOf(*this, getKernel(), /*stridesOfKernel=*/true);
+}
+
+LogicalResult MaxPool2dOp::verify() {
+  FailureOr<SmallVector<int64_t>> shape =
+      verifyPool(*this, getInput(), getKernel());
+  if (failed(shape) || failed(verifyResultShape(*this, *shape, getType())))
+    return failure();
+  return verifySameElementType(*this, "input", getInput().getType(), "result",
+                               getType());
+}
+
+std::optional<int64_t> MaxPool2dOp::getForwardFlops() {
+  // A comparison per value a window reads inside the image.
+  ArrayRef<int64_t> image = shapeOf(getInput());
+  return getCheckedProduct(
+      {image[0], image[1], getWindow().insideCount(image[2], image[3])});
+}
+
+Conv2dWindow MaxPool2dGradOp::getWindow() {
+  return windowOf(*this, getKernel(), /*stridesOfKernel=*/true);
+}
+
+LogicalResult MaxPool2dGradOp::verify() {
+  FailureOr<SmallVector<int64_t>> shape =
+      verifyPool(*this, getInput(), getKernel());
+  if (failed(shape))
+    return failure();
+  if (shapeOf(getGrad()) != ArrayRef<int64_t>(*shape))
+    return emitOpError() << "grad must have the pooled shape "
+                         << formatShape(*shape) << ", got "
+                         << formatShape(shapeOf(getGrad()));
+  if (failed(verifySameElementType(*this, "input", getInput().getType(), "grad",
+                                   getGrad().getType())))
+    return failure();
+  return verifyResultShape(*this, shapeOf(getInput()), getType(),
+                           getFloatElementType(getInput()));
+}
+
 Conv2dWindow Im2colOp::getWindow() { return windowOf(*this, getKernel()); }
 
 LogicalResult Im2colOp::verify() {
@@ -965,6 +1029,13 @@ LogicalResult Im2colOp::verify() {
     return failure();
   return verifySameElementType(*this, "input", getInput().getType(), "result",
                                getType());
+}
+
+std::optional<int64_t> Col2imOp::getForwardFlops() {
+  // An addition per column element inside the image.
+  ArrayRef<int64_t> image = getType().getShape();
+  return getCheckedProduct(
+      {image[0], image[1], getWindow().insideCount(image[2], image[3])});
 }
 
 Conv2dWindow Col2imOp::getWindow() { return windowOf(*this, getKernel()); }

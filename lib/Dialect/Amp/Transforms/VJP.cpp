@@ -445,6 +445,15 @@ LogicalResult vjp(Col2imOp op, VJPBuilder &v, Value g, Grads &out) {
   return success();
 }
 
+LogicalResult vjp(MaxPool2dOp op, VJPBuilder &v, Value g, Grads &out) {
+  RankedTensorType input = v.typeOf(op.getInput());
+  out[0] = v.b.create<MaxPool2dGradOp>(
+      v.loc, input, op.getInput(), v.castTo(g, input.getElementType()),
+      op.getKernelAttr(), op.getStridesAttr(), op.getPaddingAttr(),
+      op.getDilationsAttr());
+  return success();
+}
+
 LogicalResult vjp(AttentionOp op, VJPBuilder &v, Value g, Grads &out) {
   // One amp.attention_grad, which recomputes the probabilities from the
   // forward's log-sum-exp instead of keeping [B, H, T, S] scores, as
@@ -649,8 +658,8 @@ void amp::registerDifferentiableExternalModels(DialectRegistry &registry) {
                SoftplusOp, ReluOp, GeluOp, PowOp, AddOp, SubOp, MulOp, DivOp,
                MaximumOp, MinimumOp, SelectOp, CastOp, ReshapeOp, TransposeOp,
                BroadcastToOp, SliceOp, ConcatOp, EmbeddingOp, MatmulOp,
-               Conv2dOp, Im2colOp, Col2imOp, AttentionOp, SumOp, MeanOp, MaxOp,
-               SoftmaxOp, LogSoftmaxOp, LayerNormOp, RmsNormOp, CrossEntropyOp,
-               MseLossOp>(context);
+               Conv2dOp, Im2colOp, Col2imOp, MaxPool2dOp, AttentionOp, SumOp,
+               MeanOp, MaxOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp, RmsNormOp,
+               CrossEntropyOp, MseLossOp>(context);
   });
 }

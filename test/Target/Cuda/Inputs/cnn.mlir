@@ -1,7 +1,8 @@
 // A small convolutional classifier for 8x8 images with 3 channels: a 3x3
 // convolution with a bias, a strided grouped one with explicit padding and
-// a dilated depthwise one, each followed by a relu, global average pooling
-// (a mean over the image) and a linear layer. amp-decompose runs each
+// a dilated depthwise one, each followed by a relu, a 3x3 max pooling that
+// keeps the size, global average pooling (a mean over the image) and a
+// linear layer. amp-decompose runs each
 // convolution as an amp.im2col and a matmul per group.
 func.func @cnn(%x: tensor<4x3x8x8xf32>, %labels: tensor<4xi64>,
                %w1: tensor<8x3x3x3xf32> {amp.param},
@@ -18,7 +19,9 @@ func.func @cnn(%x: tensor<4x3x8x8xf32>, %labels: tensor<4xi64>,
   %c3 = amp.conv2d %h2, %w3 {padding = array<i64: 2, 2>, dilations = array<i64: 2, 2>, groups = 8 : i64}
       : tensor<4x8x4x4xf32>, tensor<8x1x3x3xf32> to tensor<4x8x4x4xf32>
   %h3 = amp.relu %c3 : tensor<4x8x4x4xf32>
-  %pooled = amp.mean %h3 dims = [2, 3] : tensor<4x8x4x4xf32> to tensor<4x8xf32>
+  %m3 = amp.max_pool2d %h3 {kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>, padding = array<i64: 1, 1>}
+      : tensor<4x8x4x4xf32> to tensor<4x8x4x4xf32>
+  %pooled = amp.mean %m3 dims = [2, 3] : tensor<4x8x4x4xf32> to tensor<4x8xf32>
   %logits = amp.matmul %pooled, %w4 : tensor<4x8xf32>, tensor<8x5xf32> to tensor<4x5xf32>
   %loss = amp.cross_entropy %logits, %labels : tensor<4x5xf32>, tensor<4xi64> to tensor<f32>
   return %loss : tensor<f32>

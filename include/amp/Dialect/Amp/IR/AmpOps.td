@@ -685,7 +685,11 @@ def Amp_Im2colOp : Amp_WindowOp<"im2col", [Amp_DataFamily, Amp_Follow]> {
   let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
 }
 
-def Amp_Col2imOp : Amp_WindowOp<"col2im", [Amp_DataFamily, Amp_Follow]> {
+// A sum over each position's windows (up to KH * KW values), not a copy:
+// of the reduction family, so that the cost report's minimum counts every
+// column it reads.
+def Amp_Col2imOp : Amp_WindowOp<"col2im", [Amp_ReductionFamily, Amp_Follow,
+    DeclareOpInterfaceMethods<Amp_FlopCountOpInterface, ["getForwardFlops"]>]> {
   let summary = "sum of columns back into images (the adjoint of im2col)";
   let description = [{
     For `columns` `[N, C * KH * KW, OH * OW]` laid out as `amp.im2col`'s
@@ -708,6 +712,61 @@ def Amp_Col2imOp : Amp_WindowOp<"col2im", [Amp_DataFamily, Amp_Follow]> {
   let results = (outs Amp_FloatTensor:$result);
   let assemblyFormat = [{
     $columns attr-dict `:` type($columns) `to` type($result)
+  }];
+}
+
+def Amp_MaxPool2dOp : Amp_WindowOp<"max_pool2d", [Amp_ReductionFamily,
+    Amp_Follow,
+    DeclareOpInterfaceMethods<Amp_FlopCountOpInterface, ["getForwardFlops"]>]> {
+  let summary = "largest value of each window of NCHW images";
+  let description = [{
+    For `input` `[N, C, H, W]` and a `kernel` `[KH, KW]` window (strides
+    default to the kernel, as PyTorch's `F.max_pool2d`), the result
+    `[N, C, OH, OW]` holds each window's largest value; the padding takes no
+    part (it is at most half the window, so every window reads the image).
+    The value is PyTorch's: the window is read in (kh, kw) order and a value
+    takes the place of the one before where it is larger or NaN
+    (`amprt::windowArgmax`), so a NaN in a window gives NaN, and the first of
+    equal maxima is the one whose gradient `amp.max_pool2d_grad` passes on.
+
+    ```mlir
+    %p = amp.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+                            padding = array<i64: 1, 1>}
+        : tensor<8x64x32x32xf16> to tensor<8x64x16x16xf16>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$input, DenseI64ArrayAttr:$kernel,
+                   OptionalAttr<DenseI64ArrayAttr>:$strides,
+                   OptionalAttr<DenseI64ArrayAttr>:$padding,
+                   OptionalAttr<DenseI64ArrayAttr>:$dilations);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+}
+
+def Amp_MaxPool2dGradOp : Amp_WindowOp<"max_pool2d_grad", [Amp_GradientFamily,
+    Amp_Follow]> {
+  let summary = "gradient of max_pool2d: each output's gradient to its maximum";
+  let description = [{
+    For the `input` of an `amp.max_pool2d` with this window and the gradient
+    `grad` of its result, the result (the input's type) holds at each input
+    position the sum of the gradients of the windows whose maximum
+    (`amprt::windowArgmax`) is that position, over the windows in (kh, kw)
+    order, in f32 (f64 for f64), rounded once.
+
+    ```mlir
+    %dx = amp.max_pool2d_grad %x, %dy {kernel = array<i64: 2, 2>}
+        : tensor<8x64x32x32xf16>, tensor<8x64x16x16xf16> to tensor<8x64x32x32xf16>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$input, Amp_FloatTensor:$grad,
+                   DenseI64ArrayAttr:$kernel,
+                   OptionalAttr<DenseI64ArrayAttr>:$strides,
+                   OptionalAttr<DenseI64ArrayAttr>:$padding,
+                   OptionalAttr<DenseI64ArrayAttr>:$dilations);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $grad attr-dict `:` type($input) `,` type($grad) `to`
+    type($result)
   }];
 }
 
