@@ -40,13 +40,14 @@ def main():
         sys.exit("the log's launches are not the report's generated ones:\n"
                  f"  report: {' '.join(names)}\n  log:    {' '.join(logged)}")
 
-    by_name = dict(zip(names, counted))
+    # The log holds the generated launches in the report's order.
+    logged = iter(counted)
     wrong = []
     for k in kernels:
         if not k["functor"]:
             print(f"{k['name']} {k['strategy']} not counted (library call)")
             continue
-        c = by_name[k["name"]]
+        c = next(logged)
         rereads = c["loads"] / c["elements_read"] if c["elements_read"] else 0
         same = (k["bytes_read"] == c["bytes_read"]
                 and k["bytes_written"] == c["bytes_written"])

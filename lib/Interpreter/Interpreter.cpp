@@ -367,6 +367,9 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
         return one(
             k::col2im(in[0], col2im.getWindow(), resultKind(), resultShape()));
       })
+      .Case([&](AvgPool2dOp pool) {
+        return one(k::avgPool2d(in[0], pool.getWindow(), resultShape()));
+      })
       .Case([&](MaxPool2dOp pool) {
         return one(k::maxPool2d(in[0], pool.getWindow(), resultShape()));
       })

@@ -467,10 +467,10 @@ Tensor kernels::conv2d(const Tensor &input, const Tensor &weight,
   return out;
 }
 
-/// Calls fn(n, c, i, j, y, x, row, col) for every column element of a
-/// window over `image` ([N, C, H, W]): kernel offset (i, j) of output
-/// position (y, x), at input row `row` and column `col` (outside the image
-/// in the padding), in the columns' order.
+/// Calls fn(n, c, row, col) for every column element of a window over
+/// `image` ([N, C, H, W]), in the columns' order (n, c, kernel offset
+/// (i, j), output position (y, x)): the input row and column it reads,
+/// outside the image in the padding.
 template <typename Fn>
 static void forEachColumnElement(ArrayRef<int64_t> image,
                                  const amprt::Conv2dWindow &window, Fn fn) {
@@ -528,6 +528,22 @@ Tensor kernels::col2im(const Tensor &columns, const amprt::Conv2dWindow &window,
       result[i] = roundToKind(acc[i], outKind);
   });
   return out;
+}
+
+Tensor kernels::avgPool2d(const Tensor &input,
+                          const amprt::Conv2dWindow &window,
+                          ArrayRef<int64_t> outShape) {
+  // Its definition, step by step: the windows as columns, their mean.
+  ArrayRef<int64_t> in = input.getShape();
+  int64_t values = window.kernel[0] * window.kernel[1],
+          positions = outShape[2] * outShape[3];
+  Tensor columns = im2col(input, window, {in[0], in[1] * values, positions});
+  ElementKind acc =
+      input.getKind() == ElementKind::F64 ? ElementKind::F64 : ElementKind::F32;
+  Tensor mean = reduce(ReduceFn::Mean,
+                       reshape(columns, {in[0], in[1], values, positions}), {2},
+                       acc, input.getKind(), {in[0], in[1], positions});
+  return reshape(mean, outShape);
 }
 
 Tensor kernels::maxPool2d(const Tensor &input,

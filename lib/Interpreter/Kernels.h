@@ -77,6 +77,10 @@ Tensor im2col(const Tensor &input, const amprt::Conv2dWindow &window,
 /// rounded once to `outKind`.
 Tensor col2im(const Tensor &columns, const amprt::Conv2dWindow &window,
               ElementKind outKind, ArrayRef<int64_t> outShape);
+/// amp.avg_pool2d: the mean of each window's values (the padding's zeros
+/// included), as amp.mean computes it over amp.im2col's columns.
+Tensor avgPool2d(const Tensor &input, const amprt::Conv2dWindow &window,
+                 ArrayRef<int64_t> outShape);
 /// amp.max_pool2d: each window's value at amprt::windowArgmax.
 Tensor maxPool2d(const Tensor &input, const amprt::Conv2dWindow &window,
                  ArrayRef<int64_t> outShape);

@@ -152,3 +152,17 @@ func.func @max_pool() -> (tensor<1x1x2x2xf32>, tensor<1x1x3x3xf32>, tensor<1x1x2
   %2 = amp.max_pool2d %n {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1>} : tensor<1x1x3x3xf32> to tensor<1x1x2x2xf32>
   return %0, %1, %2 : tensor<1x1x2x2xf32>, tensor<1x1x3x3xf32>, tensor<1x1x2x2xf32>
 }
+
+// amp.avg_pool2d by hand on the rows [1, 2, 3] [4, 5, 6] [7, 8, 9]: 2x2
+// windows with strides 1 give (1+2+4+5)/4 = 3, 4, 6, 7; 3x3 windows with
+// strides 2 and padding 1 count the padding's zeros: 12/9, 16/9, 24/9 and
+// 28/9, each rounded once to f32.
+// AVG: result #0: tensor<1x1x2x2xf32> = [3, 4, 6, 7]
+// AVG: result #1: tensor<1x1x2x2xf32> = [1.33333337, 1.77777779, 2.66666675, 3.11111116]
+// RUN: amp-run %s --function=avg_pool | FileCheck %s --check-prefix=AVG
+func.func @avg_pool() -> (tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>) {
+  %x = amp.constant dense<[[[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]]]> : tensor<1x1x3x3xf32>
+  %0 = amp.avg_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 1, 1>} : tensor<1x1x3x3xf32> to tensor<1x1x2x2xf32>
+  %1 = amp.avg_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1>} : tensor<1x1x3x3xf32> to tensor<1x1x2x2xf32>
+  return %0, %1 : tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>
+}

@@ -242,35 +242,44 @@ LogicalResult emitIm2col(Im2colOp op, OpKernel &kernel) {
   return success();
 }
 
-/// Prints, for output coordinate `out` along `dim` of col2im's window, the
-/// loop over its kernel offsets `k` (none for a kernel of one) that skips
-/// the offsets that read no output position from image coordinate `at`,
-/// and opens its body.
-void openWindowLoop(raw_indented_ostream &body, const WindowSizes &w, int dim,
-                    StringRef k, StringRef out, StringRef at) {
+/// Prints, for output coordinate `out` along `dim` of a window, the loop
+/// over its kernel offsets `k` (none for a kernel of one) and in it a block
+/// for the offsets that read an output position from image coordinate `at`,
+/// which `out` then names. Returns the scopes it opened, for closeScopes.
+int openWindowLoop(raw_indented_ostream &body, const WindowSizes &w, int dim,
+                   StringRef k, StringRef out, StringRef at) {
   const Conv2dWindow &win = w.window;
   int64_t extent = win.kernel[dim], stride = win.strides[dim];
   int64_t bound = dim == 0 ? w.outH : w.outW;
-  if (extent > 1)
+  int scopes = 0;
+  if (extent > 1) {
     body << "for (int64_t " << k << " = 0; " << k << " < " << extent << "; ++"
          << k << ") {\n";
-  else
-    body << "{\n";
-  body.indent();
+    body.indent();
+    ++scopes;
+  }
   // The output position that reads `at` at offset k, times the stride.
   std::string from = stride > 1 ? "s" + out.str() : out.str();
   body << "const int64_t " << from << " = "
        << affine(at.str(), win.padding[dim], '-',
                  offsetTerm(k, extent, win.dilations[dim]))
        << ";\n"
-       << "if (" << from << " < 0"
-       << (stride > 1 ? " || " + from + " % " + std::to_string(stride) + " != 0"
+       << "if (" << from << " >= 0"
+       << (stride > 1 ? " && " + from + " % " + std::to_string(stride) + " == 0"
                       : "")
-       << " || " << from << " >= " << bound * stride << ")\n"
-       << "  continue;\n";
+       << " && " << from << " < " << bound * stride << ") {\n";
+  body.indent();
+  ++scopes;
   if (stride > 1)
     body << "const int64_t " << out << " = " << from << " / " << stride
          << ";\n";
+  return scopes;
+}
+
+/// Closes the scopes openWindowLoop opened.
+void closeScopes(raw_indented_ostream &body, int scopes) {
+  for (; scopes > 0; --scopes)
+    body.unindent() << "}\n";
 }
 
 /// col2im: each image element sums the column elements that read it, over
@@ -295,14 +304,12 @@ LogicalResult emitCol2im(Col2imOp op, OpKernel &kernel) {
   printPlaneCoordinates(body, count, w.image[2], w.image[3], "row", "col",
                         "image");
   body << acc << " acc = " << literal(0, acc) << ";\n";
-  openWindowLoop(body, w, 0, "kh", "y", "row");
-  openWindowLoop(body, w, 1, "kw", "x", "col");
+  int scopes = openWindowLoop(body, w, 0, "kh", "y", "row");
+  scopes += openWindowLoop(body, w, 1, "kw", "x", "col");
   body << "acc = acc + static_cast<" << acc << ">(" << load << ");\n";
-  body.unindent() << "}\n";
-  body.unindent() << "}\n"
-                  << kernel.store(0, "i",
-                                  roundExpr(elementOf(op.getResult()), "acc"))
-                  << "\n";
+  closeScopes(body, scopes);
+  body << kernel.store(0, "i", roundExpr(elementOf(op.getResult()), "acc"))
+       << "\n";
   // An addition per column element inside the image; of the columns, only
   // those are read (the others are the padding's).
   int64_t elements = *op.getForwardFlops();
@@ -343,19 +350,17 @@ LogicalResult emitMaxPool2dGrad(MaxPool2dGradOp op, OpKernel &kernel) {
   printPlaneCoordinates(body, count, w.image[2], w.image[3], "row", "col",
                         "plane");
   body << windowLoad(kernel, w) << acc << " acc = " << literal(0, acc) << ";\n";
-  openWindowLoop(body, w, 0, "kh", "y", "row");
-  openWindowLoop(body, w, 1, "kw", "x", "col");
+  int scopes = openWindowLoop(body, w, 0, "kh", "y", "row");
+  scopes += openWindowLoop(body, w, 1, "kw", "x", "col");
   body << "if (amprt::windowArgmax(window, " << w.image[2] << ", " << w.image[3]
        << ", y, x, load) == " << scaled("row", w.image[3]) << " + col)\n"
        << "  acc = acc + static_cast<" << acc << ">("
        << kernel.load(1, scaled("plane", w.outH * w.outW) + " + " +
                              scaled("y", w.outW) + " + x")
        << ");\n";
-  body.unindent() << "}\n";
-  body.unindent() << "}\n"
-                  << kernel.store(0, "i",
-                                  roundExpr(elementOf(op.getResult()), "acc"))
-                  << "\n";
+  closeScopes(body, scopes);
+  body << kernel.store(0, "i", roundExpr(elementOf(op.getResult()), "acc"))
+       << "\n";
   // Each window a position is in finds its maximum again: a comparison per
   // value of the window, for each column element inside the image; each
   // output's gradient is added once.

@@ -41,6 +41,16 @@ struct Conv2dWindow {
     return out * strides[dim] - padding[dim] + k * dilations[dim];
   }
 
+  /// The kernel offsets [first, last] with which output position `out`
+  /// reads inside [0, size) along `dim`; none where first > last.
+  AMP_HOST_DEVICE void insideOffsets(int64_t out, int dim, int64_t size,
+                                     int64_t &first, int64_t &last) const {
+    int64_t start = out * strides[dim] - padding[dim]; // offset 0's position
+    first = start >= 0 ? 0 : (dilations[dim] - 1 - start) / dilations[dim];
+    last = start > size - 1 ? -1 : (size - 1 - start) / dilations[dim];
+    if (last > kernel[dim] - 1)
+      last = kernel[dim] - 1;
+  }
   /// How many (kernel offset, output position) pairs of an image
   /// `height` x `width` read inside it: the column elements of amp.im2col
   /// that are not padding, per image and channel.
@@ -48,12 +58,11 @@ struct Conv2dWindow {
     return insideAlong(height, 0) * insideAlong(width, 1);
   }
   AMP_HOST_DEVICE int64_t insideAlong(int64_t size, int dim) const {
-    int64_t count = 0, out = outputSize(size, dim);
-    for (int64_t k = 0; k < kernel[dim]; ++k)
-      for (int64_t o = 0; o < out; ++o) {
-        int64_t at = inputPosition(o, k, dim);
-        count += at >= 0 && at < size;
-      }
+    int64_t count = 0, first = 0, last = 0;
+    for (int64_t o = 0, out = outputSize(size, dim); o < out; ++o) {
+      insideOffsets(o, dim, size, first, last);
+      count += last >= first ? last - first + 1 : 0;
+    }
     return count;
   }
 };
@@ -64,23 +73,20 @@ struct Conv2dWindow {
 /// order, each taking the place of the one before where its value, read by
 /// `load(position)`, is larger or NaN. So the first of equal maxima wins,
 /// and a NaN (the last one) wins over any number. The window must hold a
-/// position inside the image (max_pool2d's padding is at most half the
-/// window).
+/// position inside the image (max_pool2d's verifier checks that each does).
 template <typename Load>
 AMP_HOST_DEVICE int64_t windowArgmax(const Conv2dWindow &window, int64_t height,
                                      int64_t width, int64_t y, int64_t x,
                                      Load load) {
   int64_t best = -1;
   decltype(load(int64_t())) bestValue{};
-  for (int64_t kh = 0; kh < window.kernel[0]; ++kh) {
+  int64_t firstRow, lastRow, firstCol, lastCol;
+  window.insideOffsets(y, 0, height, firstRow, lastRow);
+  window.insideOffsets(x, 1, width, firstCol, lastCol);
+  for (int64_t kh = firstRow; kh <= lastRow; ++kh) {
     int64_t row = window.inputPosition(y, kh, 0);
-    if (row < 0 || row >= height)
-      continue;
-    for (int64_t kw = 0; kw < window.kernel[1]; ++kw) {
-      int64_t col = window.inputPosition(x, kw, 1);
-      if (col < 0 || col >= width)
-        continue;
-      int64_t at = row * width + col;
+    for (int64_t kw = firstCol; kw <= lastCol; ++kw) {
+      int64_t at = row * width + window.inputPosition(x, kw, 1);
       auto value = load(at);
       if (best < 0 || value > bestValue || value != value) {
         best = at;

@@ -2012,3 +2012,51 @@ func.func @max_pool2d_grad_result(%x: tensor<8x3x32x32xf32>, %dy: tensor<8x3x16x
   %0 = amp.max_pool2d_grad %x, %dy {kernel = array<i64: 2, 2>} : tensor<8x3x32x32xf32>, tensor<8x3x16x16xf32> to tensor<8x3x32x32xf16>
   return
 }
+
+// -----
+
+func.func @avg_pool2d_padding(%x: tensor<8x3x32x32xf32>) {
+  // expected-error @+1 {{padding [0, 2, 0, 2] must be at most half the window (2 columns)}}
+  %0 = amp.avg_pool2d %x {kernel = array<i64: 2, 2>, padding = array<i64: 0, 2>} : tensor<8x3x32x32xf32> to tensor<8x3x16x18xf32>
+  return
+}
+
+// -----
+
+func.func @avg_pool2d_result(%x: tensor<8x3x32x32xf32>) {
+  // expected-error @+1 {{result shape [8, 3, 32, 32] does not match the expected [8, 3, 16, 16]}}
+  %0 = amp.avg_pool2d %x {kernel = array<i64: 2, 2>} : tensor<8x3x32x32xf32> to tensor<8x3x32x32xf32>
+  return
+}
+
+// -----
+
+func.func @max_pool2d_window_in_padding(%x: tensor<1x1x2x2xf32>) {
+  // expected-error @+1 {{the window of output row 0 reads only padding}}
+  %0 = amp.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilations = array<i64: 3, 3>} : tensor<1x1x2x2xf32> to tensor<1x1x1x1xf32>
+  return
+}
+
+// -----
+
+func.func @window_attribute_too_large(%x: tensor<8x3x32x32xf32>) {
+  // expected-error @+1 {{strides must be at most 2147483647, got [4294967296, 1]}}
+  %0 = amp.im2col %x {kernel = array<i64: 1, 1>, strides = array<i64: 4294967296, 1>} : tensor<8x3x32x32xf32> to tensor<8x3x32xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_columns_overflow(%x: tensor<1x1x4194304x4194304xf16>, %w: tensor<1x1x1048576x1048576xf16>) {
+  // expected-error @+1 {{its columns, [1, 1 * 1048576 * 1048576, 3145729 * 3145729], would take more bytes than int64 holds}}
+  %0 = amp.conv2d %x, %w : tensor<1x1x4194304x4194304xf16>, tensor<1x1x1048576x1048576xf16> to tensor<1x1x3145729x3145729xf16>
+  return
+}
+
+// -----
+
+func.func @conv2d_weight_rank(%x: tensor<8x3x32x32xf32>, %w: tensor<16x27xf32>) {
+  // expected-error @+1 {{weight must have rank 4 [O, C / groups, KH, KW], got [16, 27]}}
+  %0 = amp.conv2d %x, %w : tensor<8x3x32x32xf32>, tensor<16x27xf32> to tensor<8x16x30x30xf32>
+  return
+}

@@ -405,6 +405,7 @@ func.func @convolutions(%x: tensor<8x3x32x32xf16>, %w: tensor<16x3x3x3xf16>, %b:
 // CHECK: amp.max_pool2d %{{.*}} {kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : tensor<8x16x32x32xf16> to tensor<8x16x16x16xf16>
 // CHECK: amp.max_pool2d %{{.*}} {kernel = array<i64: 2, 2>} : tensor<8x16x32x32xf16> to tensor<8x16x16x16xf16>
 // CHECK: amp.max_pool2d_grad %{{.*}}, %{{.*}} {kernel = array<i64: 2, 2>} : tensor<8x16x32x32xf16>, tensor<8x16x16x16xf16> to tensor<8x16x32x32xf16>
+// CHECK: amp.avg_pool2d %{{.*}} {kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : tensor<8x16x32x32xf16> to tensor<8x16x16x16xf16>
 // GENERIC: "amp.max_pool2d"(%{{.*}}) <{kernel = array<i64: 2, 2>}> : (tensor<8x16x32x32xf16>) -> tensor<8x16x16x16xf16>
 func.func @pooling(%x: tensor<8x16x32x32xf16>, %dy: tensor<8x16x16x16xf16>) {
   %0 = amp.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1>}
@@ -413,5 +414,7 @@ func.func @pooling(%x: tensor<8x16x32x32xf16>, %dy: tensor<8x16x16x16xf16>) {
   %1 = amp.max_pool2d %x {kernel = array<i64: 2, 2>} : tensor<8x16x32x32xf16> to tensor<8x16x16x16xf16>
   %2 = amp.max_pool2d_grad %x, %dy {kernel = array<i64: 2, 2>}
       : tensor<8x16x32x32xf16>, tensor<8x16x16x16xf16> to tensor<8x16x32x32xf16>
+  %3 = amp.avg_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1>}
+      : tensor<8x16x32x32xf16> to tensor<8x16x16x16xf16>
   return
 }

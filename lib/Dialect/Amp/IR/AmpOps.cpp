@@ -830,6 +830,11 @@ static LogicalResult verifyWindow(Operation *op, ArrayRef<int64_t> kernel) {
     if (llvm::any_of(values, [&](int64_t v) { return v < least; }))
       return op->emitOpError() << name << " must be >= " << least << ", got "
                                << formatShape(values);
+    // Bounded, so that the window's arithmetic (a dilated span, a padded
+    // extent) cannot overflow.
+    if (llvm::any_of(values, [](int64_t v) { return v > INT32_MAX; }))
+      return op->emitOpError() << name << " must be at most " << INT32_MAX
+                               << ", got " << formatShape(values);
     return success();
   };
   if (failed(check("kernel", kernel, 1, false)))
@@ -891,30 +896,42 @@ LogicalResult Conv2dOp::verify() {
     return failure();
   FailureOr<ArrayRef<int64_t>> image =
       getImageShape(*this, "input", getInput());
-  FailureOr<ArrayRef<int64_t>> weight =
-      getImageShape(*this, "weight", getWeight());
-  if (failed(image) || failed(weight))
+  auto weightType = cast<RankedTensorType>(getWeight().getType());
+  if (failed(image))
     return failure();
+  if (weightType.getRank() != 4)
+    return emitOpError() << "weight must have rank 4 [O, C / groups, KH, KW], "
+                            "got "
+                         << formatShape(weightType.getShape());
+  ArrayRef<int64_t> weight = weightType.getShape();
   int64_t groups = getGroupCount(), channels = (*image)[1],
-          outChannels = (*weight)[0];
+          outChannels = weight[0];
   if (groups < 1 || channels % groups || outChannels % groups)
     return emitOpError() << "groups (" << groups
                          << ") must be >= 1 and divide the input's " << channels
                          << " channels and the weight's " << outChannels
                          << " output channels";
-  if ((*weight)[1] != channels / groups)
-    return emitOpError() << "weight " << formatShape(*weight) << " must have "
+  if (weight[1] != channels / groups)
+    return emitOpError() << "weight " << formatShape(weight) << " must have "
                          << channels / groups << " input channels (the input's "
                          << channels << " over " << groups << " groups)";
-  if (failed(verifyWindow(*this, weight->drop_front(2))))
+  if (failed(verifyWindow(*this, weight.drop_front(2))))
     return failure();
   FailureOr<SmallVector<int64_t>> shape = getWindowOutputShape(
-      *this, windowOf(*this, weight->drop_front(2)), *image);
+      *this, windowOf(*this, weight.drop_front(2)), *image);
   if (failed(shape))
     return failure();
   (*shape)[1] = outChannels;
   if (failed(verifyResultShape(*this, *shape, getType())))
     return failure();
+  // The lowering's columns (amp.im2col) must be storable too.
+  if (!getCheckedProduct({(*image)[0], channels, weight[2], weight[3],
+                          (*shape)[2], (*shape)[3],
+                          getFloatElementType(getInput()).getWidth() / 8}))
+    return emitOpError() << "its columns, [" << (*image)[0] << ", " << channels
+                         << " * " << weight[2] << " * " << weight[3] << ", "
+                         << (*shape)[2] << " * " << (*shape)[3]
+                         << "], would take more bytes than int64 holds";
   if (failed(verifyBias(*this, getBias(), outChannels, "output channels")))
     return failure();
   // The lowering (amp-decompose) sums in a matmul and adds the bias as an
@@ -949,8 +966,13 @@ static LogicalResult verifyColumns(Operation *op, ArrayRef<int64_t> kernel,
       getWindowOutputShape(op, windowOf(op, kernel), image);
   if (failed(out))
     return failure();
-  SmallVector<int64_t> expected = {image[0], image[1] * kernel[0] * kernel[1],
-                                   (*out)[2] * (*out)[3]};
+  std::optional<int64_t> rows =
+      getCheckedProduct({image[1], kernel[0], kernel[1]});
+  if (!rows)
+    return op->emitOpError()
+           << "the columns' " << image[1] << " x " << kernel[0] << " x "
+           << kernel[1] << " rows overflow int64";
+  SmallVector<int64_t> expected = {image[0], *rows, (*out)[2] * (*out)[3]};
   if (columns != ArrayRef<int64_t>(expected))
     return op->emitOpError()
            << columnsName << " must have shape " << formatShape(expected)
@@ -959,10 +981,10 @@ static LogicalResult verifyColumns(Operation *op, ArrayRef<int64_t> kernel,
   return success();
 }
 
-/// The checks of a max pooling's `input` and window: an NCHW image, the
-/// attributes, the padding at most half the window (so that every window
-/// reads the image), the window inside the padded image. Returns the
-/// pooled shape [N, C, OH, OW].
+/// The checks of a pooling's `input` and window: an NCHW image, the
+/// attributes, the padding at most half the window (PyTorch's rule), the
+/// window inside the padded image, and every window reading some of the
+/// image. Returns the pooled shape [N, C, OH, OW].
 static FailureOr<SmallVector<int64_t>> verifyPool(Operation *op, Value input,
                                                   ArrayRef<int64_t> kernel) {
   FailureOr<ArrayRef<int64_t>> image = getImageShape(op, "input", input);
@@ -976,27 +998,60 @@ static FailureOr<SmallVector<int64_t>> verifyPool(Operation *op, Value input,
                                << " must be at most half the window (" << span
                                << (dim == 0 ? " rows" : " columns") << ")";
   }
-  return getWindowOutputShape(op, window, *image);
+  FailureOr<SmallVector<int64_t>> shape =
+      getWindowOutputShape(op, window, *image);
+  if (failed(shape))
+    return failure();
+  // With dilations, a window may skip over the whole image.
+  for (int dim = 0; dim < 2; ++dim)
+    for (int64_t o = 0; o < (*shape)[2 + dim]; ++o) {
+      int64_t first, last;
+      window.insideOffsets(o, dim, (*image)[2 + dim], first, last);
+      if (first > last)
+        return op->emitOpError()
+               << "the window of output " << (dim == 0 ? "row " : "column ")
+               << o << " reads only padding";
+    }
+  return shape;
+}
+
+/// The checks of a pooling op (max_pool2d, avg_pool2d): its window over the
+/// input gives the result's shape, in the input's element type.
+template <typename OpT> static LogicalResult verifyPooling(OpT op) {
+  FailureOr<SmallVector<int64_t>> shape =
+      verifyPool(op, op.getInput(), op.getKernel());
+  if (failed(shape) || failed(verifyResultShape(op, *shape, op.getType())))
+    return failure();
+  return verifySameElementType(op, "input", op.getInput().getType(), "result",
+                               op.getType());
 }
 
 Conv2dWindow MaxPool2dOp::getWindow() {
   return windowOf(*this, getKernel(), /*stridesOfKernel=*/true);
 }
 
-LogicalResult MaxPool2dOp::verify() {
-  FailureOr<SmallVector<int64_t>> shape =
-      verifyPool(*this, getInput(), getKernel());
-  if (failed(shape) || failed(verifyResultShape(*this, *shape, getType())))
-    return failure();
-  return verifySameElementType(*this, "input", getInput().getType(), "result",
-                               getType());
-}
+LogicalResult MaxPool2dOp::verify() { return verifyPooling(*this); }
 
 std::optional<int64_t> MaxPool2dOp::getForwardFlops() {
   // A comparison per value a window reads inside the image.
   ArrayRef<int64_t> image = shapeOf(getInput());
   return getCheckedProduct(
       {image[0], image[1], getWindow().insideCount(image[2], image[3])});
+}
+
+Conv2dWindow AvgPool2dOp::getWindow() {
+  return windowOf(*this, getKernel(), /*stridesOfKernel=*/true);
+}
+
+LogicalResult AvgPool2dOp::verify() { return verifyPooling(*this); }
+
+std::optional<int64_t> AvgPool2dOp::getForwardFlops() {
+  // KH * KW additions (from zero) and a division per output.
+  ArrayRef<int64_t> kernel = getKernel();
+  std::optional<int64_t> outputs = getCheckedNumElements(getType());
+  if (!outputs)
+    return std::nullopt;
+  return getCheckedProduct({*outputs, kernel[0] * kernel[1] + 1});
 }
 
 Conv2dWindow MaxPool2dGradOp::getWindow() {

@@ -1,7 +1,8 @@
 //===- Decompose.cpp - --amp-decompose ------------------------------------===//
 //
 // Rewrites the ops the backend runs as other ops (the Amp_Decomposed
-// trait), to the bit: a convolution as an im2col and a matmul per group.
+// trait), to the bit: a convolution as an im2col and a matmul per group,
+// an average pooling as an im2col and a mean.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +11,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::amp {
 #define GEN_PASS_DEF_AMPDECOMPOSE
@@ -19,10 +21,8 @@ namespace mlir::amp {
 using namespace mlir;
 using namespace mlir::amp;
 
-namespace {
-
-Value reshape(OpBuilder &b, Location loc, Value value,
-              ArrayRef<int64_t> shape) {
+static Value reshape(OpBuilder &b, Location loc, Value value,
+                     ArrayRef<int64_t> shape) {
   auto type = cast<RankedTensorType>(value.getType());
   if (type.getShape() == shape)
     return value;
@@ -32,7 +32,7 @@ Value reshape(OpBuilder &b, Location loc, Value value,
 /// y[n, o] = W[o] . im2col(x)[n] per group: the matmul sums over
 /// (channel, kh, kw) ascending, amp.conv2d's order; the bias is added to
 /// the matmul's accumulator-typed result and the sum cast once.
-void decompose(Conv2dOp op) {
+static void decompose(Conv2dOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   auto inputType = cast<RankedTensorType>(op.getInput().getType());
@@ -73,12 +73,50 @@ void decompose(Conv2dOp op) {
   op.erase();
 }
 
+/// The mean of each window: amp.mean over the window's column of
+/// amp.im2col's result, which is the op's definition.
+static void decompose(AvgPool2dOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto inputType = cast<RankedTensorType>(op.getInput().getType());
+  ArrayRef<int64_t> in = inputType.getShape(), y = op.getType().getShape();
+  Conv2dWindow window = op.getWindow();
+  int64_t values = window.kernel[0] * window.kernel[1], positions = y[2] * y[3];
+  auto im2col = b.create<Im2colOp>(
+      loc, inputType.clone({in[0], in[1] * values, positions}), op.getInput(),
+      op.getKernelAttr(), b.getDenseI64ArrayAttr(window.strides),
+      op.getPaddingAttr(), DenseI64ArrayAttr());
+  Value columns = reshape(b, loc, im2col, {in[0], in[1], values, positions});
+  Value mean =
+      b.create<MeanOp>(loc, inputType.clone({in[0], in[1], positions}), columns,
+                       b.getDenseI64ArrayAttr({2}), UnitAttr(), TypeAttr());
+  op.replaceAllUsesWith(reshape(b, loc, mean, y));
+  op.erase();
+}
+
+namespace {
 struct AmpDecompose : amp::impl::AmpDecomposeBase<AmpDecompose> {
   void runOnOperation() override {
-    SmallVector<Conv2dOp> convolutions;
-    getOperation().walk([&](Conv2dOp op) { convolutions.push_back(op); });
-    for (Conv2dOp op : convolutions)
-      decompose(op);
+    SmallVector<Operation *> decomposed;
+    getOperation().walk([&](Operation *op) {
+      if (op->hasTrait<OpTrait::amp::Decomposed>())
+        decomposed.push_back(op);
+    });
+    for (Operation *op : decomposed) {
+      LogicalResult done =
+          TypeSwitch<Operation *, LogicalResult>(op)
+              .Case([](Conv2dOp conv) { return decompose(conv), success(); })
+              .Case([](AvgPool2dOp pool) { return decompose(pool), success(); })
+              .Default([](Operation *other) {
+                // A new Amp_Decomposed op this pass does not know yet: the
+                // backend has no kernel for it.
+                return other->emitOpError(
+                    "has the Amp_Decomposed trait but amp-decompose does not "
+                    "rewrite it");
+              });
+      if (failed(done))
+        return signalPassFailure();
+    }
   }
 };
 

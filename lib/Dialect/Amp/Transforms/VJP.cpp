@@ -445,6 +445,26 @@ LogicalResult vjp(Col2imOp op, VJPBuilder &v, Value g, Grads &out) {
   return success();
 }
 
+LogicalResult vjp(AvgPool2dOp op, VJPBuilder &v, Value g, Grads &out) {
+  // Each window's gradient over its KH * KW columns, divided in f32 (f64
+  // for f64) as the mean divides, then summed back into the image by
+  // amp.col2im, which rounds once.
+  RankedTensorType input = v.typeOf(op.getInput());
+  ArrayRef<int64_t> in = input.getShape(), y = v.typeOf(g).getShape();
+  Conv2dWindow window = op.getWindow();
+  int64_t values = window.kernel[0] * window.kernel[1], positions = y[2] * y[3];
+  Type wide =
+      getDefaultAccumulatorType(cast<FloatType>(input.getElementType()));
+  Value spread = v.b.create<BroadcastToOp>(
+      v.loc, RankedTensorType::get({in[0], in[1], values, positions}, wide),
+      v.reshape(v.castTo(g, wide), {in[0], in[1], 1, positions}));
+  Value share = v.div(spread, v.scalar(static_cast<double>(values), wide));
+  out[0] = v.b.create<Col2imOp>(
+      v.loc, input, v.reshape(share, {in[0], in[1] * values, positions}),
+      op.getKernelAttr(), v.b.getDenseI64ArrayAttr(window.strides),
+      op.getPaddingAttr(), DenseI64ArrayAttr());
+  return success();
+}
 LogicalResult vjp(MaxPool2dOp op, VJPBuilder &v, Value g, Grads &out) {
   RankedTensorType input = v.typeOf(op.getInput());
   out[0] = v.b.create<MaxPool2dGradOp>(
@@ -658,8 +678,8 @@ void amp::registerDifferentiableExternalModels(DialectRegistry &registry) {
                SoftplusOp, ReluOp, GeluOp, PowOp, AddOp, SubOp, MulOp, DivOp,
                MaximumOp, MinimumOp, SelectOp, CastOp, ReshapeOp, TransposeOp,
                BroadcastToOp, SliceOp, ConcatOp, EmbeddingOp, MatmulOp,
-               Conv2dOp, Im2colOp, Col2imOp, MaxPool2dOp, AttentionOp, SumOp,
-               MeanOp, MaxOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp, RmsNormOp,
-               CrossEntropyOp, MseLossOp>(context);
+               Conv2dOp, Im2colOp, Col2imOp, AvgPool2dOp, MaxPool2dOp,
+               AttentionOp, SumOp, MeanOp, MaxOp, SoftmaxOp, LogSoftmaxOp,
+               LayerNormOp, RmsNormOp, CrossEntropyOp, MseLossOp>(context);
   });
 }

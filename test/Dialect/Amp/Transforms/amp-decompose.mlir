@@ -2,7 +2,7 @@
 // The rewrite changes no bit: the interpreter gives the same results before
 // and after, on three seeds.
 // RUN: amp-opt %s --pass-pipeline='builtin.module(func.func(amp-decompose))' -o %t.mlir
-// RUN: for f in biased grouped_f16; do for seed in 1 2 3; do \
+// RUN: for f in biased grouped_f16 average; do for seed in 1 2 3; do \
 // RUN:   amp-run %s --function=$f --random-inputs=$seed --print-limit=10000 > %t.before && \
 // RUN:   amp-run %t.mlir --function=$f --random-inputs=$seed --print-limit=10000 > %t.after && \
 // RUN:   diff %t.before %t.after || exit 1; \
@@ -45,4 +45,17 @@ func.func @grouped_f16(%x: tensor<2x4x4x4xf16>, %w: tensor<6x2x2x2xf16>) -> tens
   %y = amp.conv2d %x, %w {padding = array<i64: 0, 1, 1, 0>, dilations = array<i64: 2, 1>, groups = 2 : i64}
       : tensor<2x4x4x4xf16>, tensor<6x2x2x2xf16> to tensor<2x6x3x4xf16>
   return %y : tensor<2x6x3x4xf16>
+}
+
+// An average pooling: the mean of each window's column, over KH * KW.
+// CHECK-LABEL: func.func @average
+// CHECK: %[[COLS:.*]] = amp.im2col %{{.*}} {kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : tensor<2x3x5x5xbf16> to tensor<2x27x9xbf16>
+// CHECK: %[[C:.*]] = amp.reshape %[[COLS]] : tensor<2x27x9xbf16> to tensor<2x3x9x9xbf16>
+// CHECK: %[[M:.*]] = amp.mean %[[C]] dims = [2] : tensor<2x3x9x9xbf16> to tensor<2x3x9xbf16>
+// CHECK: amp.reshape %[[M]] : tensor<2x3x9xbf16> to tensor<2x3x3x3xbf16>
+// CHECK-NOT: amp.avg_pool2d
+func.func @average(%x: tensor<2x3x5x5xbf16>) -> tensor<2x3x3x3xbf16> {
+  %y = amp.avg_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1>}
+      : tensor<2x3x5x5xbf16> to tensor<2x3x3x3xbf16>
+  return %y : tensor<2x3x3x3xbf16>
 }

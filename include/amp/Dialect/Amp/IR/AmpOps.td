@@ -743,6 +743,32 @@ def Amp_MaxPool2dOp : Amp_WindowOp<"max_pool2d", [Amp_ReductionFamily,
   let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
 }
 
+def Amp_AvgPool2dOp : Amp_WindowOp<"avg_pool2d", [Amp_ReductionFamily,
+    Amp_Follow, Amp_Decomposed,
+    DeclareOpInterfaceMethods<Amp_FlopCountOpInterface, ["getForwardFlops"]>]> {
+  let summary = "mean of each window of NCHW images";
+  let description = [{
+    For `input` `[N, C, H, W]` and a `kernel` `[KH, KW]` window (strides
+    default to the kernel; the padding at most half the window), the result
+    `[N, C, OH, OW]` holds each window's mean over all its `KH * KW`
+    positions, the padding's zeros included: PyTorch's `F.avg_pool2d` with
+    its default `count_include_pad=True`. The mean is `amp.mean`'s over the
+    window's values in (kh, kw) order: summed in f32 (f64 for f64), divided
+    by `KH * KW` and rounded once. `amp-decompose` runs it as exactly that,
+    an `amp.im2col` and an `amp.mean`.
+
+    ```mlir
+    %p = amp.avg_pool2d %x {kernel = array<i64: 2, 2>}
+        : tensor<8x64x32x32xf16> to tensor<8x64x16x16xf16>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$input, DenseI64ArrayAttr:$kernel,
+                   OptionalAttr<DenseI64ArrayAttr>:$strides,
+                   OptionalAttr<DenseI64ArrayAttr>:$padding);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+}
+
 def Amp_MaxPool2dGradOp : Amp_WindowOp<"max_pool2d_grad", [Amp_GradientFamily,
     Amp_Follow]> {
   let summary = "gradient of max_pool2d: each output's gradient to its maximum";

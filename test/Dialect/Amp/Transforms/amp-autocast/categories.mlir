@@ -27,7 +27,7 @@ func.func @lower_precision_attention(%q: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8x
 // -----
 
 // Lower-precision: conv2d (PyTorch's CUDA autocast list), its operands and
-// bias in f16, accumulating in f32; im2col and max_pool2d follow their
+// bias in f16, accumulating in f32; im2col and the poolings follow their
 // input.
 // CHECK-LABEL: func.func @lower_precision_conv2d
 // CHECK-DAG: %[[XH:.*]] = amp.cast %{{.*}} : tensor<2x3x8x8xf32> to tensor<2x3x8x8xf16>
@@ -36,11 +36,13 @@ func.func @lower_precision_attention(%q: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8x
 // CHECK: %[[Y:.*]] = amp.conv2d %[[XH]], %[[WH]] bias %[[BH]] {acc_type = f32, padding = array<i64: 1, 1>} : tensor<2x3x8x8xf16>, tensor<4x3x3x3xf16>, tensor<4xf16> to tensor<2x4x8x8xf16>
 // CHECK: amp.im2col %[[Y]] {kernel = array<i64: 2, 2>} : tensor<2x4x8x8xf16> to tensor<2x16x49xf16>
 // CHECK: amp.max_pool2d %[[Y]] {kernel = array<i64: 2, 2>} : tensor<2x4x8x8xf16> to tensor<2x4x4x4xf16>
-func.func @lower_precision_conv2d(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> (tensor<2x16x49xf32>, tensor<2x4x4x4xf32>) {
+// CHECK: amp.avg_pool2d %[[Y]] {kernel = array<i64: 2, 2>} : tensor<2x4x8x8xf16> to tensor<2x4x4x4xf16>
+func.func @lower_precision_conv2d(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> (tensor<2x16x49xf32>, tensor<2x4x4x4xf32>, tensor<2x4x4x4xf32>) {
   %y = amp.conv2d %x, %w bias %b {padding = array<i64: 1, 1>} : tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32> to tensor<2x4x8x8xf32>
   %c = amp.im2col %y {kernel = array<i64: 2, 2>} : tensor<2x4x8x8xf32> to tensor<2x16x49xf32>
   %p = amp.max_pool2d %y {kernel = array<i64: 2, 2>} : tensor<2x4x8x8xf32> to tensor<2x4x4x4xf32>
-  return %c, %p : tensor<2x16x49xf32>, tensor<2x4x4x4xf32>
+  %a = amp.avg_pool2d %y {kernel = array<i64: 2, 2>} : tensor<2x4x8x8xf32> to tensor<2x4x4x4xf32>
+  return %c, %p, %a : tensor<2x16x49xf32>, tensor<2x4x4x4xf32>, tensor<2x4x4x4xf32>
 }
 
 // -----
