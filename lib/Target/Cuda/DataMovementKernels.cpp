@@ -161,15 +161,17 @@ std::string offsetTerm(StringRef name, int64_t extent, int64_t factor) {
 /// reads (a stride longer than the window skips some).
 void readsWindows(OpKernel &kernel, Value image, const WindowSizes &w) {
   auto readAlong = [&](int dim) {
-    llvm::SmallDenseSet<int64_t> read;
-    int64_t out = dim == 0 ? w.outH : w.outW;
-    for (int64_t o = 0; o < out; ++o)
-      for (int64_t k = 0; k < w.window.kernel[dim]; ++k) {
-        int64_t at = w.window.inputPosition(o, k, dim);
-        if (at >= 0 && at < w.image[2 + dim])
-          read.insert(at);
-      }
-    return static_cast<int64_t>(read.size());
+    int64_t size = w.image[2 + dim], out = dim == 0 ? w.outH : w.outW;
+    std::vector<bool> read(size);
+    for (int64_t o = 0; o < out; ++o) {
+      // Only the offsets that land inside: a long window over a small image
+      // costs no more than the image.
+      int64_t first, last;
+      w.window.insideOffsets(o, dim, size, first, last);
+      for (int64_t k = first; k <= last; ++k)
+        read[w.window.inputPosition(o, k, dim)] = true;
+    }
+    return static_cast<int64_t>(llvm::count(read, true));
   };
   kernel.functor().readsPart(
       image, readAlong(0) * readAlong(1) * w.image[0] * w.image[1] *
