@@ -860,6 +860,21 @@ Tensor kernels::rmsNorm(const Tensor &x, const Tensor *weight, int64_t axis,
 // Embedding and losses
 //===----------------------------------------------------------------------===//
 
+/// Id `i` of `indices` as a row of a table of `rows` rows, or nothing with
+/// the error in `error`.
+static std::optional<int64_t> tableRow(const Tensor &indices, int64_t i,
+                                       int64_t rows, std::string &error) {
+  double id = indices[i];
+  if (id < 0 || id >= static_cast<double>(rows)) {
+    llvm::raw_string_ostream(error)
+        << "index " << static_cast<int64_t>(id) << " at "
+        << formatIndex(indices.getShape(), i) << " is outside the table's "
+        << rows << " rows";
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(id);
+}
+
 FailureOr<Tensor> kernels::embedding(const Tensor &table, const Tensor &indices,
                                      std::string &error) {
   int64_t rows = table.getShape()[0], width = table.getShape()[1];
@@ -868,16 +883,10 @@ FailureOr<Tensor> kernels::embedding(const Tensor &table, const Tensor &indices,
   std::vector<double> data;
   data.reserve(indices.getNumElements() * width);
   for (int64_t i = 0, e = indices.getNumElements(); i < e; ++i) {
-    double id = indices[i];
-    if (id < 0 || id >= static_cast<double>(rows)) {
-      llvm::raw_string_ostream(error)
-          << "index " << static_cast<int64_t>(id) << " at "
-          << formatIndex(indices.getShape(), i) << " is outside the table's "
-          << rows << " rows";
+    std::optional<int64_t> id = tableRow(indices, i, rows, error);
+    if (!id)
       return failure();
-    }
-    ArrayRef<double> row =
-        table.getData().slice(static_cast<int64_t>(id) * width, width);
+    ArrayRef<double> row = table.getData().slice(*id * width, width);
     data.insert(data.end(), row.begin(), row.end());
   }
   return Tensor(table.getKind(), shape, std::move(data));
@@ -1066,16 +1075,12 @@ FailureOr<Tensor> kernels::embeddingGrad(const Tensor &indices,
     using T = decltype(tag);
     std::vector<T> acc(rows * width, T(0));
     for (int64_t i = 0, e = indices.getNumElements(); i < e; ++i) {
-      double id = indices[i];
-      if (id < 0 || id >= static_cast<double>(rows)) {
-        llvm::raw_string_ostream(error)
-            << "index " << static_cast<int64_t>(id) << " at "
-            << formatIndex(indices.getShape(), i) << " is outside the table's "
-            << rows << " rows";
+      std::optional<int64_t> id = tableRow(indices, i, rows, error);
+      if (!id) {
         failed = true;
         return;
       }
-      T *row = &acc[static_cast<int64_t>(id) * width];
+      T *row = &acc[*id * width];
       for (int64_t c = 0; c < width; ++c)
         row[c] += static_cast<T>(grad[i * width + c]);
     }

@@ -650,54 +650,48 @@ public:
     return AMP_CUDA(cudaGetLastError());
   }
 
-  amp_status_t softmaxForward(void *stream, amp_rows_t shape, const void *x,
-                              void *y, bool log) override {
+  /// Launches the row kernel `kernel` (a warp per row) over `shape`'s rows
+  /// on `stream`, with `args` after the shape.
+  template <typename... Params, typename... Args>
+  amp_status_t launchRows(void *stream, amp_rows_t shape,
+                          void (*kernel)(amp_rows_t, Params...), Args... args) {
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
     AMP_RETURN_IF_ERROR(checkGrid(shape.rows));
-    softmaxForwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
-        shape, x, y, log);
+    kernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(shape, args...);
     return AMP_CUDA(cudaGetLastError());
+  }
+
+  amp_status_t softmaxForward(void *stream, amp_rows_t shape, const void *x,
+                              void *y, bool log) override {
+    return launchRows(stream, shape, softmaxForwardKernel, x, y, log);
   }
 
   amp_status_t softmaxBackward(void *stream, amp_rows_t shape, const void *y,
                                const void *dy, void *dx, bool log) override {
-    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
-    AMP_RETURN_IF_ERROR(checkGrid(shape.rows));
-    softmaxBackwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
-        shape, y, dy, dx, log);
-    return AMP_CUDA(cudaGetLastError());
+    return launchRows(stream, shape, softmaxBackwardKernel, y, dy, dx, log);
   }
 
   amp_status_t normForward(void *stream, amp_rows_t shape, const void *x,
                            const float *weight, const float *bias, float eps,
                            bool centered, void *y, float *mean,
                            float *rstd) override {
-    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
-    AMP_RETURN_IF_ERROR(checkGrid(shape.rows));
-    normForwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
-        shape, x, weight, bias, eps, centered, y, mean, rstd);
-    return AMP_CUDA(cudaGetLastError());
+    return launchRows(stream, shape, normForwardKernel, x, weight, bias, eps,
+                      centered, y, mean, rstd);
   }
 
   amp_status_t normBackward(void *stream, amp_rows_t shape, const void *x,
                             const void *dy, const float *weight, float eps,
                             bool centered, void *dx, float *dweight,
                             float *dbias) override {
-    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
-    AMP_RETURN_IF_ERROR(checkGrid(shape.rows));
-    normBackwardKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
-        shape, x, dy, weight, eps, centered, dx, dweight, dbias);
-    return AMP_CUDA(cudaGetLastError());
+    return launchRows(stream, shape, normBackwardKernel, x, dy, weight, eps,
+                      centered, dx, dweight, dbias);
   }
 
   amp_status_t crossEntropy(void *stream, amp_rows_t shape, const void *logits,
                             const int64_t *labels, float *losses, void *dlogits,
                             const float *gradLoss, bool mean) override {
-    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
-    AMP_RETURN_IF_ERROR(checkGrid(shape.rows));
-    crossEntropyKernel<<<rowBlocks(shape), kThreads, 0, cast(stream)>>>(
-        shape, logits, labels, losses, dlogits, gradLoss, mean);
-    return AMP_CUDA(cudaGetLastError());
+    return launchRows(stream, shape, crossEntropyKernel, logits, labels, losses,
+                      dlogits, gradLoss, mean);
   }
 
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T, so

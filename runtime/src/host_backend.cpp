@@ -185,39 +185,46 @@ public:
   }
 
   // The row kernels run each row's body (row_bodies.h) with the host's row
-  // context, the order of the CUDA backend's warps.
+  // context, the order of the CUDA backend's warps: body(r) for each row.
+  template <typename Body>
+  static amp_status_t forEachRow(amp_rows_t shape, Body body) {
+    for (int64_t r = 0; r < shape.rows; ++r)
+      body(r);
+    return nullptr;
+  }
+
   amp_status_t softmaxForward(void *, amp_rows_t shape, const void *x, void *y,
                               bool log) override {
-    for (int64_t r = 0; r < shape.rows; ++r)
+    return forEachRow(shape, [&](int64_t r) {
       amprt::softmaxForwardRow(amprt::HostRow(), shape, r, x, y, log);
-    return nullptr;
+    });
   }
 
   amp_status_t softmaxBackward(void *, amp_rows_t shape, const void *y,
                                const void *dy, void *dx, bool log) override {
-    for (int64_t r = 0; r < shape.rows; ++r)
+    return forEachRow(shape, [&](int64_t r) {
       amprt::softmaxBackwardRow(amprt::HostRow(), shape, r, y, dy, dx, log);
-    return nullptr;
+    });
   }
 
   amp_status_t normForward(void *, amp_rows_t shape, const void *x,
                            const float *weight, const float *bias, float eps,
                            bool centered, void *y, float *mean,
                            float *rstd) override {
-    for (int64_t r = 0; r < shape.rows; ++r)
+    return forEachRow(shape, [&](int64_t r) {
       amprt::normForwardRow(amprt::HostRow(), shape, r, x, weight, bias, eps,
                             centered, y, mean, rstd);
-    return nullptr;
+    });
   }
 
   amp_status_t normBackward(void *, amp_rows_t shape, const void *x,
                             const void *dy, const float *weight, float eps,
                             bool centered, void *dx, float *dweight,
                             float *dbias) override {
-    for (int64_t r = 0; r < shape.rows; ++r)
+    return forEachRow(shape, [&](int64_t r) {
       amprt::normBackwardRow(amprt::HostRow(), shape, r, x, dy, weight, eps,
                              centered, dx, dweight, dbias);
-    return nullptr;
+    });
   }
 
   amp_status_t crossEntropy(void *, amp_rows_t shape, const void *logits,
