@@ -11,7 +11,6 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::amp {
 #define GEN_PASS_DEF_AMPDECOMPOSE
@@ -103,19 +102,17 @@ struct AmpDecompose : amp::impl::AmpDecomposeBase<AmpDecompose> {
         decomposed.push_back(op);
     });
     for (Operation *op : decomposed) {
-      LogicalResult done =
-          TypeSwitch<Operation *, LogicalResult>(op)
-              .Case([](Conv2dOp conv) { return decompose(conv), success(); })
-              .Case([](AvgPool2dOp pool) { return decompose(pool), success(); })
-              .Default([](Operation *other) {
-                // A new Amp_Decomposed op this pass does not know yet: the
-                // backend has no kernel for it.
-                return other->emitOpError(
-                    "has the Amp_Decomposed trait but amp-decompose does not "
-                    "rewrite it");
-              });
-      if (failed(done))
+      if (auto conv = dyn_cast<Conv2dOp>(op)) {
+        decompose(conv);
+      } else if (auto pool = dyn_cast<AvgPool2dOp>(op)) {
+        decompose(pool);
+      } else {
+        // A new Amp_Decomposed op this pass does not know yet: the backend
+        // has no kernel for it.
+        op->emitOpError("has the Amp_Decomposed trait but amp-decompose does "
+                        "not rewrite it");
         return signalPassFailure();
+      }
     }
   }
 };
