@@ -467,23 +467,22 @@ Tensor kernels::conv2d(const Tensor &input, const Tensor &weight,
   return out;
 }
 
-/// Calls fn(n, c, row, col) for every column element of a window over
-/// `image` ([N, C, H, W]), in the columns' order (n, c, kernel offset
-/// (i, j), output position (y, x)): the input row and column it reads,
-/// outside the image in the padding.
+/// Calls fn(plane, y, x, row, col) for every column element of a window
+/// over `image` ([N, C, H, W]), in the columns' order (image plane n * C +
+/// c, kernel offset (i, j), output position (y, x)): the input row and
+/// column it reads, outside the image in the padding.
 template <typename Fn>
 static void forEachColumnElement(ArrayRef<int64_t> image,
                                  const amprt::Conv2dWindow &window, Fn fn) {
   int64_t outH = window.outputSize(image[2], 0),
           outW = window.outputSize(image[3], 1);
-  for (int64_t n = 0; n < image[0]; ++n)
-    for (int64_t c = 0; c < image[1]; ++c)
-      for (int64_t i = 0; i < window.kernel[0]; ++i)
-        for (int64_t j = 0; j < window.kernel[1]; ++j)
-          for (int64_t y = 0; y < outH; ++y)
-            for (int64_t x = 0; x < outW; ++x)
-              fn(n, c, window.inputPosition(y, i, 0),
-                 window.inputPosition(x, j, 1));
+  for (int64_t plane = 0; plane < image[0] * image[1]; ++plane)
+    for (int64_t i = 0; i < window.kernel[0]; ++i)
+      for (int64_t j = 0; j < window.kernel[1]; ++j)
+        for (int64_t y = 0; y < outH; ++y)
+          for (int64_t x = 0; x < outW; ++x)
+            fn(plane, y, x, window.inputPosition(y, i, 0),
+               window.inputPosition(x, j, 1));
 }
 
 Tensor kernels::im2col(const Tensor &input, const amprt::Conv2dWindow &window,
@@ -493,12 +492,11 @@ Tensor kernels::im2col(const Tensor &input, const amprt::Conv2dWindow &window,
   MutableArrayRef<double> result = out.getMutableData();
   int64_t at = 0;
   forEachColumnElement(
-      image, window, [&](int64_t n, int64_t c, int64_t row, int64_t col) {
+      image, window,
+      [&](int64_t plane, int64_t, int64_t, int64_t row, int64_t col) {
         bool inside = row >= 0 && row < image[2] && col >= 0 && col < image[3];
         result[at++] =
-            inside
-                ? input[((n * image[1] + c) * image[2] + row) * image[3] + col]
-                : 0.0;
+            inside ? input[(plane * image[2] + row) * image[3] + col] : 0.0;
       });
   return out;
 }
@@ -515,12 +513,11 @@ Tensor kernels::col2im(const Tensor &columns, const amprt::Conv2dWindow &window,
     std::vector<AccT> acc(result.size(), AccT(0));
     int64_t at = 0;
     forEachColumnElement(
-        outShape, window, [&](int64_t n, int64_t c, int64_t row, int64_t col) {
+        outShape, window,
+        [&](int64_t plane, int64_t, int64_t, int64_t row, int64_t col) {
           AccT value = static_cast<AccT>(columns[at++]);
           if (row >= 0 && row < outShape[2] && col >= 0 && col < outShape[3]) {
-            AccT &sum =
-                acc[((n * outShape[1] + c) * outShape[2] + row) * outShape[3] +
-                    col];
+            AccT &sum = acc[(plane * outShape[2] + row) * outShape[3] + col];
             sum = sum + value;
           }
         });
@@ -567,33 +564,29 @@ Tensor kernels::maxPool2d(const Tensor &input,
 Tensor kernels::maxPool2dGrad(const Tensor &input, const Tensor &grad,
                               const amprt::Conv2dWindow &window) {
   ArrayRef<int64_t> image = input.getShape(), pooled = grad.getShape();
-  const int64_t plane = image[2] * image[3], outPlane = pooled[2] * pooled[3];
+  const int64_t planeSize = image[2] * image[3],
+                outPlane = pooled[2] * pooled[3];
   Tensor out(input.getKind(), image);
   MutableArrayRef<double> result = out.getMutableData();
   withComputeType(input.getKind(), [&](auto tag) {
     using AccT = decltype(tag);
-    for (int64_t nc = 0; nc < image[0] * image[1]; ++nc) {
-      auto load = [&](int64_t p) { return input[nc * plane + p]; };
-      std::vector<AccT> acc(plane, AccT(0));
-      // The windows of each position in (kh, kw) order are the column
-      // elements that read it in amp.im2col's order.
-      for (int64_t kh = 0; kh < window.kernel[0]; ++kh)
-        for (int64_t kw = 0; kw < window.kernel[1]; ++kw)
-          for (int64_t y = 0; y < pooled[2]; ++y)
-            for (int64_t x = 0; x < pooled[3]; ++x) {
-              int64_t row = window.inputPosition(y, kh, 0),
-                      col = window.inputPosition(x, kw, 1);
-              if (row < 0 || row >= image[2] || col < 0 || col >= image[3])
-                continue;
-              int64_t p = row * image[3] + col;
-              if (amprt::windowArgmax(window, image[2], image[3], y, x, load) ==
-                  p)
-                acc[p] = acc[p] + static_cast<AccT>(
-                                      grad[nc * outPlane + y * pooled[3] + x]);
-            }
-      for (int64_t p = 0; p < plane; ++p)
-        result[nc * plane + p] = roundToKind(acc[p], input.getKind());
-    }
+    std::vector<AccT> acc(result.size(), AccT(0));
+    // The windows that read each position, in (kh, kw) order: the column
+    // elements that read it, in amp.im2col's order.
+    forEachColumnElement(
+        image, window,
+        [&](int64_t plane, int64_t y, int64_t x, int64_t row, int64_t col) {
+          if (row < 0 || row >= image[2] || col < 0 || col >= image[3])
+            return;
+          auto load = [&](int64_t p) { return input[plane * planeSize + p]; };
+          int64_t p = row * image[3] + col;
+          if (amprt::windowArgmax(window, image[2], image[3], y, x, load) == p)
+            acc[plane * planeSize + p] =
+                acc[plane * planeSize + p] +
+                static_cast<AccT>(grad[plane * outPlane + y * pooled[3] + x]);
+        });
+    for (size_t i = 0; i < acc.size(); ++i)
+      result[i] = roundToKind(acc[i], input.getKind());
   });
   return out;
 }

@@ -28,12 +28,16 @@ struct Conv2dWindow {
   int64_t padding[4] = {0, 0, 0, 0}; // top, left, bottom, right
   int64_t dilations[2] = {1, 1};     // [h, w]
 
-  /// The output extent of input extent `size` along `dim` (0: height,
-  /// 1: width); 0 where the window does not fit.
+  /// The input extent a window covers along `dim` (0: height, 1: width),
+  /// from its first offset to its last.
+  AMP_HOST_DEVICE int64_t span(int dim) const {
+    return dilations[dim] * (kernel[dim] - 1) + 1;
+  }
+  /// The output extent of input extent `size` along `dim`; 0 where the
+  /// window does not fit.
   AMP_HOST_DEVICE int64_t outputSize(int64_t size, int dim) const {
-    int64_t span = dilations[dim] * (kernel[dim] - 1) + 1;
     int64_t padded = size + padding[dim] + padding[dim + 2];
-    return padded < span ? 0 : (padded - span) / strides[dim] + 1;
+    return padded < span(dim) ? 0 : (padded - span(dim)) / strides[dim] + 1;
   }
   /// The input row (dim 0) or column (dim 1) that output position `out`
   /// reads at kernel offset `k`: outside [0, size) in the padding.

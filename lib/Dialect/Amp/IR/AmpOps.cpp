@@ -992,7 +992,7 @@ static FailureOr<SmallVector<int64_t>> verifyPool(Operation *op, Value input,
     return failure();
   Conv2dWindow window = windowOf(op, kernel, /*stridesOfKernel=*/true);
   for (int dim = 0; dim < 2; ++dim) {
-    int64_t span = window.dilations[dim] * (kernel[dim] - 1) + 1;
+    int64_t span = window.span(dim);
     if (2 * std::max(window.padding[dim], window.padding[dim + 2]) > span)
       return op->emitOpError() << "padding " << formatShape(window.padding)
                                << " must be at most half the window (" << span
