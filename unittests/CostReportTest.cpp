@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 using namespace mlir::amp;
 
 namespace {
@@ -136,6 +138,28 @@ TEST(CostReportTest, LaunchGrids) {
   amprt::ReducePlan shortRows = amprt::planReduction(3, 100);
   EXPECT_EQ(shortRows.grid.blocks, 1);
   EXPECT_EQ(shortRows.launches, 1);
+}
+
+TEST(CostReportTest, MultiTensorLaunches) {
+  // Tiles of 256 threads x 4 elements = 1024 elements: 1024 is one tile,
+  // 1025 two, an empty tensor none.
+  const int64_t few[] = {1024, 1025, 0, 3};
+  amprt::MultiTensorPlan small = amprt::planMultiTensor(few, 4);
+  EXPECT_EQ(small.launches, 1);
+  EXPECT_EQ(small.grid.blocks, 4);
+  EXPECT_EQ(small.grid.threads, 256);
+  // GPT-2 124M's wte, 50257 x 768 = 38,597,376 elements, is 37,693 tiles:
+  // the grid stops at 8 blocks on each of 132 SMs.
+  const int64_t wte[] = {50257 * 768};
+  EXPECT_EQ(amprt::planMultiTensor(wte, 1).grid.blocks, 1056);
+  // 300 tensors are two launches, of 256 and 44; the first's one tile
+  // each is the larger grid.
+  std::vector<int64_t> many(300, 1);
+  amprt::MultiTensorPlan two = amprt::planMultiTensor(many.data(), 300);
+  EXPECT_EQ(two.launches, 2);
+  EXPECT_EQ(two.grid.blocks, 256);
+  // No tensors, no launch.
+  EXPECT_EQ(amprt::planMultiTensor(nullptr, 0).launches, 0);
 }
 
 } // namespace

@@ -29,46 +29,39 @@ namespace {
 // Multi-tensor kernels
 //===----------------------------------------------------------------------===//
 //
-// As Apex's multi_tensor_apply: the tensor addresses travel in the launch's
-// parameters, in chunks of kChunk tensors, so one launch covers many tensors
-// and nothing is read from the host (the launches can be graph-captured).
+// Their bodies and launches are optimizer_bodies.h's, which the host backend
+// runs too; the grids are launch_grid.h's, which the compiler's cost report
+// reads.
 
-// The grids are launch_grid.h's, which the compiler's cost report reads too.
-constexpr int kChunk = amprt::kMultiTensorChunk;
 constexpr int kThreads = amprt::kBlockThreads;
-constexpr int kBlocks = amprt::kMultiTensorBlocks;
 
-struct Chunk {
-  float *a[kChunk], *b[kChunk], *c[kChunk], *d[kChunk];
-  void *copy[kChunk];
-  size_t size[kChunk];
-  int count;
-};
-
+/// Calls fn(t, i, n, whole) for each vector of the launch this thread
+/// moves: a tile a block, the grid striding over the tiles.
 template <typename Fn>
-__device__ void forEachElement(const Chunk &chunk, Fn fn) {
-  size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
-  for (int t = 0; t < chunk.count; ++t)
-    for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-         i < chunk.size[t]; i += stride)
-      fn(t, i);
+__device__ void forEachVector(const amprt::MultiTensorLaunch &launch, Fn fn) {
+  for (int64_t tile = blockIdx.x; tile < launch.firstTile[launch.count];
+       tile += gridDim.x)
+    amprt::forMultiTensorVector(launch, amprt::multiTensorTile(launch, tile),
+                                threadIdx.x, fn);
 }
 
-__global__ void unscaleKernel(Chunk chunk, const float *invScale,
-                              float *foundInf) {
-  float inv = *invScale;
-  forEachElement(chunk, [&](int t, size_t i) {
-    float value = chunk.a[t][i];
-    if (!isfinite(value))
-      *foundInf = 1.0f; // racing writers all write 1
-    chunk.a[t][i] = value * inv;
+__global__ void
+unscaleKernel(const __grid_constant__ amprt::MultiTensorLaunch launch,
+              const float *invScale, float *foundInf) {
+  const float inv = *invScale;
+  bool found = false;
+  forEachVector(launch, [&](int64_t t, int64_t i, int n, bool whole) {
+    found |= amprt::unscaleVector(launch, inv, t, i, n, whole);
   });
+  if (found)
+    *foundInf = 1.0f; // racing writers all write 1
 }
 
 /// amp_sum_squares's slices (optimizer_bodies.h): a block each, the
 /// grid's blocks looping over the rest.
-__global__ void sumSquaresKernel(amprt::SumSquaresLaunch launch,
-                                 float *partials, int64_t *slices) {
+__global__ void
+sumSquaresKernel(const __grid_constant__ amprt::SumSquaresLaunch launch,
+                 float *partials, int64_t *slices) {
   __shared__ float parts[kThreads];
   if (blockIdx.x == 0 && threadIdx.x < launch.count)
     slices[launch.firstTensor + threadIdx.x] = launch.split[threadIdx.x].slices;
@@ -98,34 +91,27 @@ __global__ void scalerUpdateKernel(amp_scaler_config_t config, float *scale,
   amprt::scalerUpdate(config, *scale, *growth, *hysteresis, *foundInf != 0);
 }
 
-__global__ void sgdKernel(Chunk chunk, amprt::SgdSource source,
-                          const float *step, const float *foundInf,
-                          amp_dtype_t copyType) {
+__global__ void
+sgdKernel(const __grid_constant__ amprt::MultiTensorLaunch launch,
+          amprt::SgdSource source, const float *step, const float *foundInf) {
   if (foundInf && *foundInf != 0)
     return;
-  bool first = step && *step == 0;
-  amprt::SgdScalars<float> scalars = amprt::sgdScalars(source);
-  forEachElement(chunk, [&](int t, size_t i) {
-    float &p = chunk.a[t][i];
-    p = amprt::sgdElement(scalars, p, chunk.b[t][i],
-                          source.buffered ? &chunk.c[t][i] : nullptr, first);
-    if (chunk.copy[t])
-      amprt::store(copyType, chunk.copy[t], i, p);
+  const bool first = step && *step == 0;
+  const amprt::SgdScalars<float> scalars = amprt::sgdScalars(source);
+  forEachVector(launch, [&](int64_t t, int64_t i, int n, bool whole) {
+    amprt::sgdVector(launch, scalars, source.buffered, first, t, i, n, whole);
   });
 }
 
-__global__ void adamwKernel(Chunk chunk, amprt::AdamwSource source,
-                            const float *step, const float *foundInf,
-                            amp_dtype_t copyType) {
+__global__ void
+adamwKernel(const __grid_constant__ amprt::MultiTensorLaunch launch,
+            amprt::AdamwSource source, const float *step,
+            const float *foundInf) {
   if (foundInf && *foundInf != 0)
     return;
-  amprt::AdamwScalars<float> scalars = amprt::adamwScalars(source, *step);
-  forEachElement(chunk, [&](int t, size_t i) {
-    float &p = chunk.a[t][i];
-    amprt::adamwElement(scalars, p, chunk.b[t][i], chunk.c[t][i],
-                        chunk.d[t][i]);
-    if (chunk.copy[t])
-      amprt::store(copyType, chunk.copy[t], i, p);
+  const amprt::AdamwScalars<float> scalars = amprt::adamwScalars(source, *step);
+  forEachVector(launch, [&](int64_t t, int64_t i, int n, bool whole) {
+    amprt::adamwVector(launch, scalars, t, i, n, whole);
   });
 }
 
@@ -565,11 +551,12 @@ public:
 
   amp_status_t unscale(void *stream, amp_tensor_list_t grads,
                        const float *invScale, float *foundInf) override {
-    return forChunks(grads, grads, grads, grads, {AMP_F32, nullptr},
-                     [&](const Chunk &chunk) {
-                       unscaleKernel<<<kBlocks, kThreads, 0, cast(stream)>>>(
-                           chunk, invScale, foundInf);
-                     });
+    return forLaunches(
+        grads, grads, grads, grads, {AMP_F32, nullptr},
+        [&](const amprt::MultiTensorLaunch &launch, unsigned blocks) {
+          unscaleKernel<<<blocks, kThreads, 0, cast(stream)>>>(launch, invScale,
+                                                               foundInf);
+        });
   }
 
   amp_status_t sumSquares(void *stream, amp_typed_tensor_list_t tensors,
@@ -624,11 +611,12 @@ public:
                    amp_tensor_list_t params, amp_tensor_list_t grads,
                    amp_tensor_list_t buffers, const float *step,
                    const float *foundInf, amp_copy_list_t copies) override {
-    return forChunks(params, grads, source.buffered ? buffers : params, params,
-                     copies, [&](const Chunk &chunk) {
-                       sgdKernel<<<kBlocks, kThreads, 0, cast(stream)>>>(
-                           chunk, source, step, foundInf, copies.dtype);
-                     });
+    return forLaunches(
+        params, grads, source.buffered ? buffers : params, params, copies,
+        [&](const amprt::MultiTensorLaunch &launch, unsigned blocks) {
+          sgdKernel<<<blocks, kThreads, 0, cast(stream)>>>(launch, source, step,
+                                                           foundInf);
+        });
   }
 
   amp_status_t adamw(void *stream, const amprt::AdamwSource &source,
@@ -636,11 +624,12 @@ public:
                      amp_tensor_list_t expAvgs, amp_tensor_list_t expAvgSqs,
                      const float *step, const float *foundInf,
                      amp_copy_list_t copies) override {
-    return forChunks(params, grads, expAvgs, expAvgSqs, copies,
-                     [&](const Chunk &chunk) {
-                       adamwKernel<<<kBlocks, kThreads, 0, cast(stream)>>>(
-                           chunk, source, step, foundInf, copies.dtype);
-                     });
+    return forLaunches(
+        params, grads, expAvgs, expAvgSqs, copies,
+        [&](const amprt::MultiTensorLaunch &launch, unsigned blocks) {
+          adamwKernel<<<blocks, kThreads, 0, cast(stream)>>>(launch, source,
+                                                             step, foundInf);
+        });
   }
 
   amp_status_t countStep(void *stream, float *step,
@@ -913,27 +902,23 @@ private:
     return static_cast<cudaStream_t>(stream);
   }
 
-  /// Launches `launch` once per chunk of up to kChunk tensors.
+  /// Calls launch(l, blocks) for each multi-tensor launch over the lists
+  /// (amprt::forMultiTensorLaunches), with its grid's blocks.
   template <typename Launch>
-  amp_status_t forChunks(amp_tensor_list_t a, amp_tensor_list_t b,
-                         amp_tensor_list_t c, amp_tensor_list_t d,
-                         amp_copy_list_t copies, Launch launch) {
+  amp_status_t forLaunches(amp_tensor_list_t a, amp_tensor_list_t b,
+                           amp_tensor_list_t c, amp_tensor_list_t d,
+                           amp_copy_list_t copies, Launch launch) {
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
-    for (size_t first = 0; first < a.count; first += kChunk) {
-      Chunk chunk{};
-      chunk.count = static_cast<int>(std::min<size_t>(kChunk, a.count - first));
-      for (int t = 0; t < chunk.count; ++t) {
-        chunk.a[t] = a.data[first + t];
-        chunk.b[t] = b.data[first + t];
-        chunk.c[t] = c.data[first + t];
-        chunk.d[t] = d.data[first + t];
-        chunk.copy[t] = copies.data ? copies.data[first + t] : nullptr;
-        chunk.size[t] = a.sizes[first + t];
-      }
-      launch(chunk);
-      AMP_RETURN_IF_ERROR(AMP_CUDA(cudaGetLastError()));
-    }
-    return nullptr;
+    amp_status_t status = nullptr;
+    amprt::forMultiTensorLaunches(
+        a, b, c, d, copies, [&](const amprt::MultiTensorLaunch &l) {
+          if (status)
+            return;
+          const amprt::Grid grid = amprt::multiTensorGrid(l.firstTile[l.count]);
+          launch(l, static_cast<unsigned>(grid.blocks));
+          status = AMP_CUDA(cudaGetLastError());
+        });
+    return status;
   }
 
   static constexpr size_t kWorkspaceSize = 32u << 20;

@@ -10,6 +10,7 @@
 #include "thread_pool.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -20,13 +21,35 @@
 namespace {
 constexpr size_t kAlignment = 256;
 
-/// AdamW over one tensor, in a loop that vectorizes (AVX2 where the CPU
-/// has it): every element is independent.
-__attribute__((target_clones("avx2", "default"))) void
-adamwTensor(const amprt::AdamwScalars<float> &scalars, size_t size, float *p,
-            const float *g, float *m, float *v) {
-  for (size_t i = 0; i < size; ++i)
-    amprt::adamwElement(scalars, p[i], g[i], m[i], v[i]);
+/// Calls fn(t, i, n, whole) for each vector of the launch, a parallelFor
+/// over its tiles, each tile's threads in order: the CUDA backend's blocks
+/// and threads.
+template <typename Fn>
+amp_status_t forEachVector(const amprt::MultiTensorLaunch &launch, Fn fn) {
+  // 16 tiles (64 KB of each f32 tensor) a range at the least.
+  return amprt::parallelFor(
+      launch.firstTile[launch.count], 16, [&](int64_t begin, int64_t end) {
+        for (int64_t tile = begin; tile < end; ++tile) {
+          const amprt::Tile span = amprt::multiTensorTile(launch, tile);
+          for (int64_t thread = 0; thread < amprt::kBlockThreads; ++thread)
+            amprt::forMultiTensorVector(launch, span, thread, fn);
+        }
+      });
+}
+
+/// Calls body(launch) for each multi-tensor launch over the lists, the
+/// first error stopping the rest.
+template <typename Body>
+amp_status_t forEachLaunch(amp_tensor_list_t a, amp_tensor_list_t b,
+                           amp_tensor_list_t c, amp_tensor_list_t d,
+                           amp_copy_list_t copies, Body body) {
+  amp_status_t status = nullptr;
+  amprt::forMultiTensorLaunches(a, b, c, d, copies,
+                                [&](const amprt::MultiTensorLaunch &launch) {
+                                  if (!status)
+                                    status = body(launch);
+                                });
+  return status;
 }
 
 class HostBackend final : public amprt::Backend {
@@ -86,14 +109,18 @@ public:
 
   amp_status_t unscale(void *, amp_tensor_list_t grads, const float *invScale,
                        float *foundInf) override {
-    float inv = *invScale;
-    for (size_t t = 0; t < grads.count; ++t)
-      for (size_t i = 0; i < grads.sizes[t]; ++i) {
-        float value = grads.data[t][i];
-        if (!std::isfinite(value))
-          *foundInf = 1.0f;
-        grads.data[t][i] = value * inv;
-      }
+    const float inv = *invScale;
+    std::atomic<bool> found{false};
+    AMP_RETURN_IF_ERROR(forEachLaunch(
+        grads, grads, grads, grads, {AMP_F32, nullptr},
+        [&](const amprt::MultiTensorLaunch &l) {
+          return forEachVector(l, [&](int64_t t, int64_t i, int n, bool whole) {
+            if (amprt::unscaleVector(l, inv, t, i, n, whole))
+              found.store(true, std::memory_order_relaxed);
+          });
+        }));
+    if (found.load())
+      *foundInf = 1.0f;
     return nullptr;
   }
 
@@ -141,18 +168,16 @@ public:
                    const float *foundInf, amp_copy_list_t copies) override {
     if (foundInf && *foundInf != 0)
       return nullptr;
-    bool first = step && *step == 0;
-    amprt::SgdScalars<float> scalars = amprt::sgdScalars(source);
-    for (size_t t = 0; t < params.count; ++t)
-      for (size_t i = 0; i < params.sizes[t]; ++i) {
-        float &p = params.data[t][i];
-        p = amprt::sgdElement(scalars, p, grads.data[t][i],
-                              source.buffered ? &buffers.data[t][i] : nullptr,
-                              first);
-        if (copies.data)
-          amprt::store(copies.dtype, copies.data[t], i, p);
-      }
-    return nullptr;
+    const bool first = step && *step == 0;
+    const amprt::SgdScalars<float> scalars = amprt::sgdScalars(source);
+    return forEachLaunch(
+        params, grads, source.buffered ? buffers : params, params, copies,
+        [&](const amprt::MultiTensorLaunch &l) {
+          return forEachVector(l, [&](int64_t t, int64_t i, int n, bool whole) {
+            amprt::sgdVector(l, scalars, source.buffered, first, t, i, n,
+                             whole);
+          });
+        });
   }
 
   amp_status_t adamw(void *, const amprt::AdamwSource &source,
@@ -162,20 +187,15 @@ public:
                      amp_copy_list_t copies) override {
     if (foundInf && *foundInf != 0)
       return nullptr;
-    amprt::AdamwScalars<float> scalars = amprt::adamwScalars(source, *step);
-    for (size_t t = 0; t < params.count; ++t) {
-      AMP_RETURN_IF_ERROR(amprt::parallelFor(
-          static_cast<int64_t>(params.sizes[t]), 16384,
-          [&](int64_t begin, int64_t end) {
-            adamwTensor(scalars, static_cast<size_t>(end - begin),
-                        params.data[t] + begin, grads.data[t] + begin,
-                        expAvgs.data[t] + begin, expAvgSqs.data[t] + begin);
-          }));
-      if (copies.data)
-        for (size_t i = 0; i < params.sizes[t]; ++i)
-          amprt::store(copies.dtype, copies.data[t], i, params.data[t][i]);
-    }
-    return nullptr;
+    const amprt::AdamwScalars<float> scalars =
+        amprt::adamwScalars(source, *step);
+    return forEachLaunch(params, grads, expAvgs, expAvgSqs, copies,
+                         [&](const amprt::MultiTensorLaunch &l) {
+                           return forEachVector(
+                               l, [&](int64_t t, int64_t i, int n, bool whole) {
+                                 amprt::adamwVector(l, scalars, t, i, n, whole);
+                               });
+                         });
   }
 
   amp_status_t countStep(void *, float *step, const float *foundInf) override {

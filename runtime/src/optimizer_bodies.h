@@ -20,6 +20,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 namespace amprt {
 
@@ -196,6 +197,250 @@ inline void forSumSquaresLaunches(amp_typed_tensor_list_t tensors,
       l.firstBlock[t + 1] = l.firstBlock[t] + l.split[t].slices;
     }
     partials += l.firstBlock[l.count];
+    launch(l);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Multi-tensor updates: unscale, SGD, AdamW
+//===----------------------------------------------------------------------===//
+//
+// As Apex's multi_tensor_apply, the tensors' addresses travel in the
+// launch's parameters, up to kMultiTensorChunk tensors a launch, so that
+// nothing is read from the host and the launches can be graph-captured.
+// Each tensor is cut into tiles of kMultiTensorTile elements, numbered
+// across the launch's tensors (firstTile); a block takes a tile at a time
+// (the grid striding over the rest) and its thread j the vector of
+// kMultiTensorVector elements from j * kMultiTensorVector on. A vector of
+// a tensor whose addresses are aligned (`whole`), and that lies wholly
+// inside it, moves as one 16-byte access; any other element by element.
+// Both backends run these bodies: the host walks the tiles, threads and
+// vectors the GPU runs in parallel, and differs only in how a whole vector
+// is loaded and stored (loadVector, storeVector, storeCopyVector).
+
+/// One launch: tensor t is a[t], b[t], c[t], d[t] (the parameter, the
+/// gradient, the state; unused ones repeat a[t]) and its low-precision copy
+/// copy[t] (or null), of size[t] elements and tiles [firstTile[t],
+/// firstTile[t + 1]) of the launch.
+struct MultiTensorLaunch {
+  float *a[kMultiTensorChunk];
+  float *b[kMultiTensorChunk];
+  float *c[kMultiTensorChunk];
+  float *d[kMultiTensorChunk];
+  void *copy[kMultiTensorChunk];
+  int64_t size[kMultiTensorChunk];
+  int64_t firstTile[kMultiTensorChunk + 1];
+  bool whole[kMultiTensorChunk];
+  amp_dtype_t copyType;
+  int64_t count;
+};
+
+/// kMultiTensorVector f32 elements. The loops over one run over all of
+/// them (those past a tensor's end are zeros, computed and not stored), so
+/// that they unroll and the vector stays in registers.
+struct Vector {
+  float v[kMultiTensorVector];
+};
+
+/// The tensor whose tiles include `tile` (below firstTile[count]): a
+/// binary search, the same for every thread of a block.
+AMP_HOST_DEVICE inline int64_t multiTensorTensorOf(const MultiTensorLaunch &l,
+                                                   int64_t tile) {
+  int64_t low = 0, high = l.count - 1;
+  while (low < high) {
+    const int64_t mid = (low + high + 1) / 2;
+    if (l.firstTile[mid] <= tile)
+      low = mid;
+    else
+      high = mid - 1;
+  }
+  return low;
+}
+
+/// A tile of a launch: its tensor and the tensor's element it starts at.
+struct Tile {
+  int64_t tensor;
+  int64_t begin;
+};
+
+AMP_HOST_DEVICE inline Tile multiTensorTile(const MultiTensorLaunch &l,
+                                            int64_t tile) {
+  const int64_t t = multiTensorTensorOf(l, tile);
+  return {t, (tile - l.firstTile[t]) * kMultiTensorTile};
+}
+
+/// Calls fn(t, i, n, whole) for the vector that thread `thread` of the
+/// block working on `tile` moves: elements [i, i + n) of tensor t, n >= 1,
+/// as one access where `whole`; nothing past the tensor's end.
+template <typename Fn>
+AMP_HOST_DEVICE inline void forMultiTensorVector(const MultiTensorLaunch &l,
+                                                 Tile tile, int64_t thread,
+                                                 Fn &&fn) {
+  const int64_t t = tile.tensor;
+  const int64_t i = tile.begin + thread * kMultiTensorVector;
+  if (i >= l.size[t])
+    return;
+  const int64_t left = l.size[t] - i;
+  // Two calls, so that the common one inlines with n and whole constant.
+  if (l.whole[t] && left >= kMultiTensorVector)
+    fn(t, i, static_cast<int>(kMultiTensorVector), true);
+  else
+    fn(t, i,
+       left < kMultiTensorVector ? static_cast<int>(left)
+                                 : static_cast<int>(kMultiTensorVector),
+       false);
+}
+
+AMP_HOST_DEVICE inline Vector loadVector(const float *p, int64_t i, int n,
+                                         bool whole) {
+  Vector x{};
+  if (whole) {
+#ifdef __CUDA_ARCH__
+    const float4 f = *reinterpret_cast<const float4 *>(p + i);
+    x.v[0] = f.x, x.v[1] = f.y, x.v[2] = f.z, x.v[3] = f.w;
+#else
+    std::memcpy(x.v, p + i, sizeof x.v);
+#endif
+    return x;
+  }
+  for (int k = 0; k < kMultiTensorVector; ++k)
+    if (k < n)
+      x.v[k] = p[i + k];
+  return x;
+}
+
+AMP_HOST_DEVICE inline void storeVector(float *p, int64_t i, int n, bool whole,
+                                        const Vector &x) {
+  if (whole) {
+#ifdef __CUDA_ARCH__
+    *reinterpret_cast<float4 *>(p + i) =
+        make_float4(x.v[0], x.v[1], x.v[2], x.v[3]);
+#else
+    std::memcpy(p + i, x.v, sizeof x.v);
+#endif
+    return;
+  }
+  for (int k = 0; k < kMultiTensorVector; ++k)
+    if (k < n)
+      p[i + k] = x.v[k];
+}
+
+/// Stores the vector into a copy of type `dtype` (amprt::store's
+/// rounding); f16 and bf16 whole vectors as one 8-byte access.
+AMP_HOST_DEVICE inline void storeCopyVector(amp_dtype_t dtype, void *p,
+                                            int64_t i, int n, bool whole,
+                                            const Vector &x) {
+  if (dtype == AMP_F32) {
+    storeVector(static_cast<float *>(p), i, n, whole, x);
+    return;
+  }
+  if (!whole || (dtype != AMP_F16 && dtype != AMP_BF16)) {
+    for (int k = 0; k < kMultiTensorVector; ++k)
+      if (k < n)
+        store(dtype, p, i + k, x.v[k]);
+    return;
+  }
+  uint16_t bits[kMultiTensorVector];
+  for (int k = 0; k < kMultiTensorVector; ++k)
+    bits[k] = dtype == AMP_F16 ? floatToHalfBits(x.v[k])
+                               : floatToBFloat16Bits(x.v[k]);
+  uint16_t *out = static_cast<uint16_t *>(p) + i;
+#ifdef __CUDA_ARCH__
+  *reinterpret_cast<uint2 *>(out) =
+      make_uint2(bits[0] | static_cast<unsigned>(bits[1]) << 16,
+                 bits[2] | static_cast<unsigned>(bits[3]) << 16);
+#else
+  std::memcpy(out, bits, sizeof bits);
+#endif
+}
+
+/// Unscales a vector of gradients (a[t]) in place; whether any of them
+/// was inf or NaN.
+AMP_HOST_DEVICE inline bool unscaleVector(const MultiTensorLaunch &l, float inv,
+                                          int64_t t, int64_t i, int n,
+                                          bool whole) {
+  Vector g = loadVector(l.a[t], i, n, whole);
+  bool found = false;
+  for (int k = 0; k < kMultiTensorVector; ++k) {
+    found |= k < n && !std::isfinite(g.v[k]);
+    g.v[k] *= inv;
+  }
+  storeVector(l.a[t], i, n, whole, g);
+  return found;
+}
+
+/// SGD over a vector: parameters a[t], gradients b[t], momentum buffers
+/// c[t] where `buffered`.
+AMP_HOST_DEVICE inline void sgdVector(const MultiTensorLaunch &l,
+                                      const SgdScalars<float> &scalars,
+                                      bool buffered, bool first, int64_t t,
+                                      int64_t i, int n, bool whole) {
+  Vector p = loadVector(l.a[t], i, n, whole);
+  const Vector g = loadVector(l.b[t], i, n, whole);
+  Vector buffer = buffered ? loadVector(l.c[t], i, n, whole) : Vector{};
+  for (int k = 0; k < kMultiTensorVector; ++k)
+    p.v[k] = sgdElement(scalars, p.v[k], g.v[k],
+                        buffered ? &buffer.v[k] : nullptr, first);
+  storeVector(l.a[t], i, n, whole, p);
+  if (buffered)
+    storeVector(l.c[t], i, n, whole, buffer);
+  if (l.copy[t])
+    storeCopyVector(l.copyType, l.copy[t], i, n, whole, p);
+}
+
+/// AdamW over a vector: parameters a[t], gradients b[t], first and second
+/// moments c[t] and d[t].
+AMP_HOST_DEVICE inline void adamwVector(const MultiTensorLaunch &l,
+                                        const AdamwScalars<float> &scalars,
+                                        int64_t t, int64_t i, int n,
+                                        bool whole) {
+  Vector p = loadVector(l.a[t], i, n, whole);
+  const Vector g = loadVector(l.b[t], i, n, whole);
+  Vector m = loadVector(l.c[t], i, n, whole);
+  Vector v = loadVector(l.d[t], i, n, whole);
+  for (int k = 0; k < kMultiTensorVector; ++k)
+    adamwElement(scalars, p.v[k], g.v[k], m.v[k], v.v[k]);
+  storeVector(l.a[t], i, n, whole, p);
+  storeVector(l.c[t], i, n, whole, m);
+  storeVector(l.d[t], i, n, whole, v);
+  if (l.copy[t])
+    storeCopyVector(l.copyType, l.copy[t], i, n, whole, p);
+}
+
+/// Whether `p` is aligned for a whole vector of `bytes`-byte elements.
+inline bool alignedForVectors(const void *p, int64_t bytes) {
+  return reinterpret_cast<uintptr_t>(p) % (bytes * kMultiTensorVector) == 0;
+}
+
+/// Calls `launch(const MultiTensorLaunch &)` for each launch over the
+/// (checked) lists, in order; c and d may repeat a where an update has no
+/// such state.
+template <typename Launch>
+inline void forMultiTensorLaunches(amp_tensor_list_t a, amp_tensor_list_t b,
+                                   amp_tensor_list_t c, amp_tensor_list_t d,
+                                   amp_copy_list_t copies, Launch &&launch) {
+  const int64_t copyBytes =
+      copies.dtype == AMP_F16 || copies.dtype == AMP_BF16 ? 2 : 4;
+  for (size_t first = 0; first < a.count; first += kMultiTensorChunk) {
+    MultiTensorLaunch l;
+    l.count = static_cast<int64_t>(a.count - first) < kMultiTensorChunk
+                  ? static_cast<int64_t>(a.count - first)
+                  : kMultiTensorChunk;
+    l.copyType = copies.dtype;
+    l.firstTile[0] = 0;
+    for (int64_t t = 0; t < l.count; ++t) {
+      l.a[t] = a.data[first + t];
+      l.b[t] = b.data[first + t];
+      l.c[t] = c.data[first + t];
+      l.d[t] = d.data[first + t];
+      l.copy[t] = copies.data ? copies.data[first + t] : nullptr;
+      l.size[t] = static_cast<int64_t>(a.sizes[first + t]);
+      l.firstTile[t + 1] = l.firstTile[t] + multiTensorTiles(l.size[t]);
+      l.whole[t] =
+          alignedForVectors(l.a[t], 4) && alignedForVectors(l.b[t], 4) &&
+          alignedForVectors(l.c[t], 4) && alignedForVectors(l.d[t], 4) &&
+          (!l.copy[t] || alignedForVectors(l.copy[t], copyBytes));
+    }
     launch(l);
   }
 }

@@ -46,32 +46,45 @@ protected:
     }
     return static_cast<T *>(amp_buffer_data(buffer));
   }
-  /// Writes `values` over the elements at device address `data` (one
-  /// upload() returned), in stream order.
+  /// Writes `values` over the elements from device address `data` (in a
+  /// buffer upload() made), in stream order.
   template <typename T> void overwrite(T *data, const std::vector<T> &values) {
-    for (amp_buffer_t *buffer : buffers)
-      if (amp_buffer_data(buffer) == data) {
-        EXPECT_EQ(amp_buffer_write(buffer, 0, values.data(),
-                                   values.size() * sizeof(T), stream),
-                  nullptr);
-        EXPECT_EQ(amp_stream_synchronize(stream), nullptr);
-        return;
-      }
-    ADD_FAILURE() << "not a buffer of this test";
+    size_t offset = 0;
+    amp_buffer_t *buffer = bufferOf(data, &offset);
+    if (!buffer || values.empty())
+      return;
+    EXPECT_EQ(amp_buffer_write(buffer, offset, values.data(),
+                               values.size() * sizeof(T), stream),
+              nullptr);
+    EXPECT_EQ(amp_stream_synchronize(stream), nullptr);
   }
-  /// The host copy of `count` elements at device address `data`.
+  /// The host copy of `count` elements from device address `data` (in a
+  /// buffer upload() made).
   template <typename T> std::vector<T> download(T *data, size_t count) {
-    for (amp_buffer_t *buffer : buffers)
-      if (amp_buffer_data(buffer) == data) {
-        std::vector<T> values(count);
-        EXPECT_EQ(amp_buffer_read(buffer, 0, values.data(), count * sizeof(T),
-                                  stream),
-                  nullptr);
-        EXPECT_EQ(amp_stream_synchronize(stream), nullptr);
-        return values;
+    size_t offset = 0;
+    amp_buffer_t *buffer = bufferOf(data, &offset);
+    std::vector<T> values(count);
+    if (!buffer || !count)
+      return values;
+    EXPECT_EQ(amp_buffer_read(buffer, offset, values.data(), count * sizeof(T),
+                              stream),
+              nullptr);
+    EXPECT_EQ(amp_stream_synchronize(stream), nullptr);
+    return values;
+  }
+  /// The buffer of this test that holds device address `data`, and the
+  /// address's offset in it.
+  amp_buffer_t *bufferOf(const void *data, size_t *offset) {
+    for (amp_buffer_t *buffer : buffers) {
+      auto *base = static_cast<const char *>(amp_buffer_data(buffer));
+      auto *at = static_cast<const char *>(data);
+      if (at >= base && at < base + amp_buffer_size(buffer)) {
+        *offset = static_cast<size_t>(at - base);
+        return buffer;
       }
+    }
     ADD_FAILURE() << "not a buffer of this test";
-    return {};
+    return nullptr;
   }
 
   amp_device_t *device = nullptr;

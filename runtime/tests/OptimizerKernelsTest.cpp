@@ -9,12 +9,17 @@
 #include "amp_runtime/float_formats.h"
 #include "amp_runtime/optimizer_kernels.h"
 #include "amp_runtime/reduction_order.h"
+#include "amp_runtime/scalar_math.h"
 
 #include "KernelTest.h"
+#include "optimizer_bodies.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -343,6 +348,174 @@ TEST_P(KernelTest, ApplyReadsTheStepWithoutCountingIt) {
                           nullptr, {AMP_F32, nullptr}),
             nullptr);
   EXPECT_EQ(download(w, 1)[0], -2.5f); // -1.5 - 0.5 * 2
+}
+
+// The multi-tensor kernels over 300 tensors (two launches, of 256 and 44)
+// of sizes around their tile of 1024 elements and vector of 4, every third
+// tensor (and every fifth copy) one element past an aligned address, so
+// that it moves element by element: every element updated once, each to
+// the bits of a plain loop over scalar_math.h's per-element update.
+/// The bits of each value, so that a NaN equals itself.
+std::vector<uint32_t> bitsOf(const std::vector<float> &values) {
+  std::vector<uint32_t> bits(values.size());
+  std::memcpy(bits.data(), values.data(), values.size() * sizeof(float));
+  return bits;
+}
+
+TEST_P(KernelTest, MultiTensorUpdatesCoverEveryElementOnce) {
+  const size_t pattern[] = {0, 1, 3, 4, 5, 1023, 1024, 1025, 4099};
+  constexpr size_t kTensors = 300;
+  std::vector<size_t> sizes;
+  std::vector<float *> p, g, m, v;
+  std::vector<void *> copies;
+  std::vector<std::vector<float>> hp, hg;
+  uint32_t seed = 7;
+  auto next = [&] {
+    seed = seed * 1664525u + 1013904223u;
+    return static_cast<float>(seed >> 8) / 16777216.0f - 0.5f;
+  };
+  // A buffer of n values at an address 16-byte aligned or, with `offset`,
+  // one float past one.
+  auto place = [&](const std::vector<float> &values, bool offset) {
+    std::vector<float> padded(values.size() + 1);
+    std::copy(values.begin(), values.end(), padded.begin() + offset);
+    return upload(padded) + offset;
+  };
+  for (size_t t = 0; t < kTensors; ++t) {
+    const size_t n = pattern[t % 9];
+    sizes.push_back(n);
+    std::vector<float> values(n), grads(n);
+    for (size_t i = 0; i < n; ++i)
+      values[i] = next(), grads[i] = next();
+    const bool offset = t % 3 == 1;
+    p.push_back(place(values, offset));
+    g.push_back(place(grads, offset));
+    m.push_back(place(std::vector<float>(n, 0.01f), offset));
+    v.push_back(place(std::vector<float>(n, 0.02f), offset));
+    copies.push_back(
+        reinterpret_cast<uint16_t *>(upload(std::vector<float>(n / 2 + 2))) +
+        (t % 5 == 2));
+    hp.push_back(values);
+    hg.push_back(grads);
+  }
+  // The last tensor's last gradient is inf: unscale flags it and scales
+  // the rest.
+  hg.back().back() = INFINITY;
+  overwrite(g.back(), hg.back());
+  float *inv = upload(std::vector<float>{0.5f});
+  float *found = upload(std::vector<float>{0});
+  ASSERT_EQ(amp_unscale(stream, {kTensors, g.data(), sizes.data()}, inv, found),
+            nullptr);
+  EXPECT_EQ(download(found, 1)[0], 1.0f);
+
+  const amp_adamw_config_t config{0.01, 0.9, 0.999, 1e-8, 0.1, 0};
+  float *step = upload(std::vector<float>{2});
+  ASSERT_EQ(amp_adamw_update(stream, &config,
+                             {kTensors, p.data(), sizes.data()},
+                             {kTensors, g.data(), sizes.data()},
+                             {kTensors, m.data(), sizes.data()},
+                             {kTensors, v.data(), sizes.data()}, step, nullptr,
+                             {AMP_F16, copies.data()}),
+            nullptr);
+  const amprt::AdamwScalars<float> scalars =
+      amprt::adamwScalars<float>(config.lr, config.beta1, config.beta2,
+                                 config.eps, config.weight_decay, 2);
+  for (size_t t = 0; t < kTensors; ++t) {
+    SCOPED_TRACE("tensor " + std::to_string(t));
+    const size_t n = sizes[t];
+    std::vector<float> wantP = hp[t], wantG(n), wantM(n, 0.01f),
+                       wantV(n, 0.02f);
+    std::vector<uint16_t> wantCopy(n);
+    for (size_t i = 0; i < n; ++i) {
+      wantG[i] = hg[t][i] * 0.5f;
+      amprt::adamwElement(scalars, wantP[i], wantG[i], wantM[i], wantV[i]);
+      wantCopy[i] = amprt::floatToHalfBits(wantP[i]);
+    }
+    ASSERT_EQ(bitsOf(download(g[t], n)), bitsOf(wantG));
+    ASSERT_EQ(bitsOf(download(p[t], n)), bitsOf(wantP));
+    ASSERT_EQ(bitsOf(download(m[t], n)), bitsOf(wantM));
+    ASSERT_EQ(bitsOf(download(v[t], n)), bitsOf(wantV));
+    ASSERT_EQ(download(static_cast<uint16_t *>(copies[t]), n), wantCopy);
+    hp[t] = wantP;
+  }
+
+  // SGD with momentum and bf16 copies: the buffers start from the
+  // gradient at step 0 (here the AdamW moments' memory).
+  const amp_sgd_config_t sgd{0.1, 0.9, 0, 0.01, 1};
+  float *zero = upload(std::vector<float>{0});
+  ASSERT_EQ(amp_sgd_update(stream, &sgd, {kTensors, p.data(), sizes.data()},
+                           {kTensors, g.data(), sizes.data()},
+                           {kTensors, m.data(), sizes.data()}, zero, nullptr,
+                           {AMP_BF16, copies.data()}),
+            nullptr);
+  const amprt::SgdScalars<float> sgdScalars = amprt::sgdScalars<float>(
+      sgd.lr, sgd.momentum, sgd.dampening, sgd.weight_decay, sgd.nesterov);
+  for (size_t t = 0; t < kTensors; ++t) {
+    SCOPED_TRACE("tensor " + std::to_string(t));
+    const size_t n = sizes[t];
+    std::vector<float> wantP = hp[t], wantBuf(n);
+    std::vector<uint16_t> wantCopy(n);
+    for (size_t i = 0; i < n; ++i) {
+      wantP[i] = amprt::sgdElement(sgdScalars, wantP[i], hg[t][i] * 0.5f,
+                                   &wantBuf[i], true);
+      wantCopy[i] = amprt::floatToBFloat16Bits(wantP[i]);
+    }
+    ASSERT_EQ(bitsOf(download(p[t], n)), bitsOf(wantP));
+    ASSERT_EQ(bitsOf(download(m[t], n)), bitsOf(wantBuf));
+    ASSERT_EQ(download(static_cast<uint16_t *>(copies[t]), n), wantCopy);
+  }
+}
+
+// Which tensors of a launch move in whole vectors: those whose f32
+// tensors sit on 16 bytes and whose f16 copy on 8; and how the tiles and
+// launches fall (addresses only: nothing is read).
+TEST(MultiTensorLaunchTest, VectorsNeedAlignedAddresses) {
+  alignas(16) static float data[64];
+  alignas(16) static uint16_t halves[64];
+  float *a[] = {data, data + 1, data + 4, data + 4};
+  void *copy[] = {halves, halves, halves + 4, halves + 2};
+  size_t sizes[] = {4, 4, 2049, 0};
+  std::vector<amprt::MultiTensorLaunch> launches;
+  amprt::forMultiTensorLaunches(
+      {4, a, sizes}, {4, a, sizes}, {4, a, sizes}, {4, a, sizes},
+      {AMP_F16, copy},
+      [&](const amprt::MultiTensorLaunch &l) { launches.push_back(l); });
+  ASSERT_EQ(launches.size(), 1u);
+  const amprt::MultiTensorLaunch &l = launches[0];
+  EXPECT_EQ(l.count, 4);
+  EXPECT_TRUE(l.whole[0]);
+  EXPECT_FALSE(l.whole[1]); // a float past 16 bytes
+  EXPECT_TRUE(l.whole[2]);  // the copy 8 bytes on
+  EXPECT_FALSE(l.whole[3]); // the copy 4 bytes on
+  // 2049 elements are three tiles of 1024, the empty tensor none; tile 4
+  // is the third tensor's last.
+  EXPECT_EQ(std::vector<int64_t>(l.firstTile, l.firstTile + 5),
+            (std::vector<int64_t>{0, 1, 2, 5, 5}));
+  EXPECT_EQ(amprt::multiTensorTile(l, 4).tensor, 2);
+  EXPECT_EQ(amprt::multiTensorTile(l, 4).begin, 2048);
+  // The last tile's thread 0 moves the one element left, by itself.
+  int calls = 0;
+  amprt::forMultiTensorVector(l, amprt::multiTensorTile(l, 4), 0,
+                              [&](int64_t t, int64_t i, int n, bool whole) {
+                                ++calls;
+                                EXPECT_EQ(t, 2);
+                                EXPECT_EQ(i, 2048);
+                                EXPECT_EQ(n, 1);
+                                EXPECT_FALSE(whole);
+                              });
+  amprt::forMultiTensorVector(l, amprt::multiTensorTile(l, 4), 1,
+                              [&](int64_t, int64_t, int, bool) { ++calls; });
+  EXPECT_EQ(calls, 1);
+  // 600 tensors: launches of 256, 256 and 88.
+  std::vector<float *> many(600, data);
+  std::vector<size_t> ones(600, 1);
+  std::vector<int64_t> counts;
+  amprt::forMultiTensorLaunches(
+      {600, many.data(), ones.data()}, {600, many.data(), ones.data()},
+      {600, many.data(), ones.data()}, {600, many.data(), ones.data()},
+      {AMP_F32, nullptr},
+      [&](const amprt::MultiTensorLaunch &l) { counts.push_back(l.count); });
+  EXPECT_EQ(counts, (std::vector<int64_t>{256, 256, 88}));
 }
 
 // The unscale and SGD launches of a step, captured once and replayed three

@@ -268,7 +268,11 @@ LogicalResult StepEmitter::emitUpdates(ArrayRef<Operation *> updates) {
     s.unindent() << "}\n";
     // Each tensor's parameter and state read and written, its gradient
     // read, at the work per element of its update.
-    KernelCost cost = multiTensorCost(kernelName({updates.front()}), n);
+    SmallVector<int64_t> sizes;
+    for (Operation *update : updates)
+      if (!llvm::is_contained(rest, update))
+        sizes.push_back(countOf(update->getResult(0)));
+    KernelCost cost = multiTensorCost(kernelName({updates.front()}), sizes);
     SmallVector<std::pair<Value, bool>> touched;
     for (Operation *update : updates) {
       if (llvm::is_contained(rest, update))

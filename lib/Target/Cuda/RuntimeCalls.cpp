@@ -357,7 +357,10 @@ LogicalResult emitUnscale(UnscaleOp op, OpKernel &kernel) {
 
   // The runtime's multi-tensor kernel: per element a multiply and a
   // finiteness test, read and written in place.
-  KernelCost cost = multiTensorCost(kernel.getName().str(), grads);
+  SmallVector<int64_t> counts;
+  for (size_t g = 0; g < grads; ++g)
+    counts.push_back(countOf(op->getResult(g)));
+  KernelCost cost = multiTensorCost(kernel.getName().str(), counts);
   SmallVector<std::pair<Value, bool>> touched = {{op.getInvScale(), false}};
   for (size_t g = 0; g < grads; ++g) {
     cost.flops += 2 * countOf(op->getResult(g));

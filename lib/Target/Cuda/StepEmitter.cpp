@@ -190,10 +190,11 @@ void Functor::launch(int64_t count) {
   emitter.recordLaunch(std::move(cost), params.getTouched(), partialReads);
 }
 
-KernelCost cuda::multiTensorCost(std::string name, int64_t tensors) {
-  return {std::move(name), "multi-tensor",
-          (tensors + amprt::kMultiTensorChunk - 1) / amprt::kMultiTensorChunk,
-          amprt::kMultiTensorBlocks, amprt::kBlockThreads};
+KernelCost cuda::multiTensorCost(std::string name, ArrayRef<int64_t> sizes) {
+  amprt::MultiTensorPlan plan =
+      amprt::planMultiTensor(sizes.data(), static_cast<int64_t>(sizes.size()));
+  return {std::move(name), "multi-tensor", plan.launches, plan.grid.blocks,
+          plan.grid.threads};
 }
 
 void StepEmitter::emitCopy(StringRef launchName, Value from, Value to) {

@@ -75,9 +75,9 @@ struct KernelModel
 };
 
 /// The cost record of one of the runtime's multi-tensor operations over
-/// `tensors` tensors: a launch per amprt::kMultiTensorChunk of them, each
-/// of amprt::kMultiTensorBlocks blocks (launch_grid.h).
-KernelCost multiTensorCost(std::string name, int64_t tensors);
+/// tensors of `sizes` elements: a launch per amprt::kMultiTensorChunk of
+/// them, its blocks those of the largest launch's grid (launch_grid.h).
+KernelCost multiTensorCost(std::string name, ArrayRef<int64_t> sizes);
 
 /// A text built through an indenting stream.
 struct IndentedText {

@@ -23,16 +23,60 @@ constexpr int64_t kBlockThreads = 256;
 constexpr int64_t kMaxGridBlocks = 65536;
 /// A row kernel gives each row a warp.
 constexpr int64_t kRowsPerBlock = kBlockThreads / kRowLanes;
-/// The runtime's multi-tensor kernels (optimizers, unscale) take this many
-/// tensors a launch, each launch this many blocks: enough to fill an
-/// H100's or H200's 132 SMs twice.
-constexpr int64_t kMultiTensorChunk = 8;
-constexpr int64_t kMultiTensorBlocks = 264;
 
 struct Grid {
   int64_t blocks;
   int64_t threads;
 };
+
+/// The runtime's multi-tensor kernels (unscale, SGD, AdamW) take up to
+/// this many tensors a launch, their addresses in the launch's parameters
+/// (about 14 KB of the 32 KB that CUDA 12.1 and later allow on sm_70 and
+/// up): one launch for GPT-2's 148 tensors.
+constexpr int64_t kMultiTensorChunk = 256;
+/// A thread of a multi-tensor kernel moves a vector of this many f32
+/// elements (16 bytes) at a time, a block a tile of kBlockThreads vectors.
+constexpr int64_t kMultiTensorVector = 4;
+constexpr int64_t kMultiTensorTile = kBlockThreads * kMultiTensorVector;
+/// At most this many blocks a multi-tensor launch, looping over the rest of
+/// its tiles: eight blocks of 256 threads on each of an H100's or H200's
+/// 132 SMs, as many threads as an SM holds.
+constexpr int64_t kMultiTensorBlocks = 132 * 8;
+
+/// The tiles of a tensor of `size` elements.
+constexpr int64_t multiTensorTiles(int64_t size) {
+  return (size + kMultiTensorTile - 1) / kMultiTensorTile;
+}
+
+/// The grid of a multi-tensor launch over `tiles` tiles in all.
+constexpr Grid multiTensorGrid(int64_t tiles) {
+  return {tiles < 1                    ? 1
+          : tiles > kMultiTensorBlocks ? kMultiTensorBlocks
+                                       : tiles,
+          kBlockThreads};
+}
+
+/// The launches of a multi-tensor operation over `count` tensors of
+/// `sizes` elements, a chunk of kMultiTensorChunk tensors each, and the
+/// largest of their grids.
+struct MultiTensorPlan {
+  int64_t launches;
+  Grid grid;
+};
+
+inline MultiTensorPlan planMultiTensor(const int64_t *sizes, int64_t count) {
+  MultiTensorPlan plan{0, {1, kBlockThreads}};
+  for (int64_t first = 0; first < count; first += kMultiTensorChunk) {
+    int64_t tiles = 0;
+    for (int64_t t = first; t < count && t < first + kMultiTensorChunk; ++t)
+      tiles += multiTensorTiles(sizes[t]);
+    const Grid grid = multiTensorGrid(tiles);
+    plan.launches += 1;
+    if (grid.blocks > plan.grid.blocks)
+      plan.grid = grid;
+  }
+  return plan;
+}
 
 /// The blocks that give each of `count` items one of `perBlock` workers,
 /// at most kMaxGridBlocks.
@@ -59,9 +103,8 @@ constexpr bool reducesPerThread(int64_t count, int64_t extent) {
   return count >= 2048 || extent < 1024;
 }
 
-/// The blocks a reduction's grid aims at: as many as the multi-tensor
-/// kernels', two per SM.
-constexpr int64_t kReduceBlocks = kMultiTensorBlocks;
+/// The blocks a reduction's grid aims at: two per SM of an H100 or H200.
+constexpr int64_t kReduceBlocks = 264;
 
 /// How ampstep::launchReduce runs `count` outputs of `extent` values. Each
 /// output is cut into `split.slices` slices (splitReduction: parts of a

@@ -37,7 +37,8 @@ struct KernelCost {
   /// multi-tensor launch per chunk of tensors); the counts below are all
   /// of theirs together.
   int64_t launches = 1;
-  /// The grid of each launch; 0 blocks where a library chooses (cuBLASLt).
+  /// The grid of each launch (of the largest, for multi-tensor launches);
+  /// 0 blocks where a library chooses (cuBLASLt).
   int64_t blocks = 0;
   int64_t threads = 0;
   /// Floating-point operations (a multiply-add is two) and
