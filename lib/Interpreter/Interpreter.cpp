@@ -376,6 +376,15 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
       .Case([&](MaxPool2dGradOp grad) {
         return one(k::maxPool2dGrad(in[0], in[1], grad.getWindow()));
       })
+      .Case([&](BatchNormOp norm) -> Result {
+        const Tensor *weight = norm.getWeight() ? &in[3] : nullptr;
+        const Tensor *bias =
+            norm.getBias() ? &in[norm.getWeight() ? 4 : 3] : nullptr;
+        return k::batchNorm(in[0], in[1], in[2], weight, bias,
+                            norm.getEpsilon().convertToDouble(),
+                            norm.getMomentum().convertToDouble(),
+                            norm.getTraining());
+      })
       .Case([&](AttentionOp attention) -> Result {
         auto [out, lse] =
             k::attention(in[0], in[1], in[2], attention.getCausal(),

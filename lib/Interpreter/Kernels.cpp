@@ -592,6 +592,70 @@ Tensor kernels::maxPool2dGrad(const Tensor &input, const Tensor &grad,
 }
 
 /// The kind attention accumulates in: f64 for f64, else f32.
+SmallVector<Tensor> kernels::batchNorm(const Tensor &input,
+                                       const Tensor &runningMean,
+                                       const Tensor &runningVar,
+                                       const Tensor *weight, const Tensor *bias,
+                                       double epsilon, double momentum,
+                                       bool training) {
+  // The steps amp-decompose builds, each rounded to the statistics' type A.
+  ElementKind acc = runningMean.getKind();
+  ArrayRef<int64_t> shape = input.getShape();
+  int64_t channels = shape[1];
+  SmallVector<int64_t> kept(shape.size(), 1), reduced = {0};
+  kept[1] = channels;
+  if (shape.size() == 4)
+    reduced.append({2, 3});
+  int64_t n = 1;
+  for (int64_t d : reduced)
+    n *= shape[d];
+  const SmallVector<int64_t> stats = {channels};
+  auto constant = [&](double value) {
+    return Tensor(acc, {}, {roundToKind(value, acc)});
+  };
+  auto op = [](BinaryFn fn, const Tensor &a, const Tensor &b) {
+    ArrayRef<int64_t> sa = a.getShape(), sb = b.getShape();
+    return binary(fn, a, b, sa.size() >= sb.size() ? sa : sb);
+  };
+  auto perChannel = [&](const Tensor &value) { return reshape(value, kept); };
+  auto channelMean = [&](const Tensor &value) {
+    return reduce(ReduceFn::Mean, value, reduced, acc, acc, stats);
+  };
+  Tensor x = input.getKind() == acc ? input : cast(input, acc);
+  Tensor mean = runningMean, var = runningVar;
+  Tensor newMean = runningMean, newVar = runningVar;
+  if (training) {
+    Tensor batchMean = channelMean(x);
+    Tensor centered = op(BinaryFn::Sub, x, perChannel(batchMean));
+    Tensor batchVar = channelMean(op(BinaryFn::Mul, centered, centered));
+    auto update = [&](const Tensor &running, const Tensor &batch) {
+      return op(BinaryFn::Add,
+                op(BinaryFn::Mul, running, constant(1.0 - momentum)),
+                op(BinaryFn::Mul, batch, constant(momentum)));
+    };
+    double count = static_cast<double>(n);
+    newMean = update(runningMean, batchMean);
+    newVar = update(runningVar,
+                    op(BinaryFn::Mul, batchVar, constant(count / (count - 1))));
+    mean = std::move(batchMean);
+    var = std::move(batchVar);
+  }
+  Tensor centered = op(BinaryFn::Sub, x, perChannel(mean));
+  Tensor deviation =
+      unary(UnaryFn::Sqrt, op(BinaryFn::Add, var, constant(epsilon)));
+  Tensor y = op(BinaryFn::Div, centered, perChannel(deviation));
+  auto wide = [&](const Tensor &value) {
+    return perChannel(value.getKind() == acc ? value : cast(value, acc));
+  };
+  if (weight)
+    y = op(BinaryFn::Mul, y, wide(*weight));
+  if (bias)
+    y = op(BinaryFn::Add, y, wide(*bias));
+  if (input.getKind() != acc)
+    y = cast(y, input.getKind());
+  return {std::move(y), std::move(newMean), std::move(newVar)};
+}
+
 static ElementKind accumulatorKind(ElementKind kind) {
   return kind == ElementKind::F64 ? ElementKind::F64 : ElementKind::F32;
 }

@@ -89,6 +89,12 @@ Tensor maxPool2d(const Tensor &input, const amprt::Conv2dWindow &window,
 /// whose maximum it is, rounded once.
 Tensor maxPool2dGrad(const Tensor &input, const Tensor &grad,
                      const amprt::Conv2dWindow &window);
+/// amp.batch_norm's result and new running mean and variance, by its
+/// definition's steps, each rounded to the statistics' type.
+SmallVector<Tensor> batchNorm(const Tensor &input, const Tensor &runningMean,
+                              const Tensor &runningVar, const Tensor *weight,
+                              const Tensor *bias, double epsilon,
+                              double momentum, bool training);
 /// amp.attention's output and each query's log-sum-exp of its scores (in
 /// f32, f64 for f64).
 std::pair<Tensor, Tensor> attention(const Tensor &query, const Tensor &key,

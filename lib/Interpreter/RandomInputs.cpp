@@ -79,9 +79,13 @@ Tensor interp::makeRandomInput(BlockArgument arg, uint64_t seed,
   auto hasAttr = [&](unsigned i, StringRef name) {
     return func && func.getArgAttr(i, name);
   };
-  if (Attribute state =
-          func ? func.getArgAttr(arg.getArgNumber(), AmpDialect::kStateAttrName)
-               : Attribute()) {
+  // So do a model's buffers, at their amp.buffer values.
+  for (StringRef name :
+       {AmpDialect::kStateAttrName, AmpDialect::kBufferAttrName}) {
+    Attribute state =
+        func ? func.getArgAttr(arg.getArgNumber(), name) : Attribute();
+    if (!state)
+      continue;
     if (auto initial = dyn_cast<FloatAttr>(state))
       for (double &value : data)
         value = roundToKind(initial.getValueAsDouble(), kind);
@@ -95,6 +99,7 @@ Tensor interp::makeRandomInput(BlockArgument arg, uint64_t seed,
   uint64_t rank = 0;
   for (unsigned i = 0; i < arg.getArgNumber(); ++i)
     if (!hasAttr(i, AmpDialect::kStateAttrName) &&
+        !hasAttr(i, AmpDialect::kBufferAttrName) &&
         static_cast<bool>(hasAttr(i, AmpDialect::kParamAttrName)) == isParam)
       ++rank;
   uint64_t stream = (isParam ? (uint64_t(1) << 32) : 0) + rank + 1;

@@ -27,15 +27,15 @@ import numpy as np
 from ._errors import AmpError, ToolNotFoundError
 from ._tools import find_runtime_library
 
-ABI_VERSION = 5
+ABI_VERSION = 6
 MAX_RANK = 8
 
 DEVICE_HOST, DEVICE_CUDA = 0, 1
 _DEVICE_NAMES = {DEVICE_HOST: "host", DEVICE_CUDA: "cuda"}
 
-PARAM, STATE, INPUT, HPARAM, LOSS_PART = 0, 1, 2, 3, 4
+PARAM, STATE, INPUT, HPARAM, LOSS_PART, BUFFER = 0, 1, 2, 3, 4, 5
 _KIND_NAMES = {PARAM: "param", STATE: "state", INPUT: "input",
-               HPARAM: "hparam", LOSS_PART: "loss_part"}
+               HPARAM: "hparam", LOSS_PART: "loss_part", BUFFER: "buffer"}
 
 # Every optimizer's hyperparameters (amp_runtime/hyperparameters.h): setting
 # one the step does not have is an error, not a new Python attribute.
@@ -101,8 +101,9 @@ class _Input(ctypes.Structure):
 
 TensorInfo = namedtuple("TensorInfo", "index name kind type dtype shape")
 TensorInfo.__doc__ = """One tensor of a step: its position, name, kind
-("param", "state", "hparam", "loss_part" or "input"), element type ("f32", "bf16", ...), the numpy
-dtype it is given and read as, and its shape."""
+("param", "state", "buffer", "hparam", "loss_part" or "input"), element
+type ("f32", "bf16", ...), the numpy dtype it is given and read as, and its
+shape."""
 
 
 def _tensor_infos(tensors, count):

@@ -401,7 +401,7 @@ bool validTensor(const amp_step_tensor_t &t) {
   int kind = amprt::rawEnum(t.kind);
   bool valid = t.name && t.rank >= 0 && t.rank <= AMP_STEP_MAX_RANK &&
                elementSize(t.type) != 0 && kind >= AMP_STEP_PARAM &&
-               kind <= AMP_STEP_LOSS_PART;
+               kind <= AMP_STEP_BUFFER;
   for (int32_t d = 0; valid && d < t.rank; ++d)
     valid = t.shape[d] >= 0;
   return valid;
@@ -454,14 +454,14 @@ amp_status_t createEvaluation(amp_step_t *step) {
     }
     size_t match = d.tensor_count;
     for (size_t k = 0; k < d.tensor_count && match == d.tensor_count; ++k)
-      if (d.tensors[k].kind == AMP_STEP_PARAM &&
+      if (d.tensors[k].kind == t.kind &&
           std::strcmp(d.tensors[k].name, t.name) == 0)
         match = k;
-    if (t.kind != AMP_STEP_PARAM || match == d.tensor_count ||
-        !sameTensorType(t, d.tensors[match]))
+    if ((t.kind != AMP_STEP_PARAM && t.kind != AMP_STEP_BUFFER) ||
+        match == d.tensor_count || !sameTensorType(t, d.tensors[match]))
       return bad("tensor '" + std::string(t.name) +
-                 "' is neither a batch input nor a parameter of the step of "
-                 "that type and shape");
+                 "' is neither a batch input nor a parameter or buffer of "
+                 "the step of that type and shape");
     evaluation->pointers.push_back(step->pointers[match]);
   }
   for (size_t c = 0; c < e.index_check_count; ++c) {
@@ -499,7 +499,7 @@ amp_status_t resetState(amp_step_t *step) {
   for (size_t i = 0; i < d.tensor_count; ++i) {
     const amp_step_tensor_t &t = d.tensors[i];
     if (t.kind != AMP_STEP_STATE && t.kind != AMP_STEP_HPARAM &&
-        t.kind != AMP_STEP_LOSS_PART)
+        t.kind != AMP_STEP_LOSS_PART && t.kind != AMP_STEP_BUFFER)
       continue;
     std::vector<char> host(byteSize(t));
     for (int64_t e = 0, n = elementCount(t); e < n; ++e)
@@ -630,6 +630,13 @@ amp_status_t amp_step_create(const amp_step_description_t *description,
                           t.name, name, why.c_str());
       }
     }
+    // A buffer holds floats, which its starting value fills.
+    if (kind == AMP_STEP_BUFFER && t.type != AMP_ELEMENT_F32 &&
+        t.type != AMP_ELEMENT_F64 && t.type != AMP_ELEMENT_F16 &&
+        t.type != AMP_ELEMENT_BF16)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "buffer '%s' of step '%s' must hold floats, not %s",
+                        t.name, name, amp_element_type_name(t.type));
     // A part of the loss is one f32, as the loss is.
     if (kind == AMP_STEP_LOSS_PART &&
         (t.rank != 0 || t.type != AMP_ELEMENT_F32))

@@ -155,13 +155,17 @@ TEST(StepEvalCreateTest, RefusesAnEvaluationOfOtherParameters) {
     const char *fragment;
   } cases[] = {
       {[](Tables &t) { t.tensors[1].name = "v"; },
-       "tensor 'v' is neither a batch input nor a parameter of the step"},
+       "tensor 'v' is neither a batch input nor a parameter or buffer of the "
+       "step"},
       {[](Tables &t) { t.tensors[1].shape[0] = 4; },
-       "tensor 'w' is neither a batch input nor a parameter of the step of "
-       "that type and shape"},
+       "tensor 'w' is neither a batch input nor a parameter or buffer of the "
+       "step of that type and shape"},
       {[](Tables &t) { t.tensors[1].type = AMP_ELEMENT_F16; },
        "tensor 'w' is neither"},
       {[](Tables &t) { t.tensors[1].kind = AMP_STEP_STATE; },
+       "tensor 'w' is neither"},
+      // A parameter is bound only to a parameter, a buffer to a buffer.
+      {[](Tables &t) { t.tensors[1].kind = AMP_STEP_BUFFER; },
        "tensor 'w' is neither"},
       {[](Tables &t) { t.outputs[0].type = AMP_ELEMENT_F64; },
        "its first output is not the loss, an f32 scalar"},
@@ -223,5 +227,92 @@ TEST_F(NpyTest, WritesAndReadsTensorsOfTheirTypeAndShape) {
   EXPECT_STATUS(amp_npy_write(&t, "", values, 16), AMP_INVALID_ARGUMENT,
                 "path is empty");
 }
+
+// A buffer (batch norm's running statistics): state that starts at its
+// initial value, which the step updates and the evaluation reads by name.
+//   step:       w: param f32[1], rm: buffer f32[2] (starts at 2),
+//               x: input f32[2];  loss = w * x0, rm = (rm + x) / 2
+//   evaluation: x: input f32[2], rm: the step's rm;
+//               loss = (x0 - rm0) + (x1 - rm1)
+namespace buffered {
+
+amp_status_t trainStep(amp_stream_t *, void *const *tensors, void *,
+                       float *loss, float *foundInf, double *counters) {
+  auto *w = static_cast<const float *>(tensors[0]);
+  auto *rm = static_cast<float *>(tensors[1]);
+  auto *x = static_cast<const float *>(tensors[2]);
+  *loss = w[0] * x[0];
+  for (int i = 0; i < 2; ++i)
+    rm[i] = (rm[i] + x[i]) / 2;
+  *foundInf = 0;
+  counters[0] += 1;
+  return nullptr;
+}
+
+amp_status_t evaluate(amp_stream_t *, void *const *tensors, void *,
+                      void *const *outputs) {
+  auto *x = static_cast<const float *>(tensors[0]);
+  auto *rm = static_cast<const float *>(tensors[1]);
+  *static_cast<float *>(outputs[0]) = (x[0] - rm[0]) + (x[1] - rm[1]);
+  return nullptr;
+}
+
+struct Tables {
+  amp_step_tensor_t stepTensors[3] = {
+      {"w", AMP_STEP_PARAM, AMP_ELEMENT_F32, 1, {1}, 0, 1},
+      {"rm", AMP_STEP_BUFFER, AMP_ELEMENT_F32, 1, {2}, 0, 2},
+      {"x", AMP_STEP_INPUT, AMP_ELEMENT_F32, 1, {2}, 0, 0},
+  };
+  amp_step_tensor_t tensors[2] = {
+      {"x", AMP_STEP_INPUT, AMP_ELEMENT_F32, 1, {2}, 0, 0},
+      {"rm", AMP_STEP_BUFFER, AMP_ELEMENT_F32, 1, {2}, 0, 0},
+  };
+  amp_step_tensor_t outputs[1] = {
+      {"loss", AMP_STEP_INPUT, AMP_ELEMENT_F32, 0, {}, 0, 0},
+  };
+  amp_eval_description_t eval = {2, tensors,   1, outputs,
+                                 0, &evaluate, 0, nullptr};
+  amp_step_description_t step = {
+      AMP_STEP_ABI_VERSION, "bn", AMP_DEVICE_HOST, 3,    stepTensors, -1, 0,
+      &trainStep,           0,    nullptr,         &eval};
+};
+
+TEST(StepEvalBufferTest, TheEvaluationReadsTheBuffersTheStepUpdates) {
+  Tables tables;
+  amp_step_t *step = nullptr;
+  ASSERT_EQ(amp_step_create(&tables.step, AMP_DEVICE_HOST, &step), nullptr);
+  ASSERT_EQ(amp_step_init(step, 0), nullptr);
+  static const int64_t shape[] = {2};
+  float x[2] = {4, 6}, loss = 0;
+  amp_step_input_t input{x, AMP_ELEMENT_F32, 1, shape};
+  // rm starts at 2, 2: (4 - 2) + (6 - 2).
+  ASSERT_EQ(amp_step_evaluate(step, 1, &input, &loss), nullptr);
+  EXPECT_EQ(loss, 6.0f);
+  // One step: rm = (2 + 4) / 2, (2 + 6) / 2 = 3, 4.
+  ASSERT_EQ(amp_step_run(step, 1, &input), nullptr);
+  float rm[2] = {0, 0};
+  ASSERT_EQ(amp_step_read_tensor(step, 1, rm, sizeof rm), nullptr);
+  EXPECT_EQ(rm[0], 3.0f);
+  EXPECT_EQ(rm[1], 4.0f);
+  ASSERT_EQ(amp_step_evaluate(step, 1, &input, &loss), nullptr);
+  EXPECT_EQ(loss, 3.0f);
+  // Resetting the state (amp_step_init) starts the buffer again.
+  ASSERT_EQ(amp_step_init(step, 0), nullptr);
+  ASSERT_EQ(amp_step_evaluate(step, 1, &input, &loss), nullptr);
+  EXPECT_EQ(loss, 6.0f);
+  amp_step_destroy(step);
+}
+
+TEST(StepEvalBufferTest, ABufferHoldsFloats) {
+  Tables tables;
+  tables.stepTensors[1].type = AMP_ELEMENT_I32;
+  amp_step_t *step = nullptr;
+  EXPECT_STATUS(amp_step_create(&tables.step, AMP_DEVICE_HOST, &step),
+                AMP_INVALID_ARGUMENT,
+                "buffer 'rm' of step 'bn' must hold floats, not i32");
+  EXPECT_EQ(step, nullptr);
+}
+
+} // namespace buffered
 
 } // namespace

@@ -166,3 +166,46 @@ func.func @avg_pool() -> (tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>) {
   %1 = amp.avg_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1>} : tensor<1x1x3x3xf32> to tensor<1x1x2x2xf32>
   return %0, %1 : tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>
 }
+
+// amp.batch_norm by hand. Training, x = [[1, 2], [3, 6]] (two channels of
+// two values): means [2, 4], biased variances [1, 4], so with epsilon 0 the
+// normalised values are [-1, 1] in each channel; scale [2, 3] and bias
+// [0.5, -1] make [[-1.5, -4], [2.5, 2]]. With momentum 0.5 the running
+// statistics [0, 0] and [1, 1] become [1, 2] and, from the unbiased
+// variances [2, 8], [1.5, 4.5]. Evaluation with running statistics [1, 2]
+// and [3, 8] and epsilon 1 divides x - [1, 2] by sqrt([4, 9]) and returns
+// them unchanged. Images: one channel of [1, 2, 3, 4] in f16 has mean 2.5
+// and variance 1.25; (x - 2.5) / sqrt(1.25) is +-1.34164079 and
+// +-0.447213595, which round to f16's 1.341796875 (printed to 9 digits)
+// and 0.447265625.
+// BN: result #0: tensor<2x2xf32> = [-1.5, -4, 2.5, 2]
+// BN: result #1: tensor<2xf32> = [1, 2]
+// BN: result #2: tensor<2xf32> = [1.5, 4.5]
+// BN: result #3: tensor<2x2xf32> = [0, 0, 1, 1.33333337]
+// BN: result #4: tensor<2xf32> = [1, 2]
+// BN: result #5: tensor<2xf32> = [3, 8]
+// BN: result #6: tensor<2x1x1x2xf16> = [-1.34179688, -0.447265625, 0.447265625, 1.34179688]
+// RUN: amp-run %s --function=batch_norm | FileCheck %s --check-prefix=BN
+func.func @batch_norm() -> (tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>,
+                            tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>,
+                            tensor<2x1x1x2xf16>) {
+  %x = amp.constant dense<[[1.0, 2.0], [3.0, 6.0]]> : tensor<2x2xf32>
+  %zeros = amp.constant dense<0.0> : tensor<2xf32>
+  %ones = amp.constant dense<1.0> : tensor<2xf32>
+  %g = amp.constant dense<[2.0, 3.0]> : tensor<2xf32>
+  %b = amp.constant dense<[0.5, -1.0]> : tensor<2xf32>
+  %0:3 = amp.batch_norm %x running(%zeros, %ones : tensor<2xf32>)
+      scale(%g : tensor<2xf32>) bias(%b : tensor<2xf32>)
+      {epsilon = 0.0, momentum = 0.5, training} : tensor<2x2xf32>
+  %rm = amp.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %rv = amp.constant dense<[3.0, 8.0]> : tensor<2xf32>
+  %1:3 = amp.batch_norm %x running(%rm, %rv : tensor<2xf32>) {epsilon = 1.0}
+      : tensor<2x2xf32>
+  %h = amp.constant dense<[[[[1.0, 2.0]]], [[[3.0, 4.0]]]]> : tensor<2x1x1x2xf16>
+  %z1 = amp.constant dense<0.0> : tensor<1xf32>
+  %2:3 = amp.batch_norm %h running(%z1, %z1 : tensor<1xf32>)
+      {epsilon = 0.0, training} : tensor<2x1x1x2xf16>
+  return %0#0, %0#1, %0#2, %1#0, %1#1, %1#2, %2#0
+      : tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2x2xf32>,
+        tensor<2xf32>, tensor<2xf32>, tensor<2x1x1x2xf16>
+}

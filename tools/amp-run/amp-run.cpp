@@ -225,11 +225,12 @@ static FailureOr<std::vector<Tensor>> collectArguments(func::FuncOp func) {
     }
     files[next] = path;
   }
-  // State with nothing given starts at its amp.state value; anything else
-  // needs a file or --random-inputs.
+  // State with nothing given starts at its amp.state value, a buffer at
+  // its amp.buffer value; anything else needs a file or --random-inputs.
   SmallVector<std::string> missing;
   for (unsigned i = 0; i < numArgs; ++i)
-    if (files[i].empty() && !func.getArgAttr(i, AmpDialect::kStateAttrName))
+    if (files[i].empty() && !func.getArgAttr(i, AmpDialect::kStateAttrName) &&
+        !func.getArgAttr(i, AmpDialect::kBufferAttrName))
       missing.push_back(describeArgument(func, i));
   if (!missing.empty() && randomSeed.getNumOccurrences() == 0) {
     func.emitError() << "@" << func.getSymName() << " takes " << numArgs

@@ -832,6 +832,8 @@ void StepEmitter::printTensorTable(ArrayRef<IndexCheck> indexChecks) {
         func.getArgAttr(i, AmpDialect::kHyperParameterAttrName));
     bool isLossPart =
         static_cast<bool>(func.getArgAttr(i, AmpDialect::kLossPartAttrName));
+    bool isBuffer =
+        static_cast<bool>(func.getArgAttr(i, AmpDialect::kBufferAttrName));
     if (func.getArgAttr(i, AmpDialect::kLossScaleAttrName))
       scaleSlot = i;
     double initial = 0;
@@ -847,6 +849,7 @@ void StepEmitter::printTensorTable(ArrayRef<IndexCheck> indexChecks) {
     }
     printTensorEntry(os, tensorNames[i],
                      isParam      ? "AMP_STEP_PARAM"
+                     : isBuffer   ? "AMP_STEP_BUFFER"
                      : isHyper    ? "AMP_STEP_HPARAM"
                      : isLossPart ? "AMP_STEP_LOSS_PART"
                      : isState    ? "AMP_STEP_STATE"
@@ -1003,7 +1006,9 @@ LogicalResult StepEmitter::emit() {
 
   // Each tensor is called by its argument's `amp.name`; an argument without
   // one gets the first free name of its kind: param0, state0, input0, ...
-  unsigned params = 0, states = 0, inputs = 0;
+  // (buffer0, ...: in the step and its evaluation alike, which bind them by
+  // name).
+  unsigned params = 0, states = 0, inputs = 0, buffers = 0;
   llvm::StringSet<> used;
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
     used.insert(getArgumentName(func, i));
@@ -1019,6 +1024,8 @@ LogicalResult StepEmitter::emit() {
     if (tensorName.empty())
       tensorName = func.getArgAttr(i, AmpDialect::kParamAttrName)
                        ? fallbackName("param", params)
+                   : func.getArgAttr(i, AmpDialect::kBufferAttrName)
+                       ? fallbackName("buffer", buffers)
                    : func.getArgAttr(i, AmpDialect::kStateAttrName)
                        ? fallbackName("state", states)
                        : fallbackName("input", inputs);

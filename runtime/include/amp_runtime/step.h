@@ -63,6 +63,10 @@ typedef enum amp_step_tensor_kind_e {
                              (0-d f32, named as in the model): each step
                              writes its own, none reads it; kept out of
                              state files */
+  AMP_STEP_BUFFER = 5,    /* a buffer of the model (batch norm's running
+                             statistics): state its forward pass updates
+                             (not on a skipped step) and its evaluation
+                             reads; saved and initialised as state */
 } amp_step_tensor_kind_t;
 
 #define AMP_STEP_MAX_RANK 8
@@ -108,7 +112,8 @@ typedef struct amp_step_index_check_s {
  * them, and has an arena of its own.
  *
  * `tensors` (device pointers, one per entry of the table's `tensors`, in
- * order) are the step's parameters of the same names and the batch;
+ * order) are the step's parameters and buffers of the same names and the
+ * batch;
  * `outputs` (device pointers) receive output 0, the loss (f32, 0-d), then
  * the named values. Queues work on `stream`; never waits. */
 typedef amp_status_t (*amp_eval_function_t)(amp_stream_t *stream,
@@ -117,8 +122,9 @@ typedef amp_status_t (*amp_eval_function_t)(amp_stream_t *stream,
 
 typedef struct amp_eval_description_s {
   size_t tensor_count;
-  const amp_step_tensor_t *tensors; /* AMP_STEP_PARAM: the step's tensor of
-                                       that name; AMP_STEP_INPUT: the batch */
+  const amp_step_tensor_t *tensors; /* AMP_STEP_PARAM, AMP_STEP_BUFFER: the
+                                       step's tensor of that name and kind;
+                                       AMP_STEP_INPUT: the batch */
   size_t output_count;
   const amp_step_tensor_t *outputs; /* "loss" first; kind AMP_STEP_INPUT */
   size_t arena_size;                /* bytes */
@@ -141,7 +147,7 @@ typedef struct amp_step_description_s {
   const amp_eval_description_t *eval; /* or NULL: compiled without one */
 } amp_step_description_t;
 
-#define AMP_STEP_ABI_VERSION 5u
+#define AMP_STEP_ABI_VERSION 6u
 
 typedef struct amp_step_s amp_step_t;
 

@@ -2060,3 +2060,67 @@ func.func @conv2d_weight_rank(%x: tensor<8x3x32x32xf32>, %w: tensor<16x27xf32>) 
   %0 = amp.conv2d %x, %w : tensor<8x3x32x32xf32>, tensor<16x27xf32> to tensor<8x16x30x30xf32>
   return
 }
+
+// -----
+
+func.func @batch_norm_rank(%x: tensor<8x16x4xf32>, %r: tensor<16xf32>) {
+  // expected-error @+1 {{expects [N, C] or [N, C, H, W] activations, got 'tensor<8x16x4xf32>'}}
+  %0:3 = amp.batch_norm %x running(%r, %r : tensor<16xf32>) : tensor<8x16x4xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_statistics_type(%x: tensor<8x16xf16>, %r: tensor<16xf16>) {
+  // expected-error @+1 {{running statistics must be 'tensor<16xf32>' (the channels, in the accumulator type), got 'tensor<16xf16>'}}
+  %0:3 = amp.batch_norm %x running(%r, %r : tensor<16xf16>) : tensor<8x16xf16>
+  return
+}
+
+// -----
+
+func.func @batch_norm_statistics_shape(%x: tensor<8x16xf32>, %r: tensor<8xf32>) {
+  // expected-error @+1 {{running statistics must be 'tensor<16xf32>' (the channels, in the accumulator type), got 'tensor<8xf32>'}}
+  %0:3 = amp.batch_norm %x running(%r, %r : tensor<8xf32>) : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_scale(%x: tensor<8x16xf32>, %r: tensor<16xf32>, %g: tensor<8xf32>) {
+  // expected-error @+1 {{scale must have the 16 channels' shape [16], got 'tensor<8xf32>'}}
+  %0:3 = amp.batch_norm %x running(%r, %r : tensor<16xf32>) scale(%g : tensor<8xf32>) : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_bias(%x: tensor<8x16xf32>, %r: tensor<16xf32>, %b: tensor<1x16xf32>) {
+  // expected-error @+1 {{bias must have the 16 channels' shape [16], got 'tensor<1x16xf32>'}}
+  %0:3 = amp.batch_norm %x running(%r, %r : tensor<16xf32>) bias(%b : tensor<1x16xf32>) : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_momentum(%x: tensor<8x16xf32>, %r: tensor<16xf32>) {
+  // expected-error @+1 {{momentum must be in [0, 1], got 1.5}}
+  %0:3 = amp.batch_norm %x running(%r, %r : tensor<16xf32>) {momentum = 1.5, training} : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_epsilon(%x: tensor<8x16xf32>, %r: tensor<16xf32>) {
+  // expected-error @+1 {{epsilon must be non-negative and finite, got -1}}
+  %0:3 = amp.batch_norm %x running(%r, %r : tensor<16xf32>) {epsilon = -1.0} : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_one_value(%x: tensor<1x16x1x1xf32>, %r: tensor<16xf32>) {
+  // expected-error @+1 {{training needs more than one value per channel (the unbiased variance divides by n - 1), got 1}}
+  %0:3 = amp.batch_norm %x running(%r, %r : tensor<16xf32>) {training} : tensor<1x16x1x1xf32>
+  return
+}

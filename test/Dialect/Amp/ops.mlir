@@ -418,3 +418,23 @@ func.func @pooling(%x: tensor<8x16x32x32xf16>, %dy: tensor<8x16x16x16xf16>) {
       : tensor<8x16x32x32xf16> to tensor<8x16x16x16xf16>
   return
 }
+
+// CHECK-LABEL: func.func @batch_norm
+// CHECK: amp.batch_norm %{{.*}} running(%{{.*}}, %{{.*}} : tensor<16xf32>) scale(%{{.*}} : tensor<16xf32>) bias(%{{.*}} : tensor<16xbf16>) {momentum = 2.000000e-01 : f64, training} : tensor<8x16x4x4xf16>
+// CHECK: amp.batch_norm %{{.*}} running(%{{.*}}, %{{.*}} : tensor<16xf32>) {epsilon = 1.000000e-03 : f64} : tensor<8x16xf32>
+// CHECK: amp.batch_norm %{{.*}} running(%{{.*}}, %{{.*}} : tensor<16xf64>) : tensor<2x16x1x1xf64>
+// GENERIC: "amp.batch_norm"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{epsilon = 1.000000e-05 : f64, momentum = 2.000000e-01 : f64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>, training}> : (tensor<8x16x4x4xf16>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xbf16>) -> (tensor<8x16x4x4xf16>, tensor<16xf32>, tensor<16xf32>)
+func.func @batch_norm(%x: tensor<8x16x4x4xf16>, %v: tensor<8x16xf32>,
+                      %d: tensor<2x16x1x1xf64>, %rm: tensor<16xf32>,
+                      %rv: tensor<16xf32>, %g: tensor<16xf32>,
+                      %b: tensor<16xbf16>, %rm64: tensor<16xf64>) {
+  %0:3 = amp.batch_norm %x running(%rm, %rv : tensor<16xf32>)
+      scale(%g : tensor<16xf32>) bias(%b : tensor<16xbf16>)
+      {momentum = 0.2, training} : tensor<8x16x4x4xf16>
+  // Evaluation mode, without the affine parameters.
+  %1:3 = amp.batch_norm %v running(%rm, %rv : tensor<16xf32>) {epsilon = 1.0e-3}
+      : tensor<8x16xf32>
+  // f64 activations keep f64 statistics.
+  %2:3 = amp.batch_norm %d running(%rm64, %rm64 : tensor<16xf64>) : tensor<2x16x1x1xf64>
+  return
+}

@@ -59,6 +59,17 @@ FailureOr<FunctionSummary> amp::summarizeFunction(func::FuncOp func) {
     return failure();
   };
   for (BlockArgument arg : func.getArguments()) {
+    if (func.getArgAttr(arg.getArgNumber(), AmpDialect::kBufferAttrName)) {
+      // amp.buffer verified a static shape whose bytes fit; their sum may
+      // not.
+      ++summary.numBuffers;
+      if (llvm::AddOverflow(
+              summary.numBufferElements,
+              cast<RankedTensorType>(arg.getType()).getNumElements(),
+              summary.numBufferElements))
+        return tooLarge(arg.getLoc(), "the buffer counts of @" + summary.name);
+      continue;
+    }
     if (!func.getArgAttr(arg.getArgNumber(), AmpDialect::kParamAttrName)) {
       ++summary.numInputs;
       continue;
@@ -137,6 +148,9 @@ void amp::printFunctionSummary(const FunctionSummary &summary,
      << summary.numParameterElements << " elements (";
   printScaled(os, summary.parameterBytes, "B", 1024.0);
   os << ")\n";
+  if (summary.numBuffers)
+    os << "  buffers: " << summary.numBuffers << " tensors, "
+       << summary.numBufferElements << " elements\n";
   os << "  inputs: " << summary.numInputs << "\n";
   os << "  forward FLOPs: " << summary.forwardFlops << " (";
   printScaled(os, summary.forwardFlops, "FLOP");

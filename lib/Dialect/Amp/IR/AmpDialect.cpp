@@ -103,12 +103,12 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
     return verifyArgumentName(op, argIndex, value);
   if (name != kParamAttrName && name != kStateAttrName &&
       name != kLossScaleAttrName && name != kHyperParameterAttrName &&
-      name != kLossPartAttrName)
+      name != kLossPartAttrName && name != kBufferAttrName)
     return op->emitError() << "unknown amp argument attribute '" << name << "'";
-  if (name == kStateAttrName) {
+  if (name == kStateAttrName || name == kBufferAttrName) {
     // Unit: the state starts at zero; a float: it starts at that value.
     if (!isa<UnitAttr, FloatAttr>(value))
-      return op->emitError() << "'" << kStateAttrName
+      return op->emitError() << "'" << name
                              << "' must be a unit attribute or the initial "
                                 "value as a float";
   } else if (!isa<UnitAttr>(value)) {
@@ -138,6 +138,14 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
                     << type;
     return success();
   }
+  // A buffer's starting value is checked as a state's, below.
+  if (name == kBufferAttrName &&
+      (!tensor || !tensor.hasStaticShape() || !isa<FloatType>(element) ||
+       function.getArgAttr(argIndex, kParamAttrName)))
+    return emit() << "'" << kBufferAttrName << "' on argument #" << argIndex
+                  << " needs a statically shaped floating-point tensor that "
+                     "is no 'amp.param' (a buffer is not trained), got "
+                  << type;
   if (name == kLossPartAttrName) {
     if (!tensor || tensor.getRank() != 0 || !element.isF32() ||
         !function.getArgAttr(argIndex, kStateAttrName) ||
@@ -161,13 +169,13 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
   if (failed(verifyStorableTensor(emit, type,
                                   "argument #" + std::to_string(argIndex))))
     return failure();
-  if (name == kStateAttrName) {
+  if (name == kStateAttrName || name == kBufferAttrName) {
     auto initial = dyn_cast<FloatAttr>(value);
     auto floatElement = dyn_cast_or_null<FloatType>(element);
     if (!initial)
       return success();
     if (!floatElement)
-      return emit() << "'" << kStateAttrName << "' on argument #" << argIndex
+      return emit() << "'" << name << "' on argument #" << argIndex
                     << " gives a starting value to " << type
                     << ", which is not a floating-point tensor";
     // The value as the argument's type stores it.
@@ -176,8 +184,8 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
     stored.convert(floatElement.getFloatSemantics(),
                    APFloat::rmNearestTiesToEven, &losesInfo);
     if (!stored.isFinite())
-      return emit() << "'" << kStateAttrName << "' starts argument #"
-                    << argIndex << " at " << initial.getValueAsDouble()
+      return emit() << "'" << name << "' starts argument #" << argIndex
+                    << " at " << initial.getValueAsDouble()
                     << ", which is not finite in " << floatElement;
     return success();
   }

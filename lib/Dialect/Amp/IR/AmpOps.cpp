@@ -790,6 +790,66 @@ std::optional<int64_t> RmsNormOp::getForwardFlops() {
   return getFlopsPerElement(getInput(), 5);
 }
 
+SmallVector<int64_t, 3> BatchNormOp::getReducedDims() {
+  if (cast<RankedTensorType>(getInput().getType()).getRank() == 4)
+    return {0, 2, 3};
+  return {0};
+}
+
+int64_t BatchNormOp::getValuesPerChannel() {
+  ArrayRef<int64_t> shape =
+      cast<RankedTensorType>(getInput().getType()).getShape();
+  int64_t values = 1;
+  for (int64_t d : getReducedDims())
+    values *= shape[d];
+  return values;
+}
+
+LogicalResult BatchNormOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  if (input.getRank() != 2 && input.getRank() != 4)
+    return emitOpError() << "expects [N, C] or [N, C, H, W] activations, got "
+                         << input;
+  if (failed(verifyEpsilon(*this, getEpsilon().convertToDouble())))
+    return failure();
+  double momentum = getMomentum().convertToDouble();
+  if (!(momentum >= 0.0 && momentum <= 1.0))
+    return emitOpError() << "momentum must be in [0, 1], got " << momentum;
+  int64_t channels = input.getDimSize(1);
+  FloatType acc =
+      getDefaultAccumulatorType(cast<FloatType>(input.getElementType()));
+  auto statistics = RankedTensorType::get({channels}, acc);
+  if (getRunningMean().getType() != statistics)
+    return emitOpError() << "running statistics must be " << statistics
+                         << " (the channels, in the accumulator type), got "
+                         << getRunningMean().getType();
+  for (auto [name, param] :
+       {std::pair<StringRef, Value>{"scale", getWeight()}, {"bias", getBias()}})
+    if (param && cast<RankedTensorType>(param.getType()).getShape() !=
+                     ArrayRef<int64_t>{channels})
+      return emitOpError() << name << " must have the " << channels
+                           << " channels' shape [" << channels << "], got "
+                           << param.getType();
+  if (getTraining() && getValuesPerChannel() < 2)
+    return emitOpError() << "training needs more than one value per channel "
+                            "(the unbiased variance divides by n - 1), got "
+                         << getValuesPerChannel();
+  return success();
+}
+
+bool BatchNormOp::isPrecisionOperand(unsigned index) {
+  return index == 0; // the statistics and the affine parameters keep theirs
+}
+bool BatchNormOp::isPrecisionResult(unsigned index) {
+  return index == 0; // the running statistics stay in the accumulator type
+}
+bool BatchNormOp::keepsLowPrecisionIO() { return true; }
+
+// mean, subtract, square, variance sum, divide, scale and bias.
+std::optional<int64_t> BatchNormOp::getForwardFlops() {
+  return getFlopsPerElement(getInput(), 7);
+}
+
 //===----------------------------------------------------------------------===//
 // Convolution
 //===----------------------------------------------------------------------===//

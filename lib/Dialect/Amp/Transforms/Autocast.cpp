@@ -452,8 +452,11 @@ void FunctionAutocast::assignPrecisions() {
         decision.reason = "no low-precision input";
       }
     }
-    // Keep-fp32 ops fed in low precision may keep their I/O low.
-    if (keepFp32LowIO && decision.precision == Precision::High &&
+    // Keep-fp32 ops fed in low precision may keep their I/O low: all of
+    // them with keep-fp32-low-io, those made for it (batch norm) always.
+    auto precisionOp = dyn_cast<PrecisionOpInterface>(op);
+    bool ownLowIO = precisionOp && precisionOp.keepsLowPrecisionIO();
+    if ((keepFp32LowIO || ownLowIO) && decision.precision == Precision::High &&
         decision.category == PrecisionCategory::KeepFp32 &&
         !op->hasAttr(kPrecisionAttrName) && op->getNumOperands() > 0 &&
         originOf(op->getOperand(0)) == Origin::Low) {
@@ -471,7 +474,8 @@ void FunctionAutocast::assignPrecisions() {
         decision.reason += "; computes in f32 with " +
                            std::string(stringifyPrecisionCategory(
                                PrecisionCategory::LowerPrecision)) +
-                           " I/O (keep-fp32-low-io)";
+                           (keepFp32LowIO ? " I/O (keep-fp32-low-io)"
+                                          : " I/O (as cuDNN runs it)");
       }
     }
   }

@@ -8,6 +8,7 @@
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
+#include "amp/Dialect/Amp/Transforms/Buffers.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -289,6 +290,15 @@ static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
     returned.push_back(part);
     returnedTypes.push_back(part.getType());
   }
+  // Then each buffer's next value, which the forward pass computed.
+  FailureOr<SmallVector<Value>> buffers =
+      getBufferUpdates(grad, "amp-autodiff");
+  if (failed(buffers))
+    return failure();
+  for (Value next : *buffers) {
+    returned.push_back(next);
+    returnedTypes.push_back(next.getType());
+  }
   builder.create<func::ReturnOp>(ret.getLoc(), returned);
   ret.erase();
   grad.setFunctionType(
@@ -297,8 +307,7 @@ static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
   SmallVector<DictionaryAttr> resultAttrs(returned.size(),
                                           builder.getDictionaryAttr({}));
   for (unsigned k = 0; k < parts.size(); ++k)
-    resultAttrs[returned.size() - parts.size() + k] =
-        func.getResultAttrDict(1 + k);
+    resultAttrs[1 + params.size() + k] = func.getResultAttrDict(1 + k);
   grad.setAllResultAttrs(resultAttrs);
 
   // Backward ops built for values that needed no gradient are dead.

@@ -2,7 +2,8 @@
 //
 // Rewrites the ops the backend runs as other ops (the Amp_Decomposed
 // trait), to the bit: a convolution as an im2col and a matmul per group,
-// an average pooling as an im2col and a mean.
+// an average pooling as an im2col and a mean, a batch normalisation as its
+// statistics and elementwise steps.
 //
 //===----------------------------------------------------------------------===//
 
@@ -93,6 +94,77 @@ static void decompose(AvgPool2dOp op) {
   op.erase();
 }
 
+/// Batch normalisation as its definition's steps, each an amp op in the
+/// accumulator type A: the channel statistics by amp.mean over the reduced
+/// dimensions, the normalisation by a subtraction, a square root and a
+/// division, then the affine scale and bias, and the running statistics'
+/// update.
+static void decompose(BatchNormOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto inputType = cast<RankedTensorType>(op.getInput().getType());
+  auto statsType = cast<RankedTensorType>(op.getRunningMean().getType());
+  Type acc = statsType.getElementType();
+  int64_t channels = statsType.getDimSize(0);
+  SmallVector<int64_t> kept(inputType.getRank(), 1);
+  kept[1] = channels; // a channel's values broadcast over the rest
+  SmallVector<int64_t> reduced = op.getReducedDims();
+  auto constant = [&](double value) -> Value {
+    auto type = RankedTensorType::get({}, acc);
+    return b.create<ConstantOp>(
+        loc,
+        DenseElementsAttr::get(type, b.getFloatAttr(acc, value).getValue()));
+  };
+  auto wide = [&](Value value) -> Value {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getElementType() == acc)
+      return value;
+    return b.create<CastOp>(loc, type.clone(acc), value);
+  };
+  auto channelMean = [&](Value value) -> Value {
+    return b.create<MeanOp>(loc, statsType, value,
+                            b.getDenseI64ArrayAttr(reduced), UnitAttr(),
+                            TypeAttr());
+  };
+  auto perChannel = [&](Value value) { return reshape(b, loc, value, kept); };
+
+  Value x = wide(op.getInput());
+  Value var = op.getRunningVar(), centered;
+  Value newMean = op.getRunningMean(), newVar = var;
+  if (op.getTraining()) {
+    Value mean = channelMean(x);
+    centered = b.create<SubOp>(loc, x, perChannel(mean));
+    Value batchVar =
+        channelMean(b.create<MulOp>(loc, centered, centered).getResult());
+    double momentum = op.getMomentum().convertToDouble();
+    auto update = [&](Value running, Value batch) -> Value {
+      Value kept = b.create<MulOp>(loc, running, constant(1.0 - momentum));
+      Value added = b.create<MulOp>(loc, batch, constant(momentum));
+      return b.create<AddOp>(loc, kept, added);
+    };
+    double n = static_cast<double>(op.getValuesPerChannel());
+    newMean = update(newMean, mean);
+    newVar = update(var, b.create<MulOp>(loc, batchVar, constant(n / (n - 1))));
+    var = batchVar;
+  } else {
+    centered = b.create<SubOp>(loc, x, perChannel(op.getRunningMean()));
+  }
+  Value deviation = b.create<SqrtOp>(
+      loc,
+      b.create<AddOp>(loc, var, constant(op.getEpsilon().convertToDouble())));
+  Value y = b.create<DivOp>(loc, centered, perChannel(deviation));
+  if (Value weight = op.getWeight())
+    y = b.create<MulOp>(loc, y, perChannel(wide(weight)));
+  if (Value bias = op.getBias())
+    y = b.create<AddOp>(loc, y, perChannel(wide(bias)));
+  if (inputType.getElementType() != acc)
+    y = b.create<CastOp>(loc, inputType, y);
+  op.getResult().replaceAllUsesWith(y);
+  op.getNewMean().replaceAllUsesWith(newMean);
+  op.getNewVar().replaceAllUsesWith(newVar);
+  op.erase();
+}
+
 namespace {
 struct AmpDecompose : amp::impl::AmpDecomposeBase<AmpDecompose> {
   void runOnOperation() override {
@@ -106,6 +178,8 @@ struct AmpDecompose : amp::impl::AmpDecomposeBase<AmpDecompose> {
         decompose(conv);
       } else if (auto pool = dyn_cast<AvgPool2dOp>(op)) {
         decompose(pool);
+      } else if (auto norm = dyn_cast<BatchNormOp>(op)) {
+        decompose(norm);
       } else {
         // A new Amp_Decomposed op this pass does not know yet: the backend
         // has no kernel for it.

@@ -1,12 +1,13 @@
 //===- Evaluation.cpp - --amp-evaluation ----------------------------------===//
 //
 // The forward-only form of a model function: @<name>_eval, a clone that
-// returns the loss and the values the user named. The compiled step's
+// returns the loss and the values the user named, its batch norms in
+// evaluation mode. The compiled step's
 // `eval` is this function after amp-autocast and the backend.
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
@@ -83,6 +84,9 @@ LogicalResult addEvaluation(func::FuncOp func, ArrayRef<std::string> outputs,
   eval.setSymName(name);
   eval->setAttr(AmpDialect::kEvaluationOfAttrName,
                 FlatSymbolRefAttr::get(func.getSymNameAttr()));
+  // Evaluation mode: batch norm normalises by its running statistics (the
+  // buffers the step trained) and updates nothing.
+  eval.walk([](BatchNormOp norm) { norm.removeTrainingAttr(); });
   SmallVector<Operation *> clonedOps;
   eval.walk([&](Operation *op) { clonedOps.push_back(op); });
   auto ret = cast<func::ReturnOp>(eval.getBody().front().getTerminator());

@@ -3,6 +3,7 @@
 #include "amp/Dialect/Amp/Transforms/GradientFunction.h"
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/Buffers.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -84,13 +85,19 @@ FailureOr<GradientFunction> amp::checkGradientFunction(func::FuncOp grad,
       gradients.push_back(original.getArgumentTypes()[i]);
   TypeRange parts = original.getResultTypes().drop_front(
       std::min<size_t>(1, original.getNumResults()));
+  SmallVector<Type> buffers;
+  for (unsigned i : getBufferArguments(original))
+    buffers.push_back(original.getArgumentTypes()[i]);
   TypeRange results = grad.getResultTypes();
-  size_t expectedCount =
-      1 + gradients.size() + parts.size() + (result.scaled ? 1 : 0);
+  size_t expectedCount = 1 + gradients.size() + parts.size() + buffers.size() +
+                         (result.scaled ? 1 : 0);
   bool resultsMatch =
       results.size() == expectedCount && isScalar(results.front(), false) &&
       llvm::equal(results.slice(1, gradients.size()), gradients) &&
       llvm::equal(results.slice(1 + gradients.size(), parts.size()), parts) &&
+      llvm::equal(
+          results.slice(1 + gradients.size() + parts.size(), buffers.size()),
+          buffers) &&
       (!result.scaled || isScalar(results.back(), true));
   if (!resultsMatch)
     return error() << " returns " << formatTypes(results)
@@ -101,9 +108,14 @@ FailureOr<GradientFunction> amp::checkGradientFunction(func::FuncOp grad,
                    << (parts.empty() ? ""
                                      : ", then the parts of the loss " +
                                            formatTypes(parts))
+                   << (buffers.empty()
+                           ? ""
+                           : ", then the next values " + formatTypes(buffers) +
+                                 " of its amp.buffer arguments")
                    << (result.scaled ? ", then found_inf (a 0-d f32 tensor)"
                                      : "");
   result.numGradients = gradients.size();
   result.numLossParts = parts.size();
+  result.numBuffers = buffers.size();
   return result;
 }

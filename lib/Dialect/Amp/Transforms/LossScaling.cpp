@@ -95,11 +95,12 @@ static LogicalResult scale(const GradientFunction &target,
       loc, DenseElementsAttr::get(f64, b.getF64FloatAttr(1.0).getValue()));
   Value inv = b.create<CastOp>(loc, f32, b.create<DivOp>(loc, one, wide));
   auto unscale = b.create<UnscaleOp>(loc, inv, gradients);
-  // The loss's parts are forward values: the scale never reaches them.
+  // The loss's parts and the buffers' next values are forward values: the
+  // scale never reaches them.
   SmallVector<Value> returned{ret.getOperand(0)};
   returned.append(unscale.getUnscaled().begin(), unscale.getUnscaled().end());
-  returned.append(ret.getOperands().take_back(target.numLossParts).begin(),
-                  ret.getOperands().take_back(target.numLossParts).end());
+  OperandRange forward = ret.getOperands().drop_front(1 + target.numGradients);
+  returned.append(forward.begin(), forward.end());
   returned.push_back(unscale.getFoundInf());
   b.create<func::ReturnOp>(ret.getLoc(), returned);
   ret.erase();

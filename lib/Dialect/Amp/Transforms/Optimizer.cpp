@@ -7,6 +7,7 @@
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
+#include "amp/Dialect/Amp/Transforms/Buffers.h"
 #include "amp/Dialect/Amp/Transforms/GradientFunction.h"
 #include "amp/Dialect/Amp/Transforms/ParamGroups.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
@@ -143,10 +144,21 @@ static LogicalResult buildStep(const GradientFunction &target,
   if (symbols.lookup(name))
     return grad.emitError() << "amp-optimizer: @" << name << " already exists";
 
-  SmallVector<unsigned> params, batch;
+  SmallVector<unsigned> params, batch, buffers = getBufferArguments(original);
   for (unsigned i = 0, e = original.getNumArguments(); i < e; ++i)
-    (original.getArgAttr(i, AmpDialect::kParamAttrName) ? params : batch)
-        .push_back(i);
+    if (original.getArgAttr(i, AmpDialect::kParamAttrName))
+      params.push_back(i);
+    else if (!original.getArgAttr(i, AmpDialect::kBufferAttrName))
+      batch.push_back(i);
+  // A buffer changes with every forward pass; with accumulation the step
+  // would need to undo the micro-batches' changes when it skips.
+  if (!buffers.empty() && config.accumulate > 1)
+    return emitError(original.getArgument(buffers.front()).getLoc())
+           << "amp-optimizer: @" << original.getSymName() << " has buffers ("
+           << describeArgument(original, buffers.front())
+           << ", ...), which gradient accumulation does not support yet: a "
+              "skipped update could not undo what the micro-batches wrote "
+              "to them";
   ArrayRef<Type> argTypes = original.getArgumentTypes();
 
   // Each parameter's group (param-groups), or null: it keeps the step's
@@ -298,6 +310,15 @@ static LogicalResult buildStep(const GradientFunction &target,
                 "already; rename it";
     addState(counterType, state);
   }
+  // The buffers, by the model's names, each starting at its value.
+  unsigned firstBuffer = stateTypes.size();
+  for (unsigned i : buffers) {
+    StringRef bufferName = getArgumentName(original, i);
+    addState(argTypes[i],
+             {original.getArgument(i).getLoc(),
+              bufferName.empty() ? StringAttr()
+                                 : StringAttr::get(context, bufferName)});
+  }
   inputs.append(stateTypes.begin(), stateTypes.end());
   for (unsigned i : batch)
     inputs.push_back(argTypes[i]);
@@ -338,6 +359,12 @@ static LogicalResult buildStep(const GradientFunction &target,
   for (unsigned k = 0; k < numParts; ++k)
     argAttrs[numParams + firstPart + k].set(AmpDialect::kLossPartAttrName,
                                             b.getUnitAttr());
+  for (auto [k, i] : llvm::enumerate(buffers)) {
+    NamedAttrList &attrs = argAttrs[numParams + firstBuffer + k];
+    attrs.set(AmpDialect::kStateAttrName,
+              b.getF64FloatAttr(getBufferInitialValue(original, i)));
+    attrs.set(AmpDialect::kBufferAttrName, b.getUnitAttr());
+  }
   // Each hyperparameter starts at its compiled value.
   for (auto [k, hyper] : llvm::enumerate(hypers)) {
     NamedAttrList &attrs = argAttrs[numParams + firstHyper + k];
@@ -377,6 +404,8 @@ static LogicalResult buildStep(const GradientFunction &target,
     callArgs[i] = body->getArgument(k);
   for (auto [k, i] : llvm::enumerate(batch))
     callArgs[i] = body->getArgument(numParams + numState + k);
+  for (auto [k, i] : llvm::enumerate(buffers))
+    callArgs[i] = body->getArgument(numParams + firstBuffer + k);
   if (scaling)
     callArgs.push_back(body->getArgument(numParams + firstPart - scalerState));
   auto call = b.create<func::CallOp>(loc, grad, callArgs);
@@ -424,6 +453,12 @@ static LogicalResult buildStep(const GradientFunction &target,
   for (unsigned k = 0; k < numParts; ++k) {
     Value part = call.getResult(1 + numParams + k);
     parts.push_back(sb.castLike(part, body->getArgument(next++)));
+  }
+  // The buffers' next values, which the forward pass computed.
+  SmallVector<Value> bufferValues, newBuffers;
+  for (unsigned k = 0; k < buffers.size(); ++k) {
+    bufferValues.push_back(body->getArgument(next++));
+    newBuffers.push_back(call.getResult(1 + numParams + numParts + k));
   }
   // An overflow in any micro-batch spoils the whole effective batch.
   if (foundSoFar)
@@ -542,10 +577,16 @@ static LogicalResult buildStep(const GradientFunction &target,
       newCounter = sb.select(apply, newCounter, counter);
   };
 
-  // A step whose gradients overflowed changes no state but the scaler.
-  if (scaling)
-    gateOptimizerState(b.create<CompareOp>(loc, ComparePredicate::eq, foundInf,
-                                           sb.scalar(0.0)));
+  // A step whose gradients overflowed changes no state but the scaler:
+  // not the buffers either, which PyTorch's GradScaler cannot keep (the
+  // forward pass has updated them before it sees the gradients).
+  if (scaling) {
+    Value apply = b.create<CompareOp>(loc, ComparePredicate::eq, foundInf,
+                                      sb.scalar(0.0));
+    gateOptimizerState(apply);
+    for (auto [updated, old] : llvm::zip(newBuffers, bufferValues))
+      updated = sb.select(apply, updated, old);
+  }
   SmallVector<Value> newScaler(scaler);
   if (dynamicScaling) {
     auto clamp = [&](std::optional<double> value) {
@@ -582,6 +623,7 @@ static LogicalResult buildStep(const GradientFunction &target,
   }
   returned.append(newScaler);
   returned.append(parts);
+  returned.append(newBuffers);
   returned.push_back(loss);
   if (scaling)
     returned.push_back(foundInf);

@@ -593,6 +593,56 @@ LogicalResult vjp(RmsNormOp op, VJPBuilder &v, Value g, Grads &out) {
   return vjpNorm<RmsNormGradOp>(op, v, g, out, op.getWeight(), Value(), 0);
 }
 
+LogicalResult vjp(BatchNormOp op, VJPBuilder &v, Value g, Grads &out) {
+  // In the statistics' type A, with the normalised input recomputed as the
+  // forward computes it. Training: the statistics depend on the input too,
+  // so dx = (gw - mean(gw) - xhat * mean(gw * xhat)) / sqrt(var + eps) per
+  // channel, gw the gradient times the scale; evaluation: dx = gw / sqrt(
+  // running_var + eps). The scale's gradient sums g * xhat, the bias's g.
+  RankedTensorType input = v.typeOf(op.getInput()),
+                   stats = v.typeOf(op.getRunningMean());
+  Type acc = stats.getElementType();
+  SmallVector<int64_t> kept(input.getRank(), 1);
+  kept[1] = stats.getDimSize(0);
+  SmallVector<int64_t> reduced = op.getReducedDims();
+  DenseI64ArrayAttr dims = v.b.getDenseI64ArrayAttr(reduced);
+  auto perChannel = [&](Value value) { return v.reshape(value, kept); };
+  auto channelMean = [&](Value value) -> Value {
+    return v.b.create<MeanOp>(v.loc, stats, value, dims, UnitAttr(),
+                              TypeAttr());
+  };
+  auto channelSum = [&](Value value, Type element) -> Value {
+    return v.b.create<SumOp>(v.loc, stats.clone(element), value, dims,
+                             UnitAttr(), TypeAttr());
+  };
+  Value x = v.castTo(op.getInput(), acc);
+  Value mean = op.getRunningMean(), var = op.getRunningVar();
+  if (op.getTraining()) {
+    mean = channelMean(x);
+    Value centered = v.sub(x, perChannel(mean));
+    var = channelMean(v.mul(centered, centered));
+  }
+  Value deviation = perChannel(v.b.create<SqrtOp>(
+      v.loc, v.add(var, v.scalar(op.getEpsilon().convertToDouble(), acc))));
+  Value xhat = v.div(v.sub(x, perChannel(mean)), deviation);
+  Value grad = v.castTo(g, acc);
+  Value scaled = grad;
+  if (Value weight = op.getWeight())
+    scaled = v.mul(grad, perChannel(v.castTo(weight, acc)));
+  Value dx = scaled;
+  if (op.getTraining())
+    dx = v.sub(v.sub(scaled, perChannel(channelMean(scaled))),
+               v.mul(xhat, perChannel(channelMean(v.mul(scaled, xhat)))));
+  out[0] = v.castTo(v.div(dx, deviation), input.getElementType());
+  unsigned next = 3;
+  if (Value weight = op.getWeight())
+    out[next++] =
+        channelSum(v.mul(grad, xhat), v.typeOf(weight).getElementType());
+  if (Value bias = op.getBias())
+    out[next] = channelSum(grad, v.typeOf(bias).getElementType());
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Losses
 //===----------------------------------------------------------------------===//
@@ -680,6 +730,7 @@ void amp::registerDifferentiableExternalModels(DialectRegistry &registry) {
                BroadcastToOp, SliceOp, ConcatOp, EmbeddingOp, MatmulOp,
                Conv2dOp, Im2colOp, Col2imOp, AvgPool2dOp, MaxPool2dOp,
                AttentionOp, SumOp, MeanOp, MaxOp, SoftmaxOp, LogSoftmaxOp,
-               LayerNormOp, RmsNormOp, CrossEntropyOp, MseLossOp>(context);
+               LayerNormOp, RmsNormOp, BatchNormOp, CrossEntropyOp, MseLossOp>(
+        context);
   });
 }

@@ -2,7 +2,7 @@
 // The rewrite changes no bit: the interpreter gives the same results before
 // and after, on three seeds.
 // RUN: amp-opt %s --pass-pipeline='builtin.module(func.func(amp-decompose))' -o %t.mlir
-// RUN: for f in biased grouped_f16 average; do for seed in 1 2 3; do \
+// RUN: for f in biased grouped_f16 average normalised normalised_eval; do for seed in 1 2 3; do \
 // RUN:   amp-run %s --function=$f --random-inputs=$seed --print-limit=10000 > %t.before && \
 // RUN:   amp-run %t.mlir --function=$f --random-inputs=$seed --print-limit=10000 > %t.after && \
 // RUN:   diff %t.before %t.after || exit 1; \
@@ -58,4 +58,62 @@ func.func @average(%x: tensor<2x3x5x5xbf16>) -> tensor<2x3x3x3xbf16> {
   %y = amp.avg_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1>}
       : tensor<2x3x5x5xbf16> to tensor<2x3x3x3xbf16>
   return %y : tensor<2x3x3x3xbf16>
+}
+
+// Batch norm in training mode, f16 images: the input widened to the
+// statistics' f32, the channel mean and biased variance by amp.mean over
+// [0, 2, 3], the running statistics' update (the variance's times
+// n / (n - 1) = 18 / 17), then (x - mean) / sqrt(var + eps), the scale
+// and bias widened, and one cast back to f16.
+// CHECK-LABEL: func.func @normalised
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x3x3xf16>, %[[RM:.*]]: tensor<3xf32>, %[[RV:.*]]: tensor<3xf32>, %[[G:.*]]: tensor<3xf16>, %[[B:.*]]: tensor<3xf32>)
+// CHECK: %[[WX:.*]] = amp.cast %[[X]] : tensor<2x3x3x3xf16> to tensor<2x3x3x3xf32>
+// CHECK: %[[MEAN:.*]] = amp.mean %[[WX]] dims = [0, 2, 3] : tensor<2x3x3x3xf32> to tensor<3xf32>
+// CHECK: %[[M4:.*]] = amp.reshape %[[MEAN]] : tensor<3xf32> to tensor<1x3x1x1xf32>
+// CHECK: %[[C:.*]] = amp.sub %[[WX]], %[[M4]]
+// CHECK: %[[SQ:.*]] = amp.mul %[[C]], %[[C]]
+// CHECK: %[[VAR:.*]] = amp.mean %[[SQ]] dims = [0, 2, 3] : tensor<2x3x3x3xf32> to tensor<3xf32>
+// CHECK: %[[KEEP:.*]] = amp.constant dense<0.899999976> : tensor<f32>
+// CHECK: %[[KM:.*]] = amp.mul %[[RM]], %[[KEEP]]
+// CHECK: %[[MOM:.*]] = amp.constant dense<1.000000e-01> : tensor<f32>
+// CHECK: %[[AM:.*]] = amp.mul %[[MEAN]], %[[MOM]]
+// CHECK: %[[NEWMEAN:.*]] = amp.add %[[KM]], %[[AM]]
+// CHECK: %[[UNBIASED:.*]] = amp.constant dense<1.05882359> : tensor<f32>
+// CHECK: %[[UV:.*]] = amp.mul %[[VAR]], %[[UNBIASED]]
+// CHECK: amp.mul %[[RV]]
+// CHECK: amp.mul %[[UV]]
+// CHECK: %[[NEWVAR:.*]] = amp.add
+// CHECK: %[[EPS:.*]] = amp.constant dense<9.99999974E-6> : tensor<f32>
+// CHECK: %[[VE:.*]] = amp.add %[[VAR]], %[[EPS]]
+// CHECK: %[[SD:.*]] = amp.sqrt %[[VE]] : tensor<3xf32>
+// CHECK: %[[SD4:.*]] = amp.reshape %[[SD]] : tensor<3xf32> to tensor<1x3x1x1xf32>
+// CHECK: %[[XHAT:.*]] = amp.div %[[C]], %[[SD4]]
+// CHECK: amp.cast %[[G]] : tensor<3xf16> to tensor<3xf32>
+// CHECK: amp.mul %[[XHAT]]
+// CHECK: amp.add
+// CHECK: %[[Y:.*]] = amp.cast %{{.*}} : tensor<2x3x3x3xf32> to tensor<2x3x3x3xf16>
+// CHECK: return %[[Y]], %[[NEWMEAN]], %[[NEWVAR]]
+// CHECK-NOT: amp.batch_norm
+func.func @normalised(%x: tensor<2x3x3x3xf16>, %rm: tensor<3xf32>, %rv: tensor<3xf32>,
+                      %g: tensor<3xf16>, %b: tensor<3xf32>)
+    -> (tensor<2x3x3x3xf16>, tensor<3xf32>, tensor<3xf32>) {
+  %y:3 = amp.batch_norm %x running(%rm, %rv : tensor<3xf32>) scale(%g : tensor<3xf16>)
+      bias(%b : tensor<3xf32>) {training} : tensor<2x3x3x3xf16>
+  return %y#0, %y#1, %y#2 : tensor<2x3x3x3xf16>, tensor<3xf32>, tensor<3xf32>
+}
+
+// Evaluation: the running statistics normalise and come back as they were.
+// CHECK-LABEL: func.func @normalised_eval
+// CHECK-SAME: (%[[X:.*]]: tensor<4x3xf32>, %[[RM:.*]]: tensor<3xf32>, %[[RV:.*]]: tensor<3xf32>)
+// CHECK: %[[M:.*]] = amp.reshape %[[RM]] : tensor<3xf32> to tensor<1x3xf32>
+// CHECK: %[[C:.*]] = amp.sub %[[X]], %[[M]]
+// CHECK: %[[VE:.*]] = amp.add %[[RV]], %{{.*}}
+// CHECK: %[[SD:.*]] = amp.sqrt %[[VE]]
+// CHECK: %[[SD2:.*]] = amp.reshape %[[SD]] : tensor<3xf32> to tensor<1x3xf32>
+// CHECK: %[[Y:.*]] = amp.div %[[C]], %[[SD2]]
+// CHECK: return %[[Y]], %[[RM]], %[[RV]]
+func.func @normalised_eval(%x: tensor<4x3xf32>, %rm: tensor<3xf32>, %rv: tensor<3xf32>)
+    -> (tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>) {
+  %y:3 = amp.batch_norm %x running(%rm, %rv : tensor<3xf32>) : tensor<4x3xf32>
+  return %y#0, %y#1, %y#2 : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
 }

@@ -49,7 +49,10 @@ struct FunctionSummary {
   int64_t numParameters = 0;
   int64_t numParameterElements = 0;
   int64_t parameterBytes = 0;
-  /// Arguments that are not parameters (the batch).
+  /// Arguments marked `amp.buffer` (batch norm's running statistics).
+  int64_t numBuffers = 0;
+  int64_t numBufferElements = 0;
+  /// Arguments that are neither parameters nor buffers (the batch).
   int64_t numInputs = 0;
   /// Sum of FlopCountOpInterface over the body.
   int64_t forwardFlops = 0;

@@ -67,6 +67,11 @@ def Amp_Dialect : Dialect {
     /// the optimizer, set between steps by name).
     static constexpr ::llvm::StringLiteral kHyperParameterAttrName =
         "amp.hparam";
+    /// Marks a model argument as a buffer: persistent state the model
+    /// updates itself, not by gradients (batch norm's running statistics).
+    /// A unit attribute starts it at zero, a float at that value. In a
+    /// step, a buffer is also amp.state, carrying its starting value there.
+    static constexpr ::llvm::StringLiteral kBufferAttrName = "amp.buffer";
     /// Marks a step argument as a part of the loss that the step reports
     /// (a 0-d f32 state each step overwrites and none reads).
     static constexpr ::llvm::StringLiteral kLossPartAttrName =

@@ -84,6 +84,16 @@ def Amp_PrecisionOpInterface : OpInterface<"PrecisionOpInterface"> {
         return type && ::llvm::isa<::mlir::FloatType>(type.getElementType());
       }]>,
     InterfaceMethod<
+      /*desc=*/[{Whether a keep-fp32 op fed in lower precision computes in
+        f32 with lower-precision input and output by default, as if
+        amp-autocast's keep-fp32-low-io were set for it alone (batch norm,
+        as cuDNN runs it).}],
+      /*retTy=*/"bool",
+      /*methodName=*/"keepsLowPrecisionIO",
+      /*args=*/(ins),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/"return false;">,
+    InterfaceMethod<
       /*desc=*/[{Whether result `index` takes the precision amp-autocast
         chooses for the op: every result by default. A result whose type
         the op fixes (attention's f32 log-sum-exp) keeps its type.}],

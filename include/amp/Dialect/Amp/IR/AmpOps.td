@@ -590,6 +590,64 @@ def Amp_RmsNormOp : Amp_NormalizationOp<"rms_norm",
   }];
 }
 
+def Amp_BatchNormOp : Amp_Op<"batch_norm", [AttrSizedOperandSegments,
+    Amp_NormalizationFamily, Amp_KeepFp32, Amp_Decomposed,
+    AllTypesMatch<["input", "result"]>,
+    AllTypesMatch<["running_mean", "running_var", "new_mean", "new_var"]>,
+    DeclareOpInterfaceMethods<Amp_PrecisionOpInterface,
+                              ["isPrecisionOperand", "isPrecisionResult",
+                               "keepsLowPrecisionIO"]>,
+    DeclareOpInterfaceMethods<Amp_FlopCountOpInterface, ["getForwardFlops"]>]> {
+  let summary = "batch normalisation over [N, C] or [N, C, H, W] activations";
+  let description = [{
+    Normalises each channel (dimension 1) over the batch and, for images,
+    the spatial dimensions: PyTorch's `F.batch_norm`. Everything is computed
+    in the accumulator type A (f32; f64 for f64 input) and the result rounded
+    once to the input's type, which may be f16 or bf16 (cuDNN's contract).
+
+    In `training` mode, with `mean` and `var` the channel's `amp.mean` of
+    the input and of its squared deviation (the biased variance):
+    `y = (x - mean) / sqrt(var + epsilon) * scale + bias`, and the running
+    statistics become `running_mean * (1 - momentum) + mean * momentum` and
+    `running_var * (1 - momentum) + var * (n / (n - 1)) * momentum` (the
+    unbiased variance, n the values per channel, at least 2). In evaluation
+    mode the running statistics normalise instead and come back unchanged.
+    `scale` and `bias` ([C], any float type) are optional; the running
+    statistics ([C], of type A) are not: they are the model's buffers.
+    `amp-decompose` runs the op as exactly these steps, each an amp op
+    rounding to A.
+
+    ```mlir
+    %y, %mean, %var = amp.batch_norm %x running(%rm, %rv : tensor<16xf32>)
+        scale(%g : tensor<16xf32>) bias(%b : tensor<16xf32>)
+        {epsilon = 1.0e-05, momentum = 0.1, training} : tensor<8x16x4x4xf16>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$input,
+                   Amp_FloatTensor:$running_mean,
+                   Amp_FloatTensor:$running_var,
+                   Optional<Amp_FloatTensor>:$weight,
+                   Optional<Amp_FloatTensor>:$bias,
+                   DefaultValuedAttr<F64Attr, "1e-5">:$epsilon,
+                   DefaultValuedAttr<F64Attr, "0.1">:$momentum,
+                   UnitAttr:$training);
+  let results = (outs Amp_FloatTensor:$result, Amp_FloatTensor:$new_mean,
+                 Amp_FloatTensor:$new_var);
+  let assemblyFormat = [{
+    $input `running` `(` $running_mean `,` $running_var `:`
+    type($running_mean) `)` (`scale` `(` $weight^ `:` type($weight) `)`)?
+    (`bias` `(` $bias^ `:` type($bias) `)`)? attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The dimensions each channel's statistics reduce: 0, and 2 and 3 for
+    /// images.
+    ::llvm::SmallVector<int64_t, 3> getReducedDims();
+    /// The values each channel's statistics reduce (N, or N * H * W).
+    int64_t getValuesPerChannel();
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Convolution
 //===----------------------------------------------------------------------===//

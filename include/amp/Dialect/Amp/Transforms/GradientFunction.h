@@ -29,6 +29,9 @@ struct GradientFunction {
   /// The parts of the loss it returns after the gradients: the results of
   /// `original` after its loss.
   unsigned numLossParts = 0;
+  /// The next values of the buffers it returns after the parts, one per
+  /// amp.buffer argument of `original`, in its type.
+  unsigned numBuffers = 0;
 };
 
 /// Checks that `grad`, which carries amp.gradient_of, is what amp-autodiff
@@ -36,8 +39,9 @@ struct GradientFunction {
 /// `grad` takes that function's arguments (then, when scaled, the scale, a
 /// 0-d f32 argument marked amp.loss_scale) and returns the loss (a 0-d
 /// float tensor), the gradient of each amp.param argument in its type, the
-/// parts of the loss that function returns after it (then, when scaled,
-/// found_inf, a 0-d f32 tensor). Errors name `pass` and the functions.
+/// parts of the loss that function returns after it, the next value of
+/// each amp.buffer argument in its type (then, when scaled, found_inf, a
+/// 0-d f32 tensor). Errors name `pass` and the functions.
 FailureOr<GradientFunction>
 checkGradientFunction(func::FuncOp grad, SymbolTable &symbols, StringRef pass);
 

@@ -47,6 +47,25 @@ func.func @lower_precision_conv2d(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf3
 
 // -----
 
+// Batch norm after a convolution: keep-fp32, but fed f16 it takes and
+// gives f16 and computes in f32 (cuDNN's contract, as PyTorch runs it
+// under autocast); its scale, bias and running statistics keep f32, and
+// so do the new running statistics. Fed f32 (a network's first layer) it
+// stays f32.
+// CHECK-LABEL: func.func @batch_norm_keeps_low_io
+// CHECK: %[[Y:.*]] = amp.conv2d {{.*}} to tensor<2x4x8x8xf16>
+// CHECK: %{{.*}}, %[[MEAN:.*]], %{{.*}} = amp.batch_norm %[[Y]] running(%{{.*}}, %{{.*}} : tensor<4xf32>) scale(%{{.*}} : tensor<4xf32>) bias(%{{.*}} : tensor<4xf32>) {training} : tensor<2x4x8x8xf16>
+// CHECK: %[[F:.*]], %{{.*}}, %{{.*}} = amp.batch_norm %{{.*}} running(%{{.*}}, %{{.*}} : tensor<3xf32>) {training} : tensor<2x3x8x8xf32>
+// CHECK: return %{{.*}}, %[[MEAN]], %[[F]] : tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<2x3x8x8xf32>
+func.func @batch_norm_keeps_low_io(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %rm: tensor<4xf32>, %rv: tensor<4xf32>, %g: tensor<4xf32>, %b: tensor<4xf32>, %rm3: tensor<3xf32>) -> (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<2x3x8x8xf32>) {
+  %y = amp.conv2d %x, %w {padding = array<i64: 1, 1>} : tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32> to tensor<2x4x8x8xf32>
+  %n:3 = amp.batch_norm %y running(%rm, %rv : tensor<4xf32>) scale(%g : tensor<4xf32>) bias(%b : tensor<4xf32>) {training} : tensor<2x4x8x8xf32>
+  %f:3 = amp.batch_norm %x running(%rm3, %rm3 : tensor<3xf32>) {training} : tensor<2x3x8x8xf32>
+  return %n#0, %n#1, %f#0 : tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<2x3x8x8xf32>
+}
+
+// -----
+
 // The log-sum-exp stays f32: autocast narrows the tensors attention reads
 // and writes and attention_grad's gradients, not the log-sum-exp.
 // CHECK-LABEL: func.func @lower_precision_attention_backward

@@ -2,7 +2,7 @@
 // random projection of its result, sum(op(...) * r), against five-point
 // central differences in f64 (amp-run --gradcheck), tolerance 1e-6 relative
 // to the largest gradient of each parameter.
-// RUN: for f in neg abs exp log sqrt rsqrt pow_fraction tanh sigmoid softplus relu gelu gelu_tanh pow add sub mul maximum minimum add_both_broadcast div select cast reshape transpose broadcast_to slice slices_merged concat embedding matmul matmul_transposed matmul_transpose_lhs matmul_transpose_rhs matmul_batched matmul_batched_transpose_rhs matmul_batched_transpose_lhs matmul_batched_4d matmul_bias conv2d conv2d_strided conv2d_grouped conv2d_depthwise im2col col2im max_pool2d max_pool2d_overlapping avg_pool2d attention attention_causal sum sum_keepdims mean max softmax softmax_outer log_softmax layer_norm layer_norm_axis layer_norm_plain rms_norm rms_norm_plain cross_entropy cross_entropy_sum cross_entropy_ignore cross_entropy_ignore_sum mse_loss mse_loss_sum; do \
+// RUN: for f in neg abs exp log sqrt rsqrt pow_fraction tanh sigmoid softplus relu gelu gelu_tanh pow add sub mul maximum minimum add_both_broadcast div select cast reshape transpose broadcast_to slice slices_merged concat embedding matmul matmul_transposed matmul_transpose_lhs matmul_transpose_rhs matmul_batched matmul_batched_transpose_rhs matmul_batched_transpose_lhs matmul_batched_4d matmul_bias conv2d conv2d_strided conv2d_grouped conv2d_depthwise im2col col2im max_pool2d max_pool2d_overlapping avg_pool2d attention attention_causal sum sum_keepdims mean max softmax softmax_outer log_softmax layer_norm layer_norm_axis layer_norm_plain rms_norm rms_norm_plain batch_norm batch_norm_plain batch_norm_eval cross_entropy cross_entropy_sum cross_entropy_ignore cross_entropy_ignore_sum mse_loss mse_loss_sum; do \
 // RUN:   amp-run %s --function=$f --random-inputs=7 --gradcheck || exit 1; \
 // RUN: done | FileCheck %s
 // CHECK-NOT: FAILED
@@ -547,6 +547,44 @@ func.func @rms_norm_plain(%x: tensor<2x3x4xf32> {amp.param}, %r: tensor<2x3x4xf3
   %y = amp.rms_norm %x {axis = 1} : tensor<2x3x4xf32>
   %yr = amp.mul %y, %r : tensor<2x3x4xf32>, tensor<2x3x4xf32>
   %loss = amp.sum %yr dims = [0, 1, 2] : tensor<2x3x4xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// Batch norm in training mode: the statistics depend on the input, the
+// full formula. Its running statistics are constants here (a random
+// variance could be negative).
+// CHECK: gradcheck @batch_norm argument #0 {{.*}} ok
+// CHECK: gradcheck @batch_norm argument #1 {{.*}} ok
+// CHECK: gradcheck @batch_norm argument #2 {{.*}} ok
+func.func @batch_norm(%x: tensor<3x2x2x3xf32> {amp.param}, %g: tensor<2xf32> {amp.param}, %b: tensor<2xf32> {amp.param}, %r: tensor<3x2x2x3xf32>) -> tensor<f32> {
+  %rm = amp.constant dense<[0.5, -1.0]> : tensor<2xf32>
+  %rv = amp.constant dense<[2.0, 0.25]> : tensor<2xf32>
+  %y:3 = amp.batch_norm %x running(%rm, %rv : tensor<2xf32>) scale(%g : tensor<2xf32>) bias(%b : tensor<2xf32>) {training} : tensor<3x2x2x3xf32>
+  %yr = amp.mul %y#0, %r : tensor<3x2x2x3xf32>, tensor<3x2x2x3xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2, 3] : tensor<3x2x2x3xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @batch_norm_plain argument #0 {{.*}} ok
+func.func @batch_norm_plain(%x: tensor<5x3xf32> {amp.param}, %r: tensor<5x3xf32>) -> tensor<f32> {
+  %rm = amp.constant dense<0.0> : tensor<3xf32>
+  %rv = amp.constant dense<1.0> : tensor<3xf32>
+  %y:3 = amp.batch_norm %x running(%rm, %rv : tensor<3xf32>) {training, epsilon = 1.0e-3} : tensor<5x3xf32>
+  %yr = amp.mul %y#0, %r : tensor<5x3xf32>, tensor<5x3xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<5x3xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// Evaluation: the running statistics normalise, a constant affine map.
+// CHECK: gradcheck @batch_norm_eval argument #0 {{.*}} ok
+// CHECK: gradcheck @batch_norm_eval argument #1 {{.*}} ok
+// CHECK: gradcheck @batch_norm_eval argument #2 {{.*}} ok
+func.func @batch_norm_eval(%x: tensor<2x2x3x1xf32> {amp.param}, %g: tensor<2xf32> {amp.param}, %b: tensor<2xf32> {amp.param}, %r: tensor<2x2x3x1xf32>) -> tensor<f32> {
+  %rm = amp.constant dense<[0.5, -1.0]> : tensor<2xf32>
+  %rv = amp.constant dense<[2.0, 0.25]> : tensor<2xf32>
+  %y:3 = amp.batch_norm %x running(%rm, %rv : tensor<2xf32>) scale(%g : tensor<2xf32>) bias(%b : tensor<2xf32>) : tensor<2x2x3x1xf32>
+  %yr = amp.mul %y#0, %r : tensor<2x2x3x1xf32>, tensor<2x2x3x1xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2, 3] : tensor<2x2x3x1xf32> to tensor<f32>
   return %loss : tensor<f32>
 }
 
