@@ -2124,3 +2124,17 @@ func.func @batch_norm_one_value(%x: tensor<1x16x1x1xf32>, %r: tensor<16xf32>) {
   %0:3 = amp.batch_norm %x running(%r, %r : tensor<16xf32>) {training} : tensor<1x16x1x1xf32>
   return
 }
+
+// -----
+
+// expected-error @+1 {{'amp.param_init' on argument #0 must be array<f64: fan_in, initial> (a whole fan-in of 0 or more, a finite value) on an 'amp.param' argument}}
+func.func @param_init_fraction(%w: tensor<4xf32> {amp.param, amp.param_init = array<f64: 2.5, 0.0>}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.param_init' on argument #0 must be array<f64: fan_in, initial> (a whole fan-in of 0 or more, a finite value) on an 'amp.param' argument}}
+func.func @param_init_not_param(%w: tensor<4xf32> {amp.param_init = array<f64: 0.0, 1.0>}) {
+  return
+}

@@ -9,6 +9,8 @@
 #include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::amp;
 
@@ -103,8 +105,22 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
     return verifyArgumentName(op, argIndex, value);
   if (name != kParamAttrName && name != kStateAttrName &&
       name != kLossScaleAttrName && name != kHyperParameterAttrName &&
-      name != kLossPartAttrName && name != kBufferAttrName)
+      name != kLossPartAttrName && name != kBufferAttrName &&
+      name != kParamInitAttrName)
     return op->emitError() << "unknown amp argument attribute '" << name << "'";
+  if (name == kParamInitAttrName) {
+    auto init = dyn_cast<DenseF64ArrayAttr>(value);
+    auto function = dyn_cast<FunctionOpInterface>(op);
+    if (!init || init.size() != 2 || !(init[0] >= 0) ||
+        init[0] != static_cast<double>(static_cast<int64_t>(init[0])) ||
+        !std::isfinite(init[1]) || !function ||
+        !function.getArgAttr(argIndex, kParamAttrName))
+      return op->emitError()
+             << "'" << kParamInitAttrName << "' on argument #" << argIndex
+             << " must be array<f64: fan_in, initial> (a whole fan-in of 0 "
+                "or more, a finite value) on an 'amp.param' argument";
+    return success();
+  }
   if (name == kStateAttrName || name == kBufferAttrName) {
     // Unit: the state starts at zero; a float: it starts at that value.
     if (!isa<UnitAttr, FloatAttr>(value))

@@ -298,6 +298,10 @@ backend::getIndexChecks(func::FuncOp func) {
 }
 
 backend::ParamInit backend::getParamInit(func::FuncOp func, unsigned argument) {
+  // A layer amp-decompose rewrote said how it starts.
+  if (auto init = func.getArgAttrOfType<DenseF64ArrayAttr>(
+          argument, AmpDialect::kParamInitAttrName))
+    return {static_cast<int64_t>(init[0]), init[1]};
   // The inner dimension of a matmul: the one its products sum over.
   auto innerOf = [](MatmulOp matmul) {
     auto lhs = cast<RankedTensorType>(matmul.getLhs().getType());

@@ -32,29 +32,30 @@ FailureOr<SmallVector<Value>> amp::getBufferUpdates(func::FuncOp func,
     slot[func.getArgument(i)] = next.size();
     next.push_back(func.getArgument(i));
   }
-  WalkResult walk = func.walk([&](BatchNormOp norm) {
-    if (!norm.getTraining())
-      return WalkResult::advance();
-    for (auto [running, updated] :
-         {std::pair<Value, Value>{norm.getRunningMean(), norm.getNewMean()},
-          {norm.getRunningVar(), norm.getNewVar()}}) {
-      auto it = slot.find(running);
-      if (it == slot.end())
-        continue;
-      Value &value = next[it->second];
-      if (value != running) {
-        norm.emitOpError()
-            << "updates buffer "
-            << describeArgument(func,
-                                cast<BlockArgument>(running).getArgNumber())
-            << " that an earlier op updates too; " << pass
-            << " needs one updating op per buffer";
-        return WalkResult::interrupt();
-      }
-      value = updated;
-    }
-    return WalkResult::advance();
-  });
+  WalkResult walk =
+      func.walk([&](BatchNormOp norm) {
+        if (!norm.getTraining())
+          return WalkResult::advance();
+        for (auto [running, updated] :
+             {std::pair<Value, Value>{norm.getRunningMean(), norm.getNewMean()},
+              {norm.getRunningVar(), norm.getNewVar()}}) {
+          auto it = slot.find(running);
+          if (it == slot.end())
+            continue;
+          Value &value = next[it->second];
+          if (value != running) {
+            norm.emitOpError()
+                << "updates buffer "
+                << describeArgument(func,
+                                    cast<BlockArgument>(running).getArgNumber())
+                << " that an earlier op updates too; " << pass
+                << " needs one updating op per buffer";
+            return WalkResult::interrupt();
+          }
+          value = updated;
+        }
+        return WalkResult::advance();
+      });
   if (walk.wasInterrupted())
     return failure();
   return next;

@@ -29,6 +29,23 @@ static Value reshape(OpBuilder &b, Location loc, Value value,
   return b.create<ReshapeOp>(loc, type.clone(shape), value);
 }
 
+/// Records on the function argument that `value` is (through casts), if it
+/// is a parameter, how amp_step_init starts it (backend::getParamInit),
+/// since the ops that replace its layer no longer say.
+static void recordParamInit(Value value, int64_t fanIn, double initial) {
+  while (auto cast = value.getDefiningOp<CastOp>())
+    value = cast.getInput();
+  auto arg = dyn_cast<BlockArgument>(value);
+  auto func = arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp())
+                  : func::FuncOp();
+  if (!func || !func.getArgAttr(arg.getArgNumber(), AmpDialect::kParamAttrName))
+    return;
+  OpBuilder b(func);
+  func.setArgAttr(
+      arg.getArgNumber(), AmpDialect::kParamInitAttrName,
+      b.getDenseF64ArrayAttr({static_cast<double>(fanIn), initial}));
+}
+
 /// y[n, o] = W[o] . im2col(x)[n] per group: the matmul sums over
 /// (channel, kh, kw) ascending, amp.conv2d's order; the bias is added to
 /// the matmul's accumulator-typed result and the sum cast once.
@@ -42,6 +59,10 @@ static void decompose(Conv2dOp op) {
                     y = op.getType().getShape();
   int64_t groups = op.getGroupCount();
   int64_t columns = w[1] * w[2] * w[3], positions = y[2] * y[3];
+  // torch.nn.Conv2d's: uniform in +-1/sqrt(C/G * KH * KW), bias too.
+  recordParamInit(op.getWeight(), columns, 0.0);
+  if (Value bias = op.getBias())
+    recordParamInit(bias, columns, 0.0);
   auto im2col = b.create<Im2colOp>(
       loc, inputType.clone({in[0], in[1] * w[2] * w[3], positions}),
       op.getInput(), b.getDenseI64ArrayAttr(w.drop_front(2)),
@@ -100,6 +121,11 @@ static void decompose(AvgPool2dOp op) {
 /// division, then the affine scale and bias, and the running statistics'
 /// update.
 static void decompose(BatchNormOp op) {
+  // torch.nn.BatchNorm2d's: the scale at 1, the bias at 0.
+  if (Value weight = op.getWeight())
+    recordParamInit(weight, 0, 1.0);
+  if (Value bias = op.getBias())
+    recordParamInit(bias, 0, 0.0);
   OpBuilder b(op);
   Location loc = op.getLoc();
   auto inputType = cast<RankedTensorType>(op.getInput().getType());

@@ -72,6 +72,11 @@ def Amp_Dialect : Dialect {
     /// A unit attribute starts it at zero, a float at that value. In a
     /// step, a buffer is also amp.state, carrying its starting value there.
     static constexpr ::llvm::StringLiteral kBufferAttrName = "amp.buffer";
+    /// How amp_step_init starts a parameter whose layer amp-decompose
+    /// rewrote (a convolution's weight and bias, a batch norm's scale and
+    /// bias): `array<f64: fan_in, initial>`, as backend::ParamInit.
+    static constexpr ::llvm::StringLiteral kParamInitAttrName =
+        "amp.param_init";
     /// Marks a step argument as a part of the loss that the step reports
     /// (a 0-d f32 state each step overwrites and none reads).
     static constexpr ::llvm::StringLiteral kLossPartAttrName =

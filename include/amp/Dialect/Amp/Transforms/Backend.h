@@ -116,8 +116,11 @@ struct ParamInit {
   double initial;
 };
 
-/// The initialisation of parameter argument `argument` of `func`, read off
-/// its uses (through casts): the scale of a layer or RMS norm starts at 1
+/// The initialisation of parameter argument `argument` of `func`: its
+/// amp.param_init where amp-decompose left one (a convolution's weight and
+/// bias: the fan-in C/G*KH*KW, as torch.nn.Conv2d; a batch norm's scale 1,
+/// its bias 0); else read off its uses (through casts): the scale of a
+/// layer or RMS norm starts at 1
 /// and its bias at 0; the right operand of a matmul has the matmul's inner
 /// dimension as fan-in, and a bias added to a matmul's result that of the
 /// matmul (torch.nn.Linear's rule for both); anything else its first
