@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The main job: both example models compiled with f16 AMP (dynamic loss
+# The main job: the example models compiled with f16 AMP (dynamic loss
 # scaling) and in fp32 by amp-compile, trained side by side on data sets the
 # project generates, on the GPU when there is one and on the host otherwise.
 # Prints what the compiler decided and how training went; reports (SVG,

@@ -39,3 +39,35 @@ def progressions(batches=32, batch=4, length=32, vocabulary=128,
         out.append((sequence[:, :-1].astype(np.int64),
                     sequence[:, 1:].astype(np.int64)))
     return out
+
+
+def images(batches=32, batch=16, classes=10, size=32, noise=0.8, seed=0):
+    """For examples/resnet.mlir: [batch, 3, size, size] RGB images, one
+    pattern per class: a sum of three random sinusoidal gratings per channel
+    (random orientation, frequency and phase), shifted in brightness and
+    scaled in contrast per image, under normal noise of deviation
+    ``noise``; labels are the classes (int64). No single pixel tells the
+    class: a network must match oriented textures, which convolutions do, so
+    the loss starts near ln(classes) and falls over a few hundred steps."""
+    rng = np.random.default_rng(seed)
+    ys, xs = np.meshgrid(np.arange(size), np.arange(size), indexing="ij")
+    patterns = np.zeros((classes, 3, size, size))
+    for c in range(classes):
+        for channel in range(3):
+            for _ in range(3):
+                angle = rng.uniform(0, np.pi)
+                frequency = rng.uniform(0.1, 0.6)
+                phase = rng.uniform(0, 2 * np.pi)
+                patterns[c, channel] += np.cos(
+                    frequency * (np.cos(angle) * xs + np.sin(angle) * ys)
+                    + phase)
+    patterns /= patterns.std(axis=(1, 2, 3), keepdims=True)
+    out = []
+    for _ in range(batches):
+        labels = rng.integers(0, classes, size=batch)
+        contrast = rng.uniform(0.5, 1.5, size=(batch, 1, 1, 1))
+        brightness = rng.normal(scale=0.5, size=(batch, 1, 1, 1))
+        x = (contrast * patterns[labels] + brightness
+             + noise * rng.normal(size=(batch, 3, size, size)))
+        out.append((x.astype(np.float32), labels.astype(np.int64)))
+    return out
