@@ -152,10 +152,13 @@ def resnet(blocks, batch, classes=10):
     ]
     args = [("x", tensor([batch, 3, 32, 32]), ""),
             ("labels", tensor([batch], "i64"), "")] + w.args
-    signature = ",\n".join(f"    %{name}: {type_}{attrs}"
+    signature = ",\n".join(f"      %{name}: {type_}{attrs}"
                            for name, type_, attrs in args)
-    return "\n".join(header + [f"func.func @resnet(\n{signature})",
-                               "    -> tensor<f32> {"] + w.lines + ["}", ""])
+    body = ["  " + line if line else line for line in w.lines]
+    return "\n".join(header + ["module {",
+                               f"  func.func @resnet(\n{signature})",
+                               "      -> tensor<f32> {"] + body +
+                     ["  }", "}", ""])
 
 
 def main():
