@@ -591,7 +591,6 @@ Tensor kernels::maxPool2dGrad(const Tensor &input, const Tensor &grad,
   return out;
 }
 
-/// The kind attention accumulates in: f64 for f64, else f32.
 SmallVector<Tensor> kernels::batchNorm(const Tensor &input,
                                        const Tensor &runningMean,
                                        const Tensor &runningVar,
@@ -622,11 +621,11 @@ SmallVector<Tensor> kernels::batchNorm(const Tensor &input,
     return reduce(ReduceFn::Mean, value, reduced, acc, acc, stats);
   };
   Tensor x = input.getKind() == acc ? input : cast(input, acc);
-  Tensor mean = runningMean, var = runningVar;
+  Tensor var = runningVar, centered;
   Tensor newMean = runningMean, newVar = runningVar;
   if (training) {
     Tensor batchMean = channelMean(x);
-    Tensor centered = op(BinaryFn::Sub, x, perChannel(batchMean));
+    centered = op(BinaryFn::Sub, x, perChannel(batchMean));
     Tensor batchVar = channelMean(op(BinaryFn::Mul, centered, centered));
     auto update = [&](const Tensor &running, const Tensor &batch) {
       return op(BinaryFn::Add,
@@ -637,10 +636,10 @@ SmallVector<Tensor> kernels::batchNorm(const Tensor &input,
     newMean = update(runningMean, batchMean);
     newVar = update(runningVar,
                     op(BinaryFn::Mul, batchVar, constant(count / (count - 1))));
-    mean = std::move(batchMean);
     var = std::move(batchVar);
+  } else {
+    centered = op(BinaryFn::Sub, x, perChannel(runningMean));
   }
-  Tensor centered = op(BinaryFn::Sub, x, perChannel(mean));
   Tensor deviation =
       unary(UnaryFn::Sqrt, op(BinaryFn::Add, var, constant(epsilon)));
   Tensor y = op(BinaryFn::Div, centered, perChannel(deviation));
@@ -656,6 +655,7 @@ SmallVector<Tensor> kernels::batchNorm(const Tensor &input,
   return {std::move(y), std::move(newMean), std::move(newVar)};
 }
 
+/// The kind attention accumulates in: f64 for f64, else f32.
 static ElementKind accumulatorKind(ElementKind kind) {
   return kind == ElementKind::F64 ? ElementKind::F64 : ElementKind::F32;
 }
