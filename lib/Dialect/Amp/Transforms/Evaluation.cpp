@@ -2,8 +2,8 @@
 //
 // The forward-only form of a model function: @<name>_eval, a clone that
 // returns the loss and the values the user named, its batch norms in
-// evaluation mode. The compiled step's
-// `eval` is this function after amp-autocast and the backend.
+// evaluation mode. The compiled step's `eval` is this function after
+// amp-autocast and the backend.
 //
 //===----------------------------------------------------------------------===//
 
