@@ -22,8 +22,11 @@ def test_the_demo_writes_its_reports(tmp_path):
         in text
     assert "schedule=warmup-cosine warmup-steps=2 decay-steps=18" in text
     assert "parameter group no_decay (rank<2 | wpe): weight_decay 0\n" in text
+    # The ResNet's batch norms keep their running statistics as buffers.
+    assert "== resnet (examples/resnet.mlir)" in text
+    assert "buffers: 18 tensors, 672 elements" in text
     report = json.loads((out / "report.json").read_text())
-    for name in ("mlp", "gpt_block"):
+    for name in ("mlp", "gpt_block", "resnet"):
         model = report["models"][name]
         assert len(model["runs"]["amp"]["losses"]) == 20
         assert len(model["runs"]["fp32"]["losses"]) == 20
