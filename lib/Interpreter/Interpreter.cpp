@@ -430,6 +430,13 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
                               norm.getNormalizedAxis(),
                               norm.getEpsilon().convertToDouble()));
       })
+      .Case([&](DropoutOp dropout) {
+        if (!dropout.getTraining())
+          return one(in[0]);
+        return one(k::dropout(in[0], in[1], dropout.getP().convertToDouble(),
+                              dropout.getStream()));
+      })
+      .Case([&](RngAdvanceOp) { return one(k::rngAdvance(in[0])); })
       .Case([&](EmbeddingOp embedding) -> Result {
         std::string error;
         FailureOr<Tensor> out = k::embedding(in[0], in[1], error);

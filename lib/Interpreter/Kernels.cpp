@@ -7,6 +7,7 @@
 
 #include "Kernels.h"
 
+#include "amp_runtime/random.h"
 #include "amp_runtime/reduction_order.h"
 #include "amp_runtime/row_math.h"
 #include "amp_runtime/scalar_math.h"
@@ -930,6 +931,30 @@ static std::optional<int64_t> tableRow(const Tensor &indices, int64_t i,
     return std::nullopt;
   }
   return static_cast<int64_t>(id);
+}
+
+Tensor kernels::dropout(const Tensor &x, const Tensor &rng, double p,
+                        int64_t stream) {
+  Tensor out(x.getKind(), x.getShape());
+  MutableArrayRef<double> result = out.getMutableData();
+  auto seed = static_cast<int64_t>(rng[0]);
+  auto pass = static_cast<int64_t>(rng[1]);
+  uint32_t threshold = amprt::dropoutThreshold(p);
+  withComputeType(x.getKind(), [&](auto tag) {
+    using T = decltype(tag);
+    auto scale = static_cast<T>(1.0 / (1.0 - p));
+    for (int64_t i = 0, e = x.getNumElements(); i < e; ++i)
+      result[i] = roundToKind(amprt::dropout(static_cast<T>(x[i]), seed, pass,
+                                             stream, i, threshold, scale),
+                              x.getKind());
+  });
+  return out;
+}
+
+Tensor kernels::rngAdvance(const Tensor &rng) {
+  Tensor out = rng;
+  out.getMutableData()[1] += 1;
+  return out;
 }
 
 FailureOr<Tensor> kernels::embedding(const Tensor &table, const Tensor &indices,

@@ -119,6 +119,12 @@ Tensor rmsNorm(const Tensor &x, const Tensor *weight, int64_t axis,
                double epsilon);
 
 /// Fails with a message in `error` on an index outside the table.
+/// amp.dropout in training mode: element i of `x` times 1 / (1 - p) or 0,
+/// by amprt::dropoutKeeps(rng[0], rng[1], stream, i) (amp_runtime/random.h),
+/// computed as the op's register type and rounded to x's kind.
+Tensor dropout(const Tensor &x, const Tensor &rng, double p, int64_t stream);
+/// amp.rng_advance: [seed, pass + 1].
+Tensor rngAdvance(const Tensor &rng);
 FailureOr<Tensor> embedding(const Tensor &table, const Tensor &indices,
                             std::string &error);
 /// Rows whose label is `ignored` count for nothing: the mean is over the

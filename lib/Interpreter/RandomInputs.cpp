@@ -79,6 +79,12 @@ Tensor interp::makeRandomInput(BlockArgument arg, uint64_t seed,
   auto hasAttr = [&](unsigned i, StringRef name) {
     return func && func.getArgAttr(i, name);
   };
+  // A random generator starts at [seed, 0], as amp_step_init starts it.
+  if (hasAttr(arg.getArgNumber(), AmpDialect::kRngAttrName)) {
+    data[0] = static_cast<double>(seed & ((uint64_t(1) << 53) - 1));
+    data[1] = 0;
+    return tensor;
+  }
   // So do a model's buffers, at their amp.buffer values.
   for (StringRef name :
        {AmpDialect::kStateAttrName, AmpDialect::kBufferAttrName}) {
@@ -100,6 +106,7 @@ Tensor interp::makeRandomInput(BlockArgument arg, uint64_t seed,
   for (unsigned i = 0; i < arg.getArgNumber(); ++i)
     if (!hasAttr(i, AmpDialect::kStateAttrName) &&
         !hasAttr(i, AmpDialect::kBufferAttrName) &&
+        !hasAttr(i, AmpDialect::kRngAttrName) &&
         static_cast<bool>(hasAttr(i, AmpDialect::kParamAttrName)) == isParam)
       ++rank;
   uint64_t stream = (isParam ? (uint64_t(1) << 32) : 0) + rank + 1;

@@ -27,15 +27,16 @@ import numpy as np
 from ._errors import AmpError, ToolNotFoundError
 from ._tools import find_runtime_library
 
-ABI_VERSION = 6
+ABI_VERSION = 7
 MAX_RANK = 8
 
 DEVICE_HOST, DEVICE_CUDA = 0, 1
 _DEVICE_NAMES = {DEVICE_HOST: "host", DEVICE_CUDA: "cuda"}
 
-PARAM, STATE, INPUT, HPARAM, LOSS_PART, BUFFER = 0, 1, 2, 3, 4, 5
+PARAM, STATE, INPUT, HPARAM, LOSS_PART, BUFFER, RNG = 0, 1, 2, 3, 4, 5, 6
 _KIND_NAMES = {PARAM: "param", STATE: "state", INPUT: "input",
-               HPARAM: "hparam", LOSS_PART: "loss_part", BUFFER: "buffer"}
+               HPARAM: "hparam", LOSS_PART: "loss_part", BUFFER: "buffer",
+               RNG: "rng"}
 
 # Every optimizer's hyperparameters (amp_runtime/hyperparameters.h): setting
 # one the step does not have is an error, not a new Python attribute.
@@ -101,7 +102,7 @@ class _Input(ctypes.Structure):
 
 TensorInfo = namedtuple("TensorInfo", "index name kind type dtype shape")
 TensorInfo.__doc__ = """One tensor of a step: its position, name, kind
-("param", "state", "buffer", "hparam", "loss_part" or "input"), element
+("param", "state", "buffer", "rng", "hparam", "loss_part" or "input"), element
 type ("f32", "bf16", ...), the numpy dtype it is given and read as, and its
 shape."""
 

@@ -401,7 +401,7 @@ bool validTensor(const amp_step_tensor_t &t) {
   int kind = amprt::rawEnum(t.kind);
   bool valid = t.name && t.rank >= 0 && t.rank <= AMP_STEP_MAX_RANK &&
                elementSize(t.type) != 0 && kind >= AMP_STEP_PARAM &&
-               kind <= AMP_STEP_BUFFER;
+               kind <= AMP_STEP_RNG;
   for (int32_t d = 0; valid && d < t.rank; ++d)
     valid = t.shape[d] >= 0;
   return valid;
@@ -492,12 +492,18 @@ amp_status_t createEvaluation(amp_step_t *step) {
   return nullptr;
 }
 
-/// Sets every state tensor and hyperparameter to its initial value and
-/// zeroes the counters.
-amp_status_t resetState(amp_step_t *step) {
+/// Sets every state tensor and hyperparameter to its initial value, the
+/// random generator to [seed mod 2^53, 0], and zeroes the counters.
+amp_status_t resetState(amp_step_t *step, uint64_t seed) {
   const amp_step_description_t &d = *step->description;
   for (size_t i = 0; i < d.tensor_count; ++i) {
     const amp_step_tensor_t &t = d.tensors[i];
+    if (t.kind == AMP_STEP_RNG) {
+      int64_t state[2] = {static_cast<int64_t>(seed & ((1ull << 53) - 1)), 0};
+      AMP_RETURN_IF_ERROR(amp_buffer_write(step->tensors[i].get(), 0, state,
+                                           sizeof state, step->stream));
+      continue;
+    }
     if (t.kind != AMP_STEP_STATE && t.kind != AMP_STEP_HPARAM &&
         t.kind != AMP_STEP_LOSS_PART && t.kind != AMP_STEP_BUFFER)
       continue;
@@ -637,6 +643,14 @@ amp_status_t amp_step_create(const amp_step_description_t *description,
       return AMP_STATUS(AMP_INVALID_ARGUMENT,
                         "buffer '%s' of step '%s' must hold floats, not %s",
                         t.name, name, amp_element_type_name(t.type));
+    // The generator's state is two i64: seed and forward pass.
+    if (kind == AMP_STEP_RNG &&
+        (t.rank != 1 || t.shape[0] != 2 || t.type != AMP_ELEMENT_I64))
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "the random generator '%s' of step '%s' must be 2 "
+                        "i64 (seed, forward pass), not %s of shape %s",
+                        t.name, name, amp_element_type_name(t.type),
+                        shapeString(t.rank, t.shape).c_str());
     // A part of the loss is one f32, as the loss is.
     if (kind == AMP_STEP_LOSS_PART &&
         (t.rank != 0 || t.type != AMP_ELEMENT_F32))
@@ -675,7 +689,7 @@ amp_status_t amp_step_create(const amp_step_description_t *description,
   }
   if (description->eval)
     AMP_RETURN_IF_ERROR(createEvaluation(step.get()));
-  AMP_RETURN_IF_ERROR(resetState(step.get()));
+  AMP_RETURN_IF_ERROR(resetState(step.get(), 0));
   *out_step = step.release();
   return nullptr;
 }
@@ -710,7 +724,7 @@ amp_status_t amp_step_init(amp_step_t *step, uint64_t seed) {
     AMP_RETURN_IF_ERROR(amp_buffer_write(step->tensors[i].get(), 0, host.data(),
                                          host.size(), step->stream));
   }
-  return resetState(step);
+  return resetState(step, seed);
 }
 
 amp_status_t amp_step_write_tensor(amp_step_t *step, size_t index,

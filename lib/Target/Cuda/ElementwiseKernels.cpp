@@ -16,6 +16,7 @@
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/Backend.h"
 
+#include "amp_runtime/random.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "llvm/ADT/SmallBitVector.h"
 
@@ -229,6 +230,33 @@ FailureOr<std::string> scalarExpr(GeluGradOp op, ElementwiseKernel &kernel) {
   return rounded(op, g + " * " + derivative.str() + "(" + x + ")");
 }
 
+/// random.h's dropout at the op's own index, the generator state read
+/// from memory (both words, whatever the kernel's index).
+FailureOr<std::string> scalarExpr(DropoutOp op, ElementwiseKernel &kernel) {
+  std::string x = kernel.operand(op.getInput());
+  if (!op.getTraining())
+    return x;
+  double p = op.getP().convertToDouble();
+  std::string rng = kernel.getParams().add(op.getRng(), /*writes=*/false);
+  Type word = elementOf(op.getRng());
+  std::string t = resultRegister(op);
+  return rounded(op, "amprt::dropout<" + t + ">(" + x + ", " +
+                         loadExpr(word, rng, "0") + ", " +
+                         loadExpr(word, rng, "1") + ", " +
+                         std::to_string(op.getStream()) + ", " +
+                         kernel.indexOf(op.getResult()) + ", " +
+                         std::to_string(amprt::dropoutThreshold(p)) + "u, " +
+                         literal(1.0 / (1.0 - p), t) + ")");
+}
+
+/// [seed, pass + 1], with the unsigned wrap-around of 2^64.
+FailureOr<std::string> scalarExpr(RngAdvanceOp op, ElementwiseKernel &kernel) {
+  std::string x = kernel.operand(op.getRng());
+  return "(" + kernel.indexOf(op.getResult()) +
+         " == 1 ? static_cast<int64_t>(static_cast<uint64_t>(" + x +
+         ") + 1u) : " + x + ")";
+}
+
 /// A binary op: `lhs <symbol> rhs`, or a call `function(lhs, rhs)`.
 template <typename Op>
 FailureOr<std::string> binary(Op op, ElementwiseKernel &kernel, StringRef infix,
@@ -352,6 +380,13 @@ ScalarCost scalarCost(ConstantOp) { return {0, 0}; }
 ScalarCost scalarCost(IotaOp) { return {0, 0}; }
 ScalarCost scalarCost(CastOp) { return {0, 0}; }
 ScalarCost scalarCost(BroadcastToOp) { return {0, 0}; }
+/// Philox4x32-10 per element (random.h): 10 rounds of 2 multiplications and
+/// 4 xors, 9 key bumps of 2 additions; then the comparison, the choice and
+/// the product. Integer operations, counted as FLOPs are: the generator,
+/// not the memory, bounds a dropout kernel.
+ScalarCost scalarCost(DropoutOp op) {
+  return op.getTraining() ? ScalarCost{81, 0} : ScalarCost{0, 0};
+}
 ScalarCost scalarCost(ExpOp) { return {0, 1}; }
 ScalarCost scalarCost(LogOp) { return {0, 1}; }
 ScalarCost scalarCost(SqrtOp) { return {0, 1}; }
@@ -395,7 +430,8 @@ template <typename... Ops> void attach(MLIRContext &context) {
 
 void cuda::attachElementwiseModels(MLIRContext &context) {
   attach<ConstantOp, IotaOp, CastOp, BroadcastToOp, CompareOp, SelectOp,
-         ReluGradOp, GeluGradOp, AddOp, SubOp, MulOp, DivOp, MaximumOp,
-         MinimumOp, NegOp, AbsOp, ExpOp, LogOp, SqrtOp, TanhOp, RsqrtOp,
-         SigmoidOp, SoftplusOp, ReluOp, GeluOp, PowOp>(context);
+         DropoutOp, RngAdvanceOp, ReluGradOp, GeluGradOp, AddOp, SubOp, MulOp,
+         DivOp, MaximumOp, MinimumOp, NegOp, AbsOp, ExpOp, LogOp, SqrtOp,
+         TanhOp, RsqrtOp, SigmoidOp, SoftplusOp, ReluOp, GeluOp, PowOp>(
+      context);
 }

@@ -834,6 +834,8 @@ void StepEmitter::printTensorTable(ArrayRef<IndexCheck> indexChecks) {
         static_cast<bool>(func.getArgAttr(i, AmpDialect::kLossPartAttrName));
     bool isBuffer =
         static_cast<bool>(func.getArgAttr(i, AmpDialect::kBufferAttrName));
+    bool isRng =
+        static_cast<bool>(func.getArgAttr(i, AmpDialect::kRngAttrName));
     if (func.getArgAttr(i, AmpDialect::kLossScaleAttrName))
       scaleSlot = i;
     double initial = 0;
@@ -850,6 +852,7 @@ void StepEmitter::printTensorTable(ArrayRef<IndexCheck> indexChecks) {
     printTensorEntry(os, tensorNames[i],
                      isParam      ? "AMP_STEP_PARAM"
                      : isBuffer   ? "AMP_STEP_BUFFER"
+                     : isRng      ? "AMP_STEP_RNG"
                      : isHyper    ? "AMP_STEP_HPARAM"
                      : isLossPart ? "AMP_STEP_LOSS_PART"
                      : isState    ? "AMP_STEP_STATE"

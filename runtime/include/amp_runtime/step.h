@@ -67,6 +67,10 @@ typedef enum amp_step_tensor_kind_e {
                              statistics): state its forward pass updates
                              (not on a skipped step) and its evaluation
                              reads; saved and initialised as state */
+  AMP_STEP_RNG = 6,       /* the state of the generator the model's dropouts
+                             draw their masks from (2 x i64: seed, forward
+                             pass): amp_step_init seeds it, each run advances
+                             the pass, skipped or not; saved as state */
 } amp_step_tensor_kind_t;
 
 #define AMP_STEP_MAX_RANK 8
@@ -147,7 +151,7 @@ typedef struct amp_step_description_s {
   const amp_eval_description_t *eval; /* or NULL: compiled without one */
 } amp_step_description_t;
 
-#define AMP_STEP_ABI_VERSION 6u
+#define AMP_STEP_ABI_VERSION 7u
 
 typedef struct amp_step_s amp_step_t;
 
@@ -166,7 +170,8 @@ const amp_step_description_t *amp_step_description(const amp_step_t *step);
  * (splitmix64, one draw per element, in order; a weight's fan-in is its
  * matmul's inner dimension, a linear bias takes its weight's), or, where
  * fan_in is 0, every element at `initial` (norm scales 1, norm biases 0);
- * state at its initial values, counters zero. */
+ * state at its initial values, counters zero; the random generator at
+ * [seed mod 2^53, 0] (the interpreter holds integers exactly up to 2^53). */
 amp_status_t amp_step_init(amp_step_t *step, uint64_t seed);
 
 /* Copies all of tensor `index` from or to host memory; `size` must be its

@@ -2,8 +2,9 @@
 //
 // What the CUDA C++ that amp-translate --amp-to-cuda prints includes: loads
 // and stores of every element type (each store rounds once, to nearest
-// even), the ops' scalar math (scalar_math.h, row_math.h), and `launch`,
-// which runs a kernel functor once per index: a grid-stride CUDA kernel on
+// even), the ops' scalar math (scalar_math.h, row_math.h, random.h's
+// dropout masks), and `launch`, which runs a kernel functor once per
+// index: a grid-stride CUDA kernel on
 // the step's stream when compiled by nvcc, loops over ranges of indices on
 // the runtime's host threads when compiled by a host C++ compiler;
 // `launchReduce` does the same for reductions, with a block per output for
@@ -23,6 +24,7 @@
 #include "amp_runtime/gemm.h"
 #include "amp_runtime/launch_grid.h"
 #include "amp_runtime/optimizer_kernels.h"
+#include "amp_runtime/random.h"
 #include "amp_runtime/reduction_order.h"
 #include "amp_runtime/row_context.h"
 #include "amp_runtime/row_kernels.h"

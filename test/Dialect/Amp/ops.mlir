@@ -438,3 +438,20 @@ func.func @batch_norm(%x: tensor<8x16x4x4xf16>, %v: tensor<8x16xf32>,
   %2:3 = amp.batch_norm %d running(%rm64, %rm64 : tensor<16xf64>) : tensor<2x16x1x1xf64>
   return
 }
+
+// CHECK-LABEL: func.func @dropout
+// CHECK-SAME: tensor<2xi64> {amp.rng}
+// CHECK: amp.dropout %{{.*}}, %{{.*}} p = 1.000000e-01 stream = 0 training : tensor<16x64xf16>
+// CHECK: amp.dropout %{{.*}}, %{{.*}} p = 5.000000e-01 stream = 4294967295 : tensor<8xf64>
+// CHECK: amp.rng_advance %{{.*}} : tensor<2xi64>
+// GENERIC: "amp.dropout"(%{{.*}}, %{{.*}}) <{p = 1.000000e-01 : f64, stream = 0 : i64, training}> : (tensor<16x64xf16>, tensor<2xi64>) -> tensor<16x64xf16>
+// GENERIC: "amp.dropout"(%{{.*}}, %{{.*}}) <{p = 5.000000e-01 : f64, stream = 4294967295 : i64}> : (tensor<8xf64>, tensor<2xi64>) -> tensor<8xf64>
+// GENERIC: "amp.rng_advance"(%{{.*}}) : (tensor<2xi64>) -> tensor<2xi64>
+func.func @dropout(%x: tensor<16x64xf16>, %v: tensor<8xf64>,
+                   %rng: tensor<2xi64> {amp.rng}) {
+  %0 = amp.dropout %x, %rng p = 0.1 stream = 0 training : tensor<16x64xf16>
+  // Evaluation mode: the identity.
+  %1 = amp.dropout %v, %rng p = 0.5 stream = 4294967295 : tensor<8xf64>
+  %2 = amp.rng_advance %rng : tensor<2xi64>
+  return
+}

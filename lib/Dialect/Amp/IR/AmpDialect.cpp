@@ -106,7 +106,7 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
   if (name != kParamAttrName && name != kStateAttrName &&
       name != kLossScaleAttrName && name != kHyperParameterAttrName &&
       name != kLossPartAttrName && name != kBufferAttrName &&
-      name != kParamInitAttrName)
+      name != kParamInitAttrName && name != kRngAttrName)
     return op->emitError() << "unknown amp argument attribute '" << name << "'";
   if (name == kParamInitAttrName) {
     auto init = dyn_cast<DenseF64ArrayAttr>(value);
@@ -162,6 +162,21 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
                   << " needs a statically shaped floating-point tensor that "
                      "is no 'amp.param' (a buffer is not trained), got "
                   << type;
+  if (name == kRngAttrName) {
+    if (!isRngStateType(type) ||
+        function.getArgAttr(argIndex, kParamAttrName) ||
+        function.getArgAttr(argIndex, kBufferAttrName))
+      return emit() << "'" << kRngAttrName << "' on argument #" << argIndex
+                    << " needs a tensor<2xi64> (seed, forward pass) that is "
+                       "no parameter or buffer, got "
+                    << type;
+    for (unsigned other = 0; other < argIndex; ++other)
+      if (function.getArgAttr(other, kRngAttrName))
+        return emit() << "'" << kRngAttrName << "' on argument #" << argIndex
+                      << " and #" << other
+                      << ": a function has one random generator";
+    return success();
+  }
   if (name == kLossPartAttrName) {
     if (!tensor || tensor.getRank() != 0 || !element.isF32() ||
         !function.getArgAttr(argIndex, kStateAttrName) ||

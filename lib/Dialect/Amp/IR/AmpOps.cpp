@@ -28,6 +28,12 @@ using namespace mlir::amp;
 // Helpers shared with the rest of the project
 //===----------------------------------------------------------------------===//
 
+bool amp::isRngStateType(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getShape() == ArrayRef<int64_t>{2} &&
+         tensor.getElementType().isSignlessInteger(64);
+}
+
 bool amp::isExactConversion(FloatType from, FloatType to) {
   if (from == to)
     return true;
@@ -1187,6 +1193,21 @@ LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *,
   SmallVector<int64_t> shape(indices.getShape());
   shape.push_back(table.getDimSize(1));
   inferred.push_back(RankedTensorType::get(shape, table.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Random
+//===----------------------------------------------------------------------===//
+
+LogicalResult DropoutOp::verify() {
+  double p = getP().convertToDouble();
+  // A probability of 1 would scale by 1 / 0: dropping everything is zeros.
+  if (!(p >= 0 && p < 1))
+    return emitOpError() << "p must be in [0, 1), got " << p;
+  int64_t stream = getStream();
+  if (stream < 0 || stream > std::numeric_limits<uint32_t>::max())
+    return emitOpError() << "stream must be in [0, 2^32), got " << stream;
   return success();
 }
 

@@ -170,6 +170,30 @@ static void nameLossParts(func::FuncOp func) {
   }
 }
 
+/// Checks that no two training dropouts of `func` draw the same mask: the
+/// same generator state and stream would drop the same elements (of equal
+/// shapes), which no model means. Reported at the second.
+static LogicalResult checkDropoutStreams(func::FuncOp func) {
+  DenseMap<std::pair<Value, int64_t>, DropoutOp> drawn;
+  WalkResult walk = func.walk([&](DropoutOp dropout) {
+    if (!dropout.getTraining())
+      return WalkResult::advance();
+    auto [it, inserted] =
+        drawn.try_emplace({dropout.getRng(), dropout.getStream()}, dropout);
+    if (inserted)
+      return WalkResult::advance();
+    InFlightDiagnostic diag =
+        dropout.emitOpError()
+        << "draws stream " << dropout.getStream()
+        << " of a generator that an earlier dropout draws too, and would "
+           "drop the same elements; amp-autodiff needs each training "
+           "dropout on its own stream";
+    diag.attachNote(it->second.getLoc()) << "the earlier dropout";
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
   ArrayRef<Type> results = func.getResultTypes();
   // The loss, then any parts of it to report (its terms, an accuracy):
@@ -190,6 +214,8 @@ static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
   std::string name = (func.getSymName() + "_grad").str();
   if (symbols.lookup(name))
     return func.emitError() << "amp-autodiff: @" << name << " already exists";
+  if (failed(checkDropoutStreams(func)))
+    return failure();
   nameLossParts(func);
 
   SmallVector<unsigned> params;

@@ -2,8 +2,8 @@
 //
 // The forward-only form of a model function: @<name>_eval, a clone that
 // returns the loss and the values the user named, its batch norms in
-// evaluation mode. The compiled step's `eval` is this function after
-// amp-autocast and the backend.
+// evaluation mode, its dropouts removed. The compiled step's `eval` is this
+// function after amp-autocast and the backend.
 //
 //===----------------------------------------------------------------------===//
 
@@ -109,6 +109,16 @@ LogicalResult addEvaluation(func::FuncOp func, ArrayRef<std::string> outputs,
     resultAttrs.push_back(attrs.getDictionary(context));
   }
   eval.setAllResultAttrs(resultAttrs);
+  // Dropout is the identity in evaluation: the evaluation draws no random
+  // numbers and takes no generator state.
+  eval.walk([](DropoutOp dropout) {
+    dropout.replaceAllUsesWith(dropout.getInput());
+    dropout.erase();
+  });
+  for (unsigned i = eval.getNumArguments(); i-- > 0;)
+    if (eval.getArgAttr(i, AmpDialect::kRngAttrName) &&
+        eval.getArgument(i).use_empty())
+      eval.eraseArgument(i);
   return success();
 }
 

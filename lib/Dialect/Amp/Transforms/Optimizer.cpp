@@ -145,9 +145,12 @@ static LogicalResult buildStep(const GradientFunction &target,
     return grad.emitError() << "amp-optimizer: @" << name << " already exists";
 
   SmallVector<unsigned> params, batch, buffers = getBufferArguments(original);
+  std::optional<unsigned> rng; // the dropouts' generator
   for (unsigned i = 0, e = original.getNumArguments(); i < e; ++i)
     if (original.getArgAttr(i, AmpDialect::kParamAttrName))
       params.push_back(i);
+    else if (original.getArgAttr(i, AmpDialect::kRngAttrName))
+      rng = i;
     else if (!original.getArgAttr(i, AmpDialect::kBufferAttrName))
       batch.push_back(i);
   // A buffer changes with every forward pass; with accumulation the step
@@ -319,6 +322,15 @@ static LogicalResult buildStep(const GradientFunction &target,
               bufferName.empty() ? StringAttr()
                                  : StringAttr::get(context, bufferName)});
   }
+  // The random generator, last: amp_step_init seeds it.
+  unsigned rngState = stateTypes.size();
+  if (rng) {
+    StringRef rngName = getArgumentName(original, *rng);
+    addState(argTypes[*rng],
+             rngName.empty() ? named("rng", std::nullopt)
+                             : StateName{original.getArgument(*rng).getLoc(),
+                                         StringAttr::get(context, rngName)});
+  }
   inputs.append(stateTypes.begin(), stateTypes.end());
   for (unsigned i : batch)
     inputs.push_back(argTypes[i]);
@@ -365,6 +377,9 @@ static LogicalResult buildStep(const GradientFunction &target,
               b.getF64FloatAttr(getBufferInitialValue(original, i)));
     attrs.set(AmpDialect::kBufferAttrName, b.getUnitAttr());
   }
+  if (rng)
+    argAttrs[numParams + rngState].set(AmpDialect::kRngAttrName,
+                                       b.getUnitAttr());
   // Each hyperparameter starts at its compiled value.
   for (auto [k, hyper] : llvm::enumerate(hypers)) {
     NamedAttrList &attrs = argAttrs[numParams + firstHyper + k];
@@ -406,6 +421,8 @@ static LogicalResult buildStep(const GradientFunction &target,
     callArgs[i] = body->getArgument(numParams + numState + k);
   for (auto [k, i] : llvm::enumerate(buffers))
     callArgs[i] = body->getArgument(numParams + firstBuffer + k);
+  if (rng)
+    callArgs[*rng] = body->getArgument(numParams + rngState);
   if (scaling)
     callArgs.push_back(body->getArgument(numParams + firstPart - scalerState));
   auto call = b.create<func::CallOp>(loc, grad, callArgs);
@@ -624,6 +641,11 @@ static LogicalResult buildStep(const GradientFunction &target,
   returned.append(newScaler);
   returned.append(parts);
   returned.append(newBuffers);
+  // Every forward pass draws new masks, a skipped step's and each
+  // micro-batch's too.
+  if (rng)
+    returned.push_back(
+        b.create<RngAdvanceOp>(loc, body->getArgument(numParams + rngState)));
   returned.push_back(loss);
   if (scaling)
     returned.push_back(foundInf);

@@ -299,6 +299,18 @@ LogicalResult vjp(ConcatOp op, VJPBuilder &v, Value g, Grads &out) {
   }
   return success();
 }
+/// Dropout is linear in its input: its gradient is the same mask (drawn
+/// again from the same generator state and stream) applied to g.
+LogicalResult vjp(DropoutOp op, VJPBuilder &v, Value g, Grads &out) {
+  if (!op.getTraining()) {
+    out[0] = g;
+    return success();
+  }
+  out[0] =
+      v.b.create<DropoutOp>(v.loc, g.getType(), g, op.getRng(), op.getPAttr(),
+                            op.getStreamAttr(), op.getTrainingAttr());
+  return success();
+}
 LogicalResult vjp(EmbeddingOp op, VJPBuilder &v, Value g, Grads &out) {
   out[0] = v.b.create<EmbeddingGradOp>(v.loc, v.typeOf(op.getTable()),
                                        op.getIndices(), g);
@@ -727,8 +739,8 @@ void amp::registerDifferentiableExternalModels(DialectRegistry &registry) {
     attachVJPs<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, TanhOp, SigmoidOp,
                SoftplusOp, ReluOp, GeluOp, PowOp, AddOp, SubOp, MulOp, DivOp,
                MaximumOp, MinimumOp, SelectOp, CastOp, ReshapeOp, TransposeOp,
-               BroadcastToOp, SliceOp, ConcatOp, EmbeddingOp, MatmulOp,
-               Conv2dOp, Im2colOp, Col2imOp, AvgPool2dOp, MaxPool2dOp,
+               BroadcastToOp, SliceOp, ConcatOp, EmbeddingOp, DropoutOp,
+               MatmulOp, Conv2dOp, Im2colOp, Col2imOp, AvgPool2dOp, MaxPool2dOp,
                AttentionOp, SumOp, MeanOp, MaxOp, SoftmaxOp, LogSoftmaxOp,
                LayerNormOp, RmsNormOp, BatchNormOp, CrossEntropyOp, MseLossOp>(
         context);

@@ -75,6 +75,11 @@ def Amp_Dialect : Dialect {
     /// How amp_step_init starts a parameter whose layer amp-decompose
     /// rewrote (a convolution's weight and bias, a batch norm's scale and
     /// bias): `array<f64: fan_in, initial>`, as backend::ParamInit.
+    /// Marks a model argument as the state of the random generator its
+    /// dropouts draw from (a tensor<2xi64>: seed, forward pass). In a step
+    /// it is also amp.state: amp_step_init seeds it and each forward pass
+    /// advances it.
+    static constexpr ::llvm::StringLiteral kRngAttrName = "amp.rng";
     static constexpr ::llvm::StringLiteral kParamInitAttrName =
         "amp.param_init";
     /// Marks a step argument as a part of the loss that the step reports
@@ -103,6 +108,14 @@ def Amp_AnyTensor : StaticShapeTensorOf<[F16, BF16, F32, F64, I1, I32, I64]>;
 // A hyperparameter that an op reads when it runs (a learning rate, a
 // weight decay): a 0-d f64 tensor, as Python keeps torch.optim's settings,
 // so that it can change between steps without recompiling.
+// A random generator's state: [seed, pass], the key and the number of the
+// forward pass of amp.dropout's masks (amp_runtime/random.h).
+def Amp_RngState : Type<
+    CPred<"::mlir::amp::isRngStateType($_self)">,
+    "a generator state tensor<2xi64> [seed, pass]", "::mlir::TensorType">,
+    BuildableType<"::mlir::RankedTensorType::get({2}, "
+                  "$_builder.getIntegerType(64))">;
+
 def Amp_HyperParameter : 0DTensorOf<[F64]>,
     BuildableType<"::mlir::RankedTensorType::get({}, $_builder.getF64Type())">;
 

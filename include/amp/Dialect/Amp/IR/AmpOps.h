@@ -19,6 +19,9 @@
 
 namespace mlir::amp {
 using amprt::Conv2dWindow;
+
+/// Whether `type` is a random generator's state, tensor<2xi64>.
+bool isRngStateType(Type type);
 } // namespace mlir::amp
 
 #define GET_OP_CLASSES

@@ -880,6 +880,59 @@ def Amp_EmbeddingOp : Amp_Op<"embedding", [Amp_DataFamily, Amp_Follow,
 }
 
 //===----------------------------------------------------------------------===//
+// Random
+//===----------------------------------------------------------------------===//
+
+def Amp_DropoutOp : Amp_Op<"dropout", [Amp_ElementwiseFamily,
+    Amp_FusibleElementwise, Amp_Follow, AllTypesMatch<["input", "result"]>]> {
+  let summary = "inverted dropout with a counter-based mask";
+  let description = [{
+    In `training` mode, zeroes each element with probability `p` and scales
+    the others by `1 / (1 - p)`, as PyTorch's `F.dropout` (`x * mask *
+    scale`: a dropped inf or NaN is NaN); the identity otherwise.
+
+    The mask is Philox4x32-10's (amp_runtime/random.h), a pure function of
+    the generator state `rng` ([seed, pass]), the op's `stream` and the
+    element's position, so every target draws the same mask and the
+    backward pass draws it again instead of storing it: the gradient of a
+    dropout is a dropout of the gradient with the same operands. Each
+    dropout of a model needs its own `stream`; the step advances `pass`
+    after each forward pass, so that every step draws new masks.
+
+    ```mlir
+    %h = amp.dropout %x, %rng p = 0.1 stream = 0 training
+        : tensor<16x64xf16>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$input, Amp_RngState:$rng, F64Attr:$p,
+                   I64Attr:$stream, UnitAttr:$training);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $rng `p` `=` $p `stream` `=` $stream (`training` $training^)?
+    attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+}
+
+def Amp_RngAdvanceOp : Amp_Op<"rng_advance", [Amp_DataFamily,
+    Amp_FusibleElementwise, AllTypesMatch<["rng", "result"]>],
+    /*hasPrecisionCategory=*/0> {
+  let summary = "a random generator's state after one forward pass";
+  let description = [{
+    `[seed, pass + 1]` for `rng = [seed, pass]` (wrapping at 2^64): the
+    state the next forward pass of a step draws its dropout masks from.
+    amp-optimizer advances the model's `{amp.rng}` argument with it.
+
+    ```mlir
+    %next = amp.rng_advance %rng : tensor<2xi64>
+    ```
+  }];
+  let arguments = (ins Amp_RngState:$rng);
+  let results = (outs Amp_RngState:$result);
+  let assemblyFormat = "$rng attr-dict `:` type($rng)";
+}
+
+//===----------------------------------------------------------------------===//
 // Losses
 //===----------------------------------------------------------------------===//
 
