@@ -915,4 +915,62 @@ TEST(StepLossPartCreateTest, RefusesAPartThatIsNoF32Scalar) {
   EXPECT_EQ(step, nullptr);
 }
 
+//===----------------------------------------------------------------------===//
+// The random generator
+//===----------------------------------------------------------------------===//
+
+const amp_step_tensor_t kRngTensors[] = {
+    {"w", AMP_STEP_PARAM, AMP_ELEMENT_F32, 1, {2}, 0, 1},
+    {"rng", AMP_STEP_RNG, AMP_ELEMENT_I64, 1, {2}, 0, 0},
+    {"x", AMP_STEP_INPUT, AMP_ELEMENT_F32, 1, {2}, 0, 0},
+};
+
+class StepRngTest : public TempDirectoryTest {};
+
+TEST_F(StepRngTest, InitSeedsItAndStateFilesCarryIt) {
+  amp_step_description_t d = partDescription(kRngTensors, 3);
+  amp_step_t *step = nullptr;
+  ASSERT_EQ(amp_step_create(&d, AMP_DEVICE_HOST, &step), nullptr);
+  int64_t rng[2] = {-1, -1};
+  ASSERT_EQ(amp_step_read_tensor(step, 1, rng, sizeof rng), nullptr);
+  EXPECT_EQ(rng[0], 0); // created: seed 0, pass 0
+  EXPECT_EQ(rng[1], 0);
+  // The seed modulo 2^53, the pass back at 0.
+  int64_t advanced[2] = {9, 41};
+  ASSERT_EQ(amp_step_write_tensor(step, 1, advanced, sizeof advanced),
+            nullptr);
+  ASSERT_EQ(amp_step_init(step, (uint64_t(3) << 53) + 77), nullptr);
+  ASSERT_EQ(amp_step_read_tensor(step, 1, rng, sizeof rng), nullptr);
+  EXPECT_EQ(rng[0], 77);
+  EXPECT_EQ(rng[1], 0);
+  // Saved and loaded as state.
+  ASSERT_EQ(amp_step_write_tensor(step, 1, advanced, sizeof advanced),
+            nullptr);
+  std::string path = directory + "/rng.ampstate";
+  ASSERT_EQ(amp_step_save(step, path.c_str()), nullptr);
+  ASSERT_EQ(amp_step_init(step, 5), nullptr);
+  ASSERT_EQ(amp_step_load(step, path.c_str()), nullptr);
+  ASSERT_EQ(amp_step_read_tensor(step, 1, rng, sizeof rng), nullptr);
+  EXPECT_EQ(rng[0], 9);
+  EXPECT_EQ(rng[1], 41);
+  amp_step_destroy(step);
+}
+
+TEST(StepRngCreateTest, RefusesAGeneratorThatIsNoTwoI64) {
+  amp_step_tensor_t tensors[3] = {kRngTensors[0], kRngTensors[1],
+                                  kRngTensors[2]};
+  amp_step_description_t d = partDescription(tensors, 3);
+  amp_step_t *step = nullptr;
+  tensors[1].type = AMP_ELEMENT_I32;
+  EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, &step),
+                AMP_INVALID_ARGUMENT,
+                "the random generator 'rng' of step 'parts' must be 2 i64 "
+                "(seed, forward pass), not i32 of shape [2]");
+  tensors[1] = kRngTensors[1];
+  tensors[1].shape[0] = 3;
+  EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, &step),
+                AMP_INVALID_ARGUMENT, "not i64 of shape [3]");
+  EXPECT_EQ(step, nullptr);
+}
+
 } // namespace

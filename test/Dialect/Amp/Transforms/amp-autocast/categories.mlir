@@ -226,3 +226,19 @@ func.func @keep_fp32_on_f16_input(%a: tensor<4xf16>) -> tensor<4xf16> {
   %e = amp.exp %a : tensor<4xf16>
   return %e : tensor<4xf16>
 }
+
+// -----
+
+// Follow: dropout after a matmul drops in f16 (its generator state is no
+// floating-point operand and keeps its type); on an f32 input it stays f32.
+// CHECK-LABEL: func.func @follow_dropout
+// CHECK-SAME: %[[RNG:[a-z0-9]*]]: tensor<2xi64> {amp.rng}
+// CHECK: %[[Y:.*]] = amp.matmul {{.*}} to tensor<4x2xf16>
+// CHECK: %[[D:.*]] = amp.dropout %[[Y]], %[[RNG]] p = 1.000000e-01 stream = 0 training : tensor<4x2xf16>
+// CHECK: amp.dropout %{{.*}}, %[[RNG]] p = 1.000000e-01 stream = 1 training : tensor<4x8xf32>
+func.func @follow_dropout(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>, %rng: tensor<2xi64> {amp.rng}) -> (tensor<4x2xf32>, tensor<4x8xf32>) {
+  %y = amp.matmul %x, %w : tensor<4x8xf32>, tensor<8x2xf32> to tensor<4x2xf32>
+  %d = amp.dropout %y, %rng p = 0.1 stream = 0 training : tensor<4x2xf32>
+  %e = amp.dropout %x, %rng p = 0.1 stream = 1 training : tensor<4x8xf32>
+  return %d, %e : tensor<4x2xf32>, tensor<4x8xf32>
+}

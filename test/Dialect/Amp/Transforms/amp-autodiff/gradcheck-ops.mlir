@@ -2,7 +2,7 @@
 // random projection of its result, sum(op(...) * r), against five-point
 // central differences in f64 (amp-run --gradcheck), tolerance 1e-6 relative
 // to the largest gradient of each parameter.
-// RUN: for f in neg abs exp log sqrt rsqrt pow_fraction tanh sigmoid softplus relu gelu gelu_tanh pow add sub mul maximum minimum add_both_broadcast div select cast reshape transpose broadcast_to slice slices_merged concat embedding matmul matmul_transposed matmul_transpose_lhs matmul_transpose_rhs matmul_batched matmul_batched_transpose_rhs matmul_batched_transpose_lhs matmul_batched_4d matmul_bias conv2d conv2d_strided conv2d_grouped conv2d_depthwise im2col col2im max_pool2d max_pool2d_overlapping avg_pool2d attention attention_causal sum sum_keepdims mean max softmax softmax_outer log_softmax layer_norm layer_norm_axis layer_norm_plain rms_norm rms_norm_plain batch_norm batch_norm_plain batch_norm_eval cross_entropy cross_entropy_sum cross_entropy_ignore cross_entropy_ignore_sum mse_loss mse_loss_sum; do \
+// RUN: for f in neg abs exp log sqrt rsqrt pow_fraction tanh sigmoid softplus relu gelu gelu_tanh pow add sub mul maximum minimum add_both_broadcast div select cast reshape transpose broadcast_to slice slices_merged concat embedding dropout dropout_f16 dropout_eval matmul matmul_transposed matmul_transpose_lhs matmul_transpose_rhs matmul_batched matmul_batched_transpose_rhs matmul_batched_transpose_lhs matmul_batched_4d matmul_bias conv2d conv2d_strided conv2d_grouped conv2d_depthwise im2col col2im max_pool2d max_pool2d_overlapping avg_pool2d attention attention_causal sum sum_keepdims mean max softmax softmax_outer log_softmax layer_norm layer_norm_axis layer_norm_plain rms_norm rms_norm_plain batch_norm batch_norm_plain batch_norm_eval cross_entropy cross_entropy_sum cross_entropy_ignore cross_entropy_ignore_sum mse_loss mse_loss_sum; do \
 // RUN:   amp-run %s --function=$f --random-inputs=7 --gradcheck || exit 1; \
 // RUN: done | FileCheck %s
 // CHECK-NOT: FAILED
@@ -274,6 +274,34 @@ func.func @embedding(%table: tensor<5x3xf32> {amp.param}, %r: tensor<2x4x3xf32>,
   %y = amp.embedding %table[%ids] : tensor<5x3xf32>, tensor<2x4xi64>
   %yr = amp.mul %y, %r : tensor<2x4x3xf32>, tensor<2x4x3xf32>
   %loss = amp.sum %yr dims = [0, 1, 2] : tensor<2x4x3xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// Dropout: a fixed mask for the generator state the random inputs start
+// at (their seed, pass 0), drawn again in the backward; in f16 too (the
+// random projection in f32), and the identity in evaluation.
+// CHECK: gradcheck @dropout argument #0 {{.*}} ok
+func.func @dropout(%x: tensor<4x6xf32> {amp.param}, %rng: tensor<2xi64> {amp.rng}, %r: tensor<4x6xf32>) -> tensor<f32> {
+  %y = amp.dropout %x, %rng p = 0.4 stream = 2 training : tensor<4x6xf32>
+  %yr = amp.mul %y, %r : tensor<4x6xf32>, tensor<4x6xf32>
+  %loss = amp.sum %yr dims = [0, 1] : tensor<4x6xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @dropout_f16 argument #0 {{.*}} ok
+func.func @dropout_f16(%x: tensor<16xf16> {amp.param}, %rng: tensor<2xi64> {amp.rng}, %r: tensor<16xf32>) -> tensor<f32> {
+  %y = amp.dropout %x, %rng p = 0.5 stream = 0 training : tensor<16xf16>
+  %y32 = amp.cast %y : tensor<16xf16> to tensor<16xf32>
+  %yr = amp.mul %y32, %r : tensor<16xf32>, tensor<16xf32>
+  %loss = amp.sum %yr dims = [0] : tensor<16xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @dropout_eval argument #0 {{.*}} ok
+func.func @dropout_eval(%x: tensor<5xf32> {amp.param}, %rng: tensor<2xi64> {amp.rng}, %r: tensor<5xf32>) -> tensor<f32> {
+  %y = amp.dropout %x, %rng p = 0.4 stream = 0 : tensor<5xf32>
+  %yr = amp.mul %y, %r : tensor<5xf32>, tensor<5xf32>
+  %loss = amp.sum %yr dims = [0] : tensor<5xf32> to tensor<f32>
   return %loss : tensor<f32>
 }
 
