@@ -98,7 +98,7 @@ TEST(DropoutMaskTest, ScalesKeptValuesAndPropagatesDroppedNaN) {
   int64_t keptAt = -1, droppedAt = -1;
   for (int64_t i = 0; i < 64 && (keptAt < 0 || droppedAt < 0); ++i)
     (amprt::dropoutKeeps(seed, pass, stream, i, threshold) ? keptAt
-                                                             : droppedAt) = i;
+                                                           : droppedAt) = i;
   ASSERT_GE(keptAt, 0);
   ASSERT_GE(droppedAt, 0);
   EXPECT_EQ(amprt::dropout(3.0f, seed, pass, stream, keptAt, threshold, 2.0f),
@@ -107,8 +107,8 @@ TEST(DropoutMaskTest, ScalesKeptValuesAndPropagatesDroppedNaN) {
       amprt::dropout(3.0f, seed, pass, stream, droppedAt, threshold, 2.0f),
       0.0f);
   // x * 0 for a dropped inf is NaN, as PyTorch's x * mask * scale.
-  EXPECT_TRUE(std::isnan(amprt::dropout(INFINITY, seed, pass, stream,
-                                        droppedAt, threshold, 2.0f)));
+  EXPECT_TRUE(std::isnan(amprt::dropout(INFINITY, seed, pass, stream, droppedAt,
+                                        threshold, 2.0f)));
 }
 
 } // namespace

@@ -937,15 +937,13 @@ TEST_F(StepRngTest, InitSeedsItAndStateFilesCarryIt) {
   EXPECT_EQ(rng[1], 0);
   // The seed modulo 2^53, the pass back at 0.
   int64_t advanced[2] = {9, 41};
-  ASSERT_EQ(amp_step_write_tensor(step, 1, advanced, sizeof advanced),
-            nullptr);
+  ASSERT_EQ(amp_step_write_tensor(step, 1, advanced, sizeof advanced), nullptr);
   ASSERT_EQ(amp_step_init(step, (uint64_t(3) << 53) + 77), nullptr);
   ASSERT_EQ(amp_step_read_tensor(step, 1, rng, sizeof rng), nullptr);
   EXPECT_EQ(rng[0], 77);
   EXPECT_EQ(rng[1], 0);
   // Saved and loaded as state.
-  ASSERT_EQ(amp_step_write_tensor(step, 1, advanced, sizeof advanced),
-            nullptr);
+  ASSERT_EQ(amp_step_write_tensor(step, 1, advanced, sizeof advanced), nullptr);
   std::string path = directory + "/rng.ampstate";
   ASSERT_EQ(amp_step_save(step, path.c_str()), nullptr);
   ASSERT_EQ(amp_step_init(step, 5), nullptr);

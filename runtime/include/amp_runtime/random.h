@@ -70,10 +70,9 @@ AMP_HOST_DEVICE inline bool dropoutKeeps(int64_t seed, int64_t pass,
                                          int64_t stream, int64_t index,
                                          uint32_t threshold) {
   uint64_t block = static_cast<uint64_t>(index) >> 2;
-  PhiloxBlock counter = {{static_cast<uint32_t>(block),
-                          static_cast<uint32_t>(block >> 32),
-                          static_cast<uint32_t>(pass),
-                          static_cast<uint32_t>(stream)}};
+  PhiloxBlock counter = {
+      {static_cast<uint32_t>(block), static_cast<uint32_t>(block >> 32),
+       static_cast<uint32_t>(pass), static_cast<uint32_t>(stream)}};
   uint64_t key = static_cast<uint64_t>(seed);
   PhiloxBlock bits = philox4x32(counter, static_cast<uint32_t>(key),
                                 static_cast<uint32_t>(key >> 32));
@@ -87,8 +86,8 @@ template <typename T>
 AMP_HOST_DEVICE inline T dropout(T x, int64_t seed, int64_t pass,
                                  int64_t stream, int64_t index,
                                  uint32_t threshold, T scale) {
-  return x * (dropoutKeeps(seed, pass, stream, index, threshold) ? scale
-                                                                 : T(0));
+  return x *
+         (dropoutKeeps(seed, pass, stream, index, threshold) ? scale : T(0));
 }
 
 } // namespace amprt
