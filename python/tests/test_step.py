@@ -371,6 +371,42 @@ def test_the_parts_of_a_loss_are_reported_per_step(tmp_path):
         assert {"ce", "l2"} <= set(records[-1])
 
 
+def test_dropout_draws_from_the_seeded_generator_and_evaluates_without_it(
+        tmp_path):
+    # Inputs/mlp_dropout.mlir drops its input and hidden layer. The step
+    # keeps the generator as a tensor of kind "rng": init seeds it, each
+    # run advances it; the same seed trains alike, another seed does not.
+    # Its evaluation drops nothing: it does not depend on the generator.
+    compiled = ampmlir.compile(
+        ROOT / "test" / "Target" / "Cuda" / "Inputs" / "mlp_dropout.mlir",
+        tmp_path / "dropout", name="mlp_dropout", compute_type="f16")
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-1, 1, (32, 48)).astype(np.float32)
+    labels = rng.integers(0, 8, 32).astype(np.int64)
+
+    def losses(step, seed):
+        step.init(seed=seed)
+        step.write("w1", np.full((48, 64), 0.05, np.float32))
+        out = []
+        for _ in range(3):
+            step.run(x, labels)
+            out.append(step.loss)
+        return out
+
+    with compiled.load() as a, compiled.load() as b:
+        assert [t.kind for t in a.tensors if t.name == "rng"] == ["rng"]
+        first = losses(a, 21)
+        assert a.read("rng").tolist() == [21, 3]
+        assert losses(b, 21) == first
+        assert losses(b, 22) != first
+        # Evaluation: the same weights evaluate alike whatever the
+        # generators hold ([21, 3] and [22, 3] here), twice over.
+        for name in ("w1", "b1", "w2", "b2"):
+            b.write(name, a.read(name))
+        assert a.evaluate(x, labels) == b.evaluate(x, labels) == \
+            a.evaluate(x, labels)
+
+
 @pytest.fixture(scope="module")
 def mlp_eval(tmp_path_factory):
     """The MLP in f16 with its evaluation returning the logits too."""
