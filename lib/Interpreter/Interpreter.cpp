@@ -370,6 +370,26 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
       .Case([&](AvgPool2dOp pool) {
         return one(k::avgPool2d(in[0], pool.getWindow(), resultShape()));
       })
+      .Case([&](AdaptiveAvgPool2dOp pool) {
+        ArrayRef<int64_t> image = in[0].getShape();
+        ArrayRef<int64_t> out = pool.getOutputSize();
+        if (pool.tilesInput()) {
+          amprt::Conv2dWindow window;
+          window.kernel[0] = window.strides[0] = image[2] / out[0];
+          window.kernel[1] = window.strides[1] = image[3] / out[1];
+          return one(k::avgPool2d(in[0], window, resultShape()));
+        }
+        auto windows = [](int64_t size, int64_t outputs) {
+          SmallVector<std::pair<int64_t, int64_t>> bounds;
+          for (int64_t i = 0; i < outputs; ++i)
+            bounds.push_back(
+                AdaptiveAvgPool2dOp::getWindowBounds(size, outputs, i));
+          return bounds;
+        };
+        return one(k::adaptiveAvgPool2d(in[0], windows(image[2], out[0]),
+                                        windows(image[3], out[1]),
+                                        resultShape()));
+      })
       .Case([&](MaxPool2dOp pool) {
         return one(k::maxPool2d(in[0], pool.getWindow(), resultShape()));
       })

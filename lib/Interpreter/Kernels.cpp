@@ -544,6 +544,44 @@ Tensor kernels::avgPool2d(const Tensor &input,
   return reshape(mean, outShape);
 }
 
+Tensor kernels::adaptiveAvgPool2d(const Tensor &input,
+                                  ArrayRef<std::pair<int64_t, int64_t>> rows,
+                                  ArrayRef<std::pair<int64_t, int64_t>> columns,
+                                  ArrayRef<int64_t> outShape) {
+  // Its definition, step by step, as amp-decompose writes it.
+  ElementKind acc =
+      input.getKind() == ElementKind::F64 ? ElementKind::F64 : ElementKind::F32;
+  Tensor x = input.getKind() == acc ? input : cast(input, acc);
+  auto sumWindows = [&](const Tensor &value, int64_t dim,
+                        ArrayRef<std::pair<int64_t, int64_t>> windows) {
+    ArrayRef<int64_t> shape = value.getShape();
+    std::vector<Tensor> sums;
+    for (auto [begin, end] : windows) {
+      SmallVector<int64_t> start(4, 0), limit(shape), summed(shape);
+      start[dim] = begin;
+      limit[dim] = end;
+      summed[dim] = 1;
+      sums.push_back(reduce(ReduceFn::Sum, slice(value, start, limit), {dim},
+                            acc, acc, summed));
+    }
+    SmallVector<const Tensor *> pieces;
+    for (const Tensor &sum : sums)
+      pieces.push_back(&sum);
+    return concat(pieces, dim);
+  };
+  Tensor sums = sumWindows(sumWindows(x, 2, rows), 3, columns);
+  Tensor sizes(acc, {outShape[2], outShape[3]});
+  MutableArrayRef<double> size = sizes.getMutableData();
+  for (auto [i, row] : llvm::enumerate(rows))
+    for (auto [j, column] : llvm::enumerate(columns))
+      size[i * columns.size() + j] =
+          roundToKind(static_cast<double>((row.second - row.first) *
+                                          (column.second - column.first)),
+                      acc);
+  Tensor mean = binary(BinaryFn::Div, sums, sizes, sums.getShape());
+  return input.getKind() == acc ? mean : cast(mean, input.getKind());
+}
+
 Tensor kernels::maxPool2d(const Tensor &input,
                           const amprt::Conv2dWindow &window,
                           ArrayRef<int64_t> outShape) {

@@ -81,6 +81,15 @@ Tensor col2im(const Tensor &columns, const amprt::Conv2dWindow &window,
 /// included), as amp.mean computes it over amp.im2col's columns.
 Tensor avgPool2d(const Tensor &input, const amprt::Conv2dWindow &window,
                  ArrayRef<int64_t> outShape);
+/// amp.adaptive_avg_pool2d where its windows do not tile the image (the
+/// others are avgPool2d's): each window's rows summed in f32 (f64 for
+/// f64), then its columns, as amp.sum over slices computes them, divided
+/// by its size and rounded once. `rows` and `columns` are the windows'
+/// [begin, end) bounds.
+Tensor adaptiveAvgPool2d(const Tensor &input,
+                         ArrayRef<std::pair<int64_t, int64_t>> rows,
+                         ArrayRef<std::pair<int64_t, int64_t>> columns,
+                         ArrayRef<int64_t> outShape);
 /// amp.max_pool2d: each window's value at amprt::windowArgmax.
 Tensor maxPool2d(const Tensor &input, const amprt::Conv2dWindow &window,
                  ArrayRef<int64_t> outShape);

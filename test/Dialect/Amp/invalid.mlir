@@ -2138,3 +2138,35 @@ func.func @param_init_fraction(%w: tensor<4xf32> {amp.param, amp.param_init = ar
 func.func @param_init_not_param(%w: tensor<4xf32> {amp.param_init = array<f64: 0.0, 1.0>}) {
   return
 }
+
+// -----
+
+func.func @adaptive_avg_pool2d_rank(%x: tensor<8x16x4xf32>) {
+  // expected-error @+1 {{expects [N, C, H, W] images, got 'tensor<8x16x4xf32>'}}
+  %0 = amp.adaptive_avg_pool2d %x output_size = [1, 1] : tensor<8x16x4xf32> to tensor<8x16x1x1xf32>
+  return
+}
+
+// -----
+
+func.func @adaptive_avg_pool2d_size(%x: tensor<8x16x4x4xf32>) {
+  // expected-error @+1 {{output_size must be [OH, OW], each at least 1, got [-1, 2]}}
+  %0 = amp.adaptive_avg_pool2d %x output_size = [-1, 2] : tensor<8x16x4x4xf32> to tensor<8x16x1x2xf32>
+  return
+}
+
+// -----
+
+func.func @adaptive_avg_pool2d_entries(%x: tensor<8x16x4x4xf32>) {
+  // expected-error @+1 {{output_size must be [OH, OW], each at least 1, got [2]}}
+  %0 = amp.adaptive_avg_pool2d %x output_size = [2] : tensor<8x16x4x4xf32> to tensor<8x16x2x2xf32>
+  return
+}
+
+// -----
+
+func.func @adaptive_avg_pool2d_result(%x: tensor<8x16x4x4xf32>) {
+  // expected-error @+1 {{result must be 'tensor<8x16x2x2xf32>', got 'tensor<8x16x2x2xf16>'}}
+  %0 = amp.adaptive_avg_pool2d %x output_size = [2, 2] : tensor<8x16x4x4xf32> to tensor<8x16x2x2xf16>
+  return
+}

@@ -455,3 +455,13 @@ func.func @dropout(%x: tensor<16x64xf16>, %v: tensor<8xf64>,
   %2 = amp.rng_advance %rng : tensor<2xi64>
   return
 }
+
+// CHECK-LABEL: func.func @adaptive_avg_pool2d
+// CHECK: amp.adaptive_avg_pool2d %{{.*}} output_size = [1, 1] : tensor<8x64x8x8xf16> to tensor<8x64x1x1xf16>
+// CHECK: amp.adaptive_avg_pool2d %{{.*}} output_size = [3, 5] : tensor<2x3x5x7xf32> to tensor<2x3x3x5xf32>
+// GENERIC: "amp.adaptive_avg_pool2d"(%{{.*}}) <{output_size = array<i64: 1, 1>}> : (tensor<8x64x8x8xf16>) -> tensor<8x64x1x1xf16>
+func.func @adaptive_avg_pool2d(%x: tensor<8x64x8x8xf16>, %y: tensor<2x3x5x7xf32>) {
+  %0 = amp.adaptive_avg_pool2d %x output_size = [1, 1] : tensor<8x64x8x8xf16> to tensor<8x64x1x1xf16>
+  %1 = amp.adaptive_avg_pool2d %y output_size = [3, 5] : tensor<2x3x5x7xf32> to tensor<2x3x3x5xf32>
+  return
+}

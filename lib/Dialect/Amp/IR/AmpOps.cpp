@@ -1111,6 +1111,68 @@ Conv2dWindow AvgPool2dOp::getWindow() {
 
 LogicalResult AvgPool2dOp::verify() { return verifyPooling(*this); }
 
+std::pair<int64_t, int64_t>
+AdaptiveAvgPool2dOp::getWindowBounds(int64_t size, int64_t outputs,
+                                     int64_t index) {
+  return {index * size / outputs, ((index + 1) * size + outputs - 1) / outputs};
+}
+
+SmallVector<double>
+AdaptiveAvgPool2dOp::getWindowSizes(int64_t height, int64_t width,
+                                    ArrayRef<int64_t> outputs) {
+  SmallVector<double> sizes;
+  for (int64_t i = 0; i < outputs[0]; ++i) {
+    auto [top, bottom] = getWindowBounds(height, outputs[0], i);
+    for (int64_t j = 0; j < outputs[1]; ++j) {
+      auto [left, right] = getWindowBounds(width, outputs[1], j);
+      sizes.push_back(static_cast<double>((bottom - top) * (right - left)));
+    }
+  }
+  return sizes;
+}
+
+bool AdaptiveAvgPool2dOp::tilesInput() {
+  ArrayRef<int64_t> in = getInput().getType().getShape();
+  ArrayRef<int64_t> out = getOutputSize();
+  return in[2] % out[0] == 0 && in[3] % out[1] == 0;
+}
+
+LogicalResult AdaptiveAvgPool2dOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  if (input.getRank() != 4)
+    return emitOpError() << "expects [N, C, H, W] images, got " << input;
+  ArrayRef<int64_t> out = getOutputSize();
+  if (out.size() != 2 || out[0] < 1 || out[1] < 1) {
+    InFlightDiagnostic diag =
+        emitOpError() << "output_size must be [OH, OW], each at least 1, got [";
+    llvm::interleaveComma(out, diag);
+    return diag << "]";
+  }
+  ArrayRef<int64_t> in = input.getShape();
+  auto expected = input.clone({in[0], in[1], out[0], out[1]});
+  if (getType() != expected)
+    return emitOpError() << "result must be " << expected << ", got "
+                         << getType();
+  return success();
+}
+
+// Each window's values summed (rows, then columns where they differ), and
+// a division per output.
+std::optional<int64_t> AdaptiveAvgPool2dOp::getForwardFlops() {
+  ArrayRef<int64_t> in = getInput().getType().getShape();
+  ArrayRef<int64_t> out = getOutputSize();
+  int64_t rows = 0, columns = 0;
+  for (int64_t i = 0; i < out[0]; ++i) {
+    auto [begin, end] = getWindowBounds(in[2], out[0], i);
+    rows += end - begin;
+  }
+  for (int64_t j = 0; j < out[1]; ++j) {
+    auto [begin, end] = getWindowBounds(in[3], out[1], j);
+    columns += end - begin;
+  }
+  return getCheckedProduct({in[0], in[1], rows * columns + out[0] * out[1]});
+}
+
 std::optional<int64_t> AvgPool2dOp::getForwardFlops() {
   // KH * KW additions (from zero) and a division per output.
   ArrayRef<int64_t> kernel = getKernel();

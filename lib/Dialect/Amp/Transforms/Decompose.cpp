@@ -2,8 +2,9 @@
 //
 // Rewrites the ops the backend runs as other ops (the Amp_Decomposed
 // trait), to the bit: a convolution as an im2col and a matmul per group,
-// an average pooling as an im2col and a mean, a batch normalisation as its
-// statistics and elementwise steps.
+// an average pooling as an im2col and a mean (an adaptive one as that or
+// as sums over slices), a batch normalisation as its statistics and
+// elementwise steps.
 //
 //===----------------------------------------------------------------------===//
 
@@ -115,6 +116,77 @@ static void decompose(AvgPool2dOp op) {
   op.erase();
 }
 
+/// Adaptive average pooling: amp.avg_pool2d where the windows tile the
+/// image; otherwise each window's rows summed (amp.sum over a slice, in the
+/// accumulator type A), then its columns, divided by its size: the op's
+/// definition.
+static void decompose(AdaptiveAvgPool2dOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto inputType = cast<RankedTensorType>(op.getInput().getType());
+  ArrayRef<int64_t> in = inputType.getShape();
+  ArrayRef<int64_t> out = op.getOutputSize();
+  if (op.tilesInput()) {
+    auto kernel = b.getDenseI64ArrayAttr({in[2] / out[0], in[3] / out[1]});
+    auto pool = b.create<AvgPool2dOp>(loc, op.getType(), op.getInput(), kernel,
+                                      kernel, DenseI64ArrayAttr());
+    op.replaceAllUsesWith(pool.getResult());
+    op.erase();
+    decompose(pool);
+    return;
+  }
+  auto wide =
+      getDefaultAccumulatorType(cast<FloatType>(inputType.getElementType()));
+  Value x = op.getInput();
+  if (inputType.getElementType() != wide)
+    x = b.create<CastOp>(loc, inputType.clone(wide), x);
+  // Sums the windows along `dim` (2: rows, 3: columns) of `value`.
+  auto sumWindows = [&](Value value, int64_t dim, int64_t outputs) {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<Value> sums;
+    for (int64_t i = 0; i < outputs; ++i) {
+      auto [begin, end] = AdaptiveAvgPool2dOp::getWindowBounds(
+          type.getDimSize(dim), outputs, i);
+      SmallVector<int64_t> start(4, 0), limit(type.getShape());
+      start[dim] = begin;
+      limit[dim] = end;
+      SmallVector<int64_t> window(type.getShape()), summed(type.getShape());
+      window[dim] = end - begin;
+      summed[dim] = 1;
+      Value slice = b.create<SliceOp>(loc, type.clone(window), value,
+                                      b.getDenseI64ArrayAttr(start),
+                                      b.getDenseI64ArrayAttr(limit));
+      sums.push_back(b.create<SumOp>(loc, type.clone(summed), slice,
+                                     b.getDenseI64ArrayAttr({dim}),
+                                     b.getUnitAttr(), TypeAttr()));
+    }
+    SmallVector<int64_t> shape(type.getShape());
+    shape[dim] = outputs;
+    return b
+        .create<ConcatOp>(loc, type.clone(shape), sums,
+                          b.getI64IntegerAttr(dim))
+        .getResult();
+  };
+  Value sums = sumWindows(sumWindows(x, 2, out[0]), 3, out[1]);
+  auto countType = RankedTensorType::get({out[0], out[1]}, wide);
+  auto counts = AdaptiveAvgPool2dOp::getWindowSizes(in[2], in[3], out);
+  SmallVector<APFloat> values;
+  for (double count : counts)
+    values.push_back(APFloat(count));
+  for (APFloat &value : values) {
+    bool losesInfo = false;
+    value.convert(wide.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                  &losesInfo);
+  }
+  Value divisor =
+      b.create<ConstantOp>(loc, DenseElementsAttr::get(countType, values));
+  Value mean = b.create<DivOp>(loc, sums, divisor);
+  if (op.getType().getElementType() != wide)
+    mean = b.create<CastOp>(loc, op.getType(), mean);
+  op.replaceAllUsesWith(mean);
+  op.erase();
+}
+
 /// Batch normalisation as its definition's steps, each an amp op in the
 /// accumulator type A: the channel statistics by amp.mean over the reduced
 /// dimensions, the normalisation by a subtraction, a square root and a
@@ -203,6 +275,8 @@ struct AmpDecompose : amp::impl::AmpDecomposeBase<AmpDecompose> {
       if (auto conv = dyn_cast<Conv2dOp>(op)) {
         decompose(conv);
       } else if (auto pool = dyn_cast<AvgPool2dOp>(op)) {
+        decompose(pool);
+      } else if (auto pool = dyn_cast<AdaptiveAvgPool2dOp>(op)) {
         decompose(pool);
       } else if (auto norm = dyn_cast<BatchNormOp>(op)) {
         decompose(norm);

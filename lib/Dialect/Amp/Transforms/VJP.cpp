@@ -457,13 +457,13 @@ LogicalResult vjp(Col2imOp op, VJPBuilder &v, Value g, Grads &out) {
   return success();
 }
 
-LogicalResult vjp(AvgPool2dOp op, VJPBuilder &v, Value g, Grads &out) {
-  // Each window's gradient over its KH * KW columns, divided in f32 (f64
-  // for f64) as the mean divides, then summed back into the image by
-  // amp.col2im, which rounds once.
-  RankedTensorType input = v.typeOf(op.getInput());
+/// The gradient of an average pooling of `input` with `window`: each
+/// window's gradient over its KH * KW columns, divided in f32 (f64 for f64)
+/// as the mean divides, then summed back into the image by amp.col2im,
+/// which rounds once.
+Value avgPoolGrad(VJPBuilder &v, RankedTensorType input, Value g,
+                  const Conv2dWindow &window) {
   ArrayRef<int64_t> in = input.getShape(), y = v.typeOf(g).getShape();
-  Conv2dWindow window = op.getWindow();
   int64_t values = window.kernel[0] * window.kernel[1], positions = y[2] * y[3];
   Type wide =
       getDefaultAccumulatorType(cast<FloatType>(input.getElementType()));
@@ -471,10 +471,76 @@ LogicalResult vjp(AvgPool2dOp op, VJPBuilder &v, Value g, Grads &out) {
       v.loc, RankedTensorType::get({in[0], in[1], values, positions}, wide),
       v.reshape(v.castTo(g, wide), {in[0], in[1], 1, positions}));
   Value share = v.div(spread, v.scalar(static_cast<double>(values), wide));
-  out[0] = v.b.create<Col2imOp>(
+  auto padding = ArrayRef<int64_t>(window.padding);
+  bool padded = llvm::any_of(padding, [](int64_t p) { return p != 0; });
+  return v.b.create<Col2imOp>(
       v.loc, input, v.reshape(share, {in[0], in[1] * values, positions}),
-      op.getKernelAttr(), v.b.getDenseI64ArrayAttr(window.strides),
-      op.getPaddingAttr(), DenseI64ArrayAttr());
+      v.b.getDenseI64ArrayAttr(window.kernel),
+      v.b.getDenseI64ArrayAttr(window.strides),
+      padded ? v.b.getDenseI64ArrayAttr(padding) : DenseI64ArrayAttr(),
+      DenseI64ArrayAttr());
+}
+LogicalResult vjp(AvgPool2dOp op, VJPBuilder &v, Value g, Grads &out) {
+  out[0] = avgPoolGrad(v, v.typeOf(op.getInput()), g, op.getWindow());
+  return success();
+}
+LogicalResult vjp(AdaptiveAvgPool2dOp op, VJPBuilder &v, Value g, Grads &out) {
+  RankedTensorType input = v.typeOf(op.getInput());
+  ArrayRef<int64_t> in = input.getShape();
+  ArrayRef<int64_t> o = op.getOutputSize();
+  if (op.tilesInput()) {
+    Conv2dWindow window;
+    window.kernel[0] = window.strides[0] = in[2] / o[0];
+    window.kernel[1] = window.strides[1] = in[3] / o[1];
+    out[0] = avgPoolGrad(v, input, g, window);
+    return success();
+  }
+  // Windows of different sizes, which may overlap: each output's gradient
+  // divided by its window's size, then spread over the window's columns
+  // and rows by matmuls with 0/1 matrices (B_w [OW, W], B_h [OH, H]), in
+  // f32 (f64 for f64): dx = B_h^T (g / sizes) B_w.
+  auto wide =
+      getDefaultAccumulatorType(cast<FloatType>(input.getElementType()));
+  auto constant = [&](ArrayRef<int64_t> shape, ArrayRef<double> data) {
+    SmallVector<APFloat> values;
+    for (double value : data) {
+      APFloat element(value);
+      bool losesInfo = false;
+      element.convert(wide.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                      &losesInfo);
+      values.push_back(element);
+    }
+    return v.b.create<ConstantOp>(
+        v.loc,
+        DenseElementsAttr::get(RankedTensorType::get(shape, wide), values));
+  };
+  auto membership = [&](int64_t size, int64_t outputs) {
+    SmallVector<double> matrix(outputs * size, 0.0);
+    for (int64_t i = 0; i < outputs; ++i) {
+      auto [begin, end] =
+          AdaptiveAvgPool2dOp::getWindowBounds(size, outputs, i);
+      for (int64_t k = begin; k < end; ++k)
+        matrix[i * size + k] = 1.0;
+    }
+    return constant({outputs, size}, matrix);
+  };
+  int64_t images = in[0] * in[1];
+  Value share =
+      v.div(v.castTo(g, wide),
+            constant({o[0], o[1]},
+                     AdaptiveAvgPool2dOp::getWindowSizes(in[2], in[3], o)));
+  Value columns = v.b.create<MatmulOp>(
+      v.loc, RankedTensorType::get({images * o[0], in[3]}, wide),
+      v.reshape(share, {images * o[0], o[1]}), membership(in[3], o[1]),
+      UnitAttr(), UnitAttr(), TypeAttr::get(wide), /*bias=*/Value());
+  Value rows = v.b.create<BroadcastToOp>(
+      v.loc, RankedTensorType::get({images, o[0], in[2]}, wide),
+      membership(in[2], o[0]));
+  Value grad = v.b.create<MatmulOp>(
+      v.loc, RankedTensorType::get({images, in[2], in[3]}, wide), rows,
+      v.reshape(columns, {images, o[0], in[3]}), v.b.getUnitAttr(), UnitAttr(),
+      TypeAttr::get(wide), /*bias=*/Value());
+  out[0] = v.castTo(v.reshape(grad, in), input.getElementType());
   return success();
 }
 LogicalResult vjp(MaxPool2dOp op, VJPBuilder &v, Value g, Grads &out) {
@@ -740,9 +806,9 @@ void amp::registerDifferentiableExternalModels(DialectRegistry &registry) {
                SoftplusOp, ReluOp, GeluOp, PowOp, AddOp, SubOp, MulOp, DivOp,
                MaximumOp, MinimumOp, SelectOp, CastOp, ReshapeOp, TransposeOp,
                BroadcastToOp, SliceOp, ConcatOp, EmbeddingOp, DropoutOp,
-               MatmulOp, Conv2dOp, Im2colOp, Col2imOp, AvgPool2dOp, MaxPool2dOp,
-               AttentionOp, SumOp, MeanOp, MaxOp, SoftmaxOp, LogSoftmaxOp,
-               LayerNormOp, RmsNormOp, BatchNormOp, CrossEntropyOp, MseLossOp>(
-        context);
+               MatmulOp, Conv2dOp, Im2colOp, Col2imOp, AvgPool2dOp,
+               AdaptiveAvgPool2dOp, MaxPool2dOp, AttentionOp, SumOp, MeanOp,
+               MaxOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp, RmsNormOp,
+               BatchNormOp, CrossEntropyOp, MseLossOp>(context);
   });
 }

@@ -2,7 +2,7 @@
 // The rewrite changes no bit: the interpreter gives the same results before
 // and after, on three seeds.
 // RUN: amp-opt %s --pass-pipeline='builtin.module(func.func(amp-decompose))' -o %t.mlir
-// RUN: for f in biased grouped_f16 average normalised normalised_eval; do for seed in 1 2 3; do \
+// RUN: for f in biased grouped_f16 average normalised normalised_eval adaptive_global adaptive_uneven adaptive_upsample; do for seed in 1 2 3; do \
 // RUN:   amp-run %s --function=$f --random-inputs=$seed --print-limit=10000 > %t.before && \
 // RUN:   amp-run %t.mlir --function=$f --random-inputs=$seed --print-limit=10000 > %t.after && \
 // RUN:   diff %t.before %t.after || exit 1; \
@@ -116,4 +116,45 @@ func.func @normalised_eval(%x: tensor<4x3xf32>, %rm: tensor<3xf32>, %rv: tensor<
     -> (tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>) {
   %y:3 = amp.batch_norm %x running(%rm, %rv : tensor<3xf32>) : tensor<4x3xf32>
   return %y#0, %y#1, %y#2 : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
+}
+
+// Adaptive pooling whose windows tile the image: amp.avg_pool2d's
+// rewrite, a [H, W] kernel for global pooling.
+// CHECK-LABEL: func.func @adaptive_global
+// CHECK: %[[COLS:.*]] = amp.im2col %{{.*}} {kernel = array<i64: 4, 4>, strides = array<i64: 4, 4>} : tensor<2x3x4x4xf16> to tensor<2x48x1xf16>
+// CHECK: amp.mean %{{.*}} dims = [2] : tensor<2x3x16x1xf16> to tensor<2x3x1xf16>
+// CHECK-NOT: amp.adaptive_avg_pool2d
+func.func @adaptive_global(%x: tensor<2x3x4x4xf16>) -> tensor<2x3x1x1xf16> {
+  %y = amp.adaptive_avg_pool2d %x output_size = [1, 1] : tensor<2x3x4x4xf16> to tensor<2x3x1x1xf16>
+  return %y : tensor<2x3x1x1xf16>
+}
+
+// Windows of 2, 3 and 2 rows (the middle one overlapping both) and of 2
+// columns: each window's rows summed in f32, then its columns, divided by
+// its size, cast once.
+// CHECK-LABEL: func.func @adaptive_uneven
+// CHECK: %[[X:.*]] = amp.cast %{{.*}} : tensor<2x2x5x3xbf16> to tensor<2x2x5x3xf32>
+// CHECK: amp.slice %[[X]] [0, 0, 0, 0] to [2, 2, 2, 3]
+// CHECK: amp.slice %[[X]] [0, 0, 1, 0] to [2, 2, 4, 3]
+// CHECK: amp.slice %[[X]] [0, 0, 3, 0] to [2, 2, 5, 3]
+// CHECK: %[[ROWS:.*]] = amp.concat %{{.*}}, %{{.*}}, %{{.*}} dim = 2
+// CHECK: amp.slice %[[ROWS]] [0, 0, 0, 0] to [2, 2, 3, 2]
+// CHECK: amp.sum %{{.*}} dims = [3] keepdims : tensor<2x2x3x2xf32> to tensor<2x2x3x1xf32>
+// CHECK: amp.slice %[[ROWS]] [0, 0, 0, 1] to [2, 2, 3, 3]
+// CHECK: %[[SUMS:.*]] = amp.concat %{{.*}}, %{{.*}} dim = 3
+// CHECK: %[[SIZES:.*]] = amp.constant dense<{{\[}}[4.000000e+00, 4.000000e+00], [6.000000e+00, 6.000000e+00], [4.000000e+00, 4.000000e+00]]> : tensor<3x2xf32>
+// CHECK: %[[MEAN:.*]] = amp.div %[[SUMS]], %[[SIZES]]
+// CHECK: amp.cast %[[MEAN]] : tensor<2x2x3x2xf32> to tensor<2x2x3x2xbf16>
+func.func @adaptive_uneven(%x: tensor<2x2x5x3xbf16>) -> tensor<2x2x3x2xbf16> {
+  %y = amp.adaptive_avg_pool2d %x output_size = [3, 2] : tensor<2x2x5x3xbf16> to tensor<2x2x3x2xbf16>
+  return %y : tensor<2x2x3x2xbf16>
+}
+
+// An output larger than the input: windows of one position, repeated.
+// CHECK-LABEL: func.func @adaptive_upsample
+// CHECK-NOT: amp.cast
+// CHECK: amp.div
+func.func @adaptive_upsample(%x: tensor<1x2x1x2xf32>) -> tensor<1x2x2x3xf32> {
+  %y = amp.adaptive_avg_pool2d %x output_size = [2, 3] : tensor<1x2x1x2xf32> to tensor<1x2x2x3xf32>
+  return %y : tensor<1x2x2x3xf32>
 }

@@ -827,6 +827,49 @@ def Amp_AvgPool2dOp : Amp_WindowOp<"avg_pool2d", [Amp_ReductionFamily,
   let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
 }
 
+def Amp_AdaptiveAvgPool2dOp : Amp_Op<"adaptive_avg_pool2d",
+    [Amp_ReductionFamily, Amp_Follow, Amp_Decomposed,
+     DeclareOpInterfaceMethods<Amp_FlopCountOpInterface, ["getForwardFlops"]>]> {
+  let summary = "mean of NCHW images over an output grid's windows";
+  let description = [{
+    PyTorch's `F.adaptive_avg_pool2d`: for `input` `[N, C, H, W]` and
+    `output_size` `[OH, OW]`, output `(i, j)` is the mean of rows
+    `floor(i H / OH)` to `ceil((i + 1) H / OH)` (exclusive) and of the
+    columns alike. Where the windows tile the image (H and W multiples of
+    OH and OW) it is `amp.avg_pool2d` with a `[H / OH, W / OW]` kernel and
+    strides, global average pooling at `[1, 1]`. Otherwise the windows
+    differ in size and may overlap: each window's rows are summed first,
+    then its columns, in f32 (f64 for f64), divided by the window's size
+    and rounded once. `amp-decompose` runs it as exactly that.
+
+    ```mlir
+    %p = amp.adaptive_avg_pool2d %x output_size = [1, 1]
+        : tensor<8x64x8x8xf16> to tensor<8x64x1x1xf16>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$input,
+                   DenseI64ArrayAttr:$output_size);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `output_size` `=` $output_size attr-dict `:` type($input) `to`
+    type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The first and one past the last input position of window `index`
+    /// of `outputs` over `size` positions.
+    static std::pair<int64_t, int64_t> getWindowBounds(int64_t size,
+                                                       int64_t outputs,
+                                                       int64_t index);
+    /// The size of each window of an `outputs` ([OH, OW]) grid over
+    /// `height` x `width` images, row-major.
+    static ::llvm::SmallVector<double> getWindowSizes(
+        int64_t height, int64_t width, ::llvm::ArrayRef<int64_t> outputs);
+    /// Whether the windows tile the input: amp.avg_pool2d's.
+    bool tilesInput();
+  }];
+}
+
 def Amp_MaxPool2dGradOp : Amp_WindowOp<"max_pool2d_grad", [Amp_GradientFamily,
     Amp_Follow]> {
   let summary = "gradient of max_pool2d: each output's gradient to its maximum";

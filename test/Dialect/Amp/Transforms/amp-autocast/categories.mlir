@@ -242,3 +242,15 @@ func.func @follow_dropout(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>, %rng: tensor
   %e = amp.dropout %x, %rng p = 0.1 stream = 1 training : tensor<4x8xf32>
   return %d, %e : tensor<4x2xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// Follow: adaptive average pooling after a convolution pools in f16.
+// CHECK-LABEL: func.func @follow_adaptive_avg_pool2d
+// CHECK: %[[Y:.*]] = amp.conv2d {{.*}} to tensor<2x4x8x8xf16>
+// CHECK: amp.adaptive_avg_pool2d %[[Y]] output_size = [3, 3] : tensor<2x4x8x8xf16> to tensor<2x4x3x3xf16>
+func.func @follow_adaptive_avg_pool2d(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<2x4x3x3xf32> {
+  %y = amp.conv2d %x, %w {padding = array<i64: 1, 1>} : tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32> to tensor<2x4x8x8xf32>
+  %p = amp.adaptive_avg_pool2d %y output_size = [3, 3] : tensor<2x4x8x8xf32> to tensor<2x4x3x3xf32>
+  return %p : tensor<2x4x3x3xf32>
+}

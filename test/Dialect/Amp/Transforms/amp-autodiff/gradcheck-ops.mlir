@@ -2,7 +2,7 @@
 // random projection of its result, sum(op(...) * r), against five-point
 // central differences in f64 (amp-run --gradcheck), tolerance 1e-6 relative
 // to the largest gradient of each parameter.
-// RUN: for f in neg abs exp log sqrt rsqrt pow_fraction tanh sigmoid softplus relu gelu gelu_tanh pow add sub mul maximum minimum add_both_broadcast div select cast reshape transpose broadcast_to slice slices_merged concat embedding dropout dropout_f16 dropout_eval matmul matmul_transposed matmul_transpose_lhs matmul_transpose_rhs matmul_batched matmul_batched_transpose_rhs matmul_batched_transpose_lhs matmul_batched_4d matmul_bias conv2d conv2d_strided conv2d_grouped conv2d_depthwise im2col col2im max_pool2d max_pool2d_overlapping avg_pool2d attention attention_causal sum sum_keepdims mean max softmax softmax_outer log_softmax layer_norm layer_norm_axis layer_norm_plain rms_norm rms_norm_plain batch_norm batch_norm_plain batch_norm_eval cross_entropy cross_entropy_sum cross_entropy_ignore cross_entropy_ignore_sum mse_loss mse_loss_sum; do \
+// RUN: for f in neg abs exp log sqrt rsqrt pow_fraction tanh sigmoid softplus relu gelu gelu_tanh pow add sub mul maximum minimum add_both_broadcast div select cast reshape transpose broadcast_to slice slices_merged concat embedding dropout dropout_f16 dropout_eval matmul matmul_transposed matmul_transpose_lhs matmul_transpose_rhs matmul_batched matmul_batched_transpose_rhs matmul_batched_transpose_lhs matmul_batched_4d matmul_bias conv2d conv2d_strided conv2d_grouped conv2d_depthwise im2col col2im max_pool2d max_pool2d_overlapping avg_pool2d adaptive_avg_pool2d adaptive_avg_pool2d_tiled adaptive_avg_pool2d_upsample attention attention_causal sum sum_keepdims mean max softmax softmax_outer log_softmax layer_norm layer_norm_axis layer_norm_plain rms_norm rms_norm_plain batch_norm batch_norm_plain batch_norm_eval cross_entropy cross_entropy_sum cross_entropy_ignore cross_entropy_ignore_sum mse_loss mse_loss_sum; do \
 // RUN:   amp-run %s --function=$f --random-inputs=7 --gradcheck || exit 1; \
 // RUN: done | FileCheck %s
 // CHECK-NOT: FAILED
@@ -463,6 +463,33 @@ func.func @avg_pool2d(%x: tensor<2x1x5x5xf32> {amp.param}, %r: tensor<2x1x3x5xf3
   %y = amp.avg_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 1>, padding = array<i64: 1, 1>} : tensor<2x1x5x5xf32> to tensor<2x1x3x5xf32>
   %yr = amp.mul %y, %r : tensor<2x1x3x5xf32>, tensor<2x1x3x5xf32>
   %loss = amp.sum %yr dims = [0, 1, 2, 3] : tensor<2x1x3x5xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// Adaptive average pooling: uneven, overlapping windows (the VJP's 0/1
+// matmuls), windows that tile (amp.avg_pool2d's VJP) and an output larger
+// than the input (windows repeat positions).
+// CHECK: gradcheck @adaptive_avg_pool2d argument #0 {{.*}} ok
+func.func @adaptive_avg_pool2d(%x: tensor<2x2x5x7xf32> {amp.param}, %r: tensor<2x2x3x2xf32>) -> tensor<f32> {
+  %y = amp.adaptive_avg_pool2d %x output_size = [3, 2] : tensor<2x2x5x7xf32> to tensor<2x2x3x2xf32>
+  %yr = amp.mul %y, %r : tensor<2x2x3x2xf32>, tensor<2x2x3x2xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2, 3] : tensor<2x2x3x2xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @adaptive_avg_pool2d_tiled argument #0 {{.*}} ok
+func.func @adaptive_avg_pool2d_tiled(%x: tensor<2x2x4x6xf32> {amp.param}, %r: tensor<2x2x2x3xf32>) -> tensor<f32> {
+  %y = amp.adaptive_avg_pool2d %x output_size = [2, 3] : tensor<2x2x4x6xf32> to tensor<2x2x2x3xf32>
+  %yr = amp.mul %y, %r : tensor<2x2x2x3xf32>, tensor<2x2x2x3xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2, 3] : tensor<2x2x2x3xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK: gradcheck @adaptive_avg_pool2d_upsample argument #0 {{.*}} ok
+func.func @adaptive_avg_pool2d_upsample(%x: tensor<1x2x2x3xf32> {amp.param}, %r: tensor<1x2x3x4xf32>) -> tensor<f32> {
+  %y = amp.adaptive_avg_pool2d %x output_size = [3, 4] : tensor<1x2x2x3xf32> to tensor<1x2x3x4xf32>
+  %yr = amp.mul %y, %r : tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2, 3] : tensor<1x2x3x4xf32> to tensor<f32>
   return %loss : tensor<f32>
 }
 
