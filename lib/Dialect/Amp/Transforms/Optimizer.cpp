@@ -153,15 +153,6 @@ static LogicalResult buildStep(const GradientFunction &target,
       rng = i;
     else if (!original.getArgAttr(i, AmpDialect::kBufferAttrName))
       batch.push_back(i);
-  // A buffer changes with every forward pass; with accumulation the step
-  // would need to undo the micro-batches' changes when it skips.
-  if (!buffers.empty() && config.accumulate > 1)
-    return emitError(original.getArgument(buffers.front()).getLoc())
-           << "amp-optimizer: @" << original.getSymName() << " has buffers ("
-           << describeArgument(original, buffers.front())
-           << ", ...), which gradient accumulation does not support yet: a "
-              "skipped update could not undo what the micro-batches wrote "
-              "to them";
   ArrayRef<Type> argTypes = original.getArgumentTypes();
 
   // Each parameter's group (param-groups), or null: it keeps the step's
@@ -322,6 +313,14 @@ static LogicalResult buildStep(const GradientFunction &target,
               bufferName.empty() ? StringAttr()
                                  : StringAttr::get(context, bufferName)});
   }
+  // With accumulation and loss scaling, each buffer's value at the last
+  // update applied: every micro-batch's forward pass moves the buffers, and
+  // an update that overflows takes them back there.
+  bool commitsBuffers = scaling && config.accumulate > 1;
+  unsigned firstCommitted = stateTypes.size();
+  if (commitsBuffers)
+    for (unsigned i : buffers)
+      addState(argTypes[i], named("committed", i));
   // The random generator, last: amp_step_init seeds it.
   unsigned rngState = stateTypes.size();
   if (rng) {
@@ -376,6 +375,10 @@ static LogicalResult buildStep(const GradientFunction &target,
     attrs.set(AmpDialect::kStateAttrName,
               b.getF64FloatAttr(getBufferInitialValue(original, i)));
     attrs.set(AmpDialect::kBufferAttrName, b.getUnitAttr());
+    if (commitsBuffers)
+      argAttrs[numParams + firstCommitted + k].set(
+          AmpDialect::kStateAttrName,
+          b.getF64FloatAttr(getBufferInitialValue(original, i)));
   }
   if (rng)
     argAttrs[numParams + rngState].set(AmpDialect::kRngAttrName,
@@ -477,6 +480,10 @@ static LogicalResult buildStep(const GradientFunction &target,
     bufferValues.push_back(body->getArgument(next++));
     newBuffers.push_back(call.getResult(1 + numParams + numParts + k));
   }
+  SmallVector<Value> committed;
+  if (commitsBuffers)
+    for (unsigned k = 0; k < buffers.size(); ++k)
+      committed.push_back(body->getArgument(next++));
   // An overflow in any micro-batch spoils the whole effective batch.
   if (foundSoFar)
     foundInf = b.create<MaximumOp>(loc, foundSoFar, foundInf);
@@ -597,12 +604,31 @@ static LogicalResult buildStep(const GradientFunction &target,
   // A step whose gradients overflowed changes no state but the scaler:
   // not the buffers either, which PyTorch's GradScaler cannot keep (the
   // forward pass has updated them before it sees the gradients).
+  // With accumulation, each micro-batch's forward pass moves them (as
+  // PyTorch's); an update that overflows takes them back to where the last
+  // applied one left them, and one that applies commits them.
+  SmallVector<Value> newCommitted(committed);
   if (scaling) {
     Value apply = b.create<CompareOp>(loc, ComparePredicate::eq, foundInf,
                                       sb.scalar(0.0));
     gateOptimizerState(apply);
-    for (auto [updated, old] : llvm::zip(newBuffers, bufferValues))
-      updated = sb.select(apply, updated, old);
+    if (!commitsBuffers) {
+      for (auto [updated, old] : llvm::zip(newBuffers, bufferValues))
+        updated = sb.select(apply, updated, old);
+    } else if (!buffers.empty()) {
+      // found_inf on the N-th micro-batch, 0 before it.
+      Value foundAtUpdate = sb.select(done, foundInf, sb.scalar(0.0));
+      Value revert = b.create<CompareOp>(loc, ComparePredicate::ne,
+                                         foundAtUpdate, sb.scalar(0.0));
+      Value commit = b.create<CompareOp>(
+          loc, ComparePredicate::eq,
+          sb.select(done, foundInf, sb.scalar(1.0)), sb.scalar(0.0));
+      for (auto [updated, last, next] :
+           llvm::zip(newBuffers, committed, newCommitted)) {
+        next = sb.select(commit, updated, last);
+        updated = sb.select(revert, last, updated);
+      }
+    }
   }
   SmallVector<Value> newScaler(scaler);
   if (dynamicScaling) {
@@ -641,6 +667,7 @@ static LogicalResult buildStep(const GradientFunction &target,
   returned.append(newScaler);
   returned.append(parts);
   returned.append(newBuffers);
+  returned.append(newCommitted);
   // Every forward pass draws new masks, a skipped step's and each
   // micro-batch's too.
   if (rng)
