@@ -49,8 +49,10 @@ const std::set<std::string> kUnfusedElementwise = {};
 /// a broadcast (a load at the broadcast index) and the gradients of relu
 /// and gelu (from the same element of x and dy).
 const std::set<std::string> kFusibleOutsideFamily = {
-    "amp.broadcast_to", "amp.cast",      "amp.constant",
-    "amp.gelu_grad",    "amp.relu_grad", "amp.iota"};
+    "amp.broadcast_to", "amp.cast", "amp.constant", "amp.gelu_grad",
+    "amp.relu_grad", "amp.iota",
+    // Element 1 of the generator state plus one, element 0 as it was.
+    "amp.rng_advance"};
 
 /// A training step around each optimizer update: the parameter and its
 /// state threaded through (amp.param, amp.state), the gradient and the step

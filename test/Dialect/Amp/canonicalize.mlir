@@ -277,3 +277,18 @@ func.func @cross_entropy_f64_copy(%x: tensor<4x8xf32>, %y: tensor<4xi64>) -> ten
   %l = amp.cross_entropy %w, %y : tensor<4x8xf64>, tensor<4xi64> to tensor<f64>
   return %l : tensor<f64>
 }
+
+// -----
+
+// A choice between a value and itself is the value (a buffer that no op
+// updates, kept on a skipped step); not where the condition broadcasts it
+// wider.
+// CHECK-LABEL: func.func @select_same
+// CHECK-SAME: (%[[C:.*]]: tensor<4xi1>, %[[X:.*]]: tensor<4xf32>, %[[W:.*]]: tensor<2x4xi1>)
+// CHECK: %[[WIDE:.*]] = amp.select %[[W]], %[[X]], %[[X]]
+// CHECK: return %[[X]], %[[WIDE]]
+func.func @select_same(%c: tensor<4xi1>, %x: tensor<4xf32>, %w: tensor<2x4xi1>) -> (tensor<4xf32>, tensor<2x4xf32>) {
+  %0 = amp.select %c, %x, %x : tensor<4xi1>, tensor<4xf32>, tensor<4xf32>
+  %1 = amp.select %w, %x, %x : tensor<2x4xi1>, tensor<4xf32>, tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<2x4xf32>
+}

@@ -140,6 +140,14 @@ OpFoldResult NegOp::fold(FoldAdaptor) {
   return {};
 }
 
+/// select(c, x, x) is x where the condition broadcasts no wider: a
+/// buffer that no op updates is kept so on a skipped step.
+OpFoldResult SelectOp::fold(FoldAdaptor) {
+  if (getOnTrue() == getOnFalse() && getOnTrue().getType() == getType())
+    return getOnTrue();
+  return {};
+}
+
 //===----------------------------------------------------------------------===//
 // Shape ops
 //===----------------------------------------------------------------------===//

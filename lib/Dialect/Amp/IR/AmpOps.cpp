@@ -1114,7 +1114,11 @@ LogicalResult AvgPool2dOp::verify() { return verifyPooling(*this); }
 std::pair<int64_t, int64_t>
 AdaptiveAvgPool2dOp::getWindowBounds(int64_t size, int64_t outputs,
                                      int64_t index) {
-  return {index * size / outputs, ((index + 1) * size + outputs - 1) / outputs};
+  // In 128 bits: index * size may exceed int64 for a (huge) valid type.
+  using Wide = __int128;
+  return {
+      static_cast<int64_t>(Wide(index) * size / outputs),
+      static_cast<int64_t>((Wide(index + 1) * size + outputs - 1) / outputs)};
 }
 
 SmallVector<double>
@@ -1170,7 +1174,14 @@ std::optional<int64_t> AdaptiveAvgPool2dOp::getForwardFlops() {
     auto [begin, end] = getWindowBounds(in[3], out[1], j);
     columns += end - begin;
   }
-  return getCheckedProduct({in[0], in[1], rows * columns + out[0] * out[1]});
+  std::optional<int64_t> sums =
+      getCheckedProduct({in[0], in[1], rows, columns});
+  std::optional<int64_t> divisions =
+      getCheckedProduct({in[0], in[1], out[0], out[1]});
+  int64_t total = 0;
+  if (!sums || !divisions || llvm::AddOverflow(*sums, *divisions, total))
+    return std::nullopt;
+  return total;
 }
 
 std::optional<int64_t> AvgPool2dOp::getForwardFlops() {

@@ -621,8 +621,8 @@ static LogicalResult buildStep(const GradientFunction &target,
       Value revert = b.create<CompareOp>(loc, ComparePredicate::ne,
                                          foundAtUpdate, sb.scalar(0.0));
       Value commit = b.create<CompareOp>(
-          loc, ComparePredicate::eq,
-          sb.select(done, foundInf, sb.scalar(1.0)), sb.scalar(0.0));
+          loc, ComparePredicate::eq, sb.select(done, foundInf, sb.scalar(1.0)),
+          sb.scalar(0.0));
       for (auto [updated, last, next] :
            llvm::zip(newBuffers, committed, newCommitted)) {
         next = sb.select(commit, updated, last);

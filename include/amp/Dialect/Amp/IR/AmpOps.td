@@ -215,6 +215,7 @@ def Amp_SelectOp : Amp_Op<"select",
     $condition `,` $on_true `,` $on_false attr-dict `:` type($condition) `,`
     type($on_true) `,` type($on_false)
   }];
+  let hasFolder = 1;
   let hasVerifier = 1;
 }
 
