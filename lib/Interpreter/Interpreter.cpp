@@ -360,6 +360,16 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
                              kindOf(conv.getAccumulatorType()), resultKind(),
                              resultShape()));
       })
+      .Case([&](Conv2dGradInputOp grad) {
+        return one(k::conv2dGradInput(
+            in[0], in[1], grad.getWindow(), grad.getGroupCount(),
+            kindOf(grad.getAccumulatorType()), resultKind(), resultShape()));
+      })
+      .Case([&](Conv2dGradWeightOp grad) {
+        return one(k::conv2dGradWeight(
+            in[0], in[1], grad.getWindow(), grad.getGroupCount(),
+            kindOf(grad.getAccumulatorType()), resultKind(), resultShape()));
+      })
       .Case([&](Im2colOp im2col) {
         return one(k::im2col(in[0], im2col.getWindow(), resultShape()));
       })

@@ -544,6 +544,46 @@ Tensor kernels::avgPool2d(const Tensor &input,
   return reshape(mean, outShape);
 }
 
+Tensor kernels::conv2dGradInput(const Tensor &grad, const Tensor &weight,
+                                const amprt::Conv2dWindow &window,
+                                int64_t groups, ElementKind accKind,
+                                ElementKind outKind,
+                                ArrayRef<int64_t> outShape) {
+  // Its definition, step by step, as amp-decompose writes it.
+  ArrayRef<int64_t> w = weight.getShape(), y = grad.getShape();
+  int64_t groupOutputs = w[0] / groups, columns = w[1] * w[2] * w[3],
+          positions = y[2] * y[3];
+  Tensor dColumns =
+      matmul(reshape(weight, {groups, groupOutputs, columns}),
+             reshape(grad, {y[0], groups, groupOutputs, positions}), nullptr,
+             /*transposeLhs=*/true, /*transposeRhs=*/false, accKind, accKind,
+             {y[0], groups, columns, positions});
+  return col2im(reshape(dColumns, {y[0], groups * columns, positions}), window,
+                outKind, outShape);
+}
+
+Tensor kernels::conv2dGradWeight(const Tensor &input, const Tensor &grad,
+                                 const amprt::Conv2dWindow &window,
+                                 int64_t groups, ElementKind accKind,
+                                 ElementKind outKind,
+                                 ArrayRef<int64_t> outShape) {
+  // Its definition, step by step, as amp-decompose writes it.
+  ArrayRef<int64_t> in = input.getShape(), w = outShape, y = grad.getShape();
+  int64_t groupOutputs = w[0] / groups, columns = w[1] * w[2] * w[3],
+          positions = y[2] * y[3];
+  Tensor cols = im2col(input, window, {in[0], in[1] * w[2] * w[3], positions});
+  auto leadGroups = [&](const Tensor &value, int64_t rows) {
+    return reshape(transpose(reshape(value, {y[0], groups, rows, positions}),
+                             {1, 2, 0, 3}),
+                   {groups, rows, y[0] * positions});
+  };
+  Tensor dWeight =
+      matmul(leadGroups(grad, groupOutputs), leadGroups(cols, columns), nullptr,
+             /*transposeLhs=*/false, /*transposeRhs=*/true, accKind, outKind,
+             {groups, groupOutputs, columns});
+  return reshape(dWeight, outShape);
+}
+
 Tensor kernels::adaptiveAvgPool2d(const Tensor &input,
                                   ArrayRef<std::pair<int64_t, int64_t>> rows,
                                   ArrayRef<std::pair<int64_t, int64_t>> columns,

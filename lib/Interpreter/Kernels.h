@@ -69,6 +69,20 @@ Tensor conv2d(const Tensor &input, const Tensor &weight, const Tensor *bias,
               const amprt::Conv2dWindow &window, int64_t groups,
               ElementKind accKind, ElementKind outKind,
               ArrayRef<int64_t> outShape);
+/// amp.conv2d_grad_input as amp-decompose writes it: per group, weight^T
+/// grad in `accKind`, summed into the image by col2im and rounded once to
+/// `outKind`.
+Tensor conv2dGradInput(const Tensor &grad, const Tensor &weight,
+                       const amprt::Conv2dWindow &window, int64_t groups,
+                       ElementKind accKind, ElementKind outKind,
+                       ArrayRef<int64_t> outShape);
+/// amp.conv2d_grad_weight as amp-decompose writes it: per group, grad times
+/// the input's columns transposed, summed in `accKind` and rounded once to
+/// `outKind`.
+Tensor conv2dGradWeight(const Tensor &input, const Tensor &grad,
+                        const amprt::Conv2dWindow &window, int64_t groups,
+                        ElementKind accKind, ElementKind outKind,
+                        ArrayRef<int64_t> outShape);
 /// amp.im2col: each window's values (zero in the padding) as a column.
 Tensor im2col(const Tensor &input, const amprt::Conv2dWindow &window,
               ArrayRef<int64_t> outShape);
@@ -127,13 +141,13 @@ Tensor layerNorm(const Tensor &x, const Tensor *weight, const Tensor *bias,
 Tensor rmsNorm(const Tensor &x, const Tensor *weight, int64_t axis,
                double epsilon);
 
-/// Fails with a message in `error` on an index outside the table.
 /// amp.dropout in training mode: element i of `x` times 1 / (1 - p) or 0,
 /// by amprt::dropoutKeeps(rng[0], rng[1], stream, i) (amp_runtime/random.h),
 /// computed as the op's register type and rounded to x's kind.
 Tensor dropout(const Tensor &x, const Tensor &rng, double p, int64_t stream);
 /// amp.rng_advance: [seed, pass + 1].
 Tensor rngAdvance(const Tensor &rng);
+/// Fails with a message in `error` on an index outside the table.
 FailureOr<Tensor> embedding(const Tensor &table, const Tensor &indices,
                             std::string &error);
 /// Rows whose label is `ignored` count for nothing: the mean is over the

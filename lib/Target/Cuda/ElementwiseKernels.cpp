@@ -382,8 +382,8 @@ ScalarCost scalarCost(CastOp) { return {0, 0}; }
 ScalarCost scalarCost(BroadcastToOp) { return {0, 0}; }
 /// Philox4x32-10 per element (random.h): 10 rounds of 2 multiplications and
 /// 4 xors, 9 key bumps of 2 additions; then the comparison, the choice and
-/// the product. Integer operations, counted as FLOPs are: the generator,
-/// not the memory, bounds a dropout kernel.
+/// the product: integer operations, counted as FLOPs are. On a GPU they
+/// weigh about as much as the kernel's bytes (bench/dropout.py).
 ScalarCost scalarCost(DropoutOp op) {
   return op.getTraining() ? ScalarCost{81, 0} : ScalarCost{0, 0};
 }

@@ -24,6 +24,7 @@
 
 #include "amp_runtime/float_formats.h" // AMP_HOST_DEVICE
 
+#include <math.h>
 #include <stdint.h>
 
 namespace amprt {

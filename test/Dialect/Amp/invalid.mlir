@@ -2170,3 +2170,67 @@ func.func @adaptive_avg_pool2d_result(%x: tensor<8x16x4x4xf32>) {
   %0 = amp.adaptive_avg_pool2d %x output_size = [2, 2] : tensor<8x16x4x4xf32> to tensor<8x16x2x2xf16>
   return
 }
+
+// -----
+
+func.func @conv2d_grad_input_rank(%dy: tensor<8x16x4xf32>, %w: tensor<16x3x3x3xf32>) {
+  // expected-error @+1 {{grad must have rank 4, got [8, 16, 4]}}
+  %0 = amp.conv2d_grad_input %dy, %w : tensor<8x16x4xf32>, tensor<16x3x3x3xf32> to tensor<8x3x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_grad_weight_types(%x: tensor<8x3x6x6xf16>, %dy: tensor<8x16x4x4xf32>) {
+  // expected-error @+1 {{the image, the weight and grad must have one element type, got 'f16', 'f32' and 'f32'}}
+  %0 = amp.conv2d_grad_weight %x, %dy : tensor<8x3x6x6xf16>, tensor<8x16x4x4xf32> to tensor<16x3x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_grad_weight_groups(%x: tensor<8x3x6x6xf32>, %dy: tensor<8x16x4x4xf32>) {
+  // expected-error @+1 {{groups (2) must be >= 1 and divide the image's 3 channels and the weight's 16 output channels}}
+  %0 = amp.conv2d_grad_weight %x, %dy {groups = 2 : i64} : tensor<8x3x6x6xf32>, tensor<8x16x4x4xf32> to tensor<16x3x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_grad_input_channels(%dy: tensor<8x16x4x4xf32>, %w: tensor<16x2x3x3xf32>) {
+  // expected-error @+1 {{weight [16, 2, 3, 3] must have 3 input channels (the image's 3 over 1 groups)}}
+  %0 = amp.conv2d_grad_input %dy, %w : tensor<8x16x4x4xf32>, tensor<16x2x3x3xf32> to tensor<8x3x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_grad_input_shape(%dy: tensor<8x16x5x5xf32>, %w: tensor<16x3x3x3xf32>) {
+  // expected-error @+1 {{grad must be [8, 16, 4, 4] (the convolution's result), got [8, 16, 5, 5]}}
+  %0 = amp.conv2d_grad_input %dy, %w : tensor<8x16x5x5xf32>, tensor<16x3x3x3xf32> to tensor<8x3x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_grad_input_window(%dy: tensor<8x16x4x4xf32>, %w: tensor<16x3x3x3xf32>) {
+  // expected-error @+1 {{strides must be >= 1, got [0, 1]}}
+  %0 = amp.conv2d_grad_input %dy, %w {strides = array<i64: 0, 1>} : tensor<8x16x4x4xf32>, tensor<16x3x3x3xf32> to tensor<8x3x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_grad_weight_fit(%x: tensor<8x3x2x2xf32>, %dy: tensor<8x16x1x1xf32>) {
+  // expected-error @+1 {{the [3, 3] window (dilations [1, 1]) does not fit the padded image [8, 3, 2, 2]}}
+  %0 = amp.conv2d_grad_weight %x, %dy : tensor<8x3x2x2xf32>, tensor<8x16x1x1xf32> to tensor<16x3x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_grad_weight_acc(%x: tensor<8x3x6x6xf16>, %dy: tensor<8x16x4x4xf16>) {
+  // expected-error @+1 {{acc_type must be f32 or f64, got 'f16'}}
+  %0 = amp.conv2d_grad_weight %x, %dy {acc_type = f16} : tensor<8x3x6x6xf16>, tensor<8x16x4x4xf16> to tensor<16x3x3x3xf16>
+  return
+}

@@ -465,3 +465,17 @@ func.func @adaptive_avg_pool2d(%x: tensor<8x64x8x8xf16>, %y: tensor<2x3x5x7xf32>
   %1 = amp.adaptive_avg_pool2d %y output_size = [3, 5] : tensor<2x3x5x7xf32> to tensor<2x3x3x5xf32>
   return
 }
+
+// CHECK-LABEL: func.func @conv2d_grads
+// CHECK: amp.conv2d_grad_input %{{.*}}, %{{.*}} {padding = array<i64: 1, 1>} : tensor<8x16x32x32xf16>, tensor<16x3x3x3xf16> to tensor<8x3x32x32xf16>
+// CHECK: amp.conv2d_grad_weight %{{.*}}, %{{.*}} {acc_type = f32, groups = 16 : i64, strides = array<i64: 2, 2>} : tensor<8x16x32x32xf32>, tensor<8x16x15x15xf32> to tensor<16x1x3x3xf32>
+// GENERIC: "amp.conv2d_grad_input"(%{{.*}}, %{{.*}}) <{padding = array<i64: 1, 1>}> : (tensor<8x16x32x32xf16>, tensor<16x3x3x3xf16>) -> tensor<8x3x32x32xf16>
+func.func @conv2d_grads(%dy: tensor<8x16x32x32xf16>, %w: tensor<16x3x3x3xf16>,
+                        %x: tensor<8x16x32x32xf32>, %dd: tensor<8x16x15x15xf32>) {
+  %0 = amp.conv2d_grad_input %dy, %w {padding = array<i64: 1, 1>}
+      : tensor<8x16x32x32xf16>, tensor<16x3x3x3xf16> to tensor<8x3x32x32xf16>
+  // Depthwise, strided.
+  %1 = amp.conv2d_grad_weight %x, %dd {strides = array<i64: 2, 2>, groups = 16 : i64, acc_type = f32}
+      : tensor<8x16x32x32xf32>, tensor<8x16x15x15xf32> to tensor<16x1x3x3xf32>
+  return
+}

@@ -1020,6 +1020,91 @@ std::optional<int64_t> Conv2dOp::getForwardFlops() {
   return *products + (getBias() ? *outputs : 0);
 }
 
+/// The checks of a convolution's gradient `op` (Conv2dGradInputOp or
+/// Conv2dGradWeightOp) of the convolution of `image` ([N, C, H, W]) and
+/// `weight` ([O, C / groups, KH, KW]) whose result's gradient is `grad`.
+template <typename Op>
+static LogicalResult verifyConv2dGrad(Op op, RankedTensorType image,
+                                      RankedTensorType weight,
+                                      RankedTensorType grad) {
+  for (auto [name, type] :
+       {std::pair<StringRef, RankedTensorType>{"the image", image},
+        {"the weight", weight},
+        {"grad", grad}})
+    if (type.getRank() != 4)
+      return op.emitOpError() << name << " must have rank 4, got "
+                              << formatShape(type.getShape());
+  if (image.getElementType() != weight.getElementType() ||
+      image.getElementType() != grad.getElementType())
+    return op.emitOpError()
+           << "the image, the weight and grad must have one "
+              "element type, got "
+           << image.getElementType() << ", " << weight.getElementType()
+           << " and " << grad.getElementType();
+  ArrayRef<int64_t> in = image.getShape(), w = weight.getShape();
+  int64_t groups = op.getGroupCount();
+  if (groups < 1 || in[1] % groups || w[0] % groups)
+    return op.emitOpError()
+           << "groups (" << groups << ") must be >= 1 and divide the image's "
+           << in[1] << " channels and the weight's " << w[0]
+           << " output channels";
+  if (w[1] != in[1] / groups)
+    return op.emitOpError() << "weight " << formatShape(w) << " must have "
+                            << in[1] / groups << " input channels (the image's "
+                            << in[1] << " over " << groups << " groups)";
+  if (failed(verifyWindow(op, w.drop_front(2))))
+    return failure();
+  FailureOr<SmallVector<int64_t>> expected =
+      getWindowOutputShape(op, windowOf(op, w.drop_front(2)), in);
+  if (failed(expected))
+    return failure();
+  (*expected)[1] = w[0];
+  if (grad.getShape() != ArrayRef<int64_t>(*expected))
+    return op.emitOpError() << "grad must be " << formatShape(*expected)
+                            << " (the convolution's result), got "
+                            << formatShape(grad.getShape());
+  if (!getCheckedProduct(
+          {in[0], in[1], w[2], w[3], (*expected)[2], (*expected)[3],
+           cast<FloatType>(image.getElementType()).getWidth() / 8}))
+    return op.emitOpError() << "its columns would take more bytes than int64 "
+                               "holds";
+  if (op.getAccumulatorType().getWidth() < 32)
+    return op.emitOpError()
+           << "acc_type must be f32 or f64, got " << op.getAccumulatorType();
+  return verifyAccumulatorType(op, op.getAccumulatorType(),
+                               cast<FloatType>(image.getElementType()));
+}
+
+int64_t Conv2dGradInputOp::getGroupCount() { return getGroups().value_or(1); }
+FloatType Conv2dGradInputOp::getAccumulatorType() {
+  if (std::optional<FloatType> acc = getAccType())
+    return *acc;
+  return getDefaultAccumulatorType(getFloatElementType(getGrad()));
+}
+Conv2dWindow Conv2dGradInputOp::getWindow() {
+  return windowOf(*this, shapeOf(getWeight()).drop_front(2));
+}
+LogicalResult Conv2dGradInputOp::verify() {
+  return verifyConv2dGrad(*this, cast<RankedTensorType>(getType()),
+                          cast<RankedTensorType>(getWeight().getType()),
+                          cast<RankedTensorType>(getGrad().getType()));
+}
+
+int64_t Conv2dGradWeightOp::getGroupCount() { return getGroups().value_or(1); }
+FloatType Conv2dGradWeightOp::getAccumulatorType() {
+  if (std::optional<FloatType> acc = getAccType())
+    return *acc;
+  return getDefaultAccumulatorType(getFloatElementType(getGrad()));
+}
+Conv2dWindow Conv2dGradWeightOp::getWindow() {
+  return windowOf(*this, getType().getShape().drop_front(2));
+}
+LogicalResult Conv2dGradWeightOp::verify() {
+  return verifyConv2dGrad(*this, cast<RankedTensorType>(getInput().getType()),
+                          cast<RankedTensorType>(getType()),
+                          cast<RankedTensorType>(getGrad().getType()));
+}
+
 /// The checks shared by im2col and col2im: `image` ([N, C, H, W]) and
 /// `columns` ([N, C * KH * KW, OH * OW]) agree with the window.
 static LogicalResult verifyColumns(Operation *op, ArrayRef<int64_t> kernel,

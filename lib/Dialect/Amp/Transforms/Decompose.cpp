@@ -1,7 +1,8 @@
 //===- Decompose.cpp - --amp-decompose ------------------------------------===//
 //
 // Rewrites the ops the backend runs as other ops (the Amp_Decomposed
-// trait), to the bit: a convolution as an im2col and a matmul per group,
+// trait), to the bit: a convolution as an im2col and a matmul per group
+// (its gradients as im2col, col2im and matmuls),
 // an average pooling as an im2col and a mean (an adaptive one as that or
 // as sums over slices), a batch normalisation as its statistics and
 // elementwise steps.
@@ -92,6 +93,75 @@ static void decompose(Conv2dOp op) {
       result = b.create<CastOp>(loc, op.getType(), result);
   }
   op.replaceAllUsesWith(result);
+  op.erase();
+}
+
+/// The gradient of a convolution in its input: per group, each window
+/// column's gradient weight^T grad in the accumulator type, summed back
+/// into the image by amp.col2im, which rounds once.
+static void decompose(Conv2dGradInputOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  ArrayRef<int64_t>
+      w = cast<RankedTensorType>(op.getWeight().getType()).getShape(),
+      y = cast<RankedTensorType>(op.getGrad().getType()).getShape();
+  int64_t groups = op.getGroupCount(), groupOutputs = w[0] / groups;
+  int64_t columns = w[1] * w[2] * w[3], positions = y[2] * y[3];
+  Value grad =
+      reshape(b, loc, op.getGrad(), {y[0], groups, groupOutputs, positions});
+  Value weight =
+      reshape(b, loc, op.getWeight(), {groups, groupOutputs, columns});
+  Value dColumns = b.create<MatmulOp>(
+      loc,
+      RankedTensorType::get({y[0], groups, columns, positions},
+                            op.getAccumulatorType()),
+      weight, grad, b.getUnitAttr(), UnitAttr(), op.getAccTypeAttr(),
+      /*bias=*/Value());
+  dColumns = reshape(b, loc, dColumns, {y[0], groups * columns, positions});
+  Value image = b.create<Col2imOp>(
+      loc, op.getType(), dColumns, b.getDenseI64ArrayAttr(w.drop_front(2)),
+      op.getStridesAttr(), op.getPaddingAttr(), op.getDilationsAttr());
+  op.replaceAllUsesWith(image);
+  op.erase();
+}
+
+/// The gradient of a convolution in its weight: per group, grad times the
+/// input's columns transposed, over every image and position at once (one
+/// GEMM with k = N * OH * OW, rounded once).
+static void decompose(Conv2dGradWeightOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto inputType = cast<RankedTensorType>(op.getInput().getType());
+  ArrayRef<int64_t> in = inputType.getShape(),
+                    w = cast<RankedTensorType>(op.getType()).getShape(),
+                    y = cast<RankedTensorType>(op.getGrad().getType())
+                            .getShape();
+  int64_t groups = op.getGroupCount(), groupOutputs = w[0] / groups;
+  int64_t columns = w[1] * w[2] * w[3], positions = y[2] * y[3];
+  auto im2col = b.create<Im2colOp>(
+      loc, inputType.clone({in[0], in[1] * w[2] * w[3], positions}),
+      op.getInput(), b.getDenseI64ArrayAttr(w.drop_front(2)),
+      op.getStridesAttr(), op.getPaddingAttr(), op.getDilationsAttr());
+  Value cols = reshape(b, loc, im2col, {y[0], groups, columns, positions});
+  Value grad =
+      reshape(b, loc, op.getGrad(), {y[0], groups, groupOutputs, positions});
+  // [N, G, rows, P] as [G, rows, N * P].
+  auto leadGroups = [&](Value value, int64_t rows) {
+    auto type = cast<RankedTensorType>(value.getType());
+    Value moved =
+        b.create<TransposeOp>(loc, type.clone({groups, rows, y[0], positions}),
+                              value, b.getDenseI64ArrayAttr({1, 2, 0, 3}));
+    return reshape(b, loc, moved, {groups, rows, y[0] * positions});
+  };
+  Value lhs = leadGroups(grad, groupOutputs);
+  Value rhs = leadGroups(cols, columns);
+  Value dWeight = b.create<MatmulOp>(
+      loc,
+      RankedTensorType::get({groups, groupOutputs, columns},
+                            inputType.getElementType()),
+      lhs, rhs, UnitAttr(), b.getUnitAttr(), op.getAccTypeAttr(),
+      /*bias=*/Value());
+  op.replaceAllUsesWith(reshape(b, loc, dWeight, w));
   op.erase();
 }
 
@@ -274,6 +344,10 @@ struct AmpDecompose : amp::impl::AmpDecomposeBase<AmpDecompose> {
     for (Operation *op : decomposed) {
       if (auto conv = dyn_cast<Conv2dOp>(op)) {
         decompose(conv);
+      } else if (auto grad = dyn_cast<Conv2dGradInputOp>(op)) {
+        decompose(grad);
+      } else if (auto grad = dyn_cast<Conv2dGradWeightOp>(op)) {
+        decompose(grad);
       } else if (auto pool = dyn_cast<AvgPool2dOp>(op)) {
         decompose(pool);
       } else if (auto pool = dyn_cast<AdaptiveAvgPool2dOp>(op)) {

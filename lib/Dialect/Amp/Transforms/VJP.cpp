@@ -376,69 +376,24 @@ LogicalResult vjp(MatmulOp op, VJPBuilder &v, Value g, Grads &out) {
   return success();
 }
 
-/// The window attributes (strides, padding, dilations) of `from` on `to`.
-static void copyWindow(Operation *from, Operation *to) {
-  for (StringRef name : {"strides", "padding", "dilations"})
-    if (Attribute attr = from->getAttr(name))
-      to->setAttr(name, attr);
-}
-
 LogicalResult vjp(Conv2dOp op, VJPBuilder &v, Value g, Grads &out) {
   RankedTensorType inputType = v.typeOf(op.getInput()),
                    weightType = v.typeOf(op.getWeight());
-  Type element = inputType.getElementType();
-  ArrayRef<int64_t> in = inputType.getShape(), w = weightType.getShape(),
-                    y = v.typeOf(g).getShape();
-  int64_t groups = op.getGroupCount(), groupOutputs = w[0] / groups;
-  int64_t columns = w[1] * w[2] * w[3], positions = y[2] * y[3];
-  Type acc = op.getAccumulatorType();
-  DenseI64ArrayAttr kernel = v.b.getDenseI64ArrayAttr(w.drop_front(2));
-  // As a matmul: per group, weight [O/G, C/G*KH*KW] times each image's
-  // columns [C/G*KH*KW, OH*OW] (amp.im2col's layout).
-  Value grad =
-      v.reshape(v.castTo(g, element), {y[0], groups, groupOutputs, positions});
-  Value weight = v.reshape(op.getWeight(), {groups, groupOutputs, columns});
-  auto matmul = [&](Type result, ArrayRef<int64_t> shape, Value a, Value b,
-                    bool ta, bool tb) -> Value {
-    return v.b.create<MatmulOp>(v.loc, RankedTensorType::get(shape, result), a,
-                                b, ta ? v.b.getUnitAttr() : UnitAttr(),
-                                tb ? v.b.getUnitAttr() : UnitAttr(),
-                                op.getAccTypeAttr(),
-                                /*bias=*/Value());
-  };
-  // The input's: each column's gradient, weight^T g, in the accumulator
-  // type, summed back into the image by amp.col2im, which rounds once.
-  Value dColumns = matmul(acc, {y[0], groups, columns, positions}, weight, grad,
-                          /*ta=*/true, /*tb=*/false);
-  dColumns = v.reshape(dColumns, {y[0], groups * columns, positions});
-  auto col2im = v.b.create<Col2imOp>(v.loc, inputType, dColumns, kernel,
-                                     DenseI64ArrayAttr(), DenseI64ArrayAttr(),
-                                     DenseI64ArrayAttr());
-  copyWindow(op, col2im);
-  out[0] = col2im;
-  // The weight's: g times the columns^T, over every image and position at
-  // once (one GEMM with k = N * OH * OW, rounded once).
-  auto im2col = v.b.create<Im2colOp>(
-      v.loc, inputType.clone({in[0], in[1] * w[2] * w[3], positions}),
-      op.getInput(), kernel, DenseI64ArrayAttr(), DenseI64ArrayAttr(),
-      DenseI64ArrayAttr());
-  copyWindow(op, im2col);
-  Value cols = v.reshape(im2col, {y[0], groups, columns, positions});
-  auto leadGroups = [&](Value value, int64_t rows) {
-    RankedTensorType type = v.typeOf(value);
-    Value moved = v.b.create<TransposeOp>(
-        v.loc, type.clone({groups, rows, y[0], positions}), value,
-        v.b.getDenseI64ArrayAttr({1, 2, 0, 3}));
-    return v.reshape(moved, {groups, rows, y[0] * positions});
-  };
-  Value dWeight = matmul(element, {groups, groupOutputs, columns},
-                         leadGroups(grad, groupOutputs),
-                         leadGroups(cols, columns), /*ta=*/false, /*tb=*/true);
-  out[1] = v.reshape(dWeight, w);
+  // In the forward operands' type, as cuDNN's dgrad and wgrad take it;
+  // amp-decompose runs each as im2col, col2im and matmuls.
+  Value grad = v.castTo(g, inputType.getElementType());
+  out[0] = v.b.create<Conv2dGradInputOp>(
+      v.loc, inputType, grad, op.getWeight(), op.getStridesAttr(),
+      op.getPaddingAttr(), op.getDilationsAttr(), op.getGroupsAttr(),
+      op.getAccTypeAttr());
+  out[1] = v.b.create<Conv2dGradWeightOp>(
+      v.loc, weightType, op.getInput(), grad, op.getStridesAttr(),
+      op.getPaddingAttr(), op.getDilationsAttr(), op.getGroupsAttr(),
+      op.getAccTypeAttr());
   // The bias was added at every image and position.
   if (Value bias = op.getBias())
     out[2] = v.reshape(v.sumKeep(g, {0, 2, 3}, v.typeOf(bias).getElementType()),
-                       {w[0]});
+                       {weightType.getDimSize(0)});
   return success();
 }
 LogicalResult vjp(Im2colOp op, VJPBuilder &v, Value g, Grads &out) {

@@ -2,7 +2,7 @@
 // The rewrite changes no bit: the interpreter gives the same results before
 // and after, on three seeds.
 // RUN: amp-opt %s --pass-pipeline='builtin.module(func.func(amp-decompose))' -o %t.mlir
-// RUN: for f in biased grouped_f16 average normalised normalised_eval adaptive_global adaptive_uneven adaptive_upsample; do for seed in 1 2 3; do \
+// RUN: for f in biased grouped_f16 average normalised normalised_eval adaptive_global adaptive_uneven adaptive_upsample conv_grad_input conv_grad_weight; do for seed in 1 2 3; do \
 // RUN:   amp-run %s --function=$f --random-inputs=$seed --print-limit=10000 > %t.before && \
 // RUN:   amp-run %t.mlir --function=$f --random-inputs=$seed --print-limit=10000 > %t.after && \
 // RUN:   diff %t.before %t.after || exit 1; \
@@ -157,4 +157,33 @@ func.func @adaptive_uneven(%x: tensor<2x2x5x3xbf16>) -> tensor<2x2x3x2xbf16> {
 func.func @adaptive_upsample(%x: tensor<1x2x1x2xf32>) -> tensor<1x2x2x3xf32> {
   %y = amp.adaptive_avg_pool2d %x output_size = [2, 3] : tensor<1x2x1x2xf32> to tensor<1x2x2x3xf32>
   return %y : tensor<1x2x2x3xf32>
+}
+
+// A convolution's gradients (amp-autodiff's): in its input, weight^T grad
+// per group in f32 and amp.col2im; in its weight, grad times the input's
+// columns transposed, per group.
+// CHECK-LABEL: func.func @conv_grad_input
+// CHECK: %[[G:.*]] = amp.reshape %{{.*}} : tensor<2x6x3x4xf16> to tensor<2x2x3x12xf16>
+// CHECK: %[[W:.*]] = amp.reshape %{{.*}} : tensor<6x2x2x2xf16> to tensor<2x3x8xf16>
+// CHECK: %[[D:.*]] = amp.matmul %[[W]], %[[G]] {acc_type = f32, transpose_lhs} : tensor<2x3x8xf16>, tensor<2x2x3x12xf16> to tensor<2x2x8x12xf32>
+// CHECK: %[[C:.*]] = amp.reshape %[[D]] : tensor<2x2x8x12xf32> to tensor<2x16x12xf32>
+// CHECK: amp.col2im %[[C]] {dilations = array<i64: 2, 1>, kernel = array<i64: 2, 2>, padding = array<i64: 1, 1, 0, 0>} : tensor<2x16x12xf32> to tensor<2x4x4x4xf16>
+// CHECK-NOT: amp.conv2d_grad_input
+func.func @conv_grad_input(%dy: tensor<2x6x3x4xf16>, %w: tensor<6x2x2x2xf16>) -> tensor<2x4x4x4xf16> {
+  %dx = amp.conv2d_grad_input %dy, %w {padding = array<i64: 1, 1, 0, 0>, dilations = array<i64: 2, 1>, groups = 2 : i64, acc_type = f32}
+      : tensor<2x6x3x4xf16>, tensor<6x2x2x2xf16> to tensor<2x4x4x4xf16>
+  return %dx : tensor<2x4x4x4xf16>
+}
+
+// CHECK-LABEL: func.func @conv_grad_weight
+// CHECK: %[[COLS:.*]] = amp.im2col %{{.*}} {kernel = array<i64: 2, 2>, padding = array<i64: 1, 1, 0, 0>, strides = array<i64: 2, 1>} : tensor<2x4x4x4xbf16> to tensor<2x16x8xbf16>
+// CHECK: amp.transpose %{{.*}}, [1, 2, 0, 3] : tensor<2x2x3x8xbf16> to tensor<2x3x2x8xbf16>
+// CHECK: amp.transpose %{{.*}}, [1, 2, 0, 3] : tensor<2x2x8x8xbf16> to tensor<2x8x2x8xbf16>
+// CHECK: %[[DW:.*]] = amp.matmul %{{.*}}, %{{.*}} {transpose_rhs} : tensor<2x3x16xbf16>, tensor<2x8x16xbf16> to tensor<2x3x8xbf16>
+// CHECK: amp.reshape %[[DW]] : tensor<2x3x8xbf16> to tensor<6x2x2x2xbf16>
+// CHECK-NOT: amp.conv2d_grad_weight
+func.func @conv_grad_weight(%x: tensor<2x4x4x4xbf16>, %dy: tensor<2x6x2x4xbf16>) -> tensor<6x2x2x2xbf16> {
+  %dw = amp.conv2d_grad_weight %x, %dy {strides = array<i64: 2, 1>, padding = array<i64: 1, 1, 0, 0>, groups = 2 : i64}
+      : tensor<2x4x4x4xbf16>, tensor<2x6x2x4xbf16> to tensor<6x2x2x2xbf16>
+  return %dw : tensor<6x2x2x2xbf16>
 }

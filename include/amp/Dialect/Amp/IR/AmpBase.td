@@ -72,14 +72,14 @@ def Amp_Dialect : Dialect {
     /// A unit attribute starts it at zero, a float at that value. In a
     /// step, a buffer is also amp.state, carrying its starting value there.
     static constexpr ::llvm::StringLiteral kBufferAttrName = "amp.buffer";
-    /// How amp_step_init starts a parameter whose layer amp-decompose
-    /// rewrote (a convolution's weight and bias, a batch norm's scale and
-    /// bias): `array<f64: fan_in, initial>`, as backend::ParamInit.
     /// Marks a model argument as the state of the random generator its
     /// dropouts draw from (a tensor<2xi64>: seed, forward pass). In a step
     /// it is also amp.state: amp_step_init seeds it and each forward pass
     /// advances it.
     static constexpr ::llvm::StringLiteral kRngAttrName = "amp.rng";
+    /// How amp_step_init starts a parameter whose layer amp-decompose
+    /// rewrote (a convolution's weight and bias, a batch norm's scale and
+    /// bias): `array<f64: fan_in, initial>`, as backend::ParamInit.
     static constexpr ::llvm::StringLiteral kParamInitAttrName =
         "amp.param_init";
     /// Marks a step argument as a part of the loss that the step reports
@@ -105,9 +105,6 @@ def Amp_MaskTensor : StaticShapeTensorOf<[I1]>;
 def Amp_NumericTensor : StaticShapeTensorOf<[F16, BF16, F32, F64, I32, I64]>;
 def Amp_AnyTensor : StaticShapeTensorOf<[F16, BF16, F32, F64, I1, I32, I64]>;
 
-// A hyperparameter that an op reads when it runs (a learning rate, a
-// weight decay): a 0-d f64 tensor, as Python keeps torch.optim's settings,
-// so that it can change between steps without recompiling.
 // A random generator's state: [seed, pass], the key and the number of the
 // forward pass of amp.dropout's masks (amp_runtime/random.h).
 def Amp_RngState : Type<
@@ -116,6 +113,9 @@ def Amp_RngState : Type<
     BuildableType<"::mlir::RankedTensorType::get({2}, "
                   "$_builder.getIntegerType(64))">;
 
+// A hyperparameter that an op reads when it runs (a learning rate, a
+// weight decay): a 0-d f64 tensor, as Python keeps torch.optim's settings,
+// so that it can change between steps without recompiling.
 def Amp_HyperParameter : 0DTensorOf<[F64]>,
     BuildableType<"::mlir::RankedTensorType::get({}, $_builder.getF64Type())">;
 

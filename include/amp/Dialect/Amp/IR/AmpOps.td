@@ -720,6 +720,80 @@ def Amp_Conv2dOp : Amp_WindowOp<"conv2d", [Amp_ContractionFamily,
   }];
 }
 
+// The gradients of amp.conv2d in its input and its weight, cuDNN's dgrad
+// and wgrad: amp-autodiff's, kept whole until amp-decompose so that a
+// backend may run each as one library call.
+class Amp_Conv2dGradOp<string mnemonic, string summary_>
+    : Amp_WindowOp<mnemonic, [Amp_GradientFamily, Amp_LowerPrecision,
+                              Amp_Decomposed]> {
+  let summary = summary_;
+  let results = (outs Amp_FloatTensor:$result);
+  let extraClassDeclaration = [{
+    ::mlir::amp::Conv2dWindow getWindow();
+    /// groups, 1 by default.
+    int64_t getGroupCount();
+    /// The accumulator type: `acc_type` when set, else f32 (f64 for f64).
+    ::mlir::FloatType getAccumulatorType();
+  }];
+}
+
+def Amp_Conv2dGradInputOp : Amp_Conv2dGradOp<"conv2d_grad_input",
+    "gradient of conv2d in its input (dgrad)"> {
+  let description = [{
+    For the gradient `grad` `[N, O, OH, OW]` of an `amp.conv2d` of weight
+    `weight` `[O, C / groups, KH, KW]` with these window attributes, the
+    gradient of its input, the result `[N, C, H, W]`: per group, each
+    window column's gradient `weight^T grad` summed in `acc_type` (default
+    f32, f64 for f64) over the group's output channels, then each image
+    position's shares summed by `amp.col2im` in f32 (f64 for f64) and
+    rounded once to the result type, the operands'. `amp-decompose` runs it
+    as exactly that.
+
+    ```mlir
+    %dx = amp.conv2d_grad_input %dy, %w {padding = array<i64: 1, 1>}
+        : tensor<8x16x32x32xf16>, tensor<16x3x3x3xf16> to tensor<8x3x32x32xf16>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$grad, Amp_FloatTensor:$weight,
+                   OptionalAttr<DenseI64ArrayAttr>:$strides,
+                   OptionalAttr<DenseI64ArrayAttr>:$padding,
+                   OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                   OptionalAttr<I64Attr>:$groups,
+                   OptionalAttr<Amp_FloatTypeAttr>:$acc_type);
+  let assemblyFormat = [{
+    $grad `,` $weight attr-dict `:` type($grad) `,` type($weight) `to`
+    type($result)
+  }];
+}
+
+def Amp_Conv2dGradWeightOp : Amp_Conv2dGradOp<"conv2d_grad_weight",
+    "gradient of conv2d in its weight (wgrad)"> {
+  let description = [{
+    For the `input` `[N, C, H, W]` of an `amp.conv2d` with these window
+    attributes and the gradient `grad` `[N, O, OH, OW]` of its result, the
+    gradient of its weight, the result `[O, C / groups, KH, KW]`: per
+    group, `grad` times the input's window columns (`amp.im2col`'s)
+    transposed, over every image and position at once, summed in
+    `acc_type` (default f32, f64 for f64) and rounded once to the result
+    type, the operands'. `amp-decompose` runs it as exactly that.
+
+    ```mlir
+    %dw = amp.conv2d_grad_weight %x, %dy {padding = array<i64: 1, 1>}
+        : tensor<8x3x32x32xf16>, tensor<8x16x32x32xf16> to tensor<16x3x3x3xf16>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$input, Amp_FloatTensor:$grad,
+                   OptionalAttr<DenseI64ArrayAttr>:$strides,
+                   OptionalAttr<DenseI64ArrayAttr>:$padding,
+                   OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                   OptionalAttr<I64Attr>:$groups,
+                   OptionalAttr<Amp_FloatTypeAttr>:$acc_type);
+  let assemblyFormat = [{
+    $input `,` $grad attr-dict `:` type($input) `,` type($grad) `to`
+    type($result)
+  }];
+}
+
 def Amp_Im2colOp : Amp_WindowOp<"im2col", [Amp_DataFamily, Amp_Follow]> {
   let summary = "each convolution window's values as a column";
   let description = [{
@@ -963,8 +1037,8 @@ def Amp_RngAdvanceOp : Amp_Op<"rng_advance", [Amp_DataFamily,
     /*hasPrecisionCategory=*/0> {
   let summary = "a random generator's state after one forward pass";
   let description = [{
-    `[seed, pass + 1]` for `rng = [seed, pass]` (wrapping at 2^64): the
-    state the next forward pass of a step draws its dropout masks from.
+    `[seed, pass + 1]` for `rng = [seed, pass]`: the state the next
+    forward pass of a step draws its dropout masks from.
     amp-optimizer advances the model's `{amp.rng}` argument with it.
 
     ```mlir
