@@ -2234,3 +2234,20 @@ func.func @conv2d_grad_weight_acc(%x: tensor<8x3x6x6xf16>, %dy: tensor<8x16x4x4x
   %0 = amp.conv2d_grad_weight %x, %dy {acc_type = f16} : tensor<8x3x6x6xf16>, tensor<8x16x4x4xf16> to tensor<16x3x3x3xf16>
   return
 }
+
+// -----
+
+func.func @conv2d_grad_input_image_rank(%dy: tensor<8x16x4x4xf32>, %w: tensor<16x3x3x3xf32>) {
+  // expected-error @+1 {{the image must have rank 4, got [8, 3, 6]}}
+  %0 = amp.conv2d_grad_input %dy, %w : tensor<8x16x4x4xf32>, tensor<16x3x3x3xf32> to tensor<8x3x6xf32>
+  return
+}
+
+// -----
+
+// Every tensor fits, but the columns (4x the image) would not.
+func.func @conv2d_grad_weight_columns(%x: tensor<1x1x1073741824x1073741824xf32>, %dy: tensor<1x1x1073741823x1073741823xf32>) {
+  // expected-error @+1 {{its columns would take more bytes than int64 holds}}
+  %0 = amp.conv2d_grad_weight %x, %dy : tensor<1x1x1073741824x1073741824xf32>, tensor<1x1x1073741823x1073741823xf32> to tensor<1x1x2x2xf32>
+  return
+}
