@@ -83,6 +83,24 @@ TEST_F(ModelSummaryTest, CountsParameters) {
   EXPECT_EQ(s.numInputs, 2);
 }
 
+TEST_F(ModelSummaryTest, CountsDropoutsAndTheGeneratorApartFromInputs) {
+  func::FuncOp func = parse(R"mlir(
+func.func @drop(%x: tensor<4x3xf32>, %rng: tensor<2xi64> {amp.rng},
+                %w: tensor<3x3xf32> {amp.param}) -> tensor<4x3xf32> {
+  %a = amp.dropout %x, %rng p = 0.1 stream = 0 training : tensor<4x3xf32>
+  %h = amp.matmul %a, %w : tensor<4x3xf32>, tensor<3x3xf32> to tensor<4x3xf32>
+  %b = amp.dropout %h, %rng p = 0.1 stream = 1 : tensor<4x3xf32>
+  return %b : tensor<4x3xf32>
+}
+)mlir");
+  ASSERT_TRUE(func);
+  amp::FunctionSummary s = *amp::summarizeFunction(func);
+  EXPECT_EQ(s.numInputs, 1);
+  EXPECT_TRUE(s.hasGenerator);
+  EXPECT_EQ(s.numTrainingDropouts, 1); // the second is in evaluation mode
+  EXPECT_EQ(s.opsByName.at("amp.dropout"), 2);
+}
+
 TEST_F(ModelSummaryTest, CountsForwardFlops) {
   func::FuncOp func = parse(kLinear);
   ASSERT_TRUE(func);

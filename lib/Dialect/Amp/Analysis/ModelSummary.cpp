@@ -70,6 +70,10 @@ FailureOr<FunctionSummary> amp::summarizeFunction(func::FuncOp func) {
         return tooLarge(arg.getLoc(), "the buffer counts of @" + summary.name);
       continue;
     }
+    if (func.getArgAttr(arg.getArgNumber(), AmpDialect::kRngAttrName)) {
+      summary.hasGenerator = true;
+      continue;
+    }
     if (!func.getArgAttr(arg.getArgNumber(), AmpDialect::kParamAttrName)) {
       ++summary.numInputs;
       continue;
@@ -91,6 +95,8 @@ FailureOr<FunctionSummary> amp::summarizeFunction(func::FuncOp func) {
     ++summary.numOps;
     ++summary.opsByFamily[static_cast<size_t>(getOpFamily(op))];
     ++summary.opsByName[op->getName().getStringRef().str()];
+    if (auto dropout = dyn_cast<DropoutOp>(op))
+      summary.numTrainingDropouts += dropout.getTraining() ? 1 : 0;
     auto counted = dyn_cast<FlopCountOpInterface>(op);
     if (!counted)
       return WalkResult::advance();
@@ -152,6 +158,10 @@ void amp::printFunctionSummary(const FunctionSummary &summary,
     os << "  buffers: " << summary.numBuffers << " tensors, "
        << summary.numBufferElements << " elements\n";
   os << "  inputs: " << summary.numInputs << "\n";
+  if (summary.hasGenerator || summary.numTrainingDropouts)
+    os << "  random: " << summary.numTrainingDropouts << " training dropouts, "
+       << (summary.hasGenerator ? "a generator argument" : "no generator")
+       << "\n";
   os << "  forward FLOPs: " << summary.forwardFlops << " (";
   printScaled(os, summary.forwardFlops, "FLOP");
   os << ")\n";

@@ -944,12 +944,24 @@ static ArrayRef<int64_t> shapeOf(Value value) {
   return cast<RankedTensorType>(value.getType()).getShape();
 }
 
-int64_t Conv2dOp::getGroupCount() { return getGroups().value_or(1); }
+/// A convolution's (or its gradient's) groups, 1 by default.
+template <typename Op> static int64_t groupCountOf(Op op) {
+  return op.getGroups().value_or(1);
+}
+
+/// A convolution's (or its gradient's) accumulator: `acc_type` when set,
+/// else f32 (f64 for f64) for the type of `operand`.
+template <typename Op>
+static FloatType accumulatorTypeOf(Op op, Value operand) {
+  if (std::optional<FloatType> acc = op.getAccType())
+    return *acc;
+  return getDefaultAccumulatorType(getFloatElementType(operand));
+}
+
+int64_t Conv2dOp::getGroupCount() { return groupCountOf(*this); }
 
 FloatType Conv2dOp::getAccumulatorType() {
-  if (std::optional<FloatType> acc = getAccType())
-    return *acc;
-  return getDefaultAccumulatorType(getFloatElementType(getInput()));
+  return accumulatorTypeOf(*this, getInput());
 }
 
 Conv2dWindow Conv2dOp::getWindow() {
@@ -1075,11 +1087,9 @@ static LogicalResult verifyConv2dGrad(Op op, RankedTensorType image,
                                cast<FloatType>(image.getElementType()));
 }
 
-int64_t Conv2dGradInputOp::getGroupCount() { return getGroups().value_or(1); }
+int64_t Conv2dGradInputOp::getGroupCount() { return groupCountOf(*this); }
 FloatType Conv2dGradInputOp::getAccumulatorType() {
-  if (std::optional<FloatType> acc = getAccType())
-    return *acc;
-  return getDefaultAccumulatorType(getFloatElementType(getGrad()));
+  return accumulatorTypeOf(*this, getGrad());
 }
 Conv2dWindow Conv2dGradInputOp::getWindow() {
   return windowOf(*this, shapeOf(getWeight()).drop_front(2));
@@ -1090,11 +1100,9 @@ LogicalResult Conv2dGradInputOp::verify() {
                           cast<RankedTensorType>(getGrad().getType()));
 }
 
-int64_t Conv2dGradWeightOp::getGroupCount() { return getGroups().value_or(1); }
+int64_t Conv2dGradWeightOp::getGroupCount() { return groupCountOf(*this); }
 FloatType Conv2dGradWeightOp::getAccumulatorType() {
-  if (std::optional<FloatType> acc = getAccType())
-    return *acc;
-  return getDefaultAccumulatorType(getFloatElementType(getGrad()));
+  return accumulatorTypeOf(*this, getGrad());
 }
 Conv2dWindow Conv2dGradWeightOp::getWindow() {
   return windowOf(*this, getType().getShape().drop_front(2));

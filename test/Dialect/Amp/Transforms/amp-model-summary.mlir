@@ -45,6 +45,25 @@ func.func @mixed(%w: tensor<1024x1024xf16> {amp.param}, %g: tensor<1024xbf16> {a
   return %3 : tensor<f32>
 }
 
+// Dropout: the generator is no batch input; the training dropouts are
+// counted. FLOPs: 1 per element of each dropout (12 + 12), matmul 2*4*3*3
+// = 72, sum 12: 108.
+// CHECK-LABEL: function @dropped
+// CHECK-NEXT: ops: 4 (contraction 1, elementwise 2, reduction 1)
+// CHECK-NEXT: by name: amp.dropout=2 amp.matmul=1 amp.sum=1
+// CHECK-NEXT: parameters: 1 tensors, 9 elements (36.00 B)
+// CHECK-NEXT: inputs: 1
+// CHECK-NEXT: random: 1 training dropouts, a generator argument
+// CHECK-NEXT: forward FLOPs: 108 (108.00 FLOP)
+func.func @dropped(%x: tensor<4x3xf32>, %rng: tensor<2xi64> {amp.rng},
+                   %w: tensor<3x3xf32> {amp.param}) -> tensor<f32> {
+  %a = amp.dropout %x, %rng p = 0.1 stream = 0 training : tensor<4x3xf32>
+  %h = amp.matmul %a, %w : tensor<4x3xf32>, tensor<3x3xf32> to tensor<4x3xf32>
+  %b = amp.dropout %h, %rng p = 0.1 stream = 1 : tensor<4x3xf32>
+  %s = amp.sum %b dims = [0, 1] : tensor<4x3xf32> to tensor<f32>
+  return %s : tensor<f32>
+}
+
 // Declarations have no body and are skipped.
 // CHECK-NOT: function @external
 func.func private @external(tensor<2xf32>) -> tensor<2xf32>

@@ -52,8 +52,13 @@ struct FunctionSummary {
   /// Arguments marked `amp.buffer` (batch norm's running statistics).
   int64_t numBuffers = 0;
   int64_t numBufferElements = 0;
-  /// Arguments that are neither parameters nor buffers (the batch).
+  /// Arguments that are neither parameters nor buffers nor the random
+  /// generator (the batch).
   int64_t numInputs = 0;
+  /// The training dropouts (amp.dropout with `training`), and whether an
+  /// argument is the random generator they draw from (amp.rng).
+  int64_t numTrainingDropouts = 0;
+  bool hasGenerator = false;
   /// Sum of FlopCountOpInterface over the body.
   int64_t forwardFlops = 0;
 };
