@@ -242,12 +242,7 @@ static void decompose(AdaptiveAvgPool2dOp op) {
   auto counts = AdaptiveAvgPool2dOp::getWindowSizes(in[2], in[3], out);
   SmallVector<APFloat> values;
   for (double count : counts)
-    values.push_back(APFloat(count));
-  for (APFloat &value : values) {
-    bool losesInfo = false;
-    value.convert(wide.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-                  &losesInfo);
-  }
+    values.push_back(b.getFloatAttr(wide, count).getValue());
   Value divisor =
       b.create<ConstantOp>(loc, DenseElementsAttr::get(countType, values));
   Value mean = b.create<DivOp>(loc, sums, divisor);

@@ -458,13 +458,8 @@ LogicalResult vjp(AdaptiveAvgPool2dOp op, VJPBuilder &v, Value g, Grads &out) {
       getDefaultAccumulatorType(cast<FloatType>(input.getElementType()));
   auto constant = [&](ArrayRef<int64_t> shape, ArrayRef<double> data) {
     SmallVector<APFloat> values;
-    for (double value : data) {
-      APFloat element(value);
-      bool losesInfo = false;
-      element.convert(wide.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-                      &losesInfo);
-      values.push_back(element);
-    }
+    for (double value : data)
+      values.push_back(v.b.getFloatAttr(wide, value).getValue());
     return v.b.create<ConstantOp>(
         v.loc,
         DenseElementsAttr::get(RankedTensorType::get(shape, wide), values));
