@@ -10,6 +10,7 @@
 #define AMP_RUNTIME_SRC_BACKEND_H
 
 #include "amp_runtime/attention.h"
+#include "amp_runtime/conv.h"
 #include "amp_runtime/gemm.h"
 #include "amp_runtime/optimizer_kernels.h"
 #include "amp_runtime/row_kernels.h"
@@ -23,6 +24,7 @@ namespace amprt {
 
 struct SgdSource;   // optimizer_bodies.h
 struct AdamwSource; // optimizer_bodies.h
+struct ConvStage;   // conv_bodies.h
 
 enum class CopyKind { HostToDevice, DeviceToHost, DeviceToDevice };
 
@@ -126,6 +128,21 @@ public:
                                          const void *dout, const float *lse,
                                          void *dq, void *dk, void *dv,
                                          float *workspace) = 0;
+
+  /// conv_bodies.h's stage, over its `count` elements; arguments checked.
+  virtual amp_status_t convStage(void *stream, const ConvStage &stage) = 0;
+  /// A pass of conv.h through a library (cuDNN), on operands (x, w), (dy,
+  /// w) or (x, dy) by the pass, with the `workspaceBytes` the
+  /// decomposition would use. Sets *ran; false, with nothing done, where no
+  /// library takes it: conv.cpp then runs the decomposition.
+  virtual amp_status_t convLibrary(void *stream, amp_conv2d_pass_t pass,
+                                   const amp_conv2d_t &conv, const void *a,
+                                   const void *b, const void *bias, void *out,
+                                   void *workspace, size_t workspaceBytes,
+                                   bool *ran) {
+    *ran = false;
+    return nullptr;
+  }
 };
 
 /// Whether `sizes` (non-negative) multiply to a count of 4-byte elements

@@ -4,8 +4,10 @@
 #include "amp_runtime/row_math.h"
 #include "amp_runtime/scalar_math.h"
 #include "backend.h"
+#include "conv_bodies.h"
 #ifdef AMP_RUNTIME_HAS_CUDNN
 #include "cudnn_attention.h"
+#include "cudnn_conv.h"
 #endif
 #include "optimizer_bodies.h"
 #include "row_bodies.h"
@@ -415,6 +417,14 @@ __global__ void attentionStoreKernel(amp_dtype_t dtype, int64_t count,
   }
 }
 
+/// A stage of conv.h's decomposition (conv_bodies.h), a thread per
+/// element, the grid striding over the rest.
+__global__ void convStageKernel(const amprt::ConvStage stage) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+       i < stage.count; i += int64_t(gridDim.x) * blockDim.x)
+    amprt::runConvStage(stage, i);
+}
+
 class CudaBackend final : public amprt::Backend {
 public:
   explicit CudaBackend(int ordinal) : ordinal(ordinal) {}
@@ -468,6 +478,7 @@ public:
     if (!cudnnTried) {
       cudnnTried = true;
       amp_status_free(amprt::CudnnAttention::create(cudnn));
+      amp_status_free(amprt::CudnnConv::create(cudnnConv));
     }
 #endif
     workspaces[stream] = workspace;
@@ -884,6 +895,40 @@ public:
     return AMP_CUDA(cudaGetLastError());
   }
 
+  amp_status_t convStage(void *stream, const amprt::ConvStage &stage) override {
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    if (stage.count == 0)
+      return nullptr;
+    convStageKernel<<<static_cast<unsigned>(
+                          amprt::elementGrid(stage.count).blocks),
+                      kThreads, 0, cast(stream)>>>(stage);
+    return AMP_CUDA(cudaGetLastError());
+  }
+
+  amp_status_t convLibrary(void *stream, amp_conv2d_pass_t pass,
+                           const amp_conv2d_t &conv, const void *a,
+                           const void *b, const void *bias, void *out,
+                           void *workspace, size_t workspaceBytes,
+                           bool *ran) override {
+    *ran = false;
+#ifdef AMP_RUNTIME_HAS_CUDNN
+    // cuDNN takes the larger of the decomposition's workspace and the
+    // stream's.
+    if (cudnnConv) {
+      AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+      size_t streamBytes = 0;
+      void *streamScratch = this->workspace(stream, &streamBytes);
+      if (!workspace || streamBytes > workspaceBytes) {
+        workspace = streamScratch;
+        workspaceBytes = streamBytes;
+      }
+      return cudnnConv->run(stream, pass, conv, a, b, bias, out, workspace,
+                            workspaceBytes, ran);
+    }
+#endif
+    return nullptr;
+  }
+
 private:
   /// Rows beyond what one grid of kRowsPerBlock-row blocks can cover.
   static amp_status_t checkGrid(int64_t rows) {
@@ -928,8 +973,10 @@ private:
   cublasLtHandle_t lt = nullptr;
   std::unordered_map<void *, void *> workspaces;
 #ifdef AMP_RUNTIME_HAS_CUDNN
-  /// cuDNN's attention, made with the first stream; null without cuDNN.
+  /// cuDNN's attention and convolutions, made with the first stream;
+  /// null without cuDNN.
   std::unique_ptr<amprt::CudnnAttention> cudnn;
+  std::unique_ptr<amprt::CudnnConv> cudnnConv;
   bool cudnnTried = false;
 #endif
   /// The GEMMs planned so far; a step's are the same every run.

@@ -2,21 +2,17 @@
 //
 // Each attention shape gets one cuDNN graph, built once: the tensors are
 // attention.h's [batch, seq, head_dim], given to cuDNN as [batch, 1, seq,
-// head_dim] (the runtime's batch already folds the heads in). The frontend
-// throws on some failures (a library it cannot load); nothing it throws
-// leaves this file.
+// head_dim] (the runtime's batch already folds the heads in); plans are
+// built and run as cudnn_graphs.h does.
 //
 //===----------------------------------------------------------------------===//
 
 #include "cudnn_attention.h"
 
-#include "status.h"
-
-#include <cudnn_frontend.h>
+#include "cudnn_graphs.h"
 
 #include <cstdint>
 #include <cstring>
-#include <exception>
 #include <map>
 #include <mutex>
 #include <string>
@@ -48,13 +44,6 @@ PlanKey keyOf(const amp_attention_t &a, Direction direction) {
           a.causal,
           direction};
 }
-
-/// A graph cuDNN has built a plan for, or why it has none.
-struct Plan {
-  std::shared_ptr<fe::graph::Graph> graph;
-  int64_t workspaceBytes = 0;
-  std::string declined;
-};
 
 /// Q, K, V, out and their gradients: [batch, 1, seq, head_dim], dense.
 std::shared_ptr<fe::graph::Tensor_attributes>
@@ -137,21 +126,13 @@ std::string refusal(const amp_attention_t &a) {
   return {};
 }
 
-/// The frontend's alignment for every tensor's address.
-bool aligned(std::initializer_list<const void *> pointers) {
-  for (const void *pointer : pointers)
-    if (pointer && reinterpret_cast<uintptr_t>(pointer) % 16 != 0)
-      return false;
-  return true;
-}
-
 } // namespace
 
 struct amprt::CudnnAttention::Impl {
   cudnnHandle_t handle = nullptr;
   /// Guards the plans and the handle's stream between set and execute.
   std::mutex mutex;
-  std::map<PlanKey, std::shared_ptr<const Plan>> plans;
+  std::map<PlanKey, std::shared_ptr<const CudnnPlan>> plans;
 
   ~Impl() {
     if (handle)
@@ -159,35 +140,20 @@ struct amprt::CudnnAttention::Impl {
   }
 
   /// The plan of `a` in `direction`, built on first use.
-  std::shared_ptr<const Plan> planFor(const amp_attention_t &a,
-                                      Direction direction) {
+  std::shared_ptr<const CudnnPlan> planFor(const amp_attention_t &a,
+                                           Direction direction) {
     PlanKey key = keyOf(a, direction);
     auto found = plans.find(key);
     if (found != plans.end())
       return found->second;
-    auto plan = std::make_shared<Plan>();
-    plan->declined = refusal(a);
-    if (plan->declined.empty()) {
-      try {
-        plan->graph = makeGraph(a, direction);
-        fe::error_t status = plan->graph->validate();
-        if (status.is_good())
-          status = plan->graph->build_operation_graph(handle);
-        if (status.is_good())
-          status = plan->graph->create_execution_plans({fe::HeurMode_t::A});
-        if (status.is_good())
-          status = plan->graph->check_support(handle);
-        if (status.is_good())
-          status = plan->graph->build_plans(handle);
-        if (status.is_good())
-          status = plan->graph->get_workspace_size(plan->workspaceBytes);
-        if (status.is_bad())
-          plan->declined = status.get_message();
-      } catch (const std::exception &error) {
-        plan->declined = error.what();
-      }
-      if (!plan->declined.empty())
-        plan->graph.reset();
+    std::shared_ptr<const CudnnPlan> plan;
+    std::string why = refusal(a);
+    if (why.empty()) {
+      plan = buildCudnnPlan(handle, [&] { return makeGraph(a, direction); });
+    } else {
+      auto declined = std::make_shared<CudnnPlan>();
+      declined->declined = why;
+      plan = declined;
     }
     return plans.emplace(key, std::move(plan)).first->second;
   }
@@ -196,28 +162,9 @@ struct amprt::CudnnAttention::Impl {
   amp_status_t run(void *stream, const amp_attention_t &a, Direction direction,
                    std::unordered_map<int64_t, void *> pack, void *workspace,
                    size_t workspaceBytes, bool *ran) {
-    *ran = false;
     std::lock_guard<std::mutex> lock(mutex);
-    std::shared_ptr<const Plan> plan = planFor(a, direction);
-    if (!plan->graph ||
-        static_cast<uint64_t>(plan->workspaceBytes) > workspaceBytes)
-      return nullptr;
-    cudnnStatus_t set =
-        cudnnSetStream(handle, static_cast<cudaStream_t>(stream));
-    if (set != CUDNN_STATUS_SUCCESS)
-      return AMP_STATUS(AMP_DEVICE_ERROR, "cudnnSetStream: %s",
-                        cudnnGetErrorString(set));
-    fe::error_t status;
-    try {
-      status = plan->graph->execute(handle, pack, workspace);
-    } catch (const std::exception &error) {
-      return AMP_STATUS(AMP_DEVICE_ERROR, "cuDNN attention: %s", error.what());
-    }
-    if (status.is_bad())
-      return AMP_STATUS(AMP_DEVICE_ERROR, "cuDNN attention: %s",
-                        status.get_message().c_str());
-    *ran = true;
-    return nullptr;
+    return runCudnnPlan(handle, stream, *planFor(a, direction), std::move(pack),
+                        workspace, workspaceBytes, "attention", ran);
   }
 };
 
@@ -229,12 +176,7 @@ amprt::CudnnAttention::~CudnnAttention() = default;
 amp_status_t
 amprt::CudnnAttention::create(std::unique_ptr<CudnnAttention> &out) {
   auto impl = std::make_unique<Impl>();
-  cudnnStatus_t status = cudnnCreate(&impl->handle);
-  if (status != CUDNN_STATUS_SUCCESS) {
-    impl->handle = nullptr;
-    return AMP_STATUS(AMP_UNAVAILABLE, "cudnnCreate: %s",
-                      cudnnGetErrorString(status));
-  }
+  AMP_RETURN_IF_ERROR(createCudnnHandle(&impl->handle));
   out.reset(new CudnnAttention(std::move(impl)));
   return nullptr;
 }
@@ -243,20 +185,14 @@ amp_status_t amprt::CudnnAttention::validate(const amp_attention_t &a,
                                              bool backward, bool withLse,
                                              int sm) {
   std::string why = refusal(a);
-  if (why.empty()) {
-    try {
-      fe::error_t status = makeGraph(a,
-                                     backward  ? kBackward
-                                     : withLse ? kForwardWithLse
-                                               : kForward,
-                                     sm)
-                               ->validate();
-      if (status.is_bad())
-        why = status.get_message();
-    } catch (const std::exception &error) {
-      why = error.what();
-    }
-  }
+  if (why.empty())
+    why = validateCudnnGraph([&] {
+      return makeGraph(a,
+                       backward  ? kBackward
+                       : withLse ? kForwardWithLse
+                                 : kForward,
+                       sm);
+    });
   if (why.empty())
     return nullptr;
   return AMP_STATUS(AMP_INVALID_ARGUMENT, "cuDNN refuses this attention: %s",
@@ -270,7 +206,7 @@ amp_status_t amprt::CudnnAttention::forward(void *stream,
                                             float *lse, void *workspace,
                                             size_t workspaceBytes, bool *ran) {
   *ran = false;
-  if (!aligned({q, k, v, out, lse, workspace}))
+  if (!cudnnAligned({q, k, v, out, lse, workspace}))
     return nullptr;
   std::unordered_map<int64_t, void *> pack{{kQ, const_cast<void *>(q)},
                                            {kK, const_cast<void *>(k)},
@@ -288,7 +224,7 @@ amp_status_t amprt::CudnnAttention::backward(
     void *dq, void *dk, void *dv, void *workspace, size_t workspaceBytes,
     bool *ran) {
   *ran = false;
-  if (!aligned({q, k, v, out, dout, lse, dq, dk, dv, workspace}))
+  if (!cudnnAligned({q, k, v, out, dout, lse, dq, dk, dv, workspace}))
     return nullptr;
   std::unordered_map<int64_t, void *> pack{{kQ, const_cast<void *>(q)},
                                            {kK, const_cast<void *>(k)},

@@ -3,6 +3,7 @@
 #include "amp_runtime/row_math.h"
 #include "amp_runtime/scalar_math.h"
 #include "backend.h"
+#include "conv_bodies.h"
 #include "host_kernels.h"
 #include "optimizer_bodies.h"
 #include "row_bodies.h"
@@ -282,6 +283,14 @@ public:
                                  void *dvOut, float *workspace) override {
     return amprt::hostAttentionBackward(a, q, k, v, out, dout, lse, dqOut,
                                         dkOut, dvOut, workspace);
+  }
+
+  amp_status_t convStage(void *, const amprt::ConvStage &stage) override {
+    return amprt::parallelFor(stage.count, 4096,
+                              [&](int64_t begin, int64_t end) {
+                                for (int64_t i = begin; i < end; ++i)
+                                  amprt::runConvStage(stage, i);
+                              });
   }
 };
 } // namespace

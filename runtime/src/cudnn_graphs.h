@@ -1,0 +1,123 @@
+//===- cudnn_graphs.h - cuDNN frontend graphs, built once and run -*- C++ -*-===//
+//
+// What the CUDA backend's cuDNN calls (attention, convolutions) share: a
+// graph's plan built on its first use and kept, the refusal kept instead
+// where cuDNN has none, and a run that reports whether it ran, so that the
+// backend falls back to its own kernels. The frontend throws on some
+// failures (a library it cannot load); nothing it throws leaves here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_RUNTIME_SRC_CUDNN_GRAPHS_H
+#define AMP_RUNTIME_SRC_CUDNN_GRAPHS_H
+
+#include "status.h"
+
+#include <cudnn_frontend.h>
+
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+namespace amprt {
+
+/// A graph cuDNN has built a plan for, or why it has none.
+struct CudnnPlan {
+  std::shared_ptr<cudnn_frontend::graph::Graph> graph;
+  int64_t workspaceBytes = 0;
+  std::string declined;
+};
+
+/// Builds the plan of `graph` (made by `make`, which may throw) on
+/// `handle`, with heuristics mode A.
+template <typename Make>
+std::shared_ptr<const CudnnPlan> buildCudnnPlan(cudnnHandle_t handle,
+                                                Make make) {
+  namespace fe = cudnn_frontend;
+  auto plan = std::make_shared<CudnnPlan>();
+  try {
+    plan->graph = make();
+    fe::error_t status = plan->graph->validate();
+    if (status.is_good())
+      status = plan->graph->build_operation_graph(handle);
+    if (status.is_good())
+      status = plan->graph->create_execution_plans({fe::HeurMode_t::A});
+    if (status.is_good())
+      status = plan->graph->check_support(handle);
+    if (status.is_good())
+      status = plan->graph->build_plans(handle);
+    if (status.is_good())
+      status = plan->graph->get_workspace_size(plan->workspaceBytes);
+    if (status.is_bad())
+      plan->declined = status.get_message();
+  } catch (const std::exception &error) {
+    plan->declined = error.what();
+  }
+  if (!plan->declined.empty())
+    plan->graph.reset();
+  return plan;
+}
+
+/// Why the frontend refuses the graph `make` builds (for the GPU it was
+/// made for), without a GPU: empty where it validates.
+template <typename Make> std::string validateCudnnGraph(Make make) {
+  try {
+    cudnn_frontend::error_t status = make()->validate();
+    return status.is_bad() ? status.get_message() : std::string();
+  } catch (const std::exception &error) {
+    return error.what();
+  }
+}
+
+/// Runs `plan` over `pack` on `stream`, or sets *ran to false where it has
+/// no graph or needs more than `workspaceBytes`. `what` names the call in
+/// errors.
+inline amp_status_t runCudnnPlan(cudnnHandle_t handle, void *stream,
+                                 const CudnnPlan &plan,
+                                 std::unordered_map<int64_t, void *> pack,
+                                 void *workspace, size_t workspaceBytes,
+                                 const char *what, bool *ran) {
+  *ran = false;
+  if (!plan.graph || static_cast<uint64_t>(plan.workspaceBytes) > workspaceBytes)
+    return nullptr;
+  cudnnStatus_t set = cudnnSetStream(handle, static_cast<cudaStream_t>(stream));
+  if (set != CUDNN_STATUS_SUCCESS)
+    return AMP_STATUS(AMP_DEVICE_ERROR, "cudnnSetStream: %s",
+                      cudnnGetErrorString(set));
+  cudnn_frontend::error_t status;
+  try {
+    status = plan.graph->execute(handle, pack, workspace);
+  } catch (const std::exception &error) {
+    return AMP_STATUS(AMP_DEVICE_ERROR, "cuDNN %s: %s", what, error.what());
+  }
+  if (status.is_bad())
+    return AMP_STATUS(AMP_DEVICE_ERROR, "cuDNN %s: %s", what,
+                      status.get_message().c_str());
+  *ran = true;
+  return nullptr;
+}
+
+/// Whether every non-null pointer is 16-byte aligned, as the frontend
+/// wants every tensor's address.
+inline bool cudnnAligned(std::initializer_list<const void *> pointers) {
+  for (const void *pointer : pointers)
+    if (pointer && reinterpret_cast<uintptr_t>(pointer) % 16 != 0)
+      return false;
+  return true;
+}
+
+/// A cuDNN handle on the current device, or AMP_UNAVAILABLE.
+inline amp_status_t createCudnnHandle(cudnnHandle_t *out) {
+  cudnnStatus_t status = cudnnCreate(out);
+  if (status == CUDNN_STATUS_SUCCESS)
+    return nullptr;
+  *out = nullptr;
+  return AMP_STATUS(AMP_UNAVAILABLE, "cudnnCreate: %s",
+                    cudnnGetErrorString(status));
+}
+
+} // namespace amprt
+
+#endif // AMP_RUNTIME_SRC_CUDNN_GRAPHS_H
