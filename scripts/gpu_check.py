@@ -64,6 +64,12 @@ CASES = [
     ("gpt-unfused-f16", "gpt_block_unfused", "f16", [], 0.1, 3e-2),
     ("gpt2-f16-clip", "gpt2", "f16", ["--train-options=max-grad-norm=1.0"],
      0.1, 3e-2),
+    # ResNet-8: cuDNN's convolutions (fprop with a bias, dgrad, wgrad) and
+    # batch norm's running statistics, in f16 and in f32.
+    ("resnet-f16", "resnet", "f16",
+     ["--optimizer=sgd", "--train-options=momentum=0.9"], 0.1, 3e-2),
+    ("resnet-f32", "resnet", "f32",
+     ["--optimizer=sgd", "--train-options=momentum=0.9"], 0.1, 1e-3),
 ]
 GPT2_SIZES = ["--layers", "2", "--width", "128", "--heads", "4", "--seq", "128",
               "--vocab", "512", "--batch", "8"]

@@ -31,8 +31,8 @@ amp_status_t checkConv(const amp_conv2d_t *c) {
                       "result takes the operands' type, or f32",
                       dtype, yDtype);
   if (c->batch < 1 || c->channels < 1 || c->height < 1 || c->width < 1 ||
-      c->out_channels < 1 || c->groups < 1 ||
-      c->channels % c->groups != 0 || c->out_channels % c->groups != 0)
+      c->out_channels < 1 || c->groups < 1 || c->channels % c->groups != 0 ||
+      c->out_channels % c->groups != 0)
     return AMP_STATUS(
         AMP_INVALID_ARGUMENT,
         "convolution sizes batch %lld, channels %lld, %lld x %lld, out "
@@ -64,12 +64,12 @@ amp_status_t checkConv(const amp_conv2d_t *c) {
                       "%lld x %lld image",
                       static_cast<long long>(c->height),
                       static_cast<long long>(c->width));
-  if (!amprt::bytesFit({c->batch, c->channels, c->kernel[0], c->kernel[1],
-                        outH, outW, 4}) ||
+  if (!amprt::bytesFit(
+          {c->batch, c->channels, c->kernel[0], c->kernel[1], outH, outW, 4}) ||
       !amprt::bytesFit({c->batch, c->out_channels, outH, outW, 4}) ||
       !amprt::bytesFit({c->batch, c->channels, c->height, c->width}) ||
-      !amprt::bytesFit({c->out_channels, c->channels, c->kernel[0],
-                        c->kernel[1]}))
+      !amprt::bytesFit(
+          {c->out_channels, c->channels, c->kernel[0], c->kernel[1]}))
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "convolution sizes overflow");
   return nullptr;
 }
@@ -87,7 +87,8 @@ amp_status_t checkWorkspace(const amp_conv2d_t &c, amp_conv2d_pass_t pass,
 struct Shape {
   int64_t positions, groupOutputs, columns; // OH * OW, O / G, C / G * KH * KW
   explicit Shape(const amp_conv2d_t &c)
-      : positions(amprt::conv2dOutputSize(c, 0) * amprt::conv2dOutputSize(c, 1)),
+      : positions(amprt::conv2dOutputSize(c, 0) *
+                  amprt::conv2dOutputSize(c, 1)),
         groupOutputs(c.out_channels / c.groups),
         columns(c.channels / c.groups * c.kernel[0] * c.kernel[1]) {}
 };
@@ -102,8 +103,8 @@ amp_status_t runStage(amprt::Backend *backend, void *handle,
                       ConvStage::Kind kind, const amp_conv2d_t &c,
                       int64_t count, const void *in, void *out,
                       const void *bias = nullptr, int64_t rows = 0) {
-  return backend->convStage(handle, ConvStage{kind, c, count, rows, in, bias,
-                                              out});
+  return backend->convStage(handle,
+                            ConvStage{kind, c, count, rows, in, bias, out});
 }
 
 /// y = W . im2col(x) per image, as [G, O/G, cols] x [G, cols, P].
@@ -121,7 +122,7 @@ amp_status_t decomposedForward(amprt::Backend *backend, void *handle,
   // With a bias, the sums stay f32 until it is added.
   amp_dtype_t sumType = bias ? AMP_F32 : c.y_dtype;
   void *sums = layout.sums >= 0 ? at(workspace, layout.sums) : y;
-  amp_gemm_t g{c.dtype,   sumType, 0,    0,   s.groupOutputs, s.positions,
+  amp_gemm_t g{c.dtype,   sumType,  0,    0,    s.groupOutputs,   s.positions,
                s.columns, c.groups, 1.0f, 0.0f, AMP_EPILOGUE_NONE};
   for (int64_t n = 0; n < c.batch; ++n)
     AMP_RETURN_IF_ERROR(backend->gemm(
@@ -144,9 +145,11 @@ amp_status_t decomposedBackwardData(amprt::Backend *backend, void *handle,
   Shape s(c);
   amprt::Conv2dWorkspace layout =
       amprt::conv2dWorkspace(c, AMP_CONV2D_BACKWARD_DATA, false);
-  float *columnGrads = reinterpret_cast<float *>(at(workspace, layout.columnGrads));
-  amp_gemm_t g{c.dtype,        AMP_F32,  1,    0,   s.columns, s.positions,
-               s.groupOutputs, c.groups, 1.0f, 0.0f, AMP_EPILOGUE_NONE};
+  float *columnGrads =
+      reinterpret_cast<float *>(at(workspace, layout.columnGrads));
+  amp_gemm_t g{c.dtype,          AMP_F32,        1,        0,    s.columns,
+               s.positions,      s.groupOutputs, c.groups, 1.0f, 0.0f,
+               AMP_EPILOGUE_NONE};
   for (int64_t n = 0; n < c.batch; ++n)
     AMP_RETURN_IF_ERROR(backend->gemm(
         handle, g, w,
@@ -178,9 +181,17 @@ amp_status_t decomposedBackwardFilter(amprt::Backend *backend, void *handle,
   AMP_RETURN_IF_ERROR(runStage(backend, handle, ConvStage::LeadGroups, c,
                                c.batch * c.out_channels * s.positions, dy,
                                leadGrads, nullptr, s.groupOutputs));
-  amp_gemm_t g{c.dtype,   c.dtype,               0,        1,
-               s.groupOutputs, s.columns, c.batch * s.positions, c.groups,
-               1.0f,      0.0f,                  AMP_EPILOGUE_NONE};
+  amp_gemm_t g{c.dtype,
+               c.dtype,
+               0,
+               1,
+               s.groupOutputs,
+               s.columns,
+               c.batch * s.positions,
+               c.groups,
+               1.0f,
+               0.0f,
+               AMP_EPILOGUE_NONE};
   return backend->gemm(handle, g, leadGrads, leadColumns, nullptr, dw);
 }
 
@@ -191,8 +202,8 @@ amp_status_t tryLibrary(amp_stream_t *stream, amp_conv2d_pass_t pass,
                         bool *ran) {
   size_t bytes = static_cast<size_t>(
       amprt::conv2dWorkspace(c, pass, bias != nullptr).bytes);
-  return amprt::backendOf(stream)->convLibrary(amprt::handleOf(stream), pass,
-                                               c, a, b, bias, out, workspace,
+  return amprt::backendOf(stream)->convLibrary(amprt::handleOf(stream), pass, c,
+                                               a, b, bias, out, workspace,
                                                workspace ? bytes : 0, ran);
 }
 
@@ -245,8 +256,8 @@ amp_status_t amp_conv2d_backward_data(amp_stream_t *stream,
   AMP_RETURN_IF_ERROR(
       checkWorkspace(*conv, AMP_CONV2D_BACKWARD_DATA, false, workspace));
   bool ran = false;
-  AMP_RETURN_IF_ERROR(tryLibrary(stream, AMP_CONV2D_BACKWARD_DATA, *conv, dy,
-                                 w, nullptr, dx, workspace, &ran));
+  AMP_RETURN_IF_ERROR(tryLibrary(stream, AMP_CONV2D_BACKWARD_DATA, *conv, dy, w,
+                                 nullptr, dx, workspace, &ran));
   if (ran)
     return nullptr;
   return decomposedBackwardData(amprt::backendOf(stream),
@@ -255,8 +266,8 @@ amp_status_t amp_conv2d_backward_data(amp_stream_t *stream,
 }
 
 amp_status_t amp_conv2d_backward_filter(amp_stream_t *stream,
-                                        const amp_conv2d_t *conv,
-                                        const void *x, const void *dy, void *dw,
+                                        const amp_conv2d_t *conv, const void *x,
+                                        const void *dy, void *dw,
                                         void *workspace) {
   if (!stream)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "the stream is null");

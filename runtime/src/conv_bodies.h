@@ -112,8 +112,8 @@ AMP_HOST_DEVICE inline void runConvStage(const ConvStage &s, int64_t i) {
   }
   case ConvStage::AddBias: {
     const int64_t channel = i / positions % c.out_channels;
-    const float sum = static_cast<const float *>(s.in)[i] +
-                      load(c.y_dtype, s.bias, channel);
+    const float sum =
+        static_cast<const float *>(s.in)[i] + load(c.y_dtype, s.bias, channel);
     store(c.y_dtype, s.out, i, sum);
     return;
   }
@@ -122,8 +122,8 @@ AMP_HOST_DEVICE inline void runConvStage(const ConvStage &s, int64_t i) {
     const int64_t p = i % positions, n = i / positions % c.batch;
     const int64_t r = i / (positions * c.batch) % s.rows;
     const int64_t g = i / (positions * c.batch * s.rows);
-    copyElement(c.dtype, s.in, ((n * c.groups + g) * s.rows + r) * positions + p,
-                s.out, i);
+    copyElement(c.dtype, s.in,
+                ((n * c.groups + g) * s.rows + r) * positions + p, s.out, i);
     return;
   }
   }

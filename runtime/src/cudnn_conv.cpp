@@ -3,7 +3,8 @@
 // Each convolution pass gets one cuDNN graph, built once: the image, the
 // output and their gradients as [N, C, H, W] with NCHW strides, the weight
 // as [O, C / G, KH, KW] (cuDNN reads the groups from the channel counts),
-// f32 compute. Plans are built and run as cudnn_graphs.h does.
+// f32 compute, deterministic engines that sum in f32 (excludedNotes).
+// Plans are built and run as cudnn_graphs.h does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -74,6 +75,21 @@ template <typename Attributes> Attributes window(const amp_conv2d_t &c) {
       .set_post_padding({c.padding[2], c.padding[3]})
       .set_stride({c.strides[0], c.strides[1]})
       .set_dilation({c.dilations[0], c.dilations[1]});
+}
+
+/// The engines a convolution of `dtype` may not use, so that it sums in
+/// f32 as conv.h says, from the operands' values, and gives the same bits
+/// every run: none that reduces in a narrower type, converts the inputs
+/// down (TF32 for f32: tensor cores are for f16 and bf16 only), goes
+/// through FFT or Winograd transforms, or adds with atomics.
+std::vector<fe::NumericalNote_t> excludedNotes(amp_dtype_t dtype) {
+  std::vector<fe::NumericalNote_t> notes{
+      fe::NumericalNote_t::REDUCED_PRECISION_REDUCTION,
+      fe::NumericalNote_t::DOWN_CONVERT_INPUTS, fe::NumericalNote_t::FFT,
+      fe::NumericalNote_t::WINOGRAD, fe::NumericalNote_t::NONDETERMINISTIC};
+  if (dtype == AMP_F32)
+    notes.push_back(fe::NumericalNote_t::TENSOR_CORE);
+  return notes;
 }
 
 /// The graph of one pass, before cuDNN sees it, for a GPU of compute
@@ -155,17 +171,17 @@ struct amprt::CudnnConv::Impl {
       cudnnDestroy(handle);
   }
 
-  std::shared_ptr<const CudnnPlan> planFor(const amp_conv2d_t &c,
-                                           amp_conv2d_pass_t pass,
-                                           bool hasBias) {
+  std::shared_ptr<const CudnnPlan>
+  planFor(const amp_conv2d_t &c, amp_conv2d_pass_t pass, bool hasBias) {
     std::vector<int64_t> key = keyOf(c, pass, hasBias);
     auto found = plans.find(key);
     if (found != plans.end())
       return found->second;
     return plans
         .emplace(std::move(key),
-                 buildCudnnPlan(handle,
-                                [&] { return makeGraph(c, pass, hasBias); }))
+                 buildCudnnPlan(
+                     handle, [&] { return makeGraph(c, pass, hasBias); },
+                     excludedNotes(c.dtype)))
         .first->second;
   }
 };
@@ -185,12 +201,12 @@ amp_status_t amprt::CudnnConv::create(std::unique_ptr<CudnnConv> &out) {
 amp_status_t amprt::CudnnConv::validate(const amp_conv2d_t &conv,
                                         amp_conv2d_pass_t pass, bool hasBias,
                                         int sm) {
-  std::string why = validateCudnnGraph(
-      [&] { return makeGraph(conv, pass, hasBias, sm); });
+  std::string why =
+      validateCudnnGraph([&] { return makeGraph(conv, pass, hasBias, sm); });
   if (why.empty())
     return nullptr;
-  return AMP_STATUS(AMP_INVALID_ARGUMENT,
-                    "cuDNN refuses this convolution: %s", why.c_str());
+  return AMP_STATUS(AMP_INVALID_ARGUMENT, "cuDNN refuses this convolution: %s",
+                    why.c_str());
 }
 
 amp_status_t amprt::CudnnConv::run(void *stream, amp_conv2d_pass_t pass,
@@ -204,20 +220,22 @@ amp_status_t amprt::CudnnConv::run(void *stream, amp_conv2d_pass_t pass,
   std::unordered_map<int64_t, void *> pack;
   switch (pass) {
   case AMP_CONV2D_FORWARD:
-    pack = {{kX, const_cast<void *>(a)}, {kW, const_cast<void *>(b)}, {kY, out}};
+    pack = {
+        {kX, const_cast<void *>(a)}, {kW, const_cast<void *>(b)}, {kY, out}};
     if (bias)
       pack.emplace(kBias, const_cast<void *>(bias));
     break;
   case AMP_CONV2D_BACKWARD_DATA:
-    pack = {{kDy, const_cast<void *>(a)}, {kW, const_cast<void *>(b)}, {kDx, out}};
+    pack = {
+        {kDy, const_cast<void *>(a)}, {kW, const_cast<void *>(b)}, {kDx, out}};
     break;
   case AMP_CONV2D_BACKWARD_FILTER:
-    pack = {{kX, const_cast<void *>(a)}, {kDy, const_cast<void *>(b)}, {kDw, out}};
+    pack = {
+        {kX, const_cast<void *>(a)}, {kDy, const_cast<void *>(b)}, {kDw, out}};
     break;
   }
   std::lock_guard<std::mutex> lock(impl->mutex);
-  return runCudnnPlan(impl->handle, stream,
-                      *impl->planFor(conv, pass, bias != nullptr),
-                      std::move(pack), workspace, workspaceBytes,
-                      "convolution", ran);
+  return runCudnnPlan(
+      impl->handle, stream, *impl->planFor(conv, pass, bias != nullptr),
+      std::move(pack), workspace, workspaceBytes, "convolution", ran);
 }

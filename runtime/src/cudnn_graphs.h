@@ -1,4 +1,5 @@
-//===- cudnn_graphs.h - cuDNN frontend graphs, built once and run -*- C++ -*-===//
+//===- cudnn_graphs.h - cuDNN frontend graphs, built once and run -*- C++
+//-*-===//
 //
 // What the CUDA backend's cuDNN calls (attention, convolutions) share: a
 // graph's plan built on its first use and kept, the refusal kept instead
@@ -20,6 +21,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace amprt {
 
@@ -31,10 +33,12 @@ struct CudnnPlan {
 };
 
 /// Builds the plan of `graph` (made by `make`, which may throw) on
-/// `handle`, with heuristics mode A.
+/// `handle`, with heuristics mode A, leaving out the engines with any of
+/// the `excluded` numerical notes.
 template <typename Make>
-std::shared_ptr<const CudnnPlan> buildCudnnPlan(cudnnHandle_t handle,
-                                                Make make) {
+std::shared_ptr<const CudnnPlan> buildCudnnPlan(
+    cudnnHandle_t handle, Make make,
+    const std::vector<cudnn_frontend::NumericalNote_t> &excluded = {}) {
   namespace fe = cudnn_frontend;
   auto plan = std::make_shared<CudnnPlan>();
   try {
@@ -44,6 +48,8 @@ std::shared_ptr<const CudnnPlan> buildCudnnPlan(cudnnHandle_t handle,
       status = plan->graph->build_operation_graph(handle);
     if (status.is_good())
       status = plan->graph->create_execution_plans({fe::HeurMode_t::A});
+    if (status.is_good() && !excluded.empty())
+      plan->graph->deselect_numeric_notes(excluded);
     if (status.is_good())
       status = plan->graph->check_support(handle);
     if (status.is_good())
@@ -80,7 +86,8 @@ inline amp_status_t runCudnnPlan(cudnnHandle_t handle, void *stream,
                                  void *workspace, size_t workspaceBytes,
                                  const char *what, bool *ran) {
   *ran = false;
-  if (!plan.graph || static_cast<uint64_t>(plan.workspaceBytes) > workspaceBytes)
+  if (!plan.graph ||
+      static_cast<uint64_t>(plan.workspaceBytes) > workspaceBytes)
     return nullptr;
   cudnnStatus_t set = cudnnSetStream(handle, static_cast<cudaStream_t>(stream));
   if (set != CUDNN_STATUS_SUCCESS)

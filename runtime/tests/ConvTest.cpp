@@ -175,11 +175,10 @@ Expected backwardFilter(const amp_conv2d_t &c, const Tensor &x,
               for (int64_t xo = 0; xo < ow; ++xo) {
                 float product =
                     dy.values[((n * c.out_channels + o) * oh + y) * ow + xo] *
-                    imageAt(c, x, n, o / og * cg + ch,
-                            y * c.strides[0] - c.padding[0] +
-                                kh * c.dilations[0],
-                            xo * c.strides[1] - c.padding[1] +
-                                kw * c.dilations[1]);
+                    imageAt(
+                        c, x, n, o / og * cg + ch,
+                        y * c.strides[0] - c.padding[0] + kh * c.dilations[0],
+                        xo * c.strides[1] - c.padding[1] + kw * c.dilations[1]);
                 sum = sum + product;
                 magnitude += std::fabs(product);
               }
@@ -223,8 +222,8 @@ protected:
         uint32_t want, have;
         std::memcpy(&want, &e.values[i], 4);
         std::memcpy(&have, &got[i], 4);
-        ASSERT_EQ(have, want) << "element " << i << ": " << got[i]
-                              << " != " << e.values[i];
+        ASSERT_EQ(have, want)
+            << "element " << i << ": " << got[i] << " != " << e.values[i];
       } else {
         double bound = e.terms * 0x1p-24 * e.magnitudes[i] +
                        2 * unitRoundoff(dtype) * std::fabs(e.values[i]);
@@ -237,8 +236,8 @@ protected:
   void checkPasses(const amp_conv2d_t &c, uint32_t seed) {
     std::mt19937 rng(seed);
     const int64_t oh = outSize(c, 0), ow = outSize(c, 1);
-    Tensor x = randomTensor(rng, c.dtype,
-                            c.batch * c.channels * c.height * c.width);
+    Tensor x =
+        randomTensor(rng, c.dtype, c.batch * c.channels * c.height * c.width);
     Tensor w = randomTensor(rng, c.dtype,
                             c.out_channels * c.channels / c.groups *
                                 c.kernel[0] * c.kernel[1]);
@@ -282,8 +281,8 @@ protected:
 
 /// 2 images of 4 channels, 7 x 9, into 6 channels: 3x3, padding 1.
 amp_conv2d_t basic(amp_dtype_t dtype, amp_dtype_t yDtype) {
-  return {dtype, yDtype, 2, 4, 7, 9, 6, 1, {3, 3}, {1, 1}, {1, 1},
-          {1, 1, 1, 1}};
+  return {dtype, yDtype, 2,      4,      7,      9,
+          6,     1,      {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}};
 }
 
 TEST_P(ConvTest, PassesOfAPlainConvolution) {
@@ -301,16 +300,16 @@ TEST_P(ConvTest, LowPrecisionOperandsIntoAnF32Result) {
 TEST_P(ConvTest, StridedDilatedGroupedUnevenlyPadded) {
   // Groups of 2 channels, a 3x2 window dilated (2, 1), strides (2, 3),
   // padding top 2, left 0, bottom 1, right 2.
-  amp_conv2d_t c{AMP_F16, AMP_F16, 3,        4,      11,     10,
-                 6,       2,       {3, 2},   {2, 3}, {2, 1}, {2, 0, 1, 2}};
+  amp_conv2d_t c{AMP_F16, AMP_F16, 3,      4,      11,     10,
+                 6,       2,       {3, 2}, {2, 3}, {2, 1}, {2, 0, 1, 2}};
   checkPasses(c, 4);
   c.dtype = c.y_dtype = AMP_F32;
   checkPasses(c, 5);
 }
 
 TEST_P(ConvTest, Depthwise) {
-  amp_conv2d_t c{AMP_BF16, AMP_BF16, 2,        5,      6,      6,
-                 5,        5,        {3, 3},   {1, 1}, {1, 1}, {1, 1, 1, 1}};
+  amp_conv2d_t c{AMP_BF16, AMP_BF16, 2,      5,      6,      6,
+                 5,        5,        {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}};
   checkPasses(c, 6);
 }
 
@@ -341,10 +340,12 @@ TEST_P(ConvTest, RefusesBadConvolutions) {
   expectInvalidArgument(
       amp_conv2d_forward(stream, &c, p, p, nullptr, p, nullptr),
       "needs its workspace");
-  expectInvalidArgument(amp_conv2d_forward(stream, &c, nullptr, p, nullptr, p, p),
-                        "x, w or y is null");
-  expectInvalidArgument(amp_conv2d_forward(stream, nullptr, p, p, nullptr, p, p),
-                        "convolution is null");
+  expectInvalidArgument(
+      amp_conv2d_forward(stream, &c, nullptr, p, nullptr, p, p),
+      "x, w or y is null");
+  expectInvalidArgument(
+      amp_conv2d_forward(stream, nullptr, p, p, nullptr, p, p),
+      "convolution is null");
 }
 
 TEST(ConvWorkspace, SizesOfTheDecomposition) {
@@ -363,8 +364,7 @@ TEST(ConvWorkspace, SizesOfTheDecomposition) {
   EXPECT_EQ(amp_conv2d_workspace(&c, AMP_CONV2D_BACKWARD_FILTER, 0),
             2 * 9216u + 1536u);
   EXPECT_EQ(amp_conv2d_workspace(nullptr, AMP_CONV2D_FORWARD, 0), 0u);
-  EXPECT_EQ(amp_conv2d_workspace(&c, static_cast<amp_conv2d_pass_t>(7), 0),
-            0u);
+  EXPECT_EQ(amp_conv2d_workspace(&c, static_cast<amp_conv2d_pass_t>(7), 0), 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, ConvTest,

@@ -32,8 +32,7 @@ void expectValid(const amp_conv2d_t &c) {
           continue;
         SCOPED_TRACE("sm " + std::to_string(sm) + " pass " +
                      std::to_string(pass) + (bias ? " with a bias" : ""));
-        EXPECT_EQ(messageOf(amprt::CudnnConv::validate(c, pass, bias, sm)),
-                  "");
+        EXPECT_EQ(messageOf(amprt::CudnnConv::validate(c, pass, bias, sm)), "");
       }
 }
 
@@ -42,23 +41,63 @@ TEST(CudnnConv, ResNetLayersValidate) {
   // strided stage entry (16 to 32, stride 2), batch 16 of 32x32 images.
   for (amp_dtype_t dtype : {AMP_F16, AMP_BF16, AMP_F32}) {
     SCOPED_TRACE("dtype " + std::to_string(dtype));
-    expectValid({dtype, dtype, 16, 3, 32, 32, 16, 1, {3, 3}, {1, 1}, {1, 1},
+    expectValid({dtype,
+                 dtype,
+                 16,
+                 3,
+                 32,
+                 32,
+                 16,
+                 1,
+                 {3, 3},
+                 {1, 1},
+                 {1, 1},
                  {1, 1, 1, 1}});
-    expectValid({dtype, dtype, 16, 16, 32, 32, 32, 1, {3, 3}, {2, 2}, {1, 1},
+    expectValid({dtype,
+                 dtype,
+                 16,
+                 16,
+                 32,
+                 32,
+                 32,
+                 1,
+                 {3, 3},
+                 {2, 2},
+                 {1, 1},
                  {1, 1, 1, 1}});
   }
 }
 
 TEST(CudnnConv, GroupedDilatedAndAsymmetricValidate) {
-  expectValid({AMP_F16, AMP_F16, 4, 32, 14, 14, 32, 32, {3, 3}, {1, 1}, {1, 1},
+  expectValid({AMP_F16,
+               AMP_F16,
+               4,
+               32,
+               14,
+               14,
+               32,
+               32,
+               {3, 3},
+               {1, 1},
+               {1, 1},
                {1, 1, 1, 1}});
-  expectValid({AMP_BF16, AMP_BF16, 2, 8, 11, 10, 16, 2, {3, 2}, {2, 3},
-               {2, 1}, {2, 0, 1, 2}});
+  expectValid({AMP_BF16,
+               AMP_BF16,
+               2,
+               8,
+               11,
+               10,
+               16,
+               2,
+               {3, 2},
+               {2, 3},
+               {2, 1},
+               {2, 0, 1, 2}});
 }
 
 TEST(CudnnConv, LowPrecisionIntoF32Validates) {
-  amp_conv2d_t c{AMP_F16, AMP_F32, 8, 16, 16, 16, 16, 1, {3, 3}, {1, 1},
-                 {1, 1}, {1, 1, 1, 1}};
+  amp_conv2d_t c{AMP_F16, AMP_F32, 8,      16,     16,     16,
+                 16,      1,       {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}};
   for (int sm : kSms)
     for (bool bias : {false, true})
       EXPECT_EQ(messageOf(amprt::CudnnConv::validate(c, AMP_CONV2D_FORWARD,

@@ -97,6 +97,12 @@ llvm::cl::list<std::string> evalOutputs(
     llvm::cl::desc("Values the evaluation returns after the loss, by their "
                    "SSA names in the model (logits,hidden)"),
     llvm::cl::CommaSeparated, llvm::cl::cat(category));
+llvm::cl::opt<bool> decomposeConvolutions(
+    "decompose-convolutions",
+    llvm::cl::desc("Run convolutions as generated im2col and col2im kernels "
+                   "and GEMMs instead of the runtime's amp_conv2d_* calls "
+                   "(cuDNN on the GPU)"),
+    llvm::cl::cat(category));
 llvm::cl::opt<bool> sourceOnly(
     "source-only",
     llvm::cl::desc("Write the source and header; do not build the library"),
@@ -214,7 +220,7 @@ buildEvaluation(ModuleOp module, const amp::TrainStepPipelineOptions &options) {
   if (failed(amp::backend::checkCompilable(found)))
     return failure();
   PassManager pm(module.getContext(), ModuleOp::getOperationName());
-  amp::addBackendSimplification(pm);
+  amp::addBackendSimplification(pm, !decomposeConvolutions);
   if (failed(pm.run(module)))
     return failure();
   return found;
@@ -357,7 +363,7 @@ int main(int argc, char **argv) {
     return 1;
   {
     PassManager pm(&context, ModuleOp::getOperationName());
-    amp::addBackendSimplification(pm);
+    amp::addBackendSimplification(pm, !decomposeConvolutions);
     if (failed(pm.run(*module)))
       return 1;
   }

@@ -1,7 +1,8 @@
-//===- RuntimeCalls.cpp - GEMMs, attention and loss scaling ---------------===//
+//===- RuntimeCalls.cpp - GEMMs, attention, convolutions, loss scaling ----===//
 //
 // Kernels the runtime provides (amp_runtime/runtime.h): the GEMMs, with
 // their bias and relu epilogues (cuBLASLt on the GPU), attention, the
+// convolutions and their gradients (cuDNN on the GPU), the
 // dynamic loss scaler's unscale and update, and clipping's sum of squares.
 // The step calls them with the pointers of the plan; the runtime's host
 // backend runs the same calls in CI.
@@ -168,6 +169,19 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
 
 namespace {
 
+/// The pointer to `op`'s scratch memory (getScratchBytes), as `type *`;
+/// "nullptr" where it needs none.
+FailureOr<std::string> scratchPointer(Operation *op, StepEmitter &emitter,
+                                      StringRef type) {
+  if (getScratchBytes(op) == 0)
+    return std::string("nullptr");
+  auto at = op->getAttrOfType<IntegerAttr>(kScratchAttr);
+  if (!at)
+    return op->emitError() << "amp-to-cuda: this op has no scratch memory; "
+                              "run --amp-plan-buffers first";
+  return emitter.arenaPointer(type, at.getInt());
+}
+
 /// The runtime's description of an attention op (amp_attention_t).
 template <typename OpT> std::string attentionDescriptor(OpT op) {
   auto q = tensorOf(op.getQuery());
@@ -264,14 +278,9 @@ LogicalResult emitAttentionGrad(AttentionGradOp op, OpKernel &kernel) {
   kernel.comment();
   StepEmitter &emitter = kernel.getEmitter();
   // f16 and bf16 sum dK and dV in the op's f32 scratch.
-  std::string workspace = "nullptr";
-  if (getScratchBytes(op) > 0) {
-    auto at = op->getAttrOfType<IntegerAttr>(kScratchAttr);
-    if (!at)
-      return op->emitError() << "amp-to-cuda: this op has no scratch memory; "
-                                "run --amp-plan-buffers first";
-    workspace = emitter.arenaPointer("float", at.getInt());
-  }
+  FailureOr<std::string> workspace = scratchPointer(op, emitter, "float");
+  if (failed(workspace))
+    return failure();
   raw_indented_ostream &s = kernel.step();
   s << "{\n";
   s.indent() << attentionDescriptor(op) << "\n"
@@ -285,7 +294,7 @@ LogicalResult emitAttentionGrad(AttentionGradOp op, OpKernel &kernel) {
                     emitter.pointerOf(op.getQueryGrad(), true) + ", " +
                     emitter.pointerOf(op.getKeyGrad(), true) + ", " +
                     emitter.pointerOf(op.getValueGrad(), true) + ", " +
-                    workspace + "));"
+                    *workspace + "));"
              << "\n";
   s.unindent().unindent() << "}\n";
 
@@ -320,6 +329,87 @@ LogicalResult emitAttentionGrad(AttentionGradOp op, OpKernel &kernel) {
                                          {op.getKeyGrad(), true},
                                          {op.getValueGrad(), true}});
   return success();
+}
+
+/// amp_conv2d_t's dtype as C++.
+StringRef dtypeName(amp_dtype_t dtype) {
+  return dtype == AMP_F16    ? "AMP_F16"
+         : dtype == AMP_BF16 ? "AMP_BF16"
+                             : "AMP_F32";
+}
+
+/// A convolution or one of its gradients, which --amp-decompose (with
+/// keep-convolutions) left whole: one call of the runtime's amp_conv2d_*
+/// (conv.h), cuDNN's fprop, dgrad or wgrad on the GPU.
+LogicalResult emitConvolution(Operation *op, OpKernel &kernel) {
+  std::optional<amp_conv2d_t> conv = getRuntimeConvolution(op);
+  if (!conv)
+    return op->emitError() << "amp-to-cuda: the runtime does not run this "
+                              "convolution whole; run --amp-decompose first";
+  const amp_conv2d_t &c = *conv;
+  kernel.comment();
+  StepEmitter &emitter = kernel.getEmitter();
+  FailureOr<std::string> workspace = scratchPointer(op, emitter, "char");
+  if (failed(workspace))
+    return failure();
+  auto pair = [](const int64_t *values, int count) {
+    SmallVector<std::string> texts;
+    for (int i = 0; i < count; ++i)
+      texts.push_back(std::to_string(values[i]));
+    return "{" + llvm::join(texts, ", ") + "}";
+  };
+  std::string call;
+  SmallVector<std::pair<Value, bool>> touched;
+  auto operand = [&](Value value) {
+    touched.push_back({value, false});
+    return emitter.pointerOf(value, false);
+  };
+  Value bias;
+  if (auto forward = dyn_cast<Conv2dOp>(op)) {
+    bias = forward.getBias();
+    call = "amp_conv2d_forward(stream, &c, " + operand(forward.getInput()) +
+           ", " + operand(forward.getWeight()) + ", " +
+           (bias ? operand(bias) : std::string("nullptr"));
+  } else if (auto grad = dyn_cast<Conv2dGradInputOp>(op)) {
+    call = "amp_conv2d_backward_data(stream, &c, " + operand(grad.getGrad()) +
+           ", " + operand(grad.getWeight());
+  } else {
+    auto filter = cast<Conv2dGradWeightOp>(op);
+    call = "amp_conv2d_backward_filter(stream, &c, " +
+           operand(filter.getInput()) + ", " + operand(filter.getGrad());
+  }
+  touched.push_back({op->getResult(0), true});
+  raw_indented_ostream &s = kernel.step();
+  s << "{\n";
+  s.indent() << "amp_conv2d_t c{" << dtypeName(c.dtype) << ", "
+             << dtypeName(c.y_dtype) << ", " << c.batch << ", " << c.channels
+             << ", " << c.height << ", " << c.width << ", " << c.out_channels
+             << ", " << c.groups << ", " << pair(c.kernel, 2) << ", "
+             << pair(c.strides, 2) << ", " << pair(c.dilations, 2) << ", "
+             << pair(c.padding, 4) << "};\n"
+             << "AMP_STEP_CHECK(" << call << ", "
+             << emitter.pointerOf(op->getResult(0), true) << ", " << *workspace
+             << "));\n";
+  s.unindent() << "}\n";
+
+  // cuDNN's convolution: every output of the pass sums the products of its
+  // window (forward), its group's output channels over the windows that
+  // read it, or every image's positions (the gradients): as many
+  // multiply-adds in each pass, on tensor cores for f16 and bf16; the
+  // bias, added in the same kernel, one more per output. One launch; the
+  // library chooses the grid.
+  int64_t outputs = c.batch * c.out_channels * amprt::conv2dOutputSize(c, 0) *
+                    amprt::conv2dOutputSize(c, 1);
+  int64_t window = c.channels / c.groups * c.kernel[0] * c.kernel[1];
+  KernelCost cost{kernel.getName().str(), "conv-cudnn"};
+  cost.flops = 2 * outputs * window + (bias ? outputs : 0);
+  cost.tensorCore = c.dtype != AMP_F32;
+  emitter.recordLaunch(std::move(cost), touched);
+  return success();
+}
+
+template <typename OpT> LogicalResult emitConv(OpT op, OpKernel &kernel) {
+  return emitConvolution(op, kernel);
 }
 
 LogicalResult emitUnscale(UnscaleOp op, OpKernel &kernel) {
@@ -471,6 +561,11 @@ void cuda::attachRuntimeCallModels(MLIRContext &context) {
       context);
   AttentionGradOp::attachInterface<
       KernelModel<AttentionGradOp, emitAttentionGrad>>(context);
+  Conv2dOp::attachInterface<KernelModel<Conv2dOp, emitConv<Conv2dOp>>>(context);
+  Conv2dGradInputOp::attachInterface<
+      KernelModel<Conv2dGradInputOp, emitConv<Conv2dGradInputOp>>>(context);
+  Conv2dGradWeightOp::attachInterface<
+      KernelModel<Conv2dGradWeightOp, emitConv<Conv2dGradWeightOp>>>(context);
   UnscaleOp::attachInterface<KernelModel<UnscaleOp, emitUnscale>>(context);
   SumSquaresOp::attachInterface<KernelModel<SumSquaresOp, emitSumSquares>>(
       context);

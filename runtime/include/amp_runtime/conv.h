@@ -54,8 +54,8 @@ amp_status_t amp_conv2d_backward_data(amp_stream_t *stream,
 /* dw [O, C / groups, KH, KW] from x and dy, summed over every image and
  * position and overwritten. */
 amp_status_t amp_conv2d_backward_filter(amp_stream_t *stream,
-                                        const amp_conv2d_t *conv,
-                                        const void *x, const void *dy, void *dw,
+                                        const amp_conv2d_t *conv, const void *x,
+                                        const void *dy, void *dw,
                                         void *workspace);
 
 #ifdef __cplusplus

@@ -29,6 +29,17 @@ int64_t backend::getScratchBytes(Operation *op) {
       return INT64_MAX; // --amp-plan-buffers reports that it does not fit
     return bytes;
   }
+  if (std::optional<amp_conv2d_t> conv = getRuntimeConvolution(op)) {
+    // The decomposition's intermediates (amprt::conv2dWorkspace); cuDNN
+    // takes this or the stream's workspace, the larger.
+    amp_conv2d_pass_t pass = isa<Conv2dOp>(op) ? AMP_CONV2D_FORWARD
+                             : isa<Conv2dGradInputOp>(op)
+                                 ? AMP_CONV2D_BACKWARD_DATA
+                                 : AMP_CONV2D_BACKWARD_FILTER;
+    auto forward = dyn_cast<Conv2dOp>(op);
+    return amprt::conv2dWorkspace(*conv, pass, forward && forward.getBias())
+        .bytes;
+  }
   if (auto grad = dyn_cast<AttentionGradOp>(op)) {
     // The f32 sums of dK and dV (amp_attention_backward_workspace), unless
     // they are f32 and summed in place.
@@ -46,6 +57,68 @@ int64_t backend::getScratchBytes(Operation *op) {
   int64_t rows =
       cast<RankedTensorType>(loss.getLabels().getType()).getNumElements();
   return rows * (logits.getElementType().isF64() ? 8 : 4);
+}
+
+/// amp_conv2d_t's storage type of `type`, if it has one.
+static std::optional<amp_dtype_t> runtimeDtypeOf(Type type) {
+  Type element = cast<RankedTensorType>(type).getElementType();
+  if (element.isF32())
+    return AMP_F32;
+  if (element.isF16())
+    return AMP_F16;
+  if (element.isBF16())
+    return AMP_BF16;
+  return std::nullopt;
+}
+
+std::optional<amp_conv2d_t> backend::getRuntimeConvolution(Operation *op) {
+  // The image (or the image's gradient), the weight (or its gradient), the
+  // output (or its gradient), whichever are operands or the result.
+  Value image, weight, output;
+  FloatType acc;
+  Conv2dWindow window;
+  int64_t groups = 1;
+  if (auto conv = dyn_cast<Conv2dOp>(op)) {
+    image = conv.getInput();
+    weight = conv.getWeight();
+    output = conv.getResult();
+    acc = conv.getAccumulatorType();
+    window = conv.getWindow();
+    groups = conv.getGroupCount();
+  } else if (auto grad = dyn_cast<Conv2dGradInputOp>(op)) {
+    image = grad.getResult();
+    weight = grad.getWeight();
+    output = grad.getGrad();
+    acc = grad.getAccumulatorType();
+    window = grad.getWindow();
+    groups = grad.getGroupCount();
+  } else if (auto grad = dyn_cast<Conv2dGradWeightOp>(op)) {
+    image = grad.getInput();
+    weight = grad.getResult();
+    output = grad.getGrad();
+    acc = grad.getAccumulatorType();
+    window = grad.getWindow();
+    groups = grad.getGroupCount();
+  } else {
+    return std::nullopt;
+  }
+  std::optional<amp_dtype_t> dtype = runtimeDtypeOf(image.getType());
+  std::optional<amp_dtype_t> yDtype = runtimeDtypeOf(output.getType());
+  if (!dtype || !yDtype || !acc.isF32() ||
+      runtimeDtypeOf(weight.getType()) != dtype)
+    return std::nullopt;
+  // Only the forward's result may be wider than its operands.
+  if (yDtype != dtype && (!isa<Conv2dOp>(op) || *yDtype != AMP_F32))
+    return std::nullopt;
+  ArrayRef<int64_t> x = cast<RankedTensorType>(image.getType()).getShape();
+  ArrayRef<int64_t> w = cast<RankedTensorType>(weight.getType()).getShape();
+  amp_conv2d_t conv{*dtype, *yDtype, x[0], x[1], x[2], x[3],
+                    w[0],   groups,  {},   {},   {},   {}};
+  llvm::copy(window.kernel, conv.kernel);
+  llvm::copy(window.strides, conv.strides);
+  llvm::copy(window.dilations, conv.dilations);
+  llvm::copy(window.padding, conv.padding);
+  return conv;
 }
 
 Value backend::getOutsideValue(Value value) {

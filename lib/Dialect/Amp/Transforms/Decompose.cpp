@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/Backend.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -51,25 +52,42 @@ static void recordParamInit(Value value, int64_t fanIn, double initial) {
 /// y[n, o] = W[o] . im2col(x)[n] per group: the matmul sums over
 /// (channel, kh, kw) ascending, amp.conv2d's order; the bias is added to
 /// the matmul's accumulator-typed result and the sum cast once.
+/// The columns of `op`'s input (amp.im2col of its window), [N, G,
+/// C/G*KH*KW, OH*OW]: for weight shape `w`, output shape `y`.
+template <typename ConvOp>
+static Value groupedColumns(OpBuilder &b, ConvOp op, ArrayRef<int64_t> w,
+                            ArrayRef<int64_t> y, int64_t groups) {
+  auto inputType = cast<RankedTensorType>(op.getInput().getType());
+  int64_t positions = y[2] * y[3];
+  auto im2col = b.create<Im2colOp>(
+      op.getLoc(),
+      inputType.clone({y[0], inputType.getDimSize(1) * w[2] * w[3], positions}),
+      op.getInput(), b.getDenseI64ArrayAttr(w.drop_front(2)),
+      op.getStridesAttr(), op.getPaddingAttr(), op.getDilationsAttr());
+  return reshape(b, op.getLoc(), im2col,
+                 {y[0], groups, w[1] * w[2] * w[3], positions});
+}
+
+/// How a convolution's parameters start, torch.nn.Conv2d's: uniform in
+/// +-1/sqrt(C/G * KH * KW), the bias too.
+static void recordConvInit(Conv2dOp op) {
+  ArrayRef<int64_t> w =
+      cast<RankedTensorType>(op.getWeight().getType()).getShape();
+  recordParamInit(op.getWeight(), w[1] * w[2] * w[3], 0.0);
+  if (Value bias = op.getBias())
+    recordParamInit(bias, w[1] * w[2] * w[3], 0.0);
+}
+
 static void decompose(Conv2dOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
-  auto inputType = cast<RankedTensorType>(op.getInput().getType());
-  ArrayRef<int64_t> in = inputType.getShape(),
-                    w = cast<RankedTensorType>(op.getWeight().getType())
+  ArrayRef<int64_t> w = cast<RankedTensorType>(op.getWeight().getType())
                             .getShape(),
                     y = op.getType().getShape();
   int64_t groups = op.getGroupCount();
   int64_t columns = w[1] * w[2] * w[3], positions = y[2] * y[3];
-  // torch.nn.Conv2d's: uniform in +-1/sqrt(C/G * KH * KW), bias too.
-  recordParamInit(op.getWeight(), columns, 0.0);
-  if (Value bias = op.getBias())
-    recordParamInit(bias, columns, 0.0);
-  auto im2col = b.create<Im2colOp>(
-      loc, inputType.clone({in[0], in[1] * w[2] * w[3], positions}),
-      op.getInput(), b.getDenseI64ArrayAttr(w.drop_front(2)),
-      op.getStridesAttr(), op.getPaddingAttr(), op.getDilationsAttr());
-  Value cols = reshape(b, loc, im2col, {y[0], groups, columns, positions});
+  recordConvInit(op);
+  Value cols = groupedColumns(b, op, w, y, groups);
   Value weight =
       reshape(b, loc, op.getWeight(), {groups, w[0] / groups, columns});
   Value bias = op.getBias();
@@ -132,17 +150,12 @@ static void decompose(Conv2dGradWeightOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   auto inputType = cast<RankedTensorType>(op.getInput().getType());
-  ArrayRef<int64_t> in = inputType.getShape(),
-                    w = cast<RankedTensorType>(op.getType()).getShape(),
+  ArrayRef<int64_t> w = cast<RankedTensorType>(op.getType()).getShape(),
                     y = cast<RankedTensorType>(op.getGrad().getType())
                             .getShape();
   int64_t groups = op.getGroupCount(), groupOutputs = w[0] / groups;
   int64_t columns = w[1] * w[2] * w[3], positions = y[2] * y[3];
-  auto im2col = b.create<Im2colOp>(
-      loc, inputType.clone({in[0], in[1] * w[2] * w[3], positions}),
-      op.getInput(), b.getDenseI64ArrayAttr(w.drop_front(2)),
-      op.getStridesAttr(), op.getPaddingAttr(), op.getDilationsAttr());
-  Value cols = reshape(b, loc, im2col, {y[0], groups, columns, positions});
+  Value cols = groupedColumns(b, op, w, y, groups);
   Value grad =
       reshape(b, loc, op.getGrad(), {y[0], groups, groupOutputs, positions});
   // [N, G, rows, P] as [G, rows, N * P].
@@ -330,11 +343,20 @@ static void decompose(BatchNormOp op) {
 
 namespace {
 struct AmpDecompose : amp::impl::AmpDecomposeBase<AmpDecompose> {
+  using AmpDecomposeBase::AmpDecomposeBase;
   void runOnOperation() override {
     SmallVector<Operation *> decomposed;
     getOperation().walk([&](Operation *op) {
-      if (op->hasTrait<OpTrait::amp::Decomposed>())
-        decomposed.push_back(op);
+      if (!op->hasTrait<OpTrait::amp::Decomposed>())
+        return;
+      if (keepConvolutions && backend::getRuntimeConvolution(op)) {
+        // The runtime runs it (amp_conv2d_*); the weights still start as
+        // the decomposed layer's would.
+        if (auto conv = dyn_cast<Conv2dOp>(op))
+          recordConvInit(conv);
+        return;
+      }
+      decomposed.push_back(op);
     });
     for (Operation *op : decomposed) {
       if (auto conv = dyn_cast<Conv2dOp>(op)) {

@@ -122,10 +122,12 @@ void amp::addBackendInlining(OpPassManager &pm) {
   pm.addPass(createInlinerPass());
 }
 
-void amp::addBackendSimplification(OpPassManager &pm) {
+void amp::addBackendSimplification(OpPassManager &pm, bool keepConvolutions) {
   // The ops the backend runs as others first, so that the cleanup sees
   // what they became.
-  pm.addNestedPass<func::FuncOp>(createAmpDecompose());
+  AmpDecomposeOptions decompose;
+  decompose.keepConvolutions = keepConvolutions;
+  pm.addNestedPass<func::FuncOp>(createAmpDecompose(decompose));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // The folder erases the locations of the constants it hoists.
@@ -145,7 +147,7 @@ void amp::addBackendPlanning(OpPassManager &pm,
 void amp::buildBackendPipeline(OpPassManager &pm,
                                const BackendPipelineOptions &options) {
   addBackendInlining(pm);
-  addBackendSimplification(pm);
+  addBackendSimplification(pm, options.keepConvolutions);
   addBackendPlanning(pm, options);
 }
 
@@ -169,7 +171,8 @@ void amp::registerAmpPipelines() {
   PassPipelineRegistration<BackendPipelineOptions>(
       "amp-backend",
       "From a training step to fused, planned IR for --amp-to-cuda: inline, "
-      "amp-decompose, canonicalize, cse, then on each function "
+      "amp-decompose{keep-convolutions}, canonicalize, cse, then on each "
+      "function "
       "amp-restore-locations, amp-fuse, amp-plan-buffers",
       buildBackendPipeline);
 }

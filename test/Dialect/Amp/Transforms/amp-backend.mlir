@@ -33,12 +33,12 @@
 // CHECK-NOT: amp.constant
 // CHECK-NOT: func.func
 
-// The options are amp-plan-buffers'.
+// The options are amp-plan-buffers' and amp-decompose's keep-convolutions.
 // REPORT: "function": "step"
-
 // amp-opt lists the pipeline and its options.
 // HELP: --amp-backend
 // HELP-NEXT: --by-size-limit
+// HELP-NEXT: --keep-convolutions
 // HELP-NEXT: --report
 
 func.func private @layer(%x: tensor<2x4xf32>, %w: tensor<4x3xf32>,

@@ -3,8 +3,9 @@
 // a strided 1x1 shortcut beside it, a dilated depthwise one, each followed
 // by a relu, 3x3 average and max poolings that keep the size, a 1x2 max
 // pooling, global average pooling (a mean over the image) and a linear
-// layer. amp-decompose runs each
-// convolution as an amp.im2col and a matmul per group.
+// layer. The step runs each convolution and gradient as one runtime call
+// (amp_conv2d_*), or, with --decompose-convolutions, as an amp.im2col and
+// a matmul per group.
 func.func @cnn(%x: tensor<4x3x8x8xf32>, %labels: tensor<4xi64>,
                %w1: tensor<8x3x3x3xf32> {amp.param},
                %b1: tensor<8xf32> {amp.param},

@@ -30,6 +30,8 @@
 
 #include "amp/Dialect/Amp/IR/AmpTraits.h"
 
+#include "amp_runtime/conv.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Operation.h"
 
@@ -72,6 +74,13 @@ int64_t getByteSize(Type type, int64_t floatBytes16 = 2);
 /// (an int64 per table row and per id) so that each output element sums
 /// only its own. --amp-plan-buffers places it (`amp.scratch = offset`).
 int64_t getScratchBytes(Operation *op);
+
+/// The runtime's description (amp_runtime/conv.h) of `op`, an amp.conv2d,
+/// amp.conv2d_grad_input or amp.conv2d_grad_weight that the runtime runs
+/// whole: f16, bf16 or f32 operands of one type, f32 accumulation, a
+/// result of their type (or f32 for amp.conv2d). None for any other op:
+/// amp-decompose rewrites it even with keep-convolutions.
+std::optional<amp_conv2d_t> getRuntimeConvolution(Operation *op);
 
 /// What `value` is outside every amp.fusion: the input bound to it when
 /// it is an argument of a fusion's region, `value` itself otherwise.

@@ -403,7 +403,18 @@ def AmpDecompose : Pass<"amp-decompose", "mlir::func::FuncOp"> {
         to tensor<8x1x16x1024xf16>
     %y = amp.reshape %m : tensor<8x1x16x1024xf16> to tensor<8x16x32x32xf16>
     ```
+
+    With `keep-convolutions`, the convolutions and their gradients that
+    the runtime takes whole (f16, bf16 or f32 operands, f32 accumulation,
+    a result of the operands' type or f32) stay: the emitter calls
+    `amp_conv2d_*` for each (cuDNN on the GPU, the same decomposition on
+    the host). `--amp-backend` and amp-compile keep them by default.
   }];
+  let options = [
+    Option<"keepConvolutions", "keep-convolutions", "bool",
+           /*default=*/"false",
+           "Leave the convolutions the runtime runs whole (amp_conv2d_*)">,
+  ];
   let dependentDialects = ["::mlir::amp::AmpDialect"];
 }
 

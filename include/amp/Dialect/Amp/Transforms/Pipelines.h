@@ -207,6 +207,12 @@ struct BackendPipelineOptions
       llvm::cl::desc("Place by size up to this many values, in program "
                      "order beyond"),
       llvm::cl::init(AmpPlanBuffersOptions().bySizeLimit)};
+  Option<bool> keepConvolutions{
+      *this, "keep-convolutions",
+      llvm::cl::desc("Run the convolutions and their gradients as runtime "
+                     "calls (amp_conv2d_*: cuDNN on the GPU) rather than "
+                     "as im2col and GEMMs"),
+      llvm::cl::init(true)};
 };
 
 /// --amp-backend runs three stages on a module holding a training step;
@@ -216,9 +222,11 @@ struct BackendPipelineOptions
 ///
 /// 1. inline: the gradient function into the step.
 void addBackendInlining(OpPassManager &pm);
-/// 2. canonicalize, cse, then amp-restore-locations on each function: the
-///    folder leaves the constants it hoists without a location.
-void addBackendSimplification(OpPassManager &pm);
+/// 2. amp-decompose (keeping the convolutions the runtime runs whole, as
+///    amp_conv2d_*, unless told not to), canonicalize, cse, then
+///    amp-restore-locations on each function: the folder leaves the
+///    constants it hoists without a location.
+void addBackendSimplification(OpPassManager &pm, bool keepConvolutions = true);
 /// 3. amp-fuse, then amp-plan-buffers, on each function.
 void addBackendPlanning(OpPassManager &pm,
                         const BackendPipelineOptions &options);
