@@ -85,10 +85,12 @@ amp_status_t checkWorkspace(const amp_conv2d_t &c, amp_conv2d_pass_t pass,
 
 /// The sizes the decomposition's GEMMs and stages use.
 struct Shape {
-  int64_t positions, groupOutputs, columns; // OH * OW, O / G, C / G * KH * KW
+  int64_t outH, positions; // OH, OH * OW
+  int64_t groupOutputs;    // O / G
+  int64_t columns;         // C / G * KH * KW
   explicit Shape(const amp_conv2d_t &c)
-      : positions(amprt::conv2dOutputSize(c, 0) *
-                  amprt::conv2dOutputSize(c, 1)),
+      : outH(amprt::conv2dOutputSize(c, 0)),
+        positions(outH * amprt::conv2dOutputSize(c, 1)),
         groupOutputs(c.out_channels / c.groups),
         columns(c.channels / c.groups * c.kernel[0] * c.kernel[1]) {}
 };
@@ -99,12 +101,13 @@ char *at(void *workspace, int64_t offset) {
 
 size_t elementSize(amp_dtype_t dtype) { return dtype == AMP_F32 ? 4 : 2; }
 
+/// Runs the stage `kind` over its `rows` (conv_bodies.h).
 amp_status_t runStage(amprt::Backend *backend, void *handle,
-                      ConvStage::Kind kind, const amp_conv2d_t &c,
-                      int64_t count, const void *in, void *out,
-                      const void *bias = nullptr, int64_t rows = 0) {
+                      ConvStage::Kind kind, const amp_conv2d_t &c, int64_t rows,
+                      const void *in, void *out, const void *bias = nullptr,
+                      int64_t groupRows = 0) {
   return backend->convStage(handle,
-                            ConvStage{kind, c, count, rows, in, bias, out});
+                            ConvStage{kind, c, rows, groupRows, in, bias, out});
 }
 
 /// y = W . im2col(x) per image, as [G, O/G, cols] x [G, cols, P].
@@ -116,9 +119,9 @@ amp_status_t decomposedForward(amprt::Backend *backend, void *handle,
   amprt::Conv2dWorkspace layout =
       amprt::conv2dWorkspace(c, AMP_CONV2D_FORWARD, bias != nullptr);
   void *columns = at(workspace, layout.columns);
-  int64_t columnCount = c.batch * c.groups * s.columns * s.positions;
-  AMP_RETURN_IF_ERROR(
-      runStage(backend, handle, ConvStage::Im2col, c, columnCount, x, columns));
+  AMP_RETURN_IF_ERROR(runStage(backend, handle, ConvStage::Im2col, c,
+                               c.batch * c.groups * s.columns * s.outH, x,
+                               columns));
   // With a bias, the sums stay f32 until it is added.
   amp_dtype_t sumType = bias ? AMP_F32 : c.y_dtype;
   void *sums = layout.sums >= 0 ? at(workspace, layout.sums) : y;
@@ -135,7 +138,7 @@ amp_status_t decomposedForward(amprt::Backend *backend, void *handle,
   if (!bias)
     return nullptr;
   return runStage(backend, handle, ConvStage::AddBias, c,
-                  c.batch * c.out_channels * s.positions, sums, y, bias);
+                  c.batch * c.out_channels, sums, y, bias);
 }
 
 /// The columns' gradient W^T dy per image, in f32, then col2im.
@@ -157,7 +160,7 @@ amp_status_t decomposedBackwardData(amprt::Backend *backend, void *handle,
             n * c.out_channels * s.positions * elementSize(c.dtype),
         nullptr, columnGrads + n * c.groups * s.columns * s.positions));
   return runStage(backend, handle, ConvStage::Col2im, c,
-                  c.batch * c.channels * c.height * c.width, columnGrads, dx);
+                  c.batch * c.channels * c.height, columnGrads, dx);
 }
 
 /// dW = dy' im2col(x)'^T per group, over every image's positions at once,
@@ -172,15 +175,15 @@ amp_status_t decomposedBackwardFilter(amprt::Backend *backend, void *handle,
   void *columns = at(workspace, layout.columns);
   void *leadColumns = at(workspace, layout.leadColumns);
   void *leadGrads = at(workspace, layout.leadGrads);
-  int64_t columnCount = c.batch * c.groups * s.columns * s.positions;
-  AMP_RETURN_IF_ERROR(
-      runStage(backend, handle, ConvStage::Im2col, c, columnCount, x, columns));
+  int64_t columnRows = c.batch * c.groups * s.columns;
+  AMP_RETURN_IF_ERROR(runStage(backend, handle, ConvStage::Im2col, c,
+                               columnRows * s.outH, x, columns));
   AMP_RETURN_IF_ERROR(runStage(backend, handle, ConvStage::LeadGroups, c,
-                               columnCount, columns, leadColumns, nullptr,
+                               columnRows, columns, leadColumns, nullptr,
                                s.columns));
   AMP_RETURN_IF_ERROR(runStage(backend, handle, ConvStage::LeadGroups, c,
-                               c.batch * c.out_channels * s.positions, dy,
-                               leadGrads, nullptr, s.groupOutputs));
+                               c.batch * c.out_channels, dy, leadGrads, nullptr,
+                               s.groupOutputs));
   amp_gemm_t g{c.dtype,
                c.dtype,
                0,

@@ -417,12 +417,13 @@ __global__ void attentionStoreKernel(amp_dtype_t dtype, int64_t count,
   }
 }
 
-/// A stage of conv.h's decomposition (conv_bodies.h), a thread per
-/// element, the grid striding over the rest.
+/// A stage of conv.h's decomposition (conv_bodies.h), a thread per row
+/// of its output, the grid striding over the rest: only where cuDNN has
+/// no plan for the convolution.
 __global__ void convStageKernel(const amprt::ConvStage stage) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-       i < stage.count; i += int64_t(gridDim.x) * blockDim.x)
-    amprt::runConvStage(stage, i);
+  for (int64_t r = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+       r < stage.rows; r += int64_t(gridDim.x) * blockDim.x)
+    amprt::runConvStage(stage, r);
 }
 
 class CudaBackend final : public amprt::Backend {
@@ -897,10 +898,10 @@ public:
 
   amp_status_t convStage(void *stream, const amprt::ConvStage &stage) override {
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
-    if (stage.count == 0)
+    if (stage.rows == 0)
       return nullptr;
     convStageKernel<<<static_cast<unsigned>(
-                          amprt::elementGrid(stage.count).blocks),
+                          amprt::elementGrid(stage.rows).blocks),
                       kThreads, 0, cast(stream)>>>(stage);
     return AMP_CUDA(cudaGetLastError());
   }

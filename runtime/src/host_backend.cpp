@@ -286,11 +286,11 @@ public:
   }
 
   amp_status_t convStage(void *, const amprt::ConvStage &stage) override {
-    return amprt::parallelFor(stage.count, 4096,
-                              [&](int64_t begin, int64_t end) {
-                                for (int64_t i = begin; i < end; ++i)
-                                  amprt::runConvStage(stage, i);
-                              });
+    // 16 rows (of 16 to 1024 elements, usually) a range at the least.
+    return amprt::parallelFor(stage.rows, 16, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i)
+        amprt::runConvStage(stage, i);
+    });
   }
 };
 } // namespace
