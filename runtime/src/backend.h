@@ -129,7 +129,7 @@ public:
                                          void *dq, void *dk, void *dv,
                                          float *workspace) = 0;
 
-  /// conv_bodies.h's stage, over its `count` elements; arguments checked.
+  /// conv_bodies.h's stage, over its rows; arguments checked.
   virtual amp_status_t convStage(void *stream, const ConvStage &stage) = 0;
   /// A pass of conv.h through a library (cuDNN), on operands (x, w), (dy,
   /// w) or (x, dy) by the pass, with the `workspaceBytes` the

@@ -49,9 +49,6 @@ static void recordParamInit(Value value, int64_t fanIn, double initial) {
       b.getDenseF64ArrayAttr({static_cast<double>(fanIn), initial}));
 }
 
-/// y[n, o] = W[o] . im2col(x)[n] per group: the matmul sums over
-/// (channel, kh, kw) ascending, amp.conv2d's order; the bias is added to
-/// the matmul's accumulator-typed result and the sum cast once.
 /// The columns of `op`'s input (amp.im2col of its window), [N, G,
 /// C/G*KH*KW, OH*OW]: for weight shape `w`, output shape `y`.
 template <typename ConvOp>
@@ -78,6 +75,9 @@ static void recordConvInit(Conv2dOp op) {
     recordParamInit(bias, w[1] * w[2] * w[3], 0.0);
 }
 
+/// y[n, o] = W[o] . im2col(x)[n] per group: the matmul sums over
+/// (channel, kh, kw) ascending, amp.conv2d's order; the bias is added to
+/// the matmul's accumulator-typed result and the sum cast once.
 static void decompose(Conv2dOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
