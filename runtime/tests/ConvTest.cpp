@@ -313,6 +313,67 @@ TEST_P(ConvTest, Depthwise) {
   checkPasses(c, 6);
 }
 
+TEST_P(ConvTest, EdgeWindows) {
+  // A ResNet shortcut: 1x1, stride 2, no padding.
+  checkPasses({AMP_F16,
+               AMP_F16,
+               2,
+               8,
+               8,
+               8,
+               4,
+               1,
+               {1, 1},
+               {2, 2},
+               {1, 1},
+               {0, 0, 0, 0}},
+              7);
+  // A window as large as the padded image: one output position.
+  checkPasses({AMP_F32,
+               AMP_F32,
+               1,
+               3,
+               4,
+               5,
+               2,
+               1,
+               {6, 5},
+               {1, 1},
+               {1, 1},
+               {1, 0, 1, 0}},
+              8);
+  // A window larger than the image, reaching into the padding on every
+  // side.
+  checkPasses({AMP_BF16,
+               AMP_F32,
+               2,
+               2,
+               3,
+               3,
+               3,
+               1,
+               {5, 5},
+               {1, 1},
+               {1, 1},
+               {2, 2, 2, 2}},
+              9);
+  // Strides larger than the window: some windows lie wholly in the
+  // padding, and some image elements in no window.
+  checkPasses({AMP_F16,
+               AMP_F16,
+               2,
+               2,
+               3,
+               3,
+               2,
+               1,
+               {2, 2},
+               {3, 3},
+               {1, 1},
+               {2, 2, 3, 2}},
+              10);
+}
+
 TEST_P(ConvTest, RefusesBadConvolutions) {
   amp_conv2d_t c = basic(AMP_F16, AMP_F16);
   char scratch[16] = {};
