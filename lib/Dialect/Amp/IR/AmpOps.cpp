@@ -964,6 +964,49 @@ FloatType Conv2dOp::getAccumulatorType() {
   return accumulatorTypeOf(*this, getInput());
 }
 
+/// What amp.conv2d and its gradients check alike, for the image shape
+/// `in` (named `image`: "input" or "image") and the weight shape `w` of a
+/// rank-4 weight: the groups, the weight's channels, the window, the
+/// columns the lowering stores (amp.im2col's, of `element`), and the
+/// accumulator (the lowering's matmul sums in it, and the bias is added
+/// to its result as an f32 or f64 add, which only those types match).
+/// Returns the convolution's output shape.
+template <typename Op>
+static FailureOr<SmallVector<int64_t>>
+verifyConvolution(Op op, StringRef image, ArrayRef<int64_t> in,
+                  ArrayRef<int64_t> w, FloatType element) {
+  int64_t groups = op.getGroupCount();
+  if (groups < 1 || in[1] % groups || w[0] % groups)
+    return op.emitOpError()
+           << "groups (" << groups << ") must be >= 1 and divide the " << image
+           << "'s " << in[1] << " channels and the weight's " << w[0]
+           << " output channels";
+  if (w[1] != in[1] / groups)
+    return op.emitOpError()
+           << "weight " << formatShape(w) << " must have " << in[1] / groups
+           << " input channels (the " << image << "'s " << in[1] << " over "
+           << groups << " groups)";
+  if (failed(verifyWindow(op, w.drop_front(2))))
+    return failure();
+  FailureOr<SmallVector<int64_t>> shape =
+      getWindowOutputShape(op, windowOf(op, w.drop_front(2)), in);
+  if (failed(shape))
+    return failure();
+  (*shape)[1] = w[0];
+  if (!getCheckedProduct({in[0], in[1], w[2], w[3], (*shape)[2], (*shape)[3],
+                          element.getWidth() / 8}))
+    return op.emitOpError()
+           << "its columns, [" << in[0] << ", " << in[1] << " * " << w[2]
+           << " * " << w[3] << ", " << (*shape)[2] << " * " << (*shape)[3]
+           << "], would take more bytes than int64 holds";
+  if (op.getAccumulatorType().getWidth() < 32)
+    return op.emitOpError()
+           << "acc_type must be f32 or f64, got " << op.getAccumulatorType();
+  if (failed(verifyAccumulatorType(op, op.getAccumulatorType(), element)))
+    return failure();
+  return shape;
+}
+
 Conv2dWindow Conv2dOp::getWindow() {
   return windowOf(*this, shapeOf(getWeight()).drop_front(2));
 }
@@ -981,44 +1024,12 @@ LogicalResult Conv2dOp::verify() {
     return emitOpError() << "weight must have rank 4 [O, C / groups, KH, KW], "
                             "got "
                          << formatShape(weightType.getShape());
-  ArrayRef<int64_t> weight = weightType.getShape();
-  int64_t groups = getGroupCount(), channels = (*image)[1],
-          outChannels = weight[0];
-  if (groups < 1 || channels % groups || outChannels % groups)
-    return emitOpError() << "groups (" << groups
-                         << ") must be >= 1 and divide the input's " << channels
-                         << " channels and the weight's " << outChannels
-                         << " output channels";
-  if (weight[1] != channels / groups)
-    return emitOpError() << "weight " << formatShape(weight) << " must have "
-                         << channels / groups << " input channels (the input's "
-                         << channels << " over " << groups << " groups)";
-  if (failed(verifyWindow(*this, weight.drop_front(2))))
+  FailureOr<SmallVector<int64_t>> shape =
+      verifyConvolution(*this, "input", *image, weightType.getShape(),
+                        getFloatElementType(getInput()));
+  if (failed(shape) || failed(verifyResultShape(*this, *shape, getType())))
     return failure();
-  FailureOr<SmallVector<int64_t>> shape = getWindowOutputShape(
-      *this, windowOf(*this, weight.drop_front(2)), *image);
-  if (failed(shape))
-    return failure();
-  (*shape)[1] = outChannels;
-  if (failed(verifyResultShape(*this, *shape, getType())))
-    return failure();
-  // The lowering's columns (amp.im2col) must be storable too.
-  if (!getCheckedProduct({(*image)[0], channels, weight[2], weight[3],
-                          (*shape)[2], (*shape)[3],
-                          getFloatElementType(getInput()).getWidth() / 8}))
-    return emitOpError() << "its columns, [" << (*image)[0] << ", " << channels
-                         << " * " << weight[2] << " * " << weight[3] << ", "
-                         << (*shape)[2] << " * " << (*shape)[3]
-                         << "], would take more bytes than int64 holds";
-  if (failed(verifyBias(*this, getBias(), outChannels, "output channels")))
-    return failure();
-  // The lowering (amp-decompose) sums in a matmul and adds the bias as an
-  // f32 or f64 add, which only an accumulator of those types matches.
-  if (getAccumulatorType().getWidth() < 32)
-    return emitOpError() << "acc_type must be f32 or f64, got "
-                         << getAccumulatorType();
-  return verifyAccumulatorType(*this, getAccumulatorType(),
-                               getFloatElementType(getInput()));
+  return verifyBias(*this, getBias(), (*shape)[1], "output channels");
 }
 
 std::optional<int64_t> Conv2dOp::getForwardFlops() {
@@ -1053,38 +1064,16 @@ static LogicalResult verifyConv2dGrad(Op op, RankedTensorType image,
               "element type, got "
            << image.getElementType() << ", " << weight.getElementType()
            << " and " << grad.getElementType();
-  ArrayRef<int64_t> in = image.getShape(), w = weight.getShape();
-  int64_t groups = op.getGroupCount();
-  if (groups < 1 || in[1] % groups || w[0] % groups)
-    return op.emitOpError()
-           << "groups (" << groups << ") must be >= 1 and divide the image's "
-           << in[1] << " channels and the weight's " << w[0]
-           << " output channels";
-  if (w[1] != in[1] / groups)
-    return op.emitOpError() << "weight " << formatShape(w) << " must have "
-                            << in[1] / groups << " input channels (the image's "
-                            << in[1] << " over " << groups << " groups)";
-  if (failed(verifyWindow(op, w.drop_front(2))))
-    return failure();
   FailureOr<SmallVector<int64_t>> expected =
-      getWindowOutputShape(op, windowOf(op, w.drop_front(2)), in);
+      verifyConvolution(op, "image", image.getShape(), weight.getShape(),
+                        cast<FloatType>(image.getElementType()));
   if (failed(expected))
     return failure();
-  (*expected)[1] = w[0];
   if (grad.getShape() != ArrayRef<int64_t>(*expected))
     return op.emitOpError() << "grad must be " << formatShape(*expected)
                             << " (the convolution's result), got "
                             << formatShape(grad.getShape());
-  if (!getCheckedProduct(
-          {in[0], in[1], w[2], w[3], (*expected)[2], (*expected)[3],
-           cast<FloatType>(image.getElementType()).getWidth() / 8}))
-    return op.emitOpError() << "its columns would take more bytes than int64 "
-                               "holds";
-  if (op.getAccumulatorType().getWidth() < 32)
-    return op.emitOpError()
-           << "acc_type must be f32 or f64, got " << op.getAccumulatorType();
-  return verifyAccumulatorType(op, op.getAccumulatorType(),
-                               cast<FloatType>(image.getElementType()));
+  return success();
 }
 
 int64_t Conv2dGradInputOp::getGroupCount() { return groupCountOf(*this); }
