@@ -71,6 +71,26 @@ def print_cost(cost):
     costliest = ", ".join(f"{k['name']} {k['seconds']['h100'] * 1e6:.1f} us"
                           for k in kernels[:3])
     print(f"    costliest kernels: {costliest}")
+    calls = library_calls(cost["kernels"])
+    if calls:
+        print(f"    library calls: {calls}")
+
+
+# The cost report's strategies of the NVIDIA library calls a step makes.
+LIBRARIES = {"gemm": "GEMMs (cuBLASLt)",
+             "conv-cudnn": "convolutions (cuDNN)",
+             "attention-cudnn": "attentions (cuDNN)",
+             "attention-grad-cudnn": "attention gradients (cuDNN)"}
+
+
+def library_calls(kernels):
+    """The step's library calls by kind, as "12 GEMMs (cuBLASLt), ..."."""
+    counts = {}
+    for k in kernels:
+        if k["strategy"] in LIBRARIES:
+            counts[k["strategy"]] = counts.get(k["strategy"], 0) + k["launches"]
+    return ", ".join(f"{counts[s]} {LIBRARIES[s]}" for s in LIBRARIES
+                     if s in counts)
 
 
 def train(step, batches, steps, label, every, log):

@@ -24,6 +24,12 @@ def test_the_demo_writes_its_reports(tmp_path):
     assert "parameter group no_decay (rank<2 | wpe): weight_decay 0\n" in text
     # The ResNet's batch norms keep their running statistics as buffers.
     assert "== resnet (examples/resnet.mlir)" in text
+    # Its 9 convolutions, 9 weight gradients and 8 input gradients (the
+    # first layer's input is the batch), and the classifier's 3 GEMMs
+    # (forward, and the gradients of its input and weight), as library
+    # calls.
+    assert "library calls: 3 GEMMs (cuBLASLt), 26 convolutions (cuDNN)" \
+        in text
     assert "buffers: 18 tensors, 672 elements" in text
     report = json.loads((out / "report.json").read_text())
     for name in ("mlp", "gpt_block", "resnet"):
