@@ -15,6 +15,8 @@
 #include "runtime_internal.h"
 #include "status.h"
 
+#include <cstdint>
+
 namespace {
 
 using amprt::ConvStage;
@@ -51,6 +53,7 @@ amp_status_t checkConv(const amp_conv2d_t *c) {
   for (int d = 0; d < 2; ++d) {
     int64_t reach, padded;
     if (__builtin_mul_overflow(c->dilations[d], c->kernel[d] - 1, &reach) ||
+        reach == INT64_MAX || // the window's span, reach + 1, must fit
         __builtin_add_overflow(d == 0 ? c->height : c->width, c->padding[d],
                                &padded) ||
         __builtin_add_overflow(padded, c->padding[d + 2], &padded))

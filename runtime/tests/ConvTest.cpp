@@ -393,6 +393,11 @@ TEST_P(ConvTest, RefusesBadConvolutions) {
   expectInvalidArgument(amp_conv2d_backward_filter(stream, &c, p, p, p, p),
                         "strides and dilations >= 1");
   c = basic(AMP_F32, AMP_F32);
+  c.kernel[0] = 2;
+  c.dilations[0] = INT64_MAX; // the span, dilation + 1, overflows
+  expectInvalidArgument(amp_conv2d_forward(stream, &c, p, p, nullptr, p, p),
+                        "convolution window overflows");
+  c = basic(AMP_F32, AMP_F32);
   c.batch = INT64_MAX / 2;
   expectInvalidArgument(amp_conv2d_forward(stream, &c, p, p, nullptr, p, p),
                         "overflow");

@@ -112,6 +112,13 @@ std::optional<amp_conv2d_t> backend::getRuntimeConvolution(Operation *op) {
     return std::nullopt;
   ArrayRef<int64_t> x = cast<RankedTensorType>(image.getType()).getShape();
   ArrayRef<int64_t> w = cast<RankedTensorType>(weight.getType()).getShape();
+  ArrayRef<int64_t> y = cast<RankedTensorType>(output.getType()).getShape();
+  // The sizes the runtime accepts (amp_conv2d_*'s checks): the columns and
+  // the output, as f32 with room to spare, so that the workspace's sizes
+  // fit in int64 too.
+  if (!getCheckedProduct({x[0], x[1], w[2], w[3], y[2], y[3], 16}) ||
+      !getCheckedProduct({y[0], y[1], y[2], y[3], 16}))
+    return std::nullopt;
   amp_conv2d_t conv{*dtype, *yDtype, x[0], x[1], x[2], x[3],
                     w[0],   groups,  {},   {},   {},   {}};
   llvm::copy(window.kernel, conv.kernel);

@@ -49,3 +49,14 @@ func.func @decomposed(%x: tensor<1x2x4x4xf64>, %w: tensor<2x2x3x3xf64>, %x32: te
   %z = amp.conv2d %x32, %w32 {acc_type = f64} : tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32> to tensor<1x2x2x2xf32>
   return %y, %z : tensor<1x2x2x2xf64>, tensor<1x2x2x2xf32>
 }
+
+// Columns whose f32 workspace would not fit in int64 bytes (2^60 values):
+// the runtime refuses such a convolution, so it is decomposed.
+// CHECK-LABEL: func.func @too_large
+// CHECK: amp.im2col
+// CHECK-NOT: amp.conv2d
+func.func @too_large(%x: tensor<1x1x1073741824x1073741824xf16>, %w: tensor<1x1x1x1xf16>)
+    -> tensor<1x1x1073741824x1073741824xf16> {
+  %y = amp.conv2d %x, %w : tensor<1x1x1073741824x1073741824xf16>, tensor<1x1x1x1xf16> to tensor<1x1x1073741824x1073741824xf16>
+  return %y : tensor<1x1x1073741824x1073741824xf16>
+}
