@@ -1,10 +1,11 @@
 //===- conv_bodies.h - the convolutions' data movement ---------*- C++ -*-===//
 //
-// The element-by-element stages of conv.h's decomposition, written once:
-// the host backend runs each element in a loop, the CUDA backend a thread
-// each. They compute what the kernels amp-to-cuda prints for amp.im2col,
-// amp.col2im, the bias add and amp.transpose do (the same reads, the same
-// f32 sums in the same order, one rounding at the store), so a convolution
+// The stages of conv.h's decomposition besides its GEMMs, written once,
+// a row of the output at a time: the host backend runs the rows in a
+// parallel loop, the CUDA backend a thread each. Each element of a row
+// gets what the kernels amp-to-cuda prints for amp.im2col, amp.col2im,
+// the bias add and amp.transpose give it (the same reads, the same f32
+// sums in the same order, one rounding at the store), so a convolution
 // run through conv.h gives the bits of its decomposition.
 //
 //===----------------------------------------------------------------------===//
