@@ -1,4 +1,4 @@
-//===- conv_bodies.h - the convolutions' data movement ---------*- C++ -*-===//
+//===- conv_bodies.h - the convolutions' data movement ----------*- C++ -*-===//
 //
 // The stages of conv.h's decomposition besides its GEMMs, written once,
 // a row of the output at a time: the host backend runs the rows in a

@@ -1,5 +1,4 @@
-//===- cudnn_conv.h - convolutions through cuDNN's graphs --------*- C++
-//-*-===//
+//===- cudnn_conv.h - convolutions through cuDNN's graphs -------*- C++ -*-===//
 //
 // The CUDA backend's convolutions: cuDNN's fprop (with the bias added in
 // f32 by a pointwise node where there is one), dgrad and wgrad, built

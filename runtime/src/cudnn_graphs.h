@@ -1,5 +1,4 @@
-//===- cudnn_graphs.h - cuDNN frontend graphs, built once and run -*- C++
-//-*-===//
+//===- cudnn_graphs.h - cuDNN graphs, built once and run --------*- C++ -*-===//
 //
 // What the CUDA backend's cuDNN calls (attention, convolutions) share: a
 // graph's plan built on its first use and kept, the refusal kept instead
