@@ -40,14 +40,6 @@ struct Tensor {
   }
 };
 
-float roundTo(amp_dtype_t dtype, float value) {
-  if (dtype == AMP_F16)
-    return amprt::halfBitsToFloat(amprt::floatToHalfBits(value));
-  if (dtype == AMP_BF16)
-    return amprt::bfloat16BitsToFloat(amprt::floatToBFloat16Bits(value));
-  return value;
-}
-
 Tensor randomTensor(std::mt19937 &rng, amp_dtype_t dtype, int64_t count) {
   std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
   Tensor t{dtype, {}};
@@ -186,10 +178,6 @@ Expected backwardFilter(const amp_conv2d_t &c, const Tensor &x,
           e.magnitudes.push_back(magnitude);
         }
   return e;
-}
-
-double unitRoundoff(amp_dtype_t dtype) {
-  return dtype == AMP_F16 ? 0x1p-11 : dtype == AMP_BF16 ? 0x1p-8 : 0x1p-24;
 }
 
 class ConvTest : public KernelTest {

@@ -29,15 +29,6 @@ struct Matrix {
   std::vector<float> single;  // f32 storage
 };
 
-double roundTo(amp_dtype_t dtype, double value) {
-  float f = static_cast<float>(value);
-  if (dtype == AMP_F16)
-    return amprt::halfBitsToFloat(amprt::floatToHalfBits(f));
-  if (dtype == AMP_BF16)
-    return amprt::bfloat16BitsToFloat(amprt::floatToBFloat16Bits(f));
-  return f;
-}
-
 Matrix randomMatrix(std::mt19937 &rng, amp_dtype_t dtype, size_t count,
                     double spread) {
   std::uniform_real_distribution<double> dist(-spread, spread);
@@ -66,10 +57,6 @@ double decode(amp_dtype_t dtype, const void *data, size_t i) {
 double gelu(double x) {
   return 0.5 * x *
          (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
-}
-
-double unitRoundoff(amp_dtype_t dtype) {
-  return dtype == AMP_F16 ? 0x1p-11 : dtype == AMP_BF16 ? 0x1p-8 : 0x1p-24;
 }
 
 class GemmTest : public KernelTest {

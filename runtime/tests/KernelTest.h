@@ -9,6 +9,8 @@
 #ifndef AMP_RUNTIME_TESTS_KERNELTEST_H
 #define AMP_RUNTIME_TESTS_KERNELTEST_H
 
+#include "amp_runtime/float_formats.h"
+#include "amp_runtime/optimizer_kernels.h"
 #include "amp_runtime/runtime.h"
 
 #include <gtest/gtest.h>
@@ -102,6 +104,22 @@ inline void expectInvalidArgument(amp_status_t status, const char *fragment) {
         << amp_status_message(status);
   }
   amp_status_free(status);
+}
+
+/// `value` rounded to f32, then to `dtype` (nearest even, as the runtime
+/// stores).
+inline double roundTo(amp_dtype_t dtype, double value) {
+  float f = static_cast<float>(value);
+  if (dtype == AMP_F16)
+    return amprt::halfBitsToFloat(amprt::floatToHalfBits(f));
+  if (dtype == AMP_BF16)
+    return amprt::bfloat16BitsToFloat(amprt::floatToBFloat16Bits(f));
+  return f;
+}
+
+/// The unit roundoff of `dtype`: half its epsilon.
+inline double unitRoundoff(amp_dtype_t dtype) {
+  return dtype == AMP_F16 ? 0x1p-11 : dtype == AMP_BF16 ? 0x1p-8 : 0x1p-24;
 }
 
 inline std::string
