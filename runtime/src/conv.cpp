@@ -147,7 +147,8 @@ amp_status_t decomposedForward(amprt::Backend *backend, void *handle,
 /// The columns' gradient W^T dy per image, in f32, then col2im.
 amp_status_t decomposedBackwardData(amprt::Backend *backend, void *handle,
                                     const amp_conv2d_t &c, const void *dy,
-                                    const void *w, void *dx, void *workspace) {
+                                    const void *w, const void * /*bias*/,
+                                    void *dx, void *workspace) {
   Shape s(c);
   amprt::Conv2dWorkspace layout =
       amprt::conv2dWorkspace(c, AMP_CONV2D_BACKWARD_DATA, false);
@@ -170,8 +171,8 @@ amp_status_t decomposedBackwardData(amprt::Backend *backend, void *handle,
 /// with dy and the columns laid out [G, rows, N * P].
 amp_status_t decomposedBackwardFilter(amprt::Backend *backend, void *handle,
                                       const amp_conv2d_t &c, const void *x,
-                                      const void *dy, void *dw,
-                                      void *workspace) {
+                                      const void *dy, const void * /*bias*/,
+                                      void *dw, void *workspace) {
   Shape s(c);
   amprt::Conv2dWorkspace layout =
       amprt::conv2dWorkspace(c, AMP_CONV2D_BACKWARD_FILTER, false);
@@ -201,16 +202,36 @@ amp_status_t decomposedBackwardFilter(amprt::Backend *backend, void *handle,
   return backend->gemm(handle, g, leadGrads, leadColumns, nullptr, dw);
 }
 
-/// Runs `pass` through the backend's library, or says it did not.
-amp_status_t tryLibrary(amp_stream_t *stream, amp_conv2d_pass_t pass,
-                        const amp_conv2d_t &c, const void *a, const void *b,
-                        const void *bias, void *out, void *workspace,
-                        bool *ran) {
+/// The decomposition of a pass, on its operands (a, b), bias and result.
+using Decomposition = amp_status_t (*)(amprt::Backend *, void *,
+                                       const amp_conv2d_t &, const void *,
+                                       const void *, const void *, void *,
+                                       void *);
+
+/// A pass on operands (a, b) (named, with the result, in `names` for the
+/// error of a null one): the checks, then the backend's library, else
+/// `decomposition`.
+amp_status_t runPass(amp_stream_t *stream, amp_conv2d_pass_t pass,
+                     const amp_conv2d_t *conv, const void *a, const void *b,
+                     const void *bias, void *out, void *workspace,
+                     const char *names, Decomposition decomposition) {
+  if (!stream)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "the stream is null");
+  AMP_RETURN_IF_ERROR(checkConv(conv));
+  if (amprt::anyNull({a, b, out}))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "%s is null", names);
+  AMP_RETURN_IF_ERROR(checkWorkspace(*conv, pass, bias != nullptr, workspace));
+  amprt::Backend *backend = amprt::backendOf(stream);
+  void *handle = amprt::handleOf(stream);
   size_t bytes = static_cast<size_t>(
-      amprt::conv2dWorkspace(c, pass, bias != nullptr).bytes);
-  return amprt::backendOf(stream)->convLibrary(amprt::handleOf(stream), pass, c,
-                                               a, b, bias, out, workspace,
-                                               workspace ? bytes : 0, ran);
+      amprt::conv2dWorkspace(*conv, pass, bias != nullptr).bytes);
+  bool ran = false;
+  AMP_RETURN_IF_ERROR(backend->convLibrary(handle, pass, *conv, a, b, bias, out,
+                                           workspace, workspace ? bytes : 0,
+                                           &ran));
+  if (ran)
+    return nullptr;
+  return decomposition(backend, handle, *conv, a, b, bias, out, workspace);
 }
 
 } // namespace
@@ -234,62 +255,24 @@ size_t amp_conv2d_workspace(const amp_conv2d_t *conv, amp_conv2d_pass_t pass,
 amp_status_t amp_conv2d_forward(amp_stream_t *stream, const amp_conv2d_t *conv,
                                 const void *x, const void *w, const void *bias,
                                 void *y, void *workspace) {
-  if (!stream)
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "the stream is null");
-  AMP_RETURN_IF_ERROR(checkConv(conv));
-  if (amprt::anyNull({x, w, y}))
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "x, w or y is null");
-  AMP_RETURN_IF_ERROR(
-      checkWorkspace(*conv, AMP_CONV2D_FORWARD, bias != nullptr, workspace));
-  bool ran = false;
-  AMP_RETURN_IF_ERROR(tryLibrary(stream, AMP_CONV2D_FORWARD, *conv, x, w, bias,
-                                 y, workspace, &ran));
-  if (ran)
-    return nullptr;
-  return decomposedForward(amprt::backendOf(stream), amprt::handleOf(stream),
-                           *conv, x, w, bias, y, workspace);
+  return runPass(stream, AMP_CONV2D_FORWARD, conv, x, w, bias, y, workspace,
+                 "x, w or y", decomposedForward);
 }
 
 amp_status_t amp_conv2d_backward_data(amp_stream_t *stream,
                                       const amp_conv2d_t *conv, const void *dy,
                                       const void *w, void *dx,
                                       void *workspace) {
-  if (!stream)
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "the stream is null");
-  AMP_RETURN_IF_ERROR(checkConv(conv));
-  if (amprt::anyNull({dy, w, dx}))
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "dy, w or dx is null");
-  AMP_RETURN_IF_ERROR(
-      checkWorkspace(*conv, AMP_CONV2D_BACKWARD_DATA, false, workspace));
-  bool ran = false;
-  AMP_RETURN_IF_ERROR(tryLibrary(stream, AMP_CONV2D_BACKWARD_DATA, *conv, dy, w,
-                                 nullptr, dx, workspace, &ran));
-  if (ran)
-    return nullptr;
-  return decomposedBackwardData(amprt::backendOf(stream),
-                                amprt::handleOf(stream), *conv, dy, w, dx,
-                                workspace);
+  return runPass(stream, AMP_CONV2D_BACKWARD_DATA, conv, dy, w, nullptr, dx,
+                 workspace, "dy, w or dx", decomposedBackwardData);
 }
 
 amp_status_t amp_conv2d_backward_filter(amp_stream_t *stream,
                                         const amp_conv2d_t *conv, const void *x,
                                         const void *dy, void *dw,
                                         void *workspace) {
-  if (!stream)
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "the stream is null");
-  AMP_RETURN_IF_ERROR(checkConv(conv));
-  if (amprt::anyNull({x, dy, dw}))
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "x, dy or dw is null");
-  AMP_RETURN_IF_ERROR(
-      checkWorkspace(*conv, AMP_CONV2D_BACKWARD_FILTER, false, workspace));
-  bool ran = false;
-  AMP_RETURN_IF_ERROR(tryLibrary(stream, AMP_CONV2D_BACKWARD_FILTER, *conv, x,
-                                 dy, nullptr, dw, workspace, &ran));
-  if (ran)
-    return nullptr;
-  return decomposedBackwardFilter(amprt::backendOf(stream),
-                                  amprt::handleOf(stream), *conv, x, dy, dw,
-                                  workspace);
+  return runPass(stream, AMP_CONV2D_BACKWARD_FILTER, conv, x, dy, nullptr, dw,
+                 workspace, "x, dy or dw", decomposedBackwardFilter);
 }
 
 } // extern "C"
