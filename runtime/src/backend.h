@@ -10,6 +10,7 @@
 #define AMP_RUNTIME_SRC_BACKEND_H
 
 #include "amp_runtime/attention.h"
+#include "amp_runtime/batch_norm.h"
 #include "amp_runtime/conv.h"
 #include "amp_runtime/gemm.h"
 #include "amp_runtime/optimizer_kernels.h"
@@ -22,9 +23,10 @@
 
 namespace amprt {
 
-struct SgdSource;   // optimizer_bodies.h
-struct AdamwSource; // optimizer_bodies.h
-struct ConvStage;   // conv_bodies.h
+struct SgdSource;      // optimizer_bodies.h
+struct AdamwSource;    // optimizer_bodies.h
+struct ConvStage;      // conv_bodies.h
+struct BatchNormStage; // batch_norm_bodies.h
 
 enum class CopyKind { HostToDevice, DeviceToHost, DeviceToDevice };
 
@@ -140,6 +142,19 @@ public:
                                    const void *b, const void *bias, void *out,
                                    void *workspace, size_t workspaceBytes,
                                    bool *ran) {
+    *ran = false;
+    return nullptr;
+  }
+
+  /// batch_norm_bodies.h's stage, over its channels; arguments checked.
+  virtual amp_status_t batchNormStage(void *stream,
+                                      const BatchNormStage &stage) = 0;
+  /// The stage through a library (cuDNN), with batch_norm.h's workspace.
+  /// Sets *ran; false, with nothing done, where no library takes it:
+  /// batch_norm.cpp then runs the stage.
+  virtual amp_status_t batchNormLibrary(void *stream,
+                                        const BatchNormStage &stage,
+                                        void *workspace, bool *ran) {
     *ran = false;
     return nullptr;
   }

@@ -4,9 +4,11 @@
 #include "amp_runtime/row_math.h"
 #include "amp_runtime/scalar_math.h"
 #include "backend.h"
+#include "batch_norm_bodies.h"
 #include "conv_bodies.h"
 #ifdef AMP_RUNTIME_HAS_CUDNN
 #include "cudnn_attention.h"
+#include "cudnn_batch_norm.h"
 #include "cudnn_conv.h"
 #endif
 #include "optimizer_bodies.h"
@@ -426,6 +428,24 @@ __global__ void convStageKernel(const amprt::ConvStage stage) {
     amprt::runConvStage(stage, r);
 }
 
+/// batch_norm_bodies.h's stage, a thread per channel: only where cuDNN
+/// does not run the batch norm (evaluation mode, no plan).
+__global__ void batchNormStageKernel(const amprt::BatchNormStage stage) {
+  for (int64_t c = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+       c < stage.norm.channels; c += int64_t(gridDim.x) * blockDim.x)
+    amprt::runBatchNormStage(stage, c);
+}
+
+#ifdef AMP_RUNTIME_HAS_CUDNN
+/// out[i] = value for i < count: the ones and zeros cuDNN's batch norm
+/// takes for a missing scale and bias.
+__global__ void fillKernel(float *out, int64_t count, float value) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x)
+    out[i] = value;
+}
+#endif
+
 class CudaBackend final : public amprt::Backend {
 public:
   explicit CudaBackend(int ordinal) : ordinal(ordinal) {}
@@ -480,6 +500,7 @@ public:
       cudnnTried = true;
       amp_status_free(amprt::CudnnAttention::create(cudnn));
       amp_status_free(amprt::CudnnConv::create(cudnnConv));
+      amp_status_free(amprt::CudnnBatchNorm::create(cudnnBatchNorm));
     }
 #endif
     workspaces[stream] = workspace;
@@ -930,6 +951,43 @@ public:
     return nullptr;
   }
 
+  amp_status_t batchNormStage(void *stream,
+                              const amprt::BatchNormStage &stage) override {
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    batchNormStageKernel<<<static_cast<unsigned>(
+                               amprt::elementGrid(stage.norm.channels).blocks),
+                           kThreads, 0, cast(stream)>>>(stage);
+    return AMP_CUDA(cudaGetLastError());
+  }
+
+  amp_status_t batchNormLibrary(void *stream,
+                                const amprt::BatchNormStage &stage,
+                                void *workspace, bool *ran) override {
+    *ran = false;
+#ifdef AMP_RUNTIME_HAS_CUDNN
+    // cuDNN wants a scale and a bias: ones and zeros in the workspace
+    // where the op has none. Its own scratch is the stream's workspace.
+    if (cudnnBatchNorm && stage.norm.training) {
+      AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+      amprt::BatchNormWorkspace layout = amprt::batchNormWorkspace(stage.norm);
+      char *base = static_cast<char *>(workspace);
+      const int64_t channels = stage.norm.channels;
+      const unsigned blocks =
+          static_cast<unsigned>(amprt::elementGrid(channels).blocks);
+      fillKernel<<<blocks, kThreads, 0, cast(stream)>>>(
+          reinterpret_cast<float *>(base + layout.ones), channels, 1.0f);
+      fillKernel<<<blocks, kThreads, 0, cast(stream)>>>(
+          reinterpret_cast<float *>(base + layout.zeros), channels, 0.0f);
+      AMP_RETURN_IF_ERROR(AMP_CUDA(cudaGetLastError()));
+      size_t scratchBytes = 0;
+      void *scratch = this->workspace(stream, &scratchBytes);
+      return cudnnBatchNorm->run(stream, stage, workspace, scratch,
+                                 scratchBytes, ran);
+    }
+#endif
+    return nullptr;
+  }
+
 private:
   /// Rows beyond what one grid of kRowsPerBlock-row blocks can cover.
   static amp_status_t checkGrid(int64_t rows) {
@@ -978,6 +1036,7 @@ private:
   /// null without cuDNN.
   std::unique_ptr<amprt::CudnnAttention> cudnn;
   std::unique_ptr<amprt::CudnnConv> cudnnConv;
+  std::unique_ptr<amprt::CudnnBatchNorm> cudnnBatchNorm;
   bool cudnnTried = false;
 #endif
   /// The GEMMs planned so far; a step's are the same every run.

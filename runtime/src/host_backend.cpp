@@ -3,6 +3,7 @@
 #include "amp_runtime/row_math.h"
 #include "amp_runtime/scalar_math.h"
 #include "backend.h"
+#include "batch_norm_bodies.h"
 #include "conv_bodies.h"
 #include "host_kernels.h"
 #include "optimizer_bodies.h"
@@ -291,6 +292,15 @@ public:
       for (int64_t i = begin; i < end; ++i)
         amprt::runConvStage(stage, i);
     });
+  }
+
+  amp_status_t batchNormStage(void *,
+                              const amprt::BatchNormStage &stage) override {
+    return amprt::parallelFor(stage.norm.channels, 1,
+                              [&](int64_t begin, int64_t end) {
+                                for (int64_t c = begin; c < end; ++c)
+                                  amprt::runBatchNormStage(stage, c);
+                              });
   }
 };
 } // namespace

@@ -19,6 +19,7 @@
 #define AMP_RUNTIME_STEP_KERNELS_H
 
 #include "amp_runtime/attention.h"
+#include "amp_runtime/batch_norm.h"
 #include "amp_runtime/conv.h"
 #include "amp_runtime/conv_window.h"
 #include "amp_runtime/float_formats.h"
