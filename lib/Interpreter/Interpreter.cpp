@@ -415,6 +415,13 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
                             norm.getMomentum().convertToDouble(),
                             norm.getTraining());
       })
+      .Case([&](BatchNormGradOp grad) -> Result {
+        return k::batchNormGrad(
+            in[0], in[1], in[2], in[3], grad.getWeight() ? &in[4] : nullptr,
+            grad.getEpsilon().convertToDouble(), grad.getTraining(),
+            kindOf(grad.getScaleGrad().getType().getElementType()),
+            kindOf(grad.getBiasGrad().getType().getElementType()));
+      })
       .Case([&](AttentionOp attention) -> Result {
         auto [out, lse] =
             k::attention(in[0], in[1], in[2], attention.getCausal(),

@@ -670,6 +670,50 @@ Tensor kernels::maxPool2dGrad(const Tensor &input, const Tensor &grad,
   return out;
 }
 
+namespace {
+/// The steps batch norm and its gradient are made of, on `input`'s
+/// channels, each rounded to the statistics' kind A as amp-decompose's ops
+/// round.
+struct ChannelSteps {
+  ElementKind acc;
+  SmallVector<int64_t> kept, reduced, stats;
+
+  ChannelSteps(const Tensor &input, ElementKind acc) : acc(acc) {
+    ArrayRef<int64_t> shape = input.getShape();
+    kept.assign(shape.size(), 1);
+    kept[1] = shape[1]; // a channel's values broadcast over the rest
+    reduced = {0};
+    if (shape.size() == 4)
+      reduced.append({2, 3});
+    stats = {shape[1]};
+  }
+  /// The values each channel's statistics reduce.
+  int64_t valuesPerChannel(const Tensor &input) const {
+    int64_t n = 1;
+    for (int64_t d : reduced)
+      n *= input.getShape()[d];
+    return n;
+  }
+  Tensor constant(double value) const {
+    return Tensor(acc, {}, {roundToKind(value, acc)});
+  }
+  static Tensor op(BinaryFn fn, const Tensor &a, const Tensor &b) {
+    ArrayRef<int64_t> sa = a.getShape(), sb = b.getShape();
+    return binary(fn, a, b, sa.size() >= sb.size() ? sa : sb);
+  }
+  Tensor perChannel(const Tensor &value) const { return reshape(value, kept); }
+  Tensor channelMean(const Tensor &value) const {
+    return reduce(ReduceFn::Mean, value, reduced, acc, acc, stats);
+  }
+  Tensor channelSum(const Tensor &value, ElementKind kind) const {
+    return reduce(ReduceFn::Sum, value, reduced, acc, kind, stats);
+  }
+  Tensor wide(const Tensor &value) const {
+    return value.getKind() == acc ? value : cast(value, acc);
+  }
+};
+} // namespace
+
 SmallVector<Tensor> kernels::batchNorm(const Tensor &input,
                                        const Tensor &runningMean,
                                        const Tensor &runningVar,
@@ -678,28 +722,17 @@ SmallVector<Tensor> kernels::batchNorm(const Tensor &input,
                                        bool training) {
   // The steps amp-decompose builds, each rounded to the statistics' type A.
   ElementKind acc = runningMean.getKind();
-  ArrayRef<int64_t> shape = input.getShape();
-  int64_t channels = shape[1];
-  SmallVector<int64_t> kept(shape.size(), 1), reduced = {0};
-  kept[1] = channels;
-  if (shape.size() == 4)
-    reduced.append({2, 3});
-  int64_t n = 1;
-  for (int64_t d : reduced)
-    n *= shape[d];
-  const SmallVector<int64_t> stats = {channels};
-  auto constant = [&](double value) {
-    return Tensor(acc, {}, {roundToKind(value, acc)});
+  ChannelSteps steps(input, acc);
+  auto constant = [&](double value) { return steps.constant(value); };
+  auto op = &ChannelSteps::op;
+  auto perChannel = [&](const Tensor &value) {
+    return steps.perChannel(value);
   };
-  auto op = [](BinaryFn fn, const Tensor &a, const Tensor &b) {
-    ArrayRef<int64_t> sa = a.getShape(), sb = b.getShape();
-    return binary(fn, a, b, sa.size() >= sb.size() ? sa : sb);
-  };
-  auto perChannel = [&](const Tensor &value) { return reshape(value, kept); };
   auto channelMean = [&](const Tensor &value) {
-    return reduce(ReduceFn::Mean, value, reduced, acc, acc, stats);
+    return steps.channelMean(value);
   };
-  Tensor x = input.getKind() == acc ? input : cast(input, acc);
+  int64_t n = steps.valuesPerChannel(input);
+  Tensor x = steps.wide(input);
   Tensor var = runningVar, centered;
   Tensor newMean = runningMean, newVar = runningVar;
   if (training) {
@@ -723,7 +756,7 @@ SmallVector<Tensor> kernels::batchNorm(const Tensor &input,
       unary(UnaryFn::Sqrt, op(BinaryFn::Add, var, constant(epsilon)));
   Tensor y = op(BinaryFn::Div, centered, perChannel(deviation));
   auto wide = [&](const Tensor &value) {
-    return perChannel(value.getKind() == acc ? value : cast(value, acc));
+    return perChannel(steps.wide(value));
   };
   if (weight)
     y = op(BinaryFn::Mul, y, wide(*weight));
@@ -732,6 +765,50 @@ SmallVector<Tensor> kernels::batchNorm(const Tensor &input,
   if (input.getKind() != acc)
     y = cast(y, input.getKind());
   return {std::move(y), std::move(newMean), std::move(newVar)};
+}
+
+SmallVector<Tensor>
+kernels::batchNormGrad(const Tensor &input, const Tensor &grad,
+                       const Tensor &runningMean, const Tensor &runningVar,
+                       const Tensor *weight, double epsilon, bool training,
+                       ElementKind scaleKind, ElementKind biasKind) {
+  // The steps amp-decompose builds, each rounded to the statistics' type A.
+  ChannelSteps steps(input, runningMean.getKind());
+  auto op = &ChannelSteps::op;
+  auto perChannel = [&](const Tensor &value) {
+    return steps.perChannel(value);
+  };
+  auto channelMean = [&](const Tensor &value) {
+    return steps.channelMean(value);
+  };
+  Tensor x = steps.wide(input);
+  Tensor mean = runningMean, var = runningVar;
+  if (training) {
+    mean = channelMean(x);
+    Tensor centered = op(BinaryFn::Sub, x, perChannel(mean));
+    var = channelMean(op(BinaryFn::Mul, centered, centered));
+  }
+  Tensor deviation = perChannel(
+      unary(UnaryFn::Sqrt, op(BinaryFn::Add, var, steps.constant(epsilon))));
+  Tensor xhat =
+      op(BinaryFn::Div, op(BinaryFn::Sub, x, perChannel(mean)), deviation);
+  Tensor g = steps.wide(grad);
+  Tensor scaled =
+      weight ? op(BinaryFn::Mul, g, perChannel(steps.wide(*weight))) : g;
+  Tensor dx = scaled;
+  if (training)
+    dx = op(BinaryFn::Sub,
+            op(BinaryFn::Sub, scaled, perChannel(channelMean(scaled))),
+            op(BinaryFn::Mul, xhat,
+               perChannel(channelMean(op(BinaryFn::Mul, scaled, xhat)))));
+  dx = op(BinaryFn::Div, dx, deviation);
+  if (input.getKind() != steps.acc)
+    dx = cast(dx, input.getKind());
+  SmallVector<Tensor> results;
+  results.push_back(std::move(dx));
+  results.push_back(steps.channelSum(op(BinaryFn::Mul, g, xhat), scaleKind));
+  results.push_back(steps.channelSum(g, biasKind));
+  return results;
 }
 
 /// The kind attention accumulates in: f64 for f64, else f32.

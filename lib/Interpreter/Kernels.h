@@ -118,6 +118,14 @@ SmallVector<Tensor> batchNorm(const Tensor &input, const Tensor &runningMean,
                               const Tensor &runningVar, const Tensor *weight,
                               const Tensor *bias, double epsilon,
                               double momentum, bool training);
+/// amp.batch_norm_grad's input, scale and bias gradients, the last two of
+/// the kinds `scaleKind` and `biasKind`.
+SmallVector<Tensor> batchNormGrad(const Tensor &input, const Tensor &grad,
+                                  const Tensor &runningMean,
+                                  const Tensor &runningVar,
+                                  const Tensor *weight, double epsilon,
+                                  bool training, ElementKind scaleKind,
+                                  ElementKind biasKind);
 /// amp.attention's output and each query's log-sum-exp of its scores (in
 /// f32, f64 for f64).
 std::pair<Tensor, Tensor> attention(const Tensor &query, const Tensor &key,

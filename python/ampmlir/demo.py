@@ -79,16 +79,21 @@ def print_cost(cost):
 # The cost report's strategies of the NVIDIA library calls a step makes.
 LIBRARIES = {"gemm": "GEMMs (cuBLASLt)",
              "conv-cudnn": "convolutions (cuDNN)",
+             "batch-norm-cudnn": "batch norms (cuDNN)",
              "attention-cudnn": "attentions (cuDNN)",
              "attention-grad-cudnn": "attention gradients (cuDNN)"}
+# Counted by call, not by launch: a batch norm's call launches two or
+# three kernels (cuDNN's forward, its backward).
+BY_CALL = {"batch-norm-cudnn"}
 
 
 def library_calls(kernels):
     """The step's library calls by kind, as "12 GEMMs (cuBLASLt), ..."."""
     counts = {}
     for k in kernels:
-        if k["strategy"] in LIBRARIES:
-            counts[k["strategy"]] = counts.get(k["strategy"], 0) + k["launches"]
+        s = k["strategy"]
+        if s in LIBRARIES:
+            counts[s] = counts.get(s, 0) + (1 if s in BY_CALL else k["launches"])
     return ", ".join(f"{counts[s]} {LIBRARIES[s]}" for s in LIBRARIES
                      if s in counts)
 

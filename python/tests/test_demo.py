@@ -25,11 +25,11 @@ def test_the_demo_writes_its_reports(tmp_path):
     # The ResNet's batch norms keep their running statistics as buffers.
     assert "== resnet (examples/resnet.mlir)" in text
     # Its 9 convolutions, 9 weight gradients and 8 input gradients (the
-    # first layer's input is the batch), and the classifier's 3 GEMMs
-    # (forward, and the gradients of its input and weight), as library
-    # calls.
-    assert "library calls: 3 GEMMs (cuBLASLt), 26 convolutions (cuDNN)" \
-        in text
+    # first layer's input is the batch), its 9 batch norms and their 9
+    # gradients, and the classifier's 3 GEMMs (forward, and the gradients
+    # of its input and weight), as library calls.
+    assert ("library calls: 3 GEMMs (cuBLASLt), 26 convolutions (cuDNN), "
+            "18 batch norms (cuDNN)") in text
     assert "buffers: 18 tensors, 672 elements" in text
     report = json.loads((out / "report.json").read_text())
     for name in ("mlp", "gpt_block", "resnet"):

@@ -49,8 +49,8 @@ amp_status_t run(amp_stream_t *stream, const amprt::BatchNormStage &stage,
   amprt::Backend *backend = amprt::backendOf(stream);
   void *handle = amprt::handleOf(stream);
   bool ran = false;
-  AMP_RETURN_IF_ERROR(backend->batchNormLibrary(handle, stage, workspace,
-                                                &ran));
+  AMP_RETURN_IF_ERROR(
+      backend->batchNormLibrary(handle, stage, workspace, &ran));
   if (ran)
     return nullptr;
   return backend->batchNormStage(handle, stage);
@@ -70,9 +70,8 @@ size_t amp_batch_norm_workspace(const amp_batch_norm_t *norm) {
 }
 
 amp_status_t amp_batch_norm_forward(amp_stream_t *stream,
-                                    const amp_batch_norm_t *norm,
-                                    const void *x, const float *scale,
-                                    const float *bias,
+                                    const amp_batch_norm_t *norm, const void *x,
+                                    const float *scale, const float *bias,
                                     const float *running_mean,
                                     const float *running_var, void *y,
                                     float *new_mean, float *new_var,
@@ -80,10 +79,9 @@ amp_status_t amp_batch_norm_forward(amp_stream_t *stream,
   if (!stream)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "the stream is null");
   AMP_RETURN_IF_ERROR(checkNorm(norm));
-  if (amprt::anyNull({x, running_mean, running_var, y, new_mean, new_var}))
+  if (amprt::anyNull({x, running_mean, running_var, y}))
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
-                      "x, running_mean, running_var, y, new_mean or new_var "
-                      "is null");
+                      "x, running_mean, running_var or y is null");
   if (!workspace)
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "the batch norm needs its workspace "
@@ -100,14 +98,12 @@ amp_status_t amp_batch_norm_forward(amp_stream_t *stream,
   return run(stream, stage, workspace);
 }
 
-amp_status_t amp_batch_norm_backward(amp_stream_t *stream,
-                                     const amp_batch_norm_t *norm,
-                                     const void *x, const void *dy,
-                                     const float *scale,
-                                     const float *running_mean,
-                                     const float *running_var, void *dx,
-                                     float *dscale, float *dbias,
-                                     void *workspace) {
+amp_status_t
+amp_batch_norm_backward(amp_stream_t *stream, const amp_batch_norm_t *norm,
+                        const void *x, const void *dy, const float *scale,
+                        const float *running_mean, const float *running_var,
+                        void *dx, float *dscale, float *dbias,
+                        void *workspace) {
   if (!stream)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "the stream is null");
   AMP_RETURN_IF_ERROR(checkNorm(norm));

@@ -29,9 +29,9 @@ struct BatchNormStage {
   float keep, momentum, unbias, epsilon;
   const void *x, *dy;
   const float *scale, *bias, *runningMean, *runningVar;
-  void *out;                  // y or dx
-  float *newMean, *newVar;    // forward
-  float *dscale, *dbias;      // backward; either may be null
+  void *out;               // y or dx
+  float *newMean, *newVar; // forward; either may be null
+  float *dscale, *dbias;   // backward; either may be null
 
   BatchNormStage(bool backward, const amp_batch_norm_t &norm)
       : backward(backward), norm(norm),
@@ -42,8 +42,8 @@ struct BatchNormStage {
             static_cast<double>(norm.batch * norm.spatial - 1))),
         epsilon(static_cast<float>(norm.epsilon)), x(nullptr), dy(nullptr),
         scale(nullptr), bias(nullptr), runningMean(nullptr),
-        runningVar(nullptr), out(nullptr), newMean(nullptr),
-        newVar(nullptr), dscale(nullptr), dbias(nullptr) {}
+        runningVar(nullptr), out(nullptr), newMean(nullptr), newVar(nullptr),
+        dscale(nullptr), dbias(nullptr) {}
 };
 
 /// Channel `c`'s values of x (or dy), element `r` of the channel at
@@ -67,8 +67,8 @@ AMP_HOST_DEVICE inline float channelMean(int64_t count, Value &&value) {
 /// The batch statistics of channel `c`: mean and biased variance.
 template <amp_dtype_t D>
 AMP_HOST_DEVICE inline void batchStatistics(const BatchNormStage &s,
-                                            const ChannelIndex &at,
-                                            float &mean, float &var) {
+                                            const ChannelIndex &at, float &mean,
+                                            float &var) {
   const int64_t count = s.norm.batch * s.norm.spatial;
   mean = channelMean(count, [&](int64_t r) { return load(D, s.x, at(r)); });
   const float m = mean;
@@ -95,15 +95,20 @@ AMP_HOST_DEVICE inline void runBatchNormChannel(const BatchNormStage &s,
     if (n.training) {
       // Read before written: new_mean may be running_mean.
       const float runningMean = s.runningMean[c], runningVar = s.runningVar[c];
-      const float keptMean = runningMean * s.keep, addedMean = mean * s.momentum;
+      const float keptMean = runningMean * s.keep,
+                  addedMean = mean * s.momentum;
       const float unbiased = var * s.unbias;
       const float keptVar = runningVar * s.keep,
                   addedVar = unbiased * s.momentum;
-      s.newMean[c] = keptMean + addedMean;
-      s.newVar[c] = keptVar + addedVar;
+      if (s.newMean)
+        s.newMean[c] = keptMean + addedMean;
+      if (s.newVar)
+        s.newVar[c] = keptVar + addedVar;
     } else {
-      s.newMean[c] = mean;
-      s.newVar[c] = var;
+      if (s.newMean)
+        s.newMean[c] = mean;
+      if (s.newVar)
+        s.newVar[c] = var;
     }
     const bool hasBias = s.bias != nullptr;
     const float bias = hasBias ? s.bias[c] : 0.0f;

@@ -56,8 +56,7 @@ std::vector<int64_t> keyOf(const amp_batch_norm_t &n, bool backward) {
   static_assert(sizeof(double) == sizeof(int64_t));
   std::memcpy(&epsilon, &n.epsilon, sizeof epsilon);
   std::memcpy(&momentum, &n.momentum, sizeof momentum);
-  return {backward, n.dtype,  n.batch, n.channels,
-          n.spatial, epsilon, momentum};
+  return {backward, n.dtype, n.batch, n.channels, n.spatial, epsilon, momentum};
 }
 
 /// The graph of the forward or the backward, before cuDNN sees it, for a
@@ -154,8 +153,8 @@ struct amprt::CudnnBatchNorm::Impl {
     if (found == plans.end())
       found = plans
                   .emplace(std::move(key),
-                           buildCudnnPlan(handle,
-                                          [&] { return makeGraph(n, backward); }))
+                           buildCudnnPlan(
+                               handle, [&] { return makeGraph(n, backward); }))
                   .first;
     return *found->second;
   }
@@ -166,7 +165,8 @@ amprt::CudnnBatchNorm::CudnnBatchNorm(std::unique_ptr<Impl> impl)
 
 amprt::CudnnBatchNorm::~CudnnBatchNorm() = default;
 
-amp_status_t amprt::CudnnBatchNorm::create(std::unique_ptr<CudnnBatchNorm> &out) {
+amp_status_t
+amprt::CudnnBatchNorm::create(std::unique_ptr<CudnnBatchNorm> &out) {
   auto impl = std::make_unique<Impl>();
   AMP_RETURN_IF_ERROR(createCudnnHandle(&impl->handle));
   out.reset(new CudnnBatchNorm(std::move(impl)));
@@ -183,8 +183,7 @@ amp_status_t amprt::CudnnBatchNorm::validate(const amp_batch_norm_t &norm,
                     why.c_str());
 }
 
-amp_status_t amprt::CudnnBatchNorm::run(void *stream,
-                                        const BatchNormStage &s,
+amp_status_t amprt::CudnnBatchNorm::run(void *stream, const BatchNormStage &s,
                                         void *workspace, void *scratch,
                                         size_t scratchBytes, bool *ran) {
   *ran = false;
@@ -202,11 +201,13 @@ amp_status_t amprt::CudnnBatchNorm::run(void *stream,
     return nullptr;
   std::lock_guard<std::mutex> lock(impl->mutex);
   const CudnnPlan &forward = impl->planFor(s.norm, false);
-  const CudnnPlan *backward = s.backward ? &impl->planFor(s.norm, true) : nullptr;
+  const CudnnPlan *backward =
+      s.backward ? &impl->planFor(s.norm, true) : nullptr;
   // Both plans or neither: a backward must not stop half done.
   if (!forward.graph || (backward && !backward->graph) ||
       static_cast<uint64_t>(forward.workspaceBytes) > scratchBytes ||
-      (backward && static_cast<uint64_t>(backward->workspaceBytes) > scratchBytes))
+      (backward &&
+       static_cast<uint64_t>(backward->workspaceBytes) > scratchBytes))
     return nullptr;
   std::unordered_map<int64_t, void *> pack{
       {kX, const_cast<void *>(s.x)},
@@ -217,10 +218,11 @@ amp_status_t amprt::CudnnBatchNorm::run(void *stream,
       {kY, s.out},
       {kMean, mean},
       {kInvDeviation, invDeviation},
-      // The backward's forward leaves the running statistics as they are:
-      // its next ones go where dscale and dbias go next.
-      {kNextMean, s.backward ? slot(layout.dscale) : s.newMean},
-      {kNextVar, s.backward ? slot(layout.dbias) : s.newVar}};
+      // The backward's forward leaves the running statistics as they are,
+      // as does a forward that wants none: the next ones go to the slots
+      // of dscale and dbias, which the backward fills after.
+      {kNextMean, !s.backward && s.newMean ? s.newMean : slot(layout.dscale)},
+      {kNextVar, !s.backward && s.newVar ? s.newVar : slot(layout.dbias)}};
   bool forwardRan = false;
   AMP_RETURN_IF_ERROR(runCudnnPlan(impl->handle, stream, forward,
                                    std::move(pack), scratch, scratchBytes,

@@ -110,7 +110,9 @@ Expected expect(const Case &k, const Operands &o, bool backward) {
         }
       continue;
     }
-    auto scaled = [&](int64_t i) { return k.scale ? o.dy[i] * scale : o.dy[i]; };
+    auto scaled = [&](int64_t i) {
+      return k.scale ? o.dy[i] * scale : o.dy[i];
+    };
     float meanScaled = channelMean(scaled);
     float meanScaledXhat =
         channelMean([&](int64_t i) { return scaled(i) * xhat(i); });
@@ -248,14 +250,14 @@ TEST_P(BatchNormTest, ManyValuesPerChannelAgainstF64) {
   amp_batch_norm_t n{AMP_F32, 2, 3, 1024, 1e-5, 0.1, 1};
   Operands o = makeOperands(n, 3);
   void *x = upload(o.x);
-  float *runningMean = upload(o.runningMean), *runningVar = upload(o.runningVar);
+  float *runningMean = upload(o.runningMean),
+        *runningVar = upload(o.runningVar);
   float *y = upload(std::vector<float>(o.x.size()));
-  float *newMean = upload(std::vector<float>(3)), *newVar =
-                                                      upload(std::vector<float>(3));
+  float *newMean = upload(std::vector<float>(3)),
+        *newVar = upload(std::vector<float>(3));
   void *workspace = upload(std::vector<char>(amp_batch_norm_workspace(&n)));
-  ASSERT_EQ(amp_batch_norm_forward(stream, &n, x, nullptr, nullptr,
-                                   runningMean, runningVar, y, newMean, newVar,
-                                   workspace),
+  ASSERT_EQ(amp_batch_norm_forward(stream, &n, x, nullptr, nullptr, runningMean,
+                                   runningVar, y, newMean, newVar, workspace),
             nullptr);
   std::vector<float> means = download(newMean, 3), vars = download(newVar, 3);
   for (int64_t c = 0; c < 3; ++c) {
@@ -274,23 +276,37 @@ TEST_P(BatchNormTest, ManyValuesPerChannelAgainstF64) {
   }
 }
 
-TEST_P(BatchNormTest, RunningStatisticsInPlace) {
+TEST_P(BatchNormTest, RunningStatisticsInPlaceOrNone) {
   // new_mean and new_var may be the running statistics themselves.
   amp_batch_norm_t n{AMP_F32, 4, 2, 3, 1e-5, 0.1, 1};
   Case k{n, false, false};
   Operands o = makeOperands(n, 9);
   Expected e = expect(k, o, false);
   void *x = upload(o.x);
-  float *runningMean = upload(o.runningMean), *runningVar = upload(o.runningVar);
+  float *runningMean = upload(o.runningMean),
+        *runningVar = upload(o.runningVar);
   float *y = upload(std::vector<float>(o.x.size()));
   void *workspace = upload(std::vector<char>(amp_batch_norm_workspace(&n)));
-  ASSERT_EQ(amp_batch_norm_forward(stream, &n, x, nullptr, nullptr,
-                                   runningMean, runningVar, y, runningMean,
-                                   runningVar, workspace),
+  ASSERT_EQ(amp_batch_norm_forward(stream, &n, x, nullptr, nullptr, runningMean,
+                                   runningVar, y, runningMean, runningVar,
+                                   workspace),
             nullptr);
   const double tolerance = GetParam() == AMP_DEVICE_HOST ? 0 : 1e-5;
   expectClose(download(runningMean, 2), e.newMean, tolerance, "mean");
   expectClose(download(runningVar, 2), e.newVar, tolerance, "var");
+  // Or not wanted at all (an evaluation that keeps no statistics): y the
+  // same, the running statistics untouched.
+  std::vector<float> before = download(runningMean, 2);
+  overwrite(y, std::vector<float>(o.x.size(), 0.0f));
+  ASSERT_EQ(amp_batch_norm_forward(stream, &n, x, nullptr, nullptr, runningMean,
+                                   runningVar, y, nullptr, nullptr, workspace),
+            nullptr);
+  EXPECT_EQ(download(runningMean, 2), before);
+  Operands moved = o;
+  moved.runningMean = before;
+  moved.runningVar = download(runningVar, 2);
+  expectClose(download(y, o.x.size()), expect(k, moved, false).out, tolerance,
+              "y");
 }
 
 TEST_P(BatchNormTest, RefusesBadNormalisations) {

@@ -103,6 +103,12 @@ llvm::cl::opt<bool> decomposeConvolutions(
                    "and GEMMs instead of the runtime's amp_conv2d_* calls "
                    "(cuDNN on the GPU)"),
     llvm::cl::cat(category));
+llvm::cl::opt<bool> decomposeBatchNorms(
+    "decompose-batch-norms",
+    llvm::cl::desc("Run batch norms as generated reductions and elementwise "
+                   "kernels instead of the runtime's amp_batch_norm_* calls "
+                   "(cuDNN on the GPU)"),
+    llvm::cl::cat(category));
 llvm::cl::opt<bool> sourceOnly(
     "source-only",
     llvm::cl::desc("Write the source and header; do not build the library"),
@@ -220,7 +226,8 @@ buildEvaluation(ModuleOp module, const amp::TrainStepPipelineOptions &options) {
   if (failed(amp::backend::checkCompilable(found)))
     return failure();
   PassManager pm(module.getContext(), ModuleOp::getOperationName());
-  amp::addBackendSimplification(pm, !decomposeConvolutions);
+  amp::addBackendSimplification(pm, !decomposeConvolutions,
+                                !decomposeBatchNorms);
   if (failed(pm.run(module)))
     return failure();
   return found;
@@ -363,7 +370,8 @@ int main(int argc, char **argv) {
     return 1;
   {
     PassManager pm(&context, ModuleOp::getOperationName());
-    amp::addBackendSimplification(pm, !decomposeConvolutions);
+    amp::addBackendSimplification(pm, !decomposeConvolutions,
+                                  !decomposeBatchNorms);
     if (failed(pm.run(*module)))
       return 1;
   }

@@ -412,6 +412,90 @@ template <typename OpT> LogicalResult emitConv(OpT op, OpKernel &kernel) {
   return emitConvolution(op, kernel);
 }
 
+/// A batch norm or its gradient, which --amp-decompose (with
+/// keep-batch-norms) left whole: one call of the runtime's
+/// amp_batch_norm_* (batch_norm.h), cuDNN's batch norm on the GPU when
+/// training.
+LogicalResult emitBatchNormCall(Operation *op, OpKernel &kernel) {
+  std::optional<amp_batch_norm_t> norm = getRuntimeBatchNorm(op);
+  if (!norm)
+    return op->emitError() << "amp-to-cuda: the runtime does not run this "
+                              "batch norm whole; run --amp-decompose first";
+  const amp_batch_norm_t &n = *norm;
+  kernel.comment();
+  StepEmitter &emitter = kernel.getEmitter();
+  FailureOr<std::string> workspace = scratchPointer(op, emitter, "char");
+  if (failed(workspace))
+    return failure();
+  SmallVector<std::pair<Value, bool>> touched;
+  // A value the call reads or writes, or nullptr for an absent parameter.
+  // Every result has memory, used or not: the fusion yields it.
+  auto pointer = [&](Value value, bool writes) -> std::string {
+    if (!value)
+      return "nullptr";
+    touched.push_back({value, writes});
+    return emitter.pointerOf(value, writes);
+  };
+  std::string call;
+  int64_t elements = n.batch * n.channels * n.spatial;
+  KernelCost cost{kernel.getName().str(), "batch-norm-cudnn"};
+  if (auto forward = dyn_cast<BatchNormOp>(op)) {
+    call = "amp_batch_norm_forward(stream, &n, " +
+           pointer(forward.getInput(), false) + ", " +
+           pointer(forward.getWeight(), false) + ", " +
+           pointer(forward.getBias(), false) + ", " +
+           pointer(forward.getRunningMean(), false) + ", " +
+           pointer(forward.getRunningVar(), false) + ", " +
+           pointer(forward.getResult(), true) + ", " +
+           pointer(forward.getNewMean(), true) + ", " +
+           pointer(forward.getNewVar(), true);
+    // Training: the input read twice (the statistics, then the
+    // normalisation): a sum and a squared deviation (3) per element, then
+    // the subtraction, the scale by the inverse deviation and the affine
+    // scale and bias (4). Evaluation: those 4 only, one read.
+    cost.flops = elements * (n.training ? 7 : 4);
+    cost.launches = n.training ? 2 : 1;
+    if (n.training) // the second read of the input
+      cost.bytesRead += getByteSize(forward.getInput().getType());
+  } else {
+    auto grad = cast<BatchNormGradOp>(op);
+    call = "amp_batch_norm_backward(stream, &n, " +
+           pointer(grad.getInput(), false) + ", " +
+           pointer(grad.getGrad(), false) + ", " +
+           pointer(grad.getWeight(), false) + ", " +
+           pointer(grad.getRunningMean(), false) + ", " +
+           pointer(grad.getRunningVar(), false) + ", " +
+           pointer(grad.getInputGrad(), true) + ", " +
+           pointer(grad.getScaleGrad(), true) + ", " +
+           pointer(grad.getBiasGrad(), true);
+    // Training: the statistics again (3 per element: cuDNN's forward run
+    // in the call, whose normalised output is written and then
+    // overwritten), then per element x̂ (2), the sums of dy and dy * x̂ (3)
+    // and dx (4). Evaluation: x̂, the sums and dx over one read.
+    cost.flops = elements * (n.training ? 3 + 2 + 3 + 4 : 2 + 3 + 2);
+    cost.launches = n.training ? 3 : 1;
+    if (n.training) { // the forward's read of the input and its output
+      cost.bytesRead += getByteSize(grad.getInput().getType());
+      cost.bytesWritten += getByteSize(grad.getInputGrad().getType());
+    }
+  }
+  cost.transcendentals = n.channels; // a square root per channel
+  raw_indented_ostream &s = kernel.step();
+  s << "{\n";
+  s.indent() << "amp_batch_norm_t n{" << dtypeName(n.dtype) << ", " << n.batch
+             << ", " << n.channels << ", " << n.spatial << ", "
+             << hexLiteral(n.epsilon) << ", " << hexLiteral(n.momentum) << ", "
+             << n.training << "};\n"
+             << "AMP_STEP_CHECK(" << call << ", " << *workspace << "));\n";
+  s.unindent() << "}\n";
+  emitter.recordLaunch(std::move(cost), touched);
+  return success();
+}
+
+template <typename OpT> LogicalResult emitBatchNorm(OpT op, OpKernel &kernel) {
+  return emitBatchNormCall(op, kernel);
+}
+
 LogicalResult emitUnscale(UnscaleOp op, OpKernel &kernel) {
   kernel.comment();
   StepEmitter &emitter = kernel.getEmitter();
@@ -566,6 +650,10 @@ void cuda::attachRuntimeCallModels(MLIRContext &context) {
       KernelModel<Conv2dGradInputOp, emitConv<Conv2dGradInputOp>>>(context);
   Conv2dGradWeightOp::attachInterface<
       KernelModel<Conv2dGradWeightOp, emitConv<Conv2dGradWeightOp>>>(context);
+  BatchNormOp::attachInterface<
+      KernelModel<BatchNormOp, emitBatchNorm<BatchNormOp>>>(context);
+  BatchNormGradOp::attachInterface<
+      KernelModel<BatchNormGradOp, emitBatchNorm<BatchNormGradOp>>>(context);
   UnscaleOp::attachInterface<KernelModel<UnscaleOp, emitUnscale>>(context);
   SumSquaresOp::attachInterface<KernelModel<SumSquaresOp, emitSumSquares>>(
       context);

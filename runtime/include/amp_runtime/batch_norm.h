@@ -38,12 +38,12 @@ size_t amp_batch_norm_workspace(const amp_batch_norm_t *norm);
  * with the batch's mean and biased variance when training (and new_mean,
  * new_var the running ones moved by momentum towards them, the variance
  * unbiased), else running_mean and running_var (copied to new_mean and
- * new_var). The statistics, scale and bias are f32 [C]; scale and bias may
- * be NULL; new_mean and new_var may be the running statistics themselves. */
+ * new_var). The statistics, scale and bias are f32 [C]; scale, bias,
+ * new_mean and new_var may be NULL (none; not wanted); new_mean and
+ * new_var may be the running statistics themselves. */
 amp_status_t amp_batch_norm_forward(amp_stream_t *stream,
-                                    const amp_batch_norm_t *norm,
-                                    const void *x, const float *scale,
-                                    const float *bias,
+                                    const amp_batch_norm_t *norm, const void *x,
+                                    const float *scale, const float *bias,
                                     const float *running_mean,
                                     const float *running_var, void *y,
                                     float *new_mean, float *new_var,
@@ -54,14 +54,11 @@ amp_status_t amp_batch_norm_forward(amp_stream_t *stream,
  * training (the statistics recomputed from x), g / r with the running ones
  * otherwise; dscale = sum(dy * xhat) and dbias = sum(dy) per channel (f32
  * [C], either may be NULL). scale may be NULL (1). */
-amp_status_t amp_batch_norm_backward(amp_stream_t *stream,
-                                     const amp_batch_norm_t *norm,
-                                     const void *x, const void *dy,
-                                     const float *scale,
-                                     const float *running_mean,
-                                     const float *running_var, void *dx,
-                                     float *dscale, float *dbias,
-                                     void *workspace);
+amp_status_t
+amp_batch_norm_backward(amp_stream_t *stream, const amp_batch_norm_t *norm,
+                        const void *x, const void *dy, const float *scale,
+                        const float *running_mean, const float *running_var,
+                        void *dx, float *dscale, float *dbias, void *workspace);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -2127,6 +2127,70 @@ func.func @batch_norm_one_value(%x: tensor<1x16x1x1xf32>, %r: tensor<16xf32>) {
 
 // -----
 
+func.func @batch_norm_grad_rank(%x: tensor<8x16x4xf32>, %r: tensor<16xf32>) {
+  // expected-error @+1 {{expects [N, C] or [N, C, H, W] activations, got 'tensor<8x16x4xf32>'}}
+  %0:3 = amp.batch_norm_grad %x, %x running(%r, %r : tensor<16xf32>) : tensor<8x16x4xf32> -> tensor<16xf32>, tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_grad_statistics(%x: tensor<8x16xf16>, %r: tensor<16xf16>) {
+  // expected-error @+1 {{running statistics must be 'tensor<16xf32>' (the channels, in the accumulator type), got 'tensor<16xf16>'}}
+  %0:3 = amp.batch_norm_grad %x, %x running(%r, %r : tensor<16xf16>) : tensor<8x16xf16> -> tensor<16xf32>, tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_grad_scale(%x: tensor<8x16xf32>, %r: tensor<16xf32>, %g: tensor<8xf32>) {
+  // expected-error @+1 {{scale must have the 16 channels' shape [16], got 'tensor<8xf32>'}}
+  %0:3 = amp.batch_norm_grad %x, %x running(%r, %r : tensor<16xf32>) scale(%g : tensor<8xf32>) : tensor<8x16xf32> -> tensor<16xf32>, tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_grad_scale_grad(%x: tensor<8x16xf32>, %r: tensor<16xf32>) {
+  // expected-error @+1 {{scale_grad must have the 16 channels' shape [16], got 'tensor<1x16xf32>'}}
+  %0:3 = amp.batch_norm_grad %x, %x running(%r, %r : tensor<16xf32>) : tensor<8x16xf32> -> tensor<1x16xf32>, tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_grad_bias_grad(%x: tensor<8x16xf32>, %r: tensor<16xf32>) {
+  // expected-error @+1 {{bias_grad must have the 16 channels' shape [16], got 'tensor<8xf32>'}}
+  %0:3 = amp.batch_norm_grad %x, %x running(%r, %r : tensor<16xf32>) : tensor<8x16xf32> -> tensor<16xf32>, tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_grad_epsilon(%x: tensor<8x16xf32>, %r: tensor<16xf32>) {
+  // expected-error @+1 {{epsilon must be non-negative and finite, got -1}}
+  %0:3 = amp.batch_norm_grad %x, %x running(%r, %r : tensor<16xf32>) {epsilon = -1.0} : tensor<8x16xf32> -> tensor<16xf32>, tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_grad_one_value(%x: tensor<1x16x1x1xf32>, %r: tensor<16xf32>) {
+  // expected-error @+1 {{training needs more than one value per channel (the unbiased variance divides by n - 1), got 1}}
+  %0:3 = amp.batch_norm_grad %x, %x running(%r, %r : tensor<16xf32>) {training} : tensor<1x16x1x1xf32> -> tensor<16xf32>, tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_grad_types(%x: tensor<8x16xf32>, %dy: tensor<8x16xf16>, %r: tensor<16xf32>) {
+  // expected-error @+1 {{failed to verify that all of {input, grad, input_grad} have same type}}
+  %0:3 = "amp.batch_norm_grad"(%x, %dy, %r, %r) <{epsilon = 1.0e-5 : f64}> : (tensor<8x16xf32>, tensor<8x16xf16>, tensor<16xf32>, tensor<16xf32>) -> (tensor<8x16xf32>, tensor<16xf32>, tensor<16xf32>)
+  return
+}
+
+// -----
+
 // expected-error @+1 {{'amp.param_init' on argument #0 must be array<f64: fan_in, initial> (a whole fan-in of 0 or more, a finite value) on an 'amp.param' argument}}
 func.func @param_init_fraction(%w: tensor<4xf32> {amp.param, amp.param_init = array<f64: 2.5, 0.0>}) {
   return

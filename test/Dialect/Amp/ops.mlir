@@ -439,6 +439,24 @@ func.func @batch_norm(%x: tensor<8x16x4x4xf16>, %v: tensor<8x16xf32>,
   return
 }
 
+// CHECK-LABEL: func.func @batch_norm_grad
+// CHECK: amp.batch_norm_grad %{{.*}}, %{{.*}} running(%{{.*}}, %{{.*}} : tensor<16xf32>) scale(%{{.*}} : tensor<16xf32>) {training} : tensor<8x16x4x4xf16> -> tensor<16xf32>, tensor<16xbf16>
+// CHECK: amp.batch_norm_grad %{{.*}}, %{{.*}} running(%{{.*}}, %{{.*}} : tensor<16xf32>) {epsilon = 1.000000e-03 : f64} : tensor<8x16xf32> -> tensor<16xf32>, tensor<16xf32>
+// GENERIC: "amp.batch_norm_grad"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{epsilon = 1.000000e-05 : f64, training}> : (tensor<8x16x4x4xf16>, tensor<8x16x4x4xf16>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<8x16x4x4xf16>, tensor<16xf32>, tensor<16xbf16>)
+func.func @batch_norm_grad(%x: tensor<8x16x4x4xf16>, %dy: tensor<8x16x4x4xf16>,
+                           %v: tensor<8x16xf32>, %dv: tensor<8x16xf32>,
+                           %rm: tensor<16xf32>, %rv: tensor<16xf32>,
+                           %g: tensor<16xf32>) {
+  // Training, with a scale; the bias's gradient in the bias's type.
+  %0:3 = amp.batch_norm_grad %x, %dy running(%rm, %rv : tensor<16xf32>)
+      scale(%g : tensor<16xf32>) {training}
+      : tensor<8x16x4x4xf16> -> tensor<16xf32>, tensor<16xbf16>
+  // Evaluation mode, without a scale.
+  %1:3 = amp.batch_norm_grad %v, %dv running(%rm, %rv : tensor<16xf32>)
+      {epsilon = 1.0e-3} : tensor<8x16xf32> -> tensor<16xf32>, tensor<16xf32>
+  return
+}
+
 // CHECK-LABEL: func.func @dropout
 // CHECK-SAME: tensor<2xi64> {amp.rng}
 // CHECK: amp.dropout %{{.*}}, %{{.*}} p = 1.000000e-01 stream = 0 training : tensor<16x64xf16>

@@ -796,51 +796,91 @@ std::optional<int64_t> RmsNormOp::getForwardFlops() {
   return getFlopsPerElement(getInput(), 5);
 }
 
-SmallVector<int64_t, 3> BatchNormOp::getReducedDims() {
-  if (cast<RankedTensorType>(getInput().getType()).getRank() == 4)
+/// The dimensions a batch norm of `input` reduces per channel.
+static SmallVector<int64_t, 3> batchNormReducedDims(Value input) {
+  if (cast<RankedTensorType>(input.getType()).getRank() == 4)
     return {0, 2, 3};
   return {0};
 }
 
-int64_t BatchNormOp::getValuesPerChannel() {
-  ArrayRef<int64_t> shape =
-      cast<RankedTensorType>(getInput().getType()).getShape();
+/// The values of `input` a batch norm reduces per channel (INT64_MAX
+/// where they overflow).
+static int64_t batchNormValuesPerChannel(Value input) {
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(input.getType()).getShape();
   int64_t values = 1;
-  for (int64_t d : getReducedDims())
-    values *= shape[d];
+  for (int64_t d : batchNormReducedDims(input))
+    if (llvm::MulOverflow(values, shape[d], values))
+      return INT64_MAX;
   return values;
 }
 
-LogicalResult BatchNormOp::verify() {
-  auto input = cast<RankedTensorType>(getInput().getType());
-  if (input.getRank() != 2 && input.getRank() != 4)
-    return emitOpError() << "expects [N, C] or [N, C, H, W] activations, got "
-                         << input;
-  if (failed(verifyEpsilon(*this, getEpsilon().convertToDouble())))
+SmallVector<int64_t, 3> BatchNormOp::getReducedDims() {
+  return batchNormReducedDims(getInput());
+}
+int64_t BatchNormOp::getValuesPerChannel() {
+  return batchNormValuesPerChannel(getInput());
+}
+SmallVector<int64_t, 3> BatchNormGradOp::getReducedDims() {
+  return batchNormReducedDims(getInput());
+}
+int64_t BatchNormGradOp::getValuesPerChannel() {
+  return batchNormValuesPerChannel(getInput());
+}
+
+/// What amp.batch_norm and amp.batch_norm_grad verify alike: the
+/// activations' rank, epsilon, the running statistics' type, the shape of
+/// each per-channel value in `perChannel` (named), the values per channel
+/// a training normalisation needs.
+static LogicalResult
+verifyBatchNorm(Operation *op, Value input, Value runningMean, double epsilon,
+                bool training,
+                ArrayRef<std::pair<StringRef, Value>> perChannel) {
+  auto type = cast<RankedTensorType>(input.getType());
+  if (type.getRank() != 2 && type.getRank() != 4)
+    return op->emitOpError()
+           << "expects [N, C] or [N, C, H, W] activations, got " << type;
+  if (failed(verifyEpsilon(op, epsilon)))
     return failure();
+  int64_t channels = type.getDimSize(1);
+  FloatType acc =
+      getDefaultAccumulatorType(cast<FloatType>(type.getElementType()));
+  auto statistics = RankedTensorType::get({channels}, acc);
+  if (runningMean.getType() != statistics)
+    return op->emitOpError() << "running statistics must be " << statistics
+                             << " (the channels, in the accumulator type), got "
+                             << runningMean.getType();
+  for (auto [name, value] : perChannel)
+    if (value && cast<RankedTensorType>(value.getType()).getShape() !=
+                     ArrayRef<int64_t>{channels})
+      return op->emitOpError()
+             << name << " must have the " << channels << " channels' shape ["
+             << channels << "], got " << value.getType();
+  int64_t values = batchNormValuesPerChannel(input);
+  if (training && values < 2)
+    return op->emitOpError() << "training needs more than one value per "
+                                "channel (the unbiased variance divides by n "
+                                "- 1), got "
+                             << values;
+  return success();
+}
+
+LogicalResult BatchNormOp::verify() {
   double momentum = getMomentum().convertToDouble();
+  if (failed(verifyBatchNorm(*this, getInput(), getRunningMean(),
+                             getEpsilon().convertToDouble(), getTraining(),
+                             {{"scale", getWeight()}, {"bias", getBias()}})))
+    return failure();
   if (!(momentum >= 0.0 && momentum <= 1.0))
     return emitOpError() << "momentum must be in [0, 1], got " << momentum;
-  int64_t channels = input.getDimSize(1);
-  FloatType acc =
-      getDefaultAccumulatorType(cast<FloatType>(input.getElementType()));
-  auto statistics = RankedTensorType::get({channels}, acc);
-  if (getRunningMean().getType() != statistics)
-    return emitOpError() << "running statistics must be " << statistics
-                         << " (the channels, in the accumulator type), got "
-                         << getRunningMean().getType();
-  for (auto [name, param] :
-       {std::pair<StringRef, Value>{"scale", getWeight()}, {"bias", getBias()}})
-    if (param && cast<RankedTensorType>(param.getType()).getShape() !=
-                     ArrayRef<int64_t>{channels})
-      return emitOpError() << name << " must have the " << channels
-                           << " channels' shape [" << channels << "], got "
-                           << param.getType();
-  if (getTraining() && getValuesPerChannel() < 2)
-    return emitOpError() << "training needs more than one value per channel "
-                            "(the unbiased variance divides by n - 1), got "
-                         << getValuesPerChannel();
   return success();
+}
+
+LogicalResult BatchNormGradOp::verify() {
+  return verifyBatchNorm(*this, getInput(), getRunningMean(),
+                         getEpsilon().convertToDouble(), getTraining(),
+                         {{"scale", getWeight()},
+                          {"scale_grad", getScaleGrad()},
+                          {"bias_grad", getBiasGrad()}});
 }
 
 bool BatchNormOp::isPrecisionOperand(unsigned index) {

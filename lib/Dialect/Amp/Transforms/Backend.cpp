@@ -40,6 +40,8 @@ int64_t backend::getScratchBytes(Operation *op) {
     return amprt::conv2dWorkspace(*conv, pass, forward && forward.getBias())
         .bytes;
   }
+  if (std::optional<amp_batch_norm_t> norm = getRuntimeBatchNorm(op))
+    return amprt::batchNormWorkspace(*norm).bytes;
   if (auto grad = dyn_cast<AttentionGradOp>(op)) {
     // The f32 sums of dK and dV (amp_attention_backward_workspace), unless
     // they are f32 and summed in place.
@@ -126,6 +128,43 @@ std::optional<amp_conv2d_t> backend::getRuntimeConvolution(Operation *op) {
   llvm::copy(window.dilations, conv.dilations);
   llvm::copy(window.padding, conv.padding);
   return conv;
+}
+
+std::optional<amp_batch_norm_t> backend::getRuntimeBatchNorm(Operation *op) {
+  Value input, runningMean;
+  SmallVector<Value> f32Values; // the parameters and their gradients
+  double epsilon, momentum = 0.0;
+  bool training;
+  if (auto norm = dyn_cast<BatchNormOp>(op)) {
+    input = norm.getInput();
+    runningMean = norm.getRunningMean();
+    f32Values = {norm.getWeight(), norm.getBias()};
+    epsilon = norm.getEpsilon().convertToDouble();
+    momentum = norm.getMomentum().convertToDouble();
+    training = norm.getTraining();
+  } else if (auto grad = dyn_cast<BatchNormGradOp>(op)) {
+    input = grad.getInput();
+    runningMean = grad.getRunningMean();
+    f32Values = {grad.getWeight(), grad.getScaleGrad(), grad.getBiasGrad()};
+    epsilon = grad.getEpsilon().convertToDouble();
+    training = grad.getTraining();
+  } else {
+    return std::nullopt;
+  }
+  std::optional<amp_dtype_t> dtype = runtimeDtypeOf(input.getType());
+  if (!dtype || runtimeDtypeOf(runningMean.getType()) != AMP_F32)
+    return std::nullopt;
+  for (Value value : f32Values)
+    if (value && runtimeDtypeOf(value.getType()) != AMP_F32)
+      return std::nullopt;
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(input.getType()).getShape();
+  // The sizes the runtime accepts: the activations as f32 in int64 bytes.
+  std::optional<int64_t> spatial =
+      shape.size() == 4 ? getCheckedProduct({shape[2], shape[3]}) : 1;
+  if (!spatial || !getCheckedProduct({shape[0], shape[1], *spatial, 4}))
+    return std::nullopt;
+  return amp_batch_norm_t{*dtype,  shape[0], shape[1],        *spatial,
+                          epsilon, momentum, training ? 1 : 0};
 }
 
 Value backend::getOutsideValue(Value value) {

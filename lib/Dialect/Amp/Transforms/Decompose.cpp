@@ -270,12 +270,16 @@ static void decompose(AdaptiveAvgPool2dOp op) {
 /// dimensions, the normalisation by a subtraction, a square root and a
 /// division, then the affine scale and bias, and the running statistics'
 /// update.
-static void decompose(BatchNormOp op) {
-  // torch.nn.BatchNorm2d's: the scale at 1, the bias at 0.
+/// torch.nn.BatchNorm2d's start: the scale at 1, the bias at 0.
+static void recordBatchNormInit(BatchNormOp op) {
   if (Value weight = op.getWeight())
     recordParamInit(weight, 0, 1.0);
   if (Value bias = op.getBias())
     recordParamInit(bias, 0, 0.0);
+}
+
+static void decompose(BatchNormOp op) {
+  recordBatchNormInit(op);
   OpBuilder b(op);
   Location loc = op.getLoc();
   auto inputType = cast<RankedTensorType>(op.getInput().getType());
@@ -341,6 +345,76 @@ static void decompose(BatchNormOp op) {
   op.erase();
 }
 
+/// The gradients of a batch normalisation as the steps its definition
+/// names, each an amp op in the statistics' type A: the normalised input
+/// recomputed as the forward computes it (from the batch's statistics when
+/// training, the running ones otherwise), the input's gradient, and the
+/// parameters' sums where they are used.
+static void decompose(BatchNormGradOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto inputType = cast<RankedTensorType>(op.getInput().getType());
+  auto statsType = cast<RankedTensorType>(op.getRunningMean().getType());
+  Type acc = statsType.getElementType();
+  SmallVector<int64_t> kept(inputType.getRank(), 1);
+  kept[1] = statsType.getDimSize(0);
+  DenseI64ArrayAttr dims = b.getDenseI64ArrayAttr(op.getReducedDims());
+  auto wide = [&](Value value) -> Value {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getElementType() == acc)
+      return value;
+    return b.create<CastOp>(loc, type.clone(acc), value);
+  };
+  auto perChannel = [&](Value value) { return reshape(b, loc, value, kept); };
+  auto channelMean = [&](Value value) -> Value {
+    return b.create<MeanOp>(loc, statsType, value, dims, UnitAttr(),
+                            TypeAttr());
+  };
+  auto sub = [&](Value l, Value r) -> Value {
+    return b.create<SubOp>(loc, l, r);
+  };
+  auto mul = [&](Value l, Value r) -> Value {
+    return b.create<MulOp>(loc, l, r);
+  };
+  Value x = wide(op.getInput());
+  Value mean = op.getRunningMean(), var = op.getRunningVar();
+  if (op.getTraining()) {
+    mean = channelMean(x);
+    Value centered = sub(x, perChannel(mean));
+    var = channelMean(mul(centered, centered));
+  }
+  auto epsilon = b.create<ConstantOp>(
+      loc,
+      DenseElementsAttr::get(
+          RankedTensorType::get({}, acc),
+          b.getFloatAttr(acc, op.getEpsilon().convertToDouble()).getValue()));
+  Value deviation = perChannel(
+      b.create<SqrtOp>(loc, b.create<AddOp>(loc, var, epsilon).getResult()));
+  Value xhat = b.create<DivOp>(loc, sub(x, perChannel(mean)), deviation);
+  Value grad = wide(op.getGrad());
+  Value scaled = grad;
+  if (Value weight = op.getWeight())
+    scaled = mul(grad, perChannel(wide(weight)));
+  Value dx = scaled;
+  if (op.getTraining())
+    dx = sub(sub(scaled, perChannel(channelMean(scaled))),
+             mul(xhat, perChannel(channelMean(mul(scaled, xhat)))));
+  dx = b.create<DivOp>(loc, dx, deviation);
+  if (inputType.getElementType() != acc)
+    dx = b.create<CastOp>(loc, inputType, dx);
+  op.getInputGrad().replaceAllUsesWith(dx);
+  auto channelSum = [&](Value value, Type type) -> Value {
+    return b.create<SumOp>(loc, type, value, dims, UnitAttr(), TypeAttr());
+  };
+  if (!op.getScaleGrad().use_empty())
+    op.getScaleGrad().replaceAllUsesWith(
+        channelSum(mul(grad, xhat), op.getScaleGrad().getType()));
+  if (!op.getBiasGrad().use_empty())
+    op.getBiasGrad().replaceAllUsesWith(
+        channelSum(grad, op.getBiasGrad().getType()));
+  op.erase();
+}
+
 namespace {
 struct AmpDecompose : amp::impl::AmpDecomposeBase<AmpDecompose> {
   using AmpDecomposeBase::AmpDecomposeBase;
@@ -354,6 +428,13 @@ struct AmpDecompose : amp::impl::AmpDecomposeBase<AmpDecompose> {
         // the decomposed layer's would.
         if (auto conv = dyn_cast<Conv2dOp>(op))
           recordConvInit(conv);
+        return;
+      }
+      if (keepBatchNorms && backend::getRuntimeBatchNorm(op)) {
+        // The runtime runs it (amp_batch_norm_*); the scale and bias still
+        // start as the decomposed layer's would.
+        if (auto norm = dyn_cast<BatchNormOp>(op))
+          recordBatchNormInit(norm);
         return;
       }
       decomposed.push_back(op);
@@ -371,6 +452,8 @@ struct AmpDecompose : amp::impl::AmpDecomposeBase<AmpDecompose> {
         decompose(pool);
       } else if (auto norm = dyn_cast<BatchNormOp>(op)) {
         decompose(norm);
+      } else if (auto grad = dyn_cast<BatchNormGradOp>(op)) {
+        decompose(grad);
       } else {
         // A new Amp_Decomposed op this pass does not know yet: the backend
         // has no kernel for it.

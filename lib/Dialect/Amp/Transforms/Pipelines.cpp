@@ -122,11 +122,13 @@ void amp::addBackendInlining(OpPassManager &pm) {
   pm.addPass(createInlinerPass());
 }
 
-void amp::addBackendSimplification(OpPassManager &pm, bool keepConvolutions) {
+void amp::addBackendSimplification(OpPassManager &pm, bool keepConvolutions,
+                                   bool keepBatchNorms) {
   // The ops the backend runs as others first, so that the cleanup sees
   // what they became.
   AmpDecomposeOptions decompose;
   decompose.keepConvolutions = keepConvolutions;
+  decompose.keepBatchNorms = keepBatchNorms;
   pm.addNestedPass<func::FuncOp>(createAmpDecompose(decompose));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -147,7 +149,8 @@ void amp::addBackendPlanning(OpPassManager &pm,
 void amp::buildBackendPipeline(OpPassManager &pm,
                                const BackendPipelineOptions &options) {
   addBackendInlining(pm);
-  addBackendSimplification(pm, options.keepConvolutions);
+  addBackendSimplification(pm, options.keepConvolutions,
+                           options.keepBatchNorms);
   addBackendPlanning(pm, options);
 }
 
@@ -171,7 +174,8 @@ void amp::registerAmpPipelines() {
   PassPipelineRegistration<BackendPipelineOptions>(
       "amp-backend",
       "From a training step to fused, planned IR for --amp-to-cuda: inline, "
-      "amp-decompose{keep-convolutions}, canonicalize, cse, then on each "
+      "amp-decompose{keep-convolutions keep-batch-norms}, canonicalize, "
+      "cse, then on each "
       "function "
       "amp-restore-locations, amp-fuse, amp-plan-buffers",
       buildBackendPipeline);

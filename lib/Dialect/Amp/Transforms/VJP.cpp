@@ -622,52 +622,23 @@ LogicalResult vjp(RmsNormOp op, VJPBuilder &v, Value g, Grads &out) {
 }
 
 LogicalResult vjp(BatchNormOp op, VJPBuilder &v, Value g, Grads &out) {
-  // In the statistics' type A, with the normalised input recomputed as the
-  // forward computes it. Training: the statistics depend on the input too,
-  // so dx = (gw - mean(gw) - xhat * mean(gw * xhat)) / sqrt(var + eps) per
-  // channel, gw the gradient times the scale; evaluation: dx = gw / sqrt(
-  // running_var + eps). The scale's gradient sums g * xhat, the bias's g.
-  RankedTensorType input = v.typeOf(op.getInput()),
-                   stats = v.typeOf(op.getRunningMean());
-  Type acc = stats.getElementType();
-  SmallVector<int64_t> kept(input.getRank(), 1);
-  kept[1] = stats.getDimSize(0);
-  SmallVector<int64_t> reduced = op.getReducedDims();
-  DenseI64ArrayAttr dims = v.b.getDenseI64ArrayAttr(reduced);
-  auto perChannel = [&](Value value) { return v.reshape(value, kept); };
-  auto channelMean = [&](Value value) -> Value {
-    return v.b.create<MeanOp>(v.loc, stats, value, dims, UnitAttr(),
-                              TypeAttr());
-  };
-  auto channelSum = [&](Value value, Type element) -> Value {
-    return v.b.create<SumOp>(v.loc, stats.clone(element), value, dims,
-                             UnitAttr(), TypeAttr());
-  };
-  Value x = v.castTo(op.getInput(), acc);
-  Value mean = op.getRunningMean(), var = op.getRunningVar();
-  if (op.getTraining()) {
-    mean = channelMean(x);
-    Value centered = v.sub(x, perChannel(mean));
-    var = channelMean(v.mul(centered, centered));
-  }
-  Value deviation = perChannel(v.b.create<SqrtOp>(
-      v.loc, v.add(var, v.scalar(op.getEpsilon().convertToDouble(), acc))));
-  Value xhat = v.div(v.sub(x, perChannel(mean)), deviation);
-  Value grad = v.castTo(g, acc);
-  Value scaled = grad;
-  if (Value weight = op.getWeight())
-    scaled = v.mul(grad, perChannel(v.castTo(weight, acc)));
-  Value dx = scaled;
-  if (op.getTraining())
-    dx = v.sub(v.sub(scaled, perChannel(channelMean(scaled))),
-               v.mul(xhat, perChannel(channelMean(v.mul(scaled, xhat)))));
-  out[0] = v.castTo(v.div(dx, deviation), input.getElementType());
+  // One amp.batch_norm_grad: amp-decompose writes its steps, or the
+  // runtime runs it whole. The parameters' gradients come in their types;
+  // without a parameter, in the statistics' type, unused.
+  RankedTensorType input = v.typeOf(op.getInput());
+  RankedTensorType stats = v.typeOf(op.getRunningMean());
+  Value weight = op.getWeight(), bias = op.getBias();
+  auto grad = v.b.create<BatchNormGradOp>(
+      v.loc, input, weight ? v.typeOf(weight) : stats,
+      bias ? v.typeOf(bias) : stats, op.getInput(),
+      v.castTo(g, input.getElementType()), op.getRunningMean(),
+      op.getRunningVar(), weight, op.getEpsilonAttr(), op.getTrainingAttr());
+  out[0] = grad.getInputGrad();
   unsigned next = 3;
-  if (Value weight = op.getWeight())
-    out[next++] =
-        channelSum(v.mul(grad, xhat), v.typeOf(weight).getElementType());
-  if (Value bias = op.getBias())
-    out[next] = channelSum(grad, v.typeOf(bias).getElementType());
+  if (weight)
+    out[next++] = grad.getScaleGrad();
+  if (bias)
+    out[next] = grad.getBiasGrad();
   return success();
 }
 

@@ -17,7 +17,7 @@
 // leaves without a location; amp-restore-locations gives it its first
 // user's, the update of %w.
 // CHECK: %[[LR:.*]] = amp.fusion() : () -> tensor<f32> attributes {amp.place = [#amp.place<arena {{[0-9]+}}>]} {
-// CHECK-NEXT: amp.constant {{.*}}dense<5.000000e-01> : tensor<f32> loc("{{.*}}amp-backend.mlir":57:9)
+// CHECK-NEXT: amp.constant {{.*}}dense<5.000000e-01> : tensor<f32> loc("{{.*}}amp-backend.mlir":59:9)
 // CHECK: amp.fusion({{.*}}) : {{.*}} -> tensor<2x3xf32> attributes {amp.place = [#amp.place<arena {{[0-9]+}}>]} {
 // CHECK-NEXT: amp.matmul {{.*}}{amp.epilogue = #amp.epilogue<bias_relu>}
 // CHECK-NEXT: amp.add
@@ -33,11 +33,13 @@
 // CHECK-NOT: amp.constant
 // CHECK-NOT: func.func
 
-// The options are amp-plan-buffers' and amp-decompose's keep-convolutions.
+// The options are amp-plan-buffers' and amp-decompose's keep-convolutions
+// and keep-batch-norms.
 // REPORT: "function": "step"
 // amp-opt lists the pipeline and its options.
 // HELP: --amp-backend
 // HELP-NEXT: --by-size-limit
+// HELP-NEXT: --keep-batch-norms
 // HELP-NEXT: --keep-convolutions
 // HELP-NEXT: --report
 

@@ -2,7 +2,7 @@
 // The rewrite changes no bit: the interpreter gives the same results before
 // and after, on three seeds.
 // RUN: amp-opt %s --pass-pipeline='builtin.module(func.func(amp-decompose))' -o %t.mlir
-// RUN: for f in biased grouped_f16 average normalised normalised_eval adaptive_global adaptive_uneven adaptive_upsample conv_grad_input conv_grad_weight; do for seed in 1 2 3; do \
+// RUN: for f in biased grouped_f16 average normalised normalised_eval normalised_grad normalised_grad_eval adaptive_global adaptive_uneven adaptive_upsample conv_grad_input conv_grad_weight; do for seed in 1 2 3; do \
 // RUN:   amp-run %s --function=$f --random-inputs=$seed --print-limit=10000 > %t.before && \
 // RUN:   amp-run %t.mlir --function=$f --random-inputs=$seed --print-limit=10000 > %t.after && \
 // RUN:   diff %t.before %t.after || exit 1; \
@@ -116,6 +116,56 @@ func.func @normalised_eval(%x: tensor<4x3xf32>, %rm: tensor<3xf32>, %rv: tensor<
     -> (tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>) {
   %y:3 = amp.batch_norm %x running(%rm, %rv : tensor<3xf32>) : tensor<4x3xf32>
   return %y#0, %y#1, %y#2 : tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>
+}
+
+// The gradients, training: the statistics recomputed from x in f32, x̂,
+// g = dy * scale, dx = (g - mean(g) - x̂ mean(g x̂)) / r rounded once to
+// f16, the scale's gradient sum(dy x̂) rounded to the scale's f16; no
+// bias gradient, as nothing uses it.
+// CHECK-LABEL: func.func @normalised_grad
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x3x3xf16>, %[[DY:.*]]: tensor<2x3x3x3xf16>
+// CHECK: %[[XW:.*]] = amp.cast %[[X]] : tensor<2x3x3x3xf16> to tensor<2x3x3x3xf32>
+// CHECK: %[[MEAN:.*]] = amp.mean %[[XW]] dims = [0, 2, 3] : tensor<2x3x3x3xf32> to tensor<3xf32>
+// CHECK: amp.mean %{{.*}} dims = [0, 2, 3] : tensor<2x3x3x3xf32> to tensor<3xf32>
+// CHECK: amp.sqrt
+// CHECK: %[[XHAT:.*]] = amp.div
+// CHECK: %[[G:.*]] = amp.cast %[[DY]] : tensor<2x3x3x3xf16> to tensor<2x3x3x3xf32>
+// CHECK: %[[SCALED:.*]] = amp.mul %[[G]], %{{.*}} : tensor<2x3x3x3xf32>, tensor<1x3x1x1xf32>
+// CHECK-DAG: amp.mean %[[SCALED]] dims = [0, 2, 3]
+// CHECK-DAG: amp.mul %[[SCALED]], %[[XHAT]]
+// CHECK: %[[DX:.*]] = amp.div
+// CHECK: %[[DX16:.*]] = amp.cast %[[DX]] : tensor<2x3x3x3xf32> to tensor<2x3x3x3xf16>
+// CHECK: %[[GX:.*]] = amp.mul %[[G]], %[[XHAT]]
+// CHECK: %[[DSCALE:.*]] = amp.sum %[[GX]] dims = [0, 2, 3] : tensor<2x3x3x3xf32> to tensor<3xf16>
+// CHECK-NOT: amp.sum
+// CHECK: return %[[DX16]], %[[DSCALE]]
+// CHECK-NOT: amp.batch_norm_grad
+func.func @normalised_grad(%x: tensor<2x3x3x3xf16>, %dy: tensor<2x3x3x3xf16>,
+                           %rm: tensor<3xf32>, %rv: tensor<3xf32>, %g: tensor<3xf16>)
+    -> (tensor<2x3x3x3xf16>, tensor<3xf16>) {
+  %d:3 = amp.batch_norm_grad %x, %dy running(%rm, %rv : tensor<3xf32>)
+      scale(%g : tensor<3xf16>) {training}
+      : tensor<2x3x3x3xf16> -> tensor<3xf16>, tensor<3xf32>
+  return %d#0, %d#1 : tensor<2x3x3x3xf16>, tensor<3xf16>
+}
+
+// Evaluation: the running statistics normalise; dx = dy / r, no means;
+// the bias's gradient sums dy.
+// CHECK-LABEL: func.func @normalised_grad_eval
+// CHECK-SAME: (%[[X:.*]]: tensor<4x3xf32>, %[[DY:.*]]: tensor<4x3xf32>, %[[RM:.*]]: tensor<3xf32>, %[[RV:.*]]: tensor<3xf32>)
+// CHECK-NOT: amp.mean
+// CHECK: %[[VE:.*]] = amp.add %[[RV]], %{{.*}}
+// CHECK: %[[SD:.*]] = amp.sqrt %[[VE]]
+// CHECK: %[[R:.*]] = amp.reshape %[[SD]] : tensor<3xf32> to tensor<1x3xf32>
+// CHECK: %[[DX:.*]] = amp.div %[[DY]], %[[R]]
+// CHECK: %[[DB:.*]] = amp.sum %[[DY]] dims = [0] : tensor<4x3xf32> to tensor<3xf32>
+// CHECK: return %[[DX]], %[[DB]]
+func.func @normalised_grad_eval(%x: tensor<4x3xf32>, %dy: tensor<4x3xf32>,
+                                %rm: tensor<3xf32>, %rv: tensor<3xf32>)
+    -> (tensor<4x3xf32>, tensor<3xf32>) {
+  %d:3 = amp.batch_norm_grad %x, %dy running(%rm, %rv : tensor<3xf32>)
+      : tensor<4x3xf32> -> tensor<3xf32>, tensor<3xf32>
+  return %d#0, %d#2 : tensor<4x3xf32>, tensor<3xf32>
 }
 
 // Adaptive pooling whose windows tile the image: amp.avg_pool2d's

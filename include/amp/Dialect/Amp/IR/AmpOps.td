@@ -1271,6 +1271,59 @@ class Amp_NormGradOp<string mnemonic, string forward>
 def Amp_LayerNormGradOp : Amp_NormGradOp<"layer_norm_grad", "layer_norm">;
 def Amp_RmsNormGradOp : Amp_NormGradOp<"rms_norm_grad", "rms_norm">;
 
+def Amp_BatchNormGradOp : Amp_GradientOp<"batch_norm_grad",
+    [Amp_KeepFp32, Amp_Decomposed,
+     AllTypesMatch<["input", "grad", "input_grad"]>,
+     AllTypesMatch<["running_mean", "running_var"]>]> {
+  let summary = "gradients of batch_norm: its input, scale and bias";
+  let description = [{
+    For the input `x` of an `amp.batch_norm` with these `epsilon` and
+    `training` and the gradient `grad` of its result, computed in the
+    statistics' type A as the forward computes: with `mean` and `var` the
+    batch's (training, recomputed from `x` as the forward does) or the
+    running ones (evaluation), `r = sqrt(var + epsilon)`, `x̂ = (x - mean) /
+    r` and `g = grad * scale` (`grad` without a scale), per channel:
+
+    - `input_grad = (g - mean(g) - x̂ * mean(g * x̂)) / r` when training,
+      `g / r` otherwise, rounded once to the input's type;
+    - `scale_grad = sum(grad * x̂)` and `bias_grad = sum(grad)`, over the
+      batch (and the positions of images), each rounded to its result's
+      type (the parameter's).
+
+    `amp-decompose` runs it as exactly these steps, each an amp op
+    rounding to A, and builds the parameter gradients only where they are
+    used.
+
+    ```mlir
+    %dx, %dscale, %dbias = amp.batch_norm_grad %x, %dy
+        running(%rm, %rv : tensor<16xf32>) scale(%g : tensor<16xf32>)
+        {epsilon = 1.0e-05, training}
+        : tensor<8x16x4x4xf16> -> tensor<16xf32>, tensor<16xf32>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$input, Amp_FloatTensor:$grad,
+                   Amp_FloatTensor:$running_mean,
+                   Amp_FloatTensor:$running_var,
+                   Optional<Amp_FloatTensor>:$weight,
+                   DefaultValuedAttr<F64Attr, "1e-5">:$epsilon,
+                   UnitAttr:$training);
+  let results = (outs Amp_FloatTensor:$input_grad,
+                 Amp_FloatTensor:$scale_grad, Amp_FloatTensor:$bias_grad);
+  let assemblyFormat = [{
+    $input `,` $grad `running` `(` $running_mean `,` $running_var `:`
+    type($running_mean) `)` (`scale` `(` $weight^ `:` type($weight) `)`)?
+    attr-dict `:` type($input) `->` type($scale_grad) `,` type($bias_grad)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The dimensions each channel's statistics reduce: 0, and 2 and 3 for
+    /// images.
+    ::llvm::SmallVector<int64_t, 3> getReducedDims();
+    /// The values each channel's statistics reduce (N, or N * H * W).
+    int64_t getValuesPerChannel();
+  }];
+}
+
 def Amp_CrossEntropyGradOp : Amp_GradientOp<"cross_entropy_grad",
     [Amp_KeepFp32, Amp_RowKernel, AllTypesMatch<["logits", "result"]>,
      DeclareOpInterfaceMethods<Amp_IndexReaderOpInterface,

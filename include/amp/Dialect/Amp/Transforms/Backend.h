@@ -30,6 +30,7 @@
 
 #include "amp/Dialect/Amp/IR/AmpTraits.h"
 
+#include "amp_runtime/batch_norm.h"
 #include "amp_runtime/conv.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -81,6 +82,13 @@ int64_t getScratchBytes(Operation *op);
 /// result of their type (or f32 for amp.conv2d). None for any other op:
 /// amp-decompose rewrites it even with keep-convolutions.
 std::optional<amp_conv2d_t> getRuntimeConvolution(Operation *op);
+
+/// The runtime's description (amp_runtime/batch_norm.h) of `op`, an
+/// amp.batch_norm or amp.batch_norm_grad that the runtime runs whole: f16,
+/// bf16 or f32 activations, f32 statistics, and f32 (or no) scale, bias
+/// and parameter gradients. None for any other op: amp-decompose rewrites
+/// it even with keep-batch-norms.
+std::optional<amp_batch_norm_t> getRuntimeBatchNorm(Operation *op);
 
 /// What `value` is outside every amp.fusion: the input bound to it when
 /// it is an argument of a fusion's region, `value` itself otherwise.

@@ -408,12 +408,18 @@ def AmpDecompose : Pass<"amp-decompose", "mlir::func::FuncOp"> {
     the runtime takes whole (f16, bf16 or f32 operands, f32 accumulation,
     a result of the operands' type or f32) stay: the emitter calls
     `amp_conv2d_*` for each (cuDNN on the GPU, the same decomposition on
-    the host). `--amp-backend` and amp-compile keep them by default.
+    the host). With `keep-batch-norms`, likewise the batch norms and their
+    gradients with f32 statistics and parameters (`amp_batch_norm_*`:
+    cuDNN's batch norm on the GPU when training, the same steps on the
+    host). `--amp-backend` and amp-compile keep both by default.
   }];
   let options = [
     Option<"keepConvolutions", "keep-convolutions", "bool",
            /*default=*/"false",
            "Leave the convolutions the runtime runs whole (amp_conv2d_*)">,
+    Option<"keepBatchNorms", "keep-batch-norms", "bool",
+           /*default=*/"false",
+           "Leave the batch norms the runtime runs whole (amp_batch_norm_*)">,
   ];
   let dependentDialects = ["::mlir::amp::AmpDialect"];
 }

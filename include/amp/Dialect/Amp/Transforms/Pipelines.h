@@ -213,6 +213,12 @@ struct BackendPipelineOptions
                      "calls (amp_conv2d_*: cuDNN on the GPU) rather than "
                      "as im2col and GEMMs"),
       llvm::cl::init(true)};
+  Option<bool> keepBatchNorms{
+      *this, "keep-batch-norms",
+      llvm::cl::desc("Run the batch norms and their gradients as runtime "
+                     "calls (amp_batch_norm_*: cuDNN on the GPU) rather "
+                     "than as generated reductions and elementwise kernels"),
+      llvm::cl::init(true)};
 };
 
 /// --amp-backend runs three stages on a module holding a training step;
@@ -222,11 +228,12 @@ struct BackendPipelineOptions
 ///
 /// 1. inline: the gradient function into the step.
 void addBackendInlining(OpPassManager &pm);
-/// 2. amp-decompose (keeping the convolutions the runtime runs whole, as
-///    amp_conv2d_*, unless told not to), canonicalize, cse, then
-///    amp-restore-locations on each function: the folder leaves the
-///    constants it hoists without a location.
-void addBackendSimplification(OpPassManager &pm, bool keepConvolutions = true);
+/// 2. amp-decompose (keeping the convolutions and batch norms the runtime
+///    runs whole, as amp_conv2d_* and amp_batch_norm_*, unless told not
+///    to), canonicalize, cse, then amp-restore-locations on each function:
+///    the folder leaves the constants it hoists without a location.
+void addBackendSimplification(OpPassManager &pm, bool keepConvolutions = true,
+                              bool keepBatchNorms = true);
 /// 3. amp-fuse, then amp-plan-buffers, on each function.
 void addBackendPlanning(OpPassManager &pm,
                         const BackendPipelineOptions &options);
