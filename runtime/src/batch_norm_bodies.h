@@ -1,8 +1,9 @@
 //===- batch_norm_bodies.h - batch norm a channel at a time -----*- C++ -*-===//
 //
 // batch_norm.h's normalisation and its gradient, written once, a channel
-// at a time: the host backend runs the channels in a parallel loop, the
-// CUDA backend a thread each (where cuDNN does not run them). Each value
+// at a time: the host backend runs the channels in a parallel loop (each
+// gathered and widened to f32 first), the CUDA backend a thread each
+// (where cuDNN does not run them). Each value
 // is what amp-decompose's steps give it: every operation rounded to f32,
 // the channel's sums over (image, position) ascending in the order of
 // reduction_order.h, a mean as the sum divided by the count, the
@@ -46,12 +47,25 @@ struct BatchNormStage {
         dscale(nullptr), dbias(nullptr) {}
 };
 
-/// Channel `c`'s values of x (or dy), element `r` of the channel at
-/// (r / spatial, c, r % spatial).
-struct ChannelIndex {
-  int64_t channels, spatial, channel;
-  AMP_HOST_DEVICE int64_t operator()(int64_t r) const {
-    return (r / spatial * channels + channel) * spatial + r % spatial;
+/// Channel `c`'s values as the body reads and writes them, value `r` of
+/// the channel being the one at (image r / spatial, c, position r %
+/// spatial), in that order: x(r), dy(r) and out(r, value) (y or dx,
+/// rounded to the activations' type as it is stored). The CUDA backend
+/// reads and writes the activations in place (StridedChannel); the host
+/// gathers the channel widened to f32 first and scatters what it computed
+/// after, which gives the same bits (every f16 and bf16 is an f32, and the
+/// store rounds once either way).
+template <amp_dtype_t D> struct StridedChannel {
+  const BatchNormStage &s;
+  int64_t channel;
+  AMP_HOST_DEVICE int64_t at(int64_t r) const {
+    const int64_t spatial = s.norm.spatial;
+    return (r / spatial * s.norm.channels + channel) * spatial + r % spatial;
+  }
+  AMP_HOST_DEVICE float x(int64_t r) const { return load(D, s.x, at(r)); }
+  AMP_HOST_DEVICE float dy(int64_t r) const { return load(D, s.dy, at(r)); }
+  AMP_HOST_DEVICE void out(int64_t r, float value) const {
+    store(D, s.out, at(r), value);
   }
 };
 
@@ -64,30 +78,22 @@ AMP_HOST_DEVICE inline float channelMean(int64_t count, Value &&value) {
   return sum / static_cast<float>(count);
 }
 
-/// The batch statistics of channel `c`: mean and biased variance.
-template <amp_dtype_t D>
-AMP_HOST_DEVICE inline void batchStatistics(const BatchNormStage &s,
-                                            const ChannelIndex &at, float &mean,
-                                            float &var) {
-  const int64_t count = s.norm.batch * s.norm.spatial;
-  mean = channelMean(count, [&](int64_t r) { return load(D, s.x, at(r)); });
-  const float m = mean;
-  var = channelMean(count, [&](int64_t r) {
-    const float centered = load(D, s.x, at(r)) - m;
-    return centered * centered;
-  });
-}
-
-/// Channel `c` of the stage, for activations of type D.
-template <amp_dtype_t D>
+/// Channel `c` of the stage, through `ch` (StridedChannel's interface).
+template <typename Channel>
 AMP_HOST_DEVICE inline void runBatchNormChannel(const BatchNormStage &s,
-                                                int64_t c) {
+                                                int64_t c, const Channel &ch) {
   const amp_batch_norm_t &n = s.norm;
-  const ChannelIndex at{n.channels, n.spatial, c};
   const int64_t count = n.batch * n.spatial;
   float mean = s.runningMean[c], var = s.runningVar[c];
-  if (n.training)
-    batchStatistics<D>(s, at, mean, var);
+  if (n.training) {
+    // The batch's mean and biased variance.
+    mean = channelMean(count, [&](int64_t r) { return ch.x(r); });
+    const float m = mean;
+    var = channelMean(count, [&](int64_t r) {
+      const float centered = ch.x(r) - m;
+      return centered * centered;
+    });
+  }
   const float deviation = sqrtf(var + s.epsilon);
   const bool hasScale = s.scale != nullptr;
   const float scale = hasScale ? s.scale[c] : 1.0f;
@@ -112,68 +118,56 @@ AMP_HOST_DEVICE inline void runBatchNormChannel(const BatchNormStage &s,
     }
     const bool hasBias = s.bias != nullptr;
     const float bias = hasBias ? s.bias[c] : 0.0f;
-    for (int64_t image = 0; image < n.batch; ++image)
-      for (int64_t i = (image * n.channels + c) * n.spatial,
-                   end = i + n.spatial;
-           i < end; ++i) {
-        float v = (load(D, s.x, i) - mean) / deviation;
-        if (hasScale)
-          v = v * scale;
-        if (hasBias)
-          v = v + bias;
-        store(D, s.out, i, v);
-      }
+    for (int64_t r = 0; r < count; ++r) {
+      float v = (ch.x(r) - mean) / deviation;
+      if (hasScale)
+        v = v * scale;
+      if (hasBias)
+        v = v + bias;
+      ch.out(r, v);
+    }
     return;
   }
   // The backward, as the VJP's steps: xhat recomputed, g = dy * scale.
-  auto xhat = [&](int64_t i) { return (load(D, s.x, i) - mean) / deviation; };
-  auto scaled = [&](int64_t i) {
-    const float grad = load(D, s.dy, i);
+  auto xhat = [&](int64_t r) { return (ch.x(r) - mean) / deviation; };
+  auto scaled = [&](int64_t r) {
+    const float grad = ch.dy(r);
     return hasScale ? grad * scale : grad;
   };
   float meanScaled = 0.0f, meanScaledXhat = 0.0f;
   if (n.training) {
-    meanScaled = channelMean(count, [&](int64_t r) { return scaled(at(r)); });
-    meanScaledXhat = channelMean(count, [&](int64_t r) {
-      const int64_t i = at(r);
-      return scaled(i) * xhat(i);
-    });
+    meanScaled = channelMean(count, scaled);
+    meanScaledXhat =
+        channelMean(count, [&](int64_t r) { return scaled(r) * xhat(r); });
   }
   auto add = [](float acc, float v) { return acc + v; };
   if (s.dscale)
     s.dscale[c] = foldReduction(
-        count, 0.0f,
-        [&](int64_t r) {
-          const int64_t i = at(r);
-          return load(D, s.dy, i) * xhat(i);
-        },
-        add);
+        count, 0.0f, [&](int64_t r) { return ch.dy(r) * xhat(r); }, add);
   if (s.dbias)
-    s.dbias[c] = foldReduction(
-        count, 0.0f, [&](int64_t r) { return load(D, s.dy, at(r)); }, add);
-  for (int64_t image = 0; image < n.batch; ++image)
-    for (int64_t i = (image * n.channels + c) * n.spatial, end = i + n.spatial;
-         i < end; ++i) {
-      float dx = scaled(i);
-      if (n.training) {
-        const float centered = dx - meanScaled;
-        const float along = xhat(i) * meanScaledXhat;
-        dx = centered - along;
-      }
-      store(D, s.out, i, dx / deviation);
+    s.dbias[c] =
+        foldReduction(count, 0.0f, [&](int64_t r) { return ch.dy(r); }, add);
+  for (int64_t r = 0; r < count; ++r) {
+    float dx = scaled(r);
+    if (n.training) {
+      const float centered = dx - meanScaled;
+      const float along = xhat(r) * meanScaledXhat;
+      dx = centered - along;
     }
+    ch.out(r, dx / deviation);
+  }
 }
 
-/// Channel `c` of the stage.
+/// Channel `c` of the stage, read and written in place.
 AMP_HOST_DEVICE inline void runBatchNormStage(const BatchNormStage &s,
                                               int64_t c) {
   switch (s.norm.dtype) {
   case AMP_F16:
-    return runBatchNormChannel<AMP_F16>(s, c);
+    return runBatchNormChannel(s, c, StridedChannel<AMP_F16>{s, c});
   case AMP_BF16:
-    return runBatchNormChannel<AMP_BF16>(s, c);
+    return runBatchNormChannel(s, c, StridedChannel<AMP_BF16>{s, c});
   default:
-    return runBatchNormChannel<AMP_F32>(s, c);
+    return runBatchNormChannel(s, c, StridedChannel<AMP_F32>{s, c});
   }
 }
 

@@ -54,6 +54,35 @@ amp_status_t forEachLaunch(amp_tensor_list_t a, amp_tensor_list_t b,
   return status;
 }
 
+/// A batch norm channel gathered into f32 arrays (batch_norm_bodies.h's
+/// channel interface): out holds the results, to be narrowed and
+/// scattered.
+struct GatheredChannel {
+  const float *xs, *dys;
+  float *outs;
+  float x(int64_t r) const { return xs[r]; }
+  float dy(int64_t r) const { return dys[r]; }
+  void out(int64_t r, float value) const { outs[r] = value; }
+};
+
+/// data[offset, offset + count) (of `dtype`) = from[0, count) rounded to
+/// `dtype`, as amprt::store rounds.
+void narrowFromFloat(amp_dtype_t dtype, const float *from, int64_t count,
+                     void *data, int64_t offset) {
+  if (dtype == AMP_F32) {
+    std::memcpy(static_cast<float *>(data) + offset, from,
+                count * sizeof(float));
+    return;
+  }
+  uint16_t *to = static_cast<uint16_t *>(data) + offset;
+  if (dtype == AMP_F16) {
+    amprt::narrowFloatToHalf(from, count, to);
+    return;
+  }
+  for (int64_t i = 0; i < count; ++i)
+    to[i] = amprt::floatToBFloat16Bits(from[i]);
+}
+
 class HostBackend final : public amprt::Backend {
 public:
   amp_device_kind_t kind() const override { return AMP_DEVICE_HOST; }
@@ -296,11 +325,30 @@ public:
 
   amp_status_t batchNormStage(void *,
                               const amprt::BatchNormStage &stage) override {
-    return amprt::parallelFor(stage.norm.channels, 1,
-                              [&](int64_t begin, int64_t end) {
-                                for (int64_t c = begin; c < end; ++c)
-                                  amprt::runBatchNormStage(stage, c);
-                              });
+    // Each channel gathered and widened to f32 (F16C where there is one)
+    // and its results narrowed and scattered back: its values are strided
+    // by the channels, and the body then reads them with neither a
+    // division nor a conversion each time.
+    const amp_batch_norm_t &n = stage.norm;
+    const int64_t count = n.batch * n.spatial;
+    return amprt::parallelFor(n.channels, 1, [&](int64_t begin, int64_t end) {
+      std::vector<float> x(count), dy(stage.backward ? count : 0), out(count);
+      GatheredChannel channel{x.data(), dy.data(), out.data()};
+      for (int64_t c = begin; c < end; ++c) {
+        for (int64_t image = 0; image < n.batch; ++image) {
+          int64_t offset = (image * n.channels + c) * n.spatial;
+          amprt::widenToFloat(n.dtype, stage.x, offset, n.spatial,
+                              x.data() + image * n.spatial);
+          if (stage.backward)
+            amprt::widenToFloat(n.dtype, stage.dy, offset, n.spatial,
+                                dy.data() + image * n.spatial);
+        }
+        amprt::runBatchNormChannel(stage, c, channel);
+        for (int64_t image = 0; image < n.batch; ++image)
+          narrowFromFloat(n.dtype, out.data() + image * n.spatial, n.spatial,
+                          stage.out, (image * n.channels + c) * n.spatial);
+      }
+    });
   }
 };
 } // namespace

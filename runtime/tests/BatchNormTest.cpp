@@ -15,10 +15,12 @@
 #include "amp_runtime/float_formats.h"
 
 #include "KernelTest.h"
+#include "batch_norm_bodies.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -357,6 +359,84 @@ TEST_P(BatchNormTest, RefusesBadNormalisations) {
                                                 m, v, y, nullptr, nullptr,
                                                 workspace),
                         "stream is null");
+}
+
+TEST(BatchNormBodies, StridedChannelsGiveTheHostsBits) {
+  // The CUDA backend's fallback reads and writes each channel in place
+  // (StridedChannel); the host gathers it first. The same body, so the
+  // same bits: run here on host memory, against amp_batch_norm_*.
+  for (amp_dtype_t dtype : {AMP_F16, AMP_BF16, AMP_F32}) {
+    for (bool backward : {false, true}) {
+      SCOPED_TRACE(std::to_string(dtype) + (backward ? " backward" : ""));
+      amp_batch_norm_t n{dtype, 3, 4, 50, 1e-5, 0.1, 1};
+      Operands o = makeOperands(n, 11);
+      auto bits = [&](const std::vector<float> &values) {
+        std::vector<uint32_t> out;
+        for (float v : values)
+          out.push_back(dtype == AMP_F32   ? amprt::floatToBits(v)
+                        : dtype == AMP_F16 ? amprt::floatToHalfBits(v)
+                                           : amprt::floatToBFloat16Bits(v));
+        return out;
+      };
+      // Activations in their storage type, plain host memory.
+      size_t element = dtype == AMP_F32 ? 4 : 2;
+      auto storage = [&](const std::vector<float> &values) {
+        std::vector<char> bytes(values.size() * element);
+        std::vector<uint32_t> b = bits(values);
+        for (size_t i = 0; i < b.size(); ++i)
+          std::memcpy(bytes.data() + i * element, &b[i], element);
+        return bytes;
+      };
+      std::vector<char> x = storage(o.x), dy = storage(o.dy);
+      std::vector<char> strided(x.size()), gathered(x.size());
+      std::vector<float> mean(4), var(4), mean2(4), var2(4), ds(4), db(4),
+          ds2(4), db2(4), workspace(amp_batch_norm_workspace(&n) / 4);
+
+      amp_device_t *device = nullptr;
+      amp_stream_t *stream = nullptr;
+      ASSERT_EQ(amp_device_create(AMP_DEVICE_HOST, 0, &device), nullptr);
+      ASSERT_EQ(amp_stream_create(device, &stream), nullptr);
+      amprt::BatchNormStage stage(backward, n);
+      stage.x = x.data();
+      stage.dy = dy.data();
+      stage.scale = o.scale.data();
+      stage.bias = o.bias.data();
+      stage.runningMean = o.runningMean.data();
+      stage.runningVar = o.runningVar.data();
+      stage.out = strided.data();
+      stage.newMean = mean.data();
+      stage.newVar = var.data();
+      stage.dscale = ds.data();
+      stage.dbias = db.data();
+      for (int64_t c = 0; c < n.channels; ++c)
+        amprt::runBatchNormStage(stage, c);
+      if (backward)
+        ASSERT_EQ(amp_batch_norm_backward(stream, &n, x.data(), dy.data(),
+                                          o.scale.data(), o.runningMean.data(),
+                                          o.runningVar.data(), gathered.data(),
+                                          ds2.data(), db2.data(),
+                                          workspace.data()),
+                  nullptr);
+      else
+        ASSERT_EQ(amp_batch_norm_forward(stream, &n, x.data(), o.scale.data(),
+                                         o.bias.data(), o.runningMean.data(),
+                                         o.runningVar.data(), gathered.data(),
+                                         mean2.data(), var2.data(),
+                                         workspace.data()),
+                  nullptr);
+      ASSERT_EQ(amp_stream_synchronize(stream), nullptr);
+      amp_stream_destroy(stream);
+      amp_device_destroy(device);
+      EXPECT_EQ(strided, gathered);
+      if (backward) {
+        EXPECT_EQ(ds, ds2);
+        EXPECT_EQ(db, db2);
+      } else {
+        EXPECT_EQ(mean, mean2);
+        EXPECT_EQ(var, var2);
+      }
+    }
+  }
 }
 
 TEST(BatchNormWorkspace, SixChannelVectorsEachAligned) {
