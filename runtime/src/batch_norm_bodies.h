@@ -3,12 +3,12 @@
 // batch_norm.h's normalisation and its gradient, written once, a channel
 // at a time: the host backend runs the channels in a parallel loop (each
 // gathered and widened to f32 first), the CUDA backend a thread each
-// (where cuDNN does not run them). Each value
-// is what amp-decompose's steps give it: every operation rounded to f32,
-// the channel's sums over (image, position) ascending in the order of
-// reduction_order.h, a mean as the sum divided by the count, the
-// constants (1 - momentum, the unbiasing factor, epsilon) rounded to f32
-// once. So the host's results are the interpreter's bit for bit.
+// (where cuDNN does not run them). Each value is what amp-decompose's
+// steps give it: every operation rounded to f32, the channel's sums over
+// (image, position) ascending in the order of reduction_order.h, a mean
+// as the sum divided by the count, the constants (1 - momentum, the
+// unbiasing factor, epsilon) rounded to f32 once. So the host's results
+// are the interpreter's bit for bit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,9 +38,12 @@ struct BatchNormStage {
       : backward(backward), norm(norm),
         keep(static_cast<float>(1.0 - norm.momentum)),
         momentum(static_cast<float>(norm.momentum)),
-        unbias(static_cast<float>(
-            static_cast<double>(norm.batch * norm.spatial) /
-            static_cast<double>(norm.batch * norm.spatial - 1))),
+        // n / (n - 1); evaluation, which may have n = 1, uses none.
+        unbias(norm.batch * norm.spatial > 1
+                   ? static_cast<float>(
+                         static_cast<double>(norm.batch * norm.spatial) /
+                         static_cast<double>(norm.batch * norm.spatial - 1))
+                   : 1.0f),
         epsilon(static_cast<float>(norm.epsilon)), x(nullptr), dy(nullptr),
         scale(nullptr), bias(nullptr), runningMean(nullptr),
         runningVar(nullptr), out(nullptr), newMean(nullptr), newVar(nullptr),
