@@ -329,6 +329,24 @@ func.func @step(%w: tensor<2x3xf32> {amp.param}, %labels: tensor<2xi64>, %g: ten
   return %w, %s : tensor<2x3xf32>, tensor<f32>
 }
 
+// -----
+
+// A batch norm left whole that the runtime does not run (its scale is
+// f16): amp-decompose rewrites such a one, even with keep-batch-norms.
+func.func @step(%x: tensor<4x2xf32>, %g: tensor<2xf16> {amp.param}, %rm: tensor<2xf32>)
+    -> (tensor<2xf16>, tensor<f32>) attributes {amp.arena_size = 1024 : i64} {
+  %y:3 = amp.fusion(%xi = %x, %gi = %g, %ri = %rm) : (tensor<4x2xf32>, tensor<2xf16>, tensor<2xf32>) -> (tensor<4x2xf32>, tensor<2xf32>, tensor<2xf32>) attributes {amp.place = [#amp.place<arena 0>, #amp.place<arena 256>, #amp.place<arena 512>]} {
+    // expected-error@+1 {{amp-to-cuda: the runtime does not run this batch norm whole; run --amp-decompose first}}
+    %0:3 = amp.batch_norm %xi running(%ri, %ri : tensor<2xf32>) scale(%gi : tensor<2xf16>) {training} : tensor<4x2xf32>
+    amp.yield %0#0, %0#1, %0#2 : tensor<4x2xf32>, tensor<2xf32>, tensor<2xf32>
+  }
+  %s = amp.fusion(%yi = %y#0) : (tensor<4x2xf32>) -> tensor<f32> attributes {amp.place = [#amp.place<arena 768>]} {
+    %0 = amp.sum %yi dims = [0, 1] : tensor<4x2xf32> to tensor<f32>
+    amp.yield %0 : tensor<f32>
+  }
+  return %g, %s : tensor<2xf16>, tensor<f32>
+}
+
 //--- default.mlir
 
 // Without --amp-function the planned function is found, and there must be
