@@ -2,7 +2,8 @@
 # Installs the Debian packages amp-mlir needs to build and test, and nothing
 # else (numpy and pytest for the Python package, matplotlib and graphviz for
 # the demo's reports, clang-format-19 for the format check, clang's libFormat
-# for the generated code). Idempotent: when every package is present it
+# for the generated code, Open MPI for the data-parallel communicator and
+# its tests under mpirun). Idempotent: when every package is present it
 # installs nothing and needs no root. CUDA is optional and never installed
 # here; the build detects it. Where the CUDA toolkit has cuDNN, the cuDNN
 # frontend's headers are fetched too (scripts/fetch-cudnn-frontend.sh).
@@ -18,6 +19,7 @@ packages=(
   python3 python3-numpy python3-pytest python3-venv python3-setuptools
   python3-wheel
   python3-matplotlib graphviz
+  libopenmpi-dev openmpi-bin
 )
 if [ "${1:-}" = fuzz ]; then
   packages+=(clang-19 libclang-rt-19-dev)

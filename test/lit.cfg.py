@@ -2,6 +2,7 @@
 # lit configuration of the amp-mlir regression tests.
 
 import os
+import shutil
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -47,6 +48,10 @@ tools = ["amp-opt", "amp-run", "amp-compile", "amp-translate", "amp-step", "amp-
          "count", "split-file"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.amp_tools_dir, append_path=True)
+
+# The communicator's tests run their ranks under Open MPI's mpirun.
+if config.have_mpi and shutil.which("mpirun"):
+    config.available_features.add("mpi")
 
 if config.have_cuda:
     config.available_features.add("cuda")

@@ -76,6 +76,8 @@ const char *amp_status_code_name(amp_status_code_t code) {
     return "AMP_IO_ERROR";
   case AMP_DATA_LOSS:
     return "AMP_DATA_LOSS";
+  case AMP_DEADLINE_EXCEEDED:
+    return "AMP_DEADLINE_EXCEEDED";
   }
   return "AMP_UNKNOWN";
 }

@@ -190,6 +190,8 @@ TEST(StatusTest, CarriesCodeMessageAndPlace) {
   EXPECT_GT(amp_status_line(bad.status), 0);
   EXPECT_EQ(device, nullptr);
   EXPECT_STREQ(amp_status_code_name(AMP_DATA_LOSS), "AMP_DATA_LOSS");
+  EXPECT_STREQ(amp_status_code_name(AMP_DEADLINE_EXCEEDED),
+               "AMP_DEADLINE_EXCEEDED");
   Status unknown(
       amp_device_create(static_cast<amp_device_kind_t>(7), 0, &device));
   EXPECT_EQ(unknown.code(), AMP_INVALID_ARGUMENT);

@@ -32,7 +32,8 @@ typedef enum amp_status_code_e {
   AMP_UNAVAILABLE = 4,  /* no such device in this build or machine */
   AMP_DEVICE_ERROR = 5, /* a CUDA call failed */
   AMP_IO_ERROR = 6,
-  AMP_DATA_LOSS = 7, /* a corrupt file (bad checksum) */
+  AMP_DATA_LOSS = 7,         /* a corrupt file (bad checksum) */
+  AMP_DEADLINE_EXCEEDED = 8, /* a collective's peers did not answer in time */
 } amp_status_code_t;
 
 /* NULL means success; otherwise the caller owns it (amp_status_free). */
