@@ -20,8 +20,8 @@ void amp_comm_destroy(amp_comm_t *) {}
 int amp_comm_rank(const amp_comm_t *) { return 0; }
 int amp_comm_size(const amp_comm_t *) { return 1; }
 
-amp_status_t amp_comm_all_reduce(amp_comm_t *, amp_stream_t *, void *,
-                                 int64_t, amp_dtype_t, amp_reduce_op_t) {
+amp_status_t amp_comm_all_reduce(amp_comm_t *, amp_stream_t *, void *, int64_t,
+                                 amp_dtype_t, amp_reduce_op_t) {
   return AMP_STATUS(AMP_UNAVAILABLE, "this build of the runtime has no MPI");
 }
 

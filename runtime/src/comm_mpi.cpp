@@ -90,8 +90,8 @@ amp_status_t allGather(amp_comm_t *c, const void *send, void *receive,
   int rc = MPI_Iallgather(send, static_cast<int>(bytes), MPI_BYTE, receive,
                           static_cast<int>(bytes), MPI_BYTE, c->comm, &request);
   if (rc != MPI_SUCCESS)
-    return AMP_STATUS(AMP_UNAVAILABLE, "%s on rank %d of %d: %s", what,
-                      c->rank, c->size, mpiError(rc).c_str());
+    return AMP_STATUS(AMP_UNAVAILABLE, "%s on rank %d of %d: %s", what, c->rank,
+                      c->size, mpiError(rc).c_str());
   return wait(c, &request, what);
 }
 

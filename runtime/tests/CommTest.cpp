@@ -128,8 +128,8 @@ TEST_F(CommTest, SumsLowPrecisionInF32RoundedOnce) {
     for (int64_t i = 0; i < count; ++i) {
       float sum = 0.0f;
       for (int r = 0; r < worldSize(); ++r) {
-        float v = valueOfBits(
-            bitsOf(i == 0 ? 0x1p-12f : 1.0f + r / 1024.0f * i));
+        float v =
+            valueOfBits(bitsOf(i == 0 ? 0x1p-12f : 1.0f + r / 1024.0f * i));
         sum = r == 0 ? v : sum + v;
       }
       EXPECT_EQ(data[i], bitsOf(sum)) << "value " << i;
@@ -187,10 +187,10 @@ TEST_F(CommTest, RefusesBadArguments) {
   EXPECT_EQ(code(amp_comm_all_reduce(comm, stream, &value, -1, AMP_F32,
                                      AMP_REDUCE_SUM)),
             AMP_INVALID_ARGUMENT);
-  EXPECT_EQ(code(amp_comm_all_reduce(comm, stream, &value, 1,
-                                     static_cast<amp_dtype_t>(9),
-                                     AMP_REDUCE_SUM)),
-            AMP_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      code(amp_comm_all_reduce(comm, stream, &value, 1,
+                               static_cast<amp_dtype_t>(9), AMP_REDUCE_SUM)),
+      AMP_INVALID_ARGUMENT);
   EXPECT_EQ(code(amp_comm_all_reduce(comm, stream, &value, 1, AMP_F32,
                                      static_cast<amp_reduce_op_t>(7))),
             AMP_INVALID_ARGUMENT);
@@ -202,9 +202,9 @@ TEST_F(CommTest, RefusesBadArguments) {
   EXPECT_EQ(code(amp_comm_create_mpi(nullptr, 1.0, &other)),
             AMP_INVALID_ARGUMENT);
   // Nothing is left half done: the next collective works.
-  EXPECT_EQ(amp_comm_all_reduce(comm, stream, &value, 1, AMP_F32,
-                                AMP_REDUCE_SUM),
-            nullptr);
+  EXPECT_EQ(
+      amp_comm_all_reduce(comm, stream, &value, 1, AMP_F32, AMP_REDUCE_SUM),
+      nullptr);
   EXPECT_EQ(value, static_cast<float>(worldSize()));
 }
 
@@ -226,9 +226,9 @@ TEST_F(CommTest, ARankThatDoesNotComeTimesOut) {
     auto start = std::chrono::steady_clock::now();
     amp_status_t status = amp_comm_all_reduce(slow, stream, data.data(), 4,
                                               AMP_F32, AMP_REDUCE_SUM);
-    double waited = std::chrono::duration<double>(
-                        std::chrono::steady_clock::now() - start)
-                        .count();
+    double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     ASSERT_NE(status, nullptr);
     EXPECT_EQ(amp_status_code(status), AMP_DEADLINE_EXCEEDED);
     EXPECT_NE(std::string(amp_status_message(status)).find("within 0.3 s"),
