@@ -50,9 +50,10 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 import gpt2  # noqa: E402  (bench/gpt2.py)
 GTEST_SOURCES = "/usr/src/googletest"  # Debian's googletest package
 
-# name, example, compute type, extra amp-compile options, scale of the
-# random inputs, relative tolerance. The MLP in f16 starts from inputs large
-# enough to overflow: its first steps are skipped and the scale backs off.
+# name, example (under examples/, or a path from the repository's root),
+# compute type, extra amp-compile options, scale of the random inputs,
+# relative tolerance. The MLP in f16 starts from inputs large enough to
+# overflow: its first steps are skipped and the scale backs off.
 # A model named "gpt2" is written by bench/gpt2.py with GPT2_SIZES: two
 # blocks over 1024 rows, so that reductions of 1024 values (the bias
 # gradients, the loss's sum) take the block-per-output path on a GPU.
@@ -70,7 +71,13 @@ CASES = [
      ["--optimizer=sgd", "--train-options=momentum=0.9"], 0.1, 3e-2),
     ("resnet-f32", "resnet", "f32",
      ["--optimizer=sgd", "--train-options=momentum=0.9"], 0.1, 1e-3),
+    # Batch norms without a scale or bias (cuDNN's takes ones and zeros
+    # from the workspace) and over [N, C] logits, in f16.
+    ("cnn-bn-f16", "test/Target/Cuda/Inputs/cnn_bn", "f16", [], 0.1, 3e-2),
 ]
+# Labels are drawn below this bound: the number of classes, for the models
+# with fewer than 8.
+INDEX_BOUND = {"cnn_bn": 5}
 GPT2_SIZES = ["--layers", "2", "--width", "128", "--heads", "4", "--seq", "128",
               "--vocab", "512", "--batch", "8"]
 
@@ -277,6 +284,9 @@ def prepare(out, target, steps, tools):
     for case, example, compute, extra, scale, rtol in CASES:
         work = os.path.join(out, case)
         source = os.path.join(ROOT, "examples", example + ".mlir")
+        if "/" in example:
+            source = os.path.join(ROOT, example + ".mlir")
+            example = os.path.basename(example)
         if example == "gpt2":
             os.makedirs(work, exist_ok=True)
             source = os.path.join(work, "gpt2.mlir")
@@ -287,7 +297,8 @@ def prepare(out, target, steps, tools):
              "-o", work, f"--name={example}"] + extra, stdout=subprocess.DEVNULL)
         reference = run([os.path.join(tools, "amp-run"),
                          os.path.join(work, example + ".step.mlir"),
-                         "--random-inputs=1", f"--scale={scale:g}", "--index-bound=8",
+                         "--random-inputs=1", f"--scale={scale:g}",
+                         f"--index-bound={INDEX_BOUND.get(example, 8)}",
                          "--save-inputs=" + os.path.join(work, "in"),
                          f"--train-steps={steps}", "--print-every=1"],
                         capture_output=True, text=True).stdout
