@@ -13,6 +13,7 @@
 #include "status.h"
 
 #include <cstdint>
+#include <initializer_list>
 
 namespace {
 
@@ -43,7 +44,24 @@ amp_status_t checkNorm(const amp_batch_norm_t *n) {
   return nullptr;
 }
 
-/// The checks every call makes, then the library, else the channels.
+/// What both calls check before any work: the stream, `n`, the tensors
+/// they need (named in `names` for the error) and the workspace.
+amp_status_t checkCall(amp_stream_t *stream, const amp_batch_norm_t *n,
+                       std::initializer_list<const void *> tensors,
+                       const char *names, const void *workspace) {
+  if (!stream)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "the stream is null");
+  AMP_RETURN_IF_ERROR(checkNorm(n));
+  if (amprt::anyNull(tensors))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "%s is null", names);
+  if (!workspace)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "the batch norm needs its workspace "
+                      "(amp_batch_norm_workspace)");
+  return nullptr;
+}
+
+/// The library, else the channels, for a checked call.
 amp_status_t run(amp_stream_t *stream, const amprt::BatchNormStage &stage,
                  void *workspace) {
   amprt::Backend *backend = amprt::backendOf(stream);
@@ -76,16 +94,9 @@ amp_status_t amp_batch_norm_forward(amp_stream_t *stream,
                                     const float *running_var, void *y,
                                     float *new_mean, float *new_var,
                                     void *workspace) {
-  if (!stream)
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "the stream is null");
-  AMP_RETURN_IF_ERROR(checkNorm(norm));
-  if (amprt::anyNull({x, running_mean, running_var, y}))
-    return AMP_STATUS(AMP_INVALID_ARGUMENT,
-                      "x, running_mean, running_var or y is null");
-  if (!workspace)
-    return AMP_STATUS(AMP_INVALID_ARGUMENT,
-                      "the batch norm needs its workspace "
-                      "(amp_batch_norm_workspace)");
+  AMP_RETURN_IF_ERROR(checkCall(stream, norm, {x, running_mean, running_var, y},
+                                "x, running_mean, running_var or y",
+                                workspace));
   amprt::BatchNormStage stage(false, *norm);
   stage.x = x;
   stage.scale = scale;
@@ -104,16 +115,9 @@ amp_batch_norm_backward(amp_stream_t *stream, const amp_batch_norm_t *norm,
                         const float *running_mean, const float *running_var,
                         void *dx, float *dscale, float *dbias,
                         void *workspace) {
-  if (!stream)
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "the stream is null");
-  AMP_RETURN_IF_ERROR(checkNorm(norm));
-  if (amprt::anyNull({x, dy, running_mean, running_var, dx}))
-    return AMP_STATUS(AMP_INVALID_ARGUMENT,
-                      "x, dy, running_mean, running_var or dx is null");
-  if (!workspace)
-    return AMP_STATUS(AMP_INVALID_ARGUMENT,
-                      "the batch norm needs its workspace "
-                      "(amp_batch_norm_workspace)");
+  AMP_RETURN_IF_ERROR(
+      checkCall(stream, norm, {x, dy, running_mean, running_var, dx},
+                "x, dy, running_mean, running_var or dx", workspace));
   amprt::BatchNormStage stage(true, *norm);
   stage.x = x;
   stage.dy = dy;
