@@ -572,6 +572,15 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
         return one(Tensor(ElementKind::F64, {}, {rate}));
       })
       .Case([&](SumSquaresOp) { return one(k::sumSquares(in)); })
+      // The interpreter is one process: a single replica, whose reduction
+      // over the replicas is its own values.
+      .Case([&](AllReduceOp reduce) -> Result {
+        return SmallVector<Tensor>(in.begin(),
+                                   in.begin() + reduce.getInputs().size());
+      })
+      .Case([&](ReplicaCountOp) {
+        return one(Tensor(ElementKind::F32, {}, {1.0}));
+      })
       .Case([&](UnscaleOp) -> Result {
         return k::unscale(in[0], in.drop_front());
       })

@@ -27,7 +27,7 @@ import numpy as np
 from ._errors import AmpError, ToolNotFoundError
 from ._tools import find_runtime_library
 
-ABI_VERSION = 7
+ABI_VERSION = 8
 MAX_RANK = 8
 
 DEVICE_HOST, DEVICE_CUDA = 0, 1
@@ -91,7 +91,8 @@ class _Description(ctypes.Structure):
                 ("arena_size", ctypes.c_size_t), ("run", ctypes.c_void_p),
                 ("index_check_count", ctypes.c_size_t),
                 ("index_checks", ctypes.POINTER(_IndexCheck)),
-                ("eval", ctypes.POINTER(_EvalDescription))]
+                ("eval", ctypes.POINTER(_EvalDescription)),
+                ("data_parallel", ctypes.c_int32)]
 
 
 class _Input(ctypes.Structure):

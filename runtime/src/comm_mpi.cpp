@@ -34,6 +34,7 @@ struct amp_comm_s {
   int rank = 0, size = 1;
   double timeout = 0;
   bool broken = false;
+  bool ownsMpi = false; // made by amp_comm_create_world, which initialised MPI
   // The collective that timed out, if it has not completed since.
   MPI_Request pending = MPI_REQUEST_NULL;
   // Host memory a collective reads and writes; kept across calls, and for
@@ -99,6 +100,151 @@ const char *dtypeName(int dtype) {
   return dtype == AMP_F16 ? "f16" : dtype == AMP_BF16 ? "bf16" : "f32";
 }
 
+amp_status_t checkUsable(const amp_comm_t *comm) {
+  if (comm->broken)
+    return AMP_STATUS(AMP_UNAVAILABLE,
+                      "the communicator is broken: an earlier collective "
+                      "failed or timed out");
+  return nullptr;
+}
+
+/// values[0, count) (dtype, host memory) = the op over every rank's, in
+/// place: first every rank's (count, dtype, op), so that ranks that
+/// disagree say how, then the values, folded in rank order in f32.
+amp_status_t reduceOnHost(amp_comm_t *comm, void *values, int64_t count,
+                          int rawDtype, int rawOp) {
+  const int64_t mine[3] = {count, rawDtype, rawOp};
+  comm->descriptors.assign(3 * static_cast<size_t>(comm->size), 0);
+  AMP_RETURN_IF_ERROR(allGather(comm, mine, comm->descriptors.data(),
+                                sizeof mine, "all-reduce (its sizes)"));
+  for (int r = 0; r < comm->size; ++r) {
+    const int64_t *theirs = comm->descriptors.data() + 3 * r;
+    if (theirs[0] != count || theirs[1] != rawDtype || theirs[2] != rawOp)
+      return AMP_STATUS(
+          AMP_INVALID_ARGUMENT,
+          "all-reduce: rank %d reduces %lld %s values by %s, rank %d %lld %s "
+          "values by %s",
+          comm->rank, static_cast<long long>(count), dtypeName(rawDtype),
+          rawOp == AMP_REDUCE_SUM ? "sum" : "max", r,
+          static_cast<long long>(theirs[0]),
+          dtypeName(static_cast<int>(theirs[1])),
+          theirs[2] == AMP_REDUCE_SUM ? "sum" : "max");
+  }
+  if (count == 0)
+    return nullptr;
+  auto dtype = static_cast<amp_dtype_t>(rawDtype);
+  const size_t bytes = static_cast<size_t>(count) * amprt::dtypeSize(dtype);
+  comm->gathered.resize(bytes * static_cast<size_t>(comm->size));
+  AMP_RETURN_IF_ERROR(allGather(comm, values, comm->gathered.data(),
+                                static_cast<int64_t>(bytes), "all-reduce"));
+  // Rank 0's value, then each next rank's, in f32; rounded once.
+  const char *gathered = comm->gathered.data();
+  for (int64_t i = 0; i < count; ++i) {
+    float acc = amprt::load(dtype, gathered, i);
+    for (int r = 1; r < comm->size; ++r) {
+      float value = amprt::load(dtype, gathered + r * bytes, i);
+      acc = rawOp == AMP_REDUCE_SUM ? acc + value : amprt::nanMax(acc, value);
+    }
+    amprt::store(dtype, values, i, acc);
+  }
+  return nullptr;
+}
+
+/// One piece of device memory that a collective reads and writes.
+struct Piece {
+  void *data;
+  size_t bytes;
+};
+
+/// Reduces `pieces` (dtype, on `stream`'s device), `count` values in all,
+/// as one collective: on the host backend in place if there is one piece,
+/// else packed into the communicator's staging memory and back.
+amp_status_t reducePieces(amp_comm_t *comm, amp_stream_t *stream,
+                          const std::vector<Piece> &pieces, int64_t count,
+                          int rawDtype, int rawOp) {
+  amprt::Backend *backend = amprt::backendOf(stream);
+  void *handle = amprt::handleOf(stream);
+  AMP_RETURN_IF_ERROR(backend->synchronize(handle));
+  const bool onHost = backend->kind() == AMP_DEVICE_HOST;
+  if (onHost && pieces.size() == 1)
+    return reduceOnHost(comm, pieces[0].data, count, rawDtype, rawOp);
+  size_t total = 0;
+  for (const Piece &piece : pieces)
+    total += piece.bytes;
+  comm->staging.resize(total);
+  auto kind =
+      onHost ? amprt::CopyKind::DeviceToDevice : amprt::CopyKind::DeviceToHost;
+  size_t at = 0;
+  for (const Piece &piece : pieces) {
+    AMP_RETURN_IF_ERROR(backend->copy(comm->staging.data() + at, piece.data,
+                                      piece.bytes, kind, handle));
+    at += piece.bytes;
+  }
+  AMP_RETURN_IF_ERROR(backend->synchronize(handle));
+  AMP_RETURN_IF_ERROR(
+      reduceOnHost(comm, comm->staging.data(), count, rawDtype, rawOp));
+  kind =
+      onHost ? amprt::CopyKind::DeviceToDevice : amprt::CopyKind::HostToDevice;
+  at = 0;
+  for (const Piece &piece : pieces) {
+    AMP_RETURN_IF_ERROR(backend->copy(piece.data, comm->staging.data() + at,
+                                      piece.bytes, kind, handle));
+    at += piece.bytes;
+  }
+  return backend->synchronize(handle);
+}
+
+/// The replicas' hook (replicas.h): f32 tensors as one collective.
+amp_status_t allReduceTensors(void *context, amp_stream_t *stream,
+                              amp_tensor_list_t tensors, amp_reduce_op_t op) {
+  auto *comm = static_cast<amp_comm_t *>(context);
+  AMP_RETURN_IF_ERROR(checkUsable(comm));
+  std::vector<Piece> pieces;
+  int64_t count = 0;
+  for (size_t t = 0; t < tensors.count; ++t) {
+    if (tensors.sizes[t] == 0)
+      continue;
+    if (!tensors.data[t])
+      return AMP_STATUS(AMP_INVALID_ARGUMENT, "tensor %zu is null", t);
+    pieces.push_back({tensors.data[t], tensors.sizes[t] * sizeof(float)});
+    count += static_cast<int64_t>(tensors.sizes[t]);
+  }
+  if (!amprt::bytesFit({count, comm->size}))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "%lld values do not fit in memory once per rank",
+                      static_cast<long long>(count));
+  return reducePieces(comm, stream, pieces, count, AMP_F32, amprt::rawEnum(op));
+}
+
+/// Gathers two fingerprints from every rank; an error naming the first
+/// rank whose `which` (0: program, 1: state) differs from rank 0's.
+amp_status_t compareFingerprints(amp_comm_t *comm, amp_step_t *step,
+                                 bool program) {
+  uint64_t mine[2];
+  AMP_RETURN_IF_ERROR(amp_step_fingerprint(step, &mine[0], &mine[1]));
+  std::vector<uint64_t> all(2 * static_cast<size_t>(comm->size));
+  AMP_RETURN_IF_ERROR(allGather(comm, mine, all.data(), sizeof mine,
+                                "comparing the ranks' steps"));
+  for (int r = 1; r < comm->size; ++r) {
+    if (program && all[2 * r] != all[0])
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "rank %d runs another compiled step than rank 0 "
+                        "(fingerprint %016llx, rank 0's %016llx): give "
+                        "every rank the same library",
+                        r, static_cast<unsigned long long>(all[2 * r]),
+                        static_cast<unsigned long long>(all[0]));
+    if (all[2 * r + 1] != all[1])
+      return AMP_STATUS(
+          AMP_INVALID_ARGUMENT,
+          "rank %d holds another state than rank 0 (parameters, optimizer "
+          "and scaler state, counters; fingerprint %016llx, rank 0's "
+          "%016llx): start every rank from the same seed or state file",
+          r, static_cast<unsigned long long>(all[2 * r + 1]),
+          static_cast<unsigned long long>(all[1]));
+  }
+  return nullptr;
+}
+
 } // namespace
 
 extern "C" {
@@ -146,7 +292,12 @@ void amp_comm_destroy(amp_comm_t *comm) {
   }
   if (comm->comm != MPI_COMM_NULL)
     MPI_Comm_free(&comm->comm);
+  bool finalize = comm->ownsMpi;
   delete comm;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalize && !finalized)
+    MPI_Finalize();
 }
 
 int amp_comm_rank(const amp_comm_t *comm) { return comm ? comm->rank : 0; }
@@ -170,66 +321,65 @@ amp_status_t amp_comm_all_reduce(amp_comm_t *comm, amp_stream_t *stream,
                       static_cast<long long>(count));
   if (count > 0 && !data)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "data is null");
-  if (comm->broken)
-    return AMP_STATUS(AMP_UNAVAILABLE,
-                      "the communicator is broken: an earlier collective "
-                      "failed or timed out");
+  AMP_RETURN_IF_ERROR(checkUsable(comm));
+  std::vector<Piece> pieces;
+  if (count > 0)
+    pieces.push_back(
+        {data, static_cast<size_t>(count) *
+                   amprt::dtypeSize(static_cast<amp_dtype_t>(rawDtype))});
+  return reducePieces(comm, stream, pieces, count, rawDtype, rawOp);
+}
 
-  // Every rank must reduce alike.
-  const int64_t mine[3] = {count, rawDtype, rawOp};
-  comm->descriptors.assign(3 * static_cast<size_t>(comm->size), 0);
-  AMP_RETURN_IF_ERROR(allGather(comm, mine, comm->descriptors.data(),
-                                sizeof mine, "all-reduce (its sizes)"));
-  for (int r = 0; r < comm->size; ++r) {
-    const int64_t *theirs = comm->descriptors.data() + 3 * r;
-    if (theirs[0] != count || theirs[1] != rawDtype || theirs[2] != rawOp)
-      return AMP_STATUS(
-          AMP_INVALID_ARGUMENT,
-          "all-reduce: rank %d reduces %lld %s values by %s, rank %d %lld %s "
-          "values by %s",
-          comm->rank, static_cast<long long>(count), dtypeName(rawDtype),
-          rawOp == AMP_REDUCE_SUM ? "sum" : "max", r,
-          static_cast<long long>(theirs[0]),
-          dtypeName(static_cast<int>(theirs[1])),
-          theirs[2] == AMP_REDUCE_SUM ? "sum" : "max");
+amp_status_t amp_comm_create_world(double timeout_seconds, amp_comm_t **out) {
+  if (!out)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "out is null");
+  *out = nullptr;
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  bool initializing = !initialized;
+  if (initializing) {
+    int provided = 0;
+    int rc =
+        MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
+    if (rc != MPI_SUCCESS)
+      return AMP_STATUS(AMP_UNAVAILABLE, "MPI_Init_thread: %s",
+                        mpiError(rc).c_str());
   }
-  if (count == 0)
-    return nullptr;
-
-  // The values through host memory: every backend's, once the stream's
-  // work is done.
-  amprt::Backend *backend = amprt::backendOf(stream);
-  void *handle = amprt::handleOf(stream);
-  const size_t bytes = static_cast<size_t>(count) * amprt::dtypeSize(dtype);
-  AMP_RETURN_IF_ERROR(backend->synchronize(handle));
-  const bool onHost = backend->kind() == AMP_DEVICE_HOST;
-  void *values = data;
-  if (!onHost) {
-    comm->staging.resize(bytes);
-    values = comm->staging.data();
-    AMP_RETURN_IF_ERROR(backend->copy(values, data, bytes,
-                                      amprt::CopyKind::DeviceToHost, handle));
-    AMP_RETURN_IF_ERROR(backend->synchronize(handle));
+  MPI_Comm world = MPI_COMM_WORLD;
+  amp_status_t status = amp_comm_create_mpi(&world, timeout_seconds, out);
+  if (status) {
+    if (initializing)
+      MPI_Finalize();
+    return status;
   }
-  comm->gathered.resize(bytes * static_cast<size_t>(comm->size));
-  AMP_RETURN_IF_ERROR(allGather(comm, values, comm->gathered.data(),
-                                static_cast<int64_t>(bytes), "all-reduce"));
-  // Rank 0's value, then each next rank's, in f32; rounded once.
-  const char *gathered = comm->gathered.data();
-  for (int64_t i = 0; i < count; ++i) {
-    float acc = amprt::load(dtype, gathered, i);
-    for (int r = 1; r < comm->size; ++r) {
-      float value = amprt::load(dtype, gathered + r * bytes, i);
-      acc = rawOp == AMP_REDUCE_SUM ? acc + value : amprt::nanMax(acc, value);
-    }
-    amprt::store(dtype, values, i, acc);
-  }
-  if (!onHost) {
-    AMP_RETURN_IF_ERROR(backend->copy(data, values, bytes,
-                                      amprt::CopyKind::HostToDevice, handle));
-    AMP_RETURN_IF_ERROR(backend->synchronize(handle));
-  }
+  (*out)->ownsMpi = initializing;
   return nullptr;
+}
+
+amp_status_t amp_comm_replicas(amp_comm_t *comm, amp_replicas_t *out) {
+  if (!comm || !out)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "the communicator or out is null");
+  *out = amp_replicas_t{comm, comm->rank, comm->size, allReduceTensors};
+  return nullptr;
+}
+
+amp_status_t amp_step_set_comm(amp_step_t *step, amp_comm_t *comm) {
+  if (!step || !comm)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "the step or communicator is null");
+  AMP_RETURN_IF_ERROR(checkUsable(comm));
+  // Every rank reaches the comparison, so that none waits for a rank that
+  // has refused on its own.
+  AMP_RETURN_IF_ERROR(compareFingerprints(comm, step, /*program=*/true));
+  amp_replicas_t replicas;
+  AMP_RETURN_IF_ERROR(amp_comm_replicas(comm, &replicas));
+  return amp_step_set_replicas(step, &replicas);
+}
+
+amp_status_t amp_comm_check_state(amp_comm_t *comm, amp_step_t *step) {
+  if (!step || !comm)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "the step or communicator is null");
+  AMP_RETURN_IF_ERROR(checkUsable(comm));
+  return compareFingerprints(comm, step, /*program=*/false);
 }
 
 } // extern "C"

@@ -91,7 +91,7 @@ amp_status_t amp_stream_create(amp_device_t *device,
   *out_stream = nullptr;
   void *handle = nullptr;
   AMP_RETURN_IF_ERROR(device->backend->createStream(&handle));
-  auto *stream = new (std::nothrow) amp_stream_s{device, handle};
+  auto *stream = new (std::nothrow) amp_stream_s{device, handle, {}};
   if (!stream) {
     device->backend->destroyStream(handle);
     return AMP_STATUS(AMP_OUT_OF_MEMORY, "cannot allocate a stream");

@@ -5,6 +5,8 @@
 
 #include "backend.h"
 
+#include "amp_runtime/replicas.h"
+
 #include <string>
 #include <vector>
 
@@ -15,6 +17,9 @@ struct amp_device_s {
 struct amp_stream_s {
   amp_device_t *device;
   void *handle;
+  // The replicas of the data-parallel step that runs on the stream
+  // (replicas.h); count 0 until amp_step_set_replicas: one process.
+  amp_replicas_t replicas{};
 };
 
 struct amp_graph_s {

@@ -543,6 +543,85 @@ stateEntries(amp_step_t *step, std::vector<std::vector<char>> &host,
   return entries;
 }
 
+/// Reads every entry of a state file (stateEntries) into `host` and
+/// `results`, waiting for the step's queued work.
+amp_status_t readState(amp_step_t *step, std::vector<std::vector<char>> &host,
+                       Results &results,
+                       std::vector<amp_state_entry_t> &entries) {
+  host.reserve(step->description->tensor_count);
+  entries = stateEntries(step, host, results.counters);
+  AMP_RETURN_IF_ERROR(amp_buffer_read(step->results.get(), 0, &results,
+                                      sizeof results, step->stream));
+  for (size_t i = 0, e = 0; i < step->description->tensor_count; ++i) {
+    if (!inStateFile(step->description->tensors[i]))
+      continue;
+    AMP_RETURN_IF_ERROR(amp_buffer_read(step->tensors[i].get(), 0,
+                                        entries[e].data, entries[e].size,
+                                        step->stream));
+    ++e;
+  }
+  return amp_stream_synchronize(step->stream);
+}
+
+/// FNV-1a over bytes, 64 bits: a fingerprint, not a defence against
+/// anyone.
+struct Fingerprint {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  void add(const void *data, size_t size) {
+    const auto *bytes = static_cast<const unsigned char *>(data);
+    for (size_t i = 0; i < size; ++i)
+      hash = (hash ^ bytes[i]) * 0x100000001b3ull;
+  }
+  template <typename T> void add(const T &value) { add(&value, sizeof value); }
+  void add(const char *text) {
+    text = text ? text : "";
+    add(text, std::strlen(text) + 1);
+  }
+};
+
+/// The fingerprint of what a description says a step computes.
+uint64_t programFingerprint(const amp_step_description_t &d) {
+  Fingerprint f;
+  auto addTensors = [&](size_t count, const amp_step_tensor_t *tensors) {
+    f.add(count);
+    for (size_t i = 0; i < count; ++i) {
+      const amp_step_tensor_t &t = tensors[i];
+      f.add(t.name);
+      f.add(amprt::rawEnum(t.kind));
+      f.add(amprt::rawEnum(t.type));
+      f.add(t.rank);
+      f.add(t.shape, sizeof(int64_t) * static_cast<size_t>(t.rank));
+      f.add(t.fan_in);
+      f.add(t.initial);
+    }
+  };
+  auto addChecks = [&](size_t count, const amp_step_index_check_t *checks) {
+    f.add(count);
+    for (size_t c = 0; c < count; ++c) {
+      f.add(checks[c].tensor);
+      f.add(checks[c].bound);
+      f.add(checks[c].has_ignored);
+      f.add(checks[c].ignored);
+    }
+  };
+  f.add(d.abi_version);
+  f.add(d.name);
+  f.add(amprt::rawEnum(d.target));
+  addTensors(d.tensor_count, d.tensors);
+  f.add(d.loss_scale_tensor);
+  f.add(d.arena_size);
+  addChecks(d.index_check_count, d.index_checks);
+  f.add(d.data_parallel);
+  f.add(d.eval != nullptr);
+  if (d.eval) {
+    addTensors(d.eval->tensor_count, d.eval->tensors);
+    addTensors(d.eval->output_count, d.eval->outputs);
+    f.add(d.eval->arena_size);
+    addChecks(d.eval->index_check_count, d.eval->index_checks);
+  }
+  return f.hash;
+}
+
 } // namespace
 
 extern "C" {
@@ -1101,21 +1180,9 @@ amp_status_t amp_step_save(amp_step_t *step, const char *path) {
   if (!step || !path)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "step or path is null");
   std::vector<std::vector<char>> host;
-  host.reserve(step->description->tensor_count);
   Results results;
-  std::vector<amp_state_entry_t> entries =
-      stateEntries(step, host, results.counters);
-  AMP_RETURN_IF_ERROR(amp_buffer_read(step->results.get(), 0, &results,
-                                      sizeof results, step->stream));
-  for (size_t i = 0, e = 0; i < step->description->tensor_count; ++i) {
-    if (!inStateFile(step->description->tensors[i]))
-      continue;
-    AMP_RETURN_IF_ERROR(amp_buffer_read(step->tensors[i].get(), 0,
-                                        entries[e].data, entries[e].size,
-                                        step->stream));
-    ++e;
-  }
-  AMP_RETURN_IF_ERROR(amp_stream_synchronize(step->stream));
+  std::vector<amp_state_entry_t> entries;
+  AMP_RETURN_IF_ERROR(readState(step, host, results, entries));
   return amp_state_save(path, entries.size(), entries.data());
 }
 
@@ -1152,6 +1219,49 @@ amp_status_t amp_step_load(amp_step_t *step, const char *path) {
   AMP_RETURN_IF_ERROR(amp_buffer_write(step->results.get(), 0, &results,
                                        sizeof results, step->stream));
   return amp_stream_synchronize(step->stream);
+}
+
+amp_status_t amp_step_set_replicas(amp_step_t *step,
+                                   const amp_replicas_t *replicas) {
+  if (!step)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "step is null");
+  const char *name = step->description->name;
+  if (replicas) {
+    if (!step->description->data_parallel)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "step '%s' was compiled without --data-parallel: it "
+                        "reduces no gradients, so each replica would train "
+                        "on its own",
+                        name);
+    if (!replicas->all_reduce || replicas->count < 1 || replicas->rank < 0 ||
+        replicas->rank >= replicas->count)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "the replicas of step '%s' need an all-reduce and a "
+                        "rank in [0, count); got rank %d of %d",
+                        name, replicas->rank, replicas->count);
+  }
+  // Runs queued before the change reduce as they were queued to.
+  AMP_RETURN_IF_ERROR(amp_stream_synchronize(step->stream));
+  step->stream->replicas = replicas ? *replicas : amp_replicas_t{};
+  return nullptr;
+}
+
+amp_status_t amp_step_fingerprint(amp_step_t *step, uint64_t *out_program,
+                                  uint64_t *out_state) {
+  if (!step || !out_program || !out_state)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "step or an out pointer is null");
+  std::vector<std::vector<char>> host;
+  Results results;
+  std::vector<amp_state_entry_t> entries;
+  AMP_RETURN_IF_ERROR(readState(step, host, results, entries));
+  Fingerprint state;
+  for (const amp_state_entry_t &entry : entries) {
+    state.add(entry.name);
+    state.add(entry.data, entry.size);
+  }
+  *out_program = programFingerprint(*step->description);
+  *out_state = state.hash;
+  return nullptr;
 }
 
 } // extern "C"

@@ -93,6 +93,21 @@ func.func @sum_squares(%x: tensor<2x3xf32>, %h: tensor<3xf16>) -> (tensor<f32>, 
   return %s, %ordered, %none : tensor<f32>, tensor<f32>, tensor<f32>
 }
 
+// The interpreter is one process: one replica, over which a sum or a
+// maximum is the value itself, with or without `when`; the count is 1.
+// REPLICAS: result #0: tensor<2x3xf32> = [1, -2, 3, -4, 5, -6]
+// REPLICAS: result #1: tensor<f32> = [4096]
+// REPLICAS: result #2: tensor<f32> = [1]
+// RUN: amp-run %s --function=replicas --input=%t/x.npy | FileCheck %s --check-prefix=REPLICAS
+func.func @replicas(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<f32>, tensor<f32>) {
+  %big = amp.constant dense<4096.0> : tensor<f32>
+  %no = amp.constant dense<false> : tensor<i1>
+  %sum:2 = amp.all_reduce sum %x, %big : tensor<2x3xf32>, tensor<f32>
+  %max = amp.all_reduce max %sum#1 when %no : tensor<f32>
+  %n = amp.replica_count : tensor<f32>
+  return %sum#0, %max, %n : tensor<2x3xf32>, tensor<f32>, tensor<f32>
+}
+
 // amp.conv2d by hand on x = [[1, 2, 3], [4, 5, 6], [7, 8, 9]]:
 // - the 2x2 window [[1, 0], [0, -1]] gives x[i][j] - x[i+1][j+1] = -4, plus
 //   the bias 0.5;

@@ -43,8 +43,21 @@
 // --checkpoint every N steps and at the end. --output-dir then also writes
 // the evaluation's outputs over the validation set under DIR/eval.
 //
+//   mpirun -np N amp-step LIB NAME --seed=S --data=... [--comm-timeout=SEC]
+//
+// runs a step compiled with --train-options=data-parallel=true as N
+// replicas, one per process that mpirun starts: each rank trains on its
+// own batch of every N consecutive ones of the epoch's order (batch k*N + r
+// of the epoch on rank r at its step k), the step reduces the gradients
+// over the ranks, and rank 0 alone prints, logs and writes files. The
+// ranks check first that they run the same step from the same state, and
+// last that they hold the same state. A collective that a rank does not
+// join within --comm-timeout seconds (default 300) ends the run with an
+// error.
+//
 //===----------------------------------------------------------------------===//
 
+#include "amp_runtime/comm.h"
 #include "amp_runtime/float_formats.h"
 #include "amp_runtime/step.h"
 
@@ -65,11 +78,23 @@
 
 namespace {
 
+/// This process's place in a data-parallel job that mpirun started: rank
+/// `rank` of `size`, joined by `comm`; rank 0 of 1 and no communicator
+/// otherwise.
+struct Job {
+  amp_comm_t *comm = nullptr;
+  int rank = 0, size = 1;
+  bool leads() const { return rank == 0; }
+};
+Job job;
+
 /// Prints `status` (after `context`, as "epoch 1, step 3: ") and frees
 /// it; returns the exit code 1.
 int fail(amp_status_t status, const std::string &context = "") {
-  std::fprintf(stderr, "amp-step: error: %s%s (%s)\n", context.c_str(),
-               amp_status_message(status),
+  std::string where =
+      job.size > 1 ? "rank " + std::to_string(job.rank) + ": " : "";
+  std::fprintf(stderr, "amp-step: error: %s%s%s (%s)\n", where.c_str(),
+               context.c_str(), amp_status_message(status),
                amp_status_code_name(amp_status_code(status)));
   amp_status_free(status);
   return 1;
@@ -511,14 +536,24 @@ int trainOnData(amp_step_t *step, const DataOptions &options) {
       return 1;
   }
   FILE *log = nullptr;
-  if (!options.log.empty() && !(log = std::fopen(options.log.c_str(), "a"))) {
+  if (!options.log.empty() && job.leads() &&
+      !(log = std::fopen(options.log.c_str(), "a"))) {
     std::fprintf(stderr, "amp-step: error: cannot open %s: %s\n",
                  options.log.c_str(), std::strerror(errno));
     return 1;
   }
   std::unique_ptr<FILE, int (*)(FILE *)> logCloser(
       log, [](FILE *f) { return f ? std::fclose(f) : 0; });
-  int64_t perEpoch = train.batches();
+  // With N ranks, a step takes N batches of the epoch's order, one a rank.
+  int64_t perEpoch = train.batches() / job.size;
+  if (perEpoch == 0) {
+    std::fprintf(stderr,
+                 "amp-step: error: --data holds %lld batches of %lld, fewer "
+                 "than one for each of the %d ranks\n",
+                 static_cast<long long>(train.batches()),
+                 static_cast<long long>(train.batch), job.size);
+    return 1;
+  }
   int64_t total = options.epochs * perEpoch;
   float scale = 0;
   int64_t done = 0, skipped = 0;
@@ -532,13 +567,19 @@ int trainOnData(amp_step_t *step, const DataOptions &options) {
                  options.epochs, static_cast<long long>(perEpoch));
     return 1;
   }
-  std::printf("data: %lld examples, %lld batches of %lld per epoch (%lld "
-              "examples left out), %ld epochs; from step %lld\n",
-              static_cast<long long>(train.rows),
-              static_cast<long long>(perEpoch),
-              static_cast<long long>(train.batch),
-              static_cast<long long>(train.rows - perEpoch * train.batch),
-              options.epochs, static_cast<long long>(done));
+  std::printf(
+      "data: %lld examples, %lld batches of %lld per epoch (%lld "
+      "examples left out), %ld epochs; from step %lld\n",
+      static_cast<long long>(train.rows),
+      static_cast<long long>(train.batches()),
+      static_cast<long long>(train.batch),
+      static_cast<long long>(train.rows - perEpoch * job.size * train.batch),
+      options.epochs, static_cast<long long>(done));
+  if (job.size > 1)
+    std::printf("data parallel: %d ranks, each a batch of %lld a step: %lld "
+                "steps per epoch\n",
+                job.size, static_cast<long long>(train.batch),
+                static_cast<long long>(perEpoch));
   double lr = -1;
   if (amp_status_t status = amp_step_get_hparam(step, "lr", &lr))
     amp_status_free(status); // a step without a learning rate logs none
@@ -555,7 +596,8 @@ int trainOnData(amp_step_t *step, const DataOptions &options) {
           epochOrder(train.rows, options.shuffleSeed, epoch, options.shuffle);
       orderEpoch = epoch;
     }
-    gatherBatch(train, order, k % perEpoch, batch, inputs);
+    gatherBatch(train, order, k % perEpoch * job.size + job.rank, batch,
+                inputs);
     if (amp_status_t status = amp_step_run(step, inputs.size(), inputs.data()))
       return fail(status, "epoch " + std::to_string(epoch + 1) + ", step " +
                               std::to_string(k) + ": ");
@@ -614,14 +656,14 @@ int trainOnData(amp_step_t *step, const DataOptions &options) {
       std::fflush(stdout);
       logLine(log, json);
     }
-    if (!options.checkpoint.empty() &&
+    if (!options.checkpoint.empty() && job.leads() &&
         (last ||
          (options.checkpointEvery && (k + 1) % options.checkpointEvery == 0)))
       if (amp_status_t status = amp_step_save(step, options.checkpoint.c_str()))
         return fail(status);
   }
   // The evaluation's outputs over the whole validation set.
-  if (!options.outputDir.empty() && !options.valData.empty()) {
+  if (!options.outputDir.empty() && !options.valData.empty() && job.leads()) {
     std::vector<std::vector<char>> outputs;
     double valLoss = 0;
     if (amp_status_t status = validate(step, val, &valLoss, &outputs))
@@ -644,7 +686,8 @@ int main(int argc, char **argv) {
       "       amp-step LIB NAME (--seed=S | --load=FILE) --data=NAME=FILE... "
       "[--val-data=NAME=FILE]... [--epochs=N] [--val-every=N] "
       "[--print-every=N] [--checkpoint=FILE] [--checkpoint-every=N] "
-      "[--log=FILE] [--shuffle-seed=S | --no-shuffle] [--output-dir=DIR]\n";
+      "[--log=FILE] [--shuffle-seed=S | --no-shuffle] [--output-dir=DIR]\n"
+      "       mpirun -np N amp-step ... [--comm-timeout=SECONDS]\n";
   if (argc < 3) {
     std::fprintf(stderr, "%s", usage);
     return 2;
@@ -653,7 +696,7 @@ int main(int argc, char **argv) {
   DataOptions dataOptions;
   long shuffleSeed = 0;
   std::vector<std::pair<std::string, double>> hparams;
-  long steps = 1, bench = 0, seed = -1, indexBound = 2;
+  long steps = 1, bench = 0, seed = -1, indexBound = 2, commTimeout = 300;
   bool graph = false;
   amp_device_kind_t device = AMP_DEVICE_HOST;
   for (int i = 3; i < argc; ++i) {
@@ -688,7 +731,8 @@ int main(int argc, char **argv) {
              count("--print-every=", dataOptions.printEvery, 0) ||
              count("--val-every=", dataOptions.valEvery, 0) ||
              count("--checkpoint-every=", dataOptions.checkpointEvery, 0) ||
-             count("--shuffle-seed=", shuffleSeed, 0))
+             count("--shuffle-seed=", shuffleSeed, 0) ||
+             count("--comm-timeout=", commTimeout, 1))
       continue;
     else if (arg.rfind("--data=", 0) == 0)
       dataOptions.data.push_back(arg.substr(7));
@@ -759,6 +803,21 @@ int main(int argc, char **argv) {
                          "--epochs, --checkpoint, --checkpoint-every and "
                          "--log train on a data set: give --data\n");
     return 2;
+  }
+  // Started by mpirun (Open MPI's or a PMI launcher's variables): one rank
+  // of a data-parallel job. Rank 0 alone prints.
+  if (std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE") ||
+      std::getenv("PMIX_RANK")) {
+    if (amp_status_t status =
+            amp_comm_create_world(static_cast<double>(commTimeout), &job.comm))
+      return fail(status, "joining the job that mpirun started: ");
+    job.rank = amp_comm_rank(job.comm);
+    job.size = amp_comm_size(job.comm);
+    if (!job.leads() && !std::freopen("/dev/null", "w", stdout)) {
+      std::fprintf(stderr, "amp-step: error: rank %d: cannot quiet stdout\n",
+                   job.rank);
+      return 1;
+    }
   }
   // dlopen looks a name without a slash up on the library path, not in the
   // current directory: a bare file name is a path like any other here.
@@ -835,6 +894,19 @@ int main(int argc, char **argv) {
   for (const auto &[name, value] : hparams)
     if (amp_status_t status = amp_step_set_hparam(step, name.c_str(), value))
       return fail(status);
+  if (job.comm) {
+    if (!description->data_parallel) {
+      std::fprintf(stderr,
+                   "amp-step: error: rank %d: started as rank %d of %d, but "
+                   "%s was compiled without data parallelism: each rank "
+                   "would train on its own (amp-compile "
+                   "--train-options=data-parallel=true)\n",
+                   job.rank, job.rank, job.size, argv[1]);
+      return 1;
+    }
+    if (amp_status_t status = amp_step_set_comm(step, job.comm))
+      return fail(status);
+  }
 
   if (onData) {
     if (int code = trainOnData(step, dataOptions))
@@ -892,10 +964,10 @@ int main(int argc, char **argv) {
                 captured ? " (graph replays)" : "", 1e3 * seconds / bench,
                 loss);
   }
-  if (!save.empty())
+  if (!save.empty() && job.leads())
     if (amp_status_t status = amp_step_save(step, save.c_str()))
       return fail(status);
-  if (!outputDir.empty()) {
+  if (!outputDir.empty() && job.leads()) {
     if (!makeDirectory(outputDir))
       return 1;
     for (size_t i = 0; i < description->tensor_count; ++i) {
@@ -951,11 +1023,16 @@ int main(int argc, char **argv) {
               amp_step_read_output(step, k, outputs[k].data(), size))
         return fail(status);
     }
-    if (!outputDir.empty() &&
+    if (!outputDir.empty() && job.leads() &&
         !writeEvalOutputs(outputDir + "/eval", *eval, outputs,
                           /*stacked=*/false))
       return 1;
   }
+  // The replicas applied the same updates: they hold the same state.
+  if (job.comm)
+    if (amp_status_t status = amp_comm_check_state(job.comm, step))
+      return fail(status);
   amp_step_destroy(step);
+  amp_comm_destroy(job.comm);
   return 0;
 }

@@ -638,6 +638,61 @@ LogicalResult emitScalerUpdate(ScalerUpdateOp op, OpKernel &kernel) {
   return success();
 }
 
+/// A bucket of amp.all_reduce: the runtime's amp_replica_all_reduce
+/// (replicas.h), in place on the results, which the plan puts over the
+/// inputs where nothing else reads them.
+LogicalResult emitAllReduce(AllReduceOp op, OpKernel &kernel) {
+  kernel.comment();
+  StepEmitter &emitter = kernel.getEmitter();
+  raw_indented_ostream &s = kernel.step();
+  s << "{\n";
+  s.indent();
+  SmallVector<std::string> data, sizes;
+  SmallVector<std::pair<Value, bool>> touched;
+  SmallVector<int64_t> counts;
+  for (auto [input, result] : llvm::zip(op.getInputs(), op.getResults())) {
+    emitter.emitCopy(kernel.getName().str() + "_copy", input, result);
+    data.push_back(emitter.pointerOf(result, true));
+    sizes.push_back(std::to_string(countOf(result)));
+    counts.push_back(countOf(result));
+    touched.push_back({result, false});
+    touched.push_back({result, true});
+  }
+  std::string when = "nullptr";
+  if (Value flag = op.getWhen()) {
+    when = emitter.pointerOf(flag, false);
+    touched.push_back({flag, false});
+  }
+  s << "float *const data[] = {" + llvm::join(data, ", ") + "};\n"
+    << "const size_t sizes[] = {" + llvm::join(sizes, ", ") + "};\n"
+    << "AMP_STEP_CHECK(amp_replica_all_reduce(stream, amp_tensor_list_t{" +
+           std::to_string(data.size()) + ", data, sizes}, " +
+           (op.getKind() == AllReduceKind::sum ? "AMP_REDUCE_SUM"
+                                               : "AMP_REDUCE_MAX") +
+           ", " + when + "));\n";
+  s.unindent() << "}\n";
+  // The transport's: the values read and written once on the device (a
+  // ring all-reduce over two ranks moves each once); the time on the wire
+  // is not the device's and is not modelled.
+  KernelCost cost{kernel.getName().str(), "all-reduce"};
+  emitter.recordLaunch(std::move(cost), touched);
+  return success();
+}
+
+/// amp.replica_count: the runtime's count, written where the plan put it.
+LogicalResult emitReplicaCount(ReplicaCountOp op, OpKernel &kernel) {
+  kernel.comment();
+  StepEmitter &emitter = kernel.getEmitter();
+  std::string result = emitter.pointerOf(op.getResult(), true);
+  kernel.step() << "AMP_STEP_CHECK(ampstep::launch(stream, \""
+                << kernel.getName() << "\", 1, ampstep::Fill{" << result
+                << ", static_cast<float>(amp_replica_count(stream))}));\n";
+  KernelCost fill{kernel.getName().str(), "fill", 1, 1, amprt::kBlockThreads};
+  fill.functor = "ampstep::Fill";
+  emitter.recordLaunch(std::move(fill), {{op.getResult(), true}});
+  return success();
+}
+
 } // namespace
 
 void cuda::attachRuntimeCallModels(MLIRContext &context) {
@@ -659,4 +714,8 @@ void cuda::attachRuntimeCallModels(MLIRContext &context) {
       context);
   ScalerUpdateOp::attachInterface<
       KernelModel<ScalerUpdateOp, emitScalerUpdate>>(context);
+  AllReduceOp::attachInterface<KernelModel<AllReduceOp, emitAllReduce>>(
+      context);
+  ReplicaCountOp::attachInterface<
+      KernelModel<ReplicaCountOp, emitReplicaCount>>(context);
 }

@@ -924,7 +924,13 @@ void StepEmitter::printTensorTable(ArrayRef<IndexCheck> indexChecks) {
               {std::to_string(indexChecks.size()), "index_check_count"},
               {(name + "_index_checks").str(), "index_checks"},
               {evaluation.empty() ? std::string("nullptr") : "&" + evaluation,
-               "eval"}};
+               "eval"},
+              {func.walk([](AllReduceOp) {
+                     return WalkResult::interrupt();
+                   }).wasInterrupted()
+                   ? "1"
+                   : "0",
+               "data_parallel"}};
   }
   for (const auto &[value, field] : fields)
     os << "  " << value << ", // " << field << "\n";

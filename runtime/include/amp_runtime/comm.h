@@ -18,18 +18,14 @@
 #ifndef AMP_RUNTIME_COMM_H
 #define AMP_RUNTIME_COMM_H
 
-#include "amp_runtime/optimizer_kernels.h"
+#include "amp_runtime/replicas.h"
+#include "amp_runtime/step.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct amp_comm_s amp_comm_t;
-
-typedef enum amp_reduce_op_e {
-  AMP_REDUCE_SUM = 0,
-  AMP_REDUCE_MAX = 1, /* a NaN on any rank gives NaN */
-} amp_reduce_op_t;
 
 /* Whether this build can make communicators (it has MPI). */
 int amp_comm_available(void);
@@ -40,6 +36,10 @@ int amp_comm_available(void);
  * collective. Collective: every rank of the MPI communicator calls it. */
 amp_status_t amp_comm_create_mpi(const void *mpi_comm, double timeout_seconds,
                                  amp_comm_t **out);
+/* A communicator over every process of the job (MPI_COMM_WORLD), which
+ * initialises MPI first where nothing has (and then finalises it when
+ * destroyed). For tools started by mpirun. */
+amp_status_t amp_comm_create_world(double timeout_seconds, amp_comm_t **out);
 void amp_comm_destroy(amp_comm_t *comm);
 int amp_comm_rank(const amp_comm_t *comm);
 int amp_comm_size(const amp_comm_t *comm);
@@ -50,6 +50,22 @@ int amp_comm_size(const amp_comm_t *comm);
 amp_status_t amp_comm_all_reduce(amp_comm_t *comm, amp_stream_t *stream,
                                  void *data, int64_t count, amp_dtype_t dtype,
                                  amp_reduce_op_t op);
+
+/* The communicator's collective as replicas' hooks (replicas.h). */
+amp_status_t amp_comm_replicas(amp_comm_t *comm, amp_replicas_t *out);
+
+/* Makes `step` (compiled with --data-parallel) one replica of the job of
+ * `comm`'s ranks: first every rank compares the fingerprints of its
+ * compiled step and of its state (amp_step_fingerprint), and each refuses
+ * with AMP_INVALID_ARGUMENT, naming the ranks that differ, unless all
+ * agree: initialise every rank from the same seed, or load the same state
+ * file. Collective. `comm` must outlive the step's use of it. */
+amp_status_t amp_step_set_comm(amp_step_t *step, amp_comm_t *comm);
+
+/* Whether every rank's step holds the same state as rank 0's (the same
+ * fingerprint); AMP_INVALID_ARGUMENT naming the first that differs if
+ * not. Collective: a check at the end of a run. */
+amp_status_t amp_comm_check_state(amp_comm_t *comm, amp_step_t *step);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -26,6 +26,7 @@
 #ifndef AMP_RUNTIME_STEP_H
 #define AMP_RUNTIME_STEP_H
 
+#include "amp_runtime/replicas.h"
 #include "amp_runtime/runtime.h"
 
 #include <stddef.h>
@@ -149,9 +150,11 @@ typedef struct amp_step_description_s {
   size_t index_check_count;
   const amp_step_index_check_t *index_checks;
   const amp_eval_description_t *eval; /* or NULL: compiled without one */
+  int32_t data_parallel; /* 1: compiled with --data-parallel, its gradients
+                            reduced over the step's replicas (replicas.h) */
 } amp_step_description_t;
 
-#define AMP_STEP_ABI_VERSION 7u
+#define AMP_STEP_ABI_VERSION 8u
 
 typedef struct amp_step_s amp_step_t;
 
@@ -271,6 +274,22 @@ amp_status_t amp_step_read_output(amp_step_t *step, size_t index, void *data,
  * leaves the step unchanged if it is not a state of this step. */
 amp_status_t amp_step_save(amp_step_t *step, const char *path);
 amp_status_t amp_step_load(amp_step_t *step, const char *path);
+
+/* Makes the step one replica of a data-parallel job whose collective is
+ * `replicas` (replicas.h; copied), or, with NULL, a single process again.
+ * AMP_INVALID_ARGUMENT unless the step was compiled with --data-parallel
+ * (a step that reduces nothing would train each replica apart). Waits for
+ * the step's queued work. Most callers use amp_step_set_comm (comm.h),
+ * which checks that the replicas start alike first. */
+amp_status_t amp_step_set_replicas(amp_step_t *step,
+                                   const amp_replicas_t *replicas);
+
+/* Two 64-bit fingerprints: of the compiled step (its description: tensors,
+ * types, shapes, arena, target, ABI) and of its state (every tensor a
+ * state file holds, and the counters). Replicas that agree on both run
+ * alike. Waits for the step's queued work. */
+amp_status_t amp_step_fingerprint(amp_step_t *step, uint64_t *out_program,
+                                  uint64_t *out_state);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -28,6 +28,7 @@
 #include "amp_runtime/optimizer_kernels.h"
 #include "amp_runtime/random.h"
 #include "amp_runtime/reduction_order.h"
+#include "amp_runtime/replicas.h"
 #include "amp_runtime/row_context.h"
 #include "amp_runtime/row_kernels.h"
 #include "amp_runtime/row_math.h"
@@ -239,7 +240,6 @@ amp_status_t launch(amp_stream_t *stream, const char *name, int64_t count,
 /// Slice s of output i of a reduction for each block i * slices + s
 /// (blocks beyond the grid loop), in the order of amprt::foldReduction, as
 /// the host folds it: each thread folds one part of `split`, thread 0
-/// combines the slice's parts pairwise (see reduction_order.h). With one
 /// slice it finishes the output; with more it leaves the slice's result in
 /// `partials`, which finishSlices combines.
 template <typename Kernel, typename Acc>

@@ -1367,6 +1367,55 @@ func.func @sum_squares_integer(%g: tensor<4xi64>) {
 
 // -----
 
+func.func @all_reduce_f16(%g: tensor<4xf16>) {
+  // expected-error @+1 {{'amp.all_reduce' op input #0 has type 'tensor<4xf16>'; replicas reduce f32 tensors (the f32 gradients of f32 master parameters, found_inf)}}
+  %r = amp.all_reduce sum %g : tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @all_reduce_nothing() {
+  // expected-error @+1 {{'amp.all_reduce' op needs at least one tensor to reduce}}
+  "amp.all_reduce"() <{kind = 0 : i32, operandSegmentSizes = array<i32: 0, 0>}> : () -> ()
+  return
+}
+
+// -----
+
+func.func @all_reduce_when_rank(%g: tensor<4xf32>, %done: tensor<1xi1>) {
+  // expected-error @+1 {{'amp.all_reduce' op operand #1 must be 0D tensor of 1-bit signless integer values}}
+  %r = "amp.all_reduce"(%g, %done) <{kind = 0 : i32, operandSegmentSizes = array<i32: 1, 1>}> : (tensor<4xf32>, tensor<1xi1>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @all_reduce_result_type(%g: tensor<4xf32>) {
+  // expected-error @+2 {{'amp.all_reduce' op inferred type(s) 'tensor<4xf32>' are incompatible with return type(s) of operation 'tensor<2xf32>'}}
+  // expected-error @+1 {{'amp.all_reduce' op failed to infer returned types}}
+  %r = "amp.all_reduce"(%g) <{kind = 0 : i32, operandSegmentSizes = array<i32: 1, 0>}> : (tensor<4xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @all_reduce_kind(%g: tensor<4xf32>) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max]}}
+  %r = amp.all_reduce mean %g : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @replica_count_type() {
+  // expected-error @+1 {{'amp.replica_count' op result must be a 0-d f32 tensor, got 'tensor<2xf32>'}}
+  %n = amp.replica_count : tensor<2xf32>
+  return
+}
+
+// -----
+
 func.func @unscale_f16(%inv: tensor<f32>, %g: tensor<4xf16>) {
   // expected-error @+1 {{'amp.unscale' op gradient #0 has type 'tensor<4xf16>'; unscaling needs f32 gradients (keep f32 master parameters)}}
   %u, %f = amp.unscale %inv, %g : tensor<f32>, tensor<4xf16>

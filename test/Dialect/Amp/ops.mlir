@@ -327,6 +327,22 @@ func.func @schedules(%lr: tensor<f64>, %step: tensor<f32>, %a: tensor<f64>, %b: 
   return
 }
 
+// Data-parallel ops, emitted by amp-optimizer{data-parallel}: a bucket,
+// one with the condition of gradient accumulation, the replica count.
+// CHECK-LABEL: func.func @data_parallel
+// CHECK: %{{.*}}:2 = amp.all_reduce sum %{{.*}}, %{{.*}} : tensor<8xf32>, tensor<2x2xf32>
+// CHECK: %{{.*}} = amp.all_reduce max %{{.*}} when %{{.*}} : tensor<f32>
+// CHECK: %{{.*}} = amp.replica_count : tensor<f32>
+// GENERIC: "amp.all_reduce"(%{{.*}}, %{{.*}}) <{kind = 0 : i32, operandSegmentSizes = array<i32: 2, 0>}> : (tensor<8xf32>, tensor<2x2xf32>) -> (tensor<8xf32>, tensor<2x2xf32>)
+// GENERIC: "amp.all_reduce"(%{{.*}}, %{{.*}}) <{kind = 1 : i32, operandSegmentSizes = array<i32: 1, 1>}> : (tensor<f32>, tensor<i1>) -> tensor<f32>
+// GENERIC: "amp.replica_count"() : () -> tensor<f32>
+func.func @data_parallel(%g1: tensor<8xf32>, %g2: tensor<2x2xf32>, %found: tensor<f32>, %done: tensor<i1>) {
+  %r:2 = amp.all_reduce sum %g1, %g2 : tensor<8xf32>, tensor<2x2xf32>
+  %f = amp.all_reduce max %found when %done : tensor<f32>
+  %n = amp.replica_count : tensor<f32>
+  return
+}
+
 // Loss-scaling ops, emitted by amp-loss-scaling and amp-optimizer.
 // CHECK-LABEL: func.func @loss_scaling
 // CHECK: %{{.*}}:2, %{{.*}} = amp.unscale %{{.*}}, %{{.*}}, %{{.*}} : tensor<f32>, tensor<8xf32>, tensor<2x2xf32>

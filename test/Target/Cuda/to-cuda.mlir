@@ -200,6 +200,7 @@
 // CHECK-NEXT: 1,                    // index_check_count
 // CHECK-NEXT: tiny_index_checks,    // index_checks
 // CHECK-NEXT: nullptr,              // eval
+// CHECK-NEXT: 0,                    // data_parallel
 // CHECK-NEXT: };
 // CHECK: tiny_describe(void) {
 // CHECK-NEXT: return &tiny_description;

@@ -1687,6 +1687,37 @@ LogicalResult UnscaleOp::verify() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Data parallelism
+//===----------------------------------------------------------------------===//
+
+LogicalResult AllReduceOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location>,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  for (Value input : adaptor.getInputs())
+    inferred.push_back(input.getType());
+  return success();
+}
+
+LogicalResult AllReduceOp::verify() {
+  if (getInputs().empty())
+    return emitOpError() << "needs at least one tensor to reduce";
+  for (auto [i, type] : llvm::enumerate(getInputs().getTypes()))
+    if (!getElementTypeOrSelf(type).isF32())
+      return emitOpError() << "input #" << i << " has type " << type
+                           << "; replicas reduce f32 tensors (the f32 "
+                              "gradients of f32 master parameters, found_inf)";
+  return success();
+}
+
+LogicalResult ReplicaCountOp::verify() {
+  auto type = cast<RankedTensorType>(getType());
+  if (type.getRank() != 0 || !type.getElementType().isF32())
+    return emitOpError() << "result must be a 0-d f32 tensor, got " << type;
+  return success();
+}
+
 LogicalResult ScalerUpdateOp::verify() {
   auto type = cast<RankedTensorType>(getScale().getType());
   if (type.getRank() != 0 || !type.getElementType().isF32())

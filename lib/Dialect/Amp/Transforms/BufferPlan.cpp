@@ -259,19 +259,26 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
     }
 
     // Live ranges of the values that need arena memory. An unscaled
-    // gradient takes the slot of the gradient it scales when nothing else
-    // reads that (amp_unscale works in place).
+    // gradient takes the slot of the gradient it scales, and a reduced one
+    // the slot of the one it reduces, when nothing else reads that
+    // (amp_unscale and amp_replica_all_reduce work in place).
     std::vector<Interval> intervals;
     SmallVector<std::pair<Operation *, size_t>> scratch; // op, interval
     llvm::DenseMap<Value, size_t> intervalOf;
     llvm::DenseMap<Value, Value> sharesSlotOf;
     auto reusableSlot = [&](FusionOp kernel, unsigned result) -> Value {
-      Value yielded = kernel.getYield().getValues()[result];
-      auto unscale = yielded.getDefiningOp<UnscaleOp>();
-      unsigned index = cast<OpResult>(yielded).getResultNumber();
-      if (!unscale || index >= unscale.getGrads().size())
+      auto yielded = dyn_cast<OpResult>(kernel.getYield().getValues()[result]);
+      if (!yielded)
         return {};
-      auto input = dyn_cast<BlockArgument>(unscale.getGrads()[index]);
+      unsigned index = yielded.getResultNumber();
+      Value operand;
+      if (auto unscale = dyn_cast<UnscaleOp>(yielded.getOwner())) {
+        if (index < unscale.getGrads().size())
+          operand = unscale.getGrads()[index];
+      } else if (auto reduce = dyn_cast<AllReduceOp>(yielded.getOwner())) {
+        operand = reduce.getInputs()[index];
+      }
+      auto input = dyn_cast_or_null<BlockArgument>(operand);
       if (!input || !input.hasOneUse())
         return {};
       Value grad = getOutsideValue(input);

@@ -40,6 +40,8 @@ struct OptimizerConfig {
   double lr, momentum, dampening, weightDecay, beta1, beta2, eps, maxGradNorm;
   bool nesterov;
   int64_t accumulate;
+  bool dataParallel = false;              // amp.all_reduce the gradients
+  double bucketMb = 25;                   // MiB of gradients per amp.all_reduce
   std::optional<LrScheduleKind> schedule; // none: a constant rate
   double warmupSteps, warmupStartFactor, decaySteps, minLr, stepSize, gamma;
   SmallVector<ParamGroup, 0> groups; // param-groups
@@ -501,6 +503,50 @@ static LogicalResult buildStep(const GradientFunction &target,
     }
   }
 
+  // Data parallelism: the gradients summed over the replicas, in buckets
+  // of the last parameters first (those the backward finishes first, as
+  // DistributedDataParallel buckets them), then divided by the number of
+  // replicas in one multi-tensor pass that also checks them: an overflow
+  // on any replica, or in the sum, becomes found_inf on every one, whose
+  // maximum over the replicas then makes sure they skip together. With
+  // accumulation, only the N-th micro-batch reduces (`when`).
+  if (config.dataParallel) {
+    const auto cap = static_cast<int64_t>(config.bucketMb * 1024 * 1024);
+    SmallVector<SmallVector<unsigned>> buckets;
+    int64_t filled = 0;
+    for (unsigned p = numParams; p-- > 0;) {
+      int64_t bytes =
+          cast<RankedTensorType>(grads[p].getType()).getNumElements() *
+          static_cast<int64_t>(sizeof(float));
+      if (buckets.empty() || (filled > 0 && filled + bytes > cap)) {
+        buckets.emplace_back();
+        filled = 0;
+      }
+      buckets.back().push_back(p);
+      filled += bytes;
+    }
+    SmallVector<Value> reduced(grads);
+    for (ArrayRef<unsigned> bucket : buckets) {
+      SmallVector<Value> inputs;
+      for (unsigned p : bucket)
+        inputs.push_back(grads[p]);
+      auto sum = b.create<AllReduceOp>(loc, AllReduceKind::sum, inputs, done);
+      for (auto [k, p] : llvm::enumerate(bucket))
+        reduced[p] = sum.getResult(k);
+    }
+    Value replicas = b.create<ReplicaCountOp>(
+        loc, RankedTensorType::get({}, b.getF32Type()));
+    auto mean =
+        b.create<UnscaleOp>(loc, sb.div(sb.scalar(1.0), replicas), reduced);
+    grads.assign(mean.getUnscaled().begin(), mean.getUnscaled().end());
+    if (foundInf) {
+      foundInf = b.create<MaximumOp>(loc, foundInf, mean.getFoundInf());
+      foundInf = b.create<AllReduceOp>(loc, AllReduceKind::max,
+                                       ValueRange{foundInf}, done)
+                     .getResult(0);
+    }
+  }
+
   // Clipping by the global 2-norm, as clip_grad_norm_; a norm set to 0
   // at run time turns it off.
   if (config.maxGradNorm > 0) {
@@ -710,6 +756,8 @@ struct AmpOptimizerPass : amp::impl::AmpOptimizerBase<AmpOptimizerPass> {
     config.eps = eps;
     config.maxGradNorm = maxGradNorm;
     config.accumulate = accumulate;
+    config.dataParallel = dataParallel;
+    config.bucketMb = bucketMb;
     static const llvm::StringMap<LrScheduleKind> schedules{
         {"linear-warmup", LrScheduleKind::linear_warmup},
         {"cosine", LrScheduleKind::cosine},
@@ -771,6 +819,9 @@ struct AmpOptimizerPass : amp::impl::AmpOptimizerBase<AmpOptimizerPass> {
     if (config.accumulate < 1)
       return bad("accumulate must be at least 1, got " +
                  Twine(config.accumulate));
+    if (!(config.bucketMb > 0) || !std::isfinite(config.bucketMb))
+      return bad("bucket-mb must be positive and finite, got " +
+                 num(config.bucketMb));
     if (std::optional<std::string> error = parseParamGroups(
             paramGroups, config.perParameterHyperParameters(), config.groups))
       return bad("param-groups: " + *error);

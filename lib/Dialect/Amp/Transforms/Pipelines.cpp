@@ -95,6 +95,8 @@ LogicalResult amp::buildTrainStepPipeline(
   optimizer.eps = options.eps;
   optimizer.maxGradNorm = options.maxGradNorm;
   optimizer.accumulate = options.accumulate;
+  optimizer.dataParallel = options.dataParallel;
+  optimizer.bucketMb = options.bucketMb;
   optimizer.schedule = options.schedule;
   optimizer.warmupSteps = options.warmupSteps;
   optimizer.warmupStartFactor = options.warmupStartFactor;

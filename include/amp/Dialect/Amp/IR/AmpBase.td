@@ -102,6 +102,11 @@ def Amp_FloatElement : AnyTypeOf<[F16, BF16, F32, F64]>;
 def Amp_FloatTensor : StaticShapeTensorOf<[F16, BF16, F32, F64]>;
 def Amp_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
 def Amp_MaskTensor : StaticShapeTensorOf<[I1]>;
+// A 0-d i1 tensor: a condition the step computes (amp.all_reduce's `when`).
+def Amp_Condition : 0DTensorOf<[I1]> {
+  let builderCall =
+      "::mlir::RankedTensorType::get({}, $_builder.getI1Type())";
+}
 def Amp_NumericTensor : StaticShapeTensorOf<[F16, BF16, F32, F64, I32, I64]>;
 def Amp_AnyTensor : StaticShapeTensorOf<[F16, BF16, F32, F64, I1, I32, I64]>;
 
@@ -138,6 +143,14 @@ def Amp_LossReduction : I32EnumAttr<"LossReduction",
     "how a loss combines its per-sample terms", [
       I32EnumAttrCase<"mean", 0>,
       I32EnumAttrCase<"sum", 1>
+    ]> {
+  let cppNamespace = "::mlir::amp";
+}
+
+def Amp_AllReduceKind : I32EnumAttr<"AllReduceKind",
+    "how amp.all_reduce combines the replicas' values", [
+      I32EnumAttrCase<"sum", 0>,
+      I32EnumAttrCase<"max", 1>
     ]> {
   let cppNamespace = "::mlir::amp";
 }

@@ -1621,6 +1621,58 @@ def Amp_ScalerUpdateOp : Amp_Op<"scaler_update",
 }
 
 //===----------------------------------------------------------------------===//
+// Data parallelism
+//===----------------------------------------------------------------------===//
+
+def Amp_AllReduceOp : Amp_Op<"all_reduce", [AttrSizedOperandSegments,
+    Amp_OptimizerFamily, Amp_KeepFp32, InferTypeOpAdaptor]> {
+  let summary = "sums or maxima over the replicas of a data-parallel step";
+  let description = [{
+    Each result is the elementwise sum (or maximum) of its input over every
+    replica of the step: the processes of a data-parallel job, each of which
+    runs the same step on its own part of the batch. The sum adds the
+    replicas' values in rank order in f32, so that every replica gets the
+    same bits (amp_runtime/comm.h); a maximum is NaN where any replica's
+    value is. One op is one collective over all its inputs: a bucket, as
+    PyTorch's DistributedDataParallel groups gradients. With `when` (a 0-d
+    i1 tensor, equal on every replica), the op reduces only where it holds
+    and otherwise returns its inputs: gradient accumulation reduces once
+    per update. A single process is one replica, whose results are its
+    inputs.
+
+    ```mlir
+    %g1, %g2 = amp.all_reduce sum %d1, %d2 when %done
+        : tensor<784x256xf32>, tensor<256xf32>
+    ```
+  }];
+  let arguments = (ins Amp_AllReduceKind:$kind,
+                   Variadic<Amp_FloatTensor>:$inputs,
+                   Optional<Amp_Condition>:$when);
+  let results = (outs Variadic<Amp_FloatTensor>:$results);
+  let assemblyFormat = [{
+    $kind $inputs (`when` $when^)? attr-dict `:` type($inputs)
+  }];
+  let hasVerifier = 1;
+}
+
+def Amp_ReplicaCountOp : Amp_Op<"replica_count", [Amp_DataFamily,
+    Amp_KeepFp32]> {
+  let summary = "the number of replicas of a data-parallel step";
+  let description = [{
+    The number of processes that run the step together, as a 0-d f32
+    tensor: 1 in a single process. amp-optimizer divides the replicas'
+    summed gradients by it.
+
+    ```mlir
+    %n = amp.replica_count : tensor<f32>
+    ```
+  }];
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Kernels: the backend's fusion groups
 //===----------------------------------------------------------------------===//
 

@@ -306,6 +306,17 @@ def AmpOptimizer : Pass<"amp-optimizer", "mlir::ModuleOp"> {
     arguments marked `amp.loss_part`, after the scaler's state, that every
     step overwrites with its own values.
 
+    With `data-parallel`, the step is one replica of a data-parallel job:
+    before clipping and the update, the gradients (averaged over the
+    micro-batches, with accumulation) are summed over the replicas with
+    `amp.all_reduce` in buckets of at most `bucket-mb` MiB, the last
+    parameters' first (the backward makes them first), and divided by
+    `amp.replica_count`; the division also checks them for inf and NaN,
+    which, with loss scaling, joins found_inf, itself reduced with max over
+    the replicas, so that every replica skips or applies the same updates.
+    With accumulation the reductions run on the N-th micro-batch only
+    (`when`).
+
     A gradient function read from a file is checked before it is read: it
     takes the arguments of the function it names (then the scale, when it
     carries `amp.loss_scaling`) and returns the loss, one gradient per
@@ -350,6 +361,11 @@ def AmpOptimizer : Pass<"amp-optimizer", "mlir::ModuleOp"> {
            "Updates between two decays of the step schedule">,
     Option<"gamma", "gamma", "double", /*default=*/"0.1",
            "The step schedule's factor per decay">,
+    Option<"dataParallel", "data-parallel", "bool", /*default=*/"false",
+           "Reduce the gradients over the replicas of a data-parallel job">,
+    Option<"bucketMb", "bucket-mb", "double", /*default=*/"25.0",
+           "With data-parallel: MiB of gradients per all-reduce (as "
+           "DistributedDataParallel's bucket_cap_mb)">,
     Option<"paramGroups", "param-groups", "std::string", /*default=*/"\"\"",
            "Parameter groups with hyperparameters of their own: "
            "NAME:SELECTOR|...:KEY=VALUE,...[;...], a selector a rank "

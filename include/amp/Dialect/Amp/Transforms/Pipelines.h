@@ -141,6 +141,15 @@ struct TrainStepPipelineOptions
       *this, "accumulate",
       llvm::cl::desc("Micro-batches per update (gradient accumulation)"),
       llvm::cl::init(AmpOptimizerOptions().accumulate)};
+  Option<bool> dataParallel{
+      *this, "data-parallel",
+      llvm::cl::desc("Reduce the gradients over the replicas of a "
+                     "data-parallel job"),
+      llvm::cl::init(AmpOptimizerOptions().dataParallel)};
+  Option<double> bucketMb{
+      *this, "bucket-mb",
+      llvm::cl::desc("With data-parallel: MiB of gradients per all-reduce"),
+      llvm::cl::init(AmpOptimizerOptions().bucketMb)};
   Option<std::string> schedule{
       *this, "schedule",
       llvm::cl::desc("Learning-rate schedule: constant, linear-warmup, "

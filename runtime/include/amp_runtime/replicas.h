@@ -1,0 +1,62 @@
+/*===- replicas.h - the replicas of a data-parallel step ---------*- C -*-===*
+ *
+ * A step compiled with --data-parallel is one replica of a job: every
+ * process runs the same step on its own part of the batch, and the step
+ * reduces its gradients over the replicas (amp.all_reduce) before the
+ * update, so that every replica applies the same one. The reductions go
+ * through the replicas' hooks, which the step's stream carries:
+ * amp_step_set_replicas (step.h) installs them, amp_step_set_comm
+ * (comm.h) installs a communicator's. A stream without hooks is a single
+ * replica, whose reductions return their inputs.
+ *
+ * The runtime never loads a transport itself: MPI and NCCL stay in the
+ * library that fills the hooks.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef AMP_RUNTIME_REPLICAS_H
+#define AMP_RUNTIME_REPLICAS_H
+
+#include "amp_runtime/optimizer_kernels.h"
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum amp_reduce_op_e {
+  AMP_REDUCE_SUM = 0, /* in rank order, in f32: the same bits everywhere */
+  AMP_REDUCE_MAX = 1, /* a NaN on any replica gives NaN */
+} amp_reduce_op_t;
+
+/* The replicas a step belongs to, as the transport that joins them gives
+ * them: this process's rank among `count` of them, and one collective. */
+typedef struct amp_replicas_s {
+  void *context;
+  int32_t rank;
+  int32_t count; /* >= 1 */
+  /* Every tensors.data[i][0, tensors.sizes[i]) (f32, on `stream`'s
+   * device) = the op over every replica's, in place, as one collective
+   * over all the tensors: every replica calls it with the same sizes and
+   * op. It waits for the work queued on `stream` where it must. */
+  amp_status_t (*all_reduce)(void *context, amp_stream_t *stream,
+                             amp_tensor_list_t tensors, amp_reduce_op_t op);
+} amp_replicas_t;
+
+/* For generated steps. The number of replicas of the step that runs on
+ * `stream` (1 without hooks). */
+int32_t amp_replica_count(amp_stream_t *stream);
+
+/* amp.all_reduce: reduces `tensors` over the replicas of the step that
+ * runs on `stream`, in place; where `when` (one byte, 0 or 1, in device
+ * memory) is given and 0, does nothing. Without hooks: nothing. */
+amp_status_t amp_replica_all_reduce(amp_stream_t *stream,
+                                    amp_tensor_list_t tensors,
+                                    amp_reduce_op_t op, const uint8_t *when);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* AMP_RUNTIME_REPLICAS_H */
