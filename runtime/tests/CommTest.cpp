@@ -11,6 +11,7 @@
 #include "amp_runtime/comm.h"
 #include "amp_runtime/float_formats.h"
 #include "amp_runtime/runtime.h"
+#include "amp_runtime/step.h"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -206,6 +207,81 @@ TEST_F(CommTest, RefusesBadArguments) {
       amp_comm_all_reduce(comm, stream, &value, 1, AMP_F32, AMP_REDUCE_SUM),
       nullptr);
   EXPECT_EQ(value, static_cast<float>(worldSize()));
+}
+
+TEST_F(CommTest, ReplicasHookReducesABucketAsOne) {
+  // Two tensors of a bucket, one of them empty-sized in between: the sum
+  // of each element in rank order, as amp_comm_all_reduce gives it.
+  std::vector<float> a(5), b(300);
+  for (int64_t i = 0; i < 5; ++i)
+    a[i] = valueOf(worldRank(), i);
+  for (int64_t i = 0; i < 300; ++i)
+    b[i] = valueOf(worldRank(), 5 + i);
+  float *const data[] = {a.data(), nullptr, b.data()};
+  const size_t sizes[] = {5, 0, 300};
+  amp_replicas_t replicas;
+  ASSERT_EQ(amp_comm_replicas(comm, &replicas), nullptr);
+  EXPECT_EQ(replicas.rank, worldRank());
+  EXPECT_EQ(replicas.count, worldSize());
+  ASSERT_EQ(replicas.all_reduce(replicas.context, stream,
+                                amp_tensor_list_t{3, data, sizes},
+                                AMP_REDUCE_SUM),
+            nullptr);
+  auto expected = [](int64_t i) {
+    float sum = valueOf(0, i);
+    for (int r = 1; r < worldSize(); ++r)
+      sum = sum + valueOf(r, i);
+    return sum;
+  };
+  for (int64_t i = 0; i < 5; ++i)
+    EXPECT_EQ(a[i], expected(i)) << i;
+  for (int64_t i = 0; i < 300; ++i)
+    EXPECT_EQ(b[i], expected(5 + i)) << i;
+}
+
+/// A data-parallel step whose parameter the test sets per rank.
+amp_status_t stillStep(amp_stream_t *, void *const *, void *, float *loss,
+                       float *foundInf, double *counters) {
+  *loss = 0;
+  *foundInf = 0;
+  counters[0] += 1;
+  return nullptr;
+}
+
+TEST_F(CommTest, StepsJoinOnlyWhenTheyAgree) {
+  static const amp_step_tensor_t tensors[] = {
+      {"w", AMP_STEP_PARAM, AMP_ELEMENT_F32, 1, {2}, 0, 1}};
+  amp_step_description_t d{AMP_STEP_ABI_VERSION,
+                           "still",
+                           AMP_DEVICE_HOST,
+                           1,
+                           tensors,
+                           -1,
+                           0,
+                           &stillStep};
+  d.data_parallel = 1;
+  amp_step_t *step = nullptr;
+  ASSERT_EQ(amp_step_create(&d, AMP_DEVICE_HOST, &step), nullptr);
+  ASSERT_EQ(amp_step_init(step, 7), nullptr);
+  EXPECT_EQ(amp_step_set_comm(step, comm), nullptr);
+  EXPECT_EQ(amp_comm_check_state(comm, step), nullptr);
+  // The last rank's parameter drifts: every rank learns which.
+  if (worldRank() == worldSize() - 1) {
+    const float drifted[] = {1, 1.5f};
+    ASSERT_EQ(amp_step_write_tensor(step, 0, drifted, sizeof drifted), nullptr);
+  }
+  amp_status_t status = amp_comm_check_state(comm, step);
+  std::string message = amp_status_message(status);
+  EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT);
+  amp_status_free(status);
+  EXPECT_NE(message.find("rank " + std::to_string(worldSize() - 1) +
+                         " holds another state than rank 0"),
+            std::string::npos)
+      << message;
+  status = amp_step_set_comm(step, comm);
+  EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT);
+  amp_status_free(status);
+  amp_step_destroy(step);
 }
 
 TEST_F(CommTest, ARankThatDoesNotComeTimesOut) {
