@@ -284,7 +284,12 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
       Value grad = getOutsideValue(input);
       while (grad.getDefiningOp() && isView(grad.getDefiningOp()))
         grad = grad.getDefiningOp()->getOperand(0); // the memory's owner
-      if (!intervalOf.count(grad) ||
+      // A value that took its operand's slot (a reduced gradient, which
+      // is then unscaled) passes the slot on.
+      Value owner = grad;
+      while (Value earlier = sharesSlotOf.lookup(owner))
+        owner = earlier;
+      if (!intervalOf.count(owner) ||
           getByteSize(grad.getType()) !=
               getByteSize(kernel->getResult(result).getType()))
         return {};
@@ -292,7 +297,7 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
       usesOf(grad, uses);
       bool onlyHere = llvm::all_of(
           uses, [&](OpOperand *use) { return use->getOwner() == kernel; });
-      return onlyHere && uses.size() == 1 ? grad : Value();
+      return onlyHere && uses.size() == 1 ? owner : Value();
     };
     for (Operation &op : body) {
       if (isa<func::ReturnOp>(op))
