@@ -3,9 +3,9 @@
 # else (numpy and pytest for the Python package, matplotlib and graphviz for
 # the demo's reports, clang-format-19 for the format check, clang's libFormat
 # for the generated code, Open MPI for the data-parallel communicator and
-# its tests under mpirun). Idempotent: when every package is present it
-# installs nothing and needs no root. CUDA is optional and never installed
-# here; the build detects it. Where the CUDA toolkit has cuDNN, the cuDNN
+# its tests under mpirun, mpi4py for Step(comm=...)). Idempotent: when
+# every package is present it installs nothing and needs no root. CUDA is
+# optional and never installed here; the build detects it. Where the CUDA toolkit has cuDNN, the cuDNN
 # frontend's headers are fetched too (scripts/fetch-cudnn-frontend.sh).
 #
 #   scripts/install-deps.sh          what `make test` and `make demo` need
@@ -19,7 +19,7 @@ packages=(
   python3 python3-numpy python3-pytest python3-venv python3-setuptools
   python3-wheel
   python3-matplotlib graphviz
-  libopenmpi-dev openmpi-bin
+  libopenmpi-dev openmpi-bin python3-mpi4py
 )
 if [ "${1:-}" = fuzz ]; then
   packages+=(clang-19 libclang-rt-19-dev)

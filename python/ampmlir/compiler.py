@@ -44,9 +44,11 @@ class CompiledStep:
         cost = d / f"{self.name}.cost.json"
         self.cost = json.loads(cost.read_text()) if cost.is_file() else None
 
-    def load(self, device="auto"):
-        """The compiled step, ready to train (see Step)."""
-        return Step(self.library, self.name, device)
+    def load(self, device="auto", comm=None, comm_timeout=300.0):
+        """The compiled step, ready to train (see Step; ``comm`` joins a
+        data-parallel job)."""
+        return Step(self.library, self.name, device, comm=comm,
+                    comm_timeout=comm_timeout)
 
 
 def param_groups_option(groups):

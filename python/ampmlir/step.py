@@ -9,6 +9,11 @@
     step.save("mlp.ampstate")
     step.close()
 
+A step compiled with ``--train-options=data-parallel=true`` is one replica
+of a data-parallel job: ``Step(..., comm=MPI.COMM_WORLD)`` (an mpi4py
+communicator) joins the job's ranks, each of which then runs the step on
+its own batches while the step reduces the gradients over all of them.
+
 Batches are numpy arrays in the step's input order (or keywords by input
 name). Every misuse (a wrong shape or dtype, a closed step, a state file of
 another step) raises AmpError with a message; nothing reaches the C API
@@ -217,6 +222,48 @@ def _check(lib, status):
     raise AmpError(message, code)
 
 
+def _comm_library():
+    """libamp_comm.so (beside libamp_runtime.so), its C API declared."""
+    path = find_runtime_library().parent / "libamp_comm.so"
+    try:
+        lib = ctypes.CDLL(str(path))
+    except OSError as error:
+        raise AmpError(f"cannot load {path}: {error}") from None
+    status, handle = ctypes.c_void_p, ctypes.c_void_p
+    specs = {
+        "amp_comm_available": (ctypes.c_int, []),
+        "amp_comm_create_mpi": (status, [ctypes.c_void_p, ctypes.c_double,
+                                         ctypes.POINTER(handle)]),
+        "amp_comm_destroy": (None, [handle]),
+        "amp_comm_rank": (ctypes.c_int, [handle]),
+        "amp_comm_size": (ctypes.c_int, [handle]),
+        "amp_step_set_comm": (status, [handle, handle]),
+        "amp_comm_check_state": (status, [handle, handle]),
+        "amp_status_code_name": (ctypes.c_char_p, [ctypes.c_int]),
+        "amp_status_code": (ctypes.c_int, [status]),
+        "amp_status_message": (ctypes.c_char_p, [status]),
+        "amp_status_free": (None, [status]),
+    }
+    for name, (restype, argtypes) in specs.items():
+        function = getattr(lib, name)
+        function.restype = restype
+        function.argtypes = argtypes
+    return lib
+
+
+def _mpi_comm_address(comm):
+    """The address of the MPI_Comm handle of an mpi4py communicator."""
+    try:
+        from mpi4py import MPI
+    except ImportError:
+        raise AmpError("comm= takes an mpi4py communicator, and mpi4py is "
+                       "not installed") from None
+    if not isinstance(comm, MPI.Comm) or comm == MPI.COMM_NULL:
+        raise AmpError(f"comm must be an mpi4py communicator (MPI.COMM_WORLD"
+                       f" or one split from it), not {type(comm).__name__}")
+    return MPI._addressof(comm)
+
+
 def cuda_available():
     """Whether the runtime was built with CUDA and a GPU is present."""
     try:
@@ -252,9 +299,18 @@ class Step:
     The optimizer's hyperparameters are attributes (``step.lr = 1e-4``,
     ``step.weight_decay``), listed in ``hparams``: a new value applies from
     the next step on, without recompiling.
+
+    With ``comm`` (an mpi4py communicator; every rank of it constructs its
+    Step together), the step joins the ranks as one replica of a
+    data-parallel job: ``rank`` and ``replicas`` say where it stands, a
+    collective that another rank does not join within ``comm_timeout``
+    seconds raises AmpError, and ``init``, ``load`` and ``check_replicas``
+    are collective and raise AmpError unless every rank then holds the same
+    state.
     """
 
-    def __init__(self, library, name=None, device="auto"):
+    def __init__(self, library, name=None, device="auto", comm=None,
+                 comm_timeout=300.0):
         path = Path(library)
         if not path.is_file():
             raise AmpError(f"no compiled step at {path}")
@@ -312,6 +368,43 @@ class Step:
         _check(self._lib, self._lib.amp_step_create(
             self._description, kinds[device], ctypes.byref(handle)))
         self._handle = handle
+        self.rank, self.replicas = 0, 1
+        self._comm = None
+        if comm is not None:
+            self._join(comm, float(comm_timeout))
+
+    def _join(self, comm, timeout):
+        """Joins the ranks of ``comm`` (see the class's documentation)."""
+        if not self._description.contents.data_parallel:
+            self.close()
+            raise AmpError(f"step '{self.name}' was compiled without data "
+                           "parallelism: each rank would train on its own "
+                           "(amp-compile --train-options=data-parallel=true)")
+        if not timeout > 0:
+            self.close()
+            raise AmpError(f"comm_timeout must be positive seconds, not "
+                           f"{timeout}")
+        address = _mpi_comm_address(comm)
+        lib = _comm_library()
+        handle = ctypes.c_void_p()
+        try:
+            _check(lib, lib.amp_comm_create_mpi(address, timeout,
+                                                ctypes.byref(handle)))
+            self._comm_lib, self._comm = lib, handle
+            _check(lib, lib.amp_step_set_comm(self._handle, handle))
+        except AmpError:
+            self.close()
+            raise
+        self.rank = lib.amp_comm_rank(handle)
+        self.replicas = lib.amp_comm_size(handle)
+
+    def check_replicas(self):
+        """Raises AmpError unless every rank's step holds the same state as
+        rank 0's (collective; nothing to check in a single process)."""
+        if self._comm is not None:
+            _check(self._comm_lib,
+                   self._comm_lib.amp_comm_check_state(self._comm,
+                                                       self._live()))
 
     # -- lifetime ---------------------------------------------------------
 
@@ -320,6 +413,10 @@ class Step:
         handle, self._handle = getattr(self, "_handle", None), None
         if handle:
             self._lib.amp_step_destroy(handle)
+        # The communicator after the step that used it.
+        comm, self._comm = getattr(self, "_comm", None), None
+        if comm:
+            self._comm_lib.amp_comm_destroy(comm)
 
     @property
     def closed(self):
@@ -441,6 +538,7 @@ class Step:
         if not 0 <= int(seed) < 2**64:
             raise AmpError(f"seed must be in [0, 2**64), not {seed}")
         _check(self._lib, self._lib.amp_step_init(self._live(), int(seed)))
+        self.check_replicas()
 
     # -- training ---------------------------------------------------------
 
@@ -707,3 +805,4 @@ class Step:
         """Restores a state saved by save(); a truncated, corrupted or
         foreign file raises AmpError and leaves the step as it was."""
         _check(self._lib, self._lib.amp_step_load(self._live(), os.fsencode(path)))
+        self.check_replicas()

@@ -804,15 +804,24 @@ int main(int argc, char **argv) {
                          "--log train on a data set: give --data\n");
     return 2;
   }
-  // Started by mpirun (Open MPI's or a PMI launcher's variables): one rank
-  // of a data-parallel job. Rank 0 alone prints.
-  if (std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE") ||
-      std::getenv("PMIX_RANK")) {
+  // Started by mpirun with more than one rank (Open MPI's or a PMI
+  // launcher's variables; a process of one rank, such as a child of an
+  // MPI singleton, is no job): one rank of a data-parallel job. Rank 0
+  // alone prints.
+  const char *worldSize = std::getenv("OMPI_COMM_WORLD_SIZE");
+  if (!worldSize)
+    worldSize = std::getenv("PMI_SIZE");
+  if (worldSize ? std::atol(worldSize) > 1
+                : std::getenv("PMIX_RANK") != nullptr) {
     if (amp_status_t status =
             amp_comm_create_world(static_cast<double>(commTimeout), &job.comm))
       return fail(status, "joining the job that mpirun started: ");
     job.rank = amp_comm_rank(job.comm);
     job.size = amp_comm_size(job.comm);
+    if (job.size == 1) {
+      amp_comm_destroy(job.comm);
+      job.comm = nullptr;
+    }
     if (!job.leads() && !std::freopen("/dev/null", "w", stdout)) {
       std::fprintf(stderr, "amp-step: error: rank %d: cannot quiet stdout\n",
                    job.rank);

@@ -1,0 +1,51 @@
+"""Step(comm=...) in one process: MPI.COMM_WORLD of a process started
+without mpirun is one rank, whose step trains as a step without a
+communicator does; misuse raises AmpError. Two ranks are tested under
+mpirun (test/Python/data-parallel.test)."""
+
+import numpy as np
+import pytest
+from mpi4py import MPI
+
+import ampmlir
+from ampmlir import AmpError
+
+from conftest import EXAMPLES
+
+
+@pytest.fixture(scope="module")
+def mlp_dp(tmp_path_factory):
+    return ampmlir.compile(EXAMPLES / "mlp.mlir",
+                           tmp_path_factory.mktemp("mlp_dp"),
+                           compute_type="f16",
+                           train_options="data-parallel=true")
+
+
+def test_one_rank_trains_as_one_process(mlp_dp):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(64, 784)).astype(np.float32)
+    labels = rng.integers(0, 10, size=64)
+    with mlp_dp.load(comm=MPI.COMM_WORLD) as joined, mlp_dp.load() as alone:
+        assert (joined.rank, joined.replicas) == (0, 1)
+        assert (alone.rank, alone.replicas) == (0, 1)
+        joined.init(seed=3)
+        alone.init(seed=3)
+        for _ in range(3):
+            joined.run(x, labels)
+            alone.run(x, labels)
+        joined.check_replicas()
+        assert joined.loss == alone.loss
+        for name in ("w1", "b2"):
+            np.testing.assert_array_equal(joined.read(name), alone.read(name))
+
+
+def test_a_step_without_data_parallelism_refuses_a_comm(mlp_f16):
+    with pytest.raises(AmpError, match="compiled without data parallelism"):
+        mlp_f16.load(comm=MPI.COMM_WORLD)
+
+
+def test_comm_must_be_an_mpi4py_communicator(mlp_dp):
+    with pytest.raises(AmpError, match="must be an mpi4py communicator"):
+        mlp_dp.load(comm=object())
+    with pytest.raises(AmpError, match="comm_timeout must be positive"):
+        mlp_dp.load(comm=MPI.COMM_WORLD, comm_timeout=0)
