@@ -1254,11 +1254,21 @@ amp_status_t amp_step_fingerprint(amp_step_t *step, uint64_t *out_program,
   Results results;
   std::vector<amp_state_entry_t> entries;
   AMP_RETURN_IF_ERROR(readState(step, host, results, entries));
+  // Buffers (batch norm's running statistics) are each replica's own,
+  // computed from its own batches: they are no part of what replicas
+  // share.
   Fingerprint state;
-  for (const amp_state_entry_t &entry : entries) {
+  const amp_step_description_t &d = *step->description;
+  for (size_t i = 0, e = 0; i < d.tensor_count; ++i) {
+    if (!inStateFile(d.tensors[i]))
+      continue;
+    const amp_state_entry_t &entry = entries[e++];
+    if (d.tensors[i].kind == AMP_STEP_BUFFER)
+      continue;
     state.add(entry.name);
     state.add(entry.data, entry.size);
   }
+  state.add(entries.back().data, entries.back().size); // the counters
   *out_program = programFingerprint(*step->description);
   *out_state = state.hash;
   return nullptr;

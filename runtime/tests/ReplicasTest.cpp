@@ -209,6 +209,26 @@ TEST(FingerprintTest, TellsStepsAndStatesApart) {
   EXPECT_NE(programC, programA);
   EXPECT_STATUS(amp_step_fingerprint(c, nullptr, &stateC), AMP_INVALID_ARGUMENT,
                 "null");
+  // A buffer follows each replica's batches: not part of the state they
+  // share. The parameter beside it is.
+  static const amp_step_tensor_t buffered[] = {
+      {"w", AMP_STEP_PARAM, AMP_ELEMENT_F32, 1, {3}, 0, 1},
+      {"running", AMP_STEP_BUFFER, AMP_ELEMENT_F32, 1, {2}, 0, 0}};
+  amp_step_description_t withBuffer = d;
+  withBuffer.tensor_count = 2;
+  withBuffer.tensors = buffered;
+  amp_step_t *e = nullptr;
+  ASSERT_EQ(amp_step_create(&withBuffer, AMP_DEVICE_HOST, &e), nullptr);
+  uint64_t programE = 0, stateE = 0, programE2 = 0, stateE2 = 0;
+  ASSERT_EQ(amp_step_fingerprint(e, &programE, &stateE), nullptr);
+  const float running[] = {0.5f, 2};
+  ASSERT_EQ(amp_step_write_tensor(e, 1, running, sizeof running), nullptr);
+  ASSERT_EQ(amp_step_fingerprint(e, &programE2, &stateE2), nullptr);
+  EXPECT_EQ(stateE2, stateE);
+  ASSERT_EQ(amp_step_write_tensor(e, 0, changed, sizeof changed), nullptr);
+  ASSERT_EQ(amp_step_fingerprint(e, &programE2, &stateE2), nullptr);
+  EXPECT_NE(stateE2, stateE);
+  amp_step_destroy(e);
   amp_step_destroy(a);
   amp_step_destroy(b);
   amp_step_destroy(c);

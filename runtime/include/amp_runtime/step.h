@@ -286,8 +286,10 @@ amp_status_t amp_step_set_replicas(amp_step_t *step,
 
 /* Two 64-bit fingerprints: of the compiled step (its description: tensors,
  * types, shapes, arena, target, ABI) and of its state (every tensor a
- * state file holds, and the counters). Replicas that agree on both run
- * alike. Waits for the step's queued work. */
+ * state file holds but the buffers, and the counters). Replicas that agree
+ * on both apply the same updates; their buffers (batch norm's running
+ * statistics) follow each replica's own batches. Waits for the step's
+ * queued work. */
 amp_status_t amp_step_fingerprint(amp_step_t *step, uint64_t *out_program,
                                   uint64_t *out_state);
 
