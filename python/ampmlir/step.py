@@ -741,8 +741,18 @@ class Step:
         ``val_data`` adds the validation loss every ``val_every`` steps and
         at the end; ``log`` appends each record to a JSON-lines file;
         ``checkpoint`` saves the state every ``checkpoint_every`` steps
-        and at the end. Returns the records."""
-        arrays, rows, per_epoch = self._data_set(data, self.inputs, "data")
+        and at the end. Returns the records.
+
+        A step joined to ranks (``comm=``) takes, as ``mpirun amp-step``
+        does, batch ``k * replicas + rank`` of the epoch's order at its step
+        ``k``; rank 0 alone reports, logs and saves checkpoints, and every
+        rank checks at the end that the ranks hold the same state."""
+        arrays, rows, batches = self._data_set(data, self.inputs, "data")
+        per_epoch = batches // self.replicas
+        if per_epoch == 0:
+            raise AmpError(f"data holds {batches} batches, fewer than one for "
+                           f"each of the {self.replicas} ranks")
+        leads = self.rank == 0
         if val_data is not None:
             if not self.has_eval:
                 raise AmpError(f"val_data: step '{self.name}' was compiled "
@@ -762,7 +772,8 @@ class Step:
             if epoch != order_epoch:
                 order = epoch_order(rows, shuffle_seed, epoch, shuffle)
                 order_epoch = epoch
-            rows_of = order[(k % per_epoch) * size:(k % per_epoch + 1) * size]
+            batch = (k % per_epoch) * self.replicas + self.rank
+            rows_of = order[batch * size:(batch + 1) * size]
             self.run(*(a[rows_of] for a in arrays))
             last = k + 1 == total
             printing = last or (print_every and (k + 1) % print_every == 0)
@@ -783,16 +794,17 @@ class Step:
                     record["lr"] = self.lr
                 record["steps_per_s"] = rate
                 records.append(record)
-                if progress:
+                if progress and leads:
                     progress(" ".join(
                         f"{key} {value:.9g}" if isinstance(value, float)
                         else f"{key} {value}" for key, value in record.items()))
-                if log:
+                if log and leads:
                     with open(log, "a") as file:
                         file.write(json.dumps(record) + "\n")
-            if checkpoint and (last or (checkpoint_every and
-                                        (k + 1) % checkpoint_every == 0)):
+            if checkpoint and leads and (last or (
+                    checkpoint_every and (k + 1) % checkpoint_every == 0)):
                 self.save(checkpoint)
+        self.check_replicas()
         return records
 
     # -- state files ------------------------------------------------------
