@@ -276,7 +276,8 @@ def prepare(out, target, steps, tools):
         'lib="$AMP_RUNTIME_BUILD/lib"',
         '"${CXX:-c++}" ${CXXFLAGS:-} -std=c++17 -O2 -I"$root/runtime/include" \\',
         '  "$root/tools/amp-step/amp-step.cpp" \\',
-        '  -o "$kit/amp-step" -L"$lib" -lamp_runtime -ldl -Wl,-rpath,"$lib"',
+        '  -o "$kit/amp-step" -L"$lib" -lamp_comm -lamp_runtime -ldl '
+        '-Wl,-rpath,"$lib"',
         'export AMP_RUNTIME_INCLUDE="$root/runtime/include" AMP_RUNTIME_LIB="$lib"',
         ('export COMPILER="${COMPILER:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"'
          if target == "cuda" else 'export COMPILER="${COMPILER:-c++}"'),

@@ -12,6 +12,11 @@
 // another timeout (its buffers and MPI communicator stay otherwise, as
 // MPI may still write them).
 //
+// Where the build has NCCL (CUDA builds), amp_comm_create_nccl makes a
+// communicator whose replicas' all-reduce runs on the GPUs instead, on the
+// step's stream without a host wait: NCCL's unique id goes from rank 0 to
+// the others over MPI, and the MPI communicator stays for everything else.
+//
 //===----------------------------------------------------------------------===//
 
 #include "amp_runtime/comm.h"
@@ -22,6 +27,9 @@
 #include "status.h"
 
 #include <mpi.h>
+#ifdef AMP_COMM_HAS_NCCL
+#include <nccl.h>
+#endif
 
 #include <chrono>
 #include <cstdint>
@@ -41,6 +49,14 @@ struct amp_comm_s {
   // good once a collective times out (MPI may still write it).
   std::vector<int64_t> descriptors;
   std::vector<char> staging, gathered;
+#ifdef AMP_COMM_HAS_NCCL
+  ncclComm_t nccl = nullptr;
+  // Device memory a bucket of several tensors is packed into, grown as
+  // needed, of `stagingBackend`.
+  amprt::Backend *stagingBackend = nullptr;
+  void *deviceStaging = nullptr;
+  size_t deviceStagingBytes = 0;
+#endif
 };
 
 namespace {
@@ -194,6 +210,92 @@ amp_status_t reducePieces(amp_comm_t *comm, amp_stream_t *stream,
   return backend->synchronize(handle);
 }
 
+#ifdef AMP_COMM_HAS_NCCL
+amp_status_t ncclError(amp_comm_t *comm, ncclResult_t rc, const char *what) {
+  comm->broken = true;
+  const char *detail = comm->nccl ? ncclGetLastError(comm->nccl) : nullptr;
+  return AMP_STATUS(AMP_UNAVAILABLE, "%s on rank %d of %d: %s%s%s", what,
+                    comm->rank, comm->size, ncclGetErrorString(rc),
+                    detail && *detail ? ": " : "", detail ? detail : "");
+}
+
+/// Waits, until the communicator's timeout, for NCCL to finish what a
+/// non-blocking call started (its initialisation, or enqueueing a
+/// collective on a stream: not the collective itself, which runs there).
+amp_status_t ncclSettle(amp_comm_t *comm, ncclResult_t rc, const char *what) {
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::duration<double>(comm->timeout);
+  while (rc == ncclInProgress) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ncclCommAbort(comm->nccl);
+      comm->nccl = nullptr;
+      comm->broken = true;
+      return AMP_STATUS(AMP_DEADLINE_EXCEEDED,
+                        "%s on rank %d of %d: the other ranks did not join "
+                        "within %g s; one of them has failed or stopped",
+                        what, comm->rank, comm->size, comm->timeout);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+    ncclResult_t state = ncclSuccess;
+    ncclResult_t query = ncclCommGetAsyncError(comm->nccl, &state);
+    rc = query != ncclSuccess ? query : state;
+  }
+  return rc == ncclSuccess ? nullptr : ncclError(comm, rc, what);
+}
+
+/// `pieces` (f32, on the stream's CUDA device) reduced by NCCL in place,
+/// queued on the stream: a bucket of several is packed into the
+/// communicator's device memory and back, with copies on the stream.
+amp_status_t reduceOnDevice(amp_comm_t *comm, amp_stream_t *stream,
+                            const std::vector<Piece> &pieces, int64_t count,
+                            amp_reduce_op_t op) {
+  if (count == 0)
+    return nullptr;
+  amprt::Backend *backend = amprt::backendOf(stream);
+  void *handle = amprt::handleOf(stream);
+  void *buffer = pieces.front().data;
+  size_t total = static_cast<size_t>(count) * sizeof(float);
+  if (pieces.size() > 1) {
+    if (comm->deviceStagingBytes < total || comm->stagingBackend != backend) {
+      // Grown rarely: the first step, or a larger bucket. Allocating waits
+      // for the device, as cudaMalloc does.
+      if (comm->deviceStaging)
+        comm->stagingBackend->free(comm->deviceStaging);
+      comm->deviceStaging = nullptr;
+      comm->deviceStagingBytes = 0;
+      AMP_RETURN_IF_ERROR(backend->allocate(total, &comm->deviceStaging));
+      comm->stagingBackend = backend;
+      comm->deviceStagingBytes = total;
+    }
+    buffer = comm->deviceStaging;
+    size_t at = 0;
+    for (const Piece &piece : pieces) {
+      AMP_RETURN_IF_ERROR(
+          backend->copy(static_cast<char *>(buffer) + at, piece.data,
+                        piece.bytes, amprt::CopyKind::DeviceToDevice, handle));
+      at += piece.bytes;
+    }
+  }
+  // NCCL sums in its own order (a ring or a tree), the same bits on every
+  // rank but not the rank-order fold of the MPI path.
+  ncclResult_t rc =
+      ncclAllReduce(buffer, buffer, static_cast<size_t>(count), ncclFloat32,
+                    op == AMP_REDUCE_SUM ? ncclSum : ncclMax, comm->nccl,
+                    static_cast<cudaStream_t>(handle));
+  AMP_RETURN_IF_ERROR(ncclSettle(comm, rc, "all-reduce (NCCL)"));
+  if (pieces.size() > 1) {
+    size_t at = 0;
+    for (const Piece &piece : pieces) {
+      AMP_RETURN_IF_ERROR(
+          backend->copy(piece.data, static_cast<char *>(buffer) + at,
+                        piece.bytes, amprt::CopyKind::DeviceToDevice, handle));
+      at += piece.bytes;
+    }
+  }
+  return nullptr;
+}
+#endif
+
 /// The replicas' hook (replicas.h): f32 tensors as one collective.
 amp_status_t allReduceTensors(void *context, amp_stream_t *stream,
                               amp_tensor_list_t tensors, amp_reduce_op_t op) {
@@ -213,6 +315,10 @@ amp_status_t allReduceTensors(void *context, amp_stream_t *stream,
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "%lld values do not fit in memory once per rank",
                       static_cast<long long>(count));
+#ifdef AMP_COMM_HAS_NCCL
+  if (comm->nccl && amprt::backendOf(stream)->kind() == AMP_DEVICE_CUDA)
+    return reduceOnDevice(comm, stream, pieces, count, op);
+#endif
   return reducePieces(comm, stream, pieces, count, AMP_F32, amprt::rawEnum(op));
 }
 
@@ -250,6 +356,14 @@ amp_status_t compareFingerprints(amp_comm_t *comm, amp_step_t *step,
 extern "C" {
 
 int amp_comm_available(void) { return 1; }
+
+int amp_comm_nccl_available(void) {
+#ifdef AMP_COMM_HAS_NCCL
+  return 1;
+#else
+  return 0;
+#endif
+}
 
 amp_status_t amp_comm_create_mpi(const void *mpi_comm, double timeout_seconds,
                                  amp_comm_t **out) {
@@ -290,6 +404,16 @@ void amp_comm_destroy(amp_comm_t *comm) {
       return; // left as it is until the process ends
     }
   }
+#ifdef AMP_COMM_HAS_NCCL
+  if (comm->nccl) {
+    if (comm->broken)
+      ncclCommAbort(comm->nccl);
+    else
+      ncclCommDestroy(comm->nccl);
+  }
+  if (comm->deviceStaging)
+    comm->stagingBackend->free(comm->deviceStaging);
+#endif
   if (comm->comm != MPI_COMM_NULL)
     MPI_Comm_free(&comm->comm);
   bool finalize = comm->ownsMpi;
@@ -328,6 +452,61 @@ amp_status_t amp_comm_all_reduce(amp_comm_t *comm, amp_stream_t *stream,
         {data, static_cast<size_t>(count) *
                    amprt::dtypeSize(static_cast<amp_dtype_t>(rawDtype))});
   return reducePieces(comm, stream, pieces, count, rawDtype, rawOp);
+}
+
+amp_status_t amp_comm_create_nccl(const void *mpi_comm, double timeout_seconds,
+                                  amp_comm_t **out) {
+#ifndef AMP_COMM_HAS_NCCL
+  (void)mpi_comm;
+  (void)timeout_seconds;
+  if (out)
+    *out = nullptr;
+  return AMP_STATUS(AMP_UNAVAILABLE,
+                    "this build of the runtime has no NCCL (build it with "
+                    "CUDA where the toolkit has NCCL)");
+#else
+  AMP_RETURN_IF_ERROR(amp_comm_create_mpi(mpi_comm, timeout_seconds, out));
+  amp_comm_t *comm = *out;
+  auto fail = [&](amp_status_t status) {
+    amp_comm_destroy(comm);
+    *out = nullptr;
+    return status;
+  };
+  // Rank 0's unique id, to every rank over MPI, with whether it could make
+  // one and whether each rank has a GPU: a rank that cannot go on fails
+  // every rank, so that none waits for it.
+  struct Offer {
+    ncclUniqueId id;
+    ncclResult_t made;
+    int32_t hasGpu;
+  } offer{};
+  offer.hasGpu = amp_device_available(AMP_DEVICE_CUDA);
+  if (comm->rank == 0 && offer.hasGpu)
+    offer.made = ncclGetUniqueId(&offer.id);
+  std::vector<Offer> offers(static_cast<size_t>(comm->size));
+  if (amp_status_t status = allGather(comm, &offer, offers.data(), sizeof offer,
+                                      "sending NCCL's unique id"))
+    return fail(status);
+  for (int r = 0; r < comm->size; ++r)
+    if (!offers[r].hasGpu)
+      return fail(AMP_STATUS(AMP_UNAVAILABLE,
+                             "NCCL on rank %d of %d: rank %d has no CUDA "
+                             "device; NCCL needs a GPU on every rank",
+                             comm->rank, comm->size, r));
+  if (offers[0].made != ncclSuccess)
+    return fail(ncclError(comm, offers[0].made, "ncclGetUniqueId on rank 0"));
+  // Non-blocking, so that a rank that never comes cannot hold the others
+  // past the timeout.
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0;
+  ncclResult_t rc = ncclCommInitRankConfig(&comm->nccl, comm->size,
+                                           offers[0].id, comm->rank, &config);
+  if (rc != ncclSuccess && rc != ncclInProgress)
+    return fail(ncclError(comm, rc, "ncclCommInitRankConfig"));
+  if (amp_status_t status = ncclSettle(comm, rc, "ncclCommInitRankConfig"))
+    return fail(status);
+  return nullptr;
+#endif
 }
 
 amp_status_t amp_comm_create_world(double timeout_seconds, amp_comm_t **out) {

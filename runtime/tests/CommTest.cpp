@@ -284,6 +284,76 @@ TEST_F(CommTest, StepsJoinOnlyWhenTheyAgree) {
   amp_step_destroy(step);
 }
 
+TEST_F(CommTest, NcclReducesOnTheGpuOrRefusesClearly) {
+  MPI_Comm world = MPI_COMM_WORLD;
+  amp_comm_t *nccl = nullptr;
+  amp_status_t status = amp_comm_create_nccl(&world, 30.0, &nccl);
+  std::string message = amp_status_message(status);
+  amp_status_code_t code = amp_status_code(status);
+  amp_status_free(status);
+  if (!amp_comm_nccl_available() || !amp_device_available(AMP_DEVICE_CUDA)) {
+    // Without NCCL in the build, or without a GPU: every rank refuses, none
+    // waits for another.
+    EXPECT_EQ(code, AMP_UNAVAILABLE) << message;
+    EXPECT_NE(message.find(amp_comm_nccl_available()
+                               ? "rank 0 has no CUDA device; NCCL needs a GPU "
+                                 "on every rank"
+                               : "no NCCL"),
+              std::string::npos)
+        << message;
+    EXPECT_EQ(nccl, nullptr);
+    return;
+  }
+  ASSERT_EQ(code, AMP_OK) << message;
+  // On a GPU: a bucket of two tensors through the replicas' hook, summed
+  // by NCCL on the stream (in NCCL's order: checked within rounding, and
+  // the same bits on every rank).
+  amp_device_t *gpu = nullptr;
+  amp_stream_t *gpuStream = nullptr;
+  ASSERT_EQ(amp_device_create(AMP_DEVICE_CUDA, 0, &gpu), nullptr);
+  ASSERT_EQ(amp_stream_create(gpu, &gpuStream), nullptr);
+  const int64_t sizes[] = {3, 1000};
+  amp_buffer_t *buffers[2] = {};
+  std::vector<std::vector<float>> host(2);
+  for (int t = 0; t < 2; ++t) {
+    host[t].resize(sizes[t]);
+    for (int64_t i = 0; i < sizes[t]; ++i)
+      host[t][i] = valueOf(worldRank(), i + 3 * t);
+    ASSERT_EQ(amp_buffer_allocate(gpu, sizes[t] * 4, &buffers[t]), nullptr);
+    ASSERT_EQ(amp_buffer_write(buffers[t], 0, host[t].data(), sizes[t] * 4,
+                               gpuStream),
+              nullptr);
+  }
+  float *const data[] = {static_cast<float *>(amp_buffer_data(buffers[0])),
+                         static_cast<float *>(amp_buffer_data(buffers[1]))};
+  const size_t counts[] = {3, 1000};
+  amp_replicas_t replicas;
+  ASSERT_EQ(amp_comm_replicas(nccl, &replicas), nullptr);
+  ASSERT_EQ(replicas.all_reduce(replicas.context, gpuStream,
+                                amp_tensor_list_t{2, data, counts},
+                                AMP_REDUCE_SUM),
+            nullptr);
+  for (int t = 0; t < 2; ++t) {
+    ASSERT_EQ(
+        amp_buffer_read(buffers[t], 0, host[t].data(), sizes[t] * 4, gpuStream),
+        nullptr);
+    ASSERT_EQ(amp_stream_synchronize(gpuStream), nullptr);
+    for (int64_t i = 0; i < sizes[t]; ++i) {
+      double exact = 0, magnitude = 0;
+      for (int r = 0; r < worldSize(); ++r) {
+        exact += valueOf(r, i + 3 * t);
+        magnitude += std::fabs(valueOf(r, i + 3 * t));
+      }
+      EXPECT_NEAR(host[t][i], exact, worldSize() * 6e-8 * magnitude) << i;
+    }
+    EXPECT_TRUE(sameOnEveryRank(host[t].data(), sizes[t] * 4));
+    amp_buffer_release(buffers[t]);
+  }
+  amp_comm_destroy(nccl);
+  amp_stream_destroy(gpuStream);
+  amp_device_destroy(gpu);
+}
+
 TEST_F(CommTest, ARankThatDoesNotComeTimesOut) {
   // Rank 0 reduces with a 0.3 s timeout; rank 1 comes after 1.5 s (with
   // nothing to reduce, which completes rank 0's pending collective and

@@ -36,6 +36,22 @@ int amp_comm_available(void);
  * collective. Collective: every rank of the MPI communicator calls it. */
 amp_status_t amp_comm_create_mpi(const void *mpi_comm, double timeout_seconds,
                                  amp_comm_t **out);
+/* Whether this build can make NCCL communicators (CUDA, MPI and NCCL). */
+int amp_comm_nccl_available(void);
+
+/* A communicator like amp_comm_create_mpi's whose replicas' all-reduce
+ * (replicas.h, the gradients of a data-parallel step) runs on the GPUs
+ * through NCCL, queued on the step's CUDA stream with no host wait: NCCL's
+ * sum is the same on every rank but in NCCL's order, not rank order. Each
+ * rank uses the current CUDA device (device 0, as the step does: give
+ * each rank of a node its GPU with CUDA_VISIBLE_DEVICES). Everything else
+ * (amp_comm_all_reduce, the fingerprints, host steps) goes through MPI.
+ * The initialisation is bounded by the timeout; a collective once queued
+ * is NCCL's to finish. AMP_UNAVAILABLE in builds without NCCL, or where
+ * NCCL finds no GPU. Collective. */
+amp_status_t amp_comm_create_nccl(const void *mpi_comm, double timeout_seconds,
+                                  amp_comm_t **out);
+
 /* A communicator over every process of the job (MPI_COMM_WORLD), which
  * initialises MPI first where nothing has (and then finalises it when
  * destroyed). For tools started by mpirun. */
