@@ -1077,6 +1077,13 @@ amp_status_t amp_step_run(amp_step_t *step, size_t input_count,
 amp_status_t amp_step_capture(amp_step_t *step) {
   if (!step)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "step is null");
+  // The replicas' collectives are the transport's calls, which a graph
+  // would not repeat (and MPI's wait for the host).
+  if (step->stream->replicas.all_reduce)
+    return AMP_STATUS(AMP_UNAVAILABLE,
+                      "step '%s' is one of %d replicas: its collectives are "
+                      "not captured into a graph; it runs as before",
+                      step->description->name, step->stream->replicas.count);
   AMP_RETURN_IF_ERROR(amp_graph_capture_begin(step->stream));
   amp_status_t run = runOnce(step);
   amp_graph_t *graph = nullptr;

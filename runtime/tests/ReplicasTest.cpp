@@ -118,6 +118,9 @@ TEST_F(ReplicasTest, ReducesThroughTheHooksWhenAsked) {
   run({1, 1, 1}, 0);
   EXPECT_EQ(peer.calls, 1);
   EXPECT_EQ(w(), (std::vector<float>{-0.5f, 0.25f, 0.5f}));
+  // Its collectives are no graph's.
+  EXPECT_STATUS(amp_step_capture(step), AMP_UNAVAILABLE,
+                "is one of 2 replicas: its collectives are not captured");
   // Back to one process.
   ASSERT_EQ(amp_step_set_replicas(step, nullptr), nullptr);
   run({0.5f, 0.25f, 0.5f}, 1);

@@ -229,7 +229,8 @@ amp_status_t amp_step_run(amp_step_t *step, size_t input_count,
  * state between runs (the scale, the counters and found_inf live on the
  * device), so the replay computes what the launches would. Capturing again
  * replaces the graph. AMP_UNAVAILABLE on the host device, where work runs
- * as it is issued; the step then runs as before. */
+ * as it is issued, and for a step joined to replicas (replicas.h), whose
+ * collectives are the transport's calls; the step then runs as before. */
 amp_status_t amp_step_capture(amp_step_t *step);
 
 /* The last step's loss and found_inf (0 without loss scaling); waits. */
