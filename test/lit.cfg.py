@@ -53,6 +53,12 @@ llvm_config.with_environment("PATH", config.amp_tools_dir, append_path=True)
 if config.have_mpi and shutil.which("mpirun"):
     config.available_features.add("mpi")
 
+# A GPU this machine can run on (tests of what happens without one mark
+# themselves UNSUPPORTED: gpu).
+if shutil.which("nvidia-smi") and subprocess.run(
+        ["nvidia-smi", "-L"], capture_output=True).returncode == 0:
+    config.available_features.add("gpu")
+
 if config.have_cuda:
     config.available_features.add("cuda")
     config.substitutions.append(("%nvcc", config.cuda_compiler))

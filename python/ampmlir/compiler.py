@@ -44,11 +44,12 @@ class CompiledStep:
         cost = d / f"{self.name}.cost.json"
         self.cost = json.loads(cost.read_text()) if cost.is_file() else None
 
-    def load(self, device="auto", comm=None, comm_timeout=300.0):
+    def load(self, device="auto", comm=None, comm_timeout=300.0,
+             transport="mpi"):
         """The compiled step, ready to train (see Step; ``comm`` joins a
         data-parallel job)."""
         return Step(self.library, self.name, device, comm=comm,
-                    comm_timeout=comm_timeout)
+                    comm_timeout=comm_timeout, transport=transport)
 
 
 def param_groups_option(groups):

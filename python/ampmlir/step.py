@@ -234,6 +234,8 @@ def _comm_library():
         "amp_comm_available": (ctypes.c_int, []),
         "amp_comm_create_mpi": (status, [ctypes.c_void_p, ctypes.c_double,
                                          ctypes.POINTER(handle)]),
+        "amp_comm_create_nccl": (status, [ctypes.c_void_p, ctypes.c_double,
+                                          ctypes.POINTER(handle)]),
         "amp_comm_destroy": (None, [handle]),
         "amp_comm_rank": (ctypes.c_int, [handle]),
         "amp_comm_size": (ctypes.c_int, [handle]),
@@ -306,11 +308,12 @@ class Step:
     collective that another rank does not join within ``comm_timeout``
     seconds raises AmpError, and ``init``, ``load`` and ``check_replicas``
     are collective and raise AmpError unless every rank then holds the same
-    state.
+    state. ``transport="nccl"`` reduces a cuda step's gradients through
+    NCCL on the GPUs (a GPU on every rank), ``"mpi"`` through MPI.
     """
 
     def __init__(self, library, name=None, device="auto", comm=None,
-                 comm_timeout=300.0):
+                 comm_timeout=300.0, transport="mpi"):
         path = Path(library)
         if not path.is_file():
             raise AmpError(f"no compiled step at {path}")
@@ -371,9 +374,9 @@ class Step:
         self.rank, self.replicas = 0, 1
         self._comm = None
         if comm is not None:
-            self._join(comm, float(comm_timeout))
+            self._join(comm, float(comm_timeout), transport)
 
-    def _join(self, comm, timeout):
+    def _join(self, comm, timeout, transport):
         """Joins the ranks of ``comm`` (see the class's documentation)."""
         if not self._description.contents.data_parallel:
             self.close()
@@ -384,12 +387,17 @@ class Step:
             self.close()
             raise AmpError(f"comm_timeout must be positive seconds, not "
                            f"{timeout}")
+        if transport not in ("mpi", "nccl"):
+            self.close()
+            raise AmpError(f"transport must be 'mpi' or 'nccl', not "
+                           f"{transport!r}")
         address = _mpi_comm_address(comm)
         lib = _comm_library()
         handle = ctypes.c_void_p()
         try:
-            _check(lib, lib.amp_comm_create_mpi(address, timeout,
-                                                ctypes.byref(handle)))
+            create = (lib.amp_comm_create_nccl if transport == "nccl"
+                      else lib.amp_comm_create_mpi)
+            _check(lib, create(address, timeout, ctypes.byref(handle)))
             self._comm_lib, self._comm = lib, handle
             _check(lib, lib.amp_step_set_comm(self._handle, handle))
         except AmpError:

@@ -49,3 +49,17 @@ def test_comm_must_be_an_mpi4py_communicator(mlp_dp):
         mlp_dp.load(comm=object())
     with pytest.raises(AmpError, match="comm_timeout must be positive"):
         mlp_dp.load(comm=MPI.COMM_WORLD, comm_timeout=0)
+    with pytest.raises(AmpError, match="transport must be 'mpi' or 'nccl'"):
+        mlp_dp.load(comm=MPI.COMM_WORLD, transport="gloo")
+
+
+def test_nccl_needs_a_gpu_on_every_rank(mlp_dp):
+    if not ampmlir.cuda_available():
+        with pytest.raises(AmpError, match="has no CUDA device|has no NCCL"):
+            mlp_dp.load(comm=MPI.COMM_WORLD, transport="nccl")
+        return
+    # With a GPU, one rank joins through NCCL; this host step's reductions
+    # go through MPI.
+    with mlp_dp.load(comm=MPI.COMM_WORLD, transport="nccl") as step:
+        assert (step.rank, step.replicas) == (0, 1)
+        step.init(seed=1)

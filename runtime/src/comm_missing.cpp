@@ -16,7 +16,8 @@ amp_status_t amp_comm_create_mpi(const void *, double, amp_comm_t **out) {
                     "and build again)");
 }
 
-amp_status_t amp_comm_create_world(double, amp_comm_t **out) {
+amp_status_t amp_comm_create_world(amp_comm_transport_t, double,
+                                   amp_comm_t **out) {
   return amp_comm_create_mpi(nullptr, 0, out);
 }
 

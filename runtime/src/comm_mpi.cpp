@@ -509,10 +509,15 @@ amp_status_t amp_comm_create_nccl(const void *mpi_comm, double timeout_seconds,
 #endif
 }
 
-amp_status_t amp_comm_create_world(double timeout_seconds, amp_comm_t **out) {
+amp_status_t amp_comm_create_world(amp_comm_transport_t transport,
+                                   double timeout_seconds, amp_comm_t **out) {
   if (!out)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "out is null");
   *out = nullptr;
+  int rawTransport = amprt::rawEnum(transport);
+  if (rawTransport != AMP_COMM_MPI && rawTransport != AMP_COMM_NCCL)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "unknown transport %d",
+                      rawTransport);
   int initialized = 0;
   MPI_Initialized(&initialized);
   bool initializing = !initialized;
@@ -525,7 +530,9 @@ amp_status_t amp_comm_create_world(double timeout_seconds, amp_comm_t **out) {
                         mpiError(rc).c_str());
   }
   MPI_Comm world = MPI_COMM_WORLD;
-  amp_status_t status = amp_comm_create_mpi(&world, timeout_seconds, out);
+  amp_status_t status = rawTransport == AMP_COMM_NCCL
+                            ? amp_comm_create_nccl(&world, timeout_seconds, out)
+                            : amp_comm_create_mpi(&world, timeout_seconds, out);
   if (status) {
     if (initializing)
       MPI_Finalize();

@@ -43,7 +43,8 @@
 // --checkpoint every N steps and at the end. --output-dir then also writes
 // the evaluation's outputs over the validation set under DIR/eval.
 //
-//   mpirun -np N amp-step LIB NAME --seed=S --data=... [--comm-timeout=SEC]
+//   mpirun -np N amp-step LIB NAME --seed=S --data=... [--comm=mpi|nccl]
+//       [--comm-timeout=SEC]
 //
 // runs a step compiled with --train-options=data-parallel=true as N
 // replicas, one per process that mpirun starts: each rank trains on its
@@ -53,7 +54,9 @@
 // ranks check first that they run the same step from the same state, and
 // last that they hold the same state. A collective that a rank does not
 // join within --comm-timeout seconds (default 300) ends the run with an
-// error.
+// error. --comm=nccl reduces the gradients of a cuda step through NCCL on
+// the GPUs (amp_comm_create_nccl; a host step's go through MPI either
+// way).
 //
 //===----------------------------------------------------------------------===//
 
@@ -687,7 +690,8 @@ int main(int argc, char **argv) {
       "[--val-data=NAME=FILE]... [--epochs=N] [--val-every=N] "
       "[--print-every=N] [--checkpoint=FILE] [--checkpoint-every=N] "
       "[--log=FILE] [--shuffle-seed=S | --no-shuffle] [--output-dir=DIR]\n"
-      "       mpirun -np N amp-step ... [--comm-timeout=SECONDS]\n";
+      "       mpirun -np N amp-step ... [--comm=mpi|nccl] "
+      "[--comm-timeout=SECONDS]\n";
   if (argc < 3) {
     std::fprintf(stderr, "%s", usage);
     return 2;
@@ -697,6 +701,7 @@ int main(int argc, char **argv) {
   long shuffleSeed = 0;
   std::vector<std::pair<std::string, double>> hparams;
   long steps = 1, bench = 0, seed = -1, indexBound = 2, commTimeout = 300;
+  amp_comm_transport_t transport = AMP_COMM_MPI;
   bool graph = false;
   amp_device_kind_t device = AMP_DEVICE_HOST;
   for (int i = 3; i < argc; ++i) {
@@ -742,6 +747,10 @@ int main(int argc, char **argv) {
       dataOptions.checkpoint = arg.substr(13);
     else if (arg.rfind("--log=", 0) == 0)
       dataOptions.log = arg.substr(6);
+    else if (arg == "--comm=nccl")
+      transport = AMP_COMM_NCCL;
+    else if (arg == "--comm=mpi")
+      transport = AMP_COMM_MPI;
     else if (arg == "--no-shuffle")
       dataOptions.shuffle = false;
     else if (arg == "--device=cuda")
@@ -813,8 +822,8 @@ int main(int argc, char **argv) {
     worldSize = std::getenv("PMI_SIZE");
   if (worldSize ? std::atol(worldSize) > 1
                 : std::getenv("PMIX_RANK") != nullptr) {
-    if (amp_status_t status =
-            amp_comm_create_world(static_cast<double>(commTimeout), &job.comm))
+    if (amp_status_t status = amp_comm_create_world(
+            transport, static_cast<double>(commTimeout), &job.comm))
       return fail(status, "joining the job that mpirun started: ");
     job.rank = amp_comm_rank(job.comm);
     job.size = amp_comm_size(job.comm);

@@ -52,10 +52,18 @@ int amp_comm_nccl_available(void);
 amp_status_t amp_comm_create_nccl(const void *mpi_comm, double timeout_seconds,
                                   amp_comm_t **out);
 
-/* A communicator over every process of the job (MPI_COMM_WORLD), which
- * initialises MPI first where nothing has (and then finalises it when
- * destroyed). For tools started by mpirun. */
-amp_status_t amp_comm_create_world(double timeout_seconds, amp_comm_t **out);
+/* How a communicator reduces the replicas' gradients on a GPU. */
+typedef enum amp_comm_transport_e {
+  AMP_COMM_MPI = 0,  /* amp_comm_create_mpi's */
+  AMP_COMM_NCCL = 1, /* amp_comm_create_nccl's */
+} amp_comm_transport_t;
+
+/* A communicator over every process of the job (MPI_COMM_WORLD), made as
+ * amp_comm_create_mpi or amp_comm_create_nccl make one, which initialises
+ * MPI first where nothing has (and then finalises it when destroyed). For
+ * tools started by mpirun. */
+amp_status_t amp_comm_create_world(amp_comm_transport_t transport,
+                                   double timeout_seconds, amp_comm_t **out);
 void amp_comm_destroy(amp_comm_t *comm);
 int amp_comm_rank(const amp_comm_t *comm);
 int amp_comm_size(const amp_comm_t *comm);

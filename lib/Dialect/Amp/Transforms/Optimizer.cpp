@@ -511,7 +511,9 @@ static LogicalResult buildStep(const GradientFunction &target,
   // maximum over the replicas then makes sure they skip together. With
   // accumulation, only the N-th micro-batch reduces (`when`).
   if (config.dataParallel) {
-    const auto cap = static_cast<int64_t>(config.bucketMb * 1024 * 1024);
+    // Bytes, at most 2^62 (one bucket, whatever the option says).
+    const auto cap =
+        static_cast<int64_t>(std::min(config.bucketMb * 1024 * 1024, 0x1p62));
     SmallVector<SmallVector<unsigned>> buckets;
     int64_t filled = 0;
     for (unsigned p = numParams; p-- > 0;) {
