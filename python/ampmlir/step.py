@@ -223,7 +223,8 @@ def _check(lib, status):
 
 
 def _comm_library():
-    """libamp_comm.so (beside libamp_runtime.so), its C API declared."""
+    """libamp_comm.so (beside libamp_runtime.so), its C API declared. Its
+    statuses are the runtime's: a step's library reads them (_check)."""
     path = find_runtime_library().parent / "libamp_comm.so"
     try:
         lib = ctypes.CDLL(str(path))
@@ -241,10 +242,6 @@ def _comm_library():
         "amp_comm_size": (ctypes.c_int, [handle]),
         "amp_step_set_comm": (status, [handle, handle]),
         "amp_comm_check_state": (status, [handle, handle]),
-        "amp_status_code_name": (ctypes.c_char_p, [ctypes.c_int]),
-        "amp_status_code": (ctypes.c_int, [status]),
-        "amp_status_message": (ctypes.c_char_p, [status]),
-        "amp_status_free": (None, [status]),
     }
     for name, (restype, argtypes) in specs.items():
         function = getattr(lib, name)
@@ -397,9 +394,9 @@ class Step:
         try:
             create = (lib.amp_comm_create_nccl if transport == "nccl"
                       else lib.amp_comm_create_mpi)
-            _check(lib, create(address, timeout, ctypes.byref(handle)))
+            _check(self._lib, create(address, timeout, ctypes.byref(handle)))
             self._comm_lib, self._comm = lib, handle
-            _check(lib, lib.amp_step_set_comm(self._handle, handle))
+            _check(self._lib, lib.amp_step_set_comm(self._handle, handle))
         except AmpError:
             self.close()
             raise
@@ -410,7 +407,7 @@ class Step:
         """Raises AmpError unless every rank's step holds the same state as
         rank 0's (collective; nothing to check in a single process)."""
         if self._comm is not None:
-            _check(self._comm_lib,
+            _check(self._lib,
                    self._comm_lib.amp_comm_check_state(self._comm,
                                                        self._live()))
 
