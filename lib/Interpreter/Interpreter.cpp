@@ -581,6 +581,26 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
       .Case([&](ReplicaCountOp) {
         return one(Tensor(ElementKind::F32, {}, {1.0}));
       })
+      // Parts over one replica are whole tensors, flattened and back.
+      .Case([&](ReplicaShardOp shard) -> Result {
+        if (shard.getReplicas() != 1)
+          return shard.emitOpError()
+                 << "cuts a tensor into parts for " << shard.getReplicas()
+                 << " replicas; the interpreter is one replica (compile for "
+                    "replicas=1 to interpret the step)";
+        return one(k::reshape(in[0], resultShape()));
+      })
+      .Case([&](AllGatherOp gather) -> Result {
+        if (gather.getReplicas() != 1)
+          return gather.emitOpError()
+                 << "gathers the parts of " << gather.getReplicas()
+                 << " replicas; the interpreter is one replica (compile for "
+                    "replicas=1 to interpret the step)";
+        SmallVector<Tensor> wholes;
+        for (auto [part, result] : llvm::zip(in, gather.getResults()))
+          wholes.push_back(k::reshape(part, shapeOf(result)));
+        return wholes;
+      })
       .Case([&](UnscaleOp) -> Result {
         return k::unscale(in[0], in.drop_front());
       })

@@ -68,35 +68,26 @@ private:
 };
 } // namespace
 
-Tensor interp::makeRandomInput(BlockArgument arg, uint64_t seed,
-                               const RandomInputOptions &options) {
-  auto type = cast<RankedTensorType>(arg.getType());
-  ElementKind kind = *getElementKind(type.getElementType());
-  Tensor tensor(kind, type.getShape());
-  MutableArrayRef<double> data = tensor.getMutableData();
-  // Optimizer state starts at zero, as torch.optim's does.
-  auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+/// The parameter whose f32 master part `arg` is (amp.shard_of), if it is.
+static std::optional<unsigned> masterOf(FunctionOpInterface func,
+                                        unsigned arg) {
+  auto shard = func ? func.getArgAttrOfType<DenseI64ArrayAttr>(
+                          arg, AmpDialect::kShardOfAttrName)
+                    : DenseI64ArrayAttr();
+  if (!shard || shard.size() != 3 || shard[2] != 1)
+    return std::nullopt;
+  return static_cast<unsigned>(shard[0]);
+}
+
+/// The values of a parameter or batch argument, `count` elements of
+/// `kind`, from its own stream.
+static std::vector<double> drawValues(BlockArgument arg,
+                                      FunctionOpInterface func, uint64_t seed,
+                                      const RandomInputOptions &options,
+                                      ElementKind kind, int64_t count) {
   auto hasAttr = [&](unsigned i, StringRef name) {
     return func && func.getArgAttr(i, name);
   };
-  // A random generator starts at [seed, 0], as amp_step_init starts it.
-  if (hasAttr(arg.getArgNumber(), AmpDialect::kRngAttrName)) {
-    data[0] = static_cast<double>(seed & ((uint64_t(1) << 53) - 1));
-    data[1] = 0;
-    return tensor;
-  }
-  // So do a model's buffers, at their amp.buffer values.
-  for (StringRef name :
-       {AmpDialect::kStateAttrName, AmpDialect::kBufferAttrName}) {
-    Attribute state =
-        func ? func.getArgAttr(arg.getArgNumber(), name) : Attribute();
-    if (!state)
-      continue;
-    if (auto initial = dyn_cast<FloatAttr>(state))
-      for (double &value : data)
-        value = roundToKind(initial.getValueAsDouble(), kind);
-    return tensor;
-  }
   // The stream is keyed by the argument's rank among the parameters, or
   // among the other (batch) arguments: a model, its gradient function and
   // its training step, whose signatures order them differently, all get
@@ -111,6 +102,7 @@ Tensor interp::makeRandomInput(BlockArgument arg, uint64_t seed,
       ++rank;
   uint64_t stream = (isParam ? (uint64_t(1) << 32) : 0) + rank + 1;
   SplitMix64 rng(seed * 0x2545f4914f6cdd1dULL + stream);
+  std::vector<double> data(static_cast<size_t>(count));
   if (isFloatKind(kind)) {
     for (double &value : data) {
       double x;
@@ -132,5 +124,64 @@ Tensor interp::makeRandomInput(BlockArgument arg, uint64_t seed,
     for (double &value : data)
       value = std::floor(rng.uniform() * static_cast<double>(bound));
   }
+  return data;
+}
+
+Tensor interp::makeRandomInput(BlockArgument arg, uint64_t seed,
+                               const RandomInputOptions &options) {
+  auto type = cast<RankedTensorType>(arg.getType());
+  ElementKind kind = *getElementKind(type.getElementType());
+  Tensor tensor(kind, type.getShape());
+  MutableArrayRef<double> data = tensor.getMutableData();
+  auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  auto hasAttr = [&](unsigned i, StringRef name) {
+    return func && func.getArgAttr(i, name);
+  };
+  // A random generator starts at [seed, 0], as amp_step_init starts it.
+  if (hasAttr(arg.getArgNumber(), AmpDialect::kRngAttrName)) {
+    data[0] = static_cast<double>(seed & ((uint64_t(1) << 53) - 1));
+    data[1] = 0;
+    return tensor;
+  }
+  // ZeRO stage 1 (amp-optimizer{zero-stage=1}): an f32 master part is
+  // replica 0's part of its parameter's values as an f32 parameter gets
+  // them, zeros past their end; a low-precision parameter with a master
+  // holds those values rounded, as the unsharded step's casts round them.
+  if (std::optional<unsigned> param = masterOf(func, arg.getArgNumber())) {
+    BlockArgument whole = arg.getOwner()->getArgument(*param);
+    auto wholeType = cast<RankedTensorType>(whole.getType());
+    std::vector<double> wide =
+        drawValues(whole, func, seed, options, ElementKind::F32,
+                   wholeType.getNumElements());
+    for (size_t e = 0; e < data.size(); ++e)
+      data[e] = e < wide.size() ? wide[e] : 0.0;
+    return tensor;
+  }
+  if (func && isFloatKind(kind))
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      if (masterOf(func, i) == arg.getArgNumber()) {
+        std::vector<double> wide =
+            drawValues(arg, func, seed, options, ElementKind::F32,
+                       tensor.getNumElements());
+        for (auto [value, x] : llvm::zip(data, wide))
+          value = roundToKind(x, kind);
+        return tensor;
+      }
+  // Optimizer state starts at zero, as torch.optim's does; so do a
+  // model's buffers, at their amp.buffer values.
+  for (StringRef name :
+       {AmpDialect::kStateAttrName, AmpDialect::kBufferAttrName}) {
+    Attribute state =
+        func ? func.getArgAttr(arg.getArgNumber(), name) : Attribute();
+    if (!state)
+      continue;
+    if (auto initial = dyn_cast<FloatAttr>(state))
+      for (double &value : data)
+        value = roundToKind(initial.getValueAsDouble(), kind);
+    return tensor;
+  }
+  std::vector<double> values =
+      drawValues(arg, func, seed, options, kind, tensor.getNumElements());
+  std::copy(values.begin(), values.end(), data.begin());
   return tensor;
 }

@@ -1416,6 +1416,83 @@ func.func @replica_count_type() {
 
 // -----
 
+func.func @replica_shard_size(%w: tensor<4x3xf32>) {
+  // expected-error @+1 {{'amp.replica_shard' op result must be 'f32' parts of 3 elements (ceil(12 / 4)), got 'tensor<4xf32>'}}
+  %p = amp.replica_shard %w {replicas = 4} : tensor<4x3xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @replica_shard_element(%w: tensor<4x3xf32>) {
+  // expected-error @+1 {{'amp.replica_shard' op result must be 'f32' parts of 6 elements (ceil(12 / 2)), got 'tensor<6xf16>'}}
+  %p = amp.replica_shard %w {replicas = 2} : tensor<4x3xf32> -> tensor<6xf16>
+  return
+}
+
+// -----
+
+func.func @replica_shard_replicas(%w: tensor<4x3xf32>) {
+  // expected-error @+1 {{'amp.replica_shard' op attribute 'replicas' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  %p = amp.replica_shard %w {replicas = 0} : tensor<4x3xf32> -> tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @all_gather_nothing() {
+  // expected-error @+1 {{'amp.all_gather' op needs at least one tensor to gather}}
+  "amp.all_gather"() <{replicas = 2 : i64}> : () -> ()
+  return
+}
+
+// -----
+
+func.func @all_gather_count(%p: tensor<6xf32>) {
+  // expected-error @+1 {{'amp.all_gather' op has 1 inputs and 2 results; each input gathers into one result}}
+  %w:2 = "amp.all_gather"(%p) <{replicas = 2 : i64}> : (tensor<6xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>)
+  return
+}
+
+// -----
+
+func.func @all_gather_part(%p: tensor<5xf16>) {
+  // expected-error @+1 {{'amp.all_gather' op input #0 must be the 'f16' part of 6 elements that result #0 ('tensor<4x3xf16>') has on each of 2 replicas, got 'tensor<5xf16>'}}
+  %w = amp.all_gather %p {replicas = 2} : tensor<5xf16> -> tensor<4x3xf16>
+  return
+}
+
+// -----
+
+func.func @all_gather_element(%p: tensor<6xf32>) {
+  // expected-error @+1 {{'amp.all_gather' op input #0 must be the 'f16' part of 6 elements that result #0 ('tensor<4x3xf16>') has on each of 2 replicas, got 'tensor<6xf32>'}}
+  %w = amp.all_gather %p {replicas = 2} : tensor<6xf32> -> tensor<4x3xf16>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.shard_of' on argument #1 must be array<i64: parameter, replicas, master> on an f32 'amp.state' argument of one dimension, naming an 'amp.param' argument, a positive replica count and 0 or 1, the dimension ceil(parameter's elements / replicas)}}
+func.func @shard_of_size(%w: tensor<4x3xf16> {amp.param}, %m: tensor<5xf32> {amp.state, amp.shard_of = array<i64: 0, 2, 1>}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.shard_of' on argument #1 must be array<i64: parameter, replicas, master>}}
+func.func @shard_of_not_param(%w: tensor<4x3xf32>, %m: tensor<6xf32> {amp.state, amp.shard_of = array<i64: 0, 2, 0>}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.shard_of' on argument #1 must be array<i64: parameter, replicas, master>}}
+func.func @shard_of_not_state(%w: tensor<4x3xf32> {amp.param}, %m: tensor<6xf32> {amp.shard_of = array<i64: 0, 2, 0>}) {
+  return
+}
+
+// -----
+
 func.func @unscale_f16(%inv: tensor<f32>, %g: tensor<4xf16>) {
   // expected-error @+1 {{'amp.unscale' op gradient #0 has type 'tensor<4xf16>'; unscaling needs f32 gradients (keep f32 master parameters)}}
   %u, %f = amp.unscale %inv, %g : tensor<f32>, tensor<4xf16>

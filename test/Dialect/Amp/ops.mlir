@@ -343,6 +343,19 @@ func.func @data_parallel(%g1: tensor<8xf32>, %g2: tensor<2x2xf32>, %found: tenso
   return
 }
 
+// ZeRO stage 1's ops, emitted by amp-optimizer{zero-stage=1}: a replica's
+// part of a tensor, and a bucket of parts gathered.
+// CHECK-LABEL: func.func @sharded_optimizer
+// CHECK: %{{.*}} = amp.replica_shard %{{.*}} {replicas = 2 : i64} : tensor<4x3xf32> -> tensor<6xf32>
+// CHECK: %{{.*}}:2 = amp.all_gather %{{.*}}, %{{.*}} {replicas = 2 : i64} : tensor<6xf16>, tensor<2xf32> -> tensor<4x3xf16>, tensor<3xf32>
+// GENERIC: "amp.replica_shard"(%{{.*}}) <{replicas = 2 : i64}> : (tensor<4x3xf32>) -> tensor<6xf32>
+// GENERIC: "amp.all_gather"(%{{.*}}, %{{.*}}) <{replicas = 2 : i64}> : (tensor<6xf16>, tensor<2xf32>) -> (tensor<4x3xf16>, tensor<3xf32>)
+func.func @sharded_optimizer(%w: tensor<4x3xf32>, %wp: tensor<6xf16>, %bp: tensor<2xf32>) {
+  %part = amp.replica_shard %w {replicas = 2} : tensor<4x3xf32> -> tensor<6xf32>
+  %whole:2 = amp.all_gather %wp, %bp {replicas = 2} : tensor<6xf16>, tensor<2xf32> -> tensor<4x3xf16>, tensor<3xf32>
+  return
+}
+
 // Loss-scaling ops, emitted by amp-loss-scaling and amp-optimizer.
 // CHECK-LABEL: func.func @loss_scaling
 // CHECK: %{{.*}}:2, %{{.*}} = amp.unscale %{{.*}}, %{{.*}}, %{{.*}} : tensor<f32>, tensor<8xf32>, tensor<2x2xf32>

@@ -106,7 +106,8 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
   if (name != kParamAttrName && name != kStateAttrName &&
       name != kLossScaleAttrName && name != kHyperParameterAttrName &&
       name != kLossPartAttrName && name != kBufferAttrName &&
-      name != kParamInitAttrName && name != kRngAttrName)
+      name != kParamInitAttrName && name != kRngAttrName &&
+      name != kShardOfAttrName)
     return op->emitError() << "unknown amp argument attribute '" << name << "'";
   if (name == kParamInitAttrName) {
     auto init = dyn_cast<DenseF64ArrayAttr>(value);
@@ -119,6 +120,35 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
              << "'" << kParamInitAttrName << "' on argument #" << argIndex
              << " must be array<f64: fan_in, initial> (a whole fan-in of 0 "
                 "or more, a finite value) on an 'amp.param' argument";
+    return success();
+  }
+  if (name == kShardOfAttrName) {
+    auto shard = dyn_cast<DenseI64ArrayAttr>(value);
+    auto function = dyn_cast<FunctionOpInterface>(op);
+    auto bad = [&] {
+      return op->emitError()
+             << "'" << kShardOfAttrName << "' on argument #" << argIndex
+             << " must be array<i64: parameter, replicas, master> on an "
+                "f32 'amp.state' argument of one dimension, naming an "
+                "'amp.param' argument, a positive replica count and 0 or 1, "
+                "the dimension ceil(parameter's elements / replicas)";
+    };
+    if (!shard || shard.size() != 3 || !function || shard[0] < 0 ||
+        shard[0] >= static_cast<int64_t>(function.getNumArguments()) ||
+        shard[1] < 1 || (shard[2] != 0 && shard[2] != 1) ||
+        !function.getArgAttr(argIndex, kStateAttrName) ||
+        !function.getArgAttr(shard[0], kParamAttrName))
+      return bad();
+    auto part =
+        dyn_cast<RankedTensorType>(function.getArgumentTypes()[argIndex]);
+    auto whole =
+        dyn_cast<RankedTensorType>(function.getArgumentTypes()[shard[0]]);
+    if (!part || !whole || !whole.hasStaticShape() || part.getRank() != 1 ||
+        !part.getElementType().isF32())
+      return bad();
+    int64_t count = whole.getNumElements();
+    if (part.getDimSize(0) != count / shard[1] + (count % shard[1] != 0))
+      return bad();
     return success();
   }
   if (name == kStateAttrName || name == kBufferAttrName) {

@@ -1718,6 +1718,48 @@ LogicalResult ReplicaCountOp::verify() {
   return success();
 }
 
+/// The size of each replica's part of `type`'s elements.
+static int64_t shardSize(RankedTensorType type, int64_t replicas) {
+  int64_t count = type.getNumElements();
+  return count / replicas + (count % replicas != 0);
+}
+
+LogicalResult ReplicaShardOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto result = cast<RankedTensorType>(getType());
+  int64_t size = shardSize(input, getReplicas());
+  if (result.getRank() != 1 || result.getDimSize(0) != size ||
+      result.getElementType() != input.getElementType())
+    return emitOpError() << "result must be " << input.getElementType()
+                         << " parts of " << size << " elements (ceil("
+                         << input.getNumElements() << " / " << getReplicas()
+                         << ")), got " << result;
+  return success();
+}
+
+LogicalResult AllGatherOp::verify() {
+  if (getInputs().empty())
+    return emitOpError() << "needs at least one tensor to gather";
+  if (getInputs().size() != getResults().size())
+    return emitOpError() << "has " << getInputs().size() << " inputs and "
+                         << getResults().size()
+                         << " results; each input gathers into one result";
+  for (auto [i, input, result] :
+       llvm::enumerate(getInputs().getTypes(), getResultTypes())) {
+    auto part = cast<RankedTensorType>(input);
+    auto whole = cast<RankedTensorType>(result);
+    int64_t size = shardSize(whole, getReplicas());
+    if (part.getRank() != 1 || part.getDimSize(0) != size ||
+        part.getElementType() != whole.getElementType())
+      return emitOpError() << "input #" << i << " must be the "
+                           << whole.getElementType() << " part of " << size
+                           << " elements that result #" << i << " (" << whole
+                           << ") has on each of " << getReplicas()
+                           << " replicas, got " << part;
+  }
+  return success();
+}
+
 LogicalResult ScalerUpdateOp::verify() {
   auto type = cast<RankedTensorType>(getScale().getType());
   if (type.getRank() != 0 || !type.getElementType().isF32())

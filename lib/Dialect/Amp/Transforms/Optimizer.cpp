@@ -40,8 +40,9 @@ struct OptimizerConfig {
   double lr, momentum, dampening, weightDecay, beta1, beta2, eps, maxGradNorm;
   bool nesterov;
   int64_t accumulate;
-  bool dataParallel = false;              // amp.all_reduce the gradients
-  double bucketMb = 25;                   // MiB of gradients per amp.all_reduce
+  bool dataParallel = false; // amp.all_reduce the gradients
+  double bucketMb = 25;      // MiB of gradients per amp.all_reduce
+  int64_t zeroReplicas = 0;  // ZeRO stage 1 over this many replicas, or 0
   std::optional<LrScheduleKind> schedule; // none: a constant rate
   double warmupSteps, warmupStartFactor, decaySteps, minLr, stepSize, gamma;
   SmallVector<ParamGroup, 0> groups; // param-groups
@@ -187,6 +188,39 @@ static LogicalResult buildStep(const GradientFunction &target,
              << "amp-optimizer: parameter group '" << group.name
              << "' selects no parameter of @" << original.getSymName();
 
+  // ZeRO stage 1: each parameter the gradient function reads only through
+  // casts to one low-precision type is kept in that type (the weights the
+  // replicas gather), with an f32 master part in the state; the others
+  // stay as they are and are their own masters.
+  const int64_t zero = config.zeroReplicas;
+  SmallVector<Type> workTypes;
+  SmallVector<bool> hasMaster;
+  for (unsigned i : params) {
+    auto type = cast<RankedTensorType>(argTypes[i]);
+    Type low;
+    bool onlyCasts = zero > 0 && type.getElementType().isF32() &&
+                     !grad.getArgument(i).use_empty();
+    for (Operation *user : grad.getArgument(i).getUsers()) {
+      auto cast = dyn_cast<CastOp>(user);
+      Type element = cast ? cast.getType().getElementType() : Type();
+      if (!element || !(element.isF16() || element.isBF16()) ||
+          (low && element != low)) {
+        onlyCasts = false;
+        break;
+      }
+      low = element;
+    }
+    hasMaster.push_back(onlyCasts);
+    workTypes.push_back(onlyCasts ? type.clone(low) : type);
+  }
+  // A parameter's part on each replica: ceil(elements / replicas) f32.
+  auto partType = [&](unsigned k) -> Type {
+    int64_t count =
+        cast<RankedTensorType>(argTypes[params[k]]).getNumElements();
+    return RankedTensorType::get({count / zero + (count % zero != 0)},
+                                 Float32Type::get(grad.getContext()));
+  };
+
   // The signature: params, state, batch -> params', state', loss.
   // Each state argument is named (`amp.name`) with torch.optim's names,
   // after its parameter when it has one (`w1.exp_avg`), and located at its
@@ -223,14 +257,30 @@ static LogicalResult buildStep(const GradientFunction &target,
     stateLocs.push_back(state.loc);
     stateNames.push_back(state.name);
   };
-  for (unsigned i : params)
-    inputs.push_back(argTypes[i]);
-  for (unsigned i : params) {
+  for (unsigned k = 0; k < params.size(); ++k)
+    inputs.push_back(workTypes[k]);
+  // Sharded state: its index among the state, its parameter, and whether
+  // it is the parameter's master.
+  struct Shard {
+    unsigned state, param;
+    bool master;
+  };
+  SmallVector<Shard> shards;
+  for (auto [k, i] : llvm::enumerate(params)) {
+    Type momentType = zero ? partType(k) : argTypes[i];
+    auto addMoment = [&](StringRef role, bool master = false) {
+      if (zero)
+        shards.push_back({static_cast<unsigned>(stateTypes.size()),
+                          static_cast<unsigned>(k), master});
+      addState(momentType, named(role, i));
+    };
+    if (hasMaster[k])
+      addMoment("master", /*master=*/true);
     if (config.hasMomentumBuffer())
-      addState(argTypes[i], named("momentum_buffer", i));
+      addMoment("momentum_buffer");
     if (config.adamw) {
-      addState(argTypes[i], named("exp_avg", i));
-      addState(argTypes[i], named("exp_avg_sq", i));
+      addMoment("exp_avg");
+      addMoment("exp_avg_sq");
     }
   }
   OpBuilder b(context);
@@ -335,9 +385,7 @@ static LogicalResult buildStep(const GradientFunction &target,
   inputs.append(stateTypes.begin(), stateTypes.end());
   for (unsigned i : batch)
     inputs.push_back(argTypes[i]);
-  SmallVector<Type> results;
-  for (unsigned i : params)
-    results.push_back(argTypes[i]);
+  SmallVector<Type> results(workTypes);
   results.append(stateTypes.begin(), stateTypes.end());
   results.push_back(grad.getResultTypes().front());
   if (scaling)
@@ -369,6 +417,10 @@ static LogicalResult buildStep(const GradientFunction &target,
     if (stateNames[s])
       argAttrs[numParams + s].set(AmpDialect::kNameAttrName, stateNames[s]);
   }
+  for (const Shard &shard : shards)
+    argAttrs[numParams + shard.state].set(
+        AmpDialect::kShardOfAttrName,
+        b.getDenseI64ArrayAttr({shard.param, zero, shard.master ? 1 : 0}));
   for (unsigned k = 0; k < numParts; ++k)
     argAttrs[numParams + firstPart + k].set(AmpDialect::kLossPartAttrName,
                                             b.getUnitAttr());
@@ -420,8 +472,10 @@ static LogicalResult buildStep(const GradientFunction &target,
 
   // The gradient function, called with the arguments in their old order.
   SmallVector<Value> callArgs(original.getNumArguments());
+  // (A low-precision weight widens exactly: the gradient function's casts
+  // give it back.)
   for (auto [k, i] : llvm::enumerate(params))
-    callArgs[i] = body->getArgument(k);
+    callArgs[i] = sb.castLike(body->getArgument(k), original.getArgument(i));
   for (auto [k, i] : llvm::enumerate(batch))
     callArgs[i] = body->getArgument(numParams + numState + k);
   for (auto [k, i] : llvm::enumerate(buffers))
@@ -442,7 +496,10 @@ static LogicalResult buildStep(const GradientFunction &target,
   // State arguments, in layout order.
   unsigned next = numParams;
   SmallVector<SmallVector<Value, 2>> moments(numParams);
+  SmallVector<Value> masters(numParams);
   for (unsigned p = 0; p < numParams; ++p) {
+    if (hasMaster[p])
+      masters[p] = body->getArgument(next++);
     if (config.hasMomentumBuffer())
       moments[p].push_back(body->getArgument(next++));
     if (config.adamw) {
@@ -563,6 +620,27 @@ static LogicalResult buildStep(const GradientFunction &target,
     coef = sb.select(clips, coef, sb.scalar(1.0));
     for (Value &g : grads)
       g = sb.mul(g, sb.castLike(coef, g));
+  }
+
+  // ZeRO stage 1: from here on, each replica's part of every parameter
+  // (its master, or the f32 weight itself) and of its gradient; the
+  // updates below, elementwise, change each element as without parts.
+  auto shard = [&](Value whole) -> Value {
+    auto type = cast<RankedTensorType>(whole.getType());
+    int64_t count = type.getNumElements();
+    return b.create<ReplicaShardOp>(
+        loc,
+        RankedTensorType::get({count / zero + (count % zero != 0)},
+                              type.getElementType()),
+        whole, zero);
+  };
+  if (zero) {
+    for (unsigned p = 0; p < numParams; ++p) {
+      if (!hasMaster[p])
+        masters[p] = shard(paramValues[p]);
+      paramValues[p] = masters[p];
+      grads[p] = shard(grads[p]);
+    }
   }
 
   // A parameter's hyperparameter: its group's, or the step's.
@@ -699,7 +777,56 @@ static LogicalResult buildStep(const GradientFunction &target,
     for (auto [updated, old] : llvm::zip(newScaler, scaler))
       updated = sb.select(done, updated, old);
   }
+  // ZeRO stage 1: the updated parts, in the precision the forward pass
+  // reads, gathered in buckets, the first parameters' first (the next
+  // forward pass reads them first); the masters join the state.
   SmallVector<Value> returned(newParams);
+  if (zero) {
+    const auto cap =
+        static_cast<int64_t>(std::min(config.bucketMb * 1024 * 1024, 0x1p62));
+    SmallVector<SmallVector<unsigned>> buckets;
+    int64_t filled = 0;
+    for (unsigned p = 0; p < numParams; ++p) {
+      auto work = cast<RankedTensorType>(workTypes[p]);
+      int64_t bytes =
+          cast<RankedTensorType>(newParams[p].getType()).getNumElements() *
+          static_cast<int64_t>(work.getElementTypeBitWidth() / 8);
+      if (buckets.empty() || (filled > 0 && filled + bytes > cap)) {
+        buckets.emplace_back();
+        filled = 0;
+      }
+      buckets.back().push_back(p);
+      filled += bytes;
+    }
+    for (ArrayRef<unsigned> bucket : buckets) {
+      SmallVector<Value> parts;
+      SmallVector<Type> wholes;
+      for (unsigned p : bucket) {
+        auto work = cast<RankedTensorType>(workTypes[p]);
+        auto part = cast<RankedTensorType>(newParams[p].getType());
+        parts.push_back(
+            part.getElementType() == work.getElementType()
+                ? newParams[p]
+                : b.create<CastOp>(loc, part.clone(work.getElementType()),
+                                   newParams[p])
+                      .getResult());
+        wholes.push_back(work);
+      }
+      auto gather = b.create<AllGatherOp>(loc, wholes, parts, zero);
+      for (auto [k, p] : llvm::enumerate(bucket))
+        returned[p] = gather.getResult(k);
+    }
+    // Each master before its parameter's moments, as in the signature.
+    SmallVector<Value> state;
+    unsigned k = 0;
+    for (unsigned p = 0; p < numParams; ++p) {
+      if (hasMaster[p])
+        state.push_back(newParams[p]);
+      for (size_t m = 0; m < moments[p].size(); ++m)
+        state.push_back(newState[k++]);
+    }
+    newState = std::move(state);
+  }
   returned.append(newState);
   if (counter)
     returned.push_back(newCounter);
@@ -824,6 +951,20 @@ struct AmpOptimizerPass : amp::impl::AmpOptimizerBase<AmpOptimizerPass> {
     if (!(config.bucketMb > 0) || !std::isfinite(config.bucketMb))
       return bad("bucket-mb must be positive and finite, got " +
                  num(config.bucketMb));
+    if (zeroStage != 0 && zeroStage != 1)
+      return bad("zero-stage must be 0 or 1, got " + Twine(zeroStage));
+    if (zeroStage == 1 && replicas < 1)
+      return bad("zero-stage=1 needs replicas, the number of replicas the "
+                 "optimizer state is sharded over (1 or more), got " +
+                 Twine(replicas));
+    if (zeroStage == 0 && replicas != 0)
+      return bad("replicas=" + Twine(replicas) +
+                 " needs zero-stage=1: only a sharded optimizer fixes the "
+                 "number of replicas");
+    if (zeroStage == 1) {
+      config.dataParallel = true;
+      config.zeroReplicas = replicas;
+    }
     if (std::optional<std::string> error = parseParamGroups(
             paramGroups, config.perParameterHyperParameters(), config.groups))
       return bad("param-groups: " + *error);

@@ -97,6 +97,8 @@ LogicalResult amp::buildTrainStepPipeline(
   optimizer.accumulate = options.accumulate;
   optimizer.dataParallel = options.dataParallel;
   optimizer.bucketMb = options.bucketMb;
+  optimizer.zeroStage = options.zeroStage;
+  optimizer.replicas = options.replicas;
   optimizer.schedule = options.schedule;
   optimizer.warmupSteps = options.warmupSteps;
   optimizer.warmupStartFactor = options.warmupStartFactor;

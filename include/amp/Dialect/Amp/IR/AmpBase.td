@@ -86,6 +86,13 @@ def Amp_Dialect : Dialect {
     /// (a 0-d f32 state each step overwrites and none reads).
     static constexpr ::llvm::StringLiteral kLossPartAttrName =
         "amp.loss_part";
+    /// Marks a state argument of a step whose optimizer state is sharded
+    /// (amp-optimizer{zero-stage=1}) as this replica's part of a parameter:
+    /// `array<i64: parameter, replicas, master>`, the parameter's argument
+    /// index, the number of replicas, and 1 where the part is the
+    /// parameter's f32 master weights (which start at the parameter's
+    /// values), 0 where it is a moment (which starts as its `amp.state`).
+    static constexpr ::llvm::StringLiteral kShardOfAttrName = "amp.shard_of";
     /// The loss-scaling configuration (an #amp.loss_scaling) on a gradient
     /// function.
     static constexpr ::llvm::StringLiteral kLossScalingAttrName =

@@ -1672,6 +1672,58 @@ def Amp_ReplicaCountOp : Amp_Op<"replica_count", [Amp_DataFamily,
   let hasVerifier = 1;
 }
 
+def Amp_ReplicaShardOp : Amp_Op<"replica_shard", [Amp_DataFamily,
+    Amp_Follow]> {
+  let summary = "this replica's part of a tensor, for a sharded optimizer";
+  let description = [{
+    The tensor flattened in row-major order, cut into `replicas` parts of
+    ceil(numel / replicas) elements each (the last padded with zeros), and
+    the part of the replica that runs the op: replica r gets elements
+    [r * size, (r + 1) * size). amp-optimizer{zero-stage=1} updates a
+    parameter's part only, with its part of the gradient and of the
+    optimizer's moments (ZeRO stage 1). A step with this op runs on exactly
+    `replicas` replicas; a single process is replica 0 of 1.
+
+    ```mlir
+    %part = amp.replica_shard %grad {replicas = 2}
+        : tensor<784x256xf32> -> tensor<100352xf32>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$input,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$replicas);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Amp_AllGatherOp : Amp_Op<"all_gather", [Amp_OptimizerFamily,
+    Amp_Follow]> {
+  let summary = "tensors put together from every replica's part";
+  let description = [{
+    The inverse of amp.replica_shard over the replicas of a step: each
+    result is the parts its input holds on replicas 0, 1, ... in order,
+    the padding dropped, in the result's shape. One op is one collective
+    over all its inputs (a bucket). amp-optimizer{zero-stage=1} gathers the
+    updated parameters this way, in the precision the forward pass reads
+    them in: the low-precision copies of those autocast reads only in
+    f16 or bf16.
+
+    ```mlir
+    %w, %b = amp.all_gather %w_part, %b_part {replicas = 2}
+        : tensor<6xf16>, tensor<2xf32> -> tensor<4x3xf16>, tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Amp_FloatTensor>:$inputs,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$replicas);
+  let results = (outs Variadic<Amp_FloatTensor>:$results);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` type($inputs) `->` type($results)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Kernels: the backend's fusion groups
 //===----------------------------------------------------------------------===//

@@ -317,6 +317,21 @@ def AmpOptimizer : Pass<"amp-optimizer", "mlir::ModuleOp"> {
     With accumulation the reductions run on the N-th micro-batch only
     (`when`).
 
+    With `zero-stage=1` (which implies `data-parallel`), the optimizer's
+    state is sharded over exactly `replicas` replicas, as ZeRO stage 1:
+    each replica keeps and updates its part (`amp.replica_shard`) of every
+    parameter's f32 master weights and moments, from its part of the
+    reduced gradient, and the updated parts are gathered (`amp.all_gather`,
+    in buckets of `bucket-mb`, the first parameters' first) into the
+    weights the next forward pass reads. A parameter that the gradient
+    function reads only through casts to one low-precision type (autocast's
+    f16 or bf16 copy of a matmul's weight) becomes that low-precision
+    weight, its f32 master a state argument `<name>.master` of one part; the
+    others stay f32 and are their own master. Each sharded state argument
+    carries `amp.shard_of`, the index of its parameter, and the step
+    `amp.zero_replicas`. The step updates every element as the unsharded
+    step would: the same values, bit for bit.
+
     A gradient function read from a file is checked before it is read: it
     takes the arguments of the function it names (then the scale, when it
     carries `amp.loss_scaling`) and returns the loss, one gradient per
@@ -366,6 +381,11 @@ def AmpOptimizer : Pass<"amp-optimizer", "mlir::ModuleOp"> {
     Option<"bucketMb", "bucket-mb", "double", /*default=*/"25.0",
            "With data-parallel: MiB of gradients per all-reduce (as "
            "DistributedDataParallel's bucket_cap_mb)">,
+    Option<"zeroStage", "zero-stage", "int64_t", /*default=*/"0",
+           "1: shard the optimizer state over the replicas (ZeRO stage 1); "
+           "0: every replica holds all of it">,
+    Option<"replicas", "replicas", "int64_t", /*default=*/"0",
+           "With zero-stage=1: the number of replicas the step runs on">,
     Option<"paramGroups", "param-groups", "std::string", /*default=*/"\"\"",
            "Parameter groups with hyperparameters of their own: "
            "NAME:SELECTOR|...:KEY=VALUE,...[;...], a selector a rank "

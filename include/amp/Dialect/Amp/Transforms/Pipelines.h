@@ -150,6 +150,15 @@ struct TrainStepPipelineOptions
       *this, "bucket-mb",
       llvm::cl::desc("With data-parallel: MiB of gradients per all-reduce"),
       llvm::cl::init(AmpOptimizerOptions().bucketMb)};
+  Option<int64_t> zeroStage{
+      *this, "zero-stage",
+      llvm::cl::desc("1: shard the optimizer state over the replicas (ZeRO "
+                     "stage 1)"),
+      llvm::cl::init(AmpOptimizerOptions().zeroStage)};
+  Option<int64_t> replicas{
+      *this, "replicas",
+      llvm::cl::desc("With zero-stage=1: the number of replicas"),
+      llvm::cl::init(AmpOptimizerOptions().replicas)};
   Option<std::string> schedule{
       *this, "schedule",
       llvm::cl::desc("Learning-rate schedule: constant, linear-warmup, "
