@@ -32,7 +32,7 @@ import numpy as np
 from ._errors import AmpError, ToolNotFoundError
 from ._tools import find_runtime_library
 
-ABI_VERSION = 8
+ABI_VERSION = 9
 MAX_RANK = 8
 
 DEVICE_HOST, DEVICE_CUDA = 0, 1
@@ -69,7 +69,8 @@ class _Tensor(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("kind", ctypes.c_int),
                 ("type", ctypes.c_int), ("rank", ctypes.c_int32),
                 ("shape", ctypes.c_int64 * MAX_RANK),
-                ("fan_in", ctypes.c_int64), ("initial", ctypes.c_double)]
+                ("fan_in", ctypes.c_int64), ("initial", ctypes.c_double),
+                ("shard", ctypes.c_int32), ("shard_of", ctypes.c_size_t)]
 
 
 class _IndexCheck(ctypes.Structure):
@@ -97,7 +98,8 @@ class _Description(ctypes.Structure):
                 ("index_check_count", ctypes.c_size_t),
                 ("index_checks", ctypes.POINTER(_IndexCheck)),
                 ("eval", ctypes.POINTER(_EvalDescription)),
-                ("data_parallel", ctypes.c_int32)]
+                ("data_parallel", ctypes.c_int32),
+                ("zero_replicas", ctypes.c_int32)]
 
 
 class _Input(ctypes.Structure):
@@ -402,6 +404,19 @@ class Step:
             raise
         self.rank = lib.amp_comm_rank(handle)
         self.replicas = lib.amp_comm_size(handle)
+
+    @property
+    def sharded(self):
+        """Whether the step shards its optimizer state over its replicas
+        (``zero-stage=1``): each rank then holds parts of its own, and
+        saves and loads a state file of its own (``save``)."""
+        return self._description.contents.zero_replicas > 0
+
+    def _state_file(self, path):
+        path = os.fspath(path)
+        if self.sharded and self.rank > 0:
+            return f"{path}.rank{self.rank}"
+        return path
 
     def check_replicas(self):
         """Raises AmpError unless every rank's step holds the same state as
@@ -750,7 +765,8 @@ class Step:
 
         A step joined to ranks (``comm=``) takes, as ``mpirun amp-step``
         does, batch ``k * replicas + rank`` of the epoch's order at its step
-        ``k``; rank 0 alone reports, logs and saves checkpoints, and every
+        ``k``; rank 0 alone reports, logs and saves checkpoints (each rank
+        its own where the step is ``sharded``), and every
         rank checks at the end that the ranks hold the same state."""
         arrays, rows, batches = self._data_set(data, self.inputs, "data")
         per_epoch = batches // self.replicas
@@ -806,7 +822,7 @@ class Step:
                 if log and leads:
                     with open(log, "a") as file:
                         file.write(json.dumps(record) + "\n")
-            if checkpoint and leads and (last or (
+            if checkpoint and (leads or self.sharded) and (last or (
                     checkpoint_every and (k + 1) % checkpoint_every == 0)):
                 self.save(checkpoint)
         self.check_replicas()
@@ -815,11 +831,16 @@ class Step:
     # -- state files ------------------------------------------------------
 
     def save(self, path):
-        """Saves parameters, state and counters atomically to ``path``."""
-        _check(self._lib, self._lib.amp_step_save(self._live(), os.fsencode(path)))
+        """Saves parameters, state and counters atomically to ``path``. A
+        step with sharded optimizer state saves this rank's parts: call it
+        on every rank; rank r > 0 writes ``path.rank<r>``."""
+        _check(self._lib, self._lib.amp_step_save(
+            self._live(), os.fsencode(self._state_file(path))))
 
     def load(self, path):
         """Restores a state saved by save(); a truncated, corrupted or
-        foreign file raises AmpError and leaves the step as it was."""
-        _check(self._lib, self._lib.amp_step_load(self._live(), os.fsencode(path)))
+        foreign file raises AmpError and leaves the step as it was. A step
+        with sharded optimizer state loads this rank's file."""
+        _check(self._lib, self._lib.amp_step_load(
+            self._live(), os.fsencode(self._state_file(path))))
         self.check_replicas()

@@ -31,6 +31,7 @@
 #include <nccl.h>
 #endif
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -243,6 +244,23 @@ amp_status_t ncclSettle(amp_comm_t *comm, ncclResult_t rc, const char *what) {
   return rc == ncclSuccess ? nullptr : ncclError(comm, rc, what);
 }
 
+/// The communicator's device memory, at least `bytes` of `backend`'s.
+/// Grown rarely: the first step, or a larger bucket. Allocating waits for
+/// the device, as cudaMalloc does.
+amp_status_t growDeviceStaging(amp_comm_t *comm, amprt::Backend *backend,
+                               size_t bytes) {
+  if (comm->deviceStagingBytes >= bytes && comm->stagingBackend == backend)
+    return nullptr;
+  if (comm->deviceStaging)
+    comm->stagingBackend->free(comm->deviceStaging);
+  comm->deviceStaging = nullptr;
+  comm->deviceStagingBytes = 0;
+  AMP_RETURN_IF_ERROR(backend->allocate(bytes, &comm->deviceStaging));
+  comm->stagingBackend = backend;
+  comm->deviceStagingBytes = bytes;
+  return nullptr;
+}
+
 /// `pieces` (f32, on the stream's CUDA device) reduced by NCCL in place,
 /// queued on the stream: a bucket of several is packed into the
 /// communicator's device memory and back, with copies on the stream.
@@ -256,17 +274,7 @@ amp_status_t reduceOnDevice(amp_comm_t *comm, amp_stream_t *stream,
   void *buffer = pieces.front().data;
   size_t total = static_cast<size_t>(count) * sizeof(float);
   if (pieces.size() > 1) {
-    if (comm->deviceStagingBytes < total || comm->stagingBackend != backend) {
-      // Grown rarely: the first step, or a larger bucket. Allocating waits
-      // for the device, as cudaMalloc does.
-      if (comm->deviceStaging)
-        comm->stagingBackend->free(comm->deviceStaging);
-      comm->deviceStaging = nullptr;
-      comm->deviceStagingBytes = 0;
-      AMP_RETURN_IF_ERROR(backend->allocate(total, &comm->deviceStaging));
-      comm->stagingBackend = backend;
-      comm->deviceStagingBytes = total;
-    }
+    AMP_RETURN_IF_ERROR(growDeviceStaging(comm, backend, total));
     buffer = comm->deviceStaging;
     size_t at = 0;
     for (const Piece &piece : pieces) {
@@ -320,6 +328,102 @@ amp_status_t allReduceTensors(void *context, amp_stream_t *stream,
     return reduceOnDevice(comm, stream, pieces, count, op);
 #endif
   return reducePieces(comm, stream, pieces, count, AMP_F32, amprt::rawEnum(op));
+}
+
+/// The replicas' all-gather hook (replicas.h): the bucket's parts packed
+/// into one buffer, gathered as one collective, and unpacked into the
+/// wholes rank by rank, each cut at its size. Over MPI through host
+/// memory; with NCCL on a CUDA stream, on the device with no host wait.
+amp_status_t allGatherTensors(void *context, amp_stream_t *stream,
+                              amp_gather_list_t list) {
+  auto *comm = static_cast<amp_comm_t *>(context);
+  AMP_RETURN_IF_ERROR(checkUsable(comm));
+  size_t total = 0;
+  std::vector<size_t> partBytes(list.count);
+  for (size_t i = 0; i < list.count; ++i) {
+    if (!list.parts[i] || !list.wholes[i])
+      return AMP_STATUS(AMP_INVALID_ARGUMENT, "tensor %zu is null", i);
+    partBytes[i] = list.part_sizes[i] * list.element_bytes[i];
+    total += partBytes[i];
+  }
+  if (!amprt::bytesFit({static_cast<int64_t>(total), comm->size}))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "%zu bytes a rank do not fit in memory once per rank",
+                      total);
+  amprt::Backend *backend = amprt::backendOf(stream);
+  void *handle = amprt::handleOf(stream);
+  const bool onHost = backend->kind() == AMP_DEVICE_HOST;
+  // Rank q's part of tensor i, from `gathered` (q's packed parts at
+  // q * total) into the whole, cut at its size.
+  auto unpack = [&](const char *gathered, amprt::CopyKind kind) {
+    for (int q = 0; q < comm->size; ++q) {
+      size_t at = static_cast<size_t>(q) * total;
+      for (size_t i = 0; i < list.count; ++i) {
+        size_t begin = static_cast<size_t>(q) * list.part_sizes[i];
+        if (begin < list.sizes[i]) {
+          size_t count = std::min(list.part_sizes[i], list.sizes[i] - begin);
+          AMP_RETURN_IF_ERROR(backend->copy(
+              static_cast<char *>(list.wholes[i]) +
+                  begin * list.element_bytes[i],
+              gathered + at, count * list.element_bytes[i], kind, handle));
+        }
+        at += partBytes[i];
+      }
+    }
+    return amp_status_t{};
+  };
+#ifdef AMP_COMM_HAS_NCCL
+  if (comm->nccl && backend->kind() == AMP_DEVICE_CUDA) {
+    // The packed parts, then every rank's, in the communicator's device
+    // memory.
+    AMP_RETURN_IF_ERROR(growDeviceStaging(
+        comm, backend, total * (static_cast<size_t>(comm->size) + 1)));
+    char *send = static_cast<char *>(comm->deviceStaging);
+    char *receive = send + total;
+    size_t at = 0;
+    for (size_t i = 0; i < list.count; ++i) {
+      AMP_RETURN_IF_ERROR(backend->copy(send + at, list.parts[i], partBytes[i],
+                                        amprt::CopyKind::DeviceToDevice,
+                                        handle));
+      at += partBytes[i];
+    }
+    ncclResult_t rc = ncclAllGather(send, receive, total, ncclUint8, comm->nccl,
+                                    static_cast<cudaStream_t>(handle));
+    AMP_RETURN_IF_ERROR(ncclSettle(comm, rc, "all-gather (NCCL)"));
+    return unpack(receive, amprt::CopyKind::DeviceToDevice);
+  }
+#endif
+  AMP_RETURN_IF_ERROR(backend->synchronize(handle));
+  comm->staging.resize(total);
+  comm->gathered.resize(total * static_cast<size_t>(comm->size));
+  auto toHost =
+      onHost ? amprt::CopyKind::DeviceToDevice : amprt::CopyKind::DeviceToHost;
+  size_t at = 0;
+  for (size_t i = 0; i < list.count; ++i) {
+    AMP_RETURN_IF_ERROR(backend->copy(comm->staging.data() + at, list.parts[i],
+                                      partBytes[i], toHost, handle));
+    at += partBytes[i];
+  }
+  AMP_RETURN_IF_ERROR(backend->synchronize(handle));
+  // Every rank's size first, so that ranks that disagree say how.
+  const int64_t mine = static_cast<int64_t>(total);
+  comm->descriptors.resize(static_cast<size_t>(comm->size));
+  AMP_RETURN_IF_ERROR(allGather(comm, &mine, comm->descriptors.data(),
+                                sizeof mine, "all-gather"));
+  for (int q = 0; q < comm->size; ++q)
+    if (comm->descriptors[static_cast<size_t>(q)] != mine)
+      return AMP_STATUS(
+          AMP_INVALID_ARGUMENT,
+          "all-gather on rank %d of %d: %lld bytes a rank "
+          "here, %lld on rank %d",
+          comm->rank, comm->size, static_cast<long long>(mine),
+          static_cast<long long>(comm->descriptors[static_cast<size_t>(q)]), q);
+  AMP_RETURN_IF_ERROR(allGather(comm, comm->staging.data(),
+                                comm->gathered.data(), mine, "all-gather"));
+  AMP_RETURN_IF_ERROR(
+      unpack(comm->gathered.data(), onHost ? amprt::CopyKind::DeviceToDevice
+                                           : amprt::CopyKind::HostToDevice));
+  return backend->synchronize(handle);
 }
 
 /// Gathers two fingerprints from every rank; an error naming the first
@@ -545,7 +649,8 @@ amp_status_t amp_comm_create_world(amp_comm_transport_t transport,
 amp_status_t amp_comm_replicas(amp_comm_t *comm, amp_replicas_t *out) {
   if (!comm || !out)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "the communicator or out is null");
-  *out = amp_replicas_t{comm, comm->rank, comm->size, allReduceTensors};
+  *out = amp_replicas_t{comm, comm->rank, comm->size, allReduceTensors,
+                        allGatherTensors};
   return nullptr;
 }
 

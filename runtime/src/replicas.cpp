@@ -18,6 +18,52 @@ int32_t amp_replica_count(amp_stream_t *stream) {
   return stream && stream->replicas.all_reduce ? stream->replicas.count : 1;
 }
 
+int32_t amp_replica_rank(amp_stream_t *stream) {
+  return stream && stream->replicas.all_reduce ? stream->replicas.rank : 0;
+}
+
+amp_status_t amp_replica_all_gather(amp_stream_t *stream,
+                                    amp_gather_list_t list, int64_t replicas) {
+  if (!stream)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "stream is null");
+  if (list.count && (!list.parts || !list.wholes || !list.part_sizes ||
+                     !list.sizes || !list.element_bytes))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "the gather list is null");
+  for (size_t i = 0; i < list.count; ++i)
+    if (replicas < 1 ||
+        list.part_sizes[i] !=
+            list.sizes[i] / static_cast<size_t>(replicas) +
+                (list.sizes[i] % static_cast<size_t>(replicas) != 0))
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "tensor %zu of the bucket: a part of %zu elements "
+                        "is not the part of %zu elements over %lld replicas",
+                        i, list.part_sizes[i], list.sizes[i],
+                        static_cast<long long>(replicas));
+  const amp_replicas_t &joined = stream->replicas;
+  int32_t count = amp_replica_count(stream);
+  if (count != replicas)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "the step shards its optimizer state over %lld "
+                      "replicas (zero-stage=1 replicas=%lld) and runs on %d",
+                      static_cast<long long>(replicas),
+                      static_cast<long long>(replicas), count);
+  if (joined.all_reduce) {
+    if (!joined.all_gather)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "the step's replicas have no all-gather");
+    return joined.all_gather(joined.context, stream, list);
+  }
+  // One replica: each part is its whole.
+  amprt::Backend *backend = amprt::backendOf(stream);
+  void *handle = amprt::handleOf(stream);
+  for (size_t i = 0; i < list.count; ++i)
+    if (list.wholes[i] != list.parts[i])
+      AMP_RETURN_IF_ERROR(backend->copy(
+          list.wholes[i], list.parts[i], list.sizes[i] * list.element_bytes[i],
+          amprt::CopyKind::DeviceToDevice, handle));
+  return nullptr;
+}
+
 amp_status_t amp_replica_all_reduce(amp_stream_t *stream,
                                     amp_tensor_list_t tensors,
                                     amp_reduce_op_t op, const uint8_t *when) {

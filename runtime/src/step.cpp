@@ -300,6 +300,9 @@ struct amp_step_s {
   void *staging = nullptr;
   void *staged = nullptr;
   std::unique_ptr<Evaluation> evaluation; // with description->eval
+  // A step with sharded optimizer state: the rank whose parts it holds
+  // (amp_step_init or amp_step_load set them), or -1: none yet.
+  int32_t partsRank = -1;
   ~amp_step_s() {
     if (stream) {
       amprt::Backend *backend = amprt::backendOf(stream);
@@ -540,6 +543,14 @@ stateEntries(amp_step_t *step, std::vector<std::vector<char>> &host,
     entries.push_back({t.name, host.back().data(), host.back().size()});
   }
   entries.push_back({"amp.counters", counters, 2 * sizeof(double)});
+  // A step with sharded optimizer state holds one replica's parts: the
+  // file says whose (rank, replicas), so that another rank's are refused.
+  if (d.zero_replicas) {
+    const int64_t part[2] = {step->partsRank, d.zero_replicas};
+    host.emplace_back(sizeof part);
+    std::memcpy(host.back().data(), part, sizeof part);
+    entries.push_back({"amp.replica_part", host.back().data(), sizeof part});
+  }
   return entries;
 }
 
@@ -579,6 +590,40 @@ struct Fingerprint {
   }
 };
 
+/// The number of elements of each replica's part of tensor `t`.
+int64_t partSize(const amp_step_tensor_t &t, int64_t replicas) {
+  int64_t count = elementCount(t);
+  return count / replicas + (count % replicas != 0);
+}
+
+/// A step with sharded optimizer state: its parts are f32 state of one
+/// dimension, each the part of a parameter over zero_replicas replicas.
+amp_status_t checkShards(const amp_step_description_t &d) {
+  const char *name = d.name ? d.name : "?";
+  if (d.zero_replicas < 0 || (d.zero_replicas > 0 && !d.data_parallel))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "step '%s' shards its state over %d replicas without "
+                      "reducing its gradients over them",
+                      name, d.zero_replicas);
+  for (size_t i = 0; i < d.tensor_count; ++i) {
+    const amp_step_tensor_t &t = d.tensors[i];
+    if (t.shard == 0)
+      continue;
+    const amp_step_tensor_t *whole =
+        t.shard_of < d.tensor_count ? &d.tensors[t.shard_of] : nullptr;
+    if ((t.shard != 1 && t.shard != 2) || d.zero_replicas < 1 || !whole ||
+        amprt::rawEnum(whole->kind) != AMP_STEP_PARAM ||
+        amprt::rawEnum(t.kind) != AMP_STEP_STATE ||
+        amprt::rawEnum(t.type) != AMP_ELEMENT_F32 || t.rank != 1 ||
+        !validTensor(*whole) || t.shape[0] != partSize(*whole, d.zero_replicas))
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "tensor %zu of step '%s' is not the f32 part of a "
+                        "parameter over the step's %d replicas",
+                        i, name, d.zero_replicas);
+  }
+  return nullptr;
+}
+
 /// The fingerprint of what a description says a step computes.
 uint64_t programFingerprint(const amp_step_description_t &d) {
   Fingerprint f;
@@ -593,6 +638,8 @@ uint64_t programFingerprint(const amp_step_description_t &d) {
       f.add(t.shape, sizeof(int64_t) * static_cast<size_t>(t.rank));
       f.add(t.fan_in);
       f.add(t.initial);
+      f.add(t.shard);
+      f.add(t.shard_of);
     }
   };
   auto addChecks = [&](size_t count, const amp_step_index_check_t *checks) {
@@ -612,6 +659,7 @@ uint64_t programFingerprint(const amp_step_description_t &d) {
   f.add(d.arena_size);
   addChecks(d.index_check_count, d.index_checks);
   f.add(d.data_parallel);
+  f.add(d.zero_replicas);
   f.add(d.eval != nullptr);
   if (d.eval) {
     addTensors(d.eval->tensor_count, d.eval->tensors);
@@ -684,6 +732,7 @@ amp_status_t amp_step_create(const amp_step_description_t *description,
                         "batch input",
                         c, name);
   }
+  AMP_RETURN_IF_ERROR(checkShards(*description));
   std::unique_ptr<amp_step_s> step(new (std::nothrow) amp_step_s);
   if (!step)
     return AMP_STATUS(AMP_OUT_OF_MEMORY, "cannot allocate a step");
@@ -783,27 +832,63 @@ amp_status_t amp_step_init(amp_step_t *step, uint64_t seed) {
   if (!step)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "step is null");
   const amp_step_description_t &d = *step->description;
+  // A parameter with an f32 master part (a sharded step's low-precision
+  // weight) is drawn at f32 and rounded from there, as the unsharded step
+  // rounds its f32 parameter; its values are kept for the masters.
+  std::vector<std::vector<float>> masterValues(d.tensor_count);
+  for (size_t i = 0; i < d.tensor_count; ++i)
+    if (d.tensors[i].shard == 2)
+      masterValues[d.tensors[i].shard_of].resize(
+          static_cast<size_t>(elementCount(d.tensors[d.tensors[i].shard_of])));
   uint64_t state = seed;
   for (size_t i = 0; i < d.tensor_count; ++i) {
     const amp_step_tensor_t &t = d.tensors[i];
     if (t.kind != AMP_STEP_PARAM)
       continue;
     std::vector<char> host(byteSize(t));
+    std::vector<float> &wide = masterValues[i];
+    auto store = [&](int64_t e, double value) {
+      if (wide.empty()) {
+        storeFloat(t.type, host.data(), e, value);
+        return;
+      }
+      wide[static_cast<size_t>(e)] = static_cast<float>(value);
+      storeFloat(t.type, host.data(), e, wide[static_cast<size_t>(e)]);
+    };
     if (t.fan_in <= 0) {
       for (int64_t e = 0, n = elementCount(t); e < n; ++e)
-        storeFloat(t.type, host.data(), e, t.initial);
+        store(e, t.initial);
     } else {
       double bound = 1.0 / std::sqrt(static_cast<double>(t.fan_in));
       for (int64_t e = 0, n = elementCount(t); e < n; ++e) {
         // 53 random bits: a double uniform in [0, 1).
         double unit = static_cast<double>(splitmix64(state) >> 11) * 0x1p-53;
-        storeFloat(t.type, host.data(), e, (2 * unit - 1) * bound);
+        store(e, (2 * unit - 1) * bound);
       }
     }
     AMP_RETURN_IF_ERROR(amp_buffer_write(step->tensors[i].get(), 0, host.data(),
                                          host.size(), step->stream));
   }
-  return resetState(step, seed);
+  AMP_RETURN_IF_ERROR(resetState(step, seed));
+  if (!d.zero_replicas)
+    return nullptr;
+  // This replica's parts of the masters; the moments' are zeros already.
+  int32_t rank = amp_replica_rank(step->stream);
+  for (size_t i = 0; i < d.tensor_count; ++i) {
+    const amp_step_tensor_t &t = d.tensors[i];
+    if (t.shard != 2)
+      continue;
+    const std::vector<float> &wide = masterValues[t.shard_of];
+    std::vector<float> part(static_cast<size_t>(t.shape[0]), 0.0f);
+    size_t begin = static_cast<size_t>(rank) * part.size();
+    for (size_t e = 0; e < part.size() && begin + e < wide.size(); ++e)
+      part[e] = wide[begin + e];
+    AMP_RETURN_IF_ERROR(amp_buffer_write(step->tensors[i].get(), 0, part.data(),
+                                         part.size() * sizeof(float),
+                                         step->stream));
+  }
+  step->partsRank = rank;
+  return amp_stream_synchronize(step->stream);
 }
 
 amp_status_t amp_step_write_tensor(amp_step_t *step, size_t index,
@@ -1203,6 +1288,19 @@ amp_status_t amp_step_load(amp_step_t *step, const char *path) {
       stateEntries(step, host, results.counters);
   // Everything is checked here, before the step changes.
   AMP_RETURN_IF_ERROR(amp_state_load(path, entries.size(), entries.data()));
+  const amp_step_description_t &d = *step->description;
+  int32_t rank = amp_replica_rank(step->stream);
+  if (d.zero_replicas) {
+    int64_t part[2];
+    std::memcpy(part, entries.back().data, sizeof part);
+    if (part[0] != rank || part[1] != d.zero_replicas)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "%s holds the optimizer state's parts of rank %lld "
+                        "of %lld; this step is rank %d of %d (each rank "
+                        "loads the file it saved)",
+                        path, static_cast<long long>(part[0]),
+                        static_cast<long long>(part[1]), rank, d.zero_replicas);
+  }
   for (size_t i = 0, e = 0; i < step->description->tensor_count; ++i) {
     const amp_step_tensor_t &t = step->description->tensors[i];
     if (!inStateFile(t))
@@ -1225,6 +1323,8 @@ amp_status_t amp_step_load(amp_step_t *step, const char *path) {
   }
   AMP_RETURN_IF_ERROR(amp_buffer_write(step->results.get(), 0, &results,
                                        sizeof results, step->stream));
+  if (d.zero_replicas)
+    step->partsRank = rank;
   return amp_stream_synchronize(step->stream);
 }
 
@@ -1247,6 +1347,24 @@ amp_status_t amp_step_set_replicas(amp_step_t *step,
                         "rank in [0, count); got rank %d of %d",
                         name, replicas->rank, replicas->count);
   }
+  // A step with sharded optimizer state runs on the replicas it was
+  // compiled for, as the rank whose parts it holds.
+  const int32_t shards = step->description->zero_replicas;
+  if (replicas && shards) {
+    if (replicas->count != shards || !replicas->all_gather)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "step '%s' shards its optimizer state over %d "
+                        "replicas (zero-stage=1); it cannot join %d%s",
+                        name, shards, replicas->count,
+                        replicas->all_gather ? "" : " that gather no parts");
+  }
+  int32_t rank = replicas ? replicas->rank : 0;
+  if (shards && step->partsRank >= 0 && step->partsRank != rank)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "step '%s' holds the optimizer state's parts of rank "
+                      "%d; as rank %d it would update another rank's: join "
+                      "the replicas before amp_step_init or amp_step_load",
+                      name, step->partsRank, rank);
   // Runs queued before the change reduce as they were queued to.
   AMP_RETURN_IF_ERROR(amp_stream_synchronize(step->stream));
   step->stream->replicas = replicas ? *replicas : amp_replicas_t{};
@@ -1264,18 +1382,20 @@ amp_status_t amp_step_fingerprint(amp_step_t *step, uint64_t *out_program,
   // Buffers (batch norm's running statistics) are each replica's own,
   // computed from its own batches: they are no part of what replicas
   // share.
+  // So are the parts of a sharded optimizer state.
   Fingerprint state;
   const amp_step_description_t &d = *step->description;
-  for (size_t i = 0, e = 0; i < d.tensor_count; ++i) {
+  size_t e = 0;
+  for (size_t i = 0; i < d.tensor_count; ++i) {
     if (!inStateFile(d.tensors[i]))
       continue;
     const amp_state_entry_t &entry = entries[e++];
-    if (d.tensors[i].kind == AMP_STEP_BUFFER)
+    if (d.tensors[i].kind == AMP_STEP_BUFFER || d.tensors[i].shard)
       continue;
     state.add(entry.name);
     state.add(entry.data, entry.size);
   }
-  state.add(entries.back().data, entries.back().size); // the counters
+  state.add(entries[e].data, entries[e].size); // the counters
   *out_program = programFingerprint(*step->description);
   *out_state = state.hash;
   return nullptr;

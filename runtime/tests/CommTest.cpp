@@ -239,6 +239,40 @@ TEST_F(CommTest, ReplicasHookReducesABucketAsOne) {
     EXPECT_EQ(b[i], expected(5 + i)) << i;
 }
 
+TEST_F(CommTest, ReplicasHookGathersABucketAsOne) {
+  // An f16 tensor of 7 elements and an f32 one of 3, as a sharded step's
+  // parts: rank r's part holds r * 100 + its index; each whole is the
+  // parts in rank order, cut at its size.
+  const size_t n = static_cast<size_t>(worldSize());
+  const size_t sizes[] = {7, 3};
+  const size_t partSizes[] = {(7 + n - 1) / n, (3 + n - 1) / n};
+  const size_t bytes[] = {2, 4};
+  auto valueAt = [](size_t rank, size_t e) {
+    return static_cast<float>(rank * 100 + e);
+  };
+  std::vector<uint16_t> halfPart(partSizes[0]), halfWhole(7);
+  std::vector<float> floatPart(partSizes[1]), floatWhole(3);
+  for (size_t e = 0; e < partSizes[0]; ++e)
+    halfPart[e] = amprt::floatToHalfBits(valueAt(worldRank(), e));
+  for (size_t e = 0; e < partSizes[1]; ++e)
+    floatPart[e] = valueAt(worldRank(), e);
+  const void *const parts[] = {halfPart.data(), floatPart.data()};
+  void *const wholes[] = {halfWhole.data(), floatWhole.data()};
+  amp_replicas_t replicas;
+  ASSERT_EQ(amp_comm_replicas(comm, &replicas), nullptr);
+  ASSERT_NE(replicas.all_gather, nullptr);
+  ASSERT_EQ(replicas.all_gather(
+                replicas.context, stream,
+                amp_gather_list_t{2, parts, wholes, partSizes, sizes, bytes}),
+            nullptr);
+  for (size_t e = 0; e < 7; ++e)
+    EXPECT_EQ(amprt::halfBitsToFloat(halfWhole[e]),
+              valueAt(e / partSizes[0], e % partSizes[0]))
+        << e;
+  for (size_t e = 0; e < 3; ++e)
+    EXPECT_EQ(floatWhole[e], valueAt(e / partSizes[1], e % partSizes[1])) << e;
+}
+
 /// A data-parallel step whose parameter the test sets per rank.
 amp_status_t stillStep(amp_stream_t *, void *const *, void *, float *loss,
                        float *foundInf, double *counters) {

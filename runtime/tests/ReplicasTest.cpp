@@ -1,12 +1,14 @@
 //===- ReplicasTest.cpp - the replicas of a data-parallel step ------------===//
 //
 // amp_replica_count, amp_replica_all_reduce and amp_step_set_replicas with
-// hooks written here (a peer whose values the reduction adds), and the
-// fingerprints that ranks compare before they train. The MPI transport
+// hooks written here (a peer whose values the reduction adds), the
+// fingerprints that ranks compare before they train, and the parts of a
+// step with sharded optimizer state (zero-stage=1). The MPI transport
 // behind amp_step_set_comm is tested under mpirun (test/Runtime).
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp_runtime/float_formats.h"
 #include "amp_runtime/step.h"
 
 #include "TestFiles.h"
@@ -235,6 +237,204 @@ TEST(FingerprintTest, TellsStepsAndStatesApart) {
   amp_step_destroy(a);
   amp_step_destroy(b);
   amp_step_destroy(c);
+}
+
+/// A step with sharded optimizer state over 2 replicas: an f16 weight of
+/// 5 elements with an f32 master part and a moment part of 3 each. It
+/// gathers the master parts (as f32) and reports elements 0 and 4 of the
+/// whole as its loss: element 0 + 10 * element 4.
+amp_status_t gatherStep(amp_stream_t *stream, void *const *tensors, void *arena,
+                        float *loss, float *foundInf, double *counters) {
+  auto *whole = static_cast<float *>(arena);
+  const void *const parts[] = {tensors[1]};
+  void *const wholes[] = {whole};
+  const size_t partSizes[] = {3}, sizes[] = {5}, bytes[] = {4};
+  if (amp_status_t status = amp_replica_all_gather(
+          stream, {1, parts, wholes, partSizes, sizes, bytes}, 2))
+    return status;
+  *loss = whole[0] + 10 * whole[4];
+  *foundInf = 0;
+  counters[0] += 1;
+  return nullptr;
+}
+
+const amp_step_tensor_t kSharded[] = {
+    {"w", AMP_STEP_PARAM, AMP_ELEMENT_F16, 1, {5}, 4, 0},
+    {"w.master", AMP_STEP_STATE, AMP_ELEMENT_F32, 1, {3}, 0, 0, 2, 0},
+    {"w.exp_avg", AMP_STEP_STATE, AMP_ELEMENT_F32, 1, {3}, 0, 0, 1, 0},
+};
+
+amp_step_description_t shardedDescription() {
+  amp_step_description_t d{
+      AMP_STEP_ABI_VERSION, "sharded", AMP_DEVICE_HOST, 3, kSharded, -1, 20,
+      &gatherStep};
+  d.data_parallel = 1;
+  d.zero_replicas = 2;
+  return d;
+}
+
+/// Whole tensors from parts: the parts of the other replicas are their
+/// ranks plus 100 (f32) in every element.
+amp_status_t gatherFake(void *context, amp_stream_t *, amp_gather_list_t list) {
+  auto rank = *static_cast<int32_t *>(context);
+  for (size_t i = 0; i < list.count; ++i) {
+    EXPECT_EQ(list.element_bytes[i], sizeof(float));
+    auto *whole = static_cast<float *>(list.wholes[i]);
+    for (size_t e = 0; e < list.sizes[i]; ++e) {
+      auto q = static_cast<int32_t>(e / list.part_sizes[i]);
+      whole[e] = q == rank ? static_cast<const float *>(
+                                 list.parts[i])[e % list.part_sizes[i]]
+                           : static_cast<float>(q + 100);
+    }
+  }
+  return nullptr;
+}
+
+template <typename T> std::vector<T> readTensor(amp_step_t *step, size_t i) {
+  const amp_step_tensor_t &t = amp_step_description(step)->tensors[i];
+  std::vector<T> values(static_cast<size_t>(t.shape[0]));
+  EXPECT_EQ(
+      amp_step_read_tensor(step, i, values.data(), values.size() * sizeof(T)),
+      nullptr);
+  return values;
+}
+
+class ShardedStepTest : public TempDirectoryTest {
+protected:
+  amp_step_description_t description = shardedDescription();
+  int32_t rank1 = 1;
+  amp_replicas_t second{&rank1, 1, 2, addPeer, gatherFake};
+};
+
+TEST_F(ShardedStepTest, EachRankStartsWithItsPartOfTheMasters) {
+  amp_step_t *first = nullptr, *other = nullptr;
+  ASSERT_EQ(amp_step_create(&description, AMP_DEVICE_HOST, &first), nullptr);
+  ASSERT_EQ(amp_step_create(&description, AMP_DEVICE_HOST, &other), nullptr);
+  // Rank 0 alone (a step runs only on its 2 replicas, but may be set up
+  // as rank 0 without them), rank 1 joined first.
+  ASSERT_EQ(amp_step_init(first, 7), nullptr);
+  ASSERT_EQ(amp_step_set_replicas(other, &second), nullptr);
+  ASSERT_EQ(amp_step_init(other, 7), nullptr);
+  std::vector<uint16_t> w = readTensor<uint16_t>(first, 0);
+  EXPECT_EQ(w, readTensor<uint16_t>(other, 0)); // the same weights
+  // Each master part rounds to its elements of the f16 weight, is not
+  // that rounding (the master keeps f32's bits), and pads with zeros.
+  std::vector<float> part0 = readTensor<float>(first, 1);
+  std::vector<float> part1 = readTensor<float>(other, 1);
+  const float master[] = {part0[0], part0[1], part0[2], part1[0], part1[1]};
+  bool wider = false;
+  for (int e = 0; e < 5; ++e) {
+    EXPECT_EQ(amprt::floatToHalfBits(master[e]), w[e]) << e;
+    EXPECT_NE(master[e], 0) << e;
+    EXPECT_LE(std::abs(master[e]), 0.5f) << e; // +-1/sqrt(fan_in 4)
+    wider |= amprt::halfBitsToFloat(w[e]) != master[e];
+  }
+  EXPECT_TRUE(wider);
+  EXPECT_EQ(part1[2], 0);
+  EXPECT_EQ(readTensor<float>(other, 2), (std::vector<float>{0, 0, 0}));
+  // The parts are each rank's own: the fingerprints leave them out.
+  uint64_t program0, state0, program1, state1;
+  ASSERT_EQ(amp_step_fingerprint(first, &program0, &state0), nullptr);
+  ASSERT_EQ(amp_step_fingerprint(other, &program1, &state1), nullptr);
+  EXPECT_EQ(program0, program1);
+  EXPECT_EQ(state0, state1);
+  // Rank 0's parts are not rank 1's.
+  EXPECT_STATUS(amp_step_set_replicas(first, &second), AMP_INVALID_ARGUMENT,
+                "holds the optimizer state's parts of rank 0; as rank 1 it "
+                "would update another rank's: join the replicas before "
+                "amp_step_init or amp_step_load");
+  // Nor is rank 1's file rank 0's.
+  std::string file = directory + "/rank1";
+  ASSERT_EQ(amp_step_save(other, file.c_str()), nullptr);
+  EXPECT_STATUS(amp_step_load(first, file.c_str()), AMP_INVALID_ARGUMENT,
+                "holds the optimizer state's parts of rank 1 of 2; this step "
+                "is rank 0 of 2 (each rank loads the file it saved)");
+  amp_step_t *again = nullptr;
+  ASSERT_EQ(amp_step_create(&description, AMP_DEVICE_HOST, &again), nullptr);
+  ASSERT_EQ(amp_step_set_replicas(again, &second), nullptr);
+  ASSERT_EQ(amp_step_load(again, file.c_str()), nullptr);
+  EXPECT_EQ(readTensor<float>(again, 1), part1);
+  // A run gathers through the hooks: rank 0's part (100 from the fake
+  // peer), then rank 1's own, cut at 5 elements.
+  ASSERT_EQ(amp_step_run(other, 0, nullptr), nullptr);
+  float loss = 0, found = 1;
+  ASSERT_EQ(amp_step_result(other, &loss, &found), nullptr);
+  EXPECT_EQ(loss, 100 + 10 * part1[1]);
+  // Alone, the step is one replica of the 2 it needs.
+  EXPECT_STATUS(amp_step_run(first, 0, nullptr), AMP_INVALID_ARGUMENT,
+                "shards its optimizer state over 2 replicas (zero-stage=1 "
+                "replicas=2) and runs on 1");
+
+  amp_step_destroy(again);
+  amp_step_destroy(first);
+  amp_step_destroy(other);
+}
+
+TEST_F(ShardedStepTest, RunsOnItsReplicasOnly) {
+  amp_step_t *step = nullptr;
+  ASSERT_EQ(amp_step_create(&description, AMP_DEVICE_HOST, &step), nullptr);
+  int32_t rank = 0;
+  amp_replicas_t four{&rank, 0, 4, addPeer, gatherFake};
+  EXPECT_STATUS(amp_step_set_replicas(step, &four), AMP_INVALID_ARGUMENT,
+                "step 'sharded' shards its optimizer state over 2 replicas "
+                "(zero-stage=1); it cannot join 4");
+  amp_replicas_t noGather{&rank, 0, 2, addPeer};
+  EXPECT_STATUS(amp_step_set_replicas(step, &noGather), AMP_INVALID_ARGUMENT,
+                "it cannot join 2 that gather no parts");
+  amp_step_destroy(step);
+  // A description whose parts are not its parameters' is refused.
+  amp_step_tensor_t tensors[3];
+  std::memcpy(tensors, kSharded, sizeof tensors);
+  tensors[1].shape[0] = 2;
+  amp_step_description_t bad = shardedDescription();
+  bad.tensors = tensors;
+  EXPECT_STATUS(amp_step_create(&bad, AMP_DEVICE_HOST, &step),
+                AMP_INVALID_ARGUMENT,
+                "tensor 1 of step 'sharded' is not the f32 part of a "
+                "parameter over the step's 2 replicas");
+  std::memcpy(tensors, kSharded, sizeof tensors);
+  tensors[2].shard_of = 1; // a state, not a parameter
+  EXPECT_STATUS(amp_step_create(&bad, AMP_DEVICE_HOST, &step),
+                AMP_INVALID_ARGUMENT, "tensor 2 of step 'sharded'");
+  bad = shardedDescription();
+  bad.data_parallel = 0;
+  EXPECT_STATUS(amp_step_create(&bad, AMP_DEVICE_HOST, &step),
+                AMP_INVALID_ARGUMENT,
+                "shards its state over 2 replicas without reducing its "
+                "gradients over them");
+}
+
+TEST(ReplicaGatherTest, OneReplicaCopiesAndChecks) {
+  amp_device_t *device = nullptr;
+  amp_stream_t *stream = nullptr;
+  ASSERT_EQ(amp_device_create(AMP_DEVICE_HOST, 0, &device), nullptr);
+  ASSERT_EQ(amp_stream_create(device, &stream), nullptr);
+  EXPECT_EQ(amp_replica_rank(stream), 0);
+  const float part[] = {1, 2, 3};
+  float whole[3] = {};
+  const void *const parts[] = {part};
+  void *const wholes[] = {whole};
+  const size_t partSizes[] = {3}, sizes[] = {3}, bytes[] = {4};
+  ASSERT_EQ(amp_replica_all_gather(
+                stream, {1, parts, wholes, partSizes, sizes, bytes}, 1),
+            nullptr);
+  EXPECT_EQ(whole[2], 3);
+  EXPECT_STATUS(amp_replica_all_gather(
+                    stream, {1, parts, wholes, partSizes, sizes, bytes}, 2),
+                AMP_INVALID_ARGUMENT,
+                "tensor 0 of the bucket: a part of 3 elements is not the part "
+                "of 3 elements over 2 replicas");
+  const size_t halves[] = {2};
+  EXPECT_STATUS(amp_replica_all_gather(
+                    stream, {1, parts, wholes, halves, sizes, bytes}, 2),
+                AMP_INVALID_ARGUMENT,
+                "shards its optimizer state over 2 replicas (zero-stage=1 "
+                "replicas=2) and runs on 1");
+  EXPECT_STATUS(amp_replica_all_gather(
+                    stream, {1, nullptr, wholes, partSizes, sizes, bytes}, 1),
+                AMP_INVALID_ARGUMENT, "the gather list is null");
+  amp_stream_destroy(stream);
+  amp_device_destroy(device);
 }
 
 } // namespace

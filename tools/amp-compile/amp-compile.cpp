@@ -21,7 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
 #include "amp/Dialect/Amp/Transforms/Backend.h"
 #include "amp/Dialect/Amp/Transforms/Pipelines.h"
@@ -194,12 +194,37 @@ FailureOr<func::FuncOp> findStep(ModuleOp module) {
   return found;
 }
 
+/// The parameters a step with sharded optimizer state (zero-stage=1) holds
+/// in low precision, by name: the evaluation reads them as the step holds
+/// them.
+llvm::StringMap<Type> lowPrecisionParameters(ModuleOp module) {
+  llvm::StringMap<Type> types;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    bool sharded = false;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      sharded |= static_cast<bool>(
+          func.getArgAttr(i, amp::AmpDialect::kShardOfAttrName));
+    if (!sharded)
+      continue;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+      auto name =
+          func.getArgAttrOfType<StringAttr>(i, amp::AmpDialect::kNameAttrName);
+      auto type = dyn_cast<RankedTensorType>(func.getArgumentTypes()[i]);
+      if (name && type && func.getArgAttr(i, amp::AmpDialect::kParamAttrName) &&
+          !type.getElementType().isF32())
+        types[name.getValue()] = type;
+    }
+  }
+  return types;
+}
+
 /// Runs the evaluation's passes on `module`, a copy of the model: the
 /// forward function returning the loss and --eval-outputs in the step's
 /// precision (buildEvaluationPipeline), inlined and simplified, alone in
 /// the module.
 FailureOr<func::FuncOp>
-buildEvaluation(ModuleOp module, const amp::TrainStepPipelineOptions &options) {
+buildEvaluation(ModuleOp module, const amp::TrainStepPipelineOptions &options,
+                const llvm::StringMap<Type> &stepTypes) {
   {
     SmallVector<std::string> outputs(evalOutputs.begin(), evalOutputs.end());
     PassManager pm(module.getContext(), ModuleOp::getOperationName());
@@ -223,6 +248,26 @@ buildEvaluation(ModuleOp module, const amp::TrainStepPipelineOptions &options) {
   for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
     if (func != found)
       func.erase();
+  // A parameter the step holds in low precision, widened on entry: exact,
+  // and autocast's casts give it back.
+  OpBuilder entry = OpBuilder::atBlockBegin(&found.getBody().front());
+  for (BlockArgument arg : found.getArguments()) {
+    auto name = found.getArgAttrOfType<StringAttr>(
+        arg.getArgNumber(), amp::AmpDialect::kNameAttrName);
+    auto low = name ? stepTypes.find(name.getValue()) : stepTypes.end();
+    if (low == stepTypes.end() ||
+        !found.getArgAttr(arg.getArgNumber(), amp::AmpDialect::kParamAttrName))
+      continue;
+    Type wide = arg.getType();
+    arg.setType(low->second);
+    auto widened = entry.create<amp::CastOp>(arg.getLoc(), wide, arg);
+    arg.replaceAllUsesExcept(widened, widened);
+  }
+  SmallVector<Type> inputs;
+  for (BlockArgument arg : found.getArguments())
+    inputs.push_back(arg.getType());
+  found.setFunctionType(
+      FunctionType::get(module.getContext(), inputs, found.getResultTypes()));
   if (failed(amp::backend::checkCompilable(found)))
     return failure();
   PassManager pm(module.getContext(), ModuleOp::getOperationName());
@@ -348,7 +393,8 @@ int main(int argc, char **argv) {
   }
   FailureOr<func::FuncOp> evaluationFunc = func::FuncOp();
   if (evaluationModule)
-    evaluationFunc = buildEvaluation(*evaluationModule, options);
+    evaluationFunc = buildEvaluation(*evaluationModule, options,
+                                     lowPrecisionParameters(*module));
   if (failed(evaluationFunc))
     return 1;
   // The backend's stages, with the step chosen after inlining and its IR

@@ -56,7 +56,9 @@
 // join within --comm-timeout seconds (default 300) ends the run with an
 // error. --comm=nccl reduces the gradients of a cuda step through NCCL on
 // the GPUs (amp_comm_create_nccl; a host step's go through MPI either
-// way).
+// way). A step compiled with zero-stage=1 replicas=N runs on N ranks, each
+// holding its own parts of the optimizer state: each rank saves and loads
+// a state file of its own, rank r > 0 FILE.rank<r> beside rank 0's FILE.
 //
 //===----------------------------------------------------------------------===//
 
@@ -88,6 +90,15 @@ struct Job {
   amp_comm_t *comm = nullptr;
   int rank = 0, size = 1;
   bool leads() const { return rank == 0; }
+  // A step with sharded optimizer state (zero-stage=1): every rank holds
+  // parts of its own, and so saves and loads a state file of its own.
+  bool sharded = false;
+  bool saves() const { return leads() || sharded; }
+  /// Rank 0's state file is `path`, rank r's of a sharded step
+  /// `path.rank<r>`.
+  std::string stateFile(const std::string &path) const {
+    return sharded && rank > 0 ? path + ".rank" + std::to_string(rank) : path;
+  }
 };
 Job job;
 
@@ -659,10 +670,11 @@ int trainOnData(amp_step_t *step, const DataOptions &options) {
       std::fflush(stdout);
       logLine(log, json);
     }
-    if (!options.checkpoint.empty() && job.leads() &&
+    if (!options.checkpoint.empty() && job.saves() &&
         (last ||
          (options.checkpointEvery && (k + 1) % options.checkpointEvery == 0)))
-      if (amp_status_t status = amp_step_save(step, options.checkpoint.c_str()))
+      if (amp_status_t status =
+              amp_step_save(step, job.stateFile(options.checkpoint).c_str()))
         return fail(status);
   }
   // The evaluation's outputs over the whole validation set.
@@ -859,6 +871,33 @@ int main(int argc, char **argv) {
   amp_step_t *step = nullptr;
   if (amp_status_t status = amp_step_create(description, device, &step))
     return fail(status);
+  // Joined before the state is set: a step with sharded optimizer state
+  // initialises or loads the parts of its rank.
+  job.sharded = description->zero_replicas > 0;
+  if (job.sharded && description->zero_replicas != job.size) {
+    std::fprintf(
+        stderr,
+        "amp-step: error: %s%s shards its optimizer state over %d "
+        "replicas (zero-stage=1 replicas=%d); start it with mpirun "
+        "-np %d, not as %d process%s\n",
+        job.size > 1 ? ("rank " + std::to_string(job.rank) + ": ").c_str() : "",
+        argv[1], description->zero_replicas, description->zero_replicas,
+        description->zero_replicas, job.size, job.size == 1 ? "" : "es");
+    return 1;
+  }
+  if (job.comm) {
+    if (!description->data_parallel) {
+      std::fprintf(stderr,
+                   "amp-step: error: rank %d: started as rank %d of %d, but "
+                   "%s was compiled without data parallelism: each rank "
+                   "would train on its own (amp-compile "
+                   "--train-options=data-parallel=true)\n",
+                   job.rank, job.rank, job.size, argv[1]);
+      return 1;
+    }
+    if (amp_status_t status = amp_step_set_comm(step, job.comm))
+      return fail(status);
+  }
 
   // Every tensor from <name>.npy or arg<i>.npy, or the parameters and state
   // from the seed and a random batch; the batch is kept on the host.
@@ -907,24 +946,16 @@ int main(int argc, char **argv) {
       batchInputs.push_back({batch[n++].data(), t.type, t.rank, t.shape});
   }
   if (!load.empty())
-    if (amp_status_t status = amp_step_load(step, load.c_str()))
+    if (amp_status_t status = amp_step_load(step, job.stateFile(load).c_str()))
       return fail(status);
   for (const auto &[name, value] : hparams)
     if (amp_status_t status = amp_step_set_hparam(step, name.c_str(), value))
       return fail(status);
-  if (job.comm) {
-    if (!description->data_parallel) {
-      std::fprintf(stderr,
-                   "amp-step: error: rank %d: started as rank %d of %d, but "
-                   "%s was compiled without data parallelism: each rank "
-                   "would train on its own (amp-compile "
-                   "--train-options=data-parallel=true)\n",
-                   job.rank, job.rank, job.size, argv[1]);
-      return 1;
-    }
-    if (amp_status_t status = amp_step_set_comm(step, job.comm))
+  // The ranks agree on the state they start from (a sharded optimizer's
+  // parts aside, each rank's own).
+  if (job.comm)
+    if (amp_status_t status = amp_comm_check_state(job.comm, step))
       return fail(status);
-  }
 
   if (onData) {
     if (int code = trainOnData(step, dataOptions))
@@ -982,8 +1013,8 @@ int main(int argc, char **argv) {
                 captured ? " (graph replays)" : "", 1e3 * seconds / bench,
                 loss);
   }
-  if (!save.empty() && job.leads())
-    if (amp_status_t status = amp_step_save(step, save.c_str()))
+  if (!save.empty() && job.saves())
+    if (amp_status_t status = amp_step_save(step, job.stateFile(save).c_str()))
       return fail(status);
   if (!outputDir.empty() && job.leads()) {
     if (!makeDirectory(outputDir))

@@ -679,6 +679,68 @@ LogicalResult emitAllReduce(AllReduceOp op, OpKernel &kernel) {
   return success();
 }
 
+/// amp.replica_shard: a copy of the replica's part, whose offset the
+/// runtime's rank gives when the step runs.
+LogicalResult emitReplicaShard(ReplicaShardOp op, OpKernel &kernel) {
+  kernel.comment();
+  StepEmitter &emitter = kernel.getEmitter();
+  int64_t part = countOf(op.getResult());
+  kernel.step() << "AMP_STEP_CHECK(ampstep::launch(stream, \""
+                << kernel.getName() << "\", " << part << ", ampstep::Shard{"
+                << emitter.pointerOf(op.getInput(), false) << ", "
+                << emitter.pointerOf(op.getResult(), true) << ", int64_t{"
+                << countOf(op.getInput())
+                << "}, int64_t{amp_replica_rank(stream)} * " << part
+                << "}));\n";
+  amprt::Grid grid = amprt::elementGrid(part);
+  KernelCost shard{kernel.getName().str(), "copy", 1, grid.blocks,
+                   grid.threads};
+  shard.functor = "ampstep::Shard";
+  // The part is read, not the whole.
+  emitter.recordLaunch(
+      std::move(shard), {{op.getInput(), false}, {op.getResult(), true}},
+      {{op.getInput(), getByteSize(op.getResult().getType())}});
+  return success();
+}
+
+/// A bucket of amp.all_gather: the runtime's amp_replica_all_gather
+/// (replicas.h), from the parts into the results.
+LogicalResult emitAllGather(AllGatherOp op, OpKernel &kernel) {
+  kernel.comment();
+  StepEmitter &emitter = kernel.getEmitter();
+  raw_indented_ostream &s = kernel.step();
+  SmallVector<std::string> parts, wholes, partSizes, sizes, bytes;
+  SmallVector<std::pair<Value, bool>> touched;
+  for (auto [part, whole] : llvm::zip(op.getInputs(), op.getResults())) {
+    parts.push_back(emitter.pointerOf(part, false));
+    wholes.push_back(emitter.pointerOf(whole, true));
+    partSizes.push_back(std::to_string(countOf(part)));
+    sizes.push_back(std::to_string(countOf(whole)));
+    bytes.push_back(std::to_string(
+        cast<RankedTensorType>(whole.getType()).getElementTypeBitWidth() / 8));
+    touched.push_back({part, false});
+    touched.push_back({whole, true});
+  }
+  s << "{\n";
+  s.indent()
+      << "const void *const parts[] = {" + llvm::join(parts, ", ") + "};\n"
+      << "void *const wholes[] = {" + llvm::join(wholes, ", ") + "};\n"
+      << "const size_t part_sizes[] = {" + llvm::join(partSizes, ", ") + "};\n"
+      << "const size_t sizes[] = {" + llvm::join(sizes, ", ") + "};\n"
+      << "const size_t element_bytes[] = {" + llvm::join(bytes, ", ") + "};\n"
+      << "AMP_STEP_CHECK(amp_replica_all_gather(stream, "
+         "amp_gather_list_t{" +
+             std::to_string(parts.size()) +
+             ", parts, wholes, part_sizes, sizes, element_bytes}, " +
+             std::to_string(op.getReplicas()) + "));\n";
+  s.unindent() << "}\n";
+  // The transport's: each replica's part read once, every whole written
+  // once; the time on the wire is not modelled.
+  KernelCost cost{kernel.getName().str(), "all-gather"};
+  emitter.recordLaunch(std::move(cost), touched);
+  return success();
+}
+
 /// amp.replica_count: the runtime's count, written where the plan put it.
 LogicalResult emitReplicaCount(ReplicaCountOp op, OpKernel &kernel) {
   kernel.comment();
@@ -718,4 +780,8 @@ void cuda::attachRuntimeCallModels(MLIRContext &context) {
       context);
   ReplicaCountOp::attachInterface<
       KernelModel<ReplicaCountOp, emitReplicaCount>>(context);
+  ReplicaShardOp::attachInterface<
+      KernelModel<ReplicaShardOp, emitReplicaShard>>(context);
+  AllGatherOp::attachInterface<KernelModel<AllGatherOp, emitAllGather>>(
+      context);
 }

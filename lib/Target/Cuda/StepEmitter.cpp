@@ -808,15 +808,19 @@ static StringRef elementEnum(Type element) {
 }
 
 /// One entry of a tensor table: {"name", kind, type, rank, {shape},
-/// fan_in, initial}.
+/// fan_in, initial, shard, shard_of}.
 static void printTensorEntry(raw_ostream &os, StringRef name, StringRef kind,
                              RankedTensorType type, int64_t fanIn,
-                             double initial) {
+                             double initial, int shard = 0,
+                             int64_t shardOf = 0) {
   os << "  {\"" << cStringBody(name) << "\", " << kind << ", AMP_ELEMENT_"
      << elementEnum(type.getElementType()) << ", " << type.getRank() << ", {";
   for (auto [d, dim] : llvm::enumerate(type.getShape()))
     os << (d ? ", " : "") << dim;
-  os << "}, " << fanIn << ", " << llvm::format("%a", initial) << "},\n";
+  os << "}, " << fanIn << ", " << llvm::format("%a", initial);
+  if (shard)
+    os << ", " << shard << ", " << shardOf;
+  os << "},\n";
 }
 
 void StepEmitter::printTensorTable(ArrayRef<IndexCheck> indexChecks) {
@@ -849,6 +853,14 @@ void StepEmitter::printTensorTable(ArrayRef<IndexCheck> indexChecks) {
       fanIn = init.fanIn;
       initial = init.initial;
     }
+    // A replica's part of a parameter's master weights (2) or moment (1).
+    int shard = 0;
+    int64_t shardOf = 0;
+    if (auto part = func.getArgAttrOfType<DenseI64ArrayAttr>(
+            i, AmpDialect::kShardOfAttrName)) {
+      shard = part[2] ? 2 : 1;
+      shardOf = part[0];
+    }
     printTensorEntry(os, tensorNames[i],
                      isParam      ? "AMP_STEP_PARAM"
                      : isBuffer   ? "AMP_STEP_BUFFER"
@@ -857,7 +869,7 @@ void StepEmitter::printTensorTable(ArrayRef<IndexCheck> indexChecks) {
                      : isLossPart ? "AMP_STEP_LOSS_PART"
                      : isState    ? "AMP_STEP_STATE"
                                   : "AMP_STEP_INPUT",
-                     type, fanIn, initial);
+                     type, fanIn, initial, shard, shardOf);
   }
   if (func.getNumArguments() == 0)
     os << "  {}\n";
@@ -930,7 +942,15 @@ void StepEmitter::printTensorTable(ArrayRef<IndexCheck> indexChecks) {
                    }).wasInterrupted()
                    ? "1"
                    : "0",
-               "data_parallel"}};
+               "data_parallel"},
+              {std::to_string([&] {
+                 for (unsigned i = 0; i < func.getNumArguments(); ++i)
+                   if (auto part = func.getArgAttrOfType<DenseI64ArrayAttr>(
+                           i, AmpDialect::kShardOfAttrName))
+                     return part[1];
+                 return int64_t{0};
+               }()),
+               "zero_replicas"}};
   }
   for (const auto &[value, field] : fields)
     os << "  " << value << ", // " << field << "\n";

@@ -9,6 +9,12 @@
  * (comm.h) installs a communicator's. A stream without hooks is a single
  * replica, whose reductions return their inputs.
  *
+ * A step compiled with amp-optimizer{zero-stage=1 replicas=N} shards its
+ * optimizer state (ZeRO stage 1): each replica updates its part of every
+ * parameter (amp.replica_shard: the part of amp_replica_rank) and the parts
+ * are gathered (amp.all_gather) through the all_gather hook. It runs on
+ * exactly N replicas.
+ *
  * The runtime never loads a transport itself: MPI and NCCL stay in the
  * library that fills the hooks.
  *
@@ -30,6 +36,18 @@ typedef enum amp_reduce_op_e {
   AMP_REDUCE_MAX = 1, /* a NaN on any replica gives NaN */
 } amp_reduce_op_t;
 
+/* A bucket of amp.all_gather: wholes[i][0, sizes[i]) = the parts[i] of
+ * every replica, part_sizes[i] elements each, in rank order, cut at
+ * sizes[i]; elements of element_bytes[i] bytes, on the stream's device. */
+typedef struct amp_gather_list_s {
+  size_t count;
+  const void *const *parts;
+  void *const *wholes;
+  const size_t *part_sizes;
+  const size_t *sizes;
+  const size_t *element_bytes;
+} amp_gather_list_t;
+
 /* The replicas a step belongs to, as the transport that joins them gives
  * them: this process's rank among `count` of them, and one collective. */
 typedef struct amp_replicas_s {
@@ -42,11 +60,25 @@ typedef struct amp_replicas_s {
    * op. It waits for the work queued on `stream` where it must. */
   amp_status_t (*all_reduce)(void *context, amp_stream_t *stream,
                              amp_tensor_list_t tensors, amp_reduce_op_t op);
+  /* Every replica calls it with the same sizes: one collective over the
+   * bucket (amp_gather_list_t). May be null for steps that shard nothing;
+   * a sharded step refuses replicas without it. */
+  amp_status_t (*all_gather)(void *context, amp_stream_t *stream,
+                             amp_gather_list_t list);
 } amp_replicas_t;
 
 /* For generated steps. The number of replicas of the step that runs on
  * `stream` (1 without hooks). */
 int32_t amp_replica_count(amp_stream_t *stream);
+
+/* For generated steps. This process's rank among the replicas of the step
+ * that runs on `stream` (0 without hooks). */
+int32_t amp_replica_rank(amp_stream_t *stream);
+
+/* amp.all_gather over `replicas` replicas, the number the step was compiled
+ * for: AMP_INVALID_ARGUMENT unless the step runs on that many. */
+amp_status_t amp_replica_all_gather(amp_stream_t *stream,
+                                    amp_gather_list_t list, int64_t replicas);
 
 /* amp.all_reduce: reduces `tensors` over the replicas of the step that
  * runs on `stream`, in place; where `when` (one byte, 0 or 1, in device

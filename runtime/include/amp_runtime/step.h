@@ -85,6 +85,16 @@ typedef struct amp_step_tensor_s {
   int64_t shape[AMP_STEP_MAX_RANK];
   int64_t fan_in; /* a parameter's fan-in for amp_step_init, or 0 ... */
   double initial; /* ... for one that starts at this value, as a state */
+  /* A step that shards its optimizer state (amp-optimizer{zero-stage=1}):
+   * 0: the tensor is whole;
+   * 1: it is this replica's part of the elements of tensor `shard_of` (an
+   *    AMP_STEP_PARAM): ceil(its elements / zero_replicas) f32, those of
+   *    [rank * part, (rank + 1) * part), zeros past the end; a moment,
+   *    starting at `initial`;
+   * 2: the same, the parameter's f32 master weights, which start at the
+   *    parameter's values (amp_step_init draws them at f32). */
+  int32_t shard;
+  size_t shard_of;
 } amp_step_tensor_t;
 
 /* The compiled step itself: reads and updates `tensors` (device pointers,
@@ -152,9 +162,12 @@ typedef struct amp_step_description_s {
   const amp_eval_description_t *eval; /* or NULL: compiled without one */
   int32_t data_parallel; /* 1: compiled with --data-parallel, its gradients
                             reduced over the step's replicas (replicas.h) */
+  int32_t zero_replicas; /* 0, or the number of replicas a step compiled
+                            with zero-stage=1 shards its optimizer state
+                            over, and so runs on */
 } amp_step_description_t;
 
-#define AMP_STEP_ABI_VERSION 8u
+#define AMP_STEP_ABI_VERSION 9u
 
 typedef struct amp_step_s amp_step_t;
 

@@ -540,6 +540,18 @@ template <typename T> struct Copy {
 };
 template <typename T> Copy(const T *, T *) -> Copy<T>;
 
+/// amp.replica_shard: to[i] = from[begin + i], 0 past from's `count`
+/// elements (begin: the replica's rank times the part's size).
+template <typename T> struct Shard {
+  In<T> from;
+  Out<T> to;
+  int64_t count, begin;
+  AMP_HOST_DEVICE void operator()(int64_t i) const {
+    to[i] = begin + i < count ? from[begin + i] : T(0.0f);
+  }
+};
+template <typename T> Shard(const T *, T *, int64_t, int64_t) -> Shard<T>;
+
 /// to[i] = value.
 struct Fill {
   Out<float> to;

@@ -201,6 +201,7 @@
 // CHECK-NEXT: tiny_index_checks,    // index_checks
 // CHECK-NEXT: nullptr,              // eval
 // CHECK-NEXT: 0,                    // data_parallel
+// CHECK-NEXT: 0,                    // zero_replicas
 // CHECK-NEXT: };
 // CHECK: tiny_describe(void) {
 // CHECK-NEXT: return &tiny_description;

@@ -420,6 +420,27 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
                               {"argument_bytes", arguments},
                               {"peak_bytes", arena + arguments},
                               {"peak_bytes_f32", peakF32}};
+    // ZeRO stage 1 (amp.shard_of): what the arguments would take unsharded
+    // (each part whole and f32, each weight with a master part f32 and
+    // its own master), and what the sharding saves.
+    int64_t replicas = 0, saved = 0;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+      auto part = func.getArgAttrOfType<DenseI64ArrayAttr>(
+          i, AmpDialect::kShardOfAttrName);
+      if (!part)
+        continue;
+      replicas = part[1];
+      Type param = func.getArgumentTypes()[part[0]];
+      int64_t whole = getByteSize(param, 4);
+      saved += part[2] ? whole - getByteSize(param) -
+                             getByteSize(func.getArgumentTypes()[i])
+                       : whole - getByteSize(func.getArgumentTypes()[i]);
+    }
+    if (replicas) {
+      object["zero_replicas"] = replicas;
+      object["unsharded_argument_bytes"] = arguments + saved;
+      object["sharding_saved_bytes"] = saved;
+    }
     std::string error;
     auto file = openOutputFile(report, &error);
     if (!file)

@@ -139,6 +139,29 @@ public:
 
 } // namespace
 
+/// `values` in buckets of at most `megabytes` MiB (a larger value in one
+/// of its own), in order: their indices.
+static SmallVector<SmallVector<unsigned>> bucketsOf(ArrayRef<Value> values,
+                                                    double megabytes) {
+  // Bytes, at most 2^62 (one bucket, whatever the option says).
+  const auto cap =
+      static_cast<int64_t>(std::min(megabytes * 1024 * 1024, 0x1p62));
+  SmallVector<SmallVector<unsigned>> buckets;
+  int64_t filled = 0;
+  for (auto [k, value] : llvm::enumerate(values)) {
+    auto type = cast<RankedTensorType>(value.getType());
+    int64_t bytes = type.getNumElements() *
+                    static_cast<int64_t>(type.getElementTypeBitWidth() / 8);
+    if (buckets.empty() || (filled > 0 && filled + bytes > cap)) {
+      buckets.emplace_back();
+      filled = 0;
+    }
+    buckets.back().push_back(static_cast<unsigned>(k));
+    filled += bytes;
+  }
+  return buckets;
+}
+
 static LogicalResult buildStep(const GradientFunction &target,
                                const OptimizerConfig &config,
                                SymbolTable &symbols) {
@@ -568,22 +591,12 @@ static LogicalResult buildStep(const GradientFunction &target,
   // maximum over the replicas then makes sure they skip together. With
   // accumulation, only the N-th micro-batch reduces (`when`).
   if (config.dataParallel) {
-    // Bytes, at most 2^62 (one bucket, whatever the option says).
-    const auto cap =
-        static_cast<int64_t>(std::min(config.bucketMb * 1024 * 1024, 0x1p62));
-    SmallVector<SmallVector<unsigned>> buckets;
-    int64_t filled = 0;
-    for (unsigned p = numParams; p-- > 0;) {
-      int64_t bytes =
-          cast<RankedTensorType>(grads[p].getType()).getNumElements() *
-          static_cast<int64_t>(sizeof(float));
-      if (buckets.empty() || (filled > 0 && filled + bytes > cap)) {
-        buckets.emplace_back();
-        filled = 0;
-      }
-      buckets.back().push_back(p);
-      filled += bytes;
-    }
+    SmallVector<Value> lastFirst(llvm::reverse(grads));
+    SmallVector<SmallVector<unsigned>> buckets =
+        bucketsOf(lastFirst, config.bucketMb);
+    for (SmallVector<unsigned> &bucket : buckets)
+      for (unsigned &p : bucket)
+        p = numParams - 1 - p;
     SmallVector<Value> reduced(grads);
     for (ArrayRef<unsigned> bucket : buckets) {
       SmallVector<Value> inputs;
@@ -782,37 +795,25 @@ static LogicalResult buildStep(const GradientFunction &target,
   // forward pass reads them first); the masters join the state.
   SmallVector<Value> returned(newParams);
   if (zero) {
-    const auto cap =
-        static_cast<int64_t>(std::min(config.bucketMb * 1024 * 1024, 0x1p62));
-    SmallVector<SmallVector<unsigned>> buckets;
-    int64_t filled = 0;
+    SmallVector<Value> parts;
     for (unsigned p = 0; p < numParams; ++p) {
       auto work = cast<RankedTensorType>(workTypes[p]);
-      int64_t bytes =
-          cast<RankedTensorType>(newParams[p].getType()).getNumElements() *
-          static_cast<int64_t>(work.getElementTypeBitWidth() / 8);
-      if (buckets.empty() || (filled > 0 && filled + bytes > cap)) {
-        buckets.emplace_back();
-        filled = 0;
-      }
-      buckets.back().push_back(p);
-      filled += bytes;
+      auto part = cast<RankedTensorType>(newParams[p].getType());
+      parts.push_back(part.getElementType() == work.getElementType()
+                          ? newParams[p]
+                          : b.create<CastOp>(loc,
+                                             part.clone(work.getElementType()),
+                                             newParams[p])
+                                .getResult());
     }
-    for (ArrayRef<unsigned> bucket : buckets) {
-      SmallVector<Value> parts;
+    for (ArrayRef<unsigned> bucket : bucketsOf(parts, config.bucketMb)) {
+      SmallVector<Value> inputs;
       SmallVector<Type> wholes;
       for (unsigned p : bucket) {
-        auto work = cast<RankedTensorType>(workTypes[p]);
-        auto part = cast<RankedTensorType>(newParams[p].getType());
-        parts.push_back(
-            part.getElementType() == work.getElementType()
-                ? newParams[p]
-                : b.create<CastOp>(loc, part.clone(work.getElementType()),
-                                   newParams[p])
-                      .getResult());
-        wholes.push_back(work);
+        inputs.push_back(parts[p]);
+        wholes.push_back(workTypes[p]);
       }
-      auto gather = b.create<AllGatherOp>(loc, wholes, parts, zero);
+      auto gather = b.create<AllGatherOp>(loc, wholes, inputs, zero);
       for (auto [k, p] : llvm::enumerate(bucket))
         returned[p] = gather.getResult(k);
     }
