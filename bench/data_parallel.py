@@ -6,6 +6,8 @@ in f16 AMP with AdamW, compiled with data-parallel=true, timed by amp-step
 - one process on a batch of 64 (the data-parallel library, one replica),
 - one process on a batch of 128 (the concatenated batch),
 - 2 ranks under mpirun, a batch of 64 each (128 examples a step),
+- 2 ranks of the same step with its optimizer state sharded (zero-stage=1
+  replicas=2), whose memory report gives the bytes each rank holds,
 
 each rank with AMP_NUM_THREADS=1 and one process also with every core, so
 that the comparison holds the cores fixed. It prints milliseconds per
@@ -19,6 +21,7 @@ all-reduce (814 KB of f32 over loopback) and the replicas' checks cost.
 """
 import argparse
 import datetime
+import json
 import os
 import platform
 import re
@@ -59,6 +62,7 @@ def main():
                      .replace("tensor<64xi64>", "tensor<128xi64>"))
     libraries = {}
     for name, path, options in (("dp", model, "data-parallel=true"),
+                                ("zero", model, "zero-stage=1 replicas=2"),
                                 ("big", big, "")):
         out = os.path.join(work, name)
         subprocess.run([os.path.join(tools, "amp-compile"), path,
@@ -79,6 +83,8 @@ def main():
             [step, libraries["big"]] + timed, cores), cores),
         ("2 ranks, batch 64 each", 128, milliseconds(
             ["mpirun", "-np", "2", step, libraries["dp"]] + timed, 1), 2),
+        ("2 ranks, batch 64 each, ZeRO stage 1", 128, milliseconds(
+            ["mpirun", "-np", "2", step, libraries["zero"]] + timed, 1), 2),
     ]
     base = rows[0][2]
     lines = [f"| run | threads in all | ms/step | examples/s | step time vs "
@@ -86,6 +92,16 @@ def main():
     for name, examples, ms, threads in rows:
         lines.append(f"| {name} | {threads} | {ms:.2f} | "
                      f"{examples / ms * 1e3:.0f} | {ms / base:.2f}x |")
+    memory = {}
+    for name in ("dp", "zero"):
+        with open(os.path.join(work, name, "mlp.memory.json")) as report:
+            memory[name] = json.load(report)
+    lines += ["", "| step (each rank) | argument bytes | saved by sharding |",
+              "|---|---|---|",
+              f"| data-parallel | {memory['dp']['argument_bytes']} | |",
+              f"| ZeRO stage 1, 2 ranks | {memory['zero']['argument_bytes']} "
+              f"| {memory['zero']['sharding_saved_bytes']} "
+              f"({memory['zero']['sharding_saved_bytes'] / memory['dp']['argument_bytes']:.0%}) |"]
     table = "\n".join(lines)
     print(table)
     if args.record:
