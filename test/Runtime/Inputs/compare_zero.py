@@ -2,8 +2,9 @@
 unsharded run, bit for bit, from what rank 0 of each wrote with
 --output-dir:
 - each parameter the sharded step holds in f16 or bf16 is the unsharded
-  f32 parameter rounded (numpy rounds to nearest even, as the step's casts
-  do), each f32 one is the same bits;
+  f32 parameter rounded to nearest even, as the step's casts round (numpy's
+  for f16; for bf16, which amp-step writes as its bits, '<u2', here), each
+  f32 one is the same bits;
 - each part (`<param>.master`, `<param>.exp_avg`, ...) is rank 0's part of
   the unsharded tensor (`<param>`, `<param>.exp_avg`, ...): its first
   ceil(elements / REPLICAS) elements, flattened;
@@ -26,6 +27,13 @@ def load(directory, name):
     return np.load(os.path.join(directory, name + ".npy"))
 
 
+def bf16_bits(values):
+    """The bits of `values` (f32) rounded to bf16, to nearest even."""
+    bits = values.astype(np.float32).view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    return rounded.astype(np.uint16)
+
+
 def same(a, b, what):
     if a.dtype != b.dtype or a.shape != b.shape or a.tobytes() != b.tobytes():
         diff = np.abs(a.astype(np.float64) - b.astype(np.float64)).max() \
@@ -40,6 +48,8 @@ for param in params:
     held = load(sharded, param)
     if held.dtype == np.float32:
         same(held, full, param)
+    elif held.dtype == np.uint16:
+        same(held, bf16_bits(full), f"{param} (rounded to bf16)")
     else:
         same(held, full.astype(held.dtype), f"{param} (rounded)")
     compared += 1
