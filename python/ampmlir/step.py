@@ -99,7 +99,9 @@ class _Description(ctypes.Structure):
                 ("index_checks", ctypes.POINTER(_IndexCheck)),
                 ("eval", ctypes.POINTER(_EvalDescription)),
                 ("data_parallel", ctypes.c_int32),
-                ("zero_replicas", ctypes.c_int32)]
+                ("zero_replicas", ctypes.c_int32),
+                ("accumulate", ctypes.c_int32),
+                ("micro_batch_tensor", ctypes.c_size_t)]
 
 
 class _Input(ctypes.Structure):

@@ -78,15 +78,30 @@ amp_status_t amp_replica_all_reduce(amp_stream_t *stream,
   if (!replicas.all_reduce)
     return nullptr; // one replica: its values are the reduction
   if (when) {
-    // The flag is a value of the step, in device memory; the collective
-    // waits for the stream anyway (a transport through host memory), so
-    // reading it adds no wait that the reduction does not make.
-    uint8_t flag = 0;
+    // The flag is a value of the step, in device memory. The step's
+    // runtime counts the micro-batches too (stream->updates), so that a
+    // transport on the device (NCCL) waits for nothing; on the host, where
+    // reading it costs nothing, the two are compared. Without the count
+    // the flag is read, a wait that a transport through host memory makes
+    // anyway.
     amprt::Backend *backend = amprt::backendOf(stream);
-    void *handle = amprt::handleOf(stream);
-    AMP_RETURN_IF_ERROR(backend->copy(&flag, when, sizeof flag,
-                                      amprt::CopyKind::DeviceToHost, handle));
-    AMP_RETURN_IF_ERROR(backend->synchronize(handle));
+    const bool onHost = backend->kind() == AMP_DEVICE_HOST;
+    uint8_t flag = 0;
+    if (stream->updates < 0 || onHost) {
+      void *handle = amprt::handleOf(stream);
+      AMP_RETURN_IF_ERROR(backend->copy(&flag, when, sizeof flag,
+                                        amprt::CopyKind::DeviceToHost, handle));
+      AMP_RETURN_IF_ERROR(backend->synchronize(handle));
+    }
+    if (stream->updates >= 0) {
+      if (onHost && flag != stream->updates)
+        return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                          "the step's update flag (%u) is not the one its "
+                          "micro-batch count gives (%d): the counter's "
+                          "state and the runtime's count disagree",
+                          flag, stream->updates);
+      flag = static_cast<uint8_t>(stream->updates);
+    }
     if (!flag)
       return nullptr;
   }

@@ -20,6 +20,10 @@ struct amp_stream_s {
   // The replicas of the data-parallel step that runs on the stream
   // (replicas.h); count 0 until amp_step_set_replicas: one process.
   amp_replicas_t replicas{};
+  // Whether the run in progress is the update's micro-batch (1) or not
+  // (0), as the step's runtime counts them, or -1: unknown, `when` is read
+  // from the device.
+  int updates = -1;
 };
 
 struct amp_graph_s {

@@ -303,6 +303,10 @@ struct amp_step_s {
   // A step with sharded optimizer state: the rank whose parts it holds
   // (amp_step_init or amp_step_load set them), or -1: none yet.
   int32_t partsRank = -1;
+  // With gradient accumulation, the micro-batch counter's value as the
+  // runtime counts it (description->micro_batch_tensor), or -1: to be read
+  // from the device (after anything that may change it).
+  int64_t microBatch = -1;
   ~amp_step_s() {
     if (stream) {
       amprt::Backend *backend = amprt::backendOf(stream);
@@ -331,6 +335,30 @@ amp_status_t runOnce(amp_step_t *step) {
   return step->description->run(
       step->stream, step->pointers.data(), amp_buffer_data(step->arena.get()),
       &results->loss, &results->foundInf, results->counters);
+}
+
+/// One run; a step joined to replicas with gradient accumulation first
+/// tells the replicas' reductions whether the run updates
+/// (amp_stream_s::updates), from the runtime's count of the micro-batches,
+/// so that they need not read the step's flag from the device.
+amp_status_t runCounted(amp_step_t *step) {
+  const amp_step_description_t &d = *step->description;
+  if (d.accumulate < 2 || !step->stream->replicas.all_reduce)
+    return runOnce(step);
+  if (step->microBatch < 0) {
+    float count = 0;
+    AMP_RETURN_IF_ERROR(
+        amp_buffer_read(step->tensors[d.micro_batch_tensor].get(), 0, &count,
+                        sizeof count, step->stream));
+    AMP_RETURN_IF_ERROR(amp_stream_synchronize(step->stream));
+    step->microBatch = static_cast<int64_t>(count);
+  }
+  bool updates = step->microBatch + 1 >= d.accumulate;
+  step->stream->updates = updates ? 1 : 0;
+  amp_status_t status = runOnce(step);
+  step->stream->updates = -1;
+  step->microBatch = status ? -1 : updates ? 0 : step->microBatch + 1;
+  return status;
 }
 
 amp_status_t checkIndex(const amp_step_t *step, size_t index) {
@@ -499,6 +527,7 @@ amp_status_t createEvaluation(amp_step_t *step) {
 /// random generator to [seed mod 2^53, 0], and zeroes the counters.
 amp_status_t resetState(amp_step_t *step, uint64_t seed) {
   const amp_step_description_t &d = *step->description;
+  step->microBatch = -1;
   for (size_t i = 0; i < d.tensor_count; ++i) {
     const amp_step_tensor_t &t = d.tensors[i];
     if (t.kind == AMP_STEP_RNG) {
@@ -600,6 +629,18 @@ int64_t partSize(const amp_step_tensor_t &t, int64_t replicas) {
 /// dimension, each the part of a parameter over zero_replicas replicas.
 amp_status_t checkShards(const amp_step_description_t &d) {
   const char *name = d.name ? d.name : "?";
+  if (d.accumulate < 0 || d.accumulate == 1 ||
+      (d.accumulate >= 2 &&
+       (d.micro_batch_tensor >= d.tensor_count ||
+        amprt::rawEnum(d.tensors[d.micro_batch_tensor].kind) !=
+            AMP_STEP_STATE ||
+        amprt::rawEnum(d.tensors[d.micro_batch_tensor].type) !=
+            AMP_ELEMENT_F32 ||
+        d.tensors[d.micro_batch_tensor].rank != 0)))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "step '%s' accumulates %d micro-batches with no 0-d "
+                      "f32 state counting them",
+                      name, d.accumulate);
   if (d.zero_replicas < 0 || (d.zero_replicas > 0 && !d.data_parallel))
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "step '%s' shards its state over %d replicas without "
@@ -660,6 +701,8 @@ uint64_t programFingerprint(const amp_step_description_t &d) {
   addChecks(d.index_check_count, d.index_checks);
   f.add(d.data_parallel);
   f.add(d.zero_replicas);
+  f.add(d.accumulate);
+  f.add(d.micro_batch_tensor);
   f.add(d.eval != nullptr);
   if (d.eval) {
     addTensors(d.eval->tensor_count, d.eval->tensors);
@@ -896,6 +939,7 @@ amp_status_t amp_step_write_tensor(amp_step_t *step, size_t index,
   AMP_RETURN_IF_ERROR(checkTransfer(step, index, data, size));
   AMP_RETURN_IF_ERROR(
       checkHyperParameter(step->description->tensors[index], data));
+  step->microBatch = -1; // the counter may be the tensor written
   AMP_RETURN_IF_ERROR(amp_buffer_write(step->tensors[index].get(), 0, data,
                                        size, step->stream));
   return amp_stream_synchronize(step->stream);
@@ -1156,7 +1200,7 @@ amp_status_t amp_step_run(amp_step_t *step, size_t input_count,
   }
   if (step->graph)
     return amp_graph_launch(step->graph, step->stream);
-  return runOnce(step);
+  return runCounted(step);
 }
 
 amp_status_t amp_step_capture(amp_step_t *step) {
@@ -1325,6 +1369,7 @@ amp_status_t amp_step_load(amp_step_t *step, const char *path) {
                                        sizeof results, step->stream));
   if (d.zero_replicas)
     step->partsRank = rank;
+  step->microBatch = -1;
   return amp_stream_synchronize(step->stream);
 }
 

@@ -404,6 +404,83 @@ TEST_F(ShardedStepTest, RunsOnItsReplicasOnly) {
                 "gradients over them");
 }
 
+/// A step accumulating 2 micro-batches: tensor 1 counts them as the
+/// compiled step's counter does, and its update flag (`when`) comes from
+/// the counter, or is always 1 where the batch's `wrong` flag says so.
+amp_status_t accumulatingStep(amp_stream_t *stream, void *const *tensors,
+                              void *arena, float *loss, float *foundInf,
+                              double *counters) {
+  auto *w = static_cast<float *>(tensors[0]);
+  auto *micro = static_cast<float *>(tensors[1]);
+  auto *wrong = static_cast<const uint8_t *>(tensors[2]);
+  auto *when = static_cast<uint8_t *>(arena);
+  float next = *micro + 1;
+  *when = *wrong || next >= 2 ? 1 : 0;
+  float grad = 1;
+  float *const data[] = {&grad};
+  const size_t sizes[] = {1};
+  if (amp_status_t status = amp_replica_all_reduce(
+          stream, amp_tensor_list_t{1, data, sizes}, AMP_REDUCE_SUM, when))
+    return status;
+  *micro = next >= 2 ? 0 : next;
+  w[0] += grad;
+  *loss = w[0];
+  *foundInf = 0;
+  counters[0] += 1;
+  return nullptr;
+}
+
+TEST(AccumulatingReplicaTest, TheRuntimeCountsTheMicroBatches) {
+  static const amp_step_tensor_t tensors[] = {
+      {"w", AMP_STEP_PARAM, AMP_ELEMENT_F32, 0, {}, 0, 0},
+      {"micro_batch", AMP_STEP_STATE, AMP_ELEMENT_F32, 0, {}, 0, 0},
+      {"wrong", AMP_STEP_INPUT, AMP_ELEMENT_I1, 0, {}, 0, 0},
+  };
+  amp_step_description_t d{
+      AMP_STEP_ABI_VERSION, "accumulating", AMP_DEVICE_HOST, 3, tensors, -1, 1,
+      &accumulatingStep};
+  d.data_parallel = 1;
+  d.accumulate = 2;
+  d.micro_batch_tensor = 1;
+  amp_step_t *step = nullptr;
+  ASSERT_EQ(amp_step_create(&d, AMP_DEVICE_HOST, &step), nullptr);
+  ASSERT_EQ(amp_step_init(step, 0), nullptr);
+  Peer peer{{2, 2, 2, 2, 2, 2}};
+  amp_replicas_t replicas{&peer, 0, 2, addPeer};
+  ASSERT_EQ(amp_step_set_replicas(step, &replicas), nullptr);
+  uint8_t wrong = 0;
+  amp_step_input_t input{&wrong, AMP_ELEMENT_I1, 0, nullptr};
+  // Micro-batches 1 and 2, 1 and 2: the peer is added on the second of
+  // each pair only.
+  for (int run = 0; run < 4; ++run)
+    ASSERT_EQ(amp_step_run(step, 1, &input), nullptr);
+  EXPECT_EQ(peer.calls, 2);
+  float w = 0;
+  ASSERT_EQ(amp_step_read_tensor(step, 0, &w, sizeof w), nullptr);
+  EXPECT_EQ(w, 1 + 3 + 1 + 3);
+  // A counter written between runs is read again: at 1, the next run
+  // updates.
+  const float one = 1;
+  ASSERT_EQ(amp_step_write_tensor(step, 1, &one, sizeof one), nullptr);
+  ASSERT_EQ(amp_step_run(step, 1, &input), nullptr);
+  EXPECT_EQ(peer.calls, 3);
+  // A flag that is not the count's is caught (on the host, where reading
+  // it costs nothing).
+  wrong = 1;
+  EXPECT_STATUS(amp_step_run(step, 1, &input), AMP_INVALID_ARGUMENT,
+                "the step's update flag (1) is not the one its micro-batch "
+                "count gives (0)");
+  // A description whose counter is no 0-d f32 state is refused.
+  amp_step_description_t bad = d;
+  bad.micro_batch_tensor = 2;
+  amp_step_t *other = nullptr;
+  EXPECT_STATUS(amp_step_create(&bad, AMP_DEVICE_HOST, &other),
+                AMP_INVALID_ARGUMENT,
+                "step 'accumulating' accumulates 2 micro-batches with no 0-d "
+                "f32 state counting them");
+  amp_step_destroy(step);
+}
+
 TEST(ReplicaGatherTest, OneReplicaCopiesAndChecks) {
   amp_device_t *device = nullptr;
   amp_stream_t *stream = nullptr;

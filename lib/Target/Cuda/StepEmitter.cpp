@@ -925,6 +925,14 @@ void StepEmitter::printTensorTable(ArrayRef<IndexCheck> indexChecks) {
   } else {
     os << "static const amp_step_description_t " << name
        << "_description = {\n";
+    // Gradient accumulation's counter (amp.micro_batch), if any.
+    int64_t accumulate = 0, microBatch = 0;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      if (auto count = func.getArgAttrOfType<IntegerAttr>(
+              i, AmpDialect::kMicroBatchAttrName)) {
+        accumulate = count.getInt();
+        microBatch = i;
+      }
     fields = {{"AMP_STEP_ABI_VERSION", "abi_version"},
               {("\"" + name + "\"").str(), "name"},
               {"ampstep::kDevice", "target"},
@@ -950,7 +958,9 @@ void StepEmitter::printTensorTable(ArrayRef<IndexCheck> indexChecks) {
                      return part[1];
                  return int64_t{0};
                }()),
-               "zero_replicas"}};
+               "zero_replicas"},
+              {std::to_string(accumulate), "accumulate"},
+              {std::to_string(microBatch), "micro_batch_tensor"}};
   }
   for (const auto &[value, field] : fields)
     os << "  " << value << ", // " << field << "\n";

@@ -160,11 +160,18 @@ typedef struct amp_step_description_s {
   size_t index_check_count;
   const amp_step_index_check_t *index_checks;
   const amp_eval_description_t *eval; /* or NULL: compiled without one */
-  int32_t data_parallel; /* 1: compiled with --data-parallel, its gradients
-                            reduced over the step's replicas (replicas.h) */
-  int32_t zero_replicas; /* 0, or the number of replicas a step compiled
-                            with zero-stage=1 shards its optimizer state
-                            over, and so runs on */
+  int32_t data_parallel;     /* 1: compiled with --data-parallel, its gradients
+                                reduced over the step's replicas (replicas.h) */
+  int32_t zero_replicas;     /* 0, or the number of replicas a step compiled
+                                with zero-stage=1 shards its optimizer state
+                                over, and so runs on */
+  int32_t accumulate;        /* gradient accumulation's micro-batches per
+                                update (2 or more), or 0: none */
+  size_t micro_batch_tensor; /* with accumulate: the 0-d f32 state that
+                                counts them, which the runtime mirrors, so
+                                that a replica's reductions know which
+                                run updates without a wait for the
+                                device */
 } amp_step_description_t;
 
 #define AMP_STEP_ABI_VERSION 9u

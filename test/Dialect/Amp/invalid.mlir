@@ -1472,6 +1472,20 @@ func.func @all_gather_element(%p: tensor<6xf32>) {
 
 // -----
 
+// expected-error @+1 {{'amp.micro_batch' on argument #0 must be the micro-batches per update (an i64, 2 or more) on a 0-d f32 'amp.state' argument}}
+func.func @micro_batch_one(%m: tensor<f32> {amp.state, amp.micro_batch = 1 : i64}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.micro_batch' on argument #0 must be the micro-batches per update}}
+func.func @micro_batch_not_state(%m: tensor<f32> {amp.micro_batch = 2 : i64}) {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{'amp.shard_of' on argument #1 must be array<i64: parameter, replicas, master> on an f32 'amp.state' argument of one dimension, naming an 'amp.param' argument, a positive replica count and 0 or 1, the dimension ceil(parameter's elements / replicas)}}
 func.func @shard_of_size(%w: tensor<4x3xf16> {amp.param}, %m: tensor<5xf32> {amp.state, amp.shard_of = array<i64: 0, 2, 1>}) {
   return

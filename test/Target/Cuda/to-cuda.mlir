@@ -202,6 +202,8 @@
 // CHECK-NEXT: nullptr,              // eval
 // CHECK-NEXT: 0,                    // data_parallel
 // CHECK-NEXT: 0,                    // zero_replicas
+// CHECK-NEXT: 0,                    // accumulate
+// CHECK-NEXT: 0,                    // micro_batch_tensor
 // CHECK-NEXT: };
 // CHECK: tiny_describe(void) {
 // CHECK-NEXT: return &tiny_description;

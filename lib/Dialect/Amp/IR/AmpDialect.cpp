@@ -107,7 +107,7 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
       name != kLossScaleAttrName && name != kHyperParameterAttrName &&
       name != kLossPartAttrName && name != kBufferAttrName &&
       name != kParamInitAttrName && name != kRngAttrName &&
-      name != kShardOfAttrName)
+      name != kShardOfAttrName && name != kMicroBatchAttrName)
     return op->emitError() << "unknown amp argument attribute '" << name << "'";
   if (name == kParamInitAttrName) {
     auto init = dyn_cast<DenseF64ArrayAttr>(value);
@@ -120,6 +120,22 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
              << "'" << kParamInitAttrName << "' on argument #" << argIndex
              << " must be array<f64: fan_in, initial> (a whole fan-in of 0 "
                 "or more, a finite value) on an 'amp.param' argument";
+    return success();
+  }
+  if (name == kMicroBatchAttrName) {
+    auto count = dyn_cast<IntegerAttr>(value);
+    auto function = dyn_cast<FunctionOpInterface>(op);
+    auto tensor =
+        function
+            ? dyn_cast<RankedTensorType>(function.getArgumentTypes()[argIndex])
+            : RankedTensorType();
+    if (!count || !count.getType().isInteger(64) || count.getInt() < 2 ||
+        !tensor || tensor.getRank() != 0 || !tensor.getElementType().isF32() ||
+        !function.getArgAttr(argIndex, kStateAttrName))
+      return op->emitError()
+             << "'" << kMicroBatchAttrName << "' on argument #" << argIndex
+             << " must be the micro-batches per update (an i64, 2 or more) "
+                "on a 0-d f32 'amp.state' argument";
     return success();
   }
   if (name == kShardOfAttrName) {

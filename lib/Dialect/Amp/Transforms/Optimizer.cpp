@@ -328,9 +328,11 @@ static LogicalResult buildStep(const GradientFunction &target,
       grad->getAttrOfType<LossScalingAttr>(AmpDialect::kLossScalingAttrName);
   bool dynamicScaling = scaling && scaling.isDynamic();
   ScalerSettings settings = scaling ? scaling.getSettings() : ScalerSettings();
+  unsigned microBatchState = 0;
   if (config.accumulate > 1) {
     for (unsigned i : params)
       addState(argTypes[i], named("grad_accumulator", i));
+    microBatchState = stateTypes.size();
     addState(counterType, named("micro_batch", std::nullopt));
     if (scaling) // found_inf of the micro-batches
       addState(counterType, named("micro_batch_found_inf", std::nullopt));
@@ -440,6 +442,10 @@ static LogicalResult buildStep(const GradientFunction &target,
     if (stateNames[s])
       argAttrs[numParams + s].set(AmpDialect::kNameAttrName, stateNames[s]);
   }
+  if (config.accumulate > 1)
+    argAttrs[numParams + microBatchState].set(
+        AmpDialect::kMicroBatchAttrName,
+        b.getI64IntegerAttr(config.accumulate));
   for (const Shard &shard : shards)
     argAttrs[numParams + shard.state].set(
         AmpDialect::kShardOfAttrName,

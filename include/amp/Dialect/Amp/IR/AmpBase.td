@@ -93,6 +93,12 @@ def Amp_Dialect : Dialect {
     /// parameter's f32 master weights (which start at the parameter's
     /// values), 0 where it is a moment (which starts as its `amp.state`).
     static constexpr ::llvm::StringLiteral kShardOfAttrName = "amp.shard_of";
+    /// Marks the state argument of a step that counts the micro-batches of
+    /// gradient accumulation (a 0-d f32): an i64, the micro-batches per
+    /// update (2 or more). The runtime keeps the count too, so that a
+    /// replica knows without reading the device which run updates.
+    static constexpr ::llvm::StringLiteral kMicroBatchAttrName =
+        "amp.micro_batch";
     /// The loss-scaling configuration (an #amp.loss_scaling) on a gradient
     /// function.
     static constexpr ::llvm::StringLiteral kLossScalingAttrName =

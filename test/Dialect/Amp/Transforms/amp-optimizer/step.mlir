@@ -64,7 +64,7 @@
 // ACCUM-LABEL: func.func @linear_step
 // ACCUM-SAME: {amp.name = "w.exp_avg", amp.state}, %{{[^:]*}}: tensor<4x3xf32> {amp.name = "w.exp_avg_sq", amp.state}
 // ACCUM-SAME: {amp.name = "b.exp_avg_sq", amp.state}, %{{[^:]*}}: tensor<f32> {amp.name = "step", amp.state}
-// ACCUM-SAME: {amp.name = "w.grad_accumulator", amp.state}, %{{[^:]*}}: tensor<3xf32> {amp.name = "b.grad_accumulator", amp.state}, %{{[^:]*}}: tensor<f32> {amp.name = "micro_batch", amp.state}
+// ACCUM-SAME: {amp.name = "w.grad_accumulator", amp.state}, %{{[^:]*}}: tensor<3xf32> {amp.name = "b.grad_accumulator", amp.state}, %{{[^:]*}}: tensor<f32> {amp.micro_batch = 4 : i64, amp.name = "micro_batch", amp.state}
 // ACCUM: %[[DONE:.*]] = amp.compare ge
 // ACCUM: amp.div
 // ACCUM: amp.adamw_update
