@@ -343,13 +343,19 @@ amp_status_t allGatherTensors(void *context, amp_stream_t *stream,
   for (size_t i = 0; i < list.count; ++i) {
     if (!list.parts[i] || !list.wholes[i])
       return AMP_STATUS(AMP_INVALID_ARGUMENT, "tensor %zu is null", i);
-    partBytes[i] = list.part_sizes[i] * list.element_bytes[i];
-    total += partBytes[i];
+    if (__builtin_mul_overflow(list.part_sizes[i], list.element_bytes[i],
+                               &partBytes[i]) ||
+        __builtin_add_overflow(total, partBytes[i], &total) ||
+        total > static_cast<size_t>(INT64_MAX))
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "the bucket's parts do not fit in 64-bit byte counts");
   }
-  if (!amprt::bytesFit({static_cast<int64_t>(total), comm->size}))
+  if (!amprt::bytesFit({static_cast<int64_t>(total), comm->size + 1}))
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "%zu bytes a rank do not fit in memory once per rank",
                       total);
+  if (total == 0)
+    return nullptr;
   amprt::Backend *backend = amprt::backendOf(stream);
   void *handle = amprt::handleOf(stream);
   const bool onHost = backend->kind() == AMP_DEVICE_HOST;

@@ -337,12 +337,64 @@ amp_status_t runOnce(amp_step_t *step) {
       &results->loss, &results->foundInf, results->counters);
 }
 
+/// A sharded step's state changes as a whole: a low-precision weight is
+/// gathered from its f32 master's parts (written alone, the next update
+/// would undo it), and over several replicas each holds its own parts,
+/// which only its state file has.
+amp_status_t checkShardWrite(amp_step_t *step, size_t index) {
+  const amp_step_description_t &d = *step->description;
+  const amp_step_tensor_t &t = d.tensors[index];
+  if (t.shard && d.zero_replicas > 1)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "tensor '%s' of step '%s' is one replica's part of the "
+                      "optimizer state; load the state file each rank saved "
+                      "(amp_step_load) instead",
+                      t.name, d.name);
+  for (size_t i = 0; i < d.tensor_count; ++i)
+    if (d.tensors[i].shard == 2 && d.tensors[i].shard_of == index)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "parameter '%s' of step '%s' is gathered from its "
+                        "f32 master '%s' after each update: written alone it "
+                        "would be undone; load a state file instead",
+                        t.name, d.name, d.tensors[i].name);
+  return nullptr;
+}
+
+/// A step with sharded optimizer state runs on the replicas it was
+/// compiled for, as the rank whose parts it holds: checked before any of
+/// its kernels changes a part.
+amp_status_t checkShardedRun(amp_step_t *step) {
+  const amp_step_description_t &d = *step->description;
+  if (!d.zero_replicas)
+    return nullptr;
+  int32_t count = amp_replica_count(step->stream);
+  int32_t rank = amp_replica_rank(step->stream);
+  if (count != d.zero_replicas)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "step '%s' shards its optimizer state over %d "
+                      "replicas (zero-stage=1 replicas=%d) and runs on %d: "
+                      "join them first (amp_step_set_comm)",
+                      d.name, d.zero_replicas, d.zero_replicas, count);
+  if (step->partsRank != rank)
+    return AMP_STATUS(
+        AMP_INVALID_ARGUMENT,
+        "step '%s' holds %s; it runs as rank %d: initialise "
+        "or load it after joining the replicas",
+        d.name,
+        step->partsRank < 0
+            ? "no parts of the optimizer state yet"
+            : ("the parts of rank " + std::to_string(step->partsRank)).c_str(),
+        rank);
+  return nullptr;
+}
+
 /// One run; a step joined to replicas with gradient accumulation first
 /// tells the replicas' reductions whether the run updates
 /// (amp_stream_s::updates), from the runtime's count of the micro-batches,
 /// so that they need not read the step's flag from the device.
 amp_status_t runCounted(amp_step_t *step) {
   const amp_step_description_t &d = *step->description;
+  AMP_RETURN_IF_ERROR(checkShardedRun(step));
   if (d.accumulate < 2 || !step->stream->replicas.all_reduce)
     return runOnce(step);
   if (step->microBatch < 0) {
@@ -939,6 +991,7 @@ amp_status_t amp_step_write_tensor(amp_step_t *step, size_t index,
   AMP_RETURN_IF_ERROR(checkTransfer(step, index, data, size));
   AMP_RETURN_IF_ERROR(
       checkHyperParameter(step->description->tensors[index], data));
+  AMP_RETURN_IF_ERROR(checkShardWrite(step, index));
   step->microBatch = -1; // the counter may be the tensor written
   AMP_RETURN_IF_ERROR(amp_buffer_write(step->tensors[index].get(), 0, data,
                                        size, step->stream));
@@ -1213,6 +1266,7 @@ amp_status_t amp_step_capture(amp_step_t *step) {
                       "step '%s' is one of %d replicas: its collectives are "
                       "not captured into a graph; it runs as before",
                       step->description->name, step->stream->replicas.count);
+  AMP_RETURN_IF_ERROR(checkShardedRun(step));
   AMP_RETURN_IF_ERROR(amp_graph_capture_begin(step->stream));
   amp_status_t run = runOnce(step);
   amp_graph_t *graph = nullptr;
@@ -1315,6 +1369,11 @@ amp_status_t amp_step_scaler(amp_step_t *step, float *out_scale,
 amp_status_t amp_step_save(amp_step_t *step, const char *path) {
   if (!step || !path)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "step or path is null");
+  if (step->description->zero_replicas && step->partsRank < 0)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "step '%s' holds no parts of its optimizer state yet: "
+                      "initialise or load it before saving it",
+                      step->description->name);
   std::vector<std::vector<char>> host;
   Results results;
   std::vector<amp_state_entry_t> entries;
@@ -1403,13 +1462,13 @@ amp_status_t amp_step_set_replicas(amp_step_t *step,
                         name, shards, replicas->count,
                         replicas->all_gather ? "" : " that gather no parts");
   }
-  int32_t rank = replicas ? replicas->rank : 0;
-  if (shards && step->partsRank >= 0 && step->partsRank != rank)
+  if (replicas && shards && step->partsRank >= 0 &&
+      step->partsRank != replicas->rank)
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "step '%s' holds the optimizer state's parts of rank "
                       "%d; as rank %d it would update another rank's: join "
                       "the replicas before amp_step_init or amp_step_load",
-                      name, step->partsRank, rank);
+                      name, step->partsRank, replicas->rank);
   // Runs queued before the change reduce as they were queued to.
   AMP_RETURN_IF_ERROR(amp_stream_synchronize(step->stream));
   step->stream->replicas = replicas ? *replicas : amp_replicas_t{};

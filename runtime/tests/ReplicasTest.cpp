@@ -381,6 +381,35 @@ TEST_F(ShardedStepTest, RunsOnItsReplicasOnly) {
   amp_replicas_t noGather{&rank, 0, 2, addPeer};
   EXPECT_STATUS(amp_step_set_replicas(step, &noGather), AMP_INVALID_ARGUMENT,
                 "it cannot join 2 that gather no parts");
+  // Joined but neither initialised nor loaded: no parts to run or save.
+  ASSERT_EQ(amp_step_set_replicas(step, &second), nullptr);
+  EXPECT_STATUS(amp_step_run(step, 0, nullptr), AMP_INVALID_ARGUMENT,
+                "step 'sharded' holds no parts of the optimizer state yet; "
+                "it runs as rank 1: initialise or load it after joining the "
+                "replicas");
+  std::string file = directory + "/none";
+  EXPECT_STATUS(amp_step_save(step, file.c_str()), AMP_INVALID_ARGUMENT,
+                "holds no parts of its optimizer state yet: initialise or "
+                "load it before saving it");
+  // A weight gathered from its master, and a part of several replicas',
+  // change only with their state file.
+  ASSERT_EQ(amp_step_init(step, 1), nullptr);
+  const uint16_t weights[5] = {};
+  EXPECT_STATUS(amp_step_write_tensor(step, 0, weights, sizeof weights),
+                AMP_INVALID_ARGUMENT,
+                "parameter 'w' of step 'sharded' is gathered from its f32 "
+                "master 'w.master' after each update: written alone it would "
+                "be undone; load a state file instead");
+  const float part[3] = {};
+  EXPECT_STATUS(amp_step_write_tensor(step, 2, part, sizeof part),
+                AMP_INVALID_ARGUMENT,
+                "tensor 'w.exp_avg' of step 'sharded' is one replica's part "
+                "of the optimizer state; load the state file each rank saved "
+                "(amp_step_load) instead");
+  // Detached, rank 1's parts are no one's to run.
+  ASSERT_EQ(amp_step_set_replicas(step, nullptr), nullptr);
+  EXPECT_STATUS(amp_step_run(step, 0, nullptr), AMP_INVALID_ARGUMENT,
+                "and runs on 1: join them first");
   amp_step_destroy(step);
   // A description whose parts are not its parameters' is refused.
   amp_step_tensor_t tensors[3];
