@@ -596,8 +596,13 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
                  << "gathers the parts of " << gather.getReplicas()
                  << " replicas; the interpreter is one replica (compile for "
                     "replicas=1 to interpret the step)";
+        size_t count = gather.getInputs().size();
+        if (gather.getWhen() && in.back()[0] == 0)
+          return SmallVector<Tensor>(in.begin() + count,
+                                     in.begin() + 2 * count);
         SmallVector<Tensor> wholes;
-        for (auto [part, result] : llvm::zip(in, gather.getResults()))
+        for (auto [part, result] :
+             llvm::zip(in.take_front(count), gather.getResults()))
           wholes.push_back(k::reshape(part, shapeOf(result)));
         return wholes;
       })

@@ -12,6 +12,42 @@
 #include "runtime_internal.h"
 #include "status.h"
 
+namespace {
+
+/// Whether a collective with the flag `when` (one byte in device memory,
+/// or null: always) runs. The flag is a value of the step; the step's
+/// runtime counts the micro-batches too (stream->updates), so that a
+/// transport on the device (NCCL) waits for nothing. On the host, where
+/// reading it costs nothing, the two are compared. Without the count the
+/// flag is read, a wait that a transport through host memory makes anyway.
+amp_status_t readWhen(amp_stream_t *stream, const uint8_t *when, bool *runs) {
+  *runs = true;
+  if (!when)
+    return nullptr;
+  amprt::Backend *backend = amprt::backendOf(stream);
+  const bool onHost = backend->kind() == AMP_DEVICE_HOST;
+  uint8_t flag = 0;
+  if (stream->updates < 0 || onHost) {
+    void *handle = amprt::handleOf(stream);
+    AMP_RETURN_IF_ERROR(backend->copy(&flag, when, sizeof flag,
+                                      amprt::CopyKind::DeviceToHost, handle));
+    AMP_RETURN_IF_ERROR(backend->synchronize(handle));
+  }
+  if (stream->updates >= 0) {
+    if (onHost && flag != stream->updates)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "the step's update flag (%u) is not the one its "
+                        "micro-batch count gives (%d): the counter's state "
+                        "and the runtime's count disagree",
+                        flag, stream->updates);
+    flag = static_cast<uint8_t>(stream->updates);
+  }
+  *runs = flag != 0;
+  return nullptr;
+}
+
+} // namespace
+
 extern "C" {
 
 int32_t amp_replica_count(amp_stream_t *stream) {
@@ -23,7 +59,8 @@ int32_t amp_replica_rank(amp_stream_t *stream) {
 }
 
 amp_status_t amp_replica_all_gather(amp_stream_t *stream,
-                                    amp_gather_list_t list, int64_t replicas) {
+                                    amp_gather_list_t list, int64_t replicas,
+                                    const uint8_t *when) {
   if (!stream)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "stream is null");
   if (list.count && (!list.parts || !list.wholes || !list.part_sizes ||
@@ -47,6 +84,10 @@ amp_status_t amp_replica_all_gather(amp_stream_t *stream,
                       "replicas (zero-stage=1 replicas=%lld) and runs on %d",
                       static_cast<long long>(replicas),
                       static_cast<long long>(replicas), count);
+  bool runs = true;
+  AMP_RETURN_IF_ERROR(readWhen(stream, when, &runs));
+  if (!runs)
+    return nullptr;
   if (joined.all_reduce) {
     if (!joined.all_gather)
       return AMP_STATUS(AMP_INVALID_ARGUMENT,
@@ -77,34 +118,10 @@ amp_status_t amp_replica_all_reduce(amp_stream_t *stream,
   const amp_replicas_t &replicas = stream->replicas;
   if (!replicas.all_reduce)
     return nullptr; // one replica: its values are the reduction
-  if (when) {
-    // The flag is a value of the step, in device memory. The step's
-    // runtime counts the micro-batches too (stream->updates), so that a
-    // transport on the device (NCCL) waits for nothing; on the host, where
-    // reading it costs nothing, the two are compared. Without the count
-    // the flag is read, a wait that a transport through host memory makes
-    // anyway.
-    amprt::Backend *backend = amprt::backendOf(stream);
-    const bool onHost = backend->kind() == AMP_DEVICE_HOST;
-    uint8_t flag = 0;
-    if (stream->updates < 0 || onHost) {
-      void *handle = amprt::handleOf(stream);
-      AMP_RETURN_IF_ERROR(backend->copy(&flag, when, sizeof flag,
-                                        amprt::CopyKind::DeviceToHost, handle));
-      AMP_RETURN_IF_ERROR(backend->synchronize(handle));
-    }
-    if (stream->updates >= 0) {
-      if (onHost && flag != stream->updates)
-        return AMP_STATUS(AMP_INVALID_ARGUMENT,
-                          "the step's update flag (%u) is not the one its "
-                          "micro-batch count gives (%d): the counter's "
-                          "state and the runtime's count disagree",
-                          flag, stream->updates);
-      flag = static_cast<uint8_t>(stream->updates);
-    }
-    if (!flag)
-      return nullptr;
-  }
+  bool runs = true;
+  AMP_RETURN_IF_ERROR(readWhen(stream, when, &runs));
+  if (!runs)
+    return nullptr;
   return replicas.all_reduce(replicas.context, stream, tensors, op);
 }
 

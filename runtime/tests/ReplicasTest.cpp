@@ -250,7 +250,7 @@ amp_status_t gatherStep(amp_stream_t *stream, void *const *tensors, void *arena,
   void *const wholes[] = {whole};
   const size_t partSizes[] = {3}, sizes[] = {5}, bytes[] = {4};
   if (amp_status_t status = amp_replica_all_gather(
-          stream, {1, parts, wholes, partSizes, sizes, bytes}, 2))
+          stream, {1, parts, wholes, partSizes, sizes, bytes}, 2, nullptr))
     return status;
   *loss = whole[0] + 10 * whole[4];
   *foundInf = 0;
@@ -521,24 +521,28 @@ TEST(ReplicaGatherTest, OneReplicaCopiesAndChecks) {
   const void *const parts[] = {part};
   void *const wholes[] = {whole};
   const size_t partSizes[] = {3}, sizes[] = {3}, bytes[] = {4};
-  ASSERT_EQ(amp_replica_all_gather(
-                stream, {1, parts, wholes, partSizes, sizes, bytes}, 1),
+  ASSERT_EQ(amp_replica_all_gather(stream,
+                                   {1, parts, wholes, partSizes, sizes, bytes},
+                                   1, nullptr),
             nullptr);
   EXPECT_EQ(whole[2], 3);
-  EXPECT_STATUS(amp_replica_all_gather(
-                    stream, {1, parts, wholes, partSizes, sizes, bytes}, 2),
-                AMP_INVALID_ARGUMENT,
-                "tensor 0 of the bucket: a part of 3 elements is not the part "
-                "of 3 elements over 2 replicas");
+  EXPECT_STATUS(
+      amp_replica_all_gather(
+          stream, {1, parts, wholes, partSizes, sizes, bytes}, 2, nullptr),
+      AMP_INVALID_ARGUMENT,
+      "tensor 0 of the bucket: a part of 3 elements is not the part "
+      "of 3 elements over 2 replicas");
   const size_t halves[] = {2};
-  EXPECT_STATUS(amp_replica_all_gather(
-                    stream, {1, parts, wholes, halves, sizes, bytes}, 2),
+  EXPECT_STATUS(amp_replica_all_gather(stream,
+                                       {1, parts, wholes, halves, sizes, bytes},
+                                       2, nullptr),
                 AMP_INVALID_ARGUMENT,
                 "shards its optimizer state over 2 replicas (zero-stage=1 "
                 "replicas=2) and runs on 1");
-  EXPECT_STATUS(amp_replica_all_gather(
-                    stream, {1, nullptr, wholes, partSizes, sizes, bytes}, 1),
-                AMP_INVALID_ARGUMENT, "the gather list is null");
+  EXPECT_STATUS(
+      amp_replica_all_gather(
+          stream, {1, nullptr, wholes, partSizes, sizes, bytes}, 1, nullptr),
+      AMP_INVALID_ARGUMENT, "the gather list is null");
   amp_stream_destroy(stream);
   amp_device_destroy(device);
 }

@@ -711,6 +711,15 @@ LogicalResult emitAllGather(AllGatherOp op, OpKernel &kernel) {
   raw_indented_ostream &s = kernel.step();
   SmallVector<std::string> parts, wholes, partSizes, sizes, bytes;
   SmallVector<std::pair<Value, bool>> touched;
+  // With `when`: the priors where the results are, for the runs that do
+  // not gather (the plan puts each result over its prior where it can).
+  for (auto [prior, whole] : llvm::zip(op.getPriors(), op.getResults()))
+    emitter.emitCopy(kernel.getName().str() + "_copy", prior, whole);
+  std::string when = "nullptr";
+  if (Value flag = op.getWhen()) {
+    when = emitter.pointerOf(flag, false);
+    touched.push_back({flag, false});
+  }
   for (auto [part, whole] : llvm::zip(op.getInputs(), op.getResults())) {
     parts.push_back(emitter.pointerOf(part, false));
     wholes.push_back(emitter.pointerOf(whole, true));
@@ -732,7 +741,7 @@ LogicalResult emitAllGather(AllGatherOp op, OpKernel &kernel) {
          "amp_gather_list_t{" +
              std::to_string(parts.size()) +
              ", parts, wholes, part_sizes, sizes, element_bytes}, " +
-             std::to_string(op.getReplicas()) + "));\n";
+             std::to_string(op.getReplicas()) + ", " + when + "));\n";
   s.unindent() << "}\n";
   // The transport's: each replica's part read once, every whole written
   // once; the time on the wire is not modelled.

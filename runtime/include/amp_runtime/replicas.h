@@ -76,9 +76,12 @@ int32_t amp_replica_count(amp_stream_t *stream);
 int32_t amp_replica_rank(amp_stream_t *stream);
 
 /* amp.all_gather over `replicas` replicas, the number the step was compiled
- * for: AMP_INVALID_ARGUMENT unless the step runs on that many. */
+ * for: AMP_INVALID_ARGUMENT unless the step runs on that many. Where `when`
+ * (as amp_replica_all_reduce's) is given and 0, does nothing: the wholes
+ * keep their values. */
 amp_status_t amp_replica_all_gather(amp_stream_t *stream,
-                                    amp_gather_list_t list, int64_t replicas);
+                                    amp_gather_list_t list, int64_t replicas,
+                                    const uint8_t *when);
 
 /* amp.all_reduce: reduces `tensors` over the replicas of the step that
  * runs on `stream`, in place; where `when` (one byte, 0 or 1, in device

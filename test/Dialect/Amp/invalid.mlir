@@ -1442,7 +1442,23 @@ func.func @replica_shard_replicas(%w: tensor<4x3xf32>) {
 
 func.func @all_gather_nothing() {
   // expected-error @+1 {{'amp.all_gather' op needs at least one tensor to gather}}
-  "amp.all_gather"() <{replicas = 2 : i64}> : () -> ()
+  "amp.all_gather"() <{operandSegmentSizes = array<i32: 0, 0, 0>, replicas = 2 : i64}> : () -> ()
+  return
+}
+
+// -----
+
+func.func @all_gather_when_without_priors(%p: tensor<6xf32>, %done: tensor<i1>) {
+  // expected-error @+1 {{'amp.all_gather' op with `when` needs one prior whole of each result's type (its value where `when` is false), and without it none}}
+  %w = "amp.all_gather"(%p, %done) <{operandSegmentSizes = array<i32: 1, 0, 1>, replicas = 2 : i64}> : (tensor<6xf32>, tensor<i1>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @all_gather_prior_type(%p: tensor<6xf16>, %old: tensor<4x3xf32>, %done: tensor<i1>) {
+  // expected-error @+1 {{'amp.all_gather' op with `when` needs one prior whole of each result's type}}
+  %w = amp.all_gather %p else %old(tensor<4x3xf32>) when %done {replicas = 2} : tensor<6xf16> -> tensor<4x3xf16>
   return
 }
 
@@ -1450,7 +1466,7 @@ func.func @all_gather_nothing() {
 
 func.func @all_gather_count(%p: tensor<6xf32>) {
   // expected-error @+1 {{'amp.all_gather' op has 1 inputs and 2 results; each input gathers into one result}}
-  %w:2 = "amp.all_gather"(%p) <{replicas = 2 : i64}> : (tensor<6xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>)
+  %w:2 = "amp.all_gather"(%p) <{operandSegmentSizes = array<i32: 1, 0, 0>, replicas = 2 : i64}> : (tensor<6xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>)
   return
 }
 

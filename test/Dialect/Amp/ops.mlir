@@ -348,11 +348,14 @@ func.func @data_parallel(%g1: tensor<8xf32>, %g2: tensor<2x2xf32>, %found: tenso
 // CHECK-LABEL: func.func @sharded_optimizer
 // CHECK: %{{.*}} = amp.replica_shard %{{.*}} {replicas = 2 : i64} : tensor<4x3xf32> -> tensor<6xf32>
 // CHECK: %{{.*}}:2 = amp.all_gather %{{.*}}, %{{.*}} {replicas = 2 : i64} : tensor<6xf16>, tensor<2xf32> -> tensor<4x3xf16>, tensor<3xf32>
+// CHECK: %{{.*}} = amp.all_gather %{{.*}} else %{{.*}}(tensor<4x3xf16>) when %{{.*}} {replicas = 2 : i64} : tensor<6xf16> -> tensor<4x3xf16>
 // GENERIC: "amp.replica_shard"(%{{.*}}) <{replicas = 2 : i64}> : (tensor<4x3xf32>) -> tensor<6xf32>
-// GENERIC: "amp.all_gather"(%{{.*}}, %{{.*}}) <{replicas = 2 : i64}> : (tensor<6xf16>, tensor<2xf32>) -> (tensor<4x3xf16>, tensor<3xf32>)
-func.func @sharded_optimizer(%w: tensor<4x3xf32>, %wp: tensor<6xf16>, %bp: tensor<2xf32>) {
+// GENERIC: "amp.all_gather"(%{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 2, 0, 0>, replicas = 2 : i64}> : (tensor<6xf16>, tensor<2xf32>) -> (tensor<4x3xf16>, tensor<3xf32>)
+// GENERIC: "amp.all_gather"(%{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1>, replicas = 2 : i64}> : (tensor<6xf16>, tensor<4x3xf16>, tensor<i1>) -> tensor<4x3xf16>
+func.func @sharded_optimizer(%w: tensor<4x3xf32>, %wp: tensor<6xf16>, %bp: tensor<2xf32>, %old: tensor<4x3xf16>, %done: tensor<i1>) {
   %part = amp.replica_shard %w {replicas = 2} : tensor<4x3xf32> -> tensor<6xf32>
   %whole:2 = amp.all_gather %wp, %bp {replicas = 2} : tensor<6xf16>, tensor<2xf32> -> tensor<4x3xf16>, tensor<3xf32>
+  %kept = amp.all_gather %wp else %old(tensor<4x3xf16>) when %done {replicas = 2} : tensor<6xf16> -> tensor<4x3xf16>
   return
 }
 

@@ -1744,6 +1744,12 @@ LogicalResult AllGatherOp::verify() {
     return emitOpError() << "has " << getInputs().size() << " inputs and "
                          << getResults().size()
                          << " results; each input gathers into one result";
+  if (static_cast<bool>(getWhen()) != !getPriors().empty() ||
+      (!getPriors().empty() &&
+       TypeRange(getPriors().getTypes()) != TypeRange(getResultTypes())))
+    return emitOpError() << "with `when` needs one prior whole of each "
+                            "result's type (its value where `when` is "
+                            "false), and without it none";
   for (auto [i, input, result] :
        llvm::enumerate(getInputs().getTypes(), getResultTypes())) {
     auto part = cast<RankedTensorType>(input);

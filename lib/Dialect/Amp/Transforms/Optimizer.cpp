@@ -819,7 +819,14 @@ static LogicalResult buildStep(const GradientFunction &target,
         inputs.push_back(parts[p]);
         wholes.push_back(workTypes[p]);
       }
-      auto gather = b.create<AllGatherOp>(loc, wholes, inputs, zero);
+      // With accumulation, only the update's micro-batch gathers; the
+      // others keep the weights they read.
+      SmallVector<Value> priors;
+      if (done)
+        for (unsigned p : bucket)
+          priors.push_back(body->getArgument(p));
+      auto gather =
+          b.create<AllGatherOp>(loc, wholes, inputs, priors, done, zero);
       for (auto [k, p] : llvm::enumerate(bucket))
         returned[p] = gather.getResult(k);
     }

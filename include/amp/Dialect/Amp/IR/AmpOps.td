@@ -1698,8 +1698,11 @@ def Amp_ReplicaShardOp : Amp_Op<"replica_shard", [Amp_DataFamily,
   let hasVerifier = 1;
 }
 
-def Amp_AllGatherOp : Amp_Op<"all_gather", [Amp_OptimizerFamily,
-    Amp_Follow]> {
+// In place: where it does not gather, each result is its prior, element
+// for element, so the plan may store the results over the priors (the
+// step's weights).
+def Amp_AllGatherOp : Amp_Op<"all_gather", [AttrSizedOperandSegments,
+    Amp_OptimizerFamily, Amp_Follow, Amp_InPlaceUpdate]> {
   let summary = "tensors put together from every replica's part";
   let description = [{
     The inverse of amp.replica_shard over the replicas of a step: each
@@ -1708,18 +1711,26 @@ def Amp_AllGatherOp : Amp_Op<"all_gather", [Amp_OptimizerFamily,
     over all its inputs (a bucket). amp-optimizer{zero-stage=1} gathers the
     updated parameters this way, in the precision the forward pass reads
     them in: the low-precision copies of those autocast reads only in
-    f16 or bf16.
+    f16 or bf16. With `when` (a 0-d i1, equal on every replica), the op
+    gathers only where it holds and otherwise returns `priors`, one whole
+    per input: with gradient accumulation the weights change, and are
+    gathered, once per update.
 
     ```mlir
     %w, %b = amp.all_gather %w_part, %b_part {replicas = 2}
         : tensor<6xf16>, tensor<2xf32> -> tensor<4x3xf16>, tensor<3xf32>
+    %w2 = amp.all_gather %w_part else %w(tensor<4x3xf16>) when %done
+        {replicas = 2} : tensor<6xf16> -> tensor<4x3xf16>
     ```
   }];
   let arguments = (ins Variadic<Amp_FloatTensor>:$inputs,
+                   Variadic<Amp_FloatTensor>:$priors,
+                   Optional<Amp_Condition>:$when,
                    ConfinedAttr<I64Attr, [IntPositive]>:$replicas);
   let results = (outs Variadic<Amp_FloatTensor>:$results);
   let assemblyFormat = [{
-    $inputs attr-dict `:` type($inputs) `->` type($results)
+    $inputs (`else` $priors^ `(` type($priors) `)`)? (`when` $when^)?
+    attr-dict `:` type($inputs) `->` type($results)
   }];
   let hasVerifier = 1;
 }

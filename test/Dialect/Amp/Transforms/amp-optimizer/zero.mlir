@@ -33,6 +33,19 @@
 // CHECK: %[[NEW:.*]]:2 = amp.all_gather %[[LOW]], %[[KB]] {replicas = 2 : i64} : tensor<6xf16>, tensor<2xf32> -> tensor<4x3xf16>, tensor<3xf32>
 // CHECK: return %[[NEW]]#0, %[[NEW]]#1, %[[KW]],
 
+// With accumulation only the update's micro-batch gathers; the others
+// keep the weights they read.
+// RUN: amp-opt %S/step.mlir --amp-train-step="compute-type=f16 optimizer=adamw zero-stage=1 replicas=2 accumulate=2" | FileCheck %s --check-prefix=ACCUM
+// ACCUM-LABEL: func.func @linear_step
+// ACCUM-SAME: (%[[W:[a-z0-9]+]]: tensor<4x3xf16> {amp.name = "w", amp.param}, %[[B:[a-z0-9]+]]: tensor<3xf32> {amp.name = "b", amp.param},
+// ACCUM: %[[DONE:.*]] = amp.compare ge
+// ACCUM: amp.all_gather %{{.*}}, %{{.*}} else %[[W]], %[[B]](tensor<4x3xf16>, tensor<3xf32>) when %[[DONE]] {replicas = 2 : i64}
+// RUN: amp-opt %S/step.mlir --amp-train-step="compute-type=f16 optimizer=adamw lr=0.05 zero-stage=1 replicas=1 accumulate=2" -o %t.zero-acc.mlir
+// RUN: amp-opt %S/step.mlir --amp-train-step="compute-type=f16 optimizer=adamw lr=0.05 data-parallel=true accumulate=2" -o %t.plain-acc.mlir
+// RUN: amp-run %t.zero-acc.mlir --function=linear_step --random-inputs=3 --train-steps=6 --print-every=1 > %t.zero-acc.txt
+// RUN: amp-run %t.plain-acc.mlir --function=linear_step --random-inputs=3 --train-steps=6 --print-every=1 > %t.plain-acc.txt
+// RUN: diff %t.zero-acc.txt %t.plain-acc.txt
+
 // Small buckets: one gather per parameter, the first parameter's first.
 // BUCKETS-LABEL: func.func @linear_step
 // BUCKETS: amp.all_gather %{{.*}} {replicas = 2 : i64} : tensor<6xf16> -> tensor<4x3xf16>
