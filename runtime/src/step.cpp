@@ -677,9 +677,11 @@ int64_t partSize(const amp_step_tensor_t &t, int64_t replicas) {
   return count / replicas + (count % replicas != 0);
 }
 
-/// A step with sharded optimizer state: its parts are f32 state of one
-/// dimension, each the part of a parameter over zero_replicas replicas.
-amp_status_t checkShards(const amp_step_description_t &d) {
+/// The description's fields for replicas: gradient accumulation's counter
+/// is a 0-d f32 state, and a step with sharded optimizer state reduces its
+/// gradients and has parts that are f32 state of one dimension, each the
+/// part of a parameter over zero_replicas replicas.
+amp_status_t checkReplicaFields(const amp_step_description_t &d) {
   const char *name = d.name ? d.name : "?";
   if (d.accumulate < 0 || d.accumulate == 1 ||
       (d.accumulate >= 2 &&
@@ -827,7 +829,7 @@ amp_status_t amp_step_create(const amp_step_description_t *description,
                         "batch input",
                         c, name);
   }
-  AMP_RETURN_IF_ERROR(checkShards(*description));
+  AMP_RETURN_IF_ERROR(checkReplicaFields(*description));
   std::unique_ptr<amp_step_s> step(new (std::nothrow) amp_step_s);
   if (!step)
     return AMP_STATUS(AMP_OUT_OF_MEMORY, "cannot allocate a step");
