@@ -273,6 +273,33 @@ TEST_F(CommTest, ReplicasHookGathersABucketAsOne) {
     EXPECT_EQ(floatWhole[e], valueAt(e / partSizes[1], e % partSizes[1])) << e;
 }
 
+TEST_F(CommTest, RanksThatGatherOtherSizesAreToldHow) {
+  // Rank 0 gathers parts of 2 f32, the others of 3: every rank gets the
+  // error, and the communicator still works.
+  std::vector<float> part(3, 1.0f), whole(3 * worldSize());
+  const void *const parts[] = {part.data()};
+  void *const wholes[] = {whole.data()};
+  const size_t partSizes[] = {worldRank() == 0 ? size_t{2} : size_t{3}};
+  const size_t sizes[] = {partSizes[0] * worldSize()};
+  const size_t bytes[] = {4};
+  amp_replicas_t replicas;
+  ASSERT_EQ(amp_comm_replicas(comm, &replicas), nullptr);
+  amp_status_t status = replicas.all_gather(
+      replicas.context, stream,
+      amp_gather_list_t{1, parts, wholes, partSizes, sizes, bytes});
+  ASSERT_NE(status, nullptr);
+  EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(amp_status_message(status)).find(" bytes a rank here"),
+            std::string::npos)
+      << amp_status_message(status);
+  amp_status_free(status);
+  float value = 1.0f;
+  EXPECT_EQ(
+      amp_comm_all_reduce(comm, stream, &value, 1, AMP_F32, AMP_REDUCE_SUM),
+      nullptr);
+  EXPECT_EQ(value, static_cast<float>(worldSize()));
+}
+
 /// A data-parallel step whose parameter the test sets per rank.
 amp_status_t stillStep(amp_stream_t *, void *const *, void *, float *loss,
                        float *foundInf, double *counters) {

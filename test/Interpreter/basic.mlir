@@ -108,6 +108,30 @@ func.func @replicas(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<f32>, tenso
   return %sum#0, %max, %n : tensor<2x3xf32>, tensor<f32>, tensor<f32>
 }
 
+// ZeRO stage 1's ops over one replica: the part is the tensor flattened,
+// the gather its inverse; with `when` false the gather returns its priors.
+// SHARDS: result #0: tensor<6xf32> = [1, -2, 3, -4, 5, -6]
+// SHARDS: result #1: tensor<2x3xf32> = [1, -2, 3, -4, 5, -6]
+// SHARDS: result #2: tensor<2x3xf32> = [0, 0, 0, 0, 0, 0]
+// RUN: amp-run %s --function=shards --input=%t/x.npy | FileCheck %s --check-prefix=SHARDS
+func.func @shards(%x: tensor<2x3xf32>) -> (tensor<6xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+  %part = amp.replica_shard %x {replicas = 1} : tensor<2x3xf32> -> tensor<6xf32>
+  %whole = amp.all_gather %part {replicas = 1} : tensor<6xf32> -> tensor<2x3xf32>
+  %zero = amp.constant dense<0.0> : tensor<2x3xf32>
+  %no = amp.constant dense<false> : tensor<i1>
+  %kept = amp.all_gather %part else %zero(tensor<2x3xf32>) when %no {replicas = 1} : tensor<6xf32> -> tensor<2x3xf32>
+  return %part, %whole, %kept : tensor<6xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// Parts of several replicas are not the interpreter's: it is one.
+// RUN: not amp-run %s --function=two_replicas --input=%t/x.npy 2>&1 | FileCheck %s --check-prefix=TWO
+// TWO: error: 'amp.all_gather' op gathers the parts of 2 replicas; the interpreter is one replica (compile for replicas=1 to interpret the step)
+func.func @two_replicas(%x: tensor<2x3xf32>) -> tensor<4x3xf32> {
+  %part = amp.reshape %x : tensor<2x3xf32> to tensor<6xf32>
+  %whole = amp.all_gather %part {replicas = 2} : tensor<6xf32> -> tensor<4x3xf32>
+  return %whole : tensor<4x3xf32>
+}
+
 // amp.conv2d by hand on x = [[1, 2, 3], [4, 5, 6], [7, 8, 9]]:
 // - the 2x2 window [[1, 0], [0, -1]] gives x[i][j] - x[i+1][j+1] = -4, plus
 //   the bias 0.5;
