@@ -425,6 +425,15 @@ TEST_F(ShardedStepTest, RunsOnItsReplicasOnly) {
   tensors[2].shard_of = 1; // a state, not a parameter
   EXPECT_STATUS(amp_step_create(&bad, AMP_DEVICE_HOST, &step),
                 AMP_INVALID_ARGUMENT, "tensor 2 of step 'sharded'");
+  std::memcpy(tensors, kSharded, sizeof tensors);
+  tensors[2].shard = 3; // neither a moment nor a master
+  EXPECT_STATUS(amp_step_create(&bad, AMP_DEVICE_HOST, &step),
+                AMP_INVALID_ARGUMENT, "tensor 2 of step 'sharded'");
+  bad = shardedDescription();
+  bad.zero_replicas = -2;
+  EXPECT_STATUS(amp_step_create(&bad, AMP_DEVICE_HOST, &step),
+                AMP_INVALID_ARGUMENT,
+                "shards its state over -2 replicas without reducing");
   bad = shardedDescription();
   bad.data_parallel = 0;
   EXPECT_STATUS(amp_step_create(&bad, AMP_DEVICE_HOST, &step),
@@ -543,6 +552,19 @@ TEST(ReplicaGatherTest, OneReplicaCopiesAndChecks) {
       amp_replica_all_gather(
           stream, {1, nullptr, wholes, partSizes, sizes, bytes}, 1, nullptr),
       AMP_INVALID_ARGUMENT, "the gather list is null");
+  EXPECT_STATUS(
+      amp_replica_all_gather(
+          nullptr, {1, parts, wholes, partSizes, sizes, bytes}, 1, nullptr),
+      AMP_INVALID_ARGUMENT, "stream is null");
+  // `when` 0: nothing gathered, the whole keeps its values.
+  const uint8_t no = 0;
+  float kept[3] = {7, 7, 7};
+  void *const keptWholes[] = {kept};
+  ASSERT_EQ(
+      amp_replica_all_gather(
+          stream, {1, parts, keptWholes, partSizes, sizes, bytes}, 1, &no),
+      nullptr);
+  EXPECT_EQ(kept[0], 7);
   amp_stream_destroy(stream);
   amp_device_destroy(device);
 }

@@ -1510,6 +1510,27 @@ func.func @shard_of_size(%w: tensor<4x3xf16> {amp.param}, %m: tensor<5xf32> {amp
 // -----
 
 // expected-error @+1 {{'amp.shard_of' on argument #1 must be array<i64: parameter, replicas, master>}}
+func.func @shard_of_master_flag(%w: tensor<4x3xf32> {amp.param}, %m: tensor<6xf32> {amp.state, amp.shard_of = array<i64: 0, 2, 2>}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.shard_of' on argument #1 must be array<i64: parameter, replicas, master>}}
+func.func @shard_of_out_of_range(%w: tensor<4x3xf32> {amp.param}, %m: tensor<6xf32> {amp.state, amp.shard_of = array<i64: 5, 2, 0>}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.shard_of' on argument #1 must be array<i64: parameter, replicas, master>}}
+func.func @shard_of_f16_part(%w: tensor<4x3xf32> {amp.param}, %m: tensor<6xf16> {amp.state, amp.shard_of = array<i64: 0, 2, 0>}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.shard_of' on argument #1 must be array<i64: parameter, replicas, master>}}
 func.func @shard_of_not_param(%w: tensor<4x3xf32>, %m: tensor<6xf32> {amp.state, amp.shard_of = array<i64: 0, 2, 0>}) {
   return
 }
