@@ -278,6 +278,14 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
   auto one = [](Tensor t) -> Result { return SmallVector<Tensor>{t}; };
   auto resultShape = [&]() { return shapeOf(op->getResult(0)); };
   auto resultKind = [&]() { return kindOf(op->getResult(0).getType()); };
+  // An op of a step compiled for several replicas: the interpreter is one.
+  auto notOneReplica = [&](Operation *of, StringRef does,
+                           int64_t replicas) -> Result {
+    return of->emitOpError()
+           << does << " " << replicas
+           << " replicas; the interpreter is one replica (compile for "
+              "replicas=1 to interpret the step)";
+  };
   // Hyperparameters (operands from `first` on, named in operand order),
   // each in its range: they are set at run time, so the verifier may not
   // have seen them.
@@ -584,18 +592,14 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
       // Parts over one replica are whole tensors, flattened and back.
       .Case([&](ReplicaShardOp shard) -> Result {
         if (shard.getReplicas() != 1)
-          return shard.emitOpError()
-                 << "cuts a tensor into parts for " << shard.getReplicas()
-                 << " replicas; the interpreter is one replica (compile for "
-                    "replicas=1 to interpret the step)";
+          return notOneReplica(shard, "cuts a tensor into parts for",
+                               shard.getReplicas());
         return one(k::reshape(in[0], resultShape()));
       })
       .Case([&](AllGatherOp gather) -> Result {
         if (gather.getReplicas() != 1)
-          return gather.emitOpError()
-                 << "gathers the parts of " << gather.getReplicas()
-                 << " replicas; the interpreter is one replica (compile for "
-                    "replicas=1 to interpret the step)";
+          return notOneReplica(gather, "gathers the parts of",
+                               gather.getReplicas());
         size_t count = gather.getInputs().size();
         if (gather.getWhen() && in.back()[0] == 0)
           return SmallVector<Tensor>(in.begin() + count,

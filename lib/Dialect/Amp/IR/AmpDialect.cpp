@@ -163,7 +163,7 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
         !part.getElementType().isF32())
       return bad();
     int64_t count = whole.getNumElements();
-    if (part.getDimSize(0) != count / shard[1] + (count % shard[1] != 0))
+    if (part.getDimSize(0) != ReplicaShardOp::getPartSize(count, shard[1]))
       return bad();
     return success();
   }

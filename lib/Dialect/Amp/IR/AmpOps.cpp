@@ -1718,16 +1718,10 @@ LogicalResult ReplicaCountOp::verify() {
   return success();
 }
 
-/// The size of each replica's part of `type`'s elements.
-static int64_t shardSize(RankedTensorType type, int64_t replicas) {
-  int64_t count = type.getNumElements();
-  return count / replicas + (count % replicas != 0);
-}
-
 LogicalResult ReplicaShardOp::verify() {
   auto input = cast<RankedTensorType>(getInput().getType());
   auto result = cast<RankedTensorType>(getType());
-  int64_t size = shardSize(input, getReplicas());
+  int64_t size = getPartSize(input.getNumElements(), getReplicas());
   if (result.getRank() != 1 || result.getDimSize(0) != size ||
       result.getElementType() != input.getElementType())
     return emitOpError() << "result must be " << input.getElementType()
@@ -1754,7 +1748,8 @@ LogicalResult AllGatherOp::verify() {
        llvm::enumerate(getInputs().getTypes(), getResultTypes())) {
     auto part = cast<RankedTensorType>(input);
     auto whole = cast<RankedTensorType>(result);
-    int64_t size = shardSize(whole, getReplicas());
+    int64_t size =
+        ReplicaShardOp::getPartSize(whole.getNumElements(), getReplicas());
     if (part.getRank() != 1 || part.getDimSize(0) != size ||
         part.getElementType() != whole.getElementType())
       return emitOpError() << "input #" << i << " must be the "

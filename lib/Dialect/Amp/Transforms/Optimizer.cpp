@@ -240,7 +240,7 @@ static LogicalResult buildStep(const GradientFunction &target,
   auto partType = [&](unsigned k) -> Type {
     int64_t count =
         cast<RankedTensorType>(argTypes[params[k]]).getNumElements();
-    return RankedTensorType::get({count / zero + (count % zero != 0)},
+    return RankedTensorType::get({ReplicaShardOp::getPartSize(count, zero)},
                                  Float32Type::get(grad.getContext()));
   };
 
@@ -649,7 +649,7 @@ static LogicalResult buildStep(const GradientFunction &target,
     int64_t count = type.getNumElements();
     return b.create<ReplicaShardOp>(
         loc,
-        RankedTensorType::get({count / zero + (count % zero != 0)},
+        RankedTensorType::get({ReplicaShardOp::getPartSize(count, zero)},
                               type.getElementType()),
         whole, zero);
   };

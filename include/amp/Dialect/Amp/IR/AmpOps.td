@@ -1696,6 +1696,13 @@ def Amp_ReplicaShardOp : Amp_Op<"replica_shard", [Amp_DataFamily,
     $input attr-dict `:` type($input) `->` type($result)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The elements of each replica's part of `count` elements over
+    /// `replicas`: ceil(count / replicas).
+    static int64_t getPartSize(int64_t count, int64_t replicas) {
+      return count / replicas + (count % replicas != 0);
+    }
+  }];
 }
 
 // In place: where it does not gather, each result is its prior, element
