@@ -45,7 +45,7 @@ class CompiledStep:
         self.cost = json.loads(cost.read_text()) if cost.is_file() else None
 
     def load(self, device="auto", comm=None, comm_timeout=300.0,
-             transport="mpi"):
+             transport=None):
         """The compiled step, ready to train (see Step; ``comm`` joins a
         data-parallel job)."""
         return Step(self.library, self.name, device, comm=comm,

@@ -241,6 +241,8 @@ def _comm_library():
                                          ctypes.POINTER(handle)]),
         "amp_comm_create_nccl": (status, [ctypes.c_void_p, ctypes.c_double,
                                           ctypes.POINTER(handle)]),
+        "amp_comm_create_env": (status, [ctypes.c_double,
+                                         ctypes.POINTER(handle)]),
         "amp_comm_destroy": (None, [handle]),
         "amp_comm_rank": (ctypes.c_int, [handle]),
         "amp_comm_size": (ctypes.c_int, [handle]),
@@ -263,7 +265,7 @@ def _mpi_comm_address(comm):
                        "not installed") from None
     if not isinstance(comm, MPI.Comm) or comm == MPI.COMM_NULL:
         raise AmpError(f"comm must be an mpi4py communicator (MPI.COMM_WORLD"
-                       f" or one split from it), not {type(comm).__name__}")
+                       f" or one split from it) or 'env', not {comm!r}")
     return MPI._addressof(comm)
 
 
@@ -310,11 +312,18 @@ class Step:
     seconds raises AmpError, and ``init``, ``load`` and ``check_replicas``
     are collective and raise AmpError unless every rank then holds the same
     state. ``transport="nccl"`` reduces a cuda step's gradients through
-    NCCL on the GPUs (a GPU on every rank), ``"mpi"`` through MPI.
+    NCCL on the GPUs (a GPU on every rank), ``"mpi"`` (the default) through
+    MPI.
+
+    ``comm="env"`` joins the processes that a launcher without MPI started,
+    as torchrun does: ``RANK`` and ``WORLD_SIZE`` from the environment, and
+    NCCL's unique id through ``AMP_NCCL_ID_FILE`` (a path every rank sees),
+    ``NCCL_COMM_ID`` or ``MASTER_ADDR`` and ``MASTER_PORT``. Everything then
+    goes through NCCL (``transport`` "nccl"), so every rank needs a GPU.
     """
 
     def __init__(self, library, name=None, device="auto", comm=None,
-                 comm_timeout=300.0, transport="mpi"):
+                 comm_timeout=300.0, transport=None):
         path = Path(library)
         if not path.is_file():
             raise AmpError(f"no compiled step at {path}")
@@ -388,17 +397,33 @@ class Step:
             self.close()
             raise AmpError(f"comm_timeout must be positive seconds, not "
                            f"{timeout}")
+        from_env = isinstance(comm, str) and comm == "env"
+        if transport is None:
+            transport = "nccl" if from_env else "mpi"
         if transport not in ("mpi", "nccl"):
             self.close()
             raise AmpError(f"transport must be 'mpi' or 'nccl', not "
                            f"{transport!r}")
-        address = _mpi_comm_address(comm)
+        if from_env and transport != "nccl":
+            self.close()
+            raise AmpError("comm='env' joins processes started without MPI "
+                           "(RANK, WORLD_SIZE): they reduce through NCCL, "
+                           "not transport='mpi'")
+        try:
+            address = None if from_env else _mpi_comm_address(comm)
+        except AmpError:
+            self.close()
+            raise
         lib = _comm_library()
         handle = ctypes.c_void_p()
         try:
-            create = (lib.amp_comm_create_nccl if transport == "nccl"
-                      else lib.amp_comm_create_mpi)
-            _check(self._lib, create(address, timeout, ctypes.byref(handle)))
+            if from_env:
+                status = lib.amp_comm_create_env(timeout, ctypes.byref(handle))
+            else:
+                create = (lib.amp_comm_create_nccl if transport == "nccl"
+                          else lib.amp_comm_create_mpi)
+                status = create(address, timeout, ctypes.byref(handle))
+            _check(self._lib, status)
             self._comm_lib, self._comm = lib, handle
             _check(self._lib, lib.amp_step_set_comm(self._handle, handle))
         except AmpError:

@@ -63,3 +63,56 @@ def test_nccl_needs_a_gpu_on_every_rank(mlp_dp):
     with mlp_dp.load(comm=MPI.COMM_WORLD, transport="nccl") as step:
         assert (step.rank, step.replicas) == (0, 1)
         step.init(seed=1)
+
+
+@pytest.fixture
+def launch_env(monkeypatch):
+    """No launch variables but those a test sets."""
+    for name in ("RANK", "WORLD_SIZE", "AMP_NCCL_ID_FILE", "NCCL_COMM_ID",
+                 "MASTER_ADDR", "MASTER_PORT"):
+        monkeypatch.delenv(name, raising=False)
+    return monkeypatch
+
+
+def test_env_comm_names_what_is_missing_or_wrong(mlp_dp, launch_env):
+    with pytest.raises(AmpError, match="WORLD_SIZE is not set"):
+        mlp_dp.load(comm="env")
+    launch_env.setenv("WORLD_SIZE", "2")
+    launch_env.setenv("RANK", "5")
+    with pytest.raises(AmpError, match="RANK=5: need a whole number from 0 "
+                                       "to 1"):
+        mlp_dp.load(comm="env")
+    launch_env.setenv("RANK", "1")
+    with pytest.raises(AmpError, match="no way to NCCL's unique id"):
+        mlp_dp.load(comm="env")
+    with pytest.raises(AmpError, match="reduce through NCCL, not "
+                                       "transport='mpi'"):
+        mlp_dp.load(comm="env", transport="mpi")
+    with pytest.raises(AmpError, match="or 'env', not 'environment'"):
+        mlp_dp.load(comm="environment")
+
+
+def test_env_comm_of_one_rank(mlp_dp, launch_env, tmp_path):
+    """Rank 0 of 1 writes NCCL's id to the file, and removes it whether
+    or not it can go on: without a GPU (or NCCL) it refuses."""
+    id_file = tmp_path / "job.id"
+    launch_env.setenv("RANK", "0")
+    launch_env.setenv("WORLD_SIZE", "1")
+    launch_env.setenv("AMP_NCCL_ID_FILE", str(id_file))
+    if not ampmlir.cuda_available():
+        with pytest.raises(AmpError, match="this rank has no CUDA device|"
+                                           "this build of the runtime has "
+                                           "no NCCL"):
+            mlp_dp.load(comm="env")
+        assert not id_file.exists()
+        return
+    # The communicator's own collectives (the fingerprints) through NCCL.
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(64, 784)).astype(np.float32)
+    labels = rng.integers(0, 10, size=64)
+    with mlp_dp.load(comm="env") as step:
+        assert (step.rank, step.replicas) == (0, 1)
+        assert not id_file.exists()
+        step.init(seed=1)
+        step.run(x, labels)
+        step.check_replicas()

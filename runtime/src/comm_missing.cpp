@@ -21,6 +21,10 @@ amp_status_t amp_comm_create_world(amp_comm_transport_t, double,
   return amp_comm_create_mpi(nullptr, 0, out);
 }
 
+amp_status_t amp_comm_create_env(double, amp_comm_t **out) {
+  return amp_comm_create_mpi(nullptr, 0, out);
+}
+
 int amp_comm_nccl_available(void) { return 0; }
 
 amp_status_t amp_comm_create_nccl(const void *, double, amp_comm_t **out) {

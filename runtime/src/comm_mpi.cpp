@@ -16,18 +16,25 @@
 // communicator whose replicas' all-reduce runs on the GPUs instead, on the
 // step's stream without a host wait: NCCL's unique id goes from rank 0 to
 // the others over MPI, and the MPI communicator stays for everything else.
+// amp_comm_create_env makes one without MPI, for processes a launcher such
+// as torchrun started: the id comes through a file or NCCL's bootstrap
+// address, and the communicator's own collectives (the sizes and
+// fingerprints that ranks compare, host buffers) go through NCCL too, on a
+// CUDA stream of the communicator's, polled until the timeout.
 //
 //===----------------------------------------------------------------------===//
 
 #include "amp_runtime/comm.h"
 
 #include "backend.h"
+#include "comm_launch.h"
 #include "row_bodies.h"
 #include "runtime_internal.h"
 #include "status.h"
 
 #include <mpi.h>
 #ifdef AMP_COMM_HAS_NCCL
+#include <cuda_runtime.h>
 #include <nccl.h>
 #endif
 
@@ -38,7 +45,10 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 struct amp_comm_s {
+  // MPI_COMM_NULL in a communicator without MPI (amp_comm_create_env).
   MPI_Comm comm = MPI_COMM_NULL;
   int rank = 0, size = 1;
   double timeout = 0;
@@ -57,6 +67,13 @@ struct amp_comm_s {
   amprt::Backend *stagingBackend = nullptr;
   void *deviceStaging = nullptr;
   size_t deviceStagingBytes = 0;
+  // Without MPI: the stream and device memory of the communicator's own
+  // collectives.
+  cudaStream_t control = nullptr;
+  void *controlBuffer = nullptr;
+  size_t controlBytes = 0;
+  // Rank 0's id file, removed once every rank has joined.
+  std::string idFile;
 #endif
 };
 
@@ -97,9 +114,18 @@ amp_status_t wait(amp_comm_t *c, MPI_Request *request, const char *what) {
   }
 }
 
+#ifdef AMP_COMM_HAS_NCCL
+amp_status_t ncclGather(amp_comm_t *c, const void *send, void *receive,
+                        int64_t bytes, const char *what);
+#endif
+
 /// Gathers `bytes` from `send` of every rank into `receive`, rank by rank.
 amp_status_t allGather(amp_comm_t *c, const void *send, void *receive,
                        int64_t bytes, const char *what) {
+#ifdef AMP_COMM_HAS_NCCL
+  if (c->comm == MPI_COMM_NULL)
+    return ncclGather(c, send, receive, bytes, what);
+#endif
   if (bytes > INT32_MAX)
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "%s: %lld bytes a rank; at most %d at once", what,
@@ -220,6 +246,17 @@ amp_status_t ncclError(amp_comm_t *comm, ncclResult_t rc, const char *what) {
                     detail && *detail ? ": " : "", detail ? detail : "");
 }
 
+/// Aborts NCCL's communicator: a rank did not join `what` in time.
+amp_status_t ncclTimedOut(amp_comm_t *comm, const char *what) {
+  ncclCommAbort(comm->nccl);
+  comm->nccl = nullptr;
+  comm->broken = true;
+  return AMP_STATUS(AMP_DEADLINE_EXCEEDED,
+                    "%s on rank %d of %d: the other ranks did not join "
+                    "within %g s; one of them has failed or stopped",
+                    what, comm->rank, comm->size, comm->timeout);
+}
+
 /// Waits, until the communicator's timeout, for NCCL to finish what a
 /// non-blocking call started (its initialisation, or enqueueing a
 /// collective on a stream: not the collective itself, which runs there).
@@ -227,21 +264,78 @@ amp_status_t ncclSettle(amp_comm_t *comm, ncclResult_t rc, const char *what) {
   auto deadline = std::chrono::steady_clock::now() +
                   std::chrono::duration<double>(comm->timeout);
   while (rc == ncclInProgress) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      ncclCommAbort(comm->nccl);
-      comm->nccl = nullptr;
-      comm->broken = true;
-      return AMP_STATUS(AMP_DEADLINE_EXCEEDED,
-                        "%s on rank %d of %d: the other ranks did not join "
-                        "within %g s; one of them has failed or stopped",
-                        what, comm->rank, comm->size, comm->timeout);
-    }
+    if (std::chrono::steady_clock::now() > deadline)
+      return ncclTimedOut(comm, what);
     std::this_thread::sleep_for(std::chrono::microseconds(50));
     ncclResult_t state = ncclSuccess;
     ncclResult_t query = ncclCommGetAsyncError(comm->nccl, &state);
     rc = query != ncclSuccess ? query : state;
   }
   return rc == ncclSuccess ? nullptr : ncclError(comm, rc, what);
+}
+
+/// Breaks `comm` for a CUDA error of `what`.
+amp_status_t cudaFailure(amp_comm_t *comm, cudaError_t error,
+                         const char *what) {
+  comm->broken = true;
+  return AMP_STATUS(AMP_UNAVAILABLE, "%s on rank %d of %d: %s", what,
+                    comm->rank, comm->size, cudaGetErrorString(error));
+}
+
+/// Waits, until the communicator's timeout, for the work queued on its
+/// control stream; a collective that a rank does not join is aborted.
+amp_status_t waitControl(amp_comm_t *comm, const char *what) {
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::duration<double>(comm->timeout);
+  for (;;) {
+    cudaError_t query = cudaStreamQuery(comm->control);
+    if (query == cudaSuccess)
+      return nullptr;
+    if (query != cudaErrorNotReady)
+      return cudaFailure(comm, query, what);
+    ncclResult_t state = ncclSuccess;
+    ncclResult_t rc = ncclCommGetAsyncError(comm->nccl, &state);
+    if (rc == ncclSuccess)
+      rc = state;
+    if (rc != ncclSuccess && rc != ncclInProgress)
+      return ncclError(comm, rc, what);
+    if (std::chrono::steady_clock::now() > deadline)
+      return ncclTimedOut(comm, what);
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
+
+/// allGather without MPI: through the communicator's device memory, by
+/// NCCL on its control stream.
+amp_status_t ncclGather(amp_comm_t *c, const void *send, void *receive,
+                        int64_t bytes, const char *what) {
+  const size_t each = static_cast<size_t>(bytes);
+  const size_t need = each * (static_cast<size_t>(c->size) + 1);
+  if (need > c->controlBytes) {
+    if (c->controlBuffer)
+      cudaFree(c->controlBuffer);
+    c->controlBuffer = nullptr;
+    c->controlBytes = 0;
+    if (cudaError_t error = cudaMalloc(&c->controlBuffer, need))
+      return cudaFailure(c, error, what);
+    c->controlBytes = need;
+  }
+  char *mine = static_cast<char *>(c->controlBuffer);
+  char *everyone = mine + each;
+  if (cudaError_t error =
+          cudaMemcpyAsync(mine, send, each, cudaMemcpyHostToDevice, c->control))
+    return cudaFailure(c, error, what);
+  ncclResult_t rc =
+      ncclAllGather(mine, everyone, each, ncclUint8, c->nccl, c->control);
+  AMP_RETURN_IF_ERROR(ncclSettle(c, rc, what));
+  // Polled before the copy back, which would wait without a bound.
+  AMP_RETURN_IF_ERROR(waitControl(c, what));
+  if (cudaError_t error = cudaMemcpyAsync(receive, everyone, each * c->size,
+                                          cudaMemcpyDeviceToHost, c->control))
+    return cudaFailure(c, error, what);
+  if (cudaError_t error = cudaStreamSynchronize(c->control))
+    return cudaFailure(c, error, what);
+  return nullptr;
 }
 
 /// The communicator's device memory, at least `bytes` of `backend`'s.
@@ -523,6 +617,14 @@ void amp_comm_destroy(amp_comm_t *comm) {
   }
   if (comm->deviceStaging)
     comm->stagingBackend->free(comm->deviceStaging);
+  // After a failure the device may still run what was queued; its memory
+  // stays until the process ends.
+  if (comm->controlBuffer && !comm->broken)
+    cudaFree(comm->controlBuffer);
+  if (comm->control)
+    cudaStreamDestroy(comm->control);
+  if (!comm->idFile.empty())
+    ::unlink(comm->idFile.c_str());
 #endif
   if (comm->comm != MPI_COMM_NULL)
     MPI_Comm_free(&comm->comm);
@@ -615,6 +717,83 @@ amp_status_t amp_comm_create_nccl(const void *mpi_comm, double timeout_seconds,
     return fail(ncclError(comm, rc, "ncclCommInitRankConfig"));
   if (amp_status_t status = ncclSettle(comm, rc, "ncclCommInitRankConfig"))
     return fail(status);
+  return nullptr;
+#endif
+}
+
+amp_status_t amp_comm_create_env(double timeout_seconds, amp_comm_t **out) {
+  if (!out)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "out is null");
+  *out = nullptr;
+  if (!(timeout_seconds > 0))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "the timeout must be positive seconds, got %g",
+                      timeout_seconds);
+  amprt::Launch launch;
+  AMP_RETURN_IF_ERROR(amprt::readLaunch(&launch));
+#ifndef AMP_COMM_HAS_NCCL
+  return AMP_STATUS(AMP_UNAVAILABLE,
+                    "rank %d of %d: a launch without MPI reduces through "
+                    "NCCL, and this build of the runtime has no NCCL (build "
+                    "it with CUDA where the toolkit has NCCL); start host "
+                    "steps with mpirun",
+                    launch.rank, launch.size);
+#else
+  // Before the id, so that a rank without a GPU fails at once and rank 0
+  // writes no file that nobody would remove.
+  if (!amp_device_available(AMP_DEVICE_CUDA))
+    return AMP_STATUS(AMP_UNAVAILABLE,
+                      "NCCL on rank %d of %d: this rank has no CUDA device; a "
+                      "launch without MPI reduces through NCCL, which needs a "
+                      "GPU on every rank (start host steps with mpirun)",
+                      launch.rank, launch.size);
+  auto comm = std::make_unique<amp_comm_s>();
+  comm->rank = launch.rank;
+  comm->size = launch.size;
+  comm->timeout = timeout_seconds;
+  // NCCL's unique id: made by rank 0 and sent through the file, or made
+  // by every rank from the bootstrap address, where rank 0 listens.
+  ncclUniqueId id{};
+  if (!launch.address.empty()) {
+    if (setenv("NCCL_COMM_ID", launch.address.c_str(), /*overwrite=*/1) != 0)
+      return AMP_STATUS(AMP_UNAVAILABLE, "cannot set NCCL_COMM_ID");
+    if (ncclResult_t rc = ncclGetUniqueId(&id))
+      return ncclError(comm.get(), rc, "ncclGetUniqueId");
+  } else if (launch.rank == 0) {
+    if (ncclResult_t rc = ncclGetUniqueId(&id))
+      return ncclError(comm.get(), rc, "ncclGetUniqueId");
+    AMP_RETURN_IF_ERROR(
+        amprt::publishId(launch.idFile, &id, sizeof id, launch.size));
+    // Removed by amp_comm_destroy, from here on on every way out.
+    comm->idFile = launch.idFile;
+  } else {
+    AMP_RETURN_IF_ERROR(amprt::awaitId(launch.idFile, &id, sizeof id,
+                                       launch.size, timeout_seconds));
+  }
+  auto fail = [&](amp_status_t status) {
+    amp_comm_destroy(comm.release());
+    return status;
+  };
+  if (cudaError_t error =
+          cudaStreamCreateWithFlags(&comm->control, cudaStreamNonBlocking))
+    return fail(cudaFailure(comm.get(), error, "creating a CUDA stream"));
+  // Non-blocking, so that a rank that never comes cannot hold the others
+  // past the timeout.
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0;
+  ncclResult_t rc =
+      ncclCommInitRankConfig(&comm->nccl, comm->size, id, comm->rank, &config);
+  if (rc != ncclSuccess && rc != ncclInProgress)
+    return fail(ncclError(comm.get(), rc, "ncclCommInitRankConfig"));
+  if (amp_status_t status =
+          ncclSettle(comm.get(), rc, "ncclCommInitRankConfig"))
+    return fail(status);
+  // Every rank has reached rank 0's bootstrap, so has read the file.
+  if (!comm->idFile.empty()) {
+    ::unlink(comm->idFile.c_str());
+    comm->idFile.clear();
+  }
+  *out = comm.release();
   return nullptr;
 #endif
 }

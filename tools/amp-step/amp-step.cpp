@@ -56,8 +56,15 @@
 // join within --comm-timeout seconds (default 300) ends the run with an
 // error. --comm=nccl reduces the gradients of a cuda step through NCCL on
 // the GPUs (amp_comm_create_nccl; a host step's go through MPI either
-// way). A step compiled with zero-stage=1 replicas=N runs on N ranks, each
-// holding its own parts of the optimizer state: each rank saves and loads
+// way).
+//
+//   RANK=r WORLD_SIZE=N AMP_NCCL_ID_FILE=PATH amp-step LIB NAME ...
+//
+// joins a job that a launcher without MPI started (torchrun, a scheduler's
+// script): through NCCL alone (amp_comm_create_env), so a GPU on every
+// rank; NCCL's id through PATH, or NCCL_COMM_ID, or MASTER_ADDR and
+// MASTER_PORT. A step compiled with zero-stage=1 replicas=N runs on N ranks,
+// each holding its own parts of the optimizer state: each rank saves and loads
 // a state file of its own, rank r > 0 FILE.rank<r> beside rank 0's FILE.
 //
 //===----------------------------------------------------------------------===//
@@ -703,6 +710,8 @@ int main(int argc, char **argv) {
       "[--print-every=N] [--checkpoint=FILE] [--checkpoint-every=N] "
       "[--log=FILE] [--shuffle-seed=S | --no-shuffle] [--output-dir=DIR]\n"
       "       mpirun -np N amp-step ... [--comm=mpi|nccl] "
+      "[--comm-timeout=SECONDS]\n"
+      "       RANK=R WORLD_SIZE=N AMP_NCCL_ID_FILE=PATH amp-step ... "
       "[--comm-timeout=SECONDS]\n";
   if (argc < 3) {
     std::fprintf(stderr, "%s", usage);
@@ -714,6 +723,7 @@ int main(int argc, char **argv) {
   std::vector<std::pair<std::string, double>> hparams;
   long steps = 1, bench = 0, seed = -1, indexBound = 2, commTimeout = 300;
   amp_comm_transport_t transport = AMP_COMM_MPI;
+  bool transportGiven = false;
   bool graph = false;
   amp_device_kind_t device = AMP_DEVICE_HOST;
   for (int i = 3; i < argc; ++i) {
@@ -759,11 +769,10 @@ int main(int argc, char **argv) {
       dataOptions.checkpoint = arg.substr(13);
     else if (arg.rfind("--log=", 0) == 0)
       dataOptions.log = arg.substr(6);
-    else if (arg == "--comm=nccl")
-      transport = AMP_COMM_NCCL;
-    else if (arg == "--comm=mpi")
-      transport = AMP_COMM_MPI;
-    else if (arg == "--no-shuffle")
+    else if (arg == "--comm=nccl" || arg == "--comm=mpi") {
+      transport = arg == "--comm=nccl" ? AMP_COMM_NCCL : AMP_COMM_MPI;
+      transportGiven = true;
+    } else if (arg == "--no-shuffle")
       dataOptions.shuffle = false;
     else if (arg == "--device=cuda")
       device = AMP_DEVICE_CUDA;
@@ -832,11 +841,30 @@ int main(int argc, char **argv) {
   const char *worldSize = std::getenv("OMPI_COMM_WORLD_SIZE");
   if (!worldSize)
     worldSize = std::getenv("PMI_SIZE");
-  if (worldSize ? std::atol(worldSize) > 1
-                : std::getenv("PMIX_RANK") != nullptr) {
-    if (amp_status_t status = amp_comm_create_world(
-            transport, static_cast<double>(commTimeout), &job.comm))
-      return fail(status, "joining the job that mpirun started: ");
+  // Else started by a launcher without MPI, as torchrun starts processes
+  // (RANK, WORLD_SIZE): the ranks join through NCCL alone.
+  const char *envSize = std::getenv("WORLD_SIZE");
+  bool underMpirun = worldSize ? std::atol(worldSize) > 1
+                               : std::getenv("PMIX_RANK") != nullptr;
+  bool withoutMpi = !underMpirun && !worldSize &&
+                    (std::getenv("RANK") || envSize) &&
+                    !(envSize && std::strcmp(envSize, "1") == 0);
+  if (withoutMpi && transportGiven && transport == AMP_COMM_MPI) {
+    std::fprintf(stderr,
+                 "amp-step: error: --comm=mpi, but this process was started "
+                 "without mpirun (RANK and WORLD_SIZE, as torchrun sets "
+                 "them): there is no MPI job to join; start it with mpirun, "
+                 "or reduce through NCCL (--comm=nccl, the default here)\n");
+    return 2;
+  }
+  if (underMpirun || withoutMpi) {
+    double timeout = static_cast<double>(commTimeout);
+    if (amp_status_t status =
+            withoutMpi ? amp_comm_create_env(timeout, &job.comm)
+                       : amp_comm_create_world(transport, timeout, &job.comm))
+      return fail(status, withoutMpi
+                              ? "joining the job from RANK and WORLD_SIZE: "
+                              : "joining the job that mpirun started: ");
     job.rank = amp_comm_rank(job.comm);
     job.size = amp_comm_size(job.comm);
     if (job.size == 1) {

@@ -64,6 +64,21 @@ typedef enum amp_comm_transport_e {
  * tools started by mpirun. */
 amp_status_t amp_comm_create_world(amp_comm_transport_t transport,
                                    double timeout_seconds, amp_comm_t **out);
+/* A communicator over the processes a launcher without MPI started, as
+ * torchrun does: each is told its place by RANK and WORLD_SIZE, and where
+ * NCCL's unique id comes from by AMP_NCCL_ID_FILE (a path every rank
+ * sees: rank 0 writes the id there, the others wait for it, and rank 0
+ * removes it once every rank has joined; a path that exists already is
+ * refused), else NCCL_COMM_ID, else MASTER_ADDR and MASTER_PORT (host and
+ * port where rank 0 listens for NCCL's bootstrap; under torchrun itself
+ * that port is its agent's: give NCCL_COMM_ID another). With no MPI,
+ * every collective goes through NCCL, the communicator's own (the
+ * fingerprints, host buffers) through the current CUDA device, so every
+ * rank needs a GPU; host steps reduce through it as well. The id's
+ * exchange and the initialisation are bounded by the timeout.
+ * AMP_INVALID_ARGUMENT for a missing or wrong variable, AMP_UNAVAILABLE in
+ * builds without NCCL or on a rank without a GPU. Collective. */
+amp_status_t amp_comm_create_env(double timeout_seconds, amp_comm_t **out);
 void amp_comm_destroy(amp_comm_t *comm);
 int amp_comm_rank(const amp_comm_t *comm);
 int amp_comm_size(const amp_comm_t *comm);
