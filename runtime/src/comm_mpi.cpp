@@ -3,8 +3,10 @@
 // comm.h's collectives on a duplicate of the caller's MPI communicator,
 // with MPI_ERRORS_RETURN so that an MPI error comes back as a status. An
 // all-reduce first gathers every rank's (count, dtype, op), so that ranks
-// that disagree get an error that says how, then gathers the values and
-// folds them in rank order on each rank: the same bits everywhere. Each
+// that disagree get an error that says how; then each rank receives its
+// slice of every rank's values, folds them in rank order, and the slices
+// are gathered: the same bits everywhere, every element added in the same
+// order whichever rank owns it. Each
 // collective is started non-blocking and polled until the timeout; one
 // that times out cannot be cancelled (MPI has no cancel for collectives),
 // so the communicator is then broken: it refuses further work, and
@@ -151,6 +153,23 @@ amp_status_t checkUsable(const amp_comm_t *comm) {
   return nullptr;
 }
 
+/// out[0, count) = the op over `ranks` blocks of `stride` values at
+/// `blocks`, element by element: rank 0's value, then each next rank's,
+/// in f32, rounded once.
+void foldInRankOrder(amp_dtype_t dtype, int rawOp, const char *blocks,
+                     int64_t stride, int ranks, int64_t count, void *out) {
+  const size_t blockBytes =
+      static_cast<size_t>(stride) * amprt::dtypeSize(dtype);
+  for (int64_t i = 0; i < count; ++i) {
+    float acc = amprt::load(dtype, blocks, i);
+    for (int r = 1; r < ranks; ++r) {
+      float value = amprt::load(dtype, blocks + r * blockBytes, i);
+      acc = rawOp == AMP_REDUCE_SUM ? acc + value : amprt::nanMax(acc, value);
+    }
+    amprt::store(dtype, out, i, acc);
+  }
+}
+
 /// values[0, count) (dtype, host memory) = the op over every rank's, in
 /// place: first every rank's (count, dtype, op), so that ranks that
 /// disagree say how, then the values, folded in rank order in f32.
@@ -176,21 +195,58 @@ amp_status_t reduceOnHost(amp_comm_t *comm, void *values, int64_t count,
   if (count == 0)
     return nullptr;
   auto dtype = static_cast<amp_dtype_t>(rawDtype);
-  const size_t bytes = static_cast<size_t>(count) * amprt::dtypeSize(dtype);
-  comm->gathered.resize(bytes * static_cast<size_t>(comm->size));
-  AMP_RETURN_IF_ERROR(allGather(comm, values, comm->gathered.data(),
-                                static_cast<int64_t>(bytes), "all-reduce"));
-  // Rank 0's value, then each next rank's, in f32; rounded once.
-  const char *gathered = comm->gathered.data();
-  for (int64_t i = 0; i < count; ++i) {
-    float acc = amprt::load(dtype, gathered, i);
-    for (int r = 1; r < comm->size; ++r) {
-      float value = amprt::load(dtype, gathered + r * bytes, i);
-      acc = rawOp == AMP_REDUCE_SUM ? acc + value : amprt::nanMax(acc, value);
-    }
-    amprt::store(dtype, values, i, acc);
+  const size_t size = amprt::dtypeSize(dtype);
+  const int ranks = comm->size;
+  if (comm->comm == MPI_COMM_NULL) {
+    // Without MPI (through NCCL's gather): every rank's values whole.
+    const size_t bytes = static_cast<size_t>(count) * size;
+    comm->gathered.resize(bytes * static_cast<size_t>(ranks));
+    AMP_RETURN_IF_ERROR(allGather(comm, values, comm->gathered.data(),
+                                  static_cast<int64_t>(bytes), "all-reduce"));
+    foldInRankOrder(dtype, rawOp, comm->gathered.data(), count, ranks, count,
+                    values);
+    return nullptr;
   }
-  return nullptr;
+  // Over MPI, a reduce-scatter and an all-gather, each element folded by
+  // the rank that owns its slice, in the same order as every rank would:
+  // 2 (ranks - 1) / ranks of the values travel from each rank, not
+  // ranks - 1 times them.
+  const int64_t slice = (count + ranks - 1) / ranks;
+  if (slice * ranks > INT32_MAX) // MPI counts and offsets are ints
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "all-reduce: %lld values; at most %d at once",
+                      static_cast<long long>(count), INT32_MAX - ranks);
+  std::vector<int> counts(ranks), begins(ranks);
+  for (int r = 0; r < ranks; ++r) {
+    int64_t begin = std::min<int64_t>(count, r * slice);
+    begins[r] = static_cast<int>(begin);
+    counts[r] =
+        static_cast<int>(std::min<int64_t>(count, begin + slice) - begin);
+  }
+  const int owned = counts[comm->rank];
+  // Rank q's values of this rank's slice at q * owned.
+  std::vector<int> fromCounts(ranks, owned), fromBegins(ranks);
+  for (int q = 0; q < ranks; ++q)
+    fromBegins[q] = q * owned;
+  comm->gathered.resize(static_cast<size_t>(owned) * ranks * size);
+  // The values' bits, moved unchanged.
+  MPI_Datatype bits = size == 2 ? MPI_UINT16_T : MPI_UINT32_T;
+  MPI_Request request;
+  int rc = MPI_Ialltoallv(values, counts.data(), begins.data(), bits,
+                          comm->gathered.data(), fromCounts.data(),
+                          fromBegins.data(), bits, comm->comm, &request);
+  if (rc != MPI_SUCCESS)
+    return AMP_STATUS(AMP_UNAVAILABLE, "all-reduce on rank %d of %d: %s",
+                      comm->rank, ranks, mpiError(rc).c_str());
+  AMP_RETURN_IF_ERROR(wait(comm, &request, "all-reduce (its slices)"));
+  char *at = static_cast<char *>(values) + begins[comm->rank] * size;
+  foldInRankOrder(dtype, rawOp, comm->gathered.data(), owned, ranks, owned, at);
+  rc = MPI_Iallgatherv(MPI_IN_PLACE, 0, bits, values, counts.data(),
+                       begins.data(), bits, comm->comm, &request);
+  if (rc != MPI_SUCCESS)
+    return AMP_STATUS(AMP_UNAVAILABLE, "all-reduce on rank %d of %d: %s",
+                      comm->rank, ranks, mpiError(rc).c_str());
+  return wait(comm, &request, "all-reduce");
 }
 
 /// One piece of device memory that a collective reads and writes.

@@ -6,10 +6,11 @@
  * memory (the host backend's are host memory). Optional at build time
  * like CUDA: a build without MPI refuses to make one (AMP_UNAVAILABLE).
  *
- * The sum is the same on every rank and the same every run: each rank's
- * values are gathered and added in rank order, in f32 (f16 and bf16
- * widened, the sum rounded once), so a job's ranks never drift apart by
- * the order of a reduction tree. A collective that a peer does not join
+ * The sum is the same on every rank and the same every run: each
+ * element's values are added in rank order, in f32 (f16 and bf16 widened,
+ * the sum rounded once), by the rank that owns its slice, and the sums
+ * gathered, so a job's ranks never drift apart by the order of a
+ * reduction tree. A collective that a peer does not join
  * within the communicator's timeout fails with AMP_DEADLINE_EXCEEDED
  * instead of waiting forever.
  *
