@@ -22,7 +22,10 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD_DIR)
 
+# The tests also need PyTorch, in the project's own virtual environment
+# (.venv; scripts/install-torch.sh), for the importer's tests.
 test: build
+	@./scripts/install-torch.sh
 	@cmake --build $(BUILD_DIR) --target check-amp
 
 demo: build

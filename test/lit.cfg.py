@@ -49,6 +49,18 @@ tools = ["amp-opt", "amp-run", "amp-compile", "amp-translate", "amp-step", "amp-
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.amp_tools_dir, append_path=True)
 
+# PyTorch in the project's virtual environment (scripts/install-torch.sh,
+# which `make test` runs): the importer's tests. Not under the sanitizers:
+# torch's libraries are not built for them, and the importer is Python.
+import glob
+torch_python = os.path.join(config.amp_src_root, ".venv", "bin", "python")
+if os.path.exists(torch_python) and glob.glob(os.path.join(
+        config.amp_src_root, ".venv", "lib", "python3*", "site-packages",
+        "torch", "__init__.py")):
+    config.substitutions.append(("%torch_python", torch_python))
+    if "-fsanitize=address" not in config.cxx_flags:
+        config.available_features.add("torch")
+
 # The communicator's tests run their ranks under Open MPI's mpirun.
 if config.have_mpi and shutil.which("mpirun"):
     config.available_features.add("mpi")

@@ -13,12 +13,14 @@ with automatic mixed precision, and train the compiled steps on numpy data.
 from ._errors import AmpError, CompileError, ToolNotFoundError
 from ._tools import find_runtime_library, find_tool
 from .compiler import CompiledStep, autocast_report, compile, opt, run
+from .torch_import import ImportedModel, from_torch
 from .step import (Step, TensorInfo, bf16_to_float32, cuda_available, float32_to_bf16,
                    host_threads)
 
 __all__ = [
     "AmpError", "CompileError", "ToolNotFoundError", "CompiledStep", "Step",
-    "TensorInfo", "autocast_report", "bf16_to_float32", "compile",
+    "TensorInfo", "ImportedModel", "autocast_report", "bf16_to_float32",
+    "compile", "from_torch",
     "cuda_available", "find_runtime_library", "find_tool", "float32_to_bf16",
     "host_threads", "opt", "run",
 ]

@@ -855,6 +855,80 @@ class Step:
         self.check_replicas()
         return records
 
+    # -- PyTorch's state_dict -------------------------------------------
+
+    def _torch_aliases(self):
+        """{state_dict key: the step's tensor} for the other keys of tied
+        weights, from the names a step imported from PyTorch keeps beside
+        its library (ImportedModel.compile); empty for other steps."""
+        path = self.library.parent / "torch_names.json"
+        if not path.is_file():
+            return {}
+        try:
+            recorded = json.loads(path.read_text())
+            return {alias: name
+                    for name, others in recorded.get("aliases", {}).items()
+                    for alias in others}
+        except (ValueError, AttributeError) as error:
+            raise AmpError(f"{path} is not a record of PyTorch names: "
+                           f"{error}") from None
+
+    def _weights(self):
+        return [t for t in self.tensors if t.kind in ("param", "buffer")]
+
+    def state_dict(self):
+        """The parameters and buffers by their names, which for a step
+        imported with ampmlir.from_torch are the module's state_dict keys
+        (tied weights under each of their keys): torch tensors when PyTorch
+        is installed, numpy arrays otherwise, copies in either case, for
+        ``module.load_state_dict``."""
+        try:
+            import torch
+        except ImportError:
+            torch = None
+        out = {}
+        for info in self._weights():
+            array = self.read(info.name)
+            out[info.name] = torch.from_numpy(array) if torch else array
+        for alias, name in self._torch_aliases().items():
+            out[alias] = out[name]
+        return out
+
+    def load_state_dict(self, state_dict, strict=True):
+        """Sets the parameters and buffers from ``state_dict`` (a module's
+        ``state_dict()``, torch tensors or numpy arrays, in f32): the
+        parameters a step imported with ampmlir.from_torch starts from, or
+        weights trained elsewhere. With ``strict``, raises AmpError unless
+        the keys are exactly the step's (the other keys of tied weights
+        may be given too, with the same values); nothing is written then.
+        Optimizer state and counters are left as they are."""
+        aliases = self._torch_aliases()
+        weights = {t.name: t for t in self._weights()}
+        arrays = {}
+        for key, value in state_dict.items():
+            if hasattr(value, "detach"):
+                value = value.detach().cpu().numpy()
+            arrays[key] = np.asarray(value)
+        unknown = sorted(k for k in arrays if k not in weights and
+                         k not in aliases)
+        missing = sorted(k for k in weights if k not in arrays)
+        if strict and (unknown or missing):
+            raise AmpError(f"load_state_dict: the state_dict does not match "
+                           f"step '{self.name}': missing {missing}, unknown "
+                           f"{unknown}")
+        for alias, name in aliases.items():
+            if alias in arrays and name in arrays and \
+                    not np.array_equal(arrays[alias], arrays[name]):
+                raise AmpError(f"load_state_dict: {alias} and {name} are one "
+                               f"tied tensor in the step, but differ in the "
+                               f"state_dict")
+        for key, array in arrays.items():
+            if key in weights:
+                self._memory_of(weights[key], array, "tensor")
+        for key, array in arrays.items():
+            if key in weights:
+                self.write(key, array)
+
     # -- state files ------------------------------------------------------
 
     def save(self, path):

@@ -1,0 +1,800 @@
+"""PyTorch models into the amp dialect, through torch.export.
+
+    imported = ampmlir.from_torch(model, (x, labels),
+                                  loss=lambda m, x, y: F.cross_entropy(m(x), y))
+    compiled = imported.compile("out/model", compute_type="f16")
+    with compiled.load() as step:
+        step.init(seed=0)
+        step.load_state_dict(model.state_dict())   # start where PyTorch is
+        step.run(x, labels)
+        model.load_state_dict(step.state_dict())   # and hand the weights back
+
+``torch.export.export`` traces the model and its loss into ATen operations;
+each becomes the amp operation of the same meaning, located at the Python
+line and module path that produced it. The model's trainable parameters
+become ``{amp.param}`` arguments named by their ``state_dict`` keys, its
+buffers ``{amp.buffer}`` arguments, its inputs arguments named as the
+loss's parameters. Parameters keep PyTorch's layouts (a Linear's weight is
+[out, in], read transposed by amp.matmul), so a state_dict goes in and out
+as it is. An ATen operation without a counterpart here is an error that
+names it, its module path and source line, and every other such operation
+of the model at once.
+
+torch is imported only when ``from_torch`` is called.
+"""
+
+import inspect
+import json
+import math
+import operator
+import os
+import re
+from pathlib import Path
+
+from ._errors import AmpError
+from .compiler import compile as _compile
+
+# The wrapper's attribute that holds the user's module: its prefix is taken
+# off every parameter's name.
+_MODEL = "model"
+# The file beside a compiled step that records the PyTorch names of its
+# tensors (Step.state_dict).
+TORCH_NAMES_FILE = "torch_names.json"
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:
+        raise AmpError("from_torch needs PyTorch (pip install torch)") from None
+    return torch
+
+
+def _element(dtype, torch):
+    table = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16",
+             torch.int64: "i64", torch.int32: "i32", torch.bool: "i1"}
+    if dtype not in table:
+        raise AmpError(f"tensors of {dtype} are not supported")
+    return table[dtype]
+
+
+def _type(shape, element):
+    dims = "x".join(str(int(d)) for d in shape)
+    return f"tensor<{dims}{'x' if dims else ''}{element}>"
+
+
+def _float(value):
+    """A float literal MLIR reads back as the same double."""
+    text = repr(float(value))
+    if text in ("inf", "-inf", "nan"):
+        raise AmpError(f"cannot write the constant {value} into the model")
+    mantissa, e, exponent = text.partition("e")
+    if "." not in mantissa:
+        mantissa += ".0"
+    return mantissa + e + exponent
+
+
+class _Loss:
+    """The module and its loss as one module for torch.export."""
+
+    @staticmethod
+    def wrap(module, loss, torch):
+        class WithLoss(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                setattr(self, _MODEL, module)
+
+            def forward(self, *args):
+                inner = getattr(self, _MODEL)
+                return loss(inner, *args) if loss is not None else inner(*args)
+
+        return WithLoss()
+
+
+class _Value:
+    """An SSA value of the module being written: its name and type."""
+
+    def __init__(self, name, shape, element):
+        self.name, self.shape, self.element = name, tuple(shape), element
+
+    @property
+    def type(self):
+        return _type(self.shape, self.element)
+
+
+class ImportedModel:
+    """The amp module that ``from_torch`` wrote, and what it was made
+    from: ``mlir`` (the text), ``name``, ``parameters`` and ``buffers``
+    ({name: shape}, in argument order), ``aliases`` ({name: [other
+    state_dict keys of the same tensor]}, tied weights), ``inputs`` (the
+    batch's names, in order)."""
+
+    def __init__(self, name, mlir, parameters, buffers, aliases, inputs):
+        self.name, self.mlir = name, mlir
+        self.parameters, self.buffers = parameters, buffers
+        self.aliases, self.inputs = aliases, inputs
+
+    def write(self, path):
+        """Writes the module to ``path`` (a .mlir file)."""
+        Path(path).write_text(self.mlir)
+
+    def compile(self, output_dir, **options):
+        """Compiles the module as ampmlir.compile does (the same options)
+        into ``output_dir``, with the PyTorch names of its tensors beside
+        the step, for Step.state_dict."""
+        output_dir = Path(output_dir)
+        output_dir.mkdir(parents=True, exist_ok=True)
+        source = output_dir / f"{self.name}.mlir"
+        self.write(source)
+        options.setdefault("name", self.name)
+        compiled = _compile(source, output_dir, **options)
+        names = {"parameters": list(self.parameters),
+                 "buffers": list(self.buffers), "aliases": self.aliases}
+        (output_dir / TORCH_NAMES_FILE).write_text(json.dumps(names, indent=1))
+        return compiled
+
+
+class _Importer:
+    def __init__(self, torch, program, prefix):
+        self.torch = torch
+        self.program = program
+        self.prefix = prefix
+        self.values = {}      # fx node name -> _Value, or a tuple of them
+        self.lines = []       # the function body
+        self.counter = 0
+        self.unsupported = {}  # ATen op -> [where]
+        self.torch_dir = os.path.dirname(torch.__file__)
+
+    # -- writing ------------------------------------------------------------
+
+    def fresh(self, hint):
+        self.counter += 1
+        hint = re.sub(r"[^A-Za-z0-9_]", "_", hint)
+        return f"%{hint}_{self.counter}"
+
+    def emit(self, text, shape, element, loc, hint="v"):
+        name = self.fresh(hint)
+        self.lines.append(f"    {name} = {text} {loc}")
+        return _Value(name, shape, element)
+
+    def location(self, node):
+        """`loc("module.path"("file":line:0))` of the line that made
+        `node`: the innermost frame of its stack outside torch itself."""
+        module = ""
+        stack = node.meta.get("nn_module_stack") or {}
+        if stack:
+            module = list(stack.values())[-1][0]
+            if module.startswith(self.prefix):
+                module = module[len(self.prefix):]
+            elif module == _MODEL:
+                module = ""
+        frames = re.findall(r'File "([^"]+)", line (\d+)',
+                            node.meta.get("stack_trace") or "")
+        ours = [f for f in frames if not f[0].startswith(self.torch_dir)
+                and not f[0].endswith("torch_import.py")]
+        file_line = None
+        if ours:
+            file_line = ours[-1]
+        elif frames:
+            file_line = frames[-1]
+        # The model's own forward has no path: its ops are located by line.
+        if file_line:
+            path = file_line[0].replace("\\", "\\\\").replace('"', '\\"')
+            place = f'"{path}":{file_line[1]}:0'
+            return f'loc("{module}"({place}))' if module else f"loc({place})"
+        return f'loc("{module or node.name}")'
+
+    def where(self, node):
+        """`module.path (file.py:57)` for errors."""
+        loc = self.location(node)
+        named = re.match(r'loc\("([^"]*)"(?:\("([^"]*)":(\d+):0\))?\)', loc)
+        if named:
+            module, path, line = named.groups()
+        else:
+            module = "forward"
+            path, line = re.match(r'loc\("([^"]*)":(\d+):0\)', loc).groups()
+        return f"{module} ({os.path.basename(path)}:{line})" if path else module
+
+    def constant(self, value, element, loc):
+        literal = _float(value) if element.startswith(("f", "b")) else str(int(value))
+        return self.emit(f"amp.constant dense<{literal}> : {_type((), element)}",
+                         (), element, loc, "c")
+
+    # -- helpers over values ----------------------------------------------
+
+    def value(self, arg, like=None, loc=""):
+        """`arg` as a value: a node's, or a Python number as a 0-d
+        constant of `like`'s element type."""
+        torch = self.torch
+        if isinstance(arg, torch.fx.Node):
+            value = self.values.get(arg.name)
+            if not isinstance(value, _Value):
+                raise AmpError(f"{arg.name} is not a tensor")
+            return value
+        if isinstance(arg, (bool, int, float)):
+            element = like.element if like is not None else "f32"
+            return self.constant(arg, element, loc)
+        raise AmpError(f"cannot use {arg!r} as a tensor")
+
+    def result(self, node):
+        val = node.meta.get("val")
+        return tuple(val.shape), _element(val.dtype, self.torch)
+
+    def unary(self, op, x, loc, attrs=""):
+        return self.emit(f"amp.{op} {x.name}{attrs} : {x.type}", x.shape,
+                         x.element, loc, op)
+
+    def binary(self, op, a, b, node, loc):
+        shape, element = self.result(node)
+        return self.emit(f"amp.{op} {a.name}, {b.name} : {a.type}, {b.type}",
+                         shape, element, loc, op)
+
+    def reshape(self, x, shape, loc):
+        shape = tuple(int(d) for d in shape)
+        if shape == x.shape:
+            return x
+        return self.emit(f"amp.reshape {x.name} : {x.type} to "
+                         f"{_type(shape, x.element)}", shape, x.element, loc,
+                         "reshape")
+
+    def transpose(self, x, perm, loc):
+        perm = [int(p) % max(len(x.shape), 1) for p in perm]
+        if perm == list(range(len(perm))):
+            return x
+        shape = tuple(x.shape[p] for p in perm)
+        return self.emit(f"amp.transpose {x.name}, [{', '.join(map(str, perm))}] "
+                         f": {x.type} to {_type(shape, x.element)}", shape,
+                         x.element, loc, "transpose")
+
+    def slice(self, x, dim, start, end, loc):
+        dim %= len(x.shape)
+        size = x.shape[dim]
+        start = max(0, min(size, start + size if start < 0 else start))
+        end = max(start, min(size, end + size if end < 0 else end))
+        if start == 0 and end == size:
+            return x
+        begin = [0] * len(x.shape)
+        limit = list(x.shape)
+        begin[dim], limit[dim] = start, end
+        shape = tuple(limit[i] - begin[i] for i in range(len(limit)))
+        return self.emit(
+            f"amp.slice {x.name} [{', '.join(map(str, begin))}] to "
+            f"[{', '.join(map(str, limit))}] : {x.type} to "
+            f"{_type(shape, x.element)}", shape, x.element, loc, "slice")
+
+    def reduce(self, op, x, dims, keepdim, node, loc):
+        rank = len(x.shape)
+        dims = sorted({int(d) % rank for d in (dims if dims else range(rank))})
+        shape = tuple(d for i, d in enumerate(x.shape) if i not in dims)
+        out = self.emit(f"amp.{op} {x.name} dims = [{', '.join(map(str, dims))}]"
+                        f" : {x.type} to {_type(shape, x.element)}", shape,
+                        x.element, loc, op)
+        return self.reshape(out, self.result(node)[0], loc) if keepdim else out
+
+    # -- the ops --------------------------------------------------------------
+
+    def convert(self, node):
+        aten = self.torch.ops.aten
+        target = node.target
+        loc = self.location(node)
+        args, kwargs = node.args, node.kwargs
+
+        def arg(i, name, default=None):
+            if len(args) > i:
+                return args[i]
+            return kwargs.get(name, default)
+
+        if target is aten.linear.default:
+            x, w = self.value(args[0]), self.value(args[1])
+            b = arg(2, "bias")
+            shape, element = self.result(node)
+            if b is not None:
+                b = self.value(b)
+                return self.emit(
+                    f"amp.matmul {x.name}, {w.name} bias {b.name} "
+                    f"{{transpose_rhs}} : {x.type}, {w.type}, {b.type} to "
+                    f"{_type(shape, element)}", shape, element, loc, "linear")
+            return self.emit(f"amp.matmul {x.name}, {w.name} {{transpose_rhs}} "
+                             f": {x.type}, {w.type} to {_type(shape, element)}",
+                             shape, element, loc, "linear")
+        if target in (aten.matmul.default, aten.mm.default, aten.bmm.default):
+            a, b = self.value(args[0]), self.value(args[1])
+            shape, element = self.result(node)
+            return self.emit(f"amp.matmul {a.name}, {b.name} : {a.type}, "
+                             f"{b.type} to {_type(shape, element)}", shape,
+                             element, loc, "matmul")
+        if target is aten.addmm.default:
+            b, x, w = (self.value(a) for a in args[:3])
+            if arg(3, "beta", 1) != 1 or arg(4, "alpha", 1) != 1:
+                raise AmpError("addmm with beta or alpha other than 1")
+            shape, element = self.result(node)
+            return self.emit(f"amp.matmul {x.name}, {w.name} bias {b.name} : "
+                             f"{x.type}, {w.type}, {b.type} to "
+                             f"{_type(shape, element)}", shape, element, loc,
+                             "addmm")
+        binary = {aten.add.Tensor: "add", aten.sub.Tensor: "sub",
+                  aten.mul.Tensor: "mul", aten.div.Tensor: "div",
+                  aten.add.Scalar: "add", aten.sub.Scalar: "sub",
+                  aten.mul.Scalar: "mul", aten.div.Scalar: "div",
+                  aten.maximum.default: "maximum",
+                  aten.minimum.default: "minimum"}
+        if target in binary:
+            if arg(2, "alpha", 1) != 1:
+                raise AmpError(f"{target} with alpha other than 1")
+            if target is aten.div.Tensor and kwargs.get("rounding_mode"):
+                raise AmpError("division with a rounding mode")
+            a_node, b_node = args[0], args[1]
+            like = self.values.get(getattr(a_node, "name", None)) or \
+                self.values.get(getattr(b_node, "name", None))
+            a = self.value(a_node, like, loc)
+            b = self.value(b_node, like, loc)
+            return self.binary(binary[target], a, b, node, loc)
+        if target is aten.rsub.Scalar:
+            a = self.value(args[0])
+            return self.binary("sub", self.value(args[1], a, loc), a, node, loc)
+        compare = {aten.eq.Tensor: "eq", aten.eq.Scalar: "eq",
+                   aten.ne.Tensor: "ne", aten.ne.Scalar: "ne",
+                   aten.lt.Tensor: "lt", aten.lt.Scalar: "lt",
+                   aten.le.Tensor: "le", aten.le.Scalar: "le",
+                   aten.gt.Tensor: "gt", aten.gt.Scalar: "gt",
+                   aten.ge.Tensor: "ge", aten.ge.Scalar: "ge"}
+        if target in compare:
+            a = self.value(args[0])
+            b = self.value(args[1], a, loc)
+            shape, _ = self.result(node)
+            return self.emit(f"amp.compare {compare[target]}, {a.name}, "
+                             f"{b.name} : {a.type}, {b.type}", shape, "i1", loc,
+                             "compare")
+        unary = {aten.neg.default: "neg", aten.exp.default: "exp",
+                 aten.log.default: "log", aten.sqrt.default: "sqrt",
+                 aten.rsqrt.default: "rsqrt", aten.tanh.default: "tanh",
+                 aten.sigmoid.default: "sigmoid", aten.relu.default: "relu",
+                 aten.abs.default: "abs", aten.relu_.default: "relu"}
+        if target in unary:
+            return self.unary(unary[target], self.value(args[0]), loc)
+        if target is aten.square.default:
+            x = self.value(args[0])
+            return self.binary("mul", x, x, node, loc)
+        if target is aten.silu.default:
+            x = self.value(args[0])
+            s = self.unary("sigmoid", x, loc)
+            return self.binary("mul", x, s, node, loc)
+        if target is aten.gelu.default:
+            x = self.value(args[0])
+            approximate = arg(1, "approximate", "none")
+            attrs = " approximate = tanh" if approximate == "tanh" else ""
+            return self.unary("gelu", x, loc, attrs)
+        if target is aten.pow.Tensor_Scalar:
+            x = self.value(args[0])
+            return self.emit(f"amp.pow {x.name}, {_float(args[1])} : {x.type}",
+                             x.shape, x.element, loc, "pow")
+        if target in (aten.softmax.int, aten._softmax.default,
+                      aten.log_softmax.int, aten._log_softmax.default):
+            x = self.value(args[0])
+            if target in (aten.softmax.int, aten.log_softmax.int) and \
+                    arg(2, "dtype") not in (None, self.torch.float32):
+                raise AmpError("softmax to another dtype")
+            op = "softmax" if "log" not in str(target) else "log_softmax"
+            dim = int(args[1]) % len(x.shape)
+            return self.unary(op, x, loc, f" dim = {dim}")
+        if target is aten.layer_norm.default:
+            x = self.value(args[0])
+            normalized = list(args[1])
+            w, b = arg(2, "weight"), arg(3, "bias")
+            eps = arg(4, "eps", 1e-5)
+            return self.norm("layer_norm", x, normalized, w, b, eps, loc)
+        if target is aten.rms_norm.default:
+            x = self.value(args[0])
+            eps = arg(3, "eps")
+            if eps is None:
+                eps = self.torch.finfo(self.torch.float32).eps
+            return self.norm("rms_norm", x, list(args[1]), arg(2, "weight"),
+                             None, eps, loc)
+        if target is aten.embedding.default:
+            w, idx = self.value(args[0]), self.value(args[1])
+            if arg(2, "padding_idx", -1) != -1:
+                raise AmpError("embedding with padding_idx")
+            shape, element = self.result(node)
+            return self.emit(f"amp.embedding {w.name}[{idx.name}] : {w.type}, "
+                             f"{idx.type}", shape, element, loc, "embedding")
+        if target in (aten.view.default, aten.reshape.default,
+                      aten._unsafe_view.default, aten.unsqueeze.default,
+                      aten.squeeze.dim, aten.squeeze.dims,
+                      aten.squeeze.default, aten.flatten.using_ints):
+            return self.reshape(self.value(args[0]), self.result(node)[0], loc)
+        if target in (aten.contiguous.default, aten.clone.default,
+                      aten.alias.default, aten.detach.default,
+                      aten.lift_fresh_copy.default):
+            return self.value(args[0])
+        if target is aten.transpose.int:
+            x = self.value(args[0])
+            perm = list(range(len(x.shape)))
+            d0, d1 = int(args[1]) % len(perm), int(args[2]) % len(perm)
+            perm[d0], perm[d1] = perm[d1], perm[d0]
+            return self.transpose(x, perm, loc)
+        if target is aten.t.default:
+            x = self.value(args[0])
+            return self.transpose(x, [1, 0] if len(x.shape) == 2 else [0], loc)
+        if target is aten.permute.default:
+            return self.transpose(self.value(args[0]), list(args[1]), loc)
+        if target in (aten.expand.default, aten.broadcast_to.default):
+            x = self.value(args[0])
+            shape, _ = self.result(node)
+            if shape == x.shape:
+                return x
+            return self.emit(f"amp.broadcast_to {x.name} : {x.type} to "
+                             f"{_type(shape, x.element)}", shape, x.element,
+                             loc, "expand")
+        if target is aten.slice.Tensor:
+            x = self.value(args[0])
+            dim = int(arg(1, "dim", 0))
+            start = arg(2, "start")
+            end = arg(3, "end")
+            if int(arg(4, "step", 1)) != 1:
+                raise AmpError("slices with a step other than 1")
+            size = x.shape[dim % len(x.shape)]
+            start = 0 if start is None else int(start)
+            end = size if end is None else min(int(end), size)
+            return self.slice(x, dim, start, end, loc)
+        if target in (aten.split.Tensor, aten.split_with_sizes.default):
+            x = self.value(args[0])
+            dim = int(arg(2, "dim", 0)) % len(x.shape)
+            size = x.shape[dim]
+            if target is aten.split.Tensor:
+                step = int(args[1])
+                sizes = [min(step, size - s) for s in range(0, size, step)]
+            else:
+                sizes = [int(s) for s in args[1]]
+            pieces, at = [], 0
+            for s in sizes:
+                pieces.append(self.slice(x, dim, at, at + s, loc))
+                at += s
+            return tuple(pieces)
+        if target is aten.cat.default:
+            inputs = [self.value(a) for a in args[0]]
+            dim = int(arg(1, "dim", 0)) % len(inputs[0].shape)
+            shape, element = self.result(node)
+            return self.emit(
+                f"amp.concat {', '.join(v.name for v in inputs)} dim = {dim} : "
+                f"{', '.join(v.type for v in inputs)} to "
+                f"{_type(shape, element)}", shape, element, loc, "cat")
+        if target in (aten.mean.dim, aten.sum.dim_IntList):
+            x = self.value(args[0])
+            if arg(3, "dtype") is not None:
+                raise AmpError("reductions to another dtype")
+            op = "mean" if target is aten.mean.dim else "sum"
+            return self.reduce(op, x, args[1] if len(args) > 1 else None,
+                               bool(arg(2, "keepdim", False)), node, loc)
+        if target in (aten.mean.default, aten.sum.default):
+            x = self.value(args[0])
+            op = "mean" if target is aten.mean.default else "sum"
+            return self.reduce(op, x, None, False, node, loc)
+        if target is aten.amax.default:
+            x = self.value(args[0])
+            return self.reduce("max", x, arg(1, "dim", []),
+                               bool(arg(2, "keepdim", False)), node, loc)
+        if target in (aten.where.self, aten.masked_fill.Scalar,
+                      aten.masked_fill.Tensor):
+            if target is aten.where.self:
+                cond = self.value(args[0])
+                a = self.value(args[1])
+                b = self.value(args[2], a, loc)
+                if isinstance(args[1], (int, float)):
+                    a = self.value(args[1], b, loc)
+            else:
+                b = self.value(args[0])
+                cond = self.value(args[1])
+                a = self.value(args[2], b, loc)
+            shape, element = self.result(node)
+            return self.emit(f"amp.select {cond.name}, {a.name}, {b.name} : "
+                             f"{cond.type}, {a.type}, {b.type}", shape,
+                             element, loc, "where")
+        if target is aten.scaled_dot_product_attention.default:
+            return self.attention(node, loc, arg)
+        if target is aten.cross_entropy_loss.default:
+            logits, labels = self.value(args[0]), self.value(args[1])
+            if arg(2, "weight") is not None:
+                raise AmpError("cross_entropy with class weights")
+            if float(arg(5, "label_smoothing", 0.0)) != 0.0:
+                raise AmpError("cross_entropy with label smoothing")
+            reduction = {0: "none", 1: "mean", 2: "sum"}[int(arg(3, "reduction", 1))]
+            if reduction == "none":
+                raise AmpError("cross_entropy with reduction='none'")
+            if len(logits.shape) != 2:
+                raise AmpError("cross_entropy of logits that are not "
+                               "[batch, classes] (flatten them first)")
+            ignore = int(arg(4, "ignore_index", -100))
+            shape, element = self.result(node)
+            return self.emit(
+                f"amp.cross_entropy {logits.name}, {labels.name} reduction = "
+                f"{reduction} ignore_index = {ignore} : {logits.type}, "
+                f"{labels.type} to {_type(shape, element)}", shape, element,
+                loc, "loss")
+        if target is aten.mse_loss.default:
+            x, t = self.value(args[0]), self.value(args[1])
+            reduction = {0: "none", 1: "mean", 2: "sum"}[int(arg(2, "reduction", 1))]
+            if reduction == "none":
+                raise AmpError("mse_loss with reduction='none'")
+            shape, element = self.result(node)
+            return self.emit(f"amp.mse_loss {x.name}, {t.name} reduction = "
+                             f"{reduction} : {x.type}, {t.type} to "
+                             f"{_type(shape, element)}", shape, element, loc,
+                             "loss")
+        if target in (aten.dropout.default, aten.native_dropout.default):
+            p = float(arg(1, "p"))
+            train = arg(2, "train", True)
+            if p == 0.0 or not train:
+                x = self.value(args[0])
+                return (x, None) if target is aten.native_dropout.default else x
+            raise AmpError(f"dropout with p={p} in training (set dropout to 0 "
+                           "or the model to eval())")
+        if target in (aten.arange.default, aten.arange.start,
+                      aten.arange.start_step):
+            shape, element = self.result(node)
+            if element != "i64":
+                raise AmpError("arange of floats")
+            start = 0 if target is aten.arange.default else int(args[0])
+            step = int(args[2]) if target is aten.arange.start_step else 1
+            values = [start + step * i for i in range(shape[0])]
+            return self.emit(f"amp.constant dense<[{', '.join(map(str, values))}]>"
+                             f" : {_type(shape, element)}", shape, element, loc,
+                             "arange")
+        raise _Unsupported()
+
+    def norm(self, op, x, normalized, weight, bias, eps, loc):
+        # Over the last len(normalized) dimensions, flattened into one.
+        count = len(normalized)
+        if tuple(normalized) != x.shape[len(x.shape) - count:]:
+            raise AmpError(f"{op} over {normalized} of a {list(x.shape)} tensor")
+        inner = 1
+        for d in normalized:
+            inner *= int(d)
+        flat = self.reshape(x, x.shape[:len(x.shape) - count] + (inner,), loc)
+        parts = [f"amp.{op} {flat.name}"]
+        for word, operand in (("scale", weight), ("bias", bias)):
+            if operand is not None:
+                v = self.reshape(self.value(operand), (inner,), loc)
+                parts.append(f"{word}({v.name} : {v.type})")
+        text = " ".join(parts) + f" {{epsilon = {_float(eps)}}} : {flat.type}"
+        out = self.emit(text, flat.shape, flat.element, loc, op)
+        return self.reshape(out, x.shape, loc)
+
+    def attention(self, node, loc, arg):
+        q, k, v = (self.value(a) for a in node.args[:3])
+        mask = arg(3, "attn_mask")
+        if float(arg(4, "dropout_p", 0.0)) != 0.0:
+            raise AmpError("attention with dropout")
+        causal = bool(arg(5, "is_causal", False))
+        scale = arg(6, "scale")
+        if arg(7, "enable_gqa", False):
+            raise AmpError("attention with grouped queries (enable_gqa)")
+        shape, element = self.result(node)
+        if mask is None:
+            attrs = f" {{scale = {_float(scale)}}}" if scale is not None else ""
+            return self.emit(
+                f"amp.attention {q.name}, {k.name}, {v.name}"
+                f"{' causal' if causal else ''}{attrs} : {q.type}, {k.type}, "
+                f"{v.type}", shape, element, loc, "attention")
+        if causal:
+            raise AmpError("attention with both a mask and is_causal")
+        # A mask: the scores written out, as PyTorch's math path computes
+        # them: q k^T * scale, masked (False: -inf; floats: added), softmax,
+        # times v.
+        mask = self.value(mask)
+        scale = scale if scale is not None else 1.0 / math.sqrt(q.shape[-1])
+        score_shape = q.shape[:-1] + (k.shape[-2],)
+        scores = self.emit(f"amp.matmul {q.name}, {k.name} {{transpose_rhs}} : "
+                           f"{q.type}, {k.type} to "
+                           f"{_type(score_shape, q.element)}", score_shape,
+                           q.element, loc, "scores")
+        factor = self.constant(scale, q.element, loc)
+        scores = self.emit(f"amp.mul {scores.name}, {factor.name} : "
+                           f"{scores.type}, {factor.type}", score_shape,
+                           q.element, loc, "scaled")
+        if mask.element == "i1":
+            low = self.constant(-3.0e38 if q.element == "f32" else -65504.0,
+                                q.element, loc)
+            scores = self.emit(f"amp.select {mask.name}, {scores.name}, "
+                               f"{low.name} : {mask.type}, {scores.type}, "
+                               f"{low.type}", score_shape, q.element, loc,
+                               "masked")
+        else:
+            scores = self.emit(f"amp.add {scores.name}, {mask.name} : "
+                               f"{scores.type}, {mask.type}", score_shape,
+                               q.element, loc, "masked")
+        weights = self.unary("softmax", scores, loc,
+                             f" dim = {len(score_shape) - 1}")
+        return self.emit(f"amp.matmul {weights.name}, {v.name} : "
+                         f"{weights.type}, {v.type} to {_type(shape, element)}",
+                         shape, element, loc, "attention")
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def from_torch(module, example_args, loss=None, *, name="model"):
+    """Imports ``module`` (a torch.nn.Module) and its loss as an amp module
+    (ImportedModel) that ampmlir compiles into a training step.
+
+    ``example_args`` is a batch (a tuple of tensors) in the order the loss
+    takes them; their shapes become the step's. ``loss`` is a callable
+    ``loss(module, *batch)`` returning the 0-d loss, such as ``lambda m, x,
+    y: F.cross_entropy(m(x), y)``; without it ``module(*batch)`` must
+    return the loss itself. ``name`` names the step (a C identifier).
+    Raises AmpError naming what cannot be imported: a model that
+    torch.export cannot trace, ATen operations without a counterpart here
+    (all of them, each with its module path and source line), a loss that
+    is not a 0-d float.
+    """
+    torch = _torch()
+    if not isinstance(module, torch.nn.Module):
+        raise AmpError(f"from_torch takes a torch.nn.Module, not "
+                       f"{type(module).__name__}")
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise AmpError(f"name must be a C identifier, not {name!r}")
+    if not isinstance(example_args, (tuple, list)):
+        example_args = (example_args,)
+    example_args = tuple(example_args)
+    for i, a in enumerate(example_args):
+        if not isinstance(a, torch.Tensor):
+            raise AmpError(f"example argument {i} is a {type(a).__name__}, "
+                           "not a tensor")
+    if loss is not None and not callable(loss):
+        raise AmpError("loss must be a callable loss(module, *batch)")
+    wrapper = _Loss.wrap(module, loss, torch)
+    try:
+        program = torch.export.export(wrapper, example_args)
+    except Exception as error:  # torch raises many kinds
+        text = str(error).strip().splitlines()
+        raise AmpError(f"torch.export cannot trace the model: "
+                       f"{type(error).__name__}: "
+                       f"{text[0] if text else ''}") from error
+    names = _input_names(module, loss, len(example_args))
+    return _translate(torch, program, module, names, name)
+
+
+def _input_names(module, loss, count):
+    """The batch's names: the loss's parameters after the module, or the
+    module's forward's; input<i> where they have none."""
+    function = loss if loss is not None else module.forward
+    try:
+        params = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    if loss is not None:
+        params = params[1:]
+    positional = (inspect.Parameter.POSITIONAL_ONLY,
+                  inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    names = [p.name for p in params if p.kind in positional][:count]
+    names += [f"input{i}" for i in range(len(names), count)]
+    return names
+
+
+def _translate(torch, program, module, input_names, name):
+    graph = program.graph
+    signature = program.graph_signature
+    prefix = _MODEL + "."
+    importer = _Importer(torch, program, prefix)
+    InputKind = torch.export.graph_signature.InputKind
+
+    # Parameters by tensor, so that tied weights are one argument named by
+    # the first of their state_dict keys (as named_parameters gives them).
+    first_name = {}
+    for key, tensor in module.named_parameters(remove_duplicate=False):
+        first_name.setdefault(id(tensor), key)
+    for key, tensor in module.named_buffers(remove_duplicate=False):
+        first_name.setdefault(id(tensor), key)
+    state = dict(module.named_parameters(remove_duplicate=False))
+    state.update(dict(module.named_buffers(remove_duplicate=False)))
+
+    arguments = []  # (mlir text, _Value) in order
+    parameters, buffers, aliases, inputs = {}, {}, {}, []
+    by_tensor = {}
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    for spec, node in zip(signature.input_specs, placeholders):
+        val = node.meta.get("val")
+        if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
+            key = spec.target[len(prefix):] if spec.target.startswith(prefix) \
+                else spec.target
+            tensor = state.get(key)
+            if tensor is None:
+                raise AmpError(f"cannot find {key} in the module")
+            canonical = first_name[id(tensor)]
+            if canonical in by_tensor:
+                importer.values[node.name] = by_tensor[canonical]
+                if key != canonical and key not in aliases.setdefault(canonical, []):
+                    aliases[canonical].append(key)
+                continue
+            element = _element(val.dtype, torch)
+            value = _Value(f"%arg{len(arguments)}", val.shape, element)
+            by_tensor[canonical] = value
+            importer.values[node.name] = value
+            is_param = spec.kind == InputKind.PARAMETER and \
+                getattr(tensor, "requires_grad", False)
+            if spec.kind == InputKind.PARAMETER and not is_param:
+                raise AmpError(f"parameter {canonical} does not require "
+                               "gradients; frozen parameters are not "
+                               "supported yet")
+            kind = "amp.param" if is_param else "amp.buffer"
+            if spec.kind == InputKind.BUFFER and element != "f32":
+                raise AmpError(f"buffer {canonical} is {val.dtype}; only f32 "
+                               "buffers are supported")
+            (parameters if is_param else buffers)[canonical] = list(val.shape)
+            for other in (k for k, t in state.items()
+                          if t is tensor and k != canonical):
+                if other not in aliases.setdefault(canonical, []):
+                    aliases[canonical].append(other)
+            arguments.append((f'{value.name}: {value.type} {{{kind}, amp.name = '
+                              f'"{canonical}"}}', value))
+        elif spec.kind == InputKind.USER_INPUT:
+            if val is None or not hasattr(val, "shape"):
+                raise AmpError(f"input {node.name} is not a tensor")
+            element = _element(val.dtype, torch)
+            value = _Value(f"%arg{len(arguments)}", val.shape, element)
+            importer.values[node.name] = value
+            input_name = input_names[len(inputs)]
+            if input_name in first_name.values():
+                input_name = f"input_{input_name}"
+            inputs.append(input_name)
+            arguments.append((f'{value.name}: {value.type} {{amp.name = '
+                              f'"{input_name}"}}', value))
+        else:
+            raise AmpError(f"cannot import an input of kind {spec.kind.name} "
+                           f"({node.name})")
+    aliases = {k: v for k, v in aliases.items() if v}
+
+    output = None
+    for node in graph.nodes:
+        if node.op == "placeholder":
+            continue
+        if node.op == "output":
+            output = node
+            break
+        if node.op != "call_function":
+            raise AmpError(f"cannot import a graph node of kind {node.op}")
+        if node.target is operator.getitem:
+            source = importer.values.get(node.args[0].name)
+            importer.values[node.name] = (
+                source[node.args[1]] if isinstance(source, tuple) else None)
+            continue
+        # Downstream of an unsupported operation: nothing to say about it.
+        if any(importer.values.get(n.name, True) is None
+               for n in node.all_input_nodes):
+            importer.values[node.name] = None
+            continue
+        try:
+            importer.values[node.name] = importer.convert(node)
+        except _Unsupported:
+            op = str(node.target)
+            importer.unsupported.setdefault(op, []).append(importer.where(node))
+            importer.values[node.name] = None
+        except AmpError as error:
+            raise AmpError(f"{importer.where(node)}: {node.target}: "
+                           f"{error}") from None
+    if importer.unsupported:
+        lines = [f"  {op} at {', '.join(places[:3])}"
+                 f"{f' and {len(places) - 3} more' if len(places) > 3 else ''}"
+                 for op, places in importer.unsupported.items()]
+        raise AmpError("the model uses ATen operations that amp-mlir cannot "
+                       "import:\n" + "\n".join(lines))
+    results = output.args[0]
+    if isinstance(results, (tuple, list)):
+        if len(results) != 1:
+            raise AmpError(f"the loss must be one 0-d tensor; the model "
+                           f"returns {len(results)} values")
+        results = results[0]
+    loss_value = importer.values.get(getattr(results, "name", None))
+    if not isinstance(loss_value, _Value) or loss_value.shape != () or \
+            loss_value.element != "f32":
+        shape = list(loss_value.shape) if isinstance(loss_value, _Value) else "?"
+        raise AmpError(f"the loss must be a 0-d f32 tensor; it is {shape}"
+                       f"{' ' + loss_value.element if isinstance(loss_value, _Value) else ''}"
+                       " (reduce it with .mean() or .sum())")
+    header = (f"// {type(module).__name__}, imported from PyTorch by "
+              "ampmlir.from_torch.\n")
+    text = (header + f"func.func @{name}(" +
+            ",\n    ".join(a for a, _ in arguments) +
+            ") -> tensor<f32> {\n" + "\n".join(importer.lines) +
+            f"\n    return {loss_value.name} : tensor<f32>\n}}\n")
+    return ImportedModel(name, text, parameters, buffers, aliases, inputs)

@@ -1,0 +1,210 @@
+"""ampmlir.from_torch: models written in PyTorch, imported, compiled and
+trained; PyTorch's own training of the same model from the same weights
+on the same batches is the oracle."""
+
+import copy
+import json
+import re
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+import ampmlir
+from ampmlir import AmpError
+
+import models
+
+
+def train_both(model, loss, batches, tmp_path, steps=20, lr=1e-3, **options):
+    """The model trained by torch.optim.AdamW and by the compiled step
+    (AdamW, the same defaults) from the same weights; returns both losses
+    of every step, the step's final state_dict and PyTorch's model."""
+    imported = ampmlir.from_torch(model, batches[0], loss=loss)
+    compiled = imported.compile(tmp_path / "step", optimizer="adamw",
+                                train_options=f"lr={lr}", **options)
+    reference = copy.deepcopy(model)
+    optimizer = torch.optim.AdamW(reference.parameters(), lr=lr)
+    theirs, ours = [], []
+    with compiled.load() as step:
+        step.init(seed=0)
+        step.load_state_dict(model.state_dict())
+        for k in range(steps):
+            batch = batches[k % len(batches)]
+            value = loss(reference, *batch)
+            optimizer.zero_grad()
+            value.backward()
+            optimizer.step()
+            theirs.append(value.item())
+            step.run(*(t.numpy() for t in batch))
+            ours.append(step.loss)
+        state = step.state_dict()
+    return np.array(theirs), np.array(ours), state, reference
+
+
+def classifier_batches(count=4):
+    g = torch.Generator().manual_seed(1)
+    return [(torch.randn(16, 20, generator=g),
+             torch.randint(0, 5, (16,), generator=g)) for _ in range(count)]
+
+
+def token_batches(count=4, vocab=64):
+    g = torch.Generator().manual_seed(2)
+    batches = []
+    for _ in range(count):
+        idx = torch.randint(0, vocab, (4, 16), generator=g)
+        targets = torch.randint(0, vocab, (4, 16), generator=g)
+        targets[0, :3] = -1  # ignored positions
+        batches.append((idx, targets))
+    return batches
+
+
+def classify(model, x, labels):
+    return F.cross_entropy(model(x), labels)
+
+
+def test_a_classifier_trains_as_pytorch_does(tmp_path):
+    torch.manual_seed(0)
+    model = models.Classifier()
+    theirs, ours, state, reference = train_both(
+        model, classify, classifier_batches(), tmp_path, compute_type="f32")
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5)
+    assert theirs[-1] < theirs[0]
+    for key, value in reference.state_dict().items():
+        np.testing.assert_allclose(state[key].numpy(), value.numpy(),
+                                   rtol=1e-4, atol=1e-6)
+
+
+def test_nanogpt_trains_as_pytorch_does(tmp_path):
+    torch.manual_seed(0)
+    model = models.NanoGPT()
+    theirs, ours, state, reference = train_both(
+        model, models.lm_loss, token_batches(), tmp_path, compute_type="f32")
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5)
+    assert theirs[-1] < theirs[0]
+    # The trained weights go back into the module, tied head included.
+    assert state["lm_head.weight"] is state["transformer.wte.weight"]
+    model.load_state_dict(state)
+    assert torch.equal(model.lm_head.weight, model.transformer.wte.weight)
+    idx, targets = token_batches(1)[0]
+    with torch.no_grad():
+        np.testing.assert_allclose(models.lm_loss(model, idx, targets).item(),
+                                   models.lm_loss(reference, idx,
+                                                  targets).item(), rtol=1e-4)
+
+
+def test_nanogpt_trains_in_f16(tmp_path):
+    torch.manual_seed(0)
+    model = models.NanoGPT()
+    theirs, ours, _, _ = train_both(model, models.lm_loss, token_batches(),
+                                    tmp_path, compute_type="f16")
+    assert np.all(np.isfinite(ours))
+    # Mixed precision follows fp32 PyTorch closely on this small model.
+    np.testing.assert_allclose(ours, theirs, rtol=2e-2)
+
+
+def test_the_module_names_parameters_inputs_and_locations(tmp_path):
+    imported = ampmlir.from_torch(models.NanoGPT(), token_batches(1)[0],
+                                  loss=models.lm_loss, name="nanogpt")
+    assert imported.inputs == ["idx", "targets"]
+    assert list(imported.parameters)[:3] == [
+        "transformer.wte.weight", "transformer.wpe.weight",
+        "transformer.h.0.ln_1.weight"]
+    assert imported.aliases == {"transformer.wte.weight": ["lm_head.weight"]}
+    text = imported.mlir
+    assert 'amp.name = "transformer.h.1.mlp.c_fc.weight"' in text
+    assert 'amp.name = "idx"' in text
+    # Each op where the model's source made it, under its module's path.
+    line = next(n for n, text_line in enumerate(
+        open(models.__file__).read().splitlines(), 1)
+        if "self.c_proj(F.gelu(self.c_fc(x)" in text_line)
+    assert re.search(r'amp\.gelu .* loc\("transformer\.h\.0\.mlp"\(".*models'
+                     rf'\.py":{line}:0\)\)', text), text
+    # The autocast report names them too.
+    imported.write(tmp_path / "nanogpt.mlir")
+    ampmlir.autocast_report(tmp_path / "nanogpt.mlir", tmp_path / "report.json")
+    ops = json.loads((tmp_path / "report.json").read_text())["functions"][0]["ops"]
+    matmuls = [op for op in ops if op["op"] == "amp.matmul"]
+    assert matmuls[0]["precision"] == "low"
+    assert matmuls[0]["loc"].startswith('loc("transformer.h.0.attn.c_attn"(')
+
+
+def test_masked_attention_is_written_out(tmp_path):
+    class Masked(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = torch.nn.Linear(8, 8)
+
+        def forward(self, x, mask):
+            q = self.proj(x).view(2, 5, 2, 4).transpose(1, 2)
+            y = F.scaled_dot_product_attention(q, q, q, attn_mask=mask)
+            return y.square().mean()
+
+    torch.manual_seed(0)
+    model = Masked()
+    mask = torch.rand(5, 5, generator=torch.Generator().manual_seed(3)) > 0.3
+    mask |= torch.eye(5, dtype=torch.bool)
+    batch = (torch.randn(2, 5, 8), mask)
+    theirs, ours, _, _ = train_both(model, lambda m, x, k: m(x, k), [batch],
+                                    tmp_path, steps=3, compute_type="f32")
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5)
+
+
+def test_unsupported_operations_are_all_listed():
+    model = models.Unsupported()
+    with pytest.raises(AmpError) as error:
+        ampmlir.from_torch(model, (torch.randn(2, 8),))
+    message = str(error.value)
+    line = next(n for n, text in enumerate(
+        open(models.__file__).read().splitlines(), 1) if "torch.cumsum" in text)
+    assert message == (
+        "the model uses ATen operations that amp-mlir cannot import:\n"
+        f"  aten.cumsum.default at forward (models.py:{line})\n"
+        f"  aten.sort.default at forward (models.py:{line})"), message
+
+
+def test_bad_input_is_refused_clearly():
+    with pytest.raises(AmpError, match="torch.export cannot trace the model"):
+        ampmlir.from_torch(models.DataDependent(), (torch.randn(3, 4),))
+    with pytest.raises(AmpError, match="the loss must be a 0-d f32 tensor; "
+                                       r"it is \[16, 5\]"):
+        ampmlir.from_torch(models.Classifier(), (torch.randn(16, 20),))
+    with pytest.raises(AmpError, match="takes a torch.nn.Module"):
+        ampmlir.from_torch(lambda x: x, (torch.randn(2),))
+    with pytest.raises(AmpError, match="example argument 1 is a int"):
+        ampmlir.from_torch(models.Classifier(), (torch.randn(16, 20), 3),
+                           loss=classify)
+    with pytest.raises(AmpError, match="name must be a C identifier"):
+        ampmlir.from_torch(models.Classifier(), classifier_batches(1)[0],
+                           loss=classify, name="my model")
+    with pytest.raises(AmpError, match="dropout with p=0.5 in training"):
+        ampmlir.from_torch(torch.nn.Sequential(torch.nn.Linear(4, 4),
+                                               torch.nn.Dropout(0.5)),
+                           (torch.randn(2, 4),),
+                           loss=lambda m, x: m(x).mean())
+
+
+def test_load_state_dict_checks_the_keys(tmp_path):
+    model = models.Classifier()
+    imported = ampmlir.from_torch(model, classifier_batches(1)[0],
+                                  loss=classify)
+    compiled = imported.compile(tmp_path / "step", compute_type="f32")
+    with compiled.load() as step:
+        step.init(seed=0)
+        before = step.read("fc1.weight")
+        state = model.state_dict()
+        state["extra"] = torch.zeros(1)
+        del state["fc2.bias"]
+        with pytest.raises(AmpError, match=r"missing \['fc2.bias'\], unknown "
+                                           r"\['extra'\]"):
+            step.load_state_dict(state)
+        np.testing.assert_array_equal(step.read("fc1.weight"), before)
+        bad = model.state_dict()
+        bad["fc1.weight"] = torch.zeros(3, 3)
+        with pytest.raises(AmpError, match="must have shape"):
+            step.load_state_dict(bad)
+        np.testing.assert_array_equal(step.read("fc1.weight"), before)
+        step.load_state_dict(model.state_dict())
+        np.testing.assert_array_equal(step.read("fc1.weight"),
+                                      model.fc1.weight.detach().numpy())
