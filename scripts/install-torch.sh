@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs PyTorch (CPU use) into the project's own virtual environment,
-# for the tests of the PyTorch importer (ampmlir.from_torch) and nothing
-# else: the package itself imports torch only when from_torch is called.
+# with torchvision and Hugging Face transformers, whose models the tests of
+# the PyTorch importer (ampmlir.from_torch) import; nothing else uses them:
+# the package itself imports torch only when from_torch is called.
 # The environment sees Debian's packages (numpy, pytest, mpi4py) too.
 # Idempotent: an environment whose torch imports is left as it is.
 #
@@ -17,12 +18,13 @@ here="$(cd "$(dirname "$0")" && pwd)"
 venv="${1:-$here/../.venv}"
 # The version the tests' golden figures and the docs were made with.
 torch_version=2.15.0
+packages=("torch==$torch_version" torchvision==0.29.2 transformers==5.24.0)
 
 if [ -x "$venv/bin/python" ] &&
-   "$venv/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$torch_version')" 2>/dev/null; then
+   "$venv/bin/python" -c "import torch, torchvision, transformers, sys; sys.exit(torch.__version__.split('+')[0] != '$torch_version')" 2>/dev/null; then
   exit 0
 fi
 echo "install-torch: installing torch $torch_version into $venv (about 5 GB)"
 /usr/bin/python3 -m venv --system-site-packages "$venv"
-"$venv/bin/python" -m pip install --quiet "torch==$torch_version"
+"$venv/bin/python" -m pip install --quiet "${packages[@]}"
 "$venv/bin/python" -c "import torch; print('install-torch: torch', torch.__version__)"

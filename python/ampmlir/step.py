@@ -857,21 +857,27 @@ class Step:
 
     # -- PyTorch's state_dict -------------------------------------------
 
-    def _torch_aliases(self):
-        """{state_dict key: the step's tensor} for the other keys of tied
-        weights, from the names a step imported from PyTorch keeps beside
-        its library (ImportedModel.compile); empty for other steps."""
+    def _torch_record(self):
+        """What a step imported from PyTorch keeps beside its library
+        (ImportedModel.compile): {"aliases": {key: [other keys of the same
+        tensor]}, "counters": [num_batches_tracked keys]}; empty for other
+        steps."""
         path = self.library.parent / "torch_names.json"
         if not path.is_file():
-            return {}
+            return {"aliases": {}, "counters": []}
         try:
             recorded = json.loads(path.read_text())
-            return {alias: name
-                    for name, others in recorded.get("aliases", {}).items()
-                    for alias in others}
-        except (ValueError, AttributeError) as error:
+            return {"aliases": dict(recorded.get("aliases", {})),
+                    "counters": list(recorded.get("counters", []))}
+        except (ValueError, AttributeError, TypeError) as error:
             raise AmpError(f"{path} is not a record of PyTorch names: "
                            f"{error}") from None
+
+    def _torch_aliases(self):
+        """{other key of tied weights: the step's tensor}."""
+        return {alias: name
+                for name, others in self._torch_record()["aliases"].items()
+                for alias in others}
 
     def _weights(self):
         return [t for t in self.tensors if t.kind in ("param", "buffer")]
@@ -881,7 +887,9 @@ class Step:
         imported with ampmlir.from_torch are the module's state_dict keys
         (tied weights under each of their keys): torch tensors when PyTorch
         is installed, numpy arrays otherwise, copies in either case, for
-        ``module.load_state_dict``."""
+        ``module.load_state_dict``. Batch norm's ``num_batches_tracked``
+        is the loaded count plus the updates run since (with gradient
+        accumulation PyTorch counts each micro-batch)."""
         try:
             import torch
         except ImportError:
@@ -892,6 +900,12 @@ class Step:
             out[info.name] = torch.from_numpy(array) if torch else array
         for alias, name in self._torch_aliases().items():
             out[alias] = out[name]
+        # Batch norm's count of batches: as loaded, plus the updates since.
+        base, at = getattr(self, "_counted", ({}, 0))
+        for key in self._torch_record()["counters"]:
+            count = int(base.get(key, 0)) + self.steps - at
+            out[key] = (torch.tensor(count, dtype=torch.int64) if torch
+                        else np.array(count, dtype=np.int64))
         return out
 
     def load_state_dict(self, state_dict, strict=True):
@@ -903,6 +917,7 @@ class Step:
         may be given too, with the same values); nothing is written then.
         Optimizer state and counters are left as they are."""
         aliases = self._torch_aliases()
+        counters = self._torch_record()["counters"]
         weights = {t.name: t for t in self._weights()}
         arrays = {}
         for key, value in state_dict.items():
@@ -910,7 +925,7 @@ class Step:
                 value = value.detach().cpu().numpy()
             arrays[key] = np.asarray(value)
         unknown = sorted(k for k in arrays if k not in weights and
-                         k not in aliases)
+                         k not in aliases and k not in counters)
         missing = sorted(k for k in weights if k not in arrays)
         if strict and (unknown or missing):
             raise AmpError(f"load_state_dict: the state_dict does not match "
@@ -928,6 +943,8 @@ class Step:
         for key, array in arrays.items():
             if key in weights:
                 self.write(key, array)
+        self._counted = ({k: int(arrays[k]) for k in counters if k in arrays},
+                         self.steps)
 
     # -- state files ------------------------------------------------------
 

@@ -107,12 +107,16 @@ class ImportedModel:
     from: ``mlir`` (the text), ``name``, ``parameters`` and ``buffers``
     ({name: shape}, in argument order), ``aliases`` ({name: [other
     state_dict keys of the same tensor]}, tied weights), ``inputs`` (the
-    batch's names, in order)."""
+    batch's names, in order), ``counters`` (batch norm's
+    num_batches_tracked: counted by Step.state_dict, not tensors of the
+    step)."""
 
-    def __init__(self, name, mlir, parameters, buffers, aliases, inputs):
+    def __init__(self, name, mlir, parameters, buffers, aliases, inputs,
+                 counters=()):
         self.name, self.mlir = name, mlir
         self.parameters, self.buffers = parameters, buffers
         self.aliases, self.inputs = aliases, inputs
+        self.counters = list(counters)
 
     def write(self, path):
         """Writes the module to ``path`` (a .mlir file)."""
@@ -129,7 +133,8 @@ class ImportedModel:
         options.setdefault("name", self.name)
         compiled = _compile(source, output_dir, **options)
         names = {"parameters": list(self.parameters),
-                 "buffers": list(self.buffers), "aliases": self.aliases}
+                 "buffers": list(self.buffers), "aliases": self.aliases,
+                 "counters": self.counters}
         (output_dir / TORCH_NAMES_FILE).write_text(json.dumps(names, indent=1))
         return compiled
 
@@ -143,6 +148,7 @@ class _Importer:
         self.lines = []       # the function body
         self.counter = 0
         self.unsupported = {}  # ATen op -> [where]
+        self.known = {}       # fx node name -> its value, for constants
         self.torch_dir = os.path.dirname(torch.__file__)
 
     # -- writing ------------------------------------------------------------
@@ -195,6 +201,43 @@ class _Importer:
             path, line = re.match(r'loc\("([^"]*)":(\d+):0\)', loc).groups()
         return f"{module} ({os.path.basename(path)}:{line})" if path else module
 
+    def fold(self, node):
+        """Computes `node` now if every input is a constant (masks and
+        positions made from arange, shapes): its value is then known, and
+        written out only where an imported operation reads it."""
+        torch = self.torch
+        if str(node.target).split(".")[1:2] and \
+                str(node.target).split(".")[1] in _RANDOM:
+            return False
+        inputs = node.all_input_nodes
+        if any(n.name not in self.known for n in inputs):
+            return False
+        if not inputs and not str(node.target).startswith(
+                ("aten.arange", "aten.full", "aten.zeros", "aten.ones",
+                 "aten.scalar_tensor", "aten.empty")):
+            return False
+        args = torch.fx.node.map_arg(node.args, lambda n: self.known[n.name])
+        kwargs = torch.fx.node.map_arg(node.kwargs,
+                                       lambda n: self.known[n.name])
+        try:
+            with torch.no_grad():
+                self.known[node.name] = node.target(*args, **kwargs)
+        except Exception:  # noqa: BLE001 - then it is imported as usual
+            return False
+        return True
+
+    def literal(self, tensor):
+        """A constant tensor of the model, written out."""
+        element = _element(tensor.dtype, self.torch)
+        flat = tensor.detach().reshape(-1).tolist()
+        if tensor.dim() == 0:
+            return self.constant(flat[0], element, "")
+        write = _float if element[0] in "fb" else (lambda v: str(int(v)))
+        value = self.emit(f"amp.constant dense<[{', '.join(map(write, flat))}]>"
+                          f" : {_type((len(flat),), element)}", (len(flat),),
+                          element, "", "const")
+        return self.reshape(value, tuple(tensor.shape), "")
+
     def constant(self, value, element, loc):
         literal = _float(value) if element.startswith(("f", "b")) else str(int(value))
         return self.emit(f"amp.constant dense<{literal}> : {_type((), element)}",
@@ -207,6 +250,13 @@ class _Importer:
         constant of `like`'s element type."""
         torch = self.torch
         if isinstance(arg, torch.fx.Node):
+            if arg.name not in self.values and arg.name in self.known:
+                # A constant the model computed: written out where first
+                # used.
+                known = self.known[arg.name]
+                if not isinstance(known, torch.Tensor):
+                    raise AmpError(f"{arg.name} is not a tensor")
+                self.values[arg.name] = self.literal(known)
             value = self.values.get(arg.name)
             if not isinstance(value, _Value):
                 raise AmpError(f"{arg.name} is not a tensor")
@@ -313,6 +363,7 @@ class _Importer:
                              f"{_type(shape, element)}", shape, element, loc,
                              "addmm")
         binary = {aten.add.Tensor: "add", aten.sub.Tensor: "sub",
+                  aten.add_.Tensor: "add", aten.mul_.Tensor: "mul",
                   aten.mul.Tensor: "mul", aten.div.Tensor: "div",
                   aten.add.Scalar: "add", aten.sub.Scalar: "sub",
                   aten.mul.Scalar: "mul", aten.div.Scalar: "div",
@@ -349,7 +400,8 @@ class _Importer:
                  aten.log.default: "log", aten.sqrt.default: "sqrt",
                  aten.rsqrt.default: "rsqrt", aten.tanh.default: "tanh",
                  aten.sigmoid.default: "sigmoid", aten.relu.default: "relu",
-                 aten.abs.default: "abs", aten.relu_.default: "relu"}
+                 aten.abs.default: "abs", aten.relu_.default: "relu",
+                 aten.sigmoid_.default: "sigmoid", aten.tanh_.default: "tanh"}
         if target in unary:
             return self.unary(unary[target], self.value(args[0]), loc)
         if target is aten.square.default:
@@ -404,8 +456,23 @@ class _Importer:
             return self.reshape(self.value(args[0]), self.result(node)[0], loc)
         if target in (aten.contiguous.default, aten.clone.default,
                       aten.alias.default, aten.detach.default,
-                      aten.lift_fresh_copy.default):
+                      aten.detach_.default, aten.lift_fresh_copy.default):
             return self.value(args[0])
+        if target is aten._assert_tensor_metadata.default:
+            return _NOTHING
+        if target in (aten.to.dtype, aten.to.dtype_layout,
+                      aten._to_copy.default, aten.type_as.default):
+            x = self.value(args[0])
+            shape, element = self.result(node)
+            if element == x.element:
+                return x
+            if x.element[0] in "fb" and element[0] in "fb":
+                return self.emit(f"amp.cast {x.name} : {x.type} to "
+                                 f"{_type(shape, element)}", shape, element,
+                                 loc, "cast")
+            raise AmpError(f"conversion from {x.element} to {element}")
+        if target is aten.pad.default:
+            return self.pad(node, loc, arg)
         if target is aten.transpose.int:
             x = self.value(args[0])
             perm = list(range(len(x.shape)))
@@ -451,7 +518,12 @@ class _Importer:
                 at += s
             return tuple(pieces)
         if target is aten.cat.default:
-            inputs = [self.value(a) for a in args[0]]
+            # Empty tensors take no part, as in PyTorch (an empty cache).
+            inputs = [self.value(a) for a in args[0]
+                      if not (a.name in self.known and
+                              self.known[a.name].numel() == 0)]
+            if len(inputs) == 1:
+                return inputs[0]
             dim = int(arg(1, "dim", 0)) % len(inputs[0].shape)
             shape, element = self.result(node)
             return self.emit(
@@ -489,6 +561,64 @@ class _Importer:
             return self.emit(f"amp.select {cond.name}, {a.name}, {b.name} : "
                              f"{cond.type}, {a.type}, {b.type}", shape,
                              element, loc, "where")
+        if target is aten.conv2d.default:
+            x, w = self.value(args[0]), self.value(args[1])
+            b = arg(2, "bias")
+            attrs = _window_attrs(strides=arg(3, "stride", [1, 1]),
+                                  padding=arg(4, "padding", [0, 0]),
+                                  dilations=arg(5, "dilation", [1, 1]))
+            groups = int(arg(6, "groups", 1))
+            if groups != 1:
+                attrs.append(f"groups = {groups} : i64")
+            shape, element = self.result(node)
+            operands = f"{x.name}, {w.name}"
+            types = f"{x.type}, {w.type}"
+            if b is not None:
+                b = self.value(b)
+                operands += f" bias {b.name}"
+                types += f", {b.type}"
+            return self.emit(f"amp.conv2d {operands} {{{', '.join(attrs)}}} : "
+                             f"{types} to {_type(shape, element)}", shape,
+                             element, loc, "conv")
+        if target is aten.batch_norm.default:
+            return self.batch_norm(node, loc, arg)
+        if target is aten.max_pool2d.default:
+            x = self.value(args[0])
+            if arg(5, "ceil_mode", False):
+                raise AmpError("max_pool2d with ceil_mode")
+            kernel = _pair(args[1])
+            stride = arg(2, "stride", []) or kernel
+            attrs = [f"kernel = array<i64: {kernel[0]}, {kernel[1]}>"]
+            attrs += _window_attrs(strides=stride,
+                                   padding=arg(3, "padding", [0, 0]),
+                                   dilations=arg(4, "dilation", [1, 1]))
+            shape, element = self.result(node)
+            return self.emit(f"amp.max_pool2d {x.name} {{{', '.join(attrs)}}} "
+                             f": {x.type} to {_type(shape, element)}", shape,
+                             element, loc, "pool")
+        if target is aten.avg_pool2d.default:
+            x = self.value(args[0])
+            if arg(4, "ceil_mode", False) or not arg(5, "count_include_pad", True) \
+                    or arg(6, "divisor_override") is not None:
+                raise AmpError("avg_pool2d with ceil_mode, count_include_pad="
+                               "False or a divisor")
+            kernel = _pair(args[1])
+            stride = arg(2, "stride", []) or kernel
+            attrs = [f"kernel = array<i64: {kernel[0]}, {kernel[1]}>"]
+            attrs += _window_attrs(strides=stride,
+                                   padding=arg(3, "padding", [0, 0]))
+            shape, element = self.result(node)
+            return self.emit(f"amp.avg_pool2d {x.name} {{{', '.join(attrs)}}} "
+                             f": {x.type} to {_type(shape, element)}", shape,
+                             element, loc, "pool")
+        if target is aten.adaptive_avg_pool2d.default:
+            x = self.value(args[0])
+            size = _pair(args[1])
+            shape, element = self.result(node)
+            return self.emit(f"amp.adaptive_avg_pool2d {x.name} output_size = "
+                             f"[{size[0]}, {size[1]}] : {x.type} to "
+                             f"{_type(shape, element)}", shape, element, loc,
+                             "pool")
         if target is aten.scaled_dot_product_attention.default:
             return self.attention(node, loc, arg)
         if target is aten.cross_entropy_loss.default:
@@ -541,6 +671,69 @@ class _Importer:
                              "arange")
         raise _Unsupported()
 
+    def pad(self, node, loc, arg):
+        """Constant padding: the pads as constants, concatenated."""
+        x = self.value(node.args[0])
+        pads = [int(p) for p in node.args[1]]
+        if arg(2, "mode", "constant") != "constant":
+            raise AmpError(f"padding of mode {arg(2, 'mode')}")
+        fill = arg(3, "value", 0.0) or 0.0
+        if any(p < 0 for p in pads):
+            raise AmpError("negative padding")
+        value = x
+        for k in range(len(pads) // 2):
+            dim = len(x.shape) - 1 - k
+            before, after = pads[2 * k], pads[2 * k + 1]
+            parts = []
+            for count in (before, None, after):
+                if count is None:
+                    parts.append(value)
+                elif count:
+                    shape = list(value.shape)
+                    shape[dim] = count
+                    literal = (_float(fill) if value.element[0] in "fb"
+                               else str(int(fill)))
+                    parts.append(self.emit(
+                        f"amp.constant dense<{literal}> : "
+                        f"{_type(shape, value.element)}", shape,
+                        value.element, loc, "pad"))
+            if len(parts) > 1:
+                shape = list(value.shape)
+                shape[dim] += before + after
+                value = self.emit(
+                    f"amp.concat {', '.join(v.name for v in parts)} dim = "
+                    f"{dim} : {', '.join(v.type for v in parts)} to "
+                    f"{_type(shape, value.element)}", shape, value.element,
+                    loc, "pad")
+        return value
+
+    def batch_norm(self, node, loc, arg):
+        x = self.value(node.args[0])
+        weight, bias = arg(1, "weight"), arg(2, "bias")
+        mean, var = arg(3, "running_mean"), arg(4, "running_var")
+        if mean is None or var is None:
+            raise AmpError("batch_norm without running statistics "
+                           "(track_running_stats=False)")
+        mean, var = self.value(mean), self.value(var)
+        training = bool(arg(5, "training"))
+        momentum, eps = arg(6, "momentum", 0.1), arg(7, "eps", 1e-5)
+        if momentum is None:
+            raise AmpError("batch_norm with momentum=None (a cumulative "
+                           "average)")
+        text = (f"amp.batch_norm {x.name} running({mean.name}, {var.name} : "
+                f"{mean.type})")
+        for word, operand in (("scale", weight), ("bias", bias)):
+            if operand is not None:
+                v = self.value(operand)
+                text += f" {word}({v.name} : {v.type})"
+        attrs = [f"epsilon = {_float(eps)}", f"momentum = {_float(momentum)}"]
+        if training:
+            attrs.append("training")
+        name = self.fresh("bn")
+        self.lines.append(f"    {name}:3 = {text} {{{', '.join(attrs)}}} : "
+                          f"{x.type} {loc}")
+        return _Value(f"{name}#0", x.shape, x.element)
+
     def norm(self, op, x, normalized, weight, bias, eps, loc):
         # Over the last len(normalized) dimensions, flattened into one.
         count = len(normalized)
@@ -591,6 +784,10 @@ class _Importer:
         scores = self.emit(f"amp.mul {scores.name}, {factor.name} : "
                            f"{scores.type}, {factor.type}", score_shape,
                            q.element, loc, "scaled")
+        if mask.shape != score_shape:
+            mask = self.emit(f"amp.broadcast_to {mask.name} : {mask.type} to "
+                             f"{_type(score_shape, mask.element)}",
+                             score_shape, mask.element, loc, "mask")
         if mask.element == "i1":
             low = self.constant(-3.0e38 if q.element == "f32" else -65504.0,
                                 q.element, loc)
@@ -607,6 +804,27 @@ class _Importer:
         return self.emit(f"amp.matmul {weights.name}, {v.name} : "
                          f"{weights.type}, {v.type} to {_type(shape, element)}",
                          shape, element, loc, "attention")
+
+
+def _pair(value):
+    values = [int(v) for v in (value if isinstance(value, (list, tuple))
+                               else [value])]
+    return values * 2 if len(values) == 1 else values
+
+
+def _window_attrs(**named):
+    """`name = array<i64: a, b>` for each window attribute given."""
+    return [f"{key} = array<i64: {', '.join(map(str, _pair(value)))}>"
+            for key, value in named.items() if value is not None]
+
+
+# Operations whose value differs from run to run: never computed at import.
+_RANDOM = {"rand", "randn", "randint", "rand_like", "randn_like",
+           "randint_like", "bernoulli", "normal", "dropout", "native_dropout",
+           "uniform", "multinomial", "randperm"}
+
+# What an operation without a result (an assertion) converts to.
+_NOTHING = object()
 
 
 class _Unsupported(Exception):
@@ -690,6 +908,7 @@ def _translate(torch, program, module, input_names, name):
 
     arguments = []  # (mlir text, _Value) in order
     parameters, buffers, aliases, inputs = {}, {}, {}, []
+    counters = []  # buffers counted rather than imported
     by_tensor = {}
     placeholders = [n for n in graph.nodes if n.op == "placeholder"]
     for spec, node in zip(signature.input_specs, placeholders):
@@ -706,6 +925,14 @@ def _translate(torch, program, module, input_names, name):
                 if key != canonical and key not in aliases.setdefault(canonical, []):
                     aliases[canonical].append(key)
                 continue
+            if spec.kind == InputKind.BUFFER and \
+                    canonical.endswith("num_batches_tracked"):
+                # Batch norm's count of batches, which only momentum=None
+                # reads (refused): not a tensor of the step; state_dict
+                # counts it.
+                counters.append(canonical)
+                importer.values[node.name] = None
+                continue
             element = _element(val.dtype, torch)
             value = _Value(f"%arg{len(arguments)}", val.shape, element)
             by_tensor[canonical] = value
@@ -717,6 +944,14 @@ def _translate(torch, program, module, input_names, name):
                                "gradients; frozen parameters are not "
                                "supported yet")
             kind = "amp.param" if is_param else "amp.buffer"
+            if not is_param:
+                # Where the buffer starts (amp_step_init): the module's
+                # value if it is one number throughout, as batch norm's
+                # running statistics start.
+                flat = tensor.detach().reshape(-1)
+                if flat.numel() and bool((flat == flat[0]).all()) and \
+                        float(flat[0]) != 0.0:
+                    kind += f" = {_float(float(flat[0]))}"
             if spec.kind == InputKind.BUFFER and element != "f32":
                 raise AmpError(f"buffer {canonical} is {val.dtype}; only f32 "
                                "buffers are supported")
@@ -727,6 +962,8 @@ def _translate(torch, program, module, input_names, name):
                     aliases[canonical].append(other)
             arguments.append((f'{value.name}: {value.type} {{{kind}, amp.name = '
                               f'"{canonical}"}}', value))
+        elif spec.kind == InputKind.CONSTANT_TENSOR:
+            importer.known[node.name] = program.constants[spec.target]
         elif spec.kind == InputKind.USER_INPUT:
             if val is None or not hasattr(val, "shape"):
                 raise AmpError(f"input {node.name} is not a tensor")
@@ -753,6 +990,8 @@ def _translate(torch, program, module, input_names, name):
             break
         if node.op != "call_function":
             raise AmpError(f"cannot import a graph node of kind {node.op}")
+        if importer.fold(node):
+            continue
         if node.target is operator.getitem:
             source = importer.values.get(node.args[0].name)
             importer.values[node.name] = (
@@ -764,7 +1003,10 @@ def _translate(torch, program, module, input_names, name):
             importer.values[node.name] = None
             continue
         try:
-            importer.values[node.name] = importer.convert(node)
+            converted = importer.convert(node)
+            if converted is _NOTHING:
+                continue
+            importer.values[node.name] = converted
         except _Unsupported:
             op = str(node.target)
             importer.unsupported.setdefault(op, []).append(importer.where(node))
@@ -797,4 +1039,5 @@ def _translate(torch, program, module, input_names, name):
             ",\n    ".join(a for a, _ in arguments) +
             ") -> tensor<f32> {\n" + "\n".join(importer.lines) +
             f"\n    return {loss_value.name} : tensor<f32>\n}}\n")
-    return ImportedModel(name, text, parameters, buffers, aliases, inputs)
+    return ImportedModel(name, text, parameters, buffers, aliases, inputs,
+                         counters)

@@ -1,0 +1,138 @@
+"""Models nobody here wrote, imported as their libraries build them:
+torchvision's resnet18 and Hugging Face transformers' GPT2LMHeadModel."""
+
+import copy
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+import torchvision
+import transformers
+
+import ampmlir
+
+from test_import import train_both
+
+
+def classify(model, x, labels):
+    return F.cross_entropy(model(x), labels)
+
+
+def test_gpt2_trains_as_pytorch_does(tmp_path):
+    transformers.logging.set_verbosity_error()
+    config = transformers.GPT2Config(
+        n_layer=2, n_embd=32, n_head=4, n_positions=16, vocab_size=64,
+        resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, bos_token_id=0,
+        eos_token_id=0)
+    torch.manual_seed(0)
+    model = transformers.GPT2LMHeadModel(config)
+    g = torch.Generator().manual_seed(2)
+    tokens = [torch.randint(0, 64, (4, 16), generator=g) for _ in range(4)]
+
+    def lm_loss(m, input_ids, labels):
+        return m(input_ids=input_ids, labels=labels).loss
+
+    batches = [(t, t) for t in tokens]
+    theirs, ours, state, reference = train_both(
+        model, lm_loss, batches, tmp_path, compute_type="f32")
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5)
+    assert theirs[-1] < theirs[0]
+    model.load_state_dict(state)
+    assert torch.equal(model.lm_head.weight, model.transformer.wte.weight)
+    # GPT-2's Conv1D keeps its [in, out] layout: addmm reads it as it is.
+    assert tuple(state["transformer.h.0.attn.c_attn.weight"].shape) == (32, 96)
+
+
+@pytest.fixture(scope="module")
+def resnet(tmp_path_factory):
+    """torchvision's resnet18 (random init, 10 classes), imported and
+    compiled in f32 for 32x32 images, batches of 4."""
+    torch.manual_seed(0)
+    model = torchvision.models.resnet18(num_classes=10)
+    g = torch.Generator().manual_seed(1)
+    batches = [(torch.randn(4, 3, 32, 32, generator=g),
+                torch.randint(0, 10, (4,), generator=g)) for _ in range(4)]
+    imported = ampmlir.from_torch(model, batches[0], loss=classify,
+                                  name="resnet18")
+    compiled = imported.compile(tmp_path_factory.mktemp("resnet18"),
+                                compute_type="f32", optimizer="adamw",
+                                train_options="lr=0.001")
+    return model, batches, imported, compiled
+
+
+def test_resnet18_imports_its_batch_norms_as_buffers(resnet):
+    model, _, imported, _ = resnet
+    assert len(imported.parameters) == len(list(model.parameters()))
+    assert "layer4.1.bn2.running_var" in imported.buffers
+    assert "bn1.num_batches_tracked" in imported.counters
+    # Running variances start at 1, as PyTorch's.
+    assert '{amp.buffer = 1.0, amp.name = "bn1.running_var"}' in imported.mlir
+
+
+def test_resnet18_gradients_are_as_close_to_f64_as_pytorchs(resnet):
+    """One step's loss, gradients and running statistics against PyTorch
+    in f64. Over several steps the comparison is chaotic, for PyTorch too:
+    batch norm over 4 values per channel in the last stage amplifies
+    rounding, and AdamW's first steps move each weight by the sign of its
+    gradient, so PyTorch in f32 and in f64 differ by 4% after 3 steps."""
+    model, batches, _, compiled = resnet
+    x, labels = batches[0]
+    exact = copy.deepcopy(model).double()
+    exact_loss = classify(exact, x.double(), labels)
+    exact_loss.backward()
+    single = copy.deepcopy(model)
+    single_loss = classify(single, x, labels)
+    single_loss.backward()
+    with compiled.load() as step:
+        step.init(seed=0)
+        step.load_state_dict(model.state_dict())
+        step.lr = 0.0
+        step.weight_decay = 0.0
+        step.run(x.numpy(), labels.numpy())
+        exact_value = exact_loss.item()
+        theirs_error = abs(single_loss.item() - exact_value)
+        assert abs(step.loss - exact_value) <= max(3 * theirs_error,
+                                                   1e-6 * exact_value)
+        # Each gradient's largest error relative to its largest element,
+        # PyTorch's in f32 and ours; the rounding of either is random, so
+        # ours may be 10 times PyTorch's on one parameter, 3 times on the
+        # worst.
+        errors = []
+        for (name, p64), p32 in zip(exact.named_parameters(),
+                                    single.parameters()):
+            # AdamW's first exp_avg is (1 - beta1) * grad.
+            ours = step.read(name + ".exp_avg").astype(np.float64) / 0.1
+            g64 = p64.grad.numpy()
+            scale = np.abs(g64).max()
+            theirs_error = np.abs(p32.grad.double().numpy() - g64).max() / scale
+            ours_error = np.abs(ours - g64).max() / scale
+            assert ours_error <= max(10 * theirs_error, 1e-5), name
+            errors.append((ours_error, theirs_error))
+        ours_worst, theirs_worst = np.max(errors, axis=0)
+        assert ours_worst <= 3 * theirs_worst
+        state = step.state_dict()
+        for name, buffer in exact.named_buffers():
+            if name.endswith("running_mean") or name.endswith("running_var"):
+                np.testing.assert_allclose(state[name].numpy(),
+                                           buffer.numpy(), rtol=1e-4,
+                                           atol=1e-6, err_msg=name)
+
+
+def test_resnet18_trains_and_hands_its_weights_back(resnet, tmp_path):
+    model, batches, _, compiled = resnet
+    with compiled.load() as step:
+        step.init(seed=0)
+        step.load_state_dict(model.state_dict())
+        losses = []
+        for k in range(6):
+            x, labels = batches[k % len(batches)]
+            step.run(x.numpy(), labels.numpy())
+            losses.append(step.loss)
+        state = step.state_dict()
+    assert np.all(np.isfinite(losses))
+    assert losses[-1] < losses[0]
+    trained = copy.deepcopy(model)
+    trained.load_state_dict(state)  # strict: every key, counters included
+    assert trained.bn1.num_batches_tracked.item() == 6
+    assert not torch.equal(trained.fc.weight, model.fc.weight)
