@@ -178,11 +178,8 @@ class _Importer:
                             node.meta.get("stack_trace") or "")
         ours = [f for f in frames if not f[0].startswith(self.torch_dir)
                 and not f[0].endswith("torch_import.py")]
-        file_line = None
-        if ours:
-            file_line = ours[-1]
-        elif frames:
-            file_line = frames[-1]
+        # No frame of the model's (an op of the wrapper's): the op's name.
+        file_line = ours[-1] if ours else None
         # The model's own forward has no path: its ops are located by line.
         if file_line:
             path = file_line[0].replace("\\", "\\\\").replace('"', '\\"')
@@ -831,7 +828,8 @@ class _Unsupported(Exception):
     pass
 
 
-def from_torch(module, example_args, loss=None, *, name="model"):
+def from_torch(module, example_args, loss=None, *, name="model",
+               dynamic_shapes=None):
     """Imports ``module`` (a torch.nn.Module) and its loss as an amp module
     (ImportedModel) that ampmlir compiles into a training step.
 
@@ -840,12 +838,18 @@ def from_torch(module, example_args, loss=None, *, name="model"):
     ``loss(module, *batch)`` returning the 0-d loss, such as ``lambda m, x,
     y: F.cross_entropy(m(x), y)``; without it ``module(*batch)`` must
     return the loss itself. ``name`` names the step (a C identifier).
+    A step's shapes are static: ``dynamic_shapes`` (torch.export's) is
+    refused; import once per batch shape.
     Raises AmpError naming what cannot be imported: a model that
     torch.export cannot trace, ATen operations without a counterpart here
     (all of them, each with its module path and source line), a loss that
     is not a 0-d float.
     """
     torch = _torch()
+    if dynamic_shapes is not None:
+        raise AmpError("dynamic shapes are not supported: a compiled step "
+                       "has the shapes of example_args; import once per "
+                       "batch shape")
     if not isinstance(module, torch.nn.Module):
         raise AmpError(f"from_torch takes a torch.nn.Module, not "
                        f"{type(module).__name__}")

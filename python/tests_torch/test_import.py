@@ -178,6 +178,11 @@ def test_bad_input_is_refused_clearly():
     with pytest.raises(AmpError, match="name must be a C identifier"):
         ampmlir.from_torch(models.Classifier(), classifier_batches(1)[0],
                            loss=classify, name="my model")
+    with pytest.raises(AmpError, match="dynamic shapes are not supported"):
+        ampmlir.from_torch(models.Classifier(), classifier_batches(1)[0],
+                           loss=classify,
+                           dynamic_shapes={"x": {0: torch.export.Dim("n")},
+                                           "labels": {0: torch.export.Dim("n")}})
     with pytest.raises(AmpError, match="dropout with p=0.5 in training"):
         ampmlir.from_torch(torch.nn.Sequential(torch.nn.Linear(4, 4),
                                                torch.nn.Dropout(0.5)),
