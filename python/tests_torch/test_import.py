@@ -94,14 +94,44 @@ def test_nanogpt_trains_as_pytorch_does(tmp_path):
                                                   targets).item(), rtol=1e-4)
 
 
-def test_nanogpt_trains_in_f16(tmp_path):
+def test_nanogpt_in_f16_follows_pytorch_autocast(tmp_path):
+    """The f16 AMP step against PyTorch's autocast (f16, on the CPU) with
+    GradScaler, both starting at scale 2^24: the same steps overflow and
+    are skipped (the first six and the eighth here), the same scale
+    follows, and the losses agree to 1e-4."""
     torch.manual_seed(0)
     model = models.NanoGPT()
-    theirs, ours, _, _ = train_both(model, models.lm_loss, token_batches(),
-                                    tmp_path, compute_type="f16")
-    assert np.all(np.isfinite(ours))
-    # Mixed precision follows fp32 PyTorch closely on this small model.
-    np.testing.assert_allclose(ours, theirs, rtol=2e-2)
+    batches = token_batches()
+    init_scale = 2.0**24
+    reference = copy.deepcopy(model)
+    optimizer = torch.optim.AdamW(reference.parameters(), lr=1e-3)
+    scaler = torch.amp.GradScaler("cpu", init_scale=init_scale)
+    imported = ampmlir.from_torch(model, batches[0], loss=models.lm_loss)
+    compiled = imported.compile(tmp_path / "f16", compute_type="f16",
+                                optimizer="adamw",
+                                train_options=f"lr=0.001 init-scale={init_scale}")
+    theirs, ours = [], []
+    with compiled.load() as step:
+        step.init(seed=0)
+        step.load_state_dict(model.state_dict())
+        for k in range(20):
+            batch = batches[k % len(batches)]
+            with torch.autocast("cpu", dtype=torch.float16):
+                value = models.lm_loss(reference, *batch)
+            optimizer.zero_grad()
+            scaler.scale(value).backward()
+            scale = scaler.get_scale()
+            scaler.step(optimizer)
+            scaler.update()
+            theirs.append((value.item(), scaler.get_scale() < scale))
+            skipped = step.skipped
+            step.run(*(t.numpy() for t in batch))
+            ours.append((step.loss, step.skipped > skipped))
+            assert step.scale == scaler.get_scale(), k
+    assert [k for k, (_, s) in enumerate(ours) if s] == \
+        [k for k, (_, s) in enumerate(theirs) if s] == [0, 1, 2, 3, 4, 5, 7]
+    np.testing.assert_allclose([v for v, _ in ours], [v for v, _ in theirs],
+                               rtol=1e-4)
 
 
 def test_the_module_names_parameters_inputs_and_locations(tmp_path):
