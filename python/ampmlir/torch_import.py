@@ -273,6 +273,10 @@ class _Importer:
 
     def binary(self, op, a, b, node, loc):
         shape, element = self.result(node)
+        if element[0] not in "fb":
+            raise AmpError(f"{op} of {element} tensors computed from the "
+                           "batch or the weights (only float arithmetic is "
+                           "imported)")
         return self.emit(f"amp.{op} {a.name}, {b.name} : {a.type}, {b.type}",
                          shape, element, loc, op)
 
@@ -1001,6 +1005,16 @@ def _translate(torch, program, module, input_names, name):
             importer.values[node.name] = (
                 source[node.args[1]] if isinstance(source, tuple) else None)
             continue
+        # An in-place update of an argument (a buffer the model counts
+        # itself, an input) would be lost: only batch norm's running
+        # statistics are updated by the step.
+        target = str(node.target).split(".")
+        if len(target) > 1 and target[1].endswith("_") and node.args and \
+                getattr(node.args[0], "op", None) == "placeholder" and \
+                importer.values.get(node.args[0].name) is not None:
+            raise AmpError(f"{importer.where(node)}: {node.target} updates "
+                           f"{node.args[0].name} in place; only batch norm's "
+                           "running statistics are updated by the step")
         # Downstream of an unsupported operation: nothing to say about it.
         if any(importer.values.get(n.name, True) is None
                for n in node.all_input_nodes):

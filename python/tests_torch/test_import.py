@@ -213,6 +213,29 @@ def test_bad_input_is_refused_clearly():
                            loss=classify,
                            dynamic_shapes={"x": {0: torch.export.Dim("n")},
                                            "labels": {0: torch.export.Dim("n")}})
+    class Counts(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 4)
+            self.register_buffer("seen", torch.zeros(4))
+
+        def forward(self, x):
+            self.seen.add_(x.sum(0).detach())
+            return self.fc(x).mean()
+    with pytest.raises(AmpError, match=r"aten.add_.Tensor updates b_model_seen"
+                                       r" in place; only batch norm's"):
+        ampmlir.from_torch(Counts(), (torch.randn(2, 4),))
+
+    class Offsets(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = torch.nn.Embedding(8, 4)
+
+        def forward(self, idx):
+            return self.embed(idx + 1).mean()
+    with pytest.raises(AmpError, match="add of i64 tensors computed from the "
+                                       "batch"):
+        ampmlir.from_torch(Offsets(), (torch.randint(0, 7, (2, 3)),))
     with pytest.raises(AmpError, match="dropout with p=0.5 in training"):
         ampmlir.from_torch(torch.nn.Sequential(torch.nn.Linear(4, 4),
                                                torch.nn.Dropout(0.5)),
