@@ -753,6 +753,23 @@ class _Importer:
         out = self.emit(text, flat.shape, flat.element, loc, op)
         return self.reshape(out, x.shape, loc)
 
+    def is_causal_mask(self, mask, queries, keys):
+        """Whether `mask` is known at import and lets query i see keys 0
+        to i alone, in every batch and head: True below and on the
+        diagonal and False above (or 0 and -inf, added)."""
+        torch = self.torch
+        known = self.known.get(getattr(mask, "name", None))
+        if not isinstance(known, torch.Tensor) or queries != keys or \
+                known.dim() < 2 or tuple(known.shape[-2:]) != (queries, keys):
+            return False
+        lower = torch.ones(queries, keys, dtype=torch.bool).tril()
+        if known.dtype == torch.bool:
+            return bool((known == lower).all())
+        if known.is_floating_point():
+            return bool(((known == 0) == lower).all() and
+                        torch.isneginf(known[..., ~lower]).all())
+        return False
+
     def attention(self, node, loc, arg):
         q, k, v = (self.value(a) for a in node.args[:3])
         mask = arg(3, "attn_mask")
@@ -763,6 +780,11 @@ class _Importer:
         if arg(7, "enable_gqa", False):
             raise AmpError("attention with grouped queries (enable_gqa)")
         shape, element = self.result(node)
+        if mask is not None and not causal and \
+                self.is_causal_mask(mask, q.shape[-2], k.shape[-2]):
+            # A constant mask that is the causal one (transformers builds
+            # it from positions): amp.attention's own.
+            mask, causal = None, True
         if mask is None:
             attrs = f" {{scale = {_float(scale)}}}" if scale is not None else ""
             return self.emit(
