@@ -226,6 +226,11 @@ def _check(lib, status):
     raise AmpError(message, code)
 
 
+# The file beside a step imported from PyTorch that records the PyTorch
+# names of its tensors (ImportedModel.compile writes it).
+TORCH_NAMES_FILE = "torch_names.json"
+
+
 def _comm_library():
     """libamp_comm.so (beside libamp_runtime.so), its C API declared. Its
     statuses are the runtime's: a step's library reads them (_check)."""
@@ -862,7 +867,7 @@ class Step:
         (ImportedModel.compile): {"aliases": {key: [other keys of the same
         tensor]}, "counters": [num_batches_tracked keys]}; empty for other
         steps."""
-        path = self.library.parent / "torch_names.json"
+        path = self.library.parent / TORCH_NAMES_FILE
         if not path.is_file():
             return {"aliases": {}, "counters": []}
         try:

@@ -29,17 +29,16 @@ import math
 import operator
 import os
 import re
+import tempfile
 from pathlib import Path
 
 from ._errors import AmpError
 from .compiler import compile as _compile
+from .step import TORCH_NAMES_FILE
 
 # The wrapper's attribute that holds the user's module: its prefix is taken
 # off every parameter's name.
 _MODEL = "model"
-# The file beside a compiled step that records the PyTorch names of its
-# tensors (Step.state_dict).
-TORCH_NAMES_FILE = "torch_names.json"
 
 
 def _torch():
@@ -124,14 +123,16 @@ class ImportedModel:
 
     def compile(self, output_dir, **options):
         """Compiles the module as ampmlir.compile does (the same options)
-        into ``output_dir``, with the PyTorch names of its tensors beside
-        the step, for Step.state_dict."""
+        into ``output_dir``, then writes the module's text
+        (``<name>.mlir``) and the PyTorch names of its tensors
+        (``torch_names.json``, for Step.state_dict) beside the step."""
         output_dir = Path(output_dir)
-        output_dir.mkdir(parents=True, exist_ok=True)
-        source = output_dir / f"{self.name}.mlir"
-        self.write(source)
         options.setdefault("name", self.name)
-        compiled = _compile(source, output_dir, **options)
+        with tempfile.TemporaryDirectory(prefix="ampmlir-import-") as scratch:
+            source = Path(scratch) / f"{self.name}.mlir"
+            self.write(source)
+            compiled = _compile(source, output_dir, **options)
+        self.write(output_dir / f"{self.name}.mlir")
         names = {"parameters": list(self.parameters),
                  "buffers": list(self.buffers), "aliases": self.aliases,
                  "counters": self.counters}
