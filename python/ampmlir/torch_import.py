@@ -150,6 +150,7 @@ class _Importer:
         self.counter = 0
         self.unsupported = {}  # ATen op -> [where]
         self.known = {}       # fx node name -> its value, for constants
+        self.dropouts = 0     # dropouts in training, each a stream
         self.torch_dir = os.path.dirname(torch.__file__)
 
     # -- writing ------------------------------------------------------------
@@ -655,11 +656,19 @@ class _Importer:
         if target in (aten.dropout.default, aten.native_dropout.default):
             p = float(arg(1, "p"))
             train = arg(2, "train", True)
+            x = self.value(args[0])
             if p == 0.0 or not train:
-                x = self.value(args[0])
                 return (x, None) if target is aten.native_dropout.default else x
-            raise AmpError(f"dropout with p={p} in training (set dropout to 0 "
-                           "or the model to eval())")
+            if not 0.0 < p < 1.0:
+                raise AmpError(f"dropout with p={p}")
+            # The step's random generator (one argument for the model),
+            # each dropout a stream of its own.
+            self.dropouts += 1
+            out = self.emit(f"amp.dropout {x.name}, {_RNG.name} p = "
+                            f"{_float(p)} stream = {self.dropouts - 1} "
+                            f"training : {x.type}", x.shape, x.element, loc,
+                            "dropout")
+            return (out, None) if target is aten.native_dropout.default else out
         if target in (aten.arange.default, aten.arange.start,
                       aten.arange.start_step):
             shape, element = self.result(node)
@@ -841,6 +850,9 @@ def _window_attrs(**named):
     return [f"{key} = array<i64: {', '.join(map(str, _pair(value)))}>"
             for key, value in named.items() if value is not None]
 
+
+# The step's random generator, an argument of a model with dropout.
+_RNG = _Value("%rng", (2,), "i64")
 
 # Operations whose value differs from run to run: never computed at import.
 _RANDOM = {"rand", "randn", "randint", "rand_like", "randn_like",
@@ -1074,6 +1086,9 @@ def _translate(torch, program, module, input_names, name):
         raise AmpError(f"the loss must be a 0-d f32 tensor; it is {shape}"
                        f"{' ' + loss_value.element if isinstance(loss_value, _Value) else ''}"
                        " (reduce it with .mean() or .sum())")
+    if importer.dropouts:
+        arguments.append((f'{_RNG.name}: {_RNG.type} {{amp.rng, amp.name = '
+                          f'"dropout_rng"}}', _RNG))
     header = (f"// {type(module).__name__}, imported from PyTorch by "
               "ampmlir.from_torch.\n")
     text = (header + f"func.func @{name}(" +

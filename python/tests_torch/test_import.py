@@ -284,11 +284,46 @@ def test_bad_input_is_refused_clearly():
     with pytest.raises(AmpError, match="add of i64 tensors computed from the "
                                        "batch"):
         ampmlir.from_torch(Offsets(), (torch.randint(0, 7, (2, 3)),))
-    with pytest.raises(AmpError, match="dropout with p=0.5 in training"):
-        ampmlir.from_torch(torch.nn.Sequential(torch.nn.Linear(4, 4),
-                                               torch.nn.Dropout(0.5)),
-                           (torch.randn(2, 4),),
-                           loss=lambda m, x: m(x).mean())
+
+
+def test_dropout_in_training_draws_the_steps_masks(tmp_path):
+    """Dropout in training becomes amp.dropout on the step's generator, a
+    stream per dropout: each step draws new masks (the same batch at lr 0
+    gives another loss every step), the evaluation has none (its loss is
+    PyTorch's in eval mode), and the model trains."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(20, 64), torch.nn.ReLU(),
+                                torch.nn.Dropout(0.5), torch.nn.Linear(64, 64),
+                                torch.nn.ReLU(), torch.nn.Dropout(0.1),
+                                torch.nn.Linear(64, 5))
+    batches = classifier_batches()
+    imported = ampmlir.from_torch(model, batches[0], loss=classify)
+    assert imported.mlir.count("amp.dropout") == 2
+    assert "stream = 0 training" in imported.mlir
+    assert "stream = 1 training" in imported.mlir
+    assert '{amp.rng, amp.name = "dropout_rng"}' in imported.mlir
+    compiled = imported.compile(tmp_path / "step", compute_type="f32",
+                                optimizer="adamw", train_options="lr=0.001")
+    x, labels = batches[0]
+    model.eval()
+    with torch.no_grad():
+        eval_loss = classify(model, x, labels).item()
+    with compiled.load() as step:
+        step.init(seed=0)
+        step.load_state_dict(model.state_dict())
+        assert step.evaluate(x.numpy(), labels.numpy()) == \
+            pytest.approx(eval_loss, rel=1e-6)
+        step.lr = 0.0
+        losses = []
+        for _ in range(3):
+            step.run(x.numpy(), labels.numpy())
+            losses.append(step.loss)
+        assert len(set(losses)) == 3 and eval_loss not in losses
+        step.lr = 0.003
+        for k in range(40):
+            batch = batches[k % len(batches)]
+            step.run(*(t.numpy() for t in batch))
+        assert step.evaluate(x.numpy(), labels.numpy()) < eval_loss
 
 
 def test_load_state_dict_checks_the_keys(tmp_path):
