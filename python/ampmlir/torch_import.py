@@ -473,7 +473,35 @@ class _Importer:
                 return self.emit(f"amp.cast {x.name} : {x.type} to "
                                  f"{_type(shape, element)}", shape, element,
                                  loc, "cast")
+            if x.element == "i1" and element[0] in "fb":
+                # A mask as 1 and 0.
+                one = self.constant(1.0, element, loc)
+                zero = self.constant(0.0, element, loc)
+                return self.emit(f"amp.select {x.name}, {one.name}, "
+                                 f"{zero.name} : {x.type}, {one.type}, "
+                                 f"{zero.type}", shape, element, loc, "mask")
             raise AmpError(f"conversion from {x.element} to {element}")
+        if target is aten.one_hot.default:
+            # A mask (i1) where the class index equals the label: what
+            # PyTorch's one-hot rows are, as 1 and 0 once converted.
+            labels = self.value(args[0])
+            shape, _ = self.result(node)
+            column = self.reshape(labels, labels.shape + (1,), loc)
+            iota = self.emit(f"amp.iota dim = {len(shape) - 1} : "
+                             f"{_type(shape, labels.element)}", shape,
+                             labels.element, loc, "classes")
+            return self.emit(f"amp.compare eq, {column.name}, {iota.name} : "
+                             f"{column.type}, {iota.type}", shape, "i1", loc,
+                             "one_hot")
+        if target is aten.broadcast_tensors.default:
+            values = [self.value(a) for a in args[0]]
+            shapes = [tuple(v.shape) for v in node.meta["val"]]
+            return tuple(
+                v if v.shape == shape else self.emit(
+                    f"amp.broadcast_to {v.name} : {v.type} to "
+                    f"{_type(shape, v.element)}", shape, v.element, loc,
+                    "broadcast")
+                for v, shape in zip(values, shapes))
         if target is aten.pad.default:
             return self.pad(node, loc, arg)
         if target is aten.transpose.int:

@@ -117,3 +117,31 @@ class DataDependent(nn.Module):
         if h.sum() > 0:
             return h.mean()
         return -h.mean()
+
+
+class Coverage(nn.Module):
+    """The importer's other operations in one model: rms_norm, silu,
+    permute, masked_fill, where, amax, cat, expand, softmax, log_softmax,
+    sum, mean, sigmoid, tanh, mse_loss."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.RMSNorm(16)
+        self.up = nn.Linear(16, 32)
+        self.offset = nn.Parameter(torch.zeros(1, 64))
+        self.head = nn.Linear(64, 5)
+        self.regress = nn.Linear(64, 3)
+
+    def forward(self, x, labels, target):
+        a = F.silu(self.up(self.norm(x)))                  # [B, T, 32]
+        a = a.masked_fill(a < -0.2, 0.0)
+        a = torch.where(a > 0.5, a, 0.5 * torch.tanh(a))
+        pooled = a.permute(0, 2, 1).mean(dim=2)             # [B, 32]
+        peak = a.amax(dim=1)                                # [B, 32]
+        h = torch.cat([pooled, peak], dim=-1)               # [B, 64]
+        h = h + self.offset.expand(h.shape[0], 64)
+        weights = F.softmax(h, dim=-1)
+        h = h * torch.sigmoid(weights * 64.0)
+        log_probs = F.log_softmax(self.head(h), dim=-1)
+        chosen = (log_probs * F.one_hot(labels, 5).float()).sum(dim=-1)
+        return -chosen.mean() + F.mse_loss(self.regress(h), target)

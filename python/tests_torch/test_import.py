@@ -286,6 +286,26 @@ def test_bad_input_is_refused_clearly():
         ampmlir.from_torch(Offsets(), (torch.randint(0, 7, (2, 3)),))
 
 
+def test_the_other_operations_train_as_pytorch_does(tmp_path):
+    torch.manual_seed(0)
+    model = models.Coverage()
+    g = torch.Generator().manual_seed(4)
+    batches = [(torch.randn(8, 6, 16, generator=g),
+                torch.randint(0, 5, (8,), generator=g),
+                torch.randn(8, 3, generator=g)) for _ in range(4)]
+    imported = ampmlir.from_torch(model, batches[0])
+    assert imported.inputs == ["x", "labels", "target"]
+    for op in ("rms_norm", "sigmoid", "select", "max", "concat",
+               "broadcast_to", "softmax", "log_softmax", "sum", "mean",
+               "tanh", "mse_loss", "transpose"):
+        assert f"amp.{op} " in imported.mlir, op
+    theirs, ours, _, _ = train_both(
+        model, lambda m, x, labels, target: m(x, labels, target), batches,
+        tmp_path, compute_type="f32")
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5)
+    assert theirs[-1] < theirs[0]
+
+
 def test_dropout_in_training_draws_the_steps_masks(tmp_path):
     """Dropout in training becomes amp.dropout on the step's generator, a
     stream per dropout: each step draws new masks (the same batch at lr 0
