@@ -211,9 +211,11 @@ class _Importer:
         inputs = node.all_input_nodes
         if any(n.name not in self.known for n in inputs):
             return False
+        # Of the ops without inputs, those whose values are defined
+        # (not aten.empty's).
         if not inputs and not str(node.target).startswith(
                 ("aten.arange", "aten.full", "aten.zeros", "aten.ones",
-                 "aten.scalar_tensor", "aten.empty")):
+                 "aten.scalar_tensor")):
             return False
         args = torch.fx.node.map_arg(node.args, lambda n: self.known[n.name])
         kwargs = torch.fx.node.map_arg(node.kwargs,
