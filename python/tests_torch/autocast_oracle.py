@@ -1,8 +1,8 @@
 """What PyTorch's CUDA autocast (f16) would run each ATen operation of an
 exported model in, from its op lists (aten/src/ATen/autocast_mode.h):
-lower-precision ops run in f16, fp32 ops in f32, and every other op in the
-widest floating type of its inputs, as PyTorch's type promotion gives
-(views keep their input's). Written from the lists, independently of
+lower-precision ops run in f16, fp32 ops in f32, batch norm in its
+activation's type, and every other op in the widest floating type of its
+inputs, as PyTorch's type promotion gives (views keep their input's). Written from the lists, independently of
 amp-mlir's autocast, to compare its decisions with."""
 
 import operator
@@ -25,6 +25,11 @@ FP32 = {"acos", "asin", "cosh", "erfinv", "exp", "expm1", "log", "log10",
         "prod", "softmax", "log_softmax", "_softmax", "_log_softmax",
         "cumprod", "cumsum", "linalg_vector_norm", "linalg_matrix_norm",
         "sum", "norm"}
+# Unlisted ops that take their type from their first input alone, not by
+# promotion over every input: batch norm runs in its activation's type
+# with f32 weights and statistics (cuDNN's mixed form).
+FIRST_INPUT = {"batch_norm", "native_batch_norm",
+               "_native_batch_norm_legit", "_native_batch_norm_legit_functional"}
 _WIDTH = {"f16": 1, "f32": 2}
 
 
@@ -54,6 +59,8 @@ def decisions(program):
             types[node.name] = "f16"
         elif name in FP32:
             types[node.name] = "f32"
+        elif name in FIRST_INPUT and inputs and inputs[0]:
+            types[node.name] = inputs[0]
         elif floats:
             types[node.name] = max(floats, key=_WIDTH.get)
         else:
@@ -73,7 +80,8 @@ def _place(loc):
     match = re.search(r'"?([^"(]*\.py)"?:(\d+):\d+', loc)
     if match:
         return "", match.group(1), int(match.group(2))
-    return loc, "", 0
+    match = re.fullmatch(r'loc\("([^"]*)"\)', loc)
+    return (match.group(1) if match else loc), "", 0
 
 
 def compare(program, importer, report_ops):
@@ -89,7 +97,10 @@ def compare(program, importer, report_ops):
     for op in report_ops:
         if op["type"] not in ("f32", "f16", "bf16"):
             continue
-        precision = "f16" if op["precision"] == "low" else op["precision"]
+        # An op computing in f32 with f16 inputs and outputs (batch norm,
+        # as cuDNN runs it) is an f16 op to its neighbours, as in PyTorch.
+        precision = ("f16" if op["precision"] in ("low", "f32 with low I/O")
+                     else op["precision"])
         ours.setdefault(_place(op["loc"]), set()).add(precision)
     return [(place, sorted(theirs.get(place, ())), sorted(ours[place]))
             for place in sorted(ours) if ours[place] != theirs.get(place)]
