@@ -878,10 +878,12 @@ class Step:
             raise AmpError(f"{path} is not a record of PyTorch names: "
                            f"{error}") from None
 
-    def _torch_aliases(self):
-        """{other key of tied weights: the step's tensor}."""
+    @staticmethod
+    def _torch_aliases(record):
+        """{other key of tied weights: the step's tensor}, from
+        _torch_record's `record`."""
         return {alias: name
-                for name, others in self._torch_record()["aliases"].items()
+                for name, others in record["aliases"].items()
                 for alias in others}
 
     def _weights(self):
@@ -899,15 +901,16 @@ class Step:
             import torch
         except ImportError:
             torch = None
+        record = self._torch_record()
         out = {}
         for info in self._weights():
             array = self.read(info.name)
             out[info.name] = torch.from_numpy(array) if torch else array
-        for alias, name in self._torch_aliases().items():
+        for alias, name in self._torch_aliases(record).items():
             out[alias] = out[name]
         # Batch norm's count of batches: as loaded, plus the updates since.
         base, at = getattr(self, "_counted", ({}, 0))
-        for key in self._torch_record()["counters"]:
+        for key in record["counters"]:
             count = int(base.get(key, 0)) + self.steps - at
             out[key] = (torch.tensor(count, dtype=torch.int64) if torch
                         else np.array(count, dtype=np.int64))
@@ -921,8 +924,9 @@ class Step:
         the keys are exactly the step's (the other keys of tied weights
         may be given too, with the same values); nothing is written then.
         Optimizer state and counters are left as they are."""
-        aliases = self._torch_aliases()
-        counters = self._torch_record()["counters"]
+        record = self._torch_record()
+        aliases = self._torch_aliases(record)
+        counters = record["counters"]
         weights = {t.name: t for t in self._weights()}
         arrays = {}
         for key, value in state_dict.items():

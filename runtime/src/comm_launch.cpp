@@ -55,10 +55,6 @@ amp_status_t readNumber(const char *name, long low, long high, long *out) {
 
 } // namespace
 
-bool amprt::launchedWithoutMpi() {
-  return variable("RANK") || variable("WORLD_SIZE");
-}
-
 amp_status_t amprt::readLaunch(Launch *out) {
   long size = 0, rank = 0;
   AMP_RETURN_IF_ERROR(readNumber("WORLD_SIZE", 1, INT_MAX, &size));

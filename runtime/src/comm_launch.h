@@ -27,10 +27,6 @@ struct Launch {
   std::string idFile, address;
 };
 
-/// Whether the environment describes a job started without MPI: RANK or
-/// WORLD_SIZE is set.
-bool launchedWithoutMpi();
-
 /// The launch the environment describes; AMP_INVALID_ARGUMENT naming the
 /// variable that is missing or wrong.
 amp_status_t readLaunch(Launch *out);

@@ -51,18 +51,6 @@ protected:
   std::array<std::optional<std::string>, std::size(kNames)> saved;
 };
 
-TEST_F(LaunchEnvTest, TellsALaunchWithoutMpi) {
-  EXPECT_FALSE(amprt::launchedWithoutMpi());
-  setenv("WORLD_SIZE", "2", 1);
-  EXPECT_TRUE(amprt::launchedWithoutMpi());
-  unsetenv("WORLD_SIZE");
-  setenv("RANK", "0", 1);
-  EXPECT_TRUE(amprt::launchedWithoutMpi());
-  // An empty variable is no variable.
-  setenv("RANK", "", 1);
-  EXPECT_FALSE(amprt::launchedWithoutMpi());
-}
-
 TEST_F(LaunchEnvTest, ReadsTheRankTheSizeAndTheIdFile) {
   setenv("RANK", "3", 1);
   setenv("WORLD_SIZE", "4", 1);
