@@ -32,7 +32,7 @@ import numpy as np
 from ._errors import AmpError, ToolNotFoundError
 from ._tools import find_runtime_library
 
-ABI_VERSION = 9
+ABI_VERSION = 10
 MAX_RANK = 8
 
 DEVICE_HOST, DEVICE_CUDA = 0, 1

@@ -43,11 +43,17 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <unistd.h>
+
+namespace {
+struct Reduction;
+} // namespace
 
 struct amp_comm_s {
   // MPI_COMM_NULL in a communicator without MPI (amp_comm_create_env).
@@ -62,6 +68,10 @@ struct amp_comm_s {
   // good once a collective times out (MPI may still write it).
   std::vector<int64_t> descriptors;
   std::vector<char> staging, gathered;
+  // The all-reduces started and not yet finished, oldest first, each with
+  // a ticket one above the last's.
+  std::deque<std::unique_ptr<Reduction>> inFlight;
+  int64_t lastTicket = 0;
 #ifdef AMP_COMM_HAS_NCCL
   ncclComm_t nccl = nullptr;
   // Device memory a bucket of several tensors is packed into, grown as
@@ -69,6 +79,8 @@ struct amp_comm_s {
   amprt::Backend *stagingBackend = nullptr;
   void *deviceStaging = nullptr;
   size_t deviceStagingBytes = 0;
+  // The stream the all-reduces started on the device run on.
+  cudaStream_t side = nullptr;
   // Without MPI: the stream and device memory of the communicator's own
   // collectives.
   cudaStream_t control = nullptr;
@@ -170,24 +182,60 @@ void foldInRankOrder(amp_dtype_t dtype, int rawOp, const char *blocks,
   }
 }
 
-/// values[0, count) (dtype, host memory) = the op over every rank's, in
-/// place: first every rank's (count, dtype, op), so that ranks that
-/// disagree say how, then the values, folded in rank order in f32.
-amp_status_t reduceOnHost(amp_comm_t *comm, void *values, int64_t count,
-                          int rawDtype, int rawOp) {
+/// One piece of device memory that a collective reads and writes.
+struct Piece {
+  void *data;
+  size_t bytes;
+};
+
+/// A reduction started and not yet finished (amp_replica_all_reduce_start):
+/// the tensors it reduces in place, and the host memory and MPI request of
+/// the work under way. Owned by the communicator's `inFlight` until it
+/// finishes; after a failure, for good (MPI may still write its memory).
+struct Reduction {
+  int64_t ticket = 0;
+  amp_stream_t *stream = nullptr;
+  std::vector<Piece> pieces; // on the stream's device
+  int64_t count = 0;
+  int rawDtype = AMP_F32, rawOp = AMP_REDUCE_SUM;
+  // The values, in host memory: the one piece itself on the host backend,
+  // else `packed`, which finish copies back into the pieces.
+  char *values = nullptr;
+  std::vector<char> packed;
+  // Over MPI: rank q's values of this rank's slice at q * owned, and the
+  // slices' counts and offsets.
+  std::vector<char> gathered;
+  std::vector<int> counts, begins;
+  MPI_Request request = MPI_REQUEST_NULL;
+  // With NCCL, on the device: recorded on the communicator's side stream
+  // after the reduction; the step's stream waits for it.
+  bool onDevice = false;
+#ifdef AMP_COMM_HAS_NCCL
+  cudaEvent_t done = nullptr;
+#endif
+};
+
+/// Starts the reduction of r.values[0, r.count) (host memory) over every
+/// rank: first every rank's (count, dtype, op), so that ranks that
+/// disagree say how; then, over MPI, each rank's slices sent to the rank
+/// that owns them, left under way. Without MPI (through NCCL's gather) it
+/// is done when this returns.
+amp_status_t startOnHost(amp_comm_t *comm, Reduction &r) {
+  const int64_t count = r.count;
+  const int rawDtype = r.rawDtype, rawOp = r.rawOp;
   const int64_t mine[3] = {count, rawDtype, rawOp};
   comm->descriptors.assign(3 * static_cast<size_t>(comm->size), 0);
   AMP_RETURN_IF_ERROR(allGather(comm, mine, comm->descriptors.data(),
                                 sizeof mine, "all-reduce (its sizes)"));
-  for (int r = 0; r < comm->size; ++r) {
-    const int64_t *theirs = comm->descriptors.data() + 3 * r;
+  for (int q = 0; q < comm->size; ++q) {
+    const int64_t *theirs = comm->descriptors.data() + 3 * q;
     if (theirs[0] != count || theirs[1] != rawDtype || theirs[2] != rawOp)
       return AMP_STATUS(
           AMP_INVALID_ARGUMENT,
           "all-reduce: rank %d reduces %lld %s values by %s, rank %d %lld %s "
           "values by %s",
           comm->rank, static_cast<long long>(count), dtypeName(rawDtype),
-          rawOp == AMP_REDUCE_SUM ? "sum" : "max", r,
+          rawOp == AMP_REDUCE_SUM ? "sum" : "max", q,
           static_cast<long long>(theirs[0]),
           dtypeName(static_cast<int>(theirs[1])),
           theirs[2] == AMP_REDUCE_SUM ? "sum" : "max");
@@ -200,11 +248,11 @@ amp_status_t reduceOnHost(amp_comm_t *comm, void *values, int64_t count,
   if (comm->comm == MPI_COMM_NULL) {
     // Without MPI (through NCCL's gather): every rank's values whole.
     const size_t bytes = static_cast<size_t>(count) * size;
-    comm->gathered.resize(bytes * static_cast<size_t>(ranks));
-    AMP_RETURN_IF_ERROR(allGather(comm, values, comm->gathered.data(),
+    r.gathered.resize(bytes * static_cast<size_t>(ranks));
+    AMP_RETURN_IF_ERROR(allGather(comm, r.values, r.gathered.data(),
                                   static_cast<int64_t>(bytes), "all-reduce"));
-    foldInRankOrder(dtype, rawOp, comm->gathered.data(), count, ranks, count,
-                    values);
+    foldInRankOrder(dtype, rawOp, r.gathered.data(), count, ranks, count,
+                    r.values);
     return nullptr;
   }
   // Over MPI, a reduce-scatter and an all-gather, each element folded by
@@ -216,81 +264,166 @@ amp_status_t reduceOnHost(amp_comm_t *comm, void *values, int64_t count,
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "all-reduce: %lld values; at most %d at once",
                       static_cast<long long>(count), INT32_MAX - ranks);
-  std::vector<int> counts(ranks), begins(ranks);
-  for (int r = 0; r < ranks; ++r) {
-    int64_t begin = std::min<int64_t>(count, r * slice);
-    begins[r] = static_cast<int>(begin);
-    counts[r] =
+  r.counts.resize(ranks);
+  r.begins.resize(ranks);
+  for (int q = 0; q < ranks; ++q) {
+    int64_t begin = std::min<int64_t>(count, q * slice);
+    r.begins[q] = static_cast<int>(begin);
+    r.counts[q] =
         static_cast<int>(std::min<int64_t>(count, begin + slice) - begin);
   }
-  const int owned = counts[comm->rank];
-  // Rank q's values of this rank's slice at q * owned.
+  const int owned = r.counts[comm->rank];
+  // MPI reads these when the call starts the exchange.
   std::vector<int> fromCounts(ranks, owned), fromBegins(ranks);
   for (int q = 0; q < ranks; ++q)
     fromBegins[q] = q * owned;
-  comm->gathered.resize(static_cast<size_t>(owned) * ranks * size);
+  r.gathered.resize(static_cast<size_t>(owned) * ranks * size);
   // The values' bits, moved unchanged.
   MPI_Datatype bits = size == 2 ? MPI_UINT16_T : MPI_UINT32_T;
-  MPI_Request request;
-  int rc = MPI_Ialltoallv(values, counts.data(), begins.data(), bits,
-                          comm->gathered.data(), fromCounts.data(),
-                          fromBegins.data(), bits, comm->comm, &request);
-  if (rc != MPI_SUCCESS)
+  int rc = MPI_Ialltoallv(r.values, r.counts.data(), r.begins.data(), bits,
+                          r.gathered.data(), fromCounts.data(),
+                          fromBegins.data(), bits, comm->comm, &r.request);
+  if (rc != MPI_SUCCESS) {
+    comm->broken = true;
     return AMP_STATUS(AMP_UNAVAILABLE, "all-reduce on rank %d of %d: %s",
                       comm->rank, ranks, mpiError(rc).c_str());
-  AMP_RETURN_IF_ERROR(wait(comm, &request, "all-reduce (its slices)"));
-  char *at = static_cast<char *>(values) + begins[comm->rank] * size;
-  foldInRankOrder(dtype, rawOp, comm->gathered.data(), owned, ranks, owned, at);
-  rc = MPI_Iallgatherv(MPI_IN_PLACE, 0, bits, values, counts.data(),
-                       begins.data(), bits, comm->comm, &request);
-  if (rc != MPI_SUCCESS)
-    return AMP_STATUS(AMP_UNAVAILABLE, "all-reduce on rank %d of %d: %s",
-                      comm->rank, ranks, mpiError(rc).c_str());
-  return wait(comm, &request, "all-reduce");
+  }
+  return nullptr;
 }
 
-/// One piece of device memory that a collective reads and writes.
-struct Piece {
-  void *data;
-  size_t bytes;
-};
+/// Finishes what startOnHost left under way: this rank's slice folded in
+/// rank order, then every rank's slice gathered into r.values.
+amp_status_t finishOnHost(amp_comm_t *comm, Reduction &r) {
+  if (r.request == MPI_REQUEST_NULL)
+    return nullptr;
+  AMP_RETURN_IF_ERROR(wait(comm, &r.request, "all-reduce (its slices)"));
+  auto dtype = static_cast<amp_dtype_t>(r.rawDtype);
+  const size_t size = amprt::dtypeSize(dtype);
+  const int ranks = comm->size;
+  const int owned = r.counts[comm->rank];
+  char *at = r.values + static_cast<size_t>(r.begins[comm->rank]) * size;
+  foldInRankOrder(dtype, r.rawOp, r.gathered.data(), owned, ranks, owned, at);
+  MPI_Datatype bits = size == 2 ? MPI_UINT16_T : MPI_UINT32_T;
+  int rc = MPI_Iallgatherv(MPI_IN_PLACE, 0, bits, r.values, r.counts.data(),
+                           r.begins.data(), bits, comm->comm, &r.request);
+  if (rc != MPI_SUCCESS) {
+    comm->broken = true;
+    return AMP_STATUS(AMP_UNAVAILABLE, "all-reduce on rank %d of %d: %s",
+                      comm->rank, ranks, mpiError(rc).c_str());
+  }
+  return wait(comm, &r.request, "all-reduce");
+}
 
-/// Reduces `pieces` (dtype, on `stream`'s device), `count` values in all,
-/// as one collective: on the host backend in place if there is one piece,
-/// else packed into the communicator's staging memory and back.
-amp_status_t reducePieces(amp_comm_t *comm, amp_stream_t *stream,
-                          const std::vector<Piece> &pieces, int64_t count,
-                          int rawDtype, int rawOp) {
-  amprt::Backend *backend = amprt::backendOf(stream);
-  void *handle = amprt::handleOf(stream);
+#ifdef AMP_COMM_HAS_NCCL
+amp_status_t startOnDevice(amp_comm_t *comm, Reduction &r);
+amp_status_t finishOnDevice(amp_comm_t *comm, Reduction &r);
+#endif
+
+/// Starts the reduction of r.pieces (on r.stream's device) as one
+/// collective: with NCCL on the device, queued after the stream's work;
+/// otherwise in host memory, once the stream's work is done.
+amp_status_t start(amp_comm_t *comm, Reduction &r) {
+#ifdef AMP_COMM_HAS_NCCL
+  if (r.onDevice)
+    return startOnDevice(comm, r);
+#endif
+  amprt::Backend *backend = amprt::backendOf(r.stream);
+  void *handle = amprt::handleOf(r.stream);
   AMP_RETURN_IF_ERROR(backend->synchronize(handle));
   const bool onHost = backend->kind() == AMP_DEVICE_HOST;
-  if (onHost && pieces.size() == 1)
-    return reduceOnHost(comm, pieces[0].data, count, rawDtype, rawOp);
+  if (onHost && r.pieces.size() == 1) {
+    r.values = static_cast<char *>(r.pieces[0].data);
+    return startOnHost(comm, r);
+  }
   size_t total = 0;
-  for (const Piece &piece : pieces)
+  for (const Piece &piece : r.pieces)
     total += piece.bytes;
-  comm->staging.resize(total);
+  r.packed.resize(total);
+  r.values = r.packed.data();
   auto kind =
       onHost ? amprt::CopyKind::DeviceToDevice : amprt::CopyKind::DeviceToHost;
   size_t at = 0;
-  for (const Piece &piece : pieces) {
-    AMP_RETURN_IF_ERROR(backend->copy(comm->staging.data() + at, piece.data,
-                                      piece.bytes, kind, handle));
+  for (const Piece &piece : r.pieces) {
+    AMP_RETURN_IF_ERROR(
+        backend->copy(r.values + at, piece.data, piece.bytes, kind, handle));
     at += piece.bytes;
   }
   AMP_RETURN_IF_ERROR(backend->synchronize(handle));
-  AMP_RETURN_IF_ERROR(
-      reduceOnHost(comm, comm->staging.data(), count, rawDtype, rawOp));
-  kind =
-      onHost ? amprt::CopyKind::DeviceToDevice : amprt::CopyKind::HostToDevice;
-  at = 0;
-  for (const Piece &piece : pieces) {
-    AMP_RETURN_IF_ERROR(backend->copy(piece.data, comm->staging.data() + at,
-                                      piece.bytes, kind, handle));
+  return startOnHost(comm, r);
+}
+
+/// Finishes `r`: its results are in its pieces, for the work queued on
+/// its stream after this call (with NCCL, without a host wait).
+amp_status_t finish(amp_comm_t *comm, Reduction &r) {
+#ifdef AMP_COMM_HAS_NCCL
+  if (r.onDevice)
+    return finishOnDevice(comm, r);
+#endif
+  AMP_RETURN_IF_ERROR(finishOnHost(comm, r));
+  if (r.packed.empty())
+    return nullptr;
+  amprt::Backend *backend = amprt::backendOf(r.stream);
+  void *handle = amprt::handleOf(r.stream);
+  auto kind = backend->kind() == AMP_DEVICE_HOST
+                  ? amprt::CopyKind::DeviceToDevice
+                  : amprt::CopyKind::HostToDevice;
+  size_t at = 0;
+  for (const Piece &piece : r.pieces) {
+    AMP_RETURN_IF_ERROR(
+        backend->copy(piece.data, r.values + at, piece.bytes, kind, handle));
     at += piece.bytes;
   }
+  // `packed` is freed when this returns.
   return backend->synchronize(handle);
+}
+
+/// Starts `r` and takes it into the communicator's reductions in flight,
+/// returning its ticket.
+amp_status_t startInFlight(amp_comm_t *comm, std::unique_ptr<Reduction> r,
+                           int64_t *ticket) {
+  r->ticket = ++comm->lastTicket;
+  Reduction &started = *r;
+  comm->inFlight.push_back(std::move(r));
+  if (amp_status_t error = start(comm, started)) {
+    // What MPI still holds stays in flight (the communicator is broken).
+    if (started.request == MPI_REQUEST_NULL)
+      comm->inFlight.pop_back();
+    return error;
+  }
+  *ticket = started.ticket;
+  return nullptr;
+}
+
+/// Finishes the reductions in flight up to `ticket`, in the order they
+/// started (which is every rank's).
+amp_status_t finishInFlight(amp_comm_t *comm, int64_t ticket) {
+  while (!comm->inFlight.empty() && comm->inFlight.front()->ticket <= ticket) {
+    AMP_RETURN_IF_ERROR(checkUsable(comm));
+    amp_status_t error = finish(comm, *comm->inFlight.front());
+    // What MPI still holds stays in flight (the communicator is broken).
+    if (error && comm->inFlight.front()->request != MPI_REQUEST_NULL)
+      return error;
+    comm->inFlight.pop_front();
+    if (error)
+      return error;
+  }
+  return nullptr;
+}
+
+/// Reduces `pieces` (dtype, on `stream`'s device), `count` values in all,
+/// as one collective, done when this returns.
+amp_status_t reducePieces(amp_comm_t *comm, amp_stream_t *stream,
+                          std::vector<Piece> pieces, int64_t count,
+                          int rawDtype, int rawOp) {
+  auto r = std::make_unique<Reduction>();
+  r->stream = stream;
+  r->pieces = std::move(pieces);
+  r->count = count;
+  r->rawDtype = rawDtype;
+  r->rawOp = rawOp;
+  int64_t ticket = 0;
+  AMP_RETURN_IF_ERROR(startInFlight(comm, std::move(r), &ticket));
+  return finishInFlight(comm, ticket);
 }
 
 #ifdef AMP_COMM_HAS_NCCL
@@ -411,73 +544,116 @@ amp_status_t growDeviceStaging(amp_comm_t *comm, amprt::Backend *backend,
   return nullptr;
 }
 
-/// `pieces` (f32, on the stream's CUDA device) reduced by NCCL in place,
-/// queued on the stream: a bucket of several is packed into the
-/// communicator's device memory and back, with copies on the stream.
-amp_status_t reduceOnDevice(amp_comm_t *comm, amp_stream_t *stream,
-                            const std::vector<Piece> &pieces, int64_t count,
-                            amp_reduce_op_t op) {
-  if (count == 0)
-    return nullptr;
-  amprt::Backend *backend = amprt::backendOf(stream);
-  void *handle = amprt::handleOf(stream);
-  void *buffer = pieces.front().data;
-  size_t total = static_cast<size_t>(count) * sizeof(float);
-  if (pieces.size() > 1) {
-    AMP_RETURN_IF_ERROR(growDeviceStaging(comm, backend, total));
-    buffer = comm->deviceStaging;
-    size_t at = 0;
-    for (const Piece &piece : pieces) {
-      AMP_RETURN_IF_ERROR(
-          backend->copy(static_cast<char *>(buffer) + at, piece.data,
-                        piece.bytes, amprt::CopyKind::DeviceToDevice, handle));
-      at += piece.bytes;
-    }
+/// Queues r.pieces' reduction (f32, on the stream's CUDA device) on the
+/// communicator's side stream, after the work queued on the step's stream
+/// so far: one NCCL group, each piece reduced in place, so that the step's
+/// stream runs on while NCCL reduces. No host wait.
+amp_status_t startOnDevice(amp_comm_t *comm, Reduction &r) {
+  auto main = static_cast<cudaStream_t>(amprt::handleOf(r.stream));
+  const char *what = "all-reduce (NCCL)";
+  if (!comm->side) {
+    if (cudaError_t error =
+            cudaStreamCreateWithFlags(&comm->side, cudaStreamNonBlocking))
+      return cudaFailure(comm, error, what);
   }
+  cudaEvent_t ready = nullptr;
+  if (cudaError_t error =
+          cudaEventCreateWithFlags(&ready, cudaEventDisableTiming))
+    return cudaFailure(comm, error, what);
+  cudaError_t error = cudaEventRecord(ready, main);
+  if (!error)
+    error = cudaStreamWaitEvent(comm->side, ready, 0);
+  // Released once the wait, already queued, has passed it.
+  cudaEventDestroy(ready);
+  if (error)
+    return cudaFailure(comm, error, what);
   // NCCL sums in its own order (a ring or a tree), the same bits on every
   // rank but not the rank-order fold of the MPI path.
-  ncclResult_t rc =
-      ncclAllReduce(buffer, buffer, static_cast<size_t>(count), ncclFloat32,
-                    op == AMP_REDUCE_SUM ? ncclSum : ncclMax, comm->nccl,
-                    static_cast<cudaStream_t>(handle));
-  AMP_RETURN_IF_ERROR(ncclSettle(comm, rc, "all-reduce (NCCL)"));
-  if (pieces.size() > 1) {
-    size_t at = 0;
-    for (const Piece &piece : pieces) {
-      AMP_RETURN_IF_ERROR(
-          backend->copy(piece.data, static_cast<char *>(buffer) + at,
-                        piece.bytes, amprt::CopyKind::DeviceToDevice, handle));
-      at += piece.bytes;
-    }
-  }
+  ncclResult_t rc = ncclGroupStart();
+  for (const Piece &piece : r.pieces)
+    if (rc == ncclSuccess || rc == ncclInProgress)
+      rc = ncclAllReduce(piece.data, piece.data, piece.bytes / sizeof(float),
+                         ncclFloat32,
+                         r.rawOp == AMP_REDUCE_SUM ? ncclSum : ncclMax,
+                         comm->nccl, comm->side);
+  ncclResult_t ended = ncclGroupEnd();
+  if (rc == ncclSuccess || rc == ncclInProgress)
+    rc = ended;
+  AMP_RETURN_IF_ERROR(ncclSettle(comm, rc, what));
+  if (cudaError_t error =
+          cudaEventCreateWithFlags(&r.done, cudaEventDisableTiming))
+    return cudaFailure(comm, error, what);
+  if (cudaError_t error = cudaEventRecord(r.done, comm->side))
+    return cudaFailure(comm, error, what);
+  return nullptr;
+}
+
+/// Makes the step's stream wait, on the device, for r's reduction.
+amp_status_t finishOnDevice(amp_comm_t *comm, Reduction &r) {
+  auto main = static_cast<cudaStream_t>(amprt::handleOf(r.stream));
+  cudaError_t error = cudaStreamWaitEvent(main, r.done, 0);
+  cudaEventDestroy(r.done);
+  r.done = nullptr;
+  if (error)
+    return cudaFailure(comm, error, "all-reduce (NCCL)");
   return nullptr;
 }
 #endif
 
-/// The replicas' hook (replicas.h): f32 tensors as one collective.
-amp_status_t allReduceTensors(void *context, amp_stream_t *stream,
-                              amp_tensor_list_t tensors, amp_reduce_op_t op) {
-  auto *comm = static_cast<amp_comm_t *>(context);
+/// The reduction of the replicas' hooks (replicas.h): f32 tensors as one
+/// collective, with NCCL on a CUDA stream's device.
+amp_status_t reductionOf(amp_comm_t *comm, amp_stream_t *stream,
+                         amp_tensor_list_t tensors, amp_reduce_op_t op,
+                         std::unique_ptr<Reduction> *out) {
   AMP_RETURN_IF_ERROR(checkUsable(comm));
-  std::vector<Piece> pieces;
-  int64_t count = 0;
+  auto r = std::make_unique<Reduction>();
+  r->stream = stream;
+  r->rawOp = amprt::rawEnum(op);
   for (size_t t = 0; t < tensors.count; ++t) {
     if (tensors.sizes[t] == 0)
       continue;
     if (!tensors.data[t])
       return AMP_STATUS(AMP_INVALID_ARGUMENT, "tensor %zu is null", t);
-    pieces.push_back({tensors.data[t], tensors.sizes[t] * sizeof(float)});
-    count += static_cast<int64_t>(tensors.sizes[t]);
+    r->pieces.push_back({tensors.data[t], tensors.sizes[t] * sizeof(float)});
+    r->count += static_cast<int64_t>(tensors.sizes[t]);
   }
-  if (!amprt::bytesFit({count, comm->size}))
+  if (!amprt::bytesFit({r->count, comm->size}))
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "%lld values do not fit in memory once per rank",
-                      static_cast<long long>(count));
+                      static_cast<long long>(r->count));
 #ifdef AMP_COMM_HAS_NCCL
-  if (comm->nccl && amprt::backendOf(stream)->kind() == AMP_DEVICE_CUDA)
-    return reduceOnDevice(comm, stream, pieces, count, op);
+  r->onDevice = comm->nccl && !r->pieces.empty() &&
+                amprt::backendOf(stream)->kind() == AMP_DEVICE_CUDA;
 #endif
-  return reducePieces(comm, stream, pieces, count, AMP_F32, amprt::rawEnum(op));
+  *out = std::move(r);
+  return nullptr;
+}
+
+/// The replicas' all-reduce hook: started and finished.
+amp_status_t allReduceTensors(void *context, amp_stream_t *stream,
+                              amp_tensor_list_t tensors, amp_reduce_op_t op) {
+  auto *comm = static_cast<amp_comm_t *>(context);
+  std::unique_ptr<Reduction> r;
+  AMP_RETURN_IF_ERROR(reductionOf(comm, stream, tensors, op, &r));
+  int64_t ticket = 0;
+  AMP_RETURN_IF_ERROR(startInFlight(comm, std::move(r), &ticket));
+  return finishInFlight(comm, ticket);
+}
+
+/// The replicas' hook that starts an all-reduce and returns.
+amp_status_t allReduceStart(void *context, amp_stream_t *stream,
+                            amp_tensor_list_t tensors, amp_reduce_op_t op,
+                            int64_t *ticket) {
+  auto *comm = static_cast<amp_comm_t *>(context);
+  std::unique_ptr<Reduction> r;
+  AMP_RETURN_IF_ERROR(reductionOf(comm, stream, tensors, op, &r));
+  return startInFlight(comm, std::move(r), ticket);
+}
+
+/// The replicas' hook that finishes the all-reduces started up to `ticket`.
+amp_status_t allReduceWait(void *context, amp_stream_t *stream,
+                           int64_t ticket) {
+  return finishInFlight(static_cast<amp_comm_t *>(context), ticket);
 }
 
 /// The replicas' all-gather hook (replicas.h): the bucket's parts packed
@@ -655,6 +831,8 @@ amp_status_t amp_comm_create_mpi(const void *mpi_comm, double timeout_seconds,
 void amp_comm_destroy(amp_comm_t *comm) {
   if (!comm)
     return;
+  // The request `wait` kept, which a reduction below may also hold.
+  const MPI_Request timedOut = comm->pending;
   if (comm->pending != MPI_REQUEST_NULL) {
     // The collective that timed out may still complete (a late rank);
     // until it has, MPI may write the buffers.
@@ -662,6 +840,17 @@ void amp_comm_destroy(amp_comm_t *comm) {
     if (late) {
       amp_status_free(late);
       return; // left as it is until the process ends
+    }
+  }
+  // Reductions a failed step left under way: MPI may still write their
+  // memory until they complete.
+  for (std::unique_ptr<Reduction> &r : comm->inFlight) {
+    if (r->request == MPI_REQUEST_NULL || r->request == timedOut)
+      continue;
+    if (amp_status_t late =
+            wait(comm, &r->request, "an unfinished all-reduce")) {
+      amp_status_free(late);
+      return;
     }
   }
 #ifdef AMP_COMM_HAS_NCCL
@@ -679,6 +868,11 @@ void amp_comm_destroy(amp_comm_t *comm) {
     cudaFree(comm->controlBuffer);
   if (comm->control)
     cudaStreamDestroy(comm->control);
+  for (std::unique_ptr<Reduction> &r : comm->inFlight)
+    if (r->done)
+      cudaEventDestroy(r->done);
+  if (comm->side)
+    cudaStreamDestroy(comm->side);
   if (!comm->idFile.empty())
     ::unlink(comm->idFile.c_str());
 #endif
@@ -890,8 +1084,13 @@ amp_status_t amp_comm_create_world(amp_comm_transport_t transport,
 amp_status_t amp_comm_replicas(amp_comm_t *comm, amp_replicas_t *out) {
   if (!comm || !out)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "the communicator or out is null");
-  *out = amp_replicas_t{comm, comm->rank, comm->size, allReduceTensors,
-                        allGatherTensors};
+  *out = amp_replicas_t{comm,
+                        comm->rank,
+                        comm->size,
+                        allReduceTensors,
+                        allGatherTensors,
+                        allReduceStart,
+                        allReduceWait};
   return nullptr;
 }
 

@@ -46,6 +46,27 @@ amp_status_t readWhen(amp_stream_t *stream, const uint8_t *when, bool *runs) {
   return nullptr;
 }
 
+/// Checks amp.all_reduce's arguments and says whether it reduces: with
+/// replicas, where `when` holds.
+amp_status_t checkReduction(amp_stream_t *stream, amp_tensor_list_t tensors,
+                            amp_reduce_op_t op, const uint8_t *when,
+                            bool *runs) {
+  *runs = false;
+  if (!stream)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "stream is null");
+  int rawOp = amprt::rawEnum(op);
+  if (rawOp != AMP_REDUCE_SUM && rawOp != AMP_REDUCE_MAX)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "unknown reduction %d", rawOp);
+  if (tensors.count && (!tensors.data || !tensors.sizes))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "the tensor list is null");
+  if (!stream->replicas.all_reduce)
+    return nullptr; // one replica: its values are the reduction
+  bool reduces = true;
+  AMP_RETURN_IF_ERROR(readWhen(stream, when, &reduces));
+  *runs = reduces;
+  return nullptr;
+}
+
 } // namespace
 
 extern "C" {
@@ -108,21 +129,51 @@ amp_status_t amp_replica_all_gather(amp_stream_t *stream,
 amp_status_t amp_replica_all_reduce(amp_stream_t *stream,
                                     amp_tensor_list_t tensors,
                                     amp_reduce_op_t op, const uint8_t *when) {
-  if (!stream)
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "stream is null");
-  int rawOp = amprt::rawEnum(op);
-  if (rawOp != AMP_REDUCE_SUM && rawOp != AMP_REDUCE_MAX)
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "unknown reduction %d", rawOp);
-  if (tensors.count && (!tensors.data || !tensors.sizes))
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "the tensor list is null");
-  const amp_replicas_t &replicas = stream->replicas;
-  if (!replicas.all_reduce)
-    return nullptr; // one replica: its values are the reduction
-  bool runs = true;
-  AMP_RETURN_IF_ERROR(readWhen(stream, when, &runs));
+  bool runs = false;
+  AMP_RETURN_IF_ERROR(checkReduction(stream, tensors, op, when, &runs));
   if (!runs)
     return nullptr;
+  const amp_replicas_t &replicas = stream->replicas;
   return replicas.all_reduce(replicas.context, stream, tensors, op);
+}
+
+amp_status_t amp_replica_all_reduce_start(amp_stream_t *stream,
+                                          amp_tensor_list_t tensors,
+                                          amp_reduce_op_t op,
+                                          const uint8_t *when,
+                                          int64_t *ticket) {
+  if (!ticket)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "ticket is null");
+  *ticket = 0;
+  bool runs = false;
+  AMP_RETURN_IF_ERROR(checkReduction(stream, tensors, op, when, &runs));
+  if (!runs)
+    return nullptr;
+  const amp_replicas_t &replicas = stream->replicas;
+  if (!replicas.all_reduce_start || !replicas.all_reduce_wait)
+    return replicas.all_reduce(replicas.context, stream, tensors, op);
+  AMP_RETURN_IF_ERROR(
+      replicas.all_reduce_start(replicas.context, stream, tensors, op, ticket));
+  if (*ticket <= 0)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "the replicas' all_reduce_start gave ticket %lld; "
+                      "tickets are positive",
+                      static_cast<long long>(*ticket));
+  return nullptr;
+}
+
+amp_status_t amp_replica_all_reduce_wait(amp_stream_t *stream, int64_t ticket) {
+  if (!stream)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "stream is null");
+  if (ticket <= 0)
+    return nullptr;
+  const amp_replicas_t &replicas = stream->replicas;
+  if (!replicas.all_reduce_wait)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "ticket %lld, but the stream's replicas start no "
+                      "all-reduce",
+                      static_cast<long long>(ticket));
+  return replicas.all_reduce_wait(replicas.context, stream, ticket);
 }
 
 } // extern "C"

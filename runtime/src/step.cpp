@@ -9,6 +9,7 @@
 #include "status.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -330,11 +331,23 @@ Results *resultsOf(amp_step_t *step) {
 }
 
 /// Queues the step's launches on its stream (its batch already copied).
+/// A run that stops early (an error) may leave reductions it started
+/// under way: they are finished before the arena is touched again, and
+/// the run's error is the one returned.
 amp_status_t runOnce(amp_step_t *step) {
   Results *results = resultsOf(step);
-  return step->description->run(
+  amp_status_t status = step->description->run(
       step->stream, step->pointers.data(), amp_buffer_data(step->arena.get()),
       &results->loss, &results->foundInf, results->counters);
+  const amp_replicas_t &replicas = step->stream->replicas;
+  if (!replicas.all_reduce_wait)
+    return status;
+  amp_status_t drained =
+      replicas.all_reduce_wait(replicas.context, step->stream, INT64_MAX);
+  if (!status)
+    return drained;
+  amp_status_free(drained);
+  return status;
 }
 
 /// A sharded step's state changes as a whole: a low-precision weight is
@@ -1452,6 +1465,12 @@ amp_status_t amp_step_set_replicas(amp_step_t *step,
                         "the replicas of step '%s' need an all-reduce and a "
                         "rank in [0, count); got rank %d of %d",
                         name, replicas->rank, replicas->count);
+    if (!replicas->all_reduce_start != !replicas->all_reduce_wait)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "the replicas of step '%s' have all_reduce_%s "
+                        "without all_reduce_%s: both or neither",
+                        name, replicas->all_reduce_start ? "start" : "wait",
+                        replicas->all_reduce_start ? "wait" : "start");
   }
   // A step with sharded optimizer state runs on the replicas it was
   // compiled for, as the rank whose parts it holds.

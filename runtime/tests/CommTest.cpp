@@ -239,6 +239,58 @@ TEST_F(CommTest, ReplicasHookReducesABucketAsOne) {
     EXPECT_EQ(b[i], expected(5 + i)) << i;
 }
 
+TEST_F(CommTest, ReductionsStartedTogetherFinishInOrder) {
+  // Three buckets under way at once (a step's overlap): the values are
+  // the rank's own until a wait reaches their ticket; a wait for the
+  // second finishes the first two, one for the third the rest.
+  std::vector<std::vector<float>> buckets{
+      std::vector<float>(5), std::vector<float>(300), std::vector<float>(1)};
+  int64_t at = 0;
+  for (std::vector<float> &bucket : buckets)
+    for (float &value : bucket)
+      value = valueOf(worldRank(), at++);
+  amp_replicas_t replicas;
+  ASSERT_EQ(amp_comm_replicas(comm, &replicas), nullptr);
+  ASSERT_NE(replicas.all_reduce_start, nullptr);
+  ASSERT_NE(replicas.all_reduce_wait, nullptr);
+  std::vector<int64_t> tickets;
+  for (std::vector<float> &bucket : buckets) {
+    float *const data[] = {bucket.data()};
+    const size_t sizes[] = {bucket.size()};
+    int64_t ticket = 0;
+    ASSERT_EQ(replicas.all_reduce_start(replicas.context, stream,
+                                        amp_tensor_list_t{1, data, sizes},
+                                        AMP_REDUCE_SUM, &ticket),
+              nullptr);
+    tickets.push_back(ticket);
+  }
+  EXPECT_GT(tickets[0], 0);
+  EXPECT_EQ(tickets[1], tickets[0] + 1);
+  EXPECT_EQ(tickets[2], tickets[1] + 1);
+  auto expected = [](int64_t i) {
+    float sum = valueOf(0, i);
+    for (int r = 1; r < worldSize(); ++r)
+      sum = sum + valueOf(r, i);
+    return sum;
+  };
+  // Over MPI a started reduction has only sent this rank's slices: the
+  // values in place are still the rank's own.
+  EXPECT_EQ(buckets[2][0], valueOf(worldRank(), 305));
+  ASSERT_EQ(replicas.all_reduce_wait(replicas.context, stream, tickets[1]),
+            nullptr);
+  at = 0;
+  for (int b = 0; b < 2; ++b)
+    for (float value : buckets[b])
+      EXPECT_EQ(value, expected(at++)) << "bucket " << b;
+  EXPECT_EQ(buckets[2][0], valueOf(worldRank(), 305));
+  ASSERT_EQ(replicas.all_reduce_wait(replicas.context, stream, INT64_MAX),
+            nullptr);
+  EXPECT_EQ(buckets[2][0], expected(305));
+  // Nothing left: a wait for any ticket returns at once.
+  EXPECT_EQ(replicas.all_reduce_wait(replicas.context, stream, INT64_MAX),
+            nullptr);
+}
+
 TEST_F(CommTest, ReplicasHookGathersABucketAsOne) {
   // An f16 tensor of 7 elements and an f32 one of 3, as a sharded step's
   // parts: rank r's part holds r * 100 + its index; each whole is the

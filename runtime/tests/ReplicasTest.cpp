@@ -1,7 +1,8 @@
 //===- ReplicasTest.cpp - the replicas of a data-parallel step ------------===//
 //
-// amp_replica_count, amp_replica_all_reduce and amp_step_set_replicas with
-// hooks written here (a peer whose values the reduction adds), the
+// amp_replica_count, amp_replica_all_reduce (whole, or started and waited
+// for apart) and amp_step_set_replicas with hooks written here (a peer
+// whose values the reduction adds), the
 // fingerprints that ranks compare before they train, and the parts of a
 // step with sharded optimizer state (zero-stage=1). The MPI transport
 // behind amp_step_set_comm is tested under mpirun (test/Runtime).
@@ -149,6 +150,178 @@ TEST_F(ReplicasTest, RefusesBadReplicas) {
   EXPECT_STATUS(amp_step_set_replicas(other, &replicas), AMP_INVALID_ARGUMENT,
                 "compiled without --data-parallel");
   amp_step_destroy(other);
+}
+
+/// A peer whose reductions start and finish apart (all_reduce_start and
+/// all_reduce_wait): a started bucket is only recorded, and the peer's
+/// values are added when a wait reaches its ticket.
+struct LatePeer {
+  std::vector<float> values;
+  struct Started {
+    int64_t ticket;
+    std::vector<float *> data;
+    std::vector<size_t> sizes;
+  };
+  std::vector<Started> started;
+  int64_t lastTicket = 0;
+  int64_t badTicket = 0; // given by the next start where not 0
+  std::vector<int64_t> waits;
+};
+
+amp_status_t startLate(void *context, amp_stream_t *, amp_tensor_list_t tensors,
+                       amp_reduce_op_t op, int64_t *ticket) {
+  auto *peer = static_cast<LatePeer *>(context);
+  EXPECT_EQ(op, AMP_REDUCE_SUM);
+  if (peer->badTicket) {
+    *ticket = peer->badTicket;
+    return nullptr;
+  }
+  peer->started.push_back(
+      {++peer->lastTicket,
+       std::vector<float *>(tensors.data, tensors.data + tensors.count),
+       std::vector<size_t>(tensors.sizes, tensors.sizes + tensors.count)});
+  *ticket = peer->lastTicket;
+  return nullptr;
+}
+
+amp_status_t waitLate(void *context, amp_stream_t *, int64_t ticket) {
+  auto *peer = static_cast<LatePeer *>(context);
+  peer->waits.push_back(ticket);
+  while (!peer->started.empty() && peer->started.front().ticket <= ticket) {
+    LatePeer::Started &bucket = peer->started.front();
+    size_t k = 0;
+    for (size_t t = 0; t < bucket.data.size(); ++t)
+      for (size_t i = 0; i < bucket.sizes[t]; ++i)
+        bucket.data[t][i] += peer->values.at(k++);
+    peer->started.erase(peer->started.begin());
+  }
+  return nullptr;
+}
+
+/// As replicaStep, with the reduction of w's gradient started, x's first
+/// element written to the loss while it is under way, then waited for; a
+/// batch whose first element is negative makes the step fail between the
+/// two, as a failed launch would.
+amp_status_t overlappingStep(amp_stream_t *stream, void *const *tensors,
+                             void *arena, float *loss, float *foundInf,
+                             double *counters) {
+  auto *w = static_cast<float *>(tensors[0]);
+  auto *x = static_cast<const float *>(tensors[1]);
+  auto *update = static_cast<const uint8_t *>(tensors[2]);
+  auto *grad = static_cast<float *>(arena);
+  std::memcpy(grad, x, 3 * sizeof(float));
+  float *const data[] = {grad};
+  const size_t sizes[] = {3};
+  int64_t ticket = -1;
+  if (amp_status_t status = amp_replica_all_reduce_start(
+          stream, amp_tensor_list_t{1, data, sizes}, AMP_REDUCE_SUM, update,
+          &ticket))
+    return status;
+  // Under way: the gradient is still this replica's own.
+  *loss = grad[0];
+  counters[0] = static_cast<double>(ticket);
+  if (x[0] < 0)
+    return amp_status_make(AMP_DEVICE_ERROR, __FILE__, __LINE__,
+                           "a launch failed");
+  if (amp_status_t status = amp_replica_all_reduce_wait(stream, ticket))
+    return status;
+  auto count = static_cast<float>(amp_replica_count(stream));
+  for (int i = 0; i < 3; ++i)
+    w[i] -= grad[i] / count;
+  *foundInf = 0;
+  return nullptr;
+}
+
+class OverlapTest : public ReplicasTest {
+protected:
+  void SetUp() override {
+    description.run = &overlappingStep;
+    ReplicasTest::SetUp();
+  }
+  float loss() {
+    float value = 0, foundInf = 0;
+    EXPECT_EQ(amp_step_result(step, &value, &foundInf), nullptr);
+    return value;
+  }
+};
+
+TEST_F(OverlapTest, StartsAndWaitsApart) {
+  LatePeer peer{{1.5f, 0.25f, 2}};
+  amp_replicas_t replicas{&peer, 0, 2, addPeer, nullptr, startLate, waitLate};
+  ASSERT_EQ(amp_step_set_replicas(step, &replicas), nullptr);
+  run({0.5f, 0.25f, -2 + 4}, 1);
+  // The loss was read while the reduction was under way: x's own 0.5.
+  EXPECT_EQ(loss(), 0.5f);
+  // (0.5 + 1.5) / 2 = 1, (0.25 + 0.25) / 2, (2 + 2) / 2.
+  EXPECT_EQ(w(), (std::vector<float>{0, 0.75f, -1}));
+  // The step's wait, then the runtime's after every run, which finds
+  // nothing left.
+  EXPECT_EQ(peer.waits, (std::vector<int64_t>{1, INT64_MAX}));
+  EXPECT_TRUE(peer.started.empty());
+  // `when` 0: nothing starts, ticket 0, the step's wait is no call.
+  run({1, 1, 1}, 0);
+  EXPECT_EQ(peer.lastTicket, 1);
+  EXPECT_EQ(peer.waits, (std::vector<int64_t>{1, INT64_MAX, INT64_MAX}));
+  EXPECT_EQ(w(), (std::vector<float>{-0.5f, 0.25f, -1.5f}));
+}
+
+TEST_F(OverlapTest, HooksWithoutStartReduceAtOnce) {
+  Peer peer{{1.5f, 0.25f, 2}};
+  amp_replicas_t replicas{&peer, 0, 2, addPeer};
+  ASSERT_EQ(amp_step_set_replicas(step, &replicas), nullptr);
+  run({0.5f, 0.25f, 2}, 1);
+  // Reduced before start returned: the loss saw the sum, the ticket is 0.
+  EXPECT_EQ(peer.calls, 1);
+  EXPECT_EQ(loss(), 2.0f);
+  EXPECT_EQ(w(), (std::vector<float>{0, 0.75f, -1}));
+  // One process: ticket 0 too.
+  ASSERT_EQ(amp_step_set_replicas(step, nullptr), nullptr);
+  run({1, 1, 1}, 1);
+  EXPECT_EQ(w(), (std::vector<float>{-1, -0.25f, -2}));
+}
+
+TEST_F(OverlapTest, AFailedRunFinishesWhatItStarted) {
+  LatePeer peer{{1, 1, 1}};
+  amp_replicas_t replicas{&peer, 0, 2, addPeer, nullptr, startLate, waitLate};
+  ASSERT_EQ(amp_step_set_replicas(step, &replicas), nullptr);
+  static const int64_t shape[] = {3};
+  float x[] = {-1, 0, 0};
+  uint8_t update = 1;
+  amp_step_input_t inputs[] = {{x, AMP_ELEMENT_F32, 1, shape},
+                               {&update, AMP_ELEMENT_I1, 0, nullptr}};
+  // The step's error is the one returned; the runtime finished every
+  // reduction the step started before the arena is touched again.
+  EXPECT_STATUS(amp_step_run(step, 2, inputs), AMP_DEVICE_ERROR,
+                "a launch failed");
+  EXPECT_TRUE(peer.started.empty());
+  EXPECT_EQ(peer.waits, (std::vector<int64_t>{INT64_MAX}));
+}
+
+TEST_F(OverlapTest, RefusesHalfHooksAndBadTickets) {
+  LatePeer peer{{0, 0, 0}};
+  amp_replicas_t replicas{&peer, 0, 2, addPeer, nullptr, startLate, nullptr};
+  EXPECT_STATUS(amp_step_set_replicas(step, &replicas), AMP_INVALID_ARGUMENT,
+                "have all_reduce_start without all_reduce_wait: both or "
+                "neither");
+  replicas = {&peer, 0, 2, addPeer, nullptr, nullptr, waitLate};
+  EXPECT_STATUS(amp_step_set_replicas(step, &replicas), AMP_INVALID_ARGUMENT,
+                "have all_reduce_wait without all_reduce_start");
+  replicas = {&peer, 0, 2, addPeer, nullptr, startLate, waitLate};
+  ASSERT_EQ(amp_step_set_replicas(step, &replicas), nullptr);
+  peer.badTicket = -3;
+  static const int64_t shape[] = {3};
+  float x[] = {1, 1, 1};
+  uint8_t update = 1;
+  amp_step_input_t inputs[] = {{x, AMP_ELEMENT_F32, 1, shape},
+                               {&update, AMP_ELEMENT_I1, 0, nullptr}};
+  EXPECT_STATUS(amp_step_run(step, 2, inputs), AMP_INVALID_ARGUMENT,
+                "all_reduce_start gave ticket -3; tickets are positive");
+  // The calls a generated step makes, with bad arguments.
+  EXPECT_STATUS(amp_replica_all_reduce_wait(nullptr, 1), AMP_INVALID_ARGUMENT,
+                "stream is null");
+  EXPECT_STATUS(amp_replica_all_reduce_start(nullptr, amp_tensor_list_t{},
+                                             AMP_REDUCE_SUM, nullptr, nullptr),
+                AMP_INVALID_ARGUMENT, "ticket is null");
 }
 
 TEST(ReplicaCallsTest, RefuseBadArguments) {

@@ -638,14 +638,17 @@ LogicalResult emitScalerUpdate(ScalerUpdateOp op, OpKernel &kernel) {
   return success();
 }
 
-/// A bucket of amp.all_reduce: the runtime's amp_replica_all_reduce
+/// A bucket of amp.all_reduce: the runtime's amp_replica_all_reduce_start
 /// (replicas.h), in place on the results, which the plan puts over the
-/// inputs where nothing else reads them.
+/// inputs where nothing else reads them. The step goes on while the
+/// transport reduces, and waits (amp_replica_all_reduce_wait) before the
+/// first kernel that touches the results' memory.
 LogicalResult emitAllReduce(AllReduceOp op, OpKernel &kernel) {
   kernel.comment();
   StepEmitter &emitter = kernel.getEmitter();
   raw_indented_ostream &s = kernel.step();
-  s << "{\n";
+  std::string ticket = kernel.getName().str() + "_ticket";
+  s << "int64_t " << ticket << " = 0;\n{\n";
   s.indent();
   SmallVector<std::string> data, sizes;
   SmallVector<std::pair<Value, bool>> touched;
@@ -665,12 +668,14 @@ LogicalResult emitAllReduce(AllReduceOp op, OpKernel &kernel) {
   }
   s << "float *const data[] = {" + llvm::join(data, ", ") + "};\n"
     << "const size_t sizes[] = {" + llvm::join(sizes, ", ") + "};\n"
-    << "AMP_STEP_CHECK(amp_replica_all_reduce(stream, amp_tensor_list_t{" +
+    << "AMP_STEP_CHECK(amp_replica_all_reduce_start(stream, "
+       "amp_tensor_list_t{" +
            std::to_string(data.size()) + ", data, sizes}, " +
            (op.getKind() == AllReduceKind::sum ? "AMP_REDUCE_SUM"
                                                : "AMP_REDUCE_MAX") +
-           ", " + when + "));\n";
+           ", " + when + ", &" + ticket + "));\n";
   s.unindent() << "}\n";
+  emitter.startReduction(ticket, SmallVector<Value>(op.getResults()));
   // The transport's: the values read and written once on the device (a
   // ring all-reduce over two ranks moves each once); the time on the wire
   // is not the device's and is not modelled.

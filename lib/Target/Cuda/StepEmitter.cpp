@@ -402,6 +402,19 @@ bool StepEmitter::sameMemory(Value a, Value b) {
          q.getKind() == PlaceKind::arena && p.getNumber() == q.getNumber();
 }
 
+bool StepEmitter::overlaps(Value a, Value b) {
+  Value x = memoryOf(a), y = memoryOf(b);
+  if (x == y)
+    return true;
+  PlaceAttr p = placeOf(x), q = placeOf(y);
+  if (!p || !q || p.getKind() != PlaceKind::arena ||
+      q.getKind() != PlaceKind::arena)
+    return false;
+  int64_t from = p.getNumber().value_or(0), to = q.getNumber().value_or(0);
+  return from < to + getByteSize(y.getType()) &&
+         to < from + getByteSize(x.getType());
+}
+
 std::string StepEmitter::pointerOf(Value value, bool writes) {
   Value memory = memoryOf(value);
   if (usedBufferSet.insert(memory).second)
@@ -679,6 +692,48 @@ LogicalResult StepEmitter::emitKernel(ArrayRef<Operation *> ops) {
                                      "of ops as one kernel";
   OpKernel builder(*this, principal, {}, kernelName(ops), others);
   return model.emitKernel(builder);
+}
+
+void StepEmitter::emitReductionWaits(ArrayRef<Operation *> ops) {
+  // The memory the kernel reads and writes: its values outside it, and
+  // its scratch.
+  SmallVector<Value> touched;
+  llvm::SmallVector<std::pair<int64_t, int64_t>> scratch;
+  for (Operation *op : ops) {
+    for (Value operand : op->getOperands())
+      if (reachesMemory(operand))
+        touched.push_back(operand);
+    for (Value result : op->getResults())
+      if (reachesMemory(result))
+        touched.push_back(result);
+    if (auto offset = op->getAttrOfType<IntegerAttr>(kScratchAttr))
+      scratch.push_back({offset.getInt(), getScratchBytes(op)});
+  }
+  auto inScratch = [&](Value value) {
+    PlaceAttr place = placeOf(memoryOf(value));
+    if (!place || place.getKind() != PlaceKind::arena)
+      return false;
+    int64_t at = place.getNumber().value_or(0);
+    int64_t end = at + getByteSize(value.getType());
+    return llvm::any_of(scratch, [&](std::pair<int64_t, int64_t> range) {
+      return range.first < end && at < range.first + range.second;
+    });
+  };
+  // The last reduction the kernel touches; the runtime finishes them in
+  // the order they started.
+  std::optional<size_t> last;
+  for (auto [k, reduction] : llvm::enumerate(reductions))
+    if (ops.empty() || llvm::any_of(reduction.results, [&](Value result) {
+          return inScratch(result) || llvm::any_of(touched, [&](Value value) {
+                   return overlaps(result, value);
+                 });
+        }))
+      last = k;
+  if (!last)
+    return;
+  step() << "AMP_STEP_CHECK(amp_replica_all_reduce_wait(stream, "
+         << reductions[*last].ticket << "));\n";
+  reductions.erase(reductions.begin(), reductions.begin() + *last + 1);
 }
 
 LogicalResult StepEmitter::emitReturn() {
@@ -1075,6 +1130,7 @@ LogicalResult StepEmitter::emit() {
   step().indent();
   for (auto [number, ops] : llvm::enumerate(kernels)) {
     kernelNumber = number;
+    emitReductionWaits(ops);
     size_t first = cost.kernels.size();
     if (failed(emitKernel(ops)))
       return failure();
@@ -1091,6 +1147,7 @@ LogicalResult StepEmitter::emit() {
               ->name,
           first, launches.size()));
   }
+  emitReductionWaits({});
   if (failed(emitReturn()))
     return failure();
   cost.name = name.str();

@@ -265,6 +265,12 @@ public:
   }
   /// The cost report of the launches printed so far.
   const StepCost &getCost() const { return cost; }
+  /// Records that the runtime reduces `results` from here on under the
+  /// ticket `ticket` (amp_replica_all_reduce_start): the step waits for it
+  /// before the first kernel that touches their memory.
+  void startReduction(std::string ticket, ArrayRef<Value> results) {
+    reductions.push_back({std::move(ticket), llvm::to_vector(results)});
+  }
 
   /// The optimizer updates of one kernel with their guards
   /// (OptimizerKernels.cpp).
@@ -289,6 +295,11 @@ private:
   /// Checks the buffer plan the emitted code trusts (see StepEmitter.cpp).
   LogicalResult verifyPlan();
   LogicalResult emitKernel(ArrayRef<Operation *> ops);
+  /// Waits for the reductions under way that `ops` (one kernel) touch the
+  /// memory of, and those started before them; for all with no `ops`.
+  void emitReductionWaits(ArrayRef<Operation *> ops);
+  /// Whether `a` and `b` share a byte of memory.
+  bool overlaps(Value a, Value b);
   LogicalResult emitReturn();
   /// Names each argument and arena value the step touches.
   void nameBuffers();
@@ -324,6 +335,12 @@ private:
   StepCost cost;
   /// The memory the non-GEMM launches touch (the ideal's bytes).
   llvm::SetVector<Value> idealBuffers;
+  /// The reductions started and not yet waited for, oldest first.
+  struct Reduction {
+    std::string ticket;
+    SmallVector<Value> results;
+  };
+  SmallVector<Reduction> reductions;
 };
 
 } // namespace mlir::amp::cuda

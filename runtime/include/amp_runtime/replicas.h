@@ -65,6 +65,20 @@ typedef struct amp_replicas_s {
    * a sharded step refuses replicas without it. */
   amp_status_t (*all_gather)(void *context, amp_stream_t *stream,
                              amp_gather_list_t list);
+  /* Optional, both or neither: all_reduce in two halves, so that the step
+   * computes while the transport reduces. all_reduce_start starts the
+   * reduction of work queued on `stream` so far and returns a ticket
+   * (> 0); until all_reduce_wait has taken that ticket or a later one, the
+   * tensors belong to the transport. all_reduce_wait finishes every
+   * reduction started up to `ticket`, in the order they started (every
+   * replica's), for the work queued on `stream` after it: on a CUDA
+   * stream it may queue a wait there and return at once. Without them the
+   * runtime reduces when a reduction starts. */
+  amp_status_t (*all_reduce_start)(void *context, amp_stream_t *stream,
+                                   amp_tensor_list_t tensors,
+                                   amp_reduce_op_t op, int64_t *ticket);
+  amp_status_t (*all_reduce_wait)(void *context, amp_stream_t *stream,
+                                  int64_t ticket);
 } amp_replicas_t;
 
 /* For generated steps. The number of replicas of the step that runs on
@@ -89,6 +103,21 @@ amp_status_t amp_replica_all_gather(amp_stream_t *stream,
 amp_status_t amp_replica_all_reduce(amp_stream_t *stream,
                                     amp_tensor_list_t tensors,
                                     amp_reduce_op_t op, const uint8_t *when);
+
+/* For generated steps. amp_replica_all_reduce started, not waited for:
+ * *ticket is what amp_replica_all_reduce_wait takes, 0 when nothing is
+ * under way (one replica, `when` 0, or hooks without all_reduce_start,
+ * which reduce before this returns). The step touches the tensors again
+ * only after that wait. */
+amp_status_t amp_replica_all_reduce_start(amp_stream_t *stream,
+                                          amp_tensor_list_t tensors,
+                                          amp_reduce_op_t op,
+                                          const uint8_t *when, int64_t *ticket);
+
+/* For generated steps. Finishes every reduction that
+ * amp_replica_all_reduce_start started on `stream` up to `ticket` (0:
+ * none), for the work queued on the stream after this call. */
+amp_status_t amp_replica_all_reduce_wait(amp_stream_t *stream, int64_t ticket);
 
 #ifdef __cplusplus
 } /* extern "C" */

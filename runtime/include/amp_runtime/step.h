@@ -174,7 +174,7 @@ typedef struct amp_step_description_s {
                                 device */
 } amp_step_description_t;
 
-#define AMP_STEP_ABI_VERSION 9u
+#define AMP_STEP_ABI_VERSION 10u
 
 typedef struct amp_step_s amp_step_t;
 

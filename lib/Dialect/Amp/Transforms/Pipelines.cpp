@@ -143,6 +143,7 @@ void amp::addBackendSimplification(OpPassManager &pm, bool keepConvolutions,
 void amp::addBackendPlanning(OpPassManager &pm,
                              const BackendPipelineOptions &options) {
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
+  funcPm.addPass(createAmpOverlapReductions());
   funcPm.addPass(createAmpFuse());
   AmpPlanBuffersOptions plan;
   plan.report = options.report;
@@ -181,6 +182,7 @@ void amp::registerAmpPipelines() {
       "amp-decompose{keep-convolutions keep-batch-norms}, canonicalize, "
       "cse, then on each "
       "function "
-      "amp-restore-locations, amp-fuse, amp-plan-buffers",
+      "amp-restore-locations, amp-overlap-reductions, amp-fuse, "
+      "amp-plan-buffers",
       buildBackendPipeline);
 }

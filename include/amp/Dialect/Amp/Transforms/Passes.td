@@ -394,6 +394,45 @@ def AmpOptimizer : Pass<"amp-optimizer", "mlir::ModuleOp"> {
 }
 
 
+def AmpOverlapReductions
+    : Pass<"amp-overlap-reductions", "mlir::func::FuncOp"> {
+  let summary = "Move each bucket of a data-parallel step's gradient "
+                "all-reduce up to where its gradients are final";
+  let description = [{
+    amp-optimizer{data-parallel=true} reduces the gradients in buckets
+    after the gradient function, which the backend inlines: every bucket
+    then waits for the whole backward, since every gradient passes through
+    one multi-tensor `amp.unscale`. This pass lets the transport reduce a
+    bucket while the rest of the backward runs, as DistributedDataParallel
+    does. It splits each `amp.unscale` into one per bucket its gradients
+    flow into (their `found_inf` flags joined by `amp.maximum`: the values
+    and the flag are unchanged), then moves each `amp.all_reduce sum` up to
+    just after its operands, with the ops that compute for that bucket
+    alone (its gradients' conversions, unscale and accumulation) and the
+    scalars it reads (the micro-batch flag). Ops that other values need
+    stay where they are. The backend starts a reduction where it stands and
+    waits for it before the first kernel that touches its results'
+    memory. A function without a gradient sum is left unchanged.
+
+    ```mlir
+    // The backward of two layers, then one unscale and two buckets:
+    %g2 = ...  // the last layer's gradient
+    %g1 = ...  // the first layer's
+    %u:2, %f = amp.unscale %inv, %g1, %g2 : ...
+    %r2 = amp.all_reduce sum %u#1 : ...
+    %r1 = amp.all_reduce sum %u#0 : ...
+    // becomes
+    %g2 = ...
+    %u2, %f2 = amp.unscale %inv, %g2 : ...
+    %r2 = amp.all_reduce sum %u2 : ...   // reduced while %g1 is computed
+    %g1 = ...
+    %u1, %f1 = amp.unscale %inv, %g1 : ...
+    %r1 = amp.all_reduce sum %u1 : ...
+    %f = amp.maximum %f1, %f2 : ...
+    ```
+  }];
+}
+
 def AmpRestoreLocations : Pass<"amp-restore-locations", "mlir::func::FuncOp"> {
   let summary = "Give ops whose location a pass erased the location of their "
                 "first user";
