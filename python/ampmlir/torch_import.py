@@ -62,11 +62,25 @@ def _type(shape, element):
     return f"tensor<{dims}{'x' if dims else ''}{element}>"
 
 
-def _float(value):
-    """A float literal MLIR reads back as the same double."""
+# The bits of inf, -inf and NaN in each float type, which MLIR reads as a
+# hexadecimal literal (it has no decimal one for them).
+_SPECIAL_BITS = {
+    "f16": ("0x7C00", "0xFC00", "0x7E00"),
+    "bf16": ("0x7F80", "0xFF80", "0x7FC0"),
+    "f32": ("0x7F800000", "0xFF800000", "0x7FC00000"),
+    "f64": ("0x7FF0000000000000", "0xFFF0000000000000", "0x7FF8000000000000"),
+}
+
+
+def _float(value, element=None):
+    """A float literal MLIR reads back as the same double; inf and NaN as
+    the bits of `element`, in a constant of that type. An attribute (no
+    element) refuses them."""
     text = repr(float(value))
     if text in ("inf", "-inf", "nan"):
-        raise AmpError(f"cannot write the constant {value} into the model")
+        if element not in _SPECIAL_BITS:
+            raise AmpError(f"cannot write the constant {value} into the model")
+        return _SPECIAL_BITS[element][("inf", "-inf", "nan").index(text)]
     mantissa, e, exponent = text.partition("e")
     if "." not in mantissa:
         mantissa += ".0"
@@ -233,14 +247,16 @@ class _Importer:
         flat = tensor.detach().reshape(-1).tolist()
         if tensor.dim() == 0:
             return self.constant(flat[0], element, "")
-        write = _float if element[0] in "fb" else (lambda v: str(int(v)))
+        write = ((lambda v: _float(v, element)) if element[0] in "fb"
+                 else (lambda v: str(int(v))))
         value = self.emit(f"amp.constant dense<[{', '.join(map(write, flat))}]>"
                           f" : {_type((len(flat),), element)}", (len(flat),),
                           element, "", "const")
         return self.reshape(value, tuple(tensor.shape), "")
 
     def constant(self, value, element, loc):
-        literal = _float(value) if element.startswith(("f", "b")) else str(int(value))
+        literal = (_float(value, element) if element.startswith(("f", "b"))
+                   else str(int(value)))
         return self.emit(f"amp.constant dense<{literal}> : {_type((), element)}",
                          (), element, loc, "c")
 
@@ -326,6 +342,174 @@ class _Importer:
                         x.element, loc, op)
         return self.reshape(out, self.result(node)[0], loc) if keepdim else out
 
+    def elementwise(self, op, a, b, loc):
+        """amp.`op` of two float values, broadcast as NumPy does."""
+        rank = max(len(a.shape), len(b.shape))
+        pa = (1,) * (rank - len(a.shape)) + tuple(a.shape)
+        pb = (1,) * (rank - len(b.shape)) + tuple(b.shape)
+        shape = tuple(max(p, q) for p, q in zip(pa, pb))
+        return self.emit(f"amp.{op} {a.name}, {b.name} : {a.type}, {b.type}",
+                         shape, a.element, loc, op)
+
+    def variance(self, node, loc):
+        """aten.var and aten.std: the mean of the squares about the mean
+        over `dim`, divided by the count less the correction (1 by
+        default, Bessel's), then the square root for std."""
+        aten = self.torch.ops.aten
+        args, kwargs = node.args, node.kwargs
+        x = self.value(args[0])
+        if x.element[0] not in "fb":
+            raise AmpError(f"the variance of {x.element} tensors")
+        rank = len(x.shape)
+        dims = args[1] if len(args) > 1 else kwargs.get("dim")
+        dims = sorted({int(d) % max(rank, 1) for d in dims} if dims
+                      else range(rank))
+        if node.target in (aten.var.dim, aten.std.dim):
+            unbiased = args[2] if len(args) > 2 else kwargs.get("unbiased",
+                                                                True)
+            correction = 1.0 if unbiased else 0.0
+            keepdim = args[3] if len(args) > 3 else kwargs.get("keepdim", False)
+        else:
+            correction = kwargs.get("correction")
+            correction = 1.0 if correction is None else float(correction)
+            keepdim = kwargs.get("keepdim", False)
+        count = 1
+        for d in dims:
+            count *= x.shape[d]
+        kept = tuple(1 if i in dims else n for i, n in enumerate(x.shape))
+        listed = ", ".join(map(str, dims))
+        reduced = tuple(n for i, n in enumerate(x.shape) if i not in dims)
+        mean = self.emit(f"amp.mean {x.name} dims = [{listed}] : {x.type} to "
+                         f"{_type(reduced, x.element)}", reduced, x.element,
+                         loc, "mean")
+        centered = self.elementwise("sub", x, self.reshape(mean, kept, loc),
+                                    loc)
+        squares = self.elementwise("mul", centered, centered, loc)
+        total = self.emit(f"amp.sum {squares.name} dims = [{listed}] : "
+                          f"{squares.type} to {_type(reduced, x.element)}",
+                          reduced, x.element, loc, "sum")
+        divisor = self.constant(max(count - correction, 0.0), x.element, loc)
+        out = self.elementwise("div", total, divisor, loc)
+        if node.target in (aten.std.dim, aten.std.correction):
+            out = self.unary("sqrt", out, loc)
+        return self.reshape(out, kept, loc) if keepdim else out
+
+    # -- nodes ----------------------------------------------------------------
+
+    def import_node(self, node, depth=0):
+        """Imports one call_function node of the graph: computed now where
+        its inputs are constants, converted to amp ops where it has a
+        counterpart, else through PyTorch's decomposition of its op.
+        Raises _Unsupported where none of these applies."""
+        if self.fold(node):
+            return
+        if node.target is operator.getitem:
+            source = self.values.get(node.args[0].name)
+            self.values[node.name] = (
+                source[node.args[1]] if isinstance(source, tuple) else None)
+            return
+        # An in-place update of an argument (a buffer the model counts
+        # itself, an input) would be lost: only batch norm's running
+        # statistics are updated by the step.
+        target = str(node.target).split(".")
+        if depth == 0 and len(target) > 1 and target[1].endswith("_") and \
+                node.args and \
+                getattr(node.args[0], "op", None) == "placeholder" and \
+                self.values.get(node.args[0].name) is not None:
+            raise AmpError(f"updates {node.args[0].name} in place; only "
+                           "batch norm's running statistics are updated by "
+                           "the step")
+        # Downstream of an unsupported operation: nothing to say about it.
+        if any(self.values.get(n.name, True) is None
+               for n in node.all_input_nodes):
+            self.values[node.name] = None
+            return
+        try:
+            converted = self.convert(node)
+        except _Unsupported:
+            converted = self.decompose(node, depth)
+        if converted is not _NOTHING:
+            self.values[node.name] = converted
+
+    def decompose(self, node, depth):
+        """`node`'s value through PyTorch's decomposition of its op (the
+        table torch.export's run_decompositions draws on), traced on
+        tensors of its inputs' shapes into ATen ops that are imported in
+        its place, with its location, and decomposed in turn. Only the
+        op that has no counterpart is decomposed: the rest of the graph
+        stays as exported (batch norm's running statistics included).
+        Raises _Unsupported where the op has no decomposition, or its
+        decomposition an op that cannot be imported."""
+        torch = self.torch
+        from torch._decomp import decomposition_table
+        from torch.fx.experimental.proxy_tensor import make_fx
+        decomposition = decomposition_table.get(node.target)
+        if decomposition is None or depth >= _DECOMPOSITION_DEPTH:
+            raise _Unsupported()
+        inputs = node.all_input_nodes
+
+        def example(n):
+            if n.name in self.known and isinstance(self.known[n.name],
+                                                   torch.Tensor):
+                return self.known[n.name]
+            val = n.meta.get("val")
+            if not isinstance(val, torch.Tensor):
+                raise _Unsupported()
+            return torch.zeros(tuple(val.shape), dtype=val.dtype)
+
+        def traced(*tensors):
+            by_name = {n.name: t for n, t in zip(inputs, tensors)}
+            args = torch.fx.node.map_arg(node.args, lambda n: by_name[n.name])
+            kwargs = torch.fx.node.map_arg(node.kwargs,
+                                           lambda n: by_name[n.name])
+            return decomposition(*args, **kwargs)
+
+        try:
+            module = make_fx(traced, tracing_mode="fake")(
+                *(example(n) for n in inputs))
+        except _Unsupported:
+            raise
+        except Exception:  # noqa: BLE001 - a decomposition that cannot trace
+            raise _Unsupported() from None
+        placeholders = [n for n in module.graph.nodes if n.op == "placeholder"]
+        output = None
+        for sub in list(module.graph.nodes):
+            # Names of their own beside the graph's; the location of the
+            # op they stand for.
+            sub.name = f"{node.name}__{sub.name}"
+            for key in ("nn_module_stack", "stack_trace"):
+                if key in node.meta:
+                    sub.meta[key] = node.meta[key]
+        for sub, source in zip(placeholders, inputs):
+            if source.name in self.values:
+                self.values[sub.name] = self.values[source.name]
+            if source.name in self.known:
+                self.known[sub.name] = self.known[source.name]
+        for sub in module.graph.nodes:
+            if sub.op == "placeholder":
+                continue
+            if sub.op == "output":
+                output = sub
+                break
+            if sub.op == "get_attr":
+                self.known[sub.name] = getattr(module, sub.target)
+                continue
+            if sub.op != "call_function":
+                raise _Unsupported()
+            self.import_node(sub, depth + 1)
+            if sub.name not in self.known and \
+                    self.values.get(sub.name, True) is None:
+                raise _Unsupported()
+
+        def value_of(result):
+            if isinstance(result, (tuple, list)):
+                return tuple(value_of(r) for r in result)
+            if isinstance(result, torch.fx.Node):
+                return self.value(result)
+            raise _Unsupported()
+
+        return value_of(output.args[0])
+
     # -- the ops --------------------------------------------------------------
 
     def convert(self, node):
@@ -409,6 +593,44 @@ class _Importer:
                  aten.sigmoid_.default: "sigmoid", aten.tanh_.default: "tanh"}
         if target in unary:
             return self.unary(unary[target], self.value(args[0]), loc)
+        if target is aten.softplus.default and \
+                float(arg(1, "beta", 1.0)) == 1.0 and \
+                float(arg(2, "threshold", 20.0)) == 20.0:
+            # amp.softplus is PyTorch's with its defaults; other betas and
+            # thresholds are decomposed.
+            return self.unary("softplus", self.value(args[0]), loc)
+        if target in (aten.expm1.default, aten.log1p.default):
+            # exp(x) - 1 and log(1 + x): a rounding of 1 ulp of 1 near
+            # x = 0, where PyTorch's are exact.
+            x = self.value(args[0])
+            one = self.constant(1.0, x.element, loc)
+            if target is aten.expm1.default:
+                e = self.unary("exp", x, loc)
+                return self.elementwise("sub", e, one, loc)
+            return self.unary("log", self.elementwise("add", x, one, loc), loc)
+        clamps = {aten.clamp.default: (1, 2), aten.clamp_min.default: (1, None),
+                  aten.clamp_max.default: (None, 1),
+                  aten.hardtanh.default: (1, 2)}
+        if target in clamps:
+            x = self.value(args[0])
+            if x.element[0] not in "fb":
+                raise AmpError(f"clamping {x.element} tensors")
+            low_at, high_at = clamps[target]
+            default = (-1.0, 1.0) if target is aten.hardtanh.default else \
+                (None, None)
+            names = ("min_val", "max_val") if target is aten.hardtanh.default \
+                else ("min", "max")
+            low = arg(low_at, names[0], default[0]) if low_at else None
+            high = arg(high_at, names[1], default[1]) if high_at else None
+            if low is not None:
+                x = self.elementwise("maximum", x, self.value(low, x, loc), loc)
+            if high is not None:
+                x = self.elementwise("minimum", x, self.value(high, x, loc),
+                                     loc)
+            return x
+        if target in (aten.var.dim, aten.var.correction, aten.std.dim,
+                      aten.std.correction):
+            return self.variance(node, loc)
         if target is aten.square.default:
             x = self.value(args[0])
             return self.binary("mul", x, x, node, loc)
@@ -732,7 +954,8 @@ class _Importer:
                 elif count:
                     shape = list(value.shape)
                     shape[dim] = count
-                    literal = (_float(fill) if value.element[0] in "fb"
+                    literal = (_float(fill, value.element)
+                               if value.element[0] in "fb"
                                else str(int(fill)))
                     parts.append(self.emit(
                         f"amp.constant dense<{literal}> : "
@@ -891,6 +1114,8 @@ _RANDOM = {"rand", "randn", "randint", "rand_like", "randn_like",
 
 # What an operation without a result (an assertion) converts to.
 _NOTHING = object()
+# Decompositions of decompositions, at most: deeper, the op is refused.
+_DECOMPOSITION_DEPTH = 3
 
 
 class _Unsupported(Exception):
@@ -1063,33 +1288,8 @@ def _translate(torch, program, module, input_names, name):
             break
         if node.op != "call_function":
             raise AmpError(f"cannot import a graph node of kind {node.op}")
-        if importer.fold(node):
-            continue
-        if node.target is operator.getitem:
-            source = importer.values.get(node.args[0].name)
-            importer.values[node.name] = (
-                source[node.args[1]] if isinstance(source, tuple) else None)
-            continue
-        # An in-place update of an argument (a buffer the model counts
-        # itself, an input) would be lost: only batch norm's running
-        # statistics are updated by the step.
-        target = str(node.target).split(".")
-        if len(target) > 1 and target[1].endswith("_") and node.args and \
-                getattr(node.args[0], "op", None) == "placeholder" and \
-                importer.values.get(node.args[0].name) is not None:
-            raise AmpError(f"{importer.where(node)}: {node.target} updates "
-                           f"{node.args[0].name} in place; only batch norm's "
-                           "running statistics are updated by the step")
-        # Downstream of an unsupported operation: nothing to say about it.
-        if any(importer.values.get(n.name, True) is None
-               for n in node.all_input_nodes):
-            importer.values[node.name] = None
-            continue
         try:
-            converted = importer.convert(node)
-            if converted is _NOTHING:
-                continue
-            importer.values[node.name] = converted
+            importer.import_node(node)
         except _Unsupported:
             op = str(node.target)
             importer.unsupported.setdefault(op, []).append(importer.where(node))

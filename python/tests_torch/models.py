@@ -105,6 +105,30 @@ class Unsupported(nn.Module):
         return (torch.cumsum(h, dim=1) * torch.sort(h, dim=1).values).mean()
 
 
+class Decomposed(nn.Module):
+    """Operations the importer takes through PyTorch's decompositions
+    (elu, leaky_relu, hardswish, hardsigmoid, mish, softplus with beta 2,
+    glu, logsumexp) or writes out (var, std, clamp, hardtanh), after a
+    batch norm that stays whole."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(12, 16)
+        self.bn = nn.BatchNorm1d(16)
+        self.fc2 = nn.Linear(16, 4)
+
+    def forward(self, x, labels):
+        h = self.bn(self.fc1(x))
+        h = (F.elu(h) + F.leaky_relu(h, 0.1) + F.hardswish(h) + F.mish(h)
+             + F.softplus(h, beta=2.0) + F.hardtanh(h, -0.5, 0.5)
+             + F.hardsigmoid(h) + F.glu(torch.cat([h, h], dim=-1)))
+        h = (h - h.mean(-1, keepdim=True)) / (h.std(-1, keepdim=True) + 1e-3)
+        h = h + h.var(-1, keepdim=True, correction=0).clamp(max=2.0)
+        logits = self.fc2(h)
+        return torch.logsumexp(logits, -1).mean() + \
+            F.cross_entropy(logits, labels)
+
+
 class DataDependent(nn.Module):
     """Control flow on a value: torch.export cannot trace it."""
 

@@ -12,14 +12,16 @@ import transformers
 
 import ampmlir
 
-from test_import import train_both
+from test_import import assert_within_recipes, f16_against_pytorch, train_both
 
 
 def classify(model, x, labels):
     return F.cross_entropy(model(x), labels)
 
 
-def test_gpt2_trains_as_pytorch_does(tmp_path):
+def gpt2():
+    """transformers' GPT2LMHeadModel from a 2-layer config (nothing
+    downloaded), and 4 batches of 4 sequences of 16 tokens."""
     transformers.logging.set_verbosity_error()
     config = transformers.GPT2Config(
         n_layer=2, n_embd=32, n_head=4, n_positions=16, vocab_size=64,
@@ -29,19 +31,37 @@ def test_gpt2_trains_as_pytorch_does(tmp_path):
     model = transformers.GPT2LMHeadModel(config)
     g = torch.Generator().manual_seed(2)
     tokens = [torch.randint(0, 64, (4, 16), generator=g) for _ in range(4)]
+    return model, [(t, t) for t in tokens]
 
-    def lm_loss(m, input_ids, labels):
-        return m(input_ids=input_ids, labels=labels).loss
 
-    batches = [(t, t) for t in tokens]
+def gpt2_loss(m, input_ids, labels):
+    return m(input_ids=input_ids, labels=labels).loss
+
+
+def test_gpt2_trains_as_pytorch_does(tmp_path):
+    model, batches = gpt2()
     theirs, ours, state, reference = train_both(
-        model, lm_loss, batches, tmp_path, compute_type="f32")
+        model, gpt2_loss, batches, tmp_path, compute_type="f32")
     np.testing.assert_allclose(ours, theirs, rtol=1e-5)
     assert theirs[-1] < theirs[0]
     model.load_state_dict(state)
     assert torch.equal(model.lm_head.weight, model.transformer.wte.weight)
     # GPT-2's Conv1D keeps its [in, out] layout: addmm reads it as it is.
     assert tuple(state["transformer.h.0.attn.c_attn.weight"].shape) == (32, 96)
+
+
+def test_gpt2_in_f16_follows_pytorchs_recipes(tmp_path):
+    """The f16 AMP step against PyTorch's autocast with GradScaler and
+    pure f16 with f32 masters (test_import.f16_against_pytorch), 20
+    steps from scale 2^24: the same skipped steps, the same scale after
+    each, every loss within the recipes' spread."""
+    model, batches = gpt2()
+    (ours, ours_skipped), (theirs, theirs_skipped), (pure, pure_skipped) = \
+        f16_against_pytorch(model, gpt2_loss, batches, tmp_path)
+    assert ours_skipped == theirs_skipped == pure_skipped
+    assert ours_skipped, "the scale of 2^24 overflows at first"
+    assert_within_recipes(ours, theirs, pure)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-4)
 
 
 @pytest.fixture(scope="module")
@@ -136,3 +156,40 @@ def test_resnet18_trains_and_hands_its_weights_back(resnet, tmp_path):
     trained.load_state_dict(state)  # strict: every key, counters included
     assert trained.bn1.num_batches_tracked.item() == 6
     assert not torch.equal(trained.fc.weight, model.fc.weight)
+
+
+def test_resnet18_in_f16_follows_pytorchs_recipes(resnet, tmp_path):
+    """resnet18's f16 AMP step against PyTorch's two f16 recipes over 20
+    steps from scale 2^24: the same skipped steps and the same scale after
+    each. The losses are not compared band to band as nanoGPT's and
+    GPT-2's are: PyTorch's two recipes compute the same numbers here
+    (autocast keeps everything between the convolutions in f16, as pure
+    f16 does), so their spread is nil, and f16 rounding of the logits is
+    amplified by batch norm over the last stage's 4 values per channel:
+    ours and PyTorch's autocast logits are both about 2% of the largest
+    logit away from f64's. The bound checked instead, on the steps
+    skipped before the first update (the initial weights): a loss moves
+    by at most twice the largest change of its logits (log-sum-exp and
+    the label's logit each move by at most that much), so our loss is
+    within twice the largest error of PyTorch's f16 logits from f64's."""
+    model, batches, _, _ = resnet
+    (ours, ours_skipped), (theirs, theirs_skipped), (pure, pure_skipped) = \
+        f16_against_pytorch(model, classify, batches, tmp_path)
+    assert ours_skipped == theirs_skipped == pure_skipped
+    first_update = next(k for k in range(len(ours)) if k not in ours_skipped)
+    assert first_update >= len(batches), "every batch is seen unchanged"
+    # Copies: a forward in training mode updates the running statistics.
+    exact = copy.deepcopy(model).double()
+    autocast = copy.deepcopy(model)
+    for k in range(len(batches)):
+        x, labels = batches[k]
+        with torch.no_grad():
+            logits64 = exact(x.double())
+            with torch.autocast("cpu", dtype=torch.float16):
+                logits16 = autocast(x).double()
+            loss64 = F.cross_entropy(logits64, labels).item()
+        bound = 2 * (logits16 - logits64).abs().max().item()
+        assert abs(ours[k] - loss64) <= bound, (k, ours[k], loss64, bound)
+        assert abs(theirs[k] - loss64) <= bound
+    assert np.all(np.isfinite(ours))
+    assert ours[-1] < ours[first_update]

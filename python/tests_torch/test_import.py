@@ -94,34 +94,59 @@ def test_nanogpt_trains_as_pytorch_does(tmp_path):
                                                   targets).item(), rtol=1e-4)
 
 
-def pure_f16_losses(model, batches, init_scale, steps):
+class HalfInputs(torch.nn.Module):
+    """`model` with its floating-point inputs cast to f16 and a tensor it
+    returns cast to f32 (a loss then computed from it in f32)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, *args, **kwargs):
+        def half(t):
+            return t.half() if torch.is_floating_point(t) else t
+
+        out = self.model(*map(half, args),
+                         **{k: half(v) for k, v in kwargs.items()})
+        return out.float() if isinstance(out, torch.Tensor) else out
+
+
+def pure_f16_losses(model, loss, batches, init_scale, steps, lr=1e-3):
     """PyTorch's other f16 recipe, Apex's O2 written out: the model's
     forward and backward in f16 (the loss in f32), f32 master weights that
     AdamW updates, the gradients unscaled into them and checked for
     inf/NaN, the scale halved on an overflow (the step skipped) and doubled
-    after 2000 good steps, as GradScaler's defaults. Returns [(loss,
+    after 2000 good steps, as GradScaler's defaults. Batch norm's running
+    statistics stay in f32, as O2 keeps batch norm. Returns [(loss,
     skipped)] of every step."""
     master = copy.deepcopy(model)
     half = copy.deepcopy(model).half()
-    optimizer = torch.optim.AdamW(master.parameters(), lr=1e-3)
+    for module in half.modules():
+        if isinstance(module, torch.nn.modules.batchnorm._BatchNorm):
+            module.float()
+    wrapped = HalfInputs(half)
+    params = [p for p in half.parameters() if p.dtype == torch.float16]
+    masters = [p for p, h in zip(master.parameters(), half.parameters())
+               if h.dtype == torch.float16]
+    others = [h for h in half.parameters() if h.dtype != torch.float16]
+    optimizer = torch.optim.AdamW(masters + others, lr=lr)
     scale, good, out = init_scale, 0, []
     for k in range(steps):
-        idx, targets = batches[k % len(batches)]
-        logits = half(idx).float()
-        value = F.cross_entropy(logits.view(-1, logits.size(-1)),
-                                targets.view(-1), ignore_index=-1)
+        batch = batches[k % len(batches)]
+        value = loss(wrapped, *batch)
         half.zero_grad()
         (value * scale).backward()
-        grads = [p.grad.float() / scale for p in half.parameters()]
+        grads = [p.grad.float() / scale for p in params] + \
+            [p.grad / scale for p in others]
         skipped = any(not torch.isfinite(g).all() for g in grads)
         if skipped:
             scale, good = scale / 2, 0
         else:
-            for p, g in zip(master.parameters(), grads):
+            for p, g in zip(masters + others, grads):
                 p.grad = g
             optimizer.step()
             with torch.no_grad():
-                for h, p in zip(half.parameters(), master.parameters()):
+                for h, p in zip(params, masters):
                     h.copy_(p)
             good += 1
             if good == 2000:
@@ -130,33 +155,29 @@ def pure_f16_losses(model, batches, init_scale, steps):
     return out
 
 
-def test_nanogpt_in_f16_follows_pytorch_autocast(tmp_path):
-    """The f16 AMP step against PyTorch's two f16 recipes, all starting at
-    scale 2^24: autocast (f16, on the CPU) with GradScaler, and pure f16
-    with f32 master weights (pure_f16_losses). All three skip the same
-    steps (the first six and the eighth here); every loss lies within the
-    two recipes' spread (4.7e-6 from autocast's, where the recipes differ
-    by up to 1.1e-5); and the step follows autocast, whose casts it
-    shares, to 1e-4 with the same scale after every step."""
-    torch.manual_seed(0)
-    model = models.NanoGPT()
-    batches = token_batches()
-    init_scale = 2.0**24
+def f16_against_pytorch(model, loss, batches, tmp_path, steps=20,
+                        init_scale=2.0**24, lr=1e-3):
+    """The model trained by the f16 AMP step and by PyTorch's two f16
+    recipes, all from the same weights and scale: autocast (f16, on the
+    CPU) with GradScaler, and pure f16 with f32 master weights
+    (pure_f16_losses). Checks that the step's scale equals GradScaler's
+    after every step, and returns the three runs' losses and the steps
+    each skipped: (ours, autocast, pure), each (losses, skipped)."""
     reference = copy.deepcopy(model)
-    optimizer = torch.optim.AdamW(reference.parameters(), lr=1e-3)
+    optimizer = torch.optim.AdamW(reference.parameters(), lr=lr)
     scaler = torch.amp.GradScaler("cpu", init_scale=init_scale)
-    imported = ampmlir.from_torch(model, batches[0], loss=models.lm_loss)
-    compiled = imported.compile(tmp_path / "f16", compute_type="f16",
-                                optimizer="adamw",
-                                train_options=f"lr=0.001 init-scale={init_scale}")
+    imported = ampmlir.from_torch(model, batches[0], loss=loss)
+    compiled = imported.compile(
+        tmp_path / "f16", compute_type="f16", optimizer="adamw",
+        train_options=f"lr={lr} init-scale={init_scale}")
     theirs, ours = [], []
     with compiled.load() as step:
         step.init(seed=0)
         step.load_state_dict(model.state_dict())
-        for k in range(20):
+        for k in range(steps):
             batch = batches[k % len(batches)]
             with torch.autocast("cpu", dtype=torch.float16):
-                value = models.lm_loss(reference, *batch)
+                value = loss(reference, *batch)
             optimizer.zero_grad()
             scaler.scale(value).backward()
             scale = scaler.get_scale()
@@ -167,18 +188,34 @@ def test_nanogpt_in_f16_follows_pytorch_autocast(tmp_path):
             step.run(*(t.numpy() for t in batch))
             ours.append((step.loss, step.skipped > skipped))
             assert step.scale == scaler.get_scale(), k
-    pure = pure_f16_losses(model, batches, init_scale, 20)
-    assert [k for k, (_, s) in enumerate(ours) if s] == \
-        [k for k, (_, s) in enumerate(theirs) if s] == \
-        [k for k, (_, s) in enumerate(pure) if s] == [0, 1, 2, 3, 4, 5, 7]
-    ours, theirs, pure = (np.array([v for v, _ in run])
-                          for run in (ours, theirs, pure))
-    # The recipes' band, widened by their largest distance (1.1e-5
-    # relative here): where they happen to agree, rounding still moves the
-    # step's loss by as much as it moves theirs elsewhere.
-    slack = np.max(np.abs(pure - theirs) / theirs) * np.abs(theirs)
+    pure = pure_f16_losses(model, loss, batches, init_scale, steps, lr)
+    return tuple((np.array([v for v, _ in run]),
+                  [k for k, (_, s) in enumerate(run) if s])
+                 for run in (ours, theirs, pure))
+
+
+def assert_within_recipes(ours, theirs, pure):
+    """Every loss of ours within the recipes' band, widened by their
+    largest distance: where they happen to agree, rounding still moves
+    the step's loss by as much as it moves theirs elsewhere."""
+    slack = np.max(np.abs(pure - theirs) / np.abs(theirs)) * np.abs(theirs)
     assert np.all(ours >= np.minimum(theirs, pure) - slack)
     assert np.all(ours <= np.maximum(theirs, pure) + slack)
+
+
+def test_nanogpt_in_f16_follows_pytorch_autocast(tmp_path):
+    """The f16 AMP step against PyTorch's two f16 recipes, all starting at
+    scale 2^24. All three skip the same steps (the first six and the
+    eighth here); every loss lies within the two recipes' spread (4.7e-6
+    from autocast's, where the recipes differ by up to 1.1e-5); and the
+    step follows autocast, whose casts it shares, to 1e-4."""
+    torch.manual_seed(0)
+    model = models.NanoGPT()
+    (ours, ours_skipped), (theirs, theirs_skipped), (pure, pure_skipped) = \
+        f16_against_pytorch(model, models.lm_loss, token_batches(), tmp_path)
+    assert ours_skipped == theirs_skipped == pure_skipped == \
+        [0, 1, 2, 3, 4, 5, 7]
+    assert_within_recipes(ours, theirs, pure)
     np.testing.assert_allclose(ours, theirs, rtol=1e-4)
 
 
@@ -270,7 +307,7 @@ def test_bad_input_is_refused_clearly():
         def forward(self, x):
             self.seen.add_(x.sum(0).detach())
             return self.fc(x).mean()
-    with pytest.raises(AmpError, match=r"aten.add_.Tensor updates b_model_seen"
+    with pytest.raises(AmpError, match=r"aten.add_.Tensor: updates b_model_seen"
                                        r" in place; only batch norm's"):
         ampmlir.from_torch(Counts(), (torch.randn(2, 4),))
 
@@ -304,6 +341,30 @@ def test_the_other_operations_train_as_pytorch_does(tmp_path):
         tmp_path, compute_type="f32")
     np.testing.assert_allclose(ours, theirs, rtol=1e-5)
     assert theirs[-1] < theirs[0]
+
+
+def test_decomposed_operations_train_as_pytorch_does(tmp_path):
+    """Operations without an amp counterpart go through PyTorch's
+    decompositions, one op at a time: the batch norm stays whole (its
+    running statistics buffers), the rest becomes amp ops, located at the
+    line that called them."""
+    torch.manual_seed(0)
+    model = models.Decomposed()
+    g = torch.Generator().manual_seed(5)
+    batches = [(torch.randn(8, 12, generator=g),
+                torch.randint(0, 4, (8,), generator=g)) for _ in range(4)]
+    imported = ampmlir.from_torch(model, batches[0])
+    assert "bn.running_var" in imported.buffers
+    assert "amp.batch_norm " in imported.mlir
+    line = next(n for n, text in enumerate(
+        open(models.__file__).read().splitlines(), 1) if "F.mish(h)" in text)
+    assert f'models.py":{line}:0)' in imported.mlir
+    theirs, ours, state, _ = train_both(
+        model, lambda m, x, labels: m(x, labels), batches, tmp_path,
+        compute_type="f32")
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5)
+    assert theirs[-1] < theirs[0]
+    model.load_state_dict(state)
 
 
 def test_dropout_in_training_draws_the_steps_masks(tmp_path):
