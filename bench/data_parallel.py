@@ -6,6 +6,8 @@ in f16 AMP with AdamW, compiled with data-parallel=true, timed by amp-step
 - one process on a batch of 64 (the data-parallel library, one replica),
 - one process on a batch of 128 (the concatenated batch),
 - 2 ranks under mpirun, a batch of 64 each (128 examples a step),
+- 2 ranks of the same step with buckets of at most 0.2 MiB (bucket-mb=0.2:
+  b2, w2 and b1 in one, started while w1's gradient is computed, then w1),
 - 2 ranks of the same step with its optimizer state sharded (zero-stage=1
   replicas=2), whose memory report gives the bytes each rank holds,
 
@@ -62,6 +64,8 @@ def main():
                      .replace("tensor<64xi64>", "tensor<128xi64>"))
     libraries = {}
     for name, path, options in (("dp", model, "data-parallel=true"),
+                                ("buckets", model,
+                                 "data-parallel=true bucket-mb=0.2"),
                                 ("zero", model, "zero-stage=1 replicas=2"),
                                 ("big", big, "")):
         out = os.path.join(work, name)
@@ -83,6 +87,9 @@ def main():
             [step, libraries["big"]] + timed, cores), cores),
         ("2 ranks, batch 64 each", 128, milliseconds(
             ["mpirun", "-np", "2", step, libraries["dp"]] + timed, 1), 2),
+        ("2 ranks, batch 64 each, 2 buckets", 128, milliseconds(
+            ["mpirun", "-np", "2", step, libraries["buckets"]] + timed, 1),
+         2),
         ("2 ranks, batch 64 each, ZeRO stage 1", 128, milliseconds(
             ["mpirun", "-np", "2", step, libraries["zero"]] + timed, 1), 2),
     ]

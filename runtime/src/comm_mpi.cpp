@@ -72,6 +72,9 @@ struct amp_comm_s {
   // a ticket one above the last's.
   std::deque<std::unique_ptr<Reduction>> inFlight;
   int64_t lastTicket = 0;
+  // Host memory of finished reductions, for the next ones: a step's
+  // buckets recur every step.
+  std::vector<std::vector<char>> spare;
 #ifdef AMP_COMM_HAS_NCCL
   ncclComm_t nccl = nullptr;
   // Device memory a bucket of several tensors is packed into, grown as
@@ -202,6 +205,7 @@ struct Reduction {
   // else `packed`, which finish copies back into the pieces.
   char *values = nullptr;
   std::vector<char> packed;
+  bool copiesBack = false;
   // Over MPI: rank q's values of this rank's slice at q * owned, and the
   // slices' counts and offsets.
   std::vector<char> gathered;
@@ -214,6 +218,38 @@ struct Reduction {
   cudaEvent_t done = nullptr;
 #endif
 };
+
+/// Host memory of at least `bytes`: the smallest spare buffer of the
+/// communicator that holds them, else the largest grown, else a new one.
+/// Grown buffers are cleared; reused ones are not.
+std::vector<char> takeBuffer(amp_comm_t *comm, size_t bytes) {
+  std::vector<std::vector<char>> &spare = comm->spare;
+  // Whether `a` is a better choice than `b`.
+  auto better = [bytes](const std::vector<char> &a,
+                        const std::vector<char> &b) {
+    bool aHolds = a.size() >= bytes, bHolds = b.size() >= bytes;
+    if (aHolds != bHolds)
+      return aHolds;
+    return aHolds ? a.size() < b.size() : a.size() > b.size();
+  };
+  auto best = std::min_element(spare.begin(), spare.end(), better);
+  std::vector<char> buffer;
+  if (best != spare.end()) {
+    buffer = std::move(*best);
+    spare.erase(best);
+  }
+  if (buffer.size() < bytes)
+    buffer.resize(bytes);
+  return buffer;
+}
+
+/// Keeps a finished reduction's host memory for the next ones.
+void recycle(amp_comm_t *comm, Reduction &r) {
+  constexpr size_t kMostSpare = 16;
+  for (std::vector<char> *buffer : {&r.packed, &r.gathered})
+    if (!buffer->empty() && comm->spare.size() < kMostSpare)
+      comm->spare.push_back(std::move(*buffer));
+}
 
 /// Starts the reduction of r.values[0, r.count) (host memory) over every
 /// rank: first every rank's (count, dtype, op), so that ranks that
@@ -248,7 +284,7 @@ amp_status_t startOnHost(amp_comm_t *comm, Reduction &r) {
   if (comm->comm == MPI_COMM_NULL) {
     // Without MPI (through NCCL's gather): every rank's values whole.
     const size_t bytes = static_cast<size_t>(count) * size;
-    r.gathered.resize(bytes * static_cast<size_t>(ranks));
+    r.gathered = takeBuffer(comm, bytes * static_cast<size_t>(ranks));
     AMP_RETURN_IF_ERROR(allGather(comm, r.values, r.gathered.data(),
                                   static_cast<int64_t>(bytes), "all-reduce"));
     foldInRankOrder(dtype, rawOp, r.gathered.data(), count, ranks, count,
@@ -277,7 +313,8 @@ amp_status_t startOnHost(amp_comm_t *comm, Reduction &r) {
   std::vector<int> fromCounts(ranks, owned), fromBegins(ranks);
   for (int q = 0; q < ranks; ++q)
     fromBegins[q] = q * owned;
-  r.gathered.resize(static_cast<size_t>(owned) * ranks * size);
+  r.gathered =
+      takeBuffer(comm, static_cast<size_t>(owned) * ranks * size);
   // The values' bits, moved unchanged.
   MPI_Datatype bits = size == 2 ? MPI_UINT16_T : MPI_UINT32_T;
   int rc = MPI_Ialltoallv(r.values, r.counts.data(), r.begins.data(), bits,
@@ -338,8 +375,9 @@ amp_status_t start(amp_comm_t *comm, Reduction &r) {
   size_t total = 0;
   for (const Piece &piece : r.pieces)
     total += piece.bytes;
-  r.packed.resize(total);
+  r.packed = takeBuffer(comm, total);
   r.values = r.packed.data();
+  r.copiesBack = true;
   auto kind =
       onHost ? amprt::CopyKind::DeviceToDevice : amprt::CopyKind::DeviceToHost;
   size_t at = 0;
@@ -360,7 +398,7 @@ amp_status_t finish(amp_comm_t *comm, Reduction &r) {
     return finishOnDevice(comm, r);
 #endif
   AMP_RETURN_IF_ERROR(finishOnHost(comm, r));
-  if (r.packed.empty())
+  if (!r.copiesBack)
     return nullptr;
   amprt::Backend *backend = amprt::backendOf(r.stream);
   void *handle = amprt::handleOf(r.stream);
@@ -373,7 +411,7 @@ amp_status_t finish(amp_comm_t *comm, Reduction &r) {
         backend->copy(piece.data, r.values + at, piece.bytes, kind, handle));
     at += piece.bytes;
   }
-  // `packed` is freed when this returns.
+  // `packed` is reused once this returns.
   return backend->synchronize(handle);
 }
 
@@ -403,6 +441,7 @@ amp_status_t finishInFlight(amp_comm_t *comm, int64_t ticket) {
     // What MPI still holds stays in flight (the communicator is broken).
     if (error && comm->inFlight.front()->request != MPI_REQUEST_NULL)
       return error;
+    recycle(comm, *comm->inFlight.front());
     comm->inFlight.pop_front();
     if (error)
       return error;
