@@ -117,8 +117,11 @@ class _Value:
 
 class ImportedModel:
     """The amp module that ``from_torch`` wrote, and what it was made
-    from: ``mlir`` (the text), ``name``, ``parameters`` and ``buffers``
-    ({name: shape}, in argument order), ``aliases`` ({name: [other
+    from: ``mlir`` (the text), ``name``, ``parameters`` (those that
+    require gradients) and ``buffers`` (the module's buffers and its
+    frozen parameters: state the step reads; batch norm's running
+    statistics it also updates) ({name: shape}, in argument order),
+    ``aliases`` ({name: [other
     state_dict keys of the same tensor]}, tied weights), ``inputs`` (the
     batch's names, in order), ``counters`` (batch norm's
     num_batches_tracked: counted by Step.state_dict, not tensors of the
@@ -1235,12 +1238,11 @@ def _translate(torch, program, module, input_names, name):
             value = _Value(f"%arg{len(arguments)}", val.shape, element)
             by_tensor[canonical] = value
             importer.values[node.name] = value
+            # A frozen parameter (requires_grad=False, as fine-tuning
+            # leaves a backbone) is state the step reads and never
+            # updates: a buffer, with no gradient and no optimizer state.
             is_param = spec.kind == InputKind.PARAMETER and \
                 getattr(tensor, "requires_grad", False)
-            if spec.kind == InputKind.PARAMETER and not is_param:
-                raise AmpError(f"parameter {canonical} does not require "
-                               "gradients; frozen parameters are not "
-                               "supported yet")
             kind = "amp.param" if is_param else "amp.buffer"
             if not is_param:
                 # Where the buffer starts (amp_step_init): the module's
@@ -1250,9 +1252,11 @@ def _translate(torch, program, module, input_names, name):
                 if flat.numel() and bool((flat == flat[0]).all()) and \
                         float(flat[0]) != 0.0:
                     kind += f" = {_float(float(flat[0]))}"
-            if spec.kind == InputKind.BUFFER and element != "f32":
-                raise AmpError(f"buffer {canonical} is {val.dtype}; only f32 "
-                               "buffers are supported")
+            if not is_param and element != "f32":
+                what = "buffer" if spec.kind == InputKind.BUFFER else \
+                    "frozen parameter"
+                raise AmpError(f"{what} {canonical} is {val.dtype}; only f32 "
+                               "buffers and frozen parameters are supported")
             (parameters if is_param else buffers)[canonical] = list(val.shape)
             for other in (k for k, t in state.items()
                           if t is tensor and k != canonical):

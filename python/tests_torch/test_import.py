@@ -76,6 +76,27 @@ def test_a_classifier_trains_as_pytorch_does(tmp_path):
                                    rtol=1e-4, atol=1e-6)
 
 
+def test_frozen_parameters_are_read_and_never_updated(tmp_path):
+    """A parameter that does not require gradients (a frozen layer, as in
+    fine-tuning) is state the step reads: no gradient, no optimizer
+    state, its values handed back unchanged."""
+    torch.manual_seed(0)
+    model = models.Classifier()
+    model.fc1.requires_grad_(False)
+    imported = ampmlir.from_torch(model, classifier_batches()[0], loss=classify)
+    assert set(imported.parameters) == {"fc2.weight", "fc2.bias"}
+    assert set(imported.buffers) == {"fc1.weight", "fc1.bias"}
+    theirs, ours, state, reference = train_both(
+        model, classify, classifier_batches(), tmp_path, compute_type="f32")
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5)
+    assert torch.equal(state["fc1.weight"], model.fc1.weight)
+    assert torch.equal(state["fc1.bias"], model.fc1.bias)
+    assert not torch.equal(state["fc2.weight"], model.fc2.weight)
+    np.testing.assert_allclose(state["fc2.weight"].numpy(),
+                               reference.fc2.weight.detach().numpy(),
+                               rtol=1e-4, atol=1e-6)
+
+
 def test_nanogpt_trains_as_pytorch_does(tmp_path):
     torch.manual_seed(0)
     model = models.NanoGPT()
