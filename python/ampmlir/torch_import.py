@@ -397,6 +397,85 @@ class _Importer:
             out = self.unary("sqrt", out, loc)
         return self.reshape(out, kept, loc) if keepdim else out
 
+    def weighted_cross_entropy(self, logits, labels, weight, smoothing,
+                               reduction, ignore, loc):
+        """cross_entropy with class weights or label smoothing, written
+        out as PyTorch defines it: each row's negative log-probability of
+        its label times its label's weight, summed over the rows whose
+        label is not `ignore` and, for the mean, divided by the sum of
+        their weights; with smoothing ε, (1 - ε) times that plus ε / C
+        times the same reduction of each row's negative log-probabilities
+        summed over the classes (each times its class's weight)."""
+        rows, classes = logits.shape
+        element = logits.element
+        if weight is not None and weight.shape != (classes,):
+            raise AmpError(f"class weights of shape {list(weight.shape)} for "
+                           f"{classes} classes")
+        if weight is not None and weight.element != element:
+            weight = self.emit(f"amp.cast {weight.name} : {weight.type} to "
+                               f"{_type((classes,), element)}", (classes,),
+                               element, loc, "cast")
+        log_probs = self.unary("log_softmax", logits, loc, " dim = 1")
+        column = self.reshape(labels, (rows, 1), loc)
+        iota = self.emit(f"amp.iota dim = 1 : "
+                         f"{_type((rows, classes), labels.element)}",
+                         (rows, classes), labels.element, loc, "classes")
+        hot = self.emit(f"amp.compare eq, {column.name}, {iota.name} : "
+                        f"{column.type}, {iota.type}", (rows, classes), "i1",
+                        loc, "one_hot")
+        zero = self.constant(0.0, element, loc)
+
+        def row_sums(values):
+            return self.emit(f"amp.sum {values.name} dims = [1] : "
+                             f"{values.type} to {_type((rows,), element)}",
+                             (rows,), element, loc, "sum")
+
+        def total(values):
+            return self.emit(f"amp.sum {values.name} dims = [0] : "
+                             f"{values.type} to {_type((), element)}", (),
+                             element, loc, "sum")
+
+        def select(cond, a, b, shape):
+            return self.emit(f"amp.select {cond.name}, {a.name}, {b.name} : "
+                             f"{cond.type}, {a.type}, {b.type}", shape,
+                             element, loc, "select")
+
+        weighted = log_probs
+        if weight is not None:
+            weighted = self.elementwise("mul", log_probs, weight, loc)
+        kept = self.emit(f"amp.compare ne, {labels.name}, "
+                         f"{self.constant(ignore, labels.element, loc).name} "
+                         f": {labels.type}, {_type((), labels.element)}",
+                         (rows,), "i1", loc, "kept")
+        # Each kept row's weight: its label's (1 without weights).
+        if weight is not None:
+            row_weight = row_sums(select(hot, self.reshape(
+                weight, (1, classes), loc), zero, (rows, classes)))
+        else:
+            row_weight = self.constant(1.0, element, loc)
+        row_weight = select(kept, row_weight, zero, (rows,))
+        picked = row_sums(select(hot, weighted, zero, (rows, classes)))
+        nll = self.unary("neg", total(self.elementwise(
+            "mul", picked, select(kept, self.constant(1.0, element, loc),
+                                  zero, (rows,)), loc)), loc)
+        divisor = total(row_weight) if reduction == "mean" else None
+        loss = nll if divisor is None else \
+            self.elementwise("div", nll, divisor, loc)
+        if smoothing == 0.0:
+            return loss
+        smooth = self.unary("neg", total(select(
+            kept, row_sums(weighted), zero, (rows,))), loc)
+        if divisor is not None:
+            smooth = self.elementwise("div", smooth, divisor, loc)
+        return self.elementwise(
+            "add",
+            self.elementwise("mul", loss,
+                             self.constant(1.0 - smoothing, element, loc),
+                             loc),
+            self.elementwise("mul", smooth,
+                             self.constant(smoothing / classes, element, loc),
+                             loc), loc)
+
     # -- nodes ----------------------------------------------------------------
 
     def import_node(self, node, depth=0):
@@ -881,10 +960,6 @@ class _Importer:
             return self.attention(node, loc, arg)
         if target is aten.cross_entropy_loss.default:
             logits, labels = self.value(args[0]), self.value(args[1])
-            if arg(2, "weight") is not None:
-                raise AmpError("cross_entropy with class weights")
-            if float(arg(5, "label_smoothing", 0.0)) != 0.0:
-                raise AmpError("cross_entropy with label smoothing")
             reduction = {0: "none", 1: "mean", 2: "sum"}[int(arg(3, "reduction", 1))]
             if reduction == "none":
                 raise AmpError("cross_entropy with reduction='none'")
@@ -892,6 +967,13 @@ class _Importer:
                 raise AmpError("cross_entropy of logits that are not "
                                "[batch, classes] (flatten them first)")
             ignore = int(arg(4, "ignore_index", -100))
+            weight = arg(2, "weight")
+            smoothing = float(arg(5, "label_smoothing", 0.0))
+            if weight is not None or smoothing != 0.0:
+                return self.weighted_cross_entropy(
+                    logits, labels,
+                    None if weight is None else self.value(weight),
+                    smoothing, reduction, ignore, loc)
             shape, element = self.result(node)
             return self.emit(
                 f"amp.cross_entropy {logits.name}, {labels.name} reduction = "
