@@ -54,24 +54,18 @@ def test_gpt2_is_cast_as_pytorch_would(tmp_path):
     assert "amp.softmax" not in text
 
 
-def test_resnet18_keeps_more_in_f32_than_pytorch(tmp_path):
-    """torchvision's resnet18: the convolutions, the batch norms (f32
-    inside, f16 in and out, as cuDNN runs them in either), the classifier
-    and the loss as PyTorch. The differences: amp-mlir's autocast spreads
-    keep-fp32 from each batch norm to the ops that follow it, so the
-    ReLUs, the pools, the residual additions and the flatten run in f32,
-    where PyTorch leaves them in the batch norm's f16."""
+def test_resnet18_is_cast_as_pytorch_would(tmp_path):
+    """torchvision's resnet18: the convolutions in f16, the batch norms
+    (f32 inside, f16 in and out, as cuDNN runs them under either), and
+    what follows a batch norm (the ReLUs, the pools, the residual
+    additions, the flatten) in its f16 output, the classifier in f16 and
+    the loss in f32, as PyTorch. (A batch norm does not spread keep-fp32
+    to its users: its output is in f16.)"""
     import torchvision
 
     model = torchvision.models.resnet18(num_classes=10)
     batch = (torch.randn(4, 3, 32, 32), torch.randint(0, 10, (4,)))
-    found = differences(
+    assert differences(
         model, batch,
         lambda m, x, labels: torch.nn.functional.cross_entropy(m(x), labels),
-        tmp_path)
-    assert all(theirs == ["f16"] and ours == ["f32"]
-               for _, theirs, ours in found), found
-    blocks = [f"layer{i}.{j}" for i in range(1, 5) for j in range(2)]
-    assert sorted(place[0] for place, _, _ in found) == sorted(
-        ["relu", "maxpool", "avgpool", "flatten"] + blocks +
-        [f"{block}.relu" for block in blocks])
+        tmp_path) == []

@@ -160,24 +160,36 @@ def test_resnet18_trains_and_hands_its_weights_back(resnet, tmp_path):
 
 def test_resnet18_in_f16_follows_pytorchs_recipes(resnet, tmp_path):
     """resnet18's f16 AMP step against PyTorch's two f16 recipes over 20
-    steps from scale 2^24: the same skipped steps and the same scale after
-    each. The losses are not compared band to band as nanoGPT's and
-    GPT-2's are: PyTorch's two recipes compute the same numbers here
-    (autocast keeps everything between the convolutions in f16, as pure
-    f16 does), so their spread is nil, and f16 rounding of the logits is
-    amplified by batch norm over the last stage's 4 values per channel:
-    ours and PyTorch's autocast logits are both about 2% of the largest
-    logit away from f64's. The bound checked instead, on the steps
-    skipped before the first update (the initial weights): a loss moves
-    by at most twice the largest change of its logits (log-sum-exp and
-    the label's logit each move by at most that much), so our loss is
+    steps from scale 2^24. Until the first update (the first twelve
+    steps, each an overflow that halves the scale) the three run from the
+    same weights: they skip the same steps and keep the same scale. After
+    it they part, as the f32 comparison does (chaotic, see above), and an
+    overflow at the edge of the scale may come on one side only (ours
+    skips step 13 too, at scale 4096).
+
+    The losses are not compared band to band as nanoGPT's and GPT-2's
+    are: PyTorch's two recipes compute the same numbers here (autocast
+    keeps everything between the convolutions in f16, as pure f16 does),
+    so their spread is nil, and f16 rounding of the logits is amplified by
+    batch norm over the last stage's 4 values per channel: ours and
+    PyTorch's autocast logits are both about 2% of the largest logit away
+    from f64's. The bound checked instead, before the first update: a loss
+    moves by at most twice the largest change of its logits (log-sum-exp
+    and the label's logit each move by at most that much), so our loss is
     within twice the largest error of PyTorch's f16 logits from f64's."""
     model, batches, _, _ = resnet
     (ours, ours_skipped), (theirs, theirs_skipped), (pure, pure_skipped) = \
-        f16_against_pytorch(model, classify, batches, tmp_path)
-    assert ours_skipped == theirs_skipped == pure_skipped
+        f16_against_pytorch(model, classify, batches, tmp_path,
+                            same_scale_steps=12)
     first_update = next(k for k in range(len(ours)) if k not in ours_skipped)
-    assert first_update >= len(batches), "every batch is seen unchanged"
+    assert first_update == 12
+
+    def before(skipped):
+        return [k for k in skipped if k < first_update]
+
+    assert before(ours_skipped) == before(theirs_skipped) == \
+        before(pure_skipped) == list(range(12))
+    assert first_update not in theirs_skipped + pure_skipped
     # Copies: a forward in training mode updates the running statistics.
     exact = copy.deepcopy(model).double()
     autocast = copy.deepcopy(model)

@@ -313,8 +313,7 @@ amp_status_t startOnHost(amp_comm_t *comm, Reduction &r) {
   std::vector<int> fromCounts(ranks, owned), fromBegins(ranks);
   for (int q = 0; q < ranks; ++q)
     fromBegins[q] = q * owned;
-  r.gathered =
-      takeBuffer(comm, static_cast<size_t>(owned) * ranks * size);
+  r.gathered = takeBuffer(comm, static_cast<size_t>(owned) * ranks * size);
   // The values' bits, moved unchanged.
   MPI_Datatype bits = size == 2 ? MPI_UINT16_T : MPI_UINT32_T;
   int rc = MPI_Ialltoallv(r.values, r.counts.data(), r.begins.data(), bits,

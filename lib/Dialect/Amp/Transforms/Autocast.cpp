@@ -178,6 +178,7 @@ private:
   bool isFree(Operation *op) const;
   SmallVector<unsigned> precisionOperands(Operation *op) const;
   std::optional<unsigned> narrowedTarget(Operation *op) const;
+  bool readsAndWritesLow(Operation *op) const;
   Value getOrCreateCast(Value value, Type target);
   void removeCastChains();
   void foldBiasAdds();
@@ -318,6 +319,23 @@ std::optional<unsigned> FunctionAutocast::narrowedTarget(Operation *op) const {
   return std::nullopt;
 }
 
+/// Whether `op`, a keep-fp32 op in f32, computes in f32 with lower-precision
+/// input and output: with keep-fp32-low-io, or for an op made for it (batch
+/// norm, as cuDNN runs it), where its input is in lower precision and no
+/// label or target of a loss would be narrowed.
+bool FunctionAutocast::readsAndWritesLow(Operation *op) const {
+  auto it = decisions.find(op);
+  if (it == decisions.end())
+    return false;
+  const Decision &decision = it->second;
+  auto precisionOp = dyn_cast<PrecisionOpInterface>(op);
+  bool ownLowIO = precisionOp && precisionOp.keepsLowPrecisionIO();
+  return (keepFp32LowIO || ownLowIO) && decision.precision == Precision::High &&
+         decision.category == PrecisionCategory::KeepFp32 &&
+         !op->hasAttr(kPrecisionAttrName) && op->getNumOperands() > 0 &&
+         originOf(op->getOperand(0)) == Origin::Low && !narrowedTarget(op);
+}
+
 Origin FunctionAutocast::originOf(Value value) const {
   if (!isFloatTensor(value.getType()))
     return Origin::None;
@@ -350,13 +368,16 @@ Origin FunctionAutocast::originOf(Value value) const {
 //===----------------------------------------------------------------------===//
 
 void FunctionAutocast::assignPrecisions() {
-  // 1. keep-fp32 spreads forward through promote/follow ops.
+  // 1. keep-fp32 spreads forward through promote/follow ops, but not from
+  // an op that will read and write the compute type (step 3): its results
+  // are in lower precision.
   for (Operation *op : ops) {
     if (!isFree(op))
       continue;
     for (unsigned i : precisionOperands(op)) {
       Value operand = op->getOperand(i);
-      if (originOf(operand) != Origin::HighOp)
+      if (originOf(operand) != Origin::HighOp ||
+          readsAndWritesLow(operand.getDefiningOp()))
         continue;
       Decision &decision = decisions[op];
       decision.precision = Precision::High;

@@ -66,6 +66,34 @@ func.func @batch_norm_keeps_low_io(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf
 
 // -----
 
+// A batch norm that reads and writes f16 does not spread keep-fp32: the
+// ReLU, the residual add and the pool after it follow its f16 output (as
+// under PyTorch's autocast with cuDNN), and the next convolution reads
+// them with no cast. A batch norm fed f32 still spreads it: its ReLU runs
+// in f32.
+// CHECK-LABEL: func.func @batch_norm_output_stays_low
+// CHECK: %[[Y:.*]] = amp.conv2d {{.*}} to tensor<2x4x8x8xf16>
+// CHECK-NEXT: %[[N:.*]], %{{.*}}, %{{.*}} = amp.batch_norm %[[Y]] {{.*}} : tensor<2x4x8x8xf16>
+// CHECK-NEXT: %[[R:.*]] = amp.relu %[[N]] : tensor<2x4x8x8xf16>
+// CHECK-NEXT: %[[S:.*]] = amp.add %[[R]], %[[Y]] : tensor<2x4x8x8xf16>, tensor<2x4x8x8xf16>
+// CHECK-NEXT: %[[P:.*]] = amp.max_pool2d %[[S]] {{.*}} : tensor<2x4x8x8xf16> to tensor<2x4x4x4xf16>
+// CHECK-NEXT: amp.conv2d %[[P]], %{{.*}} {{.*}} : tensor<2x4x4x4xf16>, tensor<4x4x3x3xf16> to tensor<2x4x4x4xf16>
+// CHECK: amp.batch_norm %arg0 {{.*}} : tensor<2x3x8x8xf32>
+// CHECK-NEXT: amp.relu %{{.*}} : tensor<2x3x8x8xf32>
+func.func @batch_norm_output_stays_low(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %w2: tensor<4x4x3x3xf32>, %rm: tensor<4xf32>, %rm3: tensor<3xf32>) -> (tensor<2x4x4x4xf32>, tensor<2x3x8x8xf32>) {
+  %y = amp.conv2d %x, %w {padding = array<i64: 1, 1>} : tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32> to tensor<2x4x8x8xf32>
+  %n:3 = amp.batch_norm %y running(%rm, %rm : tensor<4xf32>) {training} : tensor<2x4x8x8xf32>
+  %r = amp.relu %n#0 : tensor<2x4x8x8xf32>
+  %s = amp.add %r, %y : tensor<2x4x8x8xf32>, tensor<2x4x8x8xf32>
+  %p = amp.max_pool2d %s {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<2x4x8x8xf32> to tensor<2x4x4x4xf32>
+  %z = amp.conv2d %p, %w2 {padding = array<i64: 1, 1>} : tensor<2x4x4x4xf32>, tensor<4x4x3x3xf32> to tensor<2x4x4x4xf32>
+  %f:3 = amp.batch_norm %x running(%rm3, %rm3 : tensor<3xf32>) {training} : tensor<2x3x8x8xf32>
+  %fr = amp.relu %f#0 : tensor<2x3x8x8xf32>
+  return %z, %fr : tensor<2x4x4x4xf32>, tensor<2x3x8x8xf32>
+}
+
+// -----
+
 // The log-sum-exp stays f32: autocast narrows the tensors attention reads
 // and writes and attention_grad's gradients, not the log-sum-exp.
 // CHECK-LABEL: func.func @lower_precision_attention_backward
