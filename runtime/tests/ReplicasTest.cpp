@@ -22,26 +22,46 @@
 
 namespace {
 
+/// What the steps below share: w, the batch's x and `update` flag, and
+/// w's gradient, which is x, in the arena.
+struct ReplicaRun {
+  ReplicaRun(void *const *tensors, void *arena)
+      : w(static_cast<float *>(tensors[0])),
+        x(static_cast<const float *>(tensors[1])),
+        update(static_cast<const uint8_t *>(tensors[2])),
+        grad(static_cast<float *>(arena)) {
+    std::memcpy(grad, x, 3 * sizeof(float));
+  }
+  /// The gradient as a bucket of one tensor.
+  amp_tensor_list_t bucket() const {
+    return amp_tensor_list_t{1, &grad, &size};
+  }
+  /// w less the gradient (summed over the replicas) over their count.
+  void descend(amp_stream_t *stream) {
+    auto count = static_cast<float>(amp_replica_count(stream));
+    for (int i = 0; i < 3; ++i)
+      w[i] -= grad[i] / count;
+  }
+
+  float *w;
+  const float *x;
+  const uint8_t *update;
+  float *grad;
+  size_t size = 3;
+};
+
 /// The gradient of w is the batch's x: the step sums it over the replicas
 /// where the batch's `update` flag is 1, divides it by their count and
 /// takes it from w.
 amp_status_t replicaStep(amp_stream_t *stream, void *const *tensors,
                          void *arena, float *loss, float *foundInf,
                          double *counters) {
-  auto *w = static_cast<float *>(tensors[0]);
-  auto *x = static_cast<const float *>(tensors[1]);
-  auto *update = static_cast<const uint8_t *>(tensors[2]);
-  auto *grad = static_cast<float *>(arena);
-  std::memcpy(grad, x, 3 * sizeof(float));
-  float *const data[] = {grad};
-  const size_t sizes[] = {3};
-  if (amp_status_t status = amp_replica_all_reduce(
-          stream, amp_tensor_list_t{1, data, sizes}, AMP_REDUCE_SUM, update))
+  ReplicaRun run(tensors, arena);
+  if (amp_status_t status = amp_replica_all_reduce(stream, run.bucket(),
+                                                   AMP_REDUCE_SUM, run.update))
     return status;
-  auto count = static_cast<float>(amp_replica_count(stream));
-  for (int i = 0; i < 3; ++i)
-    w[i] -= grad[i] / count;
-  *loss = w[0];
+  run.descend(stream);
+  *loss = run.w[0];
   *foundInf = 0;
   counters[0] += 1;
   return nullptr;
@@ -205,29 +225,20 @@ amp_status_t waitLate(void *context, amp_stream_t *, int64_t ticket) {
 amp_status_t overlappingStep(amp_stream_t *stream, void *const *tensors,
                              void *arena, float *loss, float *foundInf,
                              double *counters) {
-  auto *w = static_cast<float *>(tensors[0]);
-  auto *x = static_cast<const float *>(tensors[1]);
-  auto *update = static_cast<const uint8_t *>(tensors[2]);
-  auto *grad = static_cast<float *>(arena);
-  std::memcpy(grad, x, 3 * sizeof(float));
-  float *const data[] = {grad};
-  const size_t sizes[] = {3};
+  ReplicaRun run(tensors, arena);
   int64_t ticket = -1;
   if (amp_status_t status = amp_replica_all_reduce_start(
-          stream, amp_tensor_list_t{1, data, sizes}, AMP_REDUCE_SUM, update,
-          &ticket))
+          stream, run.bucket(), AMP_REDUCE_SUM, run.update, &ticket))
     return status;
   // Under way: the gradient is still this replica's own.
-  *loss = grad[0];
+  *loss = run.grad[0];
   counters[0] = static_cast<double>(ticket);
-  if (x[0] < 0)
+  if (run.x[0] < 0)
     return amp_status_make(AMP_DEVICE_ERROR, __FILE__, __LINE__,
                            "a launch failed");
   if (amp_status_t status = amp_replica_all_reduce_wait(stream, ticket))
     return status;
-  auto count = static_cast<float>(amp_replica_count(stream));
-  for (int i = 0; i < 3; ++i)
-    w[i] -= grad[i] / count;
+  run.descend(stream);
   *foundInf = 0;
   return nullptr;
 }
