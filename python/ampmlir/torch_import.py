@@ -336,14 +336,39 @@ class _Importer:
             f"[{', '.join(map(str, limit))}] : {x.type} to "
             f"{_type(shape, x.element)}", shape, x.element, loc, "slice")
 
-    def reduce(self, op, x, dims, keepdim, node, loc):
+    def reduce_dims(self, op, x, dims, loc):
+        """amp.`op` (sum, mean, max) of `x` over `dims` (every dim where
+        none are given), the reduced dims dropped."""
         rank = len(x.shape)
         dims = sorted({int(d) % rank for d in (dims if dims else range(rank))})
         shape = tuple(d for i, d in enumerate(x.shape) if i not in dims)
-        out = self.emit(f"amp.{op} {x.name} dims = [{', '.join(map(str, dims))}]"
-                        f" : {x.type} to {_type(shape, x.element)}", shape,
-                        x.element, loc, op)
+        return self.emit(f"amp.{op} {x.name} dims = "
+                         f"[{', '.join(map(str, dims))}] : {x.type} to "
+                         f"{_type(shape, x.element)}", shape, x.element, loc,
+                         op)
+
+    def reduce(self, op, x, dims, keepdim, node, loc):
+        out = self.reduce_dims(op, x, dims, loc)
         return self.reshape(out, self.result(node)[0], loc) if keepdim else out
+
+    def select(self, cond, a, b, shape, element, loc, hint="select"):
+        """amp.select: `a` where `cond` holds, else `b`, broadcast to
+        `shape`."""
+        return self.emit(f"amp.select {cond.name}, {a.name}, {b.name} : "
+                         f"{cond.type}, {a.type}, {b.type}", shape, element,
+                         loc, hint)
+
+    def one_hot(self, labels, shape, loc):
+        """A mask (i1) of `shape`, the labels' and then the classes', where
+        the class index equals the label: what PyTorch's one-hot rows are,
+        as 1 and 0 once converted."""
+        column = self.reshape(labels, labels.shape + (1,), loc)
+        iota = self.emit(f"amp.iota dim = {len(shape) - 1} : "
+                         f"{_type(shape, labels.element)}", shape,
+                         labels.element, loc, "classes")
+        return self.emit(f"amp.compare eq, {column.name}, {iota.name} : "
+                         f"{column.type}, {iota.type}", shape, "i1", loc,
+                         "one_hot")
 
     def elementwise(self, op, a, b, loc):
         """amp.`op` of two float values, broadcast as NumPy does."""
@@ -380,17 +405,11 @@ class _Importer:
         for d in dims:
             count *= x.shape[d]
         kept = tuple(1 if i in dims else n for i, n in enumerate(x.shape))
-        listed = ", ".join(map(str, dims))
-        reduced = tuple(n for i, n in enumerate(x.shape) if i not in dims)
-        mean = self.emit(f"amp.mean {x.name} dims = [{listed}] : {x.type} to "
-                         f"{_type(reduced, x.element)}", reduced, x.element,
-                         loc, "mean")
+        mean = self.reduce_dims("mean", x, dims, loc)
         centered = self.elementwise("sub", x, self.reshape(mean, kept, loc),
                                     loc)
         squares = self.elementwise("mul", centered, centered, loc)
-        total = self.emit(f"amp.sum {squares.name} dims = [{listed}] : "
-                          f"{squares.type} to {_type(reduced, x.element)}",
-                          reduced, x.element, loc, "sum")
+        total = self.reduce_dims("sum", squares, dims, loc)
         divisor = self.constant(max(count - correction, 0.0), x.element, loc)
         out = self.elementwise("div", total, divisor, loc)
         if node.target in (aten.std.dim, aten.std.correction):
@@ -416,29 +435,17 @@ class _Importer:
                                f"{_type((classes,), element)}", (classes,),
                                element, loc, "cast")
         log_probs = self.unary("log_softmax", logits, loc, " dim = 1")
-        column = self.reshape(labels, (rows, 1), loc)
-        iota = self.emit(f"amp.iota dim = 1 : "
-                         f"{_type((rows, classes), labels.element)}",
-                         (rows, classes), labels.element, loc, "classes")
-        hot = self.emit(f"amp.compare eq, {column.name}, {iota.name} : "
-                        f"{column.type}, {iota.type}", (rows, classes), "i1",
-                        loc, "one_hot")
+        hot = self.one_hot(labels, (rows, classes), loc)
         zero = self.constant(0.0, element, loc)
 
         def row_sums(values):
-            return self.emit(f"amp.sum {values.name} dims = [1] : "
-                             f"{values.type} to {_type((rows,), element)}",
-                             (rows,), element, loc, "sum")
+            return self.reduce_dims("sum", values, [1], loc)
 
         def total(values):
-            return self.emit(f"amp.sum {values.name} dims = [0] : "
-                             f"{values.type} to {_type((), element)}", (),
-                             element, loc, "sum")
+            return self.reduce_dims("sum", values, [0], loc)
 
         def select(cond, a, b, shape):
-            return self.emit(f"amp.select {cond.name}, {a.name}, {b.name} : "
-                             f"{cond.type}, {a.type}, {b.type}", shape,
-                             element, loc, "select")
+            return self.select(cond, a, b, shape, element, loc)
 
         weighted = log_probs
         if weight is not None:
@@ -783,22 +790,11 @@ class _Importer:
                 # A mask as 1 and 0.
                 one = self.constant(1.0, element, loc)
                 zero = self.constant(0.0, element, loc)
-                return self.emit(f"amp.select {x.name}, {one.name}, "
-                                 f"{zero.name} : {x.type}, {one.type}, "
-                                 f"{zero.type}", shape, element, loc, "mask")
+                return self.select(x, one, zero, shape, element, loc, "mask")
             raise AmpError(f"conversion from {x.element} to {element}")
         if target is aten.one_hot.default:
-            # A mask (i1) where the class index equals the label: what
-            # PyTorch's one-hot rows are, as 1 and 0 once converted.
-            labels = self.value(args[0])
-            shape, _ = self.result(node)
-            column = self.reshape(labels, labels.shape + (1,), loc)
-            iota = self.emit(f"amp.iota dim = {len(shape) - 1} : "
-                             f"{_type(shape, labels.element)}", shape,
-                             labels.element, loc, "classes")
-            return self.emit(f"amp.compare eq, {column.name}, {iota.name} : "
-                             f"{column.type}, {iota.type}", shape, "i1", loc,
-                             "one_hot")
+            return self.one_hot(self.value(args[0]), self.result(node)[0],
+                                loc)
         if target is aten.broadcast_tensors.default:
             values = [self.value(a) for a in args[0]]
             shapes = [tuple(v.shape) for v in node.meta["val"]]
@@ -895,9 +891,7 @@ class _Importer:
                 cond = self.value(args[1])
                 a = self.value(args[2], b, loc)
             shape, element = self.result(node)
-            return self.emit(f"amp.select {cond.name}, {a.name}, {b.name} : "
-                             f"{cond.type}, {a.type}, {b.type}", shape,
-                             element, loc, "where")
+            return self.select(cond, a, b, shape, element, loc, "where")
         if target is aten.conv2d.default:
             x, w = self.value(args[0]), self.value(args[1])
             b = arg(2, "bias")
@@ -1162,10 +1156,8 @@ class _Importer:
         if mask.element == "i1":
             low = self.constant(-3.0e38 if q.element == "f32" else -65504.0,
                                 q.element, loc)
-            scores = self.emit(f"amp.select {mask.name}, {scores.name}, "
-                               f"{low.name} : {mask.type}, {scores.type}, "
-                               f"{low.type}", score_shape, q.element, loc,
-                               "masked")
+            scores = self.select(mask, scores, low, score_shape, q.element,
+                                 loc, "masked")
         else:
             scores = self.emit(f"amp.add {scores.name}, {mask.name} : "
                                f"{scores.type}, {mask.type}", score_shape,
