@@ -402,17 +402,29 @@ bool StepEmitter::sameMemory(Value a, Value b) {
          q.getKind() == PlaceKind::arena && p.getNumber() == q.getNumber();
 }
 
+/// Whether the byte ranges [a.first, a.second) and [b.first, b.second)
+/// share a byte.
+static bool intersect(std::pair<int64_t, int64_t> a,
+                      std::pair<int64_t, int64_t> b) {
+  return a.first < b.second && b.first < a.second;
+}
+
+std::optional<std::pair<int64_t, int64_t>>
+StepEmitter::arenaBytes(Value value) {
+  Value memory = memoryOf(value);
+  PlaceAttr place = placeOf(memory);
+  if (!place || place.getKind() != PlaceKind::arena)
+    return std::nullopt;
+  int64_t at = place.getNumber().value_or(0);
+  return std::make_pair(at, at + getByteSize(memory.getType()));
+}
+
 bool StepEmitter::overlaps(Value a, Value b) {
-  Value x = memoryOf(a), y = memoryOf(b);
-  if (x == y)
+  if (memoryOf(a) == memoryOf(b))
     return true;
-  PlaceAttr p = placeOf(x), q = placeOf(y);
-  if (!p || !q || p.getKind() != PlaceKind::arena ||
-      q.getKind() != PlaceKind::arena)
-    return false;
-  int64_t from = p.getNumber().value_or(0), to = q.getNumber().value_or(0);
-  return from < to + getByteSize(y.getType()) &&
-         to < from + getByteSize(x.getType());
+  std::optional<std::pair<int64_t, int64_t>> x = arenaBytes(a),
+                                             y = arenaBytes(b);
+  return x && y && intersect(*x, *y);
 }
 
 std::string StepEmitter::pointerOf(Value value, bool writes) {
@@ -707,17 +719,15 @@ void StepEmitter::emitReductionWaits(ArrayRef<Operation *> ops) {
       if (reachesMemory(result))
         touched.push_back(result);
     if (auto offset = op->getAttrOfType<IntegerAttr>(kScratchAttr))
-      scratch.push_back({offset.getInt(), getScratchBytes(op)});
+      scratch.push_back(
+          {offset.getInt(), offset.getInt() + getScratchBytes(op)});
   }
   auto inScratch = [&](Value value) {
-    PlaceAttr place = placeOf(memoryOf(value));
-    if (!place || place.getKind() != PlaceKind::arena)
-      return false;
-    int64_t at = place.getNumber().value_or(0);
-    int64_t end = at + getByteSize(value.getType());
-    return llvm::any_of(scratch, [&](std::pair<int64_t, int64_t> range) {
-      return range.first < end && at < range.first + range.second;
-    });
+    std::optional<std::pair<int64_t, int64_t>> bytes = arenaBytes(value);
+    return bytes &&
+           llvm::any_of(scratch, [&](std::pair<int64_t, int64_t> range) {
+             return intersect(*bytes, range);
+           });
   };
   // The last reduction the kernel touches; the runtime finishes them in
   // the order they started.

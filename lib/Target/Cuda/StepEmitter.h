@@ -300,6 +300,9 @@ private:
   void emitReductionWaits(ArrayRef<Operation *> ops);
   /// Whether `a` and `b` share a byte of memory.
   bool overlaps(Value a, Value b);
+  /// The bytes [begin, end) of the arena that `value`'s memory takes, if
+  /// the plan put it in the arena.
+  std::optional<std::pair<int64_t, int64_t>> arenaBytes(Value value);
   LogicalResult emitReturn();
   /// Names each argument and arena value the step touches.
   void nameBuffers();
