@@ -104,6 +104,14 @@ std::string mpiError(int code) {
   return std::string(text, static_cast<size_t>(length));
 }
 
+/// Breaks `c` for the MPI error `rc` of `what`: the ranks are no longer in
+/// step.
+amp_status_t mpiFailure(amp_comm_t *c, int rc, const char *what) {
+  c->broken = true;
+  return AMP_STATUS(AMP_UNAVAILABLE, "%s on rank %d of %d: %s", what, c->rank,
+                    c->size, mpiError(rc).c_str());
+}
+
 /// Waits for `request`, `what` naming it in errors, until the
 /// communicator's timeout.
 amp_status_t wait(amp_comm_t *c, MPI_Request *request, const char *what) {
@@ -112,11 +120,8 @@ amp_status_t wait(amp_comm_t *c, MPI_Request *request, const char *what) {
   for (;;) {
     int done = 0;
     int rc = MPI_Test(request, &done, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS) {
-      c->broken = true;
-      return AMP_STATUS(AMP_UNAVAILABLE, "%s on rank %d of %d: %s", what,
-                        c->rank, c->size, mpiError(rc).c_str());
-    }
+    if (rc != MPI_SUCCESS)
+      return mpiFailure(c, rc, what);
     if (done)
       return nullptr;
     if (std::chrono::steady_clock::now() > deadline) {
@@ -219,6 +224,11 @@ struct Reduction {
 #endif
 };
 
+/// The MPI type that moves values of `size` bytes unchanged.
+MPI_Datatype bitsOf(size_t size) {
+  return size == 2 ? MPI_UINT16_T : MPI_UINT32_T;
+}
+
 /// Host memory of at least `bytes`: the smallest spare buffer of the
 /// communicator that holds them, else the largest grown, else a new one.
 /// Grown buffers are cleared; reused ones are not.
@@ -315,15 +325,12 @@ amp_status_t startOnHost(amp_comm_t *comm, Reduction &r) {
     fromBegins[q] = q * owned;
   r.gathered = takeBuffer(comm, static_cast<size_t>(owned) * ranks * size);
   // The values' bits, moved unchanged.
-  MPI_Datatype bits = size == 2 ? MPI_UINT16_T : MPI_UINT32_T;
+  MPI_Datatype bits = bitsOf(size);
   int rc = MPI_Ialltoallv(r.values, r.counts.data(), r.begins.data(), bits,
                           r.gathered.data(), fromCounts.data(),
                           fromBegins.data(), bits, comm->comm, &r.request);
-  if (rc != MPI_SUCCESS) {
-    comm->broken = true;
-    return AMP_STATUS(AMP_UNAVAILABLE, "all-reduce on rank %d of %d: %s",
-                      comm->rank, ranks, mpiError(rc).c_str());
-  }
+  if (rc != MPI_SUCCESS)
+    return mpiFailure(comm, rc, "all-reduce");
   return nullptr;
 }
 
@@ -339,14 +346,11 @@ amp_status_t finishOnHost(amp_comm_t *comm, Reduction &r) {
   const int owned = r.counts[comm->rank];
   char *at = r.values + static_cast<size_t>(r.begins[comm->rank]) * size;
   foldInRankOrder(dtype, r.rawOp, r.gathered.data(), owned, ranks, owned, at);
-  MPI_Datatype bits = size == 2 ? MPI_UINT16_T : MPI_UINT32_T;
+  MPI_Datatype bits = bitsOf(size);
   int rc = MPI_Iallgatherv(MPI_IN_PLACE, 0, bits, r.values, r.counts.data(),
                            r.begins.data(), bits, comm->comm, &r.request);
-  if (rc != MPI_SUCCESS) {
-    comm->broken = true;
-    return AMP_STATUS(AMP_UNAVAILABLE, "all-reduce on rank %d of %d: %s",
-                      comm->rank, ranks, mpiError(rc).c_str());
-  }
+  if (rc != MPI_SUCCESS)
+    return mpiFailure(comm, rc, "all-reduce");
   return wait(comm, &r.request, "all-reduce");
 }
 
