@@ -178,7 +178,7 @@ private:
   bool isFree(Operation *op) const;
   SmallVector<unsigned> precisionOperands(Operation *op) const;
   std::optional<unsigned> narrowedTarget(Operation *op) const;
-  bool readsAndWritesLow(Operation *op) const;
+  bool offersLowIO(Operation *op) const;
   Value getOrCreateCast(Value value, Type target);
   void removeCastChains();
   void foldBiasAdds();
@@ -319,11 +319,12 @@ std::optional<unsigned> FunctionAutocast::narrowedTarget(Operation *op) const {
   return std::nullopt;
 }
 
-/// Whether `op`, a keep-fp32 op in f32, computes in f32 with lower-precision
-/// input and output: with keep-fp32-low-io, or for an op made for it (batch
-/// norm, as cuDNN runs it), where its input is in lower precision and no
-/// label or target of a loss would be narrowed.
-bool FunctionAutocast::readsAndWritesLow(Operation *op) const {
+/// Whether `op`, a keep-fp32 op in f32, may compute in f32 with
+/// lower-precision input and output: with keep-fp32-low-io, or for an op
+/// made for it (batch norm, as cuDNN runs it), where its input is in lower
+/// precision. It does unless a loss's label or target would be narrowed
+/// (narrowedTarget).
+bool FunctionAutocast::offersLowIO(Operation *op) const {
   auto it = decisions.find(op);
   if (it == decisions.end())
     return false;
@@ -333,7 +334,7 @@ bool FunctionAutocast::readsAndWritesLow(Operation *op) const {
   return (keepFp32LowIO || ownLowIO) && decision.precision == Precision::High &&
          decision.category == PrecisionCategory::KeepFp32 &&
          !op->hasAttr(kPrecisionAttrName) && op->getNumOperands() > 0 &&
-         originOf(op->getOperand(0)) == Origin::Low && !narrowedTarget(op);
+         originOf(op->getOperand(0)) == Origin::Low;
 }
 
 Origin FunctionAutocast::originOf(Value value) const {
@@ -376,13 +377,13 @@ void FunctionAutocast::assignPrecisions() {
       continue;
     for (unsigned i : precisionOperands(op)) {
       Value operand = op->getOperand(i);
+      Operation *def = operand.getDefiningOp();
       if (originOf(operand) != Origin::HighOp ||
-          readsAndWritesLow(operand.getDefiningOp()))
+          (offersLowIO(def) && !narrowedTarget(def)))
         continue;
       Decision &decision = decisions[op];
       decision.precision = Precision::High;
       decision.spreadsKeepFp32 = true;
-      Operation *def = operand.getDefiningOp();
       decision.reason = pinnedConstants.count(def)
                             ? "f32 constant input " + describeOp(def)
                             : "keep-fp32 spreads from " + describeOp(def);
@@ -475,12 +476,7 @@ void FunctionAutocast::assignPrecisions() {
     }
     // Keep-fp32 ops fed in low precision may keep their I/O low: all of
     // them with keep-fp32-low-io, those made for it (batch norm) always.
-    auto precisionOp = dyn_cast<PrecisionOpInterface>(op);
-    bool ownLowIO = precisionOp && precisionOp.keepsLowPrecisionIO();
-    if ((keepFp32LowIO || ownLowIO) && decision.precision == Precision::High &&
-        decision.category == PrecisionCategory::KeepFp32 &&
-        !op->hasAttr(kPrecisionAttrName) && op->getNumOperands() > 0 &&
-        originOf(op->getOperand(0)) == Origin::Low) {
+    if (offersLowIO(op)) {
       // Only activations are narrowed: a loss's labels and targets keep
       // their type (an f32 regression target above 65504 is inf in f16).
       // A loss whose target the compute type would narrow stays f32.
