@@ -64,21 +64,25 @@ def test_gpt2_in_f16_follows_pytorchs_recipes(tmp_path):
     np.testing.assert_allclose(ours, theirs, rtol=1e-4)
 
 
-@pytest.fixture(scope="module")
-def resnet(tmp_path_factory):
+def resnet18(size, directory, lr):
     """torchvision's resnet18 (random init, 10 classes), imported and
-    compiled in f32 for 32x32 images, batches of 4."""
+    compiled in f32 with AdamW for 4 batches of 4 size x size images."""
     torch.manual_seed(0)
     model = torchvision.models.resnet18(num_classes=10)
     g = torch.Generator().manual_seed(1)
-    batches = [(torch.randn(4, 3, 32, 32, generator=g),
+    batches = [(torch.randn(4, 3, size, size, generator=g),
                 torch.randint(0, 10, (4,), generator=g)) for _ in range(4)]
     imported = ampmlir.from_torch(model, batches[0], loss=classify,
                                   name="resnet18")
-    compiled = imported.compile(tmp_path_factory.mktemp("resnet18"),
-                                compute_type="f32", optimizer="adamw",
-                                train_options="lr=0.001")
+    compiled = imported.compile(directory, compute_type="f32",
+                                optimizer="adamw", train_options=f"lr={lr}")
     return model, batches, imported, compiled
+
+
+@pytest.fixture(scope="module")
+def resnet(tmp_path_factory):
+    """resnet18 for 32x32 images, AdamW at PyTorch's default rate."""
+    return resnet18(32, tmp_path_factory.mktemp("resnet18"), lr=0.001)
 
 
 def test_resnet18_imports_its_batch_norms_as_buffers(resnet):
@@ -137,6 +141,61 @@ def test_resnet18_gradients_are_as_close_to_f64_as_pytorchs(resnet):
                 np.testing.assert_allclose(state[name].numpy(),
                                            buffer.numpy(), rtol=1e-4,
                                            atol=1e-6, err_msg=name)
+
+
+def test_resnet18_trains_as_pytorch_does(tmp_path):
+    """20 steps of AdamW against PyTorch in f32 and in f64 (the oracle),
+    in the regime where such a comparison means something. Training
+    resnet18 on batches of 4 is chaotic: each step multiplies a rounding
+    difference many times over. At PyTorch's default rate (1e-3, the
+    fixture's) on 32x32 images, PyTorch in f32 is 0.25% off PyTorch in
+    f64 after one update and 35% after four; larger images, SGD with
+    momentum or another AdamW eps do no better. At a rate of 1e-5 on 64x64 images (the loss
+    still falls from 2.4 to 0.6 over the 20 steps) the rounding grows
+    slowly enough to compare: PyTorch in f32 stays within 1e-5 of f64 for
+    the first 13 steps and within 1.2e-4 over 20.
+
+    Checked: while PyTorch in f32 is within 1e-5 of f64, our loss is
+    within 1e-5 of PyTorch's f32 loss (the issue's bound); at every step,
+    ours is no further from f64 than 1e-5 or three times the furthest
+    PyTorch in f32 has been from f64 so far. Leaving out AdamW's weight
+    decay (1e-7 of each weight a step) puts our loss 7e-5 off PyTorch's
+    within the first 13 steps."""
+    lr = 1e-5
+    model, batches, _, compiled = resnet18(64, tmp_path / "step", lr)
+
+    def pytorch(dtype):
+        reference = copy.deepcopy(model).to(dtype)
+        optimizer = torch.optim.AdamW(reference.parameters(), lr=lr)
+        losses = []
+        for k in range(20):
+            x, labels = batches[k % len(batches)]
+            loss = classify(reference, x.to(dtype), labels)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+        return np.array(losses)
+
+    single, exact = pytorch(torch.float32), pytorch(torch.float64)
+    ours = []
+    with compiled.load() as step:
+        step.init(seed=0)
+        step.load_state_dict(model.state_dict())
+        for k in range(20):
+            x, labels = batches[k % len(batches)]
+            step.run(x.numpy(), labels.numpy())
+            ours.append(step.loss)
+    ours = np.array(ours)
+    theirs_error = np.abs(single - exact) / exact
+    ours_error = np.abs(ours - exact) / exact
+    calm = int(np.argmax(theirs_error > 1e-5)) if np.any(
+        theirs_error > 1e-5) else 20
+    assert calm >= 10, theirs_error
+    np.testing.assert_allclose(ours[:calm], single[:calm], rtol=1e-5)
+    envelope = np.maximum(1e-5, 3 * np.maximum.accumulate(theirs_error))
+    assert np.all(ours_error <= envelope), (ours_error, theirs_error)
+    assert ours[-4:].mean() < 0.5 * ours[:4].mean()
 
 
 def test_resnet18_trains_and_hands_its_weights_back(resnet, tmp_path):
