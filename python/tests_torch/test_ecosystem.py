@@ -143,41 +143,54 @@ def test_resnet18_gradients_are_as_close_to_f64_as_pytorchs(resnet):
                                            atol=1e-6, err_msg=name)
 
 
-def test_resnet18_trains_as_pytorch_does(tmp_path):
+CALM_LR = 1e-5
+
+
+@pytest.fixture(scope="module")
+def calm_resnet(tmp_path_factory):
+    """resnet18 for 40x40 images at a rate of 1e-5, where training is not
+    chaotic (test_resnet18_trains_as_pytorch_does)."""
+    return resnet18(40, tmp_path_factory.mktemp("resnet18-calm"), CALM_LR)
+
+
+def adamw_losses(model, batches, dtype, lr, skipped=()):
+    """PyTorch's AdamW on a copy of the model in `dtype`, 20 steps; the
+    steps in `skipped` compute the loss and do not update."""
+    reference = copy.deepcopy(model).to(dtype)
+    optimizer = torch.optim.AdamW(reference.parameters(), lr=lr)
+    losses = []
+    for k in range(20):
+        x, labels = batches[k % len(batches)]
+        loss = classify(reference, x.to(dtype), labels)
+        optimizer.zero_grad()
+        loss.backward()
+        if k not in skipped:
+            optimizer.step()
+        losses.append(loss.item())
+    return np.array(losses)
+
+
+def test_resnet18_trains_as_pytorch_does(calm_resnet):
     """20 steps of AdamW against PyTorch in f32 and in f64 (the oracle),
     in the regime where such a comparison means something. Training
     resnet18 on batches of 4 is chaotic: each step multiplies a rounding
     difference many times over. At PyTorch's default rate (1e-3, the
-    fixture's) on 32x32 images, PyTorch in f32 is 0.25% off PyTorch in
-    f64 after one update and 35% after four; larger images, SGD with
-    momentum or another AdamW eps do no better. At a rate of 1e-5 on 64x64 images (the loss
-    still falls from 2.4 to 0.6 over the 20 steps) the rounding grows
-    slowly enough to compare: PyTorch in f32 stays within 1e-5 of f64 for
-    the first 13 steps and within 1.2e-4 over 20.
+    `resnet` fixture's) on 32x32 images, PyTorch in f32 is 0.25% off
+    PyTorch in f64 after one update and 35% after four; larger images,
+    SGD with momentum or another AdamW eps do no better. At a rate of
+    1e-5 on 40x40 images (the last stage's batch norms then see 16 values
+    a channel, not 4; the loss still falls from 2.2 to 1.1 over the 20
+    steps) the rounding grows slowly enough to compare: PyTorch in f32
+    stays within 1e-5 of f64 for the first 18 steps and within 1e-4 over
+    20.
 
-    Checked: while PyTorch in f32 is within 1e-5 of f64, our loss is
-    within 1e-5 of PyTorch's f32 loss (the issue's bound); at every step,
-    ours is no further from f64 than 1e-5 or three times the furthest
-    PyTorch in f32 has been from f64 so far. Leaving out AdamW's weight
-    decay (1e-7 of each weight a step) puts our loss 7e-5 off PyTorch's
-    within the first 13 steps."""
-    lr = 1e-5
-    model, batches, _, compiled = resnet18(64, tmp_path / "step", lr)
-
-    def pytorch(dtype):
-        reference = copy.deepcopy(model).to(dtype)
-        optimizer = torch.optim.AdamW(reference.parameters(), lr=lr)
-        losses = []
-        for k in range(20):
-            x, labels = batches[k % len(batches)]
-            loss = classify(reference, x.to(dtype), labels)
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            losses.append(loss.item())
-        return np.array(losses)
-
-    single, exact = pytorch(torch.float32), pytorch(torch.float64)
+    Checked: our loss is within 1e-5 of PyTorch's f32 loss at each of the
+    20 steps (the issue's bound; 6.9e-6 at most here), and no further
+    from f64's than 1e-5 or three times the furthest PyTorch in f32 has
+    been from f64 so far."""
+    model, batches, _, compiled = calm_resnet
+    single = adamw_losses(model, batches, torch.float32, CALM_LR)
+    exact = adamw_losses(model, batches, torch.float64, CALM_LR)
     ours = []
     with compiled.load() as step:
         step.init(seed=0)
@@ -187,15 +200,12 @@ def test_resnet18_trains_as_pytorch_does(tmp_path):
             step.run(x.numpy(), labels.numpy())
             ours.append(step.loss)
     ours = np.array(ours)
+    np.testing.assert_allclose(ours, single, rtol=1e-5)
     theirs_error = np.abs(single - exact) / exact
     ours_error = np.abs(ours - exact) / exact
-    calm = int(np.argmax(theirs_error > 1e-5)) if np.any(
-        theirs_error > 1e-5) else 20
-    assert calm >= 10, theirs_error
-    np.testing.assert_allclose(ours[:calm], single[:calm], rtol=1e-5)
     envelope = np.maximum(1e-5, 3 * np.maximum.accumulate(theirs_error))
     assert np.all(ours_error <= envelope), (ours_error, theirs_error)
-    assert ours[-4:].mean() < 0.5 * ours[:4].mean()
+    assert ours[-4:].mean() < 0.7 * ours[:4].mean()
 
 
 def test_resnet18_trains_and_hands_its_weights_back(resnet, tmp_path):
@@ -217,50 +227,30 @@ def test_resnet18_trains_and_hands_its_weights_back(resnet, tmp_path):
     assert not torch.equal(trained.fc.weight, model.fc.weight)
 
 
-def test_resnet18_in_f16_follows_pytorchs_recipes(resnet, tmp_path):
+def test_resnet18_in_f16_follows_pytorchs_recipes(calm_resnet, tmp_path):
     """resnet18's f16 AMP step against PyTorch's two f16 recipes over 20
-    steps from scale 2^24. Until the first update (the first twelve
-    steps, each an overflow that halves the scale) the three run from the
-    same weights: they skip the same steps and keep the same scale. After
-    it they part, as the f32 comparison does (chaotic, see above), and an
-    overflow at the edge of the scale may come on one side only (ours
-    skips step 13 too, at scale 4096).
+    steps from scale 2^24, at the rate where training is not chaotic. All
+    three skip the same steps (the first nine) and keep the same scale
+    after every step.
 
     The losses are not compared band to band as nanoGPT's and GPT-2's
     are: PyTorch's two recipes compute the same numbers here (autocast
     keeps everything between the convolutions in f16, as pure f16 does),
-    so their spread is nil, and f16 rounding of the logits is amplified by
-    batch norm over the last stage's 4 values per channel: ours and
-    PyTorch's autocast logits are both about 2% of the largest logit away
-    from f64's. The bound checked instead, before the first update: a loss
-    moves by at most twice the largest change of its logits (log-sum-exp
-    and the label's logit each move by at most that much), so our loss is
-    within twice the largest error of PyTorch's f16 logits from f64's."""
-    model, batches, _, _ = resnet
+    so their band is nil. The oracle is PyTorch in f64 taking the same
+    steps (skipping the same ones): at every step our loss is no further
+    from it than three times the furthest PyTorch's autocast has been so
+    far. Ours are up to 1.6e-3 off, autocast's up to 1.9e-3: f16 rounding
+    of the logits, amplified by batch norm, and it cancels in the loss
+    differently on each batch."""
+    model, batches, _, _ = calm_resnet
     (ours, ours_skipped), (theirs, theirs_skipped), (pure, pure_skipped) = \
-        f16_against_pytorch(model, classify, batches, tmp_path,
-                            same_scale_steps=12)
-    first_update = next(k for k in range(len(ours)) if k not in ours_skipped)
-    assert first_update == 12
-
-    def before(skipped):
-        return [k for k in skipped if k < first_update]
-
-    assert before(ours_skipped) == before(theirs_skipped) == \
-        before(pure_skipped) == list(range(12))
-    assert first_update not in theirs_skipped + pure_skipped
-    # Copies: a forward in training mode updates the running statistics.
-    exact = copy.deepcopy(model).double()
-    autocast = copy.deepcopy(model)
-    for k in range(len(batches)):
-        x, labels = batches[k]
-        with torch.no_grad():
-            logits64 = exact(x.double())
-            with torch.autocast("cpu", dtype=torch.float16):
-                logits16 = autocast(x).double()
-            loss64 = F.cross_entropy(logits64, labels).item()
-        bound = 2 * (logits16 - logits64).abs().max().item()
-        assert abs(ours[k] - loss64) <= bound, (k, ours[k], loss64, bound)
-        assert abs(theirs[k] - loss64) <= bound
-    assert np.all(np.isfinite(ours))
-    assert ours[-1] < ours[first_update]
+        f16_against_pytorch(model, classify, batches, tmp_path, lr=CALM_LR)
+    assert ours_skipped == theirs_skipped == pure_skipped == list(range(9))
+    np.testing.assert_array_equal(pure, theirs)
+    exact = adamw_losses(model, batches, torch.float64, CALM_LR,
+                         skipped=theirs_skipped)
+    theirs_error = np.abs(theirs - exact) / exact
+    ours_error = np.abs(ours - exact) / exact
+    envelope = 3 * np.maximum.accumulate(theirs_error)
+    assert np.all(ours_error <= envelope), (ours_error, theirs_error)
+    assert ours[-4:].mean() < 0.7 * ours[:4].mean()

@@ -203,13 +203,12 @@ def pure_f16_losses(model, loss, batches, init_scale, steps, lr=1e-3):
 
 
 def f16_against_pytorch(model, loss, batches, tmp_path, steps=20,
-                        init_scale=2.0**24, lr=1e-3, same_scale_steps=None):
+                        init_scale=2.0**24, lr=1e-3):
     """The model trained by the f16 AMP step and by PyTorch's two f16
     recipes, all from the same weights and scale: autocast (f16, on the
     CPU) with GradScaler, and pure f16 with f32 master weights
     (pure_f16_losses). Checks that the step's scale equals GradScaler's
-    after each of the first `same_scale_steps` steps (every step by
-    default), and returns the three runs' losses and the steps each
+    after every step, and returns the three runs' losses and the steps each
     skipped: (ours, autocast, pure), each (losses, skipped)."""
     reference = copy.deepcopy(model)
     optimizer = torch.optim.AdamW(reference.parameters(), lr=lr)
@@ -235,8 +234,7 @@ def f16_against_pytorch(model, loss, batches, tmp_path, steps=20,
             skipped = step.skipped
             step.run(*(t.numpy() for t in batch))
             ours.append((step.loss, step.skipped > skipped))
-            if same_scale_steps is None or k < same_scale_steps:
-                assert step.scale == scaler.get_scale(), k
+            assert step.scale == scaler.get_scale(), k
     pure = pure_f16_losses(model, loss, batches, init_scale, steps, lr)
     return tuple((np.array([v for v, _ in run]),
                   [k for k, (_, s) in enumerate(run) if s])
