@@ -90,6 +90,13 @@
 
 namespace {
 
+/// The environment variable `name`, or null when it is unset or empty (as
+/// the runtime reads a launch's variables).
+const char *environment(const char *name) {
+  const char *value = std::getenv(name);
+  return value && *value ? value : nullptr;
+}
+
 /// This process's place in a data-parallel job that mpirun started: rank
 /// `rank` of `size`, joined by `comm`; rank 0 of 1 and no communicator
 /// otherwise.
@@ -838,16 +845,16 @@ int main(int argc, char **argv) {
   // launcher's variables; a process of one rank, such as a child of an
   // MPI singleton, is no job): one rank of a data-parallel job. Rank 0
   // alone prints.
-  const char *worldSize = std::getenv("OMPI_COMM_WORLD_SIZE");
+  const char *worldSize = environment("OMPI_COMM_WORLD_SIZE");
   if (!worldSize)
-    worldSize = std::getenv("PMI_SIZE");
+    worldSize = environment("PMI_SIZE");
   // Else started by a launcher without MPI, as torchrun starts processes
   // (RANK, WORLD_SIZE): the ranks join through NCCL alone.
-  const char *envSize = std::getenv("WORLD_SIZE");
+  const char *envSize = environment("WORLD_SIZE");
   bool underMpirun = worldSize ? std::atol(worldSize) > 1
-                               : std::getenv("PMIX_RANK") != nullptr;
+                               : environment("PMIX_RANK") != nullptr;
   bool withoutMpi = !underMpirun && !worldSize &&
-                    (std::getenv("RANK") || envSize) &&
+                    (environment("RANK") || envSize) &&
                     !(envSize && std::strcmp(envSize, "1") == 0);
   if (withoutMpi && transportGiven && transport == AMP_COMM_MPI) {
     std::fprintf(stderr,
