@@ -64,25 +64,28 @@ def test_gpt2_in_f16_follows_pytorchs_recipes(tmp_path):
     np.testing.assert_allclose(ours, theirs, rtol=1e-4)
 
 
-def resnet18(size, directory, lr):
-    """torchvision's resnet18 (random init, 10 classes), imported and
-    compiled in f32 with AdamW for 4 batches of 4 size x size images."""
+def resnet18(size):
+    """torchvision's resnet18 (random init, 10 classes) and 4 batches of 4
+    size x size images."""
     torch.manual_seed(0)
     model = torchvision.models.resnet18(num_classes=10)
     g = torch.Generator().manual_seed(1)
     batches = [(torch.randn(4, 3, size, size, generator=g),
                 torch.randint(0, 10, (4,), generator=g)) for _ in range(4)]
-    imported = ampmlir.from_torch(model, batches[0], loss=classify,
-                                  name="resnet18")
-    compiled = imported.compile(directory, compute_type="f32",
-                                optimizer="adamw", train_options=f"lr={lr}")
-    return model, batches, imported, compiled
+    return model, batches
 
 
 @pytest.fixture(scope="module")
 def resnet(tmp_path_factory):
-    """resnet18 for 32x32 images, AdamW at PyTorch's default rate."""
-    return resnet18(32, tmp_path_factory.mktemp("resnet18"), lr=0.001)
+    """resnet18 for 32x32 images, imported and compiled in f32 with AdamW
+    at PyTorch's default rate."""
+    model, batches = resnet18(32)
+    imported = ampmlir.from_torch(model, batches[0], loss=classify,
+                                  name="resnet18")
+    compiled = imported.compile(tmp_path_factory.mktemp("resnet18"),
+                                compute_type="f32", optimizer="adamw",
+                                train_options="lr=0.001")
+    return model, batches, imported, compiled
 
 
 def test_resnet18_imports_its_batch_norms_as_buffers(resnet):
@@ -143,14 +146,8 @@ def test_resnet18_gradients_are_as_close_to_f64_as_pytorchs(resnet):
                                            atol=1e-6, err_msg=name)
 
 
-CALM_LR = 1e-5
-
-
-@pytest.fixture(scope="module")
-def calm_resnet(tmp_path_factory):
-    """resnet18 for 40x40 images at a rate of 1e-5, where training is not
-    chaotic (test_resnet18_trains_as_pytorch_does)."""
-    return resnet18(40, tmp_path_factory.mktemp("resnet18-calm"), CALM_LR)
+# Where training resnet18 is not chaotic (test_resnet18_trains_as_...).
+CALM_SIZE, CALM_LR = 40, 1e-5
 
 
 def adamw_losses(model, batches, dtype, lr, skipped=()):
@@ -170,7 +167,7 @@ def adamw_losses(model, batches, dtype, lr, skipped=()):
     return np.array(losses)
 
 
-def test_resnet18_trains_as_pytorch_does(calm_resnet):
+def test_resnet18_trains_as_pytorch_does(tmp_path):
     """20 steps of AdamW against PyTorch in f32 and in f64 (the oracle),
     in the regime where such a comparison means something. Training
     resnet18 on batches of 4 is chaotic: each step multiplies a rounding
@@ -188,18 +185,10 @@ def test_resnet18_trains_as_pytorch_does(calm_resnet):
     20 steps (the issue's bound; 6.9e-6 at most here), and no further
     from f64's than 1e-5 or three times the furthest PyTorch in f32 has
     been from f64 so far."""
-    model, batches, _, compiled = calm_resnet
-    single = adamw_losses(model, batches, torch.float32, CALM_LR)
+    model, batches = resnet18(CALM_SIZE)
+    single, ours, _, _ = train_both(model, classify, batches, tmp_path,
+                                    lr=CALM_LR, compute_type="f32")
     exact = adamw_losses(model, batches, torch.float64, CALM_LR)
-    ours = []
-    with compiled.load() as step:
-        step.init(seed=0)
-        step.load_state_dict(model.state_dict())
-        for k in range(20):
-            x, labels = batches[k % len(batches)]
-            step.run(x.numpy(), labels.numpy())
-            ours.append(step.loss)
-    ours = np.array(ours)
     np.testing.assert_allclose(ours, single, rtol=1e-5)
     theirs_error = np.abs(single - exact) / exact
     ours_error = np.abs(ours - exact) / exact
@@ -227,7 +216,7 @@ def test_resnet18_trains_and_hands_its_weights_back(resnet, tmp_path):
     assert not torch.equal(trained.fc.weight, model.fc.weight)
 
 
-def test_resnet18_in_f16_follows_pytorchs_recipes(calm_resnet, tmp_path):
+def test_resnet18_in_f16_follows_pytorchs_recipes(tmp_path):
     """resnet18's f16 AMP step against PyTorch's two f16 recipes over 20
     steps from scale 2^24, at the rate where training is not chaotic. All
     three skip the same steps (the first nine) and keep the same scale
@@ -242,7 +231,7 @@ def test_resnet18_in_f16_follows_pytorchs_recipes(calm_resnet, tmp_path):
     far. Ours are up to 1.6e-3 off, autocast's up to 1.9e-3: f16 rounding
     of the logits, amplified by batch norm, and it cancels in the loss
     differently on each batch."""
-    model, batches, _, _ = calm_resnet
+    model, batches = resnet18(CALM_SIZE)
     (ours, ours_skipped), (theirs, theirs_skipped), (pure, pure_skipped) = \
         f16_against_pytorch(model, classify, batches, tmp_path, lr=CALM_LR)
     assert ours_skipped == theirs_skipped == pure_skipped == list(range(9))
