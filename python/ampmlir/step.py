@@ -18,11 +18,16 @@ Batches are numpy arrays in the step's input order (or keywords by input
 name). Every misuse (a wrong shape or dtype, a closed step, a state file of
 another step) raises AmpError with a message; nothing reaches the C API
 unchecked.
+
+A Step may be shared by threads: its calls into the C API take turns, and
+close() waits for the one in flight.
 """
 
 import ctypes
+import functools
 import json
 import os
+import threading
 import time
 from collections import namedtuple
 from pathlib import Path
@@ -214,6 +219,17 @@ def _declare(lib):
         function.argtypes = argtypes
 
 
+def _serialised(method):
+    """`method` of a Step, run holding the step's lock: one call at a time
+    reaches the C API (ctypes lets other threads run meanwhile), and
+    close() cannot free the step under it."""
+    @functools.wraps(method)
+    def locked(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return locked
+
+
 def _check(lib, status):
     """Raises AmpError for a non-null amp_status_t (and frees it)."""
     if not status:
@@ -325,10 +341,17 @@ class Step:
     NCCL's unique id through ``AMP_NCCL_ID_FILE`` (a path every rank sees),
     ``NCCL_COMM_ID`` or ``MASTER_ADDR`` and ``MASTER_PORT``. Everything then
     goes through NCCL (``transport`` "nccl"), so every rank needs a GPU.
+
+    Threads may share a step: each call into the C API holds the step's
+    lock, so calls take turns (results as if made in that order), and
+    ``close()`` waits for the call in flight before it frees the step; a
+    call after it raises AmpError.
     """
 
     def __init__(self, library, name=None, device="auto", comm=None,
                  comm_timeout=300.0, transport=None):
+        # First: close(), which an error below calls, takes it.
+        self._lock = threading.RLock()
         path = Path(library)
         if not path.is_file():
             raise AmpError(f"no compiled step at {path}")
@@ -450,6 +473,7 @@ class Step:
             return f"{path}.rank{self.rank}"
         return path
 
+    @_serialised
     def check_replicas(self):
         """Raises AmpError unless every rank's step holds the same state as
         rank 0's (collective; nothing to check in a single process)."""
@@ -461,14 +485,19 @@ class Step:
     # -- lifetime ---------------------------------------------------------
 
     def close(self):
-        """Frees the step and its device memory; later calls raise AmpError."""
-        handle, self._handle = getattr(self, "_handle", None), None
-        if handle:
-            self._lib.amp_step_destroy(handle)
-        # The communicator after the step that used it.
-        comm, self._comm = getattr(self, "_comm", None), None
-        if comm:
-            self._comm_lib.amp_comm_destroy(comm)
+        """Frees the step and its device memory; later calls raise AmpError.
+        A call in flight on another thread finishes first."""
+        lock = getattr(self, "_lock", None)
+        if lock is None:  # __init__ failed before anything was made
+            return
+        with lock:
+            handle, self._handle = getattr(self, "_handle", None), None
+            if handle:
+                self._lib.amp_step_destroy(handle)
+            # The communicator after the step that used it.
+            comm, self._comm = getattr(self, "_comm", None), None
+            if comm:
+                self._comm_lib.amp_comm_destroy(comm)
 
     @property
     def closed(self):
@@ -481,6 +510,8 @@ class Step:
         self.close()
 
     def __del__(self):
+        # No call can be in flight: each holds a reference to the step. The
+        # lock is then free, or held by a thread that is about to let it go.
         self.close()
 
     def __repr__(self):
@@ -488,6 +519,7 @@ class Step:
         return f"<ampmlir.Step {self.name} ({state}, {len(self.tensors)} tensors)>"
 
     def _live(self):
+        """The handle, for a call made holding the lock."""
         if self.closed:
             raise AmpError(f"step '{self.name}' is closed")
         return self._handle
@@ -525,6 +557,7 @@ class Step:
             array = float32_to_bf16(array)
         return array
 
+    @_serialised
     def read(self, key):
         """A copy of tensor ``key`` (bf16 is returned as float32)."""
         info = self.tensor(key)
@@ -534,6 +567,7 @@ class Step:
             out.nbytes))
         return bf16_to_float32(out) if info.type == "bf16" else out
 
+    @_serialised
     def write(self, key, array):
         """Sets all of tensor ``key`` from ``array`` (same shape; a dtype
         that converts to the tensor's exactly)."""
@@ -543,6 +577,7 @@ class Step:
             self._live(), info.index, data.ctypes.data_as(ctypes.c_void_p),
             data.nbytes))
 
+    @_serialised
     def load_npy(self, key, path):
         """Sets tensor ``key`` from a .npy file of its dtype and shape."""
         info = self.tensor(key)
@@ -551,6 +586,7 @@ class Step:
 
     # -- hyperparameters ----------------------------------------------------
 
+    @_serialised
     def get_hparam(self, name):
         """The current value of hyperparameter ``name`` ("lr", ...)."""
         value = ctypes.c_double()
@@ -558,6 +594,7 @@ class Step:
             self._live(), name.encode(), ctypes.byref(value)))
         return value.value
 
+    @_serialised
     def set_hparam(self, name, value):
         """Sets hyperparameter ``name`` for the steps run after this call
         (it waits for those queued before). Out-of-range values (a negative
@@ -582,6 +619,7 @@ class Step:
             return
         super().__setattr__(name, value)
 
+    @_serialised
     def init(self, seed=0):
         """Parameters as PyTorch initialises its layers: weights and linear
         biases uniform in +-1/sqrt(fan_in) from ``seed`` (fan_in: the
@@ -620,6 +658,7 @@ class Step:
             for a, info, shape in zip(arrays, infos, shapes)])
         return inputs, (arrays, shapes)
 
+    @_serialised
     def run(self, *batch, **named):
         """Queues one training step on a batch: the inputs in order, or by
         name as keywords. Returns without waiting for the device. A batch
@@ -639,6 +678,7 @@ class Step:
         """Whether the library holds the model's evaluation."""
         return bool(self.eval_outputs)
 
+    @_serialised
     def evaluate(self, *batch, **named):
         """The model's loss on a batch (in order, or by name as keywords)
         with the current parameters, forward only and in the precision the
@@ -657,6 +697,7 @@ class Step:
         del keep
         return loss.value
 
+    @_serialised
     def eval_output(self, name):
         """A copy of output ``name`` of the last ``evaluate`` ("loss" or a
         value named at compile time); bf16 is returned as float32."""
@@ -673,12 +714,14 @@ class Step:
             out.nbytes))
         return bf16_to_float32(out) if info.type == "bf16" else out
 
+    @_serialised
     def capture(self):
         """Records one step's launches into a CUDA graph that every later
         ``run`` replays (one launch per step); nothing runs now. Raises
         AmpError with code ``AMP_UNAVAILABLE`` on the host device."""
         _check(self._lib, self._lib.amp_step_capture(self._live()))
 
+    @_serialised
     def result(self):
         """(loss, found_inf) of the last step; waits for it."""
         loss, found = ctypes.c_float(), ctypes.c_float()
@@ -686,6 +729,7 @@ class Step:
             self._live(), ctypes.byref(loss), ctypes.byref(found)))
         return loss.value, bool(found.value)
 
+    @_serialised
     def scaler(self):
         """(scale, steps run, steps skipped); waits."""
         scale, steps, skipped = ctypes.c_float(), ctypes.c_int64(), ctypes.c_int64()
@@ -700,6 +744,7 @@ class Step:
         return self.result()[0]
 
     @property
+    @_serialised
     def loss_parts(self):
         """The parts of the last step's loss that the model returns after
         it, {name: value} (waits); empty for a model that returns its loss
@@ -763,10 +808,11 @@ class Step:
                            f"batch of {batch}")
         return arrays, rows, rows // batch
 
+    @_serialised
     def validate(self, data):
         """The mean loss of the evaluation over every full batch of
         ``data`` (a dict by input name, rows in order), as ``amp-step
-        --val-data`` reports it."""
+        --val-data`` reports it; no other thread's call runs meanwhile."""
         if not self.has_eval:
             raise AmpError(f"step '{self.name}' was compiled without an "
                            f"evaluation (amp-compile --eval=false)")
@@ -889,6 +935,7 @@ class Step:
     def _weights(self):
         return [t for t in self.tensors if t.kind in ("param", "buffer")]
 
+    @_serialised
     def state_dict(self):
         """The parameters and buffers by their names, which for a step
         imported with ampmlir.from_torch are the module's state_dict keys
@@ -916,6 +963,7 @@ class Step:
                         else np.array(count, dtype=np.int64))
         return out
 
+    @_serialised
     def load_state_dict(self, state_dict, strict=True):
         """Sets the parameters and buffers from ``state_dict`` (a module's
         ``state_dict()``, torch tensors or numpy arrays, in f32): the
@@ -957,6 +1005,7 @@ class Step:
 
     # -- state files ------------------------------------------------------
 
+    @_serialised
     def save(self, path):
         """Saves parameters, state and counters atomically to ``path``. A
         step with sharded optimizer state saves this rank's parts: call it
@@ -964,6 +1013,7 @@ class Step:
         _check(self._lib, self._lib.amp_step_save(
             self._live(), os.fsencode(self._state_file(path))))
 
+    @_serialised
     def load(self, path):
         """Restores a state saved by save(); a truncated, corrupted or
         foreign file raises AmpError and leaves the step as it was. A step

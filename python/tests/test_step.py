@@ -2,6 +2,8 @@
 interpreter, across a save and a load, and under misuse."""
 
 import json
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -570,3 +572,84 @@ def test_fit_refuses_bad_data_sets(mlp_eval):
         with pytest.raises(ampmlir.AmpError, match="holds 63 examples"):
             step.fit({"x": np.zeros((64, 784), np.float32),
                       "labels": np.zeros(63, np.int64)})
+
+
+# A step whose run takes milliseconds on the host (two 8 MB matmuls and
+# AdamW over 2M parameters): long enough for another thread to act during
+# one.
+_BIG = """
+func.func @big(%x: tensor<8x1024xf32>, %labels: tensor<8xi64>,
+               %w1: tensor<1024x2048xf32> {amp.param},
+               %w2: tensor<2048x10xf32> {amp.param}) -> tensor<f32> {
+  %h = amp.matmul %x, %w1 : tensor<8x1024xf32>, tensor<1024x2048xf32> to tensor<8x2048xf32>
+  %a = amp.relu %h : tensor<8x2048xf32>
+  %o = amp.matmul %a, %w2 : tensor<8x2048xf32>, tensor<2048x10xf32> to tensor<8x10xf32>
+  %loss = amp.cross_entropy %o, %labels : tensor<8x10xf32>, tensor<8xi64> to tensor<f32>
+  return %loss : tensor<f32>
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("big")
+    (directory / "big.mlir").write_text(_BIG)
+    return ampmlir.compile(directory / "big.mlir", directory / "out",
+                           compute_type="f16", evaluation=False)
+
+
+def test_close_on_one_thread_waits_for_a_run_on_another(big):
+    # close() frees the step only once the call in flight has returned;
+    # the worker's next call raises AmpError. Without the lock the host
+    # kernels read freed memory (a crash in most attempts).
+    x = np.random.default_rng(0).standard_normal((8, 1024)).astype(np.float32)
+    y = np.arange(8, dtype=np.int64) % 10
+    for attempt in range(6):
+        step = big.load()
+        step.init(seed=1)
+        running, outcome = threading.Event(), []
+
+        def worker():
+            try:
+                for _ in range(500):
+                    step.run(x, y)
+                    running.set()
+                    step.read("w2")
+                outcome.append("finished")
+            except ampmlir.AmpError as error:
+                outcome.append(error)
+
+        thread = threading.Thread(target=worker)
+        thread.start()
+        assert running.wait(30)
+        time.sleep(0.001 * attempt)
+        step.close()
+        thread.join()
+        assert step.closed
+        assert len(outcome) == 1
+        assert outcome[0] == "finished" or \
+            "step 'big' is closed" in str(outcome[0])
+
+
+def test_threads_sharing_a_step_take_turns(mlp_f16, interpreter_run):
+    # Runs from two threads on one step are those of one thread, one after
+    # another: the same batch 2 x 4 times gives the serial state.
+    inputs, _ = interpreter_run
+    with mlp_f16.load() as shared, mlp_f16.load() as serial:
+        batch = load_inputs(shared, inputs)
+        load_inputs(serial, inputs)
+        threads = [threading.Thread(target=lambda: [shared.run(*batch)
+                                                    for _ in range(4)])
+                   for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        for _ in range(8):
+            serial.run(*batch)
+        assert shared.steps == 8
+        for info in shared.tensors:
+            if info.kind != "input":
+                assert np.array_equal(shared.read(info.name),
+                                      serial.read(info.name)), info.name
+
