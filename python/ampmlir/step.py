@@ -17,7 +17,8 @@ its own batches while the step reduces the gradients over all of them.
 Batches are numpy arrays in the step's input order (or keywords by input
 name). Every misuse (a wrong shape or dtype, a closed step, a state file of
 another step) raises AmpError with a message; nothing reaches the C API
-unchecked.
+unchecked. A path or a name holding a NUL character raises ValueError, as
+open() does.
 
 A Step may be shared by threads: its calls into the C API take turns, and
 close() waits for the one in flight.
@@ -219,6 +220,16 @@ def _declare(lib):
         function.argtypes = argtypes
 
 
+def _c_string(text):
+    """`text` (a str or a path) as the bytes of a C string. C would read
+    one holding a NUL as the part before it, so that is refused as open()
+    refuses it."""
+    data = os.fsencode(text)
+    if b"\0" in data:
+        raise ValueError(f"embedded null byte in {os.fsdecode(data)!r}")
+    return data
+
+
 def _serialised(method):
     """`method` of a Step, run holding the step's lock: one call at a time
     reaches the C API (ctypes lets other threads run meanwhile), and
@@ -352,6 +363,7 @@ class Step:
                  comm_timeout=300.0, transport=None):
         # First: close(), which an error below calls, takes it.
         self._lock = threading.RLock()
+        _c_string(library)
         path = Path(library)
         if not path.is_file():
             raise AmpError(f"no compiled step at {path}")
@@ -361,6 +373,7 @@ class Step:
                 raise AmpError(f"cannot tell the step's name from {path.name};"
                                " pass name=")
             name = stem[3:-3]
+        _c_string(name)
         try:
             self._lib = ctypes.CDLL(str(path.resolve()))
         except OSError as error:
@@ -582,7 +595,7 @@ class Step:
         """Sets tensor ``key`` from a .npy file of its dtype and shape."""
         info = self.tensor(key)
         _check(self._lib, self._lib.amp_step_load_npy(
-            self._live(), info.index, os.fsencode(path)))
+            self._live(), info.index, _c_string(path)))
 
     # -- hyperparameters ----------------------------------------------------
 
@@ -591,7 +604,7 @@ class Step:
         """The current value of hyperparameter ``name`` ("lr", ...)."""
         value = ctypes.c_double()
         _check(self._lib, self._lib.amp_step_get_hparam(
-            self._live(), name.encode(), ctypes.byref(value)))
+            self._live(), _c_string(name), ctypes.byref(value)))
         return value.value
 
     @_serialised
@@ -600,7 +613,7 @@ class Step:
         (it waits for those queued before). Out-of-range values (a negative
         lr, a beta of 1) raise AmpError and change nothing."""
         _check(self._lib, self._lib.amp_step_set_hparam(
-            self._live(), name.encode(), float(value)))
+            self._live(), _c_string(name), float(value)))
 
     def __getattr__(self, name):
         # Only called for names that are not ordinary attributes.
@@ -1011,7 +1024,7 @@ class Step:
         step with sharded optimizer state saves this rank's parts: call it
         on every rank; rank r > 0 writes ``path.rank<r>``."""
         _check(self._lib, self._lib.amp_step_save(
-            self._live(), os.fsencode(self._state_file(path))))
+            self._live(), _c_string(self._state_file(path))))
 
     @_serialised
     def load(self, path):
@@ -1019,5 +1032,5 @@ class Step:
         foreign file raises AmpError and leaves the step as it was. A step
         with sharded optimizer state loads this rank's file."""
         _check(self._lib, self._lib.amp_step_load(
-            self._live(), os.fsencode(self._state_file(path))))
+            self._live(), _c_string(self._state_file(path))))
         self.check_replicas()

@@ -2,6 +2,7 @@
 interpreter, across a save and a load, and under misuse."""
 
 import json
+import os
 import threading
 import time
 
@@ -652,4 +653,31 @@ def test_threads_sharing_a_step_take_turns(mlp_f16, interpreter_run):
             if info.kind != "input":
                 assert np.array_equal(shared.read(info.name),
                                       serial.read(info.name)), info.name
+
+
+def test_a_nul_in_a_path_or_a_name_is_refused(step, mlp_f16, tmp_path):
+    # C would read each up to the NUL (save("a\0b") writing "a",
+    # set_hparam("lr\0x") setting lr): refused as open() refuses them.
+    step.init(seed=0)
+    np.save(tmp_path / "w1.npy", step.read("w1"))
+    before = sorted(os.listdir(tmp_path))
+    calls = [
+        lambda: step.save(tmp_path / "a\0b"),
+        lambda: step.save(f"{tmp_path}/a\0b"),
+        lambda: step.load(tmp_path / "w1.npy\0x"),
+        lambda: step.load_npy("w1", f"{tmp_path}/w1.npy\0x"),
+        lambda: step.set_hparam("lr\0x", 0.5),
+        lambda: step.get_hparam("lr\0x"),
+        lambda: ampmlir.Step(f"{mlp_f16.library}\0x"),
+        lambda: ampmlir.Step(mlp_f16.library, name="mlp\0x"),
+        lambda: ampmlir.compile(ROOT / "examples" / "mlp.mlir",
+                                tmp_path / "out\0x"),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match="embedded null byte"):
+            call()
+    assert sorted(os.listdir(tmp_path)) == before
+    assert step.lr == 1e-3
+    with pytest.raises(ampmlir.AmpError, match="no tensor 'w1.x00x'"):
+        step.read("w1\0x")
 
