@@ -27,6 +27,7 @@ close() waits for the one in flight.
 import ctypes
 import functools
 import json
+import math
 import os
 import threading
 import time
@@ -839,7 +840,8 @@ class Step:
 
     def fit(self, data, *, epochs=1, val_data=None, val_every=0,
             print_every=100, shuffle_seed=0, shuffle=True, checkpoint=None,
-            checkpoint_every=0, log=None, progress=print):
+            checkpoint_every=0, log=None, progress=print,
+            allow_nonfinite=False):
         """Trains on a data set as ``amp-step --data`` does, on the same
         batches in the same order: ``data`` maps each batch input's name to
         an array whose rows are examples; each epoch takes them in
@@ -853,6 +855,16 @@ class Step:
         at the end; ``log`` appends each record to a JSON-lines file;
         ``checkpoint`` saves the state every ``checkpoint_every`` steps
         and at the end. Returns the records.
+
+        A step without a loss scaler (f32 and bf16 steps) updates its
+        parameters with whatever gradients a batch gives, so one inf or NaN
+        in the data makes them NaN for good. ``fit`` reads such a step's
+        loss after every step and, when it is not finite, raises AmpError
+        naming the epoch, the step (numbered as the progress lines number
+        them) and the batch, before anything is logged or checkpointed for
+        that step: the last checkpoint holds the state from before it.
+        ``allow_nonfinite=True`` trains on instead. A step with a scaler
+        skips such steps itself (``skipped``).
 
         A step joined to ranks (``comm=``) takes, as ``mpirun amp-step``
         does, batch ``k * replicas + rank`` of the epoch's order at its step
@@ -877,6 +889,8 @@ class Step:
         if done > total:
             raise AmpError(f"the step has run {done} steps already, more than "
                            f"the {total} of {epochs} epochs")
+        # Without a scaler nothing skips a step whose loss overflowed.
+        checks_loss = not self.has_loss_scaling and not allow_nonfinite
         records, order, order_epoch = [], None, -1
         since, since_step = time.perf_counter(), done
         for k in range(done, total):
@@ -887,6 +901,17 @@ class Step:
             batch = (k % per_epoch) * self.replicas + self.rank
             rows_of = order[batch * size:(batch + 1) * size]
             self.run(*(a[rows_of] for a in arrays))
+            if checks_loss:
+                loss = self.loss
+                if not math.isfinite(loss):
+                    raise AmpError(
+                        f"the loss is {loss} at epoch {epoch + 1} step "
+                        f"{k + 1} (batch {batch} of the epoch's order): "
+                        f"step '{self.name}' has no loss scaler to skip "
+                        f"the step, so the inf or NaN may have reached its "
+                        f"parameters; training stopped before logging or "
+                        f"checkpointing the step (allow_nonfinite=True "
+                        f"trains on)")
             last = k + 1 == total
             printing = last or (print_every and (k + 1) % print_every == 0)
             validating = val_data is not None and (

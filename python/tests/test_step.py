@@ -2,6 +2,7 @@
 interpreter, across a save and a load, and under misuse."""
 
 import json
+import math
 import os
 import threading
 import time
@@ -681,3 +682,53 @@ def test_a_nul_in_a_path_or_a_name_is_refused(step, mlp_f16, tmp_path):
     with pytest.raises(ampmlir.AmpError, match="no tensor 'w1.x00x'"):
         step.read("w1\0x")
 
+
+_TINY = """
+func.func @tiny(%x: tensor<4x3xf32>, %labels: tensor<4xi64>,
+                %w: tensor<3x5xf32> {amp.param}, %b: tensor<5xf32> {amp.param}) -> tensor<f32> {
+  %m = amp.matmul %x, %w : tensor<4x3xf32>, tensor<3x5xf32> to tensor<4x5xf32>
+  %logits = amp.add %m, %b : tensor<4x5xf32>, tensor<5xf32>
+  %loss = amp.cross_entropy %logits, %labels : tensor<4x5xf32>, tensor<4xi64> to tensor<f32>
+  return %loss : tensor<f32>
+}
+"""
+
+
+def test_fit_stops_at_a_nonfinite_loss_before_its_checkpoint(tmp_path):
+    # An f32 step has no loss scaler: a NaN in the data would make every
+    # parameter NaN and the checkpoint saved after the step would hold
+    # them. fit stops at that step and the checkpoint is the step before.
+    (tmp_path / "tiny.mlir").write_text(_TINY)
+    compiled = ampmlir.compile(tmp_path / "tiny.mlir", tmp_path / "out",
+                               compute_type="f32", evaluation=False)
+    rng = np.random.default_rng(0)
+    data = {"x": rng.standard_normal((40, 3)).astype(np.float32),
+            "labels": rng.integers(0, 5, 40).astype(np.int64)}
+    # The NaN in the 4th batch of the first epoch: 3 good checkpoints first.
+    batch = 3
+    data["x"][ampmlir.step.epoch_order(40, 0, 0)[4 * batch + 1], 1] = np.nan
+    checkpoint = tmp_path / "ck.ampstate"
+    lines = []
+    with compiled.load() as step:
+        assert not step.has_loss_scaling
+        step.init(seed=1)
+        with pytest.raises(ampmlir.AmpError) as error:
+            step.fit(data, epochs=2, checkpoint=checkpoint,
+                     checkpoint_every=1, print_every=1, progress=lines.append)
+        assert f"the loss is nan at epoch 1 step {batch + 1} " \
+            f"(batch {batch} of the epoch's order)" in str(error.value)
+        assert "no loss scaler" in str(error.value)
+        # No progress line for the step, the earlier steps' as usual.
+        assert len(lines) == batch
+    with compiled.load() as resumed:
+        resumed.load(checkpoint)
+        assert resumed.steps == batch
+        assert all(np.isfinite(resumed.read(name)).all()
+                   for name in ("w", "b"))
+    # allow_nonfinite=True: the old behaviour, training on in NaN.
+    with compiled.load() as step:
+        step.init(seed=1)
+        records = step.fit(data, epochs=1, progress=None,
+                           allow_nonfinite=True)
+        assert step.steps == 10 and math.isnan(records[-1]["loss"])
+        assert np.isnan(step.read("w")).all()
