@@ -1878,6 +1878,21 @@ func.func @scaling_no_growth() attributes {amp.loss_scaling = #amp.loss_scaling<
 
 // -----
 
+// A factor is checked as the f32 scale it multiplies stores it.
+// expected-error @+1 {{#amp.loss_scaling growth_factor must be greater than 1, got 1.000000e+300 (INF in f32, the type the scale is kept in)}}
+func.func @scaling_growth_inf() attributes {amp.loss_scaling = #amp.loss_scaling<dynamic, init_scale = 2.0, growth_factor = 1.0e300, backoff_factor = 0.5, growth_interval = 2000, hysteresis = 1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#amp.loss_scaling backoff_factor must lie in (0, 1), got 1.000000e-300 (0.000000e+00 in f32, the type the scale is kept in)}}
+func.func @scaling_backoff_zero() attributes {amp.loss_scaling = #amp.loss_scaling<dynamic, init_scale = 2.0, growth_factor = 2.0, backoff_factor = 1.0e-300, growth_interval = 2000, hysteresis = 1>} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{#amp.loss_scaling init_scale 1.048576e+06 exceeds max_scale 6.553600e+04: the first step would run above the clamp}}
 func.func @scaling_init_above_max() attributes {amp.loss_scaling = #amp.loss_scaling<dynamic, init_scale = 1048576.0, growth_factor = 2.0, backoff_factor = 0.5, growth_interval = 2000, hysteresis = 1, max_scale = 65536.0>} {
   return

@@ -55,25 +55,39 @@ std::string amp::checkScalerSettings(const ScalerSettings &settings,
   std::string message;
   llvm::raw_string_ostream os(message);
   auto num = [](double value) { return llvm::formatv("{0:e}", value).str(); };
-  // What the scale's f32 tensor stores.
+  // What the scale's f32 tensor stores: rounded as IEEE rounds (a cast of
+  // a double beyond f32's range is undefined in C++).
   auto asF32 = [](double value) {
-    return static_cast<double>(static_cast<float>(value));
+    APFloat rounded(value);
+    bool losesInfo = false;
+    rounded.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
+                    &losesInfo);
+    return static_cast<double>(rounded.convertToFloat());
   };
   auto positiveF32 = [&](double value) {
     return asF32(value) > 0 && std::isfinite(asF32(value));
+  };
+  // The factors multiply the scale in f32: checked as they are rounded
+  // to it (1e300 is inf there, 1e-300 is 0).
+  auto inF32 = [&](double value) {
+    return asF32(value) == value || std::isnan(value)
+               ? std::string()
+               : " (" + num(asF32(value)) +
+                     " in f32, the type the scale is kept in)";
   };
   if (settings.initScale && !positiveF32(*settings.initScale))
     os << name(kInitScale)
        << " must be positive and finite in f32, the type the scale is kept "
           "in, got "
        << num(*settings.initScale);
-  else if (!(settings.growthFactor > 1) ||
-           !std::isfinite(settings.growthFactor))
+  else if (!(asF32(settings.growthFactor) > 1) ||
+           !std::isfinite(asF32(settings.growthFactor)))
     os << name(kGrowthFactor) << " must be greater than 1, got "
-       << num(settings.growthFactor);
-  else if (!(settings.backoffFactor > 0 && settings.backoffFactor < 1))
+       << num(settings.growthFactor) << inF32(settings.growthFactor);
+  else if (!(asF32(settings.backoffFactor) > 0 &&
+             asF32(settings.backoffFactor) < 1))
     os << name(kBackoffFactor) << " must lie in (0, 1), got "
-       << num(settings.backoffFactor);
+       << num(settings.backoffFactor) << inF32(settings.backoffFactor);
   else if (settings.growthInterval <= 0)
     os << name(kGrowthInterval) << " must be positive, got "
        << settings.growthInterval;

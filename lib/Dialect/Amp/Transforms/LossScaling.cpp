@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/FormatVariadic.h"
 
 namespace mlir::amp {
 #define GEN_PASS_DEF_AMPLOSSSCALING
@@ -137,8 +138,11 @@ struct AmpLossScalingPass : amp::impl::AmpLossScalingBase<AmpLossScalingPass> {
     // The clamps' 0 means none; the rest is checked as the scaler's f32
     // state stores it (#amp.loss_scaling and amp.scaler_update say the
     // same).
-    if (minScale < 0 || maxScale < 0)
-      return bad("min-scale and max-scale must not be negative");
+    if (!(minScale >= 0) || !(maxScale >= 0)) // NaN too
+      return bad(llvm::formatv("min-scale and max-scale must not be "
+                               "negative or NaN, got {0:e} and {1:e}",
+                               minScale.getValue(), maxScale.getValue())
+                     .str());
     ScalerSettings settings;
     settings.initScale = initScale;
     settings.growthFactor = growthFactor;

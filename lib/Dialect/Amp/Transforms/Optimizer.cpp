@@ -943,8 +943,8 @@ struct AmpOptimizerPass : amp::impl::AmpOptimizerBase<AmpOptimizerPass> {
       return bad("beta1 must lie in [0, 1), got " + num(config.beta1));
     if (config.adamw && !(config.beta2 >= 0 && config.beta2 < 1))
       return bad("beta2 must lie in [0, 1), got " + num(config.beta2));
-    if (config.adamw && !(config.eps > 0))
-      return bad("eps must be positive, got " + num(config.eps));
+    if (config.adamw && (!(config.eps > 0) || !std::isfinite(config.eps)))
+      return bad("eps must be positive and finite, got " + num(config.eps));
     if (!(config.weightDecay >= 0) || !std::isfinite(config.weightDecay))
       return bad("weight-decay must be non-negative and finite, got " +
                  num(config.weightDecay));
@@ -956,12 +956,19 @@ struct AmpOptimizerPass : amp::impl::AmpOptimizerBase<AmpOptimizerPass> {
         (config.adamw || config.momentum <= 0 || config.dampening != 0))
       return bad("nesterov needs SGD with a positive momentum and zero "
                  "dampening");
-    if (!(config.maxGradNorm >= 0))
-      return bad("max-grad-norm must be non-negative, got " +
+    if (!(config.maxGradNorm >= 0) || !std::isfinite(config.maxGradNorm))
+      return bad("max-grad-norm must be non-negative and finite (0: no "
+                 "clipping), got " +
                  num(config.maxGradNorm));
     if (config.accumulate < 1)
       return bad("accumulate must be at least 1, got " +
                  Twine(config.accumulate));
+    // The micro-batch counter is f32 state: beyond 2^24 it stops counting
+    // and no update would ever apply.
+    if (config.accumulate > (int64_t(1) << 24))
+      return bad("accumulate " + Twine(config.accumulate) +
+                 " exceeds 2^24, the largest count the f32 micro-batch "
+                 "counter holds exactly");
     if (!(config.bucketMb > 0) || !std::isfinite(config.bucketMb))
       return bad("bucket-mb must be positive and finite, got " +
                  num(config.bucketMb));

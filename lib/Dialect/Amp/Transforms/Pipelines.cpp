@@ -67,6 +67,11 @@ LogicalResult amp::buildTrainStepPipeline(
         "amp-train-step: " + llvm::join(autocastOnly, ", ") +
         (autocastOnly.size() == 1 ? " is an option" : " are options") +
         " of amp-autocast, which runs only with compute-type=f16 or bf16");
+  // -1 is how the optimizer's options say "its own default": given, it
+  // would be taken as that, not refused as the negative it is.
+  if (options.weightDecay.hasValue() && options.weightDecay == -1.0)
+    return errorHandler("amp-train-step: weight-decay must be non-negative "
+                        "and finite, got -1");
   // The names first: the step's tensors are called by them.
   pm.addPass(createAmpNameArguments());
   addAutocast(pm, options, /*reports=*/true);
