@@ -7,6 +7,7 @@
 
 #include "amp_runtime/replicas.h"
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -45,9 +46,16 @@ struct Piece {
 
 /// Writes `pieces` to `path` so that a reader sees the old file or the
 /// whole new one: a temporary beside it, synced, renamed over it, and the
-/// directory synced (state_file.cpp).
+/// directory synced (state_file.cpp). Through a symbolic link it replaces
+/// the file the link names; a path that is no regular file is refused.
+/// Temporaries of killed saves of the same path are removed first.
 amp_status_t writeAtomically(const std::string &path,
                              const std::vector<Piece> &pieces);
+
+/// Opens `path` for reading if it is a regular file (a device or a pipe
+/// would never end, or block): AMP_INVALID_ARGUMENT otherwise,
+/// AMP_IO_ERROR where it cannot be opened.
+amp_status_t openRegularFile(const char *path, FILE **out);
 } // namespace amprt
 
 #endif // AMP_RUNTIME_SRC_RUNTIME_INTERNAL_H

@@ -6,11 +6,14 @@
 #include "status.h"
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -98,10 +101,109 @@ struct Reader {
   }
 };
 
+/// The directory of `path` ("." for a bare file name) and its last
+/// component.
+std::pair<std::string, std::string> splitPath(const std::string &path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos)
+    return {".", path};
+  return {path.substr(0, slash ? slash : 1), path.substr(slash + 1)};
+}
+
+/// The file a save to `path` replaces: `path`, or through symbolic links
+/// the file they name, so that a link (latest -> ckpt-100) still names the
+/// state it did and that state is the new one. A path that exists and is
+/// no regular file (a device, a directory, a FIFO) is refused: renaming
+/// over it would replace it (as root, /dev/null itself).
+amp_status_t saveTarget(const std::string &path, std::string &target) {
+  target = path;
+  for (int links = 0;; ++links) {
+    struct stat info;
+    if (::lstat(target.c_str(), &info) != 0)
+      return errno == ENOENT ? nullptr : ioError("examine", target);
+    if (S_ISREG(info.st_mode))
+      return nullptr;
+    if (!S_ISLNK(info.st_mode))
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "'%s' exists and is not a regular file (a device, "
+                        "directory or pipe): saves write regular files only",
+                        target.c_str());
+    if (links == 40)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "'%s' goes through more than 40 symbolic links",
+                        path.c_str());
+    std::string link(static_cast<size_t>(info.st_size ? info.st_size : 256),
+                     '\0');
+    ssize_t length = ::readlink(target.c_str(), &link[0], link.size());
+    if (length < 0)
+      return ioError("read the link", target);
+    link.resize(static_cast<size_t>(length));
+    target = link.front() == '/' ? link : splitPath(target).first + "/" + link;
+  }
+}
+
+/// Removes the temporaries (`<target>.tmp.<pid>`) that saves killed before
+/// their rename left beside `target`, those whose process is gone. A state
+/// path is written from one machine at a time: another machine's pids are
+/// not this one's.
+void removeStaleTemporaries(const std::string &target) {
+  auto [directory, base] = splitPath(target);
+  std::string prefix = base + ".tmp.";
+  DIR *dir = ::opendir(directory.c_str());
+  if (!dir)
+    return;
+  while (const dirent *entry = ::readdir(dir)) {
+    std::string name = entry->d_name;
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix))
+      continue;
+    std::string digits = name.substr(prefix.size());
+    if (digits.size() > 9 ||
+        digits.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    auto pid = static_cast<pid_t>(std::stol(digits));
+    if (pid > 0 && pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH)
+      ::unlinkat(::dirfd(dir), name.c_str(), 0);
+  }
+  ::closedir(dir);
+}
+
 } // namespace
 
-amp_status_t amprt::writeAtomically(const std::string &target,
+amp_status_t amprt::openRegularFile(const char *path, FILE **out) {
+  *out = nullptr;
+  // Not blocking on a FIFO that no one writes: it is refused below.
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    return AMP_STATUS(AMP_IO_ERROR, "cannot open %s: %s", path,
+                      std::strerror(errno));
+  struct stat info;
+  if (::fstat(fd, &info) != 0) {
+    amp_status_t status = ioError("examine", path);
+    ::close(fd);
+    return status;
+  }
+  if (!S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "'%s' is not a regular file (a device, directory or "
+                      "pipe): only files are read",
+                      path);
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  *out = ::fdopen(fd, "rb");
+  if (!*out) {
+    amp_status_t status = ioError("open", path);
+    ::close(fd);
+    return status;
+  }
+  return nullptr;
+}
+
+amp_status_t amprt::writeAtomically(const std::string &path,
                                     const std::vector<Piece> &pieces) {
+  std::string target;
+  AMP_RETURN_IF_ERROR(saveTarget(path, target));
+  removeStaleTemporaries(target);
   std::string temporary =
       target + ".tmp." + std::to_string(static_cast<long>(::getpid()));
   int fd =
@@ -130,10 +232,8 @@ amp_status_t amprt::writeAtomically(const std::string &target,
     return status;
   }
   // Make the rename itself durable.
-  size_t slash = target.rfind('/');
-  std::string directory =
-      slash == std::string::npos ? "." : target.substr(0, slash ? slash : 1);
-  int dirFd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int dirFd = ::open(splitPath(target).first.c_str(),
+                     O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dirFd >= 0) {
     ::fsync(dirFd);
     ::close(dirFd);
@@ -184,22 +284,42 @@ amp_status_t amp_state_save(const char *path, size_t count,
   return amprt::writeAtomically(path, pieces);
 }
 
+amp_status_t amp_state_check_path(const char *path) {
+  if (!path || !*path)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "path is empty");
+  std::string target;
+  AMP_RETURN_IF_ERROR(saveTarget(path, target));
+  // The temporary a save would write, made and removed: the one test that
+  // holds for root, read-only mounts and network file systems alike.
+  std::string probe =
+      target + ".tmp." + std::to_string(static_cast<long>(::getpid()));
+  int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return ioError("create", probe);
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return nullptr;
+}
+
 amp_status_t amp_state_load(const char *path, size_t count,
                             const amp_state_entry_t *entries) {
   if (!path || !*path)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "path is empty");
   AMP_RETURN_IF_ERROR(checkEntries(count, entries));
 
+  // A regular file, read to the size it has (a device or a pipe would
+  // never end).
   std::string bytes;
   {
-    FILE *file = std::fopen(path, "rb");
-    if (!file)
-      return ioError("open", path);
-    char buffer[1 << 16];
-    size_t got;
-    while ((got = std::fread(buffer, 1, sizeof buffer, file)) > 0)
-      bytes.append(buffer, got);
-    bool failed = std::ferror(file);
+    FILE *file = nullptr;
+    AMP_RETURN_IF_ERROR(amprt::openRegularFile(path, &file));
+    struct stat info;
+    bool failed = ::fstat(::fileno(file), &info) != 0;
+    if (!failed) {
+      bytes.resize(static_cast<size_t>(info.st_size));
+      bytes.resize(std::fread(&bytes[0], 1, bytes.size(), file));
+      failed = std::ferror(file);
+    }
     std::fclose(file);
     if (failed)
       return ioError("read", path);
@@ -215,7 +335,8 @@ amp_status_t amp_state_load(const char *path, size_t count,
                       "'%s' is truncated or corrupted (checksum mismatch)",
                       path);
 
-  std::string body = bytes.substr(0, bytes.size() - 4);
+  bytes.resize(bytes.size() - 4); // the entries, without their CRC
+  const std::string &body = bytes;
   Reader reader{body};
   reader.take(sizeof kMagic);
   uint32_t version = reader.read<uint32_t>();

@@ -8,6 +8,7 @@
 #include "runtime_internal.h"
 #include "status.h"
 
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -16,6 +17,8 @@
 #include <new>
 #include <string>
 #include <vector>
+
+#include <sys/stat.h>
 
 namespace {
 
@@ -104,27 +107,42 @@ std::string positionString(int32_t rank, const int64_t *shape, int64_t flat) {
   return shapeString(rank, position.data());
 }
 
+/// Element `i` of `data`, integers of `type` (i32 or i64).
+int64_t loadInteger(amp_element_type_t type, const void *data, int64_t i) {
+  return type == AMP_ELEMENT_I64 ? static_cast<const int64_t *>(data)[i]
+                                 : static_cast<const int32_t *>(data)[i];
+}
+
+/// The first of the `count` integers of `data` (of `type`) outside the
+/// range of `check`, or -1.
+int64_t firstOutOfRange(amp_element_type_t type,
+                        const amp_step_index_check_t &check, const void *data,
+                        int64_t count) {
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t value = loadInteger(type, data, i);
+    if ((value < 0 || value >= check.bound) &&
+        !(check.has_ignored && value == check.ignored))
+      return i;
+  }
+  return -1;
+}
+
 /// Checks that every element of `data`, the batch input `t`, lies in the
 /// range of `check`; names the first that does not.
 amp_status_t checkIndices(const amp_step_tensor_t &t,
                           const amp_step_index_check_t &check, const void *data,
                           const char *what) {
-  bool wide = t.type == AMP_ELEMENT_I64;
-  for (int64_t i = 0, n = elementCount(t); i < n; ++i) {
-    int64_t value = wide ? static_cast<const int64_t *>(data)[i]
-                         : static_cast<const int32_t *>(data)[i];
-    if ((value >= 0 && value < check.bound) ||
-        (check.has_ignored && value == check.ignored))
-      continue;
-    return AMP_STATUS(AMP_INVALID_ARGUMENT,
-                      "input '%s' holds %lld at %s, outside [0, %lld): %s; "
-                      "the %s did not run",
-                      t.name, static_cast<long long>(value),
-                      positionString(t.rank, t.shape, i).c_str(),
-                      static_cast<long long>(check.bound),
-                      check.reader ? check.reader : "an index", what);
-  }
-  return nullptr;
+  int64_t i = firstOutOfRange(t.type, check, data, elementCount(t));
+  if (i < 0)
+    return nullptr;
+  return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                    "input '%s' holds %lld at %s, outside [0, %lld): %s; "
+                    "the %s did not run",
+                    t.name,
+                    static_cast<long long>(loadInteger(t.type, data, i)),
+                    positionString(t.rank, t.shape, i).c_str(),
+                    static_cast<long long>(check.bound),
+                    check.reader ? check.reader : "an index", what);
 }
 
 /// Checks `inputs` against the batch inputs (AMP_STEP_INPUT) among
@@ -204,6 +222,38 @@ void storeFloat(amp_element_type_t type, void *data, int64_t i, double value) {
     static_cast<uint8_t *>(data)[i] = value != 0;
     return;
   }
+}
+
+/// Whether `type` is a floating-point element type.
+bool isFloat(amp_element_type_t type) {
+  return type == AMP_ELEMENT_F32 || type == AMP_ELEMENT_F64 ||
+         type == AMP_ELEMENT_F16 || type == AMP_ELEMENT_BF16;
+}
+
+/// Element `i` of `data` of a floating-point `type`, widened to a double.
+double loadFloat(amp_element_type_t type, const void *data, int64_t i) {
+  switch (type) {
+  case AMP_ELEMENT_F32:
+    return static_cast<const float *>(data)[i];
+  case AMP_ELEMENT_F64:
+    return static_cast<const double *>(data)[i];
+  case AMP_ELEMENT_F16:
+    return amprt::halfBitsToDouble(static_cast<const uint16_t *>(data)[i]);
+  case AMP_ELEMENT_BF16:
+    return amprt::bfloat16BitsToDouble(static_cast<const uint16_t *>(data)[i]);
+  default:
+    return 0;
+  }
+}
+
+/// The first of the `count` elements of `data` (of a floating-point
+/// `type`) that is not finite, or -1.
+int64_t firstNonFinite(amp_element_type_t type, const void *data,
+                       int64_t count) {
+  for (int64_t i = 0; i < count; ++i)
+    if (!std::isfinite(loadFloat(type, data, i)))
+      return i;
+  return -1;
 }
 
 uint64_t splitmix64(uint64_t &state) {
@@ -468,6 +518,67 @@ amp_status_t checkHyperParameter(const amp_step_tensor_t &t, const void *data) {
   return AMP_STATUS(AMP_INVALID_ARGUMENT,
                     "hyperparameter '%s' must lie in %s, not %.17g", t.name,
                     range ? range->words : "(-inf, inf)", value);
+}
+
+/// Checks the values tensor `index` of `step` would take from `data`
+/// (host bytes of all of it), where no step could produce them: a
+/// hyperparameter outside its range, a loss scale that is not finite and
+/// positive, a counter of the optimizer or the scaler (torch.optim's and
+/// GradScaler's names) that is no count, a negative second moment.
+amp_status_t checkStateValues(const amp_step_t *step, size_t index,
+                              const void *data) {
+  const amp_step_tensor_t &t = step->description->tensors[index];
+  AMP_RETURN_IF_ERROR(checkHyperParameter(t, data));
+  if (t.kind != AMP_STEP_STATE || !isFloat(t.type))
+    return nullptr;
+  std::string name = t.name ? t.name : "";
+  int64_t count = elementCount(t);
+  if (static_cast<int64_t>(index) == step->description->loss_scale_tensor) {
+    float scale;
+    std::memcpy(&scale, data, sizeof scale);
+    if (std::isfinite(scale) && scale > 0)
+      return nullptr;
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "the loss scale '%s' must be finite and positive, not "
+                      "%g",
+                      t.name, static_cast<double>(scale));
+  }
+  bool counter = name == "step" || name == "growth_tracker" ||
+                 name == "hysteresis_tracker" || name == "micro_batch" ||
+                 name == "micro_batch_found_inf";
+  bool secondMoment = name.size() > 11 &&
+                      name.compare(name.size() - 11, 11, ".exp_avg_sq") == 0;
+  for (int64_t i = 0; (counter || secondMoment) && i < count; ++i) {
+    double value = loadFloat(t.type, data, i);
+    // f32 counts exactly up to 2^24.
+    if (counter &&
+        !(value >= 0 && value <= 0x1p24 && value == std::floor(value)))
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "the counter '%s' must be a whole number in [0, "
+                        "2^24], not %g",
+                        t.name, value);
+    if (secondMoment && value < 0)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "the second moment '%s' must not be negative: it "
+                        "holds %g at %s",
+                        t.name, value,
+                        positionString(t.rank, t.shape, i).c_str());
+  }
+  return nullptr;
+}
+
+/// Checks the counters of a state file (steps, skipped steps): whole
+/// numbers, 0 <= skipped <= steps <= 2^53.
+amp_status_t checkCounters(const double *counters) {
+  double steps = counters[0], skipped = counters[1];
+  bool whole = std::isfinite(steps) && std::isfinite(skipped) &&
+               steps == std::floor(steps) && skipped == std::floor(skipped);
+  if (whole && skipped >= 0 && skipped <= steps && steps <= 0x1p53)
+    return nullptr;
+  return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                    "its counters (%g steps, %g skipped) are no counts of "
+                    "steps: whole numbers with 0 <= skipped <= steps <= 2^53",
+                    steps, skipped);
 }
 
 /// The index of hyperparameter `name` of the step.
@@ -805,14 +916,28 @@ amp_status_t amp_step_create(const amp_step_description_t *description,
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "the description of step '%s' lacks its code or tensors",
                       name);
-  if (amprt::rawEnum(kind) != amprt::rawEnum(description->target))
+  // Kinds compared and named as numbers: a value outside the enum is
+  // legal C, and loading it as the enum is not.
+  int rawKind = amprt::rawEnum(kind),
+      rawTarget = amprt::rawEnum(description->target);
+  auto kindName = [](int raw) {
+    return raw == AMP_DEVICE_CUDA   ? "cuda"
+           : raw == AMP_DEVICE_HOST ? "host"
+                                    : nullptr;
+  };
+  if (!kindName(rawKind))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "unknown device kind %d", rawKind);
+  if (!kindName(rawTarget))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "the description of step '%s' has the unknown target "
+                      "%d",
+                      name, rawTarget);
+  if (rawKind != rawTarget)
     return AMP_STATUS(AMP_UNAVAILABLE,
                       "step '%s' was compiled for the %s target; it cannot "
                       "run on a %s device (compile it with --target=%s)",
-                      name,
-                      description->target == AMP_DEVICE_CUDA ? "cuda" : "host",
-                      kind == AMP_DEVICE_CUDA ? "cuda" : "host",
-                      kind == AMP_DEVICE_CUDA ? "cuda" : "host");
+                      name, kindName(rawTarget), kindName(rawKind),
+                      kindName(rawKind));
   int64_t scaleSlot = description->loss_scale_tensor;
   if (scaleSlot >= static_cast<int64_t>(description->tensor_count) ||
       (scaleSlot >= 0 &&
@@ -1004,8 +1129,7 @@ amp_status_t amp_step_init(amp_step_t *step, uint64_t seed) {
 amp_status_t amp_step_write_tensor(amp_step_t *step, size_t index,
                                    const void *data, size_t size) {
   AMP_RETURN_IF_ERROR(checkTransfer(step, index, data, size));
-  AMP_RETURN_IF_ERROR(
-      checkHyperParameter(step->description->tensors[index], data));
+  AMP_RETURN_IF_ERROR(checkStateValues(step, index, data));
   AMP_RETURN_IF_ERROR(checkShardWrite(step, index));
   step->microBatch = -1; // the counter may be the tensor written
   AMP_RETURN_IF_ERROR(amp_buffer_write(step->tensors[index].get(), 0, data,
@@ -1049,10 +1173,9 @@ struct NpyFile {
 };
 
 amp_status_t openNpy(const char *path, NpyFile &file) {
-  file.stream.reset(std::fopen(path, "rb"));
-  if (!file.stream)
-    return AMP_STATUS(AMP_IO_ERROR, "cannot open %s: %s", path,
-                      std::strerror(errno));
+  FILE *stream = nullptr;
+  AMP_RETURN_IF_ERROR(amprt::openRegularFile(path, &stream));
+  file.stream.reset(stream);
   unsigned char preamble[10];
   if (std::fread(preamble, 1, 10, file.stream.get()) != 10 ||
       std::memcmp(preamble, "\x93NUMPY", 6) != 0 || preamble[6] != 1)
@@ -1202,7 +1325,8 @@ amp_status_t amp_npy_read(const amp_step_tensor_t *tensor, const char *path,
   if (std::fgetc(file.stream.get()) != EOF)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "%s has bytes after its data",
                       path);
-  std::memcpy(data, bytes.data(), size);
+  if (size) // an empty tensor's data may be null
+    std::memcpy(data, bytes.data(), size);
   return nullptr;
 }
 
@@ -1269,6 +1393,70 @@ amp_status_t amp_step_run(amp_step_t *step, size_t input_count,
   if (step->graph)
     return amp_graph_launch(step->graph, step->stream);
   return runCounted(step);
+}
+
+amp_status_t amp_step_check_data(amp_step_t *step, int32_t evaluation,
+                                 size_t tensor, const void *data, int64_t rows,
+                                 int32_t finite) {
+  if (!step)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "step is null");
+  const amp_step_description_t &d = *step->description;
+  if (evaluation && !d.eval)
+    return AMP_STATUS(AMP_UNAVAILABLE,
+                      "step '%s' was compiled without an evaluation", d.name);
+  size_t count = evaluation ? d.eval->tensor_count : d.tensor_count;
+  const amp_step_tensor_t *tensors = evaluation ? d.eval->tensors : d.tensors;
+  size_t checkCount =
+      evaluation ? d.eval->index_check_count : d.index_check_count;
+  const amp_step_index_check_t *checks =
+      evaluation ? d.eval->index_checks : d.index_checks;
+  const char *what = evaluation ? "evaluation" : "step";
+  if (tensor >= count || tensors[tensor].kind != AMP_STEP_INPUT ||
+      tensors[tensor].rank < 1)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "tensor %zu of the %s of '%s' is no batch input with "
+                      "rows",
+                      tensor, what, d.name);
+  const amp_step_tensor_t &t = tensors[tensor];
+  int64_t perRow = elementCount(t) / t.shape[0];
+  if (rows < 0 || (rows && !data) || (perRow && rows > INT64_MAX / perRow))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "%lld rows of input '%s' are no data set",
+                      static_cast<long long>(rows), t.name);
+  int64_t elements = rows * perRow;
+  // Where element `flat` is: its row, and its place in the row.
+  auto place = [&](int64_t flat) {
+    return "row " + std::to_string(flat / perRow) + " of input '" + t.name +
+           "' holds ";
+  };
+  auto inRow = [&](int64_t flat) {
+    return t.rank > 1
+               ? " at " + positionString(t.rank - 1, t.shape + 1, flat % perRow)
+               : std::string();
+  };
+  for (size_t c = 0; c < checkCount; ++c) {
+    const amp_step_index_check_t &check = checks[c];
+    if (check.tensor != tensor)
+      continue;
+    int64_t i = firstOutOfRange(t.type, check, data, elements);
+    if (i >= 0)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT, "%s%lld%s, outside [0, %lld): %s",
+                        place(i).c_str(),
+                        static_cast<long long>(loadInteger(t.type, data, i)),
+                        inRow(i).c_str(), static_cast<long long>(check.bound),
+                        check.reader ? check.reader : "an index");
+  }
+  if (finite && isFloat(t.type)) {
+    int64_t i = firstNonFinite(t.type, data, elements);
+    if (i >= 0)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "%s%g%s: a value that is not finite makes the loss "
+                        "and, without a loss scaler to skip the step, every "
+                        "parameter not finite",
+                        place(i).c_str(), loadFloat(t.type, data, i),
+                        inRow(i).c_str());
+  }
+  return nullptr;
 }
 
 amp_status_t amp_step_capture(amp_step_t *step) {
@@ -1393,6 +1581,27 @@ amp_status_t amp_step_save(amp_step_t *step, const char *path) {
   Results results;
   std::vector<amp_state_entry_t> entries;
   AMP_RETURN_IF_ERROR(readState(step, host, results, entries));
+  // A diverged state does not replace the last good one.
+  struct stat existing;
+  const amp_step_description_t &d = *step->description;
+  for (size_t i = 0, e = 0; i < d.tensor_count; ++i) {
+    const amp_step_tensor_t &t = d.tensors[i];
+    if (!inStateFile(t))
+      continue;
+    int64_t bad = t.kind == AMP_STEP_PARAM && isFloat(t.type)
+                      ? firstNonFinite(t.type, entries[e].data, elementCount(t))
+                      : -1;
+    ++e;
+    if (bad >= 0 && ::stat(path, &existing) == 0)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "parameter '%s' of step '%s' holds %g at %s: a state "
+                        "that is not finite is not saved over %s, which "
+                        "keeps the last state saved there (save it to a new "
+                        "path to keep it)",
+                        t.name, d.name,
+                        loadFloat(t.type, entries[e - 1].data, bad),
+                        positionString(t.rank, t.shape, bad).c_str(), path);
+  }
   return amp_state_save(path, entries.size(), entries.data());
 }
 
@@ -1419,11 +1628,13 @@ amp_status_t amp_step_load(amp_step_t *step, const char *path) {
                         path, static_cast<long long>(part[0]),
                         static_cast<long long>(part[1]), rank, d.zero_replicas);
   }
-  for (size_t i = 0, e = 0; i < step->description->tensor_count; ++i) {
-    const amp_step_tensor_t &t = step->description->tensors[i];
-    if (!inStateFile(t))
+  for (size_t i = 0, e = 0; i <= step->description->tensor_count; ++i) {
+    bool counters = i == step->description->tensor_count;
+    if (!counters && !inStateFile(step->description->tensors[i]))
       continue;
-    if (amp_status_t bad = checkHyperParameter(t, entries[e].data)) {
+    if (amp_status_t bad = counters
+                               ? checkCounters(results.counters)
+                               : checkStateValues(step, i, entries[e].data)) {
       std::string message = amp_status_message(bad);
       amp_status_free(bad);
       return AMP_STATUS(AMP_INVALID_ARGUMENT, "%s: %s", path, message.c_str());

@@ -123,6 +123,19 @@ TEST_P(DeviceTest, OutOfRangeTransfersFail) {
   amp_buffer_release(buffer);
 }
 
+TEST_P(DeviceTest, SizesThatCannotBeAllocatedAreRefused) {
+  // Within one alignment unit of SIZE_MAX the host's rounding wrapped to 0:
+  // a short block was then zeroed over `size` bytes.
+  for (size_t size : {SIZE_MAX, SIZE_MAX - 100, SIZE_MAX - 255}) {
+    amp_buffer_t *buffer = reinterpret_cast<amp_buffer_t *>(1);
+    Status status(amp_buffer_allocate(device, size, &buffer));
+    EXPECT_NE(status.code(), AMP_OK) << size;
+    if (GetParam() == AMP_DEVICE_HOST)
+      EXPECT_EQ(status.code(), AMP_OUT_OF_MEMORY) << status.message();
+    EXPECT_EQ(buffer, nullptr) << size;
+  }
+}
+
 TEST_P(DeviceTest, NullArgumentsFail) {
   amp_buffer_t *buffer = nullptr;
   EXPECT_EQ(Status(amp_buffer_allocate(nullptr, 4, &buffer)).code(),

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -131,17 +132,81 @@ TEST_F(StateFileTest, UnwritablePlacesFailAndKeepTheOldFile) {
   EXPECT_EQ(missing.code(), AMP_IO_ERROR);
   EXPECT_NE(missing.message().find("No such file"), std::string::npos)
       << missing.message();
-  // A directory where the file should be: the rename fails, the temporary
-  // goes, and the directory is untouched.
+  // A directory where the file should be: refused before anything is
+  // written, and the directory is untouched.
   std::string blocked = directory + "/blocked";
   ASSERT_EQ(mkdir(blocked.c_str(), 0755), 0);
   ASSERT_EQ(mkdir((blocked + "/inside").c_str(), 0755), 0);
-  EXPECT_EQ(Status(amp_state_save(blocked.c_str(), 1, entry)).code(),
-            AMP_IO_ERROR);
+  Status directoryThere(amp_state_save(blocked.c_str(), 1, entry));
+  EXPECT_EQ(directoryThere.code(), AMP_INVALID_ARGUMENT);
+  EXPECT_NE(directoryThere.message().find("is not a regular file"),
+            std::string::npos)
+      << directoryThere.message();
+  EXPECT_EQ(Status(amp_state_check_path(blocked.c_str())).code(),
+            AMP_INVALID_ARGUMENT);
   EXPECT_EQ(readFile(path), old);
   EXPECT_EQ(
       Status(amp_state_load((directory + "/absent").c_str(), 1, entry)).code(),
       AMP_IO_ERROR);
+}
+
+TEST_F(StateFileTest, SavesWriteRegularFilesAndFollowLinks) {
+  float a = 1, b = 2;
+  amp_state_entry_t first[] = {{"a", &a, 4}}, second[] = {{"a", &b, 4}};
+  // A FIFO (a device alike) is refused and stays what it is; a load of it
+  // is refused at once instead of blocking for a writer.
+  std::string fifo = directory + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  EXPECT_EQ(Status(amp_state_save(fifo.c_str(), 1, first)).code(),
+            AMP_INVALID_ARGUMENT);
+  EXPECT_EQ(Status(amp_state_check_path(fifo.c_str())).code(),
+            AMP_INVALID_ARGUMENT);
+  EXPECT_EQ(Status(amp_state_load(fifo.c_str(), 1, first)).code(),
+            AMP_INVALID_ARGUMENT);
+  EXPECT_EQ(Status(amp_state_load("/dev/zero", 1, first)).code(),
+            AMP_INVALID_ARGUMENT);
+  struct stat info;
+  ASSERT_EQ(lstat(fifo.c_str(), &info), 0);
+  EXPECT_TRUE(S_ISFIFO(info.st_mode));
+  // Through a link (relative, in the link's directory), the file it
+  // names is replaced and the link stays a link; a dangling link's file
+  // is created.
+  ASSERT_EQ(amp_state_save(path.c_str(), 1, first), nullptr);
+  std::string latest = directory + "/latest";
+  ASSERT_EQ(symlink("step.state", latest.c_str()), 0);
+  EXPECT_EQ(amp_state_check_path(latest.c_str()), nullptr);
+  ASSERT_EQ(amp_state_save(latest.c_str(), 1, second), nullptr);
+  ASSERT_EQ(lstat(latest.c_str(), &info), 0);
+  EXPECT_TRUE(S_ISLNK(info.st_mode));
+  float back = 0;
+  amp_state_entry_t loaded[] = {{"a", &back, 4}};
+  ASSERT_EQ(amp_state_load(path.c_str(), 1, loaded), nullptr);
+  EXPECT_EQ(back, 2);
+  std::string dangling = directory + "/dangling";
+  ASSERT_EQ(symlink("fresh", dangling.c_str()), 0);
+  ASSERT_EQ(amp_state_save(dangling.c_str(), 1, first), nullptr);
+  ASSERT_EQ(lstat(dangling.c_str(), &info), 0);
+  EXPECT_TRUE(S_ISLNK(info.st_mode));
+  ASSERT_EQ(amp_state_load((directory + "/fresh").c_str(), 1, loaded), nullptr);
+  EXPECT_EQ(back, 1);
+  // A loop of links is refused.
+  std::string loop = directory + "/loop";
+  ASSERT_EQ(symlink("loop", loop.c_str()), 0);
+  EXPECT_EQ(Status(amp_state_save(loop.c_str(), 1, first)).code(),
+            AMP_INVALID_ARGUMENT);
+}
+
+TEST_F(StateFileTest, ASaveRemovesTheTemporariesOfKilledSaves) {
+  float a = 1;
+  amp_state_entry_t entry[] = {{"a", &a, 4}};
+  // A pid above any the system hands out is gone; pid 1 is alive; a name
+  // that is no pid is another file.
+  for (const char *suffix : {".tmp.999999999", ".tmp.1", ".tmp.x"})
+    ASSERT_EQ(std::system(("echo partial > " + path + suffix).c_str()), 0);
+  ASSERT_EQ(amp_state_save(path.c_str(), 1, entry), nullptr);
+  EXPECT_NE(access((path + ".tmp.999999999").c_str(), F_OK), 0);
+  EXPECT_EQ(access((path + ".tmp.1").c_str(), F_OK), 0);
+  EXPECT_EQ(access((path + ".tmp.x").c_str(), F_OK), 0);
 }
 
 TEST_F(StateFileTest, ASaverKilledMidWriteLeavesAWholeFile) {

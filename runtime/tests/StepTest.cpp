@@ -21,6 +21,8 @@
 
 #include "amp_runtime/step.h"
 
+#include "amp_runtime/state_file.h"
+
 #include "TestFiles.h"
 
 #include <gtest/gtest.h>
@@ -161,6 +163,15 @@ TEST(StepCreateTest, RefusesBadDescriptionsAndTheWrongDevice) {
   d = handDescription();
   EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_CUDA, &step), AMP_UNAVAILABLE,
                 "compiled for the host target");
+  int badDevice = 77; // legal C, not a kind: refused by its number
+  amp_device_kind_t kind;
+  std::memcpy(&kind, &badDevice, sizeof badDevice);
+  EXPECT_STATUS(amp_step_create(&d, kind, &step), AMP_INVALID_ARGUMENT,
+                "unknown device kind 77");
+  std::memcpy(&d.target, &badDevice, sizeof badDevice);
+  EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, &step),
+                AMP_INVALID_ARGUMENT, "unknown target 77");
+  d = handDescription();
   d.loss_scale_tensor = 0; // a parameter
   EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, &step),
                 AMP_INVALID_ARGUMENT, "not an f32 state tensor");
@@ -387,6 +398,40 @@ TEST(StepIndexTest, ABadIdOrLabelStopsTheStepBeforeItRuns) {
   amp_step_destroy(step);
 }
 
+TEST(StepDataTest, ADataSetIsCheckedByItsRows) {
+  amp_step_description_t d = handDescription();
+  d.index_check_count = 2;
+  d.index_checks = kIndexChecks;
+  amp_step_t *step = nullptr;
+  ASSERT_EQ(amp_step_create(&d, AMP_DEVICE_HOST, &step), nullptr);
+  // k's rows are its elements (k is [2]): row 2 breaks the table's 6 rows,
+  // -100 is the labels' ignored value but no row of the table.
+  const int64_t ids[] = {5, 2, 6, 1}, ignored[] = {0, -100};
+  EXPECT_STATUS(amp_step_check_data(step, 0, 4, ids, 4, 1),
+                AMP_INVALID_ARGUMENT,
+                "row 2 of input 'k' holds 6, outside [0, 6): read by "
+                "amp.embedding at hand.mlir:2:5");
+  EXPECT_STATUS(amp_step_check_data(step, 0, 4, ignored, 2, 1),
+                AMP_INVALID_ARGUMENT, "row 1 of input 'k' holds -100");
+  EXPECT_EQ(amp_step_check_data(step, 0, 4, ids, 2, 1), nullptr);
+  // Floats must be finite, unless the caller allows them not to be.
+  const float x[] = {1, 2, NAN, 4};
+  EXPECT_STATUS(amp_step_check_data(step, 0, 3, x, 4, 1), AMP_INVALID_ARGUMENT,
+                "row 2 of input 'x' holds nan: a value that is not finite");
+  EXPECT_EQ(amp_step_check_data(step, 0, 3, x, 4, 0), nullptr);
+  EXPECT_EQ(amp_step_check_data(step, 0, 3, nullptr, 0, 1), nullptr);
+  // Only batch inputs have rows; no evaluation, no evaluation's inputs.
+  EXPECT_STATUS(amp_step_check_data(step, 0, 0, x, 1, 1), AMP_INVALID_ARGUMENT,
+                "tensor 0 of the step of 'hand' is no batch input");
+  EXPECT_STATUS(amp_step_check_data(step, 0, 5, x, 1, 1), AMP_INVALID_ARGUMENT,
+                "no batch input");
+  EXPECT_STATUS(amp_step_check_data(step, 0, 3, nullptr, 2, 1),
+                AMP_INVALID_ARGUMENT, "are no data set");
+  EXPECT_STATUS(amp_step_check_data(step, 1, 3, x, 4, 1), AMP_UNAVAILABLE,
+                "without an evaluation");
+  amp_step_destroy(step);
+}
+
 TEST(StepIndexTest, RefusesChecksOnAnythingButAnIntegerInput) {
   amp_step_t *step = reinterpret_cast<amp_step_t *>(1);
   amp_step_description_t d = handDescription();
@@ -560,6 +605,62 @@ TEST_F(StepTest, SaveLoadContinuesTheSameTrajectory) {
   EXPECT_EQ(continued, uninterrupted);
   EXPECT_EQ(read(0, 3), weights);
   amp_step_destroy(resumed);
+}
+
+TEST_F(StepTest, ImpossibleScalerStateAndCountersAreRefused) {
+  // Written: the loss scale must be finite and positive.
+  for (float bad : {NAN, 0.0f, -1.0f, INFINITY})
+    EXPECT_STATUS(amp_step_write_tensor(step, 2, &bad, sizeof bad),
+                  AMP_INVALID_ARGUMENT,
+                  "the loss scale 'scale' must be "
+                  "finite and positive");
+  // Loaded: state files of the step's entries with a right checksum and
+  // values no step produces.
+  std::vector<float> w = read(0, 3), m = read(1, 3);
+  struct File {
+    float scale;
+    double counters[2];
+    const char *message;
+  } files[] = {
+      {NAN, {3, 0}, "the loss scale 'scale' must be finite and positive"},
+      {-1, {3, 0}, "the loss scale 'scale' must be finite and positive"},
+      {1024,
+       {1e300, 0},
+       "its counters (1e+300 steps, 0 skipped) are no counts"},
+      {1024, {NAN, 0}, "are no counts"},
+      {1024, {3, 5}, "are no counts"},
+      {1024, {2.5, 0}, "are no counts"},
+      {1024, {-1, 0}, "are no counts"},
+  };
+  for (File &f : files) {
+    amp_state_entry_t entries[] = {{"w", w.data(), 12},
+                                   {"m", m.data(), 12},
+                                   {"scale", &f.scale, 4},
+                                   {"amp.counters", f.counters, 16}};
+    std::string path = directory + "/crafted";
+    ASSERT_EQ(amp_state_save(path.c_str(), 4, entries), nullptr);
+    EXPECT_STATUS(amp_step_load(step, path.c_str()), AMP_INVALID_ARGUMENT,
+                  f.message);
+  }
+  // Nothing was loaded.
+  float scale = 0;
+  int64_t steps = -1, skipped = -1;
+  ASSERT_EQ(amp_step_scaler(step, &scale, &steps, &skipped), nullptr);
+  EXPECT_EQ(scale, 1024);
+  EXPECT_EQ(steps, 0);
+}
+
+TEST_F(StepTest, ANonFiniteStateIsNotSavedOverAnother) {
+  std::string good = directory + "/good";
+  ASSERT_EQ(amp_step_save(step, good.c_str()), nullptr);
+  const std::string before = readFile(good);
+  write(0, {1, NAN, 3});
+  EXPECT_STATUS(amp_step_save(step, good.c_str()), AMP_INVALID_ARGUMENT,
+                "parameter 'w' of step 'hand' holds nan at [1]: a state that "
+                "is not finite is not saved over");
+  EXPECT_EQ(readFile(good), before);
+  // To a new path it is saved, for whoever wants to look at it.
+  EXPECT_EQ(amp_step_save(step, (directory + "/diverged").c_str()), nullptr);
 }
 
 TEST_F(StepTest, CorruptTruncatedOrForeignStatesAreRefusedAndTheOldStateKept) {

@@ -15,7 +15,11 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/TargetParser/Host.h"
 
+#include <cerrno>
+#include <csignal>
 #include <cstdlib>
+
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::amp;
@@ -195,6 +199,26 @@ llvm::Error StepPackageDirectory::check() const {
   return llvm::Error::success();
 }
 
+/// Removes the temporary directories (.amp-compile-<pid>-<unique>) in
+/// `directory` that runs killed before their commit left, those whose
+/// process is gone. An output directory is written from one machine at a
+/// time: another machine's pids are not this one's.
+static void removeStaleTemporaries(StringRef directory) {
+  std::error_code code;
+  for (llvm::sys::fs::directory_iterator it(directory, code), end;
+       !code && it != end; it.increment(code)) {
+    StringRef name = llvm::sys::path::filename(it->path());
+    if (!name.consume_front(".amp-compile-"))
+      continue;
+    unsigned pid = 0;
+    if (name.consumeInteger(10, pid) || !name.starts_with("-") || pid == 0 ||
+        static_cast<pid_t>(pid) == ::getpid())
+      continue;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
+      llvm::sys::fs::remove_directories(it->path());
+  }
+}
+
 llvm::Error StepPackageDirectory::create() {
   SmallString<256> prefix(finalPath);
   if (!llvm::sys::fs::is_directory(finalPath)) {
@@ -202,7 +226,10 @@ llvm::Error StepPackageDirectory::create() {
     if (std::error_code code = llvm::sys::fs::create_directories(prefix))
       return cannotCreate(code);
   }
-  llvm::sys::path::append(prefix, ".amp-compile");
+  removeStaleTemporaries(prefix.empty() ? StringRef(".") : StringRef(prefix));
+  // Named after this process, so that a later run knows when it is gone.
+  llvm::sys::path::append(prefix, ".amp-compile-" +
+                                      Twine(static_cast<int>(::getpid())));
   SmallString<256> path;
   if (std::error_code code = llvm::sys::fs::createUniqueDirectory(prefix, path))
     return cannotCreate(code);

@@ -9,7 +9,8 @@
  *
  * little-endian. A save writes a temporary file beside the target, flushes
  * it to disk and renames it over the target, so a crash at any point leaves
- * either the old file or the new one. A load reads and checks the whole file
+ * either the old file or the new one. A load reads a regular file only (a
+ * device or a pipe is refused at once) and checks the whole file
  * (magic, version, names, sizes, checksum) before it writes any
  * destination: a bad file changes nothing.
  *
@@ -35,9 +36,18 @@ typedef struct amp_state_entry_s {
 } amp_state_entry_t;
 
 /* Writes `entries` to `path` atomically. AMP_IO_ERROR (with the system's
- * reason) when the directory cannot be written; the old file is kept. */
+ * reason) when the directory cannot be written; the old file is kept.
+ * Through a symbolic link the file it names is replaced (the link still
+ * names the state); a path that exists and is no regular file (a device,
+ * a directory, a pipe) is refused with AMP_INVALID_ARGUMENT. Temporaries
+ * that earlier saves of the same path left when they were killed (their
+ * process gone) are removed. */
 amp_status_t amp_state_save(const char *path, size_t count,
                             const amp_state_entry_t *entries);
+/* Checks that a save to `path` can be written, as amp_state_save would
+ * write it, without writing it: for a long run, before its first step.
+ * The errors are amp_state_save's. */
+amp_status_t amp_state_check_path(const char *path);
 
 /* Fills `entries` from `path`, which must hold the same names and sizes in
  * the same order: AMP_INVALID_ARGUMENT names the first difference,

@@ -243,6 +243,20 @@ typedef struct amp_step_input_s {
 amp_status_t amp_step_run(amp_step_t *step, size_t input_count,
                           const amp_step_input_t *inputs);
 
+/* Checks a data set's array for one batch input before training on it, so
+ * that a bad value stops the run before its first step, named by its row
+ * of the array: `data` holds `rows` examples of batch input `tensor` (an
+ * index into the step's tensors, or, where `evaluation` is 1, the
+ * evaluation's), one after another, each of the input's type and of its
+ * shape after the first dimension. Integers are checked against the
+ * index checks on that input (amp_step_index_check_t); floats, where
+ * `finite` is 1, must be finite. AMP_INVALID_ARGUMENT names the first bad
+ * element ("row 39 of input 'labels' holds 7 at [], outside [0, 5): read
+ * by amp.cross_entropy at model.mlir:5:11"). */
+amp_status_t amp_step_check_data(amp_step_t *step, int32_t evaluation,
+                                 size_t tensor, const void *data, int64_t rows,
+                                 int32_t finite);
+
 /* Records the launches of one step, without running them, into a CUDA
  * graph that every later amp_step_run replays after copying its batch: one
  * launch per step instead of one per kernel. The step keeps no host-side
@@ -292,7 +306,13 @@ amp_status_t amp_step_read_output(amp_step_t *step, size_t index, void *data,
 
 /* Saves every parameter and state tensor and the counters to `path`
  * atomically (amp_state_save); a load checks the whole file first and
- * leaves the step unchanged if it is not a state of this step. */
+ * leaves the step unchanged if it is not a state of this step, or if it
+ * holds values no step produces (a loss scale that is not finite and
+ * positive, counters that are no counts, negative second moments).
+ * A state whose parameters are not all finite is not saved over a file
+ * that exists: AMP_INVALID_ARGUMENT names the parameter, and the file
+ * (the last good state) is kept; such a state may be saved to a new
+ * path. */
 amp_status_t amp_step_save(amp_step_t *step, const char *path);
 amp_status_t amp_step_load(amp_step_t *step, const char *path);
 
