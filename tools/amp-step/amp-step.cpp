@@ -71,6 +71,7 @@
 
 #include "amp_runtime/comm.h"
 #include "amp_runtime/float_formats.h"
+#include "amp_runtime/state_file.h"
 #include "amp_runtime/step.h"
 
 #include <dlfcn.h>
@@ -79,11 +80,13 @@
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -461,8 +464,52 @@ struct DataOptions {
   long epochs = 1, printEvery = 100, valEvery = 0, checkpointEvery = 0;
   uint64_t shuffleSeed = 0;
   bool shuffle = true;
+  // Train on where a value is not finite: in the data, or the loss of a
+  // step without a loss scaler (which would stop the run).
+  bool allowNonFinite = false;
   std::string checkpoint, log, outputDir;
 };
+
+/// Checks the arrays of `set` once, before training (amp_step_check_data):
+/// ids and labels in range, floats finite unless `allowNonFinite`; the
+/// error names the file and its row. `evaluation`: the set feeds the
+/// evaluation's inputs.
+bool checkDataSet(amp_step_t *step, const DataSet &set, bool evaluation,
+                  bool allowNonFinite, const char *what) {
+  const amp_step_description_t *d = amp_step_description(step);
+  const amp_step_tensor_t *tensors = evaluation ? d->eval->tensors : d->tensors;
+  for (const DataSet::Array &array : set.arrays)
+    if (amp_status_t status = amp_step_check_data(
+            step, evaluation, static_cast<size_t>(array.input - tensors),
+            array.bytes.data(), set.rows, !allowNonFinite)) {
+      fail(status, std::string(what) + " " + array.input->name + "=" +
+                       array.file + ": ");
+      return false;
+    }
+  return true;
+}
+
+/// Whether the last step's loss is finite, or the step has a loss scaler
+/// (which skips such steps): else prints why training stops, after
+/// `context`, and returns false. Waits for the step.
+bool lossIsUsable(amp_step_t *step, const std::string &context) {
+  if (amp_step_description(step)->loss_scale_tensor >= 0)
+    return true;
+  float loss = 0, found = 0;
+  if (amp_status_t status = amp_step_result(step, &loss, &found)) {
+    fail(status, context);
+    return false;
+  }
+  if (std::isfinite(loss))
+    return true;
+  std::fprintf(stderr,
+               "amp-step: error: %sthe loss is %g and the step has no loss "
+               "scaler to skip it: its parameters are no longer finite. "
+               "Stopped before saving anything; the last state saved is "
+               "kept (--allow-nonfinite trains on)\n",
+               context.c_str(), static_cast<double>(loss));
+  return false;
+}
 
 /// Appends printf-style text to `out`.
 [[gnu::format(printf, 2, 3)]] void appendf(std::string &out, const char *format,
@@ -550,7 +597,9 @@ amp_status_t validate(amp_step_t *step, const DataSet &set, double *meanLoss,
 int trainOnData(amp_step_t *step, const DataOptions &options) {
   const amp_step_description_t *d = amp_step_description(step);
   DataSet train, val;
-  if (!readDataSet(options.data, d->tensor_count, d->tensors, "--data", train))
+  if (!readDataSet(options.data, d->tensor_count, d->tensors, "--data",
+                   train) ||
+      !checkDataSet(step, train, false, options.allowNonFinite, "--data"))
     return 1;
   if (!options.valData.empty()) {
     if (!d->eval) {
@@ -560,7 +609,8 @@ int trainOnData(amp_step_t *step, const DataOptions &options) {
       return 1;
     }
     if (!readDataSet(options.valData, d->eval->tensor_count, d->eval->tensors,
-                     "--val-data", val))
+                     "--val-data", val) ||
+        !checkDataSet(step, val, true, options.allowNonFinite, "--val-data"))
       return 1;
   }
   FILE *log = nullptr;
@@ -624,11 +674,17 @@ int trainOnData(amp_step_t *step, const DataOptions &options) {
           epochOrder(train.rows, options.shuffleSeed, epoch, options.shuffle);
       orderEpoch = epoch;
     }
-    gatherBatch(train, order, k % perEpoch * job.size + job.rank, batch,
-                inputs);
+    int64_t index = k % perEpoch * job.size + job.rank;
+    gatherBatch(train, order, index, batch, inputs);
+    // Numbered as progress lines number steps: step k + 1 is the one that
+    // follows the k done.
+    std::string context = "epoch " + std::to_string(epoch + 1) + ", step " +
+                          std::to_string(k + 1) + " (batch " +
+                          std::to_string(index) + " of the epoch): ";
     if (amp_status_t status = amp_step_run(step, inputs.size(), inputs.data()))
-      return fail(status, "epoch " + std::to_string(epoch + 1) + ", step " +
-                              std::to_string(k) + ": ");
+      return fail(status, context);
+    if (!options.allowNonFinite && !lossIsUsable(step, context))
+      return 1;
     bool last = k + 1 == total;
     bool print =
         last || (options.printEvery && (k + 1) % options.printEvery == 0);
@@ -704,6 +760,31 @@ int trainOnData(amp_step_t *step, const DataOptions &options) {
   return 0;
 }
 
+/// Checks before the first step that this process can write what it will:
+/// the state files of --save and --checkpoint (amp_state_check_path) and
+/// the directory of --output-dir (made now). Prints why not.
+bool checkOutputs(const std::string &save, const std::string &checkpoint,
+                  const std::string &outputDir) {
+  for (auto [flag, path] :
+       {std::pair{"--save", &save}, std::pair{"--checkpoint", &checkpoint}})
+    if (!path->empty() && job.saves())
+      if (amp_status_t status =
+              amp_state_check_path(job.stateFile(*path).c_str())) {
+        fail(status, std::string(flag) + "=" + *path + ": ");
+        return false;
+      }
+  if (outputDir.empty() || !job.leads())
+    return true;
+  if (!makeDirectory(outputDir))
+    return false;
+  if (amp_status_t status =
+          amp_state_check_path((outputDir + "/loss.npy").c_str())) {
+    fail(status, "--output-dir=" + outputDir + ": ");
+    return false;
+  }
+  return true;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -715,7 +796,8 @@ int main(int argc, char **argv) {
       "       amp-step LIB NAME (--seed=S | --load=FILE) --data=NAME=FILE... "
       "[--val-data=NAME=FILE]... [--epochs=N] [--val-every=N] "
       "[--print-every=N] [--checkpoint=FILE] [--checkpoint-every=N] "
-      "[--log=FILE] [--shuffle-seed=S | --no-shuffle] [--output-dir=DIR]\n"
+      "[--log=FILE] [--shuffle-seed=S | --no-shuffle] [--output-dir=DIR] "
+      "[--allow-nonfinite]\n"
       "       mpirun -np N amp-step ... [--comm=mpi|nccl] "
       "[--comm-timeout=SECONDS]\n"
       "       RANK=R WORLD_SIZE=N AMP_NCCL_ID_FILE=PATH amp-step ... "
@@ -728,7 +810,8 @@ int main(int argc, char **argv) {
   DataOptions dataOptions;
   long shuffleSeed = 0;
   std::vector<std::pair<std::string, double>> hparams;
-  long steps = 1, bench = 0, seed = -1, indexBound = 2, commTimeout = 300;
+  // -1: not given (steps 1, bench 0, index bound 2 then).
+  long steps = -1, bench = -1, seed = -1, indexBound = -1, commTimeout = 300;
   amp_comm_transport_t transport = AMP_COMM_MPI;
   bool transportGiven = false;
   bool graph = false;
@@ -781,6 +864,8 @@ int main(int argc, char **argv) {
       transportGiven = true;
     } else if (arg == "--no-shuffle")
       dataOptions.shuffle = false;
+    else if (arg == "--allow-nonfinite")
+      dataOptions.allowNonFinite = true;
     else if (arg == "--device=cuda")
       device = AMP_DEVICE_CUDA;
     else if (arg.rfind("--load=", 0) == 0)
@@ -815,6 +900,17 @@ int main(int argc, char **argv) {
     }
   }
   bool onData = !dataOptions.data.empty();
+  if (onData && (steps >= 0 || bench >= 0 || indexBound >= 0)) {
+    std::fprintf(stderr,
+                 "amp-step: error: --steps, --bench and --index-bound run "
+                 "random or --inputs batches; with --data the epochs set the "
+                 "steps (--epochs)\n%s",
+                 usage);
+    return 2;
+  }
+  steps = steps < 0 ? 1 : steps;
+  bench = bench < 0 ? 0 : bench;
+  indexBound = indexBound < 0 ? 2 : indexBound;
   dataOptions.shuffleSeed = static_cast<uint64_t>(shuffleSeed);
   dataOptions.outputDir = outputDir;
   if (onData && (!inputs.empty() || (seed < 0 && load.empty()))) {
@@ -864,6 +960,13 @@ int main(int argc, char **argv) {
                  "or reduce through NCCL (--comm=nccl, the default here)\n");
     return 2;
   }
+  // The communicator, where one is joined, is destroyed on every exit.
+  struct CommCloser {
+    ~CommCloser() {
+      amp_comm_destroy(job.comm);
+      job.comm = nullptr;
+    }
+  } commCloser;
   if (underMpirun || withoutMpi) {
     double timeout = static_cast<double>(commTimeout);
     if (amp_status_t status =
@@ -906,6 +1009,9 @@ int main(int argc, char **argv) {
   amp_step_t *step = nullptr;
   if (amp_status_t status = amp_step_create(description, device, &step))
     return fail(status);
+  // Destroyed on every exit, before the communicator it uses.
+  std::unique_ptr<amp_step_t, void (*)(amp_step_t *)> stepOwner(
+      step, amp_step_destroy);
   // Joined before the state is set: a step with sharded optimizer state
   // initialises or loads the parts of its rank.
   job.sharded = description->zero_replicas > 0;
@@ -991,6 +1097,25 @@ int main(int argc, char **argv) {
   if (job.comm)
     if (amp_status_t status = amp_comm_check_state(job.comm, step))
       return fail(status);
+  // Every output path, and the evaluation's batch, before the first step:
+  // a typo found after a long run would cost the run.
+  if (!checkOutputs(save, dataOptions.checkpoint, outputDir))
+    return 1;
+  const amp_eval_description_t *eval = description->eval;
+  std::vector<std::vector<char>> evalBatch;
+  std::vector<amp_step_input_t> evalInputs;
+  if (!evalDir.empty()) {
+    if (!eval) {
+      std::fprintf(stderr,
+                   "amp-step: error: --eval: %s was compiled without an "
+                   "evaluation (amp-compile --eval=false)\n",
+                   argv[1]);
+      return 1;
+    }
+    if (amp_status_t status = readBatch(evalDir, eval->tensor_count,
+                                        eval->tensors, evalBatch, evalInputs))
+      return fail(status, "--eval=" + evalDir + ": ");
+  }
 
   if (onData) {
     if (int code = trainOnData(step, dataOptions))
@@ -1013,6 +1138,9 @@ int main(int argc, char **argv) {
     std::vector<std::pair<const char *, float>> parts;
     if (amp_status_t status = readLossParts(step, parts))
       return fail(status);
+    if (!dataOptions.allowNonFinite &&
+        !lossIsUsable(step, "step " + std::to_string(count + 1) + ": "))
+      return 1;
     std::printf("step %lld loss %.9g", static_cast<long long>(count), loss);
     for (const auto &[name, value] : parts)
       std::printf(" %s %.9g", name, value);
@@ -1081,19 +1209,6 @@ int main(int argc, char **argv) {
   // The evaluation last, on the trained parameters: its loss printed, its
   // outputs written under <output-dir>/eval by their names.
   if (!evalDir.empty()) {
-    const amp_eval_description_t *eval = description->eval;
-    if (!eval) {
-      std::fprintf(stderr,
-                   "amp-step: error: --eval: %s was compiled without an "
-                   "evaluation (amp-compile --eval=false)\n",
-                   argv[1]);
-      return 1;
-    }
-    std::vector<std::vector<char>> evalBatch;
-    std::vector<amp_step_input_t> evalInputs;
-    if (amp_status_t status = readBatch(evalDir, eval->tensor_count,
-                                        eval->tensors, evalBatch, evalInputs))
-      return fail(status);
     float loss = 0;
     if (amp_status_t status = amp_step_evaluate(step, evalInputs.size(),
                                                 evalInputs.data(), &loss))
@@ -1116,7 +1231,5 @@ int main(int argc, char **argv) {
   if (job.comm)
     if (amp_status_t status = amp_comm_check_state(job.comm, step))
       return fail(status);
-  amp_step_destroy(step);
-  amp_comm_destroy(job.comm);
   return 0;
 }
