@@ -33,8 +33,15 @@ if "-fsanitize=address" in config.cxx_flags:
     runtimes = [subprocess.check_output(
         [config.cxx_compiler, "-print-file-name=" + name], text=True).strip()
         for name in ("libasan.so", "libubsan.so")]
-    ctypes_python = "env LD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0 %s" % (
+    ctypes_python = "env LD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 %s" % (
         ":".join(runtimes), config.python_executable)
+    # Any report fails its test, also in a command that `not` expects to
+    # fail: a report aborts, and `not` takes a signal for a crash, where a
+    # report's exit status (LeakSanitizer's 23) passed as the failure it
+    # expected.
+    config.environment["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=1"
+    config.environment["UBSAN_OPTIONS"] = (
+        "print_stacktrace=1:halt_on_error=1:abort_on_error=1")
 config.substitutions.append(("%ctypes_python", ctypes_python))
 # Programs linked against the project's libraries need the same sanitizers.
 config.substitutions.append(("%sanitizer_flags", " ".join(

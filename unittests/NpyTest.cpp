@@ -12,6 +12,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <string>
 
 using namespace mlir;
@@ -206,6 +208,34 @@ TEST(NpyTest, RejectsBadInput) {
                    ElementKind::I1, "b.npy"))
           .find("neither 0 nor 1"),
       std::string::npos);
+}
+
+TEST(NpyTest, IntegersBeyond2To53AreRefusedExactly) {
+  auto read = [](int64_t value) {
+    std::string bytes(8, '\0');
+    std::memcpy(&bytes[0], &value, 8);
+    return parseNpy(makeNpy("{'descr': '<i8', 'fortran_order': False, "
+                            "'shape': (1,), }",
+                            bytes),
+                    ElementKind::I64, "i.npy");
+  };
+  int64_t exact = int64_t(1) << 53;
+  for (int64_t value : {exact, -exact})
+    EXPECT_EQ(errorOf(read(value)), "") << value;
+  // 2^53 + 1 is 2^53 as a double: compared as a double it passed.
+  for (int64_t value : {exact + 1, -exact - 1, INT64_MAX})
+    EXPECT_NE(errorOf(read(value)).find("exceeds 2^53"), std::string::npos)
+        << value;
+}
+
+TEST(NpyTest, ReadsRegularFilesOnly) {
+  // A device would be read for ever.
+  EXPECT_NE(errorOf(readNpy("/dev/zero", ElementKind::F32))
+                .find("/dev/zero: is not a regular file"),
+            std::string::npos);
+  EXPECT_NE(errorOf(readNpy("/nonexistent/x.npy", ElementKind::F32))
+                .find("cannot read"),
+            std::string::npos);
 }
 
 TEST(NpyTest, WritesAtomically) {

@@ -4,6 +4,7 @@
 
 #include "amp_runtime/float_formats.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -217,7 +218,9 @@ Expected<Tensor> interp::parseNpy(StringRef bytes, ElementKind kind,
     case ElementKind::I64: {
       int64_t value;
       std::memcpy(&value, raw, 8);
-      if (std::fabs(static_cast<double>(value)) > kMaxExactInteger)
+      // Compared as integers: 2^53 + 1 becomes 2^53 as a double.
+      constexpr auto kExact = static_cast<int64_t>(kMaxExactInteger);
+      if (value > kExact || value < -kExact)
         return makeError(name, "integer element " + Twine(i) + " (" +
                                    Twine(value) + ") exceeds 2^53");
       data[i] = static_cast<double>(value);
@@ -229,6 +232,13 @@ Expected<Tensor> interp::parseNpy(StringRef bytes, ElementKind kind,
 }
 
 Expected<Tensor> interp::readNpy(StringRef path, ElementKind kind) {
+  // A device or a pipe would be read for ever (or block): files only.
+  llvm::sys::fs::file_status status;
+  if (std::error_code code = llvm::sys::fs::status(path, status))
+    return makeError(path, "cannot read: " + code.message());
+  if (status.type() != llvm::sys::fs::file_type::regular_file)
+    return makeError(path, "is not a regular file (a device, directory or "
+                           "pipe): only files are read");
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!buffer)
