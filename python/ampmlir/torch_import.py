@@ -57,6 +57,24 @@ def _element(dtype, torch):
     return table[dtype]
 
 
+def _mlir_string(text):
+    """`text` as an MLIR string literal, which reads back as the same
+    bytes (UTF-8): quote and backslash escaped, every byte outside
+    printable ASCII (a newline, a tab, the bytes of non-ASCII letters) as
+    a backslash and two hex digits, as MLIR prints strings. PyTorch allows
+    any of them in a parameter's or a module's name."""
+    out = []
+    for byte in text.encode():
+        char = chr(byte)
+        if char in '"\\':
+            out.append("\\" + char)
+        elif 0x20 <= byte < 0x7F:
+            out.append(char)
+        else:
+            out.append(f"\\{byte:02X}")
+    return '"' + "".join(out) + '"'
+
+
 def _type(shape, element):
     dims = "x".join(str(int(d)) for d in shape)
     return f"tensor<{dims}{'x' if dims else ''}{element}>"
@@ -182,8 +200,8 @@ class _Importer:
         self.lines.append(f"    {name} = {text} {loc}")
         return _Value(name, shape, element)
 
-    def location(self, node):
-        """`loc("module.path"("file":line:0))` of the line that made
+    def place(self, node):
+        """(module path, (file, line) or None) of the line that made
         `node`: the innermost frame of its stack outside torch itself."""
         module = ""
         stack = node.meta.get("nn_module_stack") or {}
@@ -197,25 +215,27 @@ class _Importer:
                             node.meta.get("stack_trace") or "")
         ours = [f for f in frames if not f[0].startswith(self.torch_dir)
                 and not f[0].endswith("torch_import.py")]
+        return module, (ours[-1] if ours else None)
+
+    def location(self, node):
+        """`loc("module.path"("file":line:0))` of `node` (see place)."""
+        module, file_line = self.place(node)
         # No frame of the model's (an op of the wrapper's): the op's name.
-        file_line = ours[-1] if ours else None
+        if not file_line:
+            return f"loc({_mlir_string(module or node.name)})"
         # The model's own forward has no path: its ops are located by line.
-        if file_line:
-            path = file_line[0].replace("\\", "\\\\").replace('"', '\\"')
-            place = f'"{path}":{file_line[1]}:0'
-            return f'loc("{module}"({place}))' if module else f"loc({place})"
-        return f'loc("{module or node.name}")'
+        path, line = file_line
+        place = f"{_mlir_string(path)}:{line}:0"
+        return f"loc({_mlir_string(module)}({place}))" if module \
+            else f"loc({place})"
 
     def where(self, node):
         """`module.path (file.py:57)` for errors."""
-        loc = self.location(node)
-        named = re.match(r'loc\("([^"]*)"(?:\("([^"]*)":(\d+):0\))?\)', loc)
-        if named:
-            module, path, line = named.groups()
-        else:
-            module = "forward"
-            path, line = re.match(r'loc\("([^"]*)":(\d+):0\)', loc).groups()
-        return f"{module} ({os.path.basename(path)}:{line})" if path else module
+        module, file_line = self.place(node)
+        if not file_line:
+            return module or node.name
+        path, line = file_line
+        return f"{module or 'forward'} ({os.path.basename(path)}:{line})"
 
     def fold(self, node):
         """Computes `node` now if every input is a constant (masks and
@@ -1295,6 +1315,10 @@ def _translate(torch, program, module, input_names, name):
             if tensor is None:
                 raise AmpError(f"cannot find {key} in the module")
             canonical = first_name[id(tensor)]
+            if "\0" in canonical:
+                raise AmpError(f"{canonical!r} holds a NUL character, which "
+                               f"no tensor name of a step can hold (C reads "
+                               f"the name up to it)")
             if canonical in by_tensor:
                 importer.values[node.name] = by_tensor[canonical]
                 if key != canonical and key not in aliases.setdefault(canonical, []):
@@ -1336,8 +1360,9 @@ def _translate(torch, program, module, input_names, name):
                           if t is tensor and k != canonical):
                 if other not in aliases.setdefault(canonical, []):
                     aliases[canonical].append(other)
-            arguments.append((f'{value.name}: {value.type} {{{kind}, amp.name = '
-                              f'"{canonical}"}}', value))
+            arguments.append((f"{value.name}: {value.type} {{{kind}, "
+                              f"amp.name = {_mlir_string(canonical)}}}",
+                              value))
         elif spec.kind == InputKind.CONSTANT_TENSOR:
             importer.known[node.name] = program.constants[spec.target]
         elif spec.kind == InputKind.USER_INPUT:
@@ -1350,8 +1375,8 @@ def _translate(torch, program, module, input_names, name):
             if input_name in first_name.values():
                 input_name = f"input_{input_name}"
             inputs.append(input_name)
-            arguments.append((f'{value.name}: {value.type} {{amp.name = '
-                              f'"{input_name}"}}', value))
+            arguments.append((f"{value.name}: {value.type} {{amp.name = "
+                              f"{_mlir_string(input_name)}}}", value))
         else:
             raise AmpError(f"cannot import an input of kind {spec.kind.name} "
                            f"({node.name})")
@@ -1395,10 +1420,11 @@ def _translate(torch, program, module, input_names, name):
                        f"{' ' + loss_value.element if isinstance(loss_value, _Value) else ''}"
                        " (reduce it with .mean() or .sum())")
     if importer.dropouts:
-        arguments.append((f'{_RNG.name}: {_RNG.type} {{amp.rng, amp.name = '
-                          f'"dropout_rng"}}', _RNG))
-    header = (f"// {type(module).__name__}, imported from PyTorch by "
-              "ampmlir.from_torch.\n")
+        arguments.append((f"{_RNG.name}: {_RNG.type} {{amp.rng, amp.name = "
+                          f"{_mlir_string('dropout_rng')}}}", _RNG))
+    # A comment ends at a line break: the class's name as a literal's body.
+    header = (f"// {_mlir_string(type(module).__name__)[1:-1]}, imported "
+              "from PyTorch by ampmlir.from_torch.\n")
     text = (header + f"func.func @{name}(" +
             ",\n    ".join(a for a, _ in arguments) +
             ") -> tensor<f32> {\n" + "\n".join(importer.lines) +

@@ -477,3 +477,58 @@ def test_load_state_dict_checks_the_keys(tmp_path):
         step.load_state_dict(model.state_dict())
         np.testing.assert_array_equal(step.read("fc1.weight"),
                                       model.fc1.weight.detach().numpy())
+
+
+class OddNames(torch.nn.Module):
+    """Names PyTorch allows (it refuses only '.' and the empty one) that an
+    MLIR string literal must escape: a quote, a backslash, a line break."""
+
+    def __init__(self):
+        super().__init__()
+        self.add_module("in\\put", torch.nn.Linear(20, 8))
+        self.register_parameter('shift"', torch.nn.Parameter(
+            0.1 * torch.randn(8)))
+        self.scales = torch.nn.ParameterDict({
+            "per\nclass": torch.nn.Parameter(1 + 0.1 * torch.randn(5))})
+        self.out = torch.nn.Linear(8, 5)
+
+    def forward(self, x):
+        h = torch.relu(getattr(self, "in\\put")(x) + getattr(self, 'shift"'))
+        return self.out(h) * self.scales["per\nclass"]
+
+
+def test_names_with_quotes_backslashes_and_line_breaks_train(tmp_path):
+    # They are escaped in the IR, which reads them back as they were: the
+    # step trains as PyTorch does and its state_dict has the module's keys.
+    torch.manual_seed(0)
+    model = OddNames()
+    keys = list(model.state_dict())
+    assert {'shift"', "in\\put.weight", "scales.per\nclass"} <= set(keys)
+    imported = ampmlir.from_torch(model, classifier_batches(1)[0],
+                                  loss=classify)
+    assert set(imported.parameters) == set(keys)
+    assert 'amp.name = "shift\\""' in imported.mlir
+    assert 'amp.name = "in\\\\put.weight"' in imported.mlir
+    assert 'amp.name = "scales.per\\0Aclass"' in imported.mlir
+    assert 'loc("in\\\\put"(' in imported.mlir
+    theirs, ours, state, reference = train_both(
+        model, classify, classifier_batches(), tmp_path, steps=5,
+        compute_type="f32")
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5)
+    assert sorted(state) == sorted(keys)
+    for key, value in reference.state_dict().items():
+        np.testing.assert_allclose(state[key].numpy(), value.numpy(),
+                                   rtol=1e-4, atol=1e-6)
+    # And back into the module under the same keys.
+    OddNames().load_state_dict(state)
+
+
+
+def test_a_key_holding_a_nul_is_refused_naming_it():
+    # C reads a tensor's name up to a NUL: the step would call it "a".
+    model = models.Classifier()
+    model.register_parameter("a\0b", torch.nn.Parameter(torch.zeros(5)))
+    with pytest.raises(AmpError, match=r"'a\\x00b' holds a NUL character"):
+        ampmlir.from_torch(model, classifier_batches(1)[0],
+                           loss=lambda m, x, y: classify(m, x, y) +
+                           getattr(m, "a\0b").sum())
