@@ -40,6 +40,22 @@ from .step import TORCH_NAMES_FILE
 # off every parameter's name.
 _MODEL = "model"
 
+# The longest step name whose files fit in a file name of 255 bytes (Linux's
+# NAME_MAX): the longest of them that amp-compile writes is <name>.memory.json.
+_LONGEST_NAME = 255 - len(".memory.json")
+
+
+def _check_name(name):
+    """Raises AmpError unless `name` can name a step and its files."""
+    if not isinstance(name, str) or \
+            not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise AmpError(f"name must be a C identifier, not {name!r}")
+    if len(name) > _LONGEST_NAME:
+        raise AmpError(f"name is {len(name)} characters long; a step's name "
+                       f"may have at most {_LONGEST_NAME}, so that its files "
+                       f"(<name>.memory.json the longest) have names of at "
+                       f"most 255")
+
 
 def _torch():
     try:
@@ -163,6 +179,7 @@ class ImportedModel:
         (``torch_names.json``, for Step.state_dict) beside the step."""
         output_dir = Path(output_dir)
         options.setdefault("name", self.name)
+        _check_name(options["name"] or self.name)
         with tempfile.TemporaryDirectory(prefix="ampmlir-import-") as scratch:
             source = Path(scratch) / f"{self.name}.mlir"
             self.write(source)
@@ -1228,7 +1245,8 @@ def from_torch(module, example_args, loss=None, *, name="model",
     takes them; their shapes become the step's. ``loss`` is a callable
     ``loss(module, *batch)`` returning the 0-d loss, such as ``lambda m, x,
     y: F.cross_entropy(m(x), y)``; without it ``module(*batch)`` must
-    return the loss itself. ``name`` names the step (a C identifier).
+    return the loss itself. ``name`` names the step (a C identifier of at
+    most 243 characters, so that its files have names of at most 255).
     A step's shapes are static: ``dynamic_shapes`` (torch.export's) is
     refused; import once per batch shape.
     Raises AmpError naming what cannot be imported: a model that
@@ -1244,8 +1262,7 @@ def from_torch(module, example_args, loss=None, *, name="model",
     if not isinstance(module, torch.nn.Module):
         raise AmpError(f"from_torch takes a torch.nn.Module, not "
                        f"{type(module).__name__}")
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-        raise AmpError(f"name must be a C identifier, not {name!r}")
+    _check_name(name)
     if not isinstance(example_args, (tuple, list)):
         example_args = (example_args,)
     example_args = tuple(example_args)

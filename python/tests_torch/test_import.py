@@ -532,3 +532,15 @@ def test_a_key_holding_a_nul_is_refused_naming_it():
         ampmlir.from_torch(model, classifier_batches(1)[0],
                            loss=lambda m, x, y: classify(m, x, y) +
                            getattr(m, "a\0b").sum())
+
+def test_a_name_too_long_for_the_step_s_files_is_refused(tmp_path):
+    imported = ampmlir.from_torch(models.Classifier(),
+                                  classifier_batches(1)[0], loss=classify)
+    for make in (
+            lambda: ampmlir.from_torch(models.Classifier(),
+                                       classifier_batches(1)[0],
+                                       loss=classify, name="n" * 300),
+            lambda: imported.compile(tmp_path / "step", name="n" * 244)):
+        with pytest.raises(AmpError, match="at most 243, so that its files"):
+            make()
+    assert not (tmp_path / "step").exists()
