@@ -543,20 +543,23 @@ amp_status_t checkStateValues(const amp_step_t *step, size_t index,
                       "%g",
                       t.name, static_cast<double>(scale));
   }
-  bool counter = name == "step" || name == "growth_tracker" ||
-                 name == "hysteresis_tracker" || name == "micro_batch" ||
-                 name == "micro_batch_found_inf";
+  // The hysteresis tracker counts down, below 0 over a run of overflows;
+  // the others count up from 0.
+  bool countsDown = name == "hysteresis_tracker";
+  bool counter = countsDown || name == "step" || name == "growth_tracker" ||
+                 name == "micro_batch" || name == "micro_batch_found_inf";
+  double least = countsDown ? -0x1p24 : 0;
   bool secondMoment = name.size() > 11 &&
                       name.compare(name.size() - 11, 11, ".exp_avg_sq") == 0;
   for (int64_t i = 0; (counter || secondMoment) && i < count; ++i) {
     double value = loadFloat(t.type, data, i);
     // f32 counts exactly up to 2^24.
     if (counter &&
-        !(value >= 0 && value <= 0x1p24 && value == std::floor(value)))
+        !(value >= least && value <= 0x1p24 && value == std::floor(value)))
       return AMP_STATUS(AMP_INVALID_ARGUMENT,
-                        "the counter '%s' must be a whole number in [0, "
+                        "the counter '%s' must be a whole number in [%s, "
                         "2^24], not %g",
-                        t.name, value);
+                        t.name, countsDown ? "-2^24" : "0", value);
     if (secondMoment && value < 0)
       return AMP_STATUS(AMP_INVALID_ARGUMENT,
                         "the second moment '%s' must not be negative: it "
