@@ -39,6 +39,7 @@ if "-fsanitize=address" in config.cxx_flags:
     # fail: a report aborts, and `not` takes a signal for a crash, where a
     # report's exit status (LeakSanitizer's 23) passed as the failure it
     # expected.
+    config.available_features.add("sanitizers")
     config.environment["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=1"
     config.environment["UBSAN_OPTIONS"] = (
         "print_stacktrace=1:halt_on_error=1:abort_on_error=1")

@@ -19,6 +19,7 @@
 #include "amp_runtime/scalar_math.h"
 
 #include <cmath>
+#include <cstdlib>
 
 using namespace mlir;
 using namespace mlir::amp;
@@ -666,12 +667,23 @@ FailureOr<std::vector<Tensor>> Frame::run(Block &block, ArrayRef<Tensor> args,
         values[result] = std::move(tensor);
       continue;
     }
-    for (Type type : op.getResultTypes()) {
+    for (auto [i, type] : llvm::enumerate(op.getResultTypes())) {
       auto tensor = dyn_cast<RankedTensorType>(type);
       if (!tensor || !tensor.hasStaticShape() ||
           !getElementKind(tensor.getElementType()))
         return op.emitOpError()
                << "produces " << type << ", which the interpreter cannot hold";
+      // A result that does not fit is a diagnostic at its op: the
+      // allocation itself would end the process (LLVM's handler for a
+      // failed new aborts). Sizes are below 2^32 elements (verifySizes).
+      size_t bytes =
+          static_cast<size_t>(tensor.getNumElements()) * sizeof(double);
+      if (void *probe = std::malloc(bytes ? bytes : 1))
+        std::free(probe);
+      else
+        return op.emitOpError()
+               << "cannot allocate " << bytes << " bytes for result #" << i
+               << " (" << type << ")";
     }
     FailureOr<SmallVector<Tensor>> results = execute(&op, operands);
     if (failed(results))
