@@ -23,9 +23,14 @@ build: configure
 	@cmake --build $(BUILD_DIR)
 
 # The tests also need PyTorch, in the project's own virtual environment
-# (.venv; scripts/install-torch.sh), for the importer's tests.
-test: build
-	@./scripts/install-torch.sh
+# (.venv; scripts/install-torch.sh), for the importer's tests. It installs
+# (mostly a download) while the build compiles; its output is shown if it
+# fails.
+test: deps
+	@./scripts/install-torch.sh > .venv-install.log 2>&1 & torch=$$!; \
+	  $(MAKE) --no-print-directory build || { wait $$torch; exit 1; }; \
+	  wait $$torch || { cat .venv-install.log; exit 1; }; \
+	  cat .venv-install.log
 	@cmake --build $(BUILD_DIR) --target check-amp
 
 demo: build
