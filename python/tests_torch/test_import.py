@@ -17,15 +17,27 @@ from ampmlir import AmpError
 import models
 
 
-def train_both(model, loss, batches, tmp_path, steps=20, lr=1e-3, **options):
-    """The model trained by torch.optim.AdamW and by the compiled step
-    (AdamW, the same defaults) from the same weights; returns both losses
-    of every step, the step's final state_dict and PyTorch's model."""
+_TORCH_OPTIMIZERS = {"adamw": torch.optim.AdamW, "sgd": torch.optim.SGD}
+
+
+def train_both(model, loss, batches, tmp_path, steps=20, lr=1e-3,
+               optimizer="adamw", hparams="", **options):
+    """The model trained by torch.optim (AdamW, or SGD for
+    optimizer="sgd") and by the compiled step (the same optimizer and
+    defaults) from the same weights; ``hparams`` holds more of them as
+    train_options spells them ("momentum=0.9 weight-decay=0.1"), handed to
+    both. Returns both losses of every step, the step's final state_dict
+    and PyTorch's model."""
     imported = ampmlir.from_torch(model, batches[0], loss=loss)
-    compiled = imported.compile(tmp_path / "step", optimizer="adamw",
-                                train_options=f"lr={lr}", **options)
+    compiled = imported.compile(tmp_path / "step", optimizer=optimizer,
+                                train_options=f"lr={lr} {hparams}".strip(),
+                                **options)
     reference = copy.deepcopy(model)
-    optimizer = torch.optim.AdamW(reference.parameters(), lr=lr)
+    settings = dict(item.split("=") for item in hparams.split())
+    optimizer = _TORCH_OPTIMIZERS[optimizer](
+        reference.parameters(), lr=lr,
+        **{name.replace("-", "_"): float(value)
+           for name, value in settings.items()})
     theirs, ours = [], []
     with compiled.load() as step:
         step.init(seed=0)
@@ -95,6 +107,43 @@ def test_frozen_parameters_are_read_and_never_updated(tmp_path):
     np.testing.assert_allclose(state["fc2.weight"].numpy(),
                                reference.fc2.weight.detach().numpy(),
                                rtol=1e-4, atol=1e-6)
+
+
+class WithUnused(torch.nn.Module):
+    """A classifier holding a layer its forward never calls."""
+
+    def __init__(self):
+        super().__init__()
+        self.used = torch.nn.Linear(20, 5)
+        self.unused = torch.nn.Linear(5, 5)
+
+    def forward(self, x):
+        return self.used(x)
+
+
+@pytest.mark.parametrize("optimizer, hparams", [
+    ("adamw", "weight-decay=0.1"),
+    ("sgd", "momentum=0.9 weight-decay=0.1")])
+def test_a_parameter_the_loss_does_not_read_is_left_as_it_is(
+        tmp_path, optimizer, hparams):
+    """torch.optim skips a parameter whose .grad is None: no weight decay,
+    no momentum or moments. The step leaves a parameter the loss does not
+    read as it is too, and trains the others as PyTorch does."""
+    torch.manual_seed(0)
+    model = WithUnused()
+    _, _, state, reference = train_both(
+        model, classify, classifier_batches(1), tmp_path, steps=3, lr=0.1,
+        optimizer=optimizer, hparams=hparams, compute_type="f32")
+    for key in ("unused.weight", "unused.bias"):
+        assert reference.state_dict()[key].numpy().tobytes() == \
+            model.state_dict()[key].numpy().tobytes(), key
+        assert state[key].numpy().tobytes() == \
+            model.state_dict()[key].numpy().tobytes(), key
+    for key in ("used.weight", "used.bias"):
+        assert not torch.equal(state[key], model.state_dict()[key]), key
+        np.testing.assert_allclose(state[key].numpy(),
+                                   reference.state_dict()[key].numpy(),
+                                   rtol=0, atol=1e-5, err_msg=key)
 
 
 @pytest.mark.parametrize("weighted, smoothing", [(True, 0.0), (False, 0.1),
