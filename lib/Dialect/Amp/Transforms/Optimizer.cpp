@@ -162,6 +162,31 @@ static SmallVector<SmallVector<unsigned>> bucketsOf(ArrayRef<Value> values,
   return buckets;
 }
 
+/// Whether `gradient`, a value the gradient function returns, is zeros
+/// whatever the batch: the loss does not read its parameter (amp-autodiff
+/// gives it a constant of zeros), seen through casts and the scaler's
+/// unscale. torch.optim leaves such a parameter (its .grad is None) as it
+/// is: no weight decay, no moments moved.
+static bool hasNoGradientPath(Value gradient) {
+  while (Operation *def = gradient.getDefiningOp()) {
+    if (auto widen = dyn_cast<CastOp>(def)) {
+      gradient = widen.getInput();
+    } else if (auto unscale = dyn_cast<UnscaleOp>(def)) {
+      auto result = cast<OpResult>(gradient);
+      if (result.getResultNumber() >= unscale.getGrads().size())
+        return false; // found_inf
+      gradient = unscale.getGrads()[result.getResultNumber()];
+    } else {
+      auto constant = dyn_cast<ConstantOp>(def);
+      auto splat =
+          constant ? dyn_cast<SplatElementsAttr>(constant.getValue()) : nullptr;
+      return splat && isa<FloatType>(splat.getElementType()) &&
+             splat.getSplatValue<APFloat>().isZero();
+    }
+  }
+  return false;
+}
+
 static LogicalResult buildStep(const GradientFunction &target,
                                const OptimizerConfig &config,
                                SymbolTable &symbols) {
@@ -705,8 +730,15 @@ static LogicalResult buildStep(const GradientFunction &target,
   });
   SmallVector<Value> newParams(numParams);
   SmallVector<SmallVector<Value, 2>> newMoments(numParams);
+  auto gradReturn =
+      cast<func::ReturnOp>(grad.getBody().front().getTerminator());
   for (unsigned p : updateOrder) {
     Value param = paramValues[p], g = grads[p];
+    if (hasNoGradientPath(gradReturn.getOperand(1 + p))) {
+      newParams[p] = param;
+      newMoments[p].assign(moments[p].begin(), moments[p].end());
+      continue;
+    }
     if (config.adamw) {
       auto op = b.create<AdamwUpdateOp>(
           loc, param, g, moments[p][0], moments[p][1], counter, rateOf(p),
