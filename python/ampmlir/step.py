@@ -197,6 +197,9 @@ def _declare(lib):
         "amp_step_load_npy": (status, [step, ctypes.c_size_t, ctypes.c_char_p]),
         "amp_step_run": (status, [step, ctypes.c_size_t,
                                   ctypes.POINTER(_Input)]),
+        "amp_step_check_data": (status, [step, ctypes.c_int32,
+                                         ctypes.c_size_t, ctypes.c_void_p,
+                                         ctypes.c_int64, ctypes.c_int32]),
         "amp_step_result": (status, [step, ctypes.POINTER(ctypes.c_float),
                                      ctypes.POINTER(ctypes.c_float)]),
         "amp_step_scaler": (status, [step, ctypes.POINTER(ctypes.c_float),
@@ -814,6 +817,12 @@ class Step:
             if rows is not None and len(array) != rows:
                 raise AmpError(f"{what}['{info.name}'] holds {len(array)} "
                                f"examples; the others hold {rows}")
+            if not np.can_cast(array.dtype, info.dtype, casting="safe"):
+                raise AmpError(
+                    f"{what}['{info.name}'] is {array.dtype}, which does not "
+                    f"convert exactly to input '{info.name}' ({info.type}, "
+                    f"{info.dtype}): convert it first, e.g. "
+                    f".astype(np.{info.dtype})")
             rows = len(array)
             arrays.append(array)
         batch = infos[0].shape[0]
@@ -821,6 +830,27 @@ class Step:
             raise AmpError(f"{what} holds {rows} examples, fewer than one "
                            f"batch of {batch}")
         return arrays, rows, rows // batch
+
+    @_serialised
+    def _check_data(self, arrays, infos, evaluation, what, finite):
+        """Checks every row of a data set's ``arrays`` (for the batch
+        inputs ``infos`` of the step, or of its evaluation) once, as
+        ``amp-step --data`` does before its first step: ids and labels in
+        the ranges of the ops that read them, floats finite where
+        ``finite``. AmpError names the key of ``what`` and the row."""
+        handle = self._live()
+        for info, array in zip(infos, arrays):
+            data = np.ascontiguousarray(array, dtype=info.dtype)
+            if info.type == "bf16":
+                data = float32_to_bf16(data)
+            try:
+                _check(self._lib, self._lib.amp_step_check_data(
+                    handle, int(evaluation), info.index,
+                    data.ctypes.data_as(ctypes.c_void_p), len(data),
+                    int(finite)))
+            except AmpError as error:
+                raise AmpError(f"{what}['{info.name}']: {error.message}",
+                               error.code) from None
 
     @_serialised
     def validate(self, data):
@@ -856,15 +886,23 @@ class Step:
         ``checkpoint`` saves the state every ``checkpoint_every`` steps
         and at the end. Returns the records.
 
+        Before the first step, ``fit`` checks every row of ``data`` and
+        ``val_data`` once, as ``amp-step --data`` does: ids and labels
+        against the ranges of the ops that read them, floats for values
+        that are not finite. AmpError names the key, the row and the
+        value ("data['labels']: row 39 of input 'labels' holds 7, outside
+        [0, 5): ..."); nothing has been trained, logged or checkpointed.
+
         A step without a loss scaler (f32 and bf16 steps) updates its
         parameters with whatever gradients a batch gives, so one inf or NaN
-        in the data makes them NaN for good. ``fit`` reads such a step's
-        loss after every step and, when it is not finite, raises AmpError
-        naming the epoch, the step (numbered as the progress lines number
-        them) and the batch, before anything is logged or checkpointed for
-        that step: the last checkpoint holds the state from before it.
-        ``allow_nonfinite=True`` trains on instead. A step with a scaler
-        skips such steps itself (``skipped``).
+        (finite data can overflow too) makes them NaN for good. ``fit``
+        reads such a step's loss after every step and, when it is not
+        finite, raises AmpError naming the epoch, the step (numbered as the
+        progress lines number them) and the batch, before anything is
+        logged or checkpointed for that step: the last checkpoint holds the
+        state from before it. ``allow_nonfinite=True`` lets both checks
+        pass (the data's floats and the loss) and trains on. A step with a
+        scaler skips such steps itself (``skipped``).
 
         A step joined to ranks (``comm=``) takes, as ``mpirun amp-step``
         does, batch ``k * replicas + rank`` of the epoch's order at its step
@@ -882,13 +920,21 @@ class Step:
                 raise AmpError(f"val_data: step '{self.name}' was compiled "
                                f"without an evaluation (amp-compile "
                                f"--eval=false)")
-            self._data_set(val_data, self.eval_inputs, "val_data")
+            val_arrays, _, _ = self._data_set(val_data, self.eval_inputs,
+                                              "val_data")
         size = self.inputs[0].shape[0]
         total = epochs * per_epoch
         done = self.steps
         if done > total:
             raise AmpError(f"the step has run {done} steps already, more than "
                            f"the {total} of {epochs} epochs")
+        # Once, before any step: a bad row stops the run before anything
+        # is trained, logged or saved, named by its row, not at its batch.
+        self._check_data(arrays, self.inputs, False, "data",
+                         not allow_nonfinite)
+        if val_data is not None:
+            self._check_data(val_arrays, self.eval_inputs, True, "val_data",
+                             not allow_nonfinite)
         # Without a scaler nothing skips a step whose loss overflowed.
         checks_loss = not self.has_loss_scaling and not allow_nonfinite
         records, order, order_epoch = [], None, -1

@@ -694,24 +694,34 @@ func.func @tiny(%x: tensor<4x3xf32>, %labels: tensor<4xi64>,
 """
 
 
+def _tiny_data(rows=40):
+    rng = np.random.default_rng(0)
+    return {"x": rng.standard_normal((rows, 3)).astype(np.float32),
+            "labels": rng.integers(0, 5, rows).astype(np.int64)}
+
+
 def test_fit_stops_at_a_nonfinite_loss_before_its_checkpoint(tmp_path):
-    # An f32 step has no loss scaler: a NaN in the data would make every
-    # parameter NaN and the checkpoint saved after the step would hold
-    # them. fit stops at that step and the checkpoint is the step before.
+    # An f32 step has no loss scaler: a loss that overflows would make
+    # every parameter NaN and the checkpoint saved after the step would
+    # hold them. fit stops at that step and the checkpoint is the step
+    # before.
     (tmp_path / "tiny.mlir").write_text(_TINY)
     compiled = ampmlir.compile(tmp_path / "tiny.mlir", tmp_path / "out",
                                compute_type="f32", evaluation=False)
-    rng = np.random.default_rng(0)
-    data = {"x": rng.standard_normal((40, 3)).astype(np.float32),
-            "labels": rng.integers(0, 5, 40).astype(np.int64)}
-    # The NaN in the 4th batch of the first epoch: 3 good checkpoints first.
+    data = _tiny_data()
+    # Finite data, so that fit's check of the data passes it: a row of
+    # FLT_MAX times weights near 0.5 overflows every logit, and the loss
+    # is NaN. It is in the 4th batch of the first epoch: 3 good
+    # checkpoints first.
     batch = 3
-    data["x"][ampmlir.step.epoch_order(40, 0, 0)[4 * batch + 1], 1] = np.nan
+    data["x"][ampmlir.step.epoch_order(40, 0, 0)[4 * batch + 1]] = \
+        np.finfo(np.float32).max
     checkpoint = tmp_path / "ck.ampstate"
     lines = []
     with compiled.load() as step:
         assert not step.has_loss_scaling
         step.init(seed=1)
+        step.write("w", np.full((3, 5), 0.5, np.float32))
         with pytest.raises(ampmlir.AmpError) as error:
             step.fit(data, epochs=2, checkpoint=checkpoint,
                      checkpoint_every=1, print_every=1, progress=lines.append)
@@ -725,10 +735,57 @@ def test_fit_stops_at_a_nonfinite_loss_before_its_checkpoint(tmp_path):
         assert resumed.steps == batch
         assert all(np.isfinite(resumed.read(name)).all()
                    for name in ("w", "b"))
-    # allow_nonfinite=True: the old behaviour, training on in NaN.
+    # allow_nonfinite=True: the old behaviour, training on in NaN, from a
+    # NaN in the data too (which fit's check of the data lets pass).
+    data["x"][0, 1] = np.nan
     with compiled.load() as step:
         step.init(seed=1)
         records = step.fit(data, epochs=1, progress=None,
                            allow_nonfinite=True)
         assert step.steps == 10 and math.isnan(records[-1]["loss"])
         assert np.isnan(step.read("w")).all()
+
+
+def test_fit_checks_its_data_sets_before_the_first_step(tmp_path):
+    # A bad label or a NaN anywhere in a data set stops fit before its
+    # first step, named by the data set's key and its row, as amp-step
+    # --data does: nothing trained, logged or checkpointed.
+    (tmp_path / "tiny.mlir").write_text(_TINY)
+    compiled = ampmlir.compile(tmp_path / "tiny.mlir", tmp_path / "out",
+                               compute_type="f32")
+    good = _tiny_data()
+    bad_label = _tiny_data()
+    bad_label["labels"][-1] = 7
+    nan = _tiny_data()
+    nan["x"][21, 2] = np.nan
+    checkpoint, log = tmp_path / "ck.ampstate", tmp_path / "log.jsonl"
+    cases = [
+        (dict(data=bad_label), r"^data\['labels'\]: row 39 of input 'labels' "
+         r"holds 7, outside \[0, 5\): read by amp\.cross_entropy"),
+        (dict(data=nan), r"^data\['x'\]: row 21 of input 'x' holds nan at "
+         r"\[2\]: a value that is not finite"),
+        (dict(data=good, val_data=bad_label), r"^val_data\['labels'\]: row 39 "
+         r"of input 'labels' holds 7, outside \[0, 5\)"),
+        (dict(data=good, val_data=nan), r"^val_data\['x'\]: row 21 "),
+        (dict(data=dict(good, labels=good["labels"].astype(np.float32))),
+         r"^data\['labels'\] is float32, which does not convert exactly to "
+         r"input 'labels' \(i64, int64\)"),
+    ]
+    lines = []
+    with compiled.load() as step:
+        step.init(seed=1)
+        before = step.read("w")
+        for arguments, message in cases:
+            with pytest.raises(ampmlir.AmpError, match=message):
+                step.fit(**arguments, checkpoint=checkpoint,
+                         checkpoint_every=1, log=log, print_every=1,
+                         progress=lines.append)
+            assert step.steps == 0
+        assert step.read("w").tobytes() == before.tobytes()
+        assert not lines and not checkpoint.exists() and not log.exists()
+        # allow_nonfinite=True lets the NaN pass (not the label).
+        with pytest.raises(ampmlir.AmpError, match=r"row 39 .* holds 7"):
+            step.fit(bad_label, allow_nonfinite=True, progress=None)
+        records = step.fit(nan, val_data=nan, allow_nonfinite=True,
+                           progress=None)
+        assert step.steps == 10 and math.isnan(records[-1]["val_loss"])
