@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Fuzzes the amp-mlir front end and passes with libFuzzer for a given time.
+# Fuzzes the amp-mlir front end and passes, the runtime's state-file and
+# .npy readers and amp-train-step's options with libFuzzer for a given time.
 #
 #   bench/fuzz.sh [SECONDS]        (default 1800)
 #
-# Builds build-fuzz/ with clang-19, every amp library instrumented
+# Builds build-fuzz/ with clang-19, every amp library and the runtime (its
+# host backend: the CUDA sources are not fuzzed) instrumented
 # (-fsanitize=fuzzer-no-link,address), seeds a corpus with each split of the
-# examples and lit inputs and the regression inputs, runs amp-fuzz, and
-# prints the executions, the coverage and the crashes found (written to
+# examples and lit inputs and the regression inputs and with the seeds of
+# test/Fuzz/seeds/ (state files, .npy files, option strings), runs amp-fuzz,
+# and prints the executions, the coverage and the crashes found (written to
 # build-fuzz/crashes/). A crash, once fixed, goes to test/Fuzz/regressions/
 # as a .fuzz file, where CI replays it.
 set -euo pipefail
@@ -22,7 +25,7 @@ if [ ! -f "$out/build.ninja" ]; then
     -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address" \
     -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address" \
-    -DAMP_ENABLE_FUZZER=ON > "$out.configure.log"
+    -DAMP_RUNTIME_CUDA=OFF -DAMP_ENABLE_FUZZER=ON > "$out.configure.log"
 fi
 cmake --build "$out" --target amp-fuzz
 
@@ -35,11 +38,18 @@ out = pathlib.Path(sys.argv[1])
 sources = list(pathlib.Path("examples").glob("*.mlir"))
 sources += list(pathlib.Path("test").rglob("*.mlir"))
 sources += list(pathlib.Path("test/Fuzz/regressions").glob("*.fuzz"))
+# The runtime's readers and the pipeline's options: whole files, not split.
+seeds = [p for p in pathlib.Path("test/Fuzz/seeds").iterdir()
+         if p.is_file() and p.suffix != ".py"]
 # Bytes, not text: a regression input may hold bytes that are not UTF-8.
 for path in sources:
     for data in path.read_bytes().split(b"// -----"):
         (out / hashlib.sha1(data).hexdigest()).write_bytes(data)
-print(f"seeded {len(list(out.iterdir()))} inputs from {len(sources)} files")
+for path in seeds:
+    data = path.read_bytes()
+    (out / hashlib.sha1(data).hexdigest()).write_bytes(data)
+print(f"seeded {len(list(out.iterdir()))} inputs from "
+      f"{len(sources) + len(seeds)} files")
 PY
 
 log="$out/fuzz.log"
