@@ -58,6 +58,81 @@ void addAutocast(OpPassManager &pm, const TrainStepPipelineOptions &options,
 }
 } // namespace
 
+/// The first option given in `options` that the step they configure would
+/// not read, with what would read it; none where every given one is read.
+static std::optional<std::string>
+getUnreadOption(const TrainStepPipelineOptions &options) {
+  StringRef optimizer = options.optimizer, scaling = options.lossScaling,
+            schedule = options.schedule;
+  bool adam = optimizer == "adam" || optimizer == "adamw";
+  // auto scales a step dynamically where its gradient function holds f16
+  // (known only once it is built): its options may be read.
+  bool dynamic = scaling != "none" && scaling != "static";
+  bool scaled = scaling != "none";
+  bool parallel = options.dataParallel || options.zeroStage == 1;
+  auto scheduleReads = [&](StringRef option) {
+    bool warmup = option == "warmup-steps" || option == "warmup-start-factor";
+    bool cosine = option == "decay-steps" || option == "min-lr";
+    return (warmup &&
+            (schedule == "linear-warmup" || schedule == "warmup-cosine")) ||
+           (cosine && (schedule == "cosine" || schedule == "warmup-cosine")) ||
+           ((option == "step-size" || option == "gamma") && schedule == "step");
+  };
+  struct Read {
+    const llvm::cl::Option &option;
+    bool given, read;
+    const char *reader;
+  } reads[] = {
+      {options.momentum, options.momentum.hasValue(), optimizer == "sgd",
+       "optimizer=sgd"},
+      {options.dampening, options.dampening.hasValue(), optimizer == "sgd",
+       "optimizer=sgd"},
+      {options.nesterov, options.nesterov.hasValue(), optimizer == "sgd",
+       "optimizer=sgd"},
+      {options.beta1, options.beta1.hasValue(), adam, "optimizer=adam(w)"},
+      {options.beta2, options.beta2.hasValue(), adam, "optimizer=adam(w)"},
+      {options.eps, options.eps.hasValue(), adam, "optimizer=adam(w)"},
+      {options.bucketMb, options.bucketMb.hasValue(), parallel,
+       "data-parallel=true"},
+      {options.initScale, options.initScale.hasValue(), scaled,
+       "loss scaling (loss-scaling=auto, static or dynamic)"},
+      {options.growthFactor, options.growthFactor.hasValue(), dynamic,
+       "dynamic loss scaling (loss-scaling=auto or dynamic)"},
+      {options.backoffFactor, options.backoffFactor.hasValue(), dynamic,
+       "dynamic loss scaling"},
+      {options.growthInterval, options.growthInterval.hasValue(), dynamic,
+       "dynamic loss scaling"},
+      {options.hysteresis, options.hysteresis.hasValue(), dynamic,
+       "dynamic loss scaling"},
+      {options.minScale, options.minScale.hasValue(), dynamic,
+       "dynamic loss scaling"},
+      {options.maxScale, options.maxScale.hasValue(), dynamic,
+       "dynamic loss scaling"},
+      {options.warmupSteps, options.warmupSteps.hasValue(),
+       scheduleReads("warmup-steps"),
+       "schedule=linear-warmup or warmup-cosine"},
+      {options.warmupStartFactor, options.warmupStartFactor.hasValue(),
+       scheduleReads("warmup-start-factor"),
+       "schedule=linear-warmup or warmup-cosine"},
+      {options.decaySteps, options.decaySteps.hasValue(),
+       scheduleReads("decay-steps"), "schedule=cosine or warmup-cosine"},
+      {options.minLr, options.minLr.hasValue(), scheduleReads("min-lr"),
+       "schedule=cosine or warmup-cosine"},
+      {options.stepSize, options.stepSize.hasValue(),
+       scheduleReads("step-size"), "schedule=step"},
+      {options.gamma, options.gamma.hasValue(), scheduleReads("gamma"),
+       "schedule=step"},
+  };
+  for (const Read &read : reads)
+    if (read.given && !read.read)
+      return (read.option.ArgStr + " is read only with " + read.reader +
+              "; this step (optimizer=" + optimizer + ", loss-scaling=" +
+              scaling + ", compute-type=" + options.computeType.getValue() +
+              ", schedule=" + schedule + ") would ignore it")
+          .str();
+  return std::nullopt;
+}
+
 LogicalResult amp::buildTrainStepPipeline(
     OpPassManager &pm, const TrainStepPipelineOptions &options,
     function_ref<LogicalResult(const Twine &)> errorHandler) {
@@ -67,6 +142,10 @@ LogicalResult amp::buildTrainStepPipeline(
         "amp-train-step: " + llvm::join(autocastOnly, ", ") +
         (autocastOnly.size() == 1 ? " is an option" : " are options") +
         " of amp-autocast, which runs only with compute-type=f16 or bf16");
+  // An option that the chosen optimizer, schedule, scaling or parallelism
+  // does not read would be ignored: an error naming it and what reads it.
+  if (std::optional<std::string> unread = getUnreadOption(options))
+    return errorHandler("amp-train-step: " + *unread);
   // -1 is how the optimizer's options say "its own default": given, it
   // would be taken as that, not refused as the negative it is.
   if (options.weightDecay.hasValue() && options.weightDecay == -1.0)
