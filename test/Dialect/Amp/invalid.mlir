@@ -1850,6 +1850,14 @@ func.func @scaling_hysteresis_float() attributes {amp.loss_scaling = #amp.loss_s
 
 // -----
 
+// `true` was read as the integer -1 ("hysteresis must be positive, got -1").
+// expected-error @+1 {{#amp.loss_scaling 'hysteresis' takes an integer, not a boolean}}
+func.func @scaling_hysteresis_bool() attributes {amp.loss_scaling = #amp.loss_scaling<dynamic, init_scale = 2.0, growth_factor = 2.0, backoff_factor = 0.5, growth_interval = 2000, hysteresis = true>} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{#amp.loss_scaling has no setting 'growth'; it takes init_scale, growth_factor, backoff_factor, growth_interval, hysteresis, min_scale and max_scale}}
 func.func @scaling_unknown_entry() attributes {amp.loss_scaling = #amp.loss_scaling<static, init_scale = 2.0, growth = 2.0>} {
   return

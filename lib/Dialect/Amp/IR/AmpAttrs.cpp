@@ -271,6 +271,13 @@ Attribute LossScalingAttr::parse(AsmParser &parser, Type) {
     auto parseI64 = [&](std::optional<int64_t> &slot) -> ParseResult {
       if (slot)
         return twice();
+      // The parser reads `true` as the integer -1.
+      SMLoc valueLoc = parser.getCurrentLocation();
+      if (succeeded(parser.parseOptionalKeyword("true")) ||
+          succeeded(parser.parseOptionalKeyword("false")))
+        return parser.emitError(valueLoc)
+               << "#amp.loss_scaling '" << name
+               << "' takes an integer, not a boolean";
       int64_t value = 0;
       if (parser.parseInteger(value))
         return failure();

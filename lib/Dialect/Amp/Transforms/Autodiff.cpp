@@ -200,7 +200,7 @@ static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
   // only the first is differentiated.
   if (results.empty() || !llvm::all_of(results, isScalarFloat)) {
     auto bad = llvm::find_if_not(results, isScalarFloat);
-    InFlightDiagnostic diag = func.emitError()
+    InFlightDiagnostic diag = emitError(func.getLoc())
                               << "amp-autodiff: @" << func.getSymName()
                               << " must return its loss, a 0-d floating-point "
                                  "tensor, then any parts of it as 0-d "
@@ -213,7 +213,8 @@ static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
     return func.emitError("amp-autodiff handles single-block functions only");
   std::string name = (func.getSymName() + "_grad").str();
   if (symbols.lookup(name))
-    return func.emitError() << "amp-autodiff: @" << name << " already exists";
+    return emitError(func.getLoc())
+           << "amp-autodiff: @" << name << " already exists";
   if (failed(checkDropoutStreams(func)))
     return failure();
   nameLossParts(func);
@@ -390,8 +391,8 @@ struct AmpAutodiffPass : amp::impl::AmpAutodiffBase<AmpAutodiffPass> {
       return signalPassFailure();
     for (func::FuncOp func : *targets) {
       if (!hasParameters(func)) {
-        func.emitError() << "amp-autodiff: @" << func.getSymName()
-                         << " has no argument marked amp.param";
+        emitError(func.getLoc()) << "amp-autodiff: @" << func.getSymName()
+                                 << " has no argument marked amp.param";
         return signalPassFailure();
       }
       if (failed(differentiate(func, symbols)))

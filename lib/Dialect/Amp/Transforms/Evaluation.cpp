@@ -33,12 +33,14 @@ LogicalResult addEvaluation(func::FuncOp func, ArrayRef<std::string> outputs,
                   ? dyn_cast<RankedTensorType>(func.getResultTypes()[0])
                   : RankedTensorType();
   if (!loss || loss.getRank() != 0 || !isa<FloatType>(loss.getElementType()))
-    return func.emitError() << "amp-evaluation: @" << func.getSymName()
-                            << " must return its loss, a 0-d floating-point "
-                               "tensor, first";
+    return emitError(func.getLoc())
+           << "amp-evaluation: @" << func.getSymName()
+           << " must return its loss, a 0-d floating-point "
+              "tensor, first";
   std::string name = (func.getSymName() + "_eval").str();
   if (symbols.lookup(name))
-    return func.emitError() << "amp-evaluation: @" << name << " already exists";
+    return emitError(func.getLoc())
+           << "amp-evaluation: @" << name << " already exists";
 
   // The named values of the original, found in its clone by position.
   llvm::StringMap<Value> named = getValuesBySourceName(func);
@@ -48,10 +50,11 @@ LogicalResult addEvaluation(func::FuncOp func, ArrayRef<std::string> outputs,
   SmallVector<std::pair<Operation *, unsigned>> wanted; // op, walk position
   for (const std::string &output : outputs) {
     if (output == "loss")
-      return func.emitError() << "amp-evaluation: the loss is always the "
-                                 "first result; 'loss' names no other output";
+      return emitError(func.getLoc())
+             << "amp-evaluation: the loss is always the "
+                "first result; 'loss' names no other output";
     if (!seen.insert(output).second)
-      return func.emitError()
+      return emitError(func.getLoc())
              << "amp-evaluation: output '" << output << "' is named twice";
     auto it = named.find(output);
     if (it == named.end()) {
@@ -59,7 +62,7 @@ LogicalResult addEvaluation(func::FuncOp func, ArrayRef<std::string> outputs,
       for (const auto &entry : named)
         known.push_back(entry.getKey());
       llvm::sort(known);
-      InFlightDiagnostic diag = func.emitError()
+      InFlightDiagnostic diag = emitError(func.getLoc())
                                 << "amp-evaluation: @" << func.getSymName()
                                 << " defines no value named '" << output
                                 << "' in its source";

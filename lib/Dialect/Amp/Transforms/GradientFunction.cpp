@@ -33,7 +33,7 @@ FailureOr<GradientFunction> amp::checkGradientFunction(func::FuncOp grad,
   auto of =
       grad->getAttrOfType<FlatSymbolRefAttr>(AmpDialect::kGradientOfAttrName);
   auto error = [&]() {
-    InFlightDiagnostic diag = grad.emitError();
+    InFlightDiagnostic diag = emitError(grad.getLoc());
     diag << pass << ": @" << grad.getSymName();
     return diag;
   };

@@ -49,16 +49,17 @@ static LogicalResult scale(const GradientFunction &target,
       seed = op;
   });
   if (!seed)
-    return grad.emitError() << "amp-loss-scaling: @" << grad.getSymName()
-                            << " has no backward seed (it was not made by "
-                               "amp-autodiff, or is already scaled)";
+    return emitError(grad.getLoc())
+           << "amp-loss-scaling: @" << grad.getSymName()
+           << " has no backward seed (it was not made by "
+              "amp-autodiff, or is already scaled)";
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   // Parameter gradients must be f32, as GradScaler's unscale requires.
   OperandRange gradients = ret.getOperands().slice(1, target.numGradients);
   for (auto [i, value] : llvm::enumerate(gradients)) {
     auto type = cast<RankedTensorType>(value.getType());
     if (!type.getElementType().isF32())
-      return grad.emitError()
+      return emitError(grad.getLoc())
              << "amp-loss-scaling: the gradient of parameter #" << i << " of @"
              << grad.getSymName() << " is " << type
              << "; loss scaling unscales f32 gradients of f32 master "

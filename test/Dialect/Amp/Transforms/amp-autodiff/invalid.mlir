@@ -1,5 +1,11 @@
 // amp-autodiff errors.
 // RUN: amp-opt %s --amp-autodiff -split-input-file -verify-diagnostics
+// An error about a function is that line at its location, without a dump
+// of the function in generic form after it (a 10 000-op model printed all
+// of it).
+// (An error at an op is followed by that op, one line.)
+// RUN: not amp-opt %s --amp-autodiff -split-input-file 2>&1 | FileCheck %s --check-prefix=NO-DUMP --implicit-check-not='see current operation: "func.func"'
+// NO-DUMP: invalid.mlir:1 offset :{{[0-9]+}}:1: error: amp-autodiff: @vector_loss must return its loss
 
 // expected-error @+1 {{amp-autodiff: @vector_loss must return its loss, a 0-d floating-point tensor, then any parts of it as 0-d floating-point tensors; it returns 'tensor<3xf32>' as result #0}}
 func.func @vector_loss(%w: tensor<3xf32> {amp.param}) -> tensor<3xf32> {
