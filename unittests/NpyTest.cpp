@@ -189,7 +189,7 @@ TEST(NpyTest, RejectsBadInput) {
                    ElementKind::F32, "huge.npy"))
           .find("is too large"),
       std::string::npos);
-  for (const char *shape : {"(3)", "(,3)", "(3,,4)", "(3, -1)"})
+  for (const char *shape : {"(3)", "(,3)", "(3,,4)", "(3, -1)", "(02,)"})
     EXPECT_NE(errorOf(parseNpy(makeNpy(std::string("{'descr': '<f4', "
                                                    "'fortran_order': False, "
                                                    "'shape': ") +
@@ -199,6 +199,13 @@ TEST(NpyTest, RejectsBadInput) {
                   .find("malformed shape"),
               std::string::npos)
         << shape;
+  // A key twice: numpy would take the last value.
+  EXPECT_NE(errorOf(parseNpy(makeNpy("{'descr': '<f8', 'descr': '<f4', "
+                                     "'fortran_order': False, 'shape': (2,), }",
+                                     data),
+                             ElementKind::F32, "twice.npy"))
+                .find("malformed .npy header"),
+            std::string::npos);
   std::string bools("\x00\x02", 2);
   EXPECT_NE(
       errorOf(

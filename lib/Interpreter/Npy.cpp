@@ -71,6 +71,9 @@ static std::optional<StringRef> findHeaderValue(StringRef header,
     size_t at = header.find(quoted);
     if (at == StringRef::npos)
       continue;
+    // A key given twice is malformed (numpy would take the last).
+    if (header.find(quoted, at + quoted.size()) != StringRef::npos)
+      return std::nullopt;
     StringRef rest = header.drop_front(at + quoted.size()).ltrim();
     if (!rest.consume_front(":"))
       return std::nullopt;
@@ -104,7 +107,10 @@ static std::optional<SmallVector<int64_t>> parseShape(StringRef text) {
     return std::nullopt;
   for (StringRef part : parts) {
     int64_t dim;
-    if (part.trim().getAsInteger(10, dim) || dim < 0)
+    // Python writes no leading zeros (and reads none: 040 is no number).
+    StringRef digits = part.trim();
+    if (digits.getAsInteger(10, dim) || dim < 0 ||
+        (digits.size() > 1 && digits.front() == '0'))
       return std::nullopt;
     shape.push_back(dim);
   }

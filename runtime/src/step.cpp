@@ -299,7 +299,10 @@ std::string npyShape(const amp_step_tensor_t &t) {
 std::string headerValue(const std::string &header, const char *key) {
   std::string quoted = std::string("'") + key + "'";
   size_t at = header.find(quoted);
-  if (at == std::string::npos)
+  // A key given twice is malformed (numpy would take the last, a reader
+  // that stops at the first another value).
+  if (at == std::string::npos ||
+      header.find(quoted, at + quoted.size()) != std::string::npos)
     return "";
   at = header.find(':', at + quoted.size());
   if (at == std::string::npos)
@@ -333,6 +336,7 @@ struct Evaluation {
   std::vector<void *> outputs;    // one per output
   std::vector<amp_buffer_t *> outputBuffers;
   BufferPtr arena;
+  bool ran = false; // the outputs hold an evaluation's
 };
 } // namespace
 
@@ -985,6 +989,15 @@ amp_status_t amp_step_create(const amp_step_description_t *description,
                         "tensor %zu of step '%s' has no name or a bad kind, "
                         "rank, shape or type",
                         i, name);
+    // amp_step_init draws a parameter from its fan-in, or starts it and
+    // every state at `initial`: a value it must be able to hold.
+    if (t.fan_in < 0 || !std::isfinite(t.initial))
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "tensor %zu ('%s') of step '%s' starts from fan-in "
+                        "%lld and initial value %g: the fan-in must not be "
+                        "negative, the initial value must be finite",
+                        i, t.name, name, static_cast<long long>(t.fan_in),
+                        t.initial);
     // A hyperparameter is one f64 that starts in its range.
     if (kind == AMP_STEP_HPARAM) {
       amp_status_t bad =
@@ -1179,12 +1192,25 @@ amp_status_t openNpy(const char *path, NpyFile &file) {
   FILE *stream = nullptr;
   AMP_RETURN_IF_ERROR(amprt::openRegularFile(path, &stream));
   file.stream.reset(stream);
-  unsigned char preamble[10];
+  // Versions 2 and 3 (which numpy writes for headers beyond 64 KiB, and
+  // for UTF-8 ones) differ from 1 only in a 4-byte header length.
+  unsigned char preamble[12];
   if (std::fread(preamble, 1, 10, file.stream.get()) != 10 ||
-      std::memcmp(preamble, "\x93NUMPY", 6) != 0 || preamble[6] != 1)
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "%s is not a version 1 .npy file",
-                      path);
+      std::memcmp(preamble, "\x93NUMPY", 6) != 0 || preamble[6] < 1 ||
+      preamble[6] > 3)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "%s is not a version 1, 2 or 3 .npy file", path);
   size_t headerSize = preamble[8] | (static_cast<size_t>(preamble[9]) << 8);
+  if (preamble[6] > 1) {
+    if (std::fread(preamble + 10, 1, 2, file.stream.get()) != 2)
+      return AMP_STATUS(AMP_DATA_LOSS, "%s: the header is truncated", path);
+    headerSize |= static_cast<size_t>(preamble[10]) << 16 |
+                  static_cast<size_t>(preamble[11]) << 24;
+    if (headerSize > (size_t(1) << 20))
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "%s has a header of %zu bytes, beyond the 1 MiB read",
+                        path, headerSize);
+  }
   std::string header(headerSize, '\0');
   if (std::fread(&header[0], 1, headerSize, file.stream.get()) != headerSize)
     return AMP_STATUS(AMP_DATA_LOSS, "%s: the header is truncated", path);
@@ -1240,8 +1266,10 @@ amp_status_t amp_npy_inspect(const char *path, amp_step_tensor_t *out) {
     char *end = nullptr;
     errno = 0;
     long long dim = std::strtoll(shape.c_str() + at, &end, 10);
+    // Python writes no leading zeros (and reads none: 040 is no number).
+    bool leadingZero = shape[at] == '0' && end - (shape.c_str() + at) > 1;
     if (end == shape.c_str() + at || dim < 0 || errno == ERANGE ||
-        t.rank == AMP_STEP_MAX_RANK)
+        leadingZero || t.rank == AMP_STEP_MAX_RANK)
       return AMP_STATUS(AMP_INVALID_ARGUMENT,
                         "%s has shape %s, which is no tuple of up to %d "
                         "sizes",
@@ -1517,6 +1545,7 @@ amp_status_t amp_step_evaluate(amp_step_t *step, size_t input_count,
   AMP_RETURN_IF_ERROR(e.run(step->stream, evaluation.pointers.data(),
                             amp_buffer_data(evaluation.arena.get()),
                             evaluation.outputs.data()));
+  evaluation.ran = true;
   return amp_step_read_output(step, 0, out_loss, sizeof *out_loss);
 }
 
@@ -1533,6 +1562,11 @@ amp_status_t amp_step_read_output(amp_step_t *step, size_t index, void *data,
     return AMP_STATUS(AMP_OUT_OF_RANGE, "output %zu of an evaluation with %zu",
                       index, e.output_count);
   AMP_RETURN_IF_ERROR(checkByteSize(e.outputs[index], size));
+  if (!step->evaluation->ran)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "step '%s' has not evaluated a batch yet: there are no "
+                      "outputs to read (amp_step_evaluate first)",
+                      step->description->name);
   AMP_RETURN_IF_ERROR(amp_buffer_read(step->evaluation->outputBuffers[index], 0,
                                       data, size, step->stream));
   return amp_stream_synchronize(step->stream);

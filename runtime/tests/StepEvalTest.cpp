@@ -147,6 +147,9 @@ TEST_F(StepEvalTest, ChecksItsBatchAndOutputsAsAStepDoes) {
                 "tensor 'wx' ([3] x f32) holds 12 bytes, not 8");
   EXPECT_STATUS(amp_step_read_output(step, 1, nullptr, 12),
                 AMP_INVALID_ARGUMENT, "data is null");
+  // Before any evaluation there is nothing to read (it read zeros).
+  EXPECT_STATUS(amp_step_read_output(step, 1, wx, 12), AMP_INVALID_ARGUMENT,
+                "step 'lin' has not evaluated a batch yet");
 }
 
 TEST(StepEvalCreateTest, RefusesAnEvaluationOfOtherParameters) {

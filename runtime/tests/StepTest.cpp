@@ -171,6 +171,20 @@ TEST(StepCreateTest, RefusesBadDescriptionsAndTheWrongDevice) {
   std::memcpy(&d.target, &badDevice, sizeof badDevice);
   EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, &step),
                 AMP_INVALID_ARGUMENT, "unknown target 77");
+  // amp_step_init could not start these: a negative fan-in (NaN weights)
+  // and an initial value that is not finite.
+  amp_step_tensor_t starts[5];
+  std::memcpy(starts, kTensors, sizeof starts);
+  d = handDescription();
+  d.tensors = starts;
+  starts[0].fan_in = -5;
+  EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, &step),
+                AMP_INVALID_ARGUMENT,
+                "tensor 0 ('w') of step 'hand' starts from fan-in -5");
+  starts[0].fan_in = 3;
+  starts[1].initial = NAN;
+  EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, &step),
+                AMP_INVALID_ARGUMENT, "the initial value must be finite");
   d = handDescription();
   d.loss_scale_tensor = 0; // a parameter
   EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, &step),
@@ -519,7 +533,14 @@ TEST_F(StepTest, LoadsNpyFilesOnlyOfTheRightTypeAndShape) {
        AMP_DATA_LOSS},
       {npy("<f4", "(3,)", data + "!"), "bytes after its data",
        AMP_INVALID_ARGUMENT},
-      {"not numpy at all", "not a version 1 .npy file", AMP_INVALID_ARGUMENT},
+      {"not numpy at all", "not a version 1, 2 or 3 .npy file",
+       AMP_INVALID_ARGUMENT},
+      // A key twice: numpy would take the last value, a reader that stops
+      // at the first another.
+      {npyWithHeader("{'descr': '<f8', 'descr': '<f4', 'fortran_order': "
+                     "False, 'shape': (3,), }",
+                     data),
+       "has a malformed .npy header", AMP_INVALID_ARGUMENT},
       {npy("<f4", "(3,)", data).substr(0, 30), "header is truncated",
        AMP_DATA_LOSS},
       // Malformed headers are named as such, not read as another dtype.
@@ -545,6 +566,21 @@ TEST_F(StepTest, LoadsNpyFilesOnlyOfTheRightTypeAndShape) {
   EXPECT_STATUS(amp_step_load_npy(step, 0, (directory + "/none").c_str()),
                 AMP_IO_ERROR, "cannot open");
   EXPECT_EQ(read(0, 3), (std::vector<float>{1.5f, -2, 4})); // unchanged
+  // Version 2 (a 4-byte header length), as amp-run reads it too.
+  std::string v1 = npy("<f4", "(3,)", data);
+  std::string v2 = "\x93NUMPY\x02";
+  v2 += '\0';
+  v2 += v1.substr(8, 2) + std::string(2, '\0') + v1.substr(10);
+  writeFile(path, v2);
+  write(0, {0, 0, 0});
+  ASSERT_EQ(amp_step_load_npy(step, 0, path.c_str()), nullptr);
+  EXPECT_EQ(read(0, 3), (std::vector<float>{1.5f, -2, 4}));
+  // Python writes no leading zeros in a shape and reads none.
+  amp_step_tensor_t inspected{};
+  inspected.name = "w";
+  writeFile(path, npy("<f4", "(03,)", data));
+  EXPECT_STATUS(amp_npy_inspect(path.c_str(), &inspected), AMP_INVALID_ARGUMENT,
+                "which is no tuple");
 }
 
 // Saved tensors are the files numpy writes, byte for byte; each save
