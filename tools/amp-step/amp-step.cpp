@@ -1138,8 +1138,10 @@ int main(int argc, char **argv) {
     std::vector<std::pair<const char *, float>> parts;
     if (amp_status_t status = readLossParts(step, parts))
       return fail(status);
+    // Numbered as this loop's lines number steps (from the step's counter
+    // before the step).
     if (!dataOptions.allowNonFinite &&
-        !lossIsUsable(step, "step " + std::to_string(count + 1) + ": "))
+        !lossIsUsable(step, "step " + std::to_string(count) + ": "))
       return 1;
     std::printf("step %lld loss %.9g", static_cast<long long>(count), loss);
     for (const auto &[name, value] : parts)
