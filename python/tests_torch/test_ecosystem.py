@@ -1,6 +1,7 @@
 """Models nobody here wrote, imported as their libraries build them:
 torchvision's resnet18 and Hugging Face transformers' GPT2LMHeadModel."""
 
+import contextlib
 import copy
 
 import numpy as np
@@ -97,20 +98,67 @@ def test_resnet18_imports_its_batch_norms_as_buffers(resnet):
     assert '{amp.buffer = 1.0, amp.name = "bn1.running_var"}' in imported.mlir
 
 
+def f32_configurations():
+    """PyTorch's ordinary f32 configurations, as (memory format, threads),
+    its default first: contiguous and channels_last tensors, on the
+    default number of threads and on one. They sum in different orders, so
+    together they show how far an f32 computation may land from f64."""
+    counts = [torch.get_num_threads()]
+    if counts[0] > 1:
+        counts.append(1)
+    return [(layout, count)
+            for layout in (torch.contiguous_format, torch.channels_last)
+            for count in counts]
+
+
+@contextlib.contextmanager
+def torch_threads(count):
+    default = torch.get_num_threads()
+    torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(default)
+
+
 def test_resnet18_gradients_are_as_close_to_f64_as_pytorchs(resnet):
     """One step's loss, gradients and running statistics against PyTorch
-    in f64. Over several steps the comparison is chaotic, for PyTorch too:
-    batch norm over 4 values per channel in the last stage amplifies
-    rounding, and AdamW's first steps move each weight by the sign of its
-    gradient, so PyTorch in f32 and in f64 differ by 4% after 3 steps."""
+    in f64, with PyTorch's f32 configurations (f32_configurations) as the
+    measure of what f32 rounding does. Over several steps the comparison
+    is chaotic, for PyTorch too: batch norm over 4 values per channel in
+    the last stage amplifies rounding, and AdamW's first steps move each
+    weight by the sign of its gradient, so PyTorch in f32 and in f64
+    differ by 4% after 3 steps.
+
+    One configuration's error is no yardstick: on an AMD EPYC without
+    AVX-512 (2 cores, 2026-12-01) PyTorch's f32 loss is 1.8e-7 off f64
+    contiguous on one thread, 4.2e-7 on two, 5.4e-7 channels_last on two
+    and 5.9e-6 on one; ours is 4.9e-6 off. So ours is held against the
+    furthest of them, by factors measured there on the fixture's 4
+    batches, each of PyTorch's configurations held against the other
+    three and ours against all four: on one parameter's gradient up to
+    2.3 times as far from f64 (ours 1.44), on the worst parameter 1.5
+    times (ours 0.78), on average over the 62 parameters 1.15 times (ours
+    0.77). The average is the sharp check: compiled with the first
+    block's batch norm eps at 2e-5, not 1e-5, most gradients move by
+    1.7e-4 of their largest element, no more than rounding does, and
+    ours are then 1.6 times as far on average. The loss is one number,
+    and the configurations' errors differ by up to 11 times: it is held
+    to three times the furthest, or 1e-6 of itself (a few roundings),
+    whichever is larger."""
     model, batches, _, compiled = resnet
     x, labels = batches[0]
     exact = copy.deepcopy(model).double()
     exact_loss = classify(exact, x.double(), labels)
     exact_loss.backward()
-    single = copy.deepcopy(model)
-    single_loss = classify(single, x, labels)
-    single_loss.backward()
+    theirs = []  # each configuration's loss and gradients
+    for layout, count in f32_configurations():
+        with torch_threads(count):
+            single = copy.deepcopy(model).to(memory_format=layout)
+            single_loss = classify(single, x.to(memory_format=layout), labels)
+            single_loss.backward()
+        theirs.append((single_loss.item(),
+                       [p.grad.double().numpy() for p in single.parameters()]))
     with compiled.load() as step:
         step.init(seed=0)
         step.load_state_dict(model.state_dict())
@@ -118,26 +166,27 @@ def test_resnet18_gradients_are_as_close_to_f64_as_pytorchs(resnet):
         step.weight_decay = 0.0
         step.run(x.numpy(), labels.numpy())
         exact_value = exact_loss.item()
-        theirs_error = abs(single_loss.item() - exact_value)
-        assert abs(step.loss - exact_value) <= max(3 * theirs_error,
-                                                   1e-6 * exact_value)
-        # Each gradient's largest error relative to its largest element,
-        # PyTorch's in f32 and ours; the rounding of either is random, so
-        # ours may be 10 times PyTorch's on one parameter, 3 times on the
-        # worst.
+        theirs_error = max(abs(loss - exact_value) for loss, _ in theirs)
+        assert abs(step.loss - exact_value) <= 3 * max(theirs_error,
+                                                       1e-6 * exact_value)
+        # Each gradient's largest error relative to its largest element:
+        # ours, and the largest of PyTorch's configurations.
         errors = []
-        for (name, p64), p32 in zip(exact.named_parameters(),
-                                    single.parameters()):
+        for k, (name, p64) in enumerate(exact.named_parameters()):
             # AdamW's first exp_avg is (1 - beta1) * grad.
             ours = step.read(name + ".exp_avg").astype(np.float64) / 0.1
             g64 = p64.grad.numpy()
             scale = np.abs(g64).max()
-            theirs_error = np.abs(p32.grad.double().numpy() - g64).max() / scale
+            theirs_error = max(np.abs(grads[k] - g64).max()
+                               for _, grads in theirs) / scale
             ours_error = np.abs(ours - g64).max() / scale
-            assert ours_error <= max(10 * theirs_error, 1e-5), name
+            assert ours_error <= max(3 * theirs_error, 1e-5), name
             errors.append((ours_error, theirs_error))
-        ours_worst, theirs_worst = np.max(errors, axis=0)
-        assert ours_worst <= 3 * theirs_worst
+        errors = np.array(errors)
+        ours_worst, theirs_worst = errors.max(axis=0)
+        assert ours_worst <= 2 * theirs_worst
+        average = np.mean(errors[:, 0] / errors[:, 1])
+        assert average <= 1.25, average
         state = step.state_dict()
         for name, buffer in exact.named_buffers():
             if name.endswith("running_mean") or name.endswith("running_var"):
@@ -148,17 +197,22 @@ def test_resnet18_gradients_are_as_close_to_f64_as_pytorchs(resnet):
 
 # Where training resnet18 is not chaotic (test_resnet18_trains_as_...).
 CALM_SIZE, CALM_LR = 40, 1e-5
+# The steps before rounding is amplified there (for PyTorch too).
+CALM_STEPS = 18
 
 
-def adamw_losses(model, batches, dtype, lr, skipped=()):
-    """PyTorch's AdamW on a copy of the model in `dtype`, 20 steps; the
-    steps in `skipped` compute the loss and do not update."""
-    reference = copy.deepcopy(model).to(dtype)
+def adamw_losses(model, batches, dtype, lr, skipped=(),
+                 layout=torch.contiguous_format):
+    """PyTorch's AdamW on a copy of the model in `dtype` and the memory
+    format `layout`, 20 steps; the steps in `skipped` compute the loss and
+    do not update."""
+    reference = copy.deepcopy(model).to(dtype).to(memory_format=layout)
     optimizer = torch.optim.AdamW(reference.parameters(), lr=lr)
     losses = []
     for k in range(20):
         x, labels = batches[k % len(batches)]
-        loss = classify(reference, x.to(dtype), labels)
+        loss = classify(reference, x.to(dtype).to(memory_format=layout),
+                        labels)
         optimizer.zero_grad()
         loss.backward()
         if k not in skipped:
@@ -168,31 +222,44 @@ def adamw_losses(model, batches, dtype, lr, skipped=()):
 
 
 def test_resnet18_trains_as_pytorch_does(tmp_path):
-    """20 steps of AdamW against PyTorch in f32 and in f64 (the oracle),
-    in the regime where such a comparison means something. Training
-    resnet18 on batches of 4 is chaotic: each step multiplies a rounding
-    difference many times over. At PyTorch's default rate (1e-3, the
-    `resnet` fixture's) on 32x32 images, PyTorch in f32 is 0.25% off
-    PyTorch in f64 after one update and 35% after four; larger images,
-    SGD with momentum or another AdamW eps do no better. At a rate of
-    1e-5 on 40x40 images (the last stage's batch norms then see 16 values
-    a channel, not 4; the loss still falls from 2.2 to 1.1 over the 20
-    steps) the rounding grows slowly enough to compare: PyTorch in f32
-    stays within 1e-5 of f64 for the first 18 steps and within 1e-4 over
-    20.
+    """20 steps of AdamW against PyTorch in f64 (the oracle), with
+    PyTorch's f32 configurations (f32_configurations) as the measure of
+    what f32 rounding does, in the regime where such a comparison means
+    something. Training resnet18 on batches of 4 is chaotic: each step
+    multiplies a rounding difference many times over. At PyTorch's
+    default rate (1e-3, the `resnet` fixture's) on 32x32 images, PyTorch
+    in f32 is 0.25% off PyTorch in f64 after one update and 35% after
+    four; larger images, SGD with momentum or another AdamW eps do no
+    better. At a rate of 1e-5 on 40x40 images (the last stage's batch
+    norms then see 16 values a channel, not 4; the loss still falls from
+    2.2 to 0.7 over the 20 steps) the rounding grows slowly enough to
+    compare, for 18 steps.
 
-    Checked: our loss is within 1e-5 of PyTorch's f32 loss at each of the
-    20 steps (the issue's bound; 6.9e-6 at most here), and no further
-    from f64's than 1e-5 or three times the furthest PyTorch in f32 has
-    been from f64 so far."""
+    Checked: at each step our loss is no further from f64's than three
+    times the furthest any of PyTorch's configurations has been so far,
+    or three times 1e-6 (a few roundings of the loss) where that is more.
+    On an AMD EPYC without AVX-512 (2 cores, 2026-12-01) ours is up to
+    0.97 times that furthest, and each configuration held against the
+    other three up to 1.8 times over the first 18 steps. Then rounding is
+    amplified: at step 18 ours and channels_last on one thread are 9.2e-5
+    and 9.5e-5 off f64, the others 2.9e-6 to 4.3e-6 (20 times the
+    others' furthest); so the last two steps are held to three times
+    1e-4 at least. Compiled without AdamW's weight decay, which PyTorch
+    keeps, our loss is 7.6e-5 off at step 14, 15 times that furthest."""
     model, batches = resnet18(CALM_SIZE)
     single, ours, _, _ = train_both(model, classify, batches, tmp_path,
                                     lr=CALM_LR, compute_type="f32")
     exact = adamw_losses(model, batches, torch.float64, CALM_LR)
-    np.testing.assert_allclose(ours, single, rtol=1e-5)
-    theirs_error = np.abs(single - exact) / exact
+    theirs = [single]  # contiguous on the default number of threads
+    for layout, count in f32_configurations()[1:]:
+        with torch_threads(count):
+            theirs.append(adamw_losses(model, batches, torch.float32,
+                                       CALM_LR, layout=layout))
+    theirs_error = np.abs(np.array(theirs) - exact) / exact
     ours_error = np.abs(ours - exact) / exact
-    envelope = np.maximum(1e-5, 3 * np.maximum.accumulate(theirs_error))
+    furthest = np.maximum.accumulate(theirs_error.max(axis=0))
+    floor = np.where(np.arange(20) < CALM_STEPS, 1e-6, 1e-4)
+    envelope = 3 * np.maximum(furthest, floor)
     assert np.all(ours_error <= envelope), (ours_error, theirs_error)
     assert ours[-4:].mean() < 0.7 * ours[:4].mean()
 
