@@ -89,9 +89,10 @@ public:
   amp_device_kind_t kind() const override { return AMP_DEVICE_HOST; }
 
   amp_status_t allocate(size_t size, void **out) override {
-    // Rounded up to whole alignment units: a size within one unit of
-    // SIZE_MAX would wrap to 0 (and a short block be zeroed over).
-    if (size > SIZE_MAX - (kAlignment - 1))
+    // No object is larger than PTRDIFF_MAX; and rounded up to whole
+    // alignment units, a size within one unit of SIZE_MAX would wrap to 0
+    // (and a short block be zeroed over).
+    if (size > static_cast<size_t>(PTRDIFF_MAX) - (kAlignment - 1))
       return AMP_STATUS(AMP_OUT_OF_MEMORY,
                         "cannot allocate %zu bytes of host memory", size);
     size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
