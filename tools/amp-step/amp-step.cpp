@@ -960,10 +960,15 @@ int main(int argc, char **argv) {
                  "or reduce through NCCL (--comm=nccl, the default here)\n");
     return 2;
   }
-  // The communicator, where one is joined, is destroyed on every exit.
+  // The communicator, where one is joined, is destroyed when the run ends
+  // well. An error on one rank of several leaves it to the launcher to end
+  // the job: a rank that finalized MPI alone would wait there for the
+  // others until their collectives timed out.
   struct CommCloser {
+    bool ended = false;
     ~CommCloser() {
-      amp_comm_destroy(job.comm);
+      if (ended || job.size <= 1)
+        amp_comm_destroy(job.comm);
       job.comm = nullptr;
     }
   } commCloser;
@@ -1233,5 +1238,6 @@ int main(int argc, char **argv) {
   if (job.comm)
     if (amp_status_t status = amp_comm_check_state(job.comm, step))
       return fail(status);
+  commCloser.ended = true;
   return 0;
 }
