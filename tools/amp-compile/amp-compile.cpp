@@ -361,7 +361,8 @@ int main(int argc, char **argv) {
   if (!module)
     return 1;
   // The step's tensors are called by the model's names.
-  amp::nameArgumentsFromSource(*module, &sourceMgr);
+  if (failed(amp::nameArgumentsFromSource(*module, &sourceMgr)))
+    return 1;
 
   // The training step, and the evaluation of its model (from a copy of the
   // model taken before the step's passes change it).

@@ -431,7 +431,8 @@ int main(int argc, char **argv) {
   if (!module)
     return 1;
   // Messages name arguments as the source does (gradcheck: 'w1').
-  amp::nameArgumentsFromSource(*module, &sourceMgr);
+  if (failed(amp::nameArgumentsFromSource(*module, &sourceMgr)))
+    return 1;
 
   func::FuncOp func = selectFunction(*module);
   if (!func)

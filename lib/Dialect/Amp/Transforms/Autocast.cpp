@@ -940,7 +940,8 @@ void AmpAutocastPass::runOnOperation() {
   policy.overrideWith(options);
 
   // The reports name arguments as the source does.
-  nameArgumentsFromSource(module);
+  if (failed(nameArgumentsFromSource(module)))
+    return signalPassFailure();
   llvm::json::Array functions;
   std::string dot;
   llvm::raw_string_ostream dotStream(dot);

@@ -383,7 +383,8 @@ struct AmpAutodiffPass : amp::impl::AmpAutodiffBase<AmpAutodiffPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // @f_grad keeps the names of @f's arguments.
-    nameArgumentsFromSource(module);
+    if (failed(nameArgumentsFromSource(module)))
+      return signalPassFailure();
     SymbolTable symbols(module);
     FailureOr<SmallVector<func::FuncOp>> targets =
         findModelFunctions(module, functionName, "amp-autodiff");

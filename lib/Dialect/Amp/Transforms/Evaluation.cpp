@@ -130,7 +130,8 @@ struct AmpEvaluationPass : amp::impl::AmpEvaluationBase<AmpEvaluationPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    nameArgumentsFromSource(module);
+    if (failed(nameArgumentsFromSource(module)))
+      return signalPassFailure();
     SymbolTable symbols(module);
     FailureOr<SmallVector<func::FuncOp>> targets =
         findModelFunctions(module, functionName, "amp-evaluation");

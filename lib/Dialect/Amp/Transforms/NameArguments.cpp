@@ -121,20 +121,22 @@ private:
 };
 } // namespace
 
-void amp::nameArgumentsFromSource(Operation *root,
-                                  const llvm::SourceMgr *sources) {
+LogicalResult amp::nameArgumentsFromSource(Operation *root,
+                                           const llvm::SourceMgr *sources) {
   SourceTexts texts(sources);
+  bool clashed = false;
   root->walk([&](FunctionOpInterface function) {
     if (function.isExternal())
       return;
     unsigned count = function.getNumArguments();
-    llvm::StringSet<> taken;
+    // Each name given, by the argument that holds it.
+    llvm::StringMap<unsigned> holders;
     bool missing = false;
     for (unsigned i = 0; i < count; ++i) {
       StringRef name = getArgumentName(function, i);
       missing |= name.empty();
       if (!name.empty())
-        taken.insert(name);
+        holders.try_emplace(name, i);
     }
     if (!missing)
       return;
@@ -151,8 +153,22 @@ void amp::nameArgumentsFromSource(Operation *root,
       if (!loc)
         continue;
       StringRef name = texts.ssaNameAt(loc);
-      if (name.empty() || !taken.insert(name).second)
+      if (name.empty())
         continue;
+      auto [holder, inserted] = holders.try_emplace(name, i);
+      if (!inserted) {
+        // An argument made from the one that holds the name and located
+        // at it (a step's state at its parameter) stays unnamed; another
+        // argument would be left unnamed in silence.
+        if (function.getArgument(holder->second).getLoc() == loc)
+          continue;
+        mlir::emitError(loc)
+            << "argument #" << i << " is written %" << name << ", but '" << name
+            << "' is the " << AmpDialect::kNameAttrName << " of argument #"
+            << holder->second << "; give one of them another name";
+        clashed = true;
+        continue;
+      }
       NamedAttrList attrs(dicts[i]);
       attrs.set(AmpDialect::kNameAttrName, StringAttr::get(context, name));
       dicts[i] = attrs.getDictionary(context);
@@ -161,6 +177,7 @@ void amp::nameArgumentsFromSource(Operation *root,
     if (changed)
       function.setAllArgAttrs(dicts);
   });
+  return failure(clashed);
 }
 
 llvm::StringMap<Value>
@@ -181,6 +198,9 @@ amp::getValuesBySourceName(FunctionOpInterface function,
 namespace {
 struct AmpNameArgumentsPass
     : amp::impl::AmpNameArgumentsBase<AmpNameArgumentsPass> {
-  void runOnOperation() override { nameArgumentsFromSource(getOperation()); }
+  void runOnOperation() override {
+    if (failed(nameArgumentsFromSource(getOperation())))
+      signalPassFailure();
+  }
 };
 } // namespace

@@ -33,10 +33,13 @@ std::string describeArgument(FunctionOpInterface function, unsigned index);
 /// the SSA name its location points at (`%w1` at `file:3:20` gives "w1").
 /// The text comes from the buffer of that name in `sources` when there is
 /// one, else from the file. An argument keeps no name when its location is
-/// not a file position, the file cannot be read, no SSA name is written
-/// there, or another argument of the function already has that name.
-void nameArgumentsFromSource(Operation *root,
-                             const llvm::SourceMgr *sources = nullptr);
+/// not a file position, the file cannot be read, or no SSA name is written
+/// there. A name another argument of the function holds already is an
+/// error at the argument (`%x {amp.name = "w"}, %w` would leave `%w`
+/// unnamed), unless that argument is located at the same place: one made
+/// from it, as a step's state is from its parameter, stays unnamed.
+LogicalResult nameArgumentsFromSource(Operation *root,
+                                      const llvm::SourceMgr *sources = nullptr);
 
 /// The values that `function`'s body defines, by the SSA names the source
 /// gives them: each op's first result under the name written before the

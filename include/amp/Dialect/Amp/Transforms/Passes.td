@@ -46,10 +46,13 @@ def AmpNameArguments : Pass<"amp-name-arguments", "mlir::ModuleOp"> {
     name written at its location in the source file (`%w1` gives "w1"); from
     then on the name is an attribute and survives printing and parsing.
     An argument whose location is not a position in a readable file (IR read
-    from standard input), where no SSA name is written, or whose name another
-    argument already holds, stays unnamed. `--amp-train-step` runs this pass
-    first; `--amp-autocast`, `--amp-autodiff` and `--amp-optimizer` name the
-    arguments they find unnamed the same way.
+    from standard input), or where no SSA name is written, stays unnamed. An
+    argument whose SSA name another argument holds as its `amp.name` is an
+    error at the argument: unnamed, a compiled step would call it `input0`
+    and a data set of its name would mean the other argument.
+    `--amp-train-step` runs this pass first; `--amp-autocast`,
+    `--amp-autodiff` and `--amp-optimizer` name the arguments they find
+    unnamed the same way.
 
     Given `model.mlir`
     ```mlir
