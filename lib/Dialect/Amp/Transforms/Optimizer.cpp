@@ -9,6 +9,7 @@
 #include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
 #include "amp/Dialect/Amp/Transforms/Buffers.h"
 #include "amp/Dialect/Amp/Transforms/GradientFunction.h"
+#include "amp/Dialect/Amp/Transforms/LrSchedules.h"
 #include "amp/Dialect/Amp/Transforms/ParamGroups.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
@@ -273,7 +274,9 @@ static LogicalResult buildStep(const GradientFunction &target,
   // Each state argument is named (`amp.name`) with torch.optim's names,
   // after its parameter when it has one (`w1.exp_avg`), and located at its
   // parameter (or the function). A name the model already gives one of
-  // its arguments is not given twice: that state stays unnamed.
+  // its arguments is an error: the state would be left unnamed (and called
+  // state0 by the compiled step), so that a data set, a state file or an
+  // output file of that name would mean the model's argument.
   SmallVector<Type> inputs, stateTypes;
   SmallVector<Location> stateLocs;
   SmallVector<StringAttr> stateNames;
@@ -286,6 +289,10 @@ static LogicalResult buildStep(const GradientFunction &target,
     Location loc;
     StringAttr name;
   };
+  // The first state whose name an argument of the model holds: its name
+  // and role.
+  std::string clashName;
+  StringRef clashRole;
   auto named = [&](StringRef role, std::optional<unsigned> param) -> StateName {
     Location loc =
         param ? original.getArgument(*param).getLoc() : original.getLoc();
@@ -296,8 +303,13 @@ static LogicalResult buildStep(const GradientFunction &target,
         return {loc, StringAttr()};
       name = (paramName + "." + role).str();
     }
-    if (!taken.insert(name).second)
+    if (!taken.insert(name).second) {
+      if (clashName.empty()) {
+        clashName = name;
+        clashRole = role;
+      }
       return {loc, StringAttr()};
+    }
     return {loc, StringAttr::get(context, name)};
   };
   auto addState = [&](Type type, StateName state) {
@@ -370,6 +382,11 @@ static LogicalResult buildStep(const GradientFunction &target,
     addState(counterType, named("growth_tracker", std::nullopt));
     addState(counterType, named("hysteresis_tracker", std::nullopt));
   }
+  if (!clashName.empty())
+    return grad.emitError()
+           << "amp-optimizer: an argument of @" << original.getSymName()
+           << " is named '" << clashName << "', the name of the step's '"
+           << clashRole << "' state; rename it";
   // The parts of the loss the model returns after it: f32 state each step
   // overwrites (amp.loss_part), reported as the loss is, read by nothing.
   // Named as amp-autodiff named them, by none of the names the progress
@@ -933,21 +950,15 @@ struct AmpOptimizerPass : amp::impl::AmpOptimizerBase<AmpOptimizerPass> {
     config.accumulate = accumulate;
     config.dataParallel = dataParallel;
     config.bucketMb = bucketMb;
-    static const llvm::StringMap<LrScheduleKind> schedules{
-        {"linear-warmup", LrScheduleKind::linear_warmup},
-        {"cosine", LrScheduleKind::cosine},
-        {"step", LrScheduleKind::step},
-        {"warmup-cosine", LrScheduleKind::warmup_cosine}};
     if (schedule != "constant") {
-      auto found = schedules.find(schedule);
-      if (found == schedules.end()) {
+      config.schedule = parseLrSchedule(schedule);
+      if (!config.schedule) {
         emitOptionError(&getContext())
             << "amp-optimizer: unknown schedule '" << schedule
             << "'; expected constant, linear-warmup, cosine, step or "
                "warmup-cosine";
         return signalPassFailure();
       }
-      config.schedule = found->second;
     }
     config.warmupSteps = warmupSteps;
     config.warmupStartFactor = warmupStartFactor;
@@ -1035,7 +1046,8 @@ struct AmpOptimizerPass : amp::impl::AmpOptimizerBase<AmpOptimizerPass> {
     }
 
     // The state is named after the parameters.
-    nameArgumentsFromSource(module);
+    if (failed(nameArgumentsFromSource(module)))
+      return signalPassFailure();
     SymbolTable symbols(module);
     SmallVector<GradientFunction> targets;
     for (auto func : module.getOps<func::FuncOp>()) {

@@ -2,6 +2,8 @@
 
 #include "amp/Dialect/Amp/Transforms/Pipelines.h"
 
+#include "amp/Dialect/Amp/Transforms/LrSchedules.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -70,18 +72,19 @@ getUnreadOption(const TrainStepPipelineOptions &options) {
   bool dynamic = scaling != "none" && scaling != "static";
   bool scaled = scaling != "none";
   bool parallel = options.dataParallel || options.zeroStage == 1;
+  // A schedule's option is read by the schedules with that parameter.
+  std::optional<LrScheduleKind> kind = parseLrSchedule(schedule);
   auto scheduleReads = [&](StringRef option) {
-    bool warmup = option == "warmup-steps" || option == "warmup-start-factor";
-    bool cosine = option == "decay-steps" || option == "min-lr";
-    return (warmup &&
-            (schedule == "linear-warmup" || schedule == "warmup-cosine")) ||
-           (cosine && (schedule == "cosine" || schedule == "warmup-cosine")) ||
-           ((option == "step-size" || option == "gamma") && schedule == "step");
+    return kind && llvm::is_contained(getSchedulesReading(option),
+                                      spellLrSchedule(*kind));
+  };
+  auto scheduleReader = [](StringRef option) {
+    return "schedule=" + llvm::join(getSchedulesReading(option), " or ");
   };
   struct Read {
     const llvm::cl::Option &option;
     bool given, read;
-    const char *reader;
+    std::string reader;
   } reads[] = {
       {options.momentum, options.momentum.hasValue(), optimizer == "sgd",
        "optimizer=sgd"},
@@ -109,19 +112,23 @@ getUnreadOption(const TrainStepPipelineOptions &options) {
       {options.maxScale, options.maxScale.hasValue(), dynamic,
        "dynamic loss scaling"},
       {options.warmupSteps, options.warmupSteps.hasValue(),
-       scheduleReads("warmup-steps"),
-       "schedule=linear-warmup or warmup-cosine"},
+       scheduleReads(options.warmupSteps.ArgStr),
+       scheduleReader(options.warmupSteps.ArgStr)},
       {options.warmupStartFactor, options.warmupStartFactor.hasValue(),
-       scheduleReads("warmup-start-factor"),
-       "schedule=linear-warmup or warmup-cosine"},
+       scheduleReads(options.warmupStartFactor.ArgStr),
+       scheduleReader(options.warmupStartFactor.ArgStr)},
       {options.decaySteps, options.decaySteps.hasValue(),
-       scheduleReads("decay-steps"), "schedule=cosine or warmup-cosine"},
-      {options.minLr, options.minLr.hasValue(), scheduleReads("min-lr"),
-       "schedule=cosine or warmup-cosine"},
+       scheduleReads(options.decaySteps.ArgStr),
+       scheduleReader(options.decaySteps.ArgStr)},
+      {options.minLr, options.minLr.hasValue(),
+       scheduleReads(options.minLr.ArgStr),
+       scheduleReader(options.minLr.ArgStr)},
       {options.stepSize, options.stepSize.hasValue(),
-       scheduleReads("step-size"), "schedule=step"},
-      {options.gamma, options.gamma.hasValue(), scheduleReads("gamma"),
-       "schedule=step"},
+       scheduleReads(options.stepSize.ArgStr),
+       scheduleReader(options.stepSize.ArgStr)},
+      {options.gamma, options.gamma.hasValue(),
+       scheduleReads(options.gamma.ArgStr),
+       scheduleReader(options.gamma.ArgStr)},
   };
   for (const Read &read : reads)
     if (read.given && !read.read)
@@ -257,7 +264,7 @@ void amp::registerAmpPipelines() {
           return failure();
         return buildTrainStepPipeline(pm, options, errorHandler);
       },
-      [](function_ref<void(const detail::PassOptions &)> optionHandler) {
+      [](function_ref<void(const mlir::detail::PassOptions &)> optionHandler) {
         optionHandler(TrainStepPipelineOptions());
       });
   PassPipelineRegistration<BackendPipelineOptions>(
