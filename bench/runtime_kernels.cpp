@@ -225,7 +225,7 @@ int main(int argc, char **argv) {
     CHECK(amp_unscale(bench.stream, {tensors, grads.data(), sizes.data()},
                       invScale, foundInf));
   });
-  amp_adamw_config_t adamw{1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f};
+  amp_adamw_config_t adamw{1e-3, 0.9, 0.999, 1e-8, 0.01, /*coupled_decay=*/0};
   // Reads param, grad, m, v; writes param, m, v and the f16 copy.
   bandwidth("fused AdamW + f16 copy", 30 * elements, [&] {
     CHECK(amp_adamw_update(

@@ -91,7 +91,6 @@ struct Format {
 };
 const Format kF16{"f16", ElementKind::F16, toF16, ulpF16};
 const Format kBF16{"bf16", ElementKind::BF16, toBF16, ulpBF16};
-const Format kF32{"f32", ElementKind::F32, toF32, ulpF32};
 
 std::string fmt(double v) {
   char buffer[64];

@@ -47,9 +47,10 @@ amp_status_t readWhen(amp_stream_t *stream, const uint8_t *when, bool *runs) {
 }
 
 /// Checks amp.all_reduce's arguments and says whether it reduces: with
-/// replicas, where `when` holds.
+/// replicas, where `when` holds. `op` is read as its raw value (a caller may
+/// pass any int; loading it as the enum would be undefined).
 amp_status_t checkReduction(amp_stream_t *stream, amp_tensor_list_t tensors,
-                            amp_reduce_op_t op, const uint8_t *when,
+                            const amp_reduce_op_t &op, const uint8_t *when,
                             bool *runs) {
   *runs = false;
   if (!stream)

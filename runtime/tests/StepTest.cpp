@@ -164,10 +164,11 @@ TEST(StepCreateTest, RefusesBadDescriptionsAndTheWrongDevice) {
   EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_CUDA, &step), AMP_UNAVAILABLE,
                 "compiled for the host target");
   int badDevice = 77; // legal C, not a kind: refused by its number
-  amp_device_kind_t kind;
-  std::memcpy(&kind, &badDevice, sizeof badDevice);
-  EXPECT_STATUS(amp_step_create(&d, kind, &step), AMP_INVALID_ARGUMENT,
-                "unknown device kind 77");
+  // Passed as the value a C caller passes (a variable of the enum type
+  // holding 77 would be an invalid load here, in C++).
+  EXPECT_STATUS(
+      amp_step_create(&d, static_cast<amp_device_kind_t>(badDevice), &step),
+      AMP_INVALID_ARGUMENT, "unknown device kind 77");
   std::memcpy(&d.target, &badDevice, sizeof badDevice);
   EXPECT_STATUS(amp_step_create(&d, AMP_DEVICE_HOST, &step),
                 AMP_INVALID_ARGUMENT, "unknown target 77");
