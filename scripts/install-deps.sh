@@ -9,7 +9,8 @@
 # frontend's headers are fetched too (scripts/fetch-cudnn-frontend.sh).
 #
 #   scripts/install-deps.sh          what `make test` and `make demo` need
-#   scripts/install-deps.sh fuzz     also clang-19 and its fuzzer runtime
+#   scripts/install-deps.sh sanitize also clang-19 and its sanitizer runtimes
+#   scripts/install-deps.sh fuzz     the same (its fuzzer runtime is there)
 set -euo pipefail
 
 packages=(
@@ -21,7 +22,7 @@ packages=(
   python3-matplotlib graphviz
   libopenmpi-dev openmpi-bin python3-mpi4py
 )
-if [ "${1:-}" = fuzz ]; then
+if [ "${1:-}" = fuzz ] || [ "${1:-}" = sanitize ]; then
   packages+=(clang-19 libclang-rt-19-dev)
 fi
 

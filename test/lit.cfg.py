@@ -30,9 +30,13 @@ config.substitutions.append(("%amp_tools_dir", config.amp_tools_dir))
 ctypes_python = config.python_executable
 if "-fsanitize=address" in config.cxx_flags:
     import subprocess
+    # Clang's one runtime holds both sanitizers; GCC's are two.
+    names = (["libclang_rt.asan-x86_64.so"] if "clang" in
+             os.path.basename(config.cxx_compiler) else
+             ["libasan.so", "libubsan.so"])
     runtimes = [subprocess.check_output(
         [config.cxx_compiler, "-print-file-name=" + name], text=True).strip()
-        for name in ("libasan.so", "libubsan.so")]
+        for name in names]
     ctypes_python = "env LD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 %s" % (
         ":".join(runtimes), config.python_executable)
     # Any report fails its test, also in a command that `not` expects to
@@ -43,10 +47,24 @@ if "-fsanitize=address" in config.cxx_flags:
     config.environment["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=1"
     config.environment["UBSAN_OPTIONS"] = (
         "print_stacktrace=1:halt_on_error=1:abort_on_error=1")
+    # The steps amp-compile builds, by this build's compiler at -O1
+    # (Inputs/step-cxx-O1.sh).
+    config.environment["CXX"] = os.path.join(
+        config.test_source_root, "Inputs", "step-cxx-O1.sh")
+    config.environment["AMP_TEST_CXX"] = config.cxx_compiler
+    # Shorter loops where a test trains: the same kernels, fewer steps.
+    config.environment["AMP_DIFFERENTIAL_STEPS"] = "10"
 config.substitutions.append(("%ctypes_python", ctypes_python))
-# Programs linked against the project's libraries need the same sanitizers.
-config.substitutions.append(("%sanitizer_flags", " ".join(
-    flag for flag in config.cxx_flags.split() if flag.startswith("-fsanitize="))))
+# The C++ compiler of this build, for programs linked against its libraries.
+config.substitutions.append(("%cxx", config.cxx_compiler))
+# The steps differential.py trains (AMP_DIFFERENTIAL_STEPS under the
+# sanitizers), for the checks of its report.
+config.substitutions.append(("%differential_steps",
+    config.environment.get("AMP_DIFFERENTIAL_STEPS", "50")))
+# Programs linked against the project's libraries need the same sanitizers
+# and the same runtime (the build's link flags: clang's shared one).
+config.substitutions.append(("%sanitizer_flags", config.exe_linker_flags
+    if "-fsanitize=address" in config.cxx_flags else ""))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
