@@ -58,7 +58,7 @@ SANITIZE_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omi
 # preloads the same one): the libraries are linked with -z defs.
 SANITIZE_LINK_FLAGS = $(SANITIZE_FLAGS) -shared-libasan \
   -Wl,-rpath,$$(dirname $$($(SANITIZE_CXX) -print-file-name=libclang_rt.asan-x86_64.so))
-test-sanitize: deps
+test-sanitize:
 	@./scripts/install-deps.sh sanitize
 	@if [ ! -f $(SANITIZE_DIR)/build.ninja ]; then \
 	  cmake -G Ninja -S . -B $(SANITIZE_DIR) -DCMAKE_BUILD_TYPE=Release \

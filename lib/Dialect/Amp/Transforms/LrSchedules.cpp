@@ -27,12 +27,16 @@ std::string amp::spellLrSchedule(LrScheduleKind kind) {
   return replaced(stringifyLrScheduleKind(kind), '_', '-');
 }
 
+bool amp::lrScheduleReads(LrScheduleKind kind, StringRef option) {
+  return llvm::is_contained(LrScheduleOp::getParamNames(kind),
+                            replaced(option, '-', '_'));
+}
+
 SmallVector<std::string> amp::getSchedulesReading(StringRef option) {
-  std::string param = replaced(option, '-', '_');
   SmallVector<std::string> kinds;
   for (uint32_t value = 0; value <= getMaxEnumValForLrScheduleKind(); ++value) {
     auto kind = static_cast<LrScheduleKind>(value);
-    if (llvm::is_contained(LrScheduleOp::getParamNames(kind), param))
+    if (lrScheduleReads(kind, option))
       kinds.push_back(spellLrSchedule(kind));
   }
   return kinds;

@@ -75,8 +75,7 @@ getUnreadOption(const TrainStepPipelineOptions &options) {
   // A schedule's option is read by the schedules with that parameter.
   std::optional<LrScheduleKind> kind = parseLrSchedule(schedule);
   auto scheduleReads = [&](StringRef option) {
-    return kind && llvm::is_contained(getSchedulesReading(option),
-                                      spellLrSchedule(*kind));
+    return kind && lrScheduleReads(*kind, option);
   };
   auto scheduleReader = [](StringRef option) {
     return "schedule=" + llvm::join(getSchedulesReading(option), " or ");

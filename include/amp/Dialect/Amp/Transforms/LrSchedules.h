@@ -25,6 +25,10 @@ std::optional<LrScheduleKind> parseLrSchedule(StringRef spelling);
 /// How the option spells `kind`.
 std::string spellLrSchedule(LrScheduleKind kind);
 
+/// Whether `kind` has the parameter the option `option` sets
+/// (`warmup-steps`: warmup_steps).
+bool lrScheduleReads(LrScheduleKind kind, StringRef option);
+
 /// The kinds, as the option spells them, whose parameters include the one
 /// the option `option` sets (`decay-steps`: cosine and warmup-cosine);
 /// none for an option of no schedule.
