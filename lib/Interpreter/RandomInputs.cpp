@@ -3,6 +3,7 @@
 #include "amp/Interpreter/RandomInputs.h"
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp_runtime/random.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -50,18 +51,14 @@ std::optional<int64_t> interp::inferIndexBound(Value value) {
 }
 
 namespace {
-/// splitmix64: small, fast, and the same everywhere.
+/// The interpreter's stream of random values (amprt::splitmix64): small,
+/// fast, and the same everywhere.
 class SplitMix64 {
 public:
   explicit SplitMix64(uint64_t seed) : state(seed) {}
-  uint64_t next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
+  uint64_t next() { return amprt::splitmix64(state); }
   /// Uniform in [0, 1) with 53 random bits.
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  double uniform() { return amprt::splitmix64Unit(state); }
 
 private:
   uint64_t state;

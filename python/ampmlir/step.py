@@ -137,26 +137,17 @@ def _tensor_infos(tensors, count):
     return infos
 
 
-_MASK64 = (1 << 64) - 1
-
-
 def epoch_order(rows, seed, epoch, shuffle=True):
     """The order of ``rows`` examples in epoch ``epoch`` (from 0), as
     ``amp-step --data`` takes them: a Fisher-Yates shuffle drawn from
     splitmix64 seeded with ``seed`` and the epoch, or the rows in order
-    without ``shuffle``. A run in Python and one on the command line see
-    the same batches."""
-    order = list(range(rows))
-    if shuffle:
-        state = (seed ^ (0x9E3779B97F4A7C15 * (epoch + 1))) & _MASK64
-        for i in range(rows - 1, 0, -1):
-            state = (state + 0x9E3779B97F4A7C15) & _MASK64
-            z = state
-            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-            j = (z ^ (z >> 31)) % (i + 1)
-            order[i], order[j] = order[j], order[i]
-    return np.array(order, dtype=np.int64)
+    without ``shuffle``. Both call the runtime's ``amp_epoch_order``, so a
+    run in Python and one on the command line see the same batches."""
+    lib = _runtime_library()
+    order = np.empty(max(rows, 0), dtype=np.int64)
+    _check(lib, lib.amp_epoch_order(rows, seed, epoch, 1 if shuffle else 0,
+                                    order.ctypes.data_as(ctypes.c_void_p)))
+    return order
 
 
 def bf16_to_float32(bits):
@@ -217,11 +208,23 @@ def _declare(lib):
                                           ctypes.c_void_p, ctypes.c_size_t]),
         "amp_step_save": (status, [step, ctypes.c_char_p]),
         "amp_step_load": (status, [step, ctypes.c_char_p]),
+        "amp_epoch_order": (status, [ctypes.c_int64, ctypes.c_uint64,
+                                     ctypes.c_int64, ctypes.c_int32,
+                                     ctypes.c_void_p]),
     }
     for name, (restype, argtypes) in specs.items():
         function = getattr(lib, name)
         function.restype = restype
         function.argtypes = argtypes
+
+
+@functools.lru_cache(maxsize=None)
+def _runtime_library():
+    """libamp_runtime.so, its C API declared: for the calls that need no
+    step."""
+    lib = ctypes.CDLL(str(find_runtime_library()))
+    _declare(lib)
+    return lib
 
 
 def _c_string(text):

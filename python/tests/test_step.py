@@ -552,6 +552,38 @@ def test_fit_takes_the_batches_amp_step_takes(mlp_eval, tmp_path):
     assert [r["step"] for r in logged] == [5, 10, 15, 20, 25, 30]
 
 
+def splitmix64_shuffle(rows, seed, epoch):
+    """The shuffle amp_epoch_order documents, written here from its
+    description: splitmix64 (Steele, Lea and Flood 2014) seeded with
+    seed ^ (golden gamma * (epoch + 1)), Fisher-Yates from the last row."""
+    mask = (1 << 64) - 1
+    gamma = 0x9E3779B97F4A7C15
+    state = (seed ^ (gamma * (epoch + 1))) & mask
+    order = list(range(rows))
+    for i in range(rows - 1, 0, -1):
+        state = (state + gamma) & mask
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        j = (z ^ (z >> 31)) % (i + 1)
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+@pytest.mark.parametrize("rows,seed,epoch", [(1, 0, 0), (2, 0, 0),
+                                             (100, 3, 0), (100, 3, 7),
+                                             (37, 2**64 - 1, 2)])
+def test_epoch_order_is_the_documented_shuffle(rows, seed, epoch):
+    assert list(ampmlir.step.epoch_order(rows, seed, epoch)) == \
+        splitmix64_shuffle(rows, seed, epoch)
+
+
+def test_epoch_order_refuses_a_negative_count():
+    with pytest.raises(ampmlir.AmpError, match="no order of -1 rows"):
+        ampmlir.step.epoch_order(-1, 0, 0)
+    assert list(ampmlir.step.epoch_order(0, 0, 0)) == []
+
+
 def test_epoch_order_is_a_seeded_permutation():
     a = ampmlir.step.epoch_order(100, 3, 0)
     assert sorted(a) == list(range(100)) and list(a) != list(range(100))

@@ -4,6 +4,7 @@
 
 #include "amp_runtime/float_formats.h"
 #include "amp_runtime/hyperparameters.h"
+#include "amp_runtime/random.h"
 #include "amp_runtime/state_file.h"
 #include "runtime_internal.h"
 #include "status.h"
@@ -16,6 +17,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <sys/stat.h>
@@ -254,13 +256,6 @@ int64_t firstNonFinite(amp_element_type_t type, const void *data,
     if (!std::isfinite(loadFloat(type, data, i)))
       return i;
   return -1;
-}
-
-uint64_t splitmix64(uint64_t &state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
 }
 
 /// The .npy descr of `type`; bf16 travels as raw 16-bit words.
@@ -1112,8 +1107,7 @@ amp_status_t amp_step_init(amp_step_t *step, uint64_t seed) {
     } else {
       double bound = 1.0 / std::sqrt(static_cast<double>(t.fan_in));
       for (int64_t e = 0, n = elementCount(t); e < n; ++e) {
-        // 53 random bits: a double uniform in [0, 1).
-        double unit = static_cast<double>(splitmix64(state) >> 11) * 0x1p-53;
+        double unit = amprt::splitmix64Unit(state);
         store(e, (2 * unit - 1) * bound);
       }
     }
@@ -1424,6 +1418,26 @@ amp_status_t amp_step_run(amp_step_t *step, size_t input_count,
   if (step->graph)
     return amp_graph_launch(step->graph, step->stream);
   return runCounted(step);
+}
+
+amp_status_t amp_epoch_order(int64_t rows, uint64_t seed, int64_t epoch,
+                             int32_t shuffle, int64_t *order) {
+  if (rows < 0 || (rows && !order) || epoch < 0)
+    return AMP_STATUS(
+        AMP_INVALID_ARGUMENT, "no order of %lld rows in epoch %lld",
+        static_cast<long long>(rows), static_cast<long long>(epoch));
+  for (int64_t i = 0; i < rows; ++i)
+    order[i] = i;
+  if (!shuffle)
+    return nullptr;
+  uint64_t state =
+      seed ^ (0x9e3779b97f4a7c15ull * static_cast<uint64_t>(epoch + 1));
+  for (int64_t i = rows - 1; i > 0; --i) {
+    auto j = static_cast<int64_t>(amprt::splitmix64(state) %
+                                  static_cast<uint64_t>(i + 1));
+    std::swap(order[i], order[j]);
+  }
+  return nullptr;
 }
 
 amp_status_t amp_step_check_data(amp_step_t *step, int32_t evaluation,

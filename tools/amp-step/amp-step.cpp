@@ -71,6 +71,7 @@
 
 #include "amp_runtime/comm.h"
 #include "amp_runtime/float_formats.h"
+#include "amp_runtime/random.h"
 #include "amp_runtime/state_file.h"
 #include "amp_runtime/step.h"
 
@@ -144,14 +145,6 @@ long parseCount(const char *text) {
   return errno == ERANGE ? -2 : value;
 }
 
-/// splitmix64: the next of a sequence of well-mixed 64-bit values.
-uint64_t nextRandom(uint64_t &state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 /// The elements of tensor `t`, and their bytes.
 int64_t elementCount(const amp_step_tensor_t &t) {
   int64_t count = 1;
@@ -171,7 +164,7 @@ std::vector<char> randomInput(const amp_step_tensor_t &t, uint64_t &state,
   int64_t count = elementCount(t);
   std::vector<char> bytes(byteSize(t));
   for (int64_t i = 0; i < count; ++i) {
-    uint64_t r = nextRandom(state);
+    uint64_t r = amprt::splitmix64(state);
     double unit = static_cast<double>(r >> 11) * 0x1p-53; // [0, 1)
     float value = static_cast<float>(2 * unit - 1);
     auto put = [&](auto v) { std::memcpy(&bytes[i * sizeof v], &v, sizeof v); };
@@ -378,25 +371,12 @@ bool readDataSet(const std::vector<std::string> &files, size_t count,
   return true;
 }
 
-/// The order of `rows` examples in epoch `epoch`: a Fisher-Yates shuffle
-/// drawn from splitmix64 seeded with `seed` and the epoch, or the rows in
-/// order without `shuffle`. The same on every run, so that a run resumed
-/// from a checkpoint sees the batches the uninterrupted run would.
-std::vector<int64_t> epochOrder(int64_t rows, uint64_t seed, int64_t epoch,
-                                bool shuffle) {
-  std::vector<int64_t> order(static_cast<size_t>(rows));
-  for (int64_t i = 0; i < rows; ++i)
-    order[i] = i;
-  if (!shuffle)
-    return order;
-  uint64_t state =
-      seed ^ (0x9e3779b97f4a7c15ull * static_cast<uint64_t>(epoch + 1));
-  for (int64_t i = rows - 1; i > 0; --i) {
-    auto j =
-        static_cast<int64_t>(nextRandom(state) % static_cast<uint64_t>(i + 1));
-    std::swap(order[i], order[j]);
-  }
-  return order;
+/// The order of `rows` examples in epoch `epoch` (amp_epoch_order: the
+/// order Python's Step.fit takes them in too).
+amp_status_t epochOrder(int64_t rows, uint64_t seed, int64_t epoch,
+                        bool shuffle, std::vector<int64_t> &order) {
+  order.resize(static_cast<size_t>(rows));
+  return amp_epoch_order(rows, seed, epoch, shuffle ? 1 : 0, order.data());
 }
 
 /// Batch `index` of `set` in `order`: its rows copied into `batch` (one
@@ -560,7 +540,10 @@ void logLine(FILE *log, const std::string &text) {
 amp_status_t validate(amp_step_t *step, const DataSet &set, double *meanLoss,
                       std::vector<std::vector<char>> *outputs) {
   const amp_eval_description_t &e = *amp_step_description(step)->eval;
-  std::vector<int64_t> order = epochOrder(set.rows, 0, 0, /*shuffle=*/false);
+  std::vector<int64_t> order;
+  if (amp_status_t status =
+          epochOrder(set.rows, 0, 0, /*shuffle=*/false, order))
+    return status;
   std::vector<std::vector<char>> batch;
   std::vector<amp_step_input_t> inputs;
   double sum = 0;
@@ -670,8 +653,9 @@ int trainOnData(amp_step_t *step, const DataOptions &options) {
   for (int64_t k = done; k < total; ++k) {
     int64_t epoch = k / perEpoch;
     if (epoch != orderEpoch) {
-      order =
-          epochOrder(train.rows, options.shuffleSeed, epoch, options.shuffle);
+      if (amp_status_t status = epochOrder(train.rows, options.shuffleSeed,
+                                           epoch, options.shuffle, order))
+        return fail(status);
       orderEpoch = epoch;
     }
     int64_t index = k % perEpoch * job.size + job.rank;

@@ -91,6 +91,23 @@ AMP_HOST_DEVICE inline T dropout(T x, int64_t seed, int64_t pass,
          (dropoutKeeps(seed, pass, stream, index, threshold) ? scale : T(0));
 }
 
+/// splitmix64 (Steele, Lea and Flood, "Fast Splittable Pseudorandom
+/// Number Generators", OOPSLA 2014): the next of a sequence of well-mixed
+/// 64-bit values. The host's sequential draws come from it: the
+/// parameters amp_step_init draws, the data sets' shuffles
+/// (amp_epoch_order) and the interpreter's random inputs.
+inline uint64_t splitmix64(uint64_t &state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/// A double uniform in [0, 1): the top 53 bits of the next splitmix64 value.
+inline double splitmix64Unit(uint64_t &state) {
+  return static_cast<double>(splitmix64(state) >> 11) * 0x1p-53;
+}
+
 } // namespace amprt
 
 #endif // AMP_RUNTIME_RANDOM_H

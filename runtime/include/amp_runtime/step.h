@@ -257,6 +257,15 @@ amp_status_t amp_step_check_data(amp_step_t *step, int32_t evaluation,
                                  size_t tensor, const void *data, int64_t rows,
                                  int32_t finite);
 
+/* The order of a data set's `rows` examples in epoch `epoch` (from 0),
+ * written to `order` (`rows` elements): a Fisher-Yates shuffle drawn from
+ * splitmix64 seeded with `seed` and the epoch, or the rows in order where
+ * `shuffle` is 0. The same on every run and machine, so that a run resumed
+ * from a checkpoint sees the batches the uninterrupted run would; amp-step
+ * and Python's Step.fit both take their batches in it. */
+amp_status_t amp_epoch_order(int64_t rows, uint64_t seed, int64_t epoch,
+                             int32_t shuffle, int64_t *order);
+
 /* Records the launches of one step, without running them, into a CUDA
  * graph that every later amp_step_run replays after copying its batch: one
  * launch per step instead of one per kernel. The step keeps no host-side
