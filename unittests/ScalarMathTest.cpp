@@ -272,66 +272,8 @@ TEST(ScalarMathTest, RowMomentsByHand) {
   // The row 1 2 3 4: mean 2.5, squared deviations 2.25 + 0.25 + 0.25 + 2.25.
   EXPECT_EQ(amprt::rowMean(10.0, 4.0), 2.5);
   EXPECT_EQ(amprt::rowDeviation(5.0, 4.0, 0.0), std::sqrt(1.25));
-  EXPECT_NEAR(amprt::rowInverseDeviation(5.0, 4.0, 1e-5),
-              1 / std::sqrt(1.25 + 1e-5), 1e-15);
   // RMS norm of 3 4: sqrt((9 + 16) / 2).
   EXPECT_NEAR(amprt::rowDeviation(25.0f, 2.0f, 0.0f), std::sqrt(12.5), 1e-6);
-}
-
-/// The layer norm of `x` without affine terms, in f64, from the definition.
-std::vector<double> textbookLayerNorm(const std::vector<double> &x, double eps,
-                                      bool centered) {
-  double n = static_cast<double>(x.size()), mean = 0, var = 0;
-  if (centered) {
-    for (double v : x)
-      mean += v / n;
-  }
-  for (double v : x)
-    var += (v - mean) * (v - mean) / n;
-  std::vector<double> y;
-  for (double v : x)
-    y.push_back((v - mean) / std::sqrt(var + eps));
-  return y;
-}
-
-TEST(ScalarMathTest, NormInputGradsMatchFiniteDifferences) {
-  const std::vector<double> x = {0.5, -1.0, 2.0, 0.25, -0.75};
-  const std::vector<double> g = {1.0, -2.0, 0.5, 0.0, 3.0};
-  const double eps = 1e-5, n = static_cast<double>(x.size());
-  for (bool centered : {true, false}) {
-    double sum = 0, squares = 0;
-    for (double v : x)
-      sum += v;
-    double mean = centered ? amprt::rowMean(sum, n) : 0.0;
-    for (double v : x)
-      squares += (v - mean) * (v - mean);
-    double rstd = amprt::rowInverseDeviation(squares, n, eps);
-    std::vector<double> xhat;
-    double gMean = 0, gxMean = 0;
-    for (size_t j = 0; j < x.size(); ++j) {
-      xhat.push_back((x[j] - mean) * rstd);
-      gMean += g[j] / n;
-      gxMean += g[j] * xhat[j] / n;
-    }
-    for (size_t j = 0; j < x.size(); ++j) {
-      double got =
-          centered
-              ? amprt::layerNormInputGrad(g[j], xhat[j], gMean, gxMean, rstd)
-              : amprt::rmsNormInputGrad(g[j], xhat[j], gxMean, rstd);
-      // d/dx_j of sum_k g_k y_k(x).
-      auto loss = [&](double xj) {
-        std::vector<double> moved = x;
-        moved[j] = xj;
-        std::vector<double> y = textbookLayerNorm(moved, eps, centered);
-        double total = 0;
-        for (size_t k = 0; k < y.size(); ++k)
-          total += g[k] * y[k];
-        return total;
-      };
-      EXPECT_NEAR(got, centralDifference(loss, x[j]), 1e-7)
-          << (centered ? "layer" : "rms") << " norm, element " << j;
-    }
-  }
 }
 
 } // namespace

@@ -172,15 +172,15 @@ Tensor kernels::unary(UnaryFn fn, const Tensor &x, double exponent) {
       case UnaryFn::Sqrt:
         return std::sqrt(v);
       case UnaryFn::Rsqrt:
-        return static_cast<T>(1) / std::sqrt(v);
+        return amprt::rsqrt(v);
       case UnaryFn::Tanh:
         return amprt::math::tanh(v);
       case UnaryFn::Sigmoid:
-        return static_cast<T>(1) / (static_cast<T>(1) + amprt::math::exp(-v));
+        return amprt::sigmoid(v);
       case UnaryFn::Softplus:
         return amprt::softplus(v);
       case UnaryFn::Relu:
-        return v < 0 ? static_cast<T>(0) : v; // NaN stays NaN
+        return amprt::relu(v);
       case UnaryFn::GeluErf:
         return amprt::geluErf(v);
       case UnaryFn::GeluTanh:

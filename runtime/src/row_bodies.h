@@ -98,9 +98,9 @@ AMP_HOST_DEVICE void softmaxBackwardRow(const Row &row, amp_rows_t shape,
   softmaxGradRow<float>(row, shape.cols, at.in(y), at.in(dy), at.out(dx), log);
 }
 
-/// Layer norm (`centered`) or RMS norm of row `r`, multiplying by
-/// 1/deviation; the mean (layer norm) and 1/deviation go to `mean` and
-/// `rstd` where they are not null.
+/// Layer norm (`centered`) or RMS norm of row `r`, as the steps' kernels
+/// compute it (row_math.h's normRow); the mean (layer norm) and
+/// 1/deviation go to `mean` and `rstd` where they are not null.
 template <typename Row>
 AMP_HOST_DEVICE void normForwardRow(const Row &row, amp_rows_t shape, int64_t r,
                                     const void *x, const float *weight,
@@ -108,28 +108,26 @@ AMP_HOST_DEVICE void normForwardRow(const Row &row, amp_rows_t shape, int64_t r,
                                     void *y, float *mean, float *rstd) {
   RowAccess at{shape.dtype, r * shape.cols};
   const auto xs = at.in(x);
-  const auto ys = at.out(y);
-  const NormStats<float> stats =
-      normStats<float>(row, shape.cols, xs, eps, centered);
-  const float inv = inverseDeviation(stats);
-  row.forEach(shape.cols, [&](int64_t c) {
-    float v = (centered ? xs(c) - stats.mean : xs(c)) * inv;
-    if (weight)
-      v = v * weight[c];
-    if (bias)
-      v = v + bias[c];
-    ys(c, v);
-  });
-  if (!row.leads())
-    return;
-  if (mean)
-    mean[r] = stats.mean;
-  if (rstd)
-    rstd[r] = inv;
+  // Before y is written: y may be x's memory. Every lane of a row sums.
+  if (mean || rstd) {
+    const NormStats<float> stats =
+        normStats<float>(row, shape.cols, xs, eps, centered);
+    if (row.leads()) {
+      if (mean)
+        mean[r] = stats.mean;
+      if (rstd)
+        rstd[r] = 1.0f / stats.deviation;
+    }
+  }
+  normRow<float>(
+      row, shape.cols, xs, weight != nullptr,
+      [=](int64_t c) { return weight[c]; }, bias != nullptr,
+      [=](int64_t c) { return bias[c]; }, eps, centered, at.out(y));
 }
 
-/// dx of layer norm (`centered`) or RMS norm for row `r`, adding the row's
-/// terms of dweight and dbias (layer norm) where they are not null.
+/// dx of layer norm (`centered`) or RMS norm for row `r`, as the steps'
+/// kernels compute it (row_math.h's normGradRow), adding the row's terms of
+/// dweight and dbias where they are not null.
 template <typename Row>
 AMP_HOST_DEVICE void
 normBackwardRow(const Row &row, amp_rows_t shape, int64_t r, const void *x,
@@ -138,32 +136,25 @@ normBackwardRow(const Row &row, amp_rows_t shape, int64_t r, const void *x,
   RowAccess at{shape.dtype, r * shape.cols};
   const auto xs = at.in(x);
   const auto dys = at.in(dy);
-  const auto dxs = at.out(dx);
-  const NormStats<float> stats =
-      normStats<float>(row, shape.cols, xs, eps, centered);
-  const float inv = inverseDeviation(stats);
-  const float n = static_cast<float>(shape.cols);
-  const auto xhat = [&](int64_t c) {
-    return (centered ? xs(c) - stats.mean : xs(c)) * inv;
-  };
-  const auto g = [&](int64_t c) {
-    const float d = dys(c);
-    return weight ? d * weight[c] : d;
-  };
-  const float gMean = centered ? row.sum(shape.cols, g) / n : 0.0f;
-  const float gxMean =
-      row.sum(shape.cols, [&](int64_t c) { return g(c) * xhat(c); }) / n;
-  row.forEach(shape.cols, [&](int64_t c) {
-    const float d = dys(c), h = xhat(c);
-    const float grad = centered
-                           ? layerNormInputGrad(g(c), h, gMean, gxMean, inv)
-                           : rmsNormInputGrad(g(c), h, gxMean, inv);
-    if (dweight)
-      accumulate(&dweight[c], d * h);
-    if (dbias)
-      accumulate(&dbias[c], d);
-    dxs(c, grad); // last: dx may be dy's memory
-  });
+  if (dweight || dbias) {
+    const NormStats<float> stats =
+        normStats<float>(row, shape.cols, xs, eps, centered);
+    row.forEach(shape.cols, [&](int64_t c) {
+      const float d = dys(c);
+      if (dweight)
+        accumulate(&dweight[c], d * ((xs(c) - stats.mean) / stats.deviation));
+      if (dbias)
+        accumulate(&dbias[c], d);
+    });
+  }
+  // Last: dx may be dy's memory.
+  normGradRow<float>(
+      row, shape.cols, xs,
+      [&](int64_t c) {
+        const float d = dys(c);
+        return weight ? d * weight[c] : d;
+      },
+      eps, centered, at.out(dx));
 }
 
 /// Row `r`'s cross-entropy loss (to losses[r] where not null) and, where

@@ -332,14 +332,13 @@ FailureOr<std::string> scalarExpr(TanhOp op, ElementwiseKernel &kernel) {
   });
 }
 FailureOr<std::string> scalarExpr(RsqrtOp op, ElementwiseKernel &kernel) {
-  return unary(op, kernel, [](const std::string &x, const std::string &t) {
-    return literal(1, t) + " / " + math("sqrt", t) + "(" + x + ")";
+  return unary(op, kernel, [](const std::string &x, const std::string &) {
+    return "amprt::rsqrt(" + x + ")";
   });
 }
 FailureOr<std::string> scalarExpr(SigmoidOp op, ElementwiseKernel &kernel) {
-  return unary(op, kernel, [](const std::string &x, const std::string &t) {
-    return literal(1, t) + " / (" + literal(1, t) + " + amprt::math::exp(-" +
-           x + "))";
+  return unary(op, kernel, [](const std::string &x, const std::string &) {
+    return "amprt::sigmoid(" + x + ")";
   });
 }
 FailureOr<std::string> scalarExpr(SoftplusOp op, ElementwiseKernel &kernel) {
@@ -348,8 +347,8 @@ FailureOr<std::string> scalarExpr(SoftplusOp op, ElementwiseKernel &kernel) {
   });
 }
 FailureOr<std::string> scalarExpr(ReluOp op, ElementwiseKernel &kernel) {
-  return unary(op, kernel, [](const std::string &x, const std::string &t) {
-    return "(" + x + " < 0 ? " + literal(0, t) + " : " + x + ")";
+  return unary(op, kernel, [](const std::string &x, const std::string &) {
+    return "amprt::relu(" + x + ")";
   });
 }
 FailureOr<std::string> scalarExpr(GeluOp op, ElementwiseKernel &kernel) {

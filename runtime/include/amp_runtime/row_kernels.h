@@ -2,9 +2,8 @@
  *
  * Kernels over the rows of a [rows, cols] matrix (the last dimension of a
  * tensor), in f16, bf16 or f32 storage with f32 arithmetic and one rounding
- * at each store, like the reference interpreter; the norms multiply by
- * 1/sqrt(var + eps) where the interpreter divides by sqrt(var + eps), so
- * they agree with it to rounding rather than bit for bit. On CUDA a warp
+ * at each store, like the reference interpreter: each row is computed by
+ * the generated steps' own functions (amp_runtime/row_math.h). On CUDA a warp
  * works on each row and reduces with shuffles; the host runs the same
  * bodies in the same order (amp_runtime/row_context.h), so the two
  * backends agree bit for bit (but for the sums over rows of the norms'

@@ -136,13 +136,6 @@ AMP_HOST_DEVICE inline NormStats<T> normStats(const Row &row, int64_t n,
   return {mean, rowDeviation(squares, static_cast<T>(n), eps)};
 }
 
-/// 1 / deviation: the runtime's norm kernels multiply by it where the ops
-/// divide by the deviation.
-template <typename T>
-AMP_HOST_DEVICE inline T inverseDeviation(const NormStats<T> &stats) {
-  return static_cast<T>(1) / stats.deviation;
-}
-
 /// y = (x - mean) / deviation [* weight] [+ bias] over a row of `n`, or for
 /// RMS norm (not `centered`) x / deviation [* weight]. The weight and bias
 /// are read at the same j as x.

@@ -162,6 +162,26 @@ template <typename T> AMP_HOST_DEVICE inline T geluTanhGrad(T x) {
 }
 
 //===----------------------------------------------------------------------===//
+// Sigmoid, rsqrt and relu
+//===----------------------------------------------------------------------===//
+
+/// 1 / (1 + e^-x), with this header's exp.
+template <typename T> AMP_HOST_DEVICE inline T sigmoid(T x) {
+  return static_cast<T>(1) / (static_cast<T>(1) + math::exp(-x));
+}
+
+/// 1 / sqrt(x): the correctly rounded root, then a division (no
+/// approximate reciprocal root, whose bits differ by machine).
+template <typename T> AMP_HOST_DEVICE inline T rsqrt(T x) {
+  return static_cast<T>(1) / math::sqrt(x);
+}
+
+/// max(x, 0), where a NaN stays NaN (as PyTorch's relu).
+template <typename T> AMP_HOST_DEVICE inline T relu(T x) {
+  return x < static_cast<T>(0) ? static_cast<T>(0) : x;
+}
+
+//===----------------------------------------------------------------------===//
 // Softplus
 //===----------------------------------------------------------------------===//
 
@@ -346,27 +366,6 @@ template <typename T> AMP_HOST_DEVICE inline T rowMean(T sum, T n) {
 template <typename T>
 AMP_HOST_DEVICE inline T rowDeviation(T squares, T n, T eps) {
   return math::sqrt(squares / n + eps);
-}
-
-/// 1 / rowDeviation: the runtime's row kernels multiply by it.
-template <typename T>
-AMP_HOST_DEVICE inline T rowInverseDeviation(T squares, T n, T eps) {
-  return static_cast<T>(1) / rowDeviation(squares, n, eps);
-}
-
-/// The runtime's layer norm input gradient of one element: `g` the output
-/// gradient (times the weight), `xhat` the normalised input, `gMean` and
-/// `gxMean` the row means of g and g * xhat, `rstd` rowInverseDeviation.
-template <typename T>
-AMP_HOST_DEVICE inline T layerNormInputGrad(T g, T xhat, T gMean, T gxMean,
-                                            T rstd) {
-  return (g - gMean - xhat * gxMean) * rstd;
-}
-
-/// The same for RMS norm, which subtracts no mean.
-template <typename T>
-AMP_HOST_DEVICE inline T rmsNormInputGrad(T g, T xhat, T gxMean, T rstd) {
-  return (g - xhat * gxMean) * rstd;
 }
 
 } // namespace amprt

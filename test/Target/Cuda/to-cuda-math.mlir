@@ -1,15 +1,14 @@
 // RUN: amp-translate --amp-to-cuda %s | FileCheck %s --implicit-check-not=expf
 
-// exp (and sigmoid through it) and tanh are scalar_math.h's, which the
-// interpreter runs too, not the C library's or CUDA's; a bf16 register is
-// stored by its high half (every op rounds its result, so it holds a bf16
-// value), where a value the kernel has not rounded is stored rounding.
+// exp, sigmoid and tanh are scalar_math.h's, which the interpreter runs
+// too, not the C library's or CUDA's; a bf16 register is stored by its
+// high half (every op rounds its result, so it holds a bf16 value), where
+// a value the kernel has not rounded is stored rounding.
 
 // CHECK-LABEL: struct k0_cast_exp_sigmoid_tanh {
 // CHECK: const float v1 = ampstep::rndBF16(x0);
 // CHECK-NEXT: const float v2 = ampstep::rndBF16(amprt::math::exp(v1));
-// CHECK-NEXT: const float v3 = ampstep::rndBF16(static_cast<float>(0x1p+0) /
-// CHECK-NEXT: (static_cast<float>(0x1p+0) + amprt::math::exp(-v2)));
+// CHECK-NEXT: const float v3 = ampstep::rndBF16(amprt::sigmoid(v2));
 // CHECK-NEXT: const float v4 = ampstep::rndBF16(amprt::math::tanh(v3));
 // CHECK-NEXT: ampstep::stHeldBF16(out0, i, v4);
 // The sum's f32 accumulator is rounded once, by the store.
