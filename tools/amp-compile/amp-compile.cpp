@@ -278,14 +278,6 @@ buildEvaluation(ModuleOp module, const amp::TrainStepPipelineOptions &options,
   return found;
 }
 
-/// Whether `name` is a C identifier: letters, digits and '_', not starting
-/// with a digit.
-bool isIdentifier(StringRef name) {
-  return !name.empty() && !llvm::isDigit(name.front()) &&
-         llvm::all_of(name,
-                      [](char c) { return llvm::isAlnum(c) || c == '_'; });
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -307,18 +299,12 @@ int main(int argc, char **argv) {
   // A name given is used as it is; one taken from the file is made an
   // identifier.
   std::string name = stepName;
-  if (stepName.getNumOccurrences() && !isIdentifier(name))
+  if (stepName.getNumOccurrences() && !amp::isStepName(name))
     return fail("--name must be a C identifier (letters, digits and '_', "
                 "not starting with a digit), not '" +
                 name + "'");
-  if (!stepName.getNumOccurrences()) {
-    name = llvm::sys::path::stem(inputFile).str();
-    for (char &c : name)
-      if (!llvm::isAlnum(c))
-        c = '_';
-    if (name.empty() || llvm::isDigit(name[0]))
-      name = "step_" + name;
-  }
+  if (!stepName.getNumOccurrences())
+    name = amp::toStepName(llvm::sys::path::stem(inputFile));
   amp::StepPackageDirectory output(outputDir);
   if (llvm::Error error = output.check())
     return fail(std::move(error));

@@ -63,6 +63,22 @@ llvm::Error run(StringRef program, ArrayRef<std::string> args) {
 }
 } // namespace
 
+bool amp::isStepName(StringRef name) {
+  return !name.empty() && !llvm::isDigit(name.front()) &&
+         llvm::all_of(name,
+                      [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+std::string amp::toStepName(StringRef text) {
+  std::string name = text.str();
+  for (char &c : name)
+    if (!llvm::isAlnum(c))
+      c = '_';
+  if (name.empty() || llvm::isDigit(name.front()))
+    name = "step_" + name;
+  return name;
+}
+
 std::string amp::getStepSourceFileName(const StepPackageOptions &options) {
   return options.name + (options.cuda ? ".cu" : ".cpp");
 }

@@ -14,11 +14,10 @@
 
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
 #include "amp/Dialect/Amp/Transforms/Backend.h"
+#include "amp/Target/Cuda/StepPackage.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
-
-#include <cctype>
 
 using namespace mlir;
 using namespace mlir::amp;
@@ -68,12 +67,8 @@ LogicalResult mlir::amp::translateToCuda(ModuleOp module, raw_ostream &os,
              << "amp-to-cuda: no function with a buffer plan; run "
                 "--amp-fuse and --amp-plan-buffers first";
   }
-  std::string stepName = name.empty() ? func.getSymName().str() : name.str();
-  for (char &c : stepName)
-    if (!std::isalnum(static_cast<unsigned char>(c)))
-      c = '_';
-  if (stepName.empty() || std::isdigit(static_cast<unsigned char>(stepName[0])))
-    stepName = "step_" + stepName; // a C identifier
+  std::string stepName =
+      toStepName(name.empty() ? func.getSymName() : StringRef(name));
   cuda::attachKernelModels(*module.getContext());
   // The file is printed whole, then laid out by libFormat: the emitter
   // decides what to print, not where lines break.

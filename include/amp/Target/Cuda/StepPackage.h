@@ -39,6 +39,14 @@ struct StepPackageOptions {
   bool countAccesses = false;
 };
 
+/// Whether `name` can name a step: a C identifier (letters, digits and '_',
+/// not starting with a digit), as its files and C API are named after it.
+bool isStepName(StringRef name);
+/// `text` (a file's stem, a function's name) made a step name: each
+/// character other than a letter or a digit becomes '_', and "step_" goes
+/// before one that is empty or starts with a digit.
+std::string toStepName(StringRef text);
+
 /// The step's source file name: <name>.cu or <name>.cpp.
 std::string getStepSourceFileName(const StepPackageOptions &options);
 /// The step's library file name: lib<name>.so.
