@@ -326,7 +326,10 @@ static LogicalResult buildStep(const GradientFunction &target,
     bool master;
   };
   SmallVector<Shard> shards;
-  for (auto [k, i] : llvm::enumerate(params)) {
+  for (auto [index, arg] : llvm::enumerate(params)) {
+    // Copies: a lambda may not capture a structured binding in C++17.
+    size_t k = index;
+    unsigned i = arg;
     Type momentType = zero ? partType(k) : argTypes[i];
     auto addMoment = [&](StringRef role, bool master = false) {
       if (zero)
