@@ -177,6 +177,7 @@ def _declare(lib):
         "amp_status_message": (ctypes.c_char_p, [status]),
         "amp_status_free": (None, [status]),
         "amp_device_available": (ctypes.c_int, [ctypes.c_int]),
+        "amp_host_thread_count": (ctypes.c_int, []),
         "amp_step_create": (status, [ctypes.POINTER(_Description), ctypes.c_int,
                                      ctypes.POINTER(step)]),
         "amp_step_destroy": (None, [step]),
@@ -218,11 +219,15 @@ def _declare(lib):
         function.argtypes = argtypes
 
 
-@functools.lru_cache(maxsize=None)
 def _runtime_library():
-    """libamp_runtime.so, its C API declared: for the calls that need no
-    step."""
-    lib = ctypes.CDLL(str(find_runtime_library()))
+    """libamp_runtime.so where find_runtime_library finds it now, its C API
+    declared: for the calls that need no step."""
+    return _runtime_library_at(str(find_runtime_library()))
+
+
+@functools.lru_cache(maxsize=None)
+def _runtime_library_at(path):
+    lib = ctypes.CDLL(path)
     _declare(lib)
     return lib
 
@@ -311,11 +316,9 @@ def _mpi_comm_address(comm):
 def cuda_available():
     """Whether the runtime was built with CUDA and a GPU is present."""
     try:
-        lib = ctypes.CDLL(str(find_runtime_library()))
+        lib = _runtime_library()
     except (ToolNotFoundError, OSError):
         return False
-    lib.amp_device_available.restype = ctypes.c_int
-    lib.amp_device_available.argtypes = [ctypes.c_int]
     return bool(lib.amp_device_available(DEVICE_CUDA))
 
 
@@ -323,11 +326,9 @@ def host_threads():
     """The threads a step on the host runs on: AMP_NUM_THREADS, else the
     cores this process may use (1 when the runtime cannot be found)."""
     try:
-        lib = ctypes.CDLL(str(find_runtime_library()))
+        lib = _runtime_library()
     except (ToolNotFoundError, OSError):
         return 1
-    lib.amp_host_thread_count.restype = ctypes.c_int
-    lib.amp_host_thread_count.argtypes = []
     return int(lib.amp_host_thread_count())
 
 

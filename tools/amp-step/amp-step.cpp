@@ -165,7 +165,7 @@ std::vector<char> randomInput(const amp_step_tensor_t &t, uint64_t &state,
   std::vector<char> bytes(byteSize(t));
   for (int64_t i = 0; i < count; ++i) {
     uint64_t r = amprt::splitmix64(state);
-    double unit = static_cast<double>(r >> 11) * 0x1p-53; // [0, 1)
+    double unit = amprt::unitOfBits(r); // [0, 1)
     float value = static_cast<float>(2 * unit - 1);
     auto put = [&](auto v) { std::memcpy(&bytes[i * sizeof v], &v, sizeof v); };
     switch (t.type) {

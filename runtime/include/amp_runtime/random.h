@@ -103,9 +103,14 @@ inline uint64_t splitmix64(uint64_t &state) {
   return z ^ (z >> 31);
 }
 
-/// A double uniform in [0, 1): the top 53 bits of the next splitmix64 value.
+/// A double uniform in [0, 1): the top 53 bits of `bits`.
+inline double unitOfBits(uint64_t bits) {
+  return static_cast<double>(bits >> 11) * 0x1p-53;
+}
+
+/// A double uniform in [0, 1) from the next splitmix64 value.
 inline double splitmix64Unit(uint64_t &state) {
-  return static_cast<double>(splitmix64(state) >> 11) * 0x1p-53;
+  return unitOfBits(splitmix64(state));
 }
 
 } // namespace amprt
