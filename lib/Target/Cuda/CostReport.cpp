@@ -141,6 +141,7 @@ llvm::json::Value amp::costReportToJson(const StepCost &step) {
   for (const KernelMinimum &minimum : step.minimums)
     minimums.push_back(llvm::json::Object{
         {"name", minimum.name},
+        {"kind", minimum.kind},
         {"first_launch", static_cast<int64_t>(minimum.firstLaunch)},
         {"launch_count", static_cast<int64_t>(minimum.launchCount)},
         {"bytes", minimum.bytes},

@@ -451,11 +451,6 @@ struct GatherModel
   LogicalResult emitKernel(Operation *op, OpKernel &kernel) const {
     return Emit(cast<Op>(op), kernel);
   }
-  bool fusesWith(Operation *, ArrayRef<Operation *> others) const {
-    return llvm::all_of(others, [](Operation *other) {
-      return isa<TransposeOp, SliceOp>(other) || isView(other);
-    });
-  }
 };
 
 LogicalResult emitTranspose(TransposeOp op, OpKernel &kernel) {

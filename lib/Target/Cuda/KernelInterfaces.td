@@ -40,16 +40,11 @@ def KernelOpInterface : OpInterface<"KernelOpInterface"> {
   let cppNamespace = "::mlir::amp::cuda";
   let methods = [
     InterfaceMethod<
-      "Prints the op's kernel and its launch through `kernel`.",
+      "Prints the op's kernel and its launch through `kernel`, with the "
+      "other ops of its amp.fusion (OpKernel::getFused), which the "
+      "fusion's kind says how it computes (KernelAnalysis.h).",
       "::llvm::LogicalResult", "emitKernel",
       (ins "::mlir::amp::cuda::OpKernel &":$kernel)>,
-    InterfaceMethod<
-      "Whether the op's kernel also computes `others`, the other ops "
-      "--amp-fuse put in its kernel (OpKernel::getFused), in block order: "
-      "after it for a loss's gradient, before it for the elementwise ops "
-      "that feed a reduction; none by default.",
-      "bool", "fusesWith", (ins "::llvm::ArrayRef<::mlir::Operation *>":$others),
-      "", "return others.empty();">,
   ];
 }
 

@@ -115,12 +115,6 @@ struct ReduceModel : KernelOpInterface::ExternalModel<ReduceModel<Op>, Op> {
   LogicalResult emitKernel(Operation *op, OpKernel &kernel) const {
     return emitReduce(cast<Op>(op), kernel);
   }
-  bool fusesWith(Operation *op, ArrayRef<Operation *> others) const {
-    return others.empty() ||
-           (llvm::all_of(others, backend::isFusibleElementwise) &&
-            others.back()->getNumResults() == 1 &&
-            others.back()->getResult(0) == op->getOperand(0));
-  }
 };
 
 } // namespace

@@ -23,19 +23,6 @@ using namespace mlir::amp::cuda;
 
 namespace {
 
-/// Whether `others`, the ops --amp-fuse put in a row op's kernel, are
-/// elementwise: its epilogue after it (of its result's shape, computed as
-/// the row kernel stores each value of its result) and the prologues of its
-/// operands before it (computed as the row kernel loads them).
-bool isRowFusion(Operation *op, ArrayRef<Operation *> others) {
-  ArrayRef<int64_t> shape = tensorOf(op->getResult(0)).getShape();
-  return llvm::all_of(others, [&](Operation *other) {
-    return isFusibleElementwise(other) && other->getNumResults() == 1 &&
-           (other->isBeforeInBlock(op) ||
-            tensorOf(other->getResult(0)).getShape() == shape);
-  });
-}
-
 /// The fused ops of `kernel` that `values` depend on, in block order.
 SmallVector<Operation *> fusedProducers(OpKernel &kernel,
                                         SmallVector<Value> values) {
@@ -437,21 +424,15 @@ struct CrossEntropyModel
   LogicalResult emitKernel(Operation *op, OpKernel &kernel) const {
     return emitCrossEntropy(cast<CrossEntropyOp>(op), kernel);
   }
-  bool fusesWith(Operation *op, ArrayRef<Operation *> others) const {
-    return others.empty() ||
-           static_cast<bool>(getFusedGrad(cast<CrossEntropyOp>(op), others));
-  }
 };
 
 /// The kernel model of a row op of one result, which computes the
-/// elementwise epilogue --amp-fuse gives it as it stores (isRowEpilogue).
+/// elementwise prologue and epilogue of its `rows` kernel as it loads and
+/// stores.
 template <typename Op, LogicalResult (*Emit)(Op, OpKernel &)>
 struct RowModel : KernelOpInterface::ExternalModel<RowModel<Op, Emit>, Op> {
   LogicalResult emitKernel(Operation *op, OpKernel &kernel) const {
     return Emit(cast<Op>(op), kernel);
-  }
-  bool fusesWith(Operation *op, ArrayRef<Operation *> others) const {
-    return isRowFusion(op, others);
   }
 };
 

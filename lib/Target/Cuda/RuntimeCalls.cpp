@@ -26,54 +26,6 @@ using namespace mlir::amp;
 using namespace mlir::amp::backend;
 using namespace mlir::amp::cuda;
 
-/// The bias of a GEMM kernel (null without one), after checking that the
-/// kernel is one emitGemm prints: the matmul alone, or with the bias add
-/// (unless the matmul has a bias operand) and the relu its amp.epilogue
-/// names, as --amp-fuse folds them.
-static FailureOr<Value> getGemmBias(ArrayRef<Operation *> ops) {
-  auto matmul = cast<MatmulOp>(ops.front());
-  auto epilogue = matmul->getAttrOfType<EpilogueAttr>(kEpilogueAttr);
-  bool hasBias = static_cast<bool>(matmul.getBias());
-  size_t reluAt = hasBias ? 1 : 2;
-  size_t expected = !epilogue                               ? 1
-                    : epilogue.getValue() == Epilogue::bias ? reluAt
-                                                            : reluAt + 1;
-  bool ok = ops.size() == expected && (epilogue || !hasBias);
-  Value bias = matmul.getBias();
-  if (ok && expected >= 2 && !hasBias) {
-    // The bias is the other operand of the f32 add after the product.
-    auto add = dyn_cast<AddOp>(ops[1]);
-    if (add && matmul.getResult().hasOneUse() &&
-        (add.getLhs() == matmul.getResult() ||
-         add.getRhs() == matmul.getResult()))
-      bias = add.getLhs() == matmul.getResult() ? add.getRhs() : add.getLhs();
-    auto type = matmul.getType();
-    ok = bias && add.getType() == type && type.getElementType().isF32() &&
-         tensorOf(bias).getRank() == 1 &&
-         tensorOf(bias).getDimSize(0) == type.getShape().back() &&
-         elementOf(bias).isF32();
-  }
-  if (ok && expected == reluAt + 1) {
-    auto relu = dyn_cast<ReluOp>(ops[reluAt]);
-    Value biased = ops[reluAt - 1]->getResult(0);
-    ok = relu && biased.hasOneUse() && relu.getInput() == biased &&
-         relu.getType() == matmul.getType();
-  }
-  if (ok)
-    return bias;
-  if (!epilogue)
-    return matmul.emitError()
-           << "amp-to-cuda: this matmul "
-           << (hasBias ? "has a bias operand"
-                       : "shares its kernel with other ops")
-           << " but has no amp.epilogue; run --amp-fuse again";
-  return matmul.emitError()
-         << "amp-to-cuda: the kernel of this matmul is not the matmul"
-         << (hasBias ? "" : " and the bias add")
-         << (expected == reluAt + 1 ? " and relu" : "") << " its amp.epilogue "
-         << epilogue << " names; run --amp-fuse again";
-}
-
 LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
   auto matmul = cast<MatmulOp>(ops.front());
   Operation *last = ops.back();
@@ -89,13 +41,12 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
   int64_t batch = product(outBatch);
   bool sameBatch = lhsBatch == outBatch && rhsBatch == outBatch;
   bool foldIntoRows = rhsBatch.empty() && !matmul.getTransposeLhs();
-  FailureOr<Value> bias = getGemmBias(ops);
-  if (failed(bias))
-    return failure();
-  std::string epilogue = "AMP_EPILOGUE_NONE";
-  if (auto attr = matmul->getAttrOfType<EpilogueAttr>(kEpilogueAttr))
-    epilogue = attr.getValue() == Epilogue::bias_relu ? "AMP_EPILOGUE_BIAS_RELU"
-                                                      : "AMP_EPILOGUE_BIAS";
+  // The kernel is the matmul and, with a bias, the relu its epilogue
+  // applies (a `gemm` kernel, KernelAnalysis.h).
+  Value bias = matmul.getBias();
+  std::string epilogue = ops.size() == 2 ? "AMP_EPILOGUE_BIAS_RELU"
+                         : bias          ? "AMP_EPILOGUE_BIAS"
+                                         : "AMP_EPILOGUE_NONE";
   std::string kernel = kernelName(ops);
   raw_indented_ostream &s = step();
   s << "// " << kernel << ":\n";
@@ -104,7 +55,7 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
   std::string a = pointerOf(matmul.getLhs(), false),
               b = pointerOf(matmul.getRhs(), false),
               c = pointerOf(last->getResult(0), true),
-              biasPointer = *bias ? pointerOf(*bias, false) : "nullptr";
+              biasPointer = bias ? pointerOf(bias, false) : "nullptr";
   // [..., M, K] x [K, N] folds into one GEMM of (batch * M) rows.
   bool one = sameBatch || batch == 1;
   int64_t rows = !one && foldIntoRows ? batch * m : m;
@@ -124,7 +75,7 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
     rhsBytes = batch * (rhsBytes / std::max<int64_t>(product(rhsBatch), 1));
   }
   cost.bytesRead = lhsBytes + rhsBytes +
-                   (*bias ? cost.launches * getByteSize(tensorOf(*bias)) : 0);
+                   (bias ? cost.launches * getByteSize(tensorOf(bias)) : 0);
   cost.bytesWritten = getByteSize(tensorOf(last->getResult(0)));
   recordLaunch(std::move(cost), {});
   s << "{\n";

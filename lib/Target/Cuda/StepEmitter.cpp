@@ -225,11 +225,15 @@ void StepEmitter::recordLaunch(KernelCost kernel,
   cost.kernels.push_back(std::move(kernel));
 }
 
-/// The least a kernel of `ops` must move and compute (KernelMinimum),
-/// from the ops alone.
-static KernelMinimum minimumOf(ArrayRef<Operation *> ops, StringRef name,
+/// The least `kernel` must move and compute (KernelMinimum), from its
+/// ops alone.
+static KernelMinimum minimumOf(FusionOp kernel, StringRef name,
                                size_t firstLaunch, size_t launchCount) {
-  KernelMinimum minimum{name.str(), firstLaunch, launchCount};
+  SmallVector<Operation *> ops =
+      llvm::to_vector(llvm::make_pointer_range(kernel.getKernelOps()));
+  KernelMinimum minimum{
+      name.str(), stringifyKernelKind(kernel.getKernelAttr().getKind()).str(),
+      firstLaunch, launchCount};
   llvm::SmallPtrSet<Operation *, 8> inKernel(ops.begin(), ops.end());
   llvm::MapVector<Value, int64_t> reads;
   int64_t work = 0;
@@ -580,7 +584,7 @@ std::string StepEmitter::constantArray(Operation *op, DenseElementsAttr value) {
 }
 
 std::string StepEmitter::describe(Operation *op) {
-  // Without the backend's own annotations (amp.epilogue, amp.scratch, ...),
+  // Without the backend's own annotations (amp.scratch, amp.place, ...),
   // which the code around the comment shows.
   SmallVector<NamedAttribute> annotations;
   for (NamedAttribute attr : llvm::to_vector(op->getDiscardableAttrs()))
@@ -662,47 +666,43 @@ LogicalResult StepEmitter::emitSingle(Operation *op,
   return kernel.emitKernel(builder);
 }
 
-LogicalResult StepEmitter::emitKernel(ArrayRef<Operation *> ops) {
-  if (isa<MatmulOp>(ops.front()))
+LogicalResult StepEmitter::emitKernel(FusionOp kernel) {
+  // The kind and root --amp-fuse recorded, which the fusion's verifier
+  // checked against its ops (KernelAnalysis.h).
+  SmallVector<Operation *> ops =
+      llvm::to_vector(llvm::make_pointer_range(kernel.getKernelOps()));
+  Operation *root = kernel.getRoot();
+  switch (kernel.getKernelAttr().getKind()) {
+  case KernelKind::gemm:
     return emitGemm(ops);
-  if (llvm::all_of(ops, isFusibleElementwise))
+  case KernelKind::loop:
     return emitElementwise(ops);
-  SmallVector<Operation *> updates;
-  llvm::SmallPtrSet<Operation *, 8> expected;
-  for (Operation *op : ops)
-    if (isa<OptimizerUpdateOpInterface>(op)) {
-      updates.push_back(op);
-      expected.insert(op);
-      for (Operation *select : getGuardSelects(op))
-        expected.insert(select);
-    }
-  if (!updates.empty() && expected.size() == ops.size() &&
-      llvm::all_of(ops, [&](Operation *op) { return expected.contains(op); }))
+  case KernelKind::updates: {
+    SmallVector<Operation *> updates;
+    for (Operation *op : ops)
+      if (isa<OptimizerUpdateOpInterface>(op))
+        updates.push_back(op);
     return emitUpdates(updates);
-  if (ops.size() == 1)
-    return emitSingle(ops.front());
-  // The one op that is not elementwise computes the others (a reduction
-  // as it loads, a row op as it stores); the last of a gather computes the
-  // transposes, slices and reshapes before it as it loads; otherwise the
-  // first computes the rest (a loss and its gradient).
-  Operation *principal = ops.front();
+  }
+  case KernelKind::single:
+    return emitSingle(root);
+  case KernelKind::reduction:
+  case KernelKind::rows:
+  case KernelKind::gather:
+  case KernelKind::loss_grad:
+    break;
+  }
+  // The root computes the others: a reduction or row op as it loads and
+  // stores, the last op of a gather as it loads, a loss its gradient.
   SmallVector<Operation *> others;
-  auto movesData = [](Operation *op) {
-    return isa<TransposeOp, SliceOp, ConcatOp>(op) || isView(op);
-  };
-  if (static_cast<size_t>(llvm::count_if(ops, isFusibleElementwise)) + 1 ==
-      ops.size())
-    principal = *llvm::find_if_not(ops, isFusibleElementwise);
-  else if (llvm::all_of(ops, movesData))
-    principal = ops.back();
   for (Operation *op : ops)
-    if (op != principal)
+    if (op != root)
       others.push_back(op);
-  auto model = dyn_cast<KernelOpInterface>(principal);
-  if (!model || !model.fusesWith(others))
-    return principal->emitError() << "the backend cannot run this group "
-                                     "of ops as one kernel";
-  OpKernel builder(*this, principal, {}, kernelName(ops), others);
+  auto model = dyn_cast<KernelOpInterface>(root);
+  if (!model)
+    return root->emitError()
+           << "'" << root->getName() << "' is not supported by the backend";
+  OpKernel builder(*this, root, {}, kernelName(ops), others);
   return model.emitKernel(builder);
 }
 
@@ -813,9 +813,6 @@ LogicalResult StepEmitter::verifyPlan() {
   // The kernels run in the order of the fusion ops, each after the values
   // it reads (SSA dominance): only their places are left to check.
   for (auto kernel : func.getBody().front().getOps<FusionOp>()) {
-    if (kernel.getKernelOps().empty())
-      return kernel.emitError() << "amp-to-cuda: this kernel computes "
-                                   "nothing; run --amp-fuse again";
     for (auto [i, yielded] : llvm::enumerate(kernel.getYield().getValues()))
       if (isa<BlockArgument>(yielded))
         return kernel.emitError()
@@ -1094,11 +1091,10 @@ LogicalResult StepEmitter::emit() {
               "first";
 
   // Kernels in the order they run.
-  SmallVector<SmallVector<Operation *>> kernels;
+  SmallVector<FusionOp> kernels;
   for (Operation &op : block)
     if (auto kernel = dyn_cast<FusionOp>(op))
-      kernels.push_back(
-          llvm::to_vector(llvm::make_pointer_range(kernel.getKernelOps())));
+      kernels.push_back(kernel);
     else if (!isView(&op) && !isa<func::ReturnOp>(op))
       return op.emitError() << "amp-to-cuda: this op is in no kernel; run "
                                "--amp-fuse first";
@@ -1138,18 +1134,20 @@ LogicalResult StepEmitter::emit() {
   nameBuffers();
 
   step().indent();
-  for (auto [number, ops] : llvm::enumerate(kernels)) {
+  for (auto [number, kernel] : llvm::enumerate(kernels)) {
     kernelNumber = number;
+    SmallVector<Operation *> ops =
+        llvm::to_vector(llvm::make_pointer_range(kernel.getKernelOps()));
     emitReductionWaits(ops);
     size_t first = cost.kernels.size();
-    if (failed(emitKernel(ops)))
+    if (failed(emitKernel(kernel)))
       return failure();
     // The kernel's launches are named after it, some with a suffix
     // (k19_unscale_zero, k19_unscale): the shortest name is the kernel's.
     ArrayRef<KernelCost> launches = ArrayRef(cost.kernels).drop_front(first);
     if (!launches.empty())
       cost.minimums.push_back(minimumOf(
-          ops,
+          kernel,
           llvm::min_element(launches,
                             [](const KernelCost &a, const KernelCost &b) {
                               return a.name.size() < b.name.size();

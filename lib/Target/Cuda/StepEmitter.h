@@ -37,6 +37,10 @@
 #include <map>
 #include <string>
 
+namespace mlir::amp {
+class FusionOp;
+} // namespace mlir::amp
+
 namespace mlir::amp::cuda {
 
 class StepEmitter;
@@ -166,7 +170,8 @@ public:
   /// (see getGuardSelects); empty for other ops.
   ArrayRef<Operation *> getGuards() const { return guards; }
   /// The other ops of the kernel, which the op's model computes with it
-  /// (KernelOpInterface::fusesWith); empty for most.
+  /// (a reduction's or row op's prologue and epilogue, a gather's
+  /// transposes, a loss's gradient: KernelAnalysis.h); empty for most.
   ArrayRef<Operation *> getFused() const { return fused; }
 
   /// Starts the op's generated functor (listing the op and its guards).
@@ -294,7 +299,8 @@ public:
 private:
   /// Checks the buffer plan the emitted code trusts (see StepEmitter.cpp).
   LogicalResult verifyPlan();
-  LogicalResult emitKernel(ArrayRef<Operation *> ops);
+  /// One amp.fusion, by the kind of kernel it states (#amp.kernel).
+  LogicalResult emitKernel(FusionOp kernel);
   /// Waits for the reductions under way that `ops` (one kernel) touch the
   /// memory of, and those started before them; for all with no `ops`.
   void emitReductionWaits(ArrayRef<Operation *> ops);

@@ -28,28 +28,25 @@ func.func @arena(%x: tensor<2xf32>) -> tensor<2xf32> attributes {amp.arena_size 
 
 // -----
 
-// The string form --amp-fuse wrote before the attribute was typed.
-func.func @epilogue_string(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {
-  // expected-error@+1 {{'amp.epilogue' is an #amp.epilogue attribute on an amp.matmul}}
+// amp.epilogue is gone: a GEMM's epilogue is its fusion's (a gemm kernel
+// with the matmul's bias and the relu after it).
+func.func @epilogue(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  // expected-error@+1 {{unknown amp attribute 'amp.epilogue'}}
   %c = amp.matmul %a, %a {amp.epilogue = "bias"} : tensor<2x2xf32>, tensor<2x2xf32> to tensor<2x2xf32>
   return %c : tensor<2x2xf32>
 }
 
 // -----
 
-func.func @epilogue_value(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {
-  // expected-error@+2 {{expected ::mlir::amp::Epilogue to be one of: bias, bias_relu}}
-  // expected-error@+1 {{failed to parse Amp_EpilogueAttr parameter 'value'}}
-  %c = amp.matmul %a, %a {amp.epilogue = #amp.epilogue<gelu>} : tensor<2x2xf32>, tensor<2x2xf32> to tensor<2x2xf32>
-  return %c : tensor<2x2xf32>
-}
-
-// -----
-
-func.func @epilogue_op(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {
-  // expected-error@+1 {{'amp.epilogue' is an #amp.epilogue attribute on an amp.matmul}}
-  %c = amp.relu %a {amp.epilogue = #amp.epilogue<bias>} : tensor<2x2xf32>
-  return %c : tensor<2x2xf32>
+func.func @kernel_kind(%a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error@+2 {{expected ::mlir::amp::KernelKind to be one of: loop, gemm, reduction, rows, gather, updates, loss_grad, single}}
+  // expected-error@+1 {{failed to parse Amp_KernelAttr parameter 'kind'}}
+  %c = "amp.fusion"(%a) <{kernel = #amp.kernel<fused, root = 0>}> ({
+  ^bb0(%x: tensor<2xf32>):
+    %0 = amp.neg %x : tensor<2xf32>
+    amp.yield %0 : tensor<2xf32>
+  }) : (tensor<2xf32>) -> tensor<2xf32>
+  return %c : tensor<2xf32>
 }
 
 // -----

@@ -5,13 +5,26 @@
 // The dialect's typed attributes print as they parse, in the custom and
 // the generic form.
 
-// CHECK-LABEL: func.func @epilogues
-func.func @epilogues(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {
-  // CHECK: amp.matmul {{.*}}{amp.epilogue = #amp.epilogue<bias>}
-  %b = amp.matmul %a, %a {amp.epilogue = #amp.epilogue<bias>} : tensor<2x2xf32>, tensor<2x2xf32> to tensor<2x2xf32>
-  // CHECK: amp.matmul {{.*}}{amp.epilogue = #amp.epilogue<bias_relu>}
-  %c = amp.matmul %b, %a {amp.epilogue = #amp.epilogue<bias_relu>} : tensor<2x2xf32>, tensor<2x2xf32> to tensor<2x2xf32>
-  return %c : tensor<2x2xf32>
+// A fusion's kernel prints before its inputs, in the generic form as the
+// #amp.kernel it is.
+// CHECK-LABEL: func.func @kernels
+// CHECK: amp.fusion<gemm, root = 0>(
+// CHECK: amp.fusion<loop, root = 1>(
+// GENERIC-LABEL: sym_name = "kernels"
+// GENERIC: "amp.fusion"(%{{.*}}, %{{.*}}, %{{.*}}) <{kernel = #amp.kernel<gemm, root = 0>}>
+// GENERIC: "amp.fusion"(%{{.*}}) <{kernel = #amp.kernel<loop, root = 1>}>
+func.func @kernels(%a: tensor<2x2xf32>, %b: tensor<2xf32>) -> tensor<2x2xf32> {
+  %c = amp.fusion<gemm, root = 0>(%x = %a, %y = %a, %z = %b) : (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<2x2xf32> {
+    %0 = amp.matmul %x, %y bias %z : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2xf32> to tensor<2x2xf32>
+    %1 = amp.relu %0 : tensor<2x2xf32>
+    amp.yield %1 : tensor<2x2xf32>
+  }
+  %d = amp.fusion<loop, root = 1>(%x = %c) : (tensor<2x2xf32>) -> tensor<2x2xf32> {
+    %0 = amp.neg %x : tensor<2x2xf32>
+    %1 = amp.exp %0 : tensor<2x2xf32>
+    amp.yield %1 : tensor<2x2xf32>
+  }
+  return %d : tensor<2x2xf32>
 }
 
 // An evaluation names its results and the function it evaluates.

@@ -383,16 +383,17 @@ func.func @sum_squares(%g1: tensor<8xf32>, %g2: tensor<2x2xbf16>) -> (tensor<f32
   return %s, %none : tensor<f32>, tensor<f32>
 }
 
-// A kernel of a fused step: its inputs bound to the region's arguments, the
-// values it hands on yielded. No input and several results print too.
+// A kernel of a fused step: its kind and root (given by the parser when not
+// written), its inputs bound to the region's arguments, the values it hands
+// on yielded. No input and several results print too.
 // CHECK-LABEL: func.func @fusion
-// CHECK: %[[K:.*]]:2 = amp.fusion(%[[A:.*]] = %arg0, %[[B:.*]] = %arg1) : (tensor<8x4xf32>, tensor<4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+// CHECK: %[[K:.*]]:2 = amp.fusion<loop, root = 1>(%[[A:.*]] = %arg0, %[[B:.*]] = %arg1) : (tensor<8x4xf32>, tensor<4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
 // CHECK-NEXT: %[[S:.*]] = amp.add %[[A]], %[[B]] : tensor<8x4xf32>, tensor<4xf32>
 // CHECK-NEXT: %[[R:.*]] = amp.relu %[[S]] : tensor<8x4xf32>
 // CHECK-NEXT: amp.yield %[[S]], %[[R]] : tensor<8x4xf32>, tensor<8x4xf32>
-// CHECK: amp.fusion() : () -> tensor<f32> attributes {amp.place = [#amp.place<arena 0>]} {
+// CHECK: amp.fusion<loop, root = 0>() : () -> tensor<f32> attributes {amp.place = [#amp.place<arena 0>]} {
 // CHECK: return %[[K]]#1
-// GENERIC: "amp.fusion"(%{{.*}}, %{{.*}}) ({
+// GENERIC: "amp.fusion"(%{{.*}}, %{{.*}}) <{kernel = #amp.kernel<loop, root = 1>}> ({
 // GENERIC-NEXT: ^bb0(%{{.*}}: tensor<8x4xf32>, %{{.*}}: tensor<4xf32>):
 // GENERIC: "amp.yield"(%{{.*}}, %{{.*}}) : (tensor<8x4xf32>, tensor<8x4xf32>) -> ()
 // GENERIC-NEXT: }) : (tensor<8x4xf32>, tensor<4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>)
@@ -402,7 +403,7 @@ func.func @fusion(%x: tensor<8x4xf32>, %bias: tensor<4xf32>) -> (tensor<8x4xf32>
     %r = amp.relu %s : tensor<8x4xf32>
     amp.yield %s, %r : tensor<8x4xf32>, tensor<8x4xf32>
   }
-  %c = amp.fusion() : () -> tensor<f32> attributes {amp.place = [#amp.place<arena 0>]} {
+  %c = amp.fusion<loop, root = 0>() : () -> tensor<f32> attributes {amp.place = [#amp.place<arena 0>]} {
     %0 = amp.constant dense<1.0> : tensor<f32>
     amp.yield %0 : tensor<f32>
   }

@@ -141,7 +141,7 @@ func.func @tiny_step(%arg0: tensor<8x3xf32> {amp.name = "w", amp.param}, %arg1: 
     amp.yield %32 : tensor<8x3xf16>
   }
   %4 = amp.fusion(%arg13 = %2, %arg14 = %3, %arg15 = %arg1) : (tensor<4x8xf16>, tensor<8x3xf16>, tensor<3xf32>) -> tensor<4x3xf32> attributes {amp.place = [#amp.place<arena 1024>]} {
-    %32 = amp.matmul %arg13, %arg14 bias %arg15 {acc_type = f32, amp.epilogue = #amp.epilogue<bias>} : tensor<4x8xf16>, tensor<8x3xf16>, tensor<3xf32> to tensor<4x3xf32>
+    %32 = amp.matmul %arg13, %arg14 bias %arg15 {acc_type = f32} : tensor<4x8xf16>, tensor<8x3xf16>, tensor<3xf32> to tensor<4x3xf32>
     amp.yield %32 : tensor<4x3xf32>
   }
   %5:2 = amp.fusion(%arg13 = %4, %arg14 = %arg12, %arg15 = %arg8) : (tensor<4x3xf32>, tensor<4xi64>, tensor<f32>) -> (tensor<f32>, tensor<4x3xf32>) attributes {amp.place = [#amp.place<arena 768>, #amp.place<arena 1280>]} {

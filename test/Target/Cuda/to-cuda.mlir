@@ -228,7 +228,7 @@ func.func @tiny_step(%arg0: tensor<8x3xf32> {amp.name = "w", amp.param},
     amp.yield %15 : tensor<8x3xf16>
   }
   %2 = amp.fusion(%arg7 = %0, %arg8 = %1, %arg9 = %arg1) : (tensor<4x8xf16>, tensor<8x3xf16>, tensor<3xf32>) -> tensor<4x3xf32> attributes {amp.place = [#amp.place<arena 512>]} {
-    %15 = amp.matmul %arg7, %arg8 bias %arg9 {acc_type = f32, amp.epilogue = #amp.epilogue<bias>} : tensor<4x8xf16>, tensor<8x3xf16>, tensor<3xf32> to tensor<4x3xf32>
+    %15 = amp.matmul %arg7, %arg8 bias %arg9 {acc_type = f32} : tensor<4x8xf16>, tensor<8x3xf16>, tensor<3xf32> to tensor<4x3xf32>
     amp.yield %15 : tensor<4x3xf32>
   }
   %3 = amp.fusion(%arg7 = %2, %arg8 = %arg6) : (tensor<4x3xf32>, tensor<4xi64>) -> tensor<f32> attributes {amp.place = [#amp.place<arena 256>]} {

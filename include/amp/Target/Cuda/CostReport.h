@@ -66,6 +66,8 @@ struct KernelCost {
 /// normalisations and losses), their FLOPs and transcendentals.
 struct KernelMinimum {
   std::string name;
+  /// The kind of kernel (#amp.kernel: loop, gemm, rows, ...).
+  std::string kind;
   size_t firstLaunch = 0, launchCount = 0; ///< in StepCost::kernels
   int64_t bytes = 0;
   std::optional<int64_t> flops;

@@ -334,12 +334,6 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' is a byte count, a non-negative i64";
     return success();
   }
-  if (name == "amp.epilogue") {
-    if (!isa<EpilogueAttr>(value) || !isa<MatmulOp>(op))
-      return op->emitError() << "'amp.epilogue' is an #amp.epilogue "
-                                "attribute on an amp.matmul";
-    return success();
-  }
   if (name == "amp.place") {
     auto places = dyn_cast<ArrayAttr>(value);
     if (!places || places.size() != op->getNumResults() ||

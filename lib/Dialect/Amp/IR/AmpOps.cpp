@@ -6,11 +6,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/IR/KernelAnalysis.h"
 
 #include "AmpVerify.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/StringExtras.h"
@@ -1799,9 +1801,43 @@ YieldOp FusionOp::getYield() {
   return cast<YieldOp>(getBlock().getTerminator());
 }
 
-// amp.fusion(%a = %x, %b = %y) : (tx, ty) -> (results)
+Operation *FusionOp::getRoot() {
+  return &*std::next(getBlock().begin(), getKernelAttr().getRoot());
+}
+
+LogicalResult FusionOp::setKernelFromOps() {
+  std::string why;
+  FailureOr<KernelAnalysis> analysis = analyzeKernel(getBlock(), why);
+  if (failed(analysis))
+    return emitOpError() << why;
+  setKernelAttr(KernelAttr::get(getContext(), analysis->kind, analysis->root));
+  return success();
+}
+
+// amp.fusion<kind, root = N>(%a = %x, %b = %y) : (tx, ty) -> (results)
 //     attributes {...} { body }
+//
+// Without `<kind, root = N>`, the kernel is the one the ops make (when
+// they make none, the verifier says why).
 ParseResult FusionOp::parse(OpAsmParser &parser, OperationState &result) {
+  MLIRContext *context = parser.getContext();
+  KernelAttr kernel;
+  if (succeeded(parser.parseOptionalLess())) {
+    llvm::SMLoc kindLoc = parser.getCurrentLocation();
+    StringRef keyword;
+    unsigned root = 0;
+    if (parser.parseKeyword(&keyword))
+      return failure();
+    std::optional<KernelKind> kind = symbolizeKernelKind(keyword);
+    if (!kind)
+      return parser.emitError(kindLoc)
+             << "'" << keyword << "' is no kind of kernel (#amp.kernel)";
+    if (parser.parseComma() || parser.parseKeyword("root") ||
+        parser.parseEqual() || parser.parseInteger(root) ||
+        parser.parseGreater())
+      return failure();
+    kernel = KernelAttr::get(context, *kind, root);
+  }
   SmallVector<OpAsmParser::Argument> arguments;
   SmallVector<OpAsmParser::UnresolvedOperand> inputs;
   FunctionType type;
@@ -1815,24 +1851,53 @@ ParseResult FusionOp::parse(OpAsmParser &parser, OperationState &result) {
            << "lists " << type.getNumInputs();
   for (auto [argument, inputType] : llvm::zip(arguments, type.getInputs()))
     argument.type = inputType;
+  Region *body = result.addRegion();
   if (parser.resolveOperands(inputs, type.getInputs(), typeLoc,
                              result.operands) ||
       parser.parseOptionalAttrDictWithKeyword(result.attributes) ||
-      parser.parseRegion(*result.addRegion(), arguments,
+      parser.parseRegion(*body, arguments,
                          /*enableNameShadowing=*/false))
     return failure();
+  StringAttr kernelName = getKernelAttrName(result.name);
+  if (result.attributes.get(kernelName))
+    return parser.emitError(typeLoc)
+           << "amp.fusion states its kernel as <kind, root = N>, not as an "
+              "attribute";
+  // The ops are analyzed only when each is valid (the fusion's own
+  // verifier checks its kernel after them); their errors are the
+  // verifier's to report.
+  auto valid = [&](Block &block) {
+    ScopedDiagnosticHandler quiet(context,
+                                  [](Diagnostic &) { return success(); });
+    return llvm::all_of(block.without_terminator(), [](Operation &op) {
+      return !isa<FusionOp>(op) && succeeded(mlir::verify(&op));
+    });
+  };
+  if (!kernel && body->hasOneBlock() && !body->front().empty() &&
+      isa<YieldOp>(body->front().back()) && valid(body->front())) {
+    std::string why;
+    if (FailureOr<KernelAnalysis> analysis = analyzeKernel(body->front(), why);
+        succeeded(analysis))
+      kernel = KernelAttr::get(context, analysis->kind, analysis->root);
+  }
+  if (kernel)
+    result.addAttribute(kernelName, kernel);
   result.addTypes(type.getResults());
   return success();
 }
 
 void FusionOp::print(OpAsmPrinter &p) {
+  if (KernelAttr kernel = getKernelAttr())
+    p << "<" << stringifyKernelKind(kernel.getKind())
+      << ", root = " << kernel.getRoot() << ">";
   p << "(";
   llvm::interleaveComma(
       llvm::zip(getBlock().getArguments(), getInputs()), p,
       [&](auto pair) { p << std::get<0>(pair) << " = " << std::get<1>(pair); });
   p << ") : ";
   p.printFunctionalType(getInputs().getTypes(), getResultTypes());
-  p.printOptionalAttrDictWithKeyword((*this)->getAttrs());
+  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(),
+                                     {getKernelAttrName()});
   p << " ";
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false);
 }
@@ -1860,6 +1925,28 @@ LogicalResult FusionOp::verify() {
     if (isa<FusionOp>(op))
       return op.emitOpError() << "is nested in another amp.fusion; a kernel "
                                  "holds no kernels";
+  return success();
+}
+
+// After the ops of the region are verified: the analysis reads them.
+LogicalResult FusionOp::verifyRegions() {
+  Block &block = getBlock();
+  std::string why;
+  FailureOr<KernelAnalysis> analysis = analyzeKernel(block, why);
+  if (failed(analysis))
+    return emitOpError() << why;
+  KernelAttr kernel = getKernelAttr();
+  if (!kernel)
+    return emitOpError() << "has no kernel; its ops make <"
+                         << stringifyKernelKind(analysis->kind)
+                         << ", root = " << analysis->root << ">";
+  if (kernel.getKind() != analysis->kind || kernel.getRoot() != analysis->root)
+    return emitOpError() << "is declared <"
+                         << stringifyKernelKind(kernel.getKind())
+                         << ", root = " << kernel.getRoot()
+                         << "> but its ops make <"
+                         << stringifyKernelKind(analysis->kind)
+                         << ", root = " << analysis->root << ">";
   return success();
 }
 

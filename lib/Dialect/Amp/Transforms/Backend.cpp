@@ -219,29 +219,6 @@ SmallVector<unsigned> backend::getThreadedArguments(func::FuncOp func) {
   return threaded;
 }
 
-SmallVector<Operation *> backend::getGuardSelects(Operation *update) {
-  auto optimizer = dyn_cast<OptimizerUpdateOpInterface>(update);
-  if (!optimizer)
-    return {};
-  SmallVector<Operation *> selects;
-  Value condition;
-  for (OpResult result : update->getResults()) {
-    auto select = dyn_cast_or_null<SelectOp>(
-        result.hasOneUse() ? *result.getUsers().begin() : nullptr);
-    if (!select || select.getOnTrue() != result ||
-        select.getOnFalse() !=
-            optimizer.getReplacedOperand(result.getResultNumber()).get() ||
-        select.getType() != result.getType() ||
-        cast<RankedTensorType>(select.getCondition().getType())
-                .getNumElements() != 1 ||
-        (condition && select.getCondition() != condition))
-      return {};
-    condition = select.getCondition();
-    selects.push_back(select);
-  }
-  return selects;
-}
-
 /// Element types the generated code loads and stores.
 static bool isSupportedElement(Type type) {
   if (type.isF16() || type.isBF16() || type.isF32() || type.isF64())

@@ -1,12 +1,15 @@
 //===- Fusion.cpp - --amp-fuse --------------------------------------------===//
 //
 // Groups the ops of a step into kernels: elementwise chains into one loop
-// over their common shape, bias and relu into the GEMM that feeds them, an
+// over their common shape, an f32 bias add into the matmul before it (its
+// bias operand) and the relu after it into the GEMM's epilogue, an
 // elementwise chain read only by a reduction or row op into its loads, one
 // that reads a row op's result into the row kernel's stores, transposes
 // and slices into the gather that reads them,
 // the found_inf selects into the optimizer update they guard, and adjacent
-// like updates into one launch over all their tensors.
+// like updates into one launch over all their tensors. Each kernel is
+// outlined into an amp.fusion that states its kind and root, as
+// analyzeKernel (IR/KernelAnalysis.h) finds them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,38 +41,39 @@ Operation *singleUser(Value value) {
   return value.hasOneUse() ? *value.getUsers().begin() : nullptr;
 }
 
-/// Sets the epilogue of `matmul` and returns the ops it folds, the last one
-/// last: a relu after a matmul with a bias operand, or, when the result is
-/// f32 (where a separate add rounds no differently), a bias add and the
-/// relu after it.
-SmallVector<Operation *> foldEpilogue(MatmulOp matmul,
-                                      std::optional<Epilogue> &epilogue) {
-  auto type = matmul.getType();
-  SmallVector<Operation *> folded;
-  Value biased = matmul.getResult();
-  if (!matmul.getBias()) {
-    if (!type.getElementType().isF32())
-      return {};
-    auto add = dyn_cast_or_null<AddOp>(singleUser(matmul.getResult()));
-    if (!add || add.getType() != type)
-      return {};
-    Value bias =
-        add.getLhs() == matmul.getResult() ? add.getRhs() : add.getLhs();
-    auto biasType = cast<RankedTensorType>(bias.getType());
-    if (biasType.getRank() != 1 ||
-        biasType.getDimSize(0) != type.getShape().back() ||
-        !biasType.getElementType().isF32())
-      return {};
-    folded.push_back(add);
-    biased = add.getResult();
+/// Folds each f32 bias add after an f32 amp.matmul (accumulated in f32,
+/// without a bias) into the matmul's bias operand: the matmul adds it in
+/// its f32 accumulator and rounds to f32, as the add would (a GEMM's bias
+/// epilogue). The matmul moves to where the add was, after the bias.
+void foldBiasAdds(Block &body) {
+  for (auto add : llvm::make_early_inc_range(body.getOps<AddOp>())) {
+    for (unsigned i : {0u, 1u}) {
+      auto matmul = add->getOperand(i).getDefiningOp<MatmulOp>();
+      Value bias = add->getOperand(1 - i);
+      auto type = add.getType();
+      auto biasType = cast<RankedTensorType>(bias.getType());
+      if (!matmul || matmul.getBias() || !matmul.getResult().hasOneUse() ||
+          matmul.getType() != type || !type.getElementType().isF32() ||
+          !matmul.getAccumulatorType().isF32() || biasType.getRank() != 1 ||
+          biasType.getDimSize(0) != type.getShape().back() ||
+          !biasType.getElementType().isF32())
+        continue;
+      matmul->moveBefore(add);
+      matmul.getBiasMutable().assign(bias);
+      add.getResult().replaceAllUsesWith(matmul.getResult());
+      add->erase();
+      break;
+    }
   }
-  epilogue = Epilogue::bias;
-  if (auto relu = dyn_cast_or_null<ReluOp>(singleUser(biased));
-      relu && relu.getType() == type) {
-    folded.push_back(relu);
-    epilogue = Epilogue::bias_relu;
-  }
-  return folded;
+}
+
+/// The relu a GEMM with a bias applies as it stores (its bias_relu
+/// epilogue): the only user of the matmul's result, of its type.
+ReluOp epilogueOf(MatmulOp matmul) {
+  auto relu = dyn_cast_or_null<ReluOp>(singleUser(matmul.getResult()));
+  return matmul.getBias() && relu && relu.getType() == matmul.getType()
+             ? relu
+             : ReluOp();
 }
 
 /// Whether `user` can compute a value it reads as operand `operand` in its
@@ -209,8 +213,10 @@ void inlineFusions(Block &body) {
 /// Outlines `ops` (in block order, the last one last) into an amp.fusion
 /// in place of the last: its inputs are the values the ops read from
 /// outside the group, its results the values read outside it or by
-/// nothing, which the rest of the step then reads from the fusion.
-void outline(ArrayRef<Operation *> ops) {
+/// nothing, which the rest of the step then reads from the fusion. Fails
+/// when the ops make no kernel (analyzeKernel), which the rules below
+/// never group.
+LogicalResult outline(ArrayRef<Operation *> ops) {
   llvm::SmallPtrSet<Operation *, 8> members(ops.begin(), ops.end());
   auto isMember = [&](Operation *op) { return members.contains(op); };
   SmallVector<Value> inputs, yielded;
@@ -243,6 +249,232 @@ void outline(ArrayRef<Operation *> ops) {
     value.replaceUsesWithIf(result, [&](OpOperand &use) {
       return !inside(use) && use.getOwner() != yield;
     });
+  return fusion.setKernelFromOps();
+}
+
+/// The kernels of a step as the rules below group its ops: the number of
+/// each op's kernel, set rule after rule in the order of
+/// FusePass::runOnOperation; outlineKernels then makes each group an
+/// amp.fusion, whose kind and root analyzeKernel gives.
+class KernelGrouping {
+public:
+  explicit KernelGrouping(Block &body) : body(body) {}
+
+  void groupElementwiseChains();
+  void groupGathers();
+  void groupGuardsAndRuns();
+  void groupPrologues();
+  void groupRowEpilogues();
+  void groupLossGradients();
+  LogicalResult outlineKernels();
+
+private:
+  /// Lists the ops of each kernel so far, in block order.
+  void listMembers() {
+    members.clear();
+    for (Operation &op : body) {
+      auto found = kernelOf.find(&op);
+      if (found != kernelOf.end())
+        members[found->second].push_back(&op);
+    }
+  }
+
+  Block &body;
+  llvm::DenseMap<Operation *, int64_t> kernelOf;
+  llvm::DenseMap<int64_t, SmallVector<Operation *>> members;
+};
+
+void KernelGrouping::groupElementwiseChains() {
+  // Epilogues first: the relus they take are no longer elementwise roots.
+  llvm::DenseMap<Operation *, Operation *> epilogueOwner;
+  for (auto matmul : body.getOps<MatmulOp>())
+    if (ReluOp relu = epilogueOf(matmul))
+      epilogueOwner[relu] = matmul;
+
+  // Elementwise chains, from the last op backwards: an op joins the
+  // kernel of its users when they all belong to one elementwise kernel
+  // of its own shape.
+  int64_t next = 0;
+  for (Operation &op : llvm::reverse(body)) {
+    if (isa<func::ReturnOp>(op) || isView(&op) || epilogueOwner.count(&op))
+      continue;
+    std::optional<int64_t> joined;
+    if (isFusibleElementwise(&op) && op.getNumResults() == 1) {
+      Value result = op.getResult(0);
+      for (Operation *user : result.getUsers()) {
+        auto found = kernelOf.find(user);
+        bool fits = isFusibleElementwise(user) && found != kernelOf.end() &&
+                    shapeOf(user->getResult(0)) == shapeOf(result) &&
+                    (!joined || *joined == found->second);
+        if (!fits) {
+          joined.reset();
+          break;
+        }
+        joined = found->second;
+      }
+    }
+    kernelOf[&op] = joined ? *joined : next++;
+  }
+  for (auto [owner, matmul] : epilogueOwner)
+    kernelOf[owner] = kernelOf.lookup(matmul);
+}
+
+void KernelGrouping::groupGathers() {
+  // A transpose or slice read only by another transpose, slice or concat,
+  // directly or through reshapes only it reads, runs in that op's loads,
+  // which read its operand where it would have (a head split: a slice,
+  // reshape and transpose in one pass; a merge of head gradients:
+  // transposes, reshapes and their concat in one). From the last op
+  // back, so that a chain joins the kernel of its end.
+  for (Operation &op : llvm::reverse(body)) {
+    if (!isa<TransposeOp, SliceOp>(op))
+      continue;
+    SmallVector<Operation *> views;
+    Operation *user = singleUser(op.getResult(0));
+    while (user && isView(user) && user->getNumResults() == 1) {
+      views.push_back(user);
+      user = singleUser(user->getResult(0));
+    }
+    if (!user || !isa<TransposeOp, SliceOp, ConcatOp>(user) ||
+        user->getBlock() != &body)
+      continue;
+    int64_t gather = kernelOf.lookup(user);
+    kernelOf[&op] = gather;
+    for (Operation *view : views)
+      kernelOf[view] = gather;
+  }
+}
+
+void KernelGrouping::groupGuardsAndRuns() {
+  // The selects that keep the old state on a skipped step join their
+  // optimizer update: it stores its results over the state it replaces.
+  for (Operation &op : body)
+    for (Operation *select : getGuardSelects(&op))
+      kernelOf[select] = kernelOf.lookup(&op);
+  // Runs of like updates become one multi-tensor kernel.
+  for (ArrayRef<Operation *> run : findUpdateRuns(body))
+    for (Operation *update : run.drop_front()) {
+      kernelOf[update] = kernelOf.lookup(run.front());
+      for (Operation *select : getGuardSelects(update))
+        kernelOf[select] = kernelOf.lookup(run.front());
+    }
+}
+
+void KernelGrouping::groupPrologues() {
+  // An elementwise kernel read only by one reduction (sum, mean or max)
+  // or row op, as its operand, runs in that kernel's loads and its
+  // values are never stored: a layer norm's scale gradient sums a
+  // product, a layer norm's input gradient reads dy * scale. (Not a
+  // cross-entropy gradient's: its logits are read whole for the
+  // statistics, its labels and the loss's gradient are not elementwise
+  // with it.)
+  listMembers();
+  for (Operation &op : body) {
+    if (!op.hasTrait<OpTrait::amp::OperandsInLoads>())
+      continue;
+    for (Value operand : op.getOperands()) {
+      Operation *producer = operand.getDefiningOp();
+      if (!producer || !kernelOf.count(producer))
+        continue;
+      int64_t group = kernelOf.lookup(producer);
+      auto listed = members.find(group);
+      if (listed == members.end() || group == kernelOf.lookup(&op))
+        continue;
+      ArrayRef<Operation *> chain = listed->second;
+      auto readHereOnly = [&](Operation *member) {
+        return !member->use_empty() &&
+               llvm::all_of(member->getUsers(), [&](Operation *user) {
+                 auto found = kernelOf.find(user);
+                 return user == &op ||
+                        (found != kernelOf.end() && found->second == group);
+               });
+      };
+      if (chain.back() != producer ||
+          !llvm::all_of(chain, isFusibleElementwise) ||
+          !llvm::all_of(chain, readHereOnly))
+        continue;
+      for (Operation *member : chain)
+        kernelOf[member] = kernelOf.lookup(&op);
+    }
+  }
+}
+
+void KernelGrouping::groupRowEpilogues() {
+  // The elementwise kernel that reads a row op's result (a layer norm's
+  // output cast to bf16 for the next GEMM) runs in the row kernel's
+  // stores, when it is the only one that reads it and nothing else reads
+  // the result before that kernel would run (where its last op is).
+  listMembers();
+  for (Operation &op : body) {
+    // Its kernel may have a prologue, nothing after it yet.
+    if (!op.hasTrait<OpTrait::amp::RowKernel>() ||
+        members.lookup(kernelOf.lookup(&op)).back() != &op)
+      continue;
+    Value result = op.getResult(0);
+    std::optional<int64_t> group;
+    bool single = true;
+    for (Operation *user : result.getUsers()) {
+      auto found = kernelOf.find(user);
+      if (!isFusibleElementwise(user) || found == kernelOf.end())
+        continue;
+      single &= !group || *group == found->second;
+      group = found->second;
+    }
+    if (!group || !single)
+      continue;
+    ArrayRef<Operation *> chain = members.find(*group)->second;
+    Operation *last = chain.back();
+    auto fits = [&](Operation *member) {
+      return isFusibleElementwise(member) &&
+             shapeOf(member->getResult(0)) == shapeOf(result);
+    };
+    auto afterKernel = [&](Operation *user) {
+      return llvm::is_contained(chain, user) ||
+             (user->getBlock() == &body && last->isBeforeInBlock(user));
+    };
+    if (!llvm::all_of(chain, fits) ||
+        !llvm::all_of(result.getUsers(), afterKernel))
+      continue;
+    for (Operation *member : chain)
+      kernelOf[member] = kernelOf.lookup(&op);
+  }
+}
+
+void KernelGrouping::groupLossGradients() {
+  // A cross-entropy and its gradient over the same logits and labels
+  // are one kernel, which reads each row once for both (where the
+  // gradient was: the loss's users all come after it).
+  for (Operation &op : body) {
+    auto grad = dyn_cast<CrossEntropyGradOp>(op);
+    if (!grad)
+      continue;
+    for (Operation *user : grad.getLogits().getUsers()) {
+      auto loss = dyn_cast<CrossEntropyOp>(user);
+      auto after = [&](Operation *later) {
+        return later->getBlock() == &body && grad->isBeforeInBlock(later);
+      };
+      if (!loss || loss->getBlock() != &body || !loss->isBeforeInBlock(grad) ||
+          !grad.isGradientOf(loss) || !llvm::all_of(loss->getUsers(), after))
+        continue;
+      kernelOf[grad] = kernelOf.lookup(loss);
+      break;
+    }
+  }
+}
+
+LogicalResult KernelGrouping::outlineKernels() {
+  // Each kernel becomes an amp.fusion where its last op was: they run
+  // in that order.
+  llvm::MapVector<int64_t, SmallVector<Operation *>> groups;
+  for (Operation &op : body) {
+    auto found = kernelOf.find(&op);
+    if (found != kernelOf.end())
+      groups[found->second].push_back(&op);
+  }
+  for (auto &[kernel, ops] : groups)
+    if (failed(outline(ops)))
+      return failure();
+  return success();
 }
 
 struct FusePass : mlir::amp::impl::AmpFuseBase<FusePass> {
@@ -252,205 +484,17 @@ struct FusePass : mlir::amp::impl::AmpFuseBase<FusePass> {
     inlineFusions(body);
     if (failed(checkCompilable(func)))
       return signalPassFailure();
-    for (Operation &op : body)
-      op.removeAttr(kEpilogueAttr);
+    foldBiasAdds(body);
     duplicateWideningCasts(body);
-
-    // Epilogues first: the ops they take are no longer elementwise roots.
-    llvm::DenseMap<Operation *, Operation *> epilogueOwner;
-    for (Operation &op : body) {
-      auto matmul = dyn_cast<MatmulOp>(op);
-      std::optional<Epilogue> epilogue;
-      if (!matmul)
-        continue;
-      SmallVector<Operation *> folded = foldEpilogue(matmul, epilogue);
-      if (!epilogue)
-        continue;
-      matmul->setAttr(kEpilogueAttr,
-                      EpilogueAttr::get(&getContext(), *epilogue));
-      for (Operation *other : folded)
-        epilogueOwner[other] = matmul;
-    }
-
-    // Elementwise chains, from the last op backwards: an op joins the
-    // kernel of its users when they all belong to one elementwise kernel
-    // of its own shape.
-    llvm::DenseMap<Operation *, int64_t> kernelOf;
-    int64_t next = 0;
-    for (Operation &op : llvm::reverse(body)) {
-      if (isa<func::ReturnOp>(op) || isView(&op) || epilogueOwner.count(&op))
-        continue;
-      std::optional<int64_t> joined;
-      if (isFusibleElementwise(&op) && op.getNumResults() == 1) {
-        Value result = op.getResult(0);
-        for (Operation *user : result.getUsers()) {
-          auto found = kernelOf.find(user);
-          bool fits = isFusibleElementwise(user) && found != kernelOf.end() &&
-                      shapeOf(user->getResult(0)) == shapeOf(result) &&
-                      (!joined || *joined == found->second);
-          if (!fits) {
-            joined.reset();
-            break;
-          }
-          joined = found->second;
-        }
-      }
-      kernelOf[&op] = joined ? *joined : next++;
-    }
-    for (auto [owner, matmul] : epilogueOwner)
-      kernelOf[owner] = kernelOf.lookup(matmul);
-    // A transpose or slice read only by another transpose, slice or concat,
-    // directly or through reshapes only it reads, runs in that op's loads,
-    // which read its operand where it would have (a head split: a slice,
-    // reshape and transpose in one pass; a merge of head gradients:
-    // transposes, reshapes and their concat in one). From the last op
-    // back, so that a chain joins the kernel of its end.
-    for (Operation &op : llvm::reverse(body)) {
-      if (!isa<TransposeOp, SliceOp>(op))
-        continue;
-      SmallVector<Operation *> views;
-      Operation *user = singleUser(op.getResult(0));
-      while (user && isView(user) && user->getNumResults() == 1) {
-        views.push_back(user);
-        user = singleUser(user->getResult(0));
-      }
-      if (!user || !isa<TransposeOp, SliceOp, ConcatOp>(user) ||
-          user->getBlock() != &body)
-        continue;
-      int64_t gather = kernelOf.lookup(user);
-      kernelOf[&op] = gather;
-      for (Operation *view : views)
-        kernelOf[view] = gather;
-    }
-    // The selects that keep the old state on a skipped step join their
-    // optimizer update: it stores its results over the state it replaces.
-    for (Operation &op : body)
-      for (Operation *select : getGuardSelects(&op))
-        kernelOf[select] = kernelOf.lookup(&op);
-    // Runs of like updates become one multi-tensor kernel.
-    for (ArrayRef<Operation *> run : findUpdateRuns(body))
-      for (Operation *update : run.drop_front()) {
-        kernelOf[update] = kernelOf.lookup(run.front());
-        for (Operation *select : getGuardSelects(update))
-          kernelOf[select] = kernelOf.lookup(run.front());
-      }
-
-    // An elementwise kernel read only by one reduction (sum, mean or max)
-    // or row op, as its operand, runs in that kernel's loads and its
-    // values are never stored: a layer norm's scale gradient sums a
-    // product, a layer norm's input gradient reads dy * scale. (Not a
-    // cross-entropy gradient's: its logits are read whole for the
-    // statistics, its labels and the loss's gradient are not elementwise
-    // with it.)
-    llvm::DenseMap<int64_t, SmallVector<Operation *>> members;
-    auto listMembers = [&] {
-      members.clear();
-      for (Operation &op : body) {
-        auto found = kernelOf.find(&op);
-        if (found != kernelOf.end())
-          members[found->second].push_back(&op);
-      }
-    };
-    listMembers();
-    for (Operation &op : body) {
-      if (!op.hasTrait<OpTrait::amp::OperandsInLoads>())
-        continue;
-      for (Value operand : op.getOperands()) {
-        Operation *producer = operand.getDefiningOp();
-        if (!producer || !kernelOf.count(producer))
-          continue;
-        int64_t group = kernelOf.lookup(producer);
-        auto listed = members.find(group);
-        if (listed == members.end() || group == kernelOf.lookup(&op))
-          continue;
-        ArrayRef<Operation *> chain = listed->second;
-        auto readHereOnly = [&](Operation *member) {
-          return !member->use_empty() &&
-                 llvm::all_of(member->getUsers(), [&](Operation *user) {
-                   auto found = kernelOf.find(user);
-                   return user == &op ||
-                          (found != kernelOf.end() && found->second == group);
-                 });
-        };
-        if (chain.back() != producer ||
-            !llvm::all_of(chain, isFusibleElementwise) ||
-            !llvm::all_of(chain, readHereOnly))
-          continue;
-        for (Operation *member : chain)
-          kernelOf[member] = kernelOf.lookup(&op);
-      }
-    }
-
-    // The elementwise kernel that reads a row op's result (a layer norm's
-    // output cast to bf16 for the next GEMM) runs in the row kernel's
-    // stores, when it is the only one that reads it and nothing else reads
-    // the result before that kernel would run (where its last op is).
-    listMembers();
-    for (Operation &op : body) {
-      // Its kernel may have a prologue, nothing after it yet.
-      if (!op.hasTrait<OpTrait::amp::RowKernel>() ||
-          members.lookup(kernelOf.lookup(&op)).back() != &op)
-        continue;
-      Value result = op.getResult(0);
-      std::optional<int64_t> group;
-      bool single = true;
-      for (Operation *user : result.getUsers()) {
-        auto found = kernelOf.find(user);
-        if (!isFusibleElementwise(user) || found == kernelOf.end())
-          continue;
-        single &= !group || *group == found->second;
-        group = found->second;
-      }
-      if (!group || !single)
-        continue;
-      ArrayRef<Operation *> chain = members.find(*group)->second;
-      Operation *last = chain.back();
-      auto fits = [&](Operation *member) {
-        return isFusibleElementwise(member) &&
-               shapeOf(member->getResult(0)) == shapeOf(result);
-      };
-      auto afterKernel = [&](Operation *user) {
-        return llvm::is_contained(chain, user) ||
-               (user->getBlock() == &body && last->isBeforeInBlock(user));
-      };
-      if (!llvm::all_of(chain, fits) ||
-          !llvm::all_of(result.getUsers(), afterKernel))
-        continue;
-      for (Operation *member : chain)
-        kernelOf[member] = kernelOf.lookup(&op);
-    }
-
-    // A cross-entropy and its gradient over the same logits and labels
-    // are one kernel, which reads each row once for both (where the
-    // gradient was: the loss's users all come after it).
-    for (Operation &op : body) {
-      auto grad = dyn_cast<CrossEntropyGradOp>(op);
-      if (!grad)
-        continue;
-      for (Operation *user : grad.getLogits().getUsers()) {
-        auto loss = dyn_cast<CrossEntropyOp>(user);
-        auto after = [&](Operation *later) {
-          return later->getBlock() == &body && grad->isBeforeInBlock(later);
-        };
-        if (!loss || loss->getBlock() != &body ||
-            !loss->isBeforeInBlock(grad) || !grad.isGradientOf(loss) ||
-            !llvm::all_of(loss->getUsers(), after))
-          continue;
-        kernelOf[grad] = kernelOf.lookup(loss);
-        break;
-      }
-    }
-
-    // Each kernel becomes an amp.fusion where its last op was: they run
-    // in that order.
-    llvm::MapVector<int64_t, SmallVector<Operation *>> groups;
-    for (Operation &op : body) {
-      auto found = kernelOf.find(&op);
-      if (found != kernelOf.end())
-        groups[found->second].push_back(&op);
-    }
-    for (auto &[kernel, ops] : groups)
-      outline(ops);
+    KernelGrouping grouping(body);
+    grouping.groupElementwiseChains();
+    grouping.groupGathers();
+    grouping.groupGuardsAndRuns();
+    grouping.groupPrologues();
+    grouping.groupRowEpilogues();
+    grouping.groupLossGradients();
+    if (failed(grouping.outlineKernels()))
+      signalPassFailure();
   }
 };
 

@@ -6,7 +6,7 @@
 
 // --amp-backend takes a training step to the IR --amp-to-cuda translates:
 // calls inlined (the callee gone), equal constants merged, every op in a
-// kernel (the matmul with its bias and relu as one GEMM epilogue) and
+// kernel (the matmul with its bias and relu as one GEMM's epilogue) and
 // every kernel's result placed in one arena, new weights over the old.
 
 // CHECK-LABEL: func.func @step
@@ -16,18 +16,17 @@
 // The two learning rates are one constant, which the folder hoists and
 // leaves without a location; amp-restore-locations gives it its first
 // user's, the update of %w.
-// CHECK: %[[LR:.*]] = amp.fusion() : () -> tensor<f32> attributes {amp.place = [#amp.place<arena {{[0-9]+}}>]} {
-// CHECK-NEXT: amp.constant {{.*}}dense<5.000000e-01> : tensor<f32> loc("{{.*}}amp-backend.mlir":59:9)
-// CHECK: amp.fusion({{.*}}) : {{.*}} -> tensor<2x3xf32> attributes {amp.place = [#amp.place<arena {{[0-9]+}}>]} {
-// CHECK-NEXT: amp.matmul {{.*}}{amp.epilogue = #amp.epilogue<bias_relu>}
-// CHECK-NEXT: amp.add
+// CHECK: %[[LR:.*]] = amp.fusion<loop, root = 0>() : () -> tensor<f32> attributes {amp.place = [#amp.place<arena {{[0-9]+}}>]} {
+// CHECK-NEXT: amp.constant {{.*}}dense<5.000000e-01> : tensor<f32> loc("{{.*}}amp-backend.mlir":58:9)
+// CHECK: amp.fusion<gemm, root = 0>({{.*}}) : {{.*}} -> tensor<2x3xf32> attributes {amp.place = [#amp.place<arena {{[0-9]+}}>]} {
+// CHECK-NEXT: amp.matmul {{.*}} bias
 // CHECK-NEXT: amp.relu
-// CHECK: amp.fusion({{.*}}) : {{.*}} -> tensor<f32> attributes {amp.place = [#amp.place<arena {{[0-9]+}}>]} {
+// CHECK: amp.fusion<reduction, root = 0>({{.*}}) : {{.*}} -> tensor<f32> attributes {amp.place = [#amp.place<arena {{[0-9]+}}>]} {
 // CHECK-NEXT: amp.sum
-// CHECK: amp.fusion(%{{.*}} = %arg0, %{{.*}} = %[[LR]]) : {{.*}} attributes {amp.place = [#amp.place<arg 0>]} {
+// CHECK: amp.fusion<loop, root = 1>(%{{.*}} = %arg0, %{{.*}} = %[[LR]]) : {{.*}} attributes {amp.place = [#amp.place<arg 0>]} {
 // CHECK-NEXT: amp.mul
 // CHECK-NEXT: amp.sub
-// CHECK: amp.fusion(%{{.*}} = %arg1, %{{.*}} = %[[LR]]) : {{.*}} attributes {amp.place = [#amp.place<arg 1>]} {
+// CHECK: amp.fusion<loop, root = 1>(%{{.*}} = %arg1, %{{.*}} = %[[LR]]) : {{.*}} attributes {amp.place = [#amp.place<arg 1>]} {
 // CHECK-NEXT: amp.mul
 // CHECK-NEXT: amp.sub
 // CHECK-NOT: amp.constant

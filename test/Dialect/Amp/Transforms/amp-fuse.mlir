@@ -8,20 +8,20 @@
 // was: the kernels run in the order of the fusion ops, and only what a
 // fusion yields leaves its kernel.
 
-// An elementwise chain of one shape becomes one kernel; a bias add and relu
-// after a matmul with an f32 result fold into its epilogue.
+// An elementwise chain of one shape becomes one kernel; a bias add after a
+// matmul with an f32 result becomes its bias operand, and the relu after
+// that joins its kernel (the GEMM's bias_relu epilogue).
 // CHECK-LABEL: func.func @chain
-// CHECK: %[[GEMM:.*]] = amp.fusion(%[[X:arg[0-9]+]] = %arg2, %[[W:arg[0-9]+]] = %arg0, %[[B:arg[0-9]+]] = %arg1) : (tensor<2x4xf32>, tensor<4x3xf32>, tensor<3xf32>) -> tensor<2x3xf32> {
-// CHECK-NEXT: %[[MM:.*]] = amp.matmul %[[X]], %[[W]] {amp.epilogue = #amp.epilogue<bias_relu>}
-// CHECK-NEXT: %[[PRE:.*]] = amp.add %[[MM]], %[[B]]
-// CHECK-NEXT: %[[H:.*]] = amp.relu %[[PRE]]
+// CHECK: %[[GEMM:.*]] = amp.fusion<gemm, root = 0>(%[[X:arg[0-9]+]] = %arg2, %[[W:arg[0-9]+]] = %arg0, %[[B:arg[0-9]+]] = %arg1) : (tensor<2x4xf32>, tensor<4x3xf32>, tensor<3xf32>) -> tensor<2x3xf32> {
+// CHECK-NEXT: %[[MM:.*]] = amp.matmul %[[X]], %[[W]] bias %[[B]] : tensor<2x4xf32>, tensor<4x3xf32>, tensor<3xf32> to tensor<2x3xf32>
+// CHECK-NEXT: %[[H:.*]] = amp.relu %[[MM]]
 // CHECK-NEXT: amp.yield %[[H]] : tensor<2x3xf32>
 // CHECK-NEXT: }
-// CHECK-NEXT: %[[LOSS:.*]] = amp.fusion(%[[IN:arg[0-9]+]] = %[[GEMM]]) : (tensor<2x3xf32>) -> tensor<f32> {
+// CHECK-NEXT: %[[LOSS:.*]] = amp.fusion<reduction, root = 0>(%[[IN:arg[0-9]+]] = %[[GEMM]]) : (tensor<2x3xf32>) -> tensor<f32> {
 // CHECK-NEXT: amp.sum %[[IN]]
-// CHECK: %[[LR:.*]] = amp.fusion() : () -> tensor<f32> {
+// CHECK: %[[LR:.*]] = amp.fusion<loop, root = 0>() : () -> tensor<f32> {
 // CHECK-NEXT: amp.constant dense<5.000000e-01>
-// CHECK: %[[NEW:.*]] = amp.fusion(%[[W2:arg[0-9]+]] = %arg0, %[[LR2:arg[0-9]+]] = %[[LR]]) : (tensor<4x3xf32>, tensor<f32>) -> tensor<4x3xf32> {
+// CHECK: %[[NEW:.*]] = amp.fusion<loop, root = 1>(%[[W2:arg[0-9]+]] = %arg0, %[[LR2:arg[0-9]+]] = %[[LR]]) : (tensor<4x3xf32>, tensor<f32>) -> tensor<4x3xf32> {
 // CHECK-NEXT: %[[G:.*]] = amp.mul %[[W2]], %[[LR2]]
 // CHECK-NEXT: %[[S:.*]] = amp.sub %[[W2]], %[[G]]
 // CHECK-NEXT: amp.yield %[[S]]
@@ -45,12 +45,12 @@ func.func @chain(%w: tensor<4x3xf32> {amp.param}, %b: tensor<3xf32> {amp.param},
 // would add the bias before the matmul's rounding to f16, which the graph
 // does after it.
 // CHECK-LABEL: func.func @narrow
-// CHECK: %[[MM:.*]] = amp.fusion
+// CHECK: %[[MM:.*]] = amp.fusion<gemm, root = 0>
 // CHECK-NEXT: amp.matmul
-// CHECK-NOT: epilogue
+// CHECK-NOT: bias
 // CHECK-NEXT: amp.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: amp.fusion(%{{.*}} = %[[MM]], %{{.*}} = %arg2)
+// CHECK-NEXT: amp.fusion<loop, root = 0>(%{{.*}} = %[[MM]], %{{.*}} = %arg2)
 // CHECK-NEXT: amp.add
 func.func @narrow(%a: tensor<2x4xf16>, %w: tensor<4x3xf16>, %b: tensor<3xf16>) -> tensor<2x3xf16> {
   %mm = amp.matmul %a, %w : tensor<2x4xf16>, tensor<4x3xf16> to tensor<2x3xf16>
@@ -63,13 +63,13 @@ func.func @narrow(%a: tensor<2x4xf16>, %w: tensor<4x3xf16>, %b: tensor<3xf16>) -
 // A matmul with a bias operand (autocast folds a low-precision bias add into
 // it) has a bias epilogue in any result type, and takes the relu after it.
 // CHECK-LABEL: func.func @bias_operand
-// CHECK: %[[H:.*]] = amp.fusion
-// CHECK-NEXT: amp.matmul {{.*}}{amp.epilogue = #amp.epilogue<bias_relu>}
+// CHECK: %[[H:.*]] = amp.fusion<gemm, root = 0>
+// CHECK-NEXT: amp.matmul {{.*}} bias
 // CHECK-NEXT: amp.relu
 // CHECK-NEXT: amp.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: amp.fusion(%{{.*}} = %[[H]],
-// CHECK-NEXT: amp.matmul {{.*}}{amp.epilogue = #amp.epilogue<bias>}
+// CHECK-NEXT: amp.fusion<gemm, root = 0>(%{{.*}} = %[[H]],
+// CHECK-NEXT: amp.matmul {{.*}} bias
 // CHECK-NEXT: amp.yield
 func.func @bias_operand(%a: tensor<2x4xbf16>, %w: tensor<4x4xbf16>, %b: tensor<4xbf16>) -> tensor<2x4xbf16> {
   %mm = amp.matmul %a, %w bias %b : tensor<2x4xbf16>, tensor<4x4xbf16>, tensor<4xbf16> to tensor<2x4xbf16>
@@ -83,11 +83,11 @@ func.func @bias_operand(%a: tensor<2x4xbf16>, %w: tensor<4x4xbf16>, %b: tensor<4
 // A value read outside the chain (here: returned) must reach memory, so
 // its op ends a kernel.
 // CHECK-LABEL: func.func @shared
-// CHECK: %[[E:.*]] = amp.fusion(%{{.*}} = %arg0)
+// CHECK: %[[E:.*]] = amp.fusion<loop, root = 0>(%{{.*}} = %arg0)
 // CHECK-NEXT: amp.exp
 // CHECK-NEXT: amp.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: %[[N:.*]] = amp.fusion(%{{.*}} = %[[E]])
+// CHECK-NEXT: %[[N:.*]] = amp.fusion<loop, root = 0>(%{{.*}} = %[[E]])
 // CHECK-NEXT: amp.neg
 // CHECK-NEXT: amp.yield
 // CHECK-NEXT: }
@@ -103,12 +103,12 @@ func.func @shared(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
 // The selects that keep the old state on a step with inf/NaN gradients
 // join the optimizer update they guard; the scalar compare is its own.
 // CHECK-LABEL: func.func @guarded
-// CHECK: %[[OK:.*]] = amp.fusion(%{{.*}} = %arg4) : (tensor<f32>) -> tensor<i1> {
+// CHECK: %[[OK:.*]] = amp.fusion<loop, root = 1>(%{{.*}} = %arg4) : (tensor<f32>) -> tensor<i1> {
 // CHECK-NEXT: amp.constant
 // CHECK-NEXT: amp.compare
 // CHECK-NEXT: amp.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: %[[KEPT:.*]]:2 = amp.fusion({{.*}}, %[[OK2:arg[0-9]+]] = %[[OK]]) : {{.*}} -> (tensor<4x3xf32>, tensor<4x3xf32>) {
+// CHECK-NEXT: %[[KEPT:.*]]:2 = amp.fusion<updates, root = 0>({{.*}}, %[[OK2:arg[0-9]+]] = %[[OK]]) : {{.*}} -> (tensor<4x3xf32>, tensor<4x3xf32>) {
 // CHECK-NEXT: amp.sgd_momentum_update
 // CHECK-NEXT: %[[K1:.*]] = amp.select %[[OK2]]
 // CHECK-NEXT: %[[K2:.*]] = amp.select %[[OK2]]
@@ -132,15 +132,15 @@ func.func @guarded(%w: tensor<4x3xf32> {amp.param}, %buf: tensor<4x3xf32> {amp.s
 // A select that keeps something other than the replaced state is an
 // ordinary elementwise op: the update stays alone.
 // CHECK-LABEL: func.func @unguarded
-// CHECK: %[[NW:.*]] = amp.fusion
+// CHECK: %[[NW:.*]] = amp.fusion<updates, root = 0>
 // CHECK-NEXT: amp.sgd_update
 // CHECK-NEXT: amp.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: amp.fusion(%{{.*}} = %arg3, %{{.*}} = %[[NW]], %{{.*}} = %arg2)
+// CHECK-NEXT: amp.fusion<loop, root = 0>(%{{.*}} = %arg3, %{{.*}} = %[[NW]], %{{.*}} = %arg2)
 // CHECK-NEXT: amp.select
 // CHECK-NEXT: amp.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: amp.fusion
+// CHECK-NEXT: amp.fusion<reduction, root = 0>
 // CHECK-NEXT: amp.sum
 func.func @unguarded(%w: tensor<4xf32> {amp.param}, %g: tensor<4xf32>, %other: tensor<4xf32>,
                      %ok: tensor<i1>, %lr: tensor<f64>, %wd: tensor<f64>) -> (tensor<4xf32>, tensor<f32>) {
@@ -156,18 +156,18 @@ func.func @unguarded(%w: tensor<4xf32> {amp.param}, %g: tensor<4xf32>, %other: t
 // one kernel, run as one multi-tensor launch at the position of its last
 // op: both updates and all their selects share the second kernel.
 // CHECK-LABEL: func.func @update_run
-// CHECK: %[[OK:.*]] = amp.fusion
+// CHECK: %[[OK:.*]] = amp.fusion<loop, root = 1>
 // CHECK-NEXT: amp.constant
 // CHECK-NEXT: amp.compare
 // CHECK-NEXT: amp.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: %[[KEPT:.*]]:6 = amp.fusion({{.*}} = %[[OK]]) : {{.*}} -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
+// CHECK-NEXT: %[[KEPT:.*]]:6 = amp.fusion<updates, root = 0>({{.*}} = %[[OK]]) : {{.*}} -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
 // CHECK-NEXT: amp.adamw_update
 // CHECK-NEXT: amp.adamw_update
 // CHECK-COUNT-6: amp.select
 // CHECK-NEXT: amp.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: %[[NEXT:.*]] = amp.fusion
+// CHECK-NEXT: %[[NEXT:.*]] = amp.fusion<loop, root = 1>
 // CHECK-NEXT: amp.constant
 // CHECK-NEXT: amp.add
 // CHECK: return %[[KEPT]]#0, %[[KEPT]]#3, %[[KEPT]]#1, %[[KEPT]]#2, %[[KEPT]]#4, %[[KEPT]]#5, %[[NEXT]]
@@ -203,19 +203,19 @@ func.func @update_run(%w: tensor<4x3xf32> {amp.param}, %b: tensor<3xf32> {amp.pa
 // Updates stay apart when their hyperparameters differ and when they are
 // not adjacent; adjacent like ones join (%d2, %e2).
 // CHECK-LABEL: func.func @update_runs_refused
-// CHECK: amp.fusion({{.*}}, %[[LR1:.*]] = %arg5,
+// CHECK: amp.fusion<updates, root = 0>({{.*}}, %[[LR1:.*]] = %arg5,
 // CHECK-NEXT: amp.sgd_update {{.*}}lr(%[[LR1]])
 // CHECK-NEXT: amp.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: amp.fusion({{.*}}, %[[LR2:.*]] = %arg6,
+// CHECK-NEXT: amp.fusion<updates, root = 0>({{.*}}, %[[LR2:.*]] = %arg6,
 // CHECK-NEXT: amp.sgd_update {{.*}}lr(%[[LR2]])
 // CHECK-NEXT: amp.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: amp.fusion
+// CHECK-NEXT: amp.fusion<reduction, root = 0>
 // CHECK-NEXT: amp.sum
 // CHECK-NEXT: amp.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: amp.fusion
+// CHECK-NEXT: amp.fusion<updates, root = 0>
 // CHECK-NEXT: amp.sgd_update
 // CHECK-NEXT: amp.sgd_update
 // CHECK-NEXT: amp.yield
@@ -238,16 +238,16 @@ func.func @update_runs_refused(%a: tensor<4xf32> {amp.param}, %b: tensor<4xf32> 
 // Merged, the first update would run at the second's last select, after
 // the sum that reads the first's new value: they stay apart.
 // CHECK-LABEL: func.func @update_run_read_early
-// CHECK: %[[KA:.*]] = amp.fusion
+// CHECK: %[[KA:.*]] = amp.fusion<updates, root = 0>
 // CHECK-NEXT: amp.sgd_update %[[A:arg[0-9]+]],
 // CHECK-NEXT: amp.select %{{.*}}, %{{.*}}, %[[A]]
 // CHECK-NEXT: amp.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: amp.fusion(%{{.*}} = %[[KA]])
+// CHECK-NEXT: amp.fusion<reduction, root = 0>(%{{.*}} = %[[KA]])
 // CHECK-NEXT: amp.sum
 // CHECK-NEXT: amp.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: amp.fusion
+// CHECK-NEXT: amp.fusion<updates, root = 0>
 // CHECK-NEXT: amp.sgd_update %[[B:arg[0-9]+]],
 // CHECK-NEXT: amp.select %{{.*}}, %{{.*}}, %[[B]]
 func.func @update_run_read_early(%a: tensor<4xf32> {amp.param}, %b: tensor<4xf32> {amp.param},
@@ -268,10 +268,10 @@ func.func @update_run_read_early(%a: tensor<4xf32> {amp.param}, %b: tensor<4xf32
 // them across the kernels' boundaries (with kernel numbers as attributes it
 // did, and the second kernel then read a value the first kept to itself).
 // CHECK-LABEL: func.func @same_op_two_kernels
-// CHECK: amp.fusion(%[[X1:arg[0-9]+]] = %arg0)
+// CHECK: amp.fusion<loop, root = 1>(%[[X1:arg[0-9]+]] = %arg0)
 // CHECK-NEXT: amp.exp %[[X1]]
 // CHECK-NEXT: amp.neg
-// CHECK: amp.fusion(%[[X2:arg[0-9]+]] = %arg0)
+// CHECK: amp.fusion<loop, root = 1>(%[[X2:arg[0-9]+]] = %arg0)
 // CHECK-NEXT: amp.exp %[[X2]]
 // CHECK-NEXT: amp.abs
 func.func @same_op_two_kernels(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
@@ -322,7 +322,7 @@ func.func @attention_grad_f64(%q: tensor<1x1x4x8xf64>, %lse: tensor<1x1x4xf64>) 
 // A cross-entropy and its gradient over the same logits and labels are one
 // kernel, where the gradient was: each row is read once for both.
 // CHECK-LABEL: func.func @cross_entropy_with_grad
-// CHECK: %[[K:.*]]:2 = amp.fusion(%[[X:arg[0-9]+]] = %arg0, %[[Y:arg[0-9]+]] = %arg1, %[[G:arg[0-9]+]] = %arg2) : (tensor<4x8xf16>, tensor<4xi64>, tensor<f32>) -> (tensor<f32>, tensor<4x8xf16>) {
+// CHECK: %[[K:.*]]:2 = amp.fusion<loss_grad, root = 0>(%[[X:arg[0-9]+]] = %arg0, %[[Y:arg[0-9]+]] = %arg1, %[[G:arg[0-9]+]] = %arg2) : (tensor<4x8xf16>, tensor<4xi64>, tensor<f32>) -> (tensor<f32>, tensor<4x8xf16>) {
 // CHECK-NEXT: %[[L:.*]] = amp.cross_entropy %[[X]], %[[Y]]
 // CHECK-NEXT: %[[D:.*]] = amp.cross_entropy_grad %[[X]], %[[Y]], %[[G]]
 // CHECK-NEXT: amp.yield %[[L]], %[[D]]
@@ -338,13 +338,13 @@ func.func @cross_entropy_with_grad(%x: tensor<4x8xf16>, %y: tensor<4xi64>, %g: t
 // Not when the loss is read before the gradient (the gradient's seed here),
 // nor for other labels: three kernels of one op each.
 // CHECK-LABEL: func.func @cross_entropy_apart
-// CHECK: amp.fusion{{.*}} {
+// CHECK: amp.fusion<single, root = 0>{{.*}} {
 // CHECK-NEXT: amp.cross_entropy %
 // CHECK-NEXT: amp.yield
-// CHECK: amp.fusion{{.*}} {
+// CHECK: amp.fusion<rows, root = 0>{{.*}} {
 // CHECK-NEXT: amp.cross_entropy_grad
 // CHECK-NEXT: amp.yield
-// CHECK: amp.fusion{{.*}} {
+// CHECK: amp.fusion<rows, root = 0>{{.*}} {
 // CHECK-NEXT: amp.cross_entropy_grad
 // CHECK-NEXT: amp.yield
 func.func @cross_entropy_apart(%x: tensor<4x8xf32>, %y: tensor<4xi64>, %z: tensor<4xi64>) -> (tensor<f32>, tensor<4x8xf32>, tensor<4x8xf32>) {
@@ -360,11 +360,11 @@ func.func @cross_entropy_apart(%x: tensor<4x8xf32>, %y: tensor<4xi64>, %z: tenso
 // in that reduction's loads: a layer norm's scale gradient (a product with
 // a broadcast operand summed over the rows) and a squared norm of a cast.
 // CHECK-LABEL: func.func @reduction_prologue
-// CHECK: amp.fusion{{.*}} -> tensor<8xf32> {
+// CHECK: amp.fusion<reduction, root = 1>{{.*}} -> tensor<8xf32> {
 // CHECK-NEXT: %[[P:.*]] = amp.mul
 // CHECK-NEXT: %[[S:.*]] = amp.sum %[[P]] dims = [0]
 // CHECK-NEXT: amp.yield %[[S]]
-// CHECK: amp.fusion{{.*}} -> tensor<f32> {
+// CHECK: amp.fusion<reduction, root = 2>{{.*}} -> tensor<f32> {
 // CHECK-NEXT: %[[C:.*]] = amp.cast
 // CHECK-NEXT: %[[Q:.*]] = amp.mul %[[C]], %[[C]]
 // CHECK-NEXT: %[[N:.*]] = amp.max %[[Q]]
@@ -382,23 +382,23 @@ func.func @reduction_prologue(%dy: tensor<4x8xf32>, %g: tensor<8xf32>, %c: tenso
 
 // Not when the chain's value is read elsewhere too (its kernel stores
 // it; an exp of it read only by the sum still joins the sum), nor a
-// matmul's epilogue: those reductions read memory.
+// matmul's (its bias add is the matmul's bias): those reductions read
+// memory.
 // CHECK-LABEL: func.func @reduction_prologue_apart
-// CHECK: amp.fusion{{.*}} {
+// CHECK: amp.fusion<loop, root = 0>{{.*}} {
 // CHECK-NEXT: amp.mul
 // CHECK-NEXT: amp.yield
-// CHECK: amp.fusion{{.*}} {
+// CHECK: amp.fusion<reduction, root = 0>{{.*}} {
 // CHECK-NEXT: amp.sum
 // CHECK-NEXT: amp.yield
-// CHECK: amp.fusion{{.*}} {
+// CHECK: amp.fusion<reduction, root = 1>{{.*}} {
 // CHECK-NEXT: amp.exp
 // CHECK-NEXT: amp.sum
 // CHECK-NEXT: amp.yield
-// CHECK: amp.fusion{{.*}} {
-// CHECK-NEXT: amp.matmul
-// CHECK-NEXT: amp.add
+// CHECK: amp.fusion<gemm, root = 0>{{.*}} {
+// CHECK-NEXT: amp.matmul {{.*}} bias
 // CHECK-NEXT: amp.yield
-// CHECK: amp.fusion{{.*}} {
+// CHECK: amp.fusion<reduction, root = 0>{{.*}} {
 // CHECK-NEXT: amp.mean
 // CHECK-NEXT: amp.yield
 func.func @reduction_prologue_apart(%x: tensor<4x8xf32>, %w: tensor<8x3xf32>, %b: tensor<3xf32>) -> (tensor<8xf32>, tensor<4x8xf32>, tensor<8xf32>, tensor<f32>) {
@@ -418,7 +418,7 @@ func.func @reduction_prologue_apart(%x: tensor<4x8xf32>, %w: tensor<8x3xf32>, %b
 // kernel's stores: a layer norm's cast for the next GEMM, the result still
 // yielded for the sum after it.
 // CHECK-LABEL: func.func @row_epilogue
-// CHECK: %[[K:.*]]:2 = amp.fusion{{.*}} -> (tensor<4x8xf32>, tensor<4x8xbf16>) {
+// CHECK: %[[K:.*]]:2 = amp.fusion<rows, root = 0>{{.*}} -> (tensor<4x8xf32>, tensor<4x8xbf16>) {
 // CHECK-NEXT: %[[N:.*]] = amp.layer_norm
 // CHECK-NEXT: %[[C:.*]] = amp.cast %[[N]]
 // CHECK-NEXT: amp.yield %[[N]], %[[C]]
@@ -438,25 +438,25 @@ func.func @row_epilogue(%x: tensor<4x8xf32>, %w: tensor<8x3xbf16>) -> (tensor<4x
 // run, nor when two elementwise kernels read it; an elementwise op before
 // the row op may join (the kernel runs where its last op was).
 // CHECK-LABEL: func.func @row_epilogue_apart
-// CHECK: amp.fusion{{.*}} {
+// CHECK: amp.fusion<rows, root = 0>{{.*}} {
 // CHECK-NEXT: amp.softmax
 // CHECK-NEXT: amp.yield
-// CHECK: amp.fusion{{.*}} {
+// CHECK: amp.fusion<reduction, root = 0>{{.*}} {
 // CHECK-NEXT: amp.max
 // CHECK-NEXT: amp.yield
-// CHECK: amp.fusion{{.*}} {
+// CHECK: amp.fusion<loop, root = 0>{{.*}} {
 // CHECK-NEXT: amp.cast
 // CHECK-NEXT: amp.yield
-// CHECK: amp.fusion{{.*}} {
+// CHECK: amp.fusion<rows, root = 0>{{.*}} {
 // CHECK-NEXT: amp.layer_norm
 // CHECK-NEXT: amp.yield
-// CHECK: amp.fusion{{.*}} {
+// CHECK: amp.fusion<loop, root = 0>{{.*}} {
 // CHECK-NEXT: amp.exp
 // CHECK-NEXT: amp.yield
-// CHECK: amp.fusion{{.*}} {
+// CHECK: amp.fusion<loop, root = 0>{{.*}} {
 // CHECK-NEXT: amp.sqrt
 // CHECK-NEXT: amp.yield
-// CHECK: amp.fusion{{.*}} {
+// CHECK: amp.fusion<rows, root = 1>{{.*}} {
 // CHECK-NEXT: amp.neg
 // CHECK-NEXT: amp.rms_norm
 // CHECK-NEXT: amp.add
@@ -482,22 +482,22 @@ func.func @row_epilogue_apart(%x: tensor<4x8xf32>) -> (tensor<f32>, tensor<4x8xf
 // gradients (transposes, reshapes, concat). A transpose read twice keeps
 // its kernel.
 // CHECK-LABEL: func.func @gathers
-// CHECK: %[[Q:.*]] = amp.fusion{{.*}} {
+// CHECK: %[[Q:.*]] = amp.fusion<gather, root = 2>{{.*}} {
 // CHECK-NEXT: amp.slice
 // CHECK-NEXT: amp.reshape
 // CHECK-NEXT: amp.transpose
 // CHECK-NEXT: amp.yield
-// CHECK: amp.fusion{{.*}} {
+// CHECK: amp.fusion<gather, root = 4>{{.*}} {
 // CHECK-NEXT: amp.transpose
 // CHECK-NEXT: amp.reshape
 // CHECK-NEXT: amp.transpose
 // CHECK-NEXT: amp.reshape
 // CHECK-NEXT: amp.concat
 // CHECK-NEXT: amp.yield
-// CHECK: %[[T:.*]] = amp.fusion{{.*}} {
+// CHECK: %[[T:.*]] = amp.fusion<gather, root = 0>{{.*}} {
 // CHECK-NEXT: amp.transpose
 // CHECK-NEXT: amp.yield
-// CHECK: amp.fusion{{.*}} {
+// CHECK: amp.fusion<gather, root = 0>{{.*}} {
 // CHECK-NEXT: amp.concat
 // CHECK-NEXT: amp.yield
 func.func @gathers(%qkv: tensor<2x4x24xf32>, %d: tensor<2x2x4x4xf32>) -> (tensor<2x2x4x4xf32>, tensor<2x4x16xf32>, tensor<2x4x2x4xf32>, tensor<4x4x2x4xf32>) {
@@ -520,14 +520,14 @@ func.func @gathers(%qkv: tensor<2x4x24xf32>, %d: tensor<2x2x4x4xf32>) -> (tensor
 // row kernel's loads (a layer norm gradient's dy * scale); not where
 // another op reads its value too.
 // CHECK-LABEL: func.func @row_prologue
-// CHECK: amp.fusion{{.*}} -> tensor<4x8xf32> {
+// CHECK: amp.fusion<rows, root = 1>{{.*}} -> tensor<4x8xf32> {
 // CHECK-NEXT: %[[G:.*]] = amp.mul
 // CHECK-NEXT: %[[D:.*]] = amp.layer_norm_grad %{{.*}}, %[[G]]
 // CHECK-NEXT: amp.yield %[[D]]
-// CHECK: amp.fusion{{.*}} -> tensor<4x8xf32> {
+// CHECK: amp.fusion<loop, root = 0>{{.*}} -> tensor<4x8xf32> {
 // CHECK-NEXT: amp.neg
 // CHECK-NEXT: amp.yield
-// CHECK: amp.fusion{{.*}} -> tensor<4x8xf32> {
+// CHECK: amp.fusion<rows, root = 0>{{.*}} -> tensor<4x8xf32> {
 // CHECK-NEXT: amp.softmax
 // CHECK-NEXT: amp.yield
 func.func @row_prologue(%x: tensor<4x8xf32>, %dy: tensor<4x8xf32>, %w: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
@@ -545,18 +545,18 @@ func.func @row_prologue(%x: tensor<4x8xf32>, %dy: tensor<4x8xf32>, %w: tensor<8x
 // tensor, and its f32 copy is never stored. A narrowing cast, or one a
 // matmul reads, stays one kernel.
 // CHECK-LABEL: func.func @widening_casts
-// CHECK: amp.fusion{{.*}} -> tensor<8xf32> {
+// CHECK: amp.fusion<reduction, root = 1>{{.*}} -> tensor<8xf32> {
 // CHECK-NEXT: amp.cast %{{.*}} : tensor<4x8xbf16> to tensor<4x8xf32>
 // CHECK-NEXT: amp.sum
 // CHECK-NEXT: amp.yield
-// CHECK: amp.fusion{{.*}} -> tensor<4x8xf32> {
+// CHECK: amp.fusion<rows, root = 1>{{.*}} -> tensor<4x8xf32> {
 // CHECK-NEXT: amp.cast %{{.*}} : tensor<4x8xbf16> to tensor<4x8xf32>
 // CHECK-NEXT: amp.layer_norm_grad
 // CHECK-NEXT: amp.yield
-// CHECK: amp.fusion{{.*}} -> tensor<4x8xbf16> {
+// CHECK: amp.fusion<loop, root = 0>{{.*}} -> tensor<4x8xbf16> {
 // CHECK-NEXT: amp.cast %{{.*}} : tensor<4x8xf32> to tensor<4x8xbf16>
 // CHECK-NEXT: amp.yield
-// CHECK: amp.fusion{{.*}} -> tensor<8x3xf32> {
+// CHECK: amp.fusion<loop, root = 0>{{.*}} -> tensor<8x3xf32> {
 // CHECK-NEXT: amp.cast %{{.*}} : tensor<8x3xbf16> to tensor<8x3xf32>
 // CHECK-NEXT: amp.yield
 // CHECK-NOT: amp.cast

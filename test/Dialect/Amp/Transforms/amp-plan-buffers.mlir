@@ -12,9 +12,8 @@
 // CHECK-LABEL: func.func @step
 // CHECK-SAME: amp.arena_size = 512 : i64
 // CHECK-SAME: amp.memory = #amp.memory<arena = 512, arguments = 92, peak = 604, peak_f32 = 604>
-// CHECK: amp.fusion{{.*}}attributes {amp.place = [#amp.place<arena 0>]}
-// CHECK-NEXT: amp.matmul {{.*}}{amp.epilogue = #amp.epilogue<bias_relu>} :
-// CHECK-NEXT: amp.add {{[^{]*}}
+// CHECK: amp.fusion<gemm, root = 0>{{.*}}attributes {amp.place = [#amp.place<arena 0>]}
+// CHECK-NEXT: amp.matmul {{[^{]*}}
 // CHECK-NEXT: amp.relu {{[^{]*}}
 // CHECK: amp.fusion{{.*}}attributes {amp.place = [#amp.place<arena 256>]}
 // CHECK-NEXT: amp.sum
@@ -36,9 +35,8 @@
 func.func @step(%w: tensor<4x3xf32> {amp.param}, %b: tensor<3xf32> {amp.param},
                 %x: tensor<2x4xf32>) -> (tensor<4x3xf32>, tensor<3xf32>, tensor<f32>) {
   %h = amp.fusion(%xi = %x, %wi = %w, %bi = %b) : (tensor<2x4xf32>, tensor<4x3xf32>, tensor<3xf32>) -> tensor<2x3xf32> {
-    %mm = amp.matmul %xi, %wi {amp.epilogue = #amp.epilogue<bias_relu>} : tensor<2x4xf32>, tensor<4x3xf32> to tensor<2x3xf32>
-    %pre = amp.add %mm, %bi : tensor<2x3xf32>, tensor<3xf32>
-    %r = amp.relu %pre : tensor<2x3xf32>
+    %mm = amp.matmul %xi, %wi bias %bi : tensor<2x4xf32>, tensor<4x3xf32>, tensor<3xf32> to tensor<2x3xf32>
+    %r = amp.relu %mm : tensor<2x3xf32>
     amp.yield %r : tensor<2x3xf32>
   }
   %loss = amp.fusion(%hi = %h) : (tensor<2x3xf32>) -> tensor<f32> {

@@ -1,11 +1,11 @@
 //===- AmpAttrs.td - amp dialect attributes ----------------*- tablegen -*-===//
 //
 // The facts passes hand on: the loss scaler --amp-loss-scaling configures
-// for amp-optimizer, the epilogue --amp-fuse folds into a GEMM, the place
-// --amp-plan-buffers gives each result and the memory it plans for the
-// step. They are discardable attributes (`amp.loss_scaling`,
-// `amp.epilogue`, `amp.place`, `amp.memory`) whose values are these typed
-// attributes, checked by the dialect.
+// for amp-optimizer, the kind of kernel --amp-fuse makes of each
+// amp.fusion (its inherent `kernel`), the place --amp-plan-buffers gives
+// each result and the memory it plans for the step. The others are
+// discardable attributes (`amp.loss_scaling`, `amp.place`, `amp.memory`)
+// whose values are these typed attributes, checked by the dialect.
 //
 //===----------------------------------------------------------------------===//
 
@@ -106,30 +106,60 @@ def Amp_LossScalingAttr : Amp_Attr<"LossScaling", "loss_scaling"> {
 }
 
 //===----------------------------------------------------------------------===//
-// Epilogue
+// Kernel
 //===----------------------------------------------------------------------===//
 
-def Amp_Epilogue : I32EnumAttr<"Epilogue",
-    "the elementwise tail a GEMM applies before it stores", [
-      I32EnumAttrCase<"bias", 0>,
-      I32EnumAttrCase<"bias_relu", 1>
+def Amp_KernelKind : I32EnumAttr<"KernelKind",
+    "how the backend runs the ops of one amp.fusion as one kernel", [
+      I32EnumAttrCase<"loop", 0>,
+      I32EnumAttrCase<"gemm", 1>,
+      I32EnumAttrCase<"reduction", 2>,
+      I32EnumAttrCase<"rows", 3>,
+      I32EnumAttrCase<"gather", 4>,
+      I32EnumAttrCase<"updates", 5>,
+      I32EnumAttrCase<"loss_grad", 6>,
+      I32EnumAttrCase<"single", 7>
     ]> {
   let cppNamespace = "::mlir::amp";
   let genSpecializedAttr = 0;
 }
 
-def Amp_EpilogueAttr : EnumAttr<Amp_Dialect, Amp_Epilogue, "epilogue"> {
-  let assemblyFormat = "`<` $value `>`";
-  let summary = "the bias (and relu) --amp-fuse folds into an amp.matmul";
+def Amp_KernelAttr : Amp_Attr<"Kernel", "kernel"> {
+  let summary = "the kind of kernel an amp.fusion is and the op it is built on";
   let description = [{
-    The value of `amp.epilogue` on an `amp.matmul`: its kernel also adds the
-    bias (the matmul's bias operand, or the f32 `amp.add` that follows it in
-    the same kernel) and, for `bias_relu`, applies the `amp.relu` after it.
+    The `kernel` of an `amp.fusion`: how the backend runs its ops, and the
+    position (among the region's ops, the yield not counted) of its root,
+    the op whose kernel computes the others. KernelAnalysis.h computes both
+    from the ops, and the fusion's verifier checks that they are what its
+    ops make:
+
+    - `loop`: elementwise ops of one shape, one loop (the root is the last);
+    - `gemm`: an amp.matmul, and the amp.relu of its biased result that the
+      GEMM's epilogue applies;
+    - `reduction`: amp.sum, amp.mean or amp.max, with the elementwise ops
+      its loads compute (its prologue, before it);
+    - `rows`: a row op (softmax, the norms, their gradients,
+      cross_entropy_grad) with its prologue and the elementwise ops its
+      stores compute (its epilogue);
+    - `gather`: a transpose, slice or concat (the last op) whose loads
+      compute the transposes, slices and reshapes before it;
+    - `updates`: optimizer updates of one kind in one launch (the first is
+      the root), with the amp.select ops that keep the old state on a
+      skipped step;
+    - `loss_grad`: an amp.cross_entropy and its gradient, one pass over the
+      rows for both;
+    - `single`: one op that is a kernel of its own (a convolution, an
+      embedding, a runtime call).
 
     ```mlir
-    %c = amp.matmul %x, %w {amp.epilogue = #amp.epilogue<bias_relu>, ...}
+    %y = amp.fusion<gemm, root = 0>(%a = %x, %b = %w, %c = %bias) : ...
     ```
   }];
+  let parameters = (ins
+    EnumParameter<Amp_KernelKind>:$kind,
+    "unsigned":$root
+  );
+  let assemblyFormat = "`<` $kind `,` `root` `=` $root `>`";
 }
 
 //===----------------------------------------------------------------------===//

@@ -1751,18 +1751,23 @@ def Amp_FusionOp : Op<Amp_Dialect, "fusion",
   let summary = "ops that run as one kernel";
   let description = [{
     A group of ops that the backend runs as one kernel, outlined by
-    `--amp-fuse`: an elementwise chain, a GEMM with its bias and relu
-    epilogue, optimizer updates with the selects that guard them. The
-    region reads only its block's arguments, each bound to one operand,
-    and yields the values that the rest of the step reads (or that nothing
-    reads); every other value stays inside the kernel. Since the region is
-    isolated from above, canonicalization and CSE work inside it or around
-    it and never move an op across its boundary. The kernels run in the
-    order of the fusion ops; `--amp-plan-buffers` places their results
-    (`amp.place`).
+    `--amp-fuse`: an elementwise chain, a GEMM with its relu epilogue, a
+    reduction or row op with the elementwise ops it computes as it loads
+    and stores, optimizer updates with the selects that guard them. Its
+    `kernel` (#amp.kernel) says which kind of kernel it is and which op
+    is its root; the verifier checks both against the ops
+    (KernelAnalysis.h), so a group the backend cannot run as one kernel
+    is rejected here. Written without `<kind, root = N>`, they are
+    computed from the ops. The region reads only its block's arguments,
+    each bound to one operand, and yields the values that the rest of the
+    step reads (or that nothing reads); every other value stays inside
+    the kernel. Since the region is isolated from above, canonicalization
+    and CSE work inside it or around it and never move an op across its
+    boundary. The kernels run in the order of the fusion ops;
+    `--amp-plan-buffers` places their results (`amp.place`).
 
     ```mlir
-    %y = amp.fusion(%a = %x, %b = %bias)
+    %y = amp.fusion<loop, root = 1>(%a = %x, %b = %bias)
         : (tensor<8x4xf32>, tensor<4xf32>) -> tensor<8x4xf32> {
       %0 = amp.add %a, %b : (tensor<8x4xf32>, tensor<4xf32>) -> tensor<8x4xf32>
       %1 = amp.relu %0 : tensor<8x4xf32>
@@ -1770,14 +1775,17 @@ def Amp_FusionOp : Op<Amp_Dialect, "fusion",
     }
     ```
   }];
-  let arguments = (ins Variadic<AnyRankedTensor>:$inputs);
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs,
+                       OptionalAttr<Amp_KernelAttr>:$kernel);
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
   let skipDefaultBuilders = 1;
   let builders = [
-    // An empty body whose block takes one argument per input.
+    // An empty body whose block takes one argument per input; the kernel
+    // is set once the ops are in (setKernelFromOps).
     OpBuilder<(ins "TypeRange":$resultTypes, "ValueRange":$inputs)>
   ];
   let extraClassDeclaration = [{
@@ -1786,6 +1794,11 @@ def Amp_FusionOp : Op<Amp_Dialect, "fusion",
     auto getKernelOps() { return getBlock().without_terminator(); }
     /// The region's terminator (the verifier checked it is an amp.yield).
     YieldOp getYield();
+    /// The kernel's root (the verifier checked `kernel` is set and right).
+    Operation *getRoot();
+    /// Sets `kernel` to what the ops make (analyzeKernel); fails, with
+    /// the reason as a diagnostic, when they make no kernel.
+    ::llvm::LogicalResult setKernelFromOps();
   }];
 }
 

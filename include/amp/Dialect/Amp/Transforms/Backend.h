@@ -8,11 +8,11 @@
 // which ops are parameter updates and which operand is which. --amp-fuse
 // outlines every kernel into an `amp.fusion` op at the position of its
 // last op: the kernels run in the order of the fusion ops, and only the
-// values a fusion yields leave its kernel. A matmul whose kernel also adds
-// a bias (and applies a relu) carries `amp.epilogue = #amp.epilogue<bias>`
-// (or `<bias_relu>`, EpilogueAttr). --amp-plan-buffers then gives every
-// result of a fusion or view a place (`amp.place`, an array with one
-// PlaceAttr per result):
+// values a fusion yields leave its kernel. Each fusion states the kind of
+// kernel it is and its root (#amp.kernel, from analyzeKernel in
+// IR/KernelAnalysis.h, which also gives getGuardSelects). --amp-plan-buffers
+// then gives every result of a fusion or view a place (`amp.place`, an array
+// with one PlaceAttr per result):
 //
 //   #amp.place<arena N>  bytes at offset N in the step's arena
 //   #amp.place<arg I>    the memory of argument I: a state updated in place
@@ -29,6 +29,7 @@
 #define AMP_DIALECT_AMP_TRANSFORMS_BACKEND_H
 
 #include "amp/Dialect/Amp/IR/AmpTraits.h"
+#include "amp/Dialect/Amp/IR/KernelAnalysis.h"
 
 #include "amp_runtime/batch_norm.h"
 #include "amp_runtime/conv.h"
@@ -40,7 +41,6 @@
 
 namespace mlir::amp::backend {
 
-constexpr llvm::StringLiteral kEpilogueAttr = "amp.epilogue";
 constexpr llvm::StringLiteral kPlaceAttr = "amp.place";
 constexpr llvm::StringLiteral kArenaSizeAttr = "amp.arena_size";
 constexpr llvm::StringLiteral kMemoryAttr = "amp.memory";
@@ -109,15 +109,6 @@ void getUsesInKernels(Value value, SmallVectorImpl<OpOperand *> &uses);
 /// marked amp.param or amp.state), in order, when `func` returns them
 /// followed by the loss (and found_inf with loss scaling); empty otherwise.
 SmallVector<unsigned> getThreadedArguments(func::FuncOp func);
-
-/// The selects that keep the old state on a step with inf/NaN gradients,
-/// one per result of `update`, an op with OptimizerUpdateOpInterface:
-/// `amp.select %ok, %new, %old` where %new is the result, %old the operand
-/// it replaces and %ok one scalar shared by all. Empty unless every
-/// result's only use is such a select, and for other ops. --amp-fuse
-/// puts them in the update's kernel, which then stores `ok ? new : old`
-/// over the old state, so the new values never reach memory.
-SmallVector<Operation *> getGuardSelects(Operation *update);
 
 /// Checks that the backend can compile `func`: one block, no calls, static
 /// shapes, supported ops and types, tensors that are not empty and whose

@@ -510,18 +510,21 @@ def AmpFuse : Pass<"amp-fuse", "mlir::func::FuncOp"> {
     yields what the rest of the step reads. The kernels run in the order of
     the fusion ops; the region is isolated from above, so canonicalization
     and CSE never move an op into or out of a kernel. A fused step can be
-    fused again: its kernels are inlined first.
+    fused again: its kernels are inlined first. Each fusion states the kind
+    of kernel it is and its root (`amp.fusion<rows, root = 1>`,
+    #amp.kernel), as analyzeKernel (KernelAnalysis.h) finds them; the
+    fusion's verifier checks them and the emitter dispatches on them.
 
     - Chains of elementwise ops (casts, unary and binary arithmetic with
       broadcasting, selects, compares, activation gradients, constants) of
       one shape form one kernel when every use of an inner value is inside
       the chain: the inner values never reach memory. Each op still rounds
       its result to its type, so the numerics are those of the unfused graph.
-    - A matmul with an f32 result followed by the broadcast add of an f32
-      bias over its last dimension (and a relu of that) becomes one GEMM with
-      a bias (or bias + relu) epilogue, `amp.epilogue =
-      #amp.epilogue<bias>` or `#amp.epilogue<bias_relu>` on the matmul.
-      Results narrower than f32 are not folded: the epilogue would skip the
+    - A matmul with an f32 result (accumulated in f32) followed by the
+      broadcast add of an f32 bias over its last dimension takes the bias
+      as its bias operand, and a relu of a matmul with a bias joins its
+      kernel: one GEMM with a bias (or bias + relu) epilogue. Results
+      narrower than f32 are not folded: the epilogue would skip the
       rounding of the matmul's result.
     - Every other op (reductions, norms, losses, shape ops that move data,
       optimizer updates, loss scaling) is a kernel of its own, mapped by the
