@@ -1797,6 +1797,14 @@ void FusionOp::build(OpBuilder &builder, OperationState &state,
     block.addArgument(input.getType(), input.getLoc());
 }
 
+Value UnscaleOp::getTiedOperand(unsigned result) {
+  return result < getGrads().size() ? getGrads()[result] : Value();
+}
+
+Value AllReduceOp::getTiedOperand(unsigned result) {
+  return getInputs()[result];
+}
+
 YieldOp FusionOp::getYield() {
   return cast<YieldOp>(getBlock().getTerminator());
 }

@@ -176,6 +176,60 @@ int64_t placeInOrder(std::vector<Interval> &intervals, int64_t floatBytes16) {
   return total;
 }
 
+/// Every use of the memory of `value`, through views.
+void usesThroughViews(Value value, SmallVectorImpl<OpOperand *> &uses) {
+  for (OpOperand &use : value.getUses()) {
+    if (isView(use.getOwner()))
+      usesThroughViews(use.getOwner()->getResult(0), uses);
+    else
+      uses.push_back(&use);
+  }
+}
+
+/// The new values of `func`'s threaded arguments that can be written over
+/// the argument they replace (value -> argument): no kernel after the one
+/// that writes the value reads the argument, and that kernel reads element
+/// i of it only to write element i. `positionOf` gives the position of
+/// the kernel of an op (the return after them all).
+llvm::DenseMap<Value, unsigned>
+findInPlaceUpdates(func::FuncOp func,
+                   function_ref<int64_t(Operation *)> positionOf) {
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  llvm::DenseMap<Value, unsigned> pinned;
+  for (auto [k, argIndex] : llvm::enumerate(getThreadedArguments(func))) {
+    Value value = ret.getOperand(k);
+    Operation *def = value.getDefiningOp();
+    if (!def || isView(def) || pinned.count(value))
+      continue;
+    int64_t at = positionOf(def);
+    SmallVector<OpOperand *> uses;
+    usesThroughViews(func.getArgument(argIndex), uses);
+    // Read by the kernel that writes the value: safe when each op that
+    // reads it there reads element i only to write element i.
+    auto readsInPlace = [&](OpOperand &inner) {
+      Operation *user = inner.getOwner();
+      return user->hasTrait<OpTrait::amp::InPlaceUpdate>() ||
+             (isFusibleElementwise(user) &&
+              user->getResult(0).getType() == inner.get().getType() &&
+              getNumElements(inner.get()) == getNumElements(value));
+    };
+    bool safe = llvm::all_of(uses, [&](OpOperand *use) {
+      int64_t position = positionOf(use->getOwner());
+      if (position < at)
+        return true;
+      auto kernel = dyn_cast<FusionOp>(use->getOwner());
+      return position == at && kernel &&
+             llvm::all_of(kernel.getBlock()
+                              .getArgument(use->getOperandNumber())
+                              .getUses(),
+                          readsInPlace);
+    });
+    if (safe)
+      pinned[value] = argIndex;
+  }
+  return pinned;
+}
+
 struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
   using Base::Base;
 
@@ -184,7 +238,6 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
     if (failed(checkCompilable(func)))
       return signalPassFailure();
     Block &body = func.getBody().front();
-    auto ret = cast<func::ReturnOp>(body.getTerminator());
     Builder builder(&getContext());
     MLIRContext *ctx = &getContext();
 
@@ -208,60 +261,13 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
         return end;
       return kernelNumbers.lookup(user);
     };
-    // Every user of the memory of `root`, through views.
-    std::function<void(Value, SmallVectorImpl<OpOperand *> &)> usesOf =
-        [&](Value value, SmallVectorImpl<OpOperand *> &uses) {
-          for (OpOperand &use : value.getUses()) {
-            if (isView(use.getOwner()))
-              usesOf(use.getOwner()->getResult(0), uses);
-            else
-              uses.push_back(&use);
-          }
-        };
+    llvm::DenseMap<Value, unsigned> pinned =
+        findInPlaceUpdates(func, positionOf);
 
-    // In-place updates of threaded arguments.
-    llvm::DenseMap<Value, unsigned> pinned; // value -> argument
-    SmallVector<unsigned> threaded = getThreadedArguments(func);
-    for (auto [k, argIndex] : llvm::enumerate(threaded)) {
-      Value value = ret.getOperand(k);
-      Operation *def = value.getDefiningOp();
-      if (!def || isView(def) || pinned.count(value))
-        continue;
-      int64_t at = positionOf(def);
-      SmallVector<OpOperand *> uses;
-      usesOf(func.getArgument(argIndex), uses);
-      bool safe = true;
-      for (OpOperand *use : uses) {
-        int64_t position = positionOf(use->getOwner());
-        if (position < at)
-          continue;
-        // Read by the kernel that writes the value: safe when each op that
-        // reads it there reads element i only to write element i.
-        auto readsInPlace = [&](OpOperand &inner) {
-          Operation *user = inner.getOwner();
-          return user->hasTrait<OpTrait::amp::InPlaceUpdate>() ||
-                 (isFusibleElementwise(user) &&
-                  user->getResult(0).getType() == inner.get().getType() &&
-                  getNumElements(inner.get()) == getNumElements(value));
-        };
-        auto kernel = dyn_cast<FusionOp>(use->getOwner());
-        if (position != at || !kernel ||
-            !llvm::all_of(kernel.getBlock()
-                              .getArgument(use->getOperandNumber())
-                              .getUses(),
-                          readsInPlace)) {
-          safe = false;
-          break;
-        }
-      }
-      if (safe)
-        pinned[value] = argIndex;
-    }
-
-    // Live ranges of the values that need arena memory. An unscaled
-    // gradient takes the slot of the gradient it scales, and a reduced one
-    // the slot of the one it reduces, when nothing else reads that
-    // (amp_unscale and amp_replica_all_reduce work in place).
+    // Live ranges of the values that need arena memory. A result of an op
+    // that works in place (TiedOperandOpInterface: an unscaled gradient,
+    // a reduced one) takes the slot of the operand it is written over,
+    // when nothing else reads that.
     std::vector<Interval> intervals;
     SmallVector<std::pair<Operation *, size_t>> scratch; // op, interval
     llvm::DenseMap<Value, size_t> intervalOf;
@@ -270,14 +276,9 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
       auto yielded = dyn_cast<OpResult>(kernel.getYield().getValues()[result]);
       if (!yielded)
         return {};
-      unsigned index = yielded.getResultNumber();
-      Value operand;
-      if (auto unscale = dyn_cast<UnscaleOp>(yielded.getOwner())) {
-        if (index < unscale.getGrads().size())
-          operand = unscale.getGrads()[index];
-      } else if (auto reduce = dyn_cast<AllReduceOp>(yielded.getOwner())) {
-        operand = reduce.getInputs()[index];
-      }
+      auto tied = dyn_cast<TiedOperandOpInterface>(yielded.getOwner());
+      Value operand =
+          tied ? tied.getTiedOperand(yielded.getResultNumber()) : Value();
       auto input = dyn_cast_or_null<BlockArgument>(operand);
       if (!input || !input.hasOneUse())
         return {};
@@ -294,7 +295,7 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
               getByteSize(kernel->getResult(result).getType()))
         return {};
       SmallVector<OpOperand *> uses;
-      usesOf(grad, uses);
+      usesThroughViews(grad, uses);
       bool onlyHere = llvm::all_of(
           uses, [&](OpOperand *use) { return use->getOwner() == kernel; });
       return onlyHere && uses.size() == 1 ? owner : Value();
@@ -317,7 +318,7 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
           continue;
         }
         SmallVector<OpOperand *> uses;
-        usesOf(result, uses);
+        usesThroughViews(result, uses);
         int64_t last = at;
         for (OpOperand *use : uses)
           last = std::max(last, positionOf(use->getOwner()));

@@ -57,6 +57,40 @@ func.func @step(%w: tensor<4x3xf32> {amp.param}, %b: tensor<3xf32> {amp.param},
 
 // -----
 
+// A reduced gradient takes the slot of the gradient it reduces
+// (amp_replica_all_reduce works in place: TiedOperandOpInterface), which
+// nothing else reads; the one read again keeps its own.
+// CHECK-LABEL: func.func @reduced
+// CHECK: amp.fusion{{.*}}attributes {amp.place = [#amp.place<arena [[SLOT:[0-9]+]]>]}
+// CHECK-NEXT: amp.mul
+// CHECK: amp.fusion{{.*}}attributes {amp.place = [#amp.place<arena [[SLOT]]>]}
+// CHECK-NEXT: amp.all_reduce
+// CHECK: amp.fusion{{.*}}attributes {amp.place = [#amp.place<arena 256>]}
+// CHECK-NEXT: amp.neg
+// CHECK: amp.fusion{{.*}}attributes {amp.place = [#amp.place<arena 512>]}
+// CHECK-NEXT: amp.all_reduce
+func.func @reduced(%w: tensor<4x3xf32> {amp.param}, %x: tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>) {
+  %g = amp.fusion(%wi = %w, %xi = %x) : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32> {
+    %0 = amp.mul %wi, %xi : tensor<4x3xf32>, tensor<4x3xf32>
+    amp.yield %0 : tensor<4x3xf32>
+  }
+  %r = amp.fusion(%gi = %g) : (tensor<4x3xf32>) -> tensor<4x3xf32> {
+    %0 = amp.all_reduce sum %gi : tensor<4x3xf32>
+    amp.yield %0 : tensor<4x3xf32>
+  }
+  %h = amp.fusion(%xi = %x) : (tensor<4x3xf32>) -> tensor<4x3xf32> {
+    %0 = amp.neg %xi : tensor<4x3xf32>
+    amp.yield %0 : tensor<4x3xf32>
+  }
+  %s = amp.fusion(%hi = %h) : (tensor<4x3xf32>) -> tensor<4x3xf32> {
+    %0 = amp.all_reduce sum %hi : tensor<4x3xf32>
+    amp.yield %0 : tensor<4x3xf32>
+  }
+  return %r, %h, %s : tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>
+}
+
+// -----
+
 // A guarded optimizer update: its kernel yields the selects, which write
 // the parameter and its buffer in place. The unscaled gradient takes the
 // slot of the gradient it scales, which nothing else reads.

@@ -137,6 +137,24 @@ def Amp_IndexReaderOpInterface : OpInterface<"IndexReaderOpInterface"> {
   ];
 }
 
+def Amp_TiedOperandOpInterface : OpInterface<"TiedOperandOpInterface"> {
+  let cppNamespace = "::mlir::amp";
+  let description = [{
+    An op whose kernel may write a result over the memory of one of its
+    operands, element for element (the runtime's amp_unscale and
+    amp_replica_all_reduce work in place): --amp-plan-buffers gives such a
+    result the operand's slot when nothing else reads the operand.
+  }];
+  let methods = [
+    InterfaceMethod<
+      /*desc=*/[{The operand result `result` may be written over, or null
+        when it has none (amp.unscale's found_inf).}],
+      /*retTy=*/"::mlir::Value",
+      /*methodName=*/"getTiedOperand",
+      /*args=*/(ins "unsigned":$result)>
+  ];
+}
+
 def Amp_DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
   let cppNamespace = "::mlir::amp";
   let description = [{

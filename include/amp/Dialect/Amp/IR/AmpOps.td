@@ -1556,7 +1556,8 @@ def Amp_LrScheduleOp : Amp_Op<"lr_schedule",
 //===----------------------------------------------------------------------===//
 
 def Amp_UnscaleOp : Amp_Op<"unscale", [Amp_OptimizerFamily, Amp_KeepFp32,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<Amp_TiedOperandOpInterface>]> {
   let summary = "multi-tensor gradient unscale with an inf/NaN check";
   let description = [{
     Multiplies every gradient by `inv_scale` and returns the products and
@@ -1625,7 +1626,8 @@ def Amp_ScalerUpdateOp : Amp_Op<"scaler_update",
 //===----------------------------------------------------------------------===//
 
 def Amp_AllReduceOp : Amp_Op<"all_reduce", [AttrSizedOperandSegments,
-    Amp_OptimizerFamily, Amp_KeepFp32, InferTypeOpAdaptor]> {
+    Amp_OptimizerFamily, Amp_KeepFp32, InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Amp_TiedOperandOpInterface>]> {
   let summary = "sums or maxima over the replicas of a data-parallel step";
   let description = [{
     Each result is the elementwise sum (or maximum) of its input over every
