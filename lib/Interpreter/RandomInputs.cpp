@@ -3,6 +3,7 @@
 #include "amp/Interpreter/RandomInputs.h"
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/IR/StepArguments.h"
 #include "amp_runtime/random.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -82,20 +83,17 @@ static std::vector<double> drawValues(BlockArgument arg,
                                       FunctionOpInterface func, uint64_t seed,
                                       const RandomInputOptions &options,
                                       ElementKind kind, int64_t count) {
-  auto hasAttr = [&](unsigned i, StringRef name) {
-    return func && func.getArgAttr(i, name);
-  };
   // The stream is keyed by the argument's rank among the parameters, or
   // among the other (batch) arguments: a model, its gradient function and
   // its training step, whose signatures order them differently, all get
   // the same values for the same seed.
-  bool isParam = hasAttr(arg.getArgNumber(), AmpDialect::kParamAttrName);
+  auto kindOf = [&](unsigned i) {
+    return func ? getArgumentKind(func, i) : ArgumentKind::input;
+  };
+  bool isParam = kindOf(arg.getArgNumber()) == ArgumentKind::param;
   uint64_t rank = 0;
   for (unsigned i = 0; i < arg.getArgNumber(); ++i)
-    if (!hasAttr(i, AmpDialect::kStateAttrName) &&
-        !hasAttr(i, AmpDialect::kBufferAttrName) &&
-        !hasAttr(i, AmpDialect::kRngAttrName) &&
-        static_cast<bool>(hasAttr(i, AmpDialect::kParamAttrName)) == isParam)
+    if (kindOf(i) == (isParam ? ArgumentKind::param : ArgumentKind::input))
       ++rank;
   uint64_t stream = (isParam ? (uint64_t(1) << 32) : 0) + rank + 1;
   SplitMix64 rng(seed * 0x2545f4914f6cdd1dULL + stream);

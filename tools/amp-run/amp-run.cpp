@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "amp/Dialect/Amp/IR/StepArguments.h"
 #include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
 #include "amp/InitAll.h"
 #include "amp/Interpreter/GradCheck.h"
@@ -323,8 +324,7 @@ static int train(Interpreter &interpreter, func::FuncOp func,
   SmallVector<unsigned> threaded;
   std::optional<unsigned> scaleSlot;
   for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
-    if (!func.getArgAttr(i, AmpDialect::kParamAttrName) &&
-        !func.getArgAttr(i, AmpDialect::kStateAttrName))
+    if (!isPersistent(func, i))
       continue;
     if (func.getArgAttr(i, AmpDialect::kLossScaleAttrName))
       scaleSlot = threaded.size();

@@ -12,6 +12,7 @@
 #include "amp_runtime/launch_grid.h"
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/IR/StepArguments.h"
 #include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
 #include "amp/Dialect/Amp/Transforms/Backend.h"
 #include "amp/Target/Cuda/TranslateToCuda.h"
@@ -1121,14 +1122,21 @@ LogicalResult StepEmitter::emit() {
   };
   for (unsigned i = 0; i < func.getNumArguments(); ++i) {
     std::string tensorName = getArgumentName(func, i).str();
-    if (tensorName.empty())
-      tensorName = func.getArgAttr(i, AmpDialect::kParamAttrName)
-                       ? fallbackName("param", params)
-                   : func.getArgAttr(i, AmpDialect::kBufferAttrName)
-                       ? fallbackName("buffer", buffers)
-                   : func.getArgAttr(i, AmpDialect::kStateAttrName)
-                       ? fallbackName("state", states)
-                       : fallbackName("input", inputs);
+    if (tensorName.empty()) {
+      switch (getArgumentKind(func, i)) {
+      case ArgumentKind::param:
+        tensorName = fallbackName("param", params);
+        break;
+      case ArgumentKind::buffer:
+        tensorName = fallbackName("buffer", buffers);
+        break;
+      case ArgumentKind::input:
+        tensorName = fallbackName("input", inputs);
+        break;
+      default:
+        tensorName = fallbackName("state", states);
+      }
+    }
     tensorNames.push_back(tensorName);
   }
   nameBuffers();

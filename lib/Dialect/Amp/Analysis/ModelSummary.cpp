@@ -3,6 +3,7 @@
 #include "amp/Dialect/Amp/Analysis/ModelSummary.h"
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/IR/StepArguments.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MathExtras.h"
@@ -59,7 +60,8 @@ FailureOr<FunctionSummary> amp::summarizeFunction(func::FuncOp func) {
     return failure();
   };
   for (BlockArgument arg : func.getArguments()) {
-    if (func.getArgAttr(arg.getArgNumber(), AmpDialect::kBufferAttrName)) {
+    ArgumentKind kind = getArgumentKind(func, arg.getArgNumber());
+    if (kind == ArgumentKind::buffer) {
       // amp.buffer verified a static shape whose bytes fit; their sum may
       // not.
       ++summary.numBuffers;
@@ -70,11 +72,11 @@ FailureOr<FunctionSummary> amp::summarizeFunction(func::FuncOp func) {
         return tooLarge(arg.getLoc(), "the buffer counts of @" + summary.name);
       continue;
     }
-    if (func.getArgAttr(arg.getArgNumber(), AmpDialect::kRngAttrName)) {
+    if (kind == ArgumentKind::rng) {
       summary.hasGenerator = true;
       continue;
     }
-    if (!func.getArgAttr(arg.getArgNumber(), AmpDialect::kParamAttrName)) {
+    if (kind != ArgumentKind::param) {
       ++summary.numInputs;
       continue;
     }

@@ -3,6 +3,7 @@
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/IR/StepArguments.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -35,6 +36,20 @@ void AmpDialect::initialize() {
       >();
   registerAttributes();
   addInterfaces<AmpInlinerInterface>();
+}
+
+ArgumentKind mlir::amp::getArgumentKind(FunctionOpInterface function,
+                                        unsigned index) {
+  auto has = [&](StringRef name) {
+    return static_cast<bool>(function.getArgAttr(index, name));
+  };
+  return has(AmpDialect::kParamAttrName)            ? ArgumentKind::param
+         : has(AmpDialect::kBufferAttrName)         ? ArgumentKind::buffer
+         : has(AmpDialect::kRngAttrName)            ? ArgumentKind::rng
+         : has(AmpDialect::kHyperParameterAttrName) ? ArgumentKind::hparam
+         : has(AmpDialect::kLossPartAttrName)       ? ArgumentKind::loss_part
+         : has(AmpDialect::kStateAttrName)          ? ArgumentKind::state
+                                                    : ArgumentKind::input;
 }
 
 Operation *AmpDialect::materializeConstant(OpBuilder &builder, Attribute value,
