@@ -174,6 +174,15 @@ std::string cuda::hexLiteral(double value) {
   return text;
 }
 
+std::string cuda::designatedInit(StringRef type, StringRef name,
+                                 ArrayRef<FieldInit> fields, bool isConst) {
+  std::string text =
+      (isConst ? "const " : "") + type.str() + " " + name.str() + "{";
+  for (auto [i, field] : llvm::enumerate(fields))
+    text += (i ? ", ." : ".") + field.first.str() + " = " + field.second;
+  return text + "};";
+}
+
 StringRef cuda::runtimeDtype(Type type) {
   return type.isF16()    ? "AMP_F16"
          : type.isBF16() ? "AMP_BF16"

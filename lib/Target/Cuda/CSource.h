@@ -68,6 +68,15 @@ std::string literal(double value, StringRef type);
 /// `value` as an exact C literal of a double (hexadecimal).
 std::string hexLiteral(double value);
 
+/// One field of a designatedInit: its name and its value as C++.
+using FieldInit = std::pair<StringRef, std::string>;
+
+/// `type name{.field = value, ...};`: a runtime descriptor initialized by
+/// field name (C++20 designated initializers, the fields in the order
+/// the struct declares them), with `const` first when `isConst`.
+std::string designatedInit(StringRef type, StringRef name,
+                           ArrayRef<FieldInit> fields, bool isConst = false);
+
 /// The runtime's name of a float element type (AMP_F32, AMP_F16,
 /// AMP_BF16); empty for others.
 StringRef runtimeDtype(Type type);

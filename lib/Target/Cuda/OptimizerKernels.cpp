@@ -37,27 +37,40 @@ std::optional<RuntimeUpdate>
 getRuntimeUpdate(Operation *update, function_ref<std::string(Value)> pointer) {
   RuntimeUpdate call;
   if (auto sgd = dyn_cast<SgdUpdateOp>(update)) {
-    call.hparams = "const amp_sgd_hparams_t hparams{" + pointer(sgd.getLr()) +
-                   ", nullptr, " + pointer(sgd.getWeightDecay()) + ", 0.0, 0};";
+    call.hparams =
+        designatedInit("amp_sgd_hparams_t", "hparams",
+                       {{"lr", pointer(sgd.getLr())},
+                        {"momentum", "nullptr"},
+                        {"weight_decay", pointer(sgd.getWeightDecay())},
+                        {"dampening", "0.0"},
+                        {"nesterov", "0"}},
+                       /*isConst=*/true);
     call.function = "amp_sgd_apply";
     call.withStep = false;
     return call;
   }
   if (auto sgd = dyn_cast<SgdMomentumUpdateOp>(update)) {
-    call.hparams = "const amp_sgd_hparams_t hparams{" + pointer(sgd.getLr()) +
-                   ", " + pointer(sgd.getMomentum()) + ", " +
-                   pointer(sgd.getWeightDecay()) + ", " +
-                   hexLiteral(sgd.getDampening().convertToDouble()) + ", " +
-                   (sgd.getNesterov() ? "1" : "0") + "};";
+    call.hparams = designatedInit(
+        "amp_sgd_hparams_t", "hparams",
+        {{"lr", pointer(sgd.getLr())},
+         {"momentum", pointer(sgd.getMomentum())},
+         {"weight_decay", pointer(sgd.getWeightDecay())},
+         {"dampening", hexLiteral(sgd.getDampening().convertToDouble())},
+         {"nesterov", sgd.getNesterov() ? "1" : "0"}},
+        /*isConst=*/true);
     call.function = "amp_sgd_apply";
     return call;
   }
   if (auto adam = dyn_cast<AdamwUpdateOp>(update)) {
     call.hparams =
-        "const amp_adamw_hparams_t hparams{" + pointer(adam.getLr()) + ", " +
-        pointer(adam.getBeta1()) + ", " + pointer(adam.getBeta2()) + ", " +
-        pointer(adam.getEps()) + ", " + pointer(adam.getWeightDecay()) + ", " +
-        (adam.getCoupledDecay() ? "1" : "0") + "};";
+        designatedInit("amp_adamw_hparams_t", "hparams",
+                       {{"lr", pointer(adam.getLr())},
+                        {"beta1", pointer(adam.getBeta1())},
+                        {"beta2", pointer(adam.getBeta2())},
+                        {"eps", pointer(adam.getEps())},
+                        {"weight_decay", pointer(adam.getWeightDecay())},
+                        {"coupled_decay", adam.getCoupledDecay() ? "1" : "0"}},
+                       /*isConst=*/true);
     call.function = "amp_adamw_apply";
     return call;
   }

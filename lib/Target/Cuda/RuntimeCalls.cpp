@@ -79,13 +79,19 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
   cost.bytesWritten = getByteSize(tensorOf(last->getResult(0)));
   recordLaunch(std::move(cost), {});
   s << "{\n";
-  s.indent() << "amp_gemm_t g{" + runtimeDtype(lhs.getElementType()).str() +
-                    ", " + runtimeDtype(out.getElementType()).str() + ", " +
-                    (matmul.getTransposeLhs() ? "1" : "0") + ", " +
-                    (matmul.getTransposeRhs() ? "1" : "0") + ", " +
-                    std::to_string(rows) + ", " + std::to_string(n) + ", " +
-                    std::to_string(k) + ", " + std::to_string(count) +
-                    ", 1.0f, 0.0f, " + epilogue + "};"
+  s.indent() << designatedInit(
+                    "amp_gemm_t", "g",
+                    {{"ab_dtype", runtimeDtype(lhs.getElementType()).str()},
+                     {"c_dtype", runtimeDtype(out.getElementType()).str()},
+                     {"trans_a", matmul.getTransposeLhs() ? "1" : "0"},
+                     {"trans_b", matmul.getTransposeRhs() ? "1" : "0"},
+                     {"m", std::to_string(rows)},
+                     {"n", std::to_string(n)},
+                     {"k", std::to_string(k)},
+                     {"batch", std::to_string(count)},
+                     {"alpha", "1.0f"},
+                     {"beta", "0.0f"},
+                     {"epilogue", epilogue}})
              << "\n";
   if (one || foldIntoRows) {
     s << "AMP_STEP_CHECK(amp_gemm(stream, &g, " + a + ", " + b + ", " +
@@ -136,13 +142,15 @@ FailureOr<std::string> scratchPointer(Operation *op, StepEmitter &emitter,
 /// The runtime's description of an attention op (amp_attention_t).
 template <typename OpT> std::string attentionDescriptor(OpT op) {
   auto q = tensorOf(op.getQuery());
-  return "amp_attention_t a{" + runtimeDtype(q.getElementType()).str() + ", " +
-         std::to_string(q.getDimSize(0) * q.getDimSize(1)) + ", " +
-         std::to_string(q.getDimSize(2)) + ", " +
-         std::to_string(tensorOf(op.getKey()).getDimSize(2)) + ", " +
-         std::to_string(q.getDimSize(3)) + ", " +
-         hexLiteral(op.getScaleOrDefault()) + ", " +
-         (op.getCausal() ? "1" : "0") + "};";
+  return designatedInit(
+      "amp_attention_t", "a",
+      {{"dtype", runtimeDtype(q.getElementType()).str()},
+       {"batch", std::to_string(q.getDimSize(0) * q.getDimSize(1))},
+       {"seq_q", std::to_string(q.getDimSize(2))},
+       {"seq_k", std::to_string(tensorOf(op.getKey()).getDimSize(2))},
+       {"head_dim", std::to_string(q.getDimSize(3))},
+       {"scale", hexLiteral(op.getScaleOrDefault())},
+       {"causal", op.getCausal() ? "1" : "0"}});
 }
 
 /// What the cost of an attention kernel depends on: its rows (batch x
@@ -332,12 +340,21 @@ LogicalResult emitConvolution(Operation *op, OpKernel &kernel) {
   touched.push_back({op->getResult(0), true});
   raw_indented_ostream &s = kernel.step();
   s << "{\n";
-  s.indent() << "amp_conv2d_t c{" << dtypeName(c.dtype) << ", "
-             << dtypeName(c.y_dtype) << ", " << c.batch << ", " << c.channels
-             << ", " << c.height << ", " << c.width << ", " << c.out_channels
-             << ", " << c.groups << ", " << pair(c.kernel, 2) << ", "
-             << pair(c.strides, 2) << ", " << pair(c.dilations, 2) << ", "
-             << pair(c.padding, 4) << "};\n"
+  s.indent() << designatedInit(
+                    "amp_conv2d_t", "c",
+                    {{"dtype", dtypeName(c.dtype).str()},
+                     {"y_dtype", dtypeName(c.y_dtype).str()},
+                     {"batch", std::to_string(c.batch)},
+                     {"channels", std::to_string(c.channels)},
+                     {"height", std::to_string(c.height)},
+                     {"width", std::to_string(c.width)},
+                     {"out_channels", std::to_string(c.out_channels)},
+                     {"groups", std::to_string(c.groups)},
+                     {"kernel", pair(c.kernel, 2)},
+                     {"strides", pair(c.strides, 2)},
+                     {"dilations", pair(c.dilations, 2)},
+                     {"padding", pair(c.padding, 4)}})
+             << "\n"
              << "AMP_STEP_CHECK(" << call << ", "
              << emitter.pointerOf(op->getResult(0), true) << ", " << *workspace
              << "));\n";
@@ -433,10 +450,15 @@ LogicalResult emitBatchNormCall(Operation *op, OpKernel &kernel) {
   cost.transcendentals = n.channels; // a square root per channel
   raw_indented_ostream &s = kernel.step();
   s << "{\n";
-  s.indent() << "amp_batch_norm_t n{" << dtypeName(n.dtype) << ", " << n.batch
-             << ", " << n.channels << ", " << n.spatial << ", "
-             << hexLiteral(n.epsilon) << ", " << hexLiteral(n.momentum) << ", "
-             << n.training << "};\n"
+  s.indent() << designatedInit("amp_batch_norm_t", "n",
+                               {{"dtype", dtypeName(n.dtype).str()},
+                                {"batch", std::to_string(n.batch)},
+                                {"channels", std::to_string(n.channels)},
+                                {"spatial", std::to_string(n.spatial)},
+                                {"epsilon", hexLiteral(n.epsilon)},
+                                {"momentum", hexLiteral(n.momentum)},
+                                {"training", std::to_string(n.training)}})
+             << "\n"
              << "AMP_STEP_CHECK(" << call << ", " << *workspace << "));\n";
   s.unindent() << "}\n";
   emitter.recordLaunch(std::move(cost), touched);
@@ -551,19 +573,20 @@ LogicalResult emitScalerUpdate(ScalerUpdateOp op, OpKernel &kernel) {
   StepEmitter &emitter = kernel.getEmitter();
   raw_indented_ostream &s = kernel.step();
   s << "{\n";
-  s.indent() << "amp_scaler_config_t config{" +
-                    hexLiteral(op.getGrowthFactor().convertToDouble()) + ", " +
-                    hexLiteral(op.getBackoffFactor().convertToDouble()) + ", " +
-                    std::to_string(op.getGrowthInterval()) + ", " +
-                    std::to_string(op.getHysteresis()) + ", " +
-                    hexLiteral(op.getMinScale()
-                                   ? op.getMinScale()->convertToDouble()
-                                   : 0) +
-                    ", " +
-                    hexLiteral(op.getMaxScale()
-                                   ? op.getMaxScale()->convertToDouble()
-                                   : 0) +
-                    "};"
+  auto bound = [](std::optional<APFloat> value) {
+    return hexLiteral(value ? value->convertToDouble() : 0);
+  };
+  s.indent() << designatedInit(
+                    "amp_scaler_config_t", "config",
+                    {{"growth_factor",
+                      hexLiteral(op.getGrowthFactor().convertToDouble())},
+                     {"backoff_factor",
+                      hexLiteral(op.getBackoffFactor().convertToDouble())},
+                     {"growth_interval",
+                      std::to_string(op.getGrowthInterval())},
+                     {"hysteresis", std::to_string(op.getHysteresis())},
+                     {"min_scale", bound(op.getMinScale())},
+                     {"max_scale", bound(op.getMaxScale())}})
              << "\n";
   // The scale, the growth tracker and the hysteresis, updated where the
   // plan put the results.

@@ -106,8 +106,10 @@ std::string amp::getStepHeader(StringRef name) {
 
 SmallVector<std::string>
 amp::getStepCompilerFlags(const StepPackageOptions &options) {
+  // C++20: the generated code initializes the runtime's descriptors by
+  // field name (designated initializers).
   if (options.cuda)
-    return {"-std=c++17",   "-O2",        "-arch=" + options.cudaArch,
+    return {"-std=c++20",   "-O2",        "-arch=" + options.cudaArch,
             "--fmad=false", "-Xcompiler", "-fPIC",
             "-shared"};
   // No FMA contraction (the interpreter rounds every product); no errno
@@ -118,7 +120,7 @@ amp::getStepCompilerFlags(const StepPackageOptions &options) {
   // vector unit: AVX2 and f16 conversions in hardware where it has them
   // (the library then needs such a CPU, as every x86-64 of the last decade
   // is).
-  SmallVector<std::string> flags = {"-std=c++17", "-O3", "-fPIC", "-shared",
+  SmallVector<std::string> flags = {"-std=c++20", "-O3", "-fPIC", "-shared",
                                     "-fvisibility=hidden"};
   flags.append({"-ffp-contract=off", "-fno-math-errno", "-fno-trapping-math"});
   llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();

@@ -5,7 +5,12 @@
 // RUN: sed 's/weight_decay(%%arg23) :/weight_decay(%%arg23) {coupled_decay} :/' %t/mixed.mlir > %t/adam.mlir
 // RUN: amp-translate --amp-to-cuda --amp-name=bw %t/adam.mlir | FileCheck %s --check-prefix=ADAM
 // ADAM: static_cast<double>(in5[0]), true);
-// ADAM: const amp_adamw_hparams_t hparams{lr, beta1, beta2, eps, weight_decay, 1};
+// ADAM: const amp_adamw_hparams_t hparams{.lr = lr,
+// ADAM-NEXT: .beta1 = beta1,
+// ADAM-NEXT: .beta2 = beta2,
+// ADAM-NEXT: .eps = eps,
+// ADAM-NEXT: .weight_decay = weight_decay,
+// ADAM-NEXT: .coupled_decay = 1};
 
 // The optimizer updates of a step are one kernel; the runtime's
 // multi-tensor update runs those it can (f32 tensors updated in place under
@@ -30,7 +35,12 @@
 // MIXED-NEXT: //   {{.*}} = amp.adamw_update %arg1,
 // MIXED: : tensor<8xf32>, tensor<f32>
 // MIXED-NEXT: {
-// MIXED-NEXT: const amp_adamw_hparams_t hparams{lr, beta1, beta2, eps, weight_decay, 0};
+// MIXED-NEXT: const amp_adamw_hparams_t hparams{.lr = lr,
+// MIXED-NEXT: .beta1 = beta1,
+// MIXED-NEXT: .beta2 = beta2,
+// MIXED-NEXT: .eps = eps,
+// MIXED-NEXT: .weight_decay = weight_decay,
+// MIXED-NEXT: .coupled_decay = 0};
 // MIXED-NEXT: float *const params[] = {b};
 // MIXED-NEXT: float *const grads[] = {[[GRAD:[a-z_0-9]+]]};
 // MIXED-NEXT: float *const exp_avgs[] = {b_exp_avg};

@@ -112,7 +112,17 @@
 // and the sum written once, in f32 (autocast folded the bias add after the
 // product's widening cast into the matmul).
 // CHECK: // k2_matmul:
-// CHECK: amp_gemm_t g{AMP_F16, AMP_F32, 0, 0, 4, 3, 8, 1, 1.0f, 0.0f, AMP_EPILOGUE_BIAS};
+// CHECK: amp_gemm_t g{.ab_dtype = AMP_F16,
+// CHECK-NEXT: .c_dtype = AMP_F32,
+// CHECK-NEXT: .trans_a = 0,
+// CHECK-NEXT: .trans_b = 0,
+// CHECK-NEXT: .m = 4,
+// CHECK-NEXT: .n = 3,
+// CHECK-NEXT: .k = 8,
+// CHECK-NEXT: .batch = 1,
+// CHECK-NEXT: .alpha = 1.0f,
+// CHECK-NEXT: .beta = 0.0f,
+// CHECK-NEXT: .epilogue = AMP_EPILOGUE_BIAS};
 // CHECK-NEXT: AMP_STEP_CHECK(amp_gemm(stream, &g, cast0, cast1, b, matmul2));
 // CHECK-NOT: #if
 // CHECK: ampstep::launchRows(
@@ -129,7 +139,17 @@
 // CHECK-NEXT: k4_cross_entropy_grad{loss_scale, matmul2, labels, cross_entropy_grad4}));
 // CHECK-NEXT: ampstep::launch(stream, "k5_cast", 12, k0_cast{cross_entropy_grad4, cast5}));
 // CHECK: // k6_matmul:
-// CHECK: amp_gemm_t g{AMP_F16, AMP_F16, 1, 0, 8, 3, 4, 1, 1.0f, 0.0f, AMP_EPILOGUE_NONE};
+// CHECK: amp_gemm_t g{.ab_dtype = AMP_F16,
+// CHECK-NEXT: .c_dtype = AMP_F16,
+// CHECK-NEXT: .trans_a = 1,
+// CHECK-NEXT: .trans_b = 0,
+// CHECK-NEXT: .m = 8,
+// CHECK-NEXT: .n = 3,
+// CHECK-NEXT: .k = 4,
+// CHECK-NEXT: .batch = 1,
+// CHECK-NEXT: .alpha = 1.0f,
+// CHECK-NEXT: .beta = 0.0f,
+// CHECK-NEXT: .epilogue = AMP_EPILOGUE_NONE};
 // CHECK: ampstep::launchReduce(stream, "k7_sum", 3, 4, k7_sum{cross_entropy_grad4, sum7}));
 
 // Unscaling: found_inf zeroed, then one amp_unscale over the list, in
@@ -146,7 +166,11 @@
 // CHECK-NEXT: //   {{%[0-9]+}} = amp.sgd_update %arg0, %[[UNSCALED:[0-9]+]]#0 lr(%arg7) weight_decay(%arg8) : tensor<8x3xf32>
 // CHECK-NEXT: //   {{%[0-9]+}} = amp.sgd_update %arg1, %[[UNSCALED]]#1 lr(%arg7) weight_decay(%arg8) : tensor<3xf32>
 // CHECK-NEXT: {
-// CHECK-NEXT: const amp_sgd_hparams_t hparams{lr, nullptr, weight_decay, 0.0, 0};
+// CHECK-NEXT: const amp_sgd_hparams_t hparams{.lr = lr,
+// CHECK-NEXT: .momentum = nullptr,
+// CHECK-NEXT: .weight_decay = weight_decay,
+// CHECK-NEXT: .dampening = 0.0,
+// CHECK-NEXT: .nesterov = 0};
 // CHECK-NEXT: float *const params[] = {w, b};
 // CHECK-NEXT: float *const grads[] = {unscale10_0, unscale10_1};
 // CHECK-NEXT: const size_t sizes[] = {24, 3};
@@ -158,7 +182,12 @@
 
 // The scaler updates its state in place: no copies.
 // CHECK: // k13_scaler_update:
-// CHECK: amp_scaler_config_t config{0x1p+1, 0x1p-1, 2000, 1, 0x0p+0, 0x0p+0};
+// CHECK: amp_scaler_config_t config{.growth_factor = 0x1p+1,
+// CHECK-NEXT: .backoff_factor = 0x1p-1,
+// CHECK-NEXT: .growth_interval = 2000,
+// CHECK-NEXT: .hysteresis = 1,
+// CHECK-NEXT: .min_scale = 0x0p+0,
+// CHECK-NEXT: .max_scale = 0x0p+0};
 // CHECK-NOT: _copy
 // CHECK: AMP_STEP_CHECK(amp_scaler_update(stream, &config, loss_scale, growth_tracker,
 // CHECK-NEXT: hysteresis_tracker, unscale10_2));
