@@ -188,31 +188,160 @@ static bool hasNoGradientPath(Value gradient) {
   return false;
 }
 
-static LogicalResult buildStep(const GradientFunction &target,
-                               const OptimizerConfig &config,
-                               SymbolTable &symbols) {
-  func::FuncOp grad = target.grad, original = target.original;
-  std::string name = (original.getSymName() + "_step").str();
-  if (symbols.lookup(name))
-    return grad.emitError() << "amp-optimizer: @" << name << " already exists";
+namespace {
 
-  SmallVector<unsigned> params, batch, buffers = getBufferArguments(original);
-  std::optional<unsigned> rng; // the dropouts' generator
+/// What a state argument of the step holds.
+enum class StateRole {
+  master,             // a ZeRO part's f32 master weights
+  momentumBuffer,     // SGD's momentum
+  expAvg,             // Adam's first moment
+  expAvgSq,           // Adam's second moment
+  stepCounter,        // the updates applied so far
+  hyperParameter,     // set between steps, read by the update
+  gradAccumulator,    // the micro-batches' gradient sum
+  microBatch,         // the micro-batches run since the last update
+  microBatchFoundInf, // found_inf of those micro-batches
+  lossScale,          // the scaler's scale
+  growthTracker,      // dynamic scaling: steps since the last overflow
+  hysteresisTracker,  // dynamic scaling: overflows left before backing off
+  lossPart,           // a part of the loss the step reports
+  buffer,             // a buffer of the model, by its name
+  committedBuffer,    // a buffer's value at the last update applied
+  rng,                // the dropouts' generator
+};
+
+/// One state argument of the step, in signature order.
+struct StateArgument {
+  StateRole role;
+  /// Which one of its role: the parameter's index among the parameters
+  /// (master, moments, accumulator, committed buffer: the buffer's), the
+  /// hyperparameter's, the part's, the buffer's; 0 for the others.
+  unsigned index;
+  Type type;
+  Location loc;
+  StringAttr name; // null: unnamed
+  /// The argument's attributes besides amp.state and amp.name.
+  NamedAttrList attrs;
+  /// The starting value amp.state holds, when not the unit (zeros).
+  std::optional<double> initial;
+};
+
+/// The signature of the step, `params, state, batch -> params', state',
+/// loss (, found_inf)`, built before its body: which of the model's
+/// arguments are parameters, batch inputs, buffers and the generator, and
+/// what each state argument holds (its role), so that the body reads its
+/// arguments by role instead of by positions kept by hand.
+struct StepSignature {
+  SmallVector<unsigned> params, batch, buffers; // the model's arguments
+  std::optional<unsigned> rng;
+  /// Per parameter: its group (param-groups) or null, the type the step
+  /// takes it in (a ZeRO weight is kept low-precision), whether a master
+  /// part of it is state.
+  SmallVector<const ParamGroup *> groupOf;
+  SmallVector<Type> workTypes;
+  SmallVector<bool> hasMaster;
+  SmallVector<std::pair<StringRef, double>> hypers;
+  SmallVector<StateArgument> state;
+  LossScalingAttr scaling;
+  bool dynamicScaling = false;
+  ScalerSettings settings;
+  /// With accumulation and loss scaling, the buffers' last applied values
+  /// are state too.
+  bool commitsBuffers = false;
+  unsigned numParts = 0;
+
+  unsigned numParams() const { return params.size(); }
+  /// The argument of the step that holds state `s`.
+  unsigned argumentOf(unsigned s) const { return numParams() + s; }
+  /// The argument of the step that holds batch input `k`.
+  unsigned batchArgument(unsigned k) const {
+    return numParams() + state.size() + k;
+  }
+  /// The step's argument of the state of `role` (the first of them).
+  std::optional<unsigned> find(StateRole role) const {
+    for (auto [s, entry] : llvm::enumerate(state))
+      if (entry.role == role)
+        return argumentOf(s);
+    return std::nullopt;
+  }
+};
+
+/// Builds the signature of the step of `target`: the parameters' groups
+/// and ZeRO types, the state in its order, each state named with
+/// torch.optim's names after its parameter when it has one (`w1.exp_avg`)
+/// and located at its parameter (or the function). A name the model
+/// already gives one of its arguments is an error: the state would be left
+/// unnamed (and called state0 by the compiled step), so that a data set, a
+/// state file or an output file of that name would mean the model's
+/// argument.
+class SignatureBuilder {
+public:
+  SignatureBuilder(const GradientFunction &target,
+                   const OptimizerConfig &config)
+      : grad(target.grad), original(target.original), config(config),
+        context(original->getContext()), numParts(target.numLossParts) {}
+
+  FailureOr<StepSignature> build();
+
+private:
+  LogicalResult classifyArguments();
+  LogicalResult chooseGroups();
+  void chooseWorkTypes();
+  LogicalResult addState();
+  LogicalResult addLossParts();
+
+  /// The name and location of a state of `role`, after the parameter
+  /// (argument `param` of the model) when it has one; an unnamed state
+  /// when the name is taken (the first such clash is kept for the error).
+  std::pair<Location, StringAttr> named(StringRef role,
+                                        std::optional<unsigned> param);
+  void add(StateRole role, unsigned index, Type type,
+           std::pair<Location, StringAttr> where) {
+    sig.state.push_back({role, index, type, where.first, where.second,
+                         NamedAttrList(), std::nullopt});
+  }
+
+  func::FuncOp grad, original;
+  const OptimizerConfig &config;
+  MLIRContext *context;
+  unsigned numParts;
+  StepSignature sig;
+  llvm::StringSet<> taken;
+  std::string clashName;
+  StringRef clashRole;
+};
+
+FailureOr<StepSignature> SignatureBuilder::build() {
+  sig.buffers = getBufferArguments(original);
+  if (failed(classifyArguments()) || failed(chooseGroups()))
+    return failure();
+  chooseWorkTypes();
+  for (unsigned i = 0, e = original.getNumArguments(); i < e; ++i)
+    if (StringRef name = getArgumentName(original, i); !name.empty())
+      taken.insert(name);
+  if (failed(addState()))
+    return failure();
+  return std::move(sig);
+}
+
+LogicalResult SignatureBuilder::classifyArguments() {
   for (unsigned i = 0, e = original.getNumArguments(); i < e; ++i)
     if (original.getArgAttr(i, AmpDialect::kParamAttrName))
-      params.push_back(i);
+      sig.params.push_back(i);
     else if (original.getArgAttr(i, AmpDialect::kRngAttrName))
-      rng = i;
+      sig.rng = i;
     else if (!original.getArgAttr(i, AmpDialect::kBufferAttrName))
-      batch.push_back(i);
-  ArrayRef<Type> argTypes = original.getArgumentTypes();
+      sig.batch.push_back(i);
+  return success();
+}
 
-  // Each parameter's group (param-groups), or null: it keeps the step's
-  // own hyperparameters. As torch.optim, a parameter belongs to at most one
-  // group; a group that selects nothing is a typo more often than not.
-  SmallVector<const ParamGroup *> groupOf;
+// Each parameter's group (param-groups), or null: it keeps the step's own
+// hyperparameters. As torch.optim, a parameter belongs to at most one
+// group; a group that selects nothing is a typo more often than not.
+LogicalResult SignatureBuilder::chooseGroups() {
+  ArrayRef<Type> argTypes = original.getArgumentTypes();
   llvm::SmallDenseSet<const ParamGroup *> used;
-  for (unsigned i : params) {
+  for (unsigned i : sig.params) {
     StringRef paramName = getArgumentName(original, i);
     auto type = dyn_cast<RankedTensorType>(argTypes[i]);
     int64_t rank = type ? type.getRank() : 0;
@@ -228,7 +357,7 @@ static LogicalResult buildStep(const GradientFunction &target,
                << original.getSymName() << "; a parameter belongs to one group";
       chosen = &group;
     }
-    groupOf.push_back(chosen);
+    sig.groupOf.push_back(chosen);
     used.insert(chosen);
   }
   for (const ParamGroup &group : config.groups)
@@ -236,18 +365,18 @@ static LogicalResult buildStep(const GradientFunction &target,
       return emitError(original.getLoc())
              << "amp-optimizer: parameter group '" << group.name
              << "' selects no parameter of @" << original.getSymName();
+  return success();
+}
 
-  // ZeRO stage 1: each parameter the gradient function reads only through
-  // casts to one low-precision type is kept in that type (the weights the
-  // replicas gather), with an f32 master part in the state; the others
-  // stay as they are and are their own masters.
-  const int64_t zero = config.zeroReplicas;
-  SmallVector<Type> workTypes;
-  SmallVector<bool> hasMaster;
-  for (unsigned i : params) {
-    auto type = cast<RankedTensorType>(argTypes[i]);
+// ZeRO stage 1: each parameter the gradient function reads only through
+// casts to one low-precision type is kept in that type (the weights the
+// replicas gather), with an f32 master part in the state; the others stay
+// as they are and are their own masters.
+void SignatureBuilder::chooseWorkTypes() {
+  for (unsigned i : sig.params) {
+    auto type = cast<RankedTensorType>(original.getArgumentTypes()[i]);
     Type low;
-    bool onlyCasts = zero > 0 && type.getElementType().isF32() &&
+    bool onlyCasts = config.zeroReplicas > 0 && type.getElementType().isF32() &&
                      !grad.getArgument(i).use_empty();
     for (Operation *user : grad.getArgument(i).getUsers()) {
       auto cast = dyn_cast<CastOp>(user);
@@ -259,148 +388,165 @@ static LogicalResult buildStep(const GradientFunction &target,
       }
       low = element;
     }
-    hasMaster.push_back(onlyCasts);
-    workTypes.push_back(onlyCasts ? type.clone(low) : type);
+    sig.hasMaster.push_back(onlyCasts);
+    sig.workTypes.push_back(onlyCasts ? type.clone(low) : type);
   }
-  // A parameter's part on each replica: ceil(elements / replicas) f32.
-  auto partType = [&](unsigned k) -> Type {
-    int64_t count =
-        cast<RankedTensorType>(argTypes[params[k]]).getNumElements();
-    return RankedTensorType::get({ReplicaShardOp::getPartSize(count, zero)},
-                                 Float32Type::get(grad.getContext()));
-  };
+}
 
-  // The signature: params, state, batch -> params', state', loss.
-  // Each state argument is named (`amp.name`) with torch.optim's names,
-  // after its parameter when it has one (`w1.exp_avg`), and located at its
-  // parameter (or the function). A name the model already gives one of
-  // its arguments is an error: the state would be left unnamed (and called
-  // state0 by the compiled step), so that a data set, a state file or an
-  // output file of that name would mean the model's argument.
-  SmallVector<Type> inputs, stateTypes;
-  SmallVector<Location> stateLocs;
-  SmallVector<StringAttr> stateNames;
-  MLIRContext *context = original->getContext();
-  llvm::StringSet<> taken;
-  for (unsigned i = 0, e = original.getNumArguments(); i < e; ++i)
-    if (StringRef name = getArgumentName(original, i); !name.empty())
-      taken.insert(name);
-  struct StateName {
-    Location loc;
-    StringAttr name;
-  };
-  // The first state whose name an argument of the model holds: its name
-  // and role.
-  std::string clashName;
-  StringRef clashRole;
-  auto named = [&](StringRef role, std::optional<unsigned> param) -> StateName {
-    Location loc =
-        param ? original.getArgument(*param).getLoc() : original.getLoc();
-    std::string name = role.str();
-    if (param) {
-      StringRef paramName = getArgumentName(original, *param);
-      if (paramName.empty())
-        return {loc, StringAttr()};
-      name = (paramName + "." + role).str();
-    }
-    if (!taken.insert(name).second) {
-      if (clashName.empty()) {
-        clashName = name;
-        clashRole = role;
-      }
+std::pair<Location, StringAttr>
+SignatureBuilder::named(StringRef role, std::optional<unsigned> param) {
+  Location loc =
+      param ? original.getArgument(*param).getLoc() : original.getLoc();
+  std::string name = role.str();
+  if (param) {
+    StringRef paramName = getArgumentName(original, *param);
+    if (paramName.empty())
       return {loc, StringAttr()};
+    name = (paramName + "." + role).str();
+  }
+  if (!taken.insert(name).second) {
+    if (clashName.empty()) {
+      clashName = name;
+      clashRole = role;
     }
-    return {loc, StringAttr::get(context, name)};
-  };
-  auto addState = [&](Type type, StateName state) {
-    stateTypes.push_back(type);
-    stateLocs.push_back(state.loc);
-    stateNames.push_back(state.name);
-  };
-  for (unsigned k = 0; k < params.size(); ++k)
-    inputs.push_back(workTypes[k]);
-  // Sharded state: its index among the state, its parameter, and whether
-  // it is the parameter's master.
-  struct Shard {
-    unsigned state, param;
-    bool master;
-  };
-  SmallVector<Shard> shards;
-  for (auto [index, arg] : llvm::enumerate(params)) {
-    // Copies: a lambda may not capture a structured binding in C++17.
-    size_t k = index;
-    unsigned i = arg;
-    Type momentType = zero ? partType(k) : argTypes[i];
-    auto addMoment = [&](StringRef role, bool master = false) {
+    return {loc, StringAttr()};
+  }
+  return {loc, StringAttr::get(context, name)};
+}
+
+LogicalResult SignatureBuilder::addState() {
+  ArrayRef<Type> argTypes = original.getArgumentTypes();
+  const int64_t zero = config.zeroReplicas;
+  Builder b(context);
+  // Per parameter: its master part (ZeRO), then its moments; a ZeRO part
+  // is ceil(elements / replicas) f32 of each replica.
+  for (auto [k, i] : llvm::enumerate(sig.params)) {
+    Type momentType = argTypes[i];
+    if (zero)
+      momentType = RankedTensorType::get(
+          {ReplicaShardOp::getPartSize(
+              cast<RankedTensorType>(argTypes[i]).getNumElements(), zero)},
+          b.getF32Type());
+    auto addMoment = [&, k = k, i = i](StateRole role, StringRef name,
+                                       bool master = false) {
+      add(role, k, momentType, named(name, i));
       if (zero)
-        shards.push_back({static_cast<unsigned>(stateTypes.size()),
-                          static_cast<unsigned>(k), master});
-      addState(momentType, named(role, i));
+        sig.state.back().attrs.set(
+            AmpDialect::kShardOfAttrName,
+            b.getDenseI64ArrayAttr(
+                {static_cast<int64_t>(k), zero, master ? 1 : 0}));
     };
-    if (hasMaster[k])
-      addMoment("master", /*master=*/true);
+    if (sig.hasMaster[k])
+      addMoment(StateRole::master, "master", /*master=*/true);
     if (config.hasMomentumBuffer())
-      addMoment("momentum_buffer");
+      addMoment(StateRole::momentumBuffer, "momentum_buffer");
     if (config.adamw) {
-      addMoment("exp_avg");
-      addMoment("exp_avg_sq");
+      addMoment(StateRole::expAvg, "exp_avg");
+      addMoment(StateRole::expAvgSq, "exp_avg_sq");
     }
   }
-  OpBuilder b(context);
   Type counterType = RankedTensorType::get({}, b.getF32Type());
   if (config.hasStepCounter())
-    addState(counterType, named("step", std::nullopt));
+    add(StateRole::stepCounter, 0, counterType, named("step", std::nullopt));
   // The hyperparameters are set by name: a model argument that holds one
-  // of their names is an error, not an unnamed hyperparameter.
-  auto hypers = config.hyperParameters();
-  unsigned firstHyper = stateTypes.size();
+  // of their names is an error, not an unnamed hyperparameter. Each starts
+  // at its compiled value.
+  sig.hypers = config.hyperParameters();
   Type hyperType = RankedTensorType::get({}, b.getF64Type());
-  for (auto [hyper, value] : hypers) {
-    StateName state = named(hyper, std::nullopt);
-    if (!state.name)
+  for (auto [k, hyper] : llvm::enumerate(sig.hypers)) {
+    auto where = named(hyper.first, std::nullopt);
+    if (!where.second)
       return grad.emitError()
              << "amp-optimizer: an argument of @" << original.getSymName()
-             << " is named '" << hyper
+             << " is named '" << hyper.first
              << "', the name of a hyperparameter of the step; rename it";
-    addState(hyperType, state);
+    add(StateRole::hyperParameter, k, hyperType, where);
+    sig.state.back().attrs.set(AmpDialect::kHyperParameterAttrName,
+                               b.getUnitAttr());
+    sig.state.back().initial = hyper.second;
   }
-  auto scaling =
+  sig.scaling =
       grad->getAttrOfType<LossScalingAttr>(AmpDialect::kLossScalingAttrName);
-  bool dynamicScaling = scaling && scaling.isDynamic();
-  ScalerSettings settings = scaling ? scaling.getSettings() : ScalerSettings();
-  unsigned microBatchState = 0;
+  sig.dynamicScaling = sig.scaling && sig.scaling.isDynamic();
+  sig.settings = sig.scaling ? sig.scaling.getSettings() : ScalerSettings();
   if (config.accumulate > 1) {
-    for (unsigned i : params)
-      addState(argTypes[i], named("grad_accumulator", i));
-    microBatchState = stateTypes.size();
-    addState(counterType, named("micro_batch", std::nullopt));
-    if (scaling) // found_inf of the micro-batches
-      addState(counterType, named("micro_batch_found_inf", std::nullopt));
+    for (auto [k, i] : llvm::enumerate(sig.params))
+      add(StateRole::gradAccumulator, k, argTypes[i],
+          named("grad_accumulator", i));
+    add(StateRole::microBatch, 0, counterType,
+        named("micro_batch", std::nullopt));
+    sig.state.back().attrs.set(AmpDialect::kMicroBatchAttrName,
+                               b.getI64IntegerAttr(config.accumulate));
+    if (sig.scaling) // found_inf of the micro-batches
+      add(StateRole::microBatchFoundInf, 0, counterType,
+          named("micro_batch_found_inf", std::nullopt));
   }
-  // Scaler state: the scale, then (dynamic) growth and hysteresis trackers.
-  unsigned scalerState = scaling ? (dynamicScaling ? 3 : 1) : 0;
-  if (scaling)
-    addState(counterType, named("loss_scale", std::nullopt));
-  if (dynamicScaling) {
-    addState(counterType, named("growth_tracker", std::nullopt));
-    addState(counterType, named("hysteresis_tracker", std::nullopt));
+  // Scaler state: the scale (starting at init_scale), then (dynamic) the
+  // growth and hysteresis trackers (the latter starting full).
+  if (sig.scaling) {
+    add(StateRole::lossScale, 0, counterType,
+        named("loss_scale", std::nullopt));
+    sig.state.back().initial = *sig.settings.initScale;
+    sig.state.back().attrs.set(AmpDialect::kLossScaleAttrName, b.getUnitAttr());
+  }
+  if (sig.dynamicScaling) {
+    add(StateRole::growthTracker, 0, counterType,
+        named("growth_tracker", std::nullopt));
+    add(StateRole::hysteresisTracker, 0, counterType,
+        named("hysteresis_tracker", std::nullopt));
+    sig.state.back().initial = static_cast<double>(sig.settings.hysteresis);
   }
   if (!clashName.empty())
     return grad.emitError()
            << "amp-optimizer: an argument of @" << original.getSymName()
            << " is named '" << clashName << "', the name of the step's '"
            << clashRole << "' state; rename it";
-  // The parts of the loss the model returns after it: f32 state each step
-  // overwrites (amp.loss_part), reported as the loss is, read by nothing.
-  // Named as amp-autodiff named them, by none of the names the progress
-  // reports of amp-step and Python give their other fields.
-  unsigned numParts = target.numLossParts;
-  unsigned firstPart = stateTypes.size();
+  if (failed(addLossParts()))
+    return failure();
+  // The buffers, by the model's names, each starting at its value. With
+  // accumulation and loss scaling, each buffer's value at the last update
+  // applied: every micro-batch's forward pass moves the buffers, and an
+  // update that overflows takes them back there.
+  for (auto [k, i] : llvm::enumerate(sig.buffers)) {
+    StringRef bufferName = getArgumentName(original, i);
+    add(StateRole::buffer, k, argTypes[i],
+        {original.getArgument(i).getLoc(),
+         bufferName.empty() ? StringAttr()
+                            : StringAttr::get(context, bufferName)});
+    sig.state.back().attrs.set(AmpDialect::kBufferAttrName, b.getUnitAttr());
+    sig.state.back().initial = getBufferInitialValue(original, i);
+  }
+  sig.commitsBuffers = sig.scaling && config.accumulate > 1;
+  if (sig.commitsBuffers)
+    for (auto [k, i] : llvm::enumerate(sig.buffers)) {
+      add(StateRole::committedBuffer, k, argTypes[i], named("committed", i));
+      sig.state.back().initial = getBufferInitialValue(original, i);
+    }
+  // The random generator, last: amp_step_init seeds it.
+  if (sig.rng) {
+    StringRef rngName = getArgumentName(original, *sig.rng);
+    add(StateRole::rng, 0, argTypes[*sig.rng],
+        rngName.empty() ? named("rng", std::nullopt)
+                        : std::pair<Location, StringAttr>{
+                              original.getArgument(*sig.rng).getLoc(),
+                              StringAttr::get(context, rngName)});
+    sig.state.back().attrs.set(AmpDialect::kRngAttrName, b.getUnitAttr());
+  }
+  return success();
+}
+
+// The parts of the loss the model returns after it: f32 state each step
+// overwrites (amp.loss_part), reported as the loss is, read by nothing.
+// Named as amp-autodiff named them, by none of the names the progress
+// reports of amp-step and Python give their other fields.
+LogicalResult SignatureBuilder::addLossParts() {
+  Type counterType = RankedTensorType::get({}, Float32Type::get(context));
   for (StringRef field : {"loss", "step", "epoch", "val_loss", "scale",
                           "skipped", "lr", "steps_per_s"})
     taken.insert(field);
+  sig.numParts = numParts;
   for (unsigned k = 0; k < numParts; ++k) {
-    unsigned result = 1 + params.size() + k;
+    unsigned result = 1 + sig.params.size() + k;
     auto name =
         grad.getResultAttrOfType<StringAttr>(result, AmpDialect::kNameAttrName);
     std::string partName =
@@ -417,279 +563,309 @@ static LogicalResult buildStep(const GradientFunction &target,
              << original.getSymName() << " is named '" << partName
              << "'; a part's name is up to 200 letters, digits, '_', '.' "
                 "and '-'";
-    StateName state = named(partName, std::nullopt);
-    if (!state.name)
+    auto where = named(partName, std::nullopt);
+    if (!where.second)
       return grad.emitError()
              << "amp-optimizer: part #" << (k + 1) << " of the loss of @"
              << original.getSymName() << " is named '" << partName
              << "', a name the step's tensors or its progress reports use "
                 "already; rename it";
-    addState(counterType, state);
+    add(StateRole::lossPart, k, counterType, where);
+    sig.state.back().attrs.set(AmpDialect::kLossPartAttrName,
+                               Builder(context).getUnitAttr());
   }
-  // The buffers, by the model's names, each starting at its value.
-  unsigned firstBuffer = stateTypes.size();
-  for (unsigned i : buffers) {
-    StringRef bufferName = getArgumentName(original, i);
-    addState(argTypes[i],
-             {original.getArgument(i).getLoc(),
-              bufferName.empty() ? StringAttr()
-                                 : StringAttr::get(context, bufferName)});
+  return success();
+}
+
+/// Creates the step function of `sig` after `grad`: parameters and batch
+/// inputs keep the locations and names of the model's arguments, state is
+/// located at its parameter (or the function).
+func::FuncOp createStepFunction(OpBuilder &b, const StepSignature &sig,
+                                func::FuncOp grad, func::FuncOp original,
+                                StringRef name) {
+  SmallVector<Type> inputs(sig.workTypes), results(sig.workTypes);
+  for (const StateArgument &entry : sig.state) {
+    inputs.push_back(entry.type);
+    results.push_back(entry.type);
   }
-  // With accumulation and loss scaling, each buffer's value at the last
-  // update applied: every micro-batch's forward pass moves the buffers, and
-  // an update that overflows takes them back there.
-  bool commitsBuffers = scaling && config.accumulate > 1;
-  unsigned firstCommitted = stateTypes.size();
-  if (commitsBuffers)
-    for (unsigned i : buffers)
-      addState(argTypes[i], named("committed", i));
-  // The random generator, last: amp_step_init seeds it.
-  unsigned rngState = stateTypes.size();
-  if (rng) {
-    StringRef rngName = getArgumentName(original, *rng);
-    addState(argTypes[*rng],
-             rngName.empty() ? named("rng", std::nullopt)
-                             : StateName{original.getArgument(*rng).getLoc(),
-                                         StringAttr::get(context, rngName)});
-  }
-  inputs.append(stateTypes.begin(), stateTypes.end());
-  for (unsigned i : batch)
-    inputs.push_back(argTypes[i]);
-  SmallVector<Type> results(workTypes);
-  results.append(stateTypes.begin(), stateTypes.end());
+  for (unsigned i : sig.batch)
+    inputs.push_back(original.getArgumentTypes()[i]);
   results.push_back(grad.getResultTypes().front());
-  if (scaling)
+  Type counterType = RankedTensorType::get({}, b.getF32Type());
+  if (sig.scaling)
     results.push_back(counterType); // found_inf
 
   b.setInsertionPointAfter(grad);
-  Location loc = original.getLoc();
-  auto step =
-      b.create<func::FuncOp>(loc, name, b.getFunctionType(inputs, results));
-  symbols.insert(step); // a second gradient of the same function collides
+  auto step = b.create<func::FuncOp>(original.getLoc(), name,
+                                     b.getFunctionType(inputs, results));
   Block *body = step.addEntryBlock();
-  unsigned numParams = params.size(), numState = stateTypes.size();
-  // Parameters and batch inputs keep the locations of the model's
-  // arguments; state is located at its parameter (or the function).
-  for (auto [k, i] : llvm::enumerate(params))
+  for (auto [k, i] : llvm::enumerate(sig.params))
     body->getArgument(k).setLoc(original.getArgument(i).getLoc());
-  for (auto [k, l] : llvm::enumerate(stateLocs))
-    body->getArgument(numParams + k).setLoc(l);
-  for (auto [k, i] : llvm::enumerate(batch))
-    body->getArgument(numParams + numState + k)
+  for (auto [s, entry] : llvm::enumerate(sig.state))
+    body->getArgument(sig.argumentOf(s)).setLoc(entry.loc);
+  for (auto [k, i] : llvm::enumerate(sig.batch))
+    body->getArgument(sig.batchArgument(k))
         .setLoc(original.getArgument(i).getLoc());
   // All argument attributes at once (one setArgAttr per argument would
   // rebuild the whole list each time: quadratic in the parameter count).
   SmallVector<NamedAttrList> argAttrs(inputs.size());
-  for (unsigned p = 0; p < numParams; ++p)
-    argAttrs[p].set(AmpDialect::kParamAttrName, b.getUnitAttr());
-  for (unsigned s = 0; s < numState; ++s) {
-    argAttrs[numParams + s].set(AmpDialect::kStateAttrName, b.getUnitAttr());
-    if (stateNames[s])
-      argAttrs[numParams + s].set(AmpDialect::kNameAttrName, stateNames[s]);
-  }
-  if (config.accumulate > 1)
-    argAttrs[numParams + microBatchState].set(
-        AmpDialect::kMicroBatchAttrName,
-        b.getI64IntegerAttr(config.accumulate));
-  for (const Shard &shard : shards)
-    argAttrs[numParams + shard.state].set(
-        AmpDialect::kShardOfAttrName,
-        b.getDenseI64ArrayAttr({shard.param, zero, shard.master ? 1 : 0}));
-  for (unsigned k = 0; k < numParts; ++k)
-    argAttrs[numParams + firstPart + k].set(AmpDialect::kLossPartAttrName,
-                                            b.getUnitAttr());
-  for (auto [k, i] : llvm::enumerate(buffers)) {
-    NamedAttrList &attrs = argAttrs[numParams + firstBuffer + k];
-    attrs.set(AmpDialect::kStateAttrName,
-              b.getF64FloatAttr(getBufferInitialValue(original, i)));
-    attrs.set(AmpDialect::kBufferAttrName, b.getUnitAttr());
-    if (commitsBuffers)
-      argAttrs[numParams + firstCommitted + k].set(
-          AmpDialect::kStateAttrName,
-          b.getF64FloatAttr(getBufferInitialValue(original, i)));
-  }
-  if (rng)
-    argAttrs[numParams + rngState].set(AmpDialect::kRngAttrName,
-                                       b.getUnitAttr());
-  // Each hyperparameter starts at its compiled value.
-  for (auto [k, hyper] : llvm::enumerate(hypers)) {
-    NamedAttrList &attrs = argAttrs[numParams + firstHyper + k];
-    attrs.set(AmpDialect::kStateAttrName, b.getF64FloatAttr(hyper.second));
-    attrs.set(AmpDialect::kHyperParameterAttrName, b.getUnitAttr());
-  }
-  // Parameters and batch inputs keep the model's names.
   auto keepName = [&](unsigned from, unsigned to) {
-    if (auto name = original.getArgAttr(from, AmpDialect::kNameAttrName))
-      argAttrs[to].set(AmpDialect::kNameAttrName, name);
+    if (auto argName = original.getArgAttr(from, AmpDialect::kNameAttrName))
+      argAttrs[to].set(AmpDialect::kNameAttrName, argName);
   };
-  for (auto [k, i] : llvm::enumerate(params))
+  for (auto [k, i] : llvm::enumerate(sig.params)) {
+    argAttrs[k].set(AmpDialect::kParamAttrName, b.getUnitAttr());
     keepName(i, k);
-  for (auto [k, i] : llvm::enumerate(batch))
-    keepName(i, numParams + numState + k);
-  if (scaling) {
-    // The scale starts at init_scale, the hysteresis tracker full.
-    unsigned scaleIndex = numParams + firstPart - scalerState;
-    argAttrs[scaleIndex].set(AmpDialect::kStateAttrName,
-                             b.getF64FloatAttr(*settings.initScale));
-    argAttrs[scaleIndex].set(AmpDialect::kLossScaleAttrName, b.getUnitAttr());
-    if (dynamicScaling)
-      argAttrs[scaleIndex + 2].set(
-          AmpDialect::kStateAttrName,
-          b.getF64FloatAttr(static_cast<double>(settings.hysteresis)));
   }
+  for (auto [s, entry] : llvm::enumerate(sig.state)) {
+    NamedAttrList &attrs = argAttrs[sig.argumentOf(s)];
+    attrs.set(AmpDialect::kStateAttrName,
+              entry.initial ? Attribute(b.getF64FloatAttr(*entry.initial))
+                            : Attribute(b.getUnitAttr()));
+    if (entry.name)
+      attrs.set(AmpDialect::kNameAttrName, entry.name);
+    for (NamedAttribute attr : entry.attrs)
+      attrs.set(attr.getName(), attr.getValue());
+  }
+  for (auto [k, i] : llvm::enumerate(sig.batch))
+    keepName(i, sig.batchArgument(k));
   SmallVector<DictionaryAttr> argDicts;
   for (NamedAttrList &attrs : argAttrs)
-    argDicts.push_back(attrs.getDictionary(context));
+    argDicts.push_back(attrs.getDictionary(b.getContext()));
   step.setAllArgAttrs(argDicts);
-  b.setInsertionPointToStart(body);
-  StepBuilder sb(b, loc);
+  return step;
+}
 
-  // The gradient function, called with the arguments in their old order.
+/// The body of a step: the gradient function's call, then each stage of
+/// the update on the values the stages before left (the gradients, the
+/// parameters and moments, found_inf, whether this micro-batch updates).
+class StepBody {
+public:
+  StepBody(OpBuilder &b, const StepSignature &sig,
+           const OptimizerConfig &config, func::FuncOp grad,
+           func::FuncOp original, func::FuncOp step)
+      : b(b), sb(b, original.getLoc()), loc(original.getLoc()), sig(sig),
+        config(config), grad(grad), original(original),
+        body(&step.getBody().front()), numParams(sig.numParams()),
+        moments(numParams), masters(numParams) {}
+
+  void build() {
+    b.setInsertionPointToStart(body);
+    callGradient();
+    bindState();
+    accumulate();
+    reduceAcrossReplicas();
+    clip();
+    shard();
+    update();
+    gate();
+    finish();
+  }
+
+private:
+  Value argument(unsigned index) { return body->getArgument(index); }
+
+  void callGradient();
+  void bindState();
+  void accumulate();
+  void reduceAcrossReplicas();
+  void clip();
+  void shard();
+  void update();
+  void gate();
+  void finish();
+  /// Keeps the parameters, moments and step counter unless `apply` holds.
+  void gateOptimizerState(Value apply);
+
+  OpBuilder &b;
+  StepBuilder sb;
+  Location loc;
+  const StepSignature &sig;
+  const OptimizerConfig &config;
+  func::FuncOp grad, original;
+  Block *body;
+  unsigned numParams;
+
+  func::CallOp call;
+  Value loss, foundInf;
+  SmallVector<Value> paramValues, grads;
+  SmallVector<SmallVector<Value, 2>> moments;
+  SmallVector<Value> masters;
+  Value counter;
+  llvm::StringMap<Value> hyper;
+  SmallVector<Value> hyperValues;
+  SmallVector<Value> accumulators;
+  Value microStep, done, foundSoFar;
+  SmallVector<Value> scaler, parts, bufferValues, newBuffers, committed;
+  SmallVector<Value> summed;
+  Value nextMicro;
+  SmallVector<Value> newParams, newState;
+  SmallVector<SmallVector<Value, 2>> newMoments;
+  Value newCounter;
+  SmallVector<Value> newCommitted, newScaler;
+};
+
+// The gradient function, called with the arguments in their old order.
+void StepBody::callGradient() {
   SmallVector<Value> callArgs(original.getNumArguments());
   // (A low-precision weight widens exactly: the gradient function's casts
   // give it back.)
-  for (auto [k, i] : llvm::enumerate(params))
-    callArgs[i] = sb.castLike(body->getArgument(k), original.getArgument(i));
-  for (auto [k, i] : llvm::enumerate(batch))
-    callArgs[i] = body->getArgument(numParams + numState + k);
-  for (auto [k, i] : llvm::enumerate(buffers))
-    callArgs[i] = body->getArgument(numParams + firstBuffer + k);
-  if (rng)
-    callArgs[*rng] = body->getArgument(numParams + rngState);
-  if (scaling)
-    callArgs.push_back(body->getArgument(numParams + firstPart - scalerState));
-  auto call = b.create<func::CallOp>(loc, grad, callArgs);
-  Value loss = call.getResult(0);
-  Value foundInf = scaling ? call.getResults().back() : Value();
-  SmallVector<Value> paramValues, grads;
+  for (auto [k, i] : llvm::enumerate(sig.params))
+    callArgs[i] = sb.castLike(argument(k), original.getArgument(i));
+  for (auto [k, i] : llvm::enumerate(sig.batch))
+    callArgs[i] = argument(sig.batchArgument(k));
+  for (auto [s, entry] : llvm::enumerate(sig.state))
+    if (entry.role == StateRole::buffer)
+      callArgs[sig.buffers[entry.index]] = argument(sig.argumentOf(s));
+    else if (entry.role == StateRole::rng)
+      callArgs[*sig.rng] = argument(sig.argumentOf(s));
+  if (sig.scaling)
+    callArgs.push_back(argument(*sig.find(StateRole::lossScale)));
+  call = b.create<func::CallOp>(loc, grad, callArgs);
+  loss = call.getResult(0);
+  foundInf = sig.scaling ? call.getResults().back() : Value();
   for (unsigned p = 0; p < numParams; ++p) {
-    paramValues.push_back(body->getArgument(p));
+    paramValues.push_back(argument(p));
     grads.push_back(call.getResult(1 + p));
   }
+}
 
-  // State arguments, in layout order.
-  unsigned next = numParams;
-  SmallVector<SmallVector<Value, 2>> moments(numParams);
-  SmallVector<Value> masters(numParams);
-  for (unsigned p = 0; p < numParams; ++p) {
-    if (hasMaster[p])
-      masters[p] = body->getArgument(next++);
-    if (config.hasMomentumBuffer())
-      moments[p].push_back(body->getArgument(next++));
-    if (config.adamw) {
-      moments[p].push_back(body->getArgument(next++));
-      moments[p].push_back(body->getArgument(next++));
+// The state arguments, by role.
+void StepBody::bindState() {
+  for (auto [s, entry] : llvm::enumerate(sig.state)) {
+    Value arg = argument(sig.argumentOf(s));
+    switch (entry.role) {
+    case StateRole::master:
+      masters[entry.index] = arg;
+      break;
+    case StateRole::momentumBuffer:
+    case StateRole::expAvg:
+    case StateRole::expAvgSq:
+      moments[entry.index].push_back(arg);
+      break;
+    case StateRole::stepCounter:
+      counter = arg;
+      break;
+    case StateRole::hyperParameter:
+      hyperValues.push_back(arg);
+      hyper[sig.hypers[entry.index].first] = arg;
+      break;
+    case StateRole::gradAccumulator:
+      accumulators.push_back(arg);
+      break;
+    case StateRole::microBatch:
+      microStep = arg;
+      break;
+    case StateRole::microBatchFoundInf:
+      foundSoFar = arg;
+      break;
+    case StateRole::lossScale:
+    case StateRole::growthTracker:
+    case StateRole::hysteresisTracker:
+      scaler.push_back(arg);
+      break;
+    case StateRole::lossPart: {
+      // Each step reports the parts of its own loss, in f32 (a skipped
+      // step too: its loss is reported as well).
+      Value part = call.getResult(1 + numParams + entry.index);
+      parts.push_back(sb.castLike(part, arg));
+      break;
+    }
+    case StateRole::buffer:
+      // The buffers' next values, which the forward pass computed.
+      bufferValues.push_back(arg);
+      newBuffers.push_back(
+          call.getResult(1 + numParams + sig.numParts + entry.index));
+      break;
+    case StateRole::committedBuffer:
+      committed.push_back(arg);
+      break;
+    case StateRole::rng:
+      break;
     }
   }
-  Value counter = config.hasStepCounter() ? body->getArgument(next++) : Value();
-  llvm::StringMap<Value> hyper;
-  SmallVector<Value> hyperValues;
-  for (auto [name, value] : hypers) {
-    hyperValues.push_back(body->getArgument(next++));
-    hyper[name] = hyperValues.back();
-  }
-  SmallVector<Value> accumulators;
-  Value microStep, done, foundSoFar;
-  if (config.accumulate > 1) {
-    for (unsigned p = 0; p < numParams; ++p)
-      accumulators.push_back(body->getArgument(next++));
-    microStep = body->getArgument(next++);
-    if (scaling)
-      foundSoFar = body->getArgument(next++);
-  }
-  SmallVector<Value> scaler;
-  for (unsigned k = 0; k < scalerState; ++k)
-    scaler.push_back(body->getArgument(next++));
-  // Each step reports the parts of its own loss, in f32 (a skipped step
-  // too: its loss is reported as well).
-  SmallVector<Value> parts;
-  for (unsigned k = 0; k < numParts; ++k) {
-    Value part = call.getResult(1 + numParams + k);
-    parts.push_back(sb.castLike(part, body->getArgument(next++)));
-  }
-  // The buffers' next values, which the forward pass computed.
-  SmallVector<Value> bufferValues, newBuffers;
-  for (unsigned k = 0; k < buffers.size(); ++k) {
-    bufferValues.push_back(body->getArgument(next++));
-    newBuffers.push_back(call.getResult(1 + numParams + numParts + k));
-  }
-  SmallVector<Value> committed;
-  if (commitsBuffers)
-    for (unsigned k = 0; k < buffers.size(); ++k)
-      committed.push_back(body->getArgument(next++));
   // An overflow in any micro-batch spoils the whole effective batch.
   if (foundSoFar)
     foundInf = b.create<MaximumOp>(loc, foundSoFar, foundInf);
+}
 
-  // Gradient accumulation: the update uses the mean over N micro-batches.
-  SmallVector<Value> summed;
-  Value nextMicro;
-  if (config.accumulate > 1) {
-    Value n = sb.scalar(static_cast<double>(config.accumulate));
-    nextMicro = sb.add(microStep, sb.scalar(1.0));
-    done = b.create<CompareOp>(loc, ComparePredicate::ge, nextMicro, n);
-    for (unsigned p = 0; p < numParams; ++p) {
-      summed.push_back(sb.add(accumulators[p], grads[p]));
-      grads[p] = sb.div(summed[p], sb.castLike(n, grads[p]));
-    }
+// Gradient accumulation: the update uses the mean over N micro-batches.
+void StepBody::accumulate() {
+  if (config.accumulate <= 1)
+    return;
+  Value n = sb.scalar(static_cast<double>(config.accumulate));
+  nextMicro = sb.add(microStep, sb.scalar(1.0));
+  done = b.create<CompareOp>(loc, ComparePredicate::ge, nextMicro, n);
+  for (unsigned p = 0; p < numParams; ++p) {
+    summed.push_back(sb.add(accumulators[p], grads[p]));
+    grads[p] = sb.div(summed[p], sb.castLike(n, grads[p]));
   }
+}
 
-  // Data parallelism: the gradients summed over the replicas, in buckets
-  // of the last parameters first (those the backward finishes first, as
-  // DistributedDataParallel buckets them), then divided by the number of
-  // replicas in one multi-tensor pass that also checks them: an overflow
-  // on any replica, or in the sum, becomes found_inf on every one, whose
-  // maximum over the replicas then makes sure they skip together. With
-  // accumulation, only the N-th micro-batch reduces (`when`).
-  if (config.dataParallel) {
-    SmallVector<Value> lastFirst(llvm::reverse(grads));
-    SmallVector<SmallVector<unsigned>> buckets =
-        bucketsOf(lastFirst, config.bucketMb);
-    for (SmallVector<unsigned> &bucket : buckets)
-      for (unsigned &p : bucket)
-        p = numParams - 1 - p;
-    SmallVector<Value> reduced(grads);
-    for (ArrayRef<unsigned> bucket : buckets) {
-      SmallVector<Value> inputs;
-      for (unsigned p : bucket)
-        inputs.push_back(grads[p]);
-      auto sum = b.create<AllReduceOp>(loc, AllReduceKind::sum, inputs, done);
-      for (auto [k, p] : llvm::enumerate(bucket))
-        reduced[p] = sum.getResult(k);
-    }
-    Value replicas = b.create<ReplicaCountOp>(
-        loc, RankedTensorType::get({}, b.getF32Type()));
-    auto mean =
-        b.create<UnscaleOp>(loc, sb.div(sb.scalar(1.0), replicas), reduced);
-    grads.assign(mean.getUnscaled().begin(), mean.getUnscaled().end());
-    if (foundInf) {
-      foundInf = b.create<MaximumOp>(loc, foundInf, mean.getFoundInf());
-      foundInf = b.create<AllReduceOp>(loc, AllReduceKind::max,
-                                       ValueRange{foundInf}, done)
-                     .getResult(0);
-    }
+// Data parallelism: the gradients summed over the replicas, in buckets of
+// the last parameters first (those the backward finishes first, as
+// DistributedDataParallel buckets them), then divided by the number of
+// replicas in one multi-tensor pass that also checks them: an overflow on
+// any replica, or in the sum, becomes found_inf on every one, whose
+// maximum over the replicas then makes sure they skip together. With
+// accumulation, only the N-th micro-batch reduces (`when`).
+void StepBody::reduceAcrossReplicas() {
+  if (!config.dataParallel)
+    return;
+  SmallVector<Value> lastFirst(llvm::reverse(grads));
+  SmallVector<SmallVector<unsigned>> buckets =
+      bucketsOf(lastFirst, config.bucketMb);
+  for (SmallVector<unsigned> &bucket : buckets)
+    for (unsigned &p : bucket)
+      p = numParams - 1 - p;
+  SmallVector<Value> reduced(grads);
+  for (ArrayRef<unsigned> bucket : buckets) {
+    SmallVector<Value> inputs;
+    for (unsigned p : bucket)
+      inputs.push_back(grads[p]);
+    auto sum = b.create<AllReduceOp>(loc, AllReduceKind::sum, inputs, done);
+    for (auto [k, p] : llvm::enumerate(bucket))
+      reduced[p] = sum.getResult(k);
   }
-
-  // Clipping by the global 2-norm, as clip_grad_norm_; a norm set to 0
-  // at run time turns it off.
-  if (config.maxGradNorm > 0) {
-    Value total = b.create<SumSquaresOp>(loc, grads);
-    Value norm = b.create<SqrtOp>(loc, total);
-    Value maxNorm = hyper["max_grad_norm"];
-    Value coef =
-        sb.div(sb.castLike(maxNorm, norm), sb.add(norm, sb.scalar(1e-6)));
-    coef = b.create<MinimumOp>(loc, coef, sb.scalar(1.0));
-    Value clips = b.create<CompareOp>(loc, ComparePredicate::gt, maxNorm,
-                                      sb.scalar(0.0, b.getF64Type()));
-    coef = sb.select(clips, coef, sb.scalar(1.0));
-    for (Value &g : grads)
-      g = sb.mul(g, sb.castLike(coef, g));
+  Value replicas =
+      b.create<ReplicaCountOp>(loc, RankedTensorType::get({}, b.getF32Type()));
+  auto mean =
+      b.create<UnscaleOp>(loc, sb.div(sb.scalar(1.0), replicas), reduced);
+  grads.assign(mean.getUnscaled().begin(), mean.getUnscaled().end());
+  if (foundInf) {
+    foundInf = b.create<MaximumOp>(loc, foundInf, mean.getFoundInf());
+    foundInf = b.create<AllReduceOp>(loc, AllReduceKind::max,
+                                     ValueRange{foundInf}, done)
+                   .getResult(0);
   }
+}
 
-  // ZeRO stage 1: from here on, each replica's part of every parameter
-  // (its master, or the f32 weight itself) and of its gradient; the
-  // updates below, elementwise, change each element as without parts.
-  auto shard = [&](Value whole) -> Value {
+// Clipping by the global 2-norm, as clip_grad_norm_; a norm set to 0 at
+// run time turns it off.
+void StepBody::clip() {
+  if (config.maxGradNorm <= 0)
+    return;
+  Value total = b.create<SumSquaresOp>(loc, grads);
+  Value norm = b.create<SqrtOp>(loc, total);
+  Value maxNorm = hyper["max_grad_norm"];
+  Value coef =
+      sb.div(sb.castLike(maxNorm, norm), sb.add(norm, sb.scalar(1e-6)));
+  coef = b.create<MinimumOp>(loc, coef, sb.scalar(1.0));
+  Value clips = b.create<CompareOp>(loc, ComparePredicate::gt, maxNorm,
+                                    sb.scalar(0.0, b.getF64Type()));
+  coef = sb.select(clips, coef, sb.scalar(1.0));
+  for (Value &g : grads)
+    g = sb.mul(g, sb.castLike(coef, g));
+}
+
+// ZeRO stage 1: from here on, each replica's part of every parameter (its
+// master, or the f32 weight itself) and of its gradient; the updates,
+// elementwise, change each element as without parts.
+void StepBody::shard() {
+  const int64_t zero = config.zeroReplicas;
+  if (!zero)
+    return;
+  auto part = [&](Value whole) -> Value {
     auto type = cast<RankedTensorType>(whole.getType());
     int64_t count = type.getNumElements();
     return b.create<ReplicaShardOp>(
@@ -698,19 +874,22 @@ static LogicalResult buildStep(const GradientFunction &target,
                               type.getElementType()),
         whole, zero);
   };
-  if (zero) {
-    for (unsigned p = 0; p < numParams; ++p) {
-      if (!hasMaster[p])
-        masters[p] = shard(paramValues[p]);
-      paramValues[p] = masters[p];
-      grads[p] = shard(grads[p]);
-    }
+  for (unsigned p = 0; p < numParams; ++p) {
+    if (!sig.hasMaster[p])
+      masters[p] = part(paramValues[p]);
+    paramValues[p] = masters[p];
+    grads[p] = part(grads[p]);
   }
+}
 
+// The updates, those of the parameters in no group first, then group by
+// group: amp-fuse merges adjacent updates that read the same
+// hyperparameters into one multi-tensor update.
+void StepBody::update() {
   // A parameter's hyperparameter: its group's, or the step's.
   auto hyperOf = [&](unsigned p, StringRef key) -> Value {
-    if (groupOf[p])
-      if (const ParamGroup::Setting *setting = groupOf[p]->find(key))
+    if (sig.groupOf[p])
+      if (const ParamGroup::Setting *setting = sig.groupOf[p]->find(key))
         return hyper[setting->argName];
     return hyper[key];
   };
@@ -730,26 +909,23 @@ static LogicalResult buildStep(const GradientFunction &target,
   Value stepRate = scheduled(hyper["lr"]);
   llvm::SmallDenseMap<const ParamGroup *, Value> groupRates;
   auto rateOf = [&](unsigned p) {
-    if (!groupOf[p] || !groupOf[p]->find("lr"))
+    if (!sig.groupOf[p] || !sig.groupOf[p]->find("lr"))
       return stepRate;
-    Value &rate = groupRates[groupOf[p]];
+    Value &rate = groupRates[sig.groupOf[p]];
     if (!rate)
       rate = scheduled(hyperOf(p, "lr"));
     return rate;
   };
 
-  // The updates, those of the parameters in no group first, then group by
-  // group: amp-fuse merges adjacent updates that read the same
-  // hyperparameters into one multi-tensor update.
   SmallVector<unsigned> updateOrder = llvm::to_vector(llvm::seq(numParams));
   auto groupIndex = [&](unsigned p) -> size_t {
-    return groupOf[p] ? 1 + (groupOf[p] - config.groups.data()) : 0;
+    return sig.groupOf[p] ? 1 + (sig.groupOf[p] - config.groups.data()) : 0;
   };
   llvm::stable_sort(updateOrder, [&](unsigned x, unsigned y) {
     return groupIndex(x) < groupIndex(y);
   });
-  SmallVector<Value> newParams(numParams);
-  SmallVector<SmallVector<Value, 2>> newMoments(numParams);
+  newParams.resize(numParams);
+  newMoments.resize(numParams);
   auto gradReturn =
       cast<func::ReturnOp>(grad.getBody().front().getTerminator());
   for (unsigned p : updateOrder) {
@@ -781,38 +957,39 @@ static LogicalResult buildStep(const GradientFunction &target,
     }
   }
   // The moments in the order of the state arguments.
-  SmallVector<Value> newState;
   for (ArrayRef<Value> updated : newMoments)
     newState.append(updated.begin(), updated.end());
-  Value newCounter = counter ? sb.add(counter, sb.scalar(1.0)) : Value();
+  newCounter = counter ? sb.add(counter, sb.scalar(1.0)) : Value();
+}
 
-  // Keeps the parameters, moments and step counter unless `apply` holds.
-  auto gateOptimizerState = [&](Value apply) {
-    for (unsigned p = 0; p < numParams; ++p)
-      newParams[p] = sb.select(apply, newParams[p], paramValues[p]);
-    unsigned k = 0;
-    for (unsigned p = 0; p < numParams; ++p)
-      for (Value old : moments[p])
-        newState[k] = sb.select(apply, newState[k], old), ++k;
-    if (counter)
-      newCounter = sb.select(apply, newCounter, counter);
-  };
+void StepBody::gateOptimizerState(Value apply) {
+  for (unsigned p = 0; p < numParams; ++p)
+    newParams[p] = sb.select(apply, newParams[p], paramValues[p]);
+  unsigned k = 0;
+  for (unsigned p = 0; p < numParams; ++p)
+    for (Value old : moments[p])
+      newState[k] = sb.select(apply, newState[k], old), ++k;
+  if (counter)
+    newCounter = sb.select(apply, newCounter, counter);
+}
 
-  // A step whose gradients overflowed changes no state but the scaler:
-  // not the buffers either, which PyTorch's GradScaler cannot keep (the
-  // forward pass has updated them before it sees the gradients).
-  // With accumulation, each micro-batch's forward pass moves them (as
-  // PyTorch's); an update that overflows takes them back to where the last
-  // applied one left them, and one that applies commits them.
-  SmallVector<Value> newCommitted(committed);
-  if (scaling) {
+// A step whose gradients overflowed changes no state but the scaler: not
+// the buffers either, which PyTorch's GradScaler cannot keep (the forward
+// pass has updated them before it sees the gradients). With accumulation,
+// each micro-batch's forward pass moves them (as PyTorch's); an update
+// that overflows takes them back to where the last applied one left them,
+// and one that applies commits them. With accumulation, state changes
+// only on the N-th micro-batch.
+void StepBody::gate() {
+  newCommitted.assign(committed);
+  if (sig.scaling) {
     Value apply = b.create<CompareOp>(loc, ComparePredicate::eq, foundInf,
                                       sb.scalar(0.0));
     gateOptimizerState(apply);
-    if (!commitsBuffers) {
+    if (!sig.commitsBuffers) {
       for (auto [updated, old] : llvm::zip(newBuffers, bufferValues))
         updated = sb.select(apply, updated, old);
-    } else if (!buffers.empty()) {
+    } else if (!sig.buffers.empty()) {
       // found_inf on the N-th micro-batch, 0 before it.
       Value foundAtUpdate = sb.select(done, foundInf, sb.scalar(0.0));
       Value revert = b.create<CompareOp>(loc, ComparePredicate::ne,
@@ -827,8 +1004,9 @@ static LogicalResult buildStep(const GradientFunction &target,
       }
     }
   }
-  SmallVector<Value> newScaler(scaler);
-  if (dynamicScaling) {
+  newScaler.assign(scaler);
+  if (sig.dynamicScaling) {
+    const ScalerSettings &settings = sig.settings;
     auto clamp = [&](std::optional<double> value) {
       return value ? b.getF64FloatAttr(*value) : FloatAttr();
     };
@@ -841,42 +1019,46 @@ static LogicalResult buildStep(const GradientFunction &target,
         clamp(settings.maxScale));
     newScaler.assign(update->result_begin(), update->result_end());
   }
-
-  // With accumulation, state changes only on the N-th micro-batch.
   if (config.accumulate > 1) {
     gateOptimizerState(done);
     for (auto [updated, old] : llvm::zip(newScaler, scaler))
       updated = sb.select(done, updated, old);
   }
-  // ZeRO stage 1: the updated parts, in the precision the forward pass
-  // reads, gathered in buckets, the first parameters' first (the next
-  // forward pass reads them first); the masters join the state.
+}
+
+// The results in the signature's order. ZeRO stage 1: the updated parts,
+// in the precision the forward pass reads, gathered in buckets, the first
+// parameters' first (the next forward pass reads them first); the masters
+// join the state.
+void StepBody::finish() {
+  const int64_t zero = config.zeroReplicas;
   SmallVector<Value> returned(newParams);
   if (zero) {
-    SmallVector<Value> parts;
+    SmallVector<Value> gatheredParts;
     for (unsigned p = 0; p < numParams; ++p) {
-      auto work = cast<RankedTensorType>(workTypes[p]);
+      auto work = cast<RankedTensorType>(sig.workTypes[p]);
       auto part = cast<RankedTensorType>(newParams[p].getType());
-      parts.push_back(part.getElementType() == work.getElementType()
-                          ? newParams[p]
-                          : b.create<CastOp>(loc,
-                                             part.clone(work.getElementType()),
-                                             newParams[p])
-                                .getResult());
+      gatheredParts.push_back(
+          part.getElementType() == work.getElementType()
+              ? newParams[p]
+              : b.create<CastOp>(loc, part.clone(work.getElementType()),
+                                 newParams[p])
+                    .getResult());
     }
-    for (ArrayRef<unsigned> bucket : bucketsOf(parts, config.bucketMb)) {
+    for (ArrayRef<unsigned> bucket :
+         bucketsOf(gatheredParts, config.bucketMb)) {
       SmallVector<Value> inputs;
       SmallVector<Type> wholes;
       for (unsigned p : bucket) {
-        inputs.push_back(parts[p]);
-        wholes.push_back(workTypes[p]);
+        inputs.push_back(gatheredParts[p]);
+        wholes.push_back(sig.workTypes[p]);
       }
       // With accumulation, only the update's micro-batch gathers; the
       // others keep the weights they read.
       SmallVector<Value> priors;
       if (done)
         for (unsigned p : bucket)
-          priors.push_back(body->getArgument(p));
+          priors.push_back(argument(p));
       auto gather =
           b.create<AllGatherOp>(loc, wholes, inputs, priors, done, zero);
       for (auto [k, p] : llvm::enumerate(bucket))
@@ -886,7 +1068,7 @@ static LogicalResult buildStep(const GradientFunction &target,
     SmallVector<Value> state;
     unsigned k = 0;
     for (unsigned p = 0; p < numParams; ++p) {
-      if (hasMaster[p])
+      if (sig.hasMaster[p])
         state.push_back(newParams[p]);
       for (size_t m = 0; m < moments[p].size(); ++m)
         state.push_back(newState[k++]);
@@ -911,13 +1093,30 @@ static LogicalResult buildStep(const GradientFunction &target,
   returned.append(newCommitted);
   // Every forward pass draws new masks, a skipped step's and each
   // micro-batch's too.
-  if (rng)
-    returned.push_back(
-        b.create<RngAdvanceOp>(loc, body->getArgument(numParams + rngState)));
+  if (std::optional<unsigned> rng = sig.find(StateRole::rng))
+    returned.push_back(b.create<RngAdvanceOp>(loc, argument(*rng)));
   returned.push_back(loss);
-  if (scaling)
+  if (sig.scaling)
     returned.push_back(foundInf);
   b.create<func::ReturnOp>(loc, returned);
+}
+
+} // namespace
+
+static LogicalResult buildStep(const GradientFunction &target,
+                               const OptimizerConfig &config,
+                               SymbolTable &symbols) {
+  func::FuncOp grad = target.grad, original = target.original;
+  std::string name = (original.getSymName() + "_step").str();
+  if (symbols.lookup(name))
+    return grad.emitError() << "amp-optimizer: @" << name << " already exists";
+  FailureOr<StepSignature> sig = SignatureBuilder(target, config).build();
+  if (failed(sig))
+    return failure();
+  OpBuilder b(original->getContext());
+  func::FuncOp step = createStepFunction(b, *sig, grad, original, name);
+  symbols.insert(step); // a second gradient of the same function collides
+  StepBody(b, *sig, config, grad, original, step).build();
   return success();
 }
 
