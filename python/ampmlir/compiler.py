@@ -78,15 +78,15 @@ def param_groups_option(groups):
     return "param-groups=" + ";".join(texts)
 
 
-def compile(model, output_dir, *, target="host", compute_type="f16",
+def compile(model, output_dir, *, target="host", compute_type=None,
             optimizer="adamw", loss_scaling="auto", train_options="",
             param_groups=None, name=None, cost_report=False, evaluation=True,
             eval_outputs=()):
     """Compiles the training graph in ``model`` (a .mlir file) with
     amp-compile into ``output_dir`` and returns a CompiledStep.
 
-    ``compute_type`` is "f16" (the default, as for amp-compile), "bf16" or
-    "f32" (no casts); ``loss_scaling`` "auto" (dynamic for f16), "dynamic",
+    ``compute_type`` is "f16", "bf16" or "f32" (no casts); without one,
+    amp-compile's default (f16, as amp-autocast's and --amp-train-step's); ``loss_scaling`` "auto" (dynamic for f16), "dynamic",
     "static" or "none"; ``train_options`` further --amp-train-step options
     ("lr=0.01 weight-decay=0.1"; a ``policy=FILE`` needs f16 or bf16).
     ``param_groups`` gives some parameters hyperparameters of their own, as
@@ -107,15 +107,16 @@ def compile(model, output_dir, *, target="host", compute_type="f16",
         raise AmpError(f"no model file at {model}")
     if target not in ("host", "cuda"):
         raise AmpError(f"target must be 'host' or 'cuda', not {target!r}")
-    if compute_type not in ("f16", "bf16", "f32"):
+    if compute_type not in (None, "f16", "bf16", "f32"):
         raise AmpError(f"compute_type must be 'f16', 'bf16' or 'f32', not "
                        f"{compute_type!r}")
     name = name or model.stem
     if not _NAME.match(name):
         raise AmpError(f"name must be a C identifier, not {name!r}")
     args = [model, f"--target={target}", "-o", output_dir, f"--name={name}",
-            f"--compute-type={compute_type}", f"--optimizer={optimizer}",
-            f"--loss-scaling={loss_scaling}"]
+            f"--optimizer={optimizer}", f"--loss-scaling={loss_scaling}"]
+    if compute_type:
+        args.append(f"--compute-type={compute_type}")
     if param_groups:
         train_options = " ".join(
             filter(None, [train_options, param_groups_option(param_groups)]))
@@ -151,11 +152,14 @@ def run(model, *args):
     return run_tool("amp-run", [model] + list(args))
 
 
-def autocast_report(model, report, compute_type="f16", dot=None):
-    """Runs --amp-autocast on ``model``, writing its JSON report (and a
-    Graphviz graph when ``dot`` is given); returns the report's summary of
-    the first function ({"line": "converted N/M ops ...", ...})."""
-    options = f"compute-type={compute_type} report={report}"
+def autocast_report(model, report, compute_type=None, dot=None):
+    """Runs --amp-autocast on ``model`` (in ``compute_type``, by default
+    the pass's, f16), writing its JSON report (and a Graphviz graph when
+    ``dot`` is given); returns the report's summary of the first function
+    ({"line": "converted N/M ops ...", ...})."""
+    options = f"report={report}"
+    if compute_type:
+        options = f"compute-type={compute_type} " + options
     if dot:
         options += f" dot={dot}"
     run_tool("amp-opt", [model, f"--amp-autocast={options}", "-o", "/dev/null"])

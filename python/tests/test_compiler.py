@@ -64,11 +64,17 @@ def test_bad_arguments_are_refused_before_any_tool_runs(tmp_path):
         ampmlir.compile(model, tmp_path, optimizer="lion")
 
 
-def test_compile_and_amp_compile_share_one_default_compute_type():
+def test_compile_and_amp_compile_share_one_default_compute_type(tmp_path):
+    # compile has no default of its own: without a compute type it passes
+    # none, and amp-compile's (f16, kDefaultComputeType) applies.
     default = inspect.signature(ampmlir.compile).parameters["compute_type"]
+    assert default.default is None
     help_text = _tools.run_tool("amp-compile", ["--help"])
     line = next(l for l in help_text.splitlines() if "--compute-type=" in l)
-    assert f"- {default.default} (the default)" in line, line
+    assert "- f16 (the default)" in line, line
+    ampmlir.compile(EXAMPLES / "mlp.mlir", tmp_path / "default")
+    step = (tmp_path / "default" / "mlp.step.mlir").read_text()
+    assert "to tensor<64x784xf16>" in step
 
 
 def test_opt_runs_pipelines_on_files_and_text():

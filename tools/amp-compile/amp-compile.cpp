@@ -70,7 +70,8 @@ llvm::cl::opt<std::string> computeType(
     "compute-type",
     llvm::cl::desc("f16 (the default), bf16, or f32 (also 'none': no casts, "
                    "all fp32)"),
-    llvm::cl::init("f16"), llvm::cl::cat(category));
+    llvm::cl::init(mlir::amp::kDefaultComputeType.str()),
+    llvm::cl::cat(category));
 llvm::cl::opt<std::string> optimizer("optimizer",
                                      llvm::cl::desc("sgd, adam or adamw"),
                                      llvm::cl::init("adamw"),

@@ -12,6 +12,11 @@
 
 namespace mlir::amp {
 
+/// The compute type of amp-autocast when none is given, and so of
+/// --amp-train-step, amp-compile and the Python API, which all take their
+/// default from here: f16, PyTorch's autocast default on CUDA.
+constexpr llvm::StringLiteral kDefaultComputeType = "f16";
+
 #define GEN_PASS_DECL
 #include "amp/Dialect/Amp/Transforms/Passes.h.inc"
 

@@ -120,7 +120,8 @@ def AmpAutocast : Pass<"amp-autocast", "mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];
   let options = [
-    Option<"computeType", "compute-type", "std::string", /*default=*/"\"f16\"",
+    Option<"computeType", "compute-type", "std::string",
+           /*default=*/"::mlir::amp::kDefaultComputeType.str()",
            "Low-precision type: f16 (the default) or bf16">,
     Option<"policyFile", "policy", "std::string", /*default=*/"\"\"",
            "JSON or YAML file mapping op names to categories">,

@@ -25,16 +25,15 @@ namespace mlir::amp {
 /// Options of --amp-train-step: every option of the passes it runs, under
 /// the passes' names (amp-loss-scaling's `mode` is `loss-scaling` here)
 /// and with the passes' own defaults, so that the pipeline cannot drift
-/// from them; except `compute-type`, whose `none` (the default) skips
-/// amp-autocast.
+/// from them; `compute-type` also takes `none`, which skips amp-autocast.
 struct TrainStepPipelineOptions
     : public PassPipelineOptions<TrainStepPipelineOptions> {
   // amp-autocast.
   Option<std::string> computeType{
       *this, "compute-type",
-      llvm::cl::desc("f16 or bf16 to run --amp-autocast first; none (the "
-                     "default) keeps the graph's precision"),
-      llvm::cl::init("none")};
+      llvm::cl::desc("f16 (the default) or bf16 to run --amp-autocast "
+                     "first; none keeps the graph's precision"),
+      llvm::cl::init(AmpAutocastOptions().computeType)};
   Option<std::string> policy{
       *this, "policy",
       llvm::cl::desc("Autocast: JSON or YAML file mapping op names to "

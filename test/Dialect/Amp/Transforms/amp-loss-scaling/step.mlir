@@ -1,6 +1,6 @@
 // The training step threads the scaler state and gates every state update.
-// RUN: amp-opt %S/Inputs/tiny-f16.mlir --amp-train-step="optimizer=adamw growth-interval=3 min-scale=1.0 max-scale=1.0e6 hysteresis=2" | FileCheck %s
-// RUN: amp-opt %S/Inputs/tiny-f16.mlir --amp-train-step="optimizer=adamw accumulate=4" | FileCheck %s --check-prefix=ACCUM
+// RUN: amp-opt %S/Inputs/tiny-f16.mlir --amp-train-step="compute-type=none optimizer=adamw growth-interval=3 min-scale=1.0 max-scale=1.0e6 hysteresis=2" | FileCheck %s
+// RUN: amp-opt %S/Inputs/tiny-f16.mlir --amp-train-step="compute-type=none optimizer=adamw accumulate=4" | FileCheck %s --check-prefix=ACCUM
 
 // CHECK-LABEL: func.func @tiny_step
 // CHECK-SAME: %[[P:[^:]*]]: tensor<16x4xf32> {amp.name = "w", amp.param}

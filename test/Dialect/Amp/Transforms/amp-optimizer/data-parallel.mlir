@@ -48,8 +48,8 @@
 
 // One replica trains as a step without data parallelism, bit for bit: the
 // sums are the gradients, the division by 1 exact.
-// RUN: amp-opt %S/step.mlir --amp-train-step="optimizer=sgd lr=0.5 data-parallel=true" -o %t.dp.mlir
-// RUN: amp-opt %S/step.mlir --amp-train-step="optimizer=sgd lr=0.5" -o %t.plain.mlir
+// RUN: amp-opt %S/step.mlir --amp-train-step="compute-type=none optimizer=sgd lr=0.5 data-parallel=true" -o %t.dp.mlir
+// RUN: amp-opt %S/step.mlir --amp-train-step="compute-type=none optimizer=sgd lr=0.5" -o %t.plain.mlir
 // RUN: amp-run %t.dp.mlir --function=linear_step --random-inputs=3 --train-steps=4 --print-every=1 > %t.dp.txt
 // RUN: amp-run %t.plain.mlir --function=linear_step --random-inputs=3 --train-steps=4 --print-every=1 > %t.plain.txt
 // RUN: diff %t.dp.txt %t.plain.txt

@@ -7,7 +7,7 @@
 // A glob's alternatives: {w,pos} selects both, not b.
 // RUN: amp-opt %s --amp-autodiff --amp-optimizer="optimizer=sgd param-groups=g:{w,pos}:weight_decay=1e-4" | FileCheck %s --check-prefix=BRACES
 // The pipeline takes the option too:
-// RUN: amp-opt %s --amp-train-step="optimizer=adamw weight-decay=0.1 param-groups=no_decay:rank<2|pos:weight_decay=0;head:w*:lr=5e-3,beta2=0.95" | FileCheck %s --check-prefix=ADAMW
+// RUN: amp-opt %s --amp-train-step="compute-type=none optimizer=adamw weight-decay=0.1 param-groups=no_decay:rank<2|pos:weight_decay=0;head:w*:lr=5e-3,beta2=0.95" | FileCheck %s --check-prefix=ADAMW
 
 func.func @model(%w: tensor<4x3xf32> {amp.param}, %b: tensor<3xf32> {amp.param},
                  %pos: tensor<2x3xf32> {amp.param}, %x: tensor<2x4xf32>,

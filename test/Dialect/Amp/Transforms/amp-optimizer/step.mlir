@@ -6,7 +6,7 @@
 // RUN: amp-opt %s --amp-autodiff --amp-optimizer="optimizer=adam" | FileCheck %s --check-prefix=ADAM
 // RUN: amp-opt %s --amp-autodiff --amp-optimizer="optimizer=sgd lr=0.5 schedule=warmup-cosine warmup-steps=100 decay-steps=900 min-lr=0.01" | FileCheck %s --check-prefix=SCHEDULE
 // The pipeline is the same passes:
-// RUN: amp-opt %s --amp-train-step="optimizer=sgd lr=0.5" | FileCheck %s --check-prefix=SGD
+// RUN: amp-opt %s --amp-train-step="compute-type=none optimizer=sgd lr=0.5" | FileCheck %s --check-prefix=SGD
 
 // The hyperparameters are f64 arguments that start at the options' values
 // (amp.state) and are returned unchanged: a step reads them, whoever runs

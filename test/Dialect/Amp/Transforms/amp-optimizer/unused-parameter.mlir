@@ -3,8 +3,8 @@
 // it is. So does the step: no update, no weight decay, its moments returned
 // as they came, with every optimizer and through the loss scaler's unscale.
 // (AdamW's decay shrank it by 1 - lr * weight_decay every step.)
-// RUN: amp-opt %s --amp-train-step="optimizer=adamw weight-decay=0.1" | FileCheck %s --check-prefix=ADAMW
-// RUN: amp-opt %s --amp-train-step="optimizer=sgd momentum=0.9 weight-decay=0.1" | FileCheck %s --check-prefix=MOMENTUM
+// RUN: amp-opt %s --amp-train-step="compute-type=none optimizer=adamw weight-decay=0.1" | FileCheck %s --check-prefix=ADAMW
+// RUN: amp-opt %s --amp-train-step="compute-type=none optimizer=sgd momentum=0.9 weight-decay=0.1" | FileCheck %s --check-prefix=MOMENTUM
 // RUN: amp-opt %s --amp-train-step="optimizer=adamw compute-type=f16" | FileCheck %s --check-prefix=F16
 // The model summary says so.
 // RUN: amp-opt %s --amp-model-summary -o /dev/null 2>&1 | FileCheck %s --check-prefix=SUMMARY
