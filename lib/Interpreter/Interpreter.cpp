@@ -263,6 +263,17 @@ public:
 private:
   FailureOr<SmallVector<Tensor>> execute(Operation *op,
                                          ArrayRef<Tensor> operands);
+  /// The ops of the model: data, shape, contraction, norms, losses and
+  /// their gradients; the others go to executeStepOp.
+  FailureOr<SmallVector<Tensor>> executeModelOp(Operation *op,
+                                                ArrayRef<Tensor> in);
+  /// The gradient ops amp-autodiff writes; the others go to executeStepOp.
+  FailureOr<SmallVector<Tensor>> executeGradientOp(Operation *op,
+                                                   ArrayRef<Tensor> in);
+  /// The ops of a training step around the model: the optimizer updates
+  /// and schedules, the replicas' collectives, loss scaling, calls.
+  FailureOr<SmallVector<Tensor>> executeStepOp(Operation *op,
+                                               ArrayRef<Tensor> in);
 
   ModuleOp module;
   bool checkFiniteValues;
@@ -278,39 +289,6 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
   using Result = FailureOr<SmallVector<Tensor>>;
   auto one = [](Tensor t) -> Result { return SmallVector<Tensor>{t}; };
   auto resultShape = [&]() { return shapeOf(op->getResult(0)); };
-  auto resultKind = [&]() { return kindOf(op->getResult(0).getType()); };
-  // An op of a step compiled for several replicas: the interpreter is one.
-  auto notOneReplica = [&](Operation *of, StringRef does,
-                           int64_t replicas) -> Result {
-    return of->emitOpError()
-           << does << " " << replicas
-           << " replicas; the interpreter is one replica (compile for "
-              "replicas=1 to interpret the step)";
-  };
-  // Hyperparameters (operands from `first` on, named in operand order),
-  // each in its range: they are set at run time, so the verifier may not
-  // have seen them.
-  auto readHypersFrom =
-      [&](unsigned first,
-          ArrayRef<StringRef> names) -> FailureOr<SmallVector<double>> {
-    SmallVector<double> values;
-    for (auto [k, name] : llvm::enumerate(names)) {
-      double value = in[first + k][0];
-      const amprt::HyperParameterRange *range =
-          amprt::hyperParameterRange(name);
-      if (!amprt::inRange(*range, value))
-        return op->emitOpError()
-               << name << " must lie in " << range->words << ", got " << value;
-      values.push_back(value);
-    }
-    return values;
-  };
-  auto readHypers = [&](OptimizerUpdateOpInterface update,
-                        ArrayRef<StringRef> names) {
-    return readHypersFrom(
-        update.getHyperParameterOperands().getBeginOperandIndex(), names);
-  };
-
   if (std::optional<k::UnaryFn> fn = getUnaryFn(op)) {
     auto pow = dyn_cast<PowOp>(op);
     return one(
@@ -319,6 +297,15 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
   if (std::optional<k::BinaryFn> fn = getBinaryFn(op))
     return one(k::binary(*fn, in[0], in[1], resultShape()));
 
+  return executeModelOp(op, in);
+}
+
+FailureOr<SmallVector<Tensor>> Frame::executeModelOp(Operation *op,
+                                                     ArrayRef<Tensor> in) {
+  using Result = FailureOr<SmallVector<Tensor>>;
+  auto one = [](Tensor t) -> Result { return SmallVector<Tensor>{t}; };
+  auto resultShape = [&]() { return shapeOf(op->getResult(0)); };
+  auto resultKind = [&]() { return kindOf(op->getResult(0).getType()); };
   return TypeSwitch<Operation *, Result>(op)
       .Case<ConstantOp, arith::ConstantOp>([&](auto constant) -> Result {
         auto attr = dyn_cast<DenseElementsAttr>(constant.getValue());
@@ -504,6 +491,15 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
                               loss.getReduction() == LossReduction::mean,
                               resultKind()));
       })
+      .Default([&](Operation *other) { return executeGradientOp(other, in); });
+}
+
+FailureOr<SmallVector<Tensor>> Frame::executeGradientOp(Operation *op,
+                                                        ArrayRef<Tensor> in) {
+  using Result = FailureOr<SmallVector<Tensor>>;
+  auto one = [](Tensor t) -> Result { return SmallVector<Tensor>{t}; };
+  auto resultKind = [&]() { return kindOf(op->getResult(0).getType()); };
+  return TypeSwitch<Operation *, Result>(op)
       .Case([&](ReluGradOp) { return one(k::reluGrad(in[0], in[1])); })
       .Case([&](GeluGradOp gelu) {
         return one(k::geluGrad(
@@ -540,6 +536,47 @@ FailureOr<SmallVector<Tensor>> Frame::execute(Operation *op,
           return grad.emitOpError() << error;
         return one(*out);
       })
+      .Default([&](Operation *other) { return executeStepOp(other, in); });
+}
+
+FailureOr<SmallVector<Tensor>> Frame::executeStepOp(Operation *op,
+                                                    ArrayRef<Tensor> in) {
+  using Result = FailureOr<SmallVector<Tensor>>;
+  auto one = [](Tensor t) -> Result { return SmallVector<Tensor>{t}; };
+  auto resultShape = [&]() { return shapeOf(op->getResult(0)); };
+  // An op of a step compiled for several replicas: the interpreter is one.
+  auto notOneReplica = [&](Operation *of, StringRef does,
+                           int64_t replicas) -> Result {
+    return of->emitOpError()
+           << does << " " << replicas
+           << " replicas; the interpreter is one replica (compile for "
+              "replicas=1 to interpret the step)";
+  };
+  // Hyperparameters (operands from `first` on, named in operand order),
+  // each in its range: they are set at run time, so the verifier may not
+  // have seen them.
+  auto readHypersFrom =
+      [&](unsigned first,
+          ArrayRef<StringRef> names) -> FailureOr<SmallVector<double>> {
+    SmallVector<double> values;
+    for (auto [k, name] : llvm::enumerate(names)) {
+      double value = in[first + k][0];
+      const amprt::HyperParameterRange *range =
+          amprt::hyperParameterRange(name);
+      if (!amprt::inRange(*range, value))
+        return op->emitOpError()
+               << name << " must lie in " << range->words << ", got " << value;
+      values.push_back(value);
+    }
+    return values;
+  };
+  auto readHypers = [&](OptimizerUpdateOpInterface update,
+                        ArrayRef<StringRef> names) {
+    return readHypersFrom(
+        update.getHyperParameterOperands().getBeginOperandIndex(), names);
+  };
+
+  return TypeSwitch<Operation *, Result>(op)
       .Case([&](SgdUpdateOp sgd) -> Result {
         FailureOr<SmallVector<double>> h =
             readHypers(sgd, {"lr", "weight_decay"});
