@@ -232,9 +232,11 @@ static KernelMinimum minimumOf(FusionOp kernel, StringRef name,
                                size_t firstLaunch, size_t launchCount) {
   SmallVector<Operation *> ops =
       llvm::to_vector(llvm::make_pointer_range(kernel.getKernelOps()));
-  KernelMinimum minimum{
-      name.str(), stringifyKernelKind(kernel.getKernelAttr().getKind()).str(),
-      firstLaunch, launchCount};
+  KernelMinimum minimum;
+  minimum.name = name.str();
+  minimum.kind = stringifyKernelKind(kernel.getKernelAttr().getKind()).str();
+  minimum.firstLaunch = firstLaunch;
+  minimum.launchCount = launchCount;
   llvm::SmallPtrSet<Operation *, 8> inKernel(ops.begin(), ops.end());
   llvm::MapVector<Value, int64_t> reads;
   int64_t work = 0;
