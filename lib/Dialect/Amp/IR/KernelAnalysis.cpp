@@ -52,6 +52,23 @@ SmallVector<Operation *> mlir::amp::getGuardSelects(Operation *update) {
   return selects;
 }
 
+Value mlir::amp::getGuard(Operation *update) {
+  SmallVector<Operation *> selects = getGuardSelects(update);
+  return selects.empty() ? Value()
+                         : cast<SelectOp>(selects.front()).getCondition();
+}
+
+bool mlir::amp::isLikeUpdate(Operation *op, Operation *first) {
+  auto update = dyn_cast<OptimizerUpdateOpInterface>(op);
+  auto base = dyn_cast<OptimizerUpdateOpInterface>(first);
+  return update && base && op->getName() == first->getName() &&
+         op->getPropertiesAsAttribute() == first->getPropertiesAsAttribute() &&
+         update.getStepOperand() == base.getStepOperand() &&
+         llvm::equal(update.getHyperParameterOperands(),
+                     base.getHyperParameterOperands()) &&
+         getGuard(op) == getGuard(first);
+}
+
 namespace {
 
 bool isElementwise(Operation *op) {
@@ -209,32 +226,19 @@ FailureOr<KernelAnalysis> KernelRules::updates() {
       for (Operation *select : getGuardSelects(op))
         guards.insert(select);
     }
-  auto first = cast<OptimizerUpdateOpInterface>(updates.front());
-  auto guardOf = [](Operation *update) {
-    SmallVector<Operation *> selects = getGuardSelects(update);
-    return selects.empty() ? Value()
-                           : cast<SelectOp>(selects.front()).getCondition();
-  };
   for (auto [i, op] : llvm::enumerate(ops())) {
     if (guards.contains(op)) {
       analysis.roles[i] = KernelRole::guard;
       continue;
     }
-    auto update = dyn_cast<OptimizerUpdateOpInterface>(op);
-    if (!update)
+    if (!isa<OptimizerUpdateOpInterface>(op))
       return fail("is no run of updates: '" + op->getName().getStringRef() +
                   "' is neither an optimizer update nor the select that "
                   "guards one");
-    bool alike =
-        op->getName() == first->getName() &&
-        op->getPropertiesAsAttribute() == first->getPropertiesAsAttribute() &&
-        update.getStepOperand() == first.getStepOperand() &&
-        llvm::equal(update.getHyperParameterOperands(),
-                    first.getHyperParameterOperands()) &&
-        guardOf(op) == guardOf(first) &&
-        llvm::none_of(op->getOperands(), [&](Value operand) {
-          return llvm::is_contained(updates, operand.getDefiningOp());
-        });
+    bool alike = isLikeUpdate(op, updates.front()) &&
+                 llvm::none_of(op->getOperands(), [&](Value operand) {
+                   return llvm::is_contained(updates, operand.getDefiningOp());
+                 });
     if (!alike)
       return fail("is no run of updates: one launch runs updates of one op "
                   "with the same attributes, step, hyperparameters and "

@@ -111,18 +111,10 @@ void duplicateWideningCasts(Block &body) {
   }
 }
 
-/// The guard shared by the selects of `update`, or null when unguarded.
-Value guardOf(Operation *update) {
-  SmallVector<Operation *> selects = getGuardSelects(update);
-  return selects.empty() ? Value()
-                         : cast<SelectOp>(selects.front()).getCondition();
-}
-
 /// Adjacent optimizer updates that can run as one launch over many tensors:
-/// the same op with the same attributes, step count and guard (or none),
-/// no update reading another's result, and every final value (the guard's
-/// select, else the update's result) read only after the run's last op,
-/// where the merged kernel runs.
+/// like updates (isLikeUpdate), no update reading another's result, and every
+/// final value (the guard's select, else the update's result) read only after
+/// the run's last op, where the merged kernel runs.
 SmallVector<SmallVector<Operation *>> findUpdateRuns(Block &body) {
   llvm::DenseMap<Operation *, int64_t> index;
   for (auto [i, op] : llvm::enumerate(body))
@@ -170,19 +162,11 @@ SmallVector<SmallVector<Operation *>> findUpdateRuns(Block &body) {
   for (Operation &op : body) {
     auto update = dyn_cast<OptimizerUpdateOpInterface>(&op);
     if (update && !run.empty()) {
-      Operation *first = run.front();
-      bool joins =
-          op.getPrevNode() == run.back() && op.getName() == first->getName() &&
-          op.getPropertiesAsAttribute() == first->getPropertiesAsAttribute() &&
-          update.getStepOperand() ==
-              cast<OptimizerUpdateOpInterface>(first).getStepOperand() &&
-          llvm::equal(update.getHyperParameterOperands(),
-                      cast<OptimizerUpdateOpInterface>(first)
-                          .getHyperParameterOperands()) &&
-          guardOf(&op) == guardOf(first) &&
-          llvm::none_of(op.getOperands(), [&](Value operand) {
-            return llvm::is_contained(run, operand.getDefiningOp());
-          });
+      bool joins = op.getPrevNode() == run.back() &&
+                   isLikeUpdate(&op, run.front()) &&
+                   llvm::none_of(op.getOperands(), [&](Value operand) {
+                     return llvm::is_contained(run, operand.getDefiningOp());
+                   });
       if (joins) {
         run.push_back(&op);
         continue;

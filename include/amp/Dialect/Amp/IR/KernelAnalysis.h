@@ -74,6 +74,16 @@ FailureOr<KernelAnalysis> analyzeKernel(Block &block, std::string &why);
 /// reach memory.
 SmallVector<Operation *> getGuardSelects(Operation *update);
 
+/// The scalar condition the guard selects of `update` share, or null when
+/// it is unguarded (getGuardSelects).
+Value getGuard(Operation *update);
+
+/// Whether optimizer update `op` may run in one launch with `first`: the
+/// same op with the same attributes, step count, hyperparameter operands
+/// and guard (or none). An `updates` kernel holds only such updates, and
+/// --amp-fuse joins only such runs.
+bool isLikeUpdate(Operation *op, Operation *first);
+
 } // namespace mlir::amp
 
 #endif // AMP_DIALECT_AMP_IR_KERNELANALYSIS_H
