@@ -1896,8 +1896,7 @@ ParseResult FusionOp::parse(OpAsmParser &parser, OperationState &result) {
 
 void FusionOp::print(OpAsmPrinter &p) {
   if (KernelAttr kernel = getKernelAttr())
-    p << "<" << stringifyKernelKind(kernel.getKind())
-      << ", root = " << kernel.getRoot() << ">";
+    p.printStrippedAttrOrType(kernel);
   p << "(";
   llvm::interleaveComma(
       llvm::zip(getBlock().getArguments(), getInputs()), p,
@@ -1938,23 +1937,24 @@ LogicalResult FusionOp::verify() {
 
 // After the ops of the region are verified: the analysis reads them.
 LogicalResult FusionOp::verifyRegions() {
-  Block &block = getBlock();
   std::string why;
-  FailureOr<KernelAnalysis> analysis = analyzeKernel(block, why);
+  FailureOr<KernelAnalysis> analysis = analyzeKernel(getBlock(), why);
   if (failed(analysis))
     return emitOpError() << why;
+  // `<kind, root = N>`, as the fusion prints it.
+  auto text = [](KernelAttr kernel) {
+    return ("<" + stringifyKernelKind(kernel.getKind()) +
+            ", root = " + Twine(kernel.getRoot()) + ">")
+        .str();
+  };
+  KernelAttr made =
+      KernelAttr::get(getContext(), analysis->kind, analysis->root);
   KernelAttr kernel = getKernelAttr();
   if (!kernel)
-    return emitOpError() << "has no kernel; its ops make <"
-                         << stringifyKernelKind(analysis->kind)
-                         << ", root = " << analysis->root << ">";
-  if (kernel.getKind() != analysis->kind || kernel.getRoot() != analysis->root)
-    return emitOpError() << "is declared <"
-                         << stringifyKernelKind(kernel.getKind())
-                         << ", root = " << kernel.getRoot()
-                         << "> but its ops make <"
-                         << stringifyKernelKind(analysis->kind)
-                         << ", root = " << analysis->root << ">";
+    return emitOpError() << "has no kernel; its ops make " << text(made);
+  if (kernel != made)
+    return emitOpError() << "is declared " << text(kernel)
+                         << " but its ops make " << text(made);
   return success();
 }
 
