@@ -227,11 +227,10 @@ void StepEmitter::recordLaunch(KernelCost kernel,
 }
 
 /// The least `kernel` must move and compute (KernelMinimum), from its
-/// ops alone.
-static KernelMinimum minimumOf(FusionOp kernel, StringRef name,
-                               size_t firstLaunch, size_t launchCount) {
-  SmallVector<Operation *> ops =
-      llvm::to_vector(llvm::make_pointer_range(kernel.getKernelOps()));
+/// ops (`ops`, in order) alone.
+static KernelMinimum minimumOf(FusionOp kernel, ArrayRef<Operation *> ops,
+                               StringRef name, size_t firstLaunch,
+                               size_t launchCount) {
   KernelMinimum minimum;
   minimum.name = name.str();
   minimum.kind = stringifyKernelKind(kernel.getKernelAttr().getKind()).str();
@@ -669,11 +668,10 @@ LogicalResult StepEmitter::emitSingle(Operation *op,
   return kernel.emitKernel(builder);
 }
 
-LogicalResult StepEmitter::emitKernel(FusionOp kernel) {
+LogicalResult StepEmitter::emitKernel(FusionOp kernel,
+                                      ArrayRef<Operation *> ops) {
   // The kind and root --amp-fuse recorded, which the fusion's verifier
   // checked against its ops (KernelAnalysis.h).
-  SmallVector<Operation *> ops =
-      llvm::to_vector(llvm::make_pointer_range(kernel.getKernelOps()));
   Operation *root = kernel.getRoot();
   switch (kernel.getKernelAttr().getKind()) {
   case KernelKind::gemm:
@@ -1150,14 +1148,14 @@ LogicalResult StepEmitter::emit() {
         llvm::to_vector(llvm::make_pointer_range(kernel.getKernelOps()));
     emitReductionWaits(ops);
     size_t first = cost.kernels.size();
-    if (failed(emitKernel(kernel)))
+    if (failed(emitKernel(kernel, ops)))
       return failure();
     // The kernel's launches are named after it, some with a suffix
     // (k19_unscale_zero, k19_unscale): the shortest name is the kernel's.
     ArrayRef<KernelCost> launches = ArrayRef(cost.kernels).drop_front(first);
     if (!launches.empty())
       cost.minimums.push_back(minimumOf(
-          kernel,
+          kernel, ops,
           llvm::min_element(launches,
                             [](const KernelCost &a, const KernelCost &b) {
                               return a.name.size() < b.name.size();

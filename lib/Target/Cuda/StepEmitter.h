@@ -299,8 +299,9 @@ public:
 private:
   /// Checks the buffer plan the emitted code trusts (see StepEmitter.cpp).
   LogicalResult verifyPlan();
-  /// One amp.fusion, by the kind of kernel it states (#amp.kernel).
-  LogicalResult emitKernel(FusionOp kernel);
+  /// One amp.fusion, by the kind of kernel it states (#amp.kernel); `ops`
+  /// are its ops, in order.
+  LogicalResult emitKernel(FusionOp kernel, ArrayRef<Operation *> ops);
   /// Waits for the reductions under way that `ops` (one kernel) touch the
   /// memory of, and those started before them; for all with no `ops`.
   void emitReductionWaits(ArrayRef<Operation *> ops);
