@@ -6,6 +6,7 @@
 #include "backend.h"
 
 #include "amp_runtime/replicas.h"
+#include "amp_runtime/step.h"
 
 #include <cstdio>
 #include <string>
@@ -56,6 +57,9 @@ amp_status_t writeAtomically(const std::string &path,
 /// would never end, or block): AMP_INVALID_ARGUMENT otherwise,
 /// AMP_IO_ERROR where it cannot be opened.
 amp_status_t openRegularFile(const char *path, FILE **out);
+
+/// The replicas `step` runs as (count 0: one process; step.cpp).
+const amp_replicas_t &replicasOf(const amp_step_t *step);
 } // namespace amprt
 
 #endif // AMP_RUNTIME_SRC_RUNTIME_INTERNAL_H

@@ -36,6 +36,15 @@ amp_status_t amprt::makeStatus(amp_status_code_t code, const char *file,
   return status;
 }
 
+amp_status_t amprt::prefixStatus(amp_status_t status, const char *prefix) {
+  if (!status || status == &outOfMemoryStatus || !prefix || !*prefix)
+    return status;
+  char message[sizeof status->message];
+  std::snprintf(message, sizeof message, "%s%s", prefix, status->message);
+  std::memcpy(status->message, message, sizeof message);
+  return status;
+}
+
 extern "C" {
 
 amp_status_t amp_status_make(amp_status_code_t code, const char *file, int line,

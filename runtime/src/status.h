@@ -26,6 +26,10 @@ amp_status_t makeStatus(amp_status_code_t code, const char *file, int line,
 #endif
     ;
 
+/// `status` with `prefix` put before its message ("epoch 1, step 3: ..."),
+/// its code and origin kept; null stays null.
+amp_status_t prefixStatus(amp_status_t status, const char *prefix);
+
 } // namespace amprt
 
 #define AMP_STATUS(code, ...)                                                  \

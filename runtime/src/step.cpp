@@ -373,6 +373,10 @@ struct amp_step_s {
   }
 };
 
+const amp_replicas_t &amprt::replicasOf(const amp_step_t *step) {
+  return step->stream->replicas;
+}
+
 namespace {
 
 Results *resultsOf(amp_step_t *step) {

@@ -70,6 +70,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp_runtime/comm.h"
+#include "amp_runtime/fit.h"
 #include "amp_runtime/float_formats.h"
 #include "amp_runtime/random.h"
 #include "amp_runtime/state_file.h"
@@ -82,7 +83,6 @@
 #include <chrono>
 #include <climits>
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -244,7 +244,6 @@ struct DataSet {
     const amp_step_tensor_t *input; // the input it feeds
     std::string file;
     std::vector<char> bytes;
-    size_t rowBytes = 0;
   };
   std::vector<Array> arrays; // in the order of the inputs
   int64_t rows = 0;
@@ -347,7 +346,7 @@ bool readDataSet(const std::vector<std::string> &files, size_t count,
                    static_cast<long long>(set.rows));
       return false;
     }
-    DataSet::Array array{&t, *file, {}, 0};
+    DataSet::Array array{&t, *file, {}};
     size_t bytes = byteSize(shape);
     array.bytes.resize(bytes);
     if (amp_status_t status =
@@ -355,7 +354,6 @@ bool readDataSet(const std::vector<std::string> &files, size_t count,
       fail(status);
       return false;
     }
-    array.rowBytes = shape.shape[0] ? bytes / shape.shape[0] : 0;
     set.rows = shape.shape[0];
     set.batch = t.shape[0];
     set.arrays.push_back(std::move(array));
@@ -369,33 +367,6 @@ bool readDataSet(const std::vector<std::string> &files, size_t count,
     return false;
   }
   return true;
-}
-
-/// The order of `rows` examples in epoch `epoch` (amp_epoch_order: the
-/// order Python's Step.fit takes them in too).
-amp_status_t epochOrder(int64_t rows, uint64_t seed, int64_t epoch,
-                        bool shuffle, std::vector<int64_t> &order) {
-  order.resize(static_cast<size_t>(rows));
-  return amp_epoch_order(rows, seed, epoch, shuffle ? 1 : 0, order.data());
-}
-
-/// Batch `index` of `set` in `order`: its rows copied into `batch` (one
-/// buffer per array), described by `inputs`.
-void gatherBatch(const DataSet &set, const std::vector<int64_t> &order,
-                 int64_t index, std::vector<std::vector<char>> &batch,
-                 std::vector<amp_step_input_t> &inputs) {
-  batch.resize(set.arrays.size());
-  inputs.clear();
-  for (size_t a = 0; a < set.arrays.size(); ++a) {
-    const DataSet::Array &array = set.arrays[a];
-    batch[a].resize(array.rowBytes * static_cast<size_t>(set.batch));
-    for (int64_t r = 0; r < set.batch; ++r)
-      std::memcpy(&batch[a][r * array.rowBytes],
-                  &array.bytes[order[index * set.batch + r] * array.rowBytes],
-                  array.rowBytes);
-    const amp_step_tensor_t &t = *array.input;
-    inputs.push_back({batch[a].data(), t.type, t.rank, t.shape});
-  }
 }
 
 /// Creates `dir` and its parents; prints why it cannot.
@@ -450,25 +421,6 @@ struct DataOptions {
   std::string checkpoint, log, outputDir;
 };
 
-/// Checks the arrays of `set` once, before training (amp_step_check_data):
-/// ids and labels in range, floats finite unless `allowNonFinite`; the
-/// error names the file and its row. `evaluation`: the set feeds the
-/// evaluation's inputs.
-bool checkDataSet(amp_step_t *step, const DataSet &set, bool evaluation,
-                  bool allowNonFinite, const char *what) {
-  const amp_step_description_t *d = amp_step_description(step);
-  const amp_step_tensor_t *tensors = evaluation ? d->eval->tensors : d->tensors;
-  for (const DataSet::Array &array : set.arrays)
-    if (amp_status_t status = amp_step_check_data(
-            step, evaluation, static_cast<size_t>(array.input - tensors),
-            array.bytes.data(), set.rows, !allowNonFinite)) {
-      fail(status, std::string(what) + " " + array.input->name + "=" +
-                       array.file + ": ");
-      return false;
-    }
-  return true;
-}
-
 /// Whether the last step's loss is finite, or the step has a loss scaler
 /// (which skips such steps): else prints why training stops, after
 /// `context`, and returns false. Waits for the step.
@@ -491,23 +443,6 @@ bool lossIsUsable(amp_step_t *step, const std::string &context) {
   return false;
 }
 
-/// Appends printf-style text to `out`.
-[[gnu::format(printf, 2, 3)]] void appendf(std::string &out, const char *format,
-                                           ...) {
-  va_list args, count;
-  va_start(args, format);
-  va_copy(count, args);
-  int n = std::vsnprintf(nullptr, 0, format, count);
-  va_end(count);
-  if (n > 0) {
-    size_t at = out.size();
-    out.resize(at + n + 1);
-    std::vsnprintf(&out[at], n + 1, format, args);
-    out.resize(at + n);
-  }
-  va_end(args);
-}
-
 /// The parts of the last step's loss (AMP_STEP_LOSS_PART tensors), by
 /// name, in the step's order; waits for the step.
 amp_status_t readLossParts(amp_step_t *step,
@@ -526,222 +461,87 @@ amp_status_t readLossParts(amp_step_t *step,
   return nullptr;
 }
 
-/// Writes `text` and a line break to `log` (when open) and flushes it.
-void logLine(FILE *log, const std::string &text) {
-  if (!log)
-    return;
-  std::fprintf(log, "%s\n", text.c_str());
-  std::fflush(log);
-}
+/// `set` as the runtime's data set, named `name` in messages, each array
+/// by its option ("--data x=train_x.npy").
+struct DataView {
+  std::vector<const void *> arrays;
+  std::vector<std::string> names;
+  std::vector<const char *> namePointers;
+  amp_data_set_t set{};
 
-/// The mean loss of the evaluation over every full batch of `set`, in
-/// order; each output of the batches one after another in `outputs` (the
-/// loss output: the mean).
-amp_status_t validate(amp_step_t *step, const DataSet &set, double *meanLoss,
-                      std::vector<std::vector<char>> *outputs) {
-  const amp_eval_description_t &e = *amp_step_description(step)->eval;
-  std::vector<int64_t> order;
-  if (amp_status_t status =
-          epochOrder(set.rows, 0, 0, /*shuffle=*/false, order))
-    return status;
-  std::vector<std::vector<char>> batch;
-  std::vector<amp_step_input_t> inputs;
-  double sum = 0;
-  if (outputs)
-    outputs->assign(e.output_count, {});
-  for (int64_t b = 0; b < set.batches(); ++b) {
-    gatherBatch(set, order, b, batch, inputs);
-    float loss = 0;
-    if (amp_status_t status =
-            amp_step_evaluate(step, inputs.size(), inputs.data(), &loss))
-      return status;
-    sum += loss;
-    for (size_t k = 1; outputs && k < e.output_count; ++k) {
-      size_t size = byteSize(e.outputs[k]);
-      std::vector<char> &out = (*outputs)[k];
-      out.resize(out.size() + size);
-      if (amp_status_t status = amp_step_read_output(
-              step, k, out.data() + out.size() - size, size))
-        return status;
+  DataView(const DataSet &data, const char *name) {
+    for (const DataSet::Array &array : data.arrays) {
+      arrays.push_back(array.bytes.data());
+      names.push_back(std::string(name) + " " + array.input->name + "=" +
+                      array.file);
     }
+    for (const std::string &n : names)
+      namePointers.push_back(n.c_str());
+    set = {name, data.rows, arrays.size(), arrays.data(), namePointers.data()};
   }
-  *meanLoss = sum / static_cast<double>(set.batches());
-  if (outputs) {
-    auto mean = static_cast<float>(*meanLoss);
-    (*outputs)[0].assign(reinterpret_cast<const char *>(&mean),
-                         reinterpret_cast<const char *>(&mean) + sizeof mean);
-  }
-  return nullptr;
+};
+
+/// Prints a report of amp_step_fit (every rank's: all but rank 0's stdout
+/// is quieted).
+int32_t printReport(void *, const amp_fit_report_t *report) {
+  std::printf("%s\n", report->line);
+  std::fflush(stdout);
+  return 0;
 }
 
-/// Trains `step` for the epochs of `options` on its data set, resuming at
-/// the step's own counter (a loaded checkpoint's): prints and logs
-/// progress, validates, saves checkpoints. Returns the exit code.
+/// Trains `step` for the epochs of `options` on its data set
+/// (amp_step_fit), resuming at the step's own counter (a loaded
+/// checkpoint's), then writes the evaluation's outputs over the
+/// validation set. Returns the exit code.
 int trainOnData(amp_step_t *step, const DataOptions &options) {
   const amp_step_description_t *d = amp_step_description(step);
   DataSet train, val;
-  if (!readDataSet(options.data, d->tensor_count, d->tensors, "--data",
-                   train) ||
-      !checkDataSet(step, train, false, options.allowNonFinite, "--data"))
+  if (!readDataSet(options.data, d->tensor_count, d->tensors, "--data", train))
     return 1;
-  if (!options.valData.empty()) {
-    if (!d->eval) {
-      std::fprintf(stderr, "amp-step: error: --val-data: the step was "
-                           "compiled without an evaluation "
-                           "(amp-compile --eval=false)\n");
-      return 1;
-    }
-    if (!readDataSet(options.valData, d->eval->tensor_count, d->eval->tensors,
-                     "--val-data", val) ||
-        !checkDataSet(step, val, true, options.allowNonFinite, "--val-data"))
-      return 1;
-  }
-  FILE *log = nullptr;
-  if (!options.log.empty() && job.leads() &&
-      !(log = std::fopen(options.log.c_str(), "a"))) {
-    std::fprintf(stderr, "amp-step: error: cannot open %s: %s\n",
-                 options.log.c_str(), std::strerror(errno));
+  bool validates = !options.valData.empty();
+  if (validates && !d->eval) {
+    std::fprintf(stderr, "amp-step: error: --val-data: the step was "
+                         "compiled without an evaluation "
+                         "(amp-compile --eval=false)\n");
     return 1;
   }
-  std::unique_ptr<FILE, int (*)(FILE *)> logCloser(
-      log, [](FILE *f) { return f ? std::fclose(f) : 0; });
-  // With N ranks, a step takes N batches of the epoch's order, one a rank.
-  int64_t perEpoch = train.batches() / job.size;
-  if (perEpoch == 0) {
-    std::fprintf(stderr,
-                 "amp-step: error: --data holds %lld batches of %lld, fewer "
-                 "than one for each of the %d ranks\n",
-                 static_cast<long long>(train.batches()),
-                 static_cast<long long>(train.batch), job.size);
+  if (validates && !readDataSet(options.valData, d->eval->tensor_count,
+                                d->eval->tensors, "--val-data", val))
     return 1;
-  }
-  int64_t total = options.epochs * perEpoch;
-  float scale = 0;
-  int64_t done = 0, skipped = 0;
-  if (amp_status_t status = amp_step_scaler(step, &scale, &done, &skipped))
+  DataView trainView(train, "--data"), valView(val, "--val-data");
+  amp_fit_options_t fit = amp_fit_defaults();
+  fit.epochs = options.epochs;
+  fit.print_every = options.printEvery;
+  fit.val_every = options.valEvery;
+  fit.checkpoint_every = options.checkpointEvery;
+  fit.shuffle_seed = options.shuffleSeed;
+  fit.shuffle = options.shuffle ? 1 : 0;
+  fit.allow_nonfinite = options.allowNonFinite ? 1 : 0;
+  fit.checkpoint =
+      options.checkpoint.empty() ? nullptr : options.checkpoint.c_str();
+  fit.log = options.log.empty() ? nullptr : options.log.c_str();
+  fit.progress = printReport;
+  if (amp_status_t status = amp_step_fit(step, &fit, &trainView.set,
+                                         validates ? &valView.set : nullptr))
     return fail(status);
-  if (done > total) {
-    std::fprintf(stderr,
-                 "amp-step: error: the step has run %lld steps already, more "
-                 "than the %lld of %ld epochs of %lld batches\n",
-                 static_cast<long long>(done), static_cast<long long>(total),
-                 options.epochs, static_cast<long long>(perEpoch));
-    return 1;
-  }
-  std::printf(
-      "data: %lld examples, %lld batches of %lld per epoch (%lld "
-      "examples left out), %ld epochs; from step %lld\n",
-      static_cast<long long>(train.rows),
-      static_cast<long long>(train.batches()),
-      static_cast<long long>(train.batch),
-      static_cast<long long>(train.rows - perEpoch * job.size * train.batch),
-      options.epochs, static_cast<long long>(done));
-  if (job.size > 1)
-    std::printf("data parallel: %d ranks, each a batch of %lld a step: %lld "
-                "steps per epoch\n",
-                job.size, static_cast<long long>(train.batch),
-                static_cast<long long>(perEpoch));
-  double lr = -1;
-  if (amp_status_t status = amp_step_get_hparam(step, "lr", &lr))
-    amp_status_free(status); // a step without a learning rate logs none
-  std::vector<int64_t> order;
-  int64_t orderEpoch = -1;
-  std::vector<std::vector<char>> batch;
-  std::vector<amp_step_input_t> inputs;
-  auto since = std::chrono::steady_clock::now();
-  int64_t sinceStep = done;
-  for (int64_t k = done; k < total; ++k) {
-    int64_t epoch = k / perEpoch;
-    if (epoch != orderEpoch) {
-      if (amp_status_t status = epochOrder(train.rows, options.shuffleSeed,
-                                           epoch, options.shuffle, order))
-        return fail(status);
-      orderEpoch = epoch;
-    }
-    int64_t index = k % perEpoch * job.size + job.rank;
-    gatherBatch(train, order, index, batch, inputs);
-    // Numbered as progress lines number steps: step k + 1 is the one that
-    // follows the k done.
-    std::string context = "epoch " + std::to_string(epoch + 1) + ", step " +
-                          std::to_string(k + 1) + " (batch " +
-                          std::to_string(index) + " of the epoch): ";
-    if (amp_status_t status = amp_step_run(step, inputs.size(), inputs.data()))
-      return fail(status, context);
-    if (!options.allowNonFinite && !lossIsUsable(step, context))
-      return 1;
-    bool last = k + 1 == total;
-    bool print =
-        last || (options.printEvery && (k + 1) % options.printEvery == 0);
-    bool validating =
-        !options.valData.empty() &&
-        (last || (options.valEvery && (k + 1) % options.valEvery == 0));
-    if (print || validating) {
-      float loss = 0, found = 0;
-      if (amp_status_t status = amp_step_result(step, &loss, &found))
-        return fail(status);
-      if (amp_status_t status = amp_step_scaler(step, &scale, &done, &skipped))
-        return fail(status);
-      auto now = std::chrono::steady_clock::now();
-      double seconds = std::chrono::duration<double>(now - since).count();
-      double rate = seconds > 0 ? (done - sinceStep) / seconds : 0;
-      since = now;
-      sinceStep = done;
-      double valLoss = 0;
-      if (validating)
-        if (amp_status_t status = validate(step, val, &valLoss, nullptr))
-          return fail(status);
-      std::vector<std::pair<const char *, float>> parts;
-      if (amp_status_t status = readLossParts(step, parts))
-        return fail(status);
-      std::string line, json;
-      appendf(line, "epoch %lld step %lld loss %.9g",
-              static_cast<long long>(epoch + 1), static_cast<long long>(done),
-              loss);
-      appendf(json, "{\"step\": %lld, \"epoch\": %lld, \"loss\": %.9g",
-              static_cast<long long>(done), static_cast<long long>(epoch + 1),
-              loss);
-      // Part names are plain (letters, digits, '_', '.', '-'): JSON keys
-      // as they are.
-      for (const auto &[name, value] : parts) {
-        appendf(line, " %s %.9g", name, value);
-        appendf(json, ", \"%s\": %.9g", name, value);
-      }
-      if (validating) {
-        appendf(line, " val_loss %.9g", valLoss);
-        appendf(json, ", \"val_loss\": %.9g", valLoss);
-      }
-      appendf(line, " scale %g skipped %lld", scale,
-              static_cast<long long>(skipped));
-      appendf(json, ", \"scale\": %.9g, \"skipped\": %lld", scale,
-              static_cast<long long>(skipped));
-      if (lr >= 0) {
-        appendf(line, " lr %g", lr);
-        appendf(json, ", \"lr\": %.17g", lr);
-      }
-      appendf(line, " steps/s %.1f", rate);
-      appendf(json, ", \"steps_per_s\": %.3f}", rate);
-      std::printf("%s\n", line.c_str());
-      std::fflush(stdout);
-      logLine(log, json);
-    }
-    if (!options.checkpoint.empty() && job.saves() &&
-        (last ||
-         (options.checkpointEvery && (k + 1) % options.checkpointEvery == 0)))
-      if (amp_status_t status =
-              amp_step_save(step, job.stateFile(options.checkpoint).c_str()))
-        return fail(status);
-  }
   // The evaluation's outputs over the whole validation set.
-  if (!options.outputDir.empty() && !options.valData.empty() && job.leads()) {
-    std::vector<std::vector<char>> outputs;
-    double valLoss = 0;
-    if (amp_status_t status = validate(step, val, &valLoss, &outputs))
-      return fail(status);
-    if (!writeEvalOutputs(options.outputDir + "/eval", *d->eval, outputs,
-                          /*stacked=*/true))
-      return 1;
+  if (options.outputDir.empty() || !validates || !job.leads())
+    return 0;
+  const amp_eval_description_t &e = *d->eval;
+  std::vector<std::vector<char>> outputs(e.output_count);
+  std::vector<void *> buffers;
+  for (size_t k = 0; k < e.output_count; ++k) {
+    outputs[k].resize(k ? byteSize(e.outputs[k]) * val.batches()
+                        : sizeof(float));
+    buffers.push_back(outputs[k].data());
   }
-  return 0;
+  double valLoss = 0;
+  if (amp_status_t status =
+          amp_step_validate(step, &valView.set, &valLoss, buffers.data()))
+    return fail(status);
+  bool written = writeEvalOutputs(options.outputDir + "/eval", e, outputs,
+                                  /*stacked=*/true);
+  return written ? 0 : 1;
 }
 
 /// Checks before the first step that this process can write what it will:

@@ -1,0 +1,487 @@
+//===- fit.cpp - training a compiled step on a data set -------------------===//
+//
+// amp_step_fit and amp_step_validate (fit.h): the one training loop that
+// amp-step --data and Python's Step.fit drive. It uses the step's public
+// API, and the step's replicas for its rank.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp_runtime/fit.h"
+
+#include "amp_runtime/state_file.h"
+#include "runtime_internal.h"
+#include "status.h"
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+size_t byteSize(const amp_step_tensor_t &t) {
+  int64_t count = 1;
+  for (int32_t d = 0; d < t.rank; ++d)
+    count *= t.shape[d];
+  return static_cast<size_t>(count) * amp_element_size(t.type);
+}
+
+/// Appends printf-style text to `out`.
+[[gnu::format(printf, 2, 3)]] void appendf(std::string &out, const char *format,
+                                           ...) {
+  va_list args, count;
+  va_start(args, format);
+  va_copy(count, args);
+  int n = std::vsnprintf(nullptr, 0, format, count);
+  va_end(count);
+  if (n > 0) {
+    size_t at = out.size();
+    out.resize(at + n + 1);
+    std::vsnprintf(&out[at], n + 1, format, args);
+    out.resize(at + n);
+  }
+  va_end(args);
+}
+
+/// `value` as a JSON number that reads back as the same double, or as
+/// Python's json writes what JSON cannot hold (NaN, Infinity).
+std::string jsonNumber(double value) {
+  if (std::isnan(value))
+    return "NaN";
+  if (std::isinf(value))
+    return value > 0 ? "Infinity" : "-Infinity";
+  std::string text;
+  appendf(text, "%.17g", value);
+  return text;
+}
+
+/// A data set checked against the batch inputs it feeds, and the buffers
+/// that one batch of it is gathered into.
+class Batches {
+public:
+  /// Checks `set` against the batch inputs of `tensors` (`count` of them,
+  /// a table of step `step`).
+  amp_status_t describe(const amp_data_set_t *set, size_t count,
+                        const amp_step_tensor_t *tensors, const char *step);
+
+  int64_t batch() const { return size; }
+  int64_t count() const { return set->rows / size; }
+  int64_t rows() const { return set->rows; }
+  size_t inputCount() const { return inputIndex.size(); }
+
+  /// Checks every array once (amp_step_check_data); the error names the
+  /// array and its row.
+  amp_status_t check(amp_step_t *step, bool evaluation, bool finite) const;
+
+  /// Batch `index` of `order` copied into the buffers; the inputs that
+  /// describe it, one per array.
+  const amp_step_input_t *gather(const std::vector<int64_t> &order,
+                                 int64_t index);
+
+private:
+  const amp_data_set_t *set = nullptr;
+  const amp_step_tensor_t *tensors = nullptr;
+  std::vector<size_t> inputIndex; // of each array, into `tensors`
+  std::vector<size_t> rowBytes;
+  int64_t size = 0;
+  std::vector<std::vector<char>> buffers;
+  std::vector<amp_step_input_t> inputs;
+};
+
+amp_status_t Batches::describe(const amp_data_set_t *data, size_t count,
+                               const amp_step_tensor_t *table,
+                               const char *step) {
+  set = data;
+  tensors = table;
+  if (!data || data->rows < 0 || (data->array_count && !data->arrays))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "a data set of step '%s' is null, or has no arrays or "
+                      "a negative count of examples",
+                      step);
+  const char *name = data->name ? data->name : "the data set";
+  inputIndex.clear();
+  rowBytes.clear();
+  for (size_t i = 0; i < count; ++i) {
+    const amp_step_tensor_t &t = table[i];
+    if (t.kind != AMP_STEP_INPUT)
+      continue;
+    if (t.rank < 1 || (size && t.shape[0] != size))
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "%s: input '%s' of step '%s' is no batch of examples "
+                        "as the others (its first dimension)",
+                        name, t.name, step);
+    size = t.shape[0];
+    inputIndex.push_back(i);
+    rowBytes.push_back(size ? byteSize(t) / static_cast<size_t>(size) : 0);
+  }
+  if (inputIndex.empty())
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "step '%s' takes no batch inputs to make batches of",
+                      step);
+  if (data->array_count != inputIndex.size())
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "%s has %zu arrays; step '%s' takes %zu batch inputs",
+                      name, data->array_count, step, inputIndex.size());
+  for (size_t a = 0; a < data->array_count; ++a)
+    if (!data->arrays[a] && data->rows)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT, "%s: array %zu is null", name, a);
+  if (data->rows < size)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "%s holds %lld examples, fewer than one batch of %lld",
+                      name, static_cast<long long>(data->rows),
+                      static_cast<long long>(size));
+  return nullptr;
+}
+
+amp_status_t Batches::check(amp_step_t *step, bool evaluation,
+                            bool finite) const {
+  for (size_t a = 0; a < inputIndex.size(); ++a) {
+    amp_status_t status =
+        amp_step_check_data(step, evaluation ? 1 : 0, inputIndex[a],
+                            set->arrays[a], set->rows, finite ? 1 : 0);
+    if (status && set->array_names && set->array_names[a])
+      return amprt::prefixStatus(
+          status, (std::string(set->array_names[a]) + ": ").c_str());
+    if (status)
+      return status;
+  }
+  return nullptr;
+}
+
+const amp_step_input_t *Batches::gather(const std::vector<int64_t> &order,
+                                        int64_t index) {
+  buffers.resize(inputIndex.size());
+  inputs.clear();
+  for (size_t a = 0; a < inputIndex.size(); ++a) {
+    const auto *from = static_cast<const char *>(set->arrays[a]);
+    size_t row = rowBytes[a];
+    buffers[a].resize(row * static_cast<size_t>(size));
+    for (int64_t r = 0; r < size; ++r)
+      std::memcpy(&buffers[a][r * row], from + order[index * size + r] * row,
+                  row);
+    const amp_step_tensor_t &t = tensors[inputIndex[a]];
+    inputs.push_back({buffers[a].data(), t.type, t.rank, t.shape});
+  }
+  return inputs.data();
+}
+
+amp_status_t epochOrder(int64_t rows, uint64_t seed, int64_t epoch,
+                        bool shuffle, std::vector<int64_t> &order) {
+  order.resize(static_cast<size_t>(rows));
+  return amp_epoch_order(rows, seed, epoch, shuffle ? 1 : 0, order.data());
+}
+
+/// The mean loss of the evaluation over every full batch of `set`, in
+/// order; with `outputs`, each output of every batch one after another
+/// (output 0: the mean).
+amp_status_t validate(amp_step_t *step, Batches &set, double *meanLoss,
+                      void *const *outputs) {
+  const amp_eval_description_t &e = *amp_step_description(step)->eval;
+  std::vector<int64_t> order;
+  AMP_RETURN_IF_ERROR(epochOrder(set.rows(), 0, 0, /*shuffle=*/false, order));
+  double sum = 0;
+  for (int64_t b = 0; b < set.count(); ++b) {
+    const amp_step_input_t *inputs = set.gather(order, b);
+    float loss = 0;
+    AMP_RETURN_IF_ERROR(
+        amp_step_evaluate(step, set.inputCount(), inputs, &loss));
+    sum += loss;
+    for (size_t k = 1; outputs && k < e.output_count; ++k) {
+      size_t size = byteSize(e.outputs[k]);
+      AMP_RETURN_IF_ERROR(amp_step_read_output(
+          step, k, static_cast<char *>(outputs[k]) + b * size, size));
+    }
+  }
+  *meanLoss = sum / static_cast<double>(set.count());
+  if (outputs) {
+    auto mean = static_cast<float>(*meanLoss);
+    std::memcpy(outputs[0], &mean, sizeof mean);
+  }
+  return nullptr;
+}
+
+/// The training loop of amp_step_fit, its settings checked.
+class Fit {
+public:
+  Fit(amp_step_t *step, const amp_fit_options_t &options)
+      : step(step), options(options), d(*amp_step_description(step)) {
+    const amp_replicas_t &replicas = amprt::replicasOf(step);
+    rank = replicas.count > 0 ? replicas.rank : 0;
+    ranks = replicas.count > 0 ? replicas.count : 1;
+  }
+
+  /// Everything checked before the first step.
+  amp_status_t prepare(const amp_data_set_t *train, const amp_data_set_t *val);
+  amp_status_t run();
+
+private:
+  bool leads() const { return rank == 0; }
+  bool saves() const { return leads() || d.zero_replicas > 0; }
+  std::string stateFile() const {
+    std::string path = options.checkpoint;
+    return d.zero_replicas > 0 && rank > 0
+               ? path + ".rank" + std::to_string(rank)
+               : path;
+  }
+  amp_status_t report(const std::string &line, const char *json);
+  amp_status_t checkLoss(const std::string &context);
+  amp_status_t record(int64_t epoch, bool validating);
+
+  amp_step_t *step;
+  const amp_fit_options_t &options;
+  const amp_step_description_t &d;
+  int32_t rank = 0, ranks = 1;
+  Batches train, val;
+  bool validates = false;
+  int64_t perEpoch = 0, total = 0, done = 0;
+  std::unique_ptr<FILE, int (*)(FILE *)> log{nullptr, std::fclose};
+  std::chrono::steady_clock::time_point since;
+  int64_t sinceStep = 0;
+};
+
+amp_status_t Fit::prepare(const amp_data_set_t *trainSet,
+                          const amp_data_set_t *valSet) {
+  if (options.epochs < 1 || options.print_every < 0 || options.val_every < 0 ||
+      options.checkpoint_every < 0)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "fit needs epochs >= 1 and counts of steps >= 0; got "
+                      "epochs %lld, print_every %lld, val_every %lld, "
+                      "checkpoint_every %lld",
+                      static_cast<long long>(options.epochs),
+                      static_cast<long long>(options.print_every),
+                      static_cast<long long>(options.val_every),
+                      static_cast<long long>(options.checkpoint_every));
+  AMP_RETURN_IF_ERROR(
+      train.describe(trainSet, d.tensor_count, d.tensors, d.name));
+  validates = valSet != nullptr;
+  if (validates && !d.eval)
+    return AMP_STATUS(AMP_UNAVAILABLE,
+                      "%s: step '%s' was compiled without an evaluation "
+                      "(amp-compile --eval=false)",
+                      valSet->name ? valSet->name : "the validation set",
+                      d.name);
+  if (validates)
+    AMP_RETURN_IF_ERROR(
+        val.describe(valSet, d.eval->tensor_count, d.eval->tensors, d.name));
+  // With R ranks, a step takes R batches of the epoch's order, one a rank.
+  perEpoch = train.count() / ranks;
+  if (perEpoch == 0)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "%s holds %lld batches of %lld, fewer than one for "
+                      "each of the %d ranks",
+                      trainSet->name ? trainSet->name : "the data set",
+                      static_cast<long long>(train.count()),
+                      static_cast<long long>(train.batch()), ranks);
+  total = options.epochs * perEpoch;
+  float scale = 0;
+  int64_t skipped = 0;
+  AMP_RETURN_IF_ERROR(amp_step_scaler(step, &scale, &done, &skipped));
+  if (done > total)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "the step has run %lld steps already, more than the "
+                      "%lld of %lld epochs of %lld batches",
+                      static_cast<long long>(done),
+                      static_cast<long long>(total),
+                      static_cast<long long>(options.epochs),
+                      static_cast<long long>(perEpoch));
+  // Once, before any step: a bad row stops the run before anything is
+  // trained, logged or saved, named by its row, not at its batch.
+  bool finite = !options.allow_nonfinite;
+  AMP_RETURN_IF_ERROR(train.check(step, false, finite));
+  if (validates)
+    AMP_RETURN_IF_ERROR(val.check(step, true, finite));
+  if (options.checkpoint && saves())
+    AMP_RETURN_IF_ERROR(amp_state_check_path(stateFile().c_str()));
+  if (options.log && leads()) {
+    log.reset(std::fopen(options.log, "a"));
+    if (!log)
+      return AMP_STATUS(AMP_IO_ERROR, "cannot open the log %s: %s", options.log,
+                        std::strerror(errno));
+  }
+  return nullptr;
+}
+
+amp_status_t Fit::report(const std::string &line, const char *json) {
+  if (json && log) {
+    std::fprintf(log.get(), "%s\n", json);
+    std::fflush(log.get());
+  }
+  amp_fit_report_t report{line.c_str(), json, leads() ? 1 : 0};
+  if (options.progress && options.progress(options.context, &report) != 0)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "stopped by the progress callback after step %lld",
+                      static_cast<long long>(done));
+  return nullptr;
+}
+
+amp_status_t Fit::checkLoss(const std::string &context) {
+  if (d.loss_scale_tensor >= 0 || options.allow_nonfinite)
+    return nullptr;
+  float loss = 0, found = 0;
+  AMP_RETURN_IF_ERROR(amp_step_result(step, &loss, &found));
+  if (std::isfinite(loss))
+    return nullptr;
+  return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                    "%sthe loss is %g and the step has no loss scaler to "
+                    "skip it: its parameters are no longer finite. Stopped "
+                    "before reporting, logging or saving the step; the last "
+                    "state saved is kept (allow_nonfinite, amp-step's "
+                    "--allow-nonfinite, trains on)",
+                    context.c_str(), static_cast<double>(loss));
+}
+
+amp_status_t Fit::record(int64_t epoch, bool validating) {
+  float loss = 0, found = 0, scale = 0;
+  int64_t skipped = 0;
+  AMP_RETURN_IF_ERROR(amp_step_result(step, &loss, &found));
+  AMP_RETURN_IF_ERROR(amp_step_scaler(step, &scale, &done, &skipped));
+  auto now = std::chrono::steady_clock::now();
+  double seconds = std::chrono::duration<double>(now - since).count();
+  double rate =
+      seconds > 0 ? static_cast<double>(done - sinceStep) / seconds : 0;
+  since = now;
+  sinceStep = done;
+  double valLoss = 0;
+  if (validating)
+    AMP_RETURN_IF_ERROR(validate(step, val, &valLoss, nullptr));
+  double lr = 0;
+  amp_status_t noRate = amp_step_get_hparam(step, "lr", &lr);
+  amp_status_free(noRate); // a step without a learning rate reports none
+  std::string line, json;
+  appendf(line, "epoch %lld step %lld loss %.9g",
+          static_cast<long long>(epoch + 1), static_cast<long long>(done),
+          static_cast<double>(loss));
+  appendf(json, "{\"step\": %lld, \"epoch\": %lld, \"loss\": %s",
+          static_cast<long long>(done), static_cast<long long>(epoch + 1),
+          jsonNumber(loss).c_str());
+  // The parts of the loss; their names are plain (letters, digits, '_',
+  // '.', '-'): JSON keys as they are.
+  for (size_t i = 0; i < d.tensor_count; ++i) {
+    if (d.tensors[i].kind != AMP_STEP_LOSS_PART)
+      continue;
+    float value = 0;
+    AMP_RETURN_IF_ERROR(amp_step_read_tensor(step, i, &value, sizeof value));
+    appendf(line, " %s %.9g", d.tensors[i].name, static_cast<double>(value));
+    appendf(json, ", \"%s\": %s", d.tensors[i].name, jsonNumber(value).c_str());
+  }
+  if (validating) {
+    appendf(line, " val_loss %.9g", valLoss);
+    appendf(json, ", \"val_loss\": %s", jsonNumber(valLoss).c_str());
+  }
+  appendf(line, " scale %g skipped %lld", static_cast<double>(scale),
+          static_cast<long long>(skipped));
+  appendf(json, ", \"scale\": %s, \"skipped\": %lld", jsonNumber(scale).c_str(),
+          static_cast<long long>(skipped));
+  if (!noRate) {
+    appendf(line, " lr %g", lr);
+    appendf(json, ", \"lr\": %s", jsonNumber(lr).c_str());
+  }
+  appendf(line, " steps/s %.1f", rate);
+  appendf(json, ", \"steps_per_s\": %.3f}", rate);
+  return report(line, json.c_str());
+}
+
+amp_status_t Fit::run() {
+  std::string plan;
+  appendf(
+      plan,
+      "data: %lld examples, %lld batches of %lld per epoch (%lld "
+      "examples left out), %lld epochs; from step %lld",
+      static_cast<long long>(train.rows()),
+      static_cast<long long>(train.count()),
+      static_cast<long long>(train.batch()),
+      static_cast<long long>(train.rows() - perEpoch * ranks * train.batch()),
+      static_cast<long long>(options.epochs), static_cast<long long>(done));
+  AMP_RETURN_IF_ERROR(report(plan, nullptr));
+  if (ranks > 1) {
+    std::string parallel;
+    appendf(parallel,
+            "data parallel: %d ranks, each a batch of %lld a step: %lld "
+            "steps per epoch",
+            ranks, static_cast<long long>(train.batch()),
+            static_cast<long long>(perEpoch));
+    AMP_RETURN_IF_ERROR(report(parallel, nullptr));
+  }
+  std::vector<int64_t> order;
+  int64_t orderEpoch = -1;
+  since = std::chrono::steady_clock::now();
+  sinceStep = done;
+  for (int64_t k = done; k < total; ++k) {
+    int64_t epoch = k / perEpoch;
+    if (epoch != orderEpoch) {
+      AMP_RETURN_IF_ERROR(epochOrder(train.rows(), options.shuffle_seed, epoch,
+                                     options.shuffle != 0, order));
+      orderEpoch = epoch;
+    }
+    int64_t index = k % perEpoch * ranks + rank;
+    const amp_step_input_t *inputs = train.gather(order, index);
+    // Numbered as the reports number steps: step k + 1 is the one that
+    // follows the k done.
+    std::string context = "epoch " + std::to_string(epoch + 1) + ", step " +
+                          std::to_string(k + 1) + " (batch " +
+                          std::to_string(index) + " of the epoch): ";
+    if (amp_status_t status = amp_step_run(step, train.inputCount(), inputs))
+      return amprt::prefixStatus(status, context.c_str());
+    AMP_RETURN_IF_ERROR(checkLoss(context));
+    done = k + 1;
+    bool last = k + 1 == total;
+    auto every = [&](int64_t n) { return last || (n && (k + 1) % n == 0); };
+    bool validating = validates && every(options.val_every);
+    if (every(options.print_every) || validating)
+      AMP_RETURN_IF_ERROR(record(epoch, validating));
+    if (options.checkpoint && saves() && every(options.checkpoint_every))
+      AMP_RETURN_IF_ERROR(amp_step_save(step, stateFile().c_str()));
+  }
+  return nullptr;
+}
+
+} // namespace
+
+extern "C" {
+
+amp_fit_options_t amp_fit_defaults(void) {
+  amp_fit_options_t options{};
+  options.epochs = 1;
+  options.print_every = 100;
+  options.shuffle = 1;
+  return options;
+}
+
+amp_status_t amp_step_fit(amp_step_t *step, const amp_fit_options_t *options,
+                          const amp_data_set_t *train,
+                          const amp_data_set_t *val) {
+  if (!step || !options || !train)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "step, options or train is null");
+  Fit fit(step, *options);
+  AMP_RETURN_IF_ERROR(fit.prepare(train, val));
+  return fit.run();
+}
+
+amp_status_t amp_step_validate(amp_step_t *step, const amp_data_set_t *data,
+                               double *out_mean_loss, void *const *outputs) {
+  if (!step || !out_mean_loss)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "step or out_mean_loss is null");
+  const amp_step_description_t &d = *amp_step_description(step);
+  if (!d.eval)
+    return AMP_STATUS(AMP_UNAVAILABLE,
+                      "step '%s' was compiled without an evaluation "
+                      "(amp-compile --eval=false)",
+                      d.name);
+  Batches set;
+  AMP_RETURN_IF_ERROR(
+      set.describe(data, d.eval->tensor_count, d.eval->tensors, d.name));
+  if (outputs)
+    for (size_t k = 0; k < d.eval->output_count; ++k)
+      if (!outputs[k])
+        return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                          "validate: output %zu's buffer is null", k);
+  return validate(step, set, out_mean_loss, outputs);
+}
+
+} // extern "C"

@@ -1,0 +1,252 @@
+//===- FitTest.cpp - amp_step_fit on a step written by hand ---------------===//
+//
+// A step whose loss says which examples it was given: x: input f32[2] (a
+// batch of two examples, each one number), w: param f32[1];
+//   loss = w + 10 * x[0] + x[1], then w += 1.
+// The data set holds the examples 0, 1, ..., so each step's loss names the
+// rows of its batch, and the batches can be checked against the epoch's
+// order worked out from amp_epoch_order, the counter against w.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp_runtime/fit.h"
+
+#include "TestFiles.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace {
+
+amp_status_t fitStep(amp_stream_t *, void *const *tensors, void *, float *loss,
+                     float *foundInf, double *counters) {
+  auto *w = static_cast<float *>(tensors[0]);
+  const auto *x = static_cast<const float *>(tensors[1]);
+  *loss = w[0] + 10 * x[0] + x[1];
+  *foundInf = 0;
+  w[0] += 1;
+  counters[0] += 1;
+  return nullptr;
+}
+
+const amp_step_tensor_t kFitTensors[] = {
+    {"w", AMP_STEP_PARAM, AMP_ELEMENT_F32, 1, {1}, 0, 0},
+    {"x", AMP_STEP_INPUT, AMP_ELEMENT_F32, 1, {2}, 0, 0},
+};
+
+const amp_step_description_t kFitDescription = {AMP_STEP_ABI_VERSION,
+                                                "fit",
+                                                AMP_DEVICE_HOST,
+                                                2,
+                                                kFitTensors,
+                                                -1,
+                                                0,
+                                                &fitStep};
+
+struct Reports {
+  std::vector<std::string> lines, json;
+  int stopAfter = -1; // stop after this many step reports
+  static int32_t collect(void *context, const amp_fit_report_t *report) {
+    auto *r = static_cast<Reports *>(context);
+    r->lines.push_back(report->line);
+    if (report->json)
+      r->json.push_back(report->json);
+    return r->stopAfter >= 0 && static_cast<int>(r->json.size()) >= r->stopAfter
+               ? 1
+               : 0;
+  }
+};
+
+class FitTest : public TempDirectoryTest {
+protected:
+  void SetUp() override {
+    TempDirectoryTest::SetUp();
+    ASSERT_EQ(amp_step_create(&kFitDescription, AMP_DEVICE_HOST, &step),
+              nullptr);
+    for (int i = 0; i < 5; ++i)
+      examples.push_back(static_cast<float>(i));
+    set = {"data", 5, 1, arrays, names};
+    options = amp_fit_defaults();
+    options.progress = &Reports::collect;
+    options.context = &reports;
+  }
+  void TearDown() override {
+    amp_step_destroy(step);
+    TempDirectoryTest::TearDown();
+  }
+  float weight() {
+    float w = 0;
+    EXPECT_EQ(amp_step_read_tensor(step, 0, &w, sizeof w), nullptr);
+    return w;
+  }
+
+  amp_step_t *step = nullptr;
+  std::vector<float> examples;
+  const void *arrays[1] = {nullptr};
+  const char *names[1] = {"data['x']"};
+  amp_data_set_t set{};
+  amp_fit_options_t options{};
+  Reports reports;
+};
+
+TEST_F(FitTest, TakesTheEpochsOrderAndReportsEachStep) {
+  arrays[0] = examples.data();
+  options.epochs = 2;
+  options.print_every = 1;
+  options.shuffle_seed = 3;
+  std::string log = directory + "/log.jsonl";
+  options.log = log.c_str();
+  ASSERT_EQ(amp_step_fit(step, &options, &set, nullptr), nullptr);
+  // 5 examples, batches of 2: 2 a epoch, example order[4] left out.
+  ASSERT_EQ(reports.lines.size(), 5u);
+  EXPECT_EQ(reports.lines[0], "data: 5 examples, 2 batches of 2 per epoch "
+                              "(1 examples left out), 2 epochs; from step 0");
+  ASSERT_EQ(reports.json.size(), 4u);
+  for (int k = 0; k < 4; ++k) {
+    int64_t order[5];
+    ASSERT_EQ(amp_epoch_order(5, 3, k / 2, 1, order), nullptr);
+    int64_t first = order[k % 2 * 2], second = order[k % 2 * 2 + 1];
+    // w was k before step k + 1.
+    double loss = k + 10.0 * first + second;
+    char expected[128];
+    std::snprintf(expected, sizeof expected,
+                  "epoch %d step %d loss %.9g scale 1 skipped 0 steps/s ",
+                  k / 2 + 1, k + 1, loss);
+    EXPECT_EQ(reports.lines[k + 1].rfind(expected, 0), 0u)
+        << reports.lines[k + 1];
+    std::snprintf(expected, sizeof expected,
+                  "{\"step\": %d, \"epoch\": %d, \"loss\": %.17g, \"scale\": "
+                  "1, \"skipped\": 0, \"steps_per_s\": ",
+                  k + 1, k / 2 + 1, loss);
+    EXPECT_EQ(reports.json[k].rfind(expected, 0), 0u) << reports.json[k];
+  }
+  EXPECT_EQ(weight(), 4.0f);
+  std::string logged;
+  for (const std::string &line : reports.json)
+    logged += line + "\n";
+  EXPECT_EQ(readFile(log), logged);
+}
+
+TEST_F(FitTest, ResumesFromTheStepsCounterAndStopsWhenTold) {
+  arrays[0] = examples.data();
+  options.epochs = 3;
+  options.print_every = 2;
+  std::string checkpoint = directory + "/state";
+  options.checkpoint = checkpoint.c_str();
+  options.checkpoint_every = 1;
+  reports.stopAfter = 1; // after step 2's report, before its checkpoint
+  amp_status_t status = amp_step_fit(step, &options, &set, nullptr);
+  EXPECT_STREQ(amp_status_message(status),
+               "stopped by the progress callback after step 2");
+  amp_status_free(status);
+  amp_step_t *resumed = nullptr;
+  ASSERT_EQ(amp_step_create(&kFitDescription, AMP_DEVICE_HOST, &resumed),
+            nullptr);
+  ASSERT_EQ(amp_step_load(resumed, checkpoint.c_str()), nullptr);
+  float scale = 0;
+  int64_t steps = 0, skipped = 0;
+  ASSERT_EQ(amp_step_scaler(resumed, &scale, &steps, &skipped), nullptr);
+  EXPECT_EQ(steps, 1); // step 1's checkpoint, not step 2's
+  Reports more;
+  options.context = &more;
+  ASSERT_EQ(amp_step_fit(resumed, &options, &set, nullptr), nullptr);
+  EXPECT_EQ(more.lines.front().substr(more.lines.front().size() - 11),
+            "from step 1");
+  ASSERT_EQ(amp_step_scaler(resumed, &scale, &steps, &skipped), nullptr);
+  EXPECT_EQ(steps, 6);
+  EXPECT_EQ(more.json.size(), 3u); // steps 2, 4 and 6
+  amp_step_destroy(resumed);
+  // More steps done than the epochs hold: refused.
+  options.epochs = 1;
+  status = amp_step_fit(step, &options, &set, nullptr);
+  EXPECT_EQ(amp_status_code(status), AMP_OK); // 2 done, 2 a epoch
+  amp_status_free(status);
+  options.epochs = 1;
+  ASSERT_EQ(amp_step_run(
+                step, 1,
+                std::vector<amp_step_input_t>{
+                    {examples.data(), AMP_ELEMENT_F32, 1, kFitTensors[1].shape}}
+                    .data()),
+            nullptr);
+  status = amp_step_fit(step, &options, &set, nullptr);
+  EXPECT_STREQ(amp_status_message(status),
+               "the step has run 3 steps already, more than the 2 of 1 "
+               "epochs of 2 batches");
+  amp_status_free(status);
+}
+
+TEST_F(FitTest, StopsAtANonFiniteLossAndChecksTheDataFirst) {
+  // Without a loss scaler a NaN loss stops the run at its step, before it
+  // is reported: no-shuffle order, batch 1 holds examples 2 and 3.
+  examples[3] = INFINITY;
+  examples[2] = -INFINITY;
+  arrays[0] = examples.data();
+  options.shuffle = 0;
+  options.print_every = 1;
+  options.allow_nonfinite = 0;
+  amp_status_t status = amp_step_fit(step, &options, &set, nullptr);
+  // The data's check finds the infinity first, by its row.
+  EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      std::string(amp_status_message(status)).rfind("data['x']: row 2 ", 0), 0u)
+      << amp_status_message(status);
+  amp_status_free(status);
+  EXPECT_TRUE(reports.lines.empty());
+  // Finite data whose loss is not: 1e38 * 10 overflows.
+  examples[2] = 1e38f;
+  examples[3] = 1e38f;
+  status = amp_step_fit(step, &options, &set, nullptr);
+  EXPECT_EQ(std::string(amp_status_message(status))
+                .rfind("epoch 1, step 2 (batch 1 of the epoch): the loss is "
+                       "inf and the step has no loss scaler",
+                       0),
+            0u)
+      << amp_status_message(status);
+  amp_status_free(status);
+  EXPECT_EQ(reports.json.size(), 1u); // step 1's report only
+  // allow_nonfinite trains on.
+  options.allow_nonfinite = 1;
+  options.epochs = 2;
+  EXPECT_EQ(amp_step_fit(step, &options, &set, nullptr), nullptr);
+  EXPECT_EQ(reports.json.back().find("\"loss\": Infinity"),
+            reports.json.back().find("\"loss\": "));
+}
+
+TEST_F(FitTest, RefusesBadDataSetsAndOptions) {
+  arrays[0] = examples.data();
+  set.rows = 1;
+  amp_status_t status = amp_step_fit(step, &options, &set, nullptr);
+  EXPECT_STREQ(amp_status_message(status),
+               "data holds 1 examples, fewer than one batch of 2");
+  amp_status_free(status);
+  set.rows = 5;
+  set.array_count = 2;
+  status = amp_step_fit(step, &options, &set, nullptr);
+  EXPECT_STREQ(amp_status_message(status),
+               "data has 2 arrays; step 'fit' takes 1 batch inputs");
+  amp_status_free(status);
+  set.array_count = 1;
+  options.epochs = 0;
+  status = amp_step_fit(step, &options, &set, nullptr);
+  EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT);
+  amp_status_free(status);
+  options.epochs = 1;
+  status = amp_step_fit(step, &options, &set, &set);
+  EXPECT_EQ(amp_status_code(status), AMP_UNAVAILABLE); // no evaluation
+  amp_status_free(status);
+  double loss = 0;
+  status = amp_step_validate(step, &set, &loss, nullptr);
+  EXPECT_EQ(amp_status_code(status), AMP_UNAVAILABLE);
+  amp_status_free(status);
+  std::string log = directory + "/absent/log.jsonl";
+  options.log = log.c_str();
+  status = amp_step_fit(step, &options, &set, nullptr);
+  EXPECT_EQ(amp_status_code(status), AMP_IO_ERROR);
+  amp_status_free(status);
+  EXPECT_EQ(weight(), 0.0f); // nothing trained
+}
+
+} // namespace
