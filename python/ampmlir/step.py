@@ -27,10 +27,8 @@ close() waits for the one in flight.
 import ctypes
 import functools
 import json
-import math
 import os
 import threading
-import time
 from collections import namedtuple
 from pathlib import Path
 
@@ -115,6 +113,32 @@ class _Input(ctypes.Structure):
     _fields_ = [("data", ctypes.c_void_p), ("type", ctypes.c_int),
                 ("rank", ctypes.c_int32),
                 ("shape", ctypes.POINTER(ctypes.c_int64))]
+
+
+class _DataSet(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("rows", ctypes.c_int64),
+                ("array_count", ctypes.c_size_t),
+                ("arrays", ctypes.POINTER(ctypes.c_void_p)),
+                ("array_names", ctypes.POINTER(ctypes.c_char_p))]
+
+
+class _FitReport(ctypes.Structure):
+    _fields_ = [("line", ctypes.c_char_p), ("json", ctypes.c_char_p),
+                ("leads", ctypes.c_int32)]
+
+
+_FitProgress = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p,
+                                ctypes.POINTER(_FitReport))
+
+
+class _FitOptions(ctypes.Structure):
+    _fields_ = [("epochs", ctypes.c_int64), ("print_every", ctypes.c_int64),
+                ("val_every", ctypes.c_int64),
+                ("checkpoint_every", ctypes.c_int64),
+                ("shuffle_seed", ctypes.c_uint64), ("shuffle", ctypes.c_int32),
+                ("allow_nonfinite", ctypes.c_int32),
+                ("checkpoint", ctypes.c_char_p), ("log", ctypes.c_char_p),
+                ("progress", _FitProgress), ("context", ctypes.c_void_p)]
 
 
 TensorInfo = namedtuple("TensorInfo", "index name kind type dtype shape")
@@ -209,6 +233,12 @@ def _declare(lib):
                                           ctypes.c_void_p, ctypes.c_size_t]),
         "amp_step_save": (status, [step, ctypes.c_char_p]),
         "amp_step_load": (status, [step, ctypes.c_char_p]),
+        "amp_step_fit": (status, [step, ctypes.POINTER(_FitOptions),
+                                  ctypes.POINTER(_DataSet),
+                                  ctypes.POINTER(_DataSet)]),
+        "amp_step_validate": (status, [step, ctypes.POINTER(_DataSet),
+                                       ctypes.POINTER(ctypes.c_double),
+                                       ctypes.c_void_p]),
         "amp_epoch_order": (status, [ctypes.c_int64, ctypes.c_uint64,
                                      ctypes.c_int64, ctypes.c_int32,
                                      ctypes.c_void_p]),
@@ -835,42 +865,40 @@ class Step:
                            f"batch of {batch}")
         return arrays, rows, rows // batch
 
-    @_serialised
-    def _check_data(self, arrays, infos, evaluation, what, finite):
-        """Checks every row of a data set's ``arrays`` (for the batch
-        inputs ``infos`` of the step, or of its evaluation) once, as
-        ``amp-step --data`` does before its first step: ids and labels in
-        the ranges of the ops that read them, floats finite where
-        ``finite``. AmpError names the key of ``what`` and the row."""
-        handle = self._live()
+    def _c_data_set(self, data, infos, what):
+        """``data`` checked (_data_set) and laid out for the runtime's
+        amp_data_set_t: (the struct, the arrays it points into)."""
+        arrays, rows, _ = self._data_set(data, infos, what)
+        kept = []
         for info, array in zip(infos, arrays):
-            data = np.ascontiguousarray(array, dtype=info.dtype)
+            array = np.ascontiguousarray(array, dtype=info.dtype)
             if info.type == "bf16":
-                data = float32_to_bf16(data)
-            try:
-                _check(self._lib, self._lib.amp_step_check_data(
-                    handle, int(evaluation), info.index,
-                    data.ctypes.data_as(ctypes.c_void_p), len(data),
-                    int(finite)))
-            except AmpError as error:
-                raise AmpError(f"{what}['{info.name}']: {error.message}",
-                               error.code) from None
+                array = float32_to_bf16(array)
+            kept.append(array)
+        pointers = (ctypes.c_void_p * len(kept))(
+            *(a.ctypes.data_as(ctypes.c_void_p).value for a in kept))
+        names = (ctypes.c_char_p * len(kept))(
+            *(f"{what}['{info.name}']".encode() for info in infos))
+        kept += [pointers, names]
+        return _DataSet(what.encode(), rows, len(infos), pointers,
+                        names), kept
 
     @_serialised
     def validate(self, data):
         """The mean loss of the evaluation over every full batch of
         ``data`` (a dict by input name, rows in order), as ``amp-step
-        --val-data`` reports it; no other thread's call runs meanwhile."""
+        --val-data`` reports it (amp_step_validate); no other thread's
+        call runs meanwhile."""
         if not self.has_eval:
             raise AmpError(f"step '{self.name}' was compiled without an "
                            f"evaluation (amp-compile --eval=false)")
-        arrays, _, batches = self._data_set(data, self.eval_inputs, "data")
-        size = self.eval_inputs[0].shape[0]
-        total = 0.0
-        for b in range(batches):
-            total += self.evaluate(*(a[b * size:(b + 1) * size]
-                                     for a in arrays))
-        return total / batches
+        handle = self._live()
+        c_data, kept = self._c_data_set(data, self.eval_inputs, "data")
+        loss = ctypes.c_double()
+        _check(self._lib, self._lib.amp_step_validate(
+            handle, ctypes.byref(c_data), ctypes.byref(loss), None))
+        del kept
+        return loss.value
 
     def fit(self, data, *, epochs=1, val_data=None, val_every=0,
             print_every=100, shuffle_seed=0, shuffle=True, checkpoint=None,
@@ -882,7 +910,8 @@ class Step:
         ``epoch_order`` (the last partial batch left out), for ``epochs``
         epochs counted from the step's own counter, so that a step loaded
         from a checkpoint resumes where it stopped. Every ``print_every``
-        steps and at the end it hands ``progress`` a line and records the
+        steps and at the end it hands ``progress`` a line (amp-step's, the first
+        one the run's plan) and records the
         step, epoch, loss (and the parts of it the model returns, by name),
         scale, skipped steps, learning rate and steps/s;
         ``val_data`` adds the validation loss every ``val_every`` steps and
@@ -913,84 +942,48 @@ class Step:
         ``k``; rank 0 alone reports, logs and saves checkpoints (each rank
         its own where the step is ``sharded``), and every
         rank checks at the end that the ranks hold the same state."""
-        arrays, rows, batches = self._data_set(data, self.inputs, "data")
-        per_epoch = batches // self.replicas
-        if per_epoch == 0:
-            raise AmpError(f"data holds {batches} batches, fewer than one for "
-                           f"each of the {self.replicas} ranks")
+        records, raised = [], []
         leads = self.rank == 0
-        if val_data is not None:
-            if not self.has_eval:
-                raise AmpError(f"val_data: step '{self.name}' was compiled "
-                               f"without an evaluation (amp-compile "
-                               f"--eval=false)")
-            val_arrays, _, _ = self._data_set(val_data, self.eval_inputs,
-                                              "val_data")
-        size = self.inputs[0].shape[0]
-        total = epochs * per_epoch
-        done = self.steps
-        if done > total:
-            raise AmpError(f"the step has run {done} steps already, more than "
-                           f"the {total} of {epochs} epochs")
-        # Once, before any step: a bad row stops the run before anything
-        # is trained, logged or saved, named by its row, not at its batch.
-        self._check_data(arrays, self.inputs, False, "data",
-                         not allow_nonfinite)
-        if val_data is not None:
-            self._check_data(val_arrays, self.eval_inputs, True, "val_data",
-                             not allow_nonfinite)
-        # Without a scaler nothing skips a step whose loss overflowed.
-        checks_loss = not self.has_loss_scaling and not allow_nonfinite
-        records, order, order_epoch = [], None, -1
-        since, since_step = time.perf_counter(), done
-        for k in range(done, total):
-            epoch = k // per_epoch
-            if epoch != order_epoch:
-                order = epoch_order(rows, shuffle_seed, epoch, shuffle)
-                order_epoch = epoch
-            batch = (k % per_epoch) * self.replicas + self.rank
-            rows_of = order[batch * size:(batch + 1) * size]
-            self.run(*(a[rows_of] for a in arrays))
-            if checks_loss:
-                loss = self.loss
-                if not math.isfinite(loss):
-                    raise AmpError(
-                        f"the loss is {loss} at epoch {epoch + 1} step "
-                        f"{k + 1} (batch {batch} of the epoch's order): "
-                        f"step '{self.name}' has no loss scaler to skip "
-                        f"the step, so the inf or NaN may have reached its "
-                        f"parameters; training stopped before logging or "
-                        f"checkpointing the step (allow_nonfinite=True "
-                        f"trains on)")
-            last = k + 1 == total
-            printing = last or (print_every and (k + 1) % print_every == 0)
-            validating = val_data is not None and (
-                last or (val_every and (k + 1) % val_every == 0))
-            if printing or validating:
-                loss = self.loss
-                scale, steps, skipped = self.scaler()
-                now = time.perf_counter()
-                rate = (steps - since_step) / (now - since)
-                since, since_step = now, steps
-                record = {"step": steps, "epoch": epoch + 1, "loss": loss}
-                record.update(self.loss_parts)
-                if validating:
-                    record["val_loss"] = self.validate(val_data)
-                record.update(scale=scale, skipped=skipped)
-                if "lr" in self.hparams:
-                    record["lr"] = self.lr
-                record["steps_per_s"] = rate
-                records.append(record)
+
+        def report(_, c_report):
+            try:
+                line = c_report.contents.line.decode()
+                text = c_report.contents.json
+                if text is not None:
+                    records.append(json.loads(text.decode()))
                 if progress and leads:
-                    progress(" ".join(
-                        f"{key} {value:.9g}" if isinstance(value, float)
-                        else f"{key} {value}" for key, value in record.items()))
-                if log and leads:
-                    with open(log, "a") as file:
-                        file.write(json.dumps(record) + "\n")
-            if checkpoint and (leads or self.sharded) and (last or (
-                    checkpoint_every and (k + 1) % checkpoint_every == 0)):
-                self.save(checkpoint)
+                    progress(line)
+                return 0
+            except BaseException as error:  # re-raised after the C call
+                raised.append(error)
+                return 1
+
+        if val_data is not None and not self.has_eval:
+            raise AmpError(f"val_data: step '{self.name}' was compiled "
+                           f"without an evaluation (amp-compile "
+                           f"--eval=false)")
+        c_train, kept = self._c_data_set(data, self.inputs, "data")
+        c_val = None
+        if val_data is not None:
+            c_val, kept_val = self._c_data_set(val_data, self.eval_inputs,
+                                               "val_data")
+            kept += kept_val
+        callback = _FitProgress(report)
+        options = _FitOptions(
+            epochs, print_every or 0, val_every or 0, checkpoint_every or 0,
+            shuffle_seed, int(bool(shuffle)), int(bool(allow_nonfinite)),
+            _c_string(checkpoint) if checkpoint else None,
+            _c_string(log) if log else None, callback, None)
+        with self._lock:
+            handle = self._live()
+            status = self._lib.amp_step_fit(
+                handle, ctypes.byref(options), ctypes.byref(c_train),
+                ctypes.byref(c_val) if c_val is not None else None)
+        if raised:
+            self._lib.amp_status_free(status)
+            raise raised[0]
+        _check(self._lib, status)
+        del kept
         self.check_replicas()
         return records
 

@@ -546,7 +546,8 @@ def test_fit_takes_the_batches_amp_step_takes(mlp_eval, tmp_path):
         assert records[-1]["step"] == 30 and "val_loss" in records[-1]
         assert records[-1]["val_loss"] == step.validate(val)
     assert (tmp_path / "cli").read_bytes() == (tmp_path / "python").read_bytes()
-    assert lines[0].startswith("step 5 epoch 1 loss ")
+    assert lines[0].startswith("data: 1000 examples, 15 batches of 64 ")
+    assert lines[1].startswith("epoch 1 step 5 loss ")
     logged = [json.loads(line)
               for line in (tmp_path / "log.jsonl").read_text().splitlines()]
     assert [r["step"] for r in logged] == [5, 10, 15, 20, 25, 30]
@@ -757,11 +758,12 @@ def test_fit_stops_at_a_nonfinite_loss_before_its_checkpoint(tmp_path):
         with pytest.raises(ampmlir.AmpError) as error:
             step.fit(data, epochs=2, checkpoint=checkpoint,
                      checkpoint_every=1, print_every=1, progress=lines.append)
-        assert f"the loss is nan at epoch 1 step {batch + 1} " \
-            f"(batch {batch} of the epoch's order)" in str(error.value)
+        assert f"epoch 1, step {batch + 1} (batch {batch} of the epoch): " \
+            f"the loss is nan" in str(error.value)
         assert "no loss scaler" in str(error.value)
-        # No progress line for the step, the earlier steps' as usual.
-        assert len(lines) == batch
+        # No progress line for the step, the plan's and the earlier
+        # steps' as usual.
+        assert len(lines) == 1 + batch
     with compiled.load() as resumed:
         resumed.load(checkpoint)
         assert resumed.steps == batch

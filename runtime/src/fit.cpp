@@ -333,7 +333,10 @@ amp_status_t Fit::checkLoss(const std::string &context) {
                     "before reporting, logging or saving the step; the last "
                     "state saved is kept (allow_nonfinite, amp-step's "
                     "--allow-nonfinite, trains on)",
-                    context.c_str(), static_cast<double>(loss));
+                    context.c_str(),
+                    // A NaN prints as "nan", whatever its sign bit.
+                    std::isnan(loss) ? std::fabs(static_cast<double>(loss))
+                                     : static_cast<double>(loss));
 }
 
 amp_status_t Fit::record(int64_t epoch, bool validating) {
