@@ -569,27 +569,42 @@ bool checkOutputs(const std::string &save, const std::string &checkpoint,
   return true;
 }
 
-} // namespace
+/// The usage text.
+const char *const kUsage =
+    "usage: amp-step LIB NAME (--inputs=DIR | --seed=S [--index-bound=N]) "
+    "[--steps=N] [--bench=N] [--device=host|cuda] [--graph] [--load=FILE] "
+    "[--save=FILE] [--output-dir=DIR] [--hparam=NAME=VALUE]... "
+    "[--eval=DIR]\n"
+    "       amp-step LIB NAME (--seed=S | --load=FILE) --data=NAME=FILE... "
+    "[--val-data=NAME=FILE]... [--epochs=N] [--val-every=N] "
+    "[--print-every=N] [--checkpoint=FILE] [--checkpoint-every=N] "
+    "[--log=FILE] [--shuffle-seed=S | --no-shuffle] [--output-dir=DIR] "
+    "[--allow-nonfinite]\n"
+    "       mpirun -np N amp-step ... [--comm=mpi|nccl] "
+    "[--comm-timeout=SECONDS]\n"
+    "       RANK=R WORLD_SIZE=N AMP_NCCL_ID_FILE=PATH amp-step ... "
+    "[--comm-timeout=SECONDS]\n";
 
-int main(int argc, char **argv) {
-  const char *usage =
-      "usage: amp-step LIB NAME (--inputs=DIR | --seed=S [--index-bound=N]) "
-      "[--steps=N] [--bench=N] [--device=host|cuda] [--graph] [--load=FILE] "
-      "[--save=FILE] [--output-dir=DIR] [--hparam=NAME=VALUE]... "
-      "[--eval=DIR]\n"
-      "       amp-step LIB NAME (--seed=S | --load=FILE) --data=NAME=FILE... "
-      "[--val-data=NAME=FILE]... [--epochs=N] [--val-every=N] "
-      "[--print-every=N] [--checkpoint=FILE] [--checkpoint-every=N] "
-      "[--log=FILE] [--shuffle-seed=S | --no-shuffle] [--output-dir=DIR] "
-      "[--allow-nonfinite]\n"
-      "       mpirun -np N amp-step ... [--comm=mpi|nccl] "
-      "[--comm-timeout=SECONDS]\n"
-      "       RANK=R WORLD_SIZE=N AMP_NCCL_ID_FILE=PATH amp-step ... "
-      "[--comm-timeout=SECONDS]\n";
-  if (argc < 3) {
-    std::fprintf(stderr, "%s", usage);
-    return 2;
+/// The communicator, where one is joined, is destroyed when the run ends
+/// well. An error on one rank of several leaves it to the launcher to end
+/// the job: a rank that finalized MPI alone would wait there for the
+/// others until their collectives timed out.
+struct CommCloser {
+  bool ended = false;
+  ~CommCloser() {
+    if (ended || job.size <= 1)
+      amp_comm_destroy(job.comm);
+    job.comm = nullptr;
   }
+};
+
+/// What main returns from a stage that lets the run go on.
+constexpr int kGoOn = -1;
+
+/// One run of amp-step: its arguments, then the stages of main, each
+/// returning an exit code or kGoOn.
+struct Run {
+  const char *libraryArg = nullptr, *stepName = nullptr;
   std::string inputs, load, save, outputDir, evalDir;
   DataOptions dataOptions;
   long shuffleSeed = 0;
@@ -600,6 +615,32 @@ int main(int argc, char **argv) {
   bool transportGiven = false;
   bool graph = false;
   amp_device_kind_t device = AMP_DEVICE_HOST;
+  bool onData = false;
+  const amp_step_description_t *description = nullptr;
+  // Destroyed on every exit, before the communicator it uses.
+  std::unique_ptr<amp_step_t, void (*)(amp_step_t *)> stepOwner{
+      nullptr, amp_step_destroy};
+  amp_step_t *step = nullptr;
+  std::vector<std::vector<char>> batch, evalBatch;
+  std::vector<amp_step_input_t> batchInputs, evalInputs;
+  const amp_eval_description_t *eval = nullptr;
+
+  int parse(int argc, char **argv);
+  int joinJob();
+  int openStep();
+  int loadTensors();
+  int train();
+  int finish();
+};
+
+/// Reads the arguments; checks that they go together.
+int Run::parse(int argc, char **argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "%s", kUsage);
+    return 2;
+  }
+  libraryArg = argv[1];
+  stepName = argv[2];
   for (int i = 3; i < argc; ++i) {
     std::string arg = argv[i];
     auto count = [&](const char *flag, long &to, long least) {
@@ -679,17 +720,17 @@ int main(int argc, char **argv) {
       hparams.emplace_back(setting.substr(0, equals), value);
     } else if (arg != "--device=host") {
       std::fprintf(stderr, "amp-step: error: unknown argument '%s'\n%s",
-                   arg.c_str(), usage);
+                   arg.c_str(), kUsage);
       return 2;
     }
   }
-  bool onData = !dataOptions.data.empty();
+  onData = !dataOptions.data.empty();
   if (onData && (steps >= 0 || bench >= 0 || indexBound >= 0)) {
     std::fprintf(stderr,
                  "amp-step: error: --steps, --bench and --index-bound run "
                  "random or --inputs batches; with --data the epochs set the "
                  "steps (--epochs)\n%s",
-                 usage);
+                 kUsage);
     return 2;
   }
   steps = steps < 0 ? 1 : steps;
@@ -701,14 +742,14 @@ int main(int argc, char **argv) {
     std::fprintf(stderr,
                  "amp-step: error: --data takes the parameters from --seed "
                  "or --load, not --inputs\n%s",
-                 usage);
+                 kUsage);
     return 2;
   }
   if (!onData && inputs.empty() == (seed < 0)) {
     std::fprintf(stderr,
                  "amp-step: error: give --inputs or --seed, one of "
                  "them\n%s",
-                 usage);
+                 kUsage);
     return 2;
   }
   bool dataOnly = !dataOptions.valData.empty() || dataOptions.valEvery ||
@@ -721,6 +762,11 @@ int main(int argc, char **argv) {
                          "--log train on a data set: give --data\n");
     return 2;
   }
+  return kGoOn;
+}
+
+/// Joins the job that started this process, where one did.
+int Run::joinJob() {
   // Started by mpirun with more than one rank (Open MPI's or a PMI
   // launcher's variables; a process of one rank, such as a child of an
   // MPI singleton, is no job): one rank of a data-parallel job. Rank 0
@@ -744,18 +790,6 @@ int main(int argc, char **argv) {
                  "or reduce through NCCL (--comm=nccl, the default here)\n");
     return 2;
   }
-  // The communicator, where one is joined, is destroyed when the run ends
-  // well. An error on one rank of several leaves it to the launcher to end
-  // the job: a rank that finalized MPI alone would wait there for the
-  // others until their collectives timed out.
-  struct CommCloser {
-    bool ended = false;
-    ~CommCloser() {
-      if (ended || job.size <= 1)
-        amp_comm_destroy(job.comm);
-      job.comm = nullptr;
-    }
-  } commCloser;
   if (underMpirun || withoutMpi) {
     double timeout = static_cast<double>(commTimeout);
     if (amp_status_t status =
@@ -776,9 +810,14 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
+  return kGoOn;
+}
+
+/// Loads the library and creates its step, checked against the job.
+int Run::openStep() {
   // dlopen looks a name without a slash up on the library path, not in the
   // current directory: a bare file name is a path like any other here.
-  std::string libraryPath = argv[1];
+  std::string libraryPath = libraryArg;
   if (libraryPath.find('/') == std::string::npos)
     libraryPath = "./" + libraryPath;
   void *library = dlopen(libraryPath.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -786,21 +825,18 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "amp-step: error: %s\n", dlerror());
     return 1;
   }
-  std::string symbol = std::string(argv[2]) + "_describe";
+  std::string symbol = std::string(stepName) + "_describe";
   auto describe = reinterpret_cast<const amp_step_description_t *(*)()>(
       dlsym(library, symbol.c_str()));
   if (!describe) {
-    std::fprintf(stderr, "amp-step: error: %s has no %s\n", argv[1],
+    std::fprintf(stderr, "amp-step: error: %s has no %s\n", libraryArg,
                  symbol.c_str());
     return 1;
   }
-  const amp_step_description_t *description = describe();
-  amp_step_t *step = nullptr;
+  description = describe();
   if (amp_status_t status = amp_step_create(description, device, &step))
     return fail(status);
-  // Destroyed on every exit, before the communicator it uses.
-  std::unique_ptr<amp_step_t, void (*)(amp_step_t *)> stepOwner(
-      step, amp_step_destroy);
+  stepOwner.reset(step);
   // Joined before the state is set: a step with sharded optimizer state
   // initialises or loads the parts of its rank.
   job.sharded = description->zero_replicas > 0;
@@ -811,7 +847,7 @@ int main(int argc, char **argv) {
         "replicas (zero-stage=1 replicas=%d); start it with mpirun "
         "-np %d, not as %d process%s\n",
         job.size > 1 ? ("rank " + std::to_string(job.rank) + ": ").c_str() : "",
-        argv[1], description->zero_replicas, description->zero_replicas,
+        libraryArg, description->zero_replicas, description->zero_replicas,
         description->zero_replicas, job.size, job.size == 1 ? "" : "es");
     return 1;
   }
@@ -822,17 +858,20 @@ int main(int argc, char **argv) {
                    "%s was compiled without data parallelism: each rank "
                    "would train on its own (amp-compile "
                    "--train-options=data-parallel=true)\n",
-                   job.rank, job.rank, job.size, argv[1]);
+                   job.rank, job.rank, job.size, libraryArg);
       return 1;
     }
     if (amp_status_t status = amp_step_set_comm(step, job.comm))
       return fail(status);
   }
 
+  return kGoOn;
+}
+
+/// Sets every tensor, and reads the batches, before the first step.
+int Run::loadTensors() {
   // Every tensor from <name>.npy or arg<i>.npy, or the parameters and state
   // from the seed and a random batch; the batch is kept on the host.
-  std::vector<std::vector<char>> batch;
-  std::vector<amp_step_input_t> batchInputs;
   uint64_t state = static_cast<uint64_t>(seed) ^ 0x5eedull;
   if (seed >= 0)
     if (amp_status_t status = amp_step_init(step, static_cast<uint64_t>(seed)))
@@ -890,15 +929,13 @@ int main(int argc, char **argv) {
   // a typo found after a long run would cost the run.
   if (!checkOutputs(save, dataOptions.checkpoint, outputDir))
     return 1;
-  const amp_eval_description_t *eval = description->eval;
-  std::vector<std::vector<char>> evalBatch;
-  std::vector<amp_step_input_t> evalInputs;
+  eval = description->eval;
   if (!evalDir.empty()) {
     if (!eval) {
       std::fprintf(stderr,
                    "amp-step: error: --eval: %s was compiled without an "
                    "evaluation (amp-compile --eval=false)\n",
-                   argv[1]);
+                   libraryArg);
       return 1;
     }
     if (amp_status_t status = readBatch(evalDir, eval->tensor_count,
@@ -906,6 +943,11 @@ int main(int argc, char **argv) {
       return fail(status, "--eval=" + evalDir + ": ");
   }
 
+  return kGoOn;
+}
+
+/// The steps: on the data set, or on the one batch, then timed.
+int Run::train() {
   if (onData) {
     if (int code = trainOnData(step, dataOptions))
       return code;
@@ -967,6 +1009,11 @@ int main(int argc, char **argv) {
                 captured ? " (graph replays)" : "", 1e3 * seconds / bench,
                 loss);
   }
+  return kGoOn;
+}
+
+/// Saves and writes what was asked for, then evaluates.
+int Run::finish() {
   if (!save.empty() && job.saves())
     if (amp_status_t status = amp_step_save(step, job.stateFile(save).c_str()))
       return fail(status);
@@ -1022,6 +1069,21 @@ int main(int argc, char **argv) {
   if (job.comm)
     if (amp_status_t status = amp_comm_check_state(job.comm, step))
       return fail(status);
+  return kGoOn;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  CommCloser commCloser;
+  Run run; // destroyed first: its step uses the communicator
+  int code = run.parse(argc, argv);
+  for (int (Run::*stage)() : {&Run::joinJob, &Run::openStep, &Run::loadTensors,
+                              &Run::train, &Run::finish})
+    if (code == kGoOn)
+      code = (run.*stage)();
+  if (code != kGoOn)
+    return code;
   commCloser.ended = true;
   return 0;
 }
