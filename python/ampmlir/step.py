@@ -910,10 +910,10 @@ class Step:
         ``epoch_order`` (the last partial batch left out), for ``epochs``
         epochs counted from the step's own counter, so that a step loaded
         from a checkpoint resumes where it stopped. Every ``print_every``
-        steps and at the end it hands ``progress`` a line (amp-step's, the first
-        one the run's plan) and records the
-        step, epoch, loss (and the parts of it the model returns, by name),
-        scale, skipped steps, learning rate and steps/s;
+        steps and at the end it hands ``progress`` a line (amp-step's; the
+        first one is the run's plan) and records the step, epoch, loss
+        (and the parts of it the model returns, by name), scale, skipped
+        steps, learning rate and steps/s;
         ``val_data`` adds the validation loss every ``val_every`` steps and
         at the end; ``log`` appends each record to a JSON-lines file;
         ``checkpoint`` saves the state every ``checkpoint_every`` steps

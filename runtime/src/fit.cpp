@@ -107,18 +107,19 @@ amp_status_t Batches::describe(const amp_data_set_t *data, size_t count,
   const char *name = data->name ? data->name : "the data set";
   inputIndex.clear();
   rowBytes.clear();
+  size = 0;
   for (size_t i = 0; i < count; ++i) {
     const amp_step_tensor_t &t = table[i];
     if (t.kind != AMP_STEP_INPUT)
       continue;
-    if (t.rank < 1 || (size && t.shape[0] != size))
+    if (t.rank < 1 || t.shape[0] < 1 || (size && t.shape[0] != size))
       return AMP_STATUS(AMP_INVALID_ARGUMENT,
-                        "%s: input '%s' of step '%s' is no batch of examples "
-                        "as the others (its first dimension)",
+                        "%s: input '%s' of step '%s' is no batch of the "
+                        "others' examples (its first dimension)",
                         name, t.name, step);
     size = t.shape[0];
     inputIndex.push_back(i);
-    rowBytes.push_back(size ? byteSize(t) / static_cast<size_t>(size) : 0);
+    rowBytes.push_back(byteSize(t) / static_cast<size_t>(size));
   }
   if (inputIndex.empty())
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
