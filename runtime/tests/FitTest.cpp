@@ -77,6 +77,15 @@ protected:
     amp_step_destroy(step);
     TempDirectoryTest::TearDown();
   }
+  /// The code and message of amp_step_fit of `on` on `set` (and `val`).
+  struct Outcome {
+    amp_status_code_t code;
+    std::string message;
+  };
+  Outcome fit(amp_step_t *on, const amp_data_set_t *val = nullptr) {
+    Status status(amp_step_fit(on, &options, &set, val));
+    return {status.code(), status.message()};
+  }
   float weight() {
     float w = 0;
     EXPECT_EQ(amp_step_read_tensor(step, 0, &w, sizeof w), nullptr);
@@ -138,10 +147,8 @@ TEST_F(FitTest, ResumesFromTheStepsCounterAndStopsWhenTold) {
   options.checkpoint = checkpoint.c_str();
   options.checkpoint_every = 1;
   reports.stopAfter = 1; // after step 2's report, before its checkpoint
-  amp_status_t status = amp_step_fit(step, &options, &set, nullptr);
-  EXPECT_STREQ(amp_status_message(status),
-               "stopped by the progress callback after step 2");
-  amp_status_free(status);
+  Outcome outcome = fit(step);
+  EXPECT_EQ(outcome.message, "stopped by the progress callback after step 2");
   amp_step_t *resumed = nullptr;
   ASSERT_EQ(amp_step_create(&kFitDescription, AMP_DEVICE_HOST, &resumed),
             nullptr);
@@ -161,51 +168,46 @@ TEST_F(FitTest, ResumesFromTheStepsCounterAndStopsWhenTold) {
   amp_step_destroy(resumed);
   // More steps done than the epochs hold: refused.
   options.epochs = 1;
-  status = amp_step_fit(step, &options, &set, nullptr);
-  EXPECT_EQ(amp_status_code(status), AMP_OK); // 2 done, 2 a epoch
-  amp_status_free(status);
-  options.epochs = 1;
+  outcome = fit(step);
+  EXPECT_EQ(outcome.code, AMP_OK); // 2 done, 2 a epoch
   ASSERT_EQ(amp_step_run(
                 step, 1,
                 std::vector<amp_step_input_t>{
                     {examples.data(), AMP_ELEMENT_F32, 1, kFitTensors[1].shape}}
                     .data()),
             nullptr);
-  status = amp_step_fit(step, &options, &set, nullptr);
-  EXPECT_STREQ(amp_status_message(status),
-               "the step has run 3 steps already, more than the 2 of 1 "
-               "epochs of 2 batches");
-  amp_status_free(status);
+  outcome = fit(step);
+  EXPECT_EQ(outcome.message,
+            "the step has run 3 steps already, more than the 2 of 1 "
+            "epochs of 2 batches");
 }
 
 TEST_F(FitTest, StopsAtANonFiniteLossAndChecksTheDataFirst) {
-  // Without a loss scaler a NaN loss stops the run at its step, before it
-  // is reported: no-shuffle order, batch 1 holds examples 2 and 3.
+  // Without a loss scaler a loss that is not finite stops the run at its
+  // step, before it is reported: no-shuffle order, batch 1 holds examples
+  // 2 and 3.
   examples[3] = INFINITY;
   examples[2] = -INFINITY;
   arrays[0] = examples.data();
   options.shuffle = 0;
   options.print_every = 1;
   options.allow_nonfinite = 0;
-  amp_status_t status = amp_step_fit(step, &options, &set, nullptr);
+  Outcome outcome = fit(step);
   // The data's check finds the infinity first, by its row.
-  EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT);
-  EXPECT_EQ(
-      std::string(amp_status_message(status)).rfind("data['x']: row 2 ", 0), 0u)
-      << amp_status_message(status);
-  amp_status_free(status);
+  EXPECT_EQ(outcome.code, AMP_INVALID_ARGUMENT);
+  EXPECT_EQ(outcome.message.rfind("data['x']: row 2 ", 0), 0u)
+      << outcome.message;
   EXPECT_TRUE(reports.lines.empty());
   // Finite data whose loss is not: 1e38 * 10 overflows.
   examples[2] = 1e38f;
   examples[3] = 1e38f;
-  status = amp_step_fit(step, &options, &set, nullptr);
-  EXPECT_EQ(std::string(amp_status_message(status))
-                .rfind("epoch 1, step 2 (batch 1 of the epoch): the loss is "
-                       "inf and the step has no loss scaler",
-                       0),
+  outcome = fit(step);
+  EXPECT_EQ(outcome.message.rfind(
+                "epoch 1, step 2 (batch 1 of the epoch): the loss is "
+                "inf and the step has no loss scaler",
+                0),
             0u)
-      << amp_status_message(status);
-  amp_status_free(status);
+      << outcome.message;
   EXPECT_EQ(reports.json.size(), 1u); // step 1's report only
   // allow_nonfinite trains on.
   options.allow_nonfinite = 1;
@@ -218,34 +220,28 @@ TEST_F(FitTest, StopsAtANonFiniteLossAndChecksTheDataFirst) {
 TEST_F(FitTest, RefusesBadDataSetsAndOptions) {
   arrays[0] = examples.data();
   set.rows = 1;
-  amp_status_t status = amp_step_fit(step, &options, &set, nullptr);
-  EXPECT_STREQ(amp_status_message(status),
-               "data holds 1 examples, fewer than one batch of 2");
-  amp_status_free(status);
+  Outcome outcome = fit(step);
+  EXPECT_EQ(outcome.message,
+            "data holds 1 examples, fewer than one batch of 2");
   set.rows = 5;
   set.array_count = 2;
-  status = amp_step_fit(step, &options, &set, nullptr);
-  EXPECT_STREQ(amp_status_message(status),
-               "data has 2 arrays; step 'fit' takes 1 batch inputs");
-  amp_status_free(status);
+  outcome = fit(step);
+  EXPECT_EQ(outcome.message,
+            "data has 2 arrays; step 'fit' takes 1 batch inputs");
   set.array_count = 1;
   options.epochs = 0;
-  status = amp_step_fit(step, &options, &set, nullptr);
-  EXPECT_EQ(amp_status_code(status), AMP_INVALID_ARGUMENT);
-  amp_status_free(status);
+  outcome = fit(step);
+  EXPECT_EQ(outcome.code, AMP_INVALID_ARGUMENT);
   options.epochs = 1;
-  status = amp_step_fit(step, &options, &set, &set);
-  EXPECT_EQ(amp_status_code(status), AMP_UNAVAILABLE); // no evaluation
-  amp_status_free(status);
+  outcome = fit(step, &set);
+  EXPECT_EQ(outcome.code, AMP_UNAVAILABLE); // no evaluation
   double loss = 0;
-  status = amp_step_validate(step, &set, &loss, nullptr);
-  EXPECT_EQ(amp_status_code(status), AMP_UNAVAILABLE);
-  amp_status_free(status);
+  Status noEval(amp_step_validate(step, &set, &loss, nullptr));
+  EXPECT_EQ(noEval.code(), AMP_UNAVAILABLE);
   std::string log = directory + "/absent/log.jsonl";
   options.log = log.c_str();
-  status = amp_step_fit(step, &options, &set, nullptr);
-  EXPECT_EQ(amp_status_code(status), AMP_IO_ERROR);
-  amp_status_free(status);
+  outcome = fit(step);
+  EXPECT_EQ(outcome.code, AMP_IO_ERROR);
   EXPECT_EQ(weight(), 0.0f); // nothing trained
 }
 
