@@ -25,13 +25,6 @@
 
 namespace {
 
-size_t byteSize(const amp_step_tensor_t &t) {
-  int64_t count = 1;
-  for (int32_t d = 0; d < t.rank; ++d)
-    count *= t.shape[d];
-  return static_cast<size_t>(count) * amp_element_size(t.type);
-}
-
 /// Appends printf-style text to `out`.
 [[gnu::format(printf, 2, 3)]] void appendf(std::string &out, const char *format,
                                            ...) {
@@ -119,7 +112,7 @@ amp_status_t Batches::describe(const amp_data_set_t *data, size_t count,
                         name, t.name, step);
     size = t.shape[0];
     inputIndex.push_back(i);
-    rowBytes.push_back(byteSize(t) / static_cast<size_t>(size));
+    rowBytes.push_back(amprt::stepTensorBytes(t) / static_cast<size_t>(size));
   }
   if (inputIndex.empty())
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
@@ -194,7 +187,7 @@ amp_status_t validate(amp_step_t *step, Batches &set, double *meanLoss,
         amp_step_evaluate(step, set.inputCount(), inputs, &loss));
     sum += loss;
     for (size_t k = 1; outputs && k < e.output_count; ++k) {
-      size_t size = byteSize(e.outputs[k]);
+      size_t size = amprt::stepTensorBytes(e.outputs[k]);
       AMP_RETURN_IF_ERROR(amp_step_read_output(
           step, k, static_cast<char *>(outputs[k]) + b * size, size));
     }

@@ -60,6 +60,9 @@ amp_status_t openRegularFile(const char *path, FILE **out);
 
 /// The replicas `step` runs as (count 0: one process; step.cpp).
 const amp_replicas_t &replicasOf(const amp_step_t *step);
+
+/// The bytes of a step tensor (step.cpp).
+size_t stepTensorBytes(const amp_step_tensor_t &tensor);
 } // namespace amprt
 
 #endif // AMP_RUNTIME_SRC_RUNTIME_INTERNAL_H

@@ -377,6 +377,10 @@ const amp_replicas_t &amprt::replicasOf(const amp_step_t *step) {
   return step->stream->replicas;
 }
 
+size_t amprt::stepTensorBytes(const amp_step_tensor_t &tensor) {
+  return byteSize(tensor);
+}
+
 namespace {
 
 Results *resultsOf(amp_step_t *step) {
