@@ -9,6 +9,7 @@
 #ifdef AMP_RUNTIME_HAS_CUDNN
 #include "cudnn_attention.h"
 #include "cudnn_batch_norm.h"
+#include "cudnn_context.h"
 #include "cudnn_conv.h"
 #endif
 #include "optimizer_bodies.h"
@@ -494,13 +495,18 @@ public:
       }
     }
 #ifdef AMP_RUNTIME_HAS_CUDNN
-    // cuDNN's handle too; where it cannot be made, attention runs on this
-    // backend's own kernels.
+    // cuDNN's handle too, one for its three kinds of calls; where it
+    // cannot be made, they run on this backend's own kernels.
     if (!cudnnTried) {
       cudnnTried = true;
-      amp_status_free(amprt::CudnnAttention::create(cudnn));
-      amp_status_free(amprt::CudnnConv::create(cudnnConv));
-      amp_status_free(amprt::CudnnBatchNorm::create(cudnnBatchNorm));
+      std::shared_ptr<amprt::CudnnContext> context;
+      if (amp_status_t status = amprt::CudnnContext::create(context)) {
+        amp_status_free(status);
+      } else {
+        cudnn = std::make_unique<amprt::CudnnAttention>(context);
+        cudnnConv = std::make_unique<amprt::CudnnConv>(context);
+        cudnnBatchNorm = std::make_unique<amprt::CudnnBatchNorm>(context);
+      }
     }
 #endif
     workspaces[stream] = workspace;

@@ -13,7 +13,6 @@
 
 #include <cstdint>
 #include <cstring>
-#include <map>
 #include <mutex>
 #include <string>
 #include <tuple>
@@ -129,57 +128,34 @@ std::string refusal(const amp_attention_t &a) {
 } // namespace
 
 struct amprt::CudnnAttention::Impl {
-  cudnnHandle_t handle = nullptr;
-  /// Guards the plans and the handle's stream between set and execute.
-  std::mutex mutex;
-  std::map<PlanKey, std::shared_ptr<const CudnnPlan>> plans;
+  std::shared_ptr<CudnnContext> context;
+  CudnnPlanCache<PlanKey> plans;
 
-  ~Impl() {
-    if (handle)
-      cudnnDestroy(handle);
-  }
-
-  /// The plan of `a` in `direction`, built on first use.
-  std::shared_ptr<const CudnnPlan> planFor(const amp_attention_t &a,
-                                           Direction direction) {
-    PlanKey key = keyOf(a, direction);
-    auto found = plans.find(key);
-    if (found != plans.end())
-      return found->second;
-    std::shared_ptr<const CudnnPlan> plan;
-    std::string why = refusal(a);
-    if (why.empty()) {
-      plan = buildCudnnPlan(handle, [&] { return makeGraph(a, direction); });
-    } else {
-      auto declined = std::make_shared<CudnnPlan>();
-      declined->declined = why;
-      plan = declined;
-    }
-    return plans.emplace(key, std::move(plan)).first->second;
-  }
-
-  /// Runs `a`'s plan in `direction` over `pack`, or sets *ran to false.
+  /// Runs `a`'s plan in `direction` over `pack`, built on first use, or
+  /// sets *ran to false.
   amp_status_t run(void *stream, const amp_attention_t &a, Direction direction,
                    std::unordered_map<int64_t, void *> pack, void *workspace,
                    size_t workspaceBytes, bool *ran) {
-    std::lock_guard<std::mutex> lock(mutex);
-    return runCudnnPlan(handle, stream, *planFor(a, direction), std::move(pack),
+    std::lock_guard<std::mutex> lock(context->getMutex());
+    const CudnnPlan &plan = plans.get(
+        keyOf(a, direction), [&]() -> std::shared_ptr<const CudnnPlan> {
+          std::string why = refusal(a);
+          if (why.empty())
+            return buildCudnnPlan(context->getHandle(),
+                                  [&] { return makeGraph(a, direction); });
+          auto declined = std::make_shared<CudnnPlan>();
+          declined->declined = why;
+          return declined;
+        });
+    return runCudnnPlan(context->getHandle(), stream, plan, std::move(pack),
                         workspace, workspaceBytes, "attention", ran);
   }
 };
 
-amprt::CudnnAttention::CudnnAttention(std::unique_ptr<Impl> impl)
-    : impl(std::move(impl)) {}
+amprt::CudnnAttention::CudnnAttention(std::shared_ptr<CudnnContext> context)
+    : impl(new Impl{std::move(context), {}}) {}
 
 amprt::CudnnAttention::~CudnnAttention() = default;
-
-amp_status_t
-amprt::CudnnAttention::create(std::unique_ptr<CudnnAttention> &out) {
-  auto impl = std::make_unique<Impl>();
-  AMP_RETURN_IF_ERROR(createCudnnHandle(&impl->handle));
-  out.reset(new CudnnAttention(std::move(impl)));
-  return nullptr;
-}
 
 amp_status_t amprt::CudnnAttention::validate(const amp_attention_t &a,
                                              bool backward, bool withLse,

@@ -21,11 +21,12 @@
 
 namespace amprt {
 
+class CudnnContext; // cudnn_context.h
+
 class CudnnAttention {
 public:
-  /// Makes a cuDNN handle on the current device; an error where cuDNN
-  /// cannot make one (no usable cuDNN library, a GPU it does not support).
-  static amp_status_t create(std::unique_ptr<CudnnAttention> &out);
+  /// Builds and runs its plans on `context`'s handle.
+  explicit CudnnAttention(std::shared_ptr<CudnnContext> context);
   ~CudnnAttention();
 
   /// Runs attention.h's forward (lse may be null) on `stream` with cuDNN,
@@ -54,7 +55,6 @@ public:
   struct Impl;
 
 private:
-  explicit CudnnAttention(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl;
 };
 

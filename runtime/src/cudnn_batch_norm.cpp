@@ -17,7 +17,6 @@
 #include "cudnn_graphs.h"
 
 #include <cstring>
-#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -137,41 +136,22 @@ std::shared_ptr<fe::graph::Graph> makeGraph(const amp_batch_norm_t &n,
 } // namespace
 
 struct amprt::CudnnBatchNorm::Impl {
-  cudnnHandle_t handle = nullptr;
-  /// Guards the plans and the handle's stream between set and execute.
-  std::mutex mutex;
-  std::map<std::vector<int64_t>, std::shared_ptr<const CudnnPlan>> plans;
+  std::shared_ptr<CudnnContext> context;
+  CudnnPlanCache<std::vector<int64_t>> plans;
 
-  ~Impl() {
-    if (handle)
-      cudnnDestroy(handle);
-  }
-
+  /// Call with the context's lock held.
   const CudnnPlan &planFor(const amp_batch_norm_t &n, bool backward) {
-    std::vector<int64_t> key = keyOf(n, backward);
-    auto found = plans.find(key);
-    if (found == plans.end())
-      found = plans
-                  .emplace(std::move(key),
-                           buildCudnnPlan(
-                               handle, [&] { return makeGraph(n, backward); }))
-                  .first;
-    return *found->second;
+    return plans.get(keyOf(n, backward), [&] {
+      return buildCudnnPlan(context->getHandle(),
+                            [&] { return makeGraph(n, backward); });
+    });
   }
 };
 
-amprt::CudnnBatchNorm::CudnnBatchNorm(std::unique_ptr<Impl> impl)
-    : impl(std::move(impl)) {}
+amprt::CudnnBatchNorm::CudnnBatchNorm(std::shared_ptr<CudnnContext> context)
+    : impl(new Impl{std::move(context), {}}) {}
 
 amprt::CudnnBatchNorm::~CudnnBatchNorm() = default;
-
-amp_status_t
-amprt::CudnnBatchNorm::create(std::unique_ptr<CudnnBatchNorm> &out) {
-  auto impl = std::make_unique<Impl>();
-  AMP_RETURN_IF_ERROR(createCudnnHandle(&impl->handle));
-  out.reset(new CudnnBatchNorm(std::move(impl)));
-  return nullptr;
-}
 
 amp_status_t amprt::CudnnBatchNorm::validate(const amp_batch_norm_t &norm,
                                              bool backward, int sm) {
@@ -199,7 +179,7 @@ amp_status_t amprt::CudnnBatchNorm::run(void *stream, const BatchNormStage &s,
                      s.out, s.newMean, s.newVar, s.dscale, s.dbias, workspace,
                      scratch}))
     return nullptr;
-  std::lock_guard<std::mutex> lock(impl->mutex);
+  std::lock_guard<std::mutex> lock(impl->context->getMutex());
   const CudnnPlan &forward = impl->planFor(s.norm, false);
   const CudnnPlan *backward =
       s.backward ? &impl->planFor(s.norm, true) : nullptr;
@@ -224,9 +204,10 @@ amp_status_t amprt::CudnnBatchNorm::run(void *stream, const BatchNormStage &s,
       {kNextMean, !s.backward && s.newMean ? s.newMean : slot(layout.dscale)},
       {kNextVar, !s.backward && s.newVar ? s.newVar : slot(layout.dbias)}};
   bool forwardRan = false;
-  AMP_RETURN_IF_ERROR(runCudnnPlan(impl->handle, stream, forward,
-                                   std::move(pack), scratch, scratchBytes,
-                                   "batch norm", &forwardRan));
+  cudnnHandle_t handle = impl->context->getHandle();
+  AMP_RETURN_IF_ERROR(runCudnnPlan(handle, stream, forward, std::move(pack),
+                                   scratch, scratchBytes, "batch norm",
+                                   &forwardRan));
   if (!backward) {
     *ran = forwardRan;
     return nullptr;
@@ -240,6 +221,6 @@ amp_status_t amprt::CudnnBatchNorm::run(void *stream, const BatchNormStage &s,
       {kDx, s.out},
       {kDscale, s.dscale ? s.dscale : slot(layout.dscale)},
       {kDbias, s.dbias ? s.dbias : slot(layout.dbias)}};
-  return runCudnnPlan(impl->handle, stream, *backward, std::move(backwardPack),
+  return runCudnnPlan(handle, stream, *backward, std::move(backwardPack),
                       scratch, scratchBytes, "batch norm backward", ran);
 }

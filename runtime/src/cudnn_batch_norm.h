@@ -20,12 +20,12 @@
 namespace amprt {
 
 struct BatchNormStage; // batch_norm_bodies.h
+class CudnnContext;    // cudnn_context.h
 
 class CudnnBatchNorm {
 public:
-  /// Makes a cuDNN handle on the current device; an error where cuDNN
-  /// cannot make one.
-  static amp_status_t create(std::unique_ptr<CudnnBatchNorm> &out);
+  /// Builds and runs its plans on `context`'s handle.
+  explicit CudnnBatchNorm(std::shared_ptr<CudnnContext> context);
   ~CudnnBatchNorm();
 
   /// Runs `stage` on `stream` and sets *ran; false, with nothing done,
@@ -45,7 +45,6 @@ public:
   struct Impl;
 
 private:
-  explicit CudnnBatchNorm(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl;
 };
 

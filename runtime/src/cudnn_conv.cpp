@@ -12,7 +12,6 @@
 
 #include "cudnn_graphs.h"
 
-#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -161,42 +160,24 @@ std::shared_ptr<fe::graph::Graph> makeGraph(const amp_conv2d_t &c,
 } // namespace
 
 struct amprt::CudnnConv::Impl {
-  cudnnHandle_t handle = nullptr;
-  /// Guards the plans and the handle's stream between set and execute.
-  std::mutex mutex;
-  std::map<std::vector<int64_t>, std::shared_ptr<const CudnnPlan>> plans;
+  std::shared_ptr<CudnnContext> context;
+  CudnnPlanCache<std::vector<int64_t>> plans;
 
-  ~Impl() {
-    if (handle)
-      cudnnDestroy(handle);
-  }
-
-  std::shared_ptr<const CudnnPlan>
-  planFor(const amp_conv2d_t &c, amp_conv2d_pass_t pass, bool hasBias) {
-    std::vector<int64_t> key = keyOf(c, pass, hasBias);
-    auto found = plans.find(key);
-    if (found != plans.end())
-      return found->second;
-    return plans
-        .emplace(std::move(key),
-                 buildCudnnPlan(
-                     handle, [&] { return makeGraph(c, pass, hasBias); },
-                     excludedNotes(c.dtype)))
-        .first->second;
+  /// Call with the context's lock held.
+  const CudnnPlan &planFor(const amp_conv2d_t &c, amp_conv2d_pass_t pass,
+                           bool hasBias) {
+    return plans.get(keyOf(c, pass, hasBias), [&] {
+      return buildCudnnPlan(
+          context->getHandle(), [&] { return makeGraph(c, pass, hasBias); },
+          excludedNotes(c.dtype));
+    });
   }
 };
 
-amprt::CudnnConv::CudnnConv(std::unique_ptr<Impl> impl)
-    : impl(std::move(impl)) {}
+amprt::CudnnConv::CudnnConv(std::shared_ptr<CudnnContext> context)
+    : impl(new Impl{std::move(context), {}}) {}
 
 amprt::CudnnConv::~CudnnConv() = default;
-
-amp_status_t amprt::CudnnConv::create(std::unique_ptr<CudnnConv> &out) {
-  auto impl = std::make_unique<Impl>();
-  AMP_RETURN_IF_ERROR(createCudnnHandle(&impl->handle));
-  out.reset(new CudnnConv(std::move(impl)));
-  return nullptr;
-}
 
 amp_status_t amprt::CudnnConv::validate(const amp_conv2d_t &conv,
                                         amp_conv2d_pass_t pass, bool hasBias,
@@ -234,8 +215,9 @@ amp_status_t amprt::CudnnConv::run(void *stream, amp_conv2d_pass_t pass,
         {kX, const_cast<void *>(a)}, {kDy, const_cast<void *>(b)}, {kDw, out}};
     break;
   }
-  std::lock_guard<std::mutex> lock(impl->mutex);
-  return runCudnnPlan(
-      impl->handle, stream, *impl->planFor(conv, pass, bias != nullptr),
-      std::move(pack), workspace, workspaceBytes, "convolution", ran);
+  std::lock_guard<std::mutex> lock(impl->context->getMutex());
+  return runCudnnPlan(impl->context->getHandle(), stream,
+                      impl->planFor(conv, pass, bias != nullptr),
+                      std::move(pack), workspace, workspaceBytes, "convolution",
+                      ran);
 }

@@ -19,11 +19,12 @@
 
 namespace amprt {
 
+class CudnnContext; // cudnn_context.h
+
 class CudnnConv {
 public:
-  /// Makes a cuDNN handle on the current device; an error where cuDNN
-  /// cannot make one.
-  static amp_status_t create(std::unique_ptr<CudnnConv> &out);
+  /// Builds and runs its plans on `context`'s handle.
+  explicit CudnnConv(std::shared_ptr<CudnnContext> context);
   ~CudnnConv();
 
   /// Runs `pass` of `conv` (Backend::convLibrary's operands) on `stream`
@@ -44,7 +45,6 @@ public:
   struct Impl;
 
 private:
-  explicit CudnnConv(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl;
 };
 

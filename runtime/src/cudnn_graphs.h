@@ -1,22 +1,25 @@
 //===- cudnn_graphs.h - cuDNN graphs, built once and run --------*- C++ -*-===//
 //
-// What the CUDA backend's cuDNN calls (attention, convolutions) share: a
-// graph's plan built on its first use and kept, the refusal kept instead
-// where cuDNN has none, and a run that reports whether it ran, so that the
-// backend falls back to its own kernels. The frontend throws on some
-// failures (a library it cannot load); nothing it throws leaves here.
+// What the CUDA backend's cuDNN calls (attention, convolutions, batch
+// norm) share: a graph's plan built on its first use and kept in a cache,
+// the refusal kept instead where cuDNN has none, and a run that reports
+// whether it ran, so that the backend falls back to its own kernels. The
+// frontend throws on some failures (a library it cannot load); nothing it
+// throws leaves here.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef AMP_RUNTIME_SRC_CUDNN_GRAPHS_H
 #define AMP_RUNTIME_SRC_CUDNN_GRAPHS_H
 
+#include "cudnn_context.h"
 #include "status.h"
 
 #include <cudnn_frontend.h>
 
 #include <cstdint>
 #include <exception>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -114,15 +117,23 @@ inline bool cudnnAligned(std::initializer_list<const void *> pointers) {
   return true;
 }
 
-/// A cuDNN handle on the current device, or AMP_UNAVAILABLE.
-inline amp_status_t createCudnnHandle(cudnnHandle_t *out) {
-  cudnnStatus_t status = cudnnCreate(out);
-  if (status == CUDNN_STATUS_SUCCESS)
-    return nullptr;
-  *out = nullptr;
-  return AMP_STATUS(AMP_UNAVAILABLE, "cudnnCreate: %s",
-                    cudnnGetErrorString(status));
-}
+/// The plans of one kind of call, by `Key`, each built on its first use
+/// and kept (a refusal too): the attention's, the convolutions' and the
+/// batch norms' caches. Looked up under the CudnnContext's lock.
+template <typename Key> class CudnnPlanCache {
+public:
+  /// The plan for `key`, made by `build()` (a shared_ptr<const CudnnPlan>,
+  /// say buildCudnnPlan's) the first time.
+  template <typename Build> const CudnnPlan &get(const Key &key, Build build) {
+    auto found = plans.find(key);
+    if (found == plans.end())
+      found = plans.emplace(key, build()).first;
+    return *found->second;
+  }
+
+private:
+  std::map<Key, std::shared_ptr<const CudnnPlan>> plans;
+};
 
 } // namespace amprt
 
