@@ -10,6 +10,15 @@
 // unbiasing factor, epsilon) rounded to f32 once. So the host's results
 // are the interpreter's bit for bit.
 //
+// These bodies are a second writing of the decomposition, not generated
+// from it: what holds them to it is the reference interpreter, the oracle
+// both are tested against. test/Target/Cuda/differential.test trains
+// Inputs/cnn_bn.mlir through batch_norm.h's calls and, with
+// --decompose-batch-norms, through amp-decompose's steps as generated
+// kernels, each bit for bit with the interpreter;
+// runtime/tests/BatchNormTest.cpp holds both directions to loops written
+// from the ops' definitions.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef AMP_RUNTIME_SRC_BATCH_NORM_BODIES_H

@@ -8,6 +8,14 @@
 // sums in the same order, one rounding at the store), so a convolution
 // run through conv.h gives the bits of its decomposition.
 //
+// These bodies are a second writing of those kernels, not generated from
+// the emitter: what holds them to it is the reference interpreter, the
+// oracle both are tested against. test/Target/Cuda/differential.test
+// trains Inputs/cnn.mlir through conv.h's calls and, with
+// --decompose-convolutions, through the generated kernels, each bit for
+// bit with the interpreter; runtime/tests/ConvTest.cpp holds each pass to
+// loops written from the ops' definitions.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef AMP_RUNTIME_SRC_CONV_BODIES_H
