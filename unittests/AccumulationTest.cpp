@@ -56,10 +56,10 @@ protected:
     PassManager pm(&ctx);
     pm.addPass(createAmpAutodiff());
     AmpLossScalingOptions scaling;
-    scaling.mode = "dynamic";
+    scaling.mode = amp::LossScalingOption::dynamic;
     pm.addPass(createAmpLossScaling(scaling));
     AmpOptimizerOptions optimizer;
-    optimizer.optimizer = "sgd";
+    optimizer.optimizer = amp::OptimizerKind::sgd;
     optimizer.lr = 0.5;
     optimizer.momentum = 0.9;
     optimizer.accumulate = accumulate;

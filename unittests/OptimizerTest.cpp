@@ -95,7 +95,7 @@ protected:
 
 TEST_F(OptimizerTest, PlainSgd) {
   AmpOptimizerOptions options;
-  options.optimizer = "sgd";
+  options.optimizer = amp::OptimizerKind::sgd;
   options.lr = 0.1;
   options.weightDecay = 0.01;
   auto h = train(options, {1.0f, -2.0f}, {0.5f, 2.0f}, 2);
@@ -110,7 +110,7 @@ TEST_F(OptimizerTest, PlainSgd) {
 
 TEST_F(OptimizerTest, SgdMomentumWithDampening) {
   AmpOptimizerOptions options;
-  options.optimizer = "sgd";
+  options.optimizer = amp::OptimizerKind::sgd;
   options.lr = 0.1;
   options.momentum = 0.9;
   options.dampening = 0.1;
@@ -140,7 +140,7 @@ TEST_F(OptimizerTest, SgdMomentumWithDampening) {
 
 TEST_F(OptimizerTest, SgdNesterov) {
   AmpOptimizerOptions options;
-  options.optimizer = "sgd";
+  options.optimizer = amp::OptimizerKind::sgd;
   options.lr = 0.05;
   options.momentum = 0.8;
   options.nesterov = true;
@@ -158,7 +158,7 @@ TEST_F(OptimizerTest, SgdNesterov) {
 
 TEST_F(OptimizerTest, AdamW) {
   AmpOptimizerOptions options;
-  options.optimizer = "adamw";
+  options.optimizer = amp::OptimizerKind::adamw;
   options.lr = 0.1;
   std::vector<Tensor> state;
   auto h = train(options, {1.0f, -2.0f}, {0.5f, 2.0f}, 2, &state);
@@ -193,7 +193,7 @@ TEST_F(OptimizerTest, AdamW) {
 
 TEST_F(OptimizerTest, ClippingByGlobalNorm) {
   AmpOptimizerOptions options;
-  options.optimizer = "sgd";
+  options.optimizer = amp::OptimizerKind::sgd;
   options.lr = 1.0;
   options.maxGradNorm = 1.0;
   // The gradient [3, 4] has norm 5: scaled by 1 / (5 + 1e-6).
@@ -210,7 +210,7 @@ TEST_F(OptimizerTest, ClippingByGlobalNorm) {
 
 TEST_F(OptimizerTest, AccumulationUpdatesEveryNthCall) {
   AmpOptimizerOptions options;
-  options.optimizer = "sgd";
+  options.optimizer = amp::OptimizerKind::sgd;
   options.lr = 0.5;
   options.accumulate = 3;
   auto h = train(options, {1.0f, 1.0f}, {2.0f, -1.0f}, 6);

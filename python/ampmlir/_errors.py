@@ -23,8 +23,12 @@ class CompileError(AmpError):
     diagnostics, with their locations."""
 
     def __init__(self, tool, returncode, stderr):
-        lines = stderr.strip().splitlines()
-        first = next((l for l in lines if "error" in l), lines[0] if lines else "")
+        lines = [l for l in stderr.strip().splitlines() if l.strip()]
+        # The first error that says something: a refused option value is
+        # the option parser's line, then MLIR's empty "<unknown>:0: error:".
+        first = next((l for l in lines
+                      if "error" in l and not l.rstrip().endswith("error:")),
+                     lines[0] if lines else "")
         super().__init__(f"{tool} failed (exit {returncode}): {first}")
         self.tool = tool
         self.returncode = returncode

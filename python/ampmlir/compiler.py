@@ -85,9 +85,11 @@ def compile(model, output_dir, *, target="host", compute_type=None,
     """Compiles the training graph in ``model`` (a .mlir file) with
     amp-compile into ``output_dir`` and returns a CompiledStep.
 
-    ``compute_type`` is "f16", "bf16" or "f32" (no casts); without one,
-    amp-compile's default (f16, as amp-autocast's and --amp-train-step's); ``loss_scaling`` "auto" (dynamic for f16), "dynamic",
-    "static" or "none"; ``train_options`` further --amp-train-step options
+    ``compute_type`` is "f16" (or "fp16", "float16", "half"), "bf16" (or
+    "bfloat16") or "f32" (or "none": no casts); without one, amp-compile's
+    default (f16, as amp-autocast's and --amp-train-step's);
+    ``loss_scaling`` "auto" (dynamic for f16), "dynamic", "static" or
+    "none"; ``train_options`` further --amp-train-step options
     ("lr=0.01 weight-decay=0.1"; a ``policy=FILE`` needs f16 or bf16).
     ``param_groups`` gives some parameters hyperparameters of their own, as
     torch.optim's param_groups do (see param_groups_option); each is then
@@ -107,9 +109,6 @@ def compile(model, output_dir, *, target="host", compute_type=None,
         raise AmpError(f"no model file at {model}")
     if target not in ("host", "cuda"):
         raise AmpError(f"target must be 'host' or 'cuda', not {target!r}")
-    if compute_type not in (None, "f16", "bf16", "f32"):
-        raise AmpError(f"compute_type must be 'f16', 'bf16' or 'f32', not "
-                       f"{compute_type!r}")
     name = name or model.stem
     if not _NAME.match(name):
         raise AmpError(f"name must be a C identifier, not {name!r}")

@@ -66,20 +66,19 @@ llvm::cl::opt<std::string> stepName(
                    "(default: the input file's stem, other characters "
                    "replaced by '_')"),
     llvm::cl::cat(category));
-llvm::cl::opt<std::string> computeType(
+llvm::cl::opt<amp::ComputeType> computeType(
     "compute-type",
     llvm::cl::desc("f16 (the default), bf16, or f32 (also 'none': no casts, "
                    "all fp32)"),
-    llvm::cl::init(mlir::amp::kDefaultComputeType.str()),
-    llvm::cl::cat(category));
-llvm::cl::opt<std::string> optimizer("optimizer",
-                                     llvm::cl::desc("sgd, adam or adamw"),
-                                     llvm::cl::init("adamw"),
-                                     llvm::cl::cat(category));
-llvm::cl::opt<std::string> lossScaling(
+    llvm::cl::init(amp::kDefaultComputeType), llvm::cl::cat(category));
+llvm::cl::opt<amp::OptimizerKind>
+    optimizer("optimizer", llvm::cl::desc("sgd, adam or adamw"),
+              llvm::cl::init(amp::OptimizerKind::adamw),
+              llvm::cl::cat(category));
+llvm::cl::opt<amp::LossScalingOption> lossScaling(
     "loss-scaling",
     llvm::cl::desc("auto (dynamic for f16), dynamic, static or none"),
-    llvm::cl::init("auto"), llvm::cl::cat(category));
+    llvm::cl::init(amp::LossScalingOption::automatic), llvm::cl::cat(category));
 llvm::cl::opt<std::string> trainOptions(
     "train-options",
     llvm::cl::desc("More --amp-train-step options, as 'lr=0.01 momentum=0.9'"),
@@ -158,8 +157,6 @@ int fail(const llvm::Twine &message) {
 /// Reports an error of the package writer.
 int fail(llvm::Error error) { return fail(llvm::toString(std::move(error))); }
 
-/// Whether `module` already holds a training step (a function with
-/// amp.state arguments).
 /// Whether `func` is a training step: its results thread its parameters
 /// and optimizer state, if any, and then give the loss. A gradient function
 /// (`amp.gradient_of`) never is, whatever its result types.
@@ -169,6 +166,7 @@ bool isStep(func::FuncOp func) {
          !amp::backend::getThreadedArguments(func).empty();
 }
 
+/// Whether `module` already holds a training step.
 bool holdsStep(ModuleOp module) {
   return llvm::any_of(module.getOps<func::FuncOp>(), isStep);
 }
@@ -279,24 +277,20 @@ buildEvaluation(ModuleOp module, const amp::TrainStepPipelineOptions &options,
   return found;
 }
 
-} // namespace
+/// What main returns to go on to its next stage.
+constexpr int kGoOn = -1;
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  amp::registerAllPasses();
-  llvm::cl::HideUnrelatedOptions(category);
-  llvm::cl::ParseCommandLineOptions(
-      argc, argv,
-      "amp-compile: a training graph to an ahead-of-time compiled step\n");
-
+/// Checks the options that need no input, and `output`, and finds the
+/// compiler before any work (a missing nvcc is the user's first error, not
+/// the last): fills `package` and `gpu`.
+int checkOptions(amp::StepPackageDirectory &output,
+                 amp::StepPackageOptions &package, const amp::GpuSpec *&gpu) {
   if (target != "host" && target != "cuda")
     return fail("--target must be host or cuda, not '" + target + "'");
   bool cuda = target == "cuda";
-  const amp::GpuSpec *gpu = amp::lookupGpuSpec(costGpu);
+  gpu = amp::lookupGpuSpec(costGpu);
   if (!gpu)
     return fail("--cost-gpu must be h100 or h200, not '" + costGpu + "'");
-  if (computeType == "f32")
-    computeType = "none"; // the passes' name for "no casts"
   // A name given is used as it is; one taken from the file is made an
   // identifier.
   std::string name = stepName;
@@ -306,13 +300,8 @@ int main(int argc, char **argv) {
                 name + "'");
   if (!stepName.getNumOccurrences())
     name = amp::toStepName(llvm::sys::path::stem(inputFile));
-  amp::StepPackageDirectory output(outputDir);
   if (llvm::Error error = output.check())
     return fail(std::move(error));
-
-  // Find the compiler before any work: a missing nvcc is the user's first
-  // error, not the last.
-  amp::StepPackageOptions package;
   package.name = name;
   package.cuda = cuda;
   package.cudaArch = cudaArch;
@@ -321,39 +310,34 @@ int main(int argc, char **argv) {
   package.countAccesses = countAccesses;
   if (countAccesses && cuda)
     return fail("--count-accesses counts on the host: use --target=host");
-  if (!sourceOnly) {
-    package.compiler = amp::findStepCompiler(cuda, cuda ? nvccPath : cxxPath);
-    if (package.compiler.empty() && cuda && !nvccPath.empty())
-      return fail("--nvcc: '" + nvccPath + "' is not an executable program");
-    if (package.compiler.empty() && !cuda && !cxxPath.empty())
-      return fail("--cxx: '" + cxxPath + "' is not an executable program");
-    if (package.compiler.empty())
-      return fail(cuda ? "--target=cuda needs nvcc, and none was found "
-                         "(looked at --nvcc, $CUDA_HOME/bin, "
-                         "/usr/local/cuda/bin and PATH); install the CUDA "
-                         "toolkit or use --target=host"
-                       : "no C++ compiler found (looked at --cxx, $CXX and "
-                         "c++ on PATH)");
-  }
+  if (sourceOnly)
+    return kGoOn;
+  package.compiler = amp::findStepCompiler(cuda, cuda ? nvccPath : cxxPath);
+  if (package.compiler.empty() && cuda && !nvccPath.empty())
+    return fail("--nvcc: '" + nvccPath + "' is not an executable program");
+  if (package.compiler.empty() && !cuda && !cxxPath.empty())
+    return fail("--cxx: '" + cxxPath + "' is not an executable program");
+  if (package.compiler.empty())
+    return fail(cuda ? "--target=cuda needs nvcc, and none was found "
+                       "(looked at --nvcc, $CUDA_HOME/bin, "
+                       "/usr/local/cuda/bin and PATH); install the CUDA "
+                       "toolkit or use --target=host"
+                     : "no C++ compiler found (looked at --cxx, $CXX and "
+                       "c++ on PATH)");
+  return kGoOn;
+}
 
-  DialectRegistry registry;
-  amp::registerAllDialects(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  context.printOpOnDiagnostic(false);
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(inputFile, sourceMgr, &context);
-  if (!module)
-    return 1;
-  // The step's tensors are called by the model's names.
-  if (failed(amp::nameArgumentsFromSource(*module, &sourceMgr)))
-    return 1;
-
+/// The step, and the evaluation of its model, through the backend's
+/// stages up to buffer planning: `module` is left holding the step alone,
+/// `evaluationModule` (unless there is no evaluation) the evaluation
+/// `evaluationFunc`.
+int buildStepAndEvaluation(ModuleOp module,
+                           OwningOpRef<ModuleOp> &evaluationModule,
+                           func::FuncOp &evaluationFunc) {
+  MLIRContext *context = module.getContext();
   // The training step, and the evaluation of its model (from a copy of the
   // model taken before the step's passes change it).
-  bool given = holdsStep(*module);
+  bool given = holdsStep(module);
   if (given && !evalOutputs.empty())
     return fail("--eval-outputs needs a model; " + inputFile +
                 " holds a training step already, which has no evaluation");
@@ -364,11 +348,10 @@ int main(int argc, char **argv) {
   // The parser prints why it fails (an unknown option, a bad value).
   if (failed(options.parseFromString(trainOptions)))
     return fail("bad training options '" + trainOptions + "'");
-  OwningOpRef<ModuleOp> evaluationModule;
   if (!given && evaluation)
-    evaluationModule = module->clone();
+    evaluationModule = module.clone();
   if (!given) {
-    PassManager pm(&context, ModuleOp::getOperationName());
+    PassManager pm(context, ModuleOp::getOperationName());
     std::string reason;
     auto refuse = [&](const llvm::Twine &message) {
       reason = (": " + message).str();
@@ -376,92 +359,99 @@ int main(int argc, char **argv) {
     };
     if (failed(amp::buildTrainStepPipeline(pm, options, refuse)))
       return fail("bad training options '" + trainOptions + "'" + reason);
-    if (failed(pm.run(*module)))
+    if (failed(pm.run(module)))
       return 1;
   }
-  FailureOr<func::FuncOp> evaluationFunc = func::FuncOp();
-  if (evaluationModule)
-    evaluationFunc = buildEvaluation(*evaluationModule, options,
-                                     lowPrecisionParameters(*module));
-  if (failed(evaluationFunc))
-    return 1;
+  if (evaluationModule) {
+    FailureOr<func::FuncOp> built = buildEvaluation(
+        *evaluationModule, options, lowPrecisionParameters(module));
+    if (failed(built))
+      return 1;
+    evaluationFunc = *built;
+  }
   // The backend's stages, with the step chosen after inlining and its IR
   // saved before fusion.
   {
-    PassManager pm(&context, ModuleOp::getOperationName());
+    PassManager pm(context, ModuleOp::getOperationName());
     amp::addBackendInlining(pm);
-    if (failed(pm.run(*module)))
+    if (failed(pm.run(module)))
       return 1;
   }
-  FailureOr<func::FuncOp> step = findStep(*module);
+  FailureOr<func::FuncOp> step = findStep(module);
   if (failed(step))
     return 1;
-  for (auto func : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
+  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
     if (func != *step)
       func.erase();
   // The backend can compile it? (before any compiler runs)
   if (failed(amp::backend::checkCompilable(*step)))
     return 1;
-  {
-    PassManager pm(&context, ModuleOp::getOperationName());
-    amp::addBackendSimplification(pm, !decomposeConvolutions,
-                                  !decomposeBatchNorms);
-    if (failed(pm.run(*module)))
-      return 1;
-  }
+  PassManager pm(context, ModuleOp::getOperationName());
+  amp::addBackendSimplification(pm, !decomposeConvolutions,
+                                !decomposeBatchNorms);
+  if (failed(pm.run(module)))
+    return 1;
+  return kGoOn;
+}
 
-  if (llvm::Error error = output.create())
+/// Writes `module`'s text into `output` as `file`.
+int writeModule(amp::StepPackageDirectory &output, ModuleOp module,
+                const std::string &file) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os);
+  if (llvm::Error error = output.write(file, text))
     return fail(std::move(error));
-  {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    module->print(os);
-    if (llvm::Error error = output.write(name + ".step.mlir", text))
-      return fail(std::move(error));
-  }
-  if (*evaluationFunc) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    evaluationModule->print(os);
-    if (llvm::Error error = output.write(name + ".eval.mlir", text))
-      return fail(std::move(error));
-  }
-  {
-    amp::BackendPipelineOptions options;
-    if (failed(options.parseFromString(planOptions)))
-      return fail("bad plan options: " + planOptions);
-    // The step first; the evaluation has an arena of its own, and the
-    // report is the step's.
-    options.report = output.pathOf(name + ".memory.json");
-    PassManager pm(&context, ModuleOp::getOperationName());
-    amp::addBackendPlanning(pm, options);
-    if (failed(pm.run(*module)))
-      return 1;
-    if (*evaluationFunc) {
-      options.report = amp::AmpPlanBuffersOptions().report;
-      PassManager pm(&context, ModuleOp::getOperationName());
-      amp::addBackendPlanning(pm, options);
-      if (failed(pm.run(*evaluationModule)))
-        return 1;
-      // One file for both.
-      evaluationFunc->getOperation()->remove();
-      module->push_back(*evaluationFunc);
-    }
-  }
+  return kGoOn;
+}
+
+/// Plans the buffers of the step (with the memory report) and of the
+/// evaluation, which then joins the step's module: one file for both.
+int planBuffers(amp::StepPackageDirectory &output, const std::string &name,
+                ModuleOp module, ModuleOp evaluationModule,
+                func::FuncOp evaluationFunc) {
+  amp::BackendPipelineOptions options;
+  if (failed(options.parseFromString(planOptions)))
+    return fail("bad plan options: " + planOptions);
+  // The step first; the evaluation has an arena of its own, and the
+  // report is the step's.
+  options.report = output.pathOf(name + ".memory.json");
+  PassManager pm(module.getContext(), ModuleOp::getOperationName());
+  amp::addBackendPlanning(pm, options);
+  if (failed(pm.run(module)))
+    return 1;
+  if (!evaluationFunc)
+    return kGoOn;
+  options.report = amp::AmpPlanBuffersOptions().report;
+  PassManager evaluationPm(module.getContext(), ModuleOp::getOperationName());
+  amp::addBackendPlanning(evaluationPm, options);
+  if (failed(evaluationPm.run(evaluationModule)))
+    return 1;
+  evaluationFunc->remove();
+  module.push_back(evaluationFunc);
+  return kGoOn;
+}
+
+/// Translates the planned module, writes the cost report where asked,
+/// and builds the package (or only writes its source); DIR is replaced
+/// only here, at the end.
+int writePackage(amp::StepPackageDirectory &output,
+                 const amp::StepPackageOptions &package, ModuleOp module,
+                 const amp::GpuSpec &gpu) {
   std::string source;
   amp::StepCost cost;
   {
     llvm::raw_string_ostream os(source);
-    if (failed(amp::translateToCuda(*module, os, "", name, &cost)))
+    if (failed(amp::translateToCuda(module, os, "", package.name, &cost)))
       return 1;
   }
   if (costReport) {
     std::string json;
     llvm::raw_string_ostream os(json);
     os << llvm::formatv("{0:2}", amp::costReportToJson(cost)) << "\n";
-    if (llvm::Error error = output.write(name + ".cost.json", json))
+    if (llvm::Error error = output.write(package.name + ".cost.json", json))
       return fail(std::move(error));
-    amp::printCostTable(cost, *gpu, llvm::outs(), /*rows=*/20);
+    amp::printCostTable(cost, gpu, llvm::outs(), /*rows=*/20);
   }
   if (llvm::Error error = amp::writeStepPackage(output, package, source))
     return fail(std::move(error));
@@ -480,4 +470,59 @@ int main(int argc, char **argv) {
   llvm::sys::path::append(written, libraryFile);
   llvm::outs() << "amp-compile: wrote " << written << "\n";
   return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  amp::registerAllPasses();
+  llvm::cl::HideUnrelatedOptions(category);
+  llvm::cl::ParseCommandLineOptions(
+      argc, argv,
+      "amp-compile: a training graph to an ahead-of-time compiled step\n");
+
+  amp::StepPackageOptions package;
+  const amp::GpuSpec *gpu = nullptr;
+  amp::StepPackageDirectory output(outputDir);
+  if (int code = checkOptions(output, package, gpu); code != kGoOn)
+    return code;
+
+  DialectRegistry registry;
+  amp::registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(inputFile, sourceMgr, &context);
+  if (!module)
+    return 1;
+  // The step's tensors are called by the model's names.
+  if (failed(amp::nameArgumentsFromSource(*module, &sourceMgr)))
+    return 1;
+
+  OwningOpRef<ModuleOp> evaluationModule;
+  func::FuncOp evaluationFunc;
+  if (int code =
+          buildStepAndEvaluation(*module, evaluationModule, evaluationFunc);
+      code != kGoOn)
+    return code;
+  if (llvm::Error error = output.create())
+    return fail(std::move(error));
+  if (int code = writeModule(output, *module, package.name + ".step.mlir");
+      code != kGoOn)
+    return code;
+  if (evaluationFunc) {
+    if (int code =
+            writeModule(output, *evaluationModule, package.name + ".eval.mlir");
+        code != kGoOn)
+      return code;
+  }
+  if (int code = planBuffers(output, package.name, *module,
+                             evaluationModule.get(), evaluationFunc);
+      code != kGoOn)
+    return code;
+  return writePackage(output, package, *module, *gpu);
 }

@@ -99,7 +99,8 @@ public:
       return failure();
     Value result = op->getResult(0);
     Type type = elementOf(result);
-    functor.addWork(scalar.getScalarCost(), product(shape));
+    functor.addWork(cast<FlopCountOpInterface>(op).getElementCost(),
+                    product(shape));
     std::string reg = "v" + std::to_string(registers.size());
     out << "const " << registerType(type) << " " << reg << " = " << *expr
         << ";\n";
@@ -374,50 +375,12 @@ FailureOr<std::string> scalarExpr(PowOp op, ElementwiseKernel &kernel) {
 // formulas are counted in their expressions above and in scalar_math.h.
 
 /// An op of one FLOP per element.
-template <typename Op> ScalarCost scalarCost(Op) { return {1, 0}; }
-ScalarCost scalarCost(ConstantOp) { return {0, 0}; }
-ScalarCost scalarCost(IotaOp) { return {0, 0}; }
-ScalarCost scalarCost(CastOp) { return {0, 0}; }
-ScalarCost scalarCost(BroadcastToOp) { return {0, 0}; }
-/// Philox4x32-10 per element (random.h): 10 rounds of 2 multiplications and
-/// 4 xors, 9 key bumps of 2 additions; then the comparison, the choice and
-/// the product: integer operations, counted as FLOPs are. On a GPU they
-/// weigh about as much as the kernel's bytes (bench/dropout.py).
-ScalarCost scalarCost(DropoutOp op) {
-  return op.getTraining() ? ScalarCost{81, 0} : ScalarCost{0, 0};
-}
-ScalarCost scalarCost(ExpOp) { return {0, 1}; }
-ScalarCost scalarCost(LogOp) { return {0, 1}; }
-ScalarCost scalarCost(SqrtOp) { return {0, 1}; }
-ScalarCost scalarCost(TanhOp) { return {0, 1}; }
-ScalarCost scalarCost(PowOp) { return {0, 1}; }
-ScalarCost scalarCost(RsqrtOp) { return {1, 1}; }
-/// sigmoid: 1 / (1 + exp(-x)).
-ScalarCost scalarCost(SigmoidOp) { return {3, 1}; }
-/// softplus: x > 20 ? x : log1p(exp(x)).
-ScalarCost scalarCost(SoftplusOp) { return {1, 2}; }
-/// geluTanh: 0.5x(1 + tanh(c(x + 0.044715x^3))); geluErf: 0.5x(1 +
-/// erf(x / sqrt 2)).
-ScalarCost scalarCost(GeluOp op) {
-  return op.getApproximate() == GeluApproximation::tanh ? ScalarCost{8, 1}
-                                                        : ScalarCost{4, 1};
-}
-/// The derivatives of scalar_math.h times the incoming gradient: tanh's
-/// squares the tanh, erf's adds a Gaussian (an exp).
-ScalarCost scalarCost(GeluGradOp op) {
-  return op.getApproximate() == GeluApproximation::tanh ? ScalarCost{19, 1}
-                                                        : ScalarCost{10, 2};
-}
-
 template <typename Op>
 struct ScalarModel
     : ScalarKernelOpInterface::ExternalModel<ScalarModel<Op>, Op> {
   FailureOr<std::string> getScalarExpr(Operation *op,
                                        ElementwiseKernel &kernel) const {
     return scalarExpr(cast<Op>(op), kernel);
-  }
-  ScalarCost getScalarCost(Operation *op) const {
-    return scalarCost(cast<Op>(op));
   }
 };
 

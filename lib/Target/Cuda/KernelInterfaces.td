@@ -15,7 +15,9 @@ def ScalarKernelOpInterface : OpInterface<"ScalarKernelOpInterface"> {
   let description = [{
     An op a fused elementwise kernel computes per element: its value at the
     kernel's index `i` as a C++ expression of its operands' registers, in
-    the register type of its result and rounded to its result type.
+    the register type of its result and rounded to its result type. Its
+    work per element is the dialect's (FlopCountOpInterface's
+    getElementCost), the one count the model summary reads too.
   }];
   let cppNamespace = "::mlir::amp::cuda";
   let methods = [
@@ -23,11 +25,6 @@ def ScalarKernelOpInterface : OpInterface<"ScalarKernelOpInterface"> {
       "The value of the op's result at index `i` of `kernel`.",
       "::mlir::FailureOr<std::string>", "getScalarExpr",
       (ins "::mlir::amp::cuda::ElementwiseKernel &":$kernel)>,
-    InterfaceMethod<
-      "The op's work per element for the cost report: FLOPs and "
-      "transcendental functions, counted in its formula as XLA's cost "
-      "analysis counts them (a cast or a broadcast does none).",
-      "::mlir::amp::cuda::ScalarCost", "getScalarCost", (ins)>,
   ];
 }
 

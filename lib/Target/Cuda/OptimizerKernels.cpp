@@ -113,8 +113,8 @@ std::optional<double> compiledValue(Value hyper) {
 /// Adam's (added to the gradient), cost 2 FLOPs where it is on: at the
 /// value the step starts with (it can change at run time), and wherever
 /// that value is not known.
-ScalarCost updateCost(Operation *update) {
-  ScalarCost cost{2, 0};
+ElementCost updateCost(Operation *update) {
+  ElementCost cost{2, 0};
   Value decay;
   if (auto adam = dyn_cast<AdamwUpdateOp>(update)) {
     cost = {14, 1};
@@ -291,7 +291,7 @@ LogicalResult StepEmitter::emitUpdates(ArrayRef<Operation *> updates) {
       if (llvm::is_contained(rest, update))
         continue;
       auto optimizer = cast<OptimizerUpdateOpInterface>(update);
-      ScalarCost work = updateCost(update);
+      ElementCost work = updateCost(update);
       int64_t count = countOf(update->getResult(0));
       cost.flops += work.flops * count;
       cost.transcendentals += work.transcendentals * count;

@@ -265,14 +265,13 @@ static KernelMinimum minimumOf(FusionOp kernel, ArrayRef<Operation *> ops,
             return !inKernel.contains(user);
           }))
         minimum.bytes += getByteSize(result.getType());
-    auto scalar = dyn_cast<ScalarKernelOpInterface>(op);
     auto flops = dyn_cast<FlopCountOpInterface>(op);
     bool hasCount = op->hasTrait<OpTrait::amp::ContractionFamily>() ||
                     op->hasTrait<OpTrait::amp::ReductionFamily>() ||
                     op->hasTrait<OpTrait::amp::NormalizationFamily>() ||
                     op->hasTrait<OpTrait::amp::LossFamily>();
-    if (isFusibleElementwise(op) && scalar) {
-      ScalarCost each = scalar.getScalarCost();
+    if (isFusibleElementwise(op) && isa<ScalarKernelOpInterface>(op) && flops) {
+      ElementCost each = flops.getElementCost();
       work += (each.flops + each.transcendentals) * written;
     } else if (std::optional<int64_t> forward =
                    hasCount && flops ? flops.getForwardFlops() : std::nullopt) {
@@ -1058,6 +1057,33 @@ std::string StepEmitter::offsetTable() {
 }
 
 LogicalResult StepEmitter::emit() {
+  if (failed(checkSignature()))
+    return failure();
+  // Kernels in the order they run.
+  SmallVector<FusionOp> kernels;
+  for (Operation &op : func.getBody().front())
+    if (auto kernel = dyn_cast<FusionOp>(op))
+      kernels.push_back(kernel);
+    else if (!isView(&op) && !isa<func::ReturnOp>(op))
+      return op.emitError() << "amp-to-cuda: this op is in no kernel; run "
+                               "--amp-fuse first";
+  if (failed(verifyPlan()))
+    return failure();
+  FailureOr<SmallVector<IndexCheck>> indexChecks = getIndexChecks(func);
+  if (failed(indexChecks))
+    return failure();
+  nameTensors();
+  nameBuffers();
+  if (failed(emitKernels(kernels)))
+    return failure();
+  cost.name = name.str();
+  for (Value buffer : idealBuffers)
+    cost.idealBytes += getByteSize(buffer.getType());
+  printFile(kernels.size(), *indexChecks);
+  return success();
+}
+
+LogicalResult StepEmitter::checkSignature() {
   if (failed(backend::checkCompilable(func)))
     return failure();
   Block &block = func.getBody().front();
@@ -1090,21 +1116,10 @@ LogicalResult StepEmitter::emit() {
            << "amp-to-cuda: @" << func.getSymName()
            << " has no buffer plan; run --amp-fuse and --amp-plan-buffers "
               "first";
+  return success();
+}
 
-  // Kernels in the order they run.
-  SmallVector<FusionOp> kernels;
-  for (Operation &op : block)
-    if (auto kernel = dyn_cast<FusionOp>(op))
-      kernels.push_back(kernel);
-    else if (!isView(&op) && !isa<func::ReturnOp>(op))
-      return op.emitError() << "amp-to-cuda: this op is in no kernel; run "
-                               "--amp-fuse first";
-  if (failed(verifyPlan()))
-    return failure();
-  FailureOr<SmallVector<IndexCheck>> indexChecks = getIndexChecks(func);
-  if (failed(indexChecks))
-    return failure();
-
+void StepEmitter::nameTensors() {
   // Each tensor is called by its argument's `amp.name`; an argument without
   // one gets the first free name of its kind: param0, state0, input0, ...
   // (buffer0, ...: in the step and its evaluation alike, which bind them by
@@ -1139,11 +1154,13 @@ LogicalResult StepEmitter::emit() {
     }
     tensorNames.push_back(tensorName);
   }
-  nameBuffers();
+}
 
+LogicalResult StepEmitter::emitKernels(ArrayRef<FusionOp> kernels) {
   step().indent();
-  for (auto [number, kernel] : llvm::enumerate(kernels)) {
+  for (auto [number, listed] : llvm::enumerate(kernels)) {
     kernelNumber = number;
+    FusionOp kernel = listed;
     SmallVector<Operation *> ops =
         llvm::to_vector(llvm::make_pointer_range(kernel.getKernelOps()));
     emitReductionWaits(ops);
@@ -1164,20 +1181,18 @@ LogicalResult StepEmitter::emit() {
           first, launches.size()));
   }
   emitReductionWaits({});
-  if (failed(emitReturn()))
-    return failure();
-  cost.name = name.str();
-  for (Value buffer : idealBuffers)
-    cost.idealBytes += getByteSize(buffer.getType());
+  return emitReturn();
+}
 
+void StepEmitter::printFile(size_t kernelCount,
+                            ArrayRef<IndexCheck> indexChecks) {
   // The file. An evaluation is a namespace of the step's file, printed
   // before the step, whose table points at it.
   int64_t arenaSize = func->getAttrOfType<IntegerAttr>(kArenaSizeAttr).getInt();
   if (isEvaluation()) {
     os << "// " << name << ": the evaluation @" << func.getSymName()
        << ": the model's loss and named values, forward only.\n"
-       << "// " << kernels.size() << " kernels; arena " << arenaSize
-       << " bytes.\n"
+       << "// " << kernelCount << " kernels; arena " << arenaSize << " bytes.\n"
        << "namespace " << kEvaluationNamespace << " {\n\n";
   } else {
     os << "// " << name << ": the training step @" << func.getSymName()
@@ -1185,7 +1200,7 @@ LogicalResult StepEmitter::emit() {
        << "// Builds with nvcc (cuda target) or a host C++ compiler (host "
           "target);\n// kernel bodies are AMP_HOST_DEVICE. Do not edit: "
           "regenerate.\n//\n"
-       << "// " << kernels.size() << " kernels; arena " << arenaSize
+       << "// " << kernelCount << " kernels; arena " << arenaSize
        << " bytes.\n\n#include \"amp_runtime/step_kernels.h\"\n\n"
        << evaluationText;
   }
@@ -1218,8 +1233,7 @@ LogicalResult StepEmitter::emit() {
     os << "  " << declaration << init << "\n";
   }
   os << stepText.text << "  return nullptr;\n}\n\n";
-  printTensorTable(*indexChecks);
+  printTensorTable(indexChecks);
   if (isEvaluation())
     os << "\n} // namespace " << kEvaluationNamespace << "\n\n";
-  return success();
 }

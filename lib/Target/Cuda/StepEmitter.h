@@ -23,6 +23,7 @@
 #include "CSource.h"
 
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "amp/Dialect/Amp/IR/AmpInterfaces.h"
 #include "amp/Dialect/Amp/Transforms/Backend.h"
 #include "amp/Target/Cuda/CostReport.h"
 
@@ -46,12 +47,6 @@ namespace mlir::amp::cuda {
 class StepEmitter;
 class ElementwiseKernel;
 class OpKernel;
-
-/// Work per element (ScalarKernelOpInterface::getScalarCost).
-struct ScalarCost {
-  int64_t flops = 0;
-  int64_t transcendentals = 0;
-};
 
 } // namespace mlir::amp::cuda
 
@@ -135,7 +130,7 @@ public:
     work.transcendentals += transcendentals;
   }
   /// `perElement`'s work for each of `elements`.
-  void addWork(ScalarCost perElement, int64_t elements) {
+  void addWork(ElementCost perElement, int64_t elements) {
     addWork(perElement.flops * elements, perElement.transcendentals * elements);
   }
   /// Counts `bytes` of `value`, not all of it, as read in the cost report
@@ -150,7 +145,7 @@ private:
   std::string sharedMembers, reductionMethods;
   int64_t reductionExtent = 0;
   bool rowKernel = false;
-  ScalarCost work;
+  ElementCost work;
   llvm::DenseMap<Value, int64_t> partialReads;
 };
 
@@ -310,6 +305,17 @@ private:
   /// The bytes [begin, end) of the arena that `value`'s memory takes, if
   /// the plan put it in the arena.
   std::optional<std::pair<int64_t, int64_t>> arenaBytes(Value value);
+  /// Checks that the function is a step (or an evaluation) with an f32
+  /// scalar loss and a buffer plan.
+  LogicalResult checkSignature();
+  /// Names each tensor of the table by its argument's amp.name, or the
+  /// first free name of its kind.
+  void nameTensors();
+  /// Each of `kernels` into the step's text, with its cost.
+  LogicalResult emitKernels(ArrayRef<FusionOp> kernels);
+  /// The file: the evaluation's namespace or the step's header, the
+  /// offsets, the kernels' definitions, the run function and the table.
+  void printFile(size_t kernelCount, ArrayRef<backend::IndexCheck> indexChecks);
   LogicalResult emitReturn();
   /// Names each argument and arena value the step touches.
   void nameBuffers();

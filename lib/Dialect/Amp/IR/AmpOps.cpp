@@ -176,6 +176,28 @@ LogicalResult IotaOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Work per element of the unary ops that do more than one FLOP, counted in
+// the formulas the CUDA target emits (scalar_math.h)
+//===----------------------------------------------------------------------===//
+
+ElementCost ExpOp::getElementCost() { return {0, 1}; }
+ElementCost LogOp::getElementCost() { return {0, 1}; }
+ElementCost SqrtOp::getElementCost() { return {0, 1}; }
+ElementCost TanhOp::getElementCost() { return {0, 1}; }
+ElementCost PowOp::getElementCost() { return {0, 1}; }
+ElementCost RsqrtOp::getElementCost() { return {1, 1}; }
+/// sigmoid: 1 / (1 + exp(-x)).
+ElementCost SigmoidOp::getElementCost() { return {3, 1}; }
+/// softplus: x > 20 ? x : log1p(exp(x)).
+ElementCost SoftplusOp::getElementCost() { return {1, 2}; }
+/// geluTanh: 0.5x(1 + tanh(c(x + 0.044715x^3))); geluErf: 0.5x(1 +
+/// erf(x / sqrt 2)).
+ElementCost GeluOp::getElementCost() {
+  return getApproximate() == GeluApproximation::tanh ? ElementCost{8, 1}
+                                                     : ElementCost{4, 1};
+}
+
+//===----------------------------------------------------------------------===//
 // Elementwise ops with broadcasting
 //===----------------------------------------------------------------------===//
 
@@ -1408,6 +1430,20 @@ LogicalResult DropoutOp::verify() {
   return success();
 }
 
+/// Philox4x32-10 per element (random.h): 10 rounds of 2 multiplications
+/// and 4 xors, 9 key bumps of 2 additions; then the comparison, the choice
+/// and the product: integer operations, counted as FLOPs are. On a GPU
+/// they weigh about as much as the kernel's bytes (bench/dropout.py). In
+/// evaluation mode dropout is a copy.
+ElementCost DropoutOp::getElementCost() {
+  return getTraining() ? ElementCost{81, 0} : ElementCost{};
+}
+
+/// The kernel computes each of the state's two elements with one
+/// operation: the choice that keeps the seed, the pass counter's increment
+/// (data movement otherwise counts none).
+ElementCost RngAdvanceOp::getElementCost() { return {1, 0}; }
+
 LogicalResult EmbeddingOp::verify() {
   // Runs before the inferred-type check, so the rank is not known yet.
   auto table = cast<RankedTensorType>(getTable().getType());
@@ -1477,6 +1513,13 @@ std::optional<int64_t> MseLossOp::getForwardFlops() {
 //===----------------------------------------------------------------------===//
 // Gradients
 //===----------------------------------------------------------------------===//
+
+/// The derivatives of scalar_math.h times the incoming gradient: tanh's
+/// squares the tanh, erf's adds a Gaussian (an exp).
+ElementCost GeluGradOp::getElementCost() {
+  return getApproximate() == GeluApproximation::tanh ? ElementCost{19, 1}
+                                                     : ElementCost{10, 2};
+}
 
 LogicalResult SoftmaxGradOp::verify() {
   return verifyDimInRange(*this, "dim", getDim(), getType().getRank());

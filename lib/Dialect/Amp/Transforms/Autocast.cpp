@@ -909,13 +909,17 @@ void AmpAutocastPass::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *context = &getContext();
   FloatType lowType;
-  if (computeType == "f16") {
+  switch (computeType) {
+  case ComputeType::f16:
     lowType = Float16Type::get(context);
-  } else if (computeType == "bf16") {
+    break;
+  case ComputeType::bf16:
     lowType = BFloat16Type::get(context);
-  } else {
-    emitOptionError(context) << "amp-autocast: unknown compute-type '"
-                             << computeType << "'; expected f16 or bf16";
+    break;
+  case ComputeType::none:
+    emitOptionError(context)
+        << "amp-autocast: compute-type=none casts nothing; expected f16 or "
+           "bf16 (--amp-train-step takes none, and runs no autocast)";
     return signalPassFailure();
   }
 

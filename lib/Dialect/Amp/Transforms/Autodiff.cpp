@@ -194,7 +194,10 @@ static LogicalResult checkDropoutStreams(func::FuncOp func) {
   return failure(walk.wasInterrupted());
 }
 
-static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
+/// Why amp-autodiff cannot differentiate `func` into @`name`, if it
+/// cannot: its results, its blocks, the name taken, its dropouts.
+static LogicalResult checkModel(func::FuncOp func, SymbolTable &symbols,
+                                StringRef name) {
   ArrayRef<Type> results = func.getResultTypes();
   // The loss, then any parts of it to report (its terms, an accuracy):
   // only the first is differentiated.
@@ -211,11 +214,79 @@ static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
   }
   if (!llvm::hasSingleElement(func.getBody()))
     return func.emitError("amp-autodiff handles single-block functions only");
-  std::string name = (func.getSymName() + "_grad").str();
   if (symbols.lookup(name))
     return emitError(func.getLoc())
            << "amp-autodiff: @" << name << " already exists";
   if (failed(checkDropoutStreams(func)))
+    return failure();
+  return success();
+}
+
+/// Builds the vector-Jacobian products of `body`'s ops in reverse, from the
+/// gradients in `grads` (the seed's), for the ops that read an `active`
+/// value, summing each value's contributions into `grads`.
+static LogicalResult propagate(func::FuncOp func, Block &body,
+                               OpBuilder &builder,
+                               const llvm::DenseSet<Value> &active,
+                               llvm::DenseMap<Value, Value> &grads) {
+  auto accumulate = [&](Value value, Value contribution) {
+    auto [it, inserted] = grads.try_emplace(value, contribution);
+    if (inserted)
+      return;
+    if (Value merged = mergePadded(builder, it->second, contribution))
+      it->second = merged;
+    else
+      it->second = builder.create<AddOp>(contribution.getLoc(), it->second,
+                                         contribution);
+  };
+
+  SmallVector<Operation *> forward;
+  for (Operation &op : body.without_terminator())
+    forward.push_back(&op);
+  for (Operation *op : llvm::reverse(forward)) {
+    SmallVector<Value> resultGrads;
+    bool any = false;
+    for (Value result : op->getResults()) {
+      Value g = grads.lookup(result);
+      resultGrads.push_back(g);
+      any |= static_cast<bool>(g);
+    }
+    bool feedsParams = llvm::any_of(
+        op->getOperands(), [&](Value v) { return active.contains(v); });
+    if (!any || !feedsParams)
+      continue;
+    auto differentiable = dyn_cast<DifferentiableOpInterface>(op);
+    if (!differentiable)
+      return op->emitOpError()
+             << "has no vector-Jacobian product; amp-autodiff cannot "
+                "differentiate @"
+             << func.getSymName() << " through it";
+    SmallVector<Value> operandGrads;
+    if (failed(differentiable.buildVJP(builder, resultGrads, operandGrads)))
+      return failure();
+    for (auto [operand, g] : llvm::zip(op->getOperands(), operandGrads))
+      if (g && active.contains(operand))
+        accumulate(operand, g);
+  }
+  return success();
+}
+
+/// Erases the backward ops built for values that needed no gradient; the
+/// seed stays even when no parameter needed it: amp-loss-scaling replaces
+/// it.
+static void eraseDeadBackward(Block &body) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  for (Operation *op : llvm::reverse(ops))
+    if (op->use_empty() && isPure(op) &&
+        !op->hasAttr(AmpDialect::kSeedAttrName))
+      op->erase();
+}
+
+static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
+  std::string name = (func.getSymName() + "_grad").str();
+  if (failed(checkModel(func, symbols, name)))
     return failure();
   nameLossParts(func);
 
@@ -256,45 +327,8 @@ static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
           builder.getFloatAttr(seedType.getElementType(), 1.0).getValue()));
   seed->setAttr(AmpDialect::kSeedAttrName, builder.getUnitAttr());
   grads[loss] = seed;
-  auto accumulate = [&](Value value, Value contribution) {
-    auto [it, inserted] = grads.try_emplace(value, contribution);
-    if (inserted)
-      return;
-    if (Value merged = mergePadded(builder, it->second, contribution))
-      it->second = merged;
-    else
-      it->second = builder.create<AddOp>(contribution.getLoc(), it->second,
-                                         contribution);
-  };
-
-  SmallVector<Operation *> forward;
-  for (Operation &op : body.without_terminator())
-    forward.push_back(&op);
-  for (Operation *op : llvm::reverse(forward)) {
-    SmallVector<Value> resultGrads;
-    bool any = false;
-    for (Value result : op->getResults()) {
-      Value g = grads.lookup(result);
-      resultGrads.push_back(g);
-      any |= static_cast<bool>(g);
-    }
-    bool feedsParams = llvm::any_of(
-        op->getOperands(), [&](Value v) { return active.contains(v); });
-    if (!any || !feedsParams)
-      continue;
-    auto differentiable = dyn_cast<DifferentiableOpInterface>(op);
-    if (!differentiable)
-      return op->emitOpError()
-             << "has no vector-Jacobian product; amp-autodiff cannot "
-                "differentiate @"
-             << func.getSymName() << " through it";
-    SmallVector<Value> operandGrads;
-    if (failed(differentiable.buildVJP(builder, resultGrads, operandGrads)))
-      return failure();
-    for (auto [operand, g] : llvm::zip(op->getOperands(), operandGrads))
-      if (g && active.contains(operand))
-        accumulate(operand, g);
-  }
+  if (failed(propagate(func, body, builder, active, grads)))
+    return failure();
 
   SmallVector<Value> returned{loss};
   SmallVector<Type> returnedTypes{loss.getType()};
@@ -337,16 +371,7 @@ static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
     resultAttrs[1 + params.size() + k] = func.getResultAttrDict(1 + k);
   grad.setAllResultAttrs(resultAttrs);
 
-  // Backward ops built for values that needed no gradient are dead.
-  SmallVector<Operation *> ops;
-  for (Operation &op : body.without_terminator())
-    ops.push_back(&op);
-  // The seed stays even when no parameter needed it: amp-loss-scaling
-  // replaces it.
-  for (Operation *op : llvm::reverse(ops))
-    if (op->use_empty() && isPure(op) &&
-        !op->hasAttr(AmpDialect::kSeedAttrName))
-      op->erase();
+  eraseDeadBackward(body);
   return success();
 }
 

@@ -345,6 +345,20 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
     if (failed(checkTotalFits(func, intervals)))
       return signalPassFailure();
 
+    if (failed(placeIntervals(func, intervals, scratch, sharesSlotOf)))
+      return signalPassFailure();
+  }
+
+  /// Gives each interval its offset, by size or in order, and records the
+  /// places of the kernels' results and scratch, the arena's size and the
+  /// memory figures (and the report, where asked for).
+  LogicalResult
+  placeIntervals(func::FuncOp func, std::vector<Interval> &intervals,
+                 ArrayRef<std::pair<Operation *, size_t>> scratch,
+                 const llvm::DenseMap<Value, Value> &sharesSlotOf) {
+    Block &body = func.getBody().front();
+    Builder builder(&getContext());
+    MLIRContext *ctx = &getContext();
     // By size while that is affordable (10-15% smaller arenas on the
     // examples), in program order beyond, so that planning stays
     // O(n log n) on graphs of 100k ops. The f32 figures first: the offsets
@@ -387,9 +401,9 @@ struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
                   MemoryAttr::get(ctx, arena, arguments, arena + arguments,
                                   arenaF32 + argumentsF32));
 
-    if (!report.empty() &&
-        failed(writeReport(func, arena, arguments, arenaF32 + argumentsF32)))
-      return signalPassFailure();
+    if (report.empty())
+      return success();
+    return writeReport(func, arena, arguments, arenaF32 + argumentsF32);
   }
 
   /// Checks that the arguments and every interval, aligned, fit together

@@ -132,10 +132,6 @@ struct AmpLossScalingPass : amp::impl::AmpLossScalingBase<AmpLossScalingPass> {
       emitOptionError(&getContext()) << "amp-loss-scaling: " << what;
       signalPassFailure();
     };
-    if (mode != "auto" && mode != "dynamic" && mode != "static" &&
-        mode != "none")
-      return bad("unknown mode '" + mode +
-                 "'; expected auto, dynamic, static or none");
     // The clamps' 0 means none; the rest is checked as the scaler's f32
     // state stores it (#amp.loss_scaling and amp.scaler_update say the
     // same).
@@ -179,15 +175,16 @@ struct AmpLossScalingPass : amp::impl::AmpLossScalingBase<AmpLossScalingPass> {
     }
 
     for (const GradientFunction &grad : grads) {
-      std::string effective = mode;
-      if (effective == "auto")
-        effective = holdsF16(grad.grad) ? "dynamic" : "none";
-      if (effective == "none")
+      LossScalingOption effective = mode;
+      if (effective == LossScalingOption::automatic)
+        effective = holdsF16(grad.grad) ? LossScalingOption::dynamic
+                                        : LossScalingOption::none;
+      if (effective == LossScalingOption::none)
         continue;
       // A static scale stays at init-scale; the other options configure a
       // dynamic one.
       LossScalingAttr config =
-          effective == "dynamic"
+          effective == LossScalingOption::dynamic
               ? LossScalingAttr::getDynamic(&getContext(), settings)
               : LossScalingAttr::getStatic(&getContext(), initScale);
       if (failed(scale(grad, config)))

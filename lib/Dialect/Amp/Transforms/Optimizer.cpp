@@ -1127,14 +1127,8 @@ struct AmpOptimizerPass : amp::impl::AmpOptimizerBase<AmpOptimizerPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     OptimizerConfig config;
-    if (optimizer != "sgd" && optimizer != "adam" && optimizer != "adamw") {
-      emitOptionError(&getContext())
-          << "amp-optimizer: unknown optimizer '" << optimizer
-          << "'; expected sgd, adam or adamw";
-      return signalPassFailure();
-    }
-    config.adamw = optimizer == "adamw" || optimizer == "adam";
-    config.coupledDecay = optimizer == "adam";
+    config.adamw = optimizer != OptimizerKind::sgd;
+    config.coupledDecay = optimizer == OptimizerKind::adam;
     config.lr = lr;
     config.momentum = momentum;
     config.dampening = dampening;

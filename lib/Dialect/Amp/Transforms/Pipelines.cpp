@@ -40,7 +40,7 @@ getAutocastOptionsSet(const TrainStepPipelineOptions &options) {
 /// with its report, graph and remarks only where `reports` is set.
 void addAutocast(OpPassManager &pm, const TrainStepPipelineOptions &options,
                  bool reports) {
-  if (options.computeType == "none")
+  if (options.computeType == ComputeType::none)
     return;
   AmpAutocastOptions autocast;
   autocast.computeType = options.computeType;
@@ -64,13 +64,16 @@ void addAutocast(OpPassManager &pm, const TrainStepPipelineOptions &options,
 /// not read, with what would read it; none where every given one is read.
 static std::optional<std::string>
 getUnreadOption(const TrainStepPipelineOptions &options) {
-  StringRef optimizer = options.optimizer, scaling = options.lossScaling,
-            schedule = options.schedule;
-  bool adam = optimizer == "adam" || optimizer == "adamw";
+  OptimizerKind optimizer = options.optimizer;
+  LossScalingOption scaling = options.lossScaling;
+  StringRef schedule = options.schedule;
+  bool adam = optimizer != OptimizerKind::sgd;
+  bool sgd = optimizer == OptimizerKind::sgd;
   // auto scales a step dynamically where its gradient function holds f16
   // (known only once it is built): its options may be read.
-  bool dynamic = scaling != "none" && scaling != "static";
-  bool scaled = scaling != "none";
+  bool dynamic =
+      scaling != LossScalingOption::none && scaling != LossScalingOption::fixed;
+  bool scaled = scaling != LossScalingOption::none;
   bool parallel = options.dataParallel || options.zeroStage == 1;
   // A schedule's option is read by the schedules with that parameter.
   std::optional<LrScheduleKind> kind = parseLrSchedule(schedule);
@@ -85,12 +88,9 @@ getUnreadOption(const TrainStepPipelineOptions &options) {
     bool given, read;
     std::string reader;
   } reads[] = {
-      {options.momentum, options.momentum.hasValue(), optimizer == "sgd",
-       "optimizer=sgd"},
-      {options.dampening, options.dampening.hasValue(), optimizer == "sgd",
-       "optimizer=sgd"},
-      {options.nesterov, options.nesterov.hasValue(), optimizer == "sgd",
-       "optimizer=sgd"},
+      {options.momentum, options.momentum.hasValue(), sgd, "optimizer=sgd"},
+      {options.dampening, options.dampening.hasValue(), sgd, "optimizer=sgd"},
+      {options.nesterov, options.nesterov.hasValue(), sgd, "optimizer=sgd"},
       {options.beta1, options.beta1.hasValue(), adam, "optimizer=adam(w)"},
       {options.beta2, options.beta2.hasValue(), adam, "optimizer=adam(w)"},
       {options.eps, options.eps.hasValue(), adam, "optimizer=adam(w)"},
@@ -132,8 +132,9 @@ getUnreadOption(const TrainStepPipelineOptions &options) {
   for (const Read &read : reads)
     if (read.given && !read.read)
       return (read.option.ArgStr + " is read only with " + read.reader +
-              "; this step (optimizer=" + optimizer + ", loss-scaling=" +
-              scaling + ", compute-type=" + options.computeType.getValue() +
+              "; this step (optimizer=" + stringifyOption(optimizer) +
+              ", loss-scaling=" + stringifyOption(scaling) + ", compute-type=" +
+              stringifyOption(options.computeType.getValue()) +
               ", schedule=" + schedule + ") would ignore it")
           .str();
   return std::nullopt;
@@ -143,7 +144,7 @@ LogicalResult amp::buildTrainStepPipeline(
     OpPassManager &pm, const TrainStepPipelineOptions &options,
     function_ref<LogicalResult(const Twine &)> errorHandler) {
   SmallVector<StringRef> autocastOnly = getAutocastOptionsSet(options);
-  if (options.computeType == "none" && !autocastOnly.empty())
+  if (options.computeType == ComputeType::none && !autocastOnly.empty())
     return errorHandler(
         "amp-train-step: " + llvm::join(autocastOnly, ", ") +
         (autocastOnly.size() == 1 ? " is an option" : " are options") +

@@ -46,15 +46,16 @@ func.func @mixed(%w: tensor<1024x1024xf16> {amp.param}, %g: tensor<1024xbf16> {a
 }
 
 // Dropout: the generator is no batch input; the training dropouts are
-// counted. FLOPs: 1 per element of each dropout (12 + 12), matmul 2*4*3*3
-// = 72, sum 12: 108.
+// counted. FLOPs: the training dropout 81 an element (Philox4x32-10's
+// integer operations, as the cost report counts them) 81*12 = 972, the
+// evaluation one none (a copy), matmul 2*4*3*3 = 72, sum 12: 1056.
 // CHECK-LABEL: function @dropped
 // CHECK-NEXT: ops: 4 (contraction 1, elementwise 2, reduction 1)
 // CHECK-NEXT: by name: amp.dropout=2 amp.matmul=1 amp.sum=1
 // CHECK-NEXT: parameters: 1 tensors, 9 elements (36.00 B)
 // CHECK-NEXT: inputs: 1
 // CHECK-NEXT: random: 1 training dropouts, a generator argument
-// CHECK-NEXT: forward FLOPs: 108 (108.00 FLOP)
+// CHECK-NEXT: forward FLOPs: 1056 (1.06 kFLOP)
 func.func @dropped(%x: tensor<4x3xf32>, %rng: tensor<2xi64> {amp.rng},
                    %w: tensor<3x3xf32> {amp.param}) -> tensor<f32> {
   %a = amp.dropout %x, %rng p = 0.1 stream = 0 training : tensor<4x3xf32>

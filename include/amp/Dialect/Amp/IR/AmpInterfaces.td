@@ -15,14 +15,35 @@ def Amp_FlopCountOpInterface : OpInterface<"FlopCountOpInterface"> {
   let cppNamespace = "::mlir::amp";
   let description = [{
     The number of floating-point operations an op performs when it runs
-    forward. The default counts one per element of the first result, the
-    right figure for elementwise ops; contractions, reductions, normalisations
-    and losses override it, and data movement (shape ops, casts, constants,
-    gathers) counts zero. docs/architecture.md tabulates the conventions.
-    A count that does not fit in int64 (a GEMM of 2^21 on every side) is
-    std::nullopt: the tensors of a verified op fit, their products may not.
+    forward: the one count behind the model summary and the CUDA target's
+    cost report. An elementwise op's is its work per element
+    (`getElementCost`) times its result's elements: one FLOP by default,
+    its formula's count where it does more (sigmoid's three operations and
+    an exp), a transcendental function counted as one FLOP in the total.
+    Contractions, reductions, normalisations and losses override the total,
+    and data movement (shape ops, casts, constants, gathers) counts zero.
+    docs/architecture.md tabulates the conventions. A count that does not
+    fit in int64 (a GEMM of 2^21 on every side) is std::nullopt: the
+    tensors of a verified op fit, their products may not.
   }];
   let methods = [
+    InterfaceMethod<
+      /*desc=*/"The work per element of the first result, for an op a "
+               "fused elementwise kernel computes: FLOPs and transcendental "
+               "functions, counted in its formula as XLA's cost analysis "
+               "counts them (a cast or a broadcast does none).",
+      /*retTy=*/"::mlir::amp::ElementCost",
+      /*methodName=*/"getElementCost",
+      /*args=*/(ins),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/[{
+        namespace family = ::mlir::OpTrait::amp;
+        if (ConcreteOp::template hasTrait<family::ShapeFamily>() ||
+            ConcreteOp::template hasTrait<family::DataFamily>() ||
+            $_op->getNumResults() == 0)
+          return {};
+        return {/*flops=*/1, /*transcendentals=*/0};
+      }]>,
     InterfaceMethod<
       /*desc=*/"Floating-point operations of one forward evaluation, or "
                "std::nullopt when they do not fit in int64.",
@@ -31,14 +52,14 @@ def Amp_FlopCountOpInterface : OpInterface<"FlopCountOpInterface"> {
       /*args=*/(ins),
       /*methodBody=*/"",
       /*defaultImplementation=*/[{
-        namespace family = ::mlir::OpTrait::amp;
-        if (ConcreteOp::template hasTrait<family::ShapeFamily>() ||
-            ConcreteOp::template hasTrait<family::DataFamily>() ||
-            $_op->getNumResults() == 0)
+        if ($_op->getNumResults() == 0)
           return 0;
         auto type = ::llvm::dyn_cast<::mlir::ShapedType>(
             $_op->getResult(0).getType());
-        return type && type.hasStaticShape() ? type.getNumElements() : 0;
+        if (!type || !type.hasStaticShape())
+          return 0;
+        return ::mlir::amp::countWork($_op.getElementCost(),
+                                      type.getNumElements());
       }]>
   ];
 }

@@ -27,6 +27,11 @@ class Amp_Op<string mnemonic, list<Trait> traits = [],
                      !if(hasPrecisionCategory, [Amp_PrecisionOpInterface],
                          []))>;
 
+// An op whose work per element is not one FLOP: it defines getElementCost
+// (AmpOps.cpp), which the model summary and the cost report both read.
+defvar Amp_ElementCost =
+    DeclareOpInterfaceMethods<Amp_FlopCountOpInterface, ["getElementCost"]>;
+
 //===----------------------------------------------------------------------===//
 // Data: constants and precision casts
 //===----------------------------------------------------------------------===//
@@ -117,13 +122,16 @@ class Amp_UnaryOp<string mnemonic, string formula, list<Trait> traits = []>
 
 def Amp_NegOp : Amp_UnaryOp<"neg", "-x", [Amp_Follow]> { let hasFolder = 1; }
 def Amp_AbsOp : Amp_UnaryOp<"abs", "|x|", [Amp_Follow]>;
-def Amp_ExpOp : Amp_UnaryOp<"exp", "e^x", [Amp_KeepFp32]>;
-def Amp_LogOp : Amp_UnaryOp<"log", "ln(x)", [Amp_KeepFp32]>;
-def Amp_SqrtOp : Amp_UnaryOp<"sqrt", "sqrt(x)", [Amp_Follow]>;
-def Amp_RsqrtOp : Amp_UnaryOp<"rsqrt", "1 / sqrt(x)", [Amp_KeepFp32]>;
-def Amp_TanhOp : Amp_UnaryOp<"tanh", "tanh(x)", [Amp_Follow]>;
-def Amp_SigmoidOp : Amp_UnaryOp<"sigmoid", "1 / (1 + e^-x)", [Amp_Follow]>;
-def Amp_SoftplusOp : Amp_UnaryOp<"softplus", "ln(1 + e^x)", [Amp_KeepFp32]> {
+def Amp_ExpOp : Amp_UnaryOp<"exp", "e^x", [Amp_KeepFp32, Amp_ElementCost]>;
+def Amp_LogOp : Amp_UnaryOp<"log", "ln(x)", [Amp_KeepFp32, Amp_ElementCost]>;
+def Amp_SqrtOp : Amp_UnaryOp<"sqrt", "sqrt(x)", [Amp_Follow, Amp_ElementCost]>;
+def Amp_RsqrtOp : Amp_UnaryOp<"rsqrt", "1 / sqrt(x)",
+    [Amp_KeepFp32, Amp_ElementCost]>;
+def Amp_TanhOp : Amp_UnaryOp<"tanh", "tanh(x)", [Amp_Follow, Amp_ElementCost]>;
+def Amp_SigmoidOp : Amp_UnaryOp<"sigmoid", "1 / (1 + e^-x)",
+    [Amp_Follow, Amp_ElementCost]>;
+def Amp_SoftplusOp : Amp_UnaryOp<"softplus", "ln(1 + e^x)",
+    [Amp_KeepFp32, Amp_ElementCost]> {
   let description = [{
     `ln(1 + e^x)` for every element, and `x` itself where `x > 20` (as
     PyTorch's `softplus` with its default threshold), where the two agree
@@ -133,7 +141,8 @@ def Amp_SoftplusOp : Amp_UnaryOp<"softplus", "ln(1 + e^x)", [Amp_KeepFp32]> {
 }
 def Amp_ReluOp : Amp_UnaryOp<"relu", "max(x, 0)", [Amp_Follow]>;
 
-def Amp_GeluOp : Amp_UnaryOp<"gelu", "x * Phi(x)", [Amp_Follow]> {
+def Amp_GeluOp : Amp_UnaryOp<"gelu", "x * Phi(x)",
+    [Amp_Follow, Amp_ElementCost]> {
   let description = [{
     The Gaussian error linear unit `x * Phi(x)`. With `approximate = erf`
     (the default) `Phi(x) = (1 + erf(x / sqrt(2))) / 2`; with
@@ -153,7 +162,8 @@ def Amp_GeluOp : Amp_UnaryOp<"gelu", "x * Phi(x)", [Amp_Follow]> {
   }];
 }
 
-def Amp_PowOp : Amp_UnaryOp<"pow", "x^exponent", [Amp_KeepFp32]> {
+def Amp_PowOp : Amp_UnaryOp<"pow", "x^exponent",
+    [Amp_KeepFp32, Amp_ElementCost]> {
   let description = [{
     Raises every element to the power `exponent`, a scalar attribute.
 
@@ -1002,7 +1012,8 @@ def Amp_EmbeddingOp : Amp_Op<"embedding", [Amp_DataFamily, Amp_Follow,
 //===----------------------------------------------------------------------===//
 
 def Amp_DropoutOp : Amp_Op<"dropout", [Amp_ElementwiseFamily,
-    Amp_FusibleElementwise, Amp_Follow, AllTypesMatch<["input", "result"]>]> {
+    Amp_FusibleElementwise, Amp_Follow, AllTypesMatch<["input", "result"]>,
+    Amp_ElementCost]> {
   let summary = "inverted dropout with a counter-based mask";
   let description = [{
     In `training` mode, zeroes each element with probability `p` and scales
@@ -1033,7 +1044,7 @@ def Amp_DropoutOp : Amp_Op<"dropout", [Amp_ElementwiseFamily,
 }
 
 def Amp_RngAdvanceOp : Amp_Op<"rng_advance", [Amp_DataFamily,
-    Amp_FusibleElementwise, AllTypesMatch<["rng", "result"]>],
+    Amp_FusibleElementwise, AllTypesMatch<["rng", "result"]>, Amp_ElementCost],
     /*hasPrecisionCategory=*/0> {
   let summary = "a random generator's state after one forward pass";
   let description = [{
@@ -1152,7 +1163,8 @@ def Amp_ReluGradOp : Amp_GradientOp<"relu_grad",
 }
 
 def Amp_GeluGradOp : Amp_GradientOp<"gelu_grad",
-    [SameOperandsAndResultType, Amp_Follow, Amp_FusibleElementwise]> {
+    [SameOperandsAndResultType, Amp_Follow, Amp_FusibleElementwise,
+     Amp_ElementCost]> {
   let summary = "gradient of gelu: dy * gelu'(x)";
   let description = [{
     The derivative of the `approximate` form of `amp.gelu` at `x`, times

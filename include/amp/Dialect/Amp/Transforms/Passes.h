@@ -3,6 +3,7 @@
 #ifndef AMP_DIALECT_AMP_TRANSFORMS_PASSES_H
 #define AMP_DIALECT_AMP_TRANSFORMS_PASSES_H
 
+#include "amp/Dialect/Amp/Transforms/OptionEnums.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -11,11 +12,6 @@
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::amp {
-
-/// The compute type of amp-autocast when none is given, and so of
-/// --amp-train-step, amp-compile and the Python API, which all take their
-/// default from here: f16, PyTorch's autocast default on CUDA.
-constexpr llvm::StringLiteral kDefaultComputeType = "f16";
 
 #define GEN_PASS_DECL
 #include "amp/Dialect/Amp/Transforms/Passes.h.inc"

@@ -120,9 +120,10 @@ def AmpAutocast : Pass<"amp-autocast", "mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];
   let options = [
-    Option<"computeType", "compute-type", "std::string",
-           /*default=*/"::mlir::amp::kDefaultComputeType.str()",
-           "Low-precision type: f16 (the default) or bf16">,
+    Option<"computeType", "compute-type", "::mlir::amp::ComputeType",
+           /*default=*/"::mlir::amp::kDefaultComputeType",
+           "Low-precision type: f16 (the default; also fp16, float16, half) "
+           "or bf16 (also bfloat16)">,
     Option<"policyFile", "policy", "std::string", /*default=*/"\"\"",
            "JSON or YAML file mapping op names to categories">,
     ListOption<"allowOps", "allow", "std::string",
@@ -245,7 +246,8 @@ def AmpLossScaling : Pass<"amp-loss-scaling", "mlir::ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::amp::AmpDialect"];
   let options = [
-    Option<"mode", "mode", "std::string", /*default=*/"\"auto\"",
+    Option<"mode", "mode", "::mlir::amp::LossScalingOption",
+           /*default=*/"::mlir::amp::LossScalingOption::automatic",
            "auto, dynamic, static or none">,
     Option<"initScale", "init-scale", "double", /*default=*/"65536.0",
            "Initial (or static) loss scale">,
@@ -345,7 +347,8 @@ def AmpOptimizer : Pass<"amp-optimizer", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::amp::AmpDialect",
                            "::mlir::func::FuncDialect"];
   let options = [
-    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"sgd\"",
+    Option<"optimizer", "optimizer", "::mlir::amp::OptimizerKind",
+           /*default=*/"::mlir::amp::OptimizerKind::sgd",
            "sgd, adam or adamw">,
     Option<"lr", "lr", "double", /*default=*/"1e-3", "Learning rate">,
     Option<"momentum", "momentum", "double", /*default=*/"0.0",

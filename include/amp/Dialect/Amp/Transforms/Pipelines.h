@@ -29,10 +29,10 @@ namespace mlir::amp {
 struct TrainStepPipelineOptions
     : public PassPipelineOptions<TrainStepPipelineOptions> {
   // amp-autocast.
-  Option<std::string> computeType{
+  Option<ComputeType> computeType{
       *this, "compute-type",
       llvm::cl::desc("f16 (the default) or bf16 to run --amp-autocast "
-                     "first; none keeps the graph's precision"),
+                     "first; none (or f32) keeps the graph's precision"),
       llvm::cl::init(AmpAutocastOptions().computeType)};
   Option<std::string> policy{
       *this, "policy",
@@ -75,7 +75,7 @@ struct TrainStepPipelineOptions
       llvm::cl::init(AmpAutodiffOptions().functionName)};
 
   // amp-loss-scaling.
-  Option<std::string> lossScaling{
+  Option<LossScalingOption> lossScaling{
       *this, "loss-scaling",
       llvm::cl::desc("Loss scaling's mode: auto (dynamic for f16, none "
                      "otherwise), dynamic, static or none"),
@@ -108,7 +108,7 @@ struct TrainStepPipelineOptions
       llvm::cl::init(AmpLossScalingOptions().hysteresis)};
 
   // amp-optimizer.
-  Option<std::string> optimizer{
+  Option<OptimizerKind> optimizer{
       *this, "optimizer", llvm::cl::desc("sgd, adam or adamw"),
       llvm::cl::init(AmpOptimizerOptions().optimizer)};
   Option<double> lr{*this, "lr", llvm::cl::desc("Learning rate"),
