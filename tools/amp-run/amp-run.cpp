@@ -371,7 +371,7 @@ static int train(Interpreter &interpreter, func::FuncOp func,
       llvm::outs() << llvm::format("step %u loss %.9g", step, last);
       // The parts of the loss, as amp-step prints them.
       for (auto [k, i] : llvm::enumerate(threaded))
-        if (func.getArgAttr(i, AmpDialect::kLossPartAttrName))
+        if (getArgumentKind(func, i) == ArgumentKind::loss_part)
           llvm::outs() << llvm::format(" %s %.9g",
                                        getArgumentName(func, i).str().c_str(),
                                        (*results)[k][0]);

@@ -527,7 +527,10 @@ void StepEmitter::nameBuffers() {
   };
   for (auto [i, argument] : llvm::enumerate(func.getArguments()))
     bufferNames[argument] = claim(tensorNames[i]);
-  // An arena value is named after the op that computes it and its kernel.
+  // An arena value is named after the model's name of the op that
+  // computes it (getSourceNames), the op and its kernel: h1_matmul3, or
+  // matmul3 where the model gives none.
+  llvm::DenseMap<Operation *, std::string> sourceNames = getSourceNames(func);
   int64_t number = 0;
   for (auto kernel : func.getBody().front().getOps<FusionOp>()) {
     for (auto [result, yielded] :
@@ -538,7 +541,9 @@ void StepEmitter::nameBuffers() {
       // verifyPlan refused kernels that yield an input: an op computes it.
       auto computed = cast<OpResult>(yielded);
       Operation *op = computed.getOwner();
+      std::string model = sourceNames.lookup(op);
       std::string wanted =
+          (model.empty() ? "" : model + "_") +
           op->getName().stripDialect().str() + std::to_string(number) +
           (op->getNumResults() > 1
                ? "_" + std::to_string(computed.getResultNumber())
@@ -890,18 +895,7 @@ void StepEmitter::printTensorTable(ArrayRef<IndexCheck> indexChecks) {
   int64_t scaleSlot = -1;
   for (unsigned i = 0; i < func.getNumArguments(); ++i) {
     auto type = cast<RankedTensorType>(func.getArgumentTypes()[i]);
-    bool isParam =
-        static_cast<bool>(func.getArgAttr(i, AmpDialect::kParamAttrName));
-    bool isState =
-        static_cast<bool>(func.getArgAttr(i, AmpDialect::kStateAttrName));
-    bool isHyper = static_cast<bool>(
-        func.getArgAttr(i, AmpDialect::kHyperParameterAttrName));
-    bool isLossPart =
-        static_cast<bool>(func.getArgAttr(i, AmpDialect::kLossPartAttrName));
-    bool isBuffer =
-        static_cast<bool>(func.getArgAttr(i, AmpDialect::kBufferAttrName));
-    bool isRng =
-        static_cast<bool>(func.getArgAttr(i, AmpDialect::kRngAttrName));
+    ArgumentKind kind = getArgumentKind(func, i);
     if (func.getArgAttr(i, AmpDialect::kLossScaleAttrName))
       scaleSlot = i;
     double initial = 0;
@@ -910,7 +904,7 @@ void StepEmitter::printTensorTable(ArrayRef<IndexCheck> indexChecks) {
       initial = value.getValueAsDouble();
     // Parameters start as PyTorch starts their layers (getParamInit).
     int64_t fanIn = 1;
-    if (isParam) {
+    if (kind == ArgumentKind::param) {
       ParamInit init = getParamInit(func, i);
       fanIn = init.fanIn;
       initial = init.initial;
@@ -923,15 +917,10 @@ void StepEmitter::printTensorTable(ArrayRef<IndexCheck> indexChecks) {
       shard = part[2] ? 2 : 1;
       shardOf = part[0];
     }
+    // The kind's C name, as ArgumentKind mirrors amp_step_tensor_kind_t.
     printTensorEntry(os, tensorNames[i],
-                     isParam      ? "AMP_STEP_PARAM"
-                     : isBuffer   ? "AMP_STEP_BUFFER"
-                     : isRng      ? "AMP_STEP_RNG"
-                     : isHyper    ? "AMP_STEP_HPARAM"
-                     : isLossPart ? "AMP_STEP_LOSS_PART"
-                     : isState    ? "AMP_STEP_STATE"
-                                  : "AMP_STEP_INPUT",
-                     type, fanIn, initial, shard, shardOf);
+                     "AMP_STEP_" + stringifyArgumentKind(kind).upper(), type,
+                     fanIn, initial, shard, shardOf);
   }
   if (func.getNumArguments() == 0)
     os << "  {}\n";

@@ -1302,21 +1302,21 @@ func.func @hparam_not_unit(%lr: tensor<f64> {amp.state = 0.1, amp.hparam = 1.0})
 
 // -----
 
-// expected-error @+1 {{'amp.loss_part' on argument #1 needs a 0-d f32 tensor that is also 'amp.state' (and no parameter or loss scale), got 'tensor<f32>'}}
+// expected-error @+1 {{'amp.loss_part' on argument #1 needs a 0-d f32 tensor that is also 'amp.state' (and no loss scale), got 'tensor<f32>'}}
 func.func @loss_part_not_state(%w: tensor<2xf32> {amp.param}, %ce: tensor<f32> {amp.loss_part}) {
   return
 }
 
 // -----
 
-// expected-error @+1 {{'amp.loss_part' on argument #0 needs a 0-d f32 tensor that is also 'amp.state' (and no parameter or loss scale), got 'tensor<f16>'}}
+// expected-error @+1 {{'amp.loss_part' on argument #0 needs a 0-d f32 tensor that is also 'amp.state' (and no loss scale), got 'tensor<f16>'}}
 func.func @loss_part_f16(%ce: tensor<f16> {amp.state, amp.loss_part}) {
   return
 }
 
 // -----
 
-// expected-error @+1 {{'amp.loss_part' on argument #0 needs a 0-d f32 tensor that is also 'amp.state' (and no parameter or loss scale), got 'tensor<f32>'}}
+// expected-error @+1 {{'amp.loss_part' on argument #0 needs a 0-d f32 tensor that is also 'amp.state' (and no loss scale), got 'tensor<f32>'}}
 func.func @loss_part_scale(%s: tensor<f32> {amp.state, amp.loss_scale, amp.loss_part}) {
   return
 }
@@ -1325,6 +1325,30 @@ func.func @loss_part_scale(%s: tensor<f32> {amp.state, amp.loss_scale, amp.loss_
 
 // expected-error @+1 {{'amp.loss_part' must be a unit attribute}}
 func.func @loss_part_not_unit(%ce: tensor<f32> {amp.state, amp.loss_part = "ce"}) {
+  return
+}
+
+// -----
+
+// An argument has one kind (ArgumentKind): the attributes naming two are
+// refused, whichever the verifier reads first.
+
+// expected-error @+1 {{argument #0 is both 'amp.param' and 'amp.state': an argument is one of a parameter, a buffer, the generator's state, a hyperparameter, a loss part, other state or an input}}
+func.func @param_state(%w: tensor<4xf32> {amp.param, amp.state}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument #0 is both 'amp.hparam' and 'amp.loss_part': an argument is one of a parameter, a buffer, the generator's state, a hyperparameter, a loss part, other state or an input}}
+func.func @hparam_loss_part(%x: tensor<f32> {amp.state, amp.hparam, amp.loss_part}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument #0 is both 'amp.buffer' and 'amp.rng': an argument is one of a parameter, a buffer, the generator's state, a hyperparameter, a loss part, other state or an input}}
+func.func @buffer_rng(%r: tensor<2xi64> {amp.state, amp.rng, amp.buffer}) {
   return
 }
 

@@ -110,6 +110,38 @@ static LogicalResult verifyArgumentName(Operation *op, unsigned argIndex,
   return success();
 }
 
+/// The attributes that say an argument's kind (ArgumentKind), but
+/// amp.state, which a step's buffers, generator, hyperparameters and loss
+/// parts also hold; a parameter holds none of them.
+static constexpr StringLiteral kKindAttrNames[] = {
+    AmpDialect::kParamAttrName, AmpDialect::kBufferAttrName,
+    AmpDialect::kRngAttrName, AmpDialect::kHyperParameterAttrName,
+    AmpDialect::kLossPartAttrName};
+
+/// Argument `argIndex` of `op` has one kind: `name`, one of
+/// kKindAttrNames, is the only one of them on it, and a parameter is no
+/// state.
+static LogicalResult verifyOneKind(Operation *op, unsigned argIndex,
+                                   StringRef name) {
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function || !llvm::is_contained(kKindAttrNames, name))
+    return success();
+  auto both = [&](StringRef other) {
+    return emitArgumentError(op, argIndex)
+           << "argument #" << argIndex << " is both '" << name << "' and '"
+           << other << "': an argument is one of a parameter, a buffer, the "
+           << "generator's state, a hyperparameter, a loss part, other "
+              "state or an input";
+  };
+  for (StringRef other : kKindAttrNames)
+    if (other != name && function.getArgAttr(argIndex, other))
+      return both(other);
+  if (name == AmpDialect::kParamAttrName &&
+      function.getArgAttr(argIndex, AmpDialect::kStateAttrName))
+    return both(AmpDialect::kStateAttrName);
+  return success();
+}
+
 LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned regionIndex,
                                                    unsigned argIndex,
@@ -124,6 +156,8 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
       name != kParamInitAttrName && name != kRngAttrName &&
       name != kShardOfAttrName && name != kMicroBatchAttrName)
     return op->emitError() << "unknown amp argument attribute '" << name << "'";
+  if (failed(verifyOneKind(op, argIndex, name)))
+    return failure();
   if (name == kParamInitAttrName) {
     auto init = dyn_cast<DenseF64ArrayAttr>(value);
     auto function = dyn_cast<FunctionOpInterface>(op);
@@ -217,19 +251,14 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
   }
   // A buffer's starting value is checked as a state's, below.
   if (name == kBufferAttrName &&
-      (!tensor || !tensor.hasStaticShape() || !isa<FloatType>(element) ||
-       function.getArgAttr(argIndex, kParamAttrName)))
+      (!tensor || !tensor.hasStaticShape() || !isa<FloatType>(element)))
     return emit() << "'" << kBufferAttrName << "' on argument #" << argIndex
-                  << " needs a statically shaped floating-point tensor that "
-                     "is no 'amp.param' (a buffer is not trained), got "
+                  << " needs a statically shaped floating-point tensor, got "
                   << type;
   if (name == kRngAttrName) {
-    if (!isRngStateType(type) ||
-        function.getArgAttr(argIndex, kParamAttrName) ||
-        function.getArgAttr(argIndex, kBufferAttrName))
+    if (!isRngStateType(type))
       return emit() << "'" << kRngAttrName << "' on argument #" << argIndex
-                    << " needs a tensor<2xi64> (seed, forward pass) that is "
-                       "no parameter or buffer, got "
+                    << " needs a tensor<2xi64> (seed, forward pass), got "
                     << type;
     for (unsigned other = 0; other < argIndex; ++other)
       if (function.getArgAttr(other, kRngAttrName))
@@ -241,11 +270,10 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
   if (name == kLossPartAttrName) {
     if (!tensor || tensor.getRank() != 0 || !element.isF32() ||
         !function.getArgAttr(argIndex, kStateAttrName) ||
-        function.getArgAttr(argIndex, kParamAttrName) ||
         function.getArgAttr(argIndex, kLossScaleAttrName))
       return emit() << "'" << kLossPartAttrName << "' on argument #" << argIndex
                     << " needs a 0-d f32 tensor that is also 'amp.state' "
-                       "(and no parameter or loss scale), got "
+                       "(and no loss scale), got "
                     << type;
     return success();
   }

@@ -41,3 +41,12 @@ SmallVector<std::string> amp::getSchedulesReading(StringRef option) {
   }
   return kinds;
 }
+
+std::string amp::listLrSchedules() {
+  std::string list = "constant";
+  uint32_t last = getMaxEnumValForLrScheduleKind();
+  for (uint32_t value = 0; value <= last; ++value)
+    list += (value == last ? " or " : ", ") +
+            spellLrSchedule(static_cast<LrScheduleKind>(value));
+  return list;
+}

@@ -10,6 +10,8 @@
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -192,6 +194,31 @@ amp::getValuesBySourceName(FunctionOpInterface function,
         values.try_emplace(name, op->getResult(0));
   });
   return values;
+}
+
+llvm::DenseMap<Operation *, std::string>
+amp::getSourceNames(Operation *root, const llvm::SourceMgr *sources) {
+  SourceTexts texts(sources);
+  llvm::DenseMap<Operation *, std::string> names;
+  root->walk([&](Operation *op) {
+    if (op->getNumResults() == 0)
+      return;
+    // An inlined op is located at its callee's place, called from the
+    // call's.
+    Location loc = op->getLoc();
+    while (auto call = dyn_cast<CallSiteLoc>(loc))
+      loc = call.getCallee();
+    std::string name;
+    if (auto named = dyn_cast<NameLoc>(loc))
+      name = named.getName().str();
+    else if (auto file = dyn_cast<FileLineColLoc>(loc);
+             file && op->getNumResults() == 1)
+      name = texts.resultNameBefore(file).str(); // the value's own name
+    // %0, %1: the parser's numbering, not a name.
+    if (!name.empty() && !llvm::all_of(name, llvm::isDigit))
+      names[op] = std::move(name);
+  });
+  return names;
 }
 
 namespace {

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/IR/StepArguments.h"
 #include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
 #include "amp/Dialect/Amp/Transforms/Buffers.h"
 #include "amp/Dialect/Amp/Transforms/GradientFunction.h"
@@ -325,13 +326,20 @@ FailureOr<StepSignature> SignatureBuilder::build() {
 }
 
 LogicalResult SignatureBuilder::classifyArguments() {
-  for (unsigned i = 0, e = original.getNumArguments(); i < e; ++i)
-    if (original.getArgAttr(i, AmpDialect::kParamAttrName))
+  for (unsigned i = 0, e = original.getNumArguments(); i < e; ++i) {
+    switch (getArgumentKind(original, i)) {
+    case ArgumentKind::param:
       sig.params.push_back(i);
-    else if (original.getArgAttr(i, AmpDialect::kRngAttrName))
+      break;
+    case ArgumentKind::rng:
       sig.rng = i;
-    else if (!original.getArgAttr(i, AmpDialect::kBufferAttrName))
+      break;
+    case ArgumentKind::buffer:
+      break;
+    default:
       sig.batch.push_back(i);
+    }
+  }
   return success();
 }
 
@@ -1150,9 +1158,8 @@ struct AmpOptimizerPass : amp::impl::AmpOptimizerBase<AmpOptimizerPass> {
       config.schedule = parseLrSchedule(schedule);
       if (!config.schedule) {
         emitOptionError(&getContext())
-            << "amp-optimizer: unknown schedule '" << schedule
-            << "'; expected constant, linear-warmup, cosine, step or "
-               "warmup-cosine";
+            << "amp-optimizer: unknown schedule '" << schedule << "'; expected "
+            << listLrSchedules();
         return signalPassFailure();
       }
     }

@@ -106,6 +106,31 @@ def Amp_LossScalingAttr : Amp_Attr<"LossScaling", "loss_scaling"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Argument kinds
+//===----------------------------------------------------------------------===//
+
+// The kind of a model's or a step's argument, with the values of the C ABI's
+// amp_step_tensor_kind_t (amp_runtime/step.h), which the tensor table of a
+// compiled step writes. The IR says it with the argument attributes of
+// AmpBase.td (amp.param, amp.buffer, amp.rng, amp.hparam, amp.loss_part,
+// amp.state), which also carry payloads (starting values); getArgumentKind
+// (StepArguments.h) decodes them, and the dialect's verifier refuses an
+// argument whose attributes name two kinds.
+def Amp_ArgumentKind : I32EnumAttr<"ArgumentKind",
+    "what an argument of a model or training step is", [
+      I32EnumAttrCase<"param", 0>,
+      I32EnumAttrCase<"state", 1>,
+      I32EnumAttrCase<"input", 2>,
+      I32EnumAttrCase<"hparam", 3>,
+      I32EnumAttrCase<"loss_part", 4>,
+      I32EnumAttrCase<"buffer", 5>,
+      I32EnumAttrCase<"rng", 6>
+    ]> {
+  let cppNamespace = "::mlir::amp";
+  let genSpecializedAttr = 0;
+}
+
+//===----------------------------------------------------------------------===//
 // Kernel
 //===----------------------------------------------------------------------===//
 

@@ -12,6 +12,7 @@
 
 #include "mlir/IR/Operation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <string>
@@ -51,6 +52,17 @@ LogicalResult nameArgumentsFromSource(Operation *root,
 llvm::StringMap<Value>
 getValuesBySourceName(FunctionOpInterface function,
                       const llvm::SourceMgr *sources = nullptr);
+
+/// The model's name of each op under `root` with results, for naming what
+/// the generated code keeps of them: its location's name where that is a
+/// NameLoc (the torch importer's module path, "h.0.ln_1"), else, for an
+/// op with one result, the SSA name the source writes before it
+/// (`%logits = amp.add ...` gives "logits"; %0 is no name), read as
+/// getValuesBySourceName reads it. Ops made from a model's op (its
+/// gradient, its cast) carry its location, and so its name. Ops without
+/// a name are left out.
+llvm::DenseMap<Operation *, std::string>
+getSourceNames(Operation *root, const llvm::SourceMgr *sources = nullptr);
 
 } // namespace mlir::amp
 

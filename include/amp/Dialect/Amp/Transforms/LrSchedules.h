@@ -34,6 +34,10 @@ bool lrScheduleReads(LrScheduleKind kind, StringRef option);
 /// none for an option of no schedule.
 SmallVector<std::string> getSchedulesReading(StringRef option);
 
+/// Every spelling the option takes, as an error lists them ("constant,
+/// linear-warmup, ... or warmup-cosine").
+std::string listLrSchedules();
+
 } // namespace mlir::amp
 
 #endif // AMP_DIALECT_AMP_TRANSFORMS_LRSCHEDULES_H

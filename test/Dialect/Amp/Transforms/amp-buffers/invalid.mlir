@@ -1,14 +1,14 @@
 // Bad buffers: each a diagnostic at its place, exit 1.
 // RUN: amp-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{'amp.buffer' on argument #0 needs a statically shaped floating-point tensor that is no 'amp.param' (a buffer is not trained), got 'tensor<4xi64>'}}
+// expected-error @+1 {{'amp.buffer' on argument #0 needs a statically shaped floating-point tensor, got 'tensor<4xi64>'}}
 func.func @integer(%b: tensor<4xi64> {amp.buffer}) {
   return
 }
 
 // -----
 
-// expected-error @+1 {{'amp.buffer' on argument #0 needs a statically shaped floating-point tensor that is no 'amp.param' (a buffer is not trained), got 'tensor<4xf32>'}}
+// expected-error @+1 {{argument #0 is both 'amp.buffer' and 'amp.param': an argument is one of a parameter, a buffer, the generator's state, a hyperparameter, a loss part, other state or an input}}
 func.func @trained(%b: tensor<4xf32> {amp.buffer, amp.param}) {
   return
 }

@@ -1,14 +1,14 @@
 // Bad generators and dropouts: each a diagnostic at its place, exit 1.
 // RUN: amp-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{'amp.rng' on argument #0 needs a tensor<2xi64> (seed, forward pass) that is no parameter or buffer, got 'tensor<2xi32>'}}
+// expected-error @+1 {{'amp.rng' on argument #0 needs a tensor<2xi64> (seed, forward pass), got 'tensor<2xi32>'}}
 func.func @narrow(%rng: tensor<2xi32> {amp.rng}) {
   return
 }
 
 // -----
 
-// expected-error @+1 {{'amp.rng' on argument #0 needs a tensor<2xi64> (seed, forward pass) that is no parameter or buffer, got 'tensor<3xi64>'}}
+// expected-error @+1 {{'amp.rng' on argument #0 needs a tensor<2xi64> (seed, forward pass), got 'tensor<3xi64>'}}
 func.func @long(%rng: tensor<3xi64> {amp.rng}) {
   return
 }
