@@ -78,6 +78,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -585,6 +586,72 @@ const char *const kUsage =
     "       RANK=R WORLD_SIZE=N AMP_NCCL_ID_FILE=PATH amp-step ... "
     "[--comm-timeout=SECONDS]\n";
 
+/// Every option amp-step takes, as the usage writes it (up to and with
+/// its `=`), for the suggestion to a misspelled one.
+const char *const kOptionNames[] = {"--inputs=",
+                                    "--seed=",
+                                    "--index-bound=",
+                                    "--steps=",
+                                    "--bench=",
+                                    "--device=",
+                                    "--graph",
+                                    "--load=",
+                                    "--save=",
+                                    "--output-dir=",
+                                    "--hparam=",
+                                    "--eval=",
+                                    "--data=",
+                                    "--val-data=",
+                                    "--epochs=",
+                                    "--val-every=",
+                                    "--print-every=",
+                                    "--checkpoint=",
+                                    "--checkpoint-every=",
+                                    "--log=",
+                                    "--shuffle-seed=",
+                                    "--no-shuffle",
+                                    "--allow-nonfinite",
+                                    "--comm=",
+                                    "--comm-timeout="};
+
+/// Levenshtein distance of `a` and `b` (insertions, deletions and
+/// substitutions of one character each count 1).
+size_t editDistance(const std::string &a, const std::string &b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
+                         diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+/// The option `arg` (`--stpes=5`) most likely misspells, by its name
+/// before any `=`, or "" when none is within a third of its length.
+std::string suggestOption(const std::string &arg) {
+  std::string name = arg.substr(0, arg.find('='));
+  std::string best;
+  size_t bestDistance = name.size() / 3 + 1;
+  for (const char *option : kOptionNames) {
+    std::string candidate = option;
+    if (candidate.back() == '=')
+      candidate.pop_back();
+    size_t distance = editDistance(name, candidate);
+    if (distance < bestDistance) {
+      bestDistance = distance;
+      best = option;
+    }
+  }
+  return best;
+}
+
 /// The communicator, where one is joined, is destroyed when the run ends
 /// well. An error on one rank of several leaves it to the launcher to end
 /// the job: a rank that finalized MPI alone would wait there for the
@@ -719,8 +786,10 @@ int Run::parse(int argc, char **argv) {
       }
       hparams.emplace_back(setting.substr(0, equals), value);
     } else if (arg != "--device=host") {
-      std::fprintf(stderr, "amp-step: error: unknown argument '%s'\n%s",
-                   arg.c_str(), kUsage);
+      std::string suggestion = suggestOption(arg);
+      std::fprintf(stderr, "amp-step: error: unknown argument '%s'%s%s%s\n%s",
+                   arg.c_str(), suggestion.empty() ? "" : "; did you mean '",
+                   suggestion.c_str(), suggestion.empty() ? "" : "'?", kUsage);
       return 2;
     }
   }
