@@ -3,6 +3,8 @@ torchvision's resnet18 and Hugging Face transformers' GPT2LMHeadModel."""
 
 import contextlib
 import copy
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,7 +15,8 @@ import transformers
 
 import ampmlir
 
-from test_import import assert_within_recipes, f16_against_pytorch, train_both
+from test_import import (assert_within_recipes, f16_against_pytorch,
+                         f16_step_losses, train_both)
 
 
 def classify(model, x, labels):
@@ -199,6 +202,34 @@ def test_resnet18_gradients_are_as_close_to_f64_as_pytorchs(resnet):
 CALM_SIZE, CALM_LR = 40, 1e-5
 # The steps before rounding is amplified there (for PyTorch too).
 CALM_STEPS = 18
+# The f16 runs' first scale: it overflows at first, as GradScaler's default.
+F16_INIT_SCALE = 2.0**24
+LAYOUT_NAMES = {torch.contiguous_format: "contiguous",
+                torch.channels_last: "channels_last"}
+
+
+def fingerprint(model, batches):
+    """Sums (in f64) of the weights' and the batches' magnitudes: what
+    golden/resnet18.json was made from."""
+    def total(tensors):
+        return sum(t.double().abs().sum().item() for t in tensors)
+    return {"weights": total(model.state_dict().values()),
+            "batches": total(t for batch in batches for t in batch)}
+
+
+def resnet18_golden(model, batches):
+    """PyTorch's side of the calm resnet18 runs, recorded by
+    make_golden.py (minutes of PyTorch on a CPU, which are the same on
+    every run), after checking that this model and these batches are the
+    ones it was recorded from."""
+    golden = json.loads(
+        (Path(__file__).parent / "golden" / "resnet18.json").read_text())
+    for key, value in fingerprint(model, batches).items():
+        assert value == pytest.approx(golden["fingerprint"][key], rel=1e-9), (
+            f"resnet18's {key} are not the ones golden/resnet18.json was "
+            f"made from (torch {golden['torch']}, torchvision "
+            f"{golden['torchvision']}); run make_golden.py")
+    return golden
 
 
 def adamw_losses(model, batches, dtype, lr, skipped=(),
@@ -245,16 +276,16 @@ def test_resnet18_trains_as_pytorch_does(tmp_path):
     and 9.5e-5 off f64, the others 2.9e-6 to 4.3e-6 (20 times the
     others' furthest); so the last two steps are held to three times
     1e-4 at least. Compiled without AdamW's weight decay, which PyTorch
-    keeps, our loss is 7.6e-5 off at step 14, 15 times that furthest."""
+    keeps, our loss is 7.6e-5 off at step 14, 15 times that furthest.
+    PyTorch's default configuration trains beside the step; the other
+    three and f64 are read from golden/resnet18.json (make_golden.py)."""
     model, batches = resnet18(CALM_SIZE)
+    golden = resnet18_golden(model, batches)["f32"]
     single, ours, _, _ = train_both(model, classify, batches, tmp_path,
                                     lr=CALM_LR, compute_type="f32")
-    exact = adamw_losses(model, batches, torch.float64, CALM_LR)
+    exact = np.array(golden["f64"])
     theirs = [single]  # contiguous on the default number of threads
-    for layout, count in f32_configurations()[1:]:
-        with torch_threads(count):
-            theirs.append(adamw_losses(model, batches, torch.float32,
-                                       CALM_LR, layout=layout))
+    theirs += [np.array(run["losses"]) for run in golden["configurations"]]
     theirs_error = np.abs(np.array(theirs) - exact) / exact
     ours_error = np.abs(ours - exact) / exact
     furthest = np.maximum.accumulate(theirs_error.max(axis=0))
@@ -297,14 +328,19 @@ def test_resnet18_in_f16_follows_pytorchs_recipes(tmp_path):
     from it than three times the furthest PyTorch's autocast has been so
     far. Ours are up to 1.6e-3 off, autocast's up to 1.9e-3: f16 rounding
     of the logits, amplified by batch norm, and it cancels in the loss
-    differently on each batch."""
+    differently on each batch. PyTorch's three runs (about 160 s on two
+    cores) are read from golden/resnet18.json (make_golden.py)."""
     model, batches = resnet18(CALM_SIZE)
-    (ours, ours_skipped), (theirs, theirs_skipped), (pure, pure_skipped) = \
-        f16_against_pytorch(model, classify, batches, tmp_path, lr=CALM_LR)
-    assert ours_skipped == theirs_skipped == pure_skipped == list(range(9))
+    golden = resnet18_golden(model, batches)["f16"]
+    ours, ours_skipped, ours_scales = f16_step_losses(
+        model, classify, batches, tmp_path, 20, F16_INIT_SCALE, CALM_LR)
+    theirs = np.array(golden["autocast"]["losses"])
+    pure = np.array(golden["pure"]["losses"])
+    assert ours_scales == golden["autocast"]["scales"]
+    assert ours_skipped == golden["autocast"]["skipped"] == \
+        golden["pure"]["skipped"] == list(range(9))
     np.testing.assert_array_equal(pure, theirs)
-    exact = adamw_losses(model, batches, torch.float64, CALM_LR,
-                         skipped=theirs_skipped)
+    exact = np.array(golden["f64"])
     theirs_error = np.abs(theirs - exact) / exact
     ours_error = np.abs(ours - exact) / exact
     envelope = 3 * np.maximum.accumulate(theirs_error)

@@ -251,43 +251,69 @@ def pure_f16_losses(model, loss, batches, init_scale, steps, lr=1e-3):
     return out
 
 
-def f16_against_pytorch(model, loss, batches, tmp_path, steps=20,
-                        init_scale=2.0**24, lr=1e-3):
-    """The model trained by the f16 AMP step and by PyTorch's two f16
-    recipes, all from the same weights and scale: autocast (f16, on the
-    CPU) with GradScaler, and pure f16 with f32 master weights
-    (pure_f16_losses). Checks that the step's scale equals GradScaler's
-    after every step, and returns the three runs' losses and the steps each
-    skipped: (ours, autocast, pure), each (losses, skipped)."""
+def autocast_losses(model, loss, batches, init_scale, steps, lr=1e-3):
+    """PyTorch's f16 AMP recipe: autocast (f16, on the CPU) with
+    GradScaler and AdamW, from a copy of the model. Returns the losses,
+    the steps skipped and GradScaler's scale after every step."""
     reference = copy.deepcopy(model)
     optimizer = torch.optim.AdamW(reference.parameters(), lr=lr)
     scaler = torch.amp.GradScaler("cpu", init_scale=init_scale)
+    losses, skipped, scales = [], [], []
+    for k in range(steps):
+        batch = batches[k % len(batches)]
+        with torch.autocast("cpu", dtype=torch.float16):
+            value = loss(reference, *batch)
+        optimizer.zero_grad()
+        scaler.scale(value).backward()
+        scale = scaler.get_scale()
+        scaler.step(optimizer)
+        scaler.update()
+        losses.append(value.item())
+        if scaler.get_scale() < scale:
+            skipped.append(k)
+        scales.append(scaler.get_scale())
+    return np.array(losses), skipped, scales
+
+
+def f16_step_losses(model, loss, batches, tmp_path, steps, init_scale,
+                    lr=1e-3):
+    """The model imported and trained by the f16 AMP step with AdamW from
+    the module's weights. Returns what autocast_losses returns."""
     imported = ampmlir.from_torch(model, batches[0], loss=loss)
     compiled = imported.compile(
         tmp_path / "f16", compute_type="f16", optimizer="adamw",
         train_options=f"lr={lr} init-scale={init_scale}")
-    theirs, ours = [], []
+    losses, skipped, scales = [], [], []
     with compiled.load() as step:
         step.init(seed=0)
         step.load_state_dict(model.state_dict())
         for k in range(steps):
-            batch = batches[k % len(batches)]
-            with torch.autocast("cpu", dtype=torch.float16):
-                value = loss(reference, *batch)
-            optimizer.zero_grad()
-            scaler.scale(value).backward()
-            scale = scaler.get_scale()
-            scaler.step(optimizer)
-            scaler.update()
-            theirs.append((value.item(), scaler.get_scale() < scale))
-            skipped = step.skipped
-            step.run(*(t.numpy() for t in batch))
-            ours.append((step.loss, step.skipped > skipped))
-            assert step.scale == scaler.get_scale(), k
+            before = step.skipped
+            step.run(*(t.numpy() for t in batches[k % len(batches)]))
+            losses.append(step.loss)
+            if step.skipped > before:
+                skipped.append(k)
+            scales.append(step.scale)
+    return np.array(losses), skipped, scales
+
+
+def f16_against_pytorch(model, loss, batches, tmp_path, steps=20,
+                        init_scale=2.0**24, lr=1e-3):
+    """The model trained by the f16 AMP step and by PyTorch's two f16
+    recipes, all from the same weights and scale: autocast with GradScaler
+    (autocast_losses), and pure f16 with f32 master weights
+    (pure_f16_losses). Checks that the step's scale equals GradScaler's
+    after every step, and returns the three runs' losses and the steps each
+    skipped: (ours, autocast, pure), each (losses, skipped)."""
+    ours, ours_skipped, ours_scales = f16_step_losses(
+        model, loss, batches, tmp_path, steps, init_scale, lr)
+    theirs, theirs_skipped, theirs_scales = autocast_losses(
+        model, loss, batches, init_scale, steps, lr)
+    assert ours_scales == theirs_scales
     pure = pure_f16_losses(model, loss, batches, init_scale, steps, lr)
-    return tuple((np.array([v for v, _ in run]),
-                  [k for k, (_, s) in enumerate(run) if s])
-                 for run in (ours, theirs, pure))
+    return ((ours, ours_skipped), (theirs, theirs_skipped),
+            (np.array([v for v, _ in pure]),
+             [k for k, (_, s) in enumerate(pure) if s]))
 
 
 def assert_within_recipes(ours, theirs, pure):
