@@ -42,8 +42,12 @@ LogicalResult addEvaluation(func::FuncOp func, ArrayRef<std::string> outputs,
     return emitError(func.getLoc())
            << "amp-evaluation: @" << name << " already exists";
 
-  // The named values of the original, found in its clone by position.
+  // The named values of the original, found in its clone by position:
+  // by the SSA names of its source, else by the module paths of their
+  // locations (an imported model's outputs of "fc" or "blocks.0").
   llvm::StringMap<Value> named = getValuesBySourceName(func);
+  for (auto &entry : getValuesByModulePath(func))
+    named.try_emplace(entry.getKey(), entry.getValue());
   SmallVector<Operation *> originalOps;
   func.walk([&](Operation *op) { originalOps.push_back(op); });
   llvm::StringSet<> seen;
@@ -67,7 +71,8 @@ LogicalResult addEvaluation(func::FuncOp func, ArrayRef<std::string> outputs,
                                 << " defines no value named '" << output
                                 << "' in its source";
       if (known.empty())
-        return diag << " (its ops have no source positions to name them by)";
+        return diag << " (its ops have no source positions or module paths "
+                       "to name them by)";
       diag << " (it defines: ";
       llvm::interleaveComma(known, diag);
       return diag << ")";

@@ -196,6 +196,35 @@ amp::getValuesBySourceName(FunctionOpInterface function,
   return values;
 }
 
+/// The location an op of a model was written at: an inlined op's
+/// callee's place, not the call's.
+static Location writtenAt(Location loc) {
+  while (auto call = dyn_cast<CallSiteLoc>(loc))
+    loc = call.getCallee();
+  return loc;
+}
+
+llvm::StringMap<Value>
+amp::getValuesByModulePath(FunctionOpInterface function) {
+  llvm::StringMap<Value> values;
+  if (function.isExternal())
+    return values;
+  for (Block &block : function.getFunctionBody())
+    for (Operation &op : block) {
+      auto named = dyn_cast<NameLoc>(writtenAt(op.getLoc()));
+      if (!named || op.getNumResults() == 0)
+        continue;
+      // The path and each enclosing one; later ops overwrite earlier.
+      StringRef path = named.getName().getValue();
+      while (!path.empty()) {
+        values[path] = op.getResult(0);
+        size_t dot = path.rfind('.');
+        path = dot == StringRef::npos ? StringRef() : path.take_front(dot);
+      }
+    }
+  return values;
+}
+
 llvm::DenseMap<Operation *, std::string>
 amp::getSourceNames(Operation *root, const llvm::SourceMgr *sources) {
   SourceTexts texts(sources);
@@ -203,11 +232,7 @@ amp::getSourceNames(Operation *root, const llvm::SourceMgr *sources) {
   root->walk([&](Operation *op) {
     if (op->getNumResults() == 0)
       return;
-    // An inlined op is located at its callee's place, called from the
-    // call's.
-    Location loc = op->getLoc();
-    while (auto call = dyn_cast<CallSiteLoc>(loc))
-      loc = call.getCallee();
+    Location loc = writtenAt(op->getLoc());
     std::string name;
     if (auto named = dyn_cast<NameLoc>(loc))
       name = named.getName().str();

@@ -53,6 +53,14 @@ llvm::StringMap<Value>
 getValuesBySourceName(FunctionOpInterface function,
                       const llvm::SourceMgr *sources = nullptr);
 
+/// The values that `function`'s body defines, by the module paths of the
+/// ops' locations (a NameLoc, as the torch importer writes
+/// `loc("blocks.0.mlp"(...))`): each path, and each path that encloses it
+/// ("blocks.0", "blocks"), names the first result of the last op (in
+/// program order) located inside that module, which is the module's
+/// output. Ops of the function's body only, not of nested regions.
+llvm::StringMap<Value> getValuesByModulePath(FunctionOpInterface function);
+
 /// The model's name of each op under `root` with results, for naming what
 /// the generated code keeps of them: its location's name where that is a
 /// NameLoc (the torch importer's module path, "h.0.ln_1"), else, for an

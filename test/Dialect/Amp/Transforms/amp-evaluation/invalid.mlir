@@ -13,7 +13,7 @@
 // UNKNOWN: invalid.mlir:[[# @LINE + 6]]:1: error: amp-evaluation: @mlp defines no value named 'logits' in its source (it defines: loss, z)
 // LOSS: invalid.mlir:[[# @LINE + 5]]:1: error: amp-evaluation: the loss is always the first result; 'loss' names no other output
 // TWICE: invalid.mlir:[[# @LINE + 4]]:1: error: amp-evaluation: output 'z' is named twice
-// STDIN: error: amp-evaluation: @mlp defines no value named 'z' in its source (its ops have no source positions to name them by)
+// STDIN: error: amp-evaluation: @mlp defines no value named 'z' in its source (its ops have no source positions or module paths to name them by)
 // MISSING: error: amp-evaluation: no function named @nothing
 // MISSING-NOT: error
 func.func @mlp(%x: tensor<2x3xf32>, %w: tensor<3xf32> {amp.param},
