@@ -298,6 +298,8 @@ def _check(lib, status):
 # The file beside a step imported from PyTorch that records the PyTorch
 # names of its tensors (ImportedModel.compile writes it).
 TORCH_NAMES_FILE = "torch_names.json"
+# The module's state_dict at import, beside a step imported from PyTorch.
+TORCH_STATE_FILE = "torch_state.npz"
 
 
 def _comm_library():
@@ -675,11 +677,32 @@ class Step:
         """Parameters as PyTorch initialises its layers: weights and linear
         biases uniform in +-1/sqrt(fan_in) from ``seed`` (fan_in: the
         matmul's inner dimension), norm scales 1 and norm biases 0; state at
-        its initial values; counters zero."""
+        its initial values; counters zero. A step imported with
+        ampmlir.from_torch then takes the module's weights and buffers as
+        they were at import (``torch_state.npz`` beside it), so it starts
+        where PyTorch is; ``seed`` still draws its dropout masks."""
         if not 0 <= int(seed) < 2**64:
             raise AmpError(f"seed must be in [0, 2**64), not {seed}")
         _check(self._lib, self._lib.amp_step_init(self._live(), int(seed)))
+        initial = self._torch_initial_state()
+        if initial is not None:
+            self.load_state_dict(initial)
         self.check_replicas()
+
+    def _torch_initial_state(self):
+        """The module's state_dict at import, for a step imported from
+        PyTorch (ImportedModel.compile); None for other steps."""
+        keys = self._torch_record()["initial_state"]
+        path = self.library.parent / TORCH_STATE_FILE
+        if keys is None:
+            return None
+        try:
+            with np.load(path, allow_pickle=False) as arrays:
+                values = [arrays[f"arr_{i}"] for i in range(len(keys))]
+        except (OSError, KeyError, ValueError) as error:
+            raise AmpError(f"{path}: cannot read the module's weights the "
+                           f"step starts from: {error}") from None
+        return dict(zip(keys, values))
 
     # -- training ---------------------------------------------------------
 
@@ -992,15 +1015,19 @@ class Step:
     def _torch_record(self):
         """What a step imported from PyTorch keeps beside its library
         (ImportedModel.compile): {"aliases": {key: [other keys of the same
-        tensor]}, "counters": [num_batches_tracked keys]}; empty for other
-        steps."""
+        tensor]}, "counters": [num_batches_tracked keys], "initial_state":
+        [the keys of torch_state.npz's arrays, in order]}; empty (and None)
+        for other steps."""
         path = self.library.parent / TORCH_NAMES_FILE
         if not path.is_file():
-            return {"aliases": {}, "counters": []}
+            return {"aliases": {}, "counters": [], "initial_state": None}
         try:
             recorded = json.loads(path.read_text())
+            initial = recorded.get("initial_state")
             return {"aliases": dict(recorded.get("aliases", {})),
-                    "counters": list(recorded.get("counters", []))}
+                    "counters": list(recorded.get("counters", [])),
+                    "initial_state": None if initial is None
+                    else [str(k) for k in initial]}
         except (ValueError, AttributeError, TypeError) as error:
             raise AmpError(f"{path} is not a record of PyTorch names: "
                            f"{error}") from None

@@ -24,17 +24,21 @@ torch is imported only when ``from_torch`` is called.
 """
 
 import inspect
+import io
 import json
 import math
 import operator
 import os
 import re
 import tempfile
+import warnings
 from pathlib import Path
+
+import numpy as np
 
 from ._errors import AmpError
 from .compiler import compile as _compile
-from .step import TORCH_NAMES_FILE
+from .step import TORCH_NAMES_FILE, TORCH_STATE_FILE
 
 # The wrapper's attribute that holds the user's module: its prefix is taken
 # off every parameter's name.
@@ -162,34 +166,82 @@ class ImportedModel:
     step)."""
 
     def __init__(self, name, mlir, parameters, buffers, aliases, inputs,
-                 counters=()):
+                 counters=(), initial_state=None):
         self.name, self.mlir = name, mlir
         self.parameters, self.buffers = parameters, buffers
         self.aliases, self.inputs = aliases, inputs
         self.counters = list(counters)
+        # The module's state_dict at import ({key: numpy array}), which
+        # the compiled step starts from.
+        self.initial_state = dict(initial_state or {})
 
     def write(self, path):
         """Writes the module to ``path`` (a .mlir file)."""
-        Path(path).write_text(self.mlir)
+        _write_atomically(Path(path), self.mlir.encode())
 
     def compile(self, output_dir, **options):
         """Compiles the module as ampmlir.compile does (the same options)
-        into ``output_dir``, then writes the module's text
-        (``<name>.mlir``) and the PyTorch names of its tensors
-        (``torch_names.json``, for Step.state_dict) beside the step."""
+        into ``output_dir`` from its text, written there first
+        (``<name>.mlir``: every diagnostic points into it, and
+        ``eval_outputs`` names its values by module path, ``"fc"``, or by
+        the SSA names written there). Then writes beside the step the
+        PyTorch names of its tensors (``torch_names.json``, for
+        Step.state_dict) and the module's weights at import
+        (``torch_state.npz``), which Step.init starts the step from."""
         output_dir = Path(output_dir)
         options.setdefault("name", self.name)
         _check_name(options["name"] or self.name)
-        with tempfile.TemporaryDirectory(prefix="ampmlir-import-") as scratch:
-            source = Path(scratch) / f"{self.name}.mlir"
-            self.write(source)
-            compiled = _compile(source, output_dir, **options)
-        self.write(output_dir / f"{self.name}.mlir")
+        output_dir.mkdir(parents=True, exist_ok=True)
+        source = output_dir / f"{self.name}.mlir"
+        self.write(source)
+        compiled = _compile(source, output_dir, **options)
+        # The state's keys in the record, its arrays by position: a key
+        # may hold any character but NUL.
         names = {"parameters": list(self.parameters),
                  "buffers": list(self.buffers), "aliases": self.aliases,
-                 "counters": self.counters}
-        (output_dir / TORCH_NAMES_FILE).write_text(json.dumps(names, indent=1))
+                 "counters": self.counters,
+                 "initial_state": list(self.initial_state)}
+        buffer = io.BytesIO()
+        np.savez(buffer, *self.initial_state.values())
+        _write_atomically(output_dir / TORCH_STATE_FILE, buffer.getvalue())
+        _write_atomically(output_dir / TORCH_NAMES_FILE,
+                          json.dumps(names, indent=1).encode())
         return compiled
+
+
+def _write_atomically(path, data):
+    """Writes ``data`` (bytes) to ``path`` through a temporary file beside
+    it: a reader sees the old file or the new one, never a part."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent,
+                                         prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def _initial_state(module, imported):
+    """The module's parameters and buffers that the step holds (under
+    each key of tied weights) and batch norm's counts, as numpy copies:
+    f32 for floating tensors (the step converts them to its tensors'
+    types), the counts as they are."""
+    keys = set(imported.parameters) | set(imported.buffers) | \
+        set(imported.counters)
+    keys.update(k for others in imported.aliases.values() for k in others)
+    state = dict(module.named_parameters(remove_duplicate=False))
+    state.update(dict(module.named_buffers(remove_duplicate=False)))
+    out = {}
+    for key, value in state.items():
+        if key not in keys:
+            continue
+        value = value.detach().cpu()
+        if value.is_floating_point():
+            value = value.float()
+        out[key] = value.numpy().copy()
+    return out
 
 
 class _Importer:
@@ -373,6 +425,80 @@ class _Importer:
             f"[{', '.join(map(str, limit))}] : {x.type} to "
             f"{_type(shape, x.element)}", shape, x.element, loc, "slice")
 
+    def conv2d(self, x, w, b, strides, padding, dilations, groups, shape,
+               element, loc):
+        """amp.conv2d of `x` by `w` (and bias `b`, or None) to `shape`."""
+        attrs = _window_attrs(strides=strides, padding=padding,
+                              dilations=dilations)
+        if groups != 1:
+            attrs.append(f"groups = {groups} : i64")
+        operands = f"{x.name}, {w.name}"
+        types = f"{x.type}, {w.type}"
+        if b is not None:
+            operands += f" bias {b.name}"
+            types += f", {b.type}"
+        return self.emit(f"amp.conv2d {operands} {{{', '.join(attrs)}}} : "
+                         f"{types} to {_type(shape, element)}", shape,
+                         element, loc, "conv")
+
+    def strided_slice(self, x, dim, start, end, step, loc):
+        """x[start:end:step] along `dim`: with a step, the slice of whole
+        steps grouped as [count, step] and the first of each group taken,
+        the last element on its own where its group runs past the end."""
+        if step < 1:
+            raise AmpError(f"slices with step {step}; PyTorch takes positive "
+                           "steps only")
+        if step == 1:
+            return self.slice(x, dim, start, end, loc)
+        dim %= len(x.shape)
+        size = x.shape[dim]
+        start = max(0, min(size, start + size if start < 0 else start))
+        end = max(start, min(size, end + size if end < 0 else end))
+        count = -(-(end - start) // step)
+        whole = count if start + count * step <= size else count - 1
+        pieces = []
+        if whole:
+            grouped = self.slice(x, dim, start, start + whole * step, loc)
+            outer, inner = x.shape[:dim], x.shape[dim + 1:]
+            grouped = self.reshape(grouped, outer + (whole, step) + inner, loc)
+            firsts = self.slice(grouped, dim + 1, 0, 1, loc)
+            pieces.append(self.reshape(firsts, outer + (whole,) + inner, loc))
+        if whole < count:
+            at = start + whole * step
+            pieces.append(self.slice(x, dim, at, at + 1, loc))
+        if len(pieces) == 1:
+            return pieces[0]
+        shape = list(x.shape)
+        shape[dim] = count
+        shape = tuple(shape)
+        return self.emit(
+            f"amp.concat {', '.join(p.name for p in pieces)} dim = {dim} : "
+            f"{', '.join(p.type for p in pieces)} to {_type(shape, x.element)}",
+            shape, x.element, loc, "slice")
+
+    def logical(self, target, operands, node, loc):
+        """not, and, or of i1 masks, through f32: a mask as 1 and 0
+        (amp.select), combined, compared with 0."""
+        shape, _ = self.result(node)
+        if any(v.element != "i1" for v in operands):
+            raise AmpError("bitwise operations on integers; only logical "
+                           "ones on boolean masks are supported")
+        one, zero = (self.constant(c, "f32", loc) for c in (1.0, 0.0))
+        first = operands[0]
+        if str(target) in _LOGICAL_NOT:
+            # not m: 0 where m holds, else 1.
+            value = self.select(first, zero, one, first.shape, "f32", loc)
+        else:
+            other = self.select(operands[1], one, zero, operands[1].shape,
+                                "f32", loc)
+            if str(target) in _LOGICAL_AND:
+                value = self.select(first, other, zero, shape, "f32", loc)
+            else:
+                value = self.select(first, one, other, shape, "f32", loc)
+        return self.emit(f"amp.compare ne, {value.name}, {zero.name} : "
+                         f"{value.type}, {zero.type}", shape, "i1", loc,
+                         "mask")
+
     def reduce_dims(self, op, x, dims, loc):
         """amp.`op` (sum, mean, max) of `x` over `dims` (every dim where
         none are given), the reduced dims dropped."""
@@ -419,7 +545,8 @@ class _Importer:
     def variance(self, node, loc):
         """aten.var and aten.std: the mean of the squares about the mean
         over `dim`, divided by the count less the correction (1 by
-        default, Bessel's), then the square root for std."""
+        default, Bessel's), then the square root for std; aten.var_mean:
+        (the variance, the mean)."""
         aten = self.torch.ops.aten
         args, kwargs = node.args, node.kwargs
         x = self.value(args[0])
@@ -451,7 +578,9 @@ class _Importer:
         out = self.elementwise("div", total, divisor, loc)
         if node.target in (aten.std.dim, aten.std.correction):
             out = self.unary("sqrt", out, loc)
-        return self.reshape(out, kept, loc) if keepdim else out
+        if keepdim:
+            out, mean = (self.reshape(v, kept, loc) for v in (out, mean))
+        return (out, mean) if node.target is aten.var_mean.correction else out
 
     def weighted_cross_entropy(self, logits, labels, weight, smoothing,
                                reduction, ignore, loc):
@@ -545,9 +674,17 @@ class _Importer:
             raise AmpError(f"updates {node.args[0].name} in place; only "
                            "batch norm's running statistics are updated by "
                            "the step")
-        # Downstream of an unsupported operation: nothing to say about it.
-        if any(self.values.get(n.name, True) is None
-               for n in node.all_input_nodes):
+        if len(target) > 1 and target[1].endswith("_") and \
+                not target[1].startswith("__") and node.args and \
+                isinstance(node.args[0], self.torch.fx.Node):
+            return self.import_in_place(node, depth)
+        # Downstream of an unsupported operation: nothing is written, but
+        # its own op is tried on stand-ins of its inputs, so that an
+        # unsupported op fed by another is listed too.
+        missing = [n for n in node.all_input_nodes
+                   if self.values.get(n.name, True) is None]
+        if missing:
+            self.try_on_stand_ins(node, missing, depth)
             self.values[node.name] = None
             return
         try:
@@ -556,6 +693,82 @@ class _Importer:
             converted = self.decompose(node, depth)
         if converted is not _NOTHING:
             self.values[node.name] = converted
+
+    def import_in_place(self, node, depth):
+        """An in-place update of a value the model computed
+        (`mask.masked_fill_(...)`, as nn.MultiheadAttention writes):
+        imported as the op it is the in-place form of, whose result
+        stands for the value from then on. Refused where that would lose
+        the update: the value is a view of another (the update writes
+        through to it), or a view of the value made before is read
+        after."""
+        torch = self.torch
+        name = str(node.target).split(".")
+        packet = getattr(torch.ops.aten, name[1][:-1], None)
+        functional = getattr(packet, name[2] if len(name) > 2 else "default",
+                             None)
+        updated = node.args[0]
+        if functional is None:
+            raise _Unsupported()
+        order = {n: i for i, n in enumerate(node.graph.nodes)}
+
+        def is_view(n):
+            return isinstance(n.target, torch._ops.OpOverload) and \
+                n.target.is_view
+
+        if is_view(updated):
+            raise AmpError(f"updates {updated.name} in place, a view of "
+                           "another tensor; write it out of place")
+        for user in updated.users:
+            if order[user] < order[node] and is_view(user) and \
+                    any(order[u] > order[node] for u in user.users):
+                raise AmpError(f"updates {updated.name} in place after a "
+                               f"view of it ({user.name}) was taken and "
+                               "read later; write it out of place")
+        original, node.target = node.target, functional
+        try:
+            self.import_node(node, depth)
+        finally:
+            node.target = original
+        if node.name in self.values:
+            self.values[updated.name] = self.values[node.name]
+
+    def try_on_stand_ins(self, node, missing, depth):
+        """Converts `node` with values of its traced shapes standing in
+        for the inputs in `missing` (which an unsupported op makes), and
+        throws away what that writes. Raises _Unsupported if its op has no
+        counterpart; where it has one (or its stand-ins are refused for
+        other reasons, errors that the real inputs may not have) it
+        returns. The counterpart's values are never read."""
+        def stand_in(val):
+            if isinstance(val, (tuple, list)):
+                parts = tuple(stand_in(v) for v in val)
+                return None if any(p is None for p in parts) else parts
+            if not isinstance(val, self.torch.Tensor):
+                return None
+            try:
+                element = _element(val.dtype, self.torch)
+            except AmpError:
+                return None
+            return _Value("%unavailable", val.shape, element)
+
+        saved = (len(self.lines), self.counter, self.dropouts)
+        for n in missing:
+            self.values[n.name] = stand_in(n.meta.get("val"))
+        try:
+            if any(self.values[n.name] is None for n in missing):
+                return  # no stand-in for an input: nothing to try
+            try:
+                self.convert(node)
+            except _Unsupported:
+                self.decompose(node, depth)
+        except AmpError:
+            pass
+        finally:
+            del self.lines[saved[0]:]
+            self.counter, self.dropouts = saved[1], saved[2]
+            for n in missing:
+                self.values[n.name] = None
 
     def decompose(self, node, depth):
         """`node`'s value through PyTorch's decomposition of its op (the
@@ -570,6 +783,10 @@ class _Importer:
         from torch._decomp import decomposition_table
         from torch.fx.experimental.proxy_tensor import make_fx
         decomposition = decomposition_table.get(node.target)
+        if decomposition is None and _is_composite(torch, node.target):
+            # An op PyTorch defines by others (CompositeImplicitAutograd:
+            # chunk, group_norm, conv1d, ...): that definition.
+            decomposition = node.target.decompose
         if decomposition is None or depth >= _DECOMPOSITION_DEPTH:
             raise _Unsupported()
         inputs = node.all_input_nodes
@@ -588,7 +805,10 @@ class _Importer:
             args = torch.fx.node.map_arg(node.args, lambda n: by_name[n.name])
             kwargs = torch.fx.node.map_arg(node.kwargs,
                                            lambda n: by_name[n.name])
-            return decomposition(*args, **kwargs)
+            result = decomposition(*args, **kwargs)
+            if result is NotImplemented:
+                raise _Unsupported()
+            return result
 
         try:
             module = make_fx(traced, tracing_mode="fake")(
@@ -622,19 +842,34 @@ class _Importer:
                 continue
             if sub.op != "call_function":
                 raise _Unsupported()
-            self.import_node(sub, depth + 1)
-            if sub.name not in self.known and \
-                    self.values.get(sub.name, True) is None:
-                raise _Unsupported()
+            # A part that does not import is fatal only if a result the
+            # graph reads needs it (native_group_norm's mean and rstd,
+            # which group_norm drops, are as_strided views).
+            try:
+                self.import_node(sub, depth + 1)
+            except _Unsupported:
+                self.values[sub.name] = None
 
         def value_of(result):
             if isinstance(result, (tuple, list)):
                 return tuple(value_of(r) for r in result)
-            if isinstance(result, torch.fx.Node):
+            if isinstance(result, torch.fx.Node) and (
+                    result.name in self.known or
+                    isinstance(self.values.get(result.name), _Value)):
                 return self.value(result)
             raise _Unsupported()
 
-        return value_of(output.args[0])
+        def read(i):
+            """Whether the graph reads result `i` of `node`."""
+            users = list(node.users)
+            return not all(u.target is operator.getitem for u in users) or \
+                any(u.args[1] == i and u.users for u in users)
+
+        result = output.args[0]
+        if isinstance(result, (tuple, list)):
+            return tuple(value_of(r) if read(i) else None
+                         for i, r in enumerate(result))
+        return value_of(result)
 
     # -- the ops --------------------------------------------------------------
 
@@ -754,7 +989,8 @@ class _Importer:
                 x = self.elementwise("minimum", x, self.value(high, x, loc),
                                      loc)
             return x
-        if target in (aten.var.dim, aten.var.correction, aten.std.dim,
+        if target in (aten.var.dim, aten.var.correction,
+                      aten.var_mean.correction, aten.std.dim,
                       aten.std.correction):
             return self.variance(node, loc)
         if target is aten.square.default:
@@ -867,12 +1103,75 @@ class _Importer:
             dim = int(arg(1, "dim", 0))
             start = arg(2, "start")
             end = arg(3, "end")
-            if int(arg(4, "step", 1)) != 1:
-                raise AmpError("slices with a step other than 1")
             size = x.shape[dim % len(x.shape)]
             start = 0 if start is None else int(start)
             end = size if end is None else min(int(end), size)
-            return self.slice(x, dim, start, end, loc)
+            return self.strided_slice(x, dim, start, end,
+                                      int(arg(4, "step", 1)), loc)
+        if target is aten.select.int:
+            # x[:, i]: the slice [i, i + 1) without its dimension.
+            x = self.value(args[0])
+            dim = int(args[1]) % len(x.shape)
+            size, index = x.shape[dim], int(args[2])
+            if not -size <= index < size:
+                raise AmpError(f"index {index} is out of range for dimension "
+                               f"{dim} of size {size}")
+            index %= size
+            piece = self.slice(x, dim, index, index + 1, loc)
+            return self.reshape(piece, x.shape[:dim] + x.shape[dim + 1:], loc)
+        if target in (aten.zeros_like.default, aten.ones_like.default,
+                      aten.full_like.default):
+            shape, element = self.result(node)
+            fill = {aten.zeros_like.default: 0, aten.ones_like.default: 1}.get(
+                target, arg(1, "fill_value"))
+            if element == "i1":
+                raise AmpError("boolean tensors made by *_like")
+            value = self.constant(fill, element, loc)
+            if not shape:
+                return value
+            return self.emit(f"amp.broadcast_to {value.name} : {value.type} "
+                             f"to {_type(shape, element)}", shape, element,
+                             loc, "full")
+        if str(target) in _LOGICAL_NOT | _LOGICAL_AND | _LOGICAL_OR:
+            return self.logical(target, [self.value(a) for a in args], node,
+                                loc)
+        if target is aten.as_strided.default:
+            # Only as a reshape: contiguous strides over a contiguous
+            # tensor's elements, from its start (decompositions write
+            # views so).
+            x = self.value(args[0])
+            source = args[0].meta.get("val")
+            size, stride = [int(v) for v in args[1]], [int(v) for v in args[2]]
+            dense = [1] * len(size)
+            for d in range(len(size) - 2, -1, -1):
+                dense[d] = dense[d + 1] * size[d + 1]
+            if int(arg(3, "storage_offset", 0) or 0) != 0 or \
+                    math.prod(size) != math.prod(x.shape) or \
+                    any(n > 1 and s != t
+                        for n, s, t in zip(size, stride, dense)) or \
+                    source is None or not source.is_contiguous():
+                raise _Unsupported()
+            return self.reshape(x, tuple(size), loc)
+        if target in (aten.max.dim, aten.min.dim):
+            # The values only: their indices (argmax) have no counterpart.
+            if any(user.target is not operator.getitem or
+                   (user.args[1] != 0 and user.users)
+                   for user in node.users):
+                raise AmpError("the indices of max or min over a dimension "
+                               "(argmax, argmin) are not supported; only "
+                               "their values")
+            x = self.value(args[0])
+            dim, keepdim = int(args[1]), bool(arg(2, "keepdim", False))
+            if target is aten.max.dim:
+                values = self.reduce_dims("max", x, [dim], loc)
+            else:
+                values = self.unary("neg", self.reduce_dims(
+                    "max", self.unary("neg", x, loc), [dim], loc), loc)
+            if keepdim:
+                shape = list(x.shape)
+                shape[dim % len(shape)] = 1
+                values = self.reshape(values, tuple(shape), loc)
+            return (values, None)
         if target in (aten.split.Tensor, aten.split_with_sizes.default):
             x = self.value(args[0])
             dim = int(arg(2, "dim", 0)) % len(x.shape)
@@ -915,39 +1214,63 @@ class _Importer:
             x = self.value(args[0])
             return self.reduce("max", x, arg(1, "dim", []),
                                bool(arg(2, "keepdim", False)), node, loc)
-        if target in (aten.where.self, aten.masked_fill.Scalar,
-                      aten.masked_fill.Tensor):
-            if target is aten.where.self:
+        if target in (aten.where.self, aten.where.ScalarOther,
+                      aten.where.ScalarSelf, aten.where.Scalar,
+                      aten.masked_fill.Scalar, aten.masked_fill.Tensor):
+            if target is not aten.masked_fill.Scalar and \
+                    target is not aten.masked_fill.Tensor:
+                # A number on either side is a constant of the result's type.
                 cond = self.value(args[0])
-                a = self.value(args[1])
-                b = self.value(args[2], a, loc)
-                if isinstance(args[1], (int, float)):
-                    a = self.value(args[1], b, loc)
+                like = _Value("%like", (), self.result(node)[1])
+                a, b = (self.value(v, like, loc) for v in args[1:3])
             else:
                 b = self.value(args[0])
                 cond = self.value(args[1])
                 a = self.value(args[2], b, loc)
             shape, element = self.result(node)
             return self.select(cond, a, b, shape, element, loc, "where")
-        if target is aten.conv2d.default:
+        if target in (aten.conv2d.default, aten.conv1d.default):
             x, w = self.value(args[0]), self.value(args[1])
             b = arg(2, "bias")
-            attrs = _window_attrs(strides=arg(3, "stride", [1, 1]),
-                                  padding=arg(4, "padding", [0, 0]),
-                                  dilations=arg(5, "dilation", [1, 1]))
-            groups = int(arg(6, "groups", 1))
-            if groups != 1:
-                attrs.append(f"groups = {groups} : i64")
+            b = self.value(b) if b is not None else None
+            windows = [arg(3, "stride", 1), arg(4, "padding", 0),
+                       arg(5, "dilation", 1)]
+            if any(isinstance(v, str) for v in windows):
+                raise AmpError("padding given as a string ('same', 'valid'); "
+                               "give it in elements")
             shape, element = self.result(node)
-            operands = f"{x.name}, {w.name}"
-            types = f"{x.type}, {w.type}"
-            if b is not None:
-                b = self.value(b)
-                operands += f" bias {b.name}"
-                types += f", {b.type}"
-            return self.emit(f"amp.conv2d {operands} {{{', '.join(attrs)}}} : "
-                             f"{types} to {_type(shape, element)}", shape,
-                             element, loc, "conv")
+            if target is aten.conv2d.default:
+                return self.conv2d(x, w, b, *windows, int(arg(6, "groups", 1)),
+                                   shape, element, loc)
+            # A 1-d convolution is a 2-d one of height 1.
+            def tall(v):
+                return self.reshape(v, v.shape[:2] + (1,) + v.shape[2:], loc)
+
+            def wide(value):
+                return [1, _pair(value)[0]] if value is not None else None
+
+            out = self.conv2d(tall(x), tall(w), b, wide(windows[0]),
+                              [0, _pair(windows[1])[0]], wide(windows[2]),
+                              int(arg(6, "groups", 1)),
+                              (shape[0], shape[1], 1, shape[2]), element, loc)
+            return self.reshape(out, shape, loc)
+        if target is aten.instance_norm.default:
+            # Each (example, channel) normalised over its positions: a
+            # layer norm over the spatial dims, then the channels' affine.
+            x = self.value(args[0])
+            if arg(3, "running_mean") is not None or \
+                    not arg(5, "use_input_stats", True):
+                raise AmpError("instance norm with running statistics "
+                               "(track_running_stats=True)")
+            out = self.norm("layer_norm", x, x.shape[2:], None, None,
+                            float(arg(7, "eps", 1e-5)), loc)
+            channel = (x.shape[1],) + (1,) * (len(x.shape) - 2)
+            for op, operand in (("mul", arg(1, "weight")),
+                                ("add", arg(2, "bias"))):
+                if operand is not None:
+                    out = self.elementwise(op, out, self.reshape(
+                        self.value(operand), channel, loc), loc)
+            return out
         if target is aten.batch_norm.default:
             return self.batch_norm(node, loc, arg)
         if target is aten.max_pool2d.default:
@@ -1218,6 +1541,13 @@ def _window_attrs(**named):
             for key, value in named.items() if value is not None]
 
 
+# The logical operations on boolean masks, by their ATen names.
+_LOGICAL_NOT = {"aten.bitwise_not.default", "aten.logical_not.default"}
+_LOGICAL_AND = {"aten.bitwise_and.Tensor", "aten.logical_and.default",
+                "aten.__and__.Tensor"}
+_LOGICAL_OR = {"aten.bitwise_or.Tensor", "aten.logical_or.default",
+               "aten.__or__.Tensor"}
+
 # The step's random generator, an argument of a model with dropout.
 _RNG = _Value("%rng", (2,), "i64")
 
@@ -1236,8 +1566,18 @@ class _Unsupported(Exception):
     pass
 
 
+def _is_composite(torch, target):
+    """Whether ATen op `target` has a CompositeImplicitAutograd kernel:
+    a definition in terms of other ATen ops, which OpOverload.decompose
+    runs."""
+    if not isinstance(target, torch._ops.OpOverload):
+        return False
+    return torch._C._dispatch_has_kernel_for_dispatch_key(
+        target.name(), torch._C.DispatchKey.CompositeImplicitAutograd)
+
+
 def from_torch(module, example_args, loss=None, *, name="model",
-               dynamic_shapes=None):
+               dynamic_shapes=None, training=None):
     """Imports ``module`` (a torch.nn.Module) and its loss as an amp module
     (ImportedModel) that ampmlir compiles into a training step.
 
@@ -1249,6 +1589,15 @@ def from_torch(module, example_args, loss=None, *, name="model",
     most 243 characters, so that its files have names of at most 255).
     A step's shapes are static: ``dynamic_shapes`` (torch.export's) is
     refused; import once per batch shape.
+    ``training`` picks the forward the step trains: True, the module's
+    training-mode forward (batch norm by the batch's statistics, updating
+    its running ones; dropout), False its eval-mode one, None (the
+    default) the mode the module is in, with a warning when that is
+    ``eval()``: a PyTorch user often calls it before exporting, and a step
+    that trains in eval mode never updates batch norm's statistics and
+    drops no activations. The module's modes are restored afterwards.
+    The step starts from the module's ``state_dict()`` as it is now (see
+    ImportedModel.compile).
     Raises AmpError naming what cannot be imported: a model that
     torch.export cannot trace, ATen operations without a counterpart here
     (all of them, each with its module path and source line), a loss that
@@ -1272,6 +1621,19 @@ def from_torch(module, example_args, loss=None, *, name="model",
                            "not a tensor")
     if loss is not None and not callable(loss):
         raise AmpError("loss must be a callable loss(module, *batch)")
+    if training not in (None, True, False):
+        raise AmpError(f"training must be True, False or None (the "
+                       f"module's mode), not {training!r}")
+    if training is None and not module.training:
+        warnings.warn(
+            f"{type(module).__name__} is in eval() mode: the step trains "
+            "its eval-mode forward (batch norm by its running statistics, "
+            "which then never change; no dropout). Call train() on it "
+            "first, or pass training=False to from_torch to mean it",
+            stacklevel=2)
+    modes = [(m, m.training) for m in module.modules()]
+    if training is not None:
+        module.train(training)
     wrapper = _Loss.wrap(module, loss, torch)
     try:
         program = torch.export.export(wrapper, example_args)
@@ -1280,8 +1642,13 @@ def from_torch(module, example_args, loss=None, *, name="model",
         raise AmpError(f"torch.export cannot trace the model: "
                        f"{type(error).__name__}: "
                        f"{text[0] if text else ''}") from error
+    finally:
+        for m, mode in modes:
+            m.training = mode
     names = _input_names(module, loss, len(example_args))
-    return _translate(torch, program, module, names, name)
+    imported = _translate(torch, program, module, names, name)
+    imported.initial_state = _initial_state(module, imported)
+    return imported
 
 
 def _input_names(module, loss, count):

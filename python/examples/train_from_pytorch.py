@@ -57,8 +57,7 @@ def main():
     with torch.no_grad():
         before = loss_fn(model, x, labels).item()
     with compiled.load() as step:
-        step.init(seed=0)
-        step.load_state_dict(model.state_dict())
+        step.init(seed=0)  # from the module's weights
         for k in range(args.steps):
             start = (k * 64) % 2048
             step.run(x[start:start + 64].numpy(),

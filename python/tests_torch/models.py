@@ -105,6 +105,34 @@ class Unsupported(nn.Module):
         return (torch.cumsum(h, dim=1) * torch.sort(h, dim=1).values).mean()
 
 
+class ConvNet(nn.Module):
+    """A convolution, batch norm and dropout: layers whose forward depends
+    on the module's mode."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2d(4)
+        self.drop = nn.Dropout(0.1)
+        self.fc = nn.Linear(4 * 8 * 8, 2)
+
+    def forward(self, x):
+        return self.fc(self.drop(F.relu(self.bn(self.conv(x)))).flatten(1))
+
+
+class Chained(nn.Module):
+    """An operation without a counterpart fed by another: both are
+    listed."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        ordered = torch.sort(self.fc(x), dim=1).values
+        return torch.cumsum(ordered, dim=1).mean()
+
+
 class Decomposed(nn.Module):
     """Operations the importer takes through PyTorch's decompositions
     (elu, leaky_relu, hardswish, hardsigmoid, mish, softplus with beta 2,
@@ -169,3 +197,84 @@ class Coverage(nn.Module):
         log_probs = F.log_softmax(self.head(h), dim=-1)
         chosen = (log_probs * F.one_hot(labels, 5).float()).sum(dim=-1)
         return -chosen.mean() + F.mse_loss(self.regress(h), target)
+
+
+class Attention(nn.Module):
+    """nn.MultiheadAttention as models call it: batch first with a key
+    padding mask and a boolean attention mask, without the weights; and
+    sequence first with a float causal mask, averaging the weights."""
+
+    def __init__(self, width=16, heads=4):
+        super().__init__()
+        self.first = nn.MultiheadAttention(width, heads, batch_first=True)
+        self.second = nn.MultiheadAttention(width, heads)
+        self.head = nn.Linear(width, 3)
+
+    def forward(self, x, padding):
+        T = x.shape[1]
+        positions = torch.arange(T)
+        far = (positions.view(1, T) - positions.view(T, 1)).abs() > 3
+        h = self.first(x, x, x, key_padding_mask=padding, attn_mask=far,
+                       need_weights=False)[0]
+        causal = torch.full((T, T), float("-inf")).triu(1)
+        s = h.transpose(0, 1)
+        out, weights = self.second(s, s, s, attn_mask=causal)
+        return self.head(out.transpose(0, 1)) + weights.mean()
+
+
+class Transformers(nn.Module):
+    """torch.nn's transformer layers: an encoder layer in each norm
+    placement and a decoder layer over the encoder's output."""
+
+    def __init__(self, width=16, heads=4):
+        super().__init__()
+        self.post = nn.TransformerEncoderLayer(width, heads, 32, dropout=0.0,
+                                               batch_first=True)
+        self.pre = nn.TransformerEncoderLayer(width, heads, 32, dropout=0.0,
+                                              batch_first=True,
+                                              norm_first=True)
+        self.decoder = nn.TransformerDecoderLayer(width, heads, 32,
+                                                  dropout=0.0,
+                                                  batch_first=True)
+
+    def forward(self, source, target):
+        memory = self.pre(self.post(source))
+        return self.decoder(target, memory)
+
+
+class Indexing(nn.Module):
+    """Indexing, splitting, masks and the ops models build from them:
+    x[:, 0], steps, negative indices, select, narrow, chunk, unbind,
+    stack, *_like, logical operations, where with a number, max and min
+    over a dim, F.normalize, GroupNorm, InstanceNorm, Conv1d and a GRU."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 12)
+        self.conv = nn.Conv1d(4, 6, 3, padding=1, stride=2)
+        self.norm = nn.GroupNorm(2, 6)
+        self.instance = nn.InstanceNorm1d(6, affine=True)
+        self.gru = nn.GRU(6, 5, batch_first=True)
+        self.out = nn.Linear(5 + 12, 3)
+
+    def forward(self, x):
+        h = self.fc(x)                                  # [B, 4, 12]
+        first, rest = h[:, 0], h[:, 1:]
+        every_other = h[:, :, ::2] + h[:, :, 1::2]      # [B, 4, 6]
+        last = h.select(1, -1) + h[:, -2]
+        a, b, c = h.chunk(3, dim=-1)
+        parts = torch.stack([a * b, c], dim=1).sum(1)   # [B, 4, 4]
+        u0, u1, u2, u3 = rest.unbind(1) + (first,)
+        positive = h > 0
+        small = h.abs() < 0.5
+        kept = torch.where(positive & ~small, h, 0.0) + \
+            torch.where(positive | small, 1.0, h)
+        fill = torch.zeros_like(h) + torch.ones_like(h) * 0.5 + \
+            torch.full_like(h, -0.25)
+        top = h.max(dim=-1, keepdim=True).values - h.min(dim=-1).values[..., None]
+        unit = F.normalize(h, dim=-1)
+        y = self.instance(self.norm(self.conv(parts.transpose(1, 2))))  # [B, 6, 2]
+        seq, _ = self.gru(y.transpose(1, 2))              # [B, 2, 5]
+        pooled = (kept + fill + top + unit + every_other.narrow(2, 1, 4).sum(
+            -1, keepdim=True)).mean(1) + last + u0 * u1 + u2 - u3
+        return self.out(torch.cat([seq.mean(1), pooled], dim=-1))

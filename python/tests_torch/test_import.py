@@ -5,6 +5,7 @@ on the same batches is the oracle."""
 import copy
 import json
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -399,6 +400,148 @@ def test_unsupported_operations_are_all_listed():
         "the model uses ATen operations that amp-mlir cannot import:\n"
         f"  aten.cumsum.default at forward (models.py:{line})\n"
         f"  aten.sort.default at forward (models.py:{line})"), message
+
+
+def test_attention_modules_train_as_pytorch_does(tmp_path):
+    """nn.MultiheadAttention both ways round, with padding, float and
+    boolean masks, with and without the weights; torch.nn's encoder
+    layers (post- and pre-norm) and decoder layer."""
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(5)
+    padding = torch.tensor([[False] * 5 + [True], [False] * 6])
+    batches = [(torch.randn(2, 6, 16, generator=g), padding,
+                torch.randint(0, 3, (2, 6), generator=g)) for _ in range(2)]
+
+    def attention_loss(m, x, pad, labels):
+        return F.cross_entropy(m(x, pad).reshape(-1, 3), labels.reshape(-1))
+
+    theirs, ours, _, _ = train_both(models.Attention(), attention_loss,
+                                    batches, tmp_path / "mha", steps=6,
+                                    compute_type="f32")
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5)
+    assert ours[-2] < ours[0]  # the same batch
+    torch.manual_seed(0)
+    batches = [(torch.randn(2, 6, 16, generator=g),
+                torch.randn(2, 4, 16, generator=g)) for _ in range(2)]
+    theirs, ours, _, _ = train_both(
+        models.Transformers(), lambda m, s, t: m(s, t).pow(2).mean(),
+        batches, tmp_path / "layers", steps=6, compute_type="f32")
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5)
+    assert ours[-2] < ours[0]
+
+
+def test_indexing_masks_and_other_layers_train_as_pytorch_does(tmp_path):
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(6)
+    batches = [(torch.randn(3, 4, 8, generator=g),
+                torch.randint(0, 3, (3,), generator=g)) for _ in range(2)]
+    theirs, ours, _, _ = train_both(models.Indexing(), classify, batches,
+                                    tmp_path, steps=6, compute_type="f32")
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5)
+    assert ours[-2] < ours[0]
+
+
+def test_an_unsupported_operation_fed_by_another_is_listed_too():
+    with pytest.raises(AmpError) as error:
+        ampmlir.from_torch(models.Chained(), (torch.randn(2, 8),))
+    lines = open(models.__file__).read().splitlines()
+    sort = next(n for n, text in enumerate(lines, 1) if "torch.sort(" in text
+                and "ordered" in text)
+    assert str(error.value) == (
+        "the model uses ATen operations that amp-mlir cannot import:\n"
+        f"  aten.sort.default at forward (models.py:{sort})\n"
+        f"  aten.cumsum.default at forward (models.py:{sort + 1})"), \
+        str(error.value)
+
+
+def test_a_module_in_eval_mode_is_warned_about():
+    """A module in eval() mode would train its eval-mode forward: from_torch
+    says so unless told which forward is meant, and training=True imports
+    the training one. Either way the module's modes are as they were."""
+    model = models.ConvNet().eval()
+    batch = (torch.randn(2, 3, 8, 8), torch.tensor([0, 1]))
+    with pytest.warns(UserWarning, match=r"ConvNet is in eval\(\) mode: the "
+                                         r"step trains its eval-mode forward"):
+        warned = ampmlir.from_torch(model, batch, loss=classify)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        meant = ampmlir.from_torch(model, batch, loss=classify,
+                                   training=False)
+        trained = ampmlir.from_torch(model, batch, loss=classify,
+                                     training=True)
+    def batch_norm_trains(imported):
+        line = next(text for text in imported.mlir.splitlines()
+                    if "amp.batch_norm" in text)
+        return " training" in line
+
+    assert not any(m.training for m in model.modules())
+    assert warned.mlir == meant.mlir
+    assert "amp.dropout" not in meant.mlir and not batch_norm_trains(meant)
+    assert "amp.dropout" in trained.mlir and batch_norm_trains(trained)
+    # A module that trains with a frozen batch norm (as fine-tuning keeps
+    # one) is imported as it is, without a warning, and left so.
+    model.train()
+    model.bn.eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        frozen = ampmlir.from_torch(model, batch, loss=classify)
+    assert "amp.dropout" in frozen.mlir and not batch_norm_trains(frozen)
+    assert model.training and not model.bn.training
+    with pytest.raises(AmpError, match="training must be True, False or "
+                                       "None"):
+        ampmlir.from_torch(model, batch, loss=classify, training="yes")
+
+
+def test_the_step_starts_from_the_modules_weights(tmp_path):
+    """init() alone puts the module's weights, as they were at import, in
+    the step: training starts where PyTorch is."""
+    torch.manual_seed(0)
+    model = models.Classifier()
+    at_import = {k: v.clone() for k, v in model.state_dict().items()}
+    imported = ampmlir.from_torch(model, classifier_batches(1)[0],
+                                  loss=classify)
+    with torch.no_grad():
+        model.fc1.weight.add_(1.0)  # after the import: not the start
+    compiled = imported.compile(tmp_path / "step", compute_type="f32")
+    with compiled.load() as step:
+        step.init(seed=3)
+        state = step.state_dict()
+        assert state.keys() == at_import.keys()
+        for key, value in at_import.items():
+            assert torch.equal(state[key], value), key
+
+
+def test_eval_outputs_name_the_modules_outputs(tmp_path):
+    """An imported model's values are named for eval_outputs by module
+    path: "fc2" is the classifier's head, the logits; the module's text is
+    kept beside the step, where an error points."""
+    torch.manual_seed(0)
+    model = models.Classifier()
+    x, labels = classifier_batches(1)[0]
+    imported = ampmlir.from_torch(model, (x, labels), loss=classify)
+    compiled = imported.compile(tmp_path / "step", compute_type="f32",
+                                eval_outputs=["fc2", "fc1"])
+    with compiled.load() as step:
+        step.init(seed=0)
+        loss = step.evaluate(x.numpy(), labels.numpy())
+        with torch.no_grad():
+            hidden = model.fc1(x)
+            logits = model.fc2(F.relu(hidden))
+        np.testing.assert_allclose(step.eval_output("fc2"), logits.numpy(),
+                                   rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(step.eval_output("fc1"), hidden.numpy(),
+                                   rtol=1e-5, atol=1e-6)
+        assert loss == pytest.approx(classify(model, x, labels).item(),
+                                     rel=1e-5)
+    with pytest.raises(ampmlir.CompileError) as error:
+        imported.compile(tmp_path / "bad", compute_type="f32",
+                         eval_outputs=["fc3"])
+    source = tmp_path / "bad" / f"{imported.name}.mlir"
+    assert source.read_text() == imported.mlir
+    assert f"{source}:" in str(error.value)
+    # The loss's op, which the wrapper calls, is located by its name.
+    assert "defines no value named 'fc3' in its source (it defines: " \
+        "cross_entropy_loss, fc1, fc2)" in str(error.value)
 
 
 def test_bad_input_is_refused_clearly():
