@@ -4,14 +4,15 @@
                                   loss=lambda m, x, y: F.cross_entropy(m(x), y))
     compiled = imported.compile("out/model", compute_type="f16")
     with compiled.load() as step:
-        step.init(seed=0)
-        step.load_state_dict(model.state_dict())   # start where PyTorch is
+        step.init(seed=0)                          # from the model's weights
         step.run(x, labels)
         model.load_state_dict(step.state_dict())   # and hand the weights back
 
 ``torch.export.export`` traces the model and its loss into ATen operations;
 each becomes the amp operation of the same meaning, located at the Python
-line and module path that produced it. The model's trainable parameters
+line and module path that produced it: by the converter registered for
+its op (``_converts``, one method of ``_Importer`` per op or family of
+ops), else through PyTorch's decomposition of it. The model's trainable parameters
 become ``{amp.param}`` arguments named by their ``state_dict`` keys, its
 buffers ``{amp.buffer}`` arguments, its inputs arguments named as the
 loss's parameters. Parameters keep PyTorch's layouts (a Linear's weight is
@@ -244,6 +245,64 @@ def _initial_state(module, imported):
     return out
 
 
+# The logical operations on boolean masks, by their ATen names.
+_LOGICAL_NOT = {"aten.bitwise_not.default", "aten.logical_not.default"}
+_LOGICAL_AND = {"aten.bitwise_and.Tensor", "aten.logical_and.default",
+                "aten.__and__.Tensor"}
+_LOGICAL_OR = {"aten.bitwise_or.Tensor", "aten.logical_or.default",
+               "aten.__or__.Tensor"}
+
+# The converters of ATen ops to amp ops, by op name ("aten.linear.default"):
+# methods of _Importer, registered by _converts.
+_CONVERTERS = {}
+
+
+def _converts(*names):
+    """Registers the decorated _Importer method as the converter of the
+    ATen ops `names`."""
+    def register(method):
+        for name in names:
+            assert name not in _CONVERTERS, name
+            _CONVERTERS[name] = method
+        return method
+    return register
+
+
+def _arguments(node):
+    """arg(i, name, default): argument `i` of `node`, given by position or
+    by keyword."""
+    def arg(i, name, default=None):
+        if len(node.args) > i:
+            return node.args[i]
+        return node.kwargs.get(name, default)
+    return arg
+
+
+# The ops that are one amp op each, by ATen name (their in-place forms
+# come as these: _Importer.import_in_place).
+_BINARY = {"aten.add.Tensor": "add", "aten.sub.Tensor": "sub",
+           "aten.mul.Tensor": "mul", "aten.div.Tensor": "div",
+           "aten.add.Scalar": "add", "aten.sub.Scalar": "sub",
+           "aten.mul.Scalar": "mul", "aten.div.Scalar": "div",
+           "aten.maximum.default": "maximum",
+           "aten.minimum.default": "minimum"}
+_COMPARE = {"aten.eq.Tensor": "eq", "aten.eq.Scalar": "eq",
+            "aten.ne.Tensor": "ne", "aten.ne.Scalar": "ne",
+            "aten.lt.Tensor": "lt", "aten.lt.Scalar": "lt",
+            "aten.le.Tensor": "le", "aten.le.Scalar": "le",
+            "aten.gt.Tensor": "gt", "aten.gt.Scalar": "gt",
+            "aten.ge.Tensor": "ge", "aten.ge.Scalar": "ge"}
+_UNARY = {"aten.neg.default": "neg", "aten.exp.default": "exp",
+          "aten.log.default": "log", "aten.sqrt.default": "sqrt",
+          "aten.rsqrt.default": "rsqrt", "aten.tanh.default": "tanh",
+          "aten.sigmoid.default": "sigmoid", "aten.relu.default": "relu",
+          "aten.abs.default": "abs"}
+# The clamps: the positions of their low and high bounds.
+_CLAMPS = {"aten.clamp.default": (1, 2), "aten.clamp_min.default": (1, None),
+           "aten.clamp_max.default": (None, 1),
+           "aten.hardtanh.default": (1, 2)}
+
+
 class _Importer:
     def __init__(self, torch, program, prefix):
         self.torch = torch
@@ -424,6 +483,19 @@ class _Importer:
             f"amp.slice {x.name} [{', '.join(map(str, begin))}] to "
             f"[{', '.join(map(str, limit))}] : {x.type} to "
             f"{_type(shape, x.element)}", shape, x.element, loc, "slice")
+
+    def matmul(self, a, b, shape, element, loc, hint, bias=None,
+               transpose_rhs=False):
+        """amp.matmul of `a` by `b` (transposed with `transpose_rhs`), plus
+        `bias` where given, to `shape`."""
+        operands = f"{a.name}, {b.name}"
+        types = f"{a.type}, {b.type}"
+        if bias is not None:
+            operands += f" bias {bias.name}"
+            types += f", {bias.type}"
+        attrs = " {transpose_rhs}" if transpose_rhs else ""
+        return self.emit(f"amp.matmul {operands}{attrs} : {types} to "
+                         f"{_type(shape, element)}", shape, element, loc, hint)
 
     def conv2d(self, x, w, b, strides, padding, dilations, groups, shape,
                element, loc):
@@ -874,504 +946,680 @@ class _Importer:
     # -- the ops --------------------------------------------------------------
 
     def convert(self, node):
+        """`node` as amp ops, by the converter registered for its ATen op
+        (_converts). Raises _Unsupported where there is none, or where the
+        converter leaves this use of the op to its decomposition."""
+        converter = _CONVERTERS.get(str(node.target))
+        if converter is None:
+            raise _Unsupported()
+        return converter(self, node, self.location(node))
+
+    # -- the converters, one per ATen op or family --------------------------
+
+    @_converts("aten.linear.default")
+    def convert_linear(self, node, loc):
+        args = node.args
+        arg = _arguments(node)
+        x, w = self.value(args[0]), self.value(args[1])
+        b = arg(2, "bias")
+        shape, element = self.result(node)
+        return self.matmul(x, w, shape, element, loc, "linear",
+                           bias=self.value(b) if b is not None else None,
+                           transpose_rhs=True)
+
+    @_converts("aten.matmul.default", "aten.mm.default", "aten.bmm.default")
+    def convert_matmul(self, node, loc):
+        args = node.args
+        a, b = self.value(args[0]), self.value(args[1])
+        shape, element = self.result(node)
+        return self.matmul(a, b, shape, element, loc, "matmul")
+
+    @_converts("aten.addmm.default")
+    def convert_addmm(self, node, loc):
+        args = node.args
+        arg = _arguments(node)
+        b, x, w = (self.value(a) for a in args[:3])
+        if arg(3, "beta", 1) != 1 or arg(4, "alpha", 1) != 1:
+            raise AmpError("addmm with beta or alpha other than 1")
+        shape, element = self.result(node)
+        return self.matmul(x, w, shape, element, loc, "addmm", bias=b)
+
+    @_converts(*_BINARY)
+    def convert_binary(self, node, loc):
         aten = self.torch.ops.aten
         target = node.target
-        loc = self.location(node)
         args, kwargs = node.args, node.kwargs
+        arg = _arguments(node)
+        if arg(2, "alpha", 1) != 1:
+            raise AmpError(f"{target} with alpha other than 1")
+        if target is aten.div.Tensor and kwargs.get("rounding_mode"):
+            raise AmpError("division with a rounding mode")
+        a_node, b_node = args[0], args[1]
+        like = self.values.get(getattr(a_node, "name", None)) or \
+            self.values.get(getattr(b_node, "name", None))
+        a = self.value(a_node, like, loc)
+        b = self.value(b_node, like, loc)
+        return self.binary(_BINARY[str(target)], a, b, node, loc)
 
-        def arg(i, name, default=None):
-            if len(args) > i:
-                return args[i]
-            return kwargs.get(name, default)
+    @_converts("aten.rsub.Scalar")
+    def convert_rsub(self, node, loc):
+        args = node.args
+        a = self.value(args[0])
+        return self.binary("sub", self.value(args[1], a, loc), a, node, loc)
 
-        if target is aten.linear.default:
-            x, w = self.value(args[0]), self.value(args[1])
-            b = arg(2, "bias")
-            shape, element = self.result(node)
-            if b is not None:
-                b = self.value(b)
-                return self.emit(
-                    f"amp.matmul {x.name}, {w.name} bias {b.name} "
-                    f"{{transpose_rhs}} : {x.type}, {w.type}, {b.type} to "
-                    f"{_type(shape, element)}", shape, element, loc, "linear")
-            return self.emit(f"amp.matmul {x.name}, {w.name} {{transpose_rhs}} "
-                             f": {x.type}, {w.type} to {_type(shape, element)}",
-                             shape, element, loc, "linear")
-        if target in (aten.matmul.default, aten.mm.default, aten.bmm.default):
-            a, b = self.value(args[0]), self.value(args[1])
-            shape, element = self.result(node)
-            return self.emit(f"amp.matmul {a.name}, {b.name} : {a.type}, "
-                             f"{b.type} to {_type(shape, element)}", shape,
-                             element, loc, "matmul")
-        if target is aten.addmm.default:
-            b, x, w = (self.value(a) for a in args[:3])
-            if arg(3, "beta", 1) != 1 or arg(4, "alpha", 1) != 1:
-                raise AmpError("addmm with beta or alpha other than 1")
-            shape, element = self.result(node)
-            return self.emit(f"amp.matmul {x.name}, {w.name} bias {b.name} : "
-                             f"{x.type}, {w.type}, {b.type} to "
-                             f"{_type(shape, element)}", shape, element, loc,
-                             "addmm")
-        binary = {aten.add.Tensor: "add", aten.sub.Tensor: "sub",
-                  aten.add_.Tensor: "add", aten.mul_.Tensor: "mul",
-                  aten.mul.Tensor: "mul", aten.div.Tensor: "div",
-                  aten.add.Scalar: "add", aten.sub.Scalar: "sub",
-                  aten.mul.Scalar: "mul", aten.div.Scalar: "div",
-                  aten.maximum.default: "maximum",
-                  aten.minimum.default: "minimum"}
-        if target in binary:
-            if arg(2, "alpha", 1) != 1:
-                raise AmpError(f"{target} with alpha other than 1")
-            if target is aten.div.Tensor and kwargs.get("rounding_mode"):
-                raise AmpError("division with a rounding mode")
-            a_node, b_node = args[0], args[1]
-            like = self.values.get(getattr(a_node, "name", None)) or \
-                self.values.get(getattr(b_node, "name", None))
-            a = self.value(a_node, like, loc)
-            b = self.value(b_node, like, loc)
-            return self.binary(binary[target], a, b, node, loc)
-        if target is aten.rsub.Scalar:
-            a = self.value(args[0])
-            return self.binary("sub", self.value(args[1], a, loc), a, node, loc)
-        compare = {aten.eq.Tensor: "eq", aten.eq.Scalar: "eq",
-                   aten.ne.Tensor: "ne", aten.ne.Scalar: "ne",
-                   aten.lt.Tensor: "lt", aten.lt.Scalar: "lt",
-                   aten.le.Tensor: "le", aten.le.Scalar: "le",
-                   aten.gt.Tensor: "gt", aten.gt.Scalar: "gt",
-                   aten.ge.Tensor: "ge", aten.ge.Scalar: "ge"}
-        if target in compare:
-            a = self.value(args[0])
-            b = self.value(args[1], a, loc)
-            shape, _ = self.result(node)
-            return self.emit(f"amp.compare {compare[target]}, {a.name}, "
-                             f"{b.name} : {a.type}, {b.type}", shape, "i1", loc,
-                             "compare")
-        unary = {aten.neg.default: "neg", aten.exp.default: "exp",
-                 aten.log.default: "log", aten.sqrt.default: "sqrt",
-                 aten.rsqrt.default: "rsqrt", aten.tanh.default: "tanh",
-                 aten.sigmoid.default: "sigmoid", aten.relu.default: "relu",
-                 aten.abs.default: "abs", aten.relu_.default: "relu",
-                 aten.sigmoid_.default: "sigmoid", aten.tanh_.default: "tanh"}
-        if target in unary:
-            return self.unary(unary[target], self.value(args[0]), loc)
-        if target is aten.softplus.default and \
-                float(arg(1, "beta", 1.0)) == 1.0 and \
-                float(arg(2, "threshold", 20.0)) == 20.0:
-            # amp.softplus is PyTorch's with its defaults; other betas and
-            # thresholds are decomposed.
-            return self.unary("softplus", self.value(args[0]), loc)
-        if target in (aten.expm1.default, aten.log1p.default):
-            # exp(x) - 1 and log(1 + x): a rounding of 1 ulp of 1 near
-            # x = 0, where PyTorch's are exact.
-            x = self.value(args[0])
-            one = self.constant(1.0, x.element, loc)
-            if target is aten.expm1.default:
-                e = self.unary("exp", x, loc)
-                return self.elementwise("sub", e, one, loc)
-            return self.unary("log", self.elementwise("add", x, one, loc), loc)
-        clamps = {aten.clamp.default: (1, 2), aten.clamp_min.default: (1, None),
-                  aten.clamp_max.default: (None, 1),
-                  aten.hardtanh.default: (1, 2)}
-        if target in clamps:
-            x = self.value(args[0])
-            if x.element[0] not in "fb":
-                raise AmpError(f"clamping {x.element} tensors")
-            low_at, high_at = clamps[target]
-            default = (-1.0, 1.0) if target is aten.hardtanh.default else \
-                (None, None)
-            names = ("min_val", "max_val") if target is aten.hardtanh.default \
-                else ("min", "max")
-            low = arg(low_at, names[0], default[0]) if low_at else None
-            high = arg(high_at, names[1], default[1]) if high_at else None
-            if low is not None:
-                x = self.elementwise("maximum", x, self.value(low, x, loc), loc)
-            if high is not None:
-                x = self.elementwise("minimum", x, self.value(high, x, loc),
-                                     loc)
+    @_converts(*_COMPARE)
+    def convert_compare(self, node, loc):
+        target = node.target
+        args = node.args
+        a = self.value(args[0])
+        b = self.value(args[1], a, loc)
+        shape, _ = self.result(node)
+        return self.emit(f"amp.compare {_COMPARE[str(target)]}, {a.name}, "
+                         f"{b.name} : {a.type}, {b.type}", shape, "i1", loc,
+                         "compare")
+
+    @_converts(*_UNARY)
+    def convert_unary(self, node, loc):
+        target = node.target
+        args = node.args
+        return self.unary(_UNARY[str(target)], self.value(args[0]), loc)
+
+    @_converts("aten.softplus.default")
+    def convert_softplus(self, node, loc):
+        args = node.args
+        arg = _arguments(node)
+        # amp.softplus is PyTorch's with its defaults; other betas and
+        # thresholds are decomposed.
+        if float(arg(1, "beta", 1.0)) != 1.0 or \
+                float(arg(2, "threshold", 20.0)) != 20.0:
+            raise _Unsupported()
+        return self.unary("softplus", self.value(args[0]), loc)
+
+    @_converts("aten.expm1.default", "aten.log1p.default")
+    def convert_expm1(self, node, loc):
+        aten = self.torch.ops.aten
+        target = node.target
+        args = node.args
+        # exp(x) - 1 and log(1 + x): a rounding of 1 ulp of 1 near
+        # x = 0, where PyTorch's are exact.
+        x = self.value(args[0])
+        one = self.constant(1.0, x.element, loc)
+        if target is aten.expm1.default:
+            e = self.unary("exp", x, loc)
+            return self.elementwise("sub", e, one, loc)
+        return self.unary("log", self.elementwise("add", x, one, loc), loc)
+
+    @_converts(*_CLAMPS)
+    def convert_clamp(self, node, loc):
+        aten = self.torch.ops.aten
+        target = node.target
+        args = node.args
+        arg = _arguments(node)
+        x = self.value(args[0])
+        if x.element[0] not in "fb":
+            raise AmpError(f"clamping {x.element} tensors")
+        low_at, high_at = _CLAMPS[str(target)]
+        default = (-1.0, 1.0) if target is aten.hardtanh.default else \
+            (None, None)
+        names = ("min_val", "max_val") if target is aten.hardtanh.default \
+            else ("min", "max")
+        low = arg(low_at, names[0], default[0]) if low_at else None
+        high = arg(high_at, names[1], default[1]) if high_at else None
+        if low is not None:
+            x = self.elementwise("maximum", x, self.value(low, x, loc), loc)
+        if high is not None:
+            x = self.elementwise("minimum", x, self.value(high, x, loc),
+                                 loc)
+        return x
+
+    @_converts("aten.var.dim", "aten.var.correction",
+               "aten.var_mean.correction", "aten.std.dim",
+               "aten.std.correction")
+    def convert_var(self, node, loc):
+        return self.variance(node, loc)
+
+    @_converts("aten.square.default")
+    def convert_square(self, node, loc):
+        args = node.args
+        x = self.value(args[0])
+        return self.binary("mul", x, x, node, loc)
+
+    @_converts("aten.silu.default")
+    def convert_silu(self, node, loc):
+        args = node.args
+        x = self.value(args[0])
+        s = self.unary("sigmoid", x, loc)
+        return self.binary("mul", x, s, node, loc)
+
+    @_converts("aten.gelu.default")
+    def convert_gelu(self, node, loc):
+        args = node.args
+        arg = _arguments(node)
+        x = self.value(args[0])
+        approximate = arg(1, "approximate", "none")
+        attrs = " approximate = tanh" if approximate == "tanh" else ""
+        return self.unary("gelu", x, loc, attrs)
+
+    @_converts("aten.pow.Tensor_Scalar")
+    def convert_pow(self, node, loc):
+        args = node.args
+        x = self.value(args[0])
+        return self.emit(f"amp.pow {x.name}, {_float(args[1])} : {x.type}",
+                         x.shape, x.element, loc, "pow")
+
+    @_converts("aten.softmax.int", "aten._softmax.default",
+               "aten.log_softmax.int", "aten._log_softmax.default")
+    def convert_softmax(self, node, loc):
+        aten = self.torch.ops.aten
+        target = node.target
+        args = node.args
+        arg = _arguments(node)
+        x = self.value(args[0])
+        if target in (aten.softmax.int, aten.log_softmax.int) and \
+                arg(2, "dtype") not in (None, self.torch.float32):
+            raise AmpError("softmax to another dtype")
+        op = "softmax" if "log" not in str(target) else "log_softmax"
+        dim = int(args[1]) % len(x.shape)
+        return self.unary(op, x, loc, f" dim = {dim}")
+
+    @_converts("aten.layer_norm.default")
+    def convert_layer_norm(self, node, loc):
+        args = node.args
+        arg = _arguments(node)
+        x = self.value(args[0])
+        normalized = list(args[1])
+        w, b = arg(2, "weight"), arg(3, "bias")
+        eps = arg(4, "eps", 1e-5)
+        return self.norm("layer_norm", x, normalized, w, b, eps, loc)
+
+    @_converts("aten.rms_norm.default")
+    def convert_rms_norm(self, node, loc):
+        args = node.args
+        arg = _arguments(node)
+        x = self.value(args[0])
+        eps = arg(3, "eps")
+        if eps is None:
+            eps = self.torch.finfo(self.torch.float32).eps
+        return self.norm("rms_norm", x, list(args[1]), arg(2, "weight"),
+                         None, eps, loc)
+
+    @_converts("aten.embedding.default")
+    def convert_embedding(self, node, loc):
+        args = node.args
+        arg = _arguments(node)
+        w, idx = self.value(args[0]), self.value(args[1])
+        if arg(2, "padding_idx", -1) != -1:
+            raise AmpError("embedding with padding_idx")
+        shape, element = self.result(node)
+        return self.emit(f"amp.embedding {w.name}[{idx.name}] : {w.type}, "
+                         f"{idx.type}", shape, element, loc, "embedding")
+
+    @_converts("aten.view.default", "aten.reshape.default",
+               "aten._unsafe_view.default", "aten.unsqueeze.default",
+               "aten.squeeze.dim", "aten.squeeze.dims", "aten.squeeze.default",
+               "aten.flatten.using_ints")
+    def convert_view(self, node, loc):
+        args = node.args
+        return self.reshape(self.value(args[0]), self.result(node)[0], loc)
+
+    @_converts("aten.contiguous.default", "aten.clone.default",
+               "aten.alias.default", "aten.detach.default",
+               "aten.detach_.default", "aten.lift_fresh_copy.default")
+    def convert_contiguous(self, node, loc):
+        args = node.args
+        return self.value(args[0])
+
+    @_converts("aten._assert_tensor_metadata.default")
+    def convert_assert_tensor_metadata(self, node, loc):
+        return _NOTHING
+
+    @_converts("aten.to.dtype", "aten.to.dtype_layout",
+               "aten._to_copy.default", "aten.type_as.default")
+    def convert_to(self, node, loc):
+        args = node.args
+        x = self.value(args[0])
+        shape, element = self.result(node)
+        if element == x.element:
             return x
-        if target in (aten.var.dim, aten.var.correction,
-                      aten.var_mean.correction, aten.std.dim,
-                      aten.std.correction):
-            return self.variance(node, loc)
-        if target is aten.square.default:
-            x = self.value(args[0])
-            return self.binary("mul", x, x, node, loc)
-        if target is aten.silu.default:
-            x = self.value(args[0])
-            s = self.unary("sigmoid", x, loc)
-            return self.binary("mul", x, s, node, loc)
-        if target is aten.gelu.default:
-            x = self.value(args[0])
-            approximate = arg(1, "approximate", "none")
-            attrs = " approximate = tanh" if approximate == "tanh" else ""
-            return self.unary("gelu", x, loc, attrs)
-        if target is aten.pow.Tensor_Scalar:
-            x = self.value(args[0])
-            return self.emit(f"amp.pow {x.name}, {_float(args[1])} : {x.type}",
-                             x.shape, x.element, loc, "pow")
-        if target in (aten.softmax.int, aten._softmax.default,
-                      aten.log_softmax.int, aten._log_softmax.default):
-            x = self.value(args[0])
-            if target in (aten.softmax.int, aten.log_softmax.int) and \
-                    arg(2, "dtype") not in (None, self.torch.float32):
-                raise AmpError("softmax to another dtype")
-            op = "softmax" if "log" not in str(target) else "log_softmax"
-            dim = int(args[1]) % len(x.shape)
-            return self.unary(op, x, loc, f" dim = {dim}")
-        if target is aten.layer_norm.default:
-            x = self.value(args[0])
-            normalized = list(args[1])
-            w, b = arg(2, "weight"), arg(3, "bias")
-            eps = arg(4, "eps", 1e-5)
-            return self.norm("layer_norm", x, normalized, w, b, eps, loc)
-        if target is aten.rms_norm.default:
-            x = self.value(args[0])
-            eps = arg(3, "eps")
-            if eps is None:
-                eps = self.torch.finfo(self.torch.float32).eps
-            return self.norm("rms_norm", x, list(args[1]), arg(2, "weight"),
-                             None, eps, loc)
-        if target is aten.embedding.default:
-            w, idx = self.value(args[0]), self.value(args[1])
-            if arg(2, "padding_idx", -1) != -1:
-                raise AmpError("embedding with padding_idx")
-            shape, element = self.result(node)
-            return self.emit(f"amp.embedding {w.name}[{idx.name}] : {w.type}, "
-                             f"{idx.type}", shape, element, loc, "embedding")
-        if target in (aten.view.default, aten.reshape.default,
-                      aten._unsafe_view.default, aten.unsqueeze.default,
-                      aten.squeeze.dim, aten.squeeze.dims,
-                      aten.squeeze.default, aten.flatten.using_ints):
-            return self.reshape(self.value(args[0]), self.result(node)[0], loc)
-        if target in (aten.contiguous.default, aten.clone.default,
-                      aten.alias.default, aten.detach.default,
-                      aten.detach_.default, aten.lift_fresh_copy.default):
-            return self.value(args[0])
-        if target is aten._assert_tensor_metadata.default:
-            return _NOTHING
-        if target in (aten.to.dtype, aten.to.dtype_layout,
-                      aten._to_copy.default, aten.type_as.default):
-            x = self.value(args[0])
-            shape, element = self.result(node)
-            if element == x.element:
-                return x
-            if x.element[0] in "fb" and element[0] in "fb":
-                return self.emit(f"amp.cast {x.name} : {x.type} to "
-                                 f"{_type(shape, element)}", shape, element,
-                                 loc, "cast")
-            if x.element == "i1" and element[0] in "fb":
-                # A mask as 1 and 0.
-                one = self.constant(1.0, element, loc)
-                zero = self.constant(0.0, element, loc)
-                return self.select(x, one, zero, shape, element, loc, "mask")
-            raise AmpError(f"conversion from {x.element} to {element}")
-        if target is aten.one_hot.default:
-            return self.one_hot(self.value(args[0]), self.result(node)[0],
-                                loc)
-        if target is aten.broadcast_tensors.default:
-            values = [self.value(a) for a in args[0]]
-            shapes = [tuple(v.shape) for v in node.meta["val"]]
-            return tuple(
-                v if v.shape == shape else self.emit(
-                    f"amp.broadcast_to {v.name} : {v.type} to "
-                    f"{_type(shape, v.element)}", shape, v.element, loc,
-                    "broadcast")
-                for v, shape in zip(values, shapes))
-        if target is aten.pad.default:
-            return self.pad(node, loc, arg)
-        if target is aten.transpose.int:
-            x = self.value(args[0])
-            perm = list(range(len(x.shape)))
-            d0, d1 = int(args[1]) % len(perm), int(args[2]) % len(perm)
-            perm[d0], perm[d1] = perm[d1], perm[d0]
-            return self.transpose(x, perm, loc)
-        if target is aten.t.default:
-            x = self.value(args[0])
-            return self.transpose(x, [1, 0] if len(x.shape) == 2 else [0], loc)
-        if target is aten.permute.default:
-            return self.transpose(self.value(args[0]), list(args[1]), loc)
-        if target in (aten.expand.default, aten.broadcast_to.default):
-            x = self.value(args[0])
-            shape, _ = self.result(node)
-            if shape == x.shape:
-                return x
-            return self.emit(f"amp.broadcast_to {x.name} : {x.type} to "
-                             f"{_type(shape, x.element)}", shape, x.element,
-                             loc, "expand")
-        if target is aten.slice.Tensor:
-            x = self.value(args[0])
-            dim = int(arg(1, "dim", 0))
-            start = arg(2, "start")
-            end = arg(3, "end")
-            size = x.shape[dim % len(x.shape)]
-            start = 0 if start is None else int(start)
-            end = size if end is None else min(int(end), size)
-            return self.strided_slice(x, dim, start, end,
-                                      int(arg(4, "step", 1)), loc)
-        if target is aten.select.int:
-            # x[:, i]: the slice [i, i + 1) without its dimension.
-            x = self.value(args[0])
-            dim = int(args[1]) % len(x.shape)
-            size, index = x.shape[dim], int(args[2])
-            if not -size <= index < size:
-                raise AmpError(f"index {index} is out of range for dimension "
-                               f"{dim} of size {size}")
-            index %= size
-            piece = self.slice(x, dim, index, index + 1, loc)
-            return self.reshape(piece, x.shape[:dim] + x.shape[dim + 1:], loc)
-        if target in (aten.zeros_like.default, aten.ones_like.default,
-                      aten.full_like.default):
-            shape, element = self.result(node)
-            fill = {aten.zeros_like.default: 0, aten.ones_like.default: 1}.get(
-                target, arg(1, "fill_value"))
-            if element == "i1":
-                raise AmpError("boolean tensors made by *_like")
-            value = self.constant(fill, element, loc)
-            if not shape:
-                return value
-            return self.emit(f"amp.broadcast_to {value.name} : {value.type} "
-                             f"to {_type(shape, element)}", shape, element,
-                             loc, "full")
-        if str(target) in _LOGICAL_NOT | _LOGICAL_AND | _LOGICAL_OR:
-            return self.logical(target, [self.value(a) for a in args], node,
-                                loc)
-        if target is aten.as_strided.default:
-            # Only as a reshape: contiguous strides over a contiguous
-            # tensor's elements, from its start (decompositions write
-            # views so).
-            x = self.value(args[0])
-            source = args[0].meta.get("val")
-            size, stride = [int(v) for v in args[1]], [int(v) for v in args[2]]
-            dense = [1] * len(size)
-            for d in range(len(size) - 2, -1, -1):
-                dense[d] = dense[d + 1] * size[d + 1]
-            if int(arg(3, "storage_offset", 0) or 0) != 0 or \
-                    math.prod(size) != math.prod(x.shape) or \
-                    any(n > 1 and s != t
-                        for n, s, t in zip(size, stride, dense)) or \
-                    source is None or not source.is_contiguous():
-                raise _Unsupported()
-            return self.reshape(x, tuple(size), loc)
-        if target in (aten.max.dim, aten.min.dim):
-            # The values only: their indices (argmax) have no counterpart.
-            if any(user.target is not operator.getitem or
-                   (user.args[1] != 0 and user.users)
-                   for user in node.users):
-                raise AmpError("the indices of max or min over a dimension "
-                               "(argmax, argmin) are not supported; only "
-                               "their values")
-            x = self.value(args[0])
-            dim, keepdim = int(args[1]), bool(arg(2, "keepdim", False))
-            if target is aten.max.dim:
-                values = self.reduce_dims("max", x, [dim], loc)
-            else:
-                values = self.unary("neg", self.reduce_dims(
-                    "max", self.unary("neg", x, loc), [dim], loc), loc)
-            if keepdim:
-                shape = list(x.shape)
-                shape[dim % len(shape)] = 1
-                values = self.reshape(values, tuple(shape), loc)
-            return (values, None)
-        if target in (aten.split.Tensor, aten.split_with_sizes.default):
-            x = self.value(args[0])
-            dim = int(arg(2, "dim", 0)) % len(x.shape)
-            size = x.shape[dim]
-            if target is aten.split.Tensor:
-                step = int(args[1])
-                sizes = [min(step, size - s) for s in range(0, size, step)]
-            else:
-                sizes = [int(s) for s in args[1]]
-            pieces, at = [], 0
-            for s in sizes:
-                pieces.append(self.slice(x, dim, at, at + s, loc))
-                at += s
-            return tuple(pieces)
-        if target is aten.cat.default:
-            # Empty tensors take no part, as in PyTorch (an empty cache).
-            inputs = [self.value(a) for a in args[0]
-                      if not (a.name in self.known and
-                              self.known[a.name].numel() == 0)]
-            if len(inputs) == 1:
-                return inputs[0]
-            dim = int(arg(1, "dim", 0)) % len(inputs[0].shape)
-            shape, element = self.result(node)
-            return self.emit(
-                f"amp.concat {', '.join(v.name for v in inputs)} dim = {dim} : "
-                f"{', '.join(v.type for v in inputs)} to "
-                f"{_type(shape, element)}", shape, element, loc, "cat")
-        if target in (aten.mean.dim, aten.sum.dim_IntList):
-            x = self.value(args[0])
-            if arg(3, "dtype") is not None:
-                raise AmpError("reductions to another dtype")
-            op = "mean" if target is aten.mean.dim else "sum"
-            return self.reduce(op, x, args[1] if len(args) > 1 else None,
-                               bool(arg(2, "keepdim", False)), node, loc)
-        if target in (aten.mean.default, aten.sum.default):
-            x = self.value(args[0])
-            op = "mean" if target is aten.mean.default else "sum"
-            return self.reduce(op, x, None, False, node, loc)
-        if target is aten.amax.default:
-            x = self.value(args[0])
-            return self.reduce("max", x, arg(1, "dim", []),
-                               bool(arg(2, "keepdim", False)), node, loc)
-        if target in (aten.where.self, aten.where.ScalarOther,
-                      aten.where.ScalarSelf, aten.where.Scalar,
-                      aten.masked_fill.Scalar, aten.masked_fill.Tensor):
-            if target is not aten.masked_fill.Scalar and \
-                    target is not aten.masked_fill.Tensor:
-                # A number on either side is a constant of the result's type.
-                cond = self.value(args[0])
-                like = _Value("%like", (), self.result(node)[1])
-                a, b = (self.value(v, like, loc) for v in args[1:3])
-            else:
-                b = self.value(args[0])
-                cond = self.value(args[1])
-                a = self.value(args[2], b, loc)
-            shape, element = self.result(node)
-            return self.select(cond, a, b, shape, element, loc, "where")
-        if target in (aten.conv2d.default, aten.conv1d.default):
-            x, w = self.value(args[0]), self.value(args[1])
-            b = arg(2, "bias")
-            b = self.value(b) if b is not None else None
-            windows = [arg(3, "stride", 1), arg(4, "padding", 0),
-                       arg(5, "dilation", 1)]
-            if any(isinstance(v, str) for v in windows):
-                raise AmpError("padding given as a string ('same', 'valid'); "
-                               "give it in elements")
-            shape, element = self.result(node)
-            if target is aten.conv2d.default:
-                return self.conv2d(x, w, b, *windows, int(arg(6, "groups", 1)),
-                                   shape, element, loc)
-            # A 1-d convolution is a 2-d one of height 1.
-            def tall(v):
-                return self.reshape(v, v.shape[:2] + (1,) + v.shape[2:], loc)
+        if x.element[0] in "fb" and element[0] in "fb":
+            return self.emit(f"amp.cast {x.name} : {x.type} to "
+                             f"{_type(shape, element)}", shape, element,
+                             loc, "cast")
+        if x.element == "i1" and element[0] in "fb":
+            # A mask as 1 and 0.
+            one = self.constant(1.0, element, loc)
+            zero = self.constant(0.0, element, loc)
+            return self.select(x, one, zero, shape, element, loc, "mask")
+        raise AmpError(f"conversion from {x.element} to {element}")
 
-            def wide(value):
-                return [1, _pair(value)[0]] if value is not None else None
+    @_converts("aten.one_hot.default")
+    def convert_one_hot(self, node, loc):
+        args = node.args
+        return self.one_hot(self.value(args[0]), self.result(node)[0],
+                            loc)
 
-            out = self.conv2d(tall(x), tall(w), b, wide(windows[0]),
-                              [0, _pair(windows[1])[0]], wide(windows[2]),
-                              int(arg(6, "groups", 1)),
-                              (shape[0], shape[1], 1, shape[2]), element, loc)
-            return self.reshape(out, shape, loc)
-        if target is aten.instance_norm.default:
-            # Each (example, channel) normalised over its positions: a
-            # layer norm over the spatial dims, then the channels' affine.
-            x = self.value(args[0])
-            if arg(3, "running_mean") is not None or \
-                    not arg(5, "use_input_stats", True):
-                raise AmpError("instance norm with running statistics "
-                               "(track_running_stats=True)")
-            out = self.norm("layer_norm", x, x.shape[2:], None, None,
-                            float(arg(7, "eps", 1e-5)), loc)
-            channel = (x.shape[1],) + (1,) * (len(x.shape) - 2)
-            for op, operand in (("mul", arg(1, "weight")),
-                                ("add", arg(2, "bias"))):
-                if operand is not None:
-                    out = self.elementwise(op, out, self.reshape(
-                        self.value(operand), channel, loc), loc)
-            return out
-        if target is aten.batch_norm.default:
-            return self.batch_norm(node, loc, arg)
-        if target is aten.max_pool2d.default:
-            x = self.value(args[0])
-            if arg(5, "ceil_mode", False):
-                raise AmpError("max_pool2d with ceil_mode")
-            kernel = _pair(args[1])
-            stride = arg(2, "stride", []) or kernel
-            attrs = [f"kernel = array<i64: {kernel[0]}, {kernel[1]}>"]
-            attrs += _window_attrs(strides=stride,
-                                   padding=arg(3, "padding", [0, 0]),
-                                   dilations=arg(4, "dilation", [1, 1]))
-            shape, element = self.result(node)
-            return self.emit(f"amp.max_pool2d {x.name} {{{', '.join(attrs)}}} "
-                             f": {x.type} to {_type(shape, element)}", shape,
-                             element, loc, "pool")
-        if target is aten.avg_pool2d.default:
-            x = self.value(args[0])
-            if arg(4, "ceil_mode", False) or not arg(5, "count_include_pad", True) \
-                    or arg(6, "divisor_override") is not None:
-                raise AmpError("avg_pool2d with ceil_mode, count_include_pad="
-                               "False or a divisor")
-            kernel = _pair(args[1])
-            stride = arg(2, "stride", []) or kernel
-            attrs = [f"kernel = array<i64: {kernel[0]}, {kernel[1]}>"]
-            attrs += _window_attrs(strides=stride,
-                                   padding=arg(3, "padding", [0, 0]))
-            shape, element = self.result(node)
-            return self.emit(f"amp.avg_pool2d {x.name} {{{', '.join(attrs)}}} "
-                             f": {x.type} to {_type(shape, element)}", shape,
-                             element, loc, "pool")
-        if target is aten.adaptive_avg_pool2d.default:
-            x = self.value(args[0])
-            size = _pair(args[1])
-            shape, element = self.result(node)
-            return self.emit(f"amp.adaptive_avg_pool2d {x.name} output_size = "
-                             f"[{size[0]}, {size[1]}] : {x.type} to "
-                             f"{_type(shape, element)}", shape, element, loc,
-                             "pool")
-        if target is aten.scaled_dot_product_attention.default:
-            return self.attention(node, loc, arg)
-        if target is aten.cross_entropy_loss.default:
-            logits, labels = self.value(args[0]), self.value(args[1])
-            reduction = {0: "none", 1: "mean", 2: "sum"}[int(arg(3, "reduction", 1))]
-            if reduction == "none":
-                raise AmpError("cross_entropy with reduction='none'")
-            if len(logits.shape) != 2:
-                raise AmpError("cross_entropy of logits that are not "
-                               "[batch, classes] (flatten them first)")
-            ignore = int(arg(4, "ignore_index", -100))
-            weight = arg(2, "weight")
-            smoothing = float(arg(5, "label_smoothing", 0.0))
-            if weight is not None or smoothing != 0.0:
-                return self.weighted_cross_entropy(
-                    logits, labels,
-                    None if weight is None else self.value(weight),
-                    smoothing, reduction, ignore, loc)
-            shape, element = self.result(node)
-            return self.emit(
-                f"amp.cross_entropy {logits.name}, {labels.name} reduction = "
-                f"{reduction} ignore_index = {ignore} : {logits.type}, "
-                f"{labels.type} to {_type(shape, element)}", shape, element,
-                loc, "loss")
-        if target is aten.mse_loss.default:
-            x, t = self.value(args[0]), self.value(args[1])
-            reduction = {0: "none", 1: "mean", 2: "sum"}[int(arg(2, "reduction", 1))]
-            if reduction == "none":
-                raise AmpError("mse_loss with reduction='none'")
-            shape, element = self.result(node)
-            return self.emit(f"amp.mse_loss {x.name}, {t.name} reduction = "
-                             f"{reduction} : {x.type}, {t.type} to "
-                             f"{_type(shape, element)}", shape, element, loc,
-                             "loss")
-        if target in (aten.dropout.default, aten.native_dropout.default):
-            p = float(arg(1, "p"))
-            train = arg(2, "train", True)
-            x = self.value(args[0])
-            if p == 0.0 or not train:
-                return (x, None) if target is aten.native_dropout.default else x
-            if not 0.0 < p < 1.0:
-                raise AmpError(f"dropout with p={p}")
-            # The step's random generator (one argument for the model),
-            # each dropout a stream of its own.
-            self.dropouts += 1
-            out = self.emit(f"amp.dropout {x.name}, {_RNG.name} p = "
-                            f"{_float(p)} stream = {self.dropouts - 1} "
-                            f"training : {x.type}", x.shape, x.element, loc,
-                            "dropout")
-            return (out, None) if target is aten.native_dropout.default else out
-        if target in (aten.arange.default, aten.arange.start,
-                      aten.arange.start_step):
-            shape, element = self.result(node)
-            if element != "i64":
-                raise AmpError("arange of floats")
-            start = 0 if target is aten.arange.default else int(args[0])
-            step = int(args[2]) if target is aten.arange.start_step else 1
-            values = [start + step * i for i in range(shape[0])]
-            return self.emit(f"amp.constant dense<[{', '.join(map(str, values))}]>"
-                             f" : {_type(shape, element)}", shape, element, loc,
-                             "arange")
-        raise _Unsupported()
+    @_converts("aten.broadcast_tensors.default")
+    def convert_broadcast_tensors(self, node, loc):
+        args = node.args
+        values = [self.value(a) for a in args[0]]
+        shapes = [tuple(v.shape) for v in node.meta["val"]]
+        return tuple(
+            v if v.shape == shape else self.emit(
+                f"amp.broadcast_to {v.name} : {v.type} to "
+                f"{_type(shape, v.element)}", shape, v.element, loc,
+                "broadcast")
+            for v, shape in zip(values, shapes))
+
+    @_converts("aten.pad.default")
+    def convert_pad(self, node, loc):
+        arg = _arguments(node)
+        return self.pad(node, loc, arg)
+
+    @_converts("aten.transpose.int")
+    def convert_transpose(self, node, loc):
+        args = node.args
+        x = self.value(args[0])
+        perm = list(range(len(x.shape)))
+        d0, d1 = int(args[1]) % len(perm), int(args[2]) % len(perm)
+        perm[d0], perm[d1] = perm[d1], perm[d0]
+        return self.transpose(x, perm, loc)
+
+    @_converts("aten.t.default")
+    def convert_t(self, node, loc):
+        args = node.args
+        x = self.value(args[0])
+        return self.transpose(x, [1, 0] if len(x.shape) == 2 else [0], loc)
+
+    @_converts("aten.permute.default")
+    def convert_permute(self, node, loc):
+        args = node.args
+        return self.transpose(self.value(args[0]), list(args[1]), loc)
+
+    @_converts("aten.expand.default", "aten.broadcast_to.default")
+    def convert_expand(self, node, loc):
+        args = node.args
+        x = self.value(args[0])
+        shape, _ = self.result(node)
+        if shape == x.shape:
+            return x
+        return self.emit(f"amp.broadcast_to {x.name} : {x.type} to "
+                         f"{_type(shape, x.element)}", shape, x.element,
+                         loc, "expand")
+
+    @_converts("aten.slice.Tensor")
+    def convert_slice(self, node, loc):
+        args = node.args
+        arg = _arguments(node)
+        x = self.value(args[0])
+        dim = int(arg(1, "dim", 0))
+        start = arg(2, "start")
+        end = arg(3, "end")
+        size = x.shape[dim % len(x.shape)]
+        start = 0 if start is None else int(start)
+        end = size if end is None else min(int(end), size)
+        return self.strided_slice(x, dim, start, end,
+                                  int(arg(4, "step", 1)), loc)
+
+    @_converts("aten.select.int")
+    def convert_select(self, node, loc):
+        args = node.args
+        # x[:, i]: the slice [i, i + 1) without its dimension.
+        x = self.value(args[0])
+        dim = int(args[1]) % len(x.shape)
+        size, index = x.shape[dim], int(args[2])
+        if not -size <= index < size:
+            raise AmpError(f"index {index} is out of range for dimension "
+                           f"{dim} of size {size}")
+        index %= size
+        piece = self.slice(x, dim, index, index + 1, loc)
+        return self.reshape(piece, x.shape[:dim] + x.shape[dim + 1:], loc)
+
+    @_converts("aten.zeros_like.default", "aten.ones_like.default",
+               "aten.full_like.default")
+    def convert_zeros_like(self, node, loc):
+        aten = self.torch.ops.aten
+        target = node.target
+        arg = _arguments(node)
+        shape, element = self.result(node)
+        fill = {aten.zeros_like.default: 0, aten.ones_like.default: 1}.get(
+            target, arg(1, "fill_value"))
+        if element == "i1":
+            raise AmpError("boolean tensors made by *_like")
+        value = self.constant(fill, element, loc)
+        if not shape:
+            return value
+        return self.emit(f"amp.broadcast_to {value.name} : {value.type} "
+                         f"to {_type(shape, element)}", shape, element,
+                         loc, "full")
+
+    @_converts(*_LOGICAL_NOT, *_LOGICAL_AND, *_LOGICAL_OR)
+    def convert_logical(self, node, loc):
+        target = node.target
+        args = node.args
+        return self.logical(target, [self.value(a) for a in args], node,
+                            loc)
+
+    @_converts("aten.as_strided.default")
+    def convert_as_strided(self, node, loc):
+        args = node.args
+        arg = _arguments(node)
+        # Only as a reshape: contiguous strides over a contiguous
+        # tensor's elements, from its start (decompositions write
+        # views so).
+        x = self.value(args[0])
+        source = args[0].meta.get("val")
+        size, stride = [int(v) for v in args[1]], [int(v) for v in args[2]]
+        dense = [1] * len(size)
+        for d in range(len(size) - 2, -1, -1):
+            dense[d] = dense[d + 1] * size[d + 1]
+        if int(arg(3, "storage_offset", 0) or 0) != 0 or \
+                math.prod(size) != math.prod(x.shape) or \
+                any(n > 1 and s != t
+                    for n, s, t in zip(size, stride, dense)) or \
+                source is None or not source.is_contiguous():
+            raise _Unsupported()
+        return self.reshape(x, tuple(size), loc)
+
+    @_converts("aten.max.dim", "aten.min.dim")
+    def convert_max(self, node, loc):
+        aten = self.torch.ops.aten
+        target = node.target
+        args = node.args
+        arg = _arguments(node)
+        # The values only: their indices (argmax) have no counterpart.
+        if any(user.target is not operator.getitem or
+               (user.args[1] != 0 and user.users)
+               for user in node.users):
+            raise AmpError("the indices of max or min over a dimension "
+                           "(argmax, argmin) are not supported; only "
+                           "their values")
+        x = self.value(args[0])
+        dim, keepdim = int(args[1]), bool(arg(2, "keepdim", False))
+        if target is aten.max.dim:
+            values = self.reduce_dims("max", x, [dim], loc)
+        else:
+            values = self.unary("neg", self.reduce_dims(
+                "max", self.unary("neg", x, loc), [dim], loc), loc)
+        if keepdim:
+            shape = list(x.shape)
+            shape[dim % len(shape)] = 1
+            values = self.reshape(values, tuple(shape), loc)
+        return (values, None)
+
+    @_converts("aten.split.Tensor", "aten.split_with_sizes.default")
+    def convert_split(self, node, loc):
+        aten = self.torch.ops.aten
+        target = node.target
+        args = node.args
+        arg = _arguments(node)
+        x = self.value(args[0])
+        dim = int(arg(2, "dim", 0)) % len(x.shape)
+        size = x.shape[dim]
+        if target is aten.split.Tensor:
+            step = int(args[1])
+            sizes = [min(step, size - s) for s in range(0, size, step)]
+        else:
+            sizes = [int(s) for s in args[1]]
+        pieces, at = [], 0
+        for s in sizes:
+            pieces.append(self.slice(x, dim, at, at + s, loc))
+            at += s
+        return tuple(pieces)
+
+    @_converts("aten.cat.default")
+    def convert_cat(self, node, loc):
+        args = node.args
+        arg = _arguments(node)
+        # Empty tensors take no part, as in PyTorch (an empty cache).
+        inputs = [self.value(a) for a in args[0]
+                  if not (a.name in self.known and
+                          self.known[a.name].numel() == 0)]
+        if len(inputs) == 1:
+            return inputs[0]
+        dim = int(arg(1, "dim", 0)) % len(inputs[0].shape)
+        shape, element = self.result(node)
+        return self.emit(
+            f"amp.concat {', '.join(v.name for v in inputs)} dim = {dim} : "
+            f"{', '.join(v.type for v in inputs)} to "
+            f"{_type(shape, element)}", shape, element, loc, "cat")
+
+    @_converts("aten.mean.dim", "aten.sum.dim_IntList")
+    def convert_mean_dims(self, node, loc):
+        aten = self.torch.ops.aten
+        target = node.target
+        args = node.args
+        arg = _arguments(node)
+        x = self.value(args[0])
+        if arg(3, "dtype") is not None:
+            raise AmpError("reductions to another dtype")
+        op = "mean" if target is aten.mean.dim else "sum"
+        return self.reduce(op, x, args[1] if len(args) > 1 else None,
+                           bool(arg(2, "keepdim", False)), node, loc)
+
+    @_converts("aten.mean.default", "aten.sum.default")
+    def convert_mean_all(self, node, loc):
+        aten = self.torch.ops.aten
+        target = node.target
+        args = node.args
+        x = self.value(args[0])
+        op = "mean" if target is aten.mean.default else "sum"
+        return self.reduce(op, x, None, False, node, loc)
+
+    @_converts("aten.amax.default")
+    def convert_amax(self, node, loc):
+        args = node.args
+        arg = _arguments(node)
+        x = self.value(args[0])
+        return self.reduce("max", x, arg(1, "dim", []),
+                           bool(arg(2, "keepdim", False)), node, loc)
+
+    @_converts("aten.where.self", "aten.where.ScalarOther",
+               "aten.where.ScalarSelf", "aten.where.Scalar",
+               "aten.masked_fill.Scalar", "aten.masked_fill.Tensor")
+    def convert_where(self, node, loc):
+        aten = self.torch.ops.aten
+        target = node.target
+        args = node.args
+        if target is not aten.masked_fill.Scalar and \
+                target is not aten.masked_fill.Tensor:
+            # A number on either side is a constant of the result's type.
+            cond = self.value(args[0])
+            like = _Value("%like", (), self.result(node)[1])
+            a, b = (self.value(v, like, loc) for v in args[1:3])
+        else:
+            b = self.value(args[0])
+            cond = self.value(args[1])
+            a = self.value(args[2], b, loc)
+        shape, element = self.result(node)
+        return self.select(cond, a, b, shape, element, loc, "where")
+
+    @_converts("aten.conv2d.default", "aten.conv1d.default")
+    def convert_conv2d(self, node, loc):
+        aten = self.torch.ops.aten
+        target = node.target
+        args = node.args
+        arg = _arguments(node)
+        x, w = self.value(args[0]), self.value(args[1])
+        b = arg(2, "bias")
+        b = self.value(b) if b is not None else None
+        windows = [arg(3, "stride", 1), arg(4, "padding", 0),
+                   arg(5, "dilation", 1)]
+        if any(isinstance(v, str) for v in windows):
+            raise AmpError("padding given as a string ('same', 'valid'); "
+                           "give it in elements")
+        shape, element = self.result(node)
+        if target is aten.conv2d.default:
+            return self.conv2d(x, w, b, *windows, int(arg(6, "groups", 1)),
+                               shape, element, loc)
+        # A 1-d convolution is a 2-d one of height 1.
+        def tall(v):
+            return self.reshape(v, v.shape[:2] + (1,) + v.shape[2:], loc)
+
+        def wide(value):
+            return [1, _pair(value)[0]] if value is not None else None
+
+        out = self.conv2d(tall(x), tall(w), b, wide(windows[0]),
+                          [0, _pair(windows[1])[0]], wide(windows[2]),
+                          int(arg(6, "groups", 1)),
+                          (shape[0], shape[1], 1, shape[2]), element, loc)
+        return self.reshape(out, shape, loc)
+
+    @_converts("aten.instance_norm.default")
+    def convert_instance_norm(self, node, loc):
+        args = node.args
+        arg = _arguments(node)
+        # Each (example, channel) normalised over its positions: a
+        # layer norm over the spatial dims, then the channels' affine.
+        x = self.value(args[0])
+        if arg(3, "running_mean") is not None or \
+                not arg(5, "use_input_stats", True):
+            raise AmpError("instance norm with running statistics "
+                           "(track_running_stats=True)")
+        out = self.norm("layer_norm", x, x.shape[2:], None, None,
+                        float(arg(7, "eps", 1e-5)), loc)
+        channel = (x.shape[1],) + (1,) * (len(x.shape) - 2)
+        for op, operand in (("mul", arg(1, "weight")),
+                            ("add", arg(2, "bias"))):
+            if operand is not None:
+                out = self.elementwise(op, out, self.reshape(
+                    self.value(operand), channel, loc), loc)
+        return out
+
+    @_converts("aten.batch_norm.default")
+    def convert_batch_norm(self, node, loc):
+        arg = _arguments(node)
+        return self.batch_norm(node, loc, arg)
+
+    @_converts("aten.max_pool2d.default")
+    def convert_max_pool2d(self, node, loc):
+        args = node.args
+        arg = _arguments(node)
+        x = self.value(args[0])
+        if arg(5, "ceil_mode", False):
+            raise AmpError("max_pool2d with ceil_mode")
+        kernel = _pair(args[1])
+        stride = arg(2, "stride", []) or kernel
+        attrs = [f"kernel = array<i64: {kernel[0]}, {kernel[1]}>"]
+        attrs += _window_attrs(strides=stride,
+                               padding=arg(3, "padding", [0, 0]),
+                               dilations=arg(4, "dilation", [1, 1]))
+        shape, element = self.result(node)
+        return self.emit(f"amp.max_pool2d {x.name} {{{', '.join(attrs)}}} "
+                         f": {x.type} to {_type(shape, element)}", shape,
+                         element, loc, "pool")
+
+    @_converts("aten.avg_pool2d.default")
+    def convert_avg_pool2d(self, node, loc):
+        args = node.args
+        arg = _arguments(node)
+        x = self.value(args[0])
+        if arg(4, "ceil_mode", False) or not arg(5, "count_include_pad", True) \
+                or arg(6, "divisor_override") is not None:
+            raise AmpError("avg_pool2d with ceil_mode, count_include_pad="
+                           "False or a divisor")
+        kernel = _pair(args[1])
+        stride = arg(2, "stride", []) or kernel
+        attrs = [f"kernel = array<i64: {kernel[0]}, {kernel[1]}>"]
+        attrs += _window_attrs(strides=stride,
+                               padding=arg(3, "padding", [0, 0]))
+        shape, element = self.result(node)
+        return self.emit(f"amp.avg_pool2d {x.name} {{{', '.join(attrs)}}} "
+                         f": {x.type} to {_type(shape, element)}", shape,
+                         element, loc, "pool")
+
+    @_converts("aten.adaptive_avg_pool2d.default")
+    def convert_adaptive_avg_pool2d(self, node, loc):
+        args = node.args
+        x = self.value(args[0])
+        size = _pair(args[1])
+        shape, element = self.result(node)
+        return self.emit(f"amp.adaptive_avg_pool2d {x.name} output_size = "
+                         f"[{size[0]}, {size[1]}] : {x.type} to "
+                         f"{_type(shape, element)}", shape, element, loc,
+                         "pool")
+
+    @_converts("aten.scaled_dot_product_attention.default")
+    def convert_scaled_dot_product_attention(self, node, loc):
+        arg = _arguments(node)
+        return self.attention(node, loc, arg)
+
+    @_converts("aten.cross_entropy_loss.default")
+    def convert_cross_entropy_loss(self, node, loc):
+        args = node.args
+        arg = _arguments(node)
+        logits, labels = self.value(args[0]), self.value(args[1])
+        reduction = {0: "none", 1: "mean", 2: "sum"}[int(arg(3, "reduction", 1))]
+        if reduction == "none":
+            raise AmpError("cross_entropy with reduction='none'")
+        if len(logits.shape) != 2:
+            raise AmpError("cross_entropy of logits that are not "
+                           "[batch, classes] (flatten them first)")
+        ignore = int(arg(4, "ignore_index", -100))
+        weight = arg(2, "weight")
+        smoothing = float(arg(5, "label_smoothing", 0.0))
+        if weight is not None or smoothing != 0.0:
+            return self.weighted_cross_entropy(
+                logits, labels,
+                None if weight is None else self.value(weight),
+                smoothing, reduction, ignore, loc)
+        shape, element = self.result(node)
+        return self.emit(
+            f"amp.cross_entropy {logits.name}, {labels.name} reduction = "
+            f"{reduction} ignore_index = {ignore} : {logits.type}, "
+            f"{labels.type} to {_type(shape, element)}", shape, element,
+            loc, "loss")
+
+    @_converts("aten.mse_loss.default")
+    def convert_mse_loss(self, node, loc):
+        args = node.args
+        arg = _arguments(node)
+        x, t = self.value(args[0]), self.value(args[1])
+        reduction = {0: "none", 1: "mean", 2: "sum"}[int(arg(2, "reduction", 1))]
+        if reduction == "none":
+            raise AmpError("mse_loss with reduction='none'")
+        shape, element = self.result(node)
+        return self.emit(f"amp.mse_loss {x.name}, {t.name} reduction = "
+                         f"{reduction} : {x.type}, {t.type} to "
+                         f"{_type(shape, element)}", shape, element, loc,
+                         "loss")
+
+    @_converts("aten.dropout.default", "aten.native_dropout.default")
+    def convert_dropout(self, node, loc):
+        aten = self.torch.ops.aten
+        target = node.target
+        args = node.args
+        arg = _arguments(node)
+        p = float(arg(1, "p"))
+        train = arg(2, "train", True)
+        x = self.value(args[0])
+        if p == 0.0 or not train:
+            return (x, None) if target is aten.native_dropout.default else x
+        if not 0.0 < p < 1.0:
+            raise AmpError(f"dropout with p={p}")
+        # The step's random generator (one argument for the model),
+        # each dropout a stream of its own.
+        self.dropouts += 1
+        out = self.emit(f"amp.dropout {x.name}, {_RNG.name} p = "
+                        f"{_float(p)} stream = {self.dropouts - 1} "
+                        f"training : {x.type}", x.shape, x.element, loc,
+                        "dropout")
+        return (out, None) if target is aten.native_dropout.default else out
+
+    @_converts("aten.arange.default", "aten.arange.start",
+               "aten.arange.start_step")
+    def convert_arange(self, node, loc):
+        aten = self.torch.ops.aten
+        target = node.target
+        args = node.args
+        shape, element = self.result(node)
+        if element != "i64":
+            raise AmpError("arange of floats")
+        start = 0 if target is aten.arange.default else int(args[0])
+        step = int(args[2]) if target is aten.arange.start_step else 1
+        values = [start + step * i for i in range(shape[0])]
+        return self.emit(f"amp.constant dense<[{', '.join(map(str, values))}]>"
+                         f" : {_type(shape, element)}", shape, element, loc,
+                         "arange")
 
     def pad(self, node, loc, arg):
         """Constant padding: the pads as constants, concatenated."""
@@ -1501,10 +1749,8 @@ class _Importer:
         mask = self.value(mask)
         scale = scale if scale is not None else 1.0 / math.sqrt(q.shape[-1])
         score_shape = q.shape[:-1] + (k.shape[-2],)
-        scores = self.emit(f"amp.matmul {q.name}, {k.name} {{transpose_rhs}} : "
-                           f"{q.type}, {k.type} to "
-                           f"{_type(score_shape, q.element)}", score_shape,
-                           q.element, loc, "scores")
+        scores = self.matmul(q, k, score_shape, q.element, loc, "scores",
+                             transpose_rhs=True)
         factor = self.constant(scale, q.element, loc)
         scores = self.emit(f"amp.mul {scores.name}, {factor.name} : "
                            f"{scores.type}, {factor.type}", score_shape,
@@ -1524,9 +1770,7 @@ class _Importer:
                                q.element, loc, "masked")
         weights = self.unary("softmax", scores, loc,
                              f" dim = {len(score_shape) - 1}")
-        return self.emit(f"amp.matmul {weights.name}, {v.name} : "
-                         f"{weights.type}, {v.type} to {_type(shape, element)}",
-                         shape, element, loc, "attention")
+        return self.matmul(weights, v, shape, element, loc, "attention")
 
 
 def _pair(value):
@@ -1540,13 +1784,6 @@ def _window_attrs(**named):
     return [f"{key} = array<i64: {', '.join(map(str, _pair(value)))}>"
             for key, value in named.items() if value is not None]
 
-
-# The logical operations on boolean masks, by their ATen names.
-_LOGICAL_NOT = {"aten.bitwise_not.default", "aten.logical_not.default"}
-_LOGICAL_AND = {"aten.bitwise_and.Tensor", "aten.logical_and.default",
-                "aten.__and__.Tensor"}
-_LOGICAL_OR = {"aten.bitwise_or.Tensor", "aten.logical_or.default",
-               "aten.__or__.Tensor"}
 
 # The step's random generator, an argument of a model with dropout.
 _RNG = _Value("%rng", (2,), "i64")
