@@ -329,6 +329,7 @@ FailureOr<SmallVector<Tensor>> Frame::executeModelOp(Operation *op,
                               in[1], resultShape()));
       })
       .Case([&](ReshapeOp) { return one(k::reshape(in[0], resultShape())); })
+      .Case([&](StopGradientOp) { return one(in[0]); })
       .Case([&](TransposeOp transpose) {
         return one(k::transpose(in[0], transpose.getPermutation()));
       })

@@ -728,6 +728,19 @@ class _Importer:
         its inputs are constants, converted to amp ops where it has a
         counterpart, else through PyTorch's decomposition of its op.
         Raises _Unsupported where none of these applies."""
+        # An in-place update of an argument (a buffer the model counts
+        # itself, an input, a constant buffer outside the state_dict) would
+        # be lost: only batch norm's running statistics are updated by the
+        # step.
+        target = str(node.target).split(".")
+        if depth == 0 and len(target) > 1 and target[1].endswith("_") and \
+                not target[1].startswith("__") and node.args and \
+                getattr(node.args[0], "op", None) == "placeholder" and (
+                    self.values.get(node.args[0].name) is not None or
+                    node.args[0].name in self.known):
+            raise AmpError(f"updates {node.args[0].name} in place; only "
+                           "batch norm's running statistics are updated by "
+                           "the step")
         if self.fold(node):
             return
         if node.target is operator.getitem:
@@ -735,17 +748,6 @@ class _Importer:
             self.values[node.name] = (
                 source[node.args[1]] if isinstance(source, tuple) else None)
             return
-        # An in-place update of an argument (a buffer the model counts
-        # itself, an input) would be lost: only batch norm's running
-        # statistics are updated by the step.
-        target = str(node.target).split(".")
-        if depth == 0 and len(target) > 1 and target[1].endswith("_") and \
-                node.args and \
-                getattr(node.args[0], "op", None) == "placeholder" and \
-                self.values.get(node.args[0].name) is not None:
-            raise AmpError(f"updates {node.args[0].name} in place; only "
-                           "batch norm's running statistics are updated by "
-                           "the step")
         if len(target) > 1 and target[1].endswith("_") and \
                 not target[1].startswith("__") and node.args and \
                 isinstance(node.args[0], self.torch.fx.Node):
@@ -1163,11 +1165,18 @@ class _Importer:
         return self.reshape(self.value(args[0]), self.result(node)[0], loc)
 
     @_converts("aten.contiguous.default", "aten.clone.default",
-               "aten.alias.default", "aten.detach.default",
-               "aten.detach_.default", "aten.lift_fresh_copy.default")
+               "aten.alias.default", "aten.lift_fresh_copy.default")
     def convert_contiguous(self, node, loc):
         args = node.args
         return self.value(args[0])
+
+    @_converts("aten.detach.default")
+    def convert_detach(self, node, loc):
+        # The value without its gradient; integers and masks have none.
+        x = self.value(node.args[0])
+        if x.element[0] not in "fb":
+            return x
+        return self.unary("stop_gradient", x, loc)
 
     @_converts("aten._assert_tensor_metadata.default")
     def convert_assert_tensor_metadata(self, node, loc):
@@ -1935,6 +1944,13 @@ def _translate(torch, program, module, input_names, name):
             tensor = state.get(key)
             if tensor is None:
                 raise AmpError(f"cannot find {key} in the module")
+            if spec.kind == InputKind.BUFFER and \
+                    getattr(spec, "persistent", True) is False:
+                # A buffer outside the state_dict (rotary embeddings'
+                # inv_freq, a causal mask): a constant of the model, as
+                # PyTorch saves none of it; computed with at import.
+                importer.known[node.name] = tensor.detach().clone()
+                continue
             canonical = first_name[id(tensor)]
             if "\0" in canonical:
                 raise AmpError(f"{canonical!r} holds a NUL character, which "

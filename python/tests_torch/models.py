@@ -120,6 +120,20 @@ class ConvNet(nn.Module):
         return self.fc(self.drop(F.relu(self.bn(self.conv(x)))).flatten(1))
 
 
+class Detached(nn.Module):
+    """A head read twice, once through detach: only the other path trains
+    the body."""
+
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(20, 16)
+        self.head = nn.Linear(16, 5)
+
+    def forward(self, x):
+        h = torch.tanh(self.body(x))
+        return self.head(h) + 0.5 * self.head(h.detach())
+
+
 class Chained(nn.Module):
     """An operation without a counterpart fed by another: both are
     listed."""
@@ -278,3 +292,37 @@ class Indexing(nn.Module):
         pooled = (kept + fill + top + unit + every_other.narrow(2, 1, 4).sum(
             -1, keepdim=True)).mean(1) + last + u0 * u1 + u2 - u3
         return self.out(torch.cat([seq.mean(1), pooled], dim=-1))
+
+
+def rotate_half(x):
+    """LLaMA's: the halves of the last dim swapped, the second negated."""
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+class Rotary(nn.Module):
+    """Queries and keys rotated by position as LLaMA writes it: inverse
+    frequencies in a buffer outside the state_dict, cos and sin of their
+    outer product with the positions, attention over the rotated heads."""
+
+    def __init__(self, width=16, heads=2):
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(width, 3 * width)
+        self.out = nn.Linear(width, width)
+        d = width // heads
+        inv_freq = 1.0 / (10000 ** (torch.arange(0, d, 2).float() / d))
+        self.register_buffer("inv_freq", inv_freq, persistent=False)
+
+    def forward(self, x):
+        B, T, C = x.shape
+        q, k, v = (t.view(B, T, self.heads, -1).transpose(1, 2)
+                   for t in self.qkv(x).split(C, dim=-1))
+        freqs = torch.outer(torch.arange(T, dtype=torch.float32),
+                            self.inv_freq)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        cos, sin = emb.cos(), emb.sin()
+        q = q * cos + rotate_half(q) * sin
+        k = k * cos + rotate_half(k) * sin
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.out(y.transpose(1, 2).reshape(B, T, C))

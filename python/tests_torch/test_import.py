@@ -430,6 +430,24 @@ def test_attention_modules_train_as_pytorch_does(tmp_path):
     assert ours[-2] < ours[0]
 
 
+def test_rotary_embeddings_train_as_pytorch_does(tmp_path):
+    """LLaMA's rotary embeddings: the non-persistent inv_freq buffer is a
+    constant of the model (cos and sin computed at import), not a tensor
+    of the step, so the state goes back with strict=True."""
+    torch.manual_seed(0)
+    model = models.Rotary()
+    g = torch.Generator().manual_seed(7)
+    batches = [(torch.randn(2, 8, 16, generator=g),) for _ in range(2)]
+    imported = ampmlir.from_torch(model, batches[0],
+                                  loss=lambda m, x: m(x).pow(2).mean())
+    assert "inv_freq" not in imported.mlir and not imported.buffers
+    theirs, ours, state, _ = train_both(
+        model, lambda m, x: m(x).pow(2).mean(), batches, tmp_path, steps=6,
+        compute_type="f32")
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5)
+    model.load_state_dict(state)
+
+
 def test_indexing_masks_and_other_layers_train_as_pytorch_does(tmp_path):
     torch.manual_seed(0)
     g = torch.Generator().manual_seed(6)
@@ -439,6 +457,25 @@ def test_indexing_masks_and_other_layers_train_as_pytorch_does(tmp_path):
                                     tmp_path, steps=6, compute_type="f32")
     np.testing.assert_allclose(ours, theirs, rtol=1e-5)
     assert ours[-2] < ours[0]
+
+
+def test_detach_stops_the_gradient_as_in_pytorch(tmp_path):
+    """detach is amp.stop_gradient: the body trains only through the path
+    that does not detach, as in PyTorch (through both, its gradient would
+    be half as large again and the losses would part after one step)."""
+    torch.manual_seed(0)
+    model = models.Detached()
+    imported = ampmlir.from_torch(model, classifier_batches(1)[0],
+                                  loss=classify)
+    assert imported.mlir.count("amp.stop_gradient") == 1
+    # SGD: AdamW's steps would not see a gradient 1.5 times too large.
+    theirs, ours, state, reference = train_both(
+        model, classify, classifier_batches(), tmp_path, steps=8, lr=0.1,
+        optimizer="sgd", compute_type="f32")
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5)
+    np.testing.assert_allclose(state["body.weight"].numpy(),
+                               reference.body.weight.detach().numpy(),
+                               rtol=1e-4, atol=1e-6)
 
 
 def test_an_unsupported_operation_fed_by_another_is_listed_too():

@@ -311,6 +311,11 @@ FailureOr<std::string> scalarExpr(NegOp op, ElementwiseKernel &kernel) {
     return "-" + x;
   });
 }
+FailureOr<std::string> scalarExpr(StopGradientOp op,
+                                  ElementwiseKernel &kernel) {
+  return unary(op, kernel,
+               [](const std::string &x, const std::string &) { return x; });
+}
 FailureOr<std::string> scalarExpr(AbsOp op, ElementwiseKernel &kernel) {
   return libm(op, kernel, "fabs");
 }
@@ -393,7 +398,7 @@ template <typename... Ops> void attach(MLIRContext &context) {
 void cuda::attachElementwiseModels(MLIRContext &context) {
   attach<ConstantOp, IotaOp, CastOp, BroadcastToOp, CompareOp, SelectOp,
          DropoutOp, RngAdvanceOp, ReluGradOp, GeluGradOp, AddOp, SubOp, MulOp,
-         DivOp, MaximumOp, MinimumOp, NegOp, AbsOp, ExpOp, LogOp, SqrtOp,
-         TanhOp, RsqrtOp, SigmoidOp, SoftplusOp, ReluOp, GeluOp, PowOp>(
-      context);
+         DivOp, MaximumOp, MinimumOp, NegOp, AbsOp, StopGradientOp, ExpOp,
+         LogOp, SqrtOp, TanhOp, RsqrtOp, SigmoidOp, SoftplusOp, ReluOp, GeluOp,
+         PowOp>(context);
 }

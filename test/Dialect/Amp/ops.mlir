@@ -36,6 +36,7 @@ func.func @casts(%x: tensor<4x8xf32>) -> tensor<4x8xf64> {
 // CHECK-SAME: (%[[X:.*]]: tensor<2x3xf16>)
 // CHECK: amp.neg %[[X]] : tensor<2x3xf16>
 // CHECK: amp.abs %[[X]] : tensor<2x3xf16>
+// CHECK: amp.stop_gradient %[[X]] : tensor<2x3xf16>
 // CHECK: amp.exp %[[X]] : tensor<2x3xf16>
 // CHECK: amp.log %[[X]] : tensor<2x3xf16>
 // CHECK: amp.sqrt %[[X]] : tensor<2x3xf16>
@@ -51,6 +52,7 @@ func.func @casts(%x: tensor<4x8xf32>) -> tensor<4x8xf64> {
 func.func @unary(%x: tensor<2x3xf16>) {
   %0 = amp.neg %x : tensor<2x3xf16>
   %1 = amp.abs %x : tensor<2x3xf16>
+  %sg = amp.stop_gradient %x : tensor<2x3xf16>
   %2 = amp.exp %x : tensor<2x3xf16>
   %3 = amp.log %x : tensor<2x3xf16>
   %4 = amp.sqrt %x : tensor<2x3xf16>

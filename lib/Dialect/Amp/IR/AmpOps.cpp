@@ -180,6 +180,8 @@ LogicalResult IotaOp::verify() {
 // the formulas the CUDA target emits (scalar_math.h)
 //===----------------------------------------------------------------------===//
 
+/// stop_gradient: a copy, where a kernel computes it at all.
+ElementCost StopGradientOp::getElementCost() { return {0, 0}; }
 ElementCost ExpOp::getElementCost() { return {0, 1}; }
 ElementCost LogOp::getElementCost() { return {0, 1}; }
 ElementCost SqrtOp::getElementCost() { return {0, 1}; }

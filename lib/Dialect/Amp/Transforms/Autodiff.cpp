@@ -10,6 +10,7 @@
 #include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
 #include "amp/Dialect/Amp/Transforms/Buffers.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
+#include "amp/Dialect/Amp/Transforms/VJP.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -371,6 +372,7 @@ static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
     resultAttrs[1 + params.size() + k] = func.getResultAttrDict(1 + k);
   grad.setAllResultAttrs(resultAttrs);
 
+  eraseStopGradients(grad);
   eraseDeadBackward(body);
   return success();
 }

@@ -10,6 +10,7 @@
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
+#include "amp/Dialect/Amp/Transforms/VJP.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -123,6 +124,8 @@ LogicalResult addEvaluation(func::FuncOp func, ArrayRef<std::string> outputs,
     dropout.replaceAllUsesWith(dropout.getInput());
     dropout.erase();
   });
+  // No gradients are taken of it.
+  eraseStopGradients(eval);
   for (unsigned i = eval.getNumArguments(); i-- > 0;)
     if (eval.getArgAttr(i, AmpDialect::kRngAttrName) &&
         eval.getArgument(i).use_empty())

@@ -120,6 +120,10 @@ LogicalResult vjp(NegOp, VJPBuilder &v, Value g, Grads &out) {
   out[0] = v.neg(g);
   return success();
 }
+/// No gradient: out[0] stays empty, so nothing reaches the input.
+LogicalResult vjp(StopGradientOp, VJPBuilder &, Value, Grads &) {
+  return success();
+}
 LogicalResult vjp(AbsOp op, VJPBuilder &v, Value g, Grads &out) {
   Value negative =
       v.compare(ComparePredicate::lt, op.getInput(), v.scalarLike(0.0, g));
@@ -721,15 +725,22 @@ template <typename... Ops> void attachVJPs(MLIRContext *context) {
 
 } // namespace
 
+void amp::eraseStopGradients(Operation *root) {
+  root->walk([](StopGradientOp op) {
+    op.replaceAllUsesWith(op.getInput());
+    op.erase();
+  });
+}
+
 void amp::registerDifferentiableExternalModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, AmpDialect *) {
-    attachVJPs<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, TanhOp, SigmoidOp,
-               SoftplusOp, ReluOp, GeluOp, PowOp, AddOp, SubOp, MulOp, DivOp,
-               MaximumOp, MinimumOp, SelectOp, CastOp, ReshapeOp, TransposeOp,
-               BroadcastToOp, SliceOp, ConcatOp, EmbeddingOp, DropoutOp,
-               MatmulOp, Conv2dOp, Im2colOp, Col2imOp, AvgPool2dOp,
-               AdaptiveAvgPool2dOp, MaxPool2dOp, AttentionOp, SumOp, MeanOp,
-               MaxOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp, RmsNormOp,
-               BatchNormOp, CrossEntropyOp, MseLossOp>(context);
+    attachVJPs<NegOp, AbsOp, StopGradientOp, ExpOp, LogOp, SqrtOp, RsqrtOp,
+               TanhOp, SigmoidOp, SoftplusOp, ReluOp, GeluOp, PowOp, AddOp,
+               SubOp, MulOp, DivOp, MaximumOp, MinimumOp, SelectOp, CastOp,
+               ReshapeOp, TransposeOp, BroadcastToOp, SliceOp, ConcatOp,
+               EmbeddingOp, DropoutOp, MatmulOp, Conv2dOp, Im2colOp, Col2imOp,
+               AvgPool2dOp, AdaptiveAvgPool2dOp, MaxPool2dOp, AttentionOp,
+               SumOp, MeanOp, MaxOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp,
+               RmsNormOp, BatchNormOp, CrossEntropyOp, MseLossOp>(context);
   });
 }

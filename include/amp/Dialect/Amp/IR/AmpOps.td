@@ -122,6 +122,20 @@ class Amp_UnaryOp<string mnemonic, string formula, list<Trait> traits = []>
 
 def Amp_NegOp : Amp_UnaryOp<"neg", "-x", [Amp_Follow]> { let hasFolder = 1; }
 def Amp_AbsOp : Amp_UnaryOp<"abs", "|x|", [Amp_Follow]>;
+def Amp_StopGradientOp : Amp_UnaryOp<"stop_gradient", "x",
+    [Amp_Follow, Amp_ElementCost]> {
+  let summary = "x itself, through which no gradient flows";
+  let description = [{
+    The input unchanged, with a gradient of zero: amp-autodiff propagates
+    nothing through it (PyTorch's `detach`, JAX's `stop_gradient`). The
+    functions amp-autodiff and amp-evaluation make read its input in its
+    place, so no backend sees it; the interpreter copies it.
+
+    ```mlir
+    %target = amp.stop_gradient %teacher : tensor<8x10xf32>
+    ```
+  }];
+}
 def Amp_ExpOp : Amp_UnaryOp<"exp", "e^x", [Amp_KeepFp32, Amp_ElementCost]>;
 def Amp_LogOp : Amp_UnaryOp<"log", "ln(x)", [Amp_KeepFp32, Amp_ElementCost]>;
 def Amp_SqrtOp : Amp_UnaryOp<"sqrt", "sqrt(x)", [Amp_Follow, Amp_ElementCost]>;

@@ -11,9 +11,15 @@
 
 namespace mlir {
 class DialectRegistry;
+class Operation;
 namespace amp {
 /// Attaches DifferentiableOpInterface to the amp ops that have a VJP.
 void registerDifferentiableExternalModels(DialectRegistry &registry);
+
+/// Replaces each amp.stop_gradient under `root` by its input: in a
+/// function whose gradients are taken (amp-autodiff's) or never will be
+/// (amp-evaluation's), it is the identity, and no backend sees it.
+void eraseStopGradients(Operation *root);
 } // namespace amp
 } // namespace mlir
 
