@@ -29,6 +29,7 @@ import functools
 import json
 import os
 import threading
+import zipfile
 from collections import namedtuple
 from pathlib import Path
 
@@ -699,7 +700,8 @@ class Step:
         try:
             with np.load(path, allow_pickle=False) as arrays:
                 values = [arrays[f"arr_{i}"] for i in range(len(keys))]
-        except (OSError, KeyError, ValueError) as error:
+        except (OSError, KeyError, ValueError, EOFError,
+                zipfile.BadZipFile) as error:
             raise AmpError(f"{path}: cannot read the module's weights the "
                            f"step starts from: {error}") from None
         return dict(zip(keys, values))

@@ -546,6 +546,14 @@ def test_the_step_starts_from_the_modules_weights(tmp_path):
         assert state.keys() == at_import.keys()
         for key, value in at_import.items():
             assert torch.equal(state[key], value), key
+    # A truncated record of the weights is said, not trained from.
+    weights = tmp_path / "step" / "torch_state.npz"
+    weights.write_bytes(weights.read_bytes()[:100])
+    with compiled.load() as step:
+        with pytest.raises(AmpError, match="torch_state.npz: cannot read the "
+                                           "module's weights the step starts "
+                                           "from"):
+            step.init(seed=3)
 
 
 def test_eval_outputs_name_the_modules_outputs(tmp_path):
