@@ -586,33 +586,62 @@ const char *const kUsage =
     "       RANK=R WORLD_SIZE=N AMP_NCCL_ID_FILE=PATH amp-step ... "
     "[--comm-timeout=SECONDS]\n";
 
-/// Every option amp-step takes, as the usage writes it (up to and with
-/// its `=`), for the suggestion to a misspelled one.
-const char *const kOptionNames[] = {"--inputs=",
-                                    "--seed=",
-                                    "--index-bound=",
-                                    "--steps=",
-                                    "--bench=",
-                                    "--device=",
-                                    "--graph",
-                                    "--load=",
-                                    "--save=",
-                                    "--output-dir=",
-                                    "--hparam=",
-                                    "--eval=",
-                                    "--data=",
-                                    "--val-data=",
-                                    "--epochs=",
-                                    "--val-every=",
-                                    "--print-every=",
-                                    "--checkpoint=",
-                                    "--checkpoint-every=",
-                                    "--log=",
-                                    "--shuffle-seed=",
-                                    "--no-shuffle",
-                                    "--allow-nonfinite",
-                                    "--comm=",
-                                    "--comm-timeout="};
+/// Every option amp-step takes: its name as the usage writes it (up to
+/// and with its `=`), its value's form, and what it does, with its default
+/// (`--help` lists them; a misspelled one is matched against the names).
+struct OptionHelp {
+  const char *name, *value, *help;
+};
+const OptionHelp kOptions[] = {
+    {"--inputs=", "DIR",
+     "the batch and the starting tensors as .npy files, as amp-run "
+     "--save-inputs writes them"},
+    {"--seed=", "S",
+     "random starting tensors (and batch, without --data) from seed S"},
+    {"--index-bound=", "N", "random integer inputs lie in [0, N) (default 2)"},
+    {"--steps=", "N", "steps on the one batch (default 1)"},
+    {"--bench=", "N", "then N more steps timed: ms/step (default 0: none)"},
+    {"--device=", "host|cuda", "where the step runs (default host)"},
+    {"--graph", "", "replay each step as one CUDA graph (cuda)"},
+    {"--load=", "FILE", "start from a state --save or --checkpoint wrote"},
+    {"--save=", "FILE", "save the state at the end, atomically"},
+    {"--output-dir=", "DIR", "write the losses and final tensors as .npy"},
+    {"--hparam=", "NAME=VALUE",
+     "set a hyperparameter before the first step (repeatable)"},
+    {"--eval=", "DIR", "evaluate on DIR's batch after the last step"},
+    {"--data=", "NAME=FILE",
+     "train on a data set: an .npy per batch input, a row per example "
+     "(repeatable)"},
+    {"--val-data=", "NAME=FILE", "a validation set, in the same form"},
+    {"--epochs=", "N",
+     "epochs over --data, counted from the step's counter (default 1)"},
+    {"--val-every=", "N", "validate every N steps (default 0: at the end)"},
+    {"--print-every=", "N",
+     "a progress line every N steps (default 100; 0: at the end)"},
+    {"--checkpoint=", "FILE",
+     "save the state there at the end and every --checkpoint-every steps"},
+    {"--checkpoint-every=", "N", "(default 0: only at the end)"},
+    {"--log=", "FILE", "append each progress line as a JSON object"},
+    {"--shuffle-seed=", "S",
+     "each epoch's order drawn from S and the epoch (default 0)"},
+    {"--no-shuffle", "", "keep the data files' order"},
+    {"--allow-nonfinite", "",
+     "train on where the data, or a loss without a loss scaler, is not "
+     "finite (default: stop there)"},
+    {"--comm=", "mpi|nccl",
+     "how the ranks reduce (default mpi under mpirun, else nccl)"},
+    {"--comm-timeout=", "SECONDS",
+     "how long a rank waits for the others (default 300)"},
+};
+
+/// `--help`: the usage, then every option with its default.
+void printHelp() {
+  std::printf("%s\noptions:\n", kUsage);
+  for (const OptionHelp &option : kOptions) {
+    std::string flag = std::string(option.name) + option.value;
+    std::printf("  %-24s %s\n", flag.c_str(), option.help);
+  }
+}
 
 /// Levenshtein distance of `a` and `b` (insertions, deletions and
 /// substitutions of one character each count 1).
@@ -639,14 +668,14 @@ std::string suggestOption(const std::string &arg) {
   std::string name = arg.substr(0, arg.find('='));
   std::string best;
   size_t bestDistance = name.size() / 3 + 1;
-  for (const char *option : kOptionNames) {
-    std::string candidate = option;
+  for (const OptionHelp &option : kOptions) {
+    std::string candidate = option.name;
     if (candidate.back() == '=')
       candidate.pop_back();
     size_t distance = editDistance(name, candidate);
     if (distance < bestDistance) {
       bestDistance = distance;
-      best = option;
+      best = option.name;
     }
   }
   return best;
@@ -702,10 +731,26 @@ struct Run {
 
 /// Reads the arguments; checks that they go together.
 int Run::parse(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--help") == 0 ||
+        std::strcmp(argv[i], "-h") == 0) {
+      printHelp();
+      return 0;
+    }
   if (argc < 3) {
     std::fprintf(stderr, "%s", kUsage);
     return 2;
   }
+  // The library and the step's name come first: an option in their place
+  // (`amp-step libmlp.so --steps=3`) is not a step named "--steps=3".
+  for (int i = 1; i < 3; ++i)
+    if (argv[i][0] == '-') {
+      std::fprintf(stderr,
+                   "amp-step: error: the step's library and its name come "
+                   "first (amp-step LIB NAME ...), not '%s'\n%s",
+                   argv[i], kUsage);
+      return 2;
+    }
   libraryArg = argv[1];
   stepName = argv[2];
   for (int i = 3; i < argc; ++i) {
