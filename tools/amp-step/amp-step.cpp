@@ -839,6 +839,13 @@ int Run::parse(int argc, char **argv) {
     }
   }
   onData = !dataOptions.data.empty();
+  // A resumed run whose state nothing keeps: its epochs are lost at exit.
+  if (onData && !load.empty() && dataOptions.checkpoint.empty() &&
+      save.empty() && outputDir.empty())
+    std::fprintf(stderr,
+                 "amp-step: warning: resuming from %s, but nothing keeps "
+                 "this run's state: give --checkpoint=FILE (or --save=FILE)\n",
+                 load.c_str());
   if (onData && (steps >= 0 || bench >= 0 || indexBound >= 0)) {
     std::fprintf(stderr,
                  "amp-step: error: --steps, --bench and --index-bound run "
