@@ -65,6 +65,13 @@ def test_bad_arguments_are_refused_before_any_tool_runs(tmp_path):
     with pytest.raises(ampmlir.CompileError,
                        match="unknown compute-type 'f8'; expected f16"):
         ampmlir.compile(model, tmp_path, compute_type="f8")
+    # A misspelled training option: the headline names it and the closest
+    # key there is.
+    with pytest.raises(ampmlir.CompileError) as error:
+        ampmlir.compile(model, tmp_path, optimizer="sgd",
+                        train_options="lr=0.1 momentm=0.9")
+    assert str(error.value).splitlines()[0].endswith(
+        "unknown key 'momentm'; did you mean 'momentum'?"), str(error.value)
 
 
 def test_compile_and_amp_compile_share_one_default_compute_type(tmp_path):

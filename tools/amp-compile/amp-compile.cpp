@@ -327,6 +327,53 @@ int checkOptions(amp::StepPackageDirectory &output,
   return kGoOn;
 }
 
+/// A key of `text` (--train-options, "lr=0.1 momentm=0.9") that
+/// `options` does not take, with the closest one it takes where that is
+/// within a third of its length: "unknown key 'momentm'; did you mean
+/// 'momentum'?". Empty when every key is known.
+std::string unknownTrainOption(const amp::TrainStepPipelineOptions &options,
+                               StringRef text) {
+  SmallVector<StringRef> keys = options.getKeys();
+  // The items, split at spaces outside quotes and braces, as the pass
+  // options' parser splits them.
+  SmallVector<StringRef> given;
+  size_t start = 0, depth = 0;
+  char quote = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    char c = i < text.size() ? text[i] : ' ';
+    if (quote)
+      quote = c == quote ? 0 : quote;
+    else if (c == '"' || c == '\'')
+      quote = c;
+    else if (c == '{')
+      ++depth;
+    else if (c == '}' && depth)
+      --depth;
+    else if (c == ' ' && !depth) {
+      if (i > start)
+        given.push_back(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  for (StringRef item : given) {
+    StringRef key = item.take_until([](char c) { return c == '='; });
+    if (llvm::is_contained(keys, key))
+      continue;
+    std::string message = ("unknown key '" + key + "'").str();
+    unsigned best = key.size() / 3 + 1;
+    StringRef closest;
+    for (StringRef known : keys)
+      if (unsigned distance = key.edit_distance(known); distance < best) {
+        best = distance;
+        closest = known;
+      }
+    if (!closest.empty())
+      message += ("; did you mean '" + closest + "'?").str();
+    return message;
+  }
+  return "";
+}
+
 /// The step, and the evaluation of its model, through the backend's
 /// stages up to buffer planning: `module` is left holding the step alone,
 /// `evaluationModule` (unless there is no evaluation) the evaluation
@@ -345,7 +392,11 @@ int buildStepAndEvaluation(ModuleOp module,
   options.computeType = computeType.getValue();
   options.optimizer = optimizer.getValue();
   options.lossScaling = lossScaling.getValue();
-  // The parser prints why it fails (an unknown option, a bad value).
+  // An unknown key is named here, with the closest known one; the parser
+  // prints why it fails otherwise (a bad value).
+  if (std::string unknown = unknownTrainOption(options, trainOptions);
+      !unknown.empty())
+    return fail("bad training options '" + trainOptions + "': " + unknown);
   if (failed(options.parseFromString(trainOptions)))
     return fail("bad training options '" + trainOptions + "'");
   if (!given && evaluation)

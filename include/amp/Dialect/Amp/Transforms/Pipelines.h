@@ -190,6 +190,15 @@ struct TrainStepPipelineOptions
       llvm::cl::desc("Parameter groups with hyperparameters of their own: "
                      "NAME:SELECTOR|...:KEY=VALUE,...[;...]"),
       llvm::cl::init(AmpOptimizerOptions().paramGroups)};
+
+  /// The options' names, the keys an options string takes, sorted.
+  SmallVector<StringRef> getKeys() const {
+    SmallVector<StringRef> keys;
+    for (const auto &entry : OptionsMap)
+      keys.push_back(entry.getKey());
+    llvm::sort(keys);
+    return keys;
+  }
 };
 
 /// Adds the passes of --amp-train-step to `pm`: amp-name-arguments,
