@@ -224,16 +224,14 @@ def _write_atomically(path, data):
         raise
 
 
-def _initial_state(module, imported):
-    """The module's parameters and buffers that the step holds (under
-    each key of tied weights) and batch norm's counts, as numpy copies:
-    f32 for floating tensors (the step converts them to its tensors'
-    types), the counts as they are."""
+def _initial_state(state, imported):
+    """The tensors of `state` (the module's parameters and buffers by
+    every key) that the step holds, under each key of tied weights, and
+    batch norm's counts, as numpy copies: f32 for floating tensors (the
+    step converts them to its tensors' types), the counts as they are."""
     keys = set(imported.parameters) | set(imported.buffers) | \
         set(imported.counters)
     keys.update(k for others in imported.aliases.values() for k in others)
-    state = dict(module.named_parameters(remove_duplicate=False))
-    state.update(dict(module.named_buffers(remove_duplicate=False)))
     out = {}
     for key, value in state.items():
         if key not in keys:
@@ -314,6 +312,7 @@ class _Importer:
         self.unsupported = {}  # ATen op -> [where]
         self.known = {}       # fx node name -> its value, for constants
         self.dropouts = 0     # dropouts in training, each a stream
+        self.orders = {}      # fx graph -> {node: position}, in-place ops
         self.torch_dir = os.path.dirname(torch.__file__)
 
     # -- writing ------------------------------------------------------------
@@ -471,8 +470,7 @@ class _Importer:
     def slice(self, x, dim, start, end, loc):
         dim %= len(x.shape)
         size = x.shape[dim]
-        start = max(0, min(size, start + size if start < 0 else start))
-        end = max(start, min(size, end + size if end < 0 else end))
+        start, end = _bounds(start, end, size)
         if start == 0 and end == size:
             return x
         begin = [0] * len(x.shape)
@@ -496,6 +494,23 @@ class _Importer:
         attrs = " {transpose_rhs}" if transpose_rhs else ""
         return self.emit(f"amp.matmul {operands}{attrs} : {types} to "
                          f"{_type(shape, element)}", shape, element, loc, hint)
+
+    def broadcast(self, x, shape, loc, hint):
+        """amp.broadcast_to of `x` to `shape`; `x` where it has it."""
+        shape = tuple(shape)
+        if shape == x.shape:
+            return x
+        return self.emit(f"amp.broadcast_to {x.name} : {x.type} to "
+                         f"{_type(shape, x.element)}", shape, x.element, loc,
+                         hint)
+
+    def concat(self, values, dim, shape, loc, hint):
+        """amp.concat of `values` along `dim` to `shape`."""
+        shape, element = tuple(shape), values[0].element
+        return self.emit(
+            f"amp.concat {', '.join(v.name for v in values)} dim = {dim} : "
+            f"{', '.join(v.type for v in values)} to {_type(shape, element)}",
+            shape, element, loc, hint)
 
     def conv2d(self, x, w, b, strides, padding, dilations, groups, shape,
                element, loc):
@@ -524,8 +539,7 @@ class _Importer:
             return self.slice(x, dim, start, end, loc)
         dim %= len(x.shape)
         size = x.shape[dim]
-        start = max(0, min(size, start + size if start < 0 else start))
-        end = max(start, min(size, end + size if end < 0 else end))
+        start, end = _bounds(start, end, size)
         count = -(-(end - start) // step)
         whole = count if start + count * step <= size else count - 1
         pieces = []
@@ -542,11 +556,7 @@ class _Importer:
             return pieces[0]
         shape = list(x.shape)
         shape[dim] = count
-        shape = tuple(shape)
-        return self.emit(
-            f"amp.concat {', '.join(p.name for p in pieces)} dim = {dim} : "
-            f"{', '.join(p.type for p in pieces)} to {_type(shape, x.element)}",
-            shape, x.element, loc, "slice")
+        return self.concat(pieces, dim, shape, loc, "slice")
 
     def logical(self, target, operands, node, loc):
         """not, and, or of i1 masks, through f32: a mask as 1 and 0
@@ -784,7 +794,10 @@ class _Importer:
         updated = node.args[0]
         if functional is None:
             raise _Unsupported()
-        order = {n: i for i, n in enumerate(node.graph.nodes)}
+        if node.graph not in self.orders:
+            self.orders[node.graph] = {
+                n: i for i, n in enumerate(node.graph.nodes)}
+        order = self.orders[node.graph]
 
         def is_view(n):
             return isinstance(n.target, torch._ops.OpOverload) and \
@@ -1212,12 +1225,8 @@ class _Importer:
         args = node.args
         values = [self.value(a) for a in args[0]]
         shapes = [tuple(v.shape) for v in node.meta["val"]]
-        return tuple(
-            v if v.shape == shape else self.emit(
-                f"amp.broadcast_to {v.name} : {v.type} to "
-                f"{_type(shape, v.element)}", shape, v.element, loc,
-                "broadcast")
-            for v, shape in zip(values, shapes))
+        return tuple(self.broadcast(v, shape, loc, "broadcast")
+                     for v, shape in zip(values, shapes))
 
     @_converts("aten.pad.default")
     def convert_pad(self, node, loc):
@@ -1248,12 +1257,7 @@ class _Importer:
     def convert_expand(self, node, loc):
         args = node.args
         x = self.value(args[0])
-        shape, _ = self.result(node)
-        if shape == x.shape:
-            return x
-        return self.emit(f"amp.broadcast_to {x.name} : {x.type} to "
-                         f"{_type(shape, x.element)}", shape, x.element,
-                         loc, "expand")
+        return self.broadcast(x, self.result(node)[0], loc, "expand")
 
     @_converts("aten.slice.Tensor")
     def convert_slice(self, node, loc):
@@ -1294,12 +1298,8 @@ class _Importer:
             target, arg(1, "fill_value"))
         if element == "i1":
             raise AmpError("boolean tensors made by *_like")
-        value = self.constant(fill, element, loc)
-        if not shape:
-            return value
-        return self.emit(f"amp.broadcast_to {value.name} : {value.type} "
-                         f"to {_type(shape, element)}", shape, element,
-                         loc, "full")
+        return self.broadcast(self.constant(fill, element, loc), shape, loc,
+                              "full")
 
     @_converts(*_LOGICAL_NOT, *_LOGICAL_AND, *_LOGICAL_OR)
     def convert_logical(self, node, loc):
@@ -1386,11 +1386,7 @@ class _Importer:
         if len(inputs) == 1:
             return inputs[0]
         dim = int(arg(1, "dim", 0)) % len(inputs[0].shape)
-        shape, element = self.result(node)
-        return self.emit(
-            f"amp.concat {', '.join(v.name for v in inputs)} dim = {dim} : "
-            f"{', '.join(v.type for v in inputs)} to "
-            f"{_type(shape, element)}", shape, element, loc, "cat")
+        return self.concat(inputs, dim, self.result(node)[0], loc, "cat")
 
     @_converts("aten.mean.dim", "aten.sum.dim_IntList")
     def convert_mean_dims(self, node, loc):
@@ -1660,11 +1656,7 @@ class _Importer:
             if len(parts) > 1:
                 shape = list(value.shape)
                 shape[dim] += before + after
-                value = self.emit(
-                    f"amp.concat {', '.join(v.name for v in parts)} dim = "
-                    f"{dim} : {', '.join(v.type for v in parts)} to "
-                    f"{_type(shape, value.element)}", shape, value.element,
-                    loc, "pad")
+                value = self.concat(parts, dim, shape, loc, "pad")
         return value
 
     def batch_norm(self, node, loc, arg):
@@ -1764,10 +1756,7 @@ class _Importer:
         scores = self.emit(f"amp.mul {scores.name}, {factor.name} : "
                            f"{scores.type}, {factor.type}", score_shape,
                            q.element, loc, "scaled")
-        if mask.shape != score_shape:
-            mask = self.emit(f"amp.broadcast_to {mask.name} : {mask.type} to "
-                             f"{_type(score_shape, mask.element)}",
-                             score_shape, mask.element, loc, "mask")
+        mask = self.broadcast(mask, score_shape, loc, "mask")
         if mask.element == "i1":
             low = self.constant(-3.0e38 if q.element == "f32" else -65504.0,
                                 q.element, loc)
@@ -1780,6 +1769,14 @@ class _Importer:
         weights = self.unary("softmax", scores, loc,
                              f" dim = {len(score_shape) - 1}")
         return self.matmul(weights, v, shape, element, loc, "attention")
+
+
+def _bounds(start, end, size):
+    """A slice's [start, end) of a dimension of `size`, as Python takes
+    them: negative ones counted from the end, both clamped to it."""
+    start = max(0, min(size, start + size if start < 0 else start))
+    end = max(start, min(size, end + size if end < 0 else end))
+    return start, end
 
 
 def _pair(value):
@@ -1892,9 +1889,7 @@ def from_torch(module, example_args, loss=None, *, name="model",
         for m, mode in modes:
             m.training = mode
     names = _input_names(module, loss, len(example_args))
-    imported = _translate(torch, program, module, names, name)
-    imported.initial_state = _initial_state(module, imported)
-    return imported
+    return _translate(torch, program, module, names, name)
 
 
 def _input_names(module, loss, count):
@@ -2066,5 +2061,7 @@ def _translate(torch, program, module, input_names, name):
             ",\n    ".join(a for a, _ in arguments) +
             ") -> tensor<f32> {\n" + "\n".join(importer.lines) +
             f"\n    return {loss_value.name} : tensor<f32>\n}}\n")
-    return ImportedModel(name, text, parameters, buffers, aliases, inputs,
-                         counters)
+    imported = ImportedModel(name, text, parameters, buffers, aliases, inputs,
+                             counters)
+    imported.initial_state = _initial_state(state, imported)
+    return imported
