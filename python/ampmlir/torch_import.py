@@ -803,15 +803,48 @@ class _Importer:
             return isinstance(n.target, torch._ops.OpOverload) and \
                 n.target.is_view
 
+        write_back = None
         if is_view(updated):
-            raise AmpError(f"updates {updated.name} in place, a view of "
-                           "another tensor; write it out of place")
+            # Written through to the tensor it views, and to that one's
+            # other views: an update nothing reads that way is the same
+            # out of place (Dropout(inplace=True) after a flatten).
+            root = updated
+            while is_view(root) and isinstance(root.args[0],
+                                               torch.fx.Node):
+                root = root.args[0]
+            aliases, pending = [], [root]
+            while pending:
+                n = pending.pop()
+                aliases.append(n)
+                pending += [u for u in n.users if is_view(u)]
+            aten = torch.ops.aten
+            for alias in aliases:
+                # (A view taken after the update is taken of the value
+                # with it.)
+                if alias is updated or order[alias] > order[node] or not any(
+                        order[u] > order[node] for u in alias.users):
+                    continue
+                # x[:, 1:] = ... (a slice or an index of a tensor the
+                # model made): the tensor is read after with the update
+                # written into it.
+                if alias is root and updated.args[0] is root and \
+                        root.op != "placeholder" and updated.target in (
+                            aten.slice.Tensor, aten.select.int) and \
+                        _arguments(updated)(4, "step", 1) in (1, None):
+                    write_back = root
+                    continue
+                raise AmpError(
+                    f"updates {updated.name} in place, a view of "
+                    f"{root.name}, which {alias.name} reads after; "
+                    "write it out of place")
         for user in updated.users:
             if order[user] < order[node] and is_view(user) and \
                     any(order[u] > order[node] for u in user.users):
                 raise AmpError(f"updates {updated.name} in place after a "
                                f"view of it ({user.name}) was taken and "
                                "read later; write it out of place")
+        if write_back is not None:
+            base = self.value(write_back)
         original, node.target = node.target, functional
         try:
             self.import_node(node, depth)
@@ -819,6 +852,36 @@ class _Importer:
             node.target = original
         if node.name in self.values:
             self.values[updated.name] = self.values[node.name]
+            if write_back is not None:
+                self.values[write_back.name] = self.scatter(
+                    base, self.value(node), updated, self.location(node))
+                # Computed from the batch from now on, not a constant.
+                self.known.pop(write_back.name, None)
+
+    def scatter(self, base, part, view, loc):
+        """`base` with `part` in the place of its slice or index `view`
+        (aten.slice_scatter's and select_scatter's value)."""
+        args = _arguments(view)
+        rank = len(base.shape)
+        if view.target is self.torch.ops.aten.select.int:
+            dim = int(view.args[1]) % rank
+            start = int(view.args[2]) % base.shape[dim]
+            end = start + 1
+            part = self.reshape(part, base.shape[:dim] + (1,) +
+                                base.shape[dim + 1:], loc)
+        else:
+            dim = int(args(1, "dim", 0)) % rank
+            start, end = args(2, "start"), args(3, "end")
+            start, end = _bounds(0 if start is None else int(start),
+                                 base.shape[dim] if end is None else
+                                 int(end), base.shape[dim])
+        pieces = [self.slice(base, dim, 0, start, loc)] if start else []
+        pieces.append(part)
+        if end < base.shape[dim]:
+            pieces.append(self.slice(base, dim, end, base.shape[dim], loc))
+        if len(pieces) == 1:
+            return part
+        return self.concat(pieces, dim, base.shape, loc, "scatter")
 
     def try_on_stand_ins(self, node, missing, depth):
         """Converts `node` with values of its traced shapes standing in
@@ -898,8 +961,12 @@ class _Importer:
             return result
 
         try:
-            module = make_fx(traced, tracing_mode="fake")(
-                *(example(n) for n in inputs))
+            # Without oneDNN: its recurrent kernels (mkldnn_rnn_layer,
+            # which the LSTM's decomposition picks on the CPU) are not
+            # ATen arithmetic; the decomposition's own loop over time is.
+            with torch.backends.mkldnn.flags(enabled=False):
+                module = make_fx(traced, tracing_mode="fake")(
+                    *(example(n) for n in inputs))
         except _Unsupported:
             raise
         except Exception:  # noqa: BLE001 - a decomposition that cannot trace
@@ -1163,11 +1230,26 @@ class _Importer:
         args = node.args
         arg = _arguments(node)
         w, idx = self.value(args[0]), self.value(args[1])
-        if arg(2, "padding_idx", -1) != -1:
-            raise AmpError("embedding with padding_idx")
+        pad = arg(2, "padding_idx", -1)
+        if pad != -1:
+            w = self.without_gradient_at_row(w, pad % w.shape[0], loc)
         shape, element = self.result(node)
         return self.emit(f"amp.embedding {w.name}[{idx.name}] : {w.type}, "
                          f"{idx.type}", shape, element, loc, "embedding")
+
+    def without_gradient_at_row(self, w, row, loc):
+        """`w` itself, with no gradient reaching its row `row`: what
+        Embedding's padding_idx does (the row is read as it is, and never
+        updated by the gradient)."""
+        rows = (w.shape[0], 1)
+        iota = self.emit(f"amp.iota dim = 0 : {_type(rows, 'i32')}", rows,
+                         "i32", loc, "rows")
+        pad = self.constant(row, "i32", loc)
+        mask = self.emit(f"amp.compare eq, {iota.name}, {pad.name} : "
+                         f"{iota.type}, {pad.type}", rows, "i1", loc,
+                         "padding_row")
+        return self.select(mask, self.unary("stop_gradient", w, loc), w,
+                           w.shape, w.element, loc, "padded")
 
     @_converts("aten.view.default", "aten.reshape.default",
                "aten._unsafe_view.default", "aten.unsqueeze.default",
@@ -1198,9 +1280,12 @@ class _Importer:
     @_converts("aten.to.dtype", "aten.to.dtype_layout",
                "aten._to_copy.default", "aten.type_as.default")
     def convert_to(self, node, loc):
-        args = node.args
-        x = self.value(args[0])
-        shape, element = self.result(node)
+        return self.converted(self.value(node.args[0]), self.result(node)[1],
+                              loc)
+
+    def converted(self, x, element, loc):
+        """`x` with elements of type `element`."""
+        shape = x.shape
         if element == x.element:
             return x
         if x.element[0] in "fb" and element[0] in "fb":
@@ -1213,6 +1298,25 @@ class _Importer:
             zero = self.constant(0.0, element, loc)
             return self.select(x, one, zero, shape, element, loc, "mask")
         raise AmpError(f"conversion from {x.element} to {element}")
+
+    @_converts("aten.copy.default")
+    def convert_copy(self, node, loc):
+        # The functional form of x.copy_(src) (x[:, 1:] = src): src in x's
+        # type, broadcast to its shape.
+        shape, element = self.result(node)
+        src = self.value(node.args[1], like=self.value(node.args[0]))
+        return self.broadcast(self.converted(src, element, loc), shape, loc,
+                              "copy")
+
+    @_converts("aten.fill.Scalar", "aten.fill.Tensor")
+    def convert_fill(self, node, loc):
+        shape, element = self.result(node)
+        value = node.args[1]
+        if isinstance(value, self.torch.fx.Node):
+            value = self.converted(self.value(value), element, loc)
+        else:
+            value = self.constant(value, element, loc)
+        return self.broadcast(value, shape, loc, "fill")
 
     @_converts("aten.one_hot.default")
     def convert_one_hot(self, node, loc):
@@ -1469,6 +1573,72 @@ class _Importer:
                           (shape[0], shape[1], 1, shape[2]), element, loc)
         return self.reshape(out, shape, loc)
 
+    @_converts("aten.conv_transpose2d.input")
+    def convert_conv_transpose2d(self, node, loc):
+        """ConvTranspose2d: the input gradient of the convolution it
+        transposes (amp.conv2d_grad_input, the op that convolution's own
+        gradient is), its output_padding the rows and columns the result
+        type has beyond what the stride gives back; the bias added per
+        channel."""
+        args = node.args
+        arg = _arguments(node)
+        x, w = self.value(args[0]), self.value(args[1])
+        b = arg(2, "bias")
+        if isinstance(arg(4, "padding", 0), str):
+            raise AmpError("padding given as a string; give it in elements")
+        attrs = _window_attrs(strides=arg(3, "stride", 1),
+                              padding=arg(4, "padding", 0),
+                              dilations=arg(7, "dilation", 1))
+        groups = int(arg(6, "groups", 1))
+        if groups != 1:
+            attrs.append(f"groups = {groups} : i64")
+        shape, element = self.result(node)
+        out = self.emit(f"amp.conv2d_grad_input {x.name}, {w.name} "
+                        f"{{{', '.join(attrs)}}} : {x.type}, {w.type} to "
+                        f"{_type(shape, element)}", shape, element, loc,
+                        "conv_transpose")
+        if b is None:
+            return out
+        bias = self.reshape(self.value(b), (1, shape[1], 1, 1), loc)
+        return self.elementwise("add", out, bias, loc)
+
+    @_converts("aten.upsample_bilinear2d.vec", "aten.upsample_nearest2d.vec",
+               "aten._upsample_nearest_exact2d.vec")
+    def convert_upsample2d(self, node, loc):
+        """F.interpolate (nn.Upsample) of an image, bilinear or nearest:
+        linear along each axis, so a product by a constant [out, in]
+        matrix of PyTorch's source weights along the width, then along the
+        height (for bilinear the same two-step sums PyTorch computes: each
+        output a weighted sum of two inputs, the other terms zero)."""
+        args = node.args
+        arg = _arguments(node)
+        x = self.value(args[0])
+        name = str(node.target)
+        bilinear = "bilinear" in name
+        align = bool(arg(2, "align_corners", False)) if bilinear else False
+        factors = arg(3 if bilinear else 2, "scale_factors")
+        mode = ("bilinear" if bilinear else
+                "nearest-exact" if "exact" in name else "nearest")
+        shape, element = self.result(node)
+        n, c, h, w = x.shape
+        rows, cols = shape[2], shape[3]
+        factors = ([float(f) for f in factors] * 2)[-2:] if factors \
+            else (None, None)
+        along_w = self.torch.from_numpy(
+            _resampling(w, cols, factors[1], mode, align).T.copy())
+        along_h = self.torch.from_numpy(
+            _resampling(h, rows, factors[0], mode, align).T.copy())
+        t = self.reshape(x, (n * c * h, w), loc)
+        t = self.matmul(t, self.literal(along_w),
+                        (n * c * h, cols), element, loc, "resample")
+        t = self.reshape(t, (n * c, h, cols), loc)
+        t = self.reshape(self.transpose(t, [0, 2, 1], loc),
+                         (n * c * cols, h), loc)
+        t = self.matmul(t, self.literal(along_h),
+                        (n * c * cols, rows), element, loc, "resample")
+        t = self.reshape(t, (n, c, cols, rows), loc)
+        return self.transpose(t, [0, 1, 3, 2], loc)
+
     @_converts("aten.instance_norm.default")
     def convert_instance_norm(self, node, loc):
         args = node.args
@@ -1500,15 +1670,23 @@ class _Importer:
         args = node.args
         arg = _arguments(node)
         x = self.value(args[0])
-        if arg(5, "ceil_mode", False):
-            raise AmpError("max_pool2d with ceil_mode")
         kernel = _pair(args[1])
-        stride = arg(2, "stride", []) or kernel
-        attrs = [f"kernel = array<i64: {kernel[0]}, {kernel[1]}>"]
-        attrs += _window_attrs(strides=stride,
-                               padding=arg(3, "padding", [0, 0]),
-                               dilations=arg(4, "dilation", [1, 1]))
+        stride = _pair(arg(2, "stride", []) or kernel)
+        padding = _pair(arg(3, "padding", [0, 0]))
+        dilation = _pair(arg(4, "dilation", [1, 1]))
         shape, element = self.result(node)
+        if arg(5, "ceil_mode", False):
+            # The last window may run past the bottom or the right edge:
+            # padded there (with -inf, as all of max pooling's padding) by
+            # what the result's size needs beyond the padding given.
+            extra = [max(0, (shape[2 + i] - 1) * stride[i] +
+                         dilation[i] * (kernel[i] - 1) + 1 -
+                         x.shape[2 + i] - 2 * padding[i]) for i in range(2)]
+            padding = [padding[0], padding[1], padding[0] + extra[0],
+                       padding[1] + extra[1]]
+        attrs = [f"kernel = array<i64: {kernel[0]}, {kernel[1]}>"]
+        attrs += _window_attrs(strides=stride, padding=padding,
+                               dilations=dilation)
         return self.emit(f"amp.max_pool2d {x.name} {{{', '.join(attrs)}}} "
                          f": {x.type} to {_type(shape, element)}", shape,
                          element, loc, "pool")
@@ -1556,9 +1734,20 @@ class _Importer:
         reduction = {0: "none", 1: "mean", 2: "sum"}[int(arg(3, "reduction", 1))]
         if reduction == "none":
             raise AmpError("cross_entropy with reduction='none'")
+        if len(logits.shape) > 2 and len(labels.shape) == \
+                len(logits.shape) - 1:
+            # [batch, classes, d1, ...] against [batch, d1, ...] (a
+            # segmentation's): one row per position, the mean over them
+            # all, as PyTorch takes it.
+            rank = len(logits.shape)
+            logits = self.transpose(logits, [0, *range(2, rank), 1], loc)
+            rows = math.prod(labels.shape)
+            logits = self.reshape(logits, (rows, logits.shape[-1]), loc)
+            labels = self.reshape(labels, (rows,), loc)
         if len(logits.shape) != 2:
             raise AmpError("cross_entropy of logits that are not "
-                           "[batch, classes] (flatten them first)")
+                           "[batch, classes] or [batch, classes, d1, ...] "
+                           "with labels [batch, d1, ...]")
         ignore = int(arg(4, "ignore_index", -100))
         weight = arg(2, "weight")
         smoothing = float(arg(5, "label_smoothing", 0.0))
@@ -1783,6 +1972,33 @@ def _pair(value):
     values = [int(v) for v in (value if isinstance(value, (list, tuple))
                                else [value])]
     return values * 2 if len(values) == 1 else values
+
+
+def _resampling(size, out, factor, mode, align_corners):
+    """The [out, size] matrix of F.interpolate's weights along one axis:
+    row o holds the weights of the inputs output o reads, computed in f32
+    as PyTorch's CPU kernels compute them (the source coordinate from the
+    scale factor where one is given, else from the sizes)."""
+    f32 = np.float32
+    if mode == "bilinear" and align_corners:
+        ratio = f32((size - 1) / (out - 1)) if out > 1 else f32(0)
+    else:
+        ratio = f32(1 / factor) if factor else f32(size / out)
+    matrix = np.zeros((out, size), dtype=np.float32)
+    for o in range(out):
+        if mode == "bilinear":
+            src = ratio * f32(o) if align_corners else \
+                max(ratio * (f32(o) + f32(0.5)) - f32(0.5), f32(0))
+            i0 = min(int(src), size - 1)
+            i1 = min(i0 + 1, size - 1)
+            l1 = f32(src - f32(i0))
+            matrix[o, i0] += f32(1) - l1
+            matrix[o, i1] += l1
+        else:
+            offset = f32(0.5) if mode == "nearest-exact" else f32(0)
+            matrix[o, min(int(np.floor((f32(o) + offset) * ratio)),
+                          size - 1)] = 1
+    return matrix
 
 
 def _window_attrs(**named):

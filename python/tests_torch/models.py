@@ -326,3 +326,41 @@ class Rotary(nn.Module):
         k = k * cos + rotate_half(k) * sin
         y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         return self.out(y.transpose(1, 2).reshape(B, T, C))
+
+
+class Resampling(nn.Module):
+    """Image layers that go up as well as down, and the rest that came
+    with them: ConvTranspose2d (strided, padded, grouped, with output
+    padding), F.interpolate bilinear (both corner rules, a fractional
+    factor) and nearest, max pooling with ceil_mode, adaptive average
+    pooling to a size that does not divide, an in-place write into a slice
+    of a tensor the model made, an LSTM, and cross-entropy over every
+    position of a [batch, classes, height, width] map."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(10, 4, padding_idx=0)
+        self.up = nn.ConvTranspose2d(3, 4, 3, stride=2, padding=1,
+                                     output_padding=1)
+        self.grouped = nn.ConvTranspose2d(4, 4, 2, stride=2, groups=2,
+                                          bias=False)
+        self.lstm = nn.LSTM(4, 4, batch_first=True)
+        self.head = nn.Conv2d(4 + 4 + 4, 3, 1)
+
+    def forward(self, x, ids):
+        y = self.up(x)                                       # [B, 4, 10, 10]
+        y = F.max_pool2d(torch.relu(y), 3, stride=2, ceil_mode=True)  # 5x5
+        z = self.grouped(y)                                  # [B, 4, 10, 10]
+        a = F.interpolate(y, scale_factor=2, mode="bilinear")
+        b = F.interpolate(F.adaptive_avg_pool2d(y, 3), size=(10, 10),
+                          mode="bilinear", align_corners=True)
+        c = F.interpolate(y, scale_factor=2.0, mode="nearest")
+        d = F.interpolate(y, scale_factor=1.5, mode="bilinear")  # 7x7
+        e = self.embed(ids)                                  # [B, L, 4]
+        shifted = torch.zeros_like(e)
+        shifted[:, 1:] = e[:, :-1]
+        seq, _ = self.lstm(shifted + e)
+        context = seq.mean(1)[:, :, None, None]
+        maps = torch.cat([z + a, b * c, context.expand(-1, -1, 10, 10)],
+                         dim=1)
+        return self.head(maps) + F.pad(d, (1, 2, 1, 2)).mean(1, keepdim=True)

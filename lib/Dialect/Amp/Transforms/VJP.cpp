@@ -400,6 +400,24 @@ LogicalResult vjp(Conv2dOp op, VJPBuilder &v, Value g, Grads &out) {
                        {weightType.getDimSize(0)});
   return success();
 }
+/// conv2d_grad_input as a forward op (PyTorch's conv_transpose2d is the
+/// input gradient of the convolution it transposes): linear in each
+/// operand, so its gradient in `grad` is that convolution of g, and in
+/// the weight the convolution's weight gradient with g as its input.
+LogicalResult vjp(Conv2dGradInputOp op, VJPBuilder &v, Value g, Grads &out) {
+  RankedTensorType gradType = v.typeOf(op.getGrad()),
+                   weightType = v.typeOf(op.getWeight());
+  Value upstream = v.castTo(g, gradType.getElementType());
+  out[0] = v.b.create<Conv2dOp>(v.loc, gradType, upstream, op.getWeight(),
+                                /*bias=*/Value(), op.getStridesAttr(),
+                                op.getPaddingAttr(), op.getDilationsAttr(),
+                                op.getGroupsAttr(), op.getAccTypeAttr());
+  out[1] = v.b.create<Conv2dGradWeightOp>(
+      v.loc, weightType, upstream, op.getGrad(), op.getStridesAttr(),
+      op.getPaddingAttr(), op.getDilationsAttr(), op.getGroupsAttr(),
+      op.getAccTypeAttr());
+  return success();
+}
 LogicalResult vjp(Im2colOp op, VJPBuilder &v, Value g, Grads &out) {
   auto col2im = v.b.create<Col2imOp>(
       v.loc, v.typeOf(op.getInput()), g, op.getKernelAttr(),
@@ -738,9 +756,10 @@ void amp::registerDifferentiableExternalModels(DialectRegistry &registry) {
                TanhOp, SigmoidOp, SoftplusOp, ReluOp, GeluOp, PowOp, AddOp,
                SubOp, MulOp, DivOp, MaximumOp, MinimumOp, SelectOp, CastOp,
                ReshapeOp, TransposeOp, BroadcastToOp, SliceOp, ConcatOp,
-               EmbeddingOp, DropoutOp, MatmulOp, Conv2dOp, Im2colOp, Col2imOp,
-               AvgPool2dOp, AdaptiveAvgPool2dOp, MaxPool2dOp, AttentionOp,
-               SumOp, MeanOp, MaxOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp,
-               RmsNormOp, BatchNormOp, CrossEntropyOp, MseLossOp>(context);
+               EmbeddingOp, DropoutOp, MatmulOp, Conv2dOp, Conv2dGradInputOp,
+               Im2colOp, Col2imOp, AvgPool2dOp, AdaptiveAvgPool2dOp,
+               MaxPool2dOp, AttentionOp, SumOp, MeanOp, MaxOp, SoftmaxOp,
+               LogSoftmaxOp, LayerNormOp, RmsNormOp, BatchNormOp,
+               CrossEntropyOp, MseLossOp>(context);
   });
 }

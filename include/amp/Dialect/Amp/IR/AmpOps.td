@@ -771,7 +771,11 @@ def Amp_Conv2dGradInputOp : Amp_Conv2dGradOp<"conv2d_grad_input",
     f32, f64 for f64) over the group's output channels, then each image
     position's shares summed by `amp.col2im` in f32 (f64 for f64) and
     rounded once to the result type, the operands'. `amp-decompose` runs it
-    as exactly that.
+    as exactly that. It is also PyTorch's `conv_transpose2d` (the importer's
+    ConvTranspose2d, its `output_padding` the rows and columns the result
+    has beyond what the stride gives back), and so differentiable: linear
+    in each operand, its gradients are the convolution of the upstream
+    gradient by `weight` and that convolution's weight gradient.
 
     ```mlir
     %dx = amp.conv2d_grad_input %dy, %w {padding = array<i64: 1, 1>}

@@ -2,7 +2,7 @@
 // random projection of its result, sum(op(...) * r), against five-point
 // central differences in f64 (amp-run --gradcheck), tolerance 1e-6 relative
 // to the largest gradient of each parameter.
-// RUN: for f in neg abs exp log sqrt rsqrt pow_fraction tanh sigmoid softplus relu gelu gelu_tanh pow add sub mul maximum minimum add_both_broadcast div select cast reshape transpose broadcast_to slice slices_merged concat embedding dropout dropout_f16 dropout_eval matmul matmul_transposed matmul_transpose_lhs matmul_transpose_rhs matmul_batched matmul_batched_transpose_rhs matmul_batched_transpose_lhs matmul_batched_4d matmul_bias conv2d conv2d_strided conv2d_grouped conv2d_depthwise im2col col2im max_pool2d max_pool2d_overlapping avg_pool2d adaptive_avg_pool2d adaptive_avg_pool2d_tiled adaptive_avg_pool2d_upsample attention attention_causal sum sum_keepdims mean max softmax softmax_outer log_softmax layer_norm layer_norm_axis layer_norm_plain rms_norm rms_norm_plain batch_norm batch_norm_plain batch_norm_eval cross_entropy cross_entropy_sum cross_entropy_ignore cross_entropy_ignore_sum mse_loss mse_loss_sum; do \
+// RUN: for f in neg abs exp log sqrt rsqrt pow_fraction tanh sigmoid softplus relu gelu gelu_tanh pow add sub mul maximum minimum add_both_broadcast div select cast reshape transpose broadcast_to slice slices_merged concat embedding dropout dropout_f16 dropout_eval matmul matmul_transposed matmul_transpose_lhs matmul_transpose_rhs matmul_batched matmul_batched_transpose_rhs matmul_batched_transpose_lhs matmul_batched_4d matmul_bias conv2d conv2d_strided conv2d_grouped conv2d_grad_input conv2d_grad_input_grouped conv2d_depthwise im2col col2im max_pool2d max_pool2d_overlapping avg_pool2d adaptive_avg_pool2d adaptive_avg_pool2d_tiled adaptive_avg_pool2d_upsample attention attention_causal sum sum_keepdims mean max softmax softmax_outer log_softmax layer_norm layer_norm_axis layer_norm_plain rms_norm rms_norm_plain batch_norm batch_norm_plain batch_norm_eval cross_entropy cross_entropy_sum cross_entropy_ignore cross_entropy_ignore_sum mse_loss mse_loss_sum; do \
 // RUN:   amp-run %s --function=$f --random-inputs=7 --gradcheck || exit 1; \
 // RUN: done | FileCheck %s
 // CHECK-NOT: FAILED
@@ -412,6 +412,28 @@ func.func @conv2d_grouped(%x: tensor<2x4x5x5xf32> {amp.param}, %w: tensor<6x2x3x
   %y = amp.conv2d %x, %w {strides = array<i64: 2, 2>, groups = 2 : i64} : tensor<2x4x5x5xf32>, tensor<6x2x3x3xf32> to tensor<2x6x2x2xf32>
   %yr = amp.mul %y, %r : tensor<2x6x2x2xf32>, tensor<2x6x2x2xf32>
   %loss = amp.sum %yr dims = [0, 1, 2, 3] : tensor<2x6x2x2xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// conv2d_grad_input as a forward op (PyTorch's conv_transpose2d, stride 2,
+// kernel 2): 3x3 up to 6x6.
+// CHECK: gradcheck @conv2d_grad_input argument #0 {{.*}} ok
+// CHECK: gradcheck @conv2d_grad_input argument #1 {{.*}} ok
+func.func @conv2d_grad_input(%x: tensor<2x4x3x3xf32> {amp.param}, %w: tensor<4x3x2x2xf32> {amp.param}, %r: tensor<2x3x6x6xf32>) -> tensor<f32> {
+  %y = amp.conv2d_grad_input %x, %w {strides = array<i64: 2, 2>} : tensor<2x4x3x3xf32>, tensor<4x3x2x2xf32> to tensor<2x3x6x6xf32>
+  %yr = amp.mul %y, %r : tensor<2x3x6x6xf32>, tensor<2x3x6x6xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2, 3] : tensor<2x3x6x6xf32> to tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// Grouped, padded, and one more row and column than the stride gives back
+// (PyTorch's output_padding = 1): (6 + 2 - 3) / 2 + 1 = 3.
+// CHECK: gradcheck @conv2d_grad_input_grouped argument #0 {{.*}} ok
+// CHECK: gradcheck @conv2d_grad_input_grouped argument #1 {{.*}} ok
+func.func @conv2d_grad_input_grouped(%x: tensor<1x4x3x3xf32> {amp.param}, %w: tensor<4x1x3x3xf32> {amp.param}, %r: tensor<1x2x6x6xf32>) -> tensor<f32> {
+  %y = amp.conv2d_grad_input %x, %w {strides = array<i64: 2, 2>, padding = array<i64: 1, 1>, groups = 2 : i64} : tensor<1x4x3x3xf32>, tensor<4x1x3x3xf32> to tensor<1x2x6x6xf32>
+  %yr = amp.mul %y, %r : tensor<1x2x6x6xf32>, tensor<1x2x6x6xf32>
+  %loss = amp.sum %yr dims = [0, 1, 2, 3] : tensor<1x2x6x6xf32> to tensor<f32>
   return %loss : tensor<f32>
 }
 
