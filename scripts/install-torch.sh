@@ -20,11 +20,22 @@ venv="${1:-$here/../.venv}"
 torch_version=2.15.0
 packages=("torch==$torch_version" torchvision==0.29.2 transformers==5.24.0)
 
+# The checkout's own package on the environment's path (what an editable
+# install does, without building one), so that `.venv/bin/python` imports
+# ampmlir with no PYTHONPATH, from wherever it is run.
+link_package() {
+  local site
+  site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  (cd "$here/../python" && pwd) > "$site/ampmlir-checkout.pth"
+}
+
 if [ -x "$venv/bin/python" ] &&
    "$venv/bin/python" -c "import torch, torchvision, transformers, sys; sys.exit(torch.__version__.split('+')[0] != '$torch_version')" 2>/dev/null; then
+  link_package
   exit 0
 fi
 echo "install-torch: installing torch $torch_version into $venv (about 5 GB)"
 /usr/bin/python3 -m venv --system-site-packages "$venv"
 "$venv/bin/python" -m pip install --quiet "${packages[@]}"
+link_package
 "$venv/bin/python" -c "import torch; print('install-torch: torch', torch.__version__)"
