@@ -1017,17 +1017,21 @@ class Step:
     def _torch_record(self):
         """What a step imported from PyTorch keeps beside its library
         (ImportedModel.compile): {"aliases": {key: [other keys of the same
-        tensor]}, "counters": [num_batches_tracked keys], "initial_state":
-        [the keys of torch_state.npz's arrays, in order]}; empty (and None)
-        for other steps."""
+        tensor]}, "counters": [num_batches_tracked keys], "constants":
+        [keys of integer buffers compiled in], "initial_state": [the keys
+        of torch_state.npz's arrays, in order]}; empty (and None) for
+        other steps."""
         path = self.library.parent / TORCH_NAMES_FILE
         if not path.is_file():
-            return {"aliases": {}, "counters": [], "initial_state": None}
+            return {"aliases": {}, "counters": [], "constants": [],
+                    "initial_state": None}
         try:
             recorded = json.loads(path.read_text())
             initial = recorded.get("initial_state")
             return {"aliases": dict(recorded.get("aliases", {})),
                     "counters": list(recorded.get("counters", [])),
+                    "constants": [str(k) for k in
+                                  recorded.get("constants", [])],
                     "initial_state": None if initial is None
                     else [str(k) for k in initial]}
         except (ValueError, AttributeError, TypeError) as error:
@@ -1053,7 +1057,9 @@ class Step:
         is installed, numpy arrays otherwise, copies in either case, for
         ``module.load_state_dict``. Batch norm's ``num_batches_tracked``
         is the loaded count plus the updates run since (with gradient
-        accumulation PyTorch counts each micro-batch)."""
+        accumulation PyTorch counts each micro-batch). Integer buffers
+        compiled into the step as constants (Swin's relative position
+        index) are given back as they were at import."""
         try:
             import torch
         except ImportError:
@@ -1071,7 +1077,20 @@ class Step:
             count = int(base.get(key, 0)) + self.steps - at
             out[key] = (torch.tensor(count, dtype=torch.int64) if torch
                         else np.array(count, dtype=np.int64))
+        for key, array in self._torch_constants(record).items():
+            out[key] = torch.from_numpy(array) if torch else array
         return out
+
+    def _torch_constants(self, record):
+        """{key: array} of the integer buffers compiled into the step."""
+        if not record["constants"]:
+            return {}
+        initial = self._torch_initial_state() or {}
+        missing = [k for k in record["constants"] if k not in initial]
+        if missing:
+            raise AmpError(f"{self.library.parent / TORCH_STATE_FILE} lacks "
+                           f"the constants {missing} compiled into the step")
+        return {k: initial[k].copy() for k in record["constants"]}
 
     @_serialised
     def load_state_dict(self, state_dict, strict=True):
@@ -1081,10 +1100,13 @@ class Step:
         weights trained elsewhere. With ``strict``, raises AmpError unless
         the keys are exactly the step's (the other keys of tied weights
         may be given too, with the same values); nothing is written then.
-        Optimizer state and counters are left as they are."""
+        Optimizer state and counters are left as they are. Integer buffers
+        compiled into the step as constants may be given, with the values
+        they were compiled with (AmpError otherwise)."""
         record = self._torch_record()
         aliases = self._torch_aliases(record)
         counters = record["counters"]
+        constants = self._torch_constants(record)
         weights = {t.name: t for t in self._weights()}
         arrays = {}
         for key, value in state_dict.items():
@@ -1092,7 +1114,8 @@ class Step:
                 value = value.detach().cpu().numpy()
             arrays[key] = np.asarray(value)
         unknown = sorted(k for k in arrays if k not in weights and
-                         k not in aliases and k not in counters)
+                         k not in aliases and k not in counters and
+                         k not in constants)
         missing = sorted(k for k in weights if k not in arrays)
         if strict and (unknown or missing):
             raise AmpError(f"load_state_dict: the state_dict does not match "
@@ -1104,6 +1127,14 @@ class Step:
                 raise AmpError(f"load_state_dict: {alias} and {name} are one "
                                f"tied tensor in the step, but differ in the "
                                f"state_dict")
+        for key, value in constants.items():
+            if key in arrays and not (arrays[key].shape == value.shape and
+                                      np.array_equal(arrays[key], value)):
+                raise AmpError(f"load_state_dict: {key} is compiled into "
+                               f"step '{self.name}' as a constant (an "
+                               f"integer buffer the model only reads); the "
+                               f"state_dict holds another value: import "
+                               f"the module again to change it")
         for key, array in arrays.items():
             if key in weights:
                 self._memory_of(weights[key], array, "tensor")

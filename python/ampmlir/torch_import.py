@@ -144,7 +144,14 @@ class _Loss:
 
 
 class _Value:
-    """An SSA value of the module being written: its name and type."""
+    """An SSA value of the module being written: its name and type. An
+    integer tensor the model computes from the batch (CLIP's position of
+    its end-of-text token) is held in f32, whose integers are exact below
+    2^24: ``integer`` is then the integer type it stands for, and
+    ``bound`` the largest magnitude it can hold."""
+
+    integer = None
+    bound = None
 
     def __init__(self, name, shape, element):
         self.name, self.shape, self.element = name, tuple(shape), element
@@ -164,14 +171,17 @@ class ImportedModel:
     state_dict keys of the same tensor]}, tied weights), ``inputs`` (the
     batch's names, in order), ``counters`` (batch norm's
     num_batches_tracked: counted by Step.state_dict, not tensors of the
-    step)."""
+    step), ``constants`` (the keys of integer buffers the model only
+    reads, such as Swin's relative position index: compiled into the
+    step; Step.state_dict gives them back as they were at import)."""
 
     def __init__(self, name, mlir, parameters, buffers, aliases, inputs,
-                 counters=(), initial_state=None):
+                 counters=(), initial_state=None, constants=()):
         self.name, self.mlir = name, mlir
         self.parameters, self.buffers = parameters, buffers
         self.aliases, self.inputs = aliases, inputs
         self.counters = list(counters)
+        self.constants = list(constants)
         # The module's state_dict at import ({key: numpy array}), which
         # the compiled step starts from.
         self.initial_state = dict(initial_state or {})
@@ -200,7 +210,7 @@ class ImportedModel:
         # may hold any character but NUL.
         names = {"parameters": list(self.parameters),
                  "buffers": list(self.buffers), "aliases": self.aliases,
-                 "counters": self.counters,
+                 "counters": self.counters, "constants": self.constants,
                  "initial_state": list(self.initial_state)}
         buffer = io.BytesIO()
         np.savez(buffer, *self.initial_state.values())
@@ -227,10 +237,11 @@ def _write_atomically(path, data):
 def _initial_state(state, imported):
     """The tensors of `state` (the module's parameters and buffers by
     every key) that the step holds, under each key of tied weights, and
-    batch norm's counts, as numpy copies: f32 for floating tensors (the
-    step converts them to its tensors' types), the counts as they are."""
+    batch norm's counts and the integer constants, as numpy copies: f32
+    for floating tensors (the step converts them to its tensors' types),
+    the others as they are."""
     keys = set(imported.parameters) | set(imported.buffers) | \
-        set(imported.counters)
+        set(imported.counters) | set(imported.constants)
     keys.update(k for others in imported.aliases.values() for k in others)
     out = {}
     for key, value in state.items():
@@ -242,6 +253,18 @@ def _initial_state(state, imported):
         out[key] = value.numpy().copy()
     return out
 
+
+# The ops that move elements about without computing with them, by
+# their ATen names.
+_MOVES = {"view", "reshape", "_unsafe_view", "unsqueeze", "squeeze",
+          "flatten", "slice", "select", "narrow", "cat", "stack", "expand",
+          "permute", "transpose", "t", "clone", "contiguous", "alias",
+          "split", "chunk", "unbind", "detach"}
+
+# The ops whose result depends on their first argument's shape and type
+# only, as [namespace, name].
+_SHAPED = [["aten", n] for n in ("new_zeros", "new_ones", "new_full",
+                                 "zeros_like", "ones_like", "full_like")]
 
 # The logical operations on boolean masks, by their ATen names.
 _LOGICAL_NOT = {"aten.bitwise_not.default", "aten.logical_not.default"}
@@ -373,22 +396,47 @@ class _Importer:
                 str(node.target).split(".")[1] in _RANDOM:
             return False
         inputs = node.all_input_nodes
+        args, kwargs = node.args, node.kwargs
+        shaped = str(node.target).split(".")[:2] in _SHAPED
+        if shaped and args and \
+                isinstance(args[0], torch.fx.Node) and \
+                args[0].name not in self.known:
+            # Made from its input's shape and type alone (x.new_zeros, as
+            # Swin's attention mask starts): the input's stand-in will do.
+            val = args[0].meta.get("val")
+            if val is None or not hasattr(val, "shape"):
+                return False
+            args = (torch.zeros(tuple(val.shape), dtype=val.dtype),) + \
+                tuple(args[1:])
+            inputs = inputs[1:] if inputs and inputs[0] is node.args[0] \
+                else inputs
         if any(n.name not in self.known for n in inputs):
             return False
         # Of the ops without inputs, those whose values are defined
         # (not aten.empty's).
-        if not inputs and not str(node.target).startswith(
+        if not inputs and not shaped and not str(node.target).startswith(
                 ("aten.arange", "aten.full", "aten.zeros", "aten.ones",
                  "aten.scalar_tensor")):
             return False
-        args = torch.fx.node.map_arg(node.args, lambda n: self.known[n.name])
-        kwargs = torch.fx.node.map_arg(node.kwargs,
-                                       lambda n: self.known[n.name])
+        args = torch.fx.node.map_arg(args, lambda n: self.known[n.name])
+        kwargs = torch.fx.node.map_arg(kwargs, lambda n: self.known[n.name])
         try:
             with torch.no_grad():
                 self.known[node.name] = node.target(*args, **kwargs)
         except Exception:  # noqa: BLE001 - then it is imported as usual
             return False
+        name = str(node.target).split(".")
+        if len(name) > 1 and name[1].endswith("_") and \
+                isinstance(args[0], torch.Tensor):
+            # An in-place update of a constant (a mask filled slice by
+            # slice): what was written out of it, or of a view of it,
+            # before is out of date.
+            storage = args[0].untyped_storage().data_ptr()
+            for n in [n for n in self.values if n in self.known]:
+                known = self.known[n]
+                if isinstance(known, torch.Tensor) and \
+                        known.untyped_storage().data_ptr() == storage:
+                    del self.values[n]
         return True
 
     def literal(self, tensor):
@@ -776,7 +824,29 @@ class _Importer:
         except _Unsupported:
             converted = self.decompose(node, depth)
         if converted is not _NOTHING:
-            self.values[node.name] = converted
+            self.values[node.name] = self.integers_held(node, converted)
+
+    def integers_held(self, node, converted):
+        """`converted`, marked as integers held in f32 (see _Value) where
+        `node` moves such integers about (a view, a slice, a
+        concatenation): their bound is its inputs'. Any other op making
+        integers of them is integer arithmetic, refused."""
+        val = node.meta.get("val")
+        if not isinstance(converted, _Value) or converted.integer or \
+                not hasattr(val, "dtype") or val.dtype.is_floating_point or \
+                val.dtype == self.torch.bool:
+            return converted
+        held = [v for v in (self.values.get(n.name)
+                            for n in node.all_input_nodes)
+                if isinstance(v, _Value) and v.integer]
+        if not held:
+            return converted
+        if str(node.target).split(".")[1] not in _MOVES:
+            raise AmpError("integer arithmetic on the batch (only "
+                           "comparisons, conversions, argmax and indexing "
+                           "by its result are imported)")
+        return self.as_integer(converted, _element(val.dtype, self.torch),
+                               max(v.bound for v in held))
 
     def import_in_place(self, node, depth):
         """An in-place update of a value the model computed
@@ -1230,6 +1300,10 @@ class _Importer:
         args = node.args
         arg = _arguments(node)
         w, idx = self.value(args[0]), self.value(args[1])
+        if idx.integer:
+            raise AmpError("embedding ids computed from the batch by "
+                           "integer arithmetic (held in f32 here, with no "
+                           "conversion back to ids yet)")
         pad = arg(2, "padding_idx", -1)
         if pad != -1:
             w = self.without_gradient_at_row(w, pad % w.shape[0], loc)
@@ -1277,7 +1351,7 @@ class _Importer:
     def convert_assert_tensor_metadata(self, node, loc):
         return _NOTHING
 
-    @_converts("aten.to.dtype", "aten.to.dtype_layout",
+    @_converts("aten.to.dtype", "aten.to.dtype_layout", "aten.to.device",
                "aten._to_copy.default", "aten.type_as.default")
     def convert_to(self, node, loc):
         return self.converted(self.value(node.args[0]), self.result(node)[1],
@@ -1297,7 +1371,26 @@ class _Importer:
             one = self.constant(1.0, element, loc)
             zero = self.constant(0.0, element, loc)
             return self.select(x, one, zero, shape, element, loc, "mask")
-        raise AmpError(f"conversion from {x.element} to {element}")
+        if x.element == "i1" and element[0] in "iu":
+            # A mask counted (`(ids == eos).int()`): 1 and 0 held in f32.
+            counted = self.converted(x, "f32", loc)
+            return self.as_integer(counted, element, 1)
+        if element[0] in "iu" and (x.integer or x.element[0] in "iu"):
+            # Between integer types, the values as they are: exact for
+            # values the narrower type holds, as token ids are.
+            return x
+        raise AmpError(f"conversion from {x.integer or x.element} to "
+                       f"{element}")
+
+    def as_integer(self, x, integer, bound):
+        """`x` (f32) standing for an integer tensor of type `integer`
+        whose magnitude is at most `bound` (see _Value)."""
+        if bound >= 2**24:
+            raise AmpError(f"integer arithmetic on the batch reaching "
+                           f"{bound} (held in f32, exact below 2^24)")
+        held = _Value(x.name, x.shape, x.element)
+        held.integer, held.bound = integer, bound
+        return held
 
     @_converts("aten.copy.default")
     def convert_copy(self, node, loc):
@@ -1478,6 +1571,155 @@ class _Importer:
             pieces.append(self.slice(x, dim, at, at + s, loc))
             at += s
         return tuple(pieces)
+
+    @_converts("aten.roll.default")
+    def convert_roll(self, node, loc):
+        # Each dim's shift as its two slices swapped; no dims: the
+        # flattened tensor's.
+        arg = _arguments(node)
+        x = self.value(node.args[0])
+        shifts = arg(1, "shifts")
+        dims = arg(2, "dims", [])
+        shifts = [shifts] if isinstance(shifts, int) else list(shifts)
+        dims = [dims] if isinstance(dims, int) else list(dims)
+        if not dims:
+            flat = self.reshape(x, (int(math.prod(x.shape)),), loc)
+            rolled = self.rolled(flat, shifts[0], 0, loc)
+            return self.reshape(rolled, x.shape, loc)
+        if len(shifts) != len(dims):
+            raise AmpError(f"{len(shifts)} shifts for {len(dims)} dims")
+        for shift, dim in zip(shifts, dims):
+            x = self.rolled(x, int(shift), int(dim) % len(x.shape), loc)
+        return x
+
+    def rolled(self, x, shift, dim, loc):
+        size = x.shape[dim]
+        shift %= max(size, 1)
+        if shift == 0:
+            return x
+        tail = self.slice(x, dim, size - shift, size, loc)
+        head = self.slice(x, dim, 0, size - shift, loc)
+        return self.concat([tail, head], dim, x.shape, loc, "roll")
+
+    @_converts("aten.argmax.default", "aten.argmin.default")
+    def convert_argmax(self, node, loc):
+        # The first position of the largest (smallest) value along the
+        # dim, held in f32 (see _Value): the least position where the
+        # value equals the maximum. Its values carry no gradient.
+        arg = _arguments(node)
+        x = self.value(node.args[0])
+        dim, keepdim = arg(1, "dim"), bool(arg(2, "keepdim", False))
+        if dim is None:
+            raise AmpError("argmax over every dim (give dim=)")
+        if x.element[0] not in "fb" and not x.integer:
+            x = self.converted(x, "f32", loc) if x.element == "i1" else None
+            if x is None:
+                raise AmpError("argmax of an integer tensor of the batch")
+        dim = int(dim) % len(x.shape)
+        x = self.unary("stop_gradient", x, loc)
+        if "argmin" in str(node.target):
+            x = self.unary("neg", x, loc)
+        kept = list(x.shape)
+        kept[dim] = 1
+        largest = self.reshape(self.reduce_dims("max", x, [dim], loc),
+                               tuple(kept), loc)
+        at = self.emit(f"amp.compare eq, {x.name}, {largest.name} : "
+                       f"{x.type}, {largest.type}", x.shape, "i1", loc,
+                       "is_largest")
+        positions = self.emit(f"amp.iota dim = {dim} : "
+                              f"{_type(x.shape, x.element)}", x.shape,
+                              x.element, loc, "positions")
+        beyond = self.constant(float(x.shape[dim]), x.element, loc)
+        candidates = self.select(at, positions, beyond, x.shape, x.element,
+                                 loc, "candidates")
+        first = self.unary("neg", self.reduce_dims(
+            "max", self.unary("neg", candidates, loc), [dim], loc), loc)
+        first = self.converted(first, "f32", loc)
+        if keepdim:
+            first = self.reshape(first, tuple(kept), loc)
+        return self.as_integer(first, "i64", x.shape[dim] - 1)
+
+    def picked(self, x, index, loc):
+        """x[arange(B), index] for x [B, S, ...] and an index [B] held in
+        f32 (see _Value): each row's position as a one-hot mask, x times
+        it summed over the positions (exact: one term, the rest zeros);
+        the gradient reaches the rows picked."""
+        b, size = x.shape[0], x.shape[1]
+        column = self.reshape(index, (b, 1), loc)
+        positions = self.emit(f"amp.iota dim = 1 : {_type((b, size), 'f32')}",
+                              (b, size), "f32", loc, "positions")
+        mask = self.emit(f"amp.compare eq, {positions.name}, {column.name} : "
+                         f"{positions.type}, {column.type}", (b, size), "i1",
+                         loc, "picked")
+        weights = self.converted(mask, x.element, loc)
+        weights = self.reshape(weights, (b, size) + (1,) * (len(x.shape) - 2),
+                               loc)
+        product = self.emit(f"amp.mul {x.name}, {weights.name} : {x.type}, "
+                            f"{weights.type}", x.shape, x.element, loc,
+                            "picked")
+        return self.reduce_dims("sum", product, [1], loc)
+
+    @_converts("aten.index.Tensor")
+    def convert_index(self, node, loc):
+        # x[..., idx, ...] with one index the model computed from constants
+        # (Swin's relative position index into its bias table): the rows of
+        # x along that dim gathered by amp.embedding (whose gradient adds
+        # into the rows read).
+        torch = self.torch
+        x = self.value(node.args[0])
+        indices = list(node.args[1])
+        given = [i for i, n in enumerate(indices) if n is not None]
+        if len(indices) == 2 and len(given) == 2 and len(x.shape) >= 2:
+            # x[arange(B), positions] (CLIP's pooling at the end-of-text
+            # token): a position picked in each row.
+            rows = self.known.get(getattr(indices[0], "name", None))
+            b = x.shape[0]
+            if isinstance(rows, torch.Tensor) and \
+                    tuple(rows.shape) == (b,) and \
+                    torch.equal(rows.to(torch.int64), torch.arange(b)):
+                at = self.value(indices[1])
+                if at.shape == (b,) and (at.integer or
+                                         at.element[0] in "iu"):
+                    if x.element[0] not in "fb":
+                        raise AmpError(f"indexing a {x.element} tensor")
+                    if not at.integer:
+                        raise AmpError("indexing rows by integer ids of "
+                                       "the batch")
+                    return self.picked(x, at, loc)
+        if len(given) != 1:
+            raise AmpError("indexing by more than one tensor")
+        dim = given[0]
+        index = indices[dim]
+        known = self.known.get(getattr(index, "name", None))
+        if not isinstance(known, torch.Tensor) or known.is_floating_point():
+            raise _Unsupported()
+        if known.dtype == torch.bool:
+            raise AmpError("indexing by a boolean mask (its result's shape "
+                           "depends on the mask's values)")
+        if x.element[0] not in "fb":
+            raise AmpError(f"indexing a {x.element} tensor computed from "
+                           "the batch or the weights")
+        size = x.shape[dim]
+        if known.numel() and (int(known.min()) < -size or
+                              int(known.max()) >= size):
+            raise AmpError(f"index out of range for dim {dim} of size {size}")
+        ids = self.literal((known % size).to(torch.int64))
+        ids = self.reshape(ids, (known.numel(),), loc)
+        # The dim first, the others flattened behind it.
+        rest = x.shape[:dim] + x.shape[dim + 1:]
+        moved = self.transpose(x, [dim] + [d for d in range(len(x.shape))
+                                           if d != dim], loc)
+        table = self.reshape(moved, (size, int(math.prod(rest))), loc)
+        rows = (known.numel(), int(math.prod(rest)))
+        gathered = self.emit(f"amp.embedding {table.name}[{ids.name}] : "
+                             f"{table.type}, {ids.type}", rows, x.element,
+                             loc, "index")
+        picked = self.reshape(gathered, tuple(known.shape) + rest, loc)
+        # Back in place: x's dims before `dim`, the index's, x's after.
+        k = len(known.shape)
+        perm = list(range(k, k + dim)) + list(range(k)) + \
+            list(range(k + dim, k + len(rest)))
+        return self.transpose(picked, perm, loc)
 
     @_converts("aten.cat.default")
     def convert_cat(self, node, loc):
@@ -2145,6 +2387,8 @@ def _translate(torch, program, module, input_names, name):
     arguments = []  # (mlir text, _Value) in order
     parameters, buffers, aliases, inputs = {}, {}, {}, []
     counters = []  # buffers counted rather than imported
+    constants = []  # integer buffers compiled in as constants
+    mutated = set(signature.buffers_to_mutate.values())
     by_tensor = {}
     placeholders = [n for n in graph.nodes if n.op == "placeholder"]
     for spec, node in zip(signature.input_specs, placeholders):
@@ -2163,6 +2407,18 @@ def _translate(torch, program, module, input_names, name):
                 importer.known[node.name] = tensor.detach().clone()
                 continue
             canonical = first_name[id(tensor)]
+            if spec.kind == InputKind.BUFFER and \
+                    not (tensor.is_floating_point() or tensor.is_complex()) \
+                    and spec.target not in mutated and \
+                    not canonical.endswith("num_batches_tracked"):
+                # An integer buffer the model only reads (Swin's relative
+                # position index): a constant of the step, computed with
+                # at import; state_dict gives it back as it was.
+                importer.known[node.name] = tensor.detach().clone()
+                for key2, other in state.items():
+                    if other is tensor and key2 not in constants:
+                        constants.append(key2)
+                continue
             if "\0" in canonical:
                 raise AmpError(f"{canonical!r} holds a NUL character, which "
                                f"no tensor name of a step can hold (C reads "
@@ -2278,6 +2534,6 @@ def _translate(torch, program, module, input_names, name):
             ") -> tensor<f32> {\n" + "\n".join(importer.lines) +
             f"\n    return {loss_value.name} : tensor<f32>\n}}\n")
     imported = ImportedModel(name, text, parameters, buffers, aliases, inputs,
-                             counters)
+                             counters, constants=constants)
     imported.initial_state = _initial_state(state, imported)
     return imported

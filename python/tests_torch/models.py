@@ -364,3 +364,70 @@ class Resampling(nn.Module):
         maps = torch.cat([z + a, b * c, context.expand(-1, -1, 10, 10)],
                          dim=1)
         return self.head(maps) + F.pad(d, (1, 2, 1, 2)).mean(1, keepdim=True)
+
+
+class ShiftedWindows(nn.Module):
+    """Swin's attention in small: a learned bias table read through an
+    integer buffer of relative positions (the step's constant), windows
+    shifted by torch.roll, and a mask built in place from x.new_zeros,
+    slice by slice, at every call."""
+
+    def __init__(self, window=3, width=4):
+        super().__init__()
+        self.window = window
+        self.table = nn.Parameter(torch.randn((2 * window - 1) ** 2, 1))
+        coords = torch.stack(torch.meshgrid(torch.arange(window),
+                                            torch.arange(window),
+                                            indexing="ij")).flatten(1)
+        relative = (coords[:, :, None] - coords[:, None, :]).permute(1, 2, 0)
+        relative = relative + (window - 1)
+        index = relative[..., 0] * (2 * window - 1) + relative[..., 1]
+        self.register_buffer("position_index", index.flatten())
+        self.qkv = nn.Linear(width, 3 * width)
+        self.head = nn.Linear(width, 2)
+
+    def forward(self, x):                               # [B, H, W, C]
+        b, h, w, c = x.shape
+        n = self.window * self.window
+        x = torch.roll(x, shifts=(-1, -1), dims=(1, 2))
+        mask = x.new_zeros((h, w))
+        mask[: h - self.window] = 1.0
+        mask[:, w - 1:] += 2.0
+        windows = x.view(b, h // self.window, self.window, w // self.window,
+                         self.window, c).permute(0, 1, 3, 2, 4, 5)
+        windows = windows.reshape(-1, n, c)
+        groups = mask.view(h // self.window, self.window, w // self.window,
+                           self.window).permute(0, 2, 1, 3).reshape(-1, n)
+        q, k, v = self.qkv(windows).chunk(3, dim=-1)
+        bias = self.table[self.position_index].view(n, n)
+        scores = q @ k.transpose(-2, -1) + bias
+        scores = scores.view(b, -1, n, n).masked_fill(
+            (groups[:, :, None] != groups[:, None, :])[None], -100.0)
+        out = torch.softmax(scores.view(-1, n, n), -1) @ v
+        out = torch.roll(out.view(b, -1, c), shifts=3, dims=1)
+        return self.head(out.mean(1))
+
+
+class EndOfText(nn.Module):
+    """CLIP's text pooling in small: token ids compared with the
+    end-of-text id, counted as int32, their argmax (the first end-of-text
+    position of each row) picking that row's hidden state; and a second
+    pick by the argmax of a float score and the argmin of another."""
+
+    def __init__(self, vocab=12, width=8, eos=11):
+        super().__init__()
+        self.eos = eos
+        self.embed = nn.Embedding(vocab, width)
+        self.mix = nn.Linear(width, width)
+        self.score = nn.Linear(width, 2)
+        self.head = nn.Linear(3 * width, 3)
+
+    def forward(self, ids):
+        h = torch.tanh(self.mix(self.embed(ids)))           # [B, L, W]
+        rows = torch.arange(h.shape[0])
+        at = (ids.to(torch.int) == self.eos).int().argmax(dim=-1)
+        scores = self.score(h)
+        best = scores[..., 0].argmax(-1)
+        worst = scores[..., 1].argmin(dim=1, keepdim=True).squeeze(1)
+        pooled = torch.cat([h[rows, at], h[rows, best], h[rows, worst]], -1)
+        return self.head(pooled)

@@ -836,3 +836,87 @@ def test_resampling_layers_train_as_pytorch_does(tmp_path):
     for key, value in reference.state_dict().items():
         np.testing.assert_allclose(state[key], value.detach(), rtol=1e-4,
                                    atol=1e-6, err_msg=key)
+
+
+def test_shifted_windows_train_as_pytorch_does(tmp_path):
+    """models.ShiftedWindows (Swin's attention): the integer buffer of
+    relative positions is compiled in as a constant and indexes the bias
+    table through amp.embedding (whose gradient adds into the rows read),
+    torch.roll is two slices swapped, and the mask made in place from
+    x.new_zeros is computed at import; within 1e-5 of PyTorch. The
+    state_dict hands the buffer back as it was, and load_state_dict
+    refuses another value for it (nothing is written then)."""
+    torch.manual_seed(0)
+    model = models.ShiftedWindows()
+    g = torch.Generator().manual_seed(9)
+    batches = [(torch.randn(2, 6, 6, 4, generator=g),
+                torch.randint(0, 2, (2,), generator=g)) for _ in range(2)]
+
+    def loss(m, x, labels):
+        return F.cross_entropy(m(x), labels)
+    imported = ampmlir.from_torch(model, batches[0], loss=loss)
+    assert imported.constants == ["position_index"]
+    assert "amp.embedding" in imported.mlir and "position_index" not in \
+        imported.buffers
+    theirs, ours, state, reference = train_both(
+        model, loss, batches, tmp_path, steps=8, lr=1e-2, compute_type="f32")
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5)
+    assert ours[-1] < ours[0], ours
+    assert state["position_index"].dtype == torch.int64
+    assert torch.equal(state["position_index"], model.position_index)
+    np.testing.assert_allclose(state["table"], reference.table.detach(),
+                               rtol=1e-4, atol=1e-6)
+    trained = copy.deepcopy(model)
+    trained.load_state_dict(state, strict=True)
+    with imported.compile(tmp_path / "again", optimizer="adamw").load() as step:
+        step.init(seed=0)
+        before = step.state_dict()["table"].clone()
+        changed = dict(model.state_dict())
+        changed["table"] = changed["table"] + 1.0
+        changed["position_index"] = changed["position_index"].flip(0)
+        with pytest.raises(ampmlir.AmpError, match="position_index is "
+                           "compiled into step .* as a constant"):
+            step.load_state_dict(changed)
+        assert torch.equal(step.state_dict()["table"], before)
+
+
+def test_positions_found_by_argmax_train_as_pytorch_does(tmp_path):
+    """models.EndOfText (CLIP's pooling): the mask of end-of-text ids
+    counted as int32, its argmax (the first position of each row's
+    largest value; none in a row is position 0, as in PyTorch) and that of
+    float scores held in f32, each picking one position per row by a
+    one-hot mask; within 1e-5 of PyTorch, the picked rows' gradient
+    reaching the embedding. Ids computed that way cannot index an
+    embedding yet: refused by name."""
+    torch.manual_seed(0)
+    model = models.EndOfText()
+    g = torch.Generator().manual_seed(10)
+    batches = []
+    for _ in range(2):
+        ids = torch.randint(0, 11, (3, 6), generator=g)
+        ids[0, 5] = ids[1, 2] = ids[1, 4] = 11   # row 2 has none
+        batches.append((ids, torch.randint(0, 3, (3,), generator=g)))
+
+    def loss(m, ids, labels):
+        return F.cross_entropy(m(ids), labels)
+    imported = ampmlir.from_torch(model, batches[0], loss=loss)
+    assert "aten" not in imported.mlir
+    theirs, ours, state, reference = train_both(
+        model, loss, batches, tmp_path, steps=8, lr=1e-2, compute_type="f32")
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5)
+    assert ours[-1] < ours[0], ours
+    for key, value in reference.state_dict().items():
+        np.testing.assert_allclose(state[key], value.detach(), rtol=1e-4,
+                                   atol=1e-6, err_msg=key)
+
+    class Positions(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = torch.nn.Embedding(7, 2)
+
+        def forward(self, ids):
+            return self.embed((ids == 3).int().argmax(-1)).sum()
+    with pytest.raises(AmpError, match=r"embed \(test_import.py:\d+\): "
+                       "aten.embedding.default: embedding ids computed from "
+                       "the batch by integer arithmetic"):
+        ampmlir.from_torch(Positions(), (torch.ones(2, 3, dtype=torch.long),))
