@@ -12,10 +12,12 @@ For every model:
               memory format: f32_configurations);
   f16         the f16 AMP step against autocast + GradScaler (default
               settings): the same skipped steps and the same scale after
-              every step, and every loss within the band of PyTorch's two
-              f16 recipes (autocast, pure f16 with f32 masters);
-  bf16        the bf16 AMP step within the band of PyTorch's bf16 recipes
-              (autocast, pure bf16 with f32 masters);
+              every step, and every loss within 3x the furthest
+              PyTorch's two f16 recipes (autocast, pure f16 with f32
+              masters) get from PyTorch f32 over the run;
+  bf16        the bf16 AMP step within 3x the furthest PyTorch's bf16
+              recipes (autocast, pure bf16 with f32 masters) get from
+              PyTorch f32 over the run;
   handed back the trained state_dict loads into the module with
               load_state_dict(strict=True), and the module then computes
               the step's last loss;
@@ -420,9 +422,6 @@ from test_import import (autocast_losses, f16_step_losses,  # noqa: E402
 
 STEPS = 10
 LR = 1e-3
-# Rates of the models that PyTorch itself cannot train reproducibly at LR
-# (see RATES' note in bench/results/zoo-2026-12-04.md).
-RATES = {}
 COLUMNS = ("imports", "f32", "f16", "bf16", "handed back", "eval")
 
 
@@ -530,23 +529,27 @@ def bf16_losses(model, loss, batches, steps, lr=LR):
 
 def assert_within_recipes(ours, f32, *recipes):
     """At every step ours no further from PyTorch's f32 loss than three
-    times the furthest PyTorch's low-precision recipes have been from it
-    so far (relative), or 1e-5 where that is more: the f32 column's rule,
-    with the recipes' spread about f32 as the measure of what the
+    times the furthest PyTorch's low-precision recipes get from it over
+    the run (relative), or 1e-5 where that is more: the f32 column's
+    rule, with the recipes' spread about f32 as the measure of what the
     precision does. (Within the band of the recipes themselves is too
     narrow a test for a small model: autocast and pure f16 may round the
     same values and agree to every digit, while AMP keeps in f32 what
-    both round, norms and the loss among them.)"""
+    both round, norms and the loss among them. And the spread so far, as
+    the f32 column takes it, is no measure at the first steps: there
+    PyTorch's recipes fail it against each other, nn.Transformer's
+    autocast f16 3.4e-5 off f32 at step 0 where its pure f16 is 9.1e-6;
+    bench/results/zoo-2026-12-04.md.)"""
     ours, f32 = np.asarray(ours), np.asarray(f32)
     spread = np.max([np.abs(r - f32) for r in recipes], axis=0) / np.abs(f32)
-    tolerance = 3 * np.maximum(np.maximum.accumulate(spread), 1e-5 / 3)
+    tolerance = np.full(spread.shape, 3 * max(spread.max(), 1e-5 / 3))
     error = np.abs(ours - f32) / np.abs(f32)
     outside = error > tolerance
     if outside.any():
         k = int(np.argmax(outside))
         raise AssertionError(
             f"step {k}: {error[k]:.2e} off PyTorch f32, the recipes "
-            f"{spread[:k + 1].max():.2e} at most")
+            f"{spread.max():.2e} at most")
 
 
 def without_onednn(run):
@@ -576,7 +579,7 @@ def check(name, directory, fast):
     row = dict.fromkeys(COLUMNS, "-")
     row["missing"] = ""
     model, loss, batches = MODELS[name]()
-    lr = RATES.get(name, LR)
+    lr = LR
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -254,6 +254,14 @@ def _initial_state(state, imported):
     return out
 
 
+# The elementwise amp ops whose attributes are written just before their
+# types, and those of them that round their result.
+_ELEMENTWISE = re.compile(
+    r"= amp\.(add|sub|mul|div|maximum|minimum|neg|abs|exp|log|sqrt|rsqrt|"
+    r"tanh|sigmoid|relu|pow|select) [^{]* : ")
+_ROUNDING = {"add", "sub", "mul", "div", "exp", "log", "sqrt", "rsqrt",
+             "tanh", "sigmoid", "pow"}
+
 # The ops that move elements about without computing with them, by
 # their ATen names.
 _MOVES = {"view", "reshape", "_unsafe_view", "unsqueeze", "squeeze",
@@ -819,12 +827,42 @@ class _Importer:
             self.try_on_stand_ins(node, missing, depth)
             self.values[node.name] = None
             return
+        first, decomposed = len(self.lines), False
         try:
             converted = self.convert(node)
         except _Unsupported:
-            converted = self.decompose(node, depth)
+            converted, decomposed = self.decompose(node, depth), True
+        if depth == 0:
+            self.round_once(first, decomposed)
         if converted is not _NOTHING:
             self.values[node.name] = self.integers_held(node, converted)
+
+    def round_once(self, first, decomposed):
+        """Where one op of PyTorch became several roundings here
+        (self.lines[first:]), its elementwise ops are kept in f32
+        (`amp.precision`): elementwise ops alone (silu, hardswish, mish,
+        elu, expm1, an add with alpha), or anything PyTorch's
+        decomposition wrote (LSTM's gates and cell, between its matmuls).
+        PyTorch computes such an op in f32 inside one kernel and rounds
+        its result once, where f16 or bf16 ops would round each partial
+        result (mobilenet_v3's hardswish lost a bit in four, an LSTM's
+        cell state a bit at every time step)."""
+        added = range(first, len(self.lines))
+        ops = [i for i in added if _ELEMENTWISE.search(self.lines[i])]
+        # Pointwise: nothing else but constants and broadcasts written.
+        if not decomposed and any(
+                i not in ops and " = amp.constant " not in self.lines[i] and
+                " = amp.broadcast_to " not in self.lines[i] for i in added):
+            return
+        rounding = [i for i in ops if _ELEMENTWISE.search(
+            self.lines[i]).group(1) in _ROUNDING]
+        if len(rounding) < 2:
+            return
+        for i in ops:
+            line = self.lines[i]
+            at = line.index(" : ")
+            self.lines[i] = (line[:at] + " {amp.precision = f32}" +
+                             line[at:])
 
     def integers_held(self, node, converted):
         """`converted`, marked as integers held in f32 (see _Value) where

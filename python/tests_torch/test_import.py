@@ -920,3 +920,41 @@ def test_positions_found_by_argmax_train_as_pytorch_does(tmp_path):
                        "aten.embedding.default: embedding ids computed from "
                        "the batch by integer arithmetic"):
         ampmlir.from_torch(Positions(), (torch.ones(2, 3, dtype=torch.long),))
+
+
+def test_one_op_of_pytorch_rounds_once():
+    """An op PyTorch computes in one kernel and rounds once (hardswish,
+    silu, an LSTM's gates and cell between its matmuls) but that is
+    written here as several elementwise ops keeps them in f32
+    (amp.precision), so that f16 and bf16 round its result once, not
+    each partial one; a single elementwise op (relu, sigmoid) is left to
+    autocast, and so are the matmuls of a decomposition."""
+    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Hardswish(),
+                                torch.nn.Linear(8, 8), torch.nn.SiLU(),
+                                torch.nn.Linear(8, 8), torch.nn.ReLU(),
+                                torch.nn.Sigmoid())
+    x = torch.randn(2, 4)
+    lines = ampmlir.from_torch(model, (x,),
+                               loss=lambda m, x: m(x).sum()).mlir.splitlines()
+
+    def ops(module):
+        return [re.search(r"= amp\.(\w+)", line).group(1) +
+                (" f32" if "amp.precision = f32" in line else "")
+                for line in lines if f'loc("{module}")' in line and
+                "amp.constant" not in line]
+    assert ops("1") == ["add f32", "maximum f32", "minimum f32", "mul f32",
+                        "div f32"]
+    assert ops("3") == ["sigmoid f32", "mul f32"]
+    assert ops("5") == ["relu"] and ops("6") == ["sigmoid"]
+    assert all("amp.precision" not in line for line in lines
+               if "amp.matmul" in line)
+
+    lstm = torch.nn.LSTM(4, 4, batch_first=True)
+    text = ampmlir.from_torch(lstm, (torch.randn(2, 3, 4),),
+                              loss=lambda m, x: m(x)[0].sum()).mlir
+    gates = [line for line in text.splitlines()
+             if re.search(r"= amp\.(sigmoid|tanh|mul|add) ", line)]
+    assert len(gates) >= 3 * 5 and all("amp.precision = f32" in line
+                                       for line in gates)
+    assert all("amp.precision" not in line for line in text.splitlines()
+               if "amp.matmul" in line)
