@@ -39,7 +39,7 @@ demo: build
 # The model zoo (bench/zoo.py): 26 models of torchvision, transformers and
 # torch.nn imported, trained 10 steps in f32, f16 and bf16 against PyTorch,
 # handed back and evaluated; the table goes to bench/results/zoo-DATE.md.
-# About 15 minutes on two cores. `make test` runs its fast subset
+# 8 to 16 minutes on two cores. `make test` runs its fast subset
 # (test/Python/zoo.test).
 zoo: build
 	@./scripts/install-torch.sh
