@@ -148,10 +148,10 @@ class _Value:
     integer tensor the model computes from the batch (CLIP's position of
     its end-of-text token) is held in f32, whose integers are exact below
     2^24: ``integer`` is then the integer type it stands for, and
-    ``bound`` the largest magnitude it can hold."""
+    [``low``, ``high``] the range its values lie in."""
 
     integer = None
-    bound = None
+    low = high = None
 
     def __init__(self, name, shape, element):
         self.name, self.shape, self.element = name, tuple(shape), element
@@ -448,11 +448,16 @@ class _Importer:
         return True
 
     def literal(self, tensor):
-        """A constant tensor of the model, written out."""
+        """A constant tensor of the model, written out: one number
+        broadcast where it is one number throughout (x.new_zeros(...),
+        zeros_like), else every element."""
         element = _element(tensor.dtype, self.torch)
-        flat = tensor.detach().reshape(-1).tolist()
-        if tensor.dim() == 0:
-            return self.constant(flat[0], element, "")
+        flat = tensor.detach().reshape(-1)
+        if tensor.dim() == 0 or (element != "i1" and flat.numel() and
+                                 bool((flat == flat[0]).all())):
+            value = self.constant(flat[0].item(), element, "")
+            return self.broadcast(value, tuple(tensor.shape), "", "full")
+        flat = flat.tolist()
         write = ((lambda v: _float(v, element)) if element[0] in "fb"
                  else (lambda v: str(int(v))))
         value = self.emit(f"amp.constant dense<[{', '.join(map(write, flat))}]>"
@@ -871,6 +876,7 @@ class _Importer:
         integers of them is integer arithmetic, refused."""
         val = node.meta.get("val")
         if not isinstance(converted, _Value) or converted.integer or \
+                converted.element[0] not in "fb" or \
                 not hasattr(val, "dtype") or val.dtype.is_floating_point or \
                 val.dtype == self.torch.bool:
             return converted
@@ -884,7 +890,8 @@ class _Importer:
                            "comparisons, conversions, argmax and indexing "
                            "by its result are imported)")
         return self.as_integer(converted, _element(val.dtype, self.torch),
-                               max(v.bound for v in held))
+                               min(v.low for v in held),
+                               max(v.high for v in held))
 
     def import_in_place(self, node, depth):
         """An in-place update of a value the model computed
@@ -1189,7 +1196,38 @@ class _Importer:
             self.values.get(getattr(b_node, "name", None))
         a = self.value(a_node, like, loc)
         b = self.value(b_node, like, loc)
-        return self.binary(_BINARY[str(target)], a, b, node, loc)
+        op = _BINARY[str(target)]
+        if self.result(node)[1][0] in "iu" and (a.integer or b.integer):
+            return self.integer_arithmetic(op, a, b, (a_node, b_node), node,
+                                           loc)
+        return self.binary(op, a, b, node, loc)
+
+    def integer_arithmetic(self, op, a, b, nodes, node, loc):
+        """`a op b` of integers held in f32 (see _Value) or Python
+        numbers, exact while its range stays below 2^24."""
+        ranges = []
+        for value, source in zip((a, b), nodes):
+            if value.integer:
+                ranges.append((value.low, value.high))
+            elif isinstance(source, (bool, int)):
+                ranges.append((int(source), int(source)))
+            else:
+                raise AmpError("integer arithmetic between the batch's "
+                               "integers and an integer tensor")
+        (la, ha), (lb, hb) = ranges
+        if op == "add":
+            low, high = la + lb, ha + hb
+        elif op == "sub":
+            low, high = la - hb, ha - lb
+        elif op == "mul":
+            products = (la * lb, la * hb, ha * lb, ha * hb)
+            low, high = min(products), max(products)
+        else:
+            raise AmpError(f"integer {op} on the batch")
+        shape = self.result(node)[0]
+        value = self.emit(f"amp.{op} {a.name}, {b.name} : {a.type}, "
+                          f"{b.type}", shape, "f32", loc, op)
+        return self.as_integer(value, self.result(node)[1], low, high)
 
     @_converts("aten.rsub.Scalar")
     def convert_rsub(self, node, loc):
@@ -1338,16 +1376,40 @@ class _Importer:
         args = node.args
         arg = _arguments(node)
         w, idx = self.value(args[0]), self.value(args[1])
-        if idx.integer:
-            raise AmpError("embedding ids computed from the batch by "
-                           "integer arithmetic (held in f32 here, with no "
-                           "conversion back to ids yet)")
         pad = arg(2, "padding_idx", -1)
         if pad != -1:
             w = self.without_gradient_at_row(w, pad % w.shape[0], loc)
         shape, element = self.result(node)
+        if idx.integer:
+            return self.embedding_by_held(w, idx, shape, element, loc)
         return self.emit(f"amp.embedding {w.name}[{idx.name}] : {w.type}, "
                          f"{idx.type}", shape, element, loc, "embedding")
+
+    def embedding_by_held(self, w, idx, shape, element, loc):
+        """The rows of `w` at ids computed from the batch and held in f32
+        (RoBERTa's position ids; see _Value): each id's one-hot row times
+        the table, in f32 (exact: one term, the rest zeros), its gradient
+        adding into the rows read. Ids that may leave the table are
+        refused."""
+        rows = w.shape[0]
+        if idx.low < 0 or idx.high >= rows:
+            raise AmpError(f"embedding ids computed from the batch may lie "
+                           f"in [{idx.low}, {idx.high}], outside the "
+                           f"table's {rows} rows")
+        count = int(math.prod(idx.shape))
+        flat = self.reshape(idx, (count, 1), loc)
+        grid = (count, rows)
+        ids = self.emit(f"amp.iota dim = 1 : {_type(grid, 'f32')}", grid,
+                        "f32", loc, "ids")
+        hot = self.emit(f"amp.compare eq, {ids.name}, {flat.name} : "
+                        f"{ids.type}, {flat.type}", grid, "i1", loc, "one_hot")
+        hot = self.converted(hot, w.element, loc)
+        width = w.shape[1]
+        gathered = self.emit(f"amp.matmul {hot.name}, {w.name} "
+                             f"{{amp.precision = f32}} : {hot.type}, "
+                             f"{w.type} to {_type((count, width), element)}",
+                             (count, width), element, loc, "embedding")
+        return self.reshape(gathered, shape, loc)
 
     def without_gradient_at_row(self, w, row, loc):
         """`w` itself, with no gradient reaching its row `row`: what
@@ -1412,7 +1474,7 @@ class _Importer:
         if x.element == "i1" and element[0] in "iu":
             # A mask counted (`(ids == eos).int()`): 1 and 0 held in f32.
             counted = self.converted(x, "f32", loc)
-            return self.as_integer(counted, element, 1)
+            return self.as_integer(counted, element, 0, 1)
         if element[0] in "iu" and (x.integer or x.element[0] in "iu"):
             # Between integer types, the values as they are: exact for
             # values the narrower type holds, as token ids are.
@@ -1420,14 +1482,15 @@ class _Importer:
         raise AmpError(f"conversion from {x.integer or x.element} to "
                        f"{element}")
 
-    def as_integer(self, x, integer, bound):
+    def as_integer(self, x, integer, low, high):
         """`x` (f32) standing for an integer tensor of type `integer`
-        whose magnitude is at most `bound` (see _Value)."""
-        if bound >= 2**24:
+        whose values lie in [low, high] (see _Value)."""
+        if max(abs(low), abs(high)) >= 2**24:
             raise AmpError(f"integer arithmetic on the batch reaching "
-                           f"{bound} (held in f32, exact below 2^24)")
+                           f"{max(abs(low), abs(high))} (held in f32, exact "
+                           f"below 2^24)")
         held = _Value(x.name, x.shape, x.element)
-        held.integer, held.bound = integer, bound
+        held.integer, held.low, held.high = integer, int(low), int(high)
         return held
 
     @_converts("aten.copy.default")
@@ -1610,6 +1673,83 @@ class _Importer:
             at += s
         return tuple(pieces)
 
+    @_converts("aten.gather.default")
+    def convert_gather(self, node, loc):
+        # Of a constant that is one number throughout (RoBERTa's buffered
+        # token type ids, zeros, gathered at its position ids): that
+        # number, wherever the ids point, as long as they stay inside.
+        torch = self.torch
+        source = self.known.get(getattr(node.args[0], "name", None))
+        if not isinstance(source, torch.Tensor) or not source.numel():
+            raise _Unsupported()
+        flat = source.reshape(-1)
+        if not bool((flat == flat[0]).all()):
+            raise _Unsupported()
+        dim = int(node.args[1]) % source.dim()
+        index = self.value(node.args[2])
+        known = self.known.get(getattr(node.args[2], "name", None))
+        if known is not None:
+            low, high = int(known.min()), int(known.max())
+        elif index.integer:
+            low, high = index.low, index.high
+        else:
+            raise _Unsupported()
+        if low < -source.shape[dim] or high >= source.shape[dim]:
+            raise AmpError(f"gather ids may lie in [{low}, {high}], outside "
+                           f"dim {dim} of size {source.shape[dim]}")
+        shape, element = self.result(node)
+        return self.broadcast(self.constant(flat[0].item(), element, loc),
+                              shape, loc, "gathered")
+
+    @_converts("aten.cumsum.default")
+    def convert_cumsum(self, node, loc):
+        # A product by the [S, S] triangle of ones along the dim, kept in
+        # f32 (amp.precision, as PyTorch's autocast keeps cumsum): exact
+        # for integers held in f32 (RoBERTa's count of tokens before each
+        # position), a sum in f32 for floats; its gradient the reversed
+        # sums, as PyTorch's.
+        arg = _arguments(node)
+        x = self.value(node.args[0])
+        shape, element = self.result(node)
+        if x.element[0] not in "fb" and not x.integer:
+            if x.element != "i1":
+                raise AmpError("cumsum of the batch's integers")
+            x = self.as_integer(self.converted(x, "f32", loc), element, 0, 1)
+        dim = int(arg(1, "dim")) % len(x.shape)
+        size = x.shape[dim]
+        rank = len(x.shape)
+        perm = [d for d in range(rank) if d != dim] + [dim]
+        moved = self.transpose(x, perm, loc)
+        rows = int(math.prod(moved.shape[:-1]))
+        flat = self.reshape(moved, (rows, size), loc)
+        square = (size, size)
+        before = self.emit(f"amp.iota dim = 0 : {_type(square, 'i32')}",
+                           square, "i32", loc, "before")
+        at = self.emit(f"amp.iota dim = 1 : {_type(square, 'i32')}", square,
+                       "i32", loc, "at")
+        lower = self.emit(f"amp.compare le, {before.name}, {at.name} : "
+                          f"{before.type}, {at.type}", square, "i1", loc,
+                          "triangle")
+        triangle = self.converted(lower, x.element, loc)
+        out_element = x.element if x.integer or element[0] not in "fb" \
+            else element
+        if out_element != x.element:
+            flat = self.converted(flat, out_element, loc)
+            triangle = self.converted(lower, out_element, loc)
+        summed = self.emit(f"amp.matmul {flat.name}, {triangle.name} "
+                           f"{{amp.precision = f32}} : {flat.type}, "
+                           f"{triangle.type} to "
+                           f"{_type((rows, size), out_element)}",
+                           (rows, size), out_element, loc, "cumsum")
+        back = self.reshape(summed, moved.shape, loc)
+        inverse = [perm.index(d) for d in range(rank)]
+        result = self.transpose(back, inverse, loc)
+        if x.integer:
+            low = min(x.low, size * x.low)
+            high = max(x.high, size * x.high)
+            return self.as_integer(result, element, low, high)
+        return result
+
     @_converts("aten.roll.default")
     def convert_roll(self, node, loc):
         # Each dim's shift as its two slices swapped; no dims: the
@@ -1675,7 +1815,7 @@ class _Importer:
         first = self.converted(first, "f32", loc)
         if keepdim:
             first = self.reshape(first, tuple(kept), loc)
-        return self.as_integer(first, "i64", x.shape[dim] - 1)
+        return self.as_integer(first, "i64", 0, x.shape[dim] - 1)
 
     def picked(self, x, index, loc):
         """x[arange(B), index] for x [B, S, ...] and an index [B] held in

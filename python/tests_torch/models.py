@@ -102,7 +102,7 @@ class Unsupported(nn.Module):
 
     def forward(self, x):
         h = self.fc(x)
-        return (torch.cumsum(h, dim=1) * torch.sort(h, dim=1).values).mean()
+        return (torch.cumprod(h, dim=1) * torch.sort(h, dim=1).values).mean()
 
 
 class ConvNet(nn.Module):
@@ -144,7 +144,7 @@ class Chained(nn.Module):
 
     def forward(self, x):
         ordered = torch.sort(self.fc(x), dim=1).values
-        return torch.cumsum(ordered, dim=1).mean()
+        return torch.cumprod(ordered, dim=1).mean()
 
 
 class Decomposed(nn.Module):
@@ -431,3 +431,31 @@ class EndOfText(nn.Module):
         worst = scores[..., 1].argmin(dim=1, keepdim=True).squeeze(1)
         pooled = torch.cat([h[rows, at], h[rows, best], h[rows, worst]], -1)
         return self.head(pooled)
+
+
+class CountedPositions(nn.Module):
+    """RoBERTa's position ids in small: each token's count of the
+    non-padding tokens up to it (cumsum of the padding mask), times the
+    mask, plus the padding id, into a position table with padding_idx;
+    token types gathered at those ids from a buffer of zeros; and a
+    cumulative sum of activations along the sequence."""
+
+    def __init__(self, vocab=10, width=6, padding=1):
+        super().__init__()
+        self.padding = padding
+        self.tokens = nn.Embedding(vocab, width, padding_idx=padding)
+        self.positions = nn.Embedding(10, width, padding_idx=padding)
+        self.types = nn.Embedding(2, width)
+        self.register_buffer("type_ids", torch.zeros(1, 10, dtype=torch.long),
+                             persistent=False)
+        self.head = nn.Linear(width, 3)
+
+    def forward(self, ids):
+        mask = ids.ne(self.padding).int()
+        counted = (torch.cumsum(mask, dim=1).type_as(mask) + 0) * mask
+        positions = counted.long() + self.padding
+        types = torch.gather(self.type_ids.expand(ids.shape[0], -1), 1,
+                             positions)
+        h = self.tokens(ids) + self.positions(positions) + self.types(types)
+        h = torch.cumsum(torch.tanh(h), dim=1) / 4
+        return self.head(h[:, -1] + h.mean(1))
