@@ -12,7 +12,8 @@ For every model:
               memory format: f32_configurations);
   f16         the f16 AMP step against autocast + GradScaler (default
               settings): the same skipped steps and the same scale after
-              every step, and every loss within 3x the furthest
+              every step as GradScaler in one of PyTorch's configurations
+              (configurations), and every loss within 3x the furthest
               PyTorch's two f16 recipes (autocast, pure f16 with f32
               masters) get from PyTorch f32 over the run;
   bf16        the bf16 AMP step within 3x the furthest PyTorch's bf16
@@ -441,13 +442,15 @@ def torch_losses(model, loss, batches, steps, dtype=torch.float32, lr=LR):
     return np.array(out), reference
 
 
-def f32_configurations(model, loss, batches, steps, lr=LR):
-    """PyTorch's f32 losses in its ordinary configurations: on the default
-    number of threads and on one, and for a model with convolutions in
-    channels_last too. One configuration is no yardstick of f32 rounding:
-    a convnet whose batch norms see 8 values a channel lands from 2.5e-6
-    to 6.4e-5 off f64 in its first loss alone, depending on which
-    (bench/results/zoo-2026-12-04.md). The default configuration first."""
+def configurations(model, batches, run):
+    """`run(model, batches)` in PyTorch's ordinary configurations, the
+    default one first: on the default number of threads and on one, and
+    for a model with convolutions in channels_last too; a list of what it
+    returns. One configuration is no yardstick of rounding: a convnet
+    whose batch norms see 8 values a channel lands from 2.5e-6 to 6.4e-5
+    off f64 in its first f32 loss alone, and densenet121's GradScaler
+    skips no step contiguous, the second in channels_last, depending on
+    which (bench/results/zoo-2026-12-04.md)."""
     formats = [torch.contiguous_format]
     if any(isinstance(m, nn.Conv2d) for m in model.modules()):
         formats.append(torch.channels_last)
@@ -461,11 +464,17 @@ def f32_configurations(model, loss, batches, steps, lr=LR):
                     memory_format=memory_format)
                 laid = [[t.to(memory_format=memory_format) if t.dim() == 4
                          else t for t in batch] for batch in batches]
-                losses, _ = torch_losses(reference, loss, laid, steps, lr=lr)
-                out.append(losses)
+                out.append(run(reference, laid))
     finally:
         torch.set_num_threads(threads)
     return out
+
+
+def f32_configurations(model, loss, batches, steps, lr=LR):
+    """PyTorch's f32 losses in its ordinary configurations
+    (configurations), the default one first."""
+    return configurations(model, batches, lambda m, laid: torch_losses(
+        m, loss, laid, steps, lr=lr)[0])
 
 
 def step_losses(imported, model, batches, directory, steps, compute_type,
@@ -647,15 +656,21 @@ def check(name, directory, fast):
     def f16():
         ours, ours_skipped, ours_scales = f16_step_losses(
             model, loss, batches, directory / "f16", steps, 2.0**16, lr)
-        theirs, theirs_skipped, theirs_scales = without_onednn(
-            lambda: autocast_losses(model, loss, batches, 2.0**16, steps, lr))
-        assert ours_skipped == theirs_skipped, \
-            f"skipped steps {ours_skipped}, GradScaler's {theirs_skipped}"
-        assert ours_scales == theirs_scales, \
-            f"scales {ours_scales}, GradScaler's {theirs_scales}"
+        # GradScaler's skips in each of PyTorch's configurations: where
+        # the gradients come within a few percent of f16's largest
+        # number, they differ between its own configurations.
+        theirs = configurations(model, batches, lambda m, laid: (
+            without_onednn(lambda: autocast_losses(
+                m, loss, laid, 2.0**16, steps, lr))))
+        skips = list(dict.fromkeys(str(t[1]) for t in theirs))
+        assert any(t[1] == ours_skipped for t in theirs), \
+            f"skipped steps {ours_skipped}, GradScaler's {' or '.join(skips)}"
+        assert any((t[1], t[2]) == (ours_skipped, ours_scales)
+                   for t in theirs), \
+            f"scales {ours_scales}, GradScaler's {theirs[0][2]}"
         pure = without_onednn(lambda: pure_f16_losses(
             model, loss, batches, 2.0**16, steps, lr))
-        assert_within_recipes(ours, results["f32"], theirs,
+        assert_within_recipes(ours, results["f32"], *(t[0] for t in theirs),
                               np.array([v for v, _ in pure]))
 
     def bf16():
@@ -732,11 +747,17 @@ def main(argv=None):
     print(text)
     print(f"green: {summary}; {time.time() - began:.0f} s")
     if args.write:
-        header = (f"# The model zoo ({'fast: 2 f32 steps' if args.fast else f'{STEPS} steps'})\n\n"
-                  f"{datetime.date.today()}, {machine()}, torch "
-                  f"{torch.__version__}; `bench/zoo.py`{' --fast' if args.fast else ''}.\n\n")
-        Path(args.write).write_text(header + text + f"\n\ngreen: {summary}; "
-                                    f"{time.time() - began:.0f} s\n")
+        run = "fast: 2 f32 steps" if args.fast else f"{STEPS} steps"
+        flag = " --fast" if args.fast else ""
+        header = (f"# The model zoo ({run})\n\n{datetime.date.today()}, "
+                  f"{machine()}, torch {torch.__version__}; "
+                  f"`bench/zoo.py`{flag}.\n\n")
+        # Through a temporary file beside it: a reader sees a whole table.
+        out = Path(args.write)
+        partial = out.with_name(f".{out.name}.partial")
+        partial.write_text(header + text + f"\n\ngreen: {summary}; "
+                           f"{time.time() - began:.0f} s\n")
+        os.replace(partial, out)
     return 1 if failed else 0
 
 

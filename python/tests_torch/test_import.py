@@ -868,7 +868,8 @@ def test_shifted_windows_train_as_pytorch_does(tmp_path):
                                rtol=1e-4, atol=1e-6)
     trained = copy.deepcopy(model)
     trained.load_state_dict(state, strict=True)
-    with imported.compile(tmp_path / "again", optimizer="adamw").load() as step:
+    compiled = imported.compile(tmp_path / "again", optimizer="adamw")
+    with compiled.load() as step:
         step.init(seed=0)
         before = step.state_dict()["table"].clone()
         changed = dict(model.state_dict())
