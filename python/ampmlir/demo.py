@@ -326,6 +326,13 @@ def main(argv=None):
           f"colored by precision), <model>.training.png (loss curves and "
           f"loss scale, drawn from the training logs <model>.amp.jsonl and "
           f"<model>.fp32.jsonl), <model>.autocast.json")
+    print()
+    print("next steps:")
+    print("  your own model in the amp dialect: docs/user-guide.md "
+          "(write it, pick f16 or bf16, compile, train from Python or C++)")
+    print("  a PyTorch model: docs/from-pytorch.md "
+          "(.venv/bin/python python/examples/train_from_pytorch.py; "
+          "make zoo for 26 models of torchvision and transformers)")
     return 0
 
 

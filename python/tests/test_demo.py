@@ -31,6 +31,11 @@ def test_the_demo_writes_its_reports(tmp_path):
     assert ("library calls: 3 GEMMs (cuBLASLt), 26 convolutions (cuDNN), "
             "18 batch norms (cuDNN)") in text
     assert "buffers: 18 tensors, 672 elements" in text
+    # It ends with where to go next, and those places exist.
+    assert text.rstrip().splitlines()[-3] == "next steps:"
+    for place in ("docs/user-guide.md", "docs/from-pytorch.md",
+                  "python/examples/train_from_pytorch.py"):
+        assert place in text and (ROOT / place).is_file(), place
     report = json.loads((out / "report.json").read_text())
     for name in ("mlp", "gpt_block", "resnet"):
         model = report["models"][name]
