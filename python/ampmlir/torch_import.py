@@ -1397,13 +1397,9 @@ class _Importer:
                            f"in [{idx.low}, {idx.high}], outside the "
                            f"table's {rows} rows")
         count = int(math.prod(idx.shape))
-        flat = self.reshape(idx, (count, 1), loc)
-        grid = (count, rows)
-        ids = self.emit(f"amp.iota dim = 1 : {_type(grid, 'f32')}", grid,
-                        "f32", loc, "ids")
-        hot = self.emit(f"amp.compare eq, {ids.name}, {flat.name} : "
-                        f"{ids.type}, {flat.type}", grid, "i1", loc, "one_hot")
-        hot = self.converted(hot, w.element, loc)
+        flat = self.reshape(idx, (count,), loc)
+        hot = self.converted(self.one_hot(flat, (count, rows), loc),
+                             w.element, loc)
         width = w.shape[1]
         gathered = self.emit(f"amp.matmul {hot.name}, {w.name} "
                              f"{{amp.precision = f32}} : {hot.type}, "
@@ -1823,13 +1819,8 @@ class _Importer:
         it summed over the positions (exact: one term, the rest zeros);
         the gradient reaches the rows picked."""
         b, size = x.shape[0], x.shape[1]
-        column = self.reshape(index, (b, 1), loc)
-        positions = self.emit(f"amp.iota dim = 1 : {_type((b, size), 'f32')}",
-                              (b, size), "f32", loc, "positions")
-        mask = self.emit(f"amp.compare eq, {positions.name}, {column.name} : "
-                         f"{positions.type}, {column.type}", (b, size), "i1",
-                         loc, "picked")
-        weights = self.converted(mask, x.element, loc)
+        weights = self.converted(self.one_hot(index, (b, size), loc),
+                                 x.element, loc)
         weights = self.reshape(weights, (b, size) + (1,) * (len(x.shape) - 2),
                                loc)
         product = self.emit(f"amp.mul {x.name}, {weights.name} : {x.type}, "
