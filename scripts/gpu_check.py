@@ -203,7 +203,7 @@ def cost(report_path, timing, name, gpu, kernels=None, profiled_steps=1):
     for row in rows:
         seconds = float(row["Total Time (ns)"]) * 1e-9 / profiled_steps
         owner = next((functor for functor in per_functor if re.search(
-            r"(^|[<\s,(])" + re.escape(functor) + r"($|[>\s,)])",
+            r"(^|[<\s,(:])" + re.escape(functor) + r"($|[>\s,)])",
             row["Name"])), None)
         if owner:
             measured[owner] += seconds
@@ -251,7 +251,7 @@ def prepare(out, target, steps, tools):
         '  gtest=()',
         '  [ -d "$kit/googletest" ] && gtest=(-DAMP_GTEST_SOURCE_DIR="$kit/googletest")',
         '  cmake -S "$root/runtime" -B "$AMP_RUNTIME_BUILD" -DCMAKE_BUILD_TYPE=Release ${gtest[@]+"${gtest[@]}"} > "$kit/cmake.log"',
-        '  cmake --build "$AMP_RUNTIME_BUILD" --target amp_runtime_shared amp-runtime-bench -j "$(nproc)" > "$kit/build.log"',
+        '  cmake --build "$AMP_RUNTIME_BUILD" --target amp_runtime_shared amp_comm amp-runtime-bench -j "$(nproc)" > "$kit/build.log"',
     ]
     if target == "cuda":
         lines += [
