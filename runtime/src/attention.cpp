@@ -1,6 +1,7 @@
 //===- attention.cpp - argument checks and dispatch -----------------------===//
 
 #include "amp_runtime/attention.h"
+#include "amp_runtime/launch_grid.h"
 
 #include "backend.h"
 #include "runtime_internal.h"
@@ -57,14 +58,12 @@ amp_status_t amp_attention_forward(amp_stream_t *stream,
 }
 
 size_t amp_attention_backward_workspace(const amp_attention_t *attention) {
-  if (!attention || attention->dtype == AMP_F32 || attention->batch <= 0 ||
-      attention->seq_k <= 0 || attention->head_dim <= 0 ||
-      !amprt::bytesFit(
-          {2, attention->batch, attention->seq_k, attention->head_dim}))
+  if (!attention || attention->dtype == AMP_F32)
     return 0;
-  return 2 * sizeof(float) * static_cast<size_t>(attention->batch) *
-         static_cast<size_t>(attention->seq_k) *
-         static_cast<size_t>(attention->head_dim);
+  int64_t bytes = amprt::attentionBackwardWorkspace(
+      true, attention->batch, attention->seq_q, attention->seq_k,
+      attention->head_dim);
+  return bytes > 0 ? static_cast<size_t>(bytes) : 0;
 }
 
 amp_status_t amp_attention_backward(amp_stream_t *stream,

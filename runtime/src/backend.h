@@ -20,8 +20,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <mutex>
+#include <string>
 
 namespace amprt {
+
+/// Counts a library call that ran on the runtime's kernels instead
+/// (amp_library_fallbacks) and, the first time `reported` is passed, says
+/// on stderr which call (`what`) and `why`.
+void countLibraryFallback(std::once_flag &reported, const char *what,
+                          const std::string &why);
 
 struct SgdSource;      // optimizer_bodies.h
 struct AdamwSource;    // optimizer_bodies.h

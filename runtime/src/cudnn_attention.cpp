@@ -145,6 +145,7 @@ struct amprt::CudnnAttention::Impl {
                                   [&] { return makeGraph(a, direction); });
           auto declined = std::make_shared<CudnnPlan>();
           declined->declined = why;
+          declined->byRule = true;
           return declined;
         });
     return runCudnnPlan(context->getHandle(), stream, plan, std::move(pack),

@@ -12,6 +12,7 @@
 #ifndef AMP_RUNTIME_SRC_CUDNN_GRAPHS_H
 #define AMP_RUNTIME_SRC_CUDNN_GRAPHS_H
 
+#include "backend.h"
 #include "cudnn_context.h"
 #include "status.h"
 
@@ -21,6 +22,7 @@
 #include <exception>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -32,6 +34,11 @@ struct CudnnPlan {
   std::shared_ptr<cudnn_frontend::graph::Graph> graph;
   int64_t workspaceBytes = 0;
   std::string declined;
+  /// Whether a decline is the caller's rule (an f32 attention, which the
+  /// step runs on the runtime's kernels by design) rather than a fallback.
+  bool byRule = false;
+  /// Set once the fallback has been reported.
+  mutable std::once_flag reported;
 };
 
 /// Builds the plan of `graph` (made by `make`, which may throw) on
@@ -88,9 +95,22 @@ inline amp_status_t runCudnnPlan(cudnnHandle_t handle, void *stream,
                                  void *workspace, size_t workspaceBytes,
                                  const char *what, bool *ran) {
   *ran = false;
-  if (!plan.graph ||
-      static_cast<uint64_t>(plan.workspaceBytes) > workspaceBytes)
+  // Anything else than the caller's rule runs the runtime's kernels
+  // instead: counted (amp_library_fallbacks) and said once per plan.
+  if (!plan.graph) {
+    if (!plan.byRule)
+      countLibraryFallback(plan.reported, what,
+                           "cuDNN declined it: " + plan.declined);
     return nullptr;
+  }
+  if (static_cast<uint64_t>(plan.workspaceBytes) > workspaceBytes) {
+    countLibraryFallback(plan.reported, what,
+                         "its plan needs " +
+                             std::to_string(plan.workspaceBytes) +
+                             " bytes of workspace, the step offers " +
+                             std::to_string(workspaceBytes));
+    return nullptr;
+  }
   cudnnStatus_t set = cudnnSetStream(handle, static_cast<cudaStream_t>(stream));
   if (set != CUDNN_STATUS_SUCCESS)
     return AMP_STATUS(AMP_DEVICE_ERROR, "cudnnSetStream: %s",

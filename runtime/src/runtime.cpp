@@ -6,7 +6,9 @@
 #include "runtime_internal.h"
 #include "status.h"
 
+#include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <new>
 
 struct amp_buffer_s {
@@ -31,7 +33,20 @@ amp_status_t checkRange(size_t offset, size_t size, size_t capacity,
                       what, size, offset, capacity);
   return nullptr;
 }
+
+std::atomic<int64_t> libraryFallbacks{0};
 } // namespace
+
+void amprt::countLibraryFallback(std::once_flag &reported, const char *what,
+                                 const std::string &why) {
+  ++libraryFallbacks;
+  std::call_once(reported, [&] {
+    std::fprintf(stderr,
+                 "amp runtime: a cuDNN %s ran on the runtime's kernels "
+                 "instead (slower): %s\n",
+                 what, why.c_str());
+  });
+}
 
 extern "C" {
 
@@ -122,6 +137,8 @@ void *amp_stream_native_handle(amp_stream_t *stream) {
     return nullptr;
   return stream->handle;
 }
+
+int64_t amp_library_fallbacks(void) { return libraryFallbacks.load(); }
 
 void *amp_stream_workspace(amp_stream_t *stream, size_t *out_bytes) {
   size_t bytes = 0;

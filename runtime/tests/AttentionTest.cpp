@@ -8,6 +8,7 @@
 
 #include "amp_runtime/attention.h"
 #include "amp_runtime/float_formats.h"
+#include "amp_runtime/launch_grid.h"
 
 #include "KernelTest.h"
 
@@ -227,6 +228,28 @@ TEST_P(AttentionTest, BadArgumentsAreRejected) {
         << amp_status_message(status);
   }
   amp_status_free(status);
+}
+
+// The workspace a step plans for an f16 or bf16 backward, by hand. Where
+// cuDNN takes it, its deterministic backward's dP workspace (2 bytes a
+// pair, queries padded to 64, keys to 128), the queries' f32 softmax sums
+// and an f32 dQ accumulator; GPT-2 124M at batch 64 (768 rows of 1024
+// queries and keys, head dim 64): 1,610,612,736 + 3,145,728 + 201,326,592
+// bytes, which the f32 sums of dK and dV (402,653,184) are less than.
+TEST(AttentionWorkspaceTest, CoversCudnnsDeterministicBackward) {
+  amp_attention_t gpt2{AMP_BF16, 768, 1024, 1024, 64, 0.125f, 1};
+  EXPECT_EQ(amp_attention_backward_workspace(&gpt2), 1815085056u);
+  // 100 queries pad to 128, 130 keys to 256: 2 * 2 * 128 * 256 = 131,072,
+  // 4 * 2 * 100 = 800 and 4 * 2 * 100 * 64 = 51,200.
+  amp_attention_t padded{AMP_F16, 2, 100, 130, 64, 0.125f, 0};
+  EXPECT_EQ(amp_attention_backward_workspace(&padded), 183072u);
+  // A head dim cuDNN does not take: the f32 sums, 2 * 4 * 2 * 130 * 12.
+  amp_attention_t odd{AMP_F16, 2, 100, 130, 12, 0.125f, 0};
+  EXPECT_EQ(amp_attention_backward_workspace(&odd), 24960u);
+  EXPECT_EQ(
+      amprt::attentionBackwardWorkspace(true, INT64_MAX / 4, 1024, 1024, 64),
+      -1);
+  EXPECT_EQ(amprt::attentionBackwardWorkspace(false, 768, 1024, 1024, 64), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, AttentionTest,

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cudnn_attention.h"
+#include "cudnn_graphs.h"
 
 #include "amp_runtime/launch_grid.h"
 
@@ -59,6 +60,39 @@ TEST(CudnnAttention, F32IsLeftToTheBackendsKernels) {
   EXPECT_NE(messageOf(amprt::CudnnAttention::validate(a, false, true, 90))
                 .find("f16 and bf16 only"),
             std::string::npos);
+}
+
+// A plan cuDNN declined, or one that wants more workspace than the step
+// offers, runs nothing and is counted as a fallback, said once on stderr
+// per plan; a decline by the caller's rule (f32 attention) is not one.
+TEST(CudnnPlans, FallbacksAreCountedAndSaidOnce) {
+  amprt::CudnnPlan declined;
+  declined.declined = "no engine";
+  amprt::CudnnPlan byRule;
+  byRule.declined = "f16 and bf16 only";
+  byRule.byRule = true;
+  amprt::CudnnPlan hungry;
+  hungry.graph = std::make_shared<cudnn_frontend::graph::Graph>();
+  hungry.workspaceBytes = 1 << 20;
+  int64_t before = amp_library_fallbacks();
+  testing::internal::CaptureStderr();
+  for (int run = 0; run < 2; ++run)
+    for (const amprt::CudnnPlan *plan : {&declined, &byRule, &hungry}) {
+      bool ran = true;
+      EXPECT_EQ(
+          messageOf(amprt::runCudnnPlan(nullptr, nullptr, *plan, {}, nullptr,
+                                        4096, "attention", &ran)),
+          "");
+      EXPECT_FALSE(ran);
+    }
+  std::string said = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(amp_library_fallbacks() - before, 4);
+  EXPECT_EQ(said,
+            "amp runtime: a cuDNN attention ran on the runtime's kernels "
+            "instead (slower): cuDNN declined it: no engine\n"
+            "amp runtime: a cuDNN attention ran on the runtime's kernels "
+            "instead (slower): its plan needs 1048576 bytes of workspace, "
+            "the step offers 4096\n");
 }
 
 } // namespace

@@ -132,8 +132,9 @@ TEST_P(DeviceTest, SizesThatCannotBeAllocatedAreRefused) {
     amp_buffer_t *buffer = reinterpret_cast<amp_buffer_t *>(1);
     Status status(amp_buffer_allocate(device, size, &buffer));
     EXPECT_NE(status.code(), AMP_OK) << size;
-    if (GetParam() == AMP_DEVICE_HOST)
+    if (GetParam() == AMP_DEVICE_HOST) {
       EXPECT_EQ(status.code(), AMP_OUT_OF_MEMORY) << status.message();
+    }
     EXPECT_EQ(buffer, nullptr) << size;
   }
 }

@@ -1205,6 +1205,13 @@ int main(int argc, char **argv) {
       code = (run.*stage)();
   if (code != kGoOn)
     return code;
+  // The runtime said each call once as it fell back; the count says how
+  // often (a GPU run's timing is then not the cost report's).
+  if (int64_t fallbacks = amp_library_fallbacks())
+    std::fprintf(stderr,
+                 "amp-step: %lld cuDNN calls ran on the runtime's kernels "
+                 "instead\n",
+                 static_cast<long long>(fallbacks));
   commCloser.ended = true;
   return 0;
 }

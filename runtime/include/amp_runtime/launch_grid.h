@@ -14,6 +14,7 @@
 #include "amp_runtime/row_context.h"
 
 #include <cstdint>
+#include <initializer_list>
 
 namespace amprt {
 
@@ -175,6 +176,44 @@ inline ReductionSplit sumSquaresSplit(int64_t size, int64_t total) {
 /// (CudnnAttentionTest checks that cuDNN's frontend agrees).
 constexpr bool attentionOnCudnn(bool halfPrecision, int64_t headDim) {
   return halfPrecision && headDim > 0 && headDim % 8 == 0 && headDim <= 128;
+}
+
+/// The bytes of workspace a step plans for an f16 or bf16 attention
+/// backward over `rows` (batch x heads) of `seqQ` queries and `seqK` keys
+/// of `headDim`: the larger of what the runtime's kernel needs (the f32
+/// sums of dK and dV) and, where cuDNN runs it (attentionOnCudnn), a bound
+/// on what cuDNN's deterministic backward asks for. cuDNN's frontend
+/// (scaled_dot_product_flash_attention.h) serves deterministic mode on
+/// Hopper with its dP workspace, the f16 score gradient of every pair,
+/// queries padded to 64 and keys to 64 (128 on its sm_90 route), 2 bytes
+/// each; beside it the f32 softmax sums of the queries and, on its other
+/// route, an f32 dQ accumulator: all three together, so that either route
+/// fits. 0 for f32 (summed in place), -1 where the bytes overflow int64.
+/// The runtime counts a plan that still wants more (amp_library_fallbacks).
+inline int64_t attentionBackwardWorkspace(bool halfPrecision, int64_t rows,
+                                          int64_t seqQ, int64_t seqK,
+                                          int64_t headDim) {
+  if (!halfPrecision || rows <= 0 || seqQ < 0 || seqK <= 0 || headDim <= 0)
+    return 0;
+  auto product = [](std::initializer_list<int64_t> factors) -> int64_t {
+    int64_t result = 1;
+    for (int64_t factor : factors)
+      if (__builtin_mul_overflow(result, factor, &result))
+        return -1;
+    return result;
+  };
+  auto padded = [](int64_t n, int64_t to) { return (n + to - 1) / to * to; };
+  int64_t sums = product({2, 4, rows, seqK, headDim});
+  if (sums < 0 || !attentionOnCudnn(true, headDim))
+    return sums;
+  int64_t parts[] = {product({2, rows, padded(seqQ, 64), padded(seqK, 128)}),
+                     product({4, rows, seqQ}),
+                     product({4, rows, seqQ, headDim})};
+  int64_t cudnn = 0;
+  for (int64_t part : parts)
+    if (part < 0 || __builtin_add_overflow(cudnn, part, &cudnn))
+      return -1;
+  return cudnn > sums ? cudnn : sums;
 }
 
 } // namespace amprt

@@ -88,6 +88,12 @@ void *amp_stream_native_handle(amp_stream_t *stream);
  * results); its size in *out_bytes. NULL and 0 on the host. */
 void *amp_stream_workspace(amp_stream_t *stream, size_t *out_bytes);
 
+/* How many library calls (cuDNN's) this process has run on the runtime's
+ * own kernels instead, because the library declined the call or its plan
+ * wanted more workspace than the step planned: 0 in a healthy step, which
+ * the compiler plans for. Each such call is also said once on stderr. */
+int64_t amp_library_fallbacks(void);
+
 /*===-- Graphs -------------------------------------------------------------===*
  *
  * A CUDA stream can record the work queued on it into a graph, replayed

@@ -4,6 +4,8 @@
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 
+#include "amp_runtime/launch_grid.h"
+
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -43,14 +45,15 @@ int64_t backend::getScratchBytes(Operation *op) {
   if (std::optional<amp_batch_norm_t> norm = getRuntimeBatchNorm(op))
     return amprt::batchNormWorkspace(*norm).bytes;
   if (auto grad = dyn_cast<AttentionGradOp>(op)) {
-    // The f32 sums of dK and dV (amp_attention_backward_workspace), unless
-    // they are f32 and summed in place.
+    // amp_attention_backward_workspace: the f32 sums of dK and dV, or
+    // cuDNN's workspace, unless they are f32 and summed in place.
+    auto query = cast<RankedTensorType>(grad.getQuery().getType());
     auto key = cast<RankedTensorType>(grad.getKey().getType());
-    if (key.getElementType().isF32())
-      return 0;
-    std::optional<int64_t> bytes =
-        getCheckedProduct({key.getNumElements(), int64_t(2 * 4)});
-    return bytes ? *bytes : INT64_MAX;
+    int64_t bytes = amprt::attentionBackwardWorkspace(
+        !key.getElementType().isF32(),
+        query.getDimSize(0) * query.getDimSize(1), query.getDimSize(2),
+        key.getDimSize(2), query.getDimSize(3));
+    return bytes < 0 ? INT64_MAX : bytes;
   }
   auto loss = dyn_cast<CrossEntropyOp>(op);
   if (!loss)
