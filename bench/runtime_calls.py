@@ -112,7 +112,7 @@ def main():
                     f"f16 AMP, each of its {what} and their gradients one "
                     f"`{calls_name}` call against `{flag}`, measured in the "
                     f"same run. Host: {args.steps} steps less the start-up, "
-                    "best of 3. H100: the cost report's roofline model of "
+                    "best of 3. H100: the cost report's calibrated model of "
                     f"the cuda step (no GPU here); {counted} launches: "
                     + ("the calls, or the decomposition's"
                        if counted != "step" else "all of the step's")

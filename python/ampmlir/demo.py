@@ -68,8 +68,8 @@ def print_cost(cost):
           f"{gpu['ideal_seconds'] * 1e6:.1f} us, MFU {gpu['mfu']:.1%} "
           f"(launch overheads dominate a model this small)")
     kernels = sorted(cost["kernels"], key=lambda k: -k["seconds"]["h100"])
-    costliest = ", ".join(f"{k['name']} {k['seconds']['h100'] * 1e6:.1f} us"
-                          for k in kernels[:3])
+    costliest = ", ".join(f"{k['name']} {k['seconds']['h100'] * 1e6:.1f} us "
+                          f"({k['bound']['h100']})" for k in kernels[:3])
     print(f"    costliest kernels: {costliest}")
     calls = library_calls(cost["kernels"])
     if calls:

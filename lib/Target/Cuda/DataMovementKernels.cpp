@@ -413,6 +413,11 @@ LogicalResult emitIdBuckets(EmbeddingGradOp op, OpKernel &gradKernel) {
                           << "  if (id >= 0 && id < " << rows << ")\n"
                           << "    positions[end[id]++] = n;\n"
                           << "}\n";
+  // The accesses that wait on another: per id, its load and the load of
+  // end[id] it addresses, in each of the two passes; per row, the scan's
+  // load of end[v] before the running total moves on.
+  kernel.functor().setSerial(4 * countOf(op.getIndices()) +
+                             op.getType().getDimSize(0));
   kernel.functor().launch(1);
   return success();
 }

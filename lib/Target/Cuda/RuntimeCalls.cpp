@@ -69,6 +69,8 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
                                                                : 1;
   cost.flops = (2 * k + epilogueOps) * batch * m * n;
   cost.tensorCore = !lhs.getElementType().isF32();
+  // `rows` of each GEMM, `batch` of them unless folded into the rows.
+  cost.gemm = KernelCost::Gemm{rows, n, k, one || !foldIntoRows ? batch : 1};
   int64_t lhsBytes = getByteSize(lhs), rhsBytes = getByteSize(rhs);
   if (cost.launches > 1) {
     lhsBytes = batch * (lhsBytes / std::max<int64_t>(product(lhsBatch), 1));
@@ -158,8 +160,12 @@ template <typename OpT> std::string attentionDescriptor(OpT op) {
 /// visits (all of them, or with a causal mask those of query t with keys
 /// 0..t), and whether the GPU runs it on cuDNN.
 struct AttentionShape {
-  int64_t rows, queries, dim, pairs;
+  int64_t rows, queries, keys, dim, pairs;
   bool onCudnn;
+
+  KernelCost::Attention work(bool causal, bool backward) const {
+    return {rows, queries, keys, dim, causal, backward};
+  }
 };
 
 template <typename OpT> AttentionShape attentionShape(OpT op) {
@@ -172,7 +178,11 @@ template <typename OpT> AttentionShape attentionShape(OpT op) {
     for (int64_t t = 0; t < queries; ++t)
       pairs += std::min(keys, t + 1);
   }
-  return {q.getDimSize(0) * q.getDimSize(1), queries, q.getDimSize(3), pairs,
+  return {q.getDimSize(0) * q.getDimSize(1),
+          queries,
+          keys,
+          q.getDimSize(3),
+          pairs,
           amprt::attentionOnCudnn(q.getElementType().isF16() ||
                                       q.getElementType().isBF16(),
                                   q.getDimSize(3))};
@@ -214,6 +224,7 @@ LogicalResult emitAttention(AttentionOp op, OpKernel &kernel) {
     cost = {kernel.getName().str(), "attention-cudnn"};
     cost.flops = shape.rows * shape.pairs * 4 * shape.dim;
     cost.tensorCore = true;
+    cost.attention = shape.work(op.getCausal(), /*backward=*/false);
   } else {
     // The runtime's kernel: a warp per query row. Per pair of a query and
     // a key it sees: a dot product and a weighted sum of values of
@@ -268,6 +279,7 @@ LogicalResult emitAttentionGrad(AttentionGradOp op, OpKernel &kernel) {
     cost = {kernel.getName().str(), "attention-grad-cudnn", 3};
     cost.flops = shape.rows * shape.pairs * 10 * shape.dim;
     cost.tensorCore = true;
+    cost.attention = shape.work(op.getCausal(), /*backward=*/true);
   } else {
     // Per row: sum(grad * output) (2 * head_dim). Per visible pair: the
     // score and grad . value dots, the sums into dv, dq and dk (10 *

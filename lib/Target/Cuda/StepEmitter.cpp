@@ -188,6 +188,10 @@ void Functor::launch(int64_t count) {
   cost.threads = grid.threads;
   cost.flops = work.flops;
   cost.transcendentals = work.transcendentals;
+  if (serialAccesses) {
+    cost.workers = 1;
+    cost.serialAccesses = serialAccesses;
+  }
   emitter.recordLaunch(std::move(cost), params.getTouched(), partialReads);
 }
 

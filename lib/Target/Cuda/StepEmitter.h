@@ -133,6 +133,10 @@ public:
   void addWork(ElementCost perElement, int64_t elements) {
     addWork(perElement.flops * elements, perElement.transcendentals * elements);
   }
+  /// Says that the launch's work is one thread's, `accesses` of them
+  /// waiting on one another (a serial phase; the cost report charges each
+  /// the memory's latency).
+  void setSerial(int64_t accesses) { serialAccesses = accesses; }
   /// Counts `bytes` of `value`, not all of it, as read in the cost report
   /// (a gather reads only the elements it copies); summed over calls.
   void readsPart(Value value, int64_t bytes) { partialReads[value] += bytes; }
@@ -146,6 +150,7 @@ private:
   int64_t reductionExtent = 0;
   bool rowKernel = false;
   ElementCost work;
+  int64_t serialAccesses = 0;
   llvm::DenseMap<Value, int64_t> partialReads;
 };
 

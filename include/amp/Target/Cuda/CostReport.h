@@ -4,10 +4,16 @@
 // GPU: for every launch the CUDA target printed, what it computes (FLOPs,
 // transcendentals), what it moves (bytes read and written at its
 // boundary), and its grid, as XLA's HloCostAnalysis counts per fused
-// computation. A roofline, max(FLOPs / peak, bytes / bandwidth) per launch
-// plus a launch overhead, turns the counts into a modeled time on a named
-// GPU from its data sheet. docs/backend.md says how each kind of kernel is
-// counted.
+// computation. A model calibrated on published measurements of real GPUs
+// turns the counts into a modeled time on a named GPU: GEMMs by a tile and
+// wave model of cuBLASLt capped at what cuBLAS is measured to reach, fused
+// attention at FlashAttention/cuDNN's measured efficiency, memory at the
+// bandwidth streaming kernels reach, software math by its instructions,
+// grids too small to fill the GPU or to hide its latency charged for it;
+// each kernel's time the largest of its memory, compute and issue terms,
+// named as its bound, plus a launch's overhead (CUDA-graph replay or
+// eager). docs/backend.md says how each kind of kernel is counted and
+// where each figure comes from.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,6 +61,24 @@ struct KernelCost {
   /// where they share code; ampstep::Copy for a copy); empty for a library
   /// or runtime call. A GPU profiler names the kernels by it.
   std::string functor = {};
+  /// The threads that work, where fewer than the grid's (one for a serial
+  /// phase); 0: all of them.
+  int64_t workers = 0;
+  /// Memory accesses that wait on one another in a serial phase (a load
+  /// whose address a previous load gave), each paying the memory's latency.
+  int64_t serialAccesses = 0;
+  /// A GEMM's shape: `count` products of [m, k] x [k, n], all launches.
+  struct Gemm {
+    int64_t m = 0, n = 0, k = 0, count = 1;
+  };
+  std::optional<Gemm> gemm = std::nullopt;
+  /// A fused attention's shape: `rows` (batch x heads) of `queries` and
+  /// `keys` of `headDim`, forward or backward.
+  struct Attention {
+    int64_t rows = 0, queries = 0, keys = 0, headDim = 0;
+    bool causal = false, backward = false;
+  };
+  std::optional<Attention> attention = std::nullopt;
 };
 
 /// The launches of one of the step's kernels (a fusion group, or an op by
@@ -78,7 +102,7 @@ struct KernelMinimum {
 /// ideal's memory traffic).
 struct StepCost {
   std::string name;
-  SmallVector<KernelCost> kernels;
+  SmallVector<KernelCost, 0> kernels;
   SmallVector<KernelMinimum> minimums;
   int64_t idealBytes = 0;
 };
@@ -88,19 +112,25 @@ struct StepCost {
 /// 1 where the minimum is 0.
 double getExcess(const StepCost &step, const KernelMinimum &minimum);
 
-/// A GPU's figures from NVIDIA's data sheets.
+/// A GPU's figures: the data sheet's and the measured ones the model is
+/// calibrated on (docs/backend.md cites each).
 struct GpuSpec {
   StringRef key;      ///< as --cost-gpu names it: h100, h200
   StringRef name;     ///< H100 SXM5, H200 SXM
   double tensorFlops; ///< dense f16/bf16 with f32 accumulate, FLOP/s
-  double vectorFlops; ///< f32 without tensor cores, FLOP/s
+  double vectorFlops; ///< f32 without tensor cores (FMAs), FLOP/s
   /// Special-function results (exp2, log2, rcp, rsqrt, sin, cos) per
   /// second: 16 per clock per SM (the CUDA C++ Programming Guide's
   /// throughput table for compute capability 9.0) at the clock of the
   /// tensor peak (4096 dense FLOPs per clock per SM).
   double specialFunctions;
-  double bandwidth; ///< HBM, bytes/s
+  double bandwidth; ///< HBM, bytes/s, from the data sheet
   int64_t sms;
+  /// Measured: the bandwidth a streaming kernel reaches, bytes/s.
+  double achievedBandwidth;
+  /// Measured: the largest share of tensorFlops cuBLAS reaches (a large
+  /// square GEMM at sustained clocks).
+  double gemmEfficiency;
 };
 
 /// The GPUs the report models (docs/backend.md cites the data sheets).
@@ -108,32 +138,56 @@ ArrayRef<GpuSpec> getGpuSpecs();
 /// The spec named `key`, or null.
 const GpuSpec *lookupGpuSpec(StringRef key);
 
-/// The overhead the model adds per launch, in seconds: an assumption (a
-/// kernel node of a CUDA graph), not a data-sheet figure.
-constexpr double kLaunchOverheadSeconds = 2e-6;
+/// What a launch costs besides its kernel's run: a kernel node of a
+/// replayed CUDA graph, and a launch from the host without one (cuBLASLt
+/// and cuDNN's host work included): measured figures, docs/backend.md.
+constexpr double kGraphLaunchSeconds = 2e-6;
+constexpr double kEagerLaunchSeconds = 5e-6;
 
-/// max(compute, bytes / bandwidth) for `kernel` on `gpu`, without the
-/// launch overhead. A tensor-core kernel's compute is the longer of its
-/// FLOPs at the tensor cores' peak and its transcendentals on the
-/// special-function units, which run beside them (a fused attention's
-/// exps); another kernel's is its FLOPs and transcendentals together at
-/// the f32 units' peak. A grid of fewer blocks than the GPU has SMs gets
-/// that share of the peaks.
-double getRooflineSeconds(const KernelCost &kernel, const GpuSpec &gpu);
+/// The thread instructions software math takes per transcendental (exp,
+/// log, tanh, erf as scalar_math.h computes them without the special-
+/// function units' approximations): amprt::math::exp's count in the PTX
+/// nvcc emits for sm_90, which ptx-math.test holds it to.
+constexpr int64_t kSoftwareMathInstructions = 41;
 
-/// The step on `gpu`: the modeled time (rooflines plus launch overheads),
-/// the ideal (tensor-core FLOPs at peak plus the ideal bytes at full
-/// bandwidth), and the modeled model-FLOPs utilization (tensor-core FLOPs
-/// over modeled time times peak).
+/// What bounds a kernel's modeled time.
+enum class Bound { Memory, TensorCores, SpecialFunctions, Issue, Latency };
+StringRef getBoundName(Bound bound);
+
+/// A kernel's modeled time on a GPU, without the launch overhead, and its
+/// terms: the bytes at the bandwidth its grid can draw, the tensor-core or
+/// special-function work at the rate its shape reaches, the instructions
+/// its threads issue, a serial phase's latencies. `seconds` is the
+/// largest; `bound` names it.
+struct KernelTime {
+  double seconds = 0;
+  double memory = 0, compute = 0, issue = 0, latency = 0;
+  Bound bound = Bound::Memory;
+};
+KernelTime modelKernel(const KernelCost &kernel, const GpuSpec &gpu);
+
+/// cuBLASLt's time for `gemm` on tensor cores (the tile and wave model,
+/// docs/backend.md), without its memory term.
+double getGemmSeconds(const KernelCost::Gemm &gemm, const GpuSpec &gpu);
+/// The share of the tensor peak a fused attention of `attention`'s head
+/// dim and length runs at (published FlashAttention/cuDNN measurements).
+double getAttentionEfficiency(const KernelCost::Attention &attention);
+
+/// The step on `gpu`: the modeled time replayed as a CUDA graph and
+/// launched eagerly, the ideal (tensor-core FLOPs at cuBLAS's measured
+/// best plus the ideal bytes at the achieved bandwidth), and the modeled
+/// model-FLOPs utilization (tensor-core FLOPs over the graph's time times
+/// the data sheet's peak).
 struct StepEstimate {
   double seconds = 0;
+  double eagerSeconds = 0;
   double idealSeconds = 0;
   double mfu = 0;
 };
 StepEstimate estimateStep(const StepCost &step, const GpuSpec &gpu);
 
 /// The report as JSON: the kernels with their counts and, per GPU, their
-/// modeled times, and the totals.
+/// modeled times and bounds, and the totals.
 llvm::json::Value costReportToJson(const StepCost &step);
 
 /// The report as a table of the kernels on `gpu` (the costliest first, at
