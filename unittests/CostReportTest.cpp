@@ -83,6 +83,16 @@ TEST(CostReportTest, GemmTilesAndWaves) {
   EXPECT_NEAR(getGemmSeconds(weightGrad, h100()), 115e-6, 1e-6);
 }
 
+TEST(CostReportTest, UnalignedGemmsAreCharged) {
+  // A GEMM off cuBLASLt's aligned kernels runs at 0.68 of the rate.
+  KernelCost gemm = {"gemm", "gemm"};
+  gemm.tensorCore = true;
+  gemm.gemm = KernelCost::Gemm{4096, 4096, 4096};
+  double aligned = modelKernel(gemm, h100()).compute;
+  gemm.precondition = "rows of 20 bytes";
+  EXPECT_NEAR(modelKernel(gemm, h100()).compute, aligned / 0.68, 1e-12);
+}
+
 TEST(CostReportTest, AttentionAtMeasuredShares) {
   // cuDNN's forward at head dim 64, causal, 1k tokens: 288 TFLOP/s
   // measured, 0.291 of the peak; 1.5k tokens interpolate in log2 between

@@ -496,6 +496,13 @@ int writePackage(amp::StepPackageDirectory &output,
     if (failed(amp::translateToCuda(module, os, "", package.name, &cost)))
       return 1;
   }
+  // A library call off its fast path is the user's to know about where
+  // the step is for a GPU.
+  if (package.cuda)
+    for (const amp::KernelCost &kernel : cost.kernels)
+      if (!kernel.precondition.empty())
+        llvm::errs() << "amp-compile: warning: " << kernel.name << ": "
+                     << kernel.precondition << "\n";
   if (costReport) {
     std::string json;
     llvm::raw_string_ostream os(json);

@@ -183,8 +183,9 @@ KernelTime amp::modelKernel(const KernelCost &kernel, const GpuSpec &gpu) {
     time.memory = bytes / gpu.achievedBandwidth;
     double peak = kernel.tensorCore ? gpu.tensorFlops : gpu.vectorFlops;
     if (kernel.gemm) {
+      double share = kernel.precondition.empty() ? 1.0 : kUnalignedGemmShare;
       time.compute =
-          static_cast<double>(kernel.launches) *
+          1 / share * static_cast<double>(kernel.launches) *
           gemmSeconds(
               {kernel.gemm->m, kernel.gemm->n, kernel.gemm->k,
                std::max<int64_t>(1, kernel.gemm->count /
@@ -349,6 +350,9 @@ llvm::json::Value amp::costReportToJson(const StepCost &step) {
         {"bytes_written", kernel.bytesWritten},
         {"seconds", std::move(seconds)},
         {"bound", std::move(bounds)},
+        {"precondition", kernel.precondition.empty()
+                             ? llvm::json::Value(nullptr)
+                             : llvm::json::Value(kernel.precondition)},
     });
   }
   llvm::json::Array minimums;
@@ -443,6 +447,12 @@ void amp::printCostTable(const StepCost &step, const GpuSpec &gpu,
       static_cast<double>(totals.flops + totals.transcendentals) * 1e-9,
       static_cast<double>(totals.tensorFlops) * 1e-9,
       static_cast<double>(totals.bytesRead + totals.bytesWritten) * 1e-6);
+  size_t unmet = llvm::count_if(step.kernels, [](const KernelCost &kernel) {
+    return !kernel.precondition.empty();
+  });
+  if (unmet)
+    os << "  library preconditions not met (slower paths, charged): " << unmet
+       << " launches\n";
   if (const KernelMinimum *worst = worstKernel(step))
     os << llvm::format("  furthest above its minimum: %s, %.2fx its bytes or "
                        "FLOPs\n",

@@ -26,6 +26,28 @@ using namespace mlir::amp;
 using namespace mlir::amp::backend;
 using namespace mlir::amp::cuda;
 
+/// What a GEMM of `ab` operands and a `c` result with these leading
+/// dimensions (in elements, row-major) lacks of cuBLASLt's fast path on
+/// Hopper, or empty: tensor-core kernels fed by TMA, which want each
+/// matrix's rows to start on 16 bytes (the cuBLAS documentation's
+/// "Tensor Core Usage"); f32 GEMMs run on the f32 units either way.
+static std::string gemmPrecondition(Type ab, Type c, int64_t lda, int64_t ldb,
+                                    int64_t ldc) {
+  if (ab.isF32())
+    return {};
+  int64_t abBytes = 2, cBytes = c.isF32() ? 4 : 2;
+  if ((lda * abBytes) % 16 == 0 && (ldb * abBytes) % 16 == 0 &&
+      (ldc * cBytes) % 16 == 0)
+    return {};
+  return "cuBLASLt's Hopper tensor-core kernels want rows in multiples of "
+         "16 bytes; A's are " +
+         std::to_string(lda * abBytes) + ", B's " +
+         std::to_string(ldb * abBytes) + ", C's " +
+         std::to_string(ldc * cBytes) +
+         " (pad the dimensions to multiples "
+         "of 8)";
+}
+
 LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
   auto matmul = cast<MatmulOp>(ops.front());
   Operation *last = ops.back();
@@ -71,6 +93,9 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
   cost.tensorCore = !lhs.getElementType().isF32();
   // `rows` of each GEMM, `batch` of them unless folded into the rows.
   cost.gemm = KernelCost::Gemm{rows, n, k, one || !foldIntoRows ? batch : 1};
+  cost.precondition = gemmPrecondition(
+      lhs.getElementType(), out.getElementType(),
+      matmul.getTransposeLhs() ? m : k, matmul.getTransposeRhs() ? k : n, n);
   int64_t lhsBytes = getByteSize(lhs), rhsBytes = getByteSize(rhs);
   if (cost.launches > 1) {
     lhsBytes = batch * (lhsBytes / std::max<int64_t>(product(lhsBatch), 1));

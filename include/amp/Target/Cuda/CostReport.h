@@ -79,6 +79,10 @@ struct KernelCost {
     bool causal = false, backward = false;
   };
   std::optional<Attention> attention = std::nullopt;
+  /// The documented precondition of the library's fast path this call
+  /// does not meet, which makes it run on a slower one (charged as such,
+  /// warned of at compile time); empty where it meets them.
+  std::string precondition = {};
 };
 
 /// The launches of one of the step's kernels (a fusion group, or an op by
@@ -143,6 +147,11 @@ const GpuSpec *lookupGpuSpec(StringRef key);
 /// and cuDNN's host work included): measured figures, docs/backend.md.
 constexpr double kGraphLaunchSeconds = 2e-6;
 constexpr double kEagerLaunchSeconds = 5e-6;
+
+/// The share of its rate a GEMM keeps whose leading dimensions are not in
+/// multiples of 16 bytes (off cuBLASLt's TMA kernels on Hopper): a SwiGLU
+/// MLP measured on an H100 at d_ff 10922 against 10944 (docs/backend.md).
+constexpr double kUnalignedGemmShare = 0.68;
 
 /// The thread instructions software math takes per transcendental (exp,
 /// log, tanh, erf as scalar_math.h computes them without the special-
