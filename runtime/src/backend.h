@@ -123,6 +123,11 @@ public:
                                     float *losses, void *dlogits,
                                     const float *gradLoss, bool mean) = 0;
 
+  /// id_buckets.h; arguments already checked.
+  virtual amp_status_t idBuckets(void *stream, const void *ids, int idBytes,
+                                 int64_t count, int64_t rows, int64_t *end,
+                                 int64_t *positions, void *workspace) = 0;
+
   /// gemm.h; arguments already checked.
   virtual amp_status_t gemm(void *stream, const amp_gemm_t &gemm, const void *a,
                             const void *b, const void *bias, void *c) = 0;

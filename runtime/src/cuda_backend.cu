@@ -16,7 +16,10 @@
 #include "row_bodies.h"
 #include "status.h"
 
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cublasLt.h>
+#include <cuda/functional>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -124,6 +127,35 @@ adamwKernel(const __grid_constant__ amprt::MultiTensorLaunch launch,
 __global__ void stepKernel(float *step, const float *foundInf) {
   if (!(foundInf && *foundInf != 0))
     *step += 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Ids bucketed by row (id_buckets.h)
+//===----------------------------------------------------------------------===//
+
+/// Each id's sort key (the id, or `rows` for one out of range, which sorts
+/// after every bucket) and its position, grid-stride.
+__global__ void idKeysKernel(const void *ids, int idBytes, int64_t count,
+                             int64_t rows, uint32_t *keys, int64_t *order) {
+  for (int64_t n = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; n < count;
+       n += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t id = idBytes == 4 ? static_cast<const int32_t *>(ids)[n]
+                                    : static_cast<const int64_t *>(ids)[n];
+    keys[n] = static_cast<uint32_t>(id >= 0 && id < rows ? id : rows);
+    order[n] = n;
+  }
+}
+
+/// end[v] = one past the last position of bucket v, for each bucket that
+/// has positions (the others stay 0 for the scan to fill).
+__global__ void bucketEndsKernel(const uint32_t *sorted, int64_t count,
+                                 int64_t rows, int64_t *end) {
+  for (int64_t n = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; n < count;
+       n += int64_t(gridDim.x) * blockDim.x) {
+    const uint32_t key = sorted[n];
+    if (key < rows && (n + 1 == count || sorted[n + 1] != key))
+      end[key] = n + 1;
+  }
 }
 
 amp_status_t check(cudaError_t error, const char *what, const char *file,
@@ -669,6 +701,57 @@ public:
           adamwKernel<<<blocks, kThreads, 0, cast(stream)>>>(launch, source,
                                                              step, foundInf);
         });
+  }
+
+  // CUB's radix sort of the ids' keys with their positions (stable, so the
+  // host's counting sort's buckets), then each bucket's end from the sorted
+  // keys and a running maximum over the rows for the empty ones.
+  amp_status_t idBuckets(void *stream, const void *ids, int idBytes,
+                         int64_t count, int64_t rows, int64_t *end,
+                         int64_t *positions, void *workspace) override {
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    cudaStream_t s = cast(stream);
+    AMP_RETURN_IF_ERROR(
+        AMP_CUDA(cudaMemsetAsync(end, 0, sizeof(int64_t) * rows, s)));
+    if (count == 0)
+      return nullptr;
+    if (count > INT_MAX || rows > INT_MAX)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "CUB sorts at most %d ids, not %lld", INT_MAX,
+                        static_cast<long long>(count));
+    uint32_t *keys = static_cast<uint32_t *>(workspace);
+    uint32_t *sorted = keys + count;
+    int64_t *order = reinterpret_cast<int64_t *>(sorted + count);
+    const unsigned blocks =
+        static_cast<unsigned>(amprt::elementGrid(count).blocks);
+    idKeysKernel<<<blocks, kThreads, 0, s>>>(ids, idBytes, count, rows, keys,
+                                             order);
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaGetLastError()));
+    // The keys span 0..rows: no more bits than those.
+    int bits = 1;
+    while (bits < 32 && (uint64_t(1) << bits) <= uint64_t(rows))
+      ++bits;
+    const int n = static_cast<int>(count);
+    size_t sortBytes = 0, scanBytes = 0, available = 0;
+    void *temporary = this->workspace(stream, &available);
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cub::DeviceRadixSort::SortPairs(
+        nullptr, sortBytes, keys, sorted, order, positions, n, 0, bits, s)));
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cub::DeviceScan::InclusiveScan(
+        nullptr, scanBytes, end, end, cuda::maximum<int64_t>{},
+        static_cast<int>(rows), s)));
+    if (std::max(sortBytes, scanBytes) > available)
+      return AMP_STATUS(AMP_OUT_OF_MEMORY,
+                        "bucketing %lld ids needs %zu bytes of the stream's "
+                        "workspace for CUB, which has %zu",
+                        static_cast<long long>(count),
+                        std::max(sortBytes, scanBytes), available);
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cub::DeviceRadixSort::SortPairs(
+        temporary, sortBytes, keys, sorted, order, positions, n, 0, bits, s)));
+    bucketEndsKernel<<<blocks, kThreads, 0, s>>>(sorted, count, rows, end);
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaGetLastError()));
+    return AMP_CUDA(cub::DeviceScan::InclusiveScan(
+        temporary, scanBytes, end, end, cuda::maximum<int64_t>{},
+        static_cast<int>(rows), s));
   }
 
   amp_status_t countStep(void *stream, float *step,

@@ -236,6 +236,31 @@ public:
                          });
   }
 
+  // A counting sort: the ids counted by row, the counts summed into each
+  // bucket's end, the positions placed in order (stable).
+  amp_status_t idBuckets(void *, const void *ids, int idBytes, int64_t count,
+                         int64_t rows, int64_t *end, int64_t *positions,
+                         void *) override {
+    auto idAt = [&](int64_t n) -> int64_t {
+      return idBytes == 4 ? static_cast<const int32_t *>(ids)[n]
+                          : static_cast<const int64_t *>(ids)[n];
+    };
+    std::fill(end, end + rows, int64_t(0));
+    for (int64_t n = 0; n < count; ++n)
+      if (int64_t id = idAt(n); id >= 0 && id < rows)
+        ++end[id];
+    int64_t total = 0;
+    for (int64_t v = 0; v < rows; ++v) {
+      const int64_t bucket = end[v];
+      end[v] = total;
+      total += bucket;
+    }
+    for (int64_t n = 0; n < count; ++n)
+      if (int64_t id = idAt(n); id >= 0 && id < rows)
+        positions[end[id]++] = n;
+    return nullptr;
+  }
+
   amp_status_t countStep(void *, float *step, const float *foundInf) override {
     if (!(foundInf && *foundInf != 0))
       *step += 1;

@@ -379,46 +379,41 @@ LogicalResult emitMaxPool2dGrad(MaxPool2dGradOp op, OpKernel &kernel) {
 /// The ids' positions bucketed by id, in the scratch memory of the
 /// embedding's gradient: `end[v]`, where the bucket of row v ends (it
 /// begins where row v - 1's ends), then the positions, ascending in each
-/// bucket. A counting sort: stable, so that each row's gradients are then
-/// summed in position order, as the interpreter sums them. One thread, in
-/// O(ids + rows); ids outside the table (which the runtime's index checks
-/// refuse before a run) fall in no bucket.
+/// bucket, so that each row's gradients are then summed in position order,
+/// as the interpreter sums them; then amp_id_buckets' workspace. A runtime
+/// call (amp_runtime/id_buckets.h): a counting sort on the host, CUB's
+/// stable radix sort on the GPU, which bucket alike; ids outside the table
+/// (which the runtime's index checks refuse before a run) fall in no
+/// bucket.
 LogicalResult emitIdBuckets(EmbeddingGradOp op, OpKernel &gradKernel) {
-  OpKernel kernel(gradKernel.getEmitter(), op, {},
-                  gradKernel.getName().str() + "_buckets");
-  FailureOr<std::string> scratch = kernel.scratch("int64_t");
-  if (failed(scratch))
-    return failure();
-  std::string rows = std::to_string(op.getType().getDimSize(0));
-  std::string ids = std::to_string(countOf(op.getIndices()));
-  std::string id = kernel.load(0, "n");
-  kernel.functor().body() << "int64_t *const end = " << *scratch << ";\n"
-                          << "int64_t *const positions = " << *scratch << " + "
-                          << rows << ";\n"
-                          << "for (int64_t v = 0; v < " << rows << "; ++v)\n"
-                          << "  end[v] = 0;\n"
-                          << "for (int64_t n = 0; n < " << ids << "; ++n) {\n"
-                          << "  const int64_t id = " << id << ";\n"
-                          << "  if (id >= 0 && id < " << rows << ")\n"
-                          << "    ++end[id];\n"
-                          << "}\n"
-                          << "int64_t total = 0;\n"
-                          << "for (int64_t v = 0; v < " << rows << "; ++v) {\n"
-                          << "  const int64_t count = end[v];\n"
-                          << "  end[v] = total;\n"
-                          << "  total += count;\n"
-                          << "}\n"
-                          << "for (int64_t n = 0; n < " << ids << "; ++n) {\n"
-                          << "  const int64_t id = " << id << ";\n"
-                          << "  if (id >= 0 && id < " << rows << ")\n"
-                          << "    positions[end[id]++] = n;\n"
-                          << "}\n";
-  // The accesses that wait on another: per id, its load and the load of
-  // end[id] it addresses, in each of the two passes; per row, the scan's
-  // load of end[v] before the running total moves on.
-  kernel.functor().setSerial(4 * countOf(op.getIndices()) +
-                             op.getType().getDimSize(0));
-  kernel.functor().launch(1);
+  StepEmitter &emitter = gradKernel.getEmitter();
+  auto at = op->getAttrOfType<IntegerAttr>(kScratchAttr);
+  if (!at)
+    return op->emitError() << "amp-to-cuda: this op has no scratch memory; "
+                              "run --amp-plan-buffers first";
+  int64_t rows = op.getType().getDimSize(0);
+  int64_t ids = countOf(op.getIndices());
+  int idBytes = elementOf(op.getIndices()).getIntOrFloatBitWidth() / 8;
+  std::string name = gradKernel.getName().str() + "_buckets";
+  emitter.step() << "// " << name << ": the ids' positions by row\n"
+                 << "AMP_STEP_CHECK(amp_id_buckets(stream, "
+                 << emitter.pointerOf(op.getIndices(), false) << ", " << idBytes
+                 << ", " << ids << ", " << rows << ", "
+                 << emitter.arenaPointer("int64_t", at.getInt()) << ", "
+                 << emitter.arenaPointer("int64_t", at.getInt()) << " + "
+                 << rows << ", " << emitter.arenaPointer("char", at.getInt())
+                 << " + " << 8 * (rows + ids) << "));\n";
+  // On the GPU: the ends zeroed, the keys made, CUB's sort (a histogram,
+  // its scan and a pass a byte of the key), the ends found and scanned (2
+  // launches): 8 launches of a library's kind, whose bytes are the ids
+  // read, the keys and positions written, read and written a pass, the
+  // sorted keys read again, and the ends written, read and written.
+  int64_t passes = rows < 256 ? 1 : rows < 65536 ? 2 : rows < (1 << 24) ? 3 : 4;
+  KernelCost cost{name, "id-buckets", 8};
+  cost.bytesRead = ids * idBytes + ids * 4 * (1 + passes) + ids * 8 * passes +
+                   ids * 4 + rows * 8;
+  cost.bytesWritten = ids * 12 + ids * 12 * passes + rows * 8 * 3;
+  emitter.recordLaunch(std::move(cost), {});
   return success();
 }
 

@@ -178,6 +178,16 @@ constexpr bool attentionOnCudnn(bool halfPrecision, int64_t headDim) {
   return halfPrecision && headDim > 0 && headDim % 8 == 0 && headDim <= 128;
 }
 
+/// The largest table amp_id_buckets takes: its keys are 32-bit, with one
+/// beyond the rows for the ids out of range.
+constexpr int64_t kMaxIdBucketRows = (int64_t(1) << 31) - 2;
+
+/// amp_id_buckets_workspace: for each id a 32-bit key, its sorted copy and
+/// an int64 position to sort with it (16 bytes); -1 where that overflows.
+constexpr int64_t idBucketsWorkspace(int64_t count) {
+  return count < 0 || count > INT64_MAX / 16 ? -1 : count * 16;
+}
+
 /// The bytes of workspace a step plans for an f16 or bf16 attention
 /// backward over `rows` (batch x heads) of `seqQ` queries and `seqK` keys
 /// of `headDim`: the larger of what the runtime's kernel needs (the f32

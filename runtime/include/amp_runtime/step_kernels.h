@@ -24,6 +24,7 @@
 #include "amp_runtime/conv_window.h"
 #include "amp_runtime/float_formats.h"
 #include "amp_runtime/gemm.h"
+#include "amp_runtime/id_buckets.h"
 #include "amp_runtime/launch_grid.h"
 #include "amp_runtime/optimizer_kernels.h"
 #include "amp_runtime/random.h"

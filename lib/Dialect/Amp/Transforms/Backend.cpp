@@ -21,13 +21,15 @@ int64_t backend::getByteSize(Type type, int64_t floatBytes16) {
 
 int64_t backend::getScratchBytes(Operation *op) {
   if (auto grad = dyn_cast<EmbeddingGradOp>(op)) {
-    // The end of each row's bucket, then the ids' positions bucketed.
+    // The end of each row's bucket, then the ids' positions bucketed, then
+    // amp_id_buckets' workspace.
     int64_t rows = grad.getType().getDimSize(0);
     int64_t ids =
         cast<RankedTensorType>(grad.getIndices().getType()).getNumElements();
-    int64_t bytes = 0;
-    if (llvm::AddOverflow(rows, ids, bytes) ||
-        llvm::MulOverflow(bytes, int64_t(8), bytes))
+    int64_t bytes = 0, workspace = amprt::idBucketsWorkspace(ids);
+    if (workspace < 0 || llvm::AddOverflow(rows, ids, bytes) ||
+        llvm::MulOverflow(bytes, int64_t(8), bytes) ||
+        llvm::AddOverflow(bytes, workspace, bytes))
       return INT64_MAX; // --amp-plan-buffers reports that it does not fit
     return bytes;
   }
