@@ -338,14 +338,27 @@ TEST(CostReportTest, LaunchGrids) {
   EXPECT_EQ(norm.grid.blocks, 148);
   EXPECT_EQ(norm.launches, 2);
   // 2304 columns of 8192 rows (a qkv bias gradient): a thread each would
-  // be 9 blocks; 30 slices are wanted for 67,584 threads, and slices of a
-  // power of two times 256 rows give 16 of 512 rows: 144 blocks.
+  // be 9 blocks; 59 slices are wanted for 135,168 threads (32 warps on each
+  // SM), at most 32 give each thread 256 rows: 32 slices of 256 rows,
+  // 73,728 threads in 288 blocks.
   amprt::ReducePlan columns = amprt::planReduction(2304, 8192);
   EXPECT_EQ(columns.threads, 1);
-  EXPECT_EQ(columns.split.span, 512);
-  EXPECT_EQ(columns.split.slices, 16);
-  EXPECT_EQ(columns.grid.blocks, 144);
+  EXPECT_EQ(columns.split.span, 256);
+  EXPECT_EQ(columns.split.slices, 32);
+  EXPECT_EQ(columns.grid.blocks, 288);
   EXPECT_EQ(columns.launches, 2);
+  // 768 columns of 65536 rows (a layer norm's scale gradient) were a block
+  // each, reading a column's values 3 KB apart; side by side in memory
+  // they are a thread each, adjacent columns a warp: 176 slices wanted for
+  // 135,168 threads, and a power of two times 256 rows a slice gives 128
+  // of 512 rows: 98,304 threads, 384 blocks.
+  EXPECT_EQ(amprt::planReduction(768, 65536).threads, 256);
+  amprt::ReducePlan scale = amprt::planReduction(768, 65536, true);
+  EXPECT_EQ(scale.threads, 1);
+  EXPECT_EQ(scale.split.span, 512);
+  EXPECT_EQ(scale.split.slices, 128);
+  EXPECT_EQ(scale.grid.blocks, 384);
+  EXPECT_EQ(scale.launches, 2);
   // Short rows stay a thread each.
   amprt::ReducePlan shortRows = amprt::planReduction(3, 100);
   EXPECT_EQ(shortRows.grid.blocks, 1);

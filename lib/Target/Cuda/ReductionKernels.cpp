@@ -84,9 +84,13 @@ template <typename Op> LogicalResult emitReduce(Op op, OpKernel &kernel) {
     finish +=
         "acc = acc / static_cast<" + at + ">(" + std::to_string(inner) + ");\n";
   finish += kernel.store(0, "i", roundExpr(type, "acc")) + "\n";
+  // Outputs side by side where the innermost dimension is kept (and more
+  // than one value of it): a reduction over leading dimensions.
+  bool adjacent =
+      !shape.empty() && !reduced.count(shape.size() - 1) && shape.back() > 1;
   kernel.functor().defineReduction(
       at, isMax ? literal(-INFINITY, at) : literal(0, at), base, load, combine,
-      finish, inner);
+      finish, inner, adjacent);
   kernel.functor().launch(countOf(op->getResult(0)));
   return success();
 }

@@ -85,9 +85,11 @@ Functor::Functor(StepEmitter &emitter, std::string name,
 void Functor::defineReduction(StringRef acc, StringRef identity,
                               StringRef baseBody, StringRef loadBody,
                               StringRef combine, StringRef finishBody,
-                              int64_t extent) {
+                              int64_t extent, bool adjacent) {
   IndentedText methods;
   raw_indented_ostream &m = methods.os;
+  if (adjacent)
+    m << "static constexpr bool kAdjacentOutputs = true;\n";
   m << "AMP_HOST_DEVICE " << acc << " identity() const { return " << identity
     << "; }\n";
   m << "AMP_HOST_DEVICE int64_t baseOf([[maybe_unused]] int64_t i) const {\n";
@@ -116,6 +118,7 @@ void Functor::defineReduction(StringRef acc, StringRef identity,
          << "              [&](" << acc << " a, " << acc
          << " v) { return combine(a, v); }));\n";
   reductionExtent = extent;
+  adjacentOutputs = adjacent;
 }
 
 void Functor::launchRows(int64_t rows) {
@@ -178,7 +181,8 @@ void Functor::launch(int64_t count) {
     cost.strategy = "rows";
   } else if (reductionExtent) {
     // Slices of an output leave partials for a second launch.
-    amprt::ReducePlan plan = amprt::planReduction(count, reductionExtent);
+    amprt::ReducePlan plan =
+        amprt::planReduction(count, reductionExtent, adjacentOutputs);
     grid = plan.grid;
     cost.launches = plan.launches;
     cost.strategy = plan.threads == 1 ? "reduce-thread" : "reduce-block";

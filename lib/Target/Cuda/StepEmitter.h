@@ -112,9 +112,13 @@ public:
   /// statements without indentation: `baseBody` sets `int64_t base` from
   /// i, `loadBody` returns the r-th value from base and r, `combine` is an
   /// expression of `acc` and `v`, `finishBody` stores from i and acc.
+  /// `adjacentOutputs`: the outputs' values lie side by side in memory (a
+  /// reduction over leading dimensions), so threads take the outputs
+  /// (amprt::reducesPerThread).
   void defineReduction(StringRef acc, StringRef identity, StringRef baseBody,
                        StringRef loadBody, StringRef combine,
-                       StringRef finishBody, int64_t extent);
+                       StringRef finishBody, int64_t extent,
+                       bool adjacentOutputs = false);
   /// Prints the functor (or names the one with the same code) and its
   /// launch over `count` indices.
   void launch(int64_t count);
@@ -148,6 +152,7 @@ private:
   IndentedText bodyText, setupText;
   std::string sharedMembers, reductionMethods;
   int64_t reductionExtent = 0;
+  bool adjacentOutputs = false;
   bool rowKernel = false;
   ElementCost work;
   int64_t serialAccesses = 0;

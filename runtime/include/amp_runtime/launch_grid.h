@@ -97,15 +97,26 @@ constexpr Grid rowGrid(int64_t rows) {
 }
 
 /// Whether ampstep::launchReduce gives each of `count` outputs, each
-/// folding `extent` values, threads (as launch) rather than blocks: threads
-/// keep a GPU busy from a few thousand outputs on, and read a reduction
-/// over leading dimensions (a bias gradient's columns) coalesced.
-constexpr bool reducesPerThread(int64_t count, int64_t extent) {
-  return count >= 2048 || extent < 1024;
+/// folding `extent` values, threads (as launch) rather than blocks. Where
+/// the outputs lie side by side in memory (a reduction over leading
+/// dimensions: a bias gradient's columns, a layer norm's scale gradient),
+/// threads read them coalesced, a warp 32 adjacent columns of a row, and a
+/// block per output would read a column's values 32 sectors apart: threads
+/// from a warp's worth of outputs on. Where each output's values are its
+/// own (a row's sum), a block reads them coalesced, threads keep a GPU
+/// busy from a few thousand outputs on.
+constexpr bool reducesPerThread(int64_t count, int64_t extent,
+                                bool adjacentOutputs = false) {
+  return count >= (adjacentOutputs ? 32 : 2048) || extent < 1024;
 }
 
-/// The blocks a reduction's grid aims at: two per SM of an H100 or H200.
+/// The blocks a reduction's grid aims at, where a slice is a block: two
+/// per SM of an H100 or H200.
 constexpr int64_t kReduceBlocks = 264;
+/// The threads it aims at, where a slice is a thread: 32 warps on each of
+/// 132 SMs, as many as keep enough loads in flight to draw an SM's share
+/// of the bandwidth (docs/backend.md, "The cost report").
+constexpr int64_t kReduceThreads = 2 * kReduceBlocks * 256;
 
 /// How ampstep::launchReduce runs `count` outputs of `extent` values. Each
 /// output is cut into `split.slices` slices (splitReduction: parts of a
@@ -122,13 +133,14 @@ struct ReducePlan {
   int64_t launches;
 };
 
-inline ReducePlan planReduction(int64_t count, int64_t extent) {
-  const bool perThread = reducesPerThread(count, extent);
+inline ReducePlan planReduction(int64_t count, int64_t extent,
+                                bool adjacentOutputs = false) {
+  const bool perThread = reducesPerThread(count, extent, adjacentOutputs);
   const int64_t threads = perThread ? 1 : kBlockThreads;
-  // Slices wanted to fill the grid (threads: at least kReduceBlocks
-  // blocks of them; blocks: at most kReduceBlocks), and the most that give
-  // every thread at least one run of kReductionBlock values.
-  const int64_t workers = kReduceBlocks * (perThread ? kBlockThreads : 1);
+  // Slices wanted to fill the grid (threads: at least kReduceThreads of
+  // them; blocks: at most kReduceBlocks), and the most that give every
+  // thread at least one run of kReductionBlock values.
+  const int64_t workers = perThread ? kReduceThreads : kReduceBlocks;
   const int64_t wanted = count <= 0  ? 1
                          : perThread ? (workers + count - 1) / count
                                      : workers / count;

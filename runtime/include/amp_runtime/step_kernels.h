@@ -189,7 +189,17 @@ template <typename Kernel> AMP_HOST_DEVICE Kernel prepared(Kernel kernel) {
 // contiguous parts that thread 0 then combines; otherwise threads, each
 // folding a slice; a second launch combines the slices' results, in the
 // host's order (the same bits). Enough outputs run one index each, as
-// launch.
+// launch. A kernel whose outputs lie side by side in memory (a reduction
+// over leading dimensions) says so with `static constexpr bool
+// kAdjacentOutputs = true`, so that threads take its outputs
+// (amprt::reducesPerThread).
+
+/// Whether a reduction kernel's outputs lie side by side in memory.
+template <typename Kernel, typename = void>
+struct AdjacentOutputs : std::false_type {};
+template <typename Kernel>
+struct AdjacentOutputs<Kernel, std::void_t<decltype(Kernel::kAdjacentOutputs)>>
+    : std::bool_constant<Kernel::kAdjacentOutputs> {};
 
 #if defined(__CUDACC__)
 /// Why a launch on `stream` failed, or null.
@@ -353,7 +363,8 @@ amp_status_t launchReduce(amp_stream_t *stream, const char *name, int64_t count,
   // Few outputs, or long ones: slices of each output over more threads or
   // blocks, their results in the stream's workspace (launch_grid.h).
   using Acc = decltype(kernel.identity());
-  const amprt::ReducePlan plan = amprt::planReduction(count, extent);
+  const amprt::ReducePlan plan =
+      amprt::planReduction(count, extent, AdjacentOutputs<Kernel>::value);
   amprt::ReductionSplit split = plan.split;
   Acc *partials = nullptr;
   if (split.slices > 1) {
