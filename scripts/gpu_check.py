@@ -355,6 +355,20 @@ def prepare(out, target, steps, tools):
         lines += [f'sh "$kit/bench/{case}/build.sh" & pids+=($!)']
         runs.append((case, flops, tokens))
     lines += ['for pid in "${pids[@]}"; do wait "$pid" || status=1; done']
+    if target == "cuda":
+        # The per-kernel timer, where CUPTI is at hand (it comes with the
+        # CUDA toolkit).
+        lines += [
+            'kernel_times=""',
+            'cuda_home="$(dirname "$(dirname "$COMPILER")")"',
+            'if [ -f "$cuda_home/include/cupti.h" ] && "${CXX:-c++}" -std=c++17 '
+            '-O2 -shared -fPIC "$root/tools/kernel-times/kernel_times.cpp" '
+            '-o "$kit/libkernel_times.so" -I"$cuda_home/include" '
+            '-L"$cuda_home/lib64" -L"$cuda_home/lib" -lcupti '
+            '-Wl,-rpath,"$cuda_home/lib64:$cuda_home/lib"; then',
+            '  kernel_times="$kit/libkernel_times.so"',
+            "fi",
+        ]
     graph = " --graph" if target == "cuda" else ""
     for case, flops, tokens in runs:
         lines += [
@@ -365,21 +379,28 @@ def prepare(out, target, steps, tools):
             f'--name={case} --tokens={tokens} --flops-per-token={flops} || status=1',
         ]
         if target == "cuda":
-            # The model against the GPU: the step, then (with nsys) each
-            # kernel over 3 profiled steps.
+            # The model against the GPU: the step, then each kernel over 3
+            # profiled steps, timed by nsys or, where it is absent, by
+            # CUPTI (tools/kernel-times), which writes nsys's summary.
             cost_cmd = (f'python3 "$root/scripts/gpu_check.py" cost '
                         f'"$kit/bench/{case}/gpt2.cost.json" "$kit/bench/{case}.txt" '
                         f'--name={case} --gpu=auto')
+            profiled = (f'"$kit/amp-step" "$kit/bench/{case}/libgpt2.so" gpt2 '
+                        f'--seed=1 --index-bound=256 --steps=3 --device=cuda '
+                        f'> /dev/null')
+            summary = f'"$kit/bench/{case}_cuda_gpu_kern_sum.csv"'
             lines += [
                 f'{cost_cmd} || status=1',
                 "if command -v nsys > /dev/null; then",
                 f'  nsys profile --force-overwrite=true -o "$kit/bench/{case}" '
-                f'"$kit/amp-step" "$kit/bench/{case}/libgpt2.so" gpt2 --seed=1 '
-                f'--index-bound=256 --steps=3 --device=cuda > /dev/null && '
+                f'{profiled} && '
                 f'nsys stats --report cuda_gpu_kern_sum --format csv --force-export=true '
                 f'-o "$kit/bench/{case}" "$kit/bench/{case}.nsys-rep" > /dev/null && '
-                f'{cost_cmd} --kernels="$kit/bench/{case}_cuda_gpu_kern_sum.csv" '
-                f'--profiled-steps=3 || status=1',
+                f'{cost_cmd} --kernels={summary} --profiled-steps=3 || status=1',
+                'elif [ -n "$kernel_times" ]; then',
+                f'  AMP_KERNEL_TIMES={summary} LD_PRELOAD="$kernel_times" '
+                f'{profiled} && '
+                f'{cost_cmd} --kernels={summary} --profiled-steps=3 || status=1',
                 "fi",
             ]
     lines += ["fi"]
