@@ -100,4 +100,23 @@ TEST(LrScheduleTest, MatchesTorchOver10000Steps) {
   }
 }
 
+// The runtime finds a step's schedule by its hyperparameters' names
+// (amprt::kLrScheduleParams, fit.cpp): the same names, in the same order,
+// as amp.lr_schedule's operands.
+TEST(LrScheduleTest, TheRuntimeNamesTheParametersAsTheOpDoes) {
+  for (auto kind : {LrScheduleKind::linear_warmup, LrScheduleKind::cosine,
+                    LrScheduleKind::step, LrScheduleKind::warmup_cosine}) {
+    ArrayRef<StringLiteral> names = LrScheduleOp::getParamNames(kind);
+    const auto &runtime = amprt::kLrScheduleParams[static_cast<int>(kind)];
+    for (size_t i = 0; i < 4; ++i) {
+      if (i < names.size()) {
+        ASSERT_NE(runtime[i], nullptr);
+        EXPECT_EQ(names[i], StringRef(runtime[i]));
+      } else {
+        EXPECT_EQ(runtime[i], nullptr);
+      }
+    }
+  }
+}
+
 } // namespace

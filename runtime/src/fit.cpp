@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp_runtime/fit.h"
+#include "amp_runtime/scalar_math.h"
 
 #include "amp_runtime/state_file.h"
 #include "runtime_internal.h"
@@ -226,6 +227,7 @@ private:
   amp_status_t report(const std::string &line, const char *json);
   amp_status_t checkLoss(const std::string &context);
   amp_status_t record(int64_t epoch, bool validating);
+  amp_status_t scheduled(double *lr);
 
   amp_step_t *step;
   const amp_fit_options_t &options;
@@ -333,6 +335,38 @@ amp_status_t Fit::checkLoss(const std::string &context) {
                                      : static_cast<double>(loss));
 }
 
+/// The rate the next update applies, where the step follows a schedule
+/// (its hyperparameters are one kind's, the largest set that matches):
+/// the schedule's at the step's count of applied updates ("step"), as
+/// torch.optim.lr_scheduler's get_last_lr() after its step(); else `*lr`
+/// as it is.
+amp_status_t Fit::scheduled(double *lr) {
+  double params[4] = {};
+  for (int kind : {3, 0, 1, 2}) { // warmup-cosine's names hold the others'
+    int found = 0, wanted = 0;
+    for (const char *name : amprt::kLrScheduleParams[kind]) {
+      if (!name)
+        continue;
+      amp_status_t absent = amp_step_get_hparam(step, name, &params[wanted]);
+      found += absent == nullptr;
+      ++wanted;
+      amp_status_free(absent);
+    }
+    if (found < wanted)
+      continue;
+    float count = 0;
+    for (size_t i = 0; i < d.tensor_count; ++i)
+      if (d.tensors[i].kind == AMP_STEP_STATE &&
+          std::strcmp(d.tensors[i].name, "step") == 0)
+        AMP_RETURN_IF_ERROR(
+            amp_step_read_tensor(step, i, &count, sizeof count));
+    *lr = amprt::scheduledRate(static_cast<amprt::LrScheduleKind>(kind), *lr,
+                               count, params);
+    return nullptr;
+  }
+  return nullptr;
+}
+
 amp_status_t Fit::record(int64_t epoch, bool validating) {
   float loss = 0, found = 0, scale = 0;
   int64_t skipped = 0;
@@ -350,6 +384,8 @@ amp_status_t Fit::record(int64_t epoch, bool validating) {
   double lr = 0;
   amp_status_t noRate = amp_step_get_hparam(step, "lr", &lr);
   amp_status_free(noRate); // a step without a learning rate reports none
+  if (!noRate)
+    AMP_RETURN_IF_ERROR(scheduled(&lr));
   std::string line, json;
   appendf(line, "epoch %lld step %lld loss %.9g",
           static_cast<long long>(epoch + 1), static_cast<long long>(done),

@@ -315,6 +315,16 @@ enum class LrScheduleKind : int {
   WarmupCosine = 3, ///< warmup_steps, warmup_start_factor, decay_steps, min_lr
 };
 
+/// Each kind's parameters by the names of the step's hyperparameters, in
+/// the order above (amp.lr_schedule's operands, LrScheduleOp's names,
+/// which a unit test holds to these); unused names are null.
+constexpr const char *kLrScheduleParams[4][4] = {
+    {"warmup_steps", "warmup_start_factor", nullptr, nullptr},
+    {"decay_steps", "min_lr", nullptr, nullptr},
+    {"step_size", "gamma", nullptr, nullptr},
+    {"warmup_steps", "warmup_start_factor", "decay_steps", "min_lr"},
+};
+
 AMP_HOST_DEVICE inline double warmupFactor(double t, double warmup,
                                            double start) {
   if (!(t < warmup))
