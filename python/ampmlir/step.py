@@ -240,6 +240,8 @@ def _declare(lib):
         "amp_step_validate": (status, [step, ctypes.POINTER(_DataSet),
                                        ctypes.POINTER(ctypes.c_double),
                                        ctypes.c_void_p]),
+        "amp_step_current_lr": (status, [step,
+                                         ctypes.POINTER(ctypes.c_double)]),
         "amp_epoch_order": (status, [ctypes.c_int64, ctypes.c_uint64,
                                      ctypes.c_int64, ctypes.c_int32,
                                      ctypes.c_void_p]),
@@ -966,7 +968,30 @@ class Step:
         does, batch ``k * replicas + rank`` of the epoch's order at its step
         ``k``; rank 0 alone reports, logs and saves checkpoints (each rank
         its own where the step is ``sharded``), and every
-        rank checks at the end that the ranks hold the same state."""
+        rank checks at the end that the ranks hold the same state.
+
+        ``data`` may also be any iterable of batches, each a dict by input
+        name or a tuple in the step's input order, of arrays or tensors (a
+        ``torch.utils.data.DataLoader``, a list, a generator): it is then
+        iterated once an epoch, ``epochs`` times from the current state, in
+        the order it gives (``shuffle`` and ``shuffle_seed`` are its own),
+        and ``val_data`` may be one too. A batch of fewer examples than the
+        step's compiled batch (a DataLoader's last, without
+        ``drop_last=True``) is left out, as ``drop_last`` would, and the
+        next report says how many were; a batch of another shape is
+        refused. Its rows are checked as they come (ids and labels by
+        ``run``), the loss as above; the reports and records are the same."""
+        if not isinstance(data, dict):
+            if not hasattr(data, "__iter__"):
+                raise AmpError(
+                    "data must be a dict of arrays by input name, or an "
+                    "iterable of batches (dicts by input name or tuples in "
+                    f"order: {', '.join(t.name for t in self.inputs)})")
+            return self._fit_batches(
+                data, epochs=epochs, val_data=val_data, val_every=val_every,
+                print_every=print_every, checkpoint=checkpoint,
+                checkpoint_every=checkpoint_every, log=log, progress=progress,
+                allow_nonfinite=allow_nonfinite)
         records, raised = [], []
         leads = self.rank == 0
 
@@ -1009,6 +1034,154 @@ class Step:
             raise raised[0]
         _check(self._lib, status)
         del kept
+        self.check_replicas()
+        return records
+
+    def _batches(self, data, infos, what, epoch):
+        """The full batches of one pass over the iterable ``data``, each as
+        the arrays of ``infos`` in order, and the count of partial batches
+        left out (yielded last, as (None, count))."""
+        batch = infos[0].shape[0]
+        partial = 0
+        for number, item in enumerate(data):
+            if isinstance(item, dict):
+                try:
+                    item = [item[t.name] for t in infos]
+                except KeyError as error:
+                    raise AmpError(
+                        f"{what}: batch {number} of epoch {epoch} has no "
+                        f"input {error} (the inputs: "
+                        f"{', '.join(t.name for t in infos)})") from None
+            elif isinstance(item, (tuple, list)):
+                item = list(item)
+            else:
+                raise AmpError(
+                    f"{what}: batch {number} of epoch {epoch} is a "
+                    f"{type(item).__name__}; give a dict by input name or a "
+                    f"tuple in order ({', '.join(t.name for t in infos)})")
+            arrays = [np.asarray(a.detach().cpu() if hasattr(a, "detach")
+                                 else a) for a in item]
+            if arrays and len(arrays[0]) < batch and all(
+                    a.shape[1:] == tuple(t.shape[1:])
+                    for a, t in zip(arrays, infos)):
+                partial += 1
+                continue
+            yield arrays, number
+        yield None, partial
+
+    def _fit_batches(self, data, *, epochs, val_data, val_every,
+                     print_every, checkpoint, checkpoint_every, log,
+                     progress, allow_nonfinite):
+        """fit over an iterable of batches (see fit)."""
+        import time
+        records = []
+        leads = self.rank == 0
+        done, partial, epoch, recorded = 0, 0, 0, None
+        if val_data is not None and not self.has_eval:
+            raise AmpError(f"val_data: step '{self.name}' was compiled "
+                           f"without an evaluation (amp-compile "
+                           f"--eval=false)")
+
+        def validation():
+            if isinstance(val_data, dict):
+                return self.validate(val_data)
+            losses = []
+            for arrays, number in self._batches(val_data, self.eval_inputs,
+                                                "val_data", epoch + 1):
+                if arrays is not None:
+                    losses.append(self.evaluate(*arrays))
+            if not losses:
+                raise AmpError("val_data gave no full batch")
+            return float(np.mean(np.asarray(losses, np.float64)))
+
+        def record(done, validating, partial):
+            nonlocal since, since_steps, recorded
+            recorded = (done, validating)
+            loss, _ = self.result()
+            scale, steps, skipped = self.scaler()
+            now = time.monotonic()
+            rate = (steps - since_steps) / (now - since) if now > since else 0
+            since, since_steps = now, steps
+            entry = {"step": steps, "epoch": epoch + 1, "loss": loss}
+            line = f"epoch {epoch + 1} step {steps} loss {loss:.9g}"
+            for name, value in self.loss_parts.items():
+                entry[name] = value
+                line += f" {name} {value:.9g}"
+            if validating:
+                entry["val_loss"] = validation()
+                line += f" val_loss {entry['val_loss']:.9g}"
+            entry.update(scale=scale, skipped=skipped)
+            line += f" scale {scale:g} skipped {skipped}"
+            if "lr" in self.hparams:
+                lr = ctypes.c_double()
+                _check(self._lib, self._lib.amp_step_current_lr(
+                    self._live(), ctypes.byref(lr)))
+                entry["lr"] = lr.value
+                line += f" lr {lr.value:g}"
+            entry["steps_per_s"] = round(rate, 3)
+            line += f" steps/s {rate:.1f}"
+            if partial:
+                entry["partial_batches_left_out"] = partial
+                line += (f" ({partial} partial batches left out, as "
+                         f"drop_last)")
+            records.append(entry)
+            if leads:
+                if progress:
+                    progress(line)
+                if log:
+                    with open(log, "a") as f:
+                        f.write(json.dumps(entry) + "\n")
+
+        since, since_steps = time.monotonic(), self.steps
+        start = since_steps
+        if progress and leads:
+            progress(f"data: batches of {self.inputs[0].shape[0]} from "
+                     f"{type(data).__name__}, {epochs} epochs; from step "
+                     f"{start}")
+        for epoch in range(epochs):
+            full = 0
+            for arrays, number in self._batches(data, self.inputs, "data",
+                                                epoch + 1):
+                if arrays is None:
+                    partial += number
+                    continue
+                try:
+                    self.run(*arrays)
+                except AmpError as error:
+                    raise AmpError(f"epoch {epoch + 1}, step "
+                                   f"{start + done + 1} (batch "
+                                   f"{number} of the epoch): {error}") \
+                        from None
+                done += 1
+                full += 1
+                if not self.has_loss_scaling and not allow_nonfinite and \
+                        not np.isfinite(self.loss):
+                    raise AmpError(
+                        f"epoch {epoch + 1}, step {start + done} (batch "
+                        f"{number} of the epoch): the loss is "
+                        f"{self.loss}, and a step without a loss scaler "
+                        f"would train on: stopped before it was logged or "
+                        f"checkpointed (allow_nonfinite=True trains on)")
+                if print_every and done % print_every == 0:
+                    record(done, bool(val_every) and done % val_every == 0,
+                           partial)
+                    partial = 0
+                elif val_every and done % val_every == 0:
+                    record(done, True, partial)
+                    partial = 0
+                if checkpoint and checkpoint_every and \
+                        done % checkpoint_every == 0:
+                    self.save(checkpoint)
+            if full == 0:
+                raise AmpError(
+                    f"data gave no full batch of {self.inputs[0].shape[0]} "
+                    f"in epoch {epoch + 1} (a generator runs once: give a "
+                    f"list or a DataLoader for more epochs)")
+        # After the last step, unless its report was just made.
+        if recorded != (done, val_data is not None) or partial:
+            record(done, val_data is not None, partial)
+        if checkpoint:
+            self.save(checkpoint)
         self.check_replicas()
         return records
 

@@ -609,6 +609,90 @@ def test_fit_refuses_bad_data_sets(mlp_eval):
                       "labels": np.zeros(63, np.int64)})
 
 
+def _in_order(data, batch, rows=None, as_tuples=False):
+    """The batches fit(data, shuffle=False) takes, in its order, as an
+    iterable of dicts (or tuples); `rows` cuts the set (a partial batch)."""
+    rows = len(data["x"]) if rows is None else rows
+    for start in range(0, rows, batch):
+        end = min(start + batch, rows)
+        if as_tuples:
+            yield data["x"][start:end], data["labels"][start:end]
+        else:
+            yield {name: array[start:end] for name, array in data.items()}
+
+
+def test_fit_over_batches_trains_as_fit_over_a_data_set(mlp_eval, tmp_path):
+    # The batches fit(data set, shuffle=False) takes, given one by one (a
+    # list of tuples, two epochs), reach its state byte for byte: the loop
+    # in Python and the runtime's are the same training. The last 40
+    # examples make a partial batch, left out as drop_last and said so.
+    train, val = _clusters(1000, 1), _clusters(300, 2)
+    with mlp_eval.load() as step:
+        step.init(seed=4)
+        step.fit(train, epochs=2, shuffle=False, print_every=0)
+        step.save(tmp_path / "data-set")
+    batches = list(_in_order(train, 64, as_tuples=True))
+    assert len(batches[-1][0]) == 1000 % 64
+    lines = []
+    with mlp_eval.load() as step:
+        step.init(seed=4)
+        records = step.fit(batches, epochs=2, print_every=10, val_data=val,
+                           val_every=30, log=tmp_path / "log.jsonl",
+                           progress=lines.append)
+        step.save(tmp_path / "batches")
+        assert step.steps == 30
+        assert records[-1]["val_loss"] == step.validate(val)
+    assert (tmp_path / "batches").read_bytes() == \
+        (tmp_path / "data-set").read_bytes()
+    assert lines[0] == "data: batches of 64 from list, 2 epochs; from step 0"
+    assert lines[1].startswith("epoch 1 step 10 loss ")
+    assert " lr 0.001 steps/s " in lines[1]
+    assert lines[2].startswith("epoch 2 step 20 loss ")
+    assert lines[2].endswith("(1 partial batches left out, as drop_last)")
+    assert lines[3].startswith("epoch 2 step 30 loss ") and \
+        " val_loss " in lines[3]
+    # The last batch of epoch 2 is partial too, after step 30: the end's
+    # report says so.
+    assert lines[4].startswith("epoch 2 step 30 loss ")
+    assert lines[4].endswith("(1 partial batches left out, as drop_last)")
+    assert len(lines) == 5
+    logged = [json.loads(line)
+              for line in (tmp_path / "log.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in logged] == [10, 20, 30, 30]
+    assert logged[1]["partial_batches_left_out"] == 1
+    # A generator of dicts runs once: a second epoch has no batch.
+    with mlp_eval.load() as step:
+        step.init(seed=4)
+        step.fit(_in_order(train, 64, rows=640), print_every=0)
+        assert step.steps == 10
+        with pytest.raises(ampmlir.AmpError,
+                           match="no full batch of 64 in epoch 2 "
+                                 r"\(a generator runs once"):
+            step.fit(_in_order(train, 64, rows=640), epochs=2,
+                     print_every=0)
+
+
+def test_fit_over_batches_refuses_bad_batches(mlp_eval):
+    train = _clusters(200, 1)
+    with mlp_eval.load() as step:
+        with pytest.raises(ampmlir.AmpError, match="or an iterable of "
+                                                   "batches"):
+            step.fit(7)
+        with pytest.raises(ampmlir.AmpError,
+                           match="batch 0 of epoch 1 has no input 'labels'"):
+            step.fit([{"x": train["x"][:64]}])
+        with pytest.raises(ampmlir.AmpError,
+                           match="batch 0 of epoch 1 is a str"):
+            step.fit(["batch"])
+        bad = dict(train)
+        bad["labels"] = bad["labels"].copy()
+        bad["labels"][70] = 10
+        with pytest.raises(ampmlir.AmpError,
+                           match=r"epoch 1, step 2 \(batch 1 of the "
+                                 r"epoch\): .*holds 10"):
+            step.fit(list(_in_order(bad, 64)), print_every=0)
+
+
 # A step whose run takes milliseconds on the host (two 8 MB matmuls and
 # AdamW over 2M parameters): long enough for another thread to act during
 # one.

@@ -991,3 +991,36 @@ def test_position_ids_from_the_batch_train_as_pytorch_does(tmp_path):
     # The padding row gets no gradient, in either.
     np.testing.assert_array_equal(state["positions.weight"][1],
                                   model.positions.weight[1].detach())
+
+
+def test_fit_takes_a_dataloader(tmp_path):
+    """A DataLoader's batches, in its order, train as fit over the same
+    rows as a data set without shuffling: the same state, byte for byte;
+    its last partial batch (100 rows in batches of 16) is left out, as
+    drop_last would, and said so."""
+    g = torch.Generator().manual_seed(5)
+    x, y = torch.randn(100, 20, generator=g), torch.randint(0, 5, (100,),
+                                                            generator=g)
+    torch.manual_seed(0)
+    imported = ampmlir.from_torch(models.Classifier(), (x[:16], y[:16]),
+                                  loss=classify)
+    compiled = imported.compile(tmp_path / "step", compute_type="f32")
+    loader = torch.utils.data.DataLoader(
+        torch.utils.data.TensorDataset(x, y), batch_size=16, shuffle=False)
+    lines = []
+    with compiled.load() as step:
+        step.init(seed=3)
+        names = [t.name for t in step.inputs]
+        step.fit({names[0]: x.numpy(), names[1]: y.numpy()}, epochs=2,
+                 shuffle=False, print_every=0)
+        step.save(tmp_path / "rows")
+    with compiled.load() as step:
+        step.init(seed=3)
+        step.fit(loader, epochs=2, print_every=0, progress=lines.append)
+        assert step.steps == 12
+        step.save(tmp_path / "loader")
+    assert (tmp_path / "loader").read_bytes() == \
+        (tmp_path / "rows").read_bytes()
+    assert lines[0] == "data: batches of 16 from DataLoader, 2 epochs; " \
+                       "from step 0"
+    assert lines[-1].endswith("(2 partial batches left out, as drop_last)")

@@ -227,7 +227,6 @@ private:
   amp_status_t report(const std::string &line, const char *json);
   amp_status_t checkLoss(const std::string &context);
   amp_status_t record(int64_t epoch, bool validating);
-  amp_status_t scheduled(double *lr);
 
   amp_step_t *step;
   const amp_fit_options_t &options;
@@ -335,38 +334,6 @@ amp_status_t Fit::checkLoss(const std::string &context) {
                                      : static_cast<double>(loss));
 }
 
-/// The rate the next update applies, where the step follows a schedule
-/// (its hyperparameters are one kind's, the largest set that matches):
-/// the schedule's at the step's count of applied updates ("step"), as
-/// torch.optim.lr_scheduler's get_last_lr() after its step(); else `*lr`
-/// as it is.
-amp_status_t Fit::scheduled(double *lr) {
-  double params[4] = {};
-  for (int kind : {3, 0, 1, 2}) { // warmup-cosine's names hold the others'
-    int found = 0, wanted = 0;
-    for (const char *name : amprt::kLrScheduleParams[kind]) {
-      if (!name)
-        continue;
-      amp_status_t absent = amp_step_get_hparam(step, name, &params[wanted]);
-      found += absent == nullptr;
-      ++wanted;
-      amp_status_free(absent);
-    }
-    if (found < wanted)
-      continue;
-    float count = 0;
-    for (size_t i = 0; i < d.tensor_count; ++i)
-      if (d.tensors[i].kind == AMP_STEP_STATE &&
-          std::strcmp(d.tensors[i].name, "step") == 0)
-        AMP_RETURN_IF_ERROR(
-            amp_step_read_tensor(step, i, &count, sizeof count));
-    *lr = amprt::scheduledRate(static_cast<amprt::LrScheduleKind>(kind), *lr,
-                               count, params);
-    return nullptr;
-  }
-  return nullptr;
-}
-
 amp_status_t Fit::record(int64_t epoch, bool validating) {
   float loss = 0, found = 0, scale = 0;
   int64_t skipped = 0;
@@ -381,11 +348,14 @@ amp_status_t Fit::record(int64_t epoch, bool validating) {
   double valLoss = 0;
   if (validating)
     AMP_RETURN_IF_ERROR(validate(step, val, &valLoss, nullptr));
+  // A step without a learning rate reports none.
   double lr = 0;
-  amp_status_t noRate = amp_step_get_hparam(step, "lr", &lr);
-  amp_status_free(noRate); // a step without a learning rate reports none
-  if (!noRate)
-    AMP_RETURN_IF_ERROR(scheduled(&lr));
+  bool hasRate = false;
+  for (size_t i = 0; i < d.tensor_count; ++i)
+    hasRate |= d.tensors[i].kind == AMP_STEP_HPARAM &&
+               std::strcmp(d.tensors[i].name, "lr") == 0;
+  if (hasRate)
+    AMP_RETURN_IF_ERROR(amp_step_current_lr(step, &lr));
   std::string line, json;
   appendf(line, "epoch %lld step %lld loss %.9g",
           static_cast<long long>(epoch + 1), static_cast<long long>(done),
@@ -411,7 +381,7 @@ amp_status_t Fit::record(int64_t epoch, bool validating) {
           static_cast<long long>(skipped));
   appendf(json, ", \"scale\": %s, \"skipped\": %lld", jsonNumber(scale).c_str(),
           static_cast<long long>(skipped));
-  if (!noRate) {
+  if (hasRate) {
     appendf(line, " lr %g", lr);
     appendf(json, ", \"lr\": %s", jsonNumber(lr).c_str());
   }
@@ -518,3 +488,37 @@ amp_status_t amp_step_validate(amp_step_t *step, const amp_data_set_t *data,
 }
 
 } // extern "C"
+
+amp_status_t amp_step_current_lr(amp_step_t *step, double *out_lr) {
+  if (!step || !out_lr)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "step or out_lr is null");
+  double lr = 0;
+  AMP_RETURN_IF_ERROR(amp_step_get_hparam(step, "lr", &lr));
+  const amp_step_description_t &d = *amp_step_description(step);
+  double params[4] = {};
+  // warmup-cosine's names hold the others': it is tried first.
+  for (int kind : {3, 0, 1, 2}) {
+    int found = 0, wanted = 0;
+    for (const char *name : amprt::kLrScheduleParams[kind]) {
+      if (!name)
+        continue;
+      amp_status_t absent = amp_step_get_hparam(step, name, &params[wanted]);
+      found += absent == nullptr;
+      ++wanted;
+      amp_status_free(absent);
+    }
+    if (found < wanted)
+      continue;
+    float count = 0;
+    for (size_t i = 0; i < d.tensor_count; ++i)
+      if (d.tensors[i].kind == AMP_STEP_STATE &&
+          std::strcmp(d.tensors[i].name, "step") == 0)
+        AMP_RETURN_IF_ERROR(
+            amp_step_read_tensor(step, i, &count, sizeof count));
+    lr = amprt::scheduledRate(static_cast<amprt::LrScheduleKind>(kind), lr,
+                              count, params);
+    break;
+  }
+  *out_lr = lr;
+  return nullptr;
+}

@@ -126,6 +126,14 @@ amp_status_t amp_step_fit(amp_step_t *step, const amp_fit_options_t *options,
 amp_status_t amp_step_validate(amp_step_t *step, const amp_data_set_t *data,
                                double *out_mean_loss, void *const *outputs);
 
+/* The learning rate the step's next update applies, as the progress lines
+ * report it: the "lr" hyperparameter or, where the step follows a schedule
+ * (its hyperparameters are one kind's), the schedule's at the step's count
+ * of applied updates, as torch.optim.lr_scheduler's get_last_lr() after
+ * its step(). AMP_INVALID_ARGUMENT where the step has no "lr". Waits for
+ * the device (the count is read from it). */
+amp_status_t amp_step_current_lr(amp_step_t *step, double *out_lr);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
