@@ -20,8 +20,8 @@ static constexpr double kGemmEfficiency = 0.80;
 /// An SM holds at most 64 warps; a streaming kernel needs about half of
 /// them resident to keep enough loads in flight (Little's law: ~0.6 us of
 /// loaded latency at 23 GB/s an SM is ~14 KB, a few 16-byte loads a
-/// thread), four (one a scheduler, with dependencies two each) to issue
-/// every clock.
+/// thread), and eight (two for each of its four schedulers, whose
+/// instructions wait on the one before) to issue every clock.
 static constexpr int64_t kMaxWarpsPerSm = 64;
 static constexpr double kWarpsToDrawBandwidth = 32;
 static constexpr double kWarpsToIssue = 8;
@@ -95,8 +95,9 @@ constexpr int64_t kMinSliceK = 512;
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 } // namespace
 
-/// The time of `gemm` at a peak of `peak` FLOP/s, `bandwidth` for the
-/// partial sums of a split K.
+/// The time of `gemm` on `gpu` at a peak of `peak` FLOP/s (its
+/// calibrated share of it), the partial sums of a split K at the achieved
+/// bandwidth.
 static double gemmSeconds(const KernelCost::Gemm &gemm, double peak,
                           const GpuSpec &gpu) {
   if (gemm.m <= 0 || gemm.n <= 0 || gemm.k <= 0 || gemm.count <= 0)
@@ -212,9 +213,9 @@ KernelTime amp::modelKernel(const KernelCost &kernel, const GpuSpec &gpu) {
     double smShare = activeSms / static_cast<double>(gpu.sms);
     double workers = static_cast<double>(
         kernel.workers ? kernel.workers : kernel.blocks * kernel.threads);
-    double warpsPerSm =
-        std::min(static_cast<double>(kMaxWarpsPerSm),
-                 std::ceil(workers / 32) / std::max(activeSms, 1.0));
+    double warpsPerSm = std::min(static_cast<double>(kMaxWarpsPerSm),
+                                 std::max(1.0, std::ceil(workers / 32)) /
+                                     std::max(activeSms, 1.0));
     double memoryShare =
         smShare * std::min(1.0, warpsPerSm / kWarpsToDrawBandwidth);
     double issueShare = smShare * std::min(1.0, warpsPerSm / kWarpsToIssue);
