@@ -139,7 +139,8 @@ class _FitOptions(ctypes.Structure):
                 ("shuffle_seed", ctypes.c_uint64), ("shuffle", ctypes.c_int32),
                 ("allow_nonfinite", ctypes.c_int32),
                 ("checkpoint", ctypes.c_char_p), ("log", ctypes.c_char_p),
-                ("progress", _FitProgress), ("context", ctypes.c_void_p)]
+                ("progress", _FitProgress), ("context", ctypes.c_void_p),
+                ("patience", ctypes.c_int64), ("keep_best", ctypes.c_int64)]
 
 
 TensorInfo = namedtuple("TensorInfo", "index name kind type dtype shape")
@@ -930,7 +931,7 @@ class Step:
     def fit(self, data, *, epochs=1, val_data=None, val_every=0,
             print_every=100, shuffle_seed=0, shuffle=True, checkpoint=None,
             checkpoint_every=0, log=None, progress=print,
-            allow_nonfinite=False):
+            allow_nonfinite=False, patience=0, keep_best=0):
         """Trains on a data set as ``amp-step --data`` does, on the same
         batches in the same order: ``data`` maps each batch input's name to
         an array whose rows are examples; each epoch takes them in
@@ -944,7 +945,12 @@ class Step:
         ``val_data`` adds the validation loss every ``val_every`` steps and
         at the end; ``log`` appends each record to a JSON-lines file;
         ``checkpoint`` saves the state every ``checkpoint_every`` steps
-        and at the end. Returns the records.
+        and at the end. ``patience`` stops training after that many
+        validations in a row that do not lower the best validation loss
+        (a report says so; the checkpoint is saved); ``keep_best`` keeps
+        the states of that many validations of the lowest loss as
+        ``<checkpoint>.best-step<S>`` (a count of each run: a resumed run
+        counts afresh). Returns the records.
 
         Before the first step, ``fit`` checks every row of ``data`` and
         ``val_data`` once, as ``amp-step --data`` does: ids and labels
@@ -991,7 +997,8 @@ class Step:
                 data, epochs=epochs, val_data=val_data, val_every=val_every,
                 print_every=print_every, checkpoint=checkpoint,
                 checkpoint_every=checkpoint_every, log=log, progress=progress,
-                allow_nonfinite=allow_nonfinite)
+                allow_nonfinite=allow_nonfinite, patience=patience,
+                keep_best=keep_best)
         records, raised = [], []
         leads = self.rank == 0
 
@@ -1023,7 +1030,8 @@ class Step:
             epochs, print_every or 0, val_every or 0, checkpoint_every or 0,
             shuffle_seed, int(bool(shuffle)), int(bool(allow_nonfinite)),
             _c_string(checkpoint) if checkpoint else None,
-            _c_string(log) if log else None, callback, None)
+            _c_string(log) if log else None, callback, None,
+            patience or 0, keep_best or 0)
         with self._lock:
             handle = self._live()
             status = self._lib.amp_step_fit(
@@ -1071,16 +1079,48 @@ class Step:
 
     def _fit_batches(self, data, *, epochs, val_data, val_every,
                      print_every, checkpoint, checkpoint_every, log,
-                     progress, allow_nonfinite):
+                     progress, allow_nonfinite, patience, keep_best):
         """fit over an iterable of batches (see fit)."""
         import time
         records = []
         leads = self.rank == 0
-        done, partial, epoch, recorded = 0, 0, 0, None
+        done, partial, epoch, recorded, stopped = 0, 0, 0, None, False
         if val_data is not None and not self.has_eval:
             raise AmpError(f"val_data: step '{self.name}' was compiled "
                            f"without an evaluation (amp-compile "
                            f"--eval=false)")
+        if (patience or keep_best) and val_data is None:
+            raise AmpError("patience and keep_best judge validation losses: "
+                           "give val_data")
+        if keep_best and not checkpoint:
+            raise AmpError("keep_best saves beside the checkpoint: give one")
+        best = {"loss": float("inf"), "step": 0, "stale": 0, "kept": []}
+
+        def judge():
+            """Keeps the best states and says whether to stop early, after
+            the validation just recorded (as the runtime's fit does)."""
+            loss, steps = records[-1]["val_loss"], records[-1]["step"]
+            if loss < best["loss"]:
+                best.update(loss=loss, step=steps, stale=0)
+            else:
+                best["stale"] += 1
+            kept = best["kept"]
+            if keep_best and (len(kept) < keep_best or
+                              any(loss < k[0] for k in kept)):
+                self.save(f"{checkpoint}.best-step{steps}")
+                at = next((i for i, k in enumerate(kept) if loss < k[0]),
+                          len(kept))
+                kept.insert(at, (loss, steps))
+                if len(kept) > keep_best:
+                    os.remove(self._state_file(
+                        f"{checkpoint}.best-step{kept.pop()[1]}"))
+            if patience and best["stale"] >= patience:
+                if progress and leads:
+                    progress(f"early stop at step {steps}: val_loss has not "
+                             f"improved on {best['loss']:.9g} (step "
+                             f"{best['step']}) in {patience} validations")
+                return True
+            return False
 
         def validation():
             if isinstance(val_data, dict):
@@ -1162,24 +1202,30 @@ class Step:
                         f"{self.loss}, and a step without a loss scaler "
                         f"would train on: stopped before it was logged or "
                         f"checkpointed (allow_nonfinite=True trains on)")
-                if print_every and done % print_every == 0:
-                    record(done, bool(val_every) and done % val_every == 0,
-                           partial)
+                validating = val_data is not None and bool(val_every) and \
+                    done % val_every == 0
+                if validating or (print_every and done % print_every == 0):
+                    record(done, validating, partial)
                     partial = 0
-                elif val_every and done % val_every == 0:
-                    record(done, True, partial)
-                    partial = 0
+                stopped = validating and judge()
+                if stopped:
+                    break
                 if checkpoint and checkpoint_every and \
                         done % checkpoint_every == 0:
                     self.save(checkpoint)
+            if stopped:
+                break
             if full == 0:
                 raise AmpError(
                     f"data gave no full batch of {self.inputs[0].shape[0]} "
                     f"in epoch {epoch + 1} (a generator runs once: give a "
                     f"list or a DataLoader for more epochs)")
         # After the last step, unless its report was just made.
-        if recorded != (done, val_data is not None) or partial:
+        if not stopped and (recorded != (done, val_data is not None) or
+                            partial):
             record(done, val_data is not None, partial)
+            if val_data is not None:
+                judge()
         if checkpoint:
             self.save(checkpoint)
         self.check_replicas()

@@ -672,6 +672,43 @@ def test_fit_over_batches_trains_as_fit_over_a_data_set(mlp_eval, tmp_path):
                      print_every=0)
 
 
+def test_early_stopping_and_best_states_alike_over_both_loops(mlp_eval,
+                                                              tmp_path):
+    # The runtime's loop (a data set) and Python's (its batches in the same
+    # order) stop at the same step with the same best states kept: the two
+    # lowest validation losses of the records.
+    train, val = _clusters(2000, 1), _clusters(600, 2)
+    stops = {}
+    for how in ("rows", "batches"):
+        lines = []
+        data = train if how == "rows" else list(_in_order(train, 64))
+        with mlp_eval.load() as step:
+            step.init(seed=4)
+            records = step.fit(data, epochs=40, shuffle=False, val_data=val,
+                               val_every=8, print_every=0, patience=2,
+                               keep_best=2, checkpoint=tmp_path / how,
+                               progress=lines.append)
+            stops[how] = step.steps
+        early = [line for line in lines if line.startswith("early stop")]
+        assert len(early) == 1, lines
+        losses = [(r["val_loss"], r["step"]) for r in records
+                  if "val_loss" in r]
+        best = sorted(step for _, step in sorted(losses)[:2])
+        kept = sorted(int(p.name.rsplit("best-step", 1)[1])
+                      for p in tmp_path.glob(f"{how}.best-step*"))
+        assert kept == best
+        assert (tmp_path / how).exists()
+    assert stops["rows"] == stops["batches"] < 40 * (2000 // 64)
+    for step_file in tmp_path.glob("rows.best-step*"):
+        twin = tmp_path / step_file.name.replace("rows", "batches")
+        assert twin.read_bytes() == step_file.read_bytes()
+    with mlp_eval.load() as step:
+        with pytest.raises(ampmlir.AmpError, match="give a validation set"):
+            step.fit(train, patience=1, print_every=0)
+        with pytest.raises(ampmlir.AmpError, match="give val_data"):
+            step.fit(list(_in_order(train, 64)), patience=1, print_every=0)
+
+
 def test_fit_over_batches_refuses_bad_batches(mlp_eval):
     train = _clusters(200, 1)
     with mlp_eval.load() as step:

@@ -13,6 +13,7 @@
 #include "runtime_internal.h"
 #include "status.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -227,6 +228,7 @@ private:
   amp_status_t report(const std::string &line, const char *json);
   amp_status_t checkLoss(const std::string &context);
   amp_status_t record(int64_t epoch, bool validating);
+  amp_status_t judge(double valLoss, bool *stop);
 
   amp_step_t *step;
   const amp_fit_options_t &options;
@@ -238,10 +240,28 @@ private:
   std::unique_ptr<FILE, int (*)(FILE *)> log{nullptr, std::fclose};
   std::chrono::steady_clock::time_point since;
   int64_t sinceStep = 0;
+  // Early stopping and the best states (patience, keep_best).
+  double lastValLoss = 0;
+  double bestValLoss = INFINITY;
+  int64_t bestStep = 0, stale = 0;
+  std::vector<std::pair<double, int64_t>> kept; // (loss, step), best first
 };
 
 amp_status_t Fit::prepare(const amp_data_set_t *trainSet,
                           const amp_data_set_t *valSet) {
+  if ((options.patience || options.keep_best) && !valSet)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "patience and keep_best judge validation losses: give "
+                      "a validation set");
+  if (options.keep_best && !options.checkpoint)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "keep_best saves beside the checkpoint: give one");
+  if (options.patience < 0 || options.keep_best < 0)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "patience and keep_best are counts >= 0; got %lld and "
+                      "%lld",
+                      static_cast<long long>(options.patience),
+                      static_cast<long long>(options.keep_best));
   if (options.epochs < 1 || options.print_every < 0 || options.val_every < 0 ||
       options.checkpoint_every < 0)
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
@@ -348,6 +368,7 @@ amp_status_t Fit::record(int64_t epoch, bool validating) {
   double valLoss = 0;
   if (validating)
     AMP_RETURN_IF_ERROR(validate(step, val, &valLoss, nullptr));
+  lastValLoss = valLoss;
   // A step without a learning rate reports none.
   double lr = 0;
   bool hasRate = false;
@@ -438,8 +459,57 @@ amp_status_t Fit::run() {
     bool validating = validates && every(options.val_every);
     if (every(options.print_every) || validating)
       AMP_RETURN_IF_ERROR(record(epoch, validating));
-    if (options.checkpoint && saves() && every(options.checkpoint_every))
+    bool stop = false;
+    if (validating)
+      AMP_RETURN_IF_ERROR(judge(lastValLoss, &stop));
+    if (options.checkpoint && saves() &&
+        (stop || every(options.checkpoint_every)))
       AMP_RETURN_IF_ERROR(amp_step_save(step, stateFile().c_str()));
+    if (stop)
+      break;
+  }
+  return nullptr;
+}
+
+/// Keeps the best states and decides on an early stop after a validation
+/// of `valLoss` at step `done`.
+amp_status_t Fit::judge(double valLoss, bool *stop) {
+  if (valLoss < bestValLoss) {
+    bestValLoss = valLoss;
+    bestStep = done;
+    stale = 0;
+  } else {
+    ++stale;
+  }
+  if (options.keep_best && saves()) {
+    size_t k = static_cast<size_t>(options.keep_best);
+    auto at = std::find_if(kept.begin(), kept.end(), [&](const auto &entry) {
+      return valLoss < entry.first;
+    });
+    if (kept.size() < k || at != kept.end()) {
+      std::string path = stateFile() + ".best-step" + std::to_string(done);
+      AMP_RETURN_IF_ERROR(amp_step_save(step, path.c_str()));
+      kept.insert(at, {valLoss, done});
+      if (kept.size() > k) {
+        std::string worst =
+            stateFile() + ".best-step" + std::to_string(kept.back().second);
+        kept.pop_back();
+        if (std::remove(worst.c_str()) != 0)
+          return AMP_STATUS(AMP_IO_ERROR, "cannot remove %s: %s", worst.c_str(),
+                            std::strerror(errno));
+      }
+    }
+  }
+  if (options.patience && stale >= options.patience) {
+    *stop = true;
+    std::string line;
+    appendf(line,
+            "early stop at step %lld: val_loss has not improved on %.9g "
+            "(step %lld) in %lld validations",
+            static_cast<long long>(done), bestValLoss,
+            static_cast<long long>(bestStep),
+            static_cast<long long>(options.patience));
+    return report(line, nullptr);
   }
   return nullptr;
 }
@@ -487,8 +557,6 @@ amp_status_t amp_step_validate(amp_step_t *step, const amp_data_set_t *data,
   return validate(step, set, out_mean_loss, outputs);
 }
 
-} // extern "C"
-
 amp_status_t amp_step_current_lr(amp_step_t *step, double *out_lr) {
   if (!step || !out_lr)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "step or out_lr is null");
@@ -522,3 +590,5 @@ amp_status_t amp_step_current_lr(amp_step_t *step, double *out_lr) {
   *out_lr = lr;
   return nullptr;
 }
+
+} // extern "C"

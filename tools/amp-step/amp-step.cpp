@@ -414,6 +414,7 @@ bool writeEvalOutputs(const std::string &dir, const amp_eval_description_t &e,
 struct DataOptions {
   std::vector<std::string> data, valData;
   long epochs = 1, printEvery = 100, valEvery = 0, checkpointEvery = 0;
+  long patience = 0, keepBest = 0;
   uint64_t shuffleSeed = 0;
   bool shuffle = true;
   // Train on where a value is not finite: in the data, or the loss of a
@@ -515,6 +516,8 @@ int trainOnData(amp_step_t *step, const DataOptions &options) {
   fit.print_every = options.printEvery;
   fit.val_every = options.valEvery;
   fit.checkpoint_every = options.checkpointEvery;
+  fit.patience = options.patience;
+  fit.keep_best = options.keepBest;
   fit.shuffle_seed = options.shuffleSeed;
   fit.shuffle = options.shuffle ? 1 : 0;
   fit.allow_nonfinite = options.allowNonFinite ? 1 : 0;
@@ -579,6 +582,7 @@ const char *const kUsage =
     "       amp-step LIB NAME (--seed=S | --load=FILE) --data=NAME=FILE... "
     "[--val-data=NAME=FILE]... [--epochs=N] [--val-every=N] "
     "[--print-every=N] [--checkpoint=FILE] [--checkpoint-every=N] "
+    "[--patience=N] [--keep-best=K] "
     "[--log=FILE] [--shuffle-seed=S | --no-shuffle] [--output-dir=DIR] "
     "[--allow-nonfinite]\n"
     "       mpirun -np N amp-step ... [--comm=mpi|nccl] "
@@ -621,6 +625,12 @@ const OptionHelp kOptions[] = {
     {"--checkpoint=", "FILE",
      "save the state there at the end and every --checkpoint-every steps"},
     {"--checkpoint-every=", "N", "(default 0: only at the end)"},
+    {"--patience=", "N",
+     "stop after N validations in a row that do not lower the best "
+     "--val-data loss (default 0: never)"},
+    {"--keep-best=", "K",
+     "keep the states of the K validations of the lowest loss as "
+     "FILE.best-step<S> beside --checkpoint (default 0: none)"},
     {"--log=", "FILE", "append each progress line as a JSON object"},
     {"--shuffle-seed=", "S",
      "each epoch's order drawn from S and the epoch (default 0)"},
@@ -785,6 +795,8 @@ int Run::parse(int argc, char **argv) {
              count("--print-every=", dataOptions.printEvery, 0) ||
              count("--val-every=", dataOptions.valEvery, 0) ||
              count("--checkpoint-every=", dataOptions.checkpointEvery, 0) ||
+             count("--patience=", dataOptions.patience, 0) ||
+             count("--keep-best=", dataOptions.keepBest, 0) ||
              count("--shuffle-seed=", shuffleSeed, 0) ||
              count("--comm-timeout=", commTimeout, 1))
       continue;
@@ -876,11 +888,13 @@ int Run::parse(int argc, char **argv) {
   bool dataOnly = !dataOptions.valData.empty() || dataOptions.valEvery ||
                   !dataOptions.checkpoint.empty() ||
                   dataOptions.checkpointEvery || !dataOptions.log.empty() ||
-                  dataOptions.epochs != 1;
+                  dataOptions.epochs != 1 || dataOptions.patience ||
+                  dataOptions.keepBest;
   if (!onData && dataOnly) {
     std::fprintf(stderr, "amp-step: error: --val-data, --val-every, "
-                         "--epochs, --checkpoint, --checkpoint-every and "
-                         "--log train on a data set: give --data\n");
+                         "--epochs, --checkpoint, --checkpoint-every, "
+                         "--patience, --keep-best and --log train on a data "
+                         "set: give --data\n");
     return 2;
   }
   return kGoOn;

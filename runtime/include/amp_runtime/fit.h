@@ -79,6 +79,12 @@ typedef struct amp_fit_options_s {
   const char *log;             /* a JSON-lines file appended to, or NULL */
   amp_fit_progress_t progress; /* or NULL */
   void *context;               /* handed to `progress` */
+  int64_t patience;  /* with `val`: stop once this many validations in a row
+                        have not lowered the best validation loss; 0: never */
+  int64_t keep_best; /* with `val` and `checkpoint`: keep the states of the k
+                        validations of the lowest loss, each saved as
+                        `checkpoint`.best-step<S> when it is made (the others
+                        removed); 0: none */
 } amp_fit_options_t;
 
 /* 1 epoch, a report every 100 steps, shuffled with seed 0; nothing else. */
@@ -112,7 +118,16 @@ amp_fit_options_t amp_fit_defaults(void);
  * checkpoint_every steps and after the last it saves the state to
  * `checkpoint` (rank 0, or every rank where the step shards its optimizer
  * state, rank r > 0 to `checkpoint`.rank<r>). An error of a step names its
- * epoch, step and batch ("epoch 2, step 9 (batch 3 of the epoch): ..."). */
+ * epoch, step and batch ("epoch 2, step 9 (batch 3 of the epoch): ...").
+ *
+ * With `patience` P, training stops early after the P-th validation in a
+ * row whose loss is not below the best so far: a report says so ("early
+ * stop at step S: val_loss has not improved on B (step T) in P
+ * validations") and the checkpoint, where given, is saved. With
+ * `keep_best` k, each validation whose loss is among the k lowest so far
+ * saves the state (atomically) to `checkpoint`.best-step<S>, and the file
+ * it pushes out of the k is removed. Neither remembers an earlier run: a
+ * resumed run counts afresh. */
 amp_status_t amp_step_fit(amp_step_t *step, const amp_fit_options_t *options,
                           const amp_data_set_t *train,
                           const amp_data_set_t *val);
