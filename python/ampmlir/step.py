@@ -243,6 +243,10 @@ def _declare(lib):
                                        ctypes.c_void_p]),
         "amp_step_current_lr": (status, [step,
                                          ctypes.POINTER(ctypes.c_double)]),
+        "amp_step_validate_metrics": (status, [
+            step, ctypes.POINTER(_DataSet), ctypes.POINTER(ctypes.c_double),
+            ctypes.POINTER(ctypes.c_double),
+            ctypes.POINTER(ctypes.c_double)]),
         "amp_epoch_order": (status, [ctypes.c_int64, ctypes.c_uint64,
                                      ctypes.c_int64, ctypes.c_int32,
                                      ctypes.c_void_p]),
@@ -911,6 +915,36 @@ class Step:
         return _DataSet(what.encode(), rows, len(infos), pointers,
                         names), kept
 
+    def _classifies(self):
+        """(classes, the labels' position among the evaluation's inputs)
+        where the evaluation classifies (amp_step_validate_metrics), or
+        None."""
+        logits = [t for t in self.eval_outputs if t.name == "logits"
+                  and len(t.shape) == 2 and t.type in ("f32", "f16", "bf16")]
+        if not logits:
+            return None
+        labels = [i for i, t in enumerate(self.eval_inputs)
+                  if len(t.shape) == 1 and t.type in ("i32", "i64")
+                  and t.shape[0] == logits[0].shape[0]]
+        return (logits[0].shape[1], labels[0]) if len(labels) == 1 else None
+
+    @_serialised
+    def validate_metrics(self, data):
+        """(mean loss, accuracy, top-5 accuracy) over every full batch of
+        ``data``, in order: validate's loss and, where the evaluation
+        classifies (an output named "logits" of [batch, classes] and one
+        integer batch input of [batch]), the share of labels that are the
+        first largest logit and among the 5 largest (more than 5 classes);
+        NaN where there is no such figure. fit reports them."""
+        handle = self._live()
+        c_data, kept = self._c_data_set(data, self.eval_inputs, "data")
+        loss, accuracy, top5 = (ctypes.c_double() for _ in range(3))
+        _check(self._lib, self._lib.amp_step_validate_metrics(
+            handle, ctypes.byref(c_data), ctypes.byref(loss),
+            ctypes.byref(accuracy), ctypes.byref(top5)))
+        del kept
+        return loss.value, accuracy.value, top5.value
+
     @_serialised
     def validate(self, data):
         """The mean loss of the evaluation over every full batch of
@@ -1123,16 +1157,36 @@ class Step:
             return False
 
         def validation():
+            """(mean loss, accuracy, top-5 accuracy; NaN where none), as
+            amp_step_validate_metrics gives them."""
             if isinstance(val_data, dict):
-                return self.validate(val_data)
-            losses = []
+                return self.validate_metrics(val_data)
+            classifies = self._classifies()
+            total, batches, top1, top5, counted = 0.0, 0, 0, 0, 0
             for arrays, number in self._batches(val_data, self.eval_inputs,
                                                 "val_data", epoch + 1):
-                if arrays is not None:
-                    losses.append(self.evaluate(*arrays))
-            if not losses:
+                if arrays is None:
+                    continue
+                total += self.evaluate(*arrays)  # summed as the runtime does
+                batches += 1
+                if classifies:
+                    logits = np.asarray(self.eval_output("logits"),
+                                        np.float32)
+                    labels = np.asarray(arrays[classifies[1]]).astype(
+                        np.int64)
+                    keep = (labels >= 0) & (labels < logits.shape[1])
+                    logits, labels = logits[keep], labels[keep]
+                    mine = logits[np.arange(len(labels)), labels]
+                    top1 += int((logits.argmax(axis=1) == labels).sum())
+                    top5 += int(((logits > mine[:, None]).sum(axis=1)
+                                 < 5).sum())
+                    counted += len(labels)
+            if not batches:
                 raise AmpError("val_data gave no full batch")
-            return float(np.mean(np.asarray(losses, np.float64)))
+            nan = float("nan")
+            accuracy = top1 / counted if counted else nan
+            top = top5 / counted if counted and classifies[0] > 5 else nan
+            return total / batches, accuracy, top
 
         def record(done, validating, partial):
             nonlocal since, since_steps, recorded
@@ -1148,8 +1202,15 @@ class Step:
                 entry[name] = value
                 line += f" {name} {value:.9g}"
             if validating:
-                entry["val_loss"] = validation()
-                line += f" val_loss {entry['val_loss']:.9g}"
+                val_loss, accuracy, top5 = validation()
+                entry["val_loss"] = val_loss
+                line += f" val_loss {val_loss:.9g}"
+                if accuracy == accuracy:  # not NaN: the step classifies
+                    entry["val_accuracy"] = accuracy
+                    line += f" val_accuracy {accuracy:.4f}"
+                if top5 == top5:
+                    entry["val_top5_accuracy"] = top5
+                    line += f" val_top5 {top5:.4f}"
             entry.update(scale=scale, skipped=skipped)
             line += f" scale {scale:g} skipped {skipped}"
             if "lr" in self.hparams:

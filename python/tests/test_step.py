@@ -642,6 +642,22 @@ def test_fit_over_batches_trains_as_fit_over_a_data_set(mlp_eval, tmp_path):
         step.save(tmp_path / "batches")
         assert step.steps == 30
         assert records[-1]["val_loss"] == step.validate(val)
+        # The classifier's accuracy beside the loss, against numpy's
+        # argmax of the evaluation's logits, batch by batch.
+        right = top5 = 0
+        for start in range(0, 256, 64):
+            step.evaluate(val["x"][start:start + 64],
+                          val["labels"][start:start + 64])
+            logits = step.eval_output("logits")
+            labels = val["labels"][start:start + 64]
+            right += int((logits.argmax(axis=1) == labels).sum())
+            mine = logits[np.arange(64), labels]
+            top5 += int(((logits > mine[:, None]).sum(axis=1) < 5).sum())
+        loss, accuracy, top = step.validate_metrics(
+            {name: array[:256] for name, array in val.items()})
+        assert (accuracy, top) == (right / 256, top5 / 256)
+        assert records[-1]["val_accuracy"] == \
+            step.validate_metrics(val)[1]
     assert (tmp_path / "batches").read_bytes() == \
         (tmp_path / "data-set").read_bytes()
     assert lines[0] == "data: batches of 64 from list, 2 epochs; from step 0"
@@ -650,7 +666,8 @@ def test_fit_over_batches_trains_as_fit_over_a_data_set(mlp_eval, tmp_path):
     assert lines[2].startswith("epoch 2 step 20 loss ")
     assert lines[2].endswith("(1 partial batches left out, as drop_last)")
     assert lines[3].startswith("epoch 2 step 30 loss ") and \
-        " val_loss " in lines[3]
+        " val_loss " in lines[3] and " val_accuracy 0." in lines[3] and \
+        " val_top5 " in lines[3]
     # The last batch of epoch 2 is partial too, after step 30: the end's
     # report says so.
     assert lines[4].startswith("epoch 2 step 30 loss ")

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp_runtime/fit.h"
+#include "amp_runtime/float_formats.h"
 #include "amp_runtime/scalar_math.h"
 
 #include "amp_runtime/state_file.h"
@@ -176,18 +177,103 @@ amp_status_t epochOrder(int64_t rows, uint64_t seed, int64_t epoch,
 /// The mean loss of the evaluation over every full batch of `set`, in
 /// order; with `outputs`, each output of every batch one after another
 /// (output 0: the mean).
+/// Classification accuracy over a validation set, where the evaluation
+/// has one: an output named "logits" of [batch, classes] and one integer
+/// batch input of [batch], the labels. Top-1 is numpy's argmax (the first
+/// largest logit) against the label; top-5 (with more than 5 classes)
+/// counts a label whose logit fewer than 5 others exceed. Labels outside
+/// [0, classes) (ignored ones) are not counted.
+struct Accuracy {
+  size_t output = 0, input = 0;
+  int64_t classes = 0;
+  int64_t top1 = 0, top5 = 0, counted = 0;
+
+  /// Finds the logits and the labels; false where the evaluation has not
+  /// both.
+  bool find(const amp_eval_description_t &e) {
+    bool found = false;
+    for (size_t k = 1; k < e.output_count; ++k) {
+      const amp_step_tensor_t &t = e.outputs[k];
+      if (std::strcmp(t.name, "logits") == 0 && t.rank == 2 &&
+          (t.type == AMP_ELEMENT_F32 || t.type == AMP_ELEMENT_F16 ||
+           t.type == AMP_ELEMENT_BF16)) {
+        output = k;
+        classes = t.shape[1];
+        found = true;
+      }
+    }
+    int labels = 0;
+    size_t position = 0;
+    for (size_t i = 0; i < e.tensor_count; ++i) {
+      const amp_step_tensor_t &t = e.tensors[i];
+      if (t.kind != AMP_STEP_INPUT)
+        continue;
+      if (t.rank == 1 &&
+          (t.type == AMP_ELEMENT_I32 || t.type == AMP_ELEMENT_I64) && found &&
+          t.shape[0] == e.outputs[output].shape[0]) {
+        input = position;
+        ++labels;
+      }
+      ++position;
+    }
+    return found && labels == 1 && classes > 0;
+  }
+
+  /// Counts one batch: its logits (host memory, the output's type) and
+  /// its labels input.
+  void count(const amp_step_tensor_t &logits, const void *data,
+             const amp_step_input_t &labels) {
+    std::vector<float> row(static_cast<size_t>(classes));
+    for (int64_t r = 0; r < logits.shape[0]; ++r) {
+      for (int64_t c = 0; c < classes; ++c) {
+        int64_t at = r * classes + c;
+        row[c] = logits.type == AMP_ELEMENT_F32
+                     ? static_cast<const float *>(data)[at]
+                 : logits.type == AMP_ELEMENT_F16
+                     ? amprt::halfBitsToFloat(
+                           static_cast<const uint16_t *>(data)[at])
+                     : amprt::bfloat16BitsToFloat(
+                           static_cast<const uint16_t *>(data)[at]);
+      }
+      int64_t label = labels.type == AMP_ELEMENT_I32
+                          ? static_cast<const int32_t *>(labels.data)[r]
+                          : static_cast<const int64_t *>(labels.data)[r];
+      if (label < 0 || label >= classes)
+        continue;
+      ++counted;
+      int64_t first = 0, above = 0;
+      for (int64_t c = 0; c < classes; ++c) {
+        if (row[c] > row[first])
+          first = c;
+        above += row[c] > row[label];
+      }
+      top1 += first == label;
+      top5 += above < 5;
+    }
+  }
+};
+
 amp_status_t validate(amp_step_t *step, Batches &set, double *meanLoss,
-                      void *const *outputs) {
+                      void *const *outputs, Accuracy *accuracy = nullptr) {
   const amp_eval_description_t &e = *amp_step_description(step)->eval;
   std::vector<int64_t> order;
   AMP_RETURN_IF_ERROR(epochOrder(set.rows(), 0, 0, /*shuffle=*/false, order));
   double sum = 0;
+  std::vector<char> logits;
+  if (accuracy)
+    logits.resize(amprt::stepTensorBytes(e.outputs[accuracy->output]));
   for (int64_t b = 0; b < set.count(); ++b) {
     const amp_step_input_t *inputs = set.gather(order, b);
     float loss = 0;
     AMP_RETURN_IF_ERROR(
         amp_step_evaluate(step, set.inputCount(), inputs, &loss));
     sum += loss;
+    if (accuracy) {
+      AMP_RETURN_IF_ERROR(amp_step_read_output(step, accuracy->output,
+                                               logits.data(), logits.size()));
+      accuracy->count(e.outputs[accuracy->output], logits.data(),
+                      inputs[accuracy->input]);
+    }
     for (size_t k = 1; outputs && k < e.output_count; ++k) {
       size_t size = amprt::stepTensorBytes(e.outputs[k]);
       AMP_RETURN_IF_ERROR(amp_step_read_output(
@@ -366,8 +452,11 @@ amp_status_t Fit::record(int64_t epoch, bool validating) {
   since = now;
   sinceStep = done;
   double valLoss = 0;
+  Accuracy accuracy;
+  bool classifies = validating && accuracy.find(*d.eval);
   if (validating)
-    AMP_RETURN_IF_ERROR(validate(step, val, &valLoss, nullptr));
+    AMP_RETURN_IF_ERROR(validate(step, val, &valLoss, nullptr,
+                                 classifies ? &accuracy : nullptr));
   lastValLoss = valLoss;
   // A step without a learning rate reports none.
   double lr = 0;
@@ -397,6 +486,16 @@ amp_status_t Fit::record(int64_t epoch, bool validating) {
   if (validating) {
     appendf(line, " val_loss %.9g", valLoss);
     appendf(json, ", \"val_loss\": %s", jsonNumber(valLoss).c_str());
+  }
+  if (classifies && accuracy.counted > 0) {
+    double top1 = static_cast<double>(accuracy.top1) / accuracy.counted;
+    appendf(line, " val_accuracy %.4f", top1);
+    appendf(json, ", \"val_accuracy\": %s", jsonNumber(top1).c_str());
+    if (accuracy.classes > 5) {
+      double top5 = static_cast<double>(accuracy.top5) / accuracy.counted;
+      appendf(line, " val_top5 %.4f", top5);
+      appendf(json, ", \"val_top5_accuracy\": %s", jsonNumber(top5).c_str());
+    }
   }
   appendf(line, " scale %g skipped %lld", static_cast<double>(scale),
           static_cast<long long>(skipped));
@@ -555,6 +654,35 @@ amp_status_t amp_step_validate(amp_step_t *step, const amp_data_set_t *data,
         return AMP_STATUS(AMP_INVALID_ARGUMENT,
                           "validate: output %zu's buffer is null", k);
   return validate(step, set, out_mean_loss, outputs);
+}
+
+amp_status_t amp_step_validate_metrics(amp_step_t *step,
+                                       const amp_data_set_t *data,
+                                       double *out_mean_loss,
+                                       double *out_accuracy, double *out_top5) {
+  if (!step || !out_mean_loss || !out_accuracy || !out_top5)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "step or an output pointer is null");
+  const amp_step_description_t &d = *amp_step_description(step);
+  if (!d.eval)
+    return AMP_STATUS(AMP_UNAVAILABLE,
+                      "step '%s' was compiled without an evaluation "
+                      "(amp-compile --eval=false)",
+                      d.name);
+  Batches set;
+  AMP_RETURN_IF_ERROR(
+      set.describe(data, d.eval->tensor_count, d.eval->tensors, d.name));
+  Accuracy accuracy;
+  bool classifies = accuracy.find(*d.eval);
+  AMP_RETURN_IF_ERROR(validate(step, set, out_mean_loss, nullptr,
+                               classifies ? &accuracy : nullptr));
+  *out_accuracy = *out_top5 = NAN;
+  if (classifies && accuracy.counted > 0) {
+    *out_accuracy = static_cast<double>(accuracy.top1) / accuracy.counted;
+    if (accuracy.classes > 5)
+      *out_top5 = static_cast<double>(accuracy.top5) / accuracy.counted;
+  }
+  return nullptr;
 }
 
 amp_status_t amp_step_current_lr(amp_step_t *step, double *out_lr) {

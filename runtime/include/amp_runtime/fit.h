@@ -141,6 +141,17 @@ amp_status_t amp_step_fit(amp_step_t *step, const amp_fit_options_t *options,
 amp_status_t amp_step_validate(amp_step_t *step, const amp_data_set_t *data,
                                double *out_mean_loss, void *const *outputs);
 
+/* amp_step_validate's mean loss and, where the evaluation classifies (an
+ * output named "logits" of [batch, classes] and one integer batch input of
+ * [batch], its labels), the share of the labels that are the first largest
+ * logit (*out_accuracy) and among the 5 largest (*out_top5, with more than
+ * 5 classes), labels outside [0, classes) not counted; NaN where there is
+ * no such figure. Progress lines and logs report them beside val_loss. */
+amp_status_t amp_step_validate_metrics(amp_step_t *step,
+                                       const amp_data_set_t *data,
+                                       double *out_mean_loss,
+                                       double *out_accuracy, double *out_top5);
+
 /* The learning rate the step's next update applies, as the progress lines
  * report it: the "lr" hyperparameter or, where the step follows a schedule
  * (its hyperparameters are one kind's), the schedule's at the step's count
