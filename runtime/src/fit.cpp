@@ -251,6 +251,16 @@ struct Accuracy {
       top5 += above < 5;
     }
   }
+
+  /// The shares of the labels counted that are top-1 and top-5 (with more
+  /// than 5 classes); NaN where there is none.
+  double top1Share() const {
+    return counted > 0 ? static_cast<double>(top1) / counted : NAN;
+  }
+  double top5Share() const {
+    return counted > 0 && classes > 5 ? static_cast<double>(top5) / counted
+                                      : NAN;
+  }
 };
 
 amp_status_t validate(amp_step_t *step, Batches &set, double *meanLoss,
@@ -488,13 +498,13 @@ amp_status_t Fit::record(int64_t epoch, bool validating) {
     appendf(json, ", \"val_loss\": %s", jsonNumber(valLoss).c_str());
   }
   if (classifies && accuracy.counted > 0) {
-    double top1 = static_cast<double>(accuracy.top1) / accuracy.counted;
-    appendf(line, " val_accuracy %.4f", top1);
-    appendf(json, ", \"val_accuracy\": %s", jsonNumber(top1).c_str());
+    appendf(line, " val_accuracy %.4f", accuracy.top1Share());
+    appendf(json, ", \"val_accuracy\": %s",
+            jsonNumber(accuracy.top1Share()).c_str());
     if (accuracy.classes > 5) {
-      double top5 = static_cast<double>(accuracy.top5) / accuracy.counted;
-      appendf(line, " val_top5 %.4f", top5);
-      appendf(json, ", \"val_top5_accuracy\": %s", jsonNumber(top5).c_str());
+      appendf(line, " val_top5 %.4f", accuracy.top5Share());
+      appendf(json, ", \"val_top5_accuracy\": %s",
+              jsonNumber(accuracy.top5Share()).c_str());
     }
   }
   appendf(line, " scale %g skipped %lld", static_cast<double>(scale),
@@ -635,19 +645,25 @@ amp_status_t amp_step_fit(amp_step_t *step, const amp_fit_options_t *options,
   return fit.run();
 }
 
-amp_status_t amp_step_validate(amp_step_t *step, const amp_data_set_t *data,
-                               double *out_mean_loss, void *const *outputs) {
-  if (!step || !out_mean_loss)
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "step or out_mean_loss is null");
+/// `data` as batches of the step's evaluation, which it must have.
+static amp_status_t
+describeEvaluation(amp_step_t *step, const amp_data_set_t *data, Batches &set) {
   const amp_step_description_t &d = *amp_step_description(step);
   if (!d.eval)
     return AMP_STATUS(AMP_UNAVAILABLE,
                       "step '%s' was compiled without an evaluation "
                       "(amp-compile --eval=false)",
                       d.name);
+  return set.describe(data, d.eval->tensor_count, d.eval->tensors, d.name);
+}
+
+amp_status_t amp_step_validate(amp_step_t *step, const amp_data_set_t *data,
+                               double *out_mean_loss, void *const *outputs) {
+  if (!step || !out_mean_loss)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "step or out_mean_loss is null");
   Batches set;
-  AMP_RETURN_IF_ERROR(
-      set.describe(data, d.eval->tensor_count, d.eval->tensors, d.name));
+  AMP_RETURN_IF_ERROR(describeEvaluation(step, data, set));
+  const amp_step_description_t &d = *amp_step_description(step);
   if (outputs)
     for (size_t k = 0; k < d.eval->output_count; ++k)
       if (!outputs[k])
@@ -663,25 +679,15 @@ amp_status_t amp_step_validate_metrics(amp_step_t *step,
   if (!step || !out_mean_loss || !out_accuracy || !out_top5)
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "step or an output pointer is null");
-  const amp_step_description_t &d = *amp_step_description(step);
-  if (!d.eval)
-    return AMP_STATUS(AMP_UNAVAILABLE,
-                      "step '%s' was compiled without an evaluation "
-                      "(amp-compile --eval=false)",
-                      d.name);
   Batches set;
-  AMP_RETURN_IF_ERROR(
-      set.describe(data, d.eval->tensor_count, d.eval->tensors, d.name));
+  AMP_RETURN_IF_ERROR(describeEvaluation(step, data, set));
+  const amp_step_description_t &d = *amp_step_description(step);
   Accuracy accuracy;
   bool classifies = accuracy.find(*d.eval);
   AMP_RETURN_IF_ERROR(validate(step, set, out_mean_loss, nullptr,
                                classifies ? &accuracy : nullptr));
-  *out_accuracy = *out_top5 = NAN;
-  if (classifies && accuracy.counted > 0) {
-    *out_accuracy = static_cast<double>(accuracy.top1) / accuracy.counted;
-    if (accuracy.classes > 5)
-      *out_top5 = static_cast<double>(accuracy.top5) / accuracy.counted;
-  }
+  *out_accuracy = classifies ? accuracy.top1Share() : NAN;
+  *out_top5 = classifies ? accuracy.top5Share() : NAN;
   return nullptr;
 }
 
