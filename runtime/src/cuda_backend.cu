@@ -107,7 +107,8 @@ sgdKernel(const __grid_constant__ amprt::MultiTensorLaunch launch,
   const bool first = step && *step == 0;
   const amprt::SgdScalars<float> scalars = amprt::sgdScalars(source);
   forEachVector(launch, [&](int64_t t, int64_t i, int n, bool whole) {
-    amprt::sgdVector(launch, scalars, source.buffered, first, t, i, n, whole);
+    amprt::sgdVector(launch, scalars, source.buffered, first,
+                     source.at.grad_scale, t, i, n, whole);
   });
 }
 
@@ -119,7 +120,7 @@ adamwKernel(const __grid_constant__ amprt::MultiTensorLaunch launch,
     return;
   const amprt::AdamwScalars<float> scalars = amprt::adamwScalars(source, *step);
   forEachVector(launch, [&](int64_t t, int64_t i, int n, bool whole) {
-    amprt::adamwVector(launch, scalars, t, i, n, whole);
+    amprt::adamwVector(launch, scalars, source.at.grad_scale, t, i, n, whole);
   });
 }
 

@@ -212,8 +212,8 @@ public:
         params, grads, source.buffered ? buffers : params, params, copies,
         [&](const amprt::MultiTensorLaunch &l) {
           return forEachVector(l, [&](int64_t t, int64_t i, int n, bool whole) {
-            amprt::sgdVector(l, scalars, source.buffered, first, t, i, n,
-                             whole);
+            amprt::sgdVector(l, scalars, source.buffered, first,
+                             source.at.grad_scale, t, i, n, whole);
           });
         });
   }
@@ -227,13 +227,14 @@ public:
       return nullptr;
     const amprt::AdamwScalars<float> scalars =
         amprt::adamwScalars(source, *step);
-    return forEachLaunch(params, grads, expAvgs, expAvgSqs, copies,
-                         [&](const amprt::MultiTensorLaunch &l) {
-                           return forEachVector(
-                               l, [&](int64_t t, int64_t i, int n, bool whole) {
-                                 amprt::adamwVector(l, scalars, t, i, n, whole);
-                               });
-                         });
+    return forEachLaunch(
+        params, grads, expAvgs, expAvgSqs, copies,
+        [&](const amprt::MultiTensorLaunch &l) {
+          return forEachVector(l, [&](int64_t t, int64_t i, int n, bool whole) {
+            amprt::adamwVector(l, scalars, source.at.grad_scale, t, i, n,
+                               whole);
+          });
+        });
   }
 
   // A counting sort: the ids counted by row, the counts summed into each

@@ -369,14 +369,26 @@ AMP_HOST_DEVICE inline bool unscaleVector(const MultiTensorLaunch &l, float inv,
   return found;
 }
 
-/// SGD over a vector: parameters a[t], gradients b[t], momentum buffers
-/// c[t] where `buffered`.
+/// The gradients an update reads: g times *gradScale, rounded to f32 as
+/// amp.mul rounds, where the hyperparameters give a scale (grad_scale).
+AMP_HOST_DEVICE inline Vector scaleGradients(Vector g, const float *gradScale) {
+  if (gradScale) {
+    const float scale = *gradScale;
+    for (int k = 0; k < kMultiTensorVector; ++k)
+      g.v[k] = g.v[k] * scale;
+  }
+  return g;
+}
+
+/// SGD over a vector: parameters a[t], gradients b[t] (times *gradScale
+/// where not null), momentum buffers c[t] where `buffered`.
 AMP_HOST_DEVICE inline void sgdVector(const MultiTensorLaunch &l,
                                       const SgdScalars<float> &scalars,
-                                      bool buffered, bool first, int64_t t,
+                                      bool buffered, bool first,
+                                      const float *gradScale, int64_t t,
                                       int64_t i, int n, bool whole) {
   Vector p = loadVector(l.a[t], i, n, whole);
-  const Vector g = loadVector(l.b[t], i, n, whole);
+  const Vector g = scaleGradients(loadVector(l.b[t], i, n, whole), gradScale);
   Vector buffer = buffered ? loadVector(l.c[t], i, n, whole) : Vector{};
   for (int k = 0; k < kMultiTensorVector; ++k)
     p.v[k] = sgdElement(scalars, p.v[k], g.v[k],
@@ -388,14 +400,14 @@ AMP_HOST_DEVICE inline void sgdVector(const MultiTensorLaunch &l,
     storeCopyVector(l.copyType, l.copy[t], i, n, whole, p);
 }
 
-/// AdamW over a vector: parameters a[t], gradients b[t], first and second
-/// moments c[t] and d[t].
+/// AdamW over a vector: parameters a[t], gradients b[t] (times
+/// *gradScale where not null), first and second moments c[t] and d[t].
 AMP_HOST_DEVICE inline void adamwVector(const MultiTensorLaunch &l,
                                         const AdamwScalars<float> &scalars,
-                                        int64_t t, int64_t i, int n,
-                                        bool whole) {
+                                        const float *gradScale, int64_t t,
+                                        int64_t i, int n, bool whole) {
   Vector p = loadVector(l.a[t], i, n, whole);
-  const Vector g = loadVector(l.b[t], i, n, whole);
+  const Vector g = scaleGradients(loadVector(l.b[t], i, n, whole), gradScale);
   Vector m = loadVector(l.c[t], i, n, whole);
   Vector v = loadVector(l.d[t], i, n, whole);
   for (int k = 0; k < kMultiTensorVector; ++k)

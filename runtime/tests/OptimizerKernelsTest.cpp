@@ -257,6 +257,60 @@ TEST_P(KernelTest, MismatchedListsAreRejected) {
   amp_status_free(status);
 }
 
+// A grad_scale multiplies each gradient as the update reads it: the
+// parameters and moments come out as from gradients multiplied first (in
+// f32, as a separate amp.mul stores them), bit for bit, and the gradients
+// in memory are left as they were. Values chosen so that the products
+// round (0.3 * 0.7 is not exact in f32).
+TEST_P(KernelTest, GradScaleIsTheMultiplyBeforeTheUpdate) {
+  const std::vector<float> grads = {0.3f, -1.7f, 2.5e-3f, 11.0f, -0.6f};
+  const float scale = 0.7f;
+  std::vector<float> scaled;
+  for (float g : grads)
+    scaled.push_back(g * scale);
+  double *h = upload(std::vector<double>{1e-3, 0.9, 0.999, 1e-8, 0.01});
+  float *step = upload(std::vector<float>{2});
+  float *scaleOnDevice = upload(std::vector<float>{scale});
+  size_t sizes[] = {grads.size()};
+  const std::vector<float> start = {1, -2, 0.5f, 3, -0.25f};
+  const std::vector<float> moment = {0.1f, 0.2f, -0.3f, 0.05f, 0.0f};
+
+  // AdamW, then Adam's coupled decay, then SGD with momentum and Nesterov.
+  for (int kind = 0; kind < 3; ++kind) {
+    std::vector<float> results[2][3];
+    for (int folded = 0; folded < 2; ++folded) {
+      float *p = upload(start), *m = upload(moment), *v = upload(moment);
+      float *g = upload(folded ? grads : scaled);
+      float *params[] = {p}, *gs[] = {g}, *ms[] = {m}, *vs[] = {v};
+      const float *gradScale = folded ? scaleOnDevice : nullptr;
+      amp_status_t status;
+      if (kind < 2) {
+        amp_adamw_hparams_t adamw{&h[0], &h[1], &h[2],    &h[3],
+                                  &h[4], kind,  gradScale};
+        status = amp_adamw_apply(stream, &adamw, {1, params, sizes},
+                                 {1, gs, sizes}, {1, ms, sizes}, {1, vs, sizes},
+                                 step, nullptr, {AMP_F32, nullptr});
+      } else {
+        amp_sgd_hparams_t sgd{&h[0], &h[1], &h[4], 0.0, 1, gradScale};
+        status =
+            amp_sgd_apply(stream, &sgd, {1, params, sizes}, {1, gs, sizes},
+                          {1, ms, sizes}, step, nullptr, {AMP_F32, nullptr});
+      }
+      ASSERT_EQ(status, nullptr) << amp_status_message(status);
+      results[folded][0] = download(p, grads.size());
+      results[folded][1] = download(m, grads.size());
+      results[folded][2] = download(v, grads.size());
+      EXPECT_EQ(download(g, grads.size()), folded ? grads : scaled);
+    }
+    for (int r = 0; r < 3; ++r)
+      for (size_t i = 0; i < grads.size(); ++i)
+        EXPECT_EQ(amprt::floatToBits(results[1][r][i]),
+                  amprt::floatToBits(results[0][r][i]))
+            << "kind " << kind << ", result " << r << ", element " << i;
+    EXPECT_NE(results[1][0], start) << kind;
+  }
+}
+
 // The apply variants read the step count and leave it alone: the compiled
 // step counts updates in its own graph. They read their hyperparameters
 // from device memory. One launch covers every tensor.

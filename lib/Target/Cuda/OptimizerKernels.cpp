@@ -36,6 +36,10 @@ struct RuntimeUpdate {
 std::optional<RuntimeUpdate>
 getRuntimeUpdate(Operation *update, function_ref<std::string(Value)> pointer) {
   RuntimeUpdate call;
+  // Clipping's coefficient, multiplied in as the update loads each
+  // gradient (getGradientScale).
+  Value factor = getGradientScaleFactor(update);
+  std::string gradScale = factor ? pointer(factor) : "nullptr";
   if (auto sgd = dyn_cast<SgdUpdateOp>(update)) {
     call.hparams =
         designatedInit("amp_sgd_hparams_t", "hparams",
@@ -43,7 +47,8 @@ getRuntimeUpdate(Operation *update, function_ref<std::string(Value)> pointer) {
                         {"momentum", "nullptr"},
                         {"weight_decay", pointer(sgd.getWeightDecay())},
                         {"dampening", "0.0"},
-                        {"nesterov", "0"}},
+                        {"nesterov", "0"},
+                        {"grad_scale", gradScale}},
                        /*isConst=*/true);
     call.function = "amp_sgd_apply";
     call.withStep = false;
@@ -56,7 +61,8 @@ getRuntimeUpdate(Operation *update, function_ref<std::string(Value)> pointer) {
          {"momentum", pointer(sgd.getMomentum())},
          {"weight_decay", pointer(sgd.getWeightDecay())},
          {"dampening", hexLiteral(sgd.getDampening().convertToDouble())},
-         {"nesterov", sgd.getNesterov() ? "1" : "0"}},
+         {"nesterov", sgd.getNesterov() ? "1" : "0"},
+         {"grad_scale", gradScale}},
         /*isConst=*/true);
     call.function = "amp_sgd_apply";
     return call;
@@ -69,7 +75,8 @@ getRuntimeUpdate(Operation *update, function_ref<std::string(Value)> pointer) {
                         {"beta2", pointer(adam.getBeta2())},
                         {"eps", pointer(adam.getEps())},
                         {"weight_decay", pointer(adam.getWeightDecay())},
-                        {"coupled_decay", adam.getCoupledDecay() ? "1" : "0"}},
+                        {"coupled_decay", adam.getCoupledDecay() ? "1" : "0"},
+                        {"grad_scale", gradScale}},
                        /*isConst=*/true);
     call.function = "amp_adamw_apply";
     return call;
@@ -109,15 +116,18 @@ std::optional<double> compiledValue(Value hyper) {
 /// adamwElement (the decay, the choice of the moment's form and its
 /// update, the second moment, the denominator with its square root, the
 /// step: 14 FLOPs and a sqrt) and sgdElement (the weight decay, the
-/// momentum buffer, Nesterov's look-ahead, the step). SGD's decay, and
+/// momentum buffer, Nesterov's look-ahead, the step), and the gradient's
+/// scale where the update multiplies it in. SGD's decay, and
 /// Adam's (added to the gradient), cost 2 FLOPs where it is on: at the
 /// value the step starts with (it can change at run time), and wherever
 /// that value is not known.
 ElementCost updateCost(Operation *update) {
-  ElementCost cost{2, 0};
+  // The gradient's scale, where the update multiplies it in.
+  const int64_t scale = getGradientScale(update) ? 1 : 0;
+  ElementCost cost{2 + scale, 0};
   Value decay;
   if (auto adam = dyn_cast<AdamwUpdateOp>(update)) {
-    cost = {14, 1};
+    cost = {14 + scale, 1};
     if (!adam.getCoupledDecay())
       return cost;
     decay = adam.getWeightDecay();
@@ -173,6 +183,10 @@ static std::string runtimeUpdateCall(StepEmitter &emitter,
       cast<OptimizerUpdateOpInterface>(first).getHyperParameterOperands();
   if (!llvm::all_of(hypers, hasMemory))
     return "";
+  // One gradient scale for the group (isLikeUpdate), read where it is.
+  Value factor = getGradientScaleFactor(first);
+  if (factor && !hasMemory(factor))
+    return "";
   std::optional<RuntimeUpdate> call = getRuntimeUpdate(
       first, [&](Value v) { return emitter.pointerOf(v, false); });
   if (!call)
@@ -211,9 +225,14 @@ static std::string runtimeUpdateCall(StepEmitter &emitter,
     for (unsigned r = 0; r < update->getNumResults(); ++r)
       inPlace &= emitter.sameMemory(storedResult(update, guards, r),
                                     optimizer.getReplacedOperand(r).get());
-    // Every tensor f32 (the hyperparameters are f64 and read in place).
-    OperandRange tensors = update->getOperands().take_front(
-        optimizer.getHyperParameterOperands().getBeginOperandIndex());
+    // Every tensor f32 (the hyperparameters are f64 and read in place),
+    // a scaled gradient read before its scale.
+    SmallVector<Value> tensors;
+    for (Value operand : update->getOperands().take_front(
+             optimizer.getHyperParameterOperands().getBeginOperandIndex()))
+      tensors.push_back(operand == optimizer.getGradOperand()
+                            ? getUnscaledGradient(update)
+                            : operand);
     if (!inPlace || !llvm::all_of(tensors, isF32) ||
         !llvm::all_of(tensors, hasMemory) ||
         !llvm::equal(optimizer.getHyperParameterOperands(), hypers)) {
@@ -223,7 +242,7 @@ static std::string runtimeUpdateCall(StepEmitter &emitter,
     for (unsigned r = 0; r < update->getNumResults(); ++r)
       lists[r == 0 ? 0 : r + 1].push_back(
           emitter.pointerOf(storedResult(update, guards, r), true));
-    lists[1].push_back(emitter.pointerOf(optimizer.getGradOperand(), true));
+    lists[1].push_back(emitter.pointerOf(getUnscaledGradient(update), true));
     sizes.push_back(std::to_string(countOf(update->getResult(0))));
   }
   size_t n = sizes.size();
@@ -271,11 +290,18 @@ LogicalResult StepEmitter::emitUpdates(ArrayRef<Operation *> updates) {
                           (n == 1 ? " tensor" : " tensors") +
                           (getGuardSelects(updates.front()).empty()
                                ? ""
-                               : ", skipped when found_inf is set"),
+                               : ", skipped when found_inf is set") +
+                          (getGradientScale(updates.front())
+                               ? ", each gradient scaled as it is read"
+                               : ""),
                       2);
-    for (Operation *update : updates)
-      if (!llvm::is_contained(rest, update))
-        s << commentLines("  " + describe(update), 2);
+    for (Operation *update : updates) {
+      if (llvm::is_contained(rest, update))
+        continue;
+      if (Operation *scale = getGradientScale(update))
+        s << commentLines("  " + describe(scale), 2);
+      s << commentLines("  " + describe(update), 2);
+    }
     s << "{\n";
     s.indent() << call;
     s.unindent() << "}\n";
@@ -295,7 +321,9 @@ LogicalResult StepEmitter::emitUpdates(ArrayRef<Operation *> updates) {
       int64_t count = countOf(update->getResult(0));
       cost.flops += work.flops * count;
       cost.transcendentals += work.transcendentals * count;
-      touched.push_back({optimizer.getGradOperand(), false});
+      touched.push_back({getUnscaledGradient(update), false});
+      if (Value factor = getGradientScaleFactor(update))
+        touched.push_back({factor, false});
       SmallVector<Operation *> guards = getGuardSelects(update);
       for (unsigned r = 0; r < update->getNumResults(); ++r) {
         touched.push_back({optimizer.getReplacedOperand(r).get(), false});
@@ -305,14 +333,32 @@ LogicalResult StepEmitter::emitUpdates(ArrayRef<Operation *> updates) {
     recordLaunch(std::move(cost), touched);
   }
   size_t first = call.empty() ? 0 : 1;
-  for (auto [i, update] : llvm::enumerate(rest))
+  for (auto [i, update] : llvm::enumerate(rest)) {
+    SmallVector<Operation *> fused;
+    if (Operation *scale = getGradientScale(update))
+      fused.push_back(scale);
     if (failed(emitSingle(update, getGuardSelects(update),
-                          first + i ? "_" + std::to_string(first + i) : "")))
+                          first + i ? "_" + std::to_string(first + i) : "",
+                          fused)))
       return failure();
+  }
   return success();
 }
 
 namespace {
+
+/// The gradient an update's functor reads at `i`: its operand, or where
+/// the kernel computes getGradientScale's multiply, that product, printed
+/// to the body as the elementwise kernels compute it.
+FailureOr<std::string> gradientAt(Operation *update, OpKernel &kernel) {
+  // Every update's operands start with the parameter and its gradient.
+  Operation *scale = getGradientScale(update);
+  if (!scale || !llvm::is_contained(kernel.getFused(), scale))
+    return kernel.load(1, "i");
+  Functor &functor = kernel.functor();
+  return kernel.getEmitter().emitElementwiseAt(functor, {scale}, "i",
+                                               functor.body());
+}
 
 /// An exact C literal of a double.
 std::string d(double v) {
@@ -335,7 +381,10 @@ template <typename Op> LogicalResult emitSgd(Op op, OpKernel &kernel) {
   }
   std::string wd =
       kernel.load(op.getWeightDecayMutable().getOperandNumber(), "0");
-  std::string param = kernel.load(0, "i"), grad = kernel.load(1, "i");
+  std::string param = kernel.load(0, "i");
+  FailureOr<std::string> grad = gradientAt(op, kernel);
+  if (failed(grad))
+    return failure();
   std::string first = hasBuffer ? kernel.load(3, "0") + " == 0" : "false";
   // The scalars once per launch, from the hyperparameters' f64 values.
   Functor &functor = kernel.functor();
@@ -348,7 +397,7 @@ template <typename Op> LogicalResult emitSgd(Op op, OpKernel &kernel) {
   if (hasBuffer)
     body << t << " buf = " << kernel.load(2, "i") << ";\n";
   body << "const " + t + " p = amprt::sgdElement<" + t + ">(s, " + param +
-              ", " + grad + ", " + (hasBuffer ? "&buf" : "nullptr") + ", " +
+              ", " + *grad + ", " + (hasBuffer ? "&buf" : "nullptr") + ", " +
               first + ");"
        << "\n";
   if (hasBuffer)
@@ -382,8 +431,12 @@ LogicalResult emitAdamw(AdamwUpdateOp op, OpKernel &kernel) {
                          ");"
                   << "\n";
   raw_indented_ostream &body = functor.body();
-  body << t << " p = " << kernel.load(0, "i") << ";\n"
-       << "const " << t << " g = " << kernel.load(1, "i") << ";\n"
+  std::string param = kernel.load(0, "i");
+  FailureOr<std::string> grad = gradientAt(op, kernel);
+  if (failed(grad))
+    return failure();
+  body << t << " p = " << param << ";\n"
+       << "const " << t << " g = " << *grad << ";\n"
        << t << " m = " << kernel.load(2, "i") << ";\n"
        << t << " v = " << kernel.load(3, "i") << ";\n"
        << "amprt::adamwElement<" << t << ">(scalars, p, g, m, v);\n"

@@ -671,12 +671,13 @@ StringRef StepEmitter::functorWithDefinition(StringRef definition,
 
 LogicalResult StepEmitter::emitSingle(Operation *op,
                                       ArrayRef<Operation *> guards,
-                                      StringRef suffix) {
+                                      StringRef suffix,
+                                      ArrayRef<Operation *> fused) {
   auto kernel = dyn_cast<KernelOpInterface>(op);
   if (!kernel)
     return op->emitError() << "'" << op->getName()
                            << "' is not supported by the backend";
-  OpKernel builder(*this, op, guards, kernelName({op}) + suffix.str());
+  OpKernel builder(*this, op, guards, kernelName({op}) + suffix.str(), fused);
   return kernel.emitKernel(builder);
 }
 

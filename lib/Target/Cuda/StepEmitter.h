@@ -297,9 +297,11 @@ public:
   emitElementwiseAt(Functor &functor, ArrayRef<Operation *> ops,
                     StringRef index, raw_ostream &out,
                     ArrayRef<std::pair<Value, std::string>> known = {});
-  /// One op through its KernelOpInterface.
+  /// One op through its KernelOpInterface, with the ops of its kernel
+  /// that it computes (`fused`: an update's gradient scale).
   LogicalResult emitSingle(Operation *op, ArrayRef<Operation *> guards = {},
-                           StringRef suffix = {});
+                           StringRef suffix = {},
+                           ArrayRef<Operation *> fused = {});
 
 private:
   /// Checks the buffer plan the emitted code trusts (see StepEmitter.cpp).

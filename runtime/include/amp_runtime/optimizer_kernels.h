@@ -121,11 +121,16 @@ typedef struct amp_sgd_hparams_s {
   const double *weight_decay;
   double dampening; /* fixed: they change the update's code */
   int nesterov;
+  /* Null, or a device f32 that multiplies every gradient element, in f32,
+   * before the update reads it (clipping's coefficient): the update sees
+   * what a separate multiply would have stored, without the launch. */
+  const float *grad_scale;
 } amp_sgd_hparams_t;
 
 typedef struct amp_adamw_hparams_s {
   const double *lr, *beta1, *beta2, *eps, *weight_decay;
-  int coupled_decay; /* fixed: 1 for Adam, 0 for AdamW */
+  int coupled_decay;       /* fixed: 1 for Adam, 0 for AdamW */
+  const float *grad_scale; /* as amp_sgd_hparams_t's */
 } amp_adamw_hparams_t;
 
 /* As amp_sgd_update and amp_adamw_update, except that the hyperparameters

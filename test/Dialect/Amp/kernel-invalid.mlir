@@ -66,7 +66,7 @@ func.func @gemm_product_yielded(%x: tensor<2x2xf32>, %b: tensor<2xf32>) -> (tens
 // -----
 
 func.func @update_with_other_op(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f64>, %wd: tensor<f64>) -> (tensor<4xf32>, tensor<4xf32>) {
-  // expected-error@+1 {{'amp.fusion' op is no run of updates: 'amp.neg' is neither an optimizer update nor the select that guards one}}
+  // expected-error@+1 {{'amp.fusion' op is no run of updates: 'amp.neg' is neither an optimizer update, the select that guards one nor the multiply that scales its gradient}}
   %k:2 = amp.fusion(%a = %w, %b = %g, %c = %lr, %d = %wd) : (tensor<4xf32>, tensor<4xf32>, tensor<f64>, tensor<f64>) -> (tensor<4xf32>, tensor<4xf32>) {
     %0 = amp.sgd_update %a, %b lr(%c) weight_decay(%d) : tensor<4xf32>
     %1 = amp.neg %b : tensor<4xf32>
@@ -78,7 +78,7 @@ func.func @update_with_other_op(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tenso
 // -----
 
 func.func @updates_unlike(%w: tensor<4xf32>, %v: tensor<4xf32>, %g: tensor<4xf32>, %lr1: tensor<f64>, %lr2: tensor<f64>, %wd: tensor<f64>) -> (tensor<4xf32>, tensor<4xf32>) {
-  // expected-error@+1 {{'amp.fusion' op is no run of updates: one launch runs updates of one op with the same attributes, step, hyperparameters and guard, none reading another's result}}
+  // expected-error@+1 {{'amp.fusion' op is no run of updates: one launch runs updates of one op with the same attributes, step, hyperparameters, guard and gradient scale, none reading another's result}}
   %k:2 = amp.fusion(%a = %w, %b = %v, %c = %g, %d = %lr1, %e = %lr2, %f = %wd) : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f64>, tensor<f64>, tensor<f64>) -> (tensor<4xf32>, tensor<4xf32>) {
     %0 = amp.sgd_update %a, %c lr(%d) weight_decay(%f) : tensor<4xf32>
     %1 = amp.sgd_update %b, %c lr(%e) weight_decay(%f) : tensor<4xf32>

@@ -10,7 +10,8 @@
 // ADAM-NEXT: .beta2 = beta2,
 // ADAM-NEXT: .eps = eps,
 // ADAM-NEXT: .weight_decay = weight_decay,
-// ADAM-NEXT: .coupled_decay = 1};
+// ADAM-NEXT: .coupled_decay = 1,
+// ADAM-NEXT: .grad_scale = nullptr};
 
 // The optimizer updates of a step are one kernel; the runtime's
 // multi-tensor update runs those it can (f32 tensors updated in place under
@@ -40,7 +41,8 @@
 // MIXED-NEXT: .beta2 = beta2,
 // MIXED-NEXT: .eps = eps,
 // MIXED-NEXT: .weight_decay = weight_decay,
-// MIXED-NEXT: .coupled_decay = 0};
+// MIXED-NEXT: .coupled_decay = 0,
+// MIXED-NEXT: .grad_scale = nullptr};
 // MIXED-NEXT: float *const params[] = {b};
 // MIXED-NEXT: float *const grads[] = {[[GRAD:[a-z_0-9]+]]};
 // MIXED-NEXT: float *const exp_avgs[] = {b_exp_avg};

@@ -170,7 +170,8 @@
 // CHECK-NEXT: .momentum = nullptr,
 // CHECK-NEXT: .weight_decay = weight_decay,
 // CHECK-NEXT: .dampening = 0.0,
-// CHECK-NEXT: .nesterov = 0};
+// CHECK-NEXT: .nesterov = 0,
+// CHECK-NEXT: .grad_scale = nullptr};
 // CHECK-NEXT: float *const params[] = {w, b};
 // CHECK-NEXT: float *const grads[] = {unscale10_0, unscale10_1};
 // CHECK-NEXT: const size_t sizes[] = {24, 3};

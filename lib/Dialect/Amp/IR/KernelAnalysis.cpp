@@ -58,6 +58,41 @@ Value mlir::amp::getGuard(Operation *update) {
                          : cast<SelectOp>(selects.front()).getCondition();
 }
 
+Operation *mlir::amp::getGradientScale(Operation *update) {
+  auto optimizer = dyn_cast<OptimizerUpdateOpInterface>(update);
+  if (!optimizer)
+    return nullptr;
+  Value grad = optimizer.getGradOperand();
+  auto mul = grad.getDefiningOp<MulOp>();
+  if (!mul || !grad.hasOneUse() || mul->getBlock() != update->getBlock())
+    return nullptr;
+  auto isF32 = [](Value value) {
+    return cast<RankedTensorType>(value.getType()).getElementType().isF32();
+  };
+  auto isScalar = [](Value value) {
+    return cast<RankedTensorType>(value.getType()).getNumElements() == 1;
+  };
+  Value lhs = mul.getLhs(), rhs = mul.getRhs();
+  bool scaled = isF32(grad) && isF32(lhs) && isF32(rhs) &&
+                ((lhs.getType() == grad.getType() && isScalar(rhs)) ||
+                 (rhs.getType() == grad.getType() && isScalar(lhs)));
+  return scaled ? mul.getOperation() : nullptr;
+}
+
+Value mlir::amp::getGradientScaleFactor(Operation *update) {
+  auto mul = dyn_cast_or_null<MulOp>(getGradientScale(update));
+  if (!mul)
+    return {};
+  return mul.getLhs().getType() == mul.getType() ? mul.getRhs() : mul.getLhs();
+}
+
+Value mlir::amp::getUnscaledGradient(Operation *update) {
+  auto mul = dyn_cast_or_null<MulOp>(getGradientScale(update));
+  if (!mul)
+    return cast<OptimizerUpdateOpInterface>(update).getGradOperand();
+  return mul.getLhs().getType() == mul.getType() ? mul.getLhs() : mul.getRhs();
+}
+
 bool mlir::amp::isLikeUpdate(Operation *op, Operation *first) {
   auto update = dyn_cast<OptimizerUpdateOpInterface>(op);
   auto base = dyn_cast<OptimizerUpdateOpInterface>(first);
@@ -66,7 +101,8 @@ bool mlir::amp::isLikeUpdate(Operation *op, Operation *first) {
          update.getStepOperand() == base.getStepOperand() &&
          llvm::equal(update.getHyperParameterOperands(),
                      base.getHyperParameterOperands()) &&
-         getGuard(op) == getGuard(first);
+         getGuard(op) == getGuard(first) &&
+         getGradientScaleFactor(op) == getGradientScaleFactor(first);
 }
 
 namespace {
@@ -219,30 +255,36 @@ FailureOr<KernelAnalysis> KernelRules::gemm() {
 
 FailureOr<KernelAnalysis> KernelRules::updates() {
   SmallVector<Operation *> updates;
-  llvm::SmallPtrSet<Operation *, 8> guards;
+  llvm::SmallPtrSet<Operation *, 8> guards, scales;
   for (Operation *op : ops())
     if (isa<OptimizerUpdateOpInterface>(op)) {
       updates.push_back(op);
       for (Operation *select : getGuardSelects(op))
         guards.insert(select);
+      if (Operation *scale = getGradientScale(op))
+        scales.insert(scale);
     }
   for (auto [i, op] : llvm::enumerate(ops())) {
     if (guards.contains(op)) {
       analysis.roles[i] = KernelRole::guard;
       continue;
     }
+    if (scales.contains(op)) {
+      analysis.roles[i] = KernelRole::prologue;
+      continue;
+    }
     if (!isa<OptimizerUpdateOpInterface>(op))
       return fail("is no run of updates: '" + op->getName().getStringRef() +
-                  "' is neither an optimizer update nor the select that "
-                  "guards one");
+                  "' is neither an optimizer update, the select that "
+                  "guards one nor the multiply that scales its gradient");
     bool alike = isLikeUpdate(op, updates.front()) &&
                  llvm::none_of(op->getOperands(), [&](Value operand) {
                    return llvm::is_contained(updates, operand.getDefiningOp());
                  });
     if (!alike)
       return fail("is no run of updates: one launch runs updates of one op "
-                  "with the same attributes, step, hyperparameters and "
-                  "guard, none reading another's result");
+                  "with the same attributes, step, hyperparameters, guard "
+                  "and gradient scale, none reading another's result");
   }
   return make(KernelKind::updates,
               llvm::find(ops(), updates.front()) - ops().begin());

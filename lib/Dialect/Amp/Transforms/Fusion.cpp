@@ -342,6 +342,19 @@ void KernelGrouping::groupGuardsAndRuns() {
       for (Operation *select : getGuardSelects(update))
         kernelOf[select] = kernelOf.lookup(run.front());
     }
+  // The multiply that scales a gradient by clipping's coefficient joins
+  // the update that alone reads the product, which multiplies as it loads
+  // (where the multiply is a kernel of its own: one that computes more
+  // for other readers stays as it is).
+  listMembers();
+  for (Operation &op : body) {
+    Operation *scale = getGradientScale(&op);
+    if (!scale || !kernelOf.count(scale))
+      continue;
+    int64_t own = kernelOf.lookup(scale);
+    if (members.lookup(own).size() == 1)
+      kernelOf[scale] = kernelOf.lookup(&op);
+  }
 }
 
 void KernelGrouping::groupPrologues() {

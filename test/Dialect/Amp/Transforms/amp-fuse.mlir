@@ -570,3 +570,81 @@ func.func @widening_casts(%dy: tensor<4x8xbf16>, %x: tensor<4x8xf32>, %w: tensor
   %mm = amp.matmul %x, %wf : tensor<4x8xf32>, tensor<8x3xf32> to tensor<4x3xf32>
   return %s, %dx, %ns, %n, %mm, %wf : tensor<8xf32>, tensor<4x8xf32>, tensor<8xbf16>, tensor<4x8xbf16>, tensor<4x3xf32>, tensor<8x3xf32>
 }
+
+// -----
+
+// The multiplies that scale gradients by clipping's coefficient (f32, by
+// one number, each product read by its update alone) run in the updates'
+// kernel, which multiplies each gradient as it loads it: no launch of
+// their own, no product in memory.
+// CHECK-LABEL: func.func @gradient_scale
+// CHECK: %[[K:.*]]:2 = amp.fusion<updates, root = 2>
+// CHECK-NEXT: amp.mul
+// CHECK-NEXT: amp.mul
+// CHECK-NEXT: amp.sgd_update
+// CHECK-NEXT: amp.sgd_update
+// CHECK-NEXT: amp.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[K]]#0, %[[K]]#1
+func.func @gradient_scale(%a: tensor<4xf32> {amp.param}, %b: tensor<2x3xf32> {amp.param},
+                          %ga: tensor<4xf32>, %gb: tensor<2x3xf32>, %c: tensor<f32>,
+                          %lr: tensor<f64>, %wd: tensor<f64>)
+    -> (tensor<4xf32>, tensor<2x3xf32>) {
+  %sa = amp.mul %ga, %c : tensor<4xf32>, tensor<f32>
+  %sb = amp.mul %c, %gb : tensor<f32>, tensor<2x3xf32>
+  %a2 = amp.sgd_update %a, %sa lr(%lr) weight_decay(%wd) : tensor<4xf32>
+  %b2 = amp.sgd_update %b, %sb lr(%lr) weight_decay(%wd) : tensor<2x3xf32>
+  return %a2, %b2 : tensor<4xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+// A product that something else reads too, and a product by more than one
+// number, are kernels of their own; the updates, neither scaled, are one.
+// CHECK-LABEL: func.func @gradient_scale_refused
+// CHECK: amp.fusion<loop, root = 0>
+// CHECK-NEXT: amp.mul
+// CHECK-NEXT: amp.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: amp.fusion<loop, root = 0>
+// CHECK-NEXT: amp.mul
+// CHECK-NEXT: amp.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: amp.fusion<updates, root = 0>
+// CHECK-NEXT: amp.sgd_update
+// CHECK-NEXT: amp.sgd_update
+// CHECK-NEXT: amp.yield
+func.func @gradient_scale_refused(%a: tensor<4xf32> {amp.param}, %b: tensor<4xf32> {amp.param},
+                                  %ga: tensor<4xf32>, %gb: tensor<4xf32>, %c: tensor<f32>,
+                                  %cs: tensor<4xf32>, %lr: tensor<f64>, %wd: tensor<f64>)
+    -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %sa = amp.mul %ga, %c : tensor<4xf32>, tensor<f32>
+  %sb = amp.mul %gb, %cs : tensor<4xf32>, tensor<4xf32>
+  %a2 = amp.sgd_update %a, %sa lr(%lr) weight_decay(%wd) : tensor<4xf32>
+  %b2 = amp.sgd_update %b, %sb lr(%lr) weight_decay(%wd) : tensor<4xf32>
+  return %a2, %b2, %sa : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Updates scaled by different numbers are two launches.
+// CHECK-LABEL: func.func @gradient_scales_differ
+// CHECK: amp.fusion<updates, root = 1>
+// CHECK-NEXT: amp.mul
+// CHECK-NEXT: amp.sgd_update
+// CHECK-NEXT: amp.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: amp.fusion<updates, root = 1>
+// CHECK-NEXT: amp.mul
+// CHECK-NEXT: amp.sgd_update
+// CHECK-NEXT: amp.yield
+func.func @gradient_scales_differ(%a: tensor<4xf32> {amp.param}, %b: tensor<4xf32> {amp.param},
+                                  %ga: tensor<4xf32>, %gb: tensor<4xf32>, %c: tensor<f32>,
+                                  %d: tensor<1xf32>, %lr: tensor<f64>, %wd: tensor<f64>)
+    -> (tensor<4xf32>, tensor<4xf32>) {
+  %sa = amp.mul %ga, %c : tensor<4xf32>, tensor<f32>
+  %sb = amp.mul %gb, %d : tensor<4xf32>, tensor<1xf32>
+  %a2 = amp.sgd_update %a, %sa lr(%lr) weight_decay(%wd) : tensor<4xf32>
+  %b2 = amp.sgd_update %b, %sb lr(%lr) weight_decay(%wd) : tensor<4xf32>
+  return %a2, %b2 : tensor<4xf32>, tensor<4xf32>
+}

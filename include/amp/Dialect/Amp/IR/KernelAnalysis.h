@@ -78,10 +78,26 @@ SmallVector<Operation *> getGuardSelects(Operation *update);
 /// it is unguarded (getGuardSelects).
 Value getGuard(Operation *update);
 
+/// The amp.mul that scales the gradient of `update` (an op with
+/// OptimizerUpdateOpInterface) by one number, clipping's coefficient:
+/// `amp.mul %g, %s` or `amp.mul %s, %g`, all f32, %g of the product's type,
+/// %s of one element, the product read by `update` alone, as its
+/// gradient. Null where there is none, and for other ops. --amp-fuse puts
+/// it in the update's kernel (a prologue), which multiplies each gradient
+/// element as it loads it, so the product never reaches memory.
+Operation *getGradientScale(Operation *update);
+
+/// The number getGradientScale's multiply scales by (%s), or null.
+Value getGradientScaleFactor(Operation *update);
+
+/// The gradient before getGradientScale's multiply (%g), or the update's
+/// gradient operand where there is none.
+Value getUnscaledGradient(Operation *update);
+
 /// Whether optimizer update `op` may run in one launch with `first`: the
-/// same op with the same attributes, step count, hyperparameter operands
-/// and guard (or none). An `updates` kernel holds only such updates, and
-/// --amp-fuse joins only such runs.
+/// same op with the same attributes, step count, hyperparameter operands,
+/// guard (or none) and gradient scale factor (or none). An `updates`
+/// kernel holds only such updates, and --amp-fuse joins only such runs.
 bool isLikeUpdate(Operation *op, Operation *first);
 
 } // namespace mlir::amp
