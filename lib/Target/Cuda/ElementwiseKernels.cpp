@@ -34,10 +34,10 @@ public:
   /// functor's body, or a method of it).
   ElementwiseKernel(StepEmitter &emitter, Functor &functor,
                     ArrayRef<int64_t> shape, raw_ostream &out,
-                    StringRef index = "i")
+                    StringRef index = "i", bool storeValues = true)
       : emitter(emitter), functor(functor), shape(shape),
         strides(computeStrides(shape)), haveCoord(shape.size()), out(out),
-        index(index) {}
+        index(index), storeValues(storeValues) {}
 
   StepEmitter &getEmitter() { return emitter; }
   KernelParams &getParams() { return functor.getParams(); }
@@ -106,7 +106,7 @@ public:
         << ";\n";
     registers[result] = reg;
     // Values read outside the kernel reach memory.
-    if (emitter.reachesMemory(result)) {
+    if (storeValues && emitter.reachesMemory(result)) {
       std::string member = getParams().add(result, /*writes=*/true);
       out << storeHeldStmt(type, member, index, reg) << "\n";
     }
@@ -121,6 +121,7 @@ private:
   llvm::SmallBitVector haveCoord;
   raw_ostream &out;
   std::string index;
+  bool storeValues;
   llvm::DenseMap<Value, std::string> registers;
 };
 
@@ -138,10 +139,11 @@ LogicalResult StepEmitter::emitElementwise(ArrayRef<Operation *> ops) {
 FailureOr<std::string>
 StepEmitter::emitElementwiseAt(Functor &functor, ArrayRef<Operation *> ops,
                                StringRef index, raw_ostream &out,
-                               ArrayRef<std::pair<Value, std::string>> known) {
+                               ArrayRef<std::pair<Value, std::string>> known,
+                               bool storeValues) {
   Value last = ops.back()->getResult(0);
   ElementwiseKernel kernel(*this, functor, tensorOf(last).getShape(), out,
-                           index);
+                           index, storeValues);
   for (const auto &[value, reg] : known)
     kernel.bind(value, reg);
   for (Operation *op : ops)

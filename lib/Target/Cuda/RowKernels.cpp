@@ -52,15 +52,27 @@ SmallVector<Operation *> epilogueOf(OpKernel &kernel) {
   return fusedProducers(kernel, read);
 }
 
+/// The prologue ops that compute the row's input (operand 0) where it is
+/// read elsewhere too: the row kernel stores it as it stores the row
+/// (--amp-fuse's stored prologue).
+SmallVector<Operation *> storedInputOf(OpKernel &kernel) {
+  Operation *op = kernel.getOp();
+  if (op->getNumOperands() == 0 ||
+      !kernel.getEmitter().reachesMemory(op->getOperand(0)))
+    return {};
+  return fusedProducers(kernel, {op->getOperand(0)});
+}
+
 /// The Load of row_math.h `name` reading operand `operand` of the kernel's
 /// op at `index` (an expression of j) in the register type `t`: from
 /// memory, or computed by the ops of its prologue that make it (each call,
-/// as the row is read more than once; none of their values is stored).
+/// as the row is read more than once; none of their values is stored here:
+/// a stored input is stored by the row's Store).
 FailureOr<std::string> loadLambda(OpKernel &kernel, StringRef name, StringRef t,
                                   unsigned operand, StringRef index) {
   // The prologue ops that the operand depends on.
-  SmallVector<Operation *> chain =
-      fusedProducers(kernel, {kernel.getOp()->getOperand(operand)});
+  Value read = kernel.getOp()->getOperand(operand);
+  SmallVector<Operation *> chain = fusedProducers(kernel, {read});
   if (chain.empty())
     return ("const auto " + name + " = [&](int64_t j) { return static_cast<" +
             t + ">(" + kernel.load(operand, index) + "); };")
@@ -68,7 +80,8 @@ FailureOr<std::string> loadLambda(OpKernel &kernel, StringRef name, StringRef t,
            "\n";
   StepEmitter &emitter = kernel.getEmitter();
   for (Operation *other : chain)
-    if (emitter.reachesMemory(other->getResult(0)))
+    if (emitter.reachesMemory(other->getResult(0)) &&
+        (operand != 0 || other->getResult(0) != read))
       return other->emitError() << "amp-to-cuda: a value computed in a row "
                                    "kernel's loads is read elsewhere";
   std::string text;
@@ -76,8 +89,8 @@ FailureOr<std::string> loadLambda(OpKernel &kernel, StringRef name, StringRef t,
   raw_indented_ostream os(raw);
   os << "const auto " << name << " = [&](int64_t j) {\n";
   os.indent() << "const int64_t at = " << index << ";\n";
-  FailureOr<std::string> computed =
-      emitter.emitElementwiseAt(kernel.functor(), chain, "at", os);
+  FailureOr<std::string> computed = emitter.emitElementwiseAt(
+      kernel.functor(), chain, "at", os, {}, /*storeValues=*/false);
   if (failed(computed))
     return failure();
   os << "return static_cast<" << t << ">(" << *computed << ");\n";
@@ -96,7 +109,8 @@ FailureOr<std::string> storeLambda(OpKernel &kernel, Value result, StringRef t,
   StepEmitter &emitter = kernel.getEmitter();
   Functor &functor = kernel.functor();
   SmallVector<Operation *> epilogue = epilogueOf(kernel);
-  if (epilogue.empty()) {
+  SmallVector<Operation *> storedInput = storedInputOf(kernel);
+  if (epilogue.empty() && storedInput.empty()) {
     std::string out = functor.getParams().add(result, /*writes=*/true);
     return ("const auto store = [&](int64_t j, " + t + " v) { " +
             storeStmt(type, out, index, roundExpr(type, "v")) + " };")
@@ -107,9 +121,24 @@ FailureOr<std::string> storeLambda(OpKernel &kernel, Value result, StringRef t,
   llvm::raw_string_ostream raw(text);
   raw_indented_ostream os(raw);
   os << "const auto store = [&](int64_t j, " << t << " v) {\n";
-  os.indent() << "const int64_t at = " << index << ";\n"
-              << "const " << registerType(type)
-              << " result = " << roundExpr(type, "v") << ";\n";
+  os.indent() << "const int64_t at = " << index << ";\n";
+  if (!storedInput.empty()) {
+    // The row's input at its element, computed once more and stored (in
+    // a block of its own: its registers are named as the epilogue's).
+    os << "{\n";
+    os.indent();
+    if (failed(emitter.emitElementwiseAt(functor, storedInput, "at", os)))
+      return failure();
+    os.unindent() << "}\n";
+  }
+  if (epilogue.empty()) {
+    std::string out = functor.getParams().add(result, /*writes=*/true);
+    os << storeStmt(type, out, "at", roundExpr(type, "v")) << "\n";
+    os.unindent() << "};\n";
+    return text;
+  }
+  os << "const " << registerType(type) << " result = " << roundExpr(type, "v")
+     << ";\n";
   if (emitter.reachesMemory(result))
     os << storeHeldStmt(type, functor.getParams().add(result, /*writes=*/true),
                         "at", "result")

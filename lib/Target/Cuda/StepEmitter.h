@@ -290,13 +290,16 @@ public:
   /// Prints to `out` the statements computing `ops` (fusible elementwise)
   /// at `index` of the last one's shape, as a part of `functor`, with
   /// `known` values already in registers, and storing the values read
-  /// elsewhere; returns the register of the last one's value. A reduction's
+  /// elsewhere (unless not `storeValues`: a row kernel's loads compute its
+  /// stored input again where its stores store it); returns the register
+  /// of the last one's value. A reduction's
   /// loads compute the ops that feed it so, a row kernel's stores the ops
   /// that read its result.
   FailureOr<std::string>
   emitElementwiseAt(Functor &functor, ArrayRef<Operation *> ops,
                     StringRef index, raw_ostream &out,
-                    ArrayRef<std::pair<Value, std::string>> known = {});
+                    ArrayRef<std::pair<Value, std::string>> known = {},
+                    bool storeValues = true);
   /// One op through its KernelOpInterface, with the ops of its kernel
   /// that it computes (`fused`: an update's gradient scale).
   LogicalResult emitSingle(Operation *op, ArrayRef<Operation *> guards = {},

@@ -334,10 +334,16 @@ FailureOr<KernelAnalysis> KernelRules::rows(unsigned root) {
       if (!row->hasTrait<OpTrait::amp::OperandsInLoads>())
         return fail("is no row kernel: '" + row->getName().getStringRef() +
                     "' does not compute its operands in its loads");
-      if (isStored(op))
+      // The row's input (operand 0, of the row's shape) may be stored:
+      // the row kernel stores it once, as it stores the row.
+      bool input = op->getResult(0) == row->getOperand(0) &&
+                   shapeOf(op->getResult(0)) == shape;
+      if (isStored(op) && !input)
         return fail("is no row kernel: '" + op->getName().getStringRef() +
                     "', which its loads compute, is yielded; a value "
-                    "computed in a load is never stored");
+                    "computed in a load is never stored, but for the row's "
+                    "input, which the row kernel stores as it stores the "
+                    "row");
       analysis.roles[i] = KernelRole::prologue;
       continue;
     }

@@ -4,7 +4,9 @@
 // over their common shape, an f32 bias add into the matmul before it (its
 // bias operand) and the relu after it into the GEMM's epilogue, an
 // elementwise chain read only by a reduction or row op into its loads, one
-// that reads a row op's result into the row kernel's stores, transposes
+// that reads a row op's result into the row kernel's stores, one that
+// computes a row op's input read elsewhere too into the row kernel's loads
+// and stores (a residual sum and the layer norm after it), transposes
 // and slices into the gather that reads them,
 // the found_inf selects into the optimizer update they guard, and adjacent
 // like updates into one launch over all their tensors. Each kernel is
@@ -249,6 +251,7 @@ public:
   void groupGuardsAndRuns();
   void groupPrologues();
   void groupRowEpilogues();
+  void groupStoredPrologues();
   void groupLossGradients();
   LogicalResult outlineKernels();
 
@@ -437,6 +440,56 @@ void KernelGrouping::groupRowEpilogues() {
   }
 }
 
+void KernelGrouping::groupStoredPrologues() {
+  // The elementwise kernel that computes a row op's input (its operand 0,
+  // of the row op's shape), when others read that value too: the row
+  // kernel computes it in its loads and stores it once, as it stores its
+  // row, so the value is written without being read back (a residual
+  // stream's sum, which the next layer norm, the next residual add and
+  // the backward read: llm.c's fused residual and layer norm). Only when
+  // the chain's other values have no reader outside it and every other
+  // reader of the input runs after the row kernel (where its last op is).
+  listMembers();
+  for (Operation &op : body) {
+    if (!op.hasTrait<OpTrait::amp::RowKernel>() ||
+        !op.hasTrait<OpTrait::amp::OperandsInLoads>() ||
+        op.getNumOperands() == 0 || !kernelOf.count(&op))
+      continue;
+    Value input = op.getOperand(0);
+    Operation *producer = input.getDefiningOp();
+    int64_t rowKernel = kernelOf.lookup(&op);
+    if (!producer || !kernelOf.count(producer) ||
+        kernelOf.lookup(producer) == rowKernel ||
+        shapeOf(input) != shapeOf(op.getResult(0)))
+      continue;
+    int64_t group = kernelOf.lookup(producer);
+    ArrayRef<Operation *> chain = members.find(group)->second;
+    auto innerOnly = [&](Operation *member) {
+      return member == producer ||
+             llvm::all_of(member->getUsers(), [&](Operation *user) {
+               auto found = kernelOf.find(user);
+               return found != kernelOf.end() && found->second == group;
+             });
+    };
+    Operation *last = members.find(rowKernel)->second.back();
+    auto afterKernel = [&](Operation *user) {
+      if (user == &op)
+        return true;
+      auto found = kernelOf.find(user);
+      return (found == kernelOf.end() || found->second != rowKernel) &&
+             user->getBlock() == &body && last->isBeforeInBlock(user);
+    };
+    if (chain.back() != producer ||
+        !llvm::all_of(chain, isFusibleElementwise) ||
+        !llvm::all_of(chain, innerOnly) ||
+        !llvm::all_of(input.getUsers(), afterKernel))
+      continue;
+    for (Operation *member : chain)
+      kernelOf[member] = rowKernel;
+    listMembers();
+  }
+}
+
 void KernelGrouping::groupLossGradients() {
   // A cross-entropy and its gradient over the same logits and labels
   // are one kernel, which reads each row once for both (where the
@@ -489,6 +542,7 @@ struct FusePass : mlir::amp::impl::AmpFuseBase<FusePass> {
     grouping.groupGuardsAndRuns();
     grouping.groupPrologues();
     grouping.groupRowEpilogues();
+    grouping.groupStoredPrologues();
     grouping.groupLossGradients();
     if (failed(grouping.outlineKernels()))
       signalPassFailure();

@@ -517,25 +517,61 @@ func.func @gathers(%qkv: tensor<2x4x24xf32>, %d: tensor<2x2x4x4xf32>) -> (tensor
 // -----
 
 // An elementwise kernel read only by a row op, as an operand, runs in the
-// row kernel's loads (a layer norm gradient's dy * scale); not where
-// another op reads its value too.
+// row kernel's loads (a layer norm gradient's dy * scale).
 // CHECK-LABEL: func.func @row_prologue
 // CHECK: amp.fusion<rows, root = 1>{{.*}} -> tensor<4x8xf32> {
 // CHECK-NEXT: %[[G:.*]] = amp.mul
 // CHECK-NEXT: %[[D:.*]] = amp.layer_norm_grad %{{.*}}, %[[G]]
 // CHECK-NEXT: amp.yield %[[D]]
-// CHECK: amp.fusion<loop, root = 0>{{.*}} -> tensor<4x8xf32> {
-// CHECK-NEXT: amp.neg
-// CHECK-NEXT: amp.yield
-// CHECK: amp.fusion<rows, root = 0>{{.*}} -> tensor<4x8xf32> {
-// CHECK-NEXT: amp.softmax
-// CHECK-NEXT: amp.yield
-func.func @row_prologue(%x: tensor<4x8xf32>, %dy: tensor<4x8xf32>, %w: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+func.func @row_prologue(%x: tensor<4x8xf32>, %dy: tensor<4x8xf32>, %w: tensor<8xf32>) -> tensor<4x8xf32> {
   %g = amp.mul %dy, %w : tensor<4x8xf32>, tensor<8xf32>
   %dx = amp.layer_norm_grad %x, %g {epsilon = 1.0e-05 : f64} : tensor<4x8xf32>
+  return %dx : tensor<4x8xf32>
+}
+
+// -----
+
+// Where others read the row's input too, and all of them after the row
+// kernel, the row kernel computes it in its loads and stores it once as it
+// stores the row (a residual sum before a layer norm: read by the next
+// residual add and the backward), with the row's epilogue (here a cast).
+// CHECK-LABEL: func.func @row_stored_input
+// CHECK: %[[K:.*]]:2 = amp.fusion<rows, root = 1>{{.*}} -> (tensor<4x8xf32>, tensor<4x8xbf16>) {
+// CHECK-NEXT: %[[R:.*]] = amp.add
+// CHECK-NEXT: %[[N:.*]] = amp.softmax %[[R]]
+// CHECK-NEXT: %[[C:.*]] = amp.cast %[[N]]
+// CHECK-NEXT: amp.yield %[[R]], %[[C]]
+// CHECK-NEXT: }
+// CHECK-NEXT: amp.fusion<loop, root = 0>(%{{.*}} = %[[K]]#0
+// CHECK-NEXT: amp.neg
+func.func @row_stored_input(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4x8xbf16>, tensor<4x8xf32>) {
+  %r = amp.add %x, %y : tensor<4x8xf32>, tensor<4x8xf32>
+  %s = amp.softmax %r dim = 1 : tensor<4x8xf32>
+  %c = amp.cast %s : tensor<4x8xf32> to tensor<4x8xbf16>
+  %m = amp.neg %r : tensor<4x8xf32>
+  return %c, %m : tensor<4x8xbf16>, tensor<4x8xf32>
+}
+
+// -----
+
+// Not when another op reads the input before the row kernel would run,
+// nor when the input has another shape than the row's result (a broadcast
+// operand is no row input); there the row kernel reads memory.
+// CHECK-LABEL: func.func @row_stored_input_apart
+// CHECK: amp.fusion<loop, root = 0>
+// CHECK-NEXT: amp.neg
+// CHECK-NEXT: amp.yield
+// CHECK: amp.fusion<reduction, root = 0>
+// CHECK-NEXT: amp.sum
+// CHECK-NEXT: amp.yield
+// CHECK: amp.fusion<rows, root = 0>
+// CHECK-NEXT: amp.softmax
+// CHECK-NEXT: amp.yield
+func.func @row_stored_input_apart(%x: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4x8xf32>) {
   %n = amp.neg %x : tensor<4x8xf32>
-  %s = amp.softmax %n dim = 1 : tensor<4x8xf32>
-  return %dx, %n, %s : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+  %s = amp.sum %n dims = [1] : tensor<4x8xf32> to tensor<4xf32>
+  %t = amp.softmax %n dim = 1 : tensor<4x8xf32>
+  return %s, %t : tensor<4xf32>, tensor<4x8xf32>
 }
 
 // -----
