@@ -12,7 +12,8 @@ with automatic mixed precision, and train the compiled steps on numpy data.
 
 from ._errors import AmpError, CompileError, ToolNotFoundError
 from ._tools import find_runtime_library, find_tool
-from .compiler import CompiledStep, autocast_report, compile, opt, run
+from .compiler import (CompiledStep, autocast_report, compile, opt, run,
+                       train_options_text)
 from .torch_import import ImportedModel, from_torch
 from .step import (Step, TensorInfo, bf16_to_float32, cuda_available, float32_to_bf16,
                    host_threads)
@@ -22,6 +23,6 @@ __all__ = [
     "TensorInfo", "ImportedModel", "autocast_report", "bf16_to_float32",
     "compile", "from_torch",
     "cuda_available", "find_runtime_library", "find_tool", "float32_to_bf16",
-    "host_threads", "opt", "run",
+    "host_threads", "opt", "run", "train_options_text",
 ]
 __version__ = "0.1.0"

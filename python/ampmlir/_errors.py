@@ -29,6 +29,13 @@ class CompileError(AmpError):
         first = next((l for l in lines
                       if "error" in l and not l.rstrip().endswith("error:")),
                      lines[0] if lines else "")
+        # A value the option parser refused is named on a line of its own
+        # ("amp-compile: for the --lr option: 'abc' value invalid ..."),
+        # before the tool's error about the options as a whole: keep it.
+        reason = next((l for l in lines if " option: " in l and l != first),
+                      None)
+        if reason:
+            first += " (" + reason.split(": ", 1)[-1].strip() + ")"
         super().__init__(f"{tool} failed (exit {returncode}): {first}")
         self.tool = tool
         self.returncode = returncode

@@ -78,6 +78,32 @@ def param_groups_option(groups):
     return "param-groups=" + ";".join(texts)
 
 
+def train_options_text(options):
+    """The --train-options text of ``options``: a string as it is, or a
+    mapping of keys (dashes or underscores, as amp-compile takes either)
+    to values: numbers, booleans (true/false) or strings, without spaces."""
+    if options is None:
+        return ""
+    if isinstance(options, str):
+        return options
+    if not hasattr(options, "items"):
+        raise AmpError(f"train_options must be a string or a mapping, not "
+                       f"{type(options).__name__}")
+    items = []
+    for key, value in options.items():
+        if not isinstance(key, str) or not key or " " in key or "=" in key:
+            raise AmpError(f"train_options has a bad key {key!r}")
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        elif isinstance(value, (int, float)):
+            value = repr(value)
+        elif not isinstance(value, str) or not value or " " in value:
+            raise AmpError(f"train_options[{key!r}] must be a number, a bool "
+                           f"or a string without spaces, not {value!r}")
+        items.append(f"{key}={value}")
+    return " ".join(items)
+
+
 def compile(model, output_dir, *, target="host", compute_type=None,
             optimizer="adamw", loss_scaling="auto", train_options="",
             param_groups=None, name=None, cost_report=False, evaluation=True,
@@ -89,8 +115,11 @@ def compile(model, output_dir, *, target="host", compute_type=None,
     "bfloat16") or "f32" (or "none": no casts); without one, amp-compile's
     default (f16, as amp-autocast's and --amp-train-step's);
     ``loss_scaling`` "auto" (dynamic for f16), "dynamic", "static" or
-    "none"; ``train_options`` further --amp-train-step options
-    ("lr=0.01 weight-decay=0.1"; a ``policy=FILE`` needs f16 or bf16).
+    "none"; ``train_options`` further --amp-train-step options, a string
+    ("lr=0.01 weight-decay=0.1") or a mapping ({"lr": 0.01,
+    "weight_decay": 0.1}); a key takes dashes or underscores, as the
+    step's hyperparameters are named (a ``policy=FILE`` needs f16 or
+    bf16).
     ``param_groups`` gives some parameters hyperparameters of their own, as
     torch.optim's param_groups do (see param_groups_option); each is then
     the step's hyperparameter "<group>.<key>".
@@ -116,6 +145,7 @@ def compile(model, output_dir, *, target="host", compute_type=None,
             f"--optimizer={optimizer}", f"--loss-scaling={loss_scaling}"]
     if compute_type:
         args.append(f"--compute-type={compute_type}")
+    train_options = train_options_text(train_options)
     if param_groups:
         train_options = " ".join(
             filter(None, [train_options, param_groups_option(param_groups)]))

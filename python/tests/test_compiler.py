@@ -72,6 +72,40 @@ def test_bad_arguments_are_refused_before_any_tool_runs(tmp_path):
                         train_options="lr=0.1 momentm=0.9")
     assert str(error.value).splitlines()[0].endswith(
         "unknown key 'momentm'; did you mean 'momentum'?"), str(error.value)
+    # A value the option parser refuses: the headline keeps its reason.
+    with pytest.raises(ampmlir.CompileError) as error:
+        ampmlir.compile(model, tmp_path, train_options="lr=abc")
+    headline = str(error.value).splitlines()[0]
+    assert "bad training options 'lr=abc'" in headline, headline
+    assert "for the --lr option: 'abc' value invalid" in headline, headline
+    # A mapping of options takes only what amp-compile could read back.
+    for bad in ({"lr": "1 2"}, {"lr": None}, {"": 1}, ["lr=0.1"]):
+        with pytest.raises(ampmlir.AmpError, match="train_options"):
+            ampmlir.compile(model, tmp_path, train_options=bad)
+
+
+def test_train_options_take_a_mapping_and_either_spelling(tmp_path):
+    # The same step from a string with dashes, a string with underscores
+    # (as the hyperparameters are named at run time) and a mapping: the
+    # same source, and the settings there.
+    model = EXAMPLES / "mlp.mlir"
+    spellings = {
+        "dashes": "lr=0.01 weight-decay=0.05 max-grad-norm=1.0",
+        "underscores": "lr=0.01 weight_decay=0.05 max_grad_norm=1.0",
+        "mapping": {"lr": 0.01, "weight_decay": 0.05, "max_grad_norm": 1.0},
+    }
+    sources = {}
+    for label, options in spellings.items():
+        step = ampmlir.compile(model, tmp_path / label, compute_type="bf16",
+                               train_options=options)
+        sources[label] = (tmp_path / label / "mlp.cpp").read_text()
+        step_ir = (tmp_path / label / "mlp.step.mlir").read_text()
+        assert "amp.state = 5.000000e-02 : f64" in step_ir, label
+        assert 'amp.name = "max_grad_norm"' in step_ir, label
+        del step
+    assert sources["dashes"] == sources["underscores"] == sources["mapping"]
+    assert ampmlir.train_options_text({"accumulate": 2, "nesterov": True}) \
+        == "accumulate=2 nesterov=true"
 
 
 def test_compile_and_amp_compile_share_one_default_compute_type(tmp_path):

@@ -230,8 +230,12 @@ def test_hyperparameters_are_read_and_set_by_name(step, tmp_path):
     assert step.lr == 0.25 and step.beta2 == 0.999
     with pytest.raises(ampmlir.AmpError, match="no hyperparameter 'momentum'"):
         step.momentum = 0.9
-    with pytest.raises(ampmlir.AmpError, match="no hyperparameter 'lr2'"):
+    with pytest.raises(ampmlir.AmpError,
+                       match="no hyperparameter 'lr2' .*; did you mean 'lr'"):
         step.set_hparam("lr2", 0.1)
+    # A dash for an underscore names the same hyperparameter.
+    step.set_hparam("weight-decay", 0.125)
+    assert step.weight_decay == 0.125 and step.get_hparam("weight-decay") == 0.125
     with pytest.raises(AttributeError):
         step.max_grad_norm  # AdamW compiled without clipping has none
 

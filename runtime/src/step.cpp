@@ -9,6 +9,7 @@
 #include "runtime_internal.h"
 #include "status.h"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -591,25 +592,73 @@ amp_status_t checkCounters(const double *counters) {
                     steps, skipped);
 }
 
-/// The index of hyperparameter `name` of the step.
+/// Whether `a` and `b` name the same setting: equal, a dash and an
+/// underscore taken as one (weight-decay is weight_decay, as
+/// --train-options takes either).
+bool sameSettingName(const char *a, const char *b) {
+  for (; *a && *b; ++a, ++b) {
+    const bool joins = (*a == '-' || *a == '_') && (*b == '-' || *b == '_');
+    if (*a != *b && !joins)
+      return false;
+  }
+  return *a == *b;
+}
+
+/// The edits (insertions, deletions, substitutions) between `a` and `b`.
+size_t editDistance(const std::string &a, const std::string &b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
+                         diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+/// The index of hyperparameter `name` of the step: its own spelling, or
+/// one with dashes for underscores. An unknown name is refused with the
+/// step's names and the closest of them within a third of its length.
 amp_status_t findHyperParameter(const amp_step_t *step, const char *name,
                                 size_t *out) {
   if (!step || !name)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "step or name is null");
   const amp_step_description_t &d = *step->description;
-  std::string known;
+  auto find = [&](auto &&matches) {
+    for (size_t i = 0; i < d.tensor_count; ++i)
+      if (d.tensors[i].kind == AMP_STEP_HPARAM && matches(d.tensors[i].name)) {
+        *out = i;
+        return true;
+      }
+    return false;
+  };
+  if (find([&](const char *own) { return std::strcmp(own, name) == 0; }) ||
+      find([&](const char *own) { return sameSettingName(own, name); }))
+    return nullptr;
+  std::string known, closest;
+  size_t best = std::strlen(name) / 3 + 1;
   for (size_t i = 0; i < d.tensor_count; ++i) {
     if (d.tensors[i].kind != AMP_STEP_HPARAM)
       continue;
-    if (std::strcmp(d.tensors[i].name, name) == 0) {
-      *out = i;
-      return nullptr;
-    }
     known += (known.empty() ? "" : ", ") + std::string(d.tensors[i].name);
+    if (size_t distance = editDistance(name, d.tensors[i].name);
+        distance < best) {
+      best = distance;
+      closest = d.tensors[i].name;
+    }
   }
+  std::string suggestion =
+      closest.empty() ? "" : "; did you mean '" + closest + "'?";
   return AMP_STATUS(AMP_INVALID_ARGUMENT,
-                    "step '%s' has no hyperparameter '%s' (it has: %s)", d.name,
-                    name, known.empty() ? "none" : known.c_str());
+                    "step '%s' has no hyperparameter '%s' (it has: %s)%s",
+                    d.name, name, known.empty() ? "none" : known.c_str(),
+                    suggestion.c_str());
 }
 
 /// Whether `t` is a valid tensor: a name, a known kind, rank and type, and

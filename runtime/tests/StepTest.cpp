@@ -899,6 +899,13 @@ TEST_F(StepHparamTest, OutOfRangeValuesAndUnknownNamesChangeNothing) {
   EXPECT_STATUS(amp_step_set_hparam(step, "momentum", 0.9),
                 AMP_INVALID_ARGUMENT,
                 "step 'hyper' has no hyperparameter 'momentum' (it has: lr)");
+  // A near miss is named with the closest name; a far one is not.
+  EXPECT_STATUS(amp_step_set_hparam(step, "lrr", 0.9), AMP_INVALID_ARGUMENT,
+                "no hyperparameter 'lrr' (it has: lr); did you mean 'lr'?");
+  amp_status_t far = amp_step_set_hparam(step, "momentum", 0.9);
+  EXPECT_EQ(std::string(amp_status_message(far)).find("did you mean"),
+            std::string::npos);
+  amp_status_free(far);
   // A tensor that is no hyperparameter is not set through this call.
   EXPECT_STATUS(amp_step_set_hparam(step, "w", 0.9), AMP_INVALID_ARGUMENT,
                 "no hyperparameter 'w'");

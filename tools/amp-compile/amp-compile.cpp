@@ -42,6 +42,8 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 namespace {
@@ -327,16 +329,11 @@ int checkOptions(amp::StepPackageDirectory &output,
   return kGoOn;
 }
 
-/// A key of `text` (--train-options, "lr=0.1 momentm=0.9") that
-/// `options` does not take, with the closest one it takes where that is
-/// within a third of its length: "unknown key 'momentm'; did you mean
-/// 'momentum'?". Empty when every key is known.
-std::string unknownTrainOption(const amp::TrainStepPipelineOptions &options,
-                               StringRef text) {
-  SmallVector<StringRef> keys = options.getKeys();
-  // The items, split at spaces outside quotes and braces, as the pass
-  // options' parser splits them.
-  SmallVector<StringRef> given;
+/// The items of `text` (--train-options, "lr=0.1 momentum=0.9"), split at
+/// spaces outside quotes and braces, as the pass options' parser splits
+/// them.
+SmallVector<StringRef> trainOptionItems(StringRef text) {
+  SmallVector<StringRef> items;
   size_t start = 0, depth = 0;
   char quote = 0;
   for (size_t i = 0; i <= text.size(); ++i) {
@@ -351,12 +348,42 @@ std::string unknownTrainOption(const amp::TrainStepPipelineOptions &options,
       --depth;
     else if (c == ' ' && !depth) {
       if (i > start)
-        given.push_back(text.slice(start, i));
+        items.push_back(text.slice(start, i));
       start = i + 1;
     }
   }
-  for (StringRef item : given) {
-    StringRef key = item.take_until([](char c) { return c == '='; });
+  return items;
+}
+
+/// The key of a --train-options item: what comes before its '='.
+StringRef keyOf(StringRef item) {
+  return item.take_until([](char c) { return c == '='; });
+}
+
+/// `text` with every item's key spelled as the pipeline's options are,
+/// underscores as dashes: max_grad_norm=1 is max-grad-norm=1, as the
+/// step's hyperparameter max_grad_norm is named at run time. Values are
+/// left as they are.
+std::string withDashedKeys(StringRef text) {
+  std::string dashed;
+  for (StringRef item : trainOptionItems(text)) {
+    std::string key = keyOf(item).str();
+    std::replace(key.begin(), key.end(), '_', '-');
+    dashed += (dashed.empty() ? "" : " ") + key +
+              item.drop_front(keyOf(item).size()).str();
+  }
+  return dashed;
+}
+
+/// A key of `text` (--train-options with dashed keys) that `options` does
+/// not take, with the closest one it takes where that is within a third
+/// of its length: "unknown key 'momentm'; did you mean 'momentum'?". Empty
+/// when every key is known.
+std::string unknownTrainOption(const amp::TrainStepPipelineOptions &options,
+                               StringRef text) {
+  SmallVector<StringRef> keys = options.getKeys();
+  for (StringRef item : trainOptionItems(text)) {
+    StringRef key = keyOf(item);
     if (llvm::is_contained(keys, key))
       continue;
     std::string message = ("unknown key '" + key + "'").str();
@@ -392,12 +419,14 @@ int buildStepAndEvaluation(ModuleOp module,
   options.computeType = computeType.getValue();
   options.optimizer = optimizer.getValue();
   options.lossScaling = lossScaling.getValue();
-  // An unknown key is named here, with the closest known one; the parser
-  // prints why it fails otherwise (a bad value).
-  if (std::string unknown = unknownTrainOption(options, trainOptions);
+  // Keys in either spelling (weight_decay or weight-decay). An unknown key
+  // is named here, with the closest known one; the parser prints why it
+  // fails otherwise (a bad value).
+  std::string dashed = withDashedKeys(trainOptions);
+  if (std::string unknown = unknownTrainOption(options, dashed);
       !unknown.empty())
     return fail("bad training options '" + trainOptions + "': " + unknown);
-  if (failed(options.parseFromString(trainOptions)))
+  if (failed(options.parseFromString(dashed)))
     return fail("bad training options '" + trainOptions + "'");
   if (!given && evaluation)
     evaluationModule = module.clone();
