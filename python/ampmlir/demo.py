@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from . import data as datasets
+from . import runlog
 from ._errors import AmpError
 from .compiler import autocast_report, compile as compile_model, opt
 from .step import cuda_available, host_threads
@@ -98,15 +99,18 @@ def library_calls(kernels):
                      if s in counts)
 
 
-def train(step, batches, steps, label, every, log):
+def train(step, batches, held_out, steps, label, every, log):
     """Trains `step` for `steps` steps, cycling through `batches`; prints a
-    progress line every `every` steps and writes one record per step to
-    `log` in the training log's format (JSON lines, as amp-step --log and
-    Step.fit write them). Returns the losses, scales and the steps/s."""
+    progress line every `every` steps, where the validation loss on
+    `held_out` (the compiled evaluation) is taken too, and writes one record
+    per step to `log` in the training log's format (JSON lines, as amp-step
+    --log and Step.fit write them; "lr" the scheduled rate of the update
+    made). Returns the losses, scales and the steps/s."""
     losses, scales, skipped_at = [], [], []
     start = last = time.perf_counter()
     with open(log, "w") as records:
         for i in range(steps):
+            lr = step.current_lr
             step.run(*batches[i % len(batches)])
             loss, found = step.result()
             scale, done, skipped = step.scaler()
@@ -114,10 +118,15 @@ def train(step, batches, steps, label, every, log):
             scales.append(scale)
             if found:
                 skipped_at.append(i)
-            records.write(json.dumps({
-                "step": done, "epoch": i // len(batches) + 1, "loss": loss,
-                "scale": scale, "skipped": skipped, "lr": step.lr}) + "\n")
-            if (i + 1) % every == 0 or i + 1 == steps:
+            record = {"step": done, "epoch": i // len(batches) + 1,
+                      "loss": loss, "scale": scale, "skipped": skipped,
+                      "lr": lr}
+            progress = (i + 1) % every == 0 or i + 1 == steps
+            if progress:
+                record["val_loss"] = sum(step.evaluate(*batch)
+                                         for batch in held_out) / len(held_out)
+            records.write(json.dumps(record) + "\n")
+            if progress:
                 now = time.perf_counter()
                 rate = every / (now - last) if (i + 1) % every == 0 else 0
                 last = now
@@ -130,57 +139,9 @@ def train(step, batches, steps, label, every, log):
             "steps_per_second": steps / seconds, "log": str(log)}
 
 
-def read_log(path):
-    """The records of a training log (JSON lines)."""
-    with open(path) as log:
-        return [json.loads(line) for line in log]
-
-
 def final_loss(losses, window=20):
     tail = losses[-window:]
     return sum(tail) / len(tail)
-
-
-def plot(name, runs, path):
-    """Loss curves of AMP and fp32, and the loss scale over time; False
-    when matplotlib is missing."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return False
-
-    figure, (top, bottom) = plt.subplots(
-        2, 1, figsize=(8, 6), sharex=True, gridspec_kw={"height_ratios": [3, 1]})
-    logs = {kind: read_log(run["log"]) for kind, run in runs.items()}
-    for label, kind, color in (("fp32", "fp32", "#2166ac"),
-                               ("f16 AMP", "amp", "#d6604d")):
-        top.plot([r["loss"] for r in logs[kind]], label=label, color=color,
-                 linewidth=1.2)
-    # A step is skipped where the count of skipped steps grows.
-    amp_log = logs["amp"]
-    skipped = [i for i, r in enumerate(amp_log)
-               if r["skipped"] > (amp_log[i - 1]["skipped"] if i else 0)]
-    if skipped:
-        top.scatter(skipped, [amp_log[i]["loss"] for i in skipped],
-                    marker="x", color="black", zorder=3,
-                    label="AMP step skipped (inf/NaN gradients)")
-    top.set_yscale("log")
-    top.set_ylabel("training loss")
-    top.set_title(f"{name}: f16 AMP with dynamic loss scaling vs fp32")
-    top.legend()
-    top.grid(alpha=0.3)
-    bottom.step(range(len(amp_log)), [r["scale"] for r in amp_log],
-                where="post", color="#d6604d")
-    bottom.set_yscale("log", base=2)
-    bottom.set_ylabel("loss scale")
-    bottom.set_xlabel("step")
-    bottom.grid(alpha=0.3)
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    return True
 
 
 def main(argv=None):
@@ -274,7 +235,7 @@ def main(argv=None):
         for kind, label in (("amp", "f16 AMP"), ("fp32", "fp32")):
             with compiled[kind].load(device) as step:
                 step.init(seed=0)
-                runs[kind] = train(step, batches, steps, label,
+                runs[kind] = train(step, batches, held_out, steps, label,
                                    every=max(steps // 4, 1),
                                    log=out / f"{name}.{kind}.jsonl")
                 runs[kind]["validation_loss"] = sum(
@@ -290,7 +251,11 @@ def main(argv=None):
               f"compiled evaluation): f16 AMP {validation['amp']:.4f}, fp32 "
               f"{validation['fp32']:.4f}")
         png = out / f"{name}.training.png"
-        if not plot(name, runs, png):
+        drawn = runlog.plot(
+            {"f16 AMP": runlog.read(runs["amp"]["log"]),
+             "fp32": runlog.read(runs["fp32"]["log"])}, png,
+            title=f"{name}: f16 AMP with dynamic loss scaling vs fp32")
+        if not drawn:
             png = None
             print("  (matplotlib is missing: no PNG of the training curves)")
         print()
@@ -323,8 +288,9 @@ def main(argv=None):
     (out / "report.json").write_text(json.dumps(report, indent=1) + "\n")
     print()
     print(f"reports in {out}/: report.json, <model>.precision.svg (the graph "
-          f"colored by precision), <model>.training.png (loss curves and "
-          f"loss scale, drawn from the training logs <model>.amp.jsonl and "
+          f"colored by precision), <model>.training.png (training and "
+          f"validation losses, learning rate and loss scale, drawn by "
+          f"python -m ampmlir.runlog from the training logs <model>.amp.jsonl and "
           f"<model>.fp32.jsonl), <model>.autocast.json")
     print()
     print("next steps:")

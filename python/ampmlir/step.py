@@ -828,6 +828,18 @@ class Step:
 
     @property
     @_serialised
+    def current_lr(self):
+        """The learning rate the next update applies (waits): ``lr``, or
+        where the step follows a schedule, the schedule's at the count of
+        updates applied, as torch.optim.lr_scheduler's get_last_lr().
+        AmpError for a step without "lr"."""
+        lr = ctypes.c_double()
+        _check(self._lib, self._lib.amp_step_current_lr(
+            self._live(), ctypes.byref(lr)))
+        return lr.value
+
+    @property
+    @_serialised
     def loss_parts(self):
         """The parts of the last step's loss that the model returns after
         it, {name: value} (waits); empty for a model that returns its loss

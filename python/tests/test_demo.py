@@ -47,6 +47,11 @@ def test_the_demo_writes_its_reports(tmp_path):
                (out / f"{name}.amp.jsonl").read_text().splitlines()]
         assert [r["step"] for r in log] == list(range(1, 21))
         assert [r["loss"] for r in log] == model["runs"]["amp"]["losses"]
+        # Validated at each progress line; the rate the schedule gave each
+        # update: up over the 2 warmup steps, then down the cosine.
+        assert [r["step"] for r in log if "val_loss" in r] == [5, 10, 15, 20]
+        rates = [r["lr"] for r in log]
+        assert rates[0] < rates[1] < rates[2] and rates[2] > rates[-1] > 0
         svg = (out / f"{name}.precision.svg").read_text()
         assert svg.lstrip().startswith("<?xml") and "<svg" in svg
         assert (out / f"{name}.training.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -236,6 +236,8 @@ def test_hyperparameters_are_read_and_set_by_name(step, tmp_path):
     # A dash for an underscore names the same hyperparameter.
     step.set_hparam("weight-decay", 0.125)
     assert step.weight_decay == 0.125 and step.get_hparam("weight-decay") == 0.125
+    # Without a schedule the rate the next update applies is lr.
+    assert step.current_lr == step.lr == 0.25
     with pytest.raises(AttributeError):
         step.max_grad_norm  # AdamW compiled without clipping has none
 
