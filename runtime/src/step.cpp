@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 namespace {
@@ -1369,16 +1370,17 @@ amp_status_t amp_npy_write(const amp_step_tensor_t *tensor, const char *path,
                                        {data, size}});
 }
 
-amp_status_t amp_npy_read(const amp_step_tensor_t *tensor, const char *path,
-                          void *data, size_t size) {
-  if (!tensor || !path || (!data && size))
-    return AMP_STATUS(AMP_INVALID_ARGUMENT, "tensor, path or data is null");
-  const amp_step_tensor_t &t = *tensor;
+} // extern "C"
+
+namespace {
+
+/// Opens the .npy file at `path` past its header, which must give the
+/// type and shape of `t`.
+amp_status_t openNpyOf(const amp_step_tensor_t &t, const char *path,
+                       NpyFile &file) {
   if (!validTensor(t) || !sizeFits(t))
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "the tensor has no name or a bad rank, shape or type");
-  AMP_RETURN_IF_ERROR(checkByteSize(t, size));
-  NpyFile file;
   AMP_RETURN_IF_ERROR(openNpy(path, file));
   const std::string &descr = file.descr, &fileShape = file.shape;
   std::string expectedDescr = std::string("'") + npyDescr(t.type) + "'";
@@ -1400,6 +1402,30 @@ amp_status_t amp_npy_read(const amp_step_tensor_t *tensor, const char *path,
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "%s has shape %s; tensor '%s' has shape %s", path,
                       fileShape.c_str(), t.name, shape.c_str());
+  return nullptr;
+}
+
+} // namespace
+
+/// A .npy file's data in memory: mapped from the file, or read into
+/// `bytes` where the mapping would not align its elements.
+struct amp_npy_mapping_s {
+  void *base = nullptr; ///< the mapping, of `length` bytes; null if read
+  size_t length = 0;
+  std::vector<char> bytes;
+};
+
+extern "C" {
+
+amp_status_t amp_npy_read(const amp_step_tensor_t *tensor, const char *path,
+                          void *data, size_t size) {
+  if (!tensor || !path || (!data && size))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "tensor, path or data is null");
+  const amp_step_tensor_t &t = *tensor;
+  if (validTensor(t) && sizeFits(t))
+    AMP_RETURN_IF_ERROR(checkByteSize(t, size));
+  NpyFile file;
+  AMP_RETURN_IF_ERROR(openNpyOf(t, path, file));
   // Into a copy first: `data` is unchanged on any error.
   std::vector<char> bytes(size);
   if (std::fread(bytes.data(), 1, size, file.stream.get()) != size)
@@ -1410,6 +1436,55 @@ amp_status_t amp_npy_read(const amp_step_tensor_t *tensor, const char *path,
   if (size) // an empty tensor's data may be null
     std::memcpy(data, bytes.data(), size);
   return nullptr;
+}
+
+amp_status_t amp_npy_map(const amp_step_tensor_t *tensor, const char *path,
+                         amp_npy_mapping_t **out_mapping,
+                         const void **out_data) {
+  if (!tensor || !path || !out_mapping || !out_data)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "tensor, path, out_mapping or out_data is null");
+  const amp_step_tensor_t &t = *tensor;
+  NpyFile file;
+  AMP_RETURN_IF_ERROR(openNpyOf(t, path, file));
+  const size_t size = byteSize(t);
+  const long offset = std::ftell(file.stream.get());
+  struct stat status;
+  if (offset < 0 || fstat(fileno(file.stream.get()), &status) != 0)
+    return AMP_STATUS(AMP_IO_ERROR, "cannot read %s: %s", path,
+                      std::strerror(errno));
+  const size_t length = static_cast<size_t>(status.st_size);
+  if (length < static_cast<size_t>(offset) + size)
+    return AMP_STATUS(AMP_DATA_LOSS, "%s: the data is truncated", path);
+  if (length > static_cast<size_t>(offset) + size)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "%s has bytes after its data",
+                      path);
+  auto mapping = std::make_unique<amp_npy_mapping_s>();
+  if (size == 0 || offset % static_cast<long>(amp_element_size(t.type))) {
+    // Elements the mapping would leave unaligned (numpy's headers align
+    // them, a hand-made one may not): read.
+    mapping->bytes.resize(size);
+    if (std::fread(mapping->bytes.data(), 1, size, file.stream.get()) != size)
+      return AMP_STATUS(AMP_DATA_LOSS, "%s: the data is truncated", path);
+    *out_data = mapping->bytes.data();
+  } else {
+    void *base = mmap(nullptr, length, PROT_READ, MAP_PRIVATE,
+                      fileno(file.stream.get()), 0);
+    if (base == MAP_FAILED)
+      return AMP_STATUS(AMP_IO_ERROR, "cannot map %s: %s", path,
+                        std::strerror(errno));
+    mapping->base = base;
+    mapping->length = length;
+    *out_data = static_cast<const char *>(base) + offset;
+  }
+  *out_mapping = mapping.release();
+  return nullptr;
+}
+
+void amp_npy_unmap(amp_npy_mapping_t *mapping) {
+  if (mapping && mapping->base)
+    munmap(mapping->base, mapping->length);
+  delete mapping;
 }
 
 amp_status_t amp_step_save_npy(amp_step_t *step, size_t index,

@@ -21,6 +21,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -229,6 +232,68 @@ TEST_F(NpyTest, WritesAndReadsTensorsOfTheirTypeAndShape) {
                 AMP_INVALID_ARGUMENT, "holds 16 bytes, not 12");
   EXPECT_STATUS(amp_npy_write(&t, "", values, 16), AMP_INVALID_ARGUMENT,
                 "path is empty");
+}
+
+// A data set's file mapped (amp-step --data): the elements amp_npy_read
+// gives, checked alike; where a hand-made header leaves them unaligned,
+// read instead, with the same values.
+TEST_F(NpyTest, MapsWhatItWouldRead) {
+  const amp_step_tensor_t t = {
+      "ids", AMP_STEP_INPUT, AMP_ELEMENT_I64, 2, {3, 2}, 0, 0};
+  const int64_t values[6] = {1, -2, 3, 1LL << 40, 5, -6};
+  std::string path = directory + "/ids.npy";
+  ASSERT_EQ(amp_npy_write(&t, path.c_str(), values, sizeof values), nullptr);
+  amp_npy_mapping_t *mapping = nullptr;
+  const void *data = nullptr;
+  ASSERT_EQ(amp_npy_map(&t, path.c_str(), &mapping, &data), nullptr);
+  EXPECT_EQ(std::memcmp(data, values, sizeof values), 0);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(data) % alignof(int64_t), 0u);
+  amp_npy_unmap(mapping);
+
+  // The same array behind a version 1 header of 75 bytes: its data at
+  // byte 85, not a multiple of 8.
+  std::string dictionary =
+      "{'descr': '<i8', 'fortran_order': False, 'shape': (3, 2), }";
+  dictionary.append(74 - dictionary.size(), ' ');
+  dictionary += '\n';
+  std::string file = std::string("\x93NUMPY\x01\x00", 8);
+  file += static_cast<char>(dictionary.size());
+  file += '\0';
+  file += dictionary;
+  file.append(reinterpret_cast<const char *>(values), sizeof values);
+  std::string odd = directory + "/odd.npy";
+  {
+    std::ofstream out(odd, std::ios::binary);
+    out.write(file.data(), static_cast<std::streamsize>(file.size()));
+  }
+  ASSERT_EQ(amp_npy_map(&t, odd.c_str(), &mapping, &data), nullptr);
+  EXPECT_EQ(std::memcmp(data, values, sizeof values), 0);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(data) % alignof(int64_t), 0u);
+  amp_npy_unmap(mapping);
+
+  // Refused as amp_npy_read refuses: another shape, bytes after the data,
+  // data cut short; nothing is mapped.
+  amp_step_tensor_t other = t;
+  other.shape[0] = 4;
+  mapping = nullptr;
+  EXPECT_STATUS(amp_npy_map(&other, path.c_str(), &mapping, &data),
+                AMP_INVALID_ARGUMENT, "has shape (3, 2); tensor 'ids'");
+  EXPECT_EQ(mapping, nullptr);
+  {
+    std::ofstream out(odd, std::ios::binary | std::ios::app);
+    out << 'x';
+  }
+  EXPECT_STATUS(amp_npy_map(&t, odd.c_str(), &mapping, &data),
+                AMP_INVALID_ARGUMENT, "has bytes after its data");
+  file.resize(file.size() - 8);
+  {
+    std::ofstream out(odd, std::ios::binary | std::ios::trunc);
+    out.write(file.data(), static_cast<std::streamsize>(file.size()));
+  }
+  EXPECT_STATUS(amp_npy_map(&t, odd.c_str(), &mapping, &data), AMP_DATA_LOSS,
+                "the data is truncated");
+  EXPECT_EQ(mapping, nullptr);
+  amp_npy_unmap(nullptr); // as free(NULL)
 }
 
 // A buffer (batch norm's running statistics): state that starts at its

@@ -244,7 +244,11 @@ struct DataSet {
   struct Array {
     const amp_step_tensor_t *input; // the input it feeds
     std::string file;
-    std::vector<char> bytes;
+    // The file's elements, mapped (amp_npy_map): a data set need not fit
+    // in memory.
+    std::unique_ptr<amp_npy_mapping_t, void (*)(amp_npy_mapping_t *)> mapping{
+        nullptr, &amp_npy_unmap};
+    const void *data = nullptr;
   };
   std::vector<Array> arrays; // in the order of the inputs
   int64_t rows = 0;
@@ -347,14 +351,16 @@ bool readDataSet(const std::vector<std::string> &files, size_t count,
                    static_cast<long long>(set.rows));
       return false;
     }
-    DataSet::Array array{&t, *file, {}};
-    size_t bytes = byteSize(shape);
-    array.bytes.resize(bytes);
+    DataSet::Array array;
+    array.input = &t;
+    array.file = *file;
+    amp_npy_mapping_t *mapping = nullptr;
     if (amp_status_t status =
-            amp_npy_read(&shape, file->c_str(), array.bytes.data(), bytes)) {
+            amp_npy_map(&shape, file->c_str(), &mapping, &array.data)) {
       fail(status);
       return false;
     }
+    array.mapping.reset(mapping);
     set.rows = shape.shape[0];
     set.batch = t.shape[0];
     set.arrays.push_back(std::move(array));
@@ -473,7 +479,7 @@ struct DataView {
 
   DataView(const DataSet &data, const char *name) {
     for (const DataSet::Array &array : data.arrays) {
-      arrays.push_back(array.bytes.data());
+      arrays.push_back(array.data);
       names.push_back(std::string(name) + " " + array.input->name + "=" +
                       array.file);
     }
@@ -614,8 +620,8 @@ const OptionHelp kOptions[] = {
      "set a hyperparameter before the first step (repeatable)"},
     {"--eval=", "DIR", "evaluate on DIR's batch after the last step"},
     {"--data=", "NAME=FILE",
-     "train on a data set: an .npy per batch input, a row per example "
-     "(repeatable)"},
+     "train on a data set: an .npy per batch input, a row per example, "
+     "memory-mapped (repeatable)"},
     {"--val-data=", "NAME=FILE", "a validation set, in the same form"},
     {"--epochs=", "N",
      "epochs over --data, counted from the step's counter (default 1)"},

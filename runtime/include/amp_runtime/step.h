@@ -217,6 +217,19 @@ amp_status_t amp_step_save_npy(amp_step_t *step, size_t index,
  * of it); `data` is unchanged on any error. */
 amp_status_t amp_npy_read(const amp_step_tensor_t *tensor, const char *path,
                           void *data, size_t size);
+/* A .npy file's data in memory, for data sets larger than it: the file
+ * mapped read-only (its pages read as they are first touched and dropped
+ * under memory pressure), or, where the file's header leaves the elements
+ * unaligned, read. */
+typedef struct amp_npy_mapping_s amp_npy_mapping_t;
+/* Checks the .npy file at `path` as amp_npy_read does (`tensor`'s type and
+ * shape, C order, nothing after the data), then sets *out_data to its
+ * elements, valid until amp_npy_unmap(*out_mapping). The file must not
+ * change meanwhile. */
+amp_status_t amp_npy_map(const amp_step_tensor_t *tensor, const char *path,
+                         amp_npy_mapping_t **out_mapping,
+                         const void **out_data);
+void amp_npy_unmap(amp_npy_mapping_t *mapping);
 /* The element type and shape of the .npy file at `path` (bf16 is read as
  * '<u2'), set in *out, whose name is kept and kind set to AMP_STEP_INPUT:
  * a tensor to read the file as with amp_npy_read. */
