@@ -397,6 +397,72 @@ static int train(Interpreter &interpreter, func::FuncOp func,
   return 0;
 }
 
+/// The argument of `func` holding its loss scale (a step with a dynamic
+/// loss scaler), if any.
+static std::optional<unsigned> lossScaleArgument(func::FuncOp func) {
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+    if (func.getArgAttr(i, AmpDialect::kLossScaleAttrName))
+      return i;
+  return std::nullopt;
+}
+
+/// --check-finite on a step with a loss scaler, whose run at the scale the
+/// arguments hold failed with `report`: its first inf or NaN may be the
+/// scaler's own search (the scaled backward pass overflows; the step is
+/// skipped and the scale halved, as GradScaler does), not an overflow of
+/// the model. The run is repeated at half the scale, and half again, down
+/// to 1: where it is finite, the overflow is the search, reported on
+/// stdout with the scale the scaler would settle at (exit 0); where it is
+/// not finite at any scale, the model overflows, reported as the first
+/// run's error (exit 2).
+static int explainNonFinite(Interpreter &interpreter, func::FuncOp func,
+                            std::vector<Tensor> args, unsigned scaleArg,
+                            StringRef report, MLIRContext &context) {
+  if (!interpreter.stoppedAtNonFinite()) {
+    llvm::errs() << report;
+    return 1;
+  }
+  const double start = args[scaleArg][0];
+  double settled = 0;
+  unsigned halvings = 0;
+  {
+    // The runs at smaller scales report nothing.
+    ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) {
+      return success();
+    });
+    for (double scale = start / 2; scale >= 1 && !settled; scale /= 2) {
+      ++halvings;
+      args[scaleArg].getMutableData()[0] = scale;
+      FailureOr<std::vector<Tensor>> retried = interpreter.run(func, args);
+      if (succeeded(retried))
+        settled = scale;
+      else if (!interpreter.stoppedAtNonFinite())
+        break;
+    }
+  }
+  if (!settled) {
+    llvm::errs() << report;
+    llvm::errs() << llvm::format(
+        "amp-run: note: the step is not finite at any loss scale from %g "
+        "down to 1: the model overflows, not the loss scaler's search\n",
+        start);
+    return 2;
+  }
+  // The report's first line: "LOC: error: first non-finite value: ...".
+  StringRef first = StringRef(report).split('\n').first;
+  auto [where, what] = first.split(": error: ");
+  llvm::outs() << llvm::format(
+      "check-finite: at loss scale %g the scaled backward pass overflows "
+      "(%s: %s); the loss scaler skips such a step and halves the scale\n",
+      start, where.str().c_str(), what.str().c_str());
+  llvm::outs() << llvm::format(
+      "check-finite: the step is finite from loss scale %g, %u halvings "
+      "later (as many skipped steps at GradScaler's backoff of 0.5): the "
+      "scaler's normal search, not an overflow of the model\n",
+      settled, halvings);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   llvm::cl::HideUnrelatedOptions(category);
@@ -477,7 +543,22 @@ int main(int argc, char **argv) {
 
   if (trainSteps.getNumOccurrences())
     return train(interpreter, func, *args);
-  FailureOr<std::vector<Tensor>> results = interpreter.run(func, *args);
+  FailureOr<std::vector<Tensor>> results = failure();
+  if (std::optional<unsigned> scale = lossScaleArgument(func);
+      checkFiniteOpt && scale) {
+    // The report is held until it is known whether it is the scaler's.
+    std::string report;
+    {
+      llvm::raw_string_ostream os(report);
+      SourceMgrDiagnosticHandler hold(sourceMgr, &context, os);
+      results = interpreter.run(func, *args);
+    }
+    if (failed(results))
+      return explainNonFinite(interpreter, func, *args, *scale, report,
+                              context);
+  } else {
+    results = interpreter.run(func, *args);
+  }
   if (failed(results))
     return interpreter.stoppedAtNonFinite() ? 2 : 1;
 
