@@ -427,9 +427,8 @@ static int explainNonFinite(Interpreter &interpreter, func::FuncOp func,
   unsigned halvings = 0;
   {
     // The runs at smaller scales report nothing.
-    ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) {
-      return success();
-    });
+    ScopedDiagnosticHandler quiet(&context,
+                                  [](Diagnostic &) { return success(); });
     for (double scale = start / 2; scale >= 1 && !settled; scale /= 2) {
       ++halvings;
       args[scaleArg].getMutableData()[0] = scale;
