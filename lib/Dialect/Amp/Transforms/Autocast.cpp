@@ -167,6 +167,9 @@ public:
   void rewrite();
 
   llvm::json::Object report();
+  /// Adds to `entry` (a decision of the report) the figures of `op` a
+  /// per-layer summary shows: result, bytes, FLOPs, parameters read.
+  void addLayerFigures(Operation *op, llvm::json::Object &entry);
   std::string summaryLine();
   void emitRemarks();
   void writeDot(llvm::raw_ostream &os);
@@ -769,6 +772,42 @@ std::string FunctionAutocast::summaryLine() {
   return text;
 }
 
+void FunctionAutocast::addLayerFigures(Operation *op,
+                                       llvm::json::Object &entry) {
+  // What a per-layer summary shows of the op: its first result, the bytes
+  // of its results (what it adds to the activations), its forward FLOPs
+  // (null where it has no count) and the parameters it reads, directly or
+  // through their casts.
+  if (op->getNumResults())
+    entry["result"] = typeName(op->getResult(0).getType());
+  int64_t resultBytes = 0;
+  for (Value result : op->getResults())
+    if (auto tensor = dyn_cast<RankedTensorType>(result.getType()))
+      if (std::optional<int64_t> bytes = getCheckedByteSize(tensor))
+        resultBytes = addBytes(resultBytes, *bytes);
+  entry["result_bytes"] = resultBytes;
+  std::optional<int64_t> flops;
+  if (auto counted = dyn_cast<FlopCountOpInterface>(op))
+    flops = counted.getForwardFlops();
+  entry["flops"] = flops ? llvm::json::Value(*flops) : llvm::json::Value(nullptr);
+  llvm::json::Array params;
+  int64_t paramElements = 0;
+  llvm::SmallPtrSet<Value, 4> seen;
+  for (Value operand : op->getOperands()) {
+    if (auto castOp = operand.getDefiningOp<CastOp>())
+      operand = castOp.getInput();
+    auto arg = dyn_cast<BlockArgument>(operand);
+    if (!arg || arg.getOwner()->getParentOp() != func.getOperation() ||
+        !func.getArgAttr(arg.getArgNumber(), AmpDialect::kParamAttrName) ||
+        !seen.insert(arg).second)
+      continue;
+    params.push_back(getArgumentName(func, arg.getArgNumber()));
+    paramElements += cast<RankedTensorType>(arg.getType()).getNumElements();
+  }
+  entry["params"] = std::move(params);
+  entry["param_elements"] = paramElements;
+}
+
 llvm::json::Object FunctionAutocast::report() {
   llvm::json::Array opsJson;
   for (const auto &[op, decision] : decisions) {
@@ -785,14 +824,16 @@ llvm::json::Object FunctionAutocast::report() {
         }
     if (decision.precision == Precision::HighLowIO)
       type = Float32Type::get(op->getContext());
-    opsJson.push_back(llvm::json::Object{
+    llvm::json::Object entry{
         {"op", op->getName().getStringRef()},
         {"loc", describeLoc(op->getLoc())},
         {"category", stringifyPrecisionCategory(decision.category)},
         {"precision", precisionName(decision.precision)},
         {"type", type ? typeName(type) : std::string("none")},
         {"reason", decision.reason},
-    });
+    };
+    addLayerFigures(op, entry);
+    opsJson.push_back(std::move(entry));
   }
   llvm::json::Array castsJson;
   int64_t totalBytes = 0;
