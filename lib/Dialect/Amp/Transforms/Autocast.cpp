@@ -789,7 +789,8 @@ void FunctionAutocast::addLayerFigures(Operation *op,
   std::optional<int64_t> flops;
   if (auto counted = dyn_cast<FlopCountOpInterface>(op))
     flops = counted.getForwardFlops();
-  entry["flops"] = flops ? llvm::json::Value(*flops) : llvm::json::Value(nullptr);
+  entry["flops"] =
+      flops ? llvm::json::Value(*flops) : llvm::json::Value(nullptr);
   llvm::json::Array params;
   int64_t paramElements = 0;
   llvm::SmallPtrSet<Value, 4> seen;
