@@ -891,7 +891,42 @@ void FunctionAutocast::emitRemarks() {
   func.emitRemark() << "amp-autocast: " << summaryLine();
 }
 
+/// `names` as one line, those of one module written once: "bn1.{weight,
+/// bias, running_mean}" for bn1.weight, bn1.bias and bn1.running_mean.
+static std::string listNames(ArrayRef<std::string> names) {
+  StringRef module = StringRef(names.front()).rsplit('.').first;
+  bool shared = names.size() > 1 && module != names.front() &&
+                llvm::all_of(names, [&](StringRef name) {
+                  return name.starts_with(module) &&
+                         name.size() > module.size() &&
+                         name[module.size()] == '.';
+                });
+  std::string text;
+  for (StringRef name : names)
+    text += (text.empty() ? "" : ", ") +
+            (shared ? name.drop_front(module.size() + 1) : name).str();
+  return shared ? (module + ".{" + text + "}").str() : text;
+}
+
 void FunctionAutocast::writeDot(llvm::raw_ostream &os) {
+  // Parameters, buffers (running statistics) and their casts are no
+  // nodes: the op that reads them lists them (a ResNet has 60 and 36), so
+  // the graph shows the data flow. Other arguments are ellipses.
+  auto parameterName = [&](Value value) -> std::optional<std::string> {
+    if (auto castOp = value.getDefiningOp<CastOp>())
+      value = castOp.getInput();
+    auto arg = dyn_cast<BlockArgument>(value);
+    if (!arg ||
+        (!func.getArgAttr(arg.getArgNumber(), AmpDialect::kParamAttrName) &&
+         !func.getArgAttr(arg.getArgNumber(), AmpDialect::kBufferAttrName)))
+      return std::nullopt;
+    StringRef name = getArgumentName(func, arg.getArgNumber());
+    return name.empty() ? "%arg" + std::to_string(arg.getArgNumber())
+                        : dotEscape(name);
+  };
+  auto isParameterCast = [&](Operation &op) {
+    return isa<CastOp>(op) && parameterName(op.getResult(0)).has_value();
+  };
   llvm::DenseMap<Operation *, int> ids;
   int next = 0;
   os << "  subgraph \"cluster_" << func.getSymName() << "\" {\n"
@@ -899,6 +934,8 @@ void FunctionAutocast::writeDot(llvm::raw_ostream &os) {
      << "\";\n";
   std::string prefix = func.getSymName().str() + "_";
   for (BlockArgument arg : func.getArguments()) {
+    if (parameterName(arg))
+      continue;
     // The model's name of the argument where it has one.
     StringRef name = getArgumentName(func, arg.getArgNumber());
     std::string label = name.empty()
@@ -910,20 +947,37 @@ void FunctionAutocast::writeDot(llvm::raw_ostream &os) {
        << typeName(arg.getType()) << "\"];\n";
   }
   for (Operation &op : func.getBody().front()) {
+    if (isParameterCast(op))
+      continue;
     int id = next++;
     ids[&op] = id;
     StringRef color = "#dddddd"; // other ops
-    if (isa<CastOp>(op))
+    // Computing in f32 with low-precision inputs and outputs (a batch
+    // norm): f32's colour inside the compute type's frame.
+    bool lowIO = false;
+    if (isa<CastOp>(op)) {
       color = "#ffe066";
-    else if (auto it = decisions.find(&op); it != decisions.end())
+    } else if (auto it = decisions.find(&op); it != decisions.end()) {
       color = it->second.precision == Precision::Low ? "#8fd18f" : "#f4a582";
-    os << "    \"" << prefix << id
-       << "\" [shape=box, style=filled, fillcolor=\"" << color << "\", label=\""
-       << op.getName().getStringRef();
+      lowIO = it->second.precision == Precision::HighLowIO;
+    }
+    os << "    \"" << prefix << id << "\" [shape=box, style=filled, "
+       << (lowIO ? "color=\"#1b7837\", penwidth=3, " : "") << "fillcolor=\""
+       << color << "\", label=\"" << op.getName().getStringRef();
     if (op.getNumResults() == 1)
       os << "\\n" << typeName(op.getResult(0).getType());
+    if (lowIO)
+      os << "\\nf32 compute, " << typeName(lowType) << " in and out";
+    SmallVector<std::string> parameters;
+    for (Value operand : op.getOperands())
+      if (std::optional<std::string> name = parameterName(operand))
+        parameters.push_back(*name);
+    if (!parameters.empty())
+      os << "\\n" << listNames(parameters);
     os << "\"];\n";
     for (Value operand : op.getOperands()) {
+      if (parameterName(operand))
+        continue;
       os << "    \"" << prefix;
       if (auto arg = dyn_cast<BlockArgument>(operand))
         os << "arg" << arg.getArgNumber();
@@ -1041,6 +1095,10 @@ void AmpAutocastPass::runOnOperation() {
         "\"];\n"
         "    legend_f32 [shape=box, style=filled, fillcolor=\"#f4a582\", "
         "label=\"f32\"];\n"
+        "    legend_low_io [shape=box, style=filled, color=\"#1b7837\", "
+        "penwidth=3, fillcolor=\"#f4a582\", label=\"f32 compute, " +
+        typeName(lowType) +
+        " in and out\"];\n"
         "    legend_cast [shape=box, style=filled, fillcolor=\"#ffe066\", "
         "label=\"cast\"];\n"
         "    legend_other [shape=box, style=filled, fillcolor=\"#dddddd\", "
