@@ -458,9 +458,11 @@ void KernelGrouping::groupStoredPrologues() {
     Value input = op.getOperand(0);
     Operation *producer = input.getDefiningOp();
     int64_t rowKernel = kernelOf.lookup(&op);
+    // Read once by the row op: its other loads compute nothing stored.
     if (!producer || !kernelOf.count(producer) ||
         kernelOf.lookup(producer) == rowKernel ||
-        shapeOf(input) != shapeOf(op.getResult(0)))
+        shapeOf(input) != shapeOf(op.getResult(0)) ||
+        llvm::count(op.getOperands(), input) != 1)
       continue;
     int64_t group = kernelOf.lookup(producer);
     ArrayRef<Operation *> chain = members.find(group)->second;

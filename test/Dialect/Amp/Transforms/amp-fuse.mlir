@@ -576,6 +576,23 @@ func.func @row_stored_input_apart(%x: tensor<4x8xf32>) -> (tensor<4xf32>, tensor
 
 // -----
 
+// Nor when the row op reads its input as another operand too (each of its
+// loads would compute it, one of them stored).
+// CHECK-LABEL: func.func @row_stored_input_read_twice
+// CHECK: amp.fusion<loop, root = 0>
+// CHECK-NEXT: amp.neg
+// CHECK-NEXT: amp.yield
+// CHECK: amp.fusion<rows, root = 0>
+// CHECK-NEXT: amp.softmax_grad
+// CHECK-NEXT: amp.yield
+func.func @row_stored_input_read_twice(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %n = amp.neg %x : tensor<4x8xf32>
+  %g = amp.softmax_grad %n, %n dim = 1 : tensor<4x8xf32>
+  return %g, %n : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
 // A widening cast whose readers can all compute it in their loads is
 // copied into each: the sum and the layer norm gradient read the bf16
 // tensor, and its f32 copy is never stored. A narrowing cast, or one a
