@@ -317,6 +317,24 @@ TEST(CostReportTest, PublishedMeasurementsWithinAQuarter) {
   }
 }
 
+TEST(CostReportTest, RowsTheCachesCannotHoldAreReadAgain) {
+  // GPT-2's cross-entropy at batch 64: 65536 rows of 50304 bf16 logits,
+  // 100,608 bytes each; 64 resident a SM (6.4 MB) overflow its L1, all
+  // 8448 resident ones (850 MB) the L2: each pass after the first reads
+  // the 6.6 GB again.
+  EXPECT_EQ(getRowRereadBytes(65536, 100608, 3), 2 * 65536LL * 100608);
+  EXPECT_EQ(getRowRereadBytes(65536, 100608, 2), 65536LL * 100608);
+  // A layer norm's rows of 768 f32 (3 KB): 64 of them fit an SM's L1.
+  EXPECT_EQ(getRowRereadBytes(65536, 3072, 3), 0);
+  // Rows of 100 KB that fit the L2 all together (64 of them, 6.4 MB), or
+  // an SM's L1 (2 an SM at most: 264 rows).
+  EXPECT_EQ(getRowRereadBytes(64, 100608, 3), 0);
+  EXPECT_EQ(getRowRereadBytes(264, 100608, 3), 0);
+  // One pass reads nothing again; nothing of nothing.
+  EXPECT_EQ(getRowRereadBytes(65536, 100608, 1), 0);
+  EXPECT_EQ(getRowRereadBytes(0, 100608, 3), 0);
+}
+
 TEST(CostReportTest, LaunchGrids) {
   // A thread per index, at most 65536 blocks; a warp per row, 8 rows a
   // block; a block per output only for few, long reductions.

@@ -174,6 +174,23 @@ double amp::getAttentionEfficiency(const KernelCost::Attention &attention) {
   return forDim(0) * (1 - t) + forDim(1) * t;
 }
 
+int64_t amp::getRowRereadBytes(int64_t rows, int64_t rowBytes,
+                               int64_t passes) {
+  // Hopper's caches (the H100 and H200 data sheets and tuning guide): an
+  // SM's L1 and shared memory together, and the L2.
+  constexpr int64_t kL1Bytes = 256 * 1024;
+  constexpr int64_t kL2Bytes = 50 * 1024 * 1024;
+  constexpr int64_t kSms = 132;
+  if (rows <= 0 || rowBytes <= 0 || passes <= 1)
+    return 0;
+  const int64_t perSm =
+      std::min<int64_t>(kMaxWarpsPerSm, ceilDiv(rows, kSms)) * rowBytes;
+  const int64_t resident = std::min(rows, kMaxWarpsPerSm * kSms) * rowBytes;
+  if (perSm <= kL1Bytes || resident <= kL2Bytes)
+    return 0;
+  return (passes - 1) * rows * rowBytes;
+}
+
 KernelTime amp::modelKernel(const KernelCost &kernel, const GpuSpec &gpu) {
   KernelTime time;
   double bytes = static_cast<double>(kernel.bytesRead + kernel.bytesWritten);

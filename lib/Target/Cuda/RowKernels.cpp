@@ -170,6 +170,19 @@ rowLambdas(OpKernel &kernel, StringRef t,
   return text + *store;
 }
 
+/// Charges the kernel for reading operand `operand`'s rows of `n` values
+/// `passes` times where the caches cannot hold them between the passes
+/// (getRowRereadBytes: a cross-entropy's rows of a vocabulary's logits).
+void chargeRereads(OpKernel &kernel, unsigned operand, int64_t n,
+                   int64_t passes) {
+  Value value = kernel.getOp()->getOperand(operand);
+  std::optional<int64_t> bytes = getCheckedByteSize(tensorOf(value));
+  int64_t rows = countOf(value) / std::max<int64_t>(n, 1);
+  if (!bytes || rows <= 0)
+    return;
+  kernel.functor().rereads(getRowRereadBytes(rows, *bytes / rows, passes));
+}
+
 /// A C++ bool literal.
 StringRef boolean(bool value) { return value ? "true" : "false"; }
 
@@ -191,8 +204,10 @@ template <typename Op> LogicalResult emitSoftmax(Op op, OpKernel &kernel) {
   body << *lambdas << "amprt::softmaxRow<" << t << ">(row, " << n
        << ", x, store, " << boolean(log) << ");\n";
   // Per element: the max, the shifted exp summed, and the output (a
-  // subtraction, then an exp and a division or a subtraction).
+  // subtraction, then an exp and a division or a subtraction); three
+  // passes over the row.
   kernel.functor().addWork(5 * product(shape), (log ? 1 : 2) * product(shape));
+  chargeRereads(kernel, 0, n, 3);
   kernel.functor().launchRows(product(shape) / n);
   return success();
 }
@@ -210,9 +225,12 @@ template <typename Op> LogicalResult emitSoftmaxGrad(Op op, OpKernel &kernel) {
   kernel.functor().body() << *lambdas << "amprt::softmaxGradRow<" << t
                           << ">(row, " << n << ", y, g, store, " << boolean(log)
                           << ");\n";
-  // Per element: the row's sum of g * y (of g for log) and the output.
+  // Per element: the row's sum of g * y (of g for log) and the output:
+  // two passes over y and g.
   kernel.functor().addWork((log ? 3 : 4) * product(shape),
                            (log ? 1 : 0) * product(shape));
+  chargeRereads(kernel, 0, n, 2);
+  chargeRereads(kernel, 1, n, 2);
   kernel.functor().launchRows(product(shape) / n);
   return success();
 }
@@ -265,6 +283,8 @@ template <typename Op> LogicalResult emitNorm(Op op, OpKernel &kernel) {
   kernel.functor().addWork(((centered ? 6 : 3) + int(bool(op.getWeight())) +
                             int(bool(biasOperand))) *
                            countOf(x));
+  // The mean (centered), the squares and the output: passes over x.
+  chargeRereads(kernel, 0, n, centered ? 3 : 2);
   kernel.functor().launchRows(countOf(x) / std::max<int64_t>(n, 1));
   return success();
 }
@@ -287,8 +307,11 @@ template <typename Op> LogicalResult emitNormGrad(Op op, OpKernel &kernel) {
                           << literal(op.getEpsilon().convertToDouble(), t)
                           << ", store);\n";
   // Per element: the statistics again, the means of g and g * h, and the
-  // output.
+  // output: x read in the statistics' passes, the mean of g * h and the
+  // output; g in its mean (centered), that of g * h and the output.
   kernel.functor().addWork((centered ? 15 : 12) * countOf(x));
+  chargeRereads(kernel, 0, n, centered ? 4 : 3);
+  chargeRereads(kernel, 1, n, centered ? 3 : 2);
   kernel.functor().launchRows(countOf(x) / std::max<int64_t>(n, 1));
   return success();
 }
@@ -413,6 +436,8 @@ LogicalResult emitCrossEntropy(CrossEntropyOp op, OpKernel &kernel) {
     kernel.functor().addWork(7 * rows * classes, 2 * rows * classes);
   else
     kernel.functor().addWork(3 * rows * classes, rows * classes);
+  // The max, the exp sum and, with the gradient, its pass over the logits.
+  chargeRereads(kernel, 0, classes, grad ? 3 : 2);
   kernel.functor().launchRows(rows);
   return emitRowSum(op, kernel);
 }
@@ -440,8 +465,10 @@ LogicalResult emitCrossEntropyGrad(CrossEntropyGradOp op, OpKernel &kernel) {
                                  labelArguments(op) + ", scale, store);"
                           << "\n";
   // Per logit: the loss's statistics again, the probability (a
-  // subtraction, an exp, a division), less the label's one, scaled.
+  // subtraction, an exp, a division), less the label's one, scaled; three
+  // passes over the logits.
   kernel.functor().addWork(7 * rows * classes, 2 * rows * classes);
+  chargeRereads(kernel, 0, classes, 3);
   kernel.functor().launchRows(rows);
   return success();
 }

@@ -190,6 +190,7 @@ void Functor::launch(int64_t count) {
   }
   cost.blocks = grid.blocks;
   cost.threads = grid.threads;
+  cost.bytesRead = rereadBytes;
   cost.flops = work.flops;
   cost.transcendentals = work.transcendentals;
   if (serialAccesses) {

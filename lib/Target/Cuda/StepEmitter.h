@@ -144,6 +144,9 @@ public:
   /// Counts `bytes` of `value`, not all of it, as read in the cost report
   /// (a gather reads only the elements it copies); summed over calls.
   void readsPart(Value value, int64_t bytes) { partialReads[value] += bytes; }
+  /// Counts `bytes` more as read: a row kernel's passes over rows the
+  /// caches cannot hold (getRowRereadBytes); summed over calls.
+  void rereads(int64_t bytes) { rereadBytes += bytes; }
 
 private:
   StepEmitter &emitter;
@@ -156,6 +159,7 @@ private:
   bool rowKernel = false;
   ElementCost work;
   int64_t serialAccesses = 0;
+  int64_t rereadBytes = 0;
   llvm::DenseMap<Value, int64_t> partialReads;
 };
 

@@ -159,6 +159,14 @@ constexpr double kUnalignedGemmShare = 0.68;
 /// nvcc emits for sm_90, which ptx-math.test holds it to.
 constexpr int64_t kSoftwareMathInstructions = 41;
 
+/// The bytes a row kernel (a warp a row, row_math.h) reads again from
+/// memory: each of its `passes` over a row after the first re-reads the
+/// row's `rowBytes` from HBM where neither an SM's L1 holds its resident
+/// rows (up to 64 warps, a row each, in 256 KB) nor the L2 holds all the
+/// GPU's (50 MB on H100 and H200), as a cross-entropy's 100 KB rows of
+/// logits; 0 where the caches hold them (a layer norm's 3 KB rows).
+int64_t getRowRereadBytes(int64_t rows, int64_t rowBytes, int64_t passes);
+
 /// What bounds a kernel's modeled time.
 enum class Bound { Memory, TensorCores, SpecialFunctions, Issue, Latency };
 StringRef getBoundName(Bound bound);
