@@ -174,8 +174,7 @@ double amp::getAttentionEfficiency(const KernelCost::Attention &attention) {
   return forDim(0) * (1 - t) + forDim(1) * t;
 }
 
-int64_t amp::getRowRereadBytes(int64_t rows, int64_t rowBytes,
-                               int64_t passes) {
+int64_t amp::getRowRereadBytes(int64_t rows, int64_t rowBytes, int64_t passes) {
   // Hopper's caches (the H100 and H200 data sheets and tuning guide): an
   // SM's L1 and shared memory together, and the L2.
   constexpr int64_t kL1Bytes = 256 * 1024;
