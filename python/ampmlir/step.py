@@ -932,20 +932,28 @@ class Step:
         where the evaluation classifies (amp_step_validate_metrics), or
         None."""
         logits = [t for t in self.eval_outputs if t.name == "logits"
-                  and len(t.shape) == 2 and t.type in ("f32", "f16", "bf16")]
+                  and len(t.shape) >= 2 and t.type in ("f32", "f16", "bf16")]
         if not logits:
             return None
         labels = [i for i, t in enumerate(self.eval_inputs)
-                  if len(t.shape) == 1 and t.type in ("i32", "i64")
-                  and t.shape[0] == logits[0].shape[0]]
-        return (logits[0].shape[1], labels[0]) if len(labels) == 1 else None
+                  if t.type in ("i32", "i64")
+                  and tuple(t.shape) == tuple(logits[0].shape[:-1])]
+        # Of several (a language model's tokens and targets), the one named
+        # as labels are, as amp_step_validate_metrics picks it.
+        named = [i for i in labels if self.eval_inputs[i].name in
+                 ("labels", "label", "targets", "target", "y")]
+        if len(labels) > 1 and len(named) == 1:
+            labels = named
+        return (logits[0].shape[-1], labels[0]) if len(labels) == 1 else None
 
     @_serialised
     def validate_metrics(self, data):
         """(mean loss, accuracy, top-5 accuracy) over every full batch of
         ``data``, in order: validate's loss and, where the evaluation
-        classifies (an output named "logits" of [batch, classes] and one
-        integer batch input of [batch]), the share of labels that are the
+        classifies (an output named "logits" of [..., classes] and one
+        integer batch input of its leading shape: [batch] for [batch,
+        classes], a token's [batch, length] for [batch, length, vocab]),
+        the share of labels that are the
         first largest logit and among the 5 largest (more than 5 classes);
         NaN where there is no such figure. fit reports them."""
         handle = self._live()
@@ -1182,10 +1190,13 @@ class Step:
                 total += self.evaluate(*arrays)  # summed as the runtime does
                 batches += 1
                 if classifies:
+                    # A row per label: [batch, classes], or a token's of
+                    # [batch, length, vocab].
                     logits = np.asarray(self.eval_output("logits"),
                                         np.float32)
+                    logits = logits.reshape(-1, logits.shape[-1])
                     labels = np.asarray(arrays[classifies[1]]).astype(
-                        np.int64)
+                        np.int64).reshape(-1)
                     keep = (labels >= 0) & (labels < logits.shape[1])
                     logits, labels = logits[keep], labels[keep]
                     mine = logits[np.arange(len(labels)), labels]

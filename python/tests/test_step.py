@@ -12,7 +12,7 @@ import pytest
 
 import ampmlir
 from ampmlir._tools import run_tool
-from conftest import ROOT, load_inputs
+from conftest import EXAMPLES, ROOT, load_inputs
 
 
 def test_matches_the_interpreter_step_for_step(step, interpreter_run):
@@ -967,3 +967,45 @@ def test_fit_checks_its_data_sets_before_the_first_step(tmp_path):
         records = step.fit(nan, val_data=nan, allow_nonfinite=True,
                            progress=None)
         assert step.steps == 10 and math.isnan(records[-1]["val_loss"])
+
+
+def test_a_language_model_reports_its_token_accuracy(tmp_path):
+    # gpt_block's [4, 32, 128] logits over [4, 32] targets (its tokens are
+    # integers of that shape too: the input named targets is the labels):
+    # the share of tokens whose first largest logit is the target, and of
+    # those among the 5 largest, against numpy's argmax batch by batch.
+    compiled = ampmlir.compile(EXAMPLES / "gpt_block.mlir", tmp_path / "gpt",
+                               compute_type="bf16", eval_outputs="logits")
+    rng = np.random.default_rng(3)
+    val = {"tokens": rng.integers(0, 128, (12, 32)),
+           "targets": rng.integers(0, 128, (12, 32))}
+    with compiled.load() as step:
+        step.init(seed=1)
+        assert step._classifies() == (128, 1)
+        right = top5 = counted = 0
+        for start in range(0, 12, 4):
+            step.evaluate(val["tokens"][start:start + 4],
+                          val["targets"][start:start + 4])
+            logits = step.eval_output("logits").astype(np.float32)
+            assert logits.shape == (4, 32, 128)
+            logits = logits.reshape(-1, 128)
+            labels = val["targets"][start:start + 4].reshape(-1)
+            right += int((logits.argmax(axis=1) == labels).sum())
+            mine = logits[np.arange(len(labels)), labels]
+            top5 += int(((logits > mine[:, None]).sum(axis=1) < 5).sum())
+            counted += len(labels)
+        assert counted == 12 * 32
+        _, accuracy, top = step.validate_metrics(val)
+        assert (accuracy, top) == (right / counted, top5 / counted)
+        assert 0 < top5 and right <= top5
+        # The loop over an iterable of batches counts them in Python: the
+        # same figures as the runtime's over the same batches, after its
+        # one training step.
+        batches = [(val["tokens"][s:s + 4], val["targets"][s:s + 4])
+                   for s in range(0, 12, 4)]
+        records = step.fit(batches[:1], val_data=batches, val_every=1,
+                           print_every=1, progress=None)
+        _, accuracy, top = step.validate_metrics(val)
+        assert records[-1]["step"] == 1
+        assert (records[-1]["val_accuracy"],
+                records[-1]["val_top5_accuracy"]) == (accuracy, top)

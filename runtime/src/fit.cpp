@@ -178,14 +178,16 @@ amp_status_t epochOrder(int64_t rows, uint64_t seed, int64_t epoch,
 /// order; with `outputs`, each output of every batch one after another
 /// (output 0: the mean).
 /// Classification accuracy over a validation set, where the evaluation
-/// has one: an output named "logits" of [batch, classes] and one integer
-/// batch input of [batch], the labels. Top-1 is numpy's argmax (the first
-/// largest logit) against the label; top-5 (with more than 5 classes)
-/// counts a label whose logit fewer than 5 others exceed. Labels outside
-/// [0, classes) (ignored ones) are not counted.
+/// has one: an output named "logits" of [..., classes] (an image's
+/// [batch, classes], a language model's tokens [batch, length, vocab])
+/// and one integer batch input of its leading shape, the labels. Top-1 is
+/// numpy's argmax (the first largest logit) against the label; top-5
+/// (with more than 5 classes) counts a label whose logit fewer than 5
+/// others exceed. Labels outside [0, classes) (ignored ones, padding
+/// tokens) are not counted.
 struct Accuracy {
   size_t output = 0, input = 0;
-  int64_t classes = 0;
+  int64_t classes = 0, rows = 0;
   int64_t top1 = 0, top5 = 0, counted = 0;
 
   /// Finds the logits and the labels; false where the evaluation has not
@@ -194,29 +196,52 @@ struct Accuracy {
     bool found = false;
     for (size_t k = 1; k < e.output_count; ++k) {
       const amp_step_tensor_t &t = e.outputs[k];
-      if (std::strcmp(t.name, "logits") == 0 && t.rank == 2 &&
+      if (std::strcmp(t.name, "logits") == 0 && t.rank >= 2 &&
           (t.type == AMP_ELEMENT_F32 || t.type == AMP_ELEMENT_F16 ||
            t.type == AMP_ELEMENT_BF16)) {
         output = k;
-        classes = t.shape[1];
+        classes = t.shape[t.rank - 1];
+        rows = 1;
+        for (int32_t d = 0; d + 1 < t.rank; ++d)
+          rows *= t.shape[d];
         found = true;
       }
     }
-    int labels = 0;
-    size_t position = 0;
+    // The integer inputs of the logits' leading shape; of several (a
+    // language model's tokens and targets), the one named as labels are.
+    int labels = 0, named = 0;
+    size_t position = 0, namedPosition = 0;
     for (size_t i = 0; i < e.tensor_count; ++i) {
       const amp_step_tensor_t &t = e.tensors[i];
       if (t.kind != AMP_STEP_INPUT)
         continue;
-      if (t.rank == 1 &&
-          (t.type == AMP_ELEMENT_I32 || t.type == AMP_ELEMENT_I64) && found &&
-          t.shape[0] == e.outputs[output].shape[0]) {
+      bool leading = found && t.rank == e.outputs[output].rank - 1 &&
+                     (t.type == AMP_ELEMENT_I32 || t.type == AMP_ELEMENT_I64);
+      for (int32_t d = 0; leading && d < t.rank; ++d)
+        leading = t.shape[d] == e.outputs[output].shape[d];
+      if (leading) {
         input = position;
         ++labels;
+        if (isLabelsName(t.name)) {
+          namedPosition = position;
+          ++named;
+        }
       }
       ++position;
     }
+    if (labels > 1 && named == 1) {
+      input = namedPosition;
+      labels = 1;
+    }
     return found && labels == 1 && classes > 0;
+  }
+
+  /// Whether `name` names labels: labels, label, targets, target or y.
+  static bool isLabelsName(const char *name) {
+    for (const char *known : {"labels", "label", "targets", "target", "y"})
+      if (std::strcmp(name, known) == 0)
+        return true;
+    return false;
   }
 
   /// Counts one batch: its logits (host memory, the output's type) and
@@ -224,7 +249,7 @@ struct Accuracy {
   void count(const amp_step_tensor_t &logits, const void *data,
              const amp_step_input_t &labels) {
     std::vector<float> row(static_cast<size_t>(classes));
-    for (int64_t r = 0; r < logits.shape[0]; ++r) {
+    for (int64_t r = 0; r < rows; ++r) {
       for (int64_t c = 0; c < classes; ++c) {
         int64_t at = r * classes + c;
         row[c] = logits.type == AMP_ELEMENT_F32

@@ -142,8 +142,10 @@ amp_status_t amp_step_validate(amp_step_t *step, const amp_data_set_t *data,
                                double *out_mean_loss, void *const *outputs);
 
 /* amp_step_validate's mean loss and, where the evaluation classifies (an
- * output named "logits" of [batch, classes] and one integer batch input of
- * [batch], its labels), the share of the labels that are the first largest
+ * output named "logits" of [..., classes] and one integer batch input of
+ * its leading shape, its labels: [batch] for [batch, classes], [batch,
+ * length] for a language model's tokens), the share of the labels that are
+ * the first largest
  * logit (*out_accuracy) and among the 5 largest (*out_top5, with more than
  * 5 classes), labels outside [0, classes) not counted; NaN where there is
  * no such figure. Progress lines and logs report them beside val_loss. */
