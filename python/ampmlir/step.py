@@ -27,6 +27,7 @@ close() waits for the one in flight.
 import ctypes
 import functools
 import json
+import math
 import os
 import threading
 import zipfile
@@ -140,7 +141,8 @@ class _FitOptions(ctypes.Structure):
                 ("allow_nonfinite", ctypes.c_int32),
                 ("checkpoint", ctypes.c_char_p), ("log", ctypes.c_char_p),
                 ("progress", _FitProgress), ("context", ctypes.c_void_p),
-                ("patience", ctypes.c_int64), ("keep_best", ctypes.c_int64)]
+                ("patience", ctypes.c_int64), ("keep_best", ctypes.c_int64),
+                ("monitor", ctypes.c_char_p)]
 
 
 TensorInfo = namedtuple("TensorInfo", "index name kind type dtype shape")
@@ -985,7 +987,8 @@ class Step:
     def fit(self, data, *, epochs=1, val_data=None, val_every=0,
             print_every=100, shuffle_seed=0, shuffle=True, checkpoint=None,
             checkpoint_every=0, log=None, progress=print,
-            allow_nonfinite=False, patience=0, keep_best=0):
+            allow_nonfinite=False, patience=0, keep_best=0,
+            monitor="val_loss"):
         """Trains on a data set as ``amp-step --data`` does, on the same
         batches in the same order: ``data`` maps each batch input's name to
         an array whose rows are examples; each epoch takes them in
@@ -1004,7 +1007,10 @@ class Step:
         (a report says so; the checkpoint is saved); ``keep_best`` keeps
         the states of that many validations of the lowest loss as
         ``<checkpoint>.best-step<S>`` (a count of each run: a resumed run
-        counts afresh). Returns the records.
+        counts afresh). Both judge ``monitor``: "val_loss" (lower is
+        better), "val_accuracy" or "val_top5_accuracy" (higher is better,
+        where the evaluation classifies: see validate_metrics). Returns
+        the records.
 
         Before the first step, ``fit`` checks every row of ``data`` and
         ``val_data`` once, as ``amp-step --data`` does: ids and labels
@@ -1052,7 +1058,7 @@ class Step:
                 print_every=print_every, checkpoint=checkpoint,
                 checkpoint_every=checkpoint_every, log=log, progress=progress,
                 allow_nonfinite=allow_nonfinite, patience=patience,
-                keep_best=keep_best)
+                keep_best=keep_best, monitor=monitor)
         records, raised = [], []
         leads = self.rank == 0
 
@@ -1085,7 +1091,8 @@ class Step:
             shuffle_seed, int(bool(shuffle)), int(bool(allow_nonfinite)),
             _c_string(checkpoint) if checkpoint else None,
             _c_string(log) if log else None, callback, None,
-            patience or 0, keep_best or 0)
+            patience or 0, keep_best or 0,
+            _c_string(monitor) if monitor else None)
         with self._lock:
             handle = self._live()
             status = self._lib.amp_step_fit(
@@ -1133,7 +1140,8 @@ class Step:
 
     def _fit_batches(self, data, *, epochs, val_data, val_every,
                      print_every, checkpoint, checkpoint_every, log,
-                     progress, allow_nonfinite, patience, keep_best):
+                     progress, allow_nonfinite, patience, keep_best,
+                     monitor):
         """fit over an iterable of batches (see fit)."""
         import time
         records = []
@@ -1148,30 +1156,50 @@ class Step:
                            "give val_data")
         if keep_best and not checkpoint:
             raise AmpError("keep_best saves beside the checkpoint: give one")
-        best = {"loss": float("inf"), "step": 0, "stale": 0, "kept": []}
+        monitor = monitor or "val_loss"
+        if monitor not in ("val_loss", "val_accuracy", "val_top5_accuracy"):
+            raise AmpError(f"monitor must be val_loss, val_accuracy or "
+                           f"val_top5_accuracy, not '{monitor}'")
+        higher = monitor != "val_loss"
+        classifies = self._classifies() if self.has_eval else None
+        if higher and (patience or keep_best) and (
+                not classifies or (monitor == "val_top5_accuracy" and
+                                   classifies[0] <= 5)):
+            raise AmpError(
+                f"monitor={monitor} needs an evaluation that classifies: an "
+                f"output named \"logits\" of [..., classes]"
+                + (" (more than 5 classes)"
+                   if monitor == "val_top5_accuracy" else "")
+                + " and integer labels of its leading shape")
+        best = {"value": -math.inf if higher else math.inf, "step": 0,
+                "stale": 0, "kept": []}
+
+        def better(a, b):
+            return a > b if higher else a < b
 
         def judge():
             """Keeps the best states and says whether to stop early, after
             the validation just recorded (as the runtime's fit does)."""
-            loss, steps = records[-1]["val_loss"], records[-1]["step"]
-            if loss < best["loss"]:
-                best.update(loss=loss, step=steps, stale=0)
+            value = records[-1].get(monitor, math.nan)
+            steps = records[-1]["step"]
+            if better(value, best["value"]):
+                best.update(value=value, step=steps, stale=0)
             else:
                 best["stale"] += 1
             kept = best["kept"]
             if keep_best and (len(kept) < keep_best or
-                              any(loss < k[0] for k in kept)):
+                              any(better(value, k[0]) for k in kept)):
                 self.save(f"{checkpoint}.best-step{steps}")
-                at = next((i for i, k in enumerate(kept) if loss < k[0]),
-                          len(kept))
-                kept.insert(at, (loss, steps))
+                at = next((i for i, k in enumerate(kept)
+                           if better(value, k[0])), len(kept))
+                kept.insert(at, (value, steps))
                 if len(kept) > keep_best:
                     os.remove(self._state_file(
                         f"{checkpoint}.best-step{kept.pop()[1]}"))
             if patience and best["stale"] >= patience:
                 if progress and leads:
-                    progress(f"early stop at step {steps}: val_loss has not "
-                             f"improved on {best['loss']:.9g} (step "
+                    progress(f"early stop at step {steps}: {monitor} has not "
+                             f"improved on {best['value']:.9g} (step "
                              f"{best['step']}) in {patience} validations")
                 return True
             return False

@@ -732,6 +732,55 @@ def test_early_stopping_and_best_states_alike_over_both_loops(mlp_eval,
             step.fit(list(_in_order(train, 64)), patience=1, print_every=0)
 
 
+def test_early_stopping_on_the_accuracy_alike_over_both_loops(mlp_eval,
+                                                              tmp_path):
+    # Judged by the validation accuracy (higher is better): both loops stop
+    # at the same step, keep the same states, those of the two most
+    # accurate validations (the earlier of equal ones), and say so.
+    train, val = _clusters(2000, 1), _clusters(600, 2)
+    stops, lines = {}, {}
+    for how in ("rows", "batches"):
+        lines[how] = []
+        data = train if how == "rows" else list(_in_order(train, 64))
+        with mlp_eval.load() as step:
+            step.init(seed=4)
+            records = step.fit(data, epochs=40, shuffle=False, val_data=val,
+                               val_every=8, print_every=0, patience=2,
+                               keep_best=2, monitor="val_accuracy",
+                               checkpoint=tmp_path / how,
+                               progress=lines[how].append)
+            stops[how] = step.steps
+        scored = [(-r["val_accuracy"], r["step"]) for r in records
+                  if "val_accuracy" in r]
+        best = sorted(step for _, step in sorted(scored)[:2])
+        kept = sorted(int(p.name.rsplit("best-step", 1)[1])
+                      for p in tmp_path.glob(f"{how}.best-step*"))
+        assert kept == best
+    early = {how: [l for l in lines[how] if l.startswith("early stop")]
+             for how in lines}
+    assert early["rows"] == early["batches"] and len(early["rows"]) == 1
+    assert ": val_accuracy has not improved on 0." in early["rows"][0]
+    assert stops["rows"] == stops["batches"] < 40 * (2000 // 64)
+    with mlp_eval.load() as step:
+        for data in (train, list(_in_order(train, 64))):
+            with pytest.raises(ampmlir.AmpError, match="monitor must be "
+                               "val_loss, val_accuracy or val_top5_accuracy"):
+                step.fit(data, val_data=val, patience=1, monitor="f1",
+                         print_every=0)
+
+
+def test_an_accuracy_is_monitored_only_where_the_step_classifies(step):
+    # The MLP compiled without its logits as an output: no accuracy to
+    # judge, said before training, by both loops.
+    train, val = _clusters(256, 1), _clusters(128, 2)
+    for data in (train, list(_in_order(train, 64))):
+        with pytest.raises(ampmlir.AmpError, match="monitor=val_accuracy "
+                           "needs an evaluation that classifies"):
+            step.fit(data, val_data=val, patience=1,
+                     monitor="val_accuracy", print_every=0)
+    assert step.steps == 0
+
+
 def test_fit_over_batches_refuses_bad_batches(mlp_eval):
     train = _clusters(200, 1)
     with mlp_eval.load() as step:

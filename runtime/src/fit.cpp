@@ -361,15 +361,32 @@ private:
   std::unique_ptr<FILE, int (*)(FILE *)> log{nullptr, std::fclose};
   std::chrono::steady_clock::time_point since;
   int64_t sinceStep = 0;
-  // Early stopping and the best states (patience, keep_best).
-  double lastValLoss = 0;
-  double bestValLoss = INFINITY;
+  // Early stopping and the best states (patience, keep_best), judged by
+  // the monitored figure of the last validation: its name, whether higher
+  // is better, its value.
+  std::string monitor = "val_loss";
+  bool higherIsBetter = false;
+  double lastMonitored = 0;
+  double bestMonitored = INFINITY;
   int64_t bestStep = 0, stale = 0;
-  std::vector<std::pair<double, int64_t>> kept; // (loss, step), best first
+  std::vector<std::pair<double, int64_t>> kept; // (figure, step), best first
+  bool better(double a, double b) const {
+    return higherIsBetter ? a > b : a < b;
+  }
 };
 
 amp_status_t Fit::prepare(const amp_data_set_t *trainSet,
                           const amp_data_set_t *valSet) {
+  if (options.monitor)
+    monitor = options.monitor;
+  if (monitor != "val_loss" && monitor != "val_accuracy" &&
+      monitor != "val_top5_accuracy")
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "monitor must be val_loss, val_accuracy or "
+                      "val_top5_accuracy, not '%s'",
+                      monitor.c_str());
+  higherIsBetter = monitor != "val_loss";
+  bestMonitored = higherIsBetter ? -INFINITY : INFINITY;
   if ((options.patience || options.keep_best) && !valSet)
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "patience and keep_best judge validation losses: give "
@@ -396,6 +413,18 @@ amp_status_t Fit::prepare(const amp_data_set_t *trainSet,
   AMP_RETURN_IF_ERROR(
       train.describe(trainSet, d.tensor_count, d.tensors, d.name));
   validates = valSet != nullptr;
+  if (higherIsBetter && (options.patience || options.keep_best)) {
+    Accuracy accuracy;
+    if (!d.eval || !accuracy.find(*d.eval) ||
+        (monitor == "val_top5_accuracy" && accuracy.classes <= 5))
+      return AMP_STATUS(
+          AMP_INVALID_ARGUMENT,
+          "monitor=%s needs an evaluation that classifies: an output named "
+          "\"logits\" of [..., classes]%s and integer labels of its "
+          "leading shape",
+          monitor.c_str(),
+          monitor == "val_top5_accuracy" ? " (more than 5 classes)" : "");
+  }
   if (validates && !d.eval)
     return AMP_STATUS(AMP_UNAVAILABLE,
                       "%s: step '%s' was compiled without an evaluation "
@@ -492,7 +521,9 @@ amp_status_t Fit::record(int64_t epoch, bool validating) {
   if (validating)
     AMP_RETURN_IF_ERROR(validate(step, val, &valLoss, nullptr,
                                  classifies ? &accuracy : nullptr));
-  lastValLoss = valLoss;
+  lastMonitored = monitor == "val_loss"       ? valLoss
+                  : monitor == "val_accuracy" ? accuracy.top1Share()
+                                              : accuracy.top5Share();
   // A step without a learning rate reports none.
   double lr = 0;
   bool hasRate = false;
@@ -595,7 +626,7 @@ amp_status_t Fit::run() {
       AMP_RETURN_IF_ERROR(record(epoch, validating));
     bool stop = false;
     if (validating)
-      AMP_RETURN_IF_ERROR(judge(lastValLoss, &stop));
+      AMP_RETURN_IF_ERROR(judge(lastMonitored, &stop));
     if (options.checkpoint && saves() &&
         (stop || every(options.checkpoint_every)))
       AMP_RETURN_IF_ERROR(amp_step_save(step, stateFile().c_str()));
@@ -606,10 +637,10 @@ amp_status_t Fit::run() {
 }
 
 /// Keeps the best states and decides on an early stop after a validation
-/// of `valLoss` at step `done`.
-amp_status_t Fit::judge(double valLoss, bool *stop) {
-  if (valLoss < bestValLoss) {
-    bestValLoss = valLoss;
+/// whose monitored figure is `value` at step `done`.
+amp_status_t Fit::judge(double value, bool *stop) {
+  if (better(value, bestMonitored)) {
+    bestMonitored = value;
     bestStep = done;
     stale = 0;
   } else {
@@ -618,12 +649,12 @@ amp_status_t Fit::judge(double valLoss, bool *stop) {
   if (options.keep_best && saves()) {
     size_t k = static_cast<size_t>(options.keep_best);
     auto at = std::find_if(kept.begin(), kept.end(), [&](const auto &entry) {
-      return valLoss < entry.first;
+      return better(value, entry.first);
     });
     if (kept.size() < k || at != kept.end()) {
       std::string path = stateFile() + ".best-step" + std::to_string(done);
       AMP_RETURN_IF_ERROR(amp_step_save(step, path.c_str()));
-      kept.insert(at, {valLoss, done});
+      kept.insert(at, {value, done});
       if (kept.size() > k) {
         std::string worst =
             stateFile() + ".best-step" + std::to_string(kept.back().second);
@@ -638,9 +669,9 @@ amp_status_t Fit::judge(double valLoss, bool *stop) {
     *stop = true;
     std::string line;
     appendf(line,
-            "early stop at step %lld: val_loss has not improved on %.9g "
+            "early stop at step %lld: %s has not improved on %.9g "
             "(step %lld) in %lld validations",
-            static_cast<long long>(done), bestValLoss,
+            static_cast<long long>(done), monitor.c_str(), bestMonitored,
             static_cast<long long>(bestStep),
             static_cast<long long>(options.patience));
     return report(line, nullptr);

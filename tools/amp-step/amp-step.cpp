@@ -421,6 +421,7 @@ struct DataOptions {
   std::vector<std::string> data, valData;
   long epochs = 1, printEvery = 100, valEvery = 0, checkpointEvery = 0;
   long patience = 0, keepBest = 0;
+  std::string monitor; // what they judge; empty: val_loss
   uint64_t shuffleSeed = 0;
   bool shuffle = true;
   // Train on where a value is not finite: in the data, or the loss of a
@@ -524,6 +525,7 @@ int trainOnData(amp_step_t *step, const DataOptions &options) {
   fit.checkpoint_every = options.checkpointEvery;
   fit.patience = options.patience;
   fit.keep_best = options.keepBest;
+  fit.monitor = options.monitor.empty() ? nullptr : options.monitor.c_str();
   fit.shuffle_seed = options.shuffleSeed;
   fit.shuffle = options.shuffle ? 1 : 0;
   fit.allow_nonfinite = options.allowNonFinite ? 1 : 0;
@@ -588,7 +590,7 @@ const char *const kUsage =
     "       amp-step LIB NAME (--seed=S | --load=FILE) --data=NAME=FILE... "
     "[--val-data=NAME=FILE]... [--epochs=N] [--val-every=N] "
     "[--print-every=N] [--checkpoint=FILE] [--checkpoint-every=N] "
-    "[--patience=N] [--keep-best=K] "
+    "[--patience=N] [--keep-best=K] [--monitor=NAME] "
     "[--log=FILE] [--shuffle-seed=S | --no-shuffle] [--output-dir=DIR] "
     "[--allow-nonfinite]\n"
     "       mpirun -np N amp-step ... [--comm=mpi|nccl] "
@@ -637,6 +639,9 @@ const OptionHelp kOptions[] = {
     {"--keep-best=", "K",
      "keep the states of the K validations of the lowest loss as "
      "FILE.best-step<S> beside --checkpoint (default 0: none)"},
+    {"--monitor=", "NAME",
+     "what --patience and --keep-best judge: val_loss (the default, lower "
+     "is better), val_accuracy or val_top5_accuracy (higher is better)"},
     {"--log=", "FILE", "append each progress line as a JSON object"},
     {"--shuffle-seed=", "S",
      "each epoch's order drawn from S and the epoch (default 0)"},
@@ -814,6 +819,8 @@ int Run::parse(int argc, char **argv) {
       dataOptions.checkpoint = arg.substr(13);
     else if (arg.rfind("--log=", 0) == 0)
       dataOptions.log = arg.substr(6);
+    else if (arg.rfind("--monitor=", 0) == 0)
+      dataOptions.monitor = arg.substr(10);
     else if (arg == "--comm=nccl" || arg == "--comm=mpi") {
       transport = arg == "--comm=nccl" ? AMP_COMM_NCCL : AMP_COMM_MPI;
       transportGiven = true;
@@ -895,12 +902,12 @@ int Run::parse(int argc, char **argv) {
                   !dataOptions.checkpoint.empty() ||
                   dataOptions.checkpointEvery || !dataOptions.log.empty() ||
                   dataOptions.epochs != 1 || dataOptions.patience ||
-                  dataOptions.keepBest;
+                  dataOptions.keepBest || !dataOptions.monitor.empty();
   if (!onData && dataOnly) {
     std::fprintf(stderr, "amp-step: error: --val-data, --val-every, "
                          "--epochs, --checkpoint, --checkpoint-every, "
-                         "--patience, --keep-best and --log train on a data "
-                         "set: give --data\n");
+                         "--patience, --keep-best, --monitor and --log train "
+                         "on a data set: give --data\n");
     return 2;
   }
   return kGoOn;

@@ -79,12 +79,17 @@ typedef struct amp_fit_options_s {
   const char *log;             /* a JSON-lines file appended to, or NULL */
   amp_fit_progress_t progress; /* or NULL */
   void *context;               /* handed to `progress` */
-  int64_t patience;  /* with `val`: stop once this many validations in a row
-                        have not lowered the best validation loss; 0: never */
-  int64_t keep_best; /* with `val` and `checkpoint`: keep the states of the k
-                        validations of the lowest loss, each saved as
-                        `checkpoint`.best-step<S> when it is made (the others
-                        removed); 0: none */
+  int64_t patience;    /* with `val`: stop once this many validations in a row
+                          have not lowered the best validation loss; 0: never */
+  int64_t keep_best;   /* with `val` and `checkpoint`: keep the states of the k
+                          validations of the lowest loss, each saved as
+                          `checkpoint`.best-step<S> when it is made (the others
+                          removed); 0: none */
+  const char *monitor; /* what patience and keep_best judge: NULL or
+                          "val_loss" (lower is better), "val_accuracy" or
+                          "val_top5_accuracy" (higher is better; the
+                          evaluation must classify, as
+                          amp_step_validate_metrics says) */
 } amp_fit_options_t;
 
 /* 1 epoch, a report every 100 steps, shuffled with seed 0; nothing else. */
