@@ -2,6 +2,7 @@
 
 #include "amp_runtime/step.h"
 
+#include "amp_runtime/edit_distance.h"
 #include "amp_runtime/float_formats.h"
 #include "amp_runtime/hyperparameters.h"
 #include "amp_runtime/random.h"
@@ -605,24 +606,6 @@ bool sameSettingName(const char *a, const char *b) {
   return *a == *b;
 }
 
-/// The edits (insertions, deletions, substitutions) between `a` and `b`.
-size_t editDistance(const std::string &a, const std::string &b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j)
-    row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
-                         diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 /// The index of hyperparameter `name` of the step: its own spelling, or
 /// one with dashes for underscores. An unknown name is refused with the
 /// step's names and the closest of them within a third of its length.
@@ -648,7 +631,7 @@ amp_status_t findHyperParameter(const amp_step_t *step, const char *name,
     if (d.tensors[i].kind != AMP_STEP_HPARAM)
       continue;
     known += (known.empty() ? "" : ", ") + std::string(d.tensors[i].name);
-    if (size_t distance = editDistance(name, d.tensors[i].name);
+    if (size_t distance = amprt::editDistance(name, d.tensors[i].name);
         distance < best) {
       best = distance;
       closest = d.tensors[i].name;

@@ -70,6 +70,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp_runtime/comm.h"
+#include "amp_runtime/edit_distance.h"
 #include "amp_runtime/fit.h"
 #include "amp_runtime/float_formats.h"
 #include "amp_runtime/random.h"
@@ -664,25 +665,6 @@ void printHelp() {
   }
 }
 
-/// Levenshtein distance of `a` and `b` (insertions, deletions and
-/// substitutions of one character each count 1).
-size_t editDistance(const std::string &a, const std::string &b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j)
-    row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
-                         diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 /// The option `arg` (`--stpes=5`) most likely misspells, by its name
 /// before any `=`, or "" when none is within a third of its length.
 std::string suggestOption(const std::string &arg) {
@@ -693,7 +675,7 @@ std::string suggestOption(const std::string &arg) {
     std::string candidate = option.name;
     if (candidate.back() == '=')
       candidate.pop_back();
-    size_t distance = editDistance(name, candidate);
+    size_t distance = amprt::editDistance(name, candidate);
     if (distance < bestDistance) {
       bestDistance = distance;
       best = option.name;
