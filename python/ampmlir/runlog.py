@@ -19,12 +19,11 @@ import csv
 import io
 import json
 import math
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 from ._errors import AmpError
+from ._files import write_atomically
 
 
 def read(path):
@@ -57,19 +56,6 @@ def columns(records):
     return list(seen)
 
 
-def _write_atomically(path, text):
-    path = Path(path)
-    handle, temporary = tempfile.mkstemp(dir=path.parent or ".",
-                                         prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "w", newline="") as out:
-            out.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
-
-
 def write_csv(records, path):
     """Writes ``records`` to ``path`` as CSV (atomically): one column per
     key, in the order the keys first appear, an empty cell where a record
@@ -80,7 +66,7 @@ def write_csv(records, path):
     writer.writeheader()
     for record in records:
         writer.writerow({k: _csv_value(record.get(k, "")) for k in keys})
-    _write_atomically(path, text.getvalue())
+    write_atomically(path, text.getvalue().encode())
 
 
 def _csv_value(value):

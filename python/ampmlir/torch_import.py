@@ -31,13 +31,13 @@ import math
 import operator
 import os
 import re
-import tempfile
 import warnings
 from pathlib import Path
 
 import numpy as np
 
 from ._errors import AmpError
+from ._files import write_atomically
 from .compiler import compile as _compile
 from .step import TORCH_NAMES_FILE, TORCH_STATE_FILE
 
@@ -188,7 +188,7 @@ class ImportedModel:
 
     def write(self, path):
         """Writes the module to ``path`` (a .mlir file)."""
-        _write_atomically(Path(path), self.mlir.encode())
+        write_atomically(Path(path), self.mlir.encode())
 
     def compile(self, output_dir, **options):
         """Compiles the module as ampmlir.compile does (the same options)
@@ -214,24 +214,10 @@ class ImportedModel:
                  "initial_state": list(self.initial_state)}
         buffer = io.BytesIO()
         np.savez(buffer, *self.initial_state.values())
-        _write_atomically(output_dir / TORCH_STATE_FILE, buffer.getvalue())
-        _write_atomically(output_dir / TORCH_NAMES_FILE,
+        write_atomically(output_dir / TORCH_STATE_FILE, buffer.getvalue())
+        write_atomically(output_dir / TORCH_NAMES_FILE,
                           json.dumps(names, indent=1).encode())
         return compiled
-
-
-def _write_atomically(path, data):
-    """Writes ``data`` (bytes) to ``path`` through a temporary file beside
-    it: a reader sees the old file or the new one, never a part."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent,
-                                         prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
 
 
 def _initial_state(state, imported):
