@@ -1265,11 +1265,8 @@ class Step:
             entry.update(scale=scale, skipped=skipped)
             line += f" scale {scale:g} skipped {skipped}"
             if "lr" in self.hparams:
-                lr = ctypes.c_double()
-                _check(self._lib, self._lib.amp_step_current_lr(
-                    self._live(), ctypes.byref(lr)))
-                entry["lr"] = lr.value
-                line += f" lr {lr.value:g}"
+                entry["lr"] = lr = self.current_lr
+                line += f" lr {lr:g}"
             entry["steps_per_s"] = round(rate, 3)
             line += f" steps/s {rate:.1f}"
             if partial:
