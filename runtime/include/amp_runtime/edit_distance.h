@@ -1,4 +1,5 @@
-//===- edit_distance.h - how far a misspelled name is ------------*- C++ -*-===//
+//===- edit_distance.h - how far a misspelled name is ------------*- C++
+//-*-===//
 //
 // The Levenshtein distance that the runtime's "did you mean" (an unknown
 // hyperparameter) and amp-step's (an unknown option) measure a name by.
