@@ -74,9 +74,8 @@ llvm::cl::opt<amp::ComputeType> computeType(
                    "all fp32)"),
     llvm::cl::init(amp::kDefaultComputeType), llvm::cl::cat(category));
 llvm::cl::opt<amp::OptimizerKind>
-    optimizer("optimizer", llvm::cl::desc("sgd, adam or adamw"),
-              llvm::cl::init(amp::OptimizerKind::adamw),
-              llvm::cl::cat(category));
+    optimizer("optimizer", llvm::cl::desc("sgd, adam or adamw (the default)"),
+              llvm::cl::init(amp::kDefaultOptimizer), llvm::cl::cat(category));
 llvm::cl::opt<amp::LossScalingOption> lossScaling(
     "loss-scaling",
     llvm::cl::desc("auto (dynamic for f16), dynamic, static or none"),

@@ -379,7 +379,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   runPipeline(*module, "builtin.module(amp-loss-scaling{mode=dynamic})");
   runPipeline(*module, "builtin.module(amp-optimizer{optimizer=adamw "
                        "accumulate=2})");
-  runPipeline(*module, "builtin.module(amp-optimizer{momentum=0.9})");
+  runPipeline(*module,
+              "builtin.module(amp-optimizer{optimizer=sgd momentum=0.9})");
   // The plans the input holds (hand-edited IR), as they are and redone.
   {
     OwningOpRef<ModuleOp> copy = module->clone();

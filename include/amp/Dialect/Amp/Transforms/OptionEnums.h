@@ -39,6 +39,11 @@ enum class LossScalingOption { automatic, dynamic, fixed, none };
 /// gradient (torch.optim.Adam), adamw decoupled (torch.optim.AdamW).
 enum class OptimizerKind { sgd, adam, adamw };
 
+/// The optimizer when none is given, of --amp-optimizer, --amp-train-step,
+/// amp-compile and the Python API alike: AdamW (PyTorch's default weight
+/// decay of 0.01 with it), the optimizer of the transformer recipes.
+constexpr OptimizerKind kDefaultOptimizer = OptimizerKind::adamw;
+
 /// One spelling of an option's value: the first spelling of each value is
 /// its name, the one printed.
 template <typename Enum> struct OptionSpelling {

@@ -348,8 +348,8 @@ def AmpOptimizer : Pass<"amp-optimizer", "mlir::ModuleOp"> {
                            "::mlir::func::FuncDialect"];
   let options = [
     Option<"optimizer", "optimizer", "::mlir::amp::OptimizerKind",
-           /*default=*/"::mlir::amp::OptimizerKind::sgd",
-           "sgd, adam or adamw">,
+           /*default=*/"::mlir::amp::kDefaultOptimizer",
+           "sgd, adam or adamw (the default)">,
     Option<"lr", "lr", "double", /*default=*/"1e-3", "Learning rate">,
     Option<"momentum", "momentum", "double", /*default=*/"0.0",
            "SGD momentum">,

@@ -109,7 +109,7 @@ struct TrainStepPipelineOptions
 
   // amp-optimizer.
   Option<OptimizerKind> optimizer{
-      *this, "optimizer", llvm::cl::desc("sgd, adam or adamw"),
+      *this, "optimizer", llvm::cl::desc("sgd, adam or adamw (the default)"),
       llvm::cl::init(AmpOptimizerOptions().optimizer)};
   Option<double> lr{*this, "lr", llvm::cl::desc("Learning rate"),
                     llvm::cl::init(AmpOptimizerOptions().lr)};
