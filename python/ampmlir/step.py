@@ -121,7 +121,11 @@ class _DataSet(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("rows", ctypes.c_int64),
                 ("array_count", ctypes.c_size_t),
                 ("arrays", ctypes.POINTER(ctypes.c_void_p)),
-                ("array_names", ctypes.POINTER(ctypes.c_char_p))]
+                ("array_names", ctypes.POINTER(ctypes.c_char_p)),
+                # Shards (amp-step's directories of .npy files): none here,
+                # the arrays are whole.
+                ("shard_count", ctypes.c_size_t),
+                ("shard_rows", ctypes.POINTER(ctypes.c_int64))]
 
 
 class _FitReport(ctypes.Structure):

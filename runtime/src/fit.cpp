@@ -81,8 +81,14 @@ public:
                                  int64_t index);
 
 private:
+  /// Where example `row` of array `a` is.
+  const char *rowOf(size_t a, int64_t row) const;
+
   const amp_data_set_t *set = nullptr;
   const amp_step_tensor_t *tensors = nullptr;
+  // The example each shard starts at, and the end of the last (one entry
+  // more than there are shards; {0, rows} for a set in one piece).
+  std::vector<int64_t> shardStart;
   std::vector<size_t> inputIndex; // of each array, into `tensors`
   std::vector<size_t> rowBytes;
   int64_t size = 0;
@@ -125,9 +131,35 @@ amp_status_t Batches::describe(const amp_data_set_t *data, size_t count,
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "%s has %zu arrays; step '%s' takes %zu batch inputs",
                       name, data->array_count, step, inputIndex.size());
-  for (size_t a = 0; a < data->array_count; ++a)
-    if (!data->arrays[a] && data->rows)
-      return AMP_STATUS(AMP_INVALID_ARGUMENT, "%s: array %zu is null", name, a);
+  size_t shards = data->shard_count > 1 ? data->shard_count : 1;
+  if (shards > 1 && !data->shard_rows)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "%s has %zu shards and no count of their examples "
+                      "(shard_rows is null)",
+                      name, shards);
+  shardStart.assign(1, 0);
+  for (size_t s = 0; s < shards; ++s) {
+    int64_t rows = shards == 1 ? data->rows : data->shard_rows[s];
+    if (rows < 0 || rows > data->rows - shardStart.back())
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "%s: shard %zu of %zu holds %lld examples; the "
+                        "shards' examples must add up to the set's %lld",
+                        name, s, shards, static_cast<long long>(rows),
+                        static_cast<long long>(data->rows));
+    shardStart.push_back(shardStart.back() + rows);
+  }
+  if (shardStart.back() != data->rows)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "%s: its %zu shards hold %lld examples, not the set's "
+                      "%lld",
+                      name, shards, static_cast<long long>(shardStart.back()),
+                      static_cast<long long>(data->rows));
+  for (size_t s = 0; s < shards; ++s)
+    for (size_t a = 0; a < data->array_count; ++a)
+      if (!data->arrays[s * data->array_count + a] &&
+          shardStart[s + 1] > shardStart[s])
+        return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                          "%s: array %zu of shard %zu is null", name, a, s);
   if (data->rows < size)
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "%s holds %lld examples, fewer than one batch of %lld",
@@ -138,17 +170,31 @@ amp_status_t Batches::describe(const amp_data_set_t *data, size_t count,
 
 amp_status_t Batches::check(amp_step_t *step, bool evaluation,
                             bool finite) const {
-  for (size_t a = 0; a < inputIndex.size(); ++a) {
-    amp_status_t status =
-        amp_step_check_data(step, evaluation ? 1 : 0, inputIndex[a],
-                            set->arrays[a], set->rows, finite ? 1 : 0);
-    if (status && set->array_names && set->array_names[a])
-      return amprt::prefixStatus(
-          status, (std::string(set->array_names[a]) + ": ").c_str());
-    if (status)
-      return status;
-  }
+  size_t count = inputIndex.size();
+  for (size_t s = 0; s + 1 < shardStart.size(); ++s)
+    for (size_t a = 0; a < count; ++a) {
+      size_t piece = s * count + a;
+      amp_status_t status = amp_step_check_data(
+          step, evaluation ? 1 : 0, inputIndex[a], set->arrays[piece],
+          shardStart[s + 1] - shardStart[s], finite ? 1 : 0);
+      if (status && set->array_names && set->array_names[piece])
+        return amprt::prefixStatus(
+            status, (std::string(set->array_names[piece]) + ": ").c_str());
+      if (status)
+        return status;
+    }
   return nullptr;
+}
+
+const char *Batches::rowOf(size_t a, int64_t row) const {
+  // The last shard that starts at or before `row` (and an empty shard
+  // starts where the next one does).
+  size_t s = static_cast<size_t>(
+      std::upper_bound(shardStart.begin(), shardStart.end() - 1, row) -
+      shardStart.begin() - 1);
+  const auto *from =
+      static_cast<const char *>(set->arrays[s * inputIndex.size() + a]);
+  return from + static_cast<size_t>(row - shardStart[s]) * rowBytes[a];
 }
 
 const amp_step_input_t *Batches::gather(const std::vector<int64_t> &order,
@@ -156,12 +202,10 @@ const amp_step_input_t *Batches::gather(const std::vector<int64_t> &order,
   buffers.resize(inputIndex.size());
   inputs.clear();
   for (size_t a = 0; a < inputIndex.size(); ++a) {
-    const auto *from = static_cast<const char *>(set->arrays[a]);
     size_t row = rowBytes[a];
     buffers[a].resize(row * static_cast<size_t>(size));
     for (int64_t r = 0; r < size; ++r)
-      std::memcpy(&buffers[a][r * row], from + order[index * size + r] * row,
-                  row);
+      std::memcpy(&buffers[a][r * row], rowOf(a, order[index * size + r]), row);
     const amp_step_tensor_t &t = tensors[inputIndex[a]];
     inputs.push_back({buffers[a].data(), t.type, t.rank, t.shape});
   }

@@ -246,3 +246,53 @@ TEST_F(FitTest, RefusesBadDataSetsAndOptions) {
 }
 
 } // namespace
+
+// The examples 0..4 in three shards, one of them empty, [0, 1], [], [2, 3,
+// 4]: each batch holds the examples the set in one piece gives it in the
+// same order (the losses name them), and a shard's bad row is named by the
+// shard's array.
+TEST_F(FitTest, ShardsAreOneSetOfExamples) {
+  arrays[0] = examples.data();
+  options.epochs = 2;
+  options.print_every = 1;
+  options.shuffle_seed = 3;
+  ASSERT_EQ(amp_step_fit(step, &options, &set, nullptr), nullptr);
+  std::vector<std::string> whole = reports.json;
+  ASSERT_EQ(whole.size(), 4u);
+
+  amp_step_t *sharded = nullptr;
+  ASSERT_EQ(amp_step_create(&kFitDescription, AMP_DEVICE_HOST, &sharded),
+            nullptr);
+  std::vector<float> first = {0, 1}, last = {2, 3, 4};
+  const void *pieces[3] = {first.data(), nullptr, last.data()};
+  const char *pieceNames[3] = {"x/0.npy", "x/1.npy", "x/2.npy"};
+  const int64_t rows[3] = {2, 0, 3};
+  amp_data_set_t shards = {"data", 5, 1, pieces, pieceNames, 3, rows};
+  reports = Reports();
+  ASSERT_EQ(amp_step_fit(sharded, &options, &shards, nullptr), nullptr);
+  ASSERT_EQ(reports.json.size(), 4u);
+  // The same losses; only the steps' speeds differ.
+  for (size_t k = 0; k < 4; ++k)
+    EXPECT_EQ(reports.json[k].substr(0, reports.json[k].find("steps_per_s")),
+              whole[k].substr(0, whole[k].find("steps_per_s")));
+
+  last[1] = NAN;
+  Status bad(amp_step_fit(sharded, &options, &shards, nullptr));
+  EXPECT_EQ(bad.code(), AMP_INVALID_ARGUMENT);
+  EXPECT_NE(bad.message().find("x/2.npy: "), std::string::npos)
+      << bad.message();
+  EXPECT_NE(bad.message().find("row 1"), std::string::npos) << bad.message();
+
+  // Shards whose examples do not add up to the set's.
+  const int64_t wrong[3] = {2, 0, 2};
+  shards.shard_rows = wrong;
+  Status sum(amp_step_fit(sharded, &options, &shards, nullptr));
+  EXPECT_EQ(sum.code(), AMP_INVALID_ARGUMENT);
+  EXPECT_EQ(sum.message(),
+            "data: its 3 shards hold 4 examples, not the set's 5");
+  shards.shard_rows = nullptr;
+  Status none(amp_step_fit(sharded, &options, &shards, nullptr));
+  EXPECT_EQ(none.message(), "data has 3 shards and no count of their "
+                            "examples (shard_rows is null)");
+  amp_step_destroy(sharded);
+}

@@ -33,10 +33,11 @@
 //       [--log=FILE.jsonl] [--shuffle-seed=S | --no-shuffle]
 //
 // trains on a data set instead: one array per batch input whose rows are
-// the examples, batched to the compiled batch size in an order shuffled
-// per epoch (the last partial batch left out), for E epochs from the
-// step's own counter (so that --load of a checkpoint resumes where it
-// stopped, on the batches the whole run would have seen). It prints a
+// the examples (or a directory of them, shards in the order of their file
+// names, every input's cut at the same examples), batched to the compiled batch
+// size in an order shuffled per epoch (the last partial batch left out), for E
+// epochs from the step's own counter (so that --load of a checkpoint resumes
+// where it stopped, on the batches the whole run would have seen). It prints a
 // progress line every N steps and at the end, validates the evaluation on
 // every full batch of --val-data every --val-every steps and at the end,
 // appends each progress line to the log as JSON, and saves the state to
@@ -240,10 +241,12 @@ amp_status_t readBatch(const std::string &dir, size_t count,
 }
 
 /// A data set: for each batch input of a step (or of its evaluation), an
-/// array whose rows are examples (`--data NAME=FILE`), all of one count.
+/// array whose rows are examples (`--data NAME=FILE`), all of one count,
+/// or a directory of such arrays (`--data NAME=DIR`: shards, each with
+/// some of the examples, taken in the order of their file names).
 struct DataSet {
-  struct Array {
-    const amp_step_tensor_t *input; // the input it feeds
+  /// One file of an array: the whole array, or one of its shards.
+  struct Piece {
     std::string file;
     // The file's elements, mapped (amp_npy_map): a data set need not fit
     // in memory.
@@ -251,17 +254,53 @@ struct DataSet {
         nullptr, &amp_npy_unmap};
     const void *data = nullptr;
   };
-  std::vector<Array> arrays; // in the order of the inputs
+  struct Array {
+    const amp_step_tensor_t *input; // the input it feeds
+    std::string given;              // the FILE or DIR of its option
+    std::vector<Piece> pieces;      // one per shard
+  };
+  std::vector<Array> arrays;      // in the order of the inputs
+  std::vector<int64_t> shardRows; // the examples of each shard
   int64_t rows = 0;
   int64_t batch = 0; // rows per batch: the inputs' first dimension
 
   int64_t batches() const { return batch ? rows / batch : 0; }
 };
 
-/// Reads the arrays `files` (NAME=FILE) for the batch inputs of `tensors`
-/// into `set`: each input needs one, of its element type and of its shape
-/// after the first dimension, all with the same number of rows, at least
-/// one batch of them. `what` names the option in messages.
+/// The files of an array given as `path`: the file itself, or the `.npy`
+/// files of a directory in the order of their names. Prints why there are
+/// none.
+bool arrayFiles(const std::string &path, const char *what,
+                const std::string &setting, std::vector<std::string> &files) {
+  std::error_code error;
+  if (!std::filesystem::is_directory(path, error)) {
+    files.push_back(path);
+    return true;
+  }
+  for (const auto &entry : std::filesystem::directory_iterator(path, error))
+    if (entry.path().extension() == ".npy" && entry.is_regular_file(error))
+      files.push_back(entry.path().string());
+  if (error) {
+    std::fprintf(stderr, "amp-step: error: %s %s: cannot list %s: %s\n", what,
+                 setting.c_str(), path.c_str(), error.message().c_str());
+    return false;
+  }
+  if (files.empty()) {
+    std::fprintf(stderr,
+                 "amp-step: error: %s %s: the directory %s holds no .npy "
+                 "files (a directory of shards holds one .npy per shard)\n",
+                 what, setting.c_str(), path.c_str());
+    return false;
+  }
+  std::sort(files.begin(), files.end());
+  return true;
+}
+
+/// Reads the arrays `files` (NAME=FILE or NAME=DIR) for the batch inputs of
+/// `tensors` into `set`: each input needs one, of its element type and of
+/// its shape after the first dimension, all with the same number of rows,
+/// at least one batch of them; the inputs given as directories are cut
+/// into shards at the same examples. `what` names the option in messages.
 bool readDataSet(const std::vector<std::string> &files, size_t count,
                  const amp_step_tensor_t *tensors, const char *what,
                  DataSet &set) {
@@ -270,7 +309,9 @@ bool readDataSet(const std::vector<std::string> &files, size_t count,
     size_t equals = setting.find('=');
     if (equals == 0 || equals == std::string::npos ||
         equals + 1 == setting.size()) {
-      std::fprintf(stderr, "amp-step: error: %s needs NAME=FILE, not '%s'\n",
+      std::fprintf(stderr,
+                   "amp-step: error: %s needs NAME=FILE (or NAME=DIR, a "
+                   "directory of shards), not '%s'\n",
                    what, setting.c_str());
       return false;
     }
@@ -307,62 +348,90 @@ bool readDataSet(const std::vector<std::string> &files, size_t count,
     const amp_step_tensor_t &t = tensors[i];
     if (t.kind != AMP_STEP_INPUT)
       continue;
-    const std::string *file = nullptr;
+    const std::string *given = nullptr;
     for (const auto &[name, path] : named)
       if (name == t.name)
-        file = &path;
-    if (!file) {
+        given = &path;
+    if (!given) {
       std::fprintf(stderr,
                    "amp-step: error: %s gives no array for the batch input "
                    "'%s' (give one for each of: %s)\n",
                    what, t.name, inputs.c_str());
       return false;
     }
-    amp_step_tensor_t shape{};
-    shape.name = t.name;
-    if (amp_status_t status = amp_npy_inspect(file->c_str(), &shape)) {
-      fail(status);
+    std::vector<std::string> paths;
+    if (!arrayFiles(*given, what, std::string(t.name) + "=" + *given, paths))
       return false;
-    }
-    bool rowsMatch = t.rank >= 1 && shape.rank == t.rank &&
-                     amp_element_size(shape.type) != 0 && shape.type == t.type;
-    for (int32_t d = 1; rowsMatch && d < t.rank; ++d)
-      rowsMatch = shape.shape[d] == t.shape[d];
-    if (!rowsMatch) {
-      std::string expected = "[N";
-      for (int32_t d = 1; d < t.rank; ++d)
-        expected += ", " + std::to_string(t.shape[d]);
-      std::string got = "[";
-      for (int32_t d = 0; d < shape.rank; ++d)
-        got += (d ? ", " : "") + std::to_string(shape.shape[d]);
+    const DataSet::Array *first =
+        set.arrays.empty() ? nullptr : &set.arrays.front();
+    if (first && paths.size() != first->pieces.size()) {
       std::fprintf(stderr,
-                   "amp-step: error: %s %s: input '%s' takes rows of %s x "
-                   "%s (one example each); the file holds %s x %s\n",
-                   what, file->c_str(), t.name, (expected + "]").c_str(),
-                   amp_element_type_name(t.type), (got + "]").c_str(),
-                   amp_element_type_name(shape.type));
-      return false;
-    }
-    if (!set.arrays.empty() && shape.shape[0] != set.rows) {
-      std::fprintf(stderr,
-                   "amp-step: error: %s %s holds %lld examples; %s holds "
-                   "%lld\n",
-                   what, file->c_str(), static_cast<long long>(shape.shape[0]),
-                   set.arrays.front().file.c_str(),
-                   static_cast<long long>(set.rows));
+                   "amp-step: error: %s %s=%s is in %zu shards; %s=%s in "
+                   "%zu (each input's shards hold the same examples)\n",
+                   what, t.name, given->c_str(), paths.size(),
+                   first->input->name, first->given.c_str(),
+                   first->pieces.size());
       return false;
     }
     DataSet::Array array;
     array.input = &t;
-    array.file = *file;
-    amp_npy_mapping_t *mapping = nullptr;
-    if (amp_status_t status =
-            amp_npy_map(&shape, file->c_str(), &mapping, &array.data)) {
-      fail(status);
-      return false;
+    array.given = *given;
+    int64_t rows = 0;
+    for (size_t s = 0; s < paths.size(); ++s) {
+      const std::string &file = paths[s];
+      amp_step_tensor_t shape{};
+      shape.name = t.name;
+      if (amp_status_t status = amp_npy_inspect(file.c_str(), &shape)) {
+        fail(status);
+        return false;
+      }
+      bool rowsMatch = t.rank >= 1 && shape.rank == t.rank &&
+                       amp_element_size(shape.type) != 0 &&
+                       shape.type == t.type;
+      for (int32_t d = 1; rowsMatch && d < t.rank; ++d)
+        rowsMatch = shape.shape[d] == t.shape[d];
+      if (!rowsMatch) {
+        std::string expected = "[N";
+        for (int32_t d = 1; d < t.rank; ++d)
+          expected += ", " + std::to_string(t.shape[d]);
+        std::string got = "[";
+        for (int32_t d = 0; d < shape.rank; ++d)
+          got += (d ? ", " : "") + std::to_string(shape.shape[d]);
+        std::fprintf(stderr,
+                     "amp-step: error: %s %s: input '%s' takes rows of %s x "
+                     "%s (one example each); the file holds %s x %s\n",
+                     what, file.c_str(), t.name, (expected + "]").c_str(),
+                     amp_element_type_name(t.type), (got + "]").c_str(),
+                     amp_element_type_name(shape.type));
+        return false;
+      }
+      if (first && shape.shape[0] != set.shardRows[s]) {
+        const std::string &other = first->pieces[s].file;
+        std::fprintf(stderr,
+                     "amp-step: error: %s %s holds %lld examples; %s holds "
+                     "%lld%s\n",
+                     what, file.c_str(), static_cast<long long>(shape.shape[0]),
+                     other.c_str(), static_cast<long long>(set.shardRows[s]),
+                     paths.size() > 1 ? " (each input's shards hold the same "
+                                        "examples)"
+                                      : "");
+        return false;
+      }
+      DataSet::Piece piece;
+      piece.file = file;
+      amp_npy_mapping_t *mapping = nullptr;
+      if (amp_status_t status =
+              amp_npy_map(&shape, file.c_str(), &mapping, &piece.data)) {
+        fail(status);
+        return false;
+      }
+      piece.mapping.reset(mapping);
+      if (!first)
+        set.shardRows.push_back(shape.shape[0]);
+      rows += shape.shape[0];
+      array.pieces.push_back(std::move(piece));
     }
-    array.mapping.reset(mapping);
-    set.rows = shape.shape[0];
+    set.rows = rows;
     set.batch = t.shape[0];
     set.arrays.push_back(std::move(array));
   }
@@ -480,14 +549,22 @@ struct DataView {
   amp_data_set_t set{};
 
   DataView(const DataSet &data, const char *name) {
-    for (const DataSet::Array &array : data.arrays) {
-      arrays.push_back(array.data);
-      names.push_back(std::string(name) + " " + array.input->name + "=" +
-                      array.file);
-    }
+    // Shard by shard, each with every input's piece of it.
+    for (size_t s = 0; s < data.shardRows.size(); ++s)
+      for (const DataSet::Array &array : data.arrays) {
+        arrays.push_back(array.pieces[s].data);
+        names.push_back(std::string(name) + " " + array.input->name + "=" +
+                        array.pieces[s].file);
+      }
     for (const std::string &n : names)
       namePointers.push_back(n.c_str());
-    set = {name, data.rows, arrays.size(), arrays.data(), namePointers.data()};
+    set = {name,
+           data.rows,
+           data.arrays.size(),
+           arrays.data(),
+           namePointers.data(),
+           data.shardRows.size(),
+           data.shardRows.data()};
   }
 };
 
@@ -588,8 +665,8 @@ const char *const kUsage =
     "[--steps=N] [--bench=N] [--device=host|cuda] [--graph] [--load=FILE] "
     "[--save=FILE] [--output-dir=DIR] [--hparam=NAME=VALUE]... "
     "[--eval=DIR]\n"
-    "       amp-step LIB NAME (--seed=S | --load=FILE) --data=NAME=FILE... "
-    "[--val-data=NAME=FILE]... [--epochs=N] [--val-every=N] "
+    "       amp-step LIB NAME (--seed=S | --load=FILE) --data=NAME=FILE|DIR... "
+    "[--val-data=NAME=FILE|DIR]... [--epochs=N] [--val-every=N] "
     "[--print-every=N] [--checkpoint=FILE] [--checkpoint-every=N] "
     "[--patience=N] [--keep-best=K] [--monitor=NAME] "
     "[--log=FILE] [--shuffle-seed=S | --no-shuffle] [--output-dir=DIR] "
@@ -622,10 +699,11 @@ const OptionHelp kOptions[] = {
     {"--hparam=", "NAME=VALUE",
      "set a hyperparameter before the first step (repeatable)"},
     {"--eval=", "DIR", "evaluate on DIR's batch after the last step"},
-    {"--data=", "NAME=FILE",
+    {"--data=", "NAME=FILE|DIR",
      "train on a data set: an .npy per batch input, a row per example, "
-     "memory-mapped (repeatable)"},
-    {"--val-data=", "NAME=FILE", "a validation set, in the same form"},
+     "memory-mapped, or a directory of .npy shards taken in name order "
+     "(repeatable)"},
+    {"--val-data=", "NAME=FILE|DIR", "a validation set, in the same form"},
     {"--epochs=", "N",
      "epochs over --data, counted from the step's counter (default 1)"},
     {"--val-every=", "N", "validate every N steps (default 0: at the end)"},

@@ -31,7 +31,15 @@ extern "C" {
  * examples of input i one after another, each of the input's type and of
  * its shape after the first dimension (the batch). Batch b of an order is
  * the examples order[b * batch], ..., order[(b + 1) * batch - 1]; the last
- * partial batch is left out. */
+ * partial batch is left out.
+ *
+ * A data set may also come in pieces (shards: a directory of files, each
+ * with some of the examples): with shard_count above 1, `arrays` and
+ * `array_names` hold shard_count * array_count entries, array a of shard s
+ * at [s * array_count + a], and every array of shard s holds
+ * shard_rows[s] examples (together `rows`); example r is in the shard whose
+ * rows hold it, the shards one after another. shard_count 0 (as a caller
+ * that knows nothing of shards leaves it) or 1: each array in one piece. */
 typedef struct amp_data_set_s {
   const char *name; /* for messages: "--data", "data" */
   int64_t rows;
@@ -39,6 +47,8 @@ typedef struct amp_data_set_s {
   const void *const *arrays;
   const char *const *array_names; /* for messages, one per array: "--data
                                      labels=y.npy", "data['labels']" */
+  size_t shard_count;
+  const int64_t *shard_rows;
 } amp_data_set_t;
 
 /* What amp_step_fit hands its progress callback: a line as amp-step prints
