@@ -3,6 +3,7 @@
 
 import os
 import shutil
+import subprocess
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -29,7 +30,6 @@ config.substitutions.append(("%amp_tools_dir", config.amp_tools_dir))
 # interpreter itself is not instrumented: its leaks at exit are not ours.
 ctypes_python = config.python_executable
 if "-fsanitize=address" in config.cxx_flags:
-    import subprocess
     # Clang's one runtime holds both sanitizers; GCC's are two.
     names = (["libclang_rt.asan-x86_64.so"] if "clang" in
              os.path.basename(config.cxx_compiler) else
