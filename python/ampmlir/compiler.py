@@ -107,7 +107,7 @@ def train_options_text(options):
 def compile(model, output_dir, *, target="host", compute_type=None,
             optimizer="adamw", loss_scaling="auto", train_options="",
             param_groups=None, name=None, cost_report=False, evaluation=True,
-            eval_outputs=()):
+            eval_outputs=(), eval_batch=None):
     """Compiles the training graph in ``model`` (a .mlir file) with
     amp-compile into ``output_dir`` and returns a CompiledStep.
 
@@ -128,7 +128,9 @@ def compile(model, output_dir, *, target="host", compute_type=None,
     (CompiledStep.cost; docs/backend.md, The cost report).
     ``evaluation`` builds the model's forward-only evaluation into the
     library too (Step.evaluate), returning the loss and the values named in
-    ``eval_outputs`` (their SSA names in the model, as "logits").
+    ``eval_outputs`` (their SSA names in the model, as "logits"), for
+    batches of ``eval_batch`` examples (default: the step's batch; 1 to
+    predict one example at a time).
     ``output_dir`` is written whole or not at all: a failed compilation
     leaves it as it was.
     Raises CompileError with the compiler's diagnostics on failure.
@@ -157,8 +159,12 @@ def compile(model, output_dir, *, target="host", compute_type=None,
         eval_outputs = [eval_outputs]
     if eval_outputs and not evaluation:
         raise AmpError("eval_outputs needs evaluation=True")
+    if eval_batch is not None and not evaluation:
+        raise AmpError("eval_batch needs evaluation=True")
     if not evaluation:
         args.append("--eval=false")
+    if eval_batch is not None:
+        args.append(f"--eval-batch={eval_batch}")
     if eval_outputs:
         args.append("--eval-outputs=" + ",".join(eval_outputs))
     run_tool("amp-compile", args)

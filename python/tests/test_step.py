@@ -463,6 +463,44 @@ def test_evaluate_is_the_interpreter_s_forward_on_the_trained_weights(
                       rtol=1e-5)
 
 
+def test_an_evaluation_one_example_at_a_time_is_the_interpreter_s(
+        mlp_eval, tmp_path):
+    # The evaluation compiled for batches of 1 (eval_batch) reads the state
+    # the step at 64 trained: each example's logits are the interpreter's
+    # on the rebatched evaluation, and the same bits as the batch of 64's
+    # row.
+    single = ampmlir.compile(ROOT / "examples" / "mlp.mlir", tmp_path / "b1",
+                             compute_type="f16", eval_outputs=["logits"],
+                             eval_batch=1)
+    train, val = _mlp_batch(1), _mlp_batch(2)
+    with mlp_eval.load() as step:
+        step.init(seed=5)
+        for _ in range(3):
+            step.run(*train)
+        step.evaluate(*val)
+        logits = step.eval_output("logits")
+        step.save(tmp_path / "state")
+        for name in ("w1", "b1", "w2", "b2"):
+            np.save(tmp_path / f"{name}.npy", step.read(name))
+    with single.load() as one:
+        one.load(tmp_path / "state")
+        assert [i.shape for i in one.eval_inputs] == [(1, 784), (1,)]
+        for row in (0, 17, 63):
+            one.evaluate(val[0][row:row + 1], val[1][row:row + 1])
+            assert one.eval_output("logits").tobytes() == \
+                logits[row:row + 1].tobytes()
+        np.save(tmp_path / "x.npy", val[0][17:18])
+        np.save(tmp_path / "labels.npy", val[1][17:18])
+        ampmlir.run(single.eval_mlir, f"--output-dir={tmp_path / 'ir'}",
+                    *(f"--input={name}={tmp_path / name}.npy"
+                      for name in ("x", "labels", "w1", "b1", "w2", "b2")))
+        assert np.load(tmp_path / "ir" / "logits.npy").tobytes() == \
+            logits[17:18].tobytes()
+    with pytest.raises(ampmlir.AmpError, match="eval_batch needs evaluation"):
+        ampmlir.compile(ROOT / "examples" / "mlp.mlir", tmp_path / "none",
+                        evaluation=False, eval_batch=1)
+
+
 def test_evaluate_changes_no_state_and_no_trajectory(mlp_eval, tmp_path):
     train, val = _mlp_batch(1), _mlp_batch(2)
     with mlp_eval.load() as plain, mlp_eval.load() as evaluated:

@@ -98,6 +98,12 @@ llvm::cl::list<std::string> evalOutputs(
     llvm::cl::desc("Values the evaluation returns after the loss, by their "
                    "SSA names in the model (logits,hidden)"),
     llvm::cl::CommaSeparated, llvm::cl::cat(category));
+llvm::cl::opt<int64_t> evalBatch(
+    "eval-batch",
+    llvm::cl::desc("Compile the evaluation for batches of N examples (default "
+                   "0: the step's batch), as amp-opt --amp-rebatch gives "
+                   "the model; it reads the step's parameters all the same"),
+    llvm::cl::init(0), llvm::cl::cat(category));
 llvm::cl::opt<bool> decomposeConvolutions(
     "decompose-convolutions",
     llvm::cl::desc("Run convolutions as generated im2col and col2im kernels "
@@ -447,6 +453,23 @@ int buildStepAndEvaluation(ModuleOp module,
     if (failed(built))
       return 1;
     evaluationFunc = *built;
+    if (evalBatch.getNumOccurrences()) {
+      if (evalBatch < 1)
+        return fail("--eval-batch=" + std::to_string(evalBatch) +
+                    ": a batch holds 1 or more examples");
+      PassManager pm(context, ModuleOp::getOperationName());
+      amp::AmpRebatchOptions rebatch;
+      rebatch.batch = evalBatch;
+      rebatch.functionName = evaluationFunc.getSymName().str();
+      pm.addPass(amp::createAmpRebatch(rebatch));
+      if (failed(pm.run(*evaluationModule)))
+        return 1;
+    }
+  } else if (evalBatch.getNumOccurrences()) {
+    return fail("--eval-batch needs the evaluation (" +
+                std::string(given ? "the input holds a training step already"
+                                  : "--eval=false leaves it out") +
+                ")");
   }
   // The backend's stages, with the step chosen after inlining and its IR
   // saved before fusion.

@@ -211,6 +211,49 @@ def AmpEvaluation : Pass<"amp-evaluation", "mlir::ModuleOp"> {
   ];
 }
 
+def AmpRebatch : Pass<"amp-rebatch", "mlir::ModuleOp"> {
+  let summary = "Give a model function another batch size";
+  let description = [{
+    Gives every model function (or only the one named by `function`, which
+    may be a derived one such as an evaluation) batch inputs
+    of `batch` rows: its arguments that are neither `amp.param` nor
+    `amp.buffer`, which must share their first dimension B, take `batch`
+    there, and every value computed from them the shape the same ops give
+    at that size, worked out op by op from the operands forward:
+
+    - elementwise ops, casts, normalizations, softmax, attention and
+      dropout keep their operand's shape; broadcasting ops, select and
+      compare infer theirs;
+    - matmul, embedding, convolutions, pools and reductions compute theirs
+      from their operands (a loss and a sum of squares stay one number);
+    - transpose permutes, concat adds up, slice takes a dimension that holds
+      the batch whole;
+    - reshape and broadcast_to keep the batch outermost: the result's first
+      dimension scales as the input's (`[B, T, C]` to `[B*T, C]` becomes
+      `[batch*T, C]`).
+
+    Parameters, buffers and the values computed from them alone keep their
+    shapes. An op whose shape cannot follow the batch (a slice of part of
+    it, a reshape that moves it inward, statistics computed from it) is an
+    error naming the op, and the function is verified at its new shapes: a
+    constant of the old batch's shape that meets the batch is an error too.
+    amp-compile `--eval-batch=N` runs it on the model's evaluation.
+
+    ```mlir
+    func.func @f(%w: tensor<4x3xf32> {amp.param}, %x: tensor<2x4xf32>) -> tensor<2x3xf32>
+    // with batch=8
+    func.func @f(%w: tensor<4x3xf32> {amp.param}, %x: tensor<8x4xf32>) -> tensor<8x3xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::amp::AmpDialect"];
+  let options = [
+    Option<"batch", "batch", "int64_t", /*default=*/"1",
+           "The batch inputs' new first dimension">,
+    Option<"functionName", "function", "std::string", /*default=*/"\"\"",
+           "Rebatch only this function (else every model function)">
+  ];
+}
+
 def AmpLossScaling : Pass<"amp-loss-scaling", "mlir::ModuleOp"> {
   let summary = "Scale the loss, unscale the gradients and check them for "
                 "inf/NaN";
