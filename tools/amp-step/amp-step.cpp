@@ -947,8 +947,8 @@ int Run::parse(int argc, char **argv) {
   if (onData && (!inputs.empty() || (seed < 0 && load.empty()))) {
     std::fprintf(stderr,
                  "amp-step: error: --data takes the parameters from --seed "
-                 "or --load, not --inputs\n%s",
-                 kUsage);
+                 "or --load%s\n%s",
+                 inputs.empty() ? ": give one" : ", not --inputs", kUsage);
     return 2;
   }
   if (!onData && inputs.empty() == (seed < 0)) {
