@@ -105,7 +105,7 @@ def train_options_text(options):
 
 
 def compile(model, output_dir, *, target="host", compute_type=None,
-            optimizer="adamw", loss_scaling="auto", train_options="",
+            optimizer=None, loss_scaling=None, train_options="",
             param_groups=None, name=None, cost_report=False, evaluation=True,
             eval_outputs=(), eval_batch=None):
     """Compiles the training graph in ``model`` (a .mlir file) with
@@ -114,8 +114,9 @@ def compile(model, output_dir, *, target="host", compute_type=None,
     ``compute_type`` is "f16" (or "fp16", "float16", "half"), "bf16" (or
     "bfloat16") or "f32" (or "none": no casts); without one, amp-compile's
     default (f16, as amp-autocast's and --amp-train-step's);
-    ``loss_scaling`` "auto" (dynamic for f16), "dynamic", "static" or
-    "none"; ``train_options`` further --amp-train-step options, a string
+    ``optimizer`` "sgd", "adam" or "adamw" (amp-compile's default, as
+    everywhere); ``loss_scaling`` "auto" (the default: dynamic for f16),
+    "dynamic", "static" or "none"; ``train_options`` further --amp-train-step options, a string
     ("lr=0.01 weight-decay=0.1") or a mapping ({"lr": 0.01,
     "weight_decay": 0.1}); a key takes dashes or underscores, as the
     step's hyperparameters are named (a ``policy=FILE`` needs f16 or
@@ -143,8 +144,13 @@ def compile(model, output_dir, *, target="host", compute_type=None,
     name = name or model.stem
     if not _NAME.match(name):
         raise AmpError(f"name must be a C identifier, not {name!r}")
-    args = [model, f"--target={target}", "-o", output_dir, f"--name={name}",
-            f"--optimizer={optimizer}", f"--loss-scaling={loss_scaling}"]
+    args = [model, f"--target={target}", "-o", output_dir, f"--name={name}"]
+    # Without a value, amp-compile's default (docs/training.md, One set of
+    # defaults): one default, not a copy of it here.
+    if optimizer:
+        args.append(f"--optimizer={optimizer}")
+    if loss_scaling:
+        args.append(f"--loss-scaling={loss_scaling}")
     if compute_type:
         args.append(f"--compute-type={compute_type}")
     train_options = train_options_text(train_options)

@@ -108,17 +108,23 @@ def test_train_options_take_a_mapping_and_either_spelling(tmp_path):
         == "accumulate=2 nesterov=true"
 
 
-def test_compile_and_amp_compile_share_one_default_compute_type(tmp_path):
-    # compile has no default of its own: without a compute type it passes
-    # none, and amp-compile's (f16, kDefaultComputeType) applies.
-    default = inspect.signature(ampmlir.compile).parameters["compute_type"]
-    assert default.default is None
+def test_compile_and_amp_compile_share_one_set_of_defaults(tmp_path):
+    # compile has no defaults of its own: without a compute type, an
+    # optimizer or a loss scaling it passes none, and amp-compile's (f16,
+    # AdamW, auto: kDefaultComputeType, kDefaultOptimizer) apply.
+    for option in ("compute_type", "optimizer", "loss_scaling"):
+        default = inspect.signature(ampmlir.compile).parameters[option]
+        assert default.default is None, option
     help_text = _tools.run_tool("amp-compile", ["--help"])
     line = next(l for l in help_text.splitlines() if "--compute-type=" in l)
     assert "- f16 (the default)" in line, line
+    line = next(l for l in help_text.splitlines() if "--optimizer=" in l)
+    assert "adamw (the default)" in line, line
     ampmlir.compile(EXAMPLES / "mlp.mlir", tmp_path / "default")
     step = (tmp_path / "default" / "mlp.step.mlir").read_text()
     assert "to tensor<64x784xf16>" in step
+    assert "amp.adamw_update" in step and "amp.scaler_update" in step
+    assert 'amp.name = "weight_decay", amp.state = 1.000000e-02' in step
 
 
 def test_opt_runs_pipelines_on_files_and_text():
