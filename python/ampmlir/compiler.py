@@ -131,7 +131,8 @@ def compile(model, output_dir, *, target="host", compute_type=None,
     library too (Step.evaluate), returning the loss and the values named in
     ``eval_outputs`` (their SSA names in the model, as "logits"), for
     batches of ``eval_batch`` examples (default: the step's batch; 1 to
-    predict one example at a time).
+    predict one example at a time), or of each size of a list of them
+    (Step.evaluate runs the one of its batch's size).
     ``output_dir`` is written whole or not at all: a failed compilation
     leaves it as it was.
     Raises CompileError with the compiler's diagnostics on failure.
@@ -170,7 +171,8 @@ def compile(model, output_dir, *, target="host", compute_type=None,
     if not evaluation:
         args.append("--eval=false")
     if eval_batch is not None:
-        args.append(f"--eval-batch={eval_batch}")
+        sizes = [eval_batch] if isinstance(eval_batch, int) else eval_batch
+        args.append("--eval-batch=" + ",".join(str(int(b)) for b in sizes))
     if eval_outputs:
         args.append("--eval-outputs=" + ",".join(eval_outputs))
     run_tool("amp-compile", args)

@@ -39,7 +39,7 @@ import numpy as np
 from ._errors import AmpError, ToolNotFoundError
 from ._tools import find_runtime_library
 
-ABI_VERSION = 10
+ABI_VERSION = 11
 MAX_RANK = 8
 
 DEVICE_HOST, DEVICE_CUDA = 0, 1
@@ -108,7 +108,10 @@ class _Description(ctypes.Structure):
                 ("data_parallel", ctypes.c_int32),
                 ("zero_replicas", ctypes.c_int32),
                 ("accumulate", ctypes.c_int32),
-                ("micro_batch_tensor", ctypes.c_size_t)]
+                ("micro_batch_tensor", ctypes.c_size_t),
+                ("other_eval_count", ctypes.c_size_t),
+                ("other_evals",
+                 ctypes.POINTER(ctypes.POINTER(_EvalDescription)))]
 
 
 class _Input(ctypes.Structure):
@@ -452,13 +455,23 @@ class Step:
         self.inputs = [t for t in self.tensors if t.kind == "input"]
         # The evaluation's batch inputs and its outputs ("loss" first), or
         # empty lists for a step compiled without one.
+        # With evaluations at several batch sizes (amp-compile
+        # --eval-batch=N,M), these are the first's; ``eval_batches`` lists
+        # the sizes, and ``evaluate`` runs the one of its batch's.
         self.eval_inputs, self.eval_outputs = [], []
-        if d.eval:
-            e = d.eval.contents
-            self.eval_inputs = [t for t in _tensor_infos(e.tensors,
-                                                         e.tensor_count)
-                                if t.kind == "input"]
-            self.eval_outputs = _tensor_infos(e.outputs, e.output_count)
+        self._evaluations = []  # (batch inputs, outputs) of each
+        tables = ([d.eval.contents] if d.eval else []) + [
+            d.other_evals[k].contents for k in range(d.other_eval_count)]
+        for e in tables:
+            self._evaluations.append((
+                [t for t in _tensor_infos(e.tensors, e.tensor_count)
+                 if t.kind == "input"],
+                _tensor_infos(e.outputs, e.output_count)))
+        if self._evaluations:
+            self.eval_inputs, self.eval_outputs = self._evaluations[0]
+        self.eval_batches = [inputs[0].shape[0] if inputs and inputs[0].shape
+                             else None for inputs, _ in self._evaluations]
+        self._last_eval_outputs = self.eval_outputs
         self.hparams = [t.name for t in self.tensors if t.kind == "hparam"]
         # The parts of the loss the model returns after it, by name.
         self.loss_part_names = [t.name for t in self.tensors
@@ -773,28 +786,43 @@ class Step:
         with the current parameters, forward only and in the precision the
         step trains in; waits. Parameters, state and counters do not
         change. The other outputs compiled in (``amp-compile
-        --eval-outputs``) are then read by ``eval_output(name)``."""
+        --eval-outputs``) are then read by ``eval_output(name)``. A step
+        compiled with evaluations at several batch sizes (``eval_batches``)
+        runs the one of the batch's size."""
         if not self.has_eval:
             raise AmpError(f"step '{self.name}' was compiled without an "
                            f"evaluation (amp-compile --eval=false)")
         handle = self._live()
-        inputs, keep = self._batch(self.eval_inputs, batch, named,
-                                   "evaluation")
+        eval_inputs, eval_outputs = self._evaluations[0]
+        if len(self._evaluations) > 1:
+            first = batch[0] if batch else named.get(eval_inputs[0].name)
+            rows = np.shape(first)[0] if np.ndim(first) else None
+            if rows not in self.eval_batches:
+                sizes = ", ".join(str(b) for b in self.eval_batches)
+                raise AmpError(f"step '{self.name}' evaluates batches of "
+                               f"{sizes} examples (amp-compile "
+                               f"--eval-batch), not {rows}")
+            eval_inputs, eval_outputs = \
+                self._evaluations[self.eval_batches.index(rows)]
+        inputs, keep = self._batch(eval_inputs, batch, named, "evaluation")
         loss = ctypes.c_float()
         _check(self._lib, self._lib.amp_step_evaluate(
-            handle, len(self.eval_inputs), inputs, ctypes.byref(loss)))
+            handle, len(eval_inputs), inputs, ctypes.byref(loss)))
         del keep
+        self._last_eval_outputs = eval_outputs
         return loss.value
 
     @_serialised
     def eval_output(self, name):
         """A copy of output ``name`` of the last ``evaluate`` ("loss" or a
-        value named at compile time); bf16 is returned as float32."""
-        for info in self.eval_outputs:
+        value named at compile time), of that evaluation's shape; bf16 is
+        returned as float32."""
+        for info in self._last_eval_outputs:
             if info.name == name:
                 break
         else:
-            names = ", ".join(t.name for t in self.eval_outputs) or "none"
+            names = ", ".join(t.name for t in self._last_eval_outputs) or \
+                "none"
             raise AmpError(f"the evaluation of '{self.name}' has no output "
                            f"{name!r} (it has: {names})")
         out = np.empty(info.shape, dtype=_STORAGE[info.type])

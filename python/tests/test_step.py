@@ -465,13 +465,13 @@ def test_evaluate_is_the_interpreter_s_forward_on_the_trained_weights(
 
 def test_an_evaluation_one_example_at_a_time_is_the_interpreter_s(
         mlp_eval, tmp_path):
-    # The evaluation compiled for batches of 1 (eval_batch) reads the state
-    # the step at 64 trained: each example's logits are the interpreter's
-    # on the rebatched evaluation, and the same bits as the batch of 64's
-    # row.
+    # The evaluations compiled for batches of 1 and 7 (eval_batch) read
+    # the state the step at 64 trained: each example's logits are the
+    # interpreter's on the rebatched evaluation, and the same bits as the
+    # batch of 64's row.
     single = ampmlir.compile(ROOT / "examples" / "mlp.mlir", tmp_path / "b1",
                              compute_type="f16", eval_outputs=["logits"],
-                             eval_batch=1)
+                             eval_batch=[1, 7])
     train, val = _mlp_batch(1), _mlp_batch(2)
     with mlp_eval.load() as step:
         step.init(seed=5)
@@ -485,10 +485,19 @@ def test_an_evaluation_one_example_at_a_time_is_the_interpreter_s(
     with single.load() as one:
         one.load(tmp_path / "state")
         assert [i.shape for i in one.eval_inputs] == [(1, 784), (1,)]
+        assert one.eval_batches == [1, 7]
         for row in (0, 17, 63):
             one.evaluate(val[0][row:row + 1], val[1][row:row + 1])
             assert one.eval_output("logits").tobytes() == \
                 logits[row:row + 1].tobytes()
+        # Seven examples at once run the evaluation of 7, by name too.
+        one.evaluate(x=val[0][10:17], labels=val[1][10:17])
+        assert one.eval_output("logits").tobytes() == \
+            logits[10:17].tobytes()
+        with pytest.raises(ampmlir.AmpError, match="evaluates batches of "
+                           r"1, 7 examples \(amp-compile --eval-batch\), "
+                           "not 5"):
+            one.evaluate(val[0][:5], val[1][:5])
         np.save(tmp_path / "x.npy", val[0][17:18])
         np.save(tmp_path / "labels.npy", val[1][17:18])
         ampmlir.run(single.eval_mlir, f"--output-dir={tmp_path / 'ir'}",

@@ -329,6 +329,7 @@ namespace {
 /// The memory of a step's evaluation (amp_eval_description_t): its batch
 /// and outputs, and its arena; it reads the step's parameters.
 struct Evaluation {
+  const amp_eval_description_t *description = nullptr;
   std::vector<BufferPtr> buffers; // the batch inputs, then the outputs
   std::vector<void *> pointers;   // one per tensor of its table
   std::vector<void *> outputs;    // one per output
@@ -352,7 +353,9 @@ struct amp_step_s {
   // copies do not hold the host; `staged` marks when they are done.
   void *staging = nullptr;
   void *staged = nullptr;
-  std::unique_ptr<Evaluation> evaluation; // with description->eval
+  // With description->eval, then one per description->other_evals.
+  std::vector<std::unique_ptr<Evaluation>> evaluations;
+  Evaluation *lastEvaluation = nullptr; // the one evaluated last, if any
   // A step with sharded optimizer state: the rank whose parts it holds
   // (amp_step_init or amp_step_load set them), or -1: none yet.
   int32_t partsRank = -1;
@@ -367,7 +370,7 @@ struct amp_step_s {
       backend->destroyEvent(staged);
     }
     amp_graph_destroy(graph);
-    evaluation.reset();
+    evaluations.clear();
     tensors.clear();
     arena.reset();
     results.reset();
@@ -666,11 +669,17 @@ bool sameTensorType(const amp_step_tensor_t &a, const amp_step_tensor_t &b) {
   return true;
 }
 
-/// Checks the step's evaluation table and allocates its memory: each
+/// Checks an evaluation table of the step and allocates its memory: each
 /// parameter must be one of the step's, of the same type and shape.
-amp_status_t createEvaluation(amp_step_t *step) {
+amp_status_t createEvaluation(amp_step_t *step,
+                              const amp_eval_description_t *table) {
   const amp_step_description_t &d = *step->description;
-  const amp_eval_description_t &e = *d.eval;
+  if (!table)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "the evaluation of step '%s' is malformed: an "
+                      "evaluation at another batch size is null",
+                      d.name);
+  const amp_eval_description_t &e = *table;
   auto bad = [&](const std::string &what) {
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "the evaluation of step '%s' is malformed: %s", d.name,
@@ -684,6 +693,7 @@ amp_status_t createEvaluation(amp_step_t *step) {
       amprt::rawEnum(loss.type) != AMP_ELEMENT_F32)
     return bad("its first output is not the loss, an f32 scalar");
   auto evaluation = std::make_unique<Evaluation>();
+  evaluation->description = &e;
   auto allocate = [&](const amp_step_tensor_t &t) -> amp_status_t {
     amp_buffer_t *buffer = nullptr;
     AMP_RETURN_IF_ERROR(amp_buffer_allocate(
@@ -738,8 +748,16 @@ amp_status_t createEvaluation(amp_step_t *step) {
   AMP_RETURN_IF_ERROR(amp_buffer_allocate(
       step->device, std::max<size_t>(e.arena_size, 1), &arena));
   evaluation->arena.reset(arena);
-  step->evaluation = std::move(evaluation);
+  step->evaluations.push_back(std::move(evaluation));
   return nullptr;
+}
+
+/// The first dimension of an evaluation's first batch input: its batch.
+int64_t evaluationBatch(const amp_eval_description_t &e) {
+  for (size_t i = 0; i < e.tensor_count; ++i)
+    if (e.tensors[i].kind == AMP_STEP_INPUT)
+      return e.tensors[i].rank ? e.tensors[i].shape[0] : 0;
+  return 0;
 }
 
 /// Sets every state tensor and hyperparameter to its initial value, the
@@ -925,11 +943,13 @@ uint64_t programFingerprint(const amp_step_description_t &d) {
   f.add(d.accumulate);
   f.add(d.micro_batch_tensor);
   f.add(d.eval != nullptr);
-  if (d.eval) {
-    addTensors(d.eval->tensor_count, d.eval->tensors);
-    addTensors(d.eval->output_count, d.eval->outputs);
-    f.add(d.eval->arena_size);
-    addChecks(d.eval->index_check_count, d.eval->index_checks);
+  f.add(d.other_eval_count);
+  for (size_t k = 0; d.eval && k <= d.other_eval_count; ++k) {
+    const amp_eval_description_t *e = k ? d.other_evals[k - 1] : d.eval;
+    addTensors(e->tensor_count, e->tensors);
+    addTensors(e->output_count, e->outputs);
+    f.add(e->arena_size);
+    addChecks(e->index_check_count, e->index_checks);
   }
   return f.hash;
 }
@@ -1102,8 +1122,33 @@ amp_status_t amp_step_create(const amp_step_description_t *description,
     AMP_RETURN_IF_ERROR(backend->createEvent(&step->staged));
     AMP_RETURN_IF_ERROR(backend->allocateStaging(batchBytes, &step->staging));
   }
+  if (!description->eval && description->other_eval_count)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "step '%s' has evaluations at other batch sizes but "
+                      "none at the first",
+                      description->name);
+  if (description->other_eval_count && !description->other_evals)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "step '%s' has %zu evaluations at other batch sizes "
+                      "and no table of them",
+                      description->name, description->other_eval_count);
   if (description->eval)
-    AMP_RETURN_IF_ERROR(createEvaluation(step.get()));
+    AMP_RETURN_IF_ERROR(createEvaluation(step.get(), description->eval));
+  for (size_t k = 0; k < description->other_eval_count; ++k)
+    AMP_RETURN_IF_ERROR(
+        createEvaluation(step.get(), description->other_evals[k]));
+  // Each evaluation takes a batch of its own size: that is how
+  // amp_step_evaluate tells them apart.
+  for (size_t a = 0; a < step->evaluations.size(); ++a)
+    for (size_t b = 0; b < a; ++b)
+      if (evaluationBatch(*step->evaluations[a]->description) ==
+          evaluationBatch(*step->evaluations[b]->description))
+        return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                          "the evaluation of step '%s' is malformed: two of "
+                          "its evaluations take batches of %lld",
+                          description->name,
+                          static_cast<long long>(evaluationBatch(
+                              *step->evaluations[a]->description)));
   AMP_RETURN_IF_ERROR(resetState(step.get(), 0));
   *out_step = step.release();
   return nullptr;
@@ -1652,13 +1697,36 @@ amp_status_t amp_step_evaluate(amp_step_t *step, size_t input_count,
   if (!step || !out_loss)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "step or out_loss is null");
   const amp_step_description_t &d = *step->description;
-  if (!step->evaluation)
+  if (step->evaluations.empty())
     return AMP_STATUS(AMP_UNAVAILABLE,
                       "step '%s' was compiled without an evaluation "
                       "(amp-compile --eval=false, or a step given as IR)",
                       d.name);
-  const amp_eval_description_t &e = *d.eval;
-  Evaluation &evaluation = *step->evaluation;
+  // The evaluation of the batch's size, where there are several; one
+  // checks the batch as it is, whatever its size.
+  Evaluation *chosen = step->evaluations.front().get();
+  if (step->evaluations.size() > 1) {
+    int64_t batch =
+        input_count && inputs && inputs[0].rank > 0 && inputs[0].shape
+            ? inputs[0].shape[0]
+            : -1;
+    chosen = nullptr;
+    std::string sizes;
+    for (const auto &candidate : step->evaluations) {
+      int64_t size = evaluationBatch(*candidate->description);
+      sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
+      if (size == batch && !chosen)
+        chosen = candidate.get();
+    }
+    if (!chosen)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "step '%s' evaluates batches of %s examples "
+                        "(amp-compile --eval-batch), not %lld: the "
+                        "evaluation did not run",
+                        d.name, sizes.c_str(), static_cast<long long>(batch));
+  }
+  const amp_eval_description_t &e = *chosen->description;
+  Evaluation &evaluation = *chosen;
   AMP_RETURN_IF_ERROR(checkBatch(d.name, "evaluation", e.tensor_count,
                                  e.tensors, e.index_check_count, e.index_checks,
                                  input_count, inputs));
@@ -1675,29 +1743,39 @@ amp_status_t amp_step_evaluate(amp_step_t *step, size_t input_count,
                             amp_buffer_data(evaluation.arena.get()),
                             evaluation.outputs.data()));
   evaluation.ran = true;
+  step->lastEvaluation = &evaluation;
   return amp_step_read_output(step, 0, out_loss, sizeof *out_loss);
+}
+
+const amp_eval_description_t *amp_step_last_evaluation(amp_step_t *step) {
+  if (!step || step->evaluations.empty())
+    return nullptr;
+  return step->lastEvaluation ? step->lastEvaluation->description
+                              : step->description->eval;
 }
 
 amp_status_t amp_step_read_output(amp_step_t *step, size_t index, void *data,
                                   size_t size) {
   if (!step || !data)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "step or data is null");
-  if (!step->evaluation)
+  if (step->evaluations.empty())
     return AMP_STATUS(AMP_UNAVAILABLE,
                       "step '%s' was compiled without an evaluation",
                       step->description->name);
-  const amp_eval_description_t &e = *step->description->eval;
+  Evaluation &evaluation =
+      step->lastEvaluation ? *step->lastEvaluation : *step->evaluations.front();
+  const amp_eval_description_t &e = *evaluation.description;
   if (index >= e.output_count)
     return AMP_STATUS(AMP_OUT_OF_RANGE, "output %zu of an evaluation with %zu",
                       index, e.output_count);
   AMP_RETURN_IF_ERROR(checkByteSize(e.outputs[index], size));
-  if (!step->evaluation->ran)
+  if (!evaluation.ran)
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
                       "step '%s' has not evaluated a batch yet: there are no "
                       "outputs to read (amp_step_evaluate first)",
                       step->description->name);
-  AMP_RETURN_IF_ERROR(amp_buffer_read(step->evaluation->outputBuffers[index], 0,
-                                      data, size, step->stream));
+  AMP_RETURN_IF_ERROR(amp_buffer_read(evaluation.outputBuffers[index], 0, data,
+                                      size, step->stream));
   return amp_stream_synchronize(step->stream);
 }
 

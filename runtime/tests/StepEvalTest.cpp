@@ -155,6 +155,93 @@ TEST_F(StepEvalTest, ChecksItsBatchAndOutputsAsAStepDoes) {
                 "step 'lin' has not evaluated a batch yet");
 }
 
+// An evaluation of one example (the first of x): loss = w[0] * x[0],
+// wx = [w[0] * x[0]].
+amp_status_t evaluateOne(amp_stream_t *, void *const *tensors, void *,
+                         void *const *outputs) {
+  auto *x = static_cast<const float *>(tensors[0]);
+  auto *w = static_cast<const float *>(tensors[1]);
+  float wx = w[0] * x[0];
+  *static_cast<float *>(outputs[0]) = wx;
+  *static_cast<float *>(outputs[1]) = wx;
+  return nullptr;
+}
+
+/// Tables with a second evaluation, at a batch of one.
+struct TwoSizes : Tables {
+  amp_step_tensor_t oneTensors[2] = {
+      {"x", AMP_STEP_INPUT, AMP_ELEMENT_F32, 1, {1}, 0, 0},
+      {"w", AMP_STEP_PARAM, AMP_ELEMENT_F32, 1, {3}, 0, 0},
+  };
+  amp_step_tensor_t oneOutputs[2] = {
+      {"loss", AMP_STEP_INPUT, AMP_ELEMENT_F32, 0, {}, 0, 0},
+      {"wx", AMP_STEP_INPUT, AMP_ELEMENT_F32, 1, {1}, 0, 0},
+  };
+  amp_eval_description_t one = {2, oneTensors,   2, oneOutputs,
+                                0, &evaluateOne, 0, nullptr};
+  const amp_eval_description_t *others[1] = {&one};
+  TwoSizes() {
+    step.other_eval_count = 1;
+    step.other_evals = others;
+  }
+};
+
+TEST(StepEvalSizesTest, EvaluatesEachBatchWithTheEvaluationOfItsSize) {
+  TwoSizes tables;
+  amp_step_t *step = nullptr;
+  ASSERT_EQ(amp_step_create(&tables.step, AMP_DEVICE_HOST, &step), nullptr);
+  ASSERT_EQ(amp_step_init(step, 0), nullptr); // w = 1, 1, 1
+  EXPECT_EQ(amp_step_last_evaluation(step), &tables.eval);
+  static const int64_t three[] = {3}, one[] = {1}, two[] = {2};
+  float x[3] = {2, 3, 4}, loss = 0, wx[3] = {};
+  amp_step_input_t whole{x, AMP_ELEMENT_F32, 1, three};
+  ASSERT_EQ(amp_step_evaluate(step, 1, &whole, &loss), nullptr);
+  EXPECT_EQ(loss, 9.0f);
+  EXPECT_EQ(amp_step_last_evaluation(step), &tables.eval);
+  amp_step_input_t single{x, AMP_ELEMENT_F32, 1, one};
+  ASSERT_EQ(amp_step_evaluate(step, 1, &single, &loss), nullptr);
+  EXPECT_EQ(loss, 2.0f);
+  EXPECT_EQ(amp_step_last_evaluation(step), &tables.one);
+  // The outputs are the last evaluation's, of its shapes.
+  ASSERT_EQ(amp_step_read_output(step, 1, wx, 4), nullptr);
+  EXPECT_EQ(wx[0], 2.0f);
+  EXPECT_STATUS(amp_step_read_output(step, 1, wx, 12), AMP_INVALID_ARGUMENT,
+                "tensor 'wx' ([1] x f32) holds 4 bytes, not 12");
+  amp_step_input_t other{x, AMP_ELEMENT_F32, 1, two};
+  EXPECT_STATUS(amp_step_evaluate(step, 1, &other, &loss), AMP_INVALID_ARGUMENT,
+                "step 'lin' evaluates batches of 3, 1 examples (amp-compile "
+                "--eval-batch), not 2: the evaluation did not run");
+  amp_step_destroy(step);
+}
+
+TEST(StepEvalSizesTest, RefusesTablesItCannotTellApart) {
+  struct Case {
+    void (*spoil)(TwoSizes &);
+    const char *message;
+  } cases[] = {
+      {[](TwoSizes &t) { t.oneTensors[0].shape[0] = 3; },
+       "the evaluation of step 'lin' is malformed: two of its evaluations "
+       "take batches of 3"},
+      {[](TwoSizes &t) { t.others[0] = nullptr; },
+       "the evaluation of step 'lin' is malformed: an evaluation at another "
+       "batch size is null"},
+      {[](TwoSizes &t) { t.step.other_evals = nullptr; },
+       "step 'lin' has 1 evaluations at other batch sizes and no table of "
+       "them"},
+      {[](TwoSizes &t) { t.step.eval = nullptr; },
+       "step 'lin' has evaluations at other batch sizes but none at the "
+       "first"},
+  };
+  for (const Case &c : cases) {
+    TwoSizes tables;
+    c.spoil(tables);
+    amp_step_t *step = reinterpret_cast<amp_step_t *>(1);
+    EXPECT_STATUS(amp_step_create(&tables.step, AMP_DEVICE_HOST, &step),
+                  AMP_INVALID_ARGUMENT, c.message);
+    EXPECT_EQ(step, nullptr);
+  }
+}
+
 TEST(StepEvalCreateTest, RefusesAnEvaluationOfOtherParameters) {
   struct Case {
     void (*spoil)(Tables &);

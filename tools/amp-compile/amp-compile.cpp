@@ -12,7 +12,8 @@
 // it keeps only the step, checks that the backend can compile it and saves
 // its IR. DIR keeps the source, the step IR the source came from
 // (<name>.step.mlir, runnable by amp-run) and the evaluation's
-// (<name>.eval.mlir), the header (<name>.h) and the memory report
+// (<name>.eval.mlir; <name>.eval1.mlir, ... at --eval-batch's other
+// sizes), the header (<name>.h) and the memory report
 // (<name>.memory.json).
 //
 // Everything is written into a temporary directory first (in DIR, or
@@ -98,12 +99,14 @@ llvm::cl::list<std::string> evalOutputs(
     llvm::cl::desc("Values the evaluation returns after the loss, by their "
                    "SSA names in the model (logits,hidden)"),
     llvm::cl::CommaSeparated, llvm::cl::cat(category));
-llvm::cl::opt<int64_t> evalBatch(
+llvm::cl::list<int64_t> evalBatches(
     "eval-batch",
-    llvm::cl::desc("Compile the evaluation for batches of N examples (default "
-                   "0: the step's batch), as amp-opt --amp-rebatch gives "
-                   "the model; it reads the step's parameters all the same"),
-    llvm::cl::init(0), llvm::cl::cat(category));
+    llvm::cl::desc("Compile the evaluation for batches of these sizes "
+                   "(N,M,...; default: the step's batch), as amp-opt "
+                   "--amp-rebatch gives the model; the first is the "
+                   "library's evaluation, amp_step_evaluate picks by the "
+                   "batch; all read the step's parameters"),
+    llvm::cl::CommaSeparated, llvm::cl::cat(category));
 llvm::cl::opt<bool> decomposeConvolutions(
     "decompose-convolutions",
     llvm::cl::desc("Run convolutions as generated im2col and col2im kernels "
@@ -406,13 +409,38 @@ std::string unknownTrainOption(const amp::TrainStepPipelineOptions &options,
   return "";
 }
 
-/// The step, and the evaluation of its model, through the backend's
+/// An evaluation of the model, in a module of its own until it joins the
+/// step's.
+struct Evaluation {
+  OwningOpRef<ModuleOp> module;
+  func::FuncOp func;
+};
+
+/// The evaluation `base` given batches of `batch` examples
+/// (amp-rebatch); `suffix` is added to its function's name.
+FailureOr<Evaluation> rebatchEvaluation(Evaluation &base, int64_t batch,
+                                        StringRef suffix) {
+  Evaluation copy;
+  copy.module = base.module->clone();
+  copy.func = copy.module->lookupSymbol<func::FuncOp>(base.func.getSymName());
+  PassManager pm(copy.module->getContext(), ModuleOp::getOperationName());
+  amp::AmpRebatchOptions rebatch;
+  rebatch.batch = batch;
+  rebatch.functionName = copy.func.getSymName().str();
+  pm.addPass(amp::createAmpRebatch(rebatch));
+  if (failed(pm.run(*copy.module)))
+    return failure();
+  if (!suffix.empty())
+    copy.func.setSymName((copy.func.getSymName() + suffix).str());
+  return copy;
+}
+
+/// The step, and the evaluations of its model, through the backend's
 /// stages up to buffer planning: `module` is left holding the step alone,
-/// `evaluationModule` (unless there is no evaluation) the evaluation
-/// `evaluationFunc`.
+/// `evaluations` (none without an evaluation) one per --eval-batch size
+/// (or one at the step's batch), the first the library's `eval`.
 int buildStepAndEvaluation(ModuleOp module,
-                           OwningOpRef<ModuleOp> &evaluationModule,
-                           func::FuncOp &evaluationFunc) {
+                           std::vector<Evaluation> &evaluations) {
   MLIRContext *context = module.getContext();
   // The training step, and the evaluation of its model (from a copy of the
   // model taken before the step's passes change it).
@@ -433,6 +461,7 @@ int buildStepAndEvaluation(ModuleOp module,
     return fail("bad training options '" + trainOptions + "': " + unknown);
   if (failed(options.parseFromString(dashed)))
     return fail("bad training options '" + trainOptions + "'");
+  OwningOpRef<ModuleOp> evaluationModule;
   if (!given && evaluation)
     evaluationModule = module.clone();
   if (!given) {
@@ -452,20 +481,24 @@ int buildStepAndEvaluation(ModuleOp module,
         *evaluationModule, options, lowPrecisionParameters(module));
     if (failed(built))
       return 1;
-    evaluationFunc = *built;
-    if (evalBatch.getNumOccurrences()) {
-      if (evalBatch < 1)
-        return fail("--eval-batch=" + std::to_string(evalBatch) +
+    Evaluation base{std::move(evaluationModule), *built};
+    if (evalBatches.empty())
+      evaluations.push_back(std::move(base));
+    for (auto [k, batch] : llvm::enumerate(evalBatches)) {
+      if (batch < 1)
+        return fail("--eval-batch=" + std::to_string(batch) +
                     ": a batch holds 1 or more examples");
-      PassManager pm(context, ModuleOp::getOperationName());
-      amp::AmpRebatchOptions rebatch;
-      rebatch.batch = evalBatch;
-      rebatch.functionName = evaluationFunc.getSymName().str();
-      pm.addPass(amp::createAmpRebatch(rebatch));
-      if (failed(pm.run(*evaluationModule)))
+      if (llvm::count(evalBatches, batch) > 1)
+        return fail("--eval-batch names the batch of " + std::to_string(batch) +
+                    " twice");
+      // <model>_eval, then <model>_eval_b<N> for the other sizes.
+      FailureOr<Evaluation> rebatched =
+          rebatchEvaluation(base, batch, k ? "_b" + std::to_string(batch) : "");
+      if (failed(rebatched))
         return 1;
+      evaluations.push_back(std::move(*rebatched));
     }
-  } else if (evalBatch.getNumOccurrences()) {
+  } else if (!evalBatches.empty()) {
     return fail("--eval-batch needs the evaluation (" +
                 std::string(given ? "the input holds a training step already"
                                   : "--eval=false leaves it out") +
@@ -508,10 +541,9 @@ int writeModule(amp::StepPackageDirectory &output, ModuleOp module,
 }
 
 /// Plans the buffers of the step (with the memory report) and of the
-/// evaluation, which then joins the step's module: one file for both.
+/// evaluations, which then join the step's module: one file for all.
 int planBuffers(amp::StepPackageDirectory &output, const std::string &name,
-                ModuleOp module, ModuleOp evaluationModule,
-                func::FuncOp evaluationFunc) {
+                ModuleOp module, std::vector<Evaluation> &evaluations) {
   amp::BackendPipelineOptions options;
   if (failed(options.parseFromString(planOptions)))
     return fail("bad plan options: " + planOptions);
@@ -522,15 +554,15 @@ int planBuffers(amp::StepPackageDirectory &output, const std::string &name,
   amp::addBackendPlanning(pm, options);
   if (failed(pm.run(module)))
     return 1;
-  if (!evaluationFunc)
-    return kGoOn;
   options.report = amp::AmpPlanBuffersOptions().report;
-  PassManager evaluationPm(module.getContext(), ModuleOp::getOperationName());
-  amp::addBackendPlanning(evaluationPm, options);
-  if (failed(evaluationPm.run(evaluationModule)))
-    return 1;
-  evaluationFunc->remove();
-  module.push_back(evaluationFunc);
+  for (Evaluation &evaluation : evaluations) {
+    PassManager evaluationPm(module.getContext(), ModuleOp::getOperationName());
+    amp::addBackendPlanning(evaluationPm, options);
+    if (failed(evaluationPm.run(*evaluation.module)))
+      return 1;
+    evaluation.func->remove();
+    module.push_back(evaluation.func);
+  }
   return kGoOn;
 }
 
@@ -612,25 +644,22 @@ int main(int argc, char **argv) {
   if (failed(amp::nameArgumentsFromSource(*module, &sourceMgr)))
     return 1;
 
-  OwningOpRef<ModuleOp> evaluationModule;
-  func::FuncOp evaluationFunc;
-  if (int code =
-          buildStepAndEvaluation(*module, evaluationModule, evaluationFunc);
-      code != kGoOn)
+  std::vector<Evaluation> evaluations;
+  if (int code = buildStepAndEvaluation(*module, evaluations); code != kGoOn)
     return code;
   if (llvm::Error error = output.create())
     return fail(std::move(error));
   if (int code = writeModule(output, *module, package.name + ".step.mlir");
       code != kGoOn)
     return code;
-  if (evaluationFunc) {
-    if (int code =
-            writeModule(output, *evaluationModule, package.name + ".eval.mlir");
+  // <name>.eval.mlir, then <name>.eval1.mlir, ... for the other sizes.
+  for (auto [k, evaluation] : llvm::enumerate(evaluations))
+    if (int code = writeModule(output, *evaluation.module,
+                               package.name + ".eval" +
+                                   (k ? std::to_string(k) : "") + ".mlir");
         code != kGoOn)
       return code;
-  }
-  if (int code = planBuffers(output, package.name, *module,
-                             evaluationModule.get(), evaluationFunc);
+  if (int code = planBuffers(output, package.name, *module, evaluations);
       code != kGoOn)
     return code;
   return writePackage(output, package, *module, *gpu);

@@ -240,6 +240,46 @@ amp_status_t readBatch(const std::string &dir, size_t count,
   return nullptr;
 }
 
+/// Of a step's evaluations at several batch sizes (amp-compile
+/// --eval-batch=N,M), the one whose batch is that of `dir`'s first batch
+/// input, into `chosen`; prints why none is.
+bool chooseEvaluation(const std::string &dir, const amp_step_description_t &d,
+                      const amp_eval_description_t *&chosen) {
+  const amp_eval_description_t &first = *d.eval;
+  size_t input = 0;
+  while (input < first.tensor_count &&
+         first.tensors[input].kind != AMP_STEP_INPUT)
+    ++input;
+  if (input == first.tensor_count)
+    return true; // no batch inputs: the first is as good as any
+  std::string path = dir + "/" +
+                     tensorFile(first.tensors[input].name, input,
+                                /*lossReserved=*/false);
+  amp_step_tensor_t shape{};
+  shape.name = first.tensors[input].name;
+  if (amp_status_t status = amp_npy_inspect(path.c_str(), &shape)) {
+    fail(status, "--eval=" + dir + ": ");
+    return false;
+  }
+  std::string sizes;
+  for (size_t k = 0; k <= d.other_eval_count; ++k) {
+    const amp_eval_description_t *e = k ? d.other_evals[k - 1] : d.eval;
+    int64_t batch = e->tensors[input].rank ? e->tensors[input].shape[0] : 0;
+    sizes += (k ? ", " : "") + std::to_string(batch);
+    if (shape.rank && batch == shape.shape[0]) {
+      chosen = e;
+      return true;
+    }
+  }
+  std::fprintf(stderr,
+               "amp-step: error: --eval=%s: %s holds %lld examples; the "
+               "step evaluates batches of %s\n",
+               dir.c_str(), path.c_str(),
+               static_cast<long long>(shape.rank ? shape.shape[0] : 0),
+               sizes.c_str());
+  return false;
+}
+
 /// A data set: for each batch input of a step (or of its evaluation), an
 /// array whose rows are examples (`--data NAME=FILE`), all of one count,
 /// or a directory of such arrays (`--data NAME=DIR`: shards, each with
@@ -1146,6 +1186,9 @@ int Run::loadTensors() {
                    libraryArg);
       return 1;
     }
+    if (description->other_eval_count &&
+        !chooseEvaluation(evalDir, *description, eval))
+      return 1;
     if (amp_status_t status = readBatch(evalDir, eval->tensor_count,
                                         eval->tensors, evalBatch, evalInputs))
       return fail(status, "--eval=" + evalDir + ": ");

@@ -222,12 +222,16 @@ public:
   StepEmitter(func::FuncOp func, StringRef name, raw_ostream &os)
       : func(func), name(name), os(os) {}
 
-  /// Gives the step the evaluation `text` (an evaluation's emit()) whose
-  /// table is `description`.
-  void setEvaluation(std::string text, std::string description) {
+  /// Gives the step the evaluations `text` (evaluations' emit()s, one
+  /// after another) whose tables are `descriptions`: the first the step's
+  /// `eval`, the others its evaluations at other batch sizes.
+  void setEvaluations(std::string text, SmallVector<std::string> descriptions) {
     evaluationText = std::move(text);
-    evaluation = std::move(description);
+    evaluations = std::move(descriptions);
   }
+  /// The namespace an evaluation is printed in (kEvaluationNamespace
+  /// unless told).
+  void setNamespace(std::string name) { evaluationNamespace = std::move(name); }
 
   LogicalResult emit();
 
@@ -350,7 +354,9 @@ private:
   StringRef name;
   raw_ostream &os;
   /// The step's evaluation and its table's name, or "".
-  std::string evaluationText, evaluation;
+  std::string evaluationText;
+  SmallVector<std::string> evaluations;
+  std::string evaluationNamespace = kEvaluationNamespace.str();
   IndentedText defsText, stepText, constantsText;
   int64_t kernelNumber = 0;
   llvm::DenseMap<Operation *, std::string> constantArrays;

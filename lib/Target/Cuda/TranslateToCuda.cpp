@@ -26,8 +26,10 @@ using namespace mlir::amp::backend;
 LogicalResult mlir::amp::translateToCuda(ModuleOp module, raw_ostream &os,
                                          StringRef functionName, StringRef name,
                                          StepCost *cost) {
-  // The step, and the evaluation of its model if the module has one.
-  func::FuncOp func, evaluation;
+  // The step, and the evaluations of its model if the module has them:
+  // the first the step's `eval`, the others at other batch sizes
+  // (amp-compile --eval-batch=N,M).
+  func::FuncOp func;
   SmallVector<func::FuncOp> planned, evaluations;
   for (auto candidate : module.getOps<func::FuncOp>()) {
     if (candidate.isExternal() || !candidate->getAttr(kArenaSizeAttr))
@@ -37,18 +39,11 @@ LogicalResult mlir::amp::translateToCuda(ModuleOp module, raw_ostream &os,
     else
       planned.push_back(candidate);
   }
-  if (evaluations.size() > 1)
-    return module.emitError()
-           << "amp-to-cuda: several planned evaluations (@"
-           << evaluations[0].getSymName() << ", @"
-           << evaluations[1].getSymName() << "); a step has one";
-  if (!evaluations.empty())
-    evaluation = evaluations.front();
   if (!functionName.empty()) {
     func = module.lookupSymbol<func::FuncOp>(functionName);
     if (!func)
       return module.emitError() << "amp-to-cuda: no function @" << functionName;
-    if (func == evaluation)
+    if (llvm::is_contained(evaluations, func))
       return func.emitError() << "amp-to-cuda: @" << functionName
                               << " is an evaluation; name its step";
   } else {
@@ -75,19 +70,24 @@ LogicalResult mlir::amp::translateToCuda(ModuleOp module, raw_ostream &os,
   std::string code;
   llvm::raw_string_ostream buffer(code);
   cuda::StepEmitter emitter(func, stepName, buffer);
-  if (evaluation) {
-    std::string evaluationName = stepName + "_eval";
-    std::string evaluationCode;
+  std::string evaluationCode;
+  SmallVector<std::string> descriptions;
+  for (auto [k, evaluation] : llvm::enumerate(evaluations)) {
+    // <step>_eval in namespace evaluation, then <step>_eval1 in
+    // evaluation1, ...
+    std::string suffix = k ? std::to_string(k) : "";
+    std::string evaluationName = stepName + "_eval" + suffix;
+    std::string space = (cuda::kEvaluationNamespace + suffix).str();
     llvm::raw_string_ostream evaluationBuffer(evaluationCode);
     cuda::StepEmitter evaluationEmitter(evaluation, evaluationName,
                                         evaluationBuffer);
+    evaluationEmitter.setNamespace(space);
     if (failed(evaluationEmitter.emit()))
       return failure();
-    emitter.setEvaluation(
-        std::move(evaluationCode),
-        (cuda::kEvaluationNamespace + "::" + evaluationName + "_description")
-            .str());
+    descriptions.push_back(space + "::" + evaluationName + "_description");
   }
+  if (!evaluations.empty())
+    emitter.setEvaluations(std::move(evaluationCode), std::move(descriptions));
   if (failed(emitter.emit()))
     return failure();
   if (cost)

@@ -172,9 +172,13 @@ typedef struct amp_step_description_s {
                                 that a replica's reductions know which
                                 run updates without a wait for the
                                 device */
+  size_t other_eval_count;   /* the evaluation at other batch sizes
+                                (amp-compile --eval-batch=N,M,...): `eval`
+                                takes the first size, these the others */
+  const amp_eval_description_t *const *other_evals;
 } amp_step_description_t;
 
-#define AMP_STEP_ABI_VERSION 10u
+#define AMP_STEP_ABI_VERSION 11u
 
 typedef struct amp_step_s amp_step_t;
 
@@ -315,11 +319,17 @@ amp_status_t amp_step_get_hparam(amp_step_t *step, const char *name,
  * (amp_eval_description_t), after the steps queued before it, and waits
  * for the loss. `inputs` are the evaluation's batch inputs, checked as
  * amp_step_run checks a step's (usually the same tensors: the model's
- * arguments other than its parameters). The step's parameters, state and
- * counters are not changed. AMP_UNAVAILABLE when the step was compiled
- * without an evaluation. */
+ * arguments other than its parameters). A step compiled with evaluations
+ * at several batch sizes runs the one whose batch is the first input's
+ * first dimension (AMP_INVALID_ARGUMENT, naming the sizes, where none
+ * is). The step's parameters, state and counters are not changed.
+ * AMP_UNAVAILABLE when the step was compiled without an evaluation. */
 amp_status_t amp_step_evaluate(amp_step_t *step, size_t input_count,
                                const amp_step_input_t *inputs, float *out_loss);
+/* The evaluation amp_step_evaluate ran last (its outputs' shapes are
+ * those amp_step_read_output copies), or, before any, the step's `eval`;
+ * NULL without one. */
+const amp_eval_description_t *amp_step_last_evaluation(amp_step_t *step);
 /* Copies output `index` of the last evaluation (0 the loss, then the
  * values named at compile time, as the evaluation's table lists them) to
  * host memory; `size` must be its size in bytes. Waits. */
