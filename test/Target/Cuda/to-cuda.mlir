@@ -234,6 +234,8 @@
 // CHECK-NEXT: 0,                    // zero_replicas
 // CHECK-NEXT: 0,                    // accumulate
 // CHECK-NEXT: 0,                    // micro_batch_tensor
+// CHECK-NEXT: 0,                    // other_eval_count
+// CHECK-NEXT: nullptr,              // other_evals
 // CHECK-NEXT: };
 // CHECK: tiny_describe(void) {
 // CHECK-NEXT: return &tiny_description;
