@@ -337,76 +337,19 @@ int checkOptions(amp::StepPackageDirectory &output,
   return kGoOn;
 }
 
-/// The items of `text` (--train-options, "lr=0.1 momentum=0.9"), split at
-/// spaces outside quotes and braces, as the pass options' parser splits
-/// them.
-SmallVector<StringRef> trainOptionItems(StringRef text) {
-  SmallVector<StringRef> items;
-  size_t start = 0, depth = 0;
-  char quote = 0;
-  for (size_t i = 0; i <= text.size(); ++i) {
-    char c = i < text.size() ? text[i] : ' ';
-    if (quote)
-      quote = c == quote ? 0 : quote;
-    else if (c == '"' || c == '\'')
-      quote = c;
-    else if (c == '{')
-      ++depth;
-    else if (c == '}' && depth)
-      --depth;
-    else if (c == ' ' && !depth) {
-      if (i > start)
-        items.push_back(text.slice(start, i));
-      start = i + 1;
-    }
-  }
-  return items;
-}
-
-/// The key of a --train-options item: what comes before its '='.
-StringRef keyOf(StringRef item) {
-  return item.take_until([](char c) { return c == '='; });
-}
-
 /// `text` with every item's key spelled as the pipeline's options are,
 /// underscores as dashes: max_grad_norm=1 is max-grad-norm=1, as the
 /// step's hyperparameter max_grad_norm is named at run time. Values are
 /// left as they are.
 std::string withDashedKeys(StringRef text) {
   std::string dashed;
-  for (StringRef item : trainOptionItems(text)) {
-    std::string key = keyOf(item).str();
+  for (StringRef item : amp::splitOptionItems(text)) {
+    std::string key = amp::optionKey(item).str();
     std::replace(key.begin(), key.end(), '_', '-');
     dashed += (dashed.empty() ? "" : " ") + key +
-              item.drop_front(keyOf(item).size()).str();
+              item.drop_front(amp::optionKey(item).size()).str();
   }
   return dashed;
-}
-
-/// A key of `text` (--train-options with dashed keys) that `options` does
-/// not take, with the closest one it takes where that is within a third
-/// of its length: "unknown key 'momentm'; did you mean 'momentum'?". Empty
-/// when every key is known.
-std::string unknownTrainOption(const amp::TrainStepPipelineOptions &options,
-                               StringRef text) {
-  SmallVector<StringRef> keys = options.getKeys();
-  for (StringRef item : trainOptionItems(text)) {
-    StringRef key = keyOf(item);
-    if (llvm::is_contained(keys, key))
-      continue;
-    std::string message = ("unknown key '" + key + "'").str();
-    unsigned best = key.size() / 3 + 1;
-    StringRef closest;
-    for (StringRef known : keys)
-      if (unsigned distance = key.edit_distance(known); distance < best) {
-        best = distance;
-        closest = known;
-      }
-    if (!closest.empty())
-      message += ("; did you mean '" + closest + "'?").str();
-    return message;
-  }
-  return "";
 }
 
 /// An evaluation of the model, in a module of its own until it joins the
@@ -456,7 +399,7 @@ int buildStepAndEvaluation(ModuleOp module,
   // is named here, with the closest known one; the parser prints why it
   // fails otherwise (a bad value).
   std::string dashed = withDashedKeys(trainOptions);
-  if (std::string unknown = unknownTrainOption(options, dashed);
+  if (std::string unknown = amp::unknownOptionKey(options.getKeys(), dashed);
       !unknown.empty())
     return fail("bad training options '" + trainOptions + "': " + unknown);
   if (failed(options.parseFromString(dashed)))

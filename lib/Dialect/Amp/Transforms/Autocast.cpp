@@ -994,8 +994,9 @@ void FunctionAutocast::writeDot(llvm::raw_ostream &os) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-struct AmpAutocastPass : amp::impl::AmpAutocastBase<AmpAutocastPass> {
-  using AmpAutocastBase::AmpAutocastBase;
+struct AmpAutocastPass
+    : amp::SuggestingOptions<amp::impl::AmpAutocastBase<AmpAutocastPass>> {
+  using SuggestingOptions::SuggestingOptions;
 
   void runOnOperation() override;
 };

@@ -404,8 +404,9 @@ amp::findModelFunctions(ModuleOp module, StringRef functionName,
 }
 
 namespace {
-struct AmpAutodiffPass : amp::impl::AmpAutodiffBase<AmpAutodiffPass> {
-  using AmpAutodiffBase::AmpAutodiffBase;
+struct AmpAutodiffPass
+    : amp::SuggestingOptions<amp::impl::AmpAutodiffBase<AmpAutodiffPass>> {
+  using SuggestingOptions::SuggestingOptions;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();

@@ -230,8 +230,10 @@ findInPlaceUpdates(func::FuncOp func,
   return pinned;
 }
 
-struct PlanBuffersPass : mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass> {
-  using Base::Base;
+struct PlanBuffersPass
+    : amp::SuggestingOptions<
+          mlir::amp::impl::AmpPlanBuffersBase<PlanBuffersPass>> {
+  using SuggestingOptions::SuggestingOptions;
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();

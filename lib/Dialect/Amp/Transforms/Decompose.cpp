@@ -416,8 +416,9 @@ static void decompose(BatchNormGradOp op) {
 }
 
 namespace {
-struct AmpDecompose : amp::impl::AmpDecomposeBase<AmpDecompose> {
-  using AmpDecomposeBase::AmpDecomposeBase;
+struct AmpDecompose
+    : amp::SuggestingOptions<amp::impl::AmpDecomposeBase<AmpDecompose>> {
+  using SuggestingOptions::SuggestingOptions;
   void runOnOperation() override {
     SmallVector<Operation *> decomposed;
     getOperation().walk([&](Operation *op) {

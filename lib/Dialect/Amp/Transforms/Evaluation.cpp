@@ -133,8 +133,9 @@ LogicalResult addEvaluation(func::FuncOp func, ArrayRef<std::string> outputs,
   return success();
 }
 
-struct AmpEvaluationPass : amp::impl::AmpEvaluationBase<AmpEvaluationPass> {
-  using AmpEvaluationBase::AmpEvaluationBase;
+struct AmpEvaluationPass
+    : amp::SuggestingOptions<amp::impl::AmpEvaluationBase<AmpEvaluationPass>> {
+  using SuggestingOptions::SuggestingOptions;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();

@@ -123,8 +123,10 @@ static LogicalResult scale(const GradientFunction &target,
 }
 
 namespace {
-struct AmpLossScalingPass : amp::impl::AmpLossScalingBase<AmpLossScalingPass> {
-  using AmpLossScalingBase::AmpLossScalingBase;
+struct AmpLossScalingPass
+    : amp::SuggestingOptions<
+          amp::impl::AmpLossScalingBase<AmpLossScalingPass>> {
+  using SuggestingOptions::SuggestingOptions;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();

@@ -1129,8 +1129,9 @@ static LogicalResult buildStep(const GradientFunction &target,
 }
 
 namespace {
-struct AmpOptimizerPass : amp::impl::AmpOptimizerBase<AmpOptimizerPass> {
-  using AmpOptimizerBase::AmpOptimizerBase;
+struct AmpOptimizerPass
+    : amp::SuggestingOptions<amp::impl::AmpOptimizerBase<AmpOptimizerPass>> {
+  using SuggestingOptions::SuggestingOptions;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();

@@ -250,6 +250,68 @@ void amp::buildBackendPipeline(OpPassManager &pm,
   addBackendPlanning(pm, options);
 }
 
+SmallVector<StringRef> amp::splitOptionItems(StringRef text) {
+  SmallVector<StringRef> items;
+  size_t start = 0, depth = 0;
+  char quote = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    char c = i < text.size() ? text[i] : ' ';
+    if (quote)
+      quote = c == quote ? 0 : quote;
+    else if (c == '"' || c == '\'')
+      quote = c;
+    else if (c == '{')
+      ++depth;
+    else if (c == '}' && depth)
+      --depth;
+    else if (c == ' ' && !depth) {
+      if (i > start)
+        items.push_back(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  return items;
+}
+
+StringRef amp::optionKey(StringRef item) {
+  return item.take_until([](char c) { return c == '='; });
+}
+
+std::string amp::unknownOptionKey(ArrayRef<std::string> keys, StringRef text) {
+  for (StringRef item : splitOptionItems(text)) {
+    StringRef key = optionKey(item);
+    if (llvm::is_contained(keys, key))
+      continue;
+    std::string message = ("unknown key '" + key + "'").str();
+    unsigned best = key.size() / 3 + 1;
+    StringRef closest;
+    for (StringRef known : keys)
+      if (unsigned distance = key.edit_distance(known); distance < best) {
+        best = distance;
+        closest = known;
+      }
+    if (!closest.empty())
+      message += ("; did you mean '" + closest + "'?").str();
+    return message;
+  }
+  return "";
+}
+
+SmallVector<std::string> amp::printedOptionKeys(Pass &pass) {
+  // As a pipeline prints the pass: "amp-optimizer{lr=0.001 ...}".
+  std::string printed;
+  llvm::raw_string_ostream os(printed);
+  pass.printAsTextualPipeline(os);
+  StringRef body = StringRef(printed).trim();
+  SmallVector<std::string> keys;
+  size_t open = body.find('{');
+  if (open == StringRef::npos)
+    return keys;
+  for (StringRef item : splitOptionItems(body.drop_front(open + 1).drop_back()))
+    keys.push_back(optionKey(item).str());
+  return keys;
+}
+
 void amp::registerAmpPipelines() {
   // registerPassPipeline rather than PassPipelineRegistration: the builder
   // reports options that would have no effect.
@@ -260,6 +322,9 @@ void amp::registerAmpPipelines() {
       [](OpPassManager &pm, StringRef text,
          function_ref<LogicalResult(const Twine &)> errorHandler) {
         TrainStepPipelineOptions options;
+        std::string unknown = unknownOptionKey(options.getKeys(), text);
+        if (!unknown.empty())
+          return errorHandler("amp-train-step: " + unknown);
         if (failed(options.parseFromString(text)))
           return failure();
         return buildTrainStepPipeline(pm, options, errorHandler);

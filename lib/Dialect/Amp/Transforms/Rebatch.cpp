@@ -296,8 +296,9 @@ LogicalResult Rebatcher::resultShapes(Operation *op,
   return refuse(op) << "has no rule for a batch of another size";
 }
 
-struct AmpRebatchPass : amp::impl::AmpRebatchBase<AmpRebatchPass> {
-  using AmpRebatchBase::AmpRebatchBase;
+struct AmpRebatchPass
+    : amp::SuggestingOptions<amp::impl::AmpRebatchBase<AmpRebatchPass>> {
+  using SuggestingOptions::SuggestingOptions;
   void runOnOperation() override {
     if (batch < 1) {
       emitOptionError(&getContext())

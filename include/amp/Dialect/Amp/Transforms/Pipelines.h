@@ -192,10 +192,10 @@ struct TrainStepPipelineOptions
       llvm::cl::init(AmpOptimizerOptions().paramGroups)};
 
   /// The options' names, the keys an options string takes, sorted.
-  SmallVector<StringRef> getKeys() const {
-    SmallVector<StringRef> keys;
+  SmallVector<std::string> getKeys() const {
+    SmallVector<std::string> keys;
     for (const auto &entry : OptionsMap)
-      keys.push_back(entry.getKey());
+      keys.push_back(entry.getKey().str());
     llvm::sort(keys);
     return keys;
   }
