@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/IR/StepArguments.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -57,6 +58,7 @@ private:
 
   func::FuncOp func;
   int64_t batch;
+  int64_t oldBatch = 0; // the batch inputs' first dimension before
   llvm::DenseSet<Value> changed;
   // The old types of the changed values, for the rules that compare.
   DenseMap<Value, RankedTensorType> before;
@@ -65,17 +67,19 @@ private:
 LogicalResult Rebatcher::run() {
   // The batch inputs, all of one batch (their first dimension).
   int64_t old = 0;
+  auto isBatch = [&](BlockArgument arg) {
+    return getArgumentKind(func, arg.getArgNumber()) == ArgumentKind::input;
+  };
   for (BlockArgument arg : func.getArguments()) {
     unsigned i = arg.getArgNumber();
-    if (func.getArgAttr(i, AmpDialect::kParamAttrName) ||
-        func.getArgAttr(i, AmpDialect::kBufferAttrName))
+    if (!isBatch(arg))
       continue;
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!type || type.getRank() == 0 || (old && type.getDimSize(0) != old))
       return emitError(arg.getLoc())
              << "amp-rebatch: @" << func.getSymName() << "'s argument #" << i
-             << " is a batch input (neither amp.param nor amp.buffer) but "
-                "not a batch of "
+             << " is a batch input (no parameter, buffer, generator or state) "
+                "but not a batch of "
              << (old ? std::to_string(old) : std::string("examples"))
              << " (its first dimension)";
     old = type.getDimSize(0);
@@ -83,16 +87,15 @@ LogicalResult Rebatcher::run() {
   if (!old)
     return emitError(func.getLoc())
            << "amp-rebatch: @" << func.getSymName()
-           << " has no batch inputs (arguments neither amp.param nor "
-              "amp.buffer) to give another batch";
+           << " has no batch inputs (arguments that are no parameter, "
+              "buffer, generator or state) to give another batch";
   if (old == batch)
     return success();
+  oldBatch = old;
   SmallVector<Type> argumentTypes;
   for (BlockArgument arg : func.getArguments()) {
-    unsigned i = arg.getArgNumber();
     auto type = cast<TensorType>(arg.getType());
-    if (!func.getArgAttr(i, AmpDialect::kParamAttrName) &&
-        !func.getArgAttr(i, AmpDialect::kBufferAttrName)) {
+    if (isBatch(arg)) {
       SmallVector<int64_t> shape(type.getShape());
       shape[0] = batch;
       before[arg] = cast<RankedTensorType>(type);
@@ -162,8 +165,8 @@ LogicalResult Rebatcher::resultShapes(Operation *op,
   // normalizations, softmax, attention, dropout.
   if (op->hasTrait<OpTrait::SameOperandsAndResultType>() ||
       op->hasTrait<OpTrait::SameOperandsAndResultShape>() ||
-      isa<CastOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp, RmsNormOp, AttentionOp,
-          DropoutOp, StopGradientOp>(op)) {
+      isa<CastOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp, RmsNormOp, DropoutOp,
+          StopGradientOp>(op)) {
     for (unsigned i = 0; i < op->getNumResults(); ++i)
       out.push_back(withShape(result(i), operand(0)));
     return success();
@@ -199,14 +202,6 @@ LogicalResult Rebatcher::resultShapes(Operation *op,
     out.push_back(withShape(result(0), shape));
     return success();
   }
-  if (auto embedding = dyn_cast<EmbeddingOp>(op)) {
-    if (changed.contains(embedding.getTable()))
-      return refuse(op) << "has a table computed from the batch";
-    SmallVector<int64_t> shape(shapeOf(embedding.getIndices()));
-    shape.push_back(shapeOf(embedding.getTable()).back());
-    out.push_back(withShape(result(0), shape));
-    return success();
-  }
   auto reduce = [&](ArrayRef<int64_t> dims, bool keep) {
     SmallVector<int64_t> shape;
     for (auto [i, size] : llvm::enumerate(operand(0))) {
@@ -225,8 +220,8 @@ LogicalResult Rebatcher::resultShapes(Operation *op,
     return reduce(mean.getDims(), mean.getKeepdims());
   if (auto max = dyn_cast<MaxOp>(op))
     return reduce(max.getDims(), max.getKeepdims());
-  // Losses and the sum of squares: one number however many rows.
-  if (isa<CrossEntropyOp, MseLossOp, SumSquaresOp>(op)) {
+  // Losses: one number however many rows.
+  if (isa<CrossEntropyOp, MseLossOp>(op)) {
     out.push_back(cast<RankedTensorType>(result(0)));
     return success();
   }
@@ -282,13 +277,20 @@ LogicalResult Rebatcher::resultShapes(Operation *op,
         return refuse(op) << "broadcasts its batch to another shape";
       shape[at] = newShape[0];
     } else {
-      if (!outermost || (shape[0] * newShape[0]) % oldShape[0] != 0)
+      // Each example a whole number of the result's rows, which then
+      // scale with the examples: no row spans two of them.
+      int64_t perExample = ShapedType::getNumElements(oldShape) / oldBatch;
+      int64_t row =
+          ShapedType::getNumElements(ArrayRef<int64_t>(shape).drop_front());
+      if (!outermost || ShapedType::getNumElements(oldShape) % oldBatch != 0 ||
+          row == 0 || perExample % row != 0)
         return refuse(op) << "moves the batch from the outermost dimension "
                              "(input "
                           << cast<RankedTensorType>(
                                  before.lookup(op->getOperand(0)))
-                          << ", result " << type << ")";
-      shape[0] = shape[0] * newShape[0] / oldShape[0];
+                          << ", result " << type
+                          << "): a row of the result spans examples";
+      shape[0] = batch * (perExample / row);
     }
     out.push_back(type.clone(shape));
     return success();

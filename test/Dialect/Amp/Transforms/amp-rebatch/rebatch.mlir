@@ -76,3 +76,18 @@ func.func @images(%x: tensor<4x2x6x6xf32>, %w: tensor<4x2x3x3xf32> {amp.param},
   %p = amp.max_pool2d %n#0 {kernel = array<i64: 2, 2>} : tensor<4x4x6x6xf32> to tensor<4x4x3x3xf32>
   return %p : tensor<4x4x3x3xf32>
 }
+
+// -----
+
+// Dropout's generator (amp.rng) is state, not a batch input: a training
+// model rebatches with its generator as it was.
+
+// CHECK-LABEL: func.func @dropout
+// CHECK-SAME: %arg0: tensor<3x2xf32>, %arg1: tensor<2xi64> {amp.rng}
+// CHECK: amp.dropout {{.*}} : tensor<3x2xf32>
+func.func @dropout(%x: tensor<4x2xf32>, %rng: tensor<2xi64> {amp.rng},
+                   %w: tensor<2xf32> {amp.param}) -> tensor<4x2xf32> {
+  %h = amp.mul %x, %w : tensor<4x2xf32>, tensor<2xf32>
+  %d = amp.dropout %h, %rng p = 0.25 stream = 7 training : tensor<4x2xf32>
+  return %d : tensor<4x2xf32>
+}
