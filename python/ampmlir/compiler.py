@@ -1,6 +1,7 @@
 """Compiling training graphs and running the amp-mlir tools from Python."""
 
 import json
+import numbers
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -171,7 +172,12 @@ def compile(model, output_dir, *, target="host", compute_type=None,
     if not evaluation:
         args.append("--eval=false")
     if eval_batch is not None:
-        sizes = [eval_batch] if isinstance(eval_batch, int) else eval_batch
+        sizes = [eval_batch] if isinstance(eval_batch, numbers.Integral) \
+            else list(eval_batch)
+        if not sizes or any(isinstance(b, bool) or
+                            not isinstance(b, numbers.Integral) for b in sizes):
+            raise AmpError("eval_batch must be a batch size or a list of "
+                           f"them, not {eval_batch!r}")
         args.append("--eval-batch=" + ",".join(str(int(b)) for b in sizes))
     if eval_outputs:
         args.append("--eval-outputs=" + ",".join(eval_outputs))

@@ -242,6 +242,11 @@ def _declare(lib):
                                        ctypes.POINTER(ctypes.c_float)]),
         "amp_step_read_output": (status, [step, ctypes.c_size_t,
                                           ctypes.c_void_p, ctypes.c_size_t]),
+        "amp_step_find_evaluation": (status, [
+            step, ctypes.c_int64,
+            ctypes.POINTER(ctypes.POINTER(_EvalDescription))]),
+        "amp_step_last_evaluation": (ctypes.POINTER(_EvalDescription),
+                                     [step]),
         "amp_step_save": (status, [step, ctypes.c_char_p]),
         "amp_step_load": (status, [step, ctypes.c_char_p]),
         "amp_step_fit": (status, [step, ctypes.POINTER(_FitOptions),
@@ -459,10 +464,15 @@ class Step:
         # --eval-batch=N,M), these are the first's; ``eval_batches`` lists
         # the sizes, and ``evaluate`` runs the one of its batch's.
         self.eval_inputs, self.eval_outputs = [], []
-        self._evaluations = []  # (batch inputs, outputs) of each
-        tables = ([d.eval.contents] if d.eval else []) + [
-            d.other_evals[k].contents for k in range(d.other_eval_count)]
-        for e in tables:
+        # (batch inputs, outputs) of each, by its table's address (as
+        # amp_step_find_evaluation and amp_step_last_evaluation name it).
+        self._evaluations = []
+        self._evaluation_at = {}
+        tables = ([d.eval] if d.eval else []) + [
+            d.other_evals[k] for k in range(d.other_eval_count)]
+        for table in tables:
+            e = table.contents
+            self._evaluation_at[ctypes.addressof(e)] = len(self._evaluations)
             self._evaluations.append((
                 [t for t in _tensor_infos(e.tensors, e.tensor_count)
                  if t.kind == "input"],
@@ -471,7 +481,6 @@ class Step:
             self.eval_inputs, self.eval_outputs = self._evaluations[0]
         self.eval_batches = [inputs[0].shape[0] if inputs and inputs[0].shape
                              else None for inputs, _ in self._evaluations]
-        self._last_eval_outputs = self.eval_outputs
         self.hparams = [t.name for t in self.tensors if t.kind == "hparam"]
         # The parts of the loss the model returns after it, by name.
         self.loss_part_names = [t.name for t in self.tensors
@@ -793,23 +802,21 @@ class Step:
             raise AmpError(f"step '{self.name}' was compiled without an "
                            f"evaluation (amp-compile --eval=false)")
         handle = self._live()
-        eval_inputs, eval_outputs = self._evaluations[0]
+        eval_inputs = self.eval_inputs
         if len(self._evaluations) > 1:
+            # The runtime's choice, by the first input's rows.
             first = batch[0] if batch else named.get(eval_inputs[0].name)
-            rows = np.shape(first)[0] if np.ndim(first) else None
-            if rows not in self.eval_batches:
-                sizes = ", ".join(str(b) for b in self.eval_batches)
-                raise AmpError(f"step '{self.name}' evaluates batches of "
-                               f"{sizes} examples (amp-compile "
-                               f"--eval-batch), not {rows}")
-            eval_inputs, eval_outputs = \
-                self._evaluations[self.eval_batches.index(rows)]
+            rows = np.shape(first)[0] if np.ndim(first) else -1
+            table = ctypes.POINTER(_EvalDescription)()
+            _check(self._lib, self._lib.amp_step_find_evaluation(
+                handle, rows, ctypes.byref(table)))
+            eval_inputs = self._evaluations[self._evaluation_at[
+                ctypes.addressof(table.contents)]][0]
         inputs, keep = self._batch(eval_inputs, batch, named, "evaluation")
         loss = ctypes.c_float()
         _check(self._lib, self._lib.amp_step_evaluate(
             handle, len(eval_inputs), inputs, ctypes.byref(loss)))
         del keep
-        self._last_eval_outputs = eval_outputs
         return loss.value
 
     @_serialised
@@ -817,12 +824,18 @@ class Step:
         """A copy of output ``name`` of the last ``evaluate`` ("loss" or a
         value named at compile time), of that evaluation's shape; bf16 is
         returned as float32."""
-        for info in self._last_eval_outputs:
+        outputs = self.eval_outputs
+        if len(self._evaluations) > 1:
+            # The outputs of the evaluation that ran last, in the runtime
+            # (Step.evaluate, or a validation).
+            table = self._lib.amp_step_last_evaluation(self._live())
+            outputs = self._evaluations[self._evaluation_at[
+                ctypes.addressof(table.contents)]][1]
+        for info in outputs:
             if info.name == name:
                 break
         else:
-            names = ", ".join(t.name for t in self._last_eval_outputs) or \
-                "none"
+            names = ", ".join(t.name for t in outputs) or "none"
             raise AmpError(f"the evaluation of '{self.name}' has no output "
                            f"{name!r} (it has: {names})")
         out = np.empty(info.shape, dtype=_STORAGE[info.type])

@@ -505,9 +505,17 @@ def test_an_evaluation_one_example_at_a_time_is_the_interpreter_s(
                       for name in ("x", "labels", "w1", "b1", "w2", "b2")))
         assert np.load(tmp_path / "ir" / "logits.npy").tobytes() == \
             logits[17:18].tobytes()
+        # A validation evaluates at the first size: the outputs read after
+        # it are that evaluation's.
+        one.validate({"x": val[0][:3], "labels": val[1][:3]})
+        assert one.eval_output("logits").shape == (1, 10)
     with pytest.raises(ampmlir.AmpError, match="eval_batch needs evaluation"):
         ampmlir.compile(ROOT / "examples" / "mlp.mlir", tmp_path / "none",
                         evaluation=False, eval_batch=1)
+    for bad in (True, [], [1, 2.5]):
+        with pytest.raises(ampmlir.AmpError, match="eval_batch must be"):
+            ampmlir.compile(ROOT / "examples" / "mlp.mlir", tmp_path / "bad",
+                            eval_batch=bad)
 
 
 def test_evaluate_changes_no_state_and_no_trajectory(mlp_eval, tmp_path):

@@ -1697,35 +1697,18 @@ amp_status_t amp_step_evaluate(amp_step_t *step, size_t input_count,
   if (!step || !out_loss)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "step or out_loss is null");
   const amp_step_description_t &d = *step->description;
-  if (step->evaluations.empty())
-    return AMP_STATUS(AMP_UNAVAILABLE,
-                      "step '%s' was compiled without an evaluation "
-                      "(amp-compile --eval=false, or a step given as IR)",
-                      d.name);
   // The evaluation of the batch's size, where there are several; one
   // checks the batch as it is, whatever its size.
+  int64_t batch = input_count && inputs && inputs[0].rank > 0 && inputs[0].shape
+                      ? inputs[0].shape[0]
+                      : -1;
+  const amp_eval_description_t *table = nullptr;
+  AMP_RETURN_IF_ERROR(amp_step_find_evaluation(step, batch, &table));
   Evaluation *chosen = step->evaluations.front().get();
-  if (step->evaluations.size() > 1) {
-    int64_t batch =
-        input_count && inputs && inputs[0].rank > 0 && inputs[0].shape
-            ? inputs[0].shape[0]
-            : -1;
-    chosen = nullptr;
-    std::string sizes;
-    for (const auto &candidate : step->evaluations) {
-      int64_t size = evaluationBatch(*candidate->description);
-      sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
-      if (size == batch && !chosen)
-        chosen = candidate.get();
-    }
-    if (!chosen)
-      return AMP_STATUS(AMP_INVALID_ARGUMENT,
-                        "step '%s' evaluates batches of %s examples "
-                        "(amp-compile --eval-batch), not %lld: the "
-                        "evaluation did not run",
-                        d.name, sizes.c_str(), static_cast<long long>(batch));
-  }
-  const amp_eval_description_t &e = *chosen->description;
+  for (const auto &candidate : step->evaluations)
+    if (candidate->description == table)
+      chosen = candidate.get();
+  const amp_eval_description_t &e = *table;
   Evaluation &evaluation = *chosen;
   AMP_RETURN_IF_ERROR(checkBatch(d.name, "evaluation", e.tensor_count,
                                  e.tensors, e.index_check_count, e.index_checks,
@@ -1745,6 +1728,35 @@ amp_status_t amp_step_evaluate(amp_step_t *step, size_t input_count,
   evaluation.ran = true;
   step->lastEvaluation = &evaluation;
   return amp_step_read_output(step, 0, out_loss, sizeof *out_loss);
+}
+
+amp_status_t amp_step_find_evaluation(amp_step_t *step, int64_t batch,
+                                      const amp_eval_description_t **out) {
+  if (!step || !out)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "step or out is null");
+  const amp_step_description_t &d = *step->description;
+  if (step->evaluations.empty())
+    return AMP_STATUS(AMP_UNAVAILABLE,
+                      "step '%s' was compiled without an evaluation "
+                      "(amp-compile --eval=false, or a step given as IR)",
+                      d.name);
+  if (step->evaluations.size() == 1) {
+    *out = d.eval;
+    return nullptr;
+  }
+  std::string sizes;
+  for (const auto &candidate : step->evaluations) {
+    int64_t size = evaluationBatch(*candidate->description);
+    if (size == batch) {
+      *out = candidate->description;
+      return nullptr;
+    }
+    sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
+  }
+  return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                    "step '%s' evaluates batches of %s examples (amp-compile "
+                    "--eval-batch), not %lld: the evaluation did not run",
+                    d.name, sizes.c_str(), static_cast<long long>(batch));
 }
 
 const amp_eval_description_t *amp_step_last_evaluation(amp_step_t *step) {

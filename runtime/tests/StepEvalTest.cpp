@@ -211,6 +211,21 @@ TEST(StepEvalSizesTest, EvaluatesEachBatchWithTheEvaluationOfItsSize) {
   EXPECT_STATUS(amp_step_evaluate(step, 1, &other, &loss), AMP_INVALID_ARGUMENT,
                 "step 'lin' evaluates batches of 3, 1 examples (amp-compile "
                 "--eval-batch), not 2: the evaluation did not run");
+  // The choice by itself, as amp-step --eval and Python make it.
+  const amp_eval_description_t *found = nullptr;
+  ASSERT_EQ(amp_step_find_evaluation(step, 1, &found), nullptr);
+  EXPECT_EQ(found, &tables.one);
+  ASSERT_EQ(amp_step_find_evaluation(step, 3, &found), nullptr);
+  EXPECT_EQ(found, &tables.eval);
+  EXPECT_STATUS(amp_step_find_evaluation(step, 2, &found), AMP_INVALID_ARGUMENT,
+                "evaluates batches of 3, 1 examples");
+  amp_step_destroy(step);
+  // A step of one evaluation gives it whatever the batch: the evaluation
+  // then says what is wrong with the batch's shape.
+  Tables alone;
+  ASSERT_EQ(amp_step_create(&alone.step, AMP_DEVICE_HOST, &step), nullptr);
+  ASSERT_EQ(amp_step_find_evaluation(step, 7, &found), nullptr);
+  EXPECT_EQ(found, &alone.eval);
   amp_step_destroy(step);
 }
 

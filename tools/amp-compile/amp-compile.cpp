@@ -279,12 +279,16 @@ buildEvaluation(ModuleOp module, const amp::TrainStepPipelineOptions &options,
       FunctionType::get(module.getContext(), inputs, found.getResultTypes()));
   if (failed(amp::backend::checkCompilable(found)))
     return failure();
+  return found;
+}
+
+/// The backend's simplification of an evaluation's module (decomposition
+/// included): after amp-rebatch, whose rules are the model's ops'.
+LogicalResult simplifyEvaluation(ModuleOp module) {
   PassManager pm(module.getContext(), ModuleOp::getOperationName());
   amp::addBackendSimplification(pm, !decomposeConvolutions,
                                 !decomposeBatchNorms);
-  if (failed(pm.run(module)))
-    return failure();
-  return found;
+  return pm.run(module);
 }
 
 /// What main returns to go on to its next stage.
@@ -297,6 +301,17 @@ int checkOptions(amp::StepPackageDirectory &output,
                  amp::StepPackageOptions &package, const amp::GpuSpec *&gpu) {
   if (target != "host" && target != "cuda")
     return fail("--target must be host or cuda, not '" + target + "'");
+  for (int64_t batch : evalBatches) {
+    if (batch < 1)
+      return fail("--eval-batch=" + std::to_string(batch) +
+                  ": a batch holds 1 or more examples");
+    if (llvm::count(evalBatches, batch) > 1)
+      return fail("--eval-batch names the batch of " + std::to_string(batch) +
+                  " twice");
+  }
+  if (!evalBatches.empty() && !evaluation)
+    return fail("--eval-batch needs the evaluation (--eval=false leaves it "
+                "out)");
   bool cuda = target == "cuda";
   gpu = amp::lookupGpuSpec(costGpu);
   if (!gpu)
@@ -428,12 +443,6 @@ int buildStepAndEvaluation(ModuleOp module,
     if (evalBatches.empty())
       evaluations.push_back(std::move(base));
     for (auto [k, batch] : llvm::enumerate(evalBatches)) {
-      if (batch < 1)
-        return fail("--eval-batch=" + std::to_string(batch) +
-                    ": a batch holds 1 or more examples");
-      if (llvm::count(evalBatches, batch) > 1)
-        return fail("--eval-batch names the batch of " + std::to_string(batch) +
-                    " twice");
       // <model>_eval, then <model>_eval_b<N> for the other sizes.
       FailureOr<Evaluation> rebatched =
           rebatchEvaluation(base, batch, k ? "_b" + std::to_string(batch) : "");
@@ -441,11 +450,12 @@ int buildStepAndEvaluation(ModuleOp module,
         return 1;
       evaluations.push_back(std::move(*rebatched));
     }
+    for (Evaluation &evaluation : evaluations)
+      if (failed(simplifyEvaluation(*evaluation.module)))
+        return 1;
   } else if (!evalBatches.empty()) {
-    return fail("--eval-batch needs the evaluation (" +
-                std::string(given ? "the input holds a training step already"
-                                  : "--eval=false leaves it out") +
-                ")");
+    return fail("--eval-batch needs the evaluation (the input holds a "
+                "training step already)");
   }
   // The backend's stages, with the step chosen after inlining and its IR
   // saved before fusion.

@@ -242,10 +242,10 @@ amp_status_t readBatch(const std::string &dir, size_t count,
 
 /// Of a step's evaluations at several batch sizes (amp-compile
 /// --eval-batch=N,M), the one whose batch is that of `dir`'s first batch
-/// input, into `chosen`; prints why none is.
-bool chooseEvaluation(const std::string &dir, const amp_step_description_t &d,
+/// input (amp_step_find_evaluation), into `chosen`; prints why none is.
+bool chooseEvaluation(const std::string &dir, amp_step_t *step,
                       const amp_eval_description_t *&chosen) {
-  const amp_eval_description_t &first = *d.eval;
+  const amp_eval_description_t &first = *amp_step_description(step)->eval;
   size_t input = 0;
   while (input < first.tensor_count &&
          first.tensors[input].kind != AMP_STEP_INPUT)
@@ -257,27 +257,15 @@ bool chooseEvaluation(const std::string &dir, const amp_step_description_t &d,
                                 /*lossReserved=*/false);
   amp_step_tensor_t shape{};
   shape.name = first.tensors[input].name;
-  if (amp_status_t status = amp_npy_inspect(path.c_str(), &shape)) {
+  amp_status_t status = amp_npy_inspect(path.c_str(), &shape);
+  if (!status)
+    status = amp_step_find_evaluation(step, shape.rank ? shape.shape[0] : 0,
+                                      &chosen);
+  if (status) {
     fail(status, "--eval=" + dir + ": ");
     return false;
   }
-  std::string sizes;
-  for (size_t k = 0; k <= d.other_eval_count; ++k) {
-    const amp_eval_description_t *e = k ? d.other_evals[k - 1] : d.eval;
-    int64_t batch = e->tensors[input].rank ? e->tensors[input].shape[0] : 0;
-    sizes += (k ? ", " : "") + std::to_string(batch);
-    if (shape.rank && batch == shape.shape[0]) {
-      chosen = e;
-      return true;
-    }
-  }
-  std::fprintf(stderr,
-               "amp-step: error: --eval=%s: %s holds %lld examples; the "
-               "step evaluates batches of %s\n",
-               dir.c_str(), path.c_str(),
-               static_cast<long long>(shape.rank ? shape.shape[0] : 0),
-               sizes.c_str());
-  return false;
+  return true;
 }
 
 /// A data set: for each batch input of a step (or of its evaluation), an
@@ -1186,8 +1174,7 @@ int Run::loadTensors() {
                    libraryArg);
       return 1;
     }
-    if (description->other_eval_count &&
-        !chooseEvaluation(evalDir, *description, eval))
+    if (description->other_eval_count && !chooseEvaluation(evalDir, step, eval))
       return 1;
     if (amp_status_t status = readBatch(evalDir, eval->tensor_count,
                                         eval->tensors, evalBatch, evalInputs))

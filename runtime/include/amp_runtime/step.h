@@ -330,6 +330,13 @@ amp_status_t amp_step_evaluate(amp_step_t *step, size_t input_count,
  * those amp_step_read_output copies), or, before any, the step's `eval`;
  * NULL without one. */
 const amp_eval_description_t *amp_step_last_evaluation(amp_step_t *step);
+/* The evaluation that takes batches of `batch` examples (the first
+ * dimension of its first batch input): the step's `eval` where the step
+ * has one evaluation, whatever its batch (amp_step_evaluate then checks
+ * the shapes); AMP_INVALID_ARGUMENT naming the sizes where it has several
+ * and none is `batch`, AMP_UNAVAILABLE without an evaluation. */
+amp_status_t amp_step_find_evaluation(amp_step_t *step, int64_t batch,
+                                      const amp_eval_description_t **out);
 /* Copies output `index` of the last evaluation (0 the loss, then the
  * values named at compile time, as the evaluation's table lists them) to
  * host memory; `size` must be its size in bytes. Waits. */
