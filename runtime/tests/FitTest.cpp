@@ -245,8 +245,6 @@ TEST_F(FitTest, RefusesBadDataSetsAndOptions) {
   EXPECT_EQ(weight(), 0.0f); // nothing trained
 }
 
-} // namespace
-
 // The examples 0..4 in three shards, one of them empty, [0, 1], [], [2, 3,
 // 4]: each batch holds the examples the set in one piece gives it in the
 // same order (the losses name them), and a shard's bad row is named by the
@@ -296,3 +294,5 @@ TEST_F(FitTest, ShardsAreOneSetOfExamples) {
                             "examples (shard_rows is null)");
   amp_step_destroy(sharded);
 }
+
+} // namespace
