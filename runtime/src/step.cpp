@@ -628,20 +628,17 @@ amp_status_t findHyperParameter(const amp_step_t *step, const char *name,
   if (find([&](const char *own) { return std::strcmp(own, name) == 0; }) ||
       find([&](const char *own) { return sameSettingName(own, name); }))
     return nullptr;
-  std::string known, closest;
-  size_t best = std::strlen(name) / 3 + 1;
+  std::string known;
+  std::vector<std::string> names;
   for (size_t i = 0; i < d.tensor_count; ++i) {
     if (d.tensors[i].kind != AMP_STEP_HPARAM)
       continue;
     known += (known.empty() ? "" : ", ") + std::string(d.tensors[i].name);
-    if (size_t distance = amprt::editDistance(name, d.tensors[i].name);
-        distance < best) {
-      best = distance;
-      closest = d.tensors[i].name;
-    }
+    names.push_back(d.tensors[i].name);
   }
+  size_t closest = amprt::closestName(name, names);
   std::string suggestion =
-      closest.empty() ? "" : "; did you mean '" + closest + "'?";
+      closest == names.size() ? "" : "; did you mean '" + names[closest] + "'?";
   return AMP_STATUS(AMP_INVALID_ARGUMENT,
                     "step '%s' has no hyperparameter '%s' (it has: %s)%s",
                     d.name, name, known.empty() ? "none" : known.c_str(),

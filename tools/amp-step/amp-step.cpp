@@ -774,20 +774,14 @@ void printHelp() {
 /// The option `arg` (`--stpes=5`) most likely misspells, by its name
 /// before any `=`, or "" when none is within a third of its length.
 std::string suggestOption(const std::string &arg) {
-  std::string name = arg.substr(0, arg.find('='));
-  std::string best;
-  size_t bestDistance = name.size() / 3 + 1;
+  std::vector<std::string> names;
   for (const OptionHelp &option : kOptions) {
-    std::string candidate = option.name;
-    if (candidate.back() == '=')
-      candidate.pop_back();
-    size_t distance = amprt::editDistance(name, candidate);
-    if (distance < bestDistance) {
-      bestDistance = distance;
-      best = option.name;
-    }
+    names.push_back(option.name);
+    if (names.back().back() == '=')
+      names.back().pop_back();
   }
-  return best;
+  size_t closest = amprt::closestName(arg.substr(0, arg.find('=')), names);
+  return closest == names.size() ? "" : kOptions[closest].name;
 }
 
 /// The communicator, where one is joined, is destroyed when the run ends

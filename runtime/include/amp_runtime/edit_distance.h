@@ -1,8 +1,9 @@
 //===- edit_distance.h - how far a misspelled name is ------------*- C++
 //-*-===//
 //
-// The Levenshtein distance that the runtime's "did you mean" (an unknown
-// hyperparameter) and amp-step's (an unknown option) measure a name by.
+// The Levenshtein distance that every "did you mean" measures a name by
+// (the runtime's unknown hyperparameter, amp-step's unknown option, a pass
+// option's unknown key), and the rule that picks the name meant.
 // Header-only, free of LLVM.
 //
 //===----------------------------------------------------------------------===//
@@ -34,6 +35,21 @@ inline size_t editDistance(const std::string &a, const std::string &b) {
     }
   }
   return row[b.size()];
+}
+
+/// The position in `candidates` of the one `name` most likely misspells:
+/// the first at the least distance, where that is within a third of
+/// `name`'s length; candidates.size() when none is. The one rule of every
+/// "did you mean" (hyperparameters, amp-step's options, pass options).
+inline size_t closestName(const std::string &name,
+                          const std::vector<std::string> &candidates) {
+  size_t best = name.size() / 3 + 1, found = candidates.size();
+  for (size_t i = 0; i < candidates.size(); ++i)
+    if (size_t distance = editDistance(name, candidates[i]); distance < best) {
+      best = distance;
+      found = i;
+    }
+  return found;
 }
 
 } // namespace amprt

@@ -3,6 +3,7 @@
 #include "amp/Dialect/Amp/Transforms/Pipelines.h"
 
 #include "amp/Dialect/Amp/Transforms/LrSchedules.h"
+#include "amp_runtime/edit_distance.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -283,15 +284,10 @@ std::string amp::unknownOptionKey(ArrayRef<std::string> keys, StringRef text) {
     if (llvm::is_contained(keys, key))
       continue;
     std::string message = ("unknown key '" + key + "'").str();
-    unsigned best = key.size() / 3 + 1;
-    StringRef closest;
-    for (StringRef known : keys)
-      if (unsigned distance = key.edit_distance(known); distance < best) {
-        best = distance;
-        closest = known;
-      }
-    if (!closest.empty())
-      message += ("; did you mean '" + closest + "'?").str();
+    std::vector<std::string> names(keys.begin(), keys.end());
+    size_t closest = amprt::closestName(key.str(), names);
+    if (closest != names.size())
+      message += "; did you mean '" + names[closest] + "'?";
     return message;
   }
   return "";
