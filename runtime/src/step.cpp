@@ -757,6 +757,34 @@ int64_t evaluationBatch(const amp_eval_description_t &e) {
   return 0;
 }
 
+/// The evaluation of step `step` that takes batches of `batch` examples
+/// (amp_step_find_evaluation, which says how it is chosen).
+amp_status_t evaluationFor(amp_step_t *step, int64_t batch, Evaluation **out) {
+  const amp_step_description_t &d = *step->description;
+  if (step->evaluations.empty())
+    return AMP_STATUS(AMP_UNAVAILABLE,
+                      "step '%s' was compiled without an evaluation "
+                      "(amp-compile --eval=false, or a step given as IR)",
+                      d.name);
+  if (step->evaluations.size() == 1) {
+    *out = step->evaluations.front().get();
+    return nullptr;
+  }
+  std::string sizes;
+  for (const auto &candidate : step->evaluations) {
+    int64_t size = evaluationBatch(*candidate->description);
+    if (size == batch) {
+      *out = candidate.get();
+      return nullptr;
+    }
+    sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
+  }
+  return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                    "step '%s' evaluates batches of %s examples (amp-compile "
+                    "--eval-batch), not %lld: the evaluation did not run",
+                    d.name, sizes.c_str(), static_cast<long long>(batch));
+}
+
 /// Sets every state tensor and hyperparameter to its initial value, the
 /// random generator to [seed mod 2^53, 0], and zeroes the counters.
 amp_status_t resetState(amp_step_t *step, uint64_t seed) {
@@ -1699,14 +1727,10 @@ amp_status_t amp_step_evaluate(amp_step_t *step, size_t input_count,
   int64_t batch = input_count && inputs && inputs[0].rank > 0 && inputs[0].shape
                       ? inputs[0].shape[0]
                       : -1;
-  const amp_eval_description_t *table = nullptr;
-  AMP_RETURN_IF_ERROR(amp_step_find_evaluation(step, batch, &table));
-  Evaluation *chosen = step->evaluations.front().get();
-  for (const auto &candidate : step->evaluations)
-    if (candidate->description == table)
-      chosen = candidate.get();
-  const amp_eval_description_t &e = *table;
+  Evaluation *chosen = nullptr;
+  AMP_RETURN_IF_ERROR(evaluationFor(step, batch, &chosen));
   Evaluation &evaluation = *chosen;
+  const amp_eval_description_t &e = *evaluation.description;
   AMP_RETURN_IF_ERROR(checkBatch(d.name, "evaluation", e.tensor_count,
                                  e.tensors, e.index_check_count, e.index_checks,
                                  input_count, inputs));
@@ -1731,29 +1755,10 @@ amp_status_t amp_step_find_evaluation(amp_step_t *step, int64_t batch,
                                       const amp_eval_description_t **out) {
   if (!step || !out)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "step or out is null");
-  const amp_step_description_t &d = *step->description;
-  if (step->evaluations.empty())
-    return AMP_STATUS(AMP_UNAVAILABLE,
-                      "step '%s' was compiled without an evaluation "
-                      "(amp-compile --eval=false, or a step given as IR)",
-                      d.name);
-  if (step->evaluations.size() == 1) {
-    *out = d.eval;
-    return nullptr;
-  }
-  std::string sizes;
-  for (const auto &candidate : step->evaluations) {
-    int64_t size = evaluationBatch(*candidate->description);
-    if (size == batch) {
-      *out = candidate->description;
-      return nullptr;
-    }
-    sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
-  }
-  return AMP_STATUS(AMP_INVALID_ARGUMENT,
-                    "step '%s' evaluates batches of %s examples (amp-compile "
-                    "--eval-batch), not %lld: the evaluation did not run",
-                    d.name, sizes.c_str(), static_cast<long long>(batch));
+  Evaluation *evaluation = nullptr;
+  AMP_RETURN_IF_ERROR(evaluationFor(step, batch, &evaluation));
+  *out = evaluation->description;
+  return nullptr;
 }
 
 const amp_eval_description_t *amp_step_last_evaluation(amp_step_t *step) {
