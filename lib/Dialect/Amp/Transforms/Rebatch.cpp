@@ -66,7 +66,6 @@ private:
 
 LogicalResult Rebatcher::run() {
   // The batch inputs, all of one batch (their first dimension).
-  int64_t old = 0;
   auto isBatch = [&](BlockArgument arg) {
     return getArgumentKind(func, arg.getArgNumber()) == ArgumentKind::input;
   };
@@ -75,23 +74,23 @@ LogicalResult Rebatcher::run() {
     if (!isBatch(arg))
       continue;
     auto type = dyn_cast<RankedTensorType>(arg.getType());
-    if (!type || type.getRank() == 0 || (old && type.getDimSize(0) != old))
+    if (!type || type.getRank() == 0 ||
+        (oldBatch && type.getDimSize(0) != oldBatch))
       return emitError(arg.getLoc())
              << "amp-rebatch: @" << func.getSymName() << "'s argument #" << i
              << " is a batch input (no parameter, buffer, generator or state) "
                 "but not a batch of "
-             << (old ? std::to_string(old) : std::string("examples"))
+             << (oldBatch ? std::to_string(oldBatch) : std::string("examples"))
              << " (its first dimension)";
-    old = type.getDimSize(0);
+    oldBatch = type.getDimSize(0);
   }
-  if (!old)
+  if (!oldBatch)
     return emitError(func.getLoc())
            << "amp-rebatch: @" << func.getSymName()
            << " has no batch inputs (arguments that are no parameter, "
               "buffer, generator or state) to give another batch";
-  if (old == batch)
+  if (oldBatch == batch)
     return success();
-  oldBatch = old;
   SmallVector<Type> argumentTypes;
   for (BlockArgument arg : func.getArguments()) {
     auto type = cast<TensorType>(arg.getType());
@@ -134,7 +133,7 @@ LogicalResult Rebatcher::run() {
     return func.emitError()
            << "amp-rebatch: @" << func.getSymName()
            << " does not verify at batch " << batch
-           << " (a value that keeps the batch of " << old
+           << " (a value that keeps the batch of " << oldBatch
            << ", such as a constant of that shape, meets the batch inputs)";
   return success();
 }
