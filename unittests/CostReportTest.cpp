@@ -171,6 +171,29 @@ TEST(CostReportTest, SmallGridsAndFewWarpsUseAShareOfTheGpu) {
   norm.blocks = 0;
   EXPECT_NEAR(modelKernel(norm, h100()).seconds, 154.4e6 / 2.95e12 + 3e-6,
               1e-12);
+
+  // A bias gradient's column sums at batch 8 (768 columns of 8192 bf16
+  // and f32 values, 37.7 MB; 32 slices a column): 24576 threads, 96
+  // blocks, 8 warps on each of 96 SMs. Loading 8 values (48 bytes) ahead,
+  // a thread has 48 of the 14 bytes in flight taken for the usual thread,
+  // so 32 * 14 / 48 = 9.33 warps draw an SM's share: 8 / 9.33 of it on 96
+  // of 132 SMs.
+  KernelCost columns{"columns", "reduce-thread"};
+  columns.blocks = 96;
+  columns.threads = 256;
+  columns.bytesRead = 6LL * 8192 * 768;
+  double share = 96.0 / 132 * 8 / (32 * 14 / 48.0);
+  columns.bytesInFlight = 48;
+  EXPECT_NEAR(modelKernel(columns, h100()).seconds,
+              6.0 * 8192 * 768 / (2.95e12 * share), 1e-12);
+  // The usual thread's 14 bytes: a quarter of the warps an SM needs.
+  columns.bytesInFlight = 0;
+  EXPECT_NEAR(modelKernel(columns, h100()).seconds,
+              6.0 * 8192 * 768 / (2.95e12 * 96 / 132 * 8 / 32), 1e-12);
+  // Fewer bytes than the usual thread's change nothing.
+  columns.bytesInFlight = 8;
+  EXPECT_NEAR(modelKernel(columns, h100()).seconds,
+              6.0 * 8192 * 768 / (2.95e12 * 96 / 132 * 8 / 32), 1e-12);
 }
 
 TEST(CostReportTest, StepTotals) {

@@ -69,10 +69,11 @@ unscaleKernel(const __grid_constant__ amprt::MultiTensorLaunch launch,
 /// grid's blocks looping over the rest.
 __global__ void
 sumSquaresKernel(const __grid_constant__ amprt::SumSquaresLaunch launch,
-                 float *partials, int64_t *slices) {
+                 float *partials, amprt::SumSquaresTensors tensors) {
   __shared__ float parts[kThreads];
-  if (blockIdx.x == 0 && threadIdx.x < launch.count)
-    slices[launch.firstTensor + threadIdx.x] = launch.split[threadIdx.x].slices;
+  if (blockIdx.x == 0)
+    for (int64_t t = threadIdx.x; t < launch.count; t += blockDim.x)
+      amprt::recordSumSquaresTensor(launch, t, tensors);
   for (int64_t b = blockIdx.x; b < launch.firstBlock[launch.count];
        b += gridDim.x) {
     const int64_t t = amprt::sumSquaresTensorOf(launch, b);
@@ -88,9 +89,16 @@ sumSquaresKernel(const __grid_constant__ amprt::SumSquaresLaunch launch,
   }
 }
 
+/// One block: a thread per tensor combines its slices into `results`,
+/// then thread 0 adds the tensors' results in order.
 __global__ void sumSquaresFinishKernel(int64_t count, const float *partials,
-                                       const int64_t *slices, float *out) {
-  *out = amprt::finishSumSquares(count, partials, slices);
+                                       amprt::SumSquaresTensors tensors,
+                                       float *results, float *out) {
+  for (int64_t t = threadIdx.x; t < count; t += blockDim.x)
+    results[t] = amprt::sumSquaresOfTensor(tensors, partials, t);
+  __syncthreads(); // the block's global writes are seen by thread 0
+  if (threadIdx.x == 0)
+    *out = amprt::addTensorResults(count, results);
 }
 
 __global__ void scalerUpdateKernel(amp_scaler_config_t config, float *scale,
@@ -634,20 +642,23 @@ public:
   amp_status_t sumSquares(void *stream, amp_typed_tensor_list_t tensors,
                           float *out) override {
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
-    // The slice counts, then at most kReduceBlocks + count partials
-    // (sumSquaresSplit), in the stream's workspace.
+    // For each tensor its slice count, its first partial and its result,
+    // then at most kSumSquaresBlocks + count partials (sumSquaresSplit), in
+    // the stream's workspace.
     size_t bytes = 0;
     void *workspace = this->workspace(stream, &bytes);
     const size_t count = tensors.count;
-    if (!workspace ||
-        (count + amprt::kReduceBlocks) * (sizeof(int64_t) + sizeof(float)) >
-            bytes)
+    if (!workspace || count * (2 * sizeof(int64_t) + 2 * sizeof(float)) +
+                              amprt::kSumSquaresBlocks * sizeof(float) >
+                          bytes)
       return AMP_STATUS(AMP_OUT_OF_MEMORY,
                         "amp_sum_squares over %zu tensors needs more than "
                         "the stream's workspace of %zu bytes",
                         count, bytes);
     auto *slices = static_cast<int64_t *>(workspace);
-    auto *partials = reinterpret_cast<float *>(slices + count);
+    const amprt::SumSquaresTensors recorded{slices, slices + count};
+    auto *results = reinterpret_cast<float *>(slices + 2 * count);
+    float *partials = results + count;
     int64_t launched = 0;
     amp_status_t status = nullptr;
     amprt::forSumSquaresLaunches(
@@ -657,7 +668,7 @@ public:
               1);
           if (!status) {
             sumSquaresKernel<<<static_cast<unsigned>(blocks), kThreads, 0,
-                               cast(stream)>>>(l, partials, slices);
+                               cast(stream)>>>(l, partials, recorded);
             status = AMP_CUDA(cudaGetLastError());
           }
         });
@@ -665,8 +676,8 @@ public:
     if (launched < 0)
       return AMP_STATUS(AMP_INVALID_ARGUMENT,
                         "the tensors' sizes add up past 64 bits");
-    sumSquaresFinishKernel<<<1, 1, 0, cast(stream)>>>(
-        static_cast<int64_t>(count), partials, slices, out);
+    sumSquaresFinishKernel<<<1, kThreads, 0, cast(stream)>>>(
+        static_cast<int64_t>(count), partials, recorded, results, out);
     return AMP_CUDA(cudaGetLastError());
   }
 

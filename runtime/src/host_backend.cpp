@@ -165,7 +165,8 @@ public:
   amp_status_t sumSquares(void *, amp_typed_tensor_list_t tensors,
                           float *out) override {
     std::vector<float> partials;
-    std::vector<int64_t> slices(tensors.count);
+    std::vector<int64_t> slices(tensors.count), firsts(tensors.count);
+    const amprt::SumSquaresTensors recorded{slices.data(), firsts.data()};
     int64_t count = 0;
     // The CUDA backend's blocks one after the other, each block's threads
     // one after the other.
@@ -173,7 +174,7 @@ public:
         tensors, count, [&](const amprt::SumSquaresLaunch &l) {
           float parts[amprt::kBlockThreads];
           for (int64_t t = 0; t < l.count; ++t)
-            slices[l.firstTensor + t] = l.split[t].slices;
+            amprt::recordSumSquaresTensor(l, t, recorded);
           for (int64_t b = 0; b < l.firstBlock[l.count]; ++b) {
             const int64_t t = amprt::sumSquaresTensorOf(l, b);
             const int64_t slice = b - l.firstBlock[t];
@@ -188,8 +189,13 @@ public:
     if (count < 0)
       return AMP_STATUS(AMP_INVALID_ARGUMENT,
                         "the tensors' sizes add up past 64 bits");
-    *out = amprt::finishSumSquares(static_cast<int64_t>(tensors.count),
-                                   partials.data(), slices.data());
+    // The last launch: each tensor's slices, then the tensors in order.
+    std::vector<float> results(tensors.count);
+    for (size_t t = 0; t < tensors.count; ++t)
+      results[t] = amprt::sumSquaresOfTensor(recorded, partials.data(),
+                                             static_cast<int64_t>(t));
+    *out = amprt::addTensorResults(static_cast<int64_t>(tensors.count),
+                                   results.data());
     return nullptr;
   }
 

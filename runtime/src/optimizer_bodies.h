@@ -112,10 +112,11 @@ AMP_HOST_DEVICE inline void scalerUpdate(const amp_scaler_config_t &c,
 // launch's blocks [firstBlock[t], firstBlock[t + 1]); in a slice, thread j
 // folds part slice * kBlockThreads + j of the tensor's split and thread 0
 // combines the slice's parts, leaving the result in partials[firstPartial
-// + block] and the tensor's slice count in slices[firstTensor + t]. A last
-// launch (finishSumSquares) combines each tensor's slices and adds the
-// tensors' results in order. Both backends run these bodies: the host
-// loops over the blocks and threads the GPU runs in parallel.
+// + block]; block 0 records, for each tensor, its slice count and where its
+// partials start (SumSquaresTensors). A last launch combines each tensor's
+// slices (sumSquaresOfTensor, a thread per tensor) and adds the tensors'
+// results in order (addTensorResults). Both backends run these bodies: the
+// host loops over the blocks and threads the GPU runs in parallel.
 
 struct SumSquaresLaunch {
   const void *data[kSumSquaresChunk];
@@ -128,14 +129,35 @@ struct SumSquaresLaunch {
   int64_t firstPartial;
 };
 
+/// What the last launch reads of each tensor: its slice count and the
+/// index of its first partial.
+struct SumSquaresTensors {
+  int64_t *slices;
+  int64_t *firstPartial;
+};
+
+/// Records tensor t of launch `l` in `tensors`.
+AMP_HOST_DEVICE inline void recordSumSquaresTensor(const SumSquaresLaunch &l,
+                                                   int64_t t,
+                                                   SumSquaresTensors tensors) {
+  tensors.slices[l.firstTensor + t] = l.split[t].slices;
+  tensors.firstPartial[l.firstTensor + t] = l.firstPartial + l.firstBlock[t];
+}
+
 /// The tensor of the launch that block `block` (below firstBlock[count])
-/// is a slice of.
+/// is a slice of: a binary search, the same for every thread of a block.
 AMP_HOST_DEVICE inline int64_t sumSquaresTensorOf(const SumSquaresLaunch &l,
                                                   int64_t block) {
-  int64_t t = 0;
-  while (block >= l.firstBlock[t + 1])
-    ++t;
-  return t;
+  int64_t low = 0, high = l.count - 1;
+  while (low < high) {
+    const int64_t mid = (low + high + 1) / 2;
+    if (l.firstBlock[mid] <= block)
+      low = mid;
+    else
+      high = mid - 1;
+  }
+  // Tensors without values have no blocks: the last of equal starts.
+  return low;
 }
 
 /// The sum of squares of part `part` of tensor t of the launch.
@@ -155,13 +177,19 @@ AMP_HOST_DEVICE inline float sumSquaresSlice(int64_t parts,
       [](float a, float b) { return a + b; });
 }
 
-/// The result: each of the `count` tensors' slices[t] partials combined,
-/// and the tensors' results added in order from 0.
-AMP_HOST_DEVICE inline float
-finishSumSquares(int64_t count, const float *partials, const int64_t *slices) {
+/// Tensor t's sum of squares: its slices' partials combined.
+AMP_HOST_DEVICE inline float sumSquaresOfTensor(SumSquaresTensors tensors,
+                                                const float *partials,
+                                                int64_t t) {
+  return sumSquaresSlice(tensors.slices[t], partials + tensors.firstPartial[t]);
+}
+
+/// The result: the `count` tensors' results added in order from 0.
+AMP_HOST_DEVICE inline float addTensorResults(int64_t count,
+                                              const float *results) {
   float total = 0.0f;
-  for (int64_t t = 0, first = 0; t < count; first += slices[t++])
-    total += sumSquaresSlice(slices[t], partials + first);
+  for (int64_t t = 0; t < count; ++t)
+    total += results[t];
   return total;
 }
 

@@ -46,8 +46,8 @@ TEST_P(KernelTest, UnscaleMultipliesAndFlagsNonFinite) {
   EXPECT_EQ(download(clean, 1)[0], 0.0f);
 }
 
-// Clipping's sum of squares over 40 tensors of the three storage types
-// (two launches of 32 and 8 tensors), of sizes around the reduction's
+// Clipping's sum of squares over 300 tensors of the three storage types
+// (two launches of 256 and 44 tensors), of sizes around the reduction's
 // block of 256 and its thread's part of 65536, and one of 300000 values cut
 // into several slices: the same bits as the op's definition (each tensor
 // folded as reduction_order.h orders it, the tensors added in order), and
@@ -61,7 +61,7 @@ TEST_P(KernelTest, SumSquaresIsTheOpsDefinition) {
   float expected = 0.0f;
   double exact = 0.0;
   uint32_t seed = 12345;
-  for (size_t t = 0; t < 40; ++t) {
+  for (size_t t = 0; t < 300; ++t) {
     const size_t n = sizes[t % 10];
     const amp_dtype_t dtype = types[t % 3];
     std::vector<float> values(n);

@@ -65,6 +65,28 @@ TEST(ReductionOrderTest, ABlockIsFoldedInOrder) {
   EXPECT_EQ(folded, 1e8f);
 }
 
+TEST(ReductionOrderTest, LoadsAheadKeepTheOrder) {
+  // foldReduction loads kLoadsAhead values before it combines them; the
+  // combination is the plain loop's all the same, the tail after the last
+  // whole group included, in each block.
+  auto chain = [](int64_t from, int64_t to) {
+    std::string names = "v" + std::to_string(from);
+    for (int64_t r = from + 1; r < to; ++r)
+      names = combineNames(names, "v" + std::to_string(r));
+    return names;
+  };
+  auto fold = [](int64_t extent) {
+    return amprt::foldReduction(
+        extent, std::string(),
+        [](int64_t r) { return "v" + std::to_string(r); }, combineNames);
+  };
+  static_assert(amprt::kReductionBlock % amprt::kLoadsAhead == 0);
+  for (int64_t extent : {int64_t(1), amprt::kLoadsAhead - 1, amprt::kLoadsAhead,
+                         2 * amprt::kLoadsAhead + 3})
+    EXPECT_EQ(fold(extent), chain(0, extent)) << extent;
+  EXPECT_EQ(fold(256 + 11), combineNames(chain(0, 256), chain(256, 267)));
+}
+
 // The squared norm of a 784x256 gradient (the MLP's first weight), summed in
 // f32: within a few units in the last place of the f64 sum, where the
 // in-order loop drifts by about 1e-5 relative.

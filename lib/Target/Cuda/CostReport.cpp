@@ -25,6 +25,10 @@ static constexpr double kGemmEfficiency = 0.80;
 static constexpr int64_t kMaxWarpsPerSm = 64;
 static constexpr double kWarpsToDrawBandwidth = 32;
 static constexpr double kWarpsToIssue = 8;
+/// The bytes in flight a thread of those 32 warps is taken to have: 14 KB
+/// over 1024 threads. A kernel whose threads each load more before they
+/// use any (KernelCost::bytesInFlight) needs as many fewer warps.
+static constexpr double kBytesInFlightPerThread = 14;
 /// A library kernel's ramp and drain, beyond its launch.
 static constexpr double kLibraryRampSeconds = 3e-6;
 /// A dependent access of a serial phase: about 100 cycles at 1.755 GHz,
@@ -232,8 +236,11 @@ KernelTime amp::modelKernel(const KernelCost &kernel, const GpuSpec &gpu) {
     double warpsPerSm = std::min(static_cast<double>(kMaxWarpsPerSm),
                                  std::max(1.0, std::ceil(workers / 32)) /
                                      std::max(activeSms, 1.0));
-    double memoryShare =
-        smShare * std::min(1.0, warpsPerSm / kWarpsToDrawBandwidth);
+    double warpsToDraw = kWarpsToDrawBandwidth;
+    if (kernel.bytesInFlight > kBytesInFlightPerThread)
+      warpsToDraw *=
+          kBytesInFlightPerThread / static_cast<double>(kernel.bytesInFlight);
+    double memoryShare = smShare * std::min(1.0, warpsPerSm / warpsToDraw);
     double issueShare = smShare * std::min(1.0, warpsPerSm / kWarpsToIssue);
     time.memory = bytes / (gpu.achievedBandwidth * memoryShare);
     double instructions =
@@ -365,6 +372,7 @@ llvm::json::Value amp::costReportToJson(const StepCost &step) {
         {"tensor_core", kernel.tensorCore},
         {"bytes_read", kernel.bytesRead},
         {"bytes_written", kernel.bytesWritten},
+        {"bytes_in_flight", kernel.bytesInFlight},
         {"seconds", std::move(seconds)},
         {"bound", std::move(bounds)},
         {"precondition", kernel.precondition.empty()

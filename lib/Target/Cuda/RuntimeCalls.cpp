@@ -583,25 +583,32 @@ LogicalResult emitSumSquares(SumSquaresOp op, OpKernel &kernel) {
   s.unindent() << "}\n";
 
   // A launch per chunk of tensors, each slice of a tensor a block
-  // (launch_grid.h), a multiply and an add per element; then one thread
-  // adds up the slices' partial sums, which live in the stream's
-  // workspace and are not counted, as no kernel's scratch is.
+  // (launch_grid.h), a multiply and an add per element; then one block
+  // whose threads combine a tensor's slices each and whose thread 0 adds
+  // up the tensors' results in order: dependent accesses, charged as
+  // such. The slices' partial sums live in the stream's workspace and are
+  // not counted, as no kernel's scratch is.
   size_t inputs = op.getInputs().size();
+  int64_t mostSlices = 0;
   for (size_t first = 0; first < inputs; first += amprt::kSumSquaresChunk) {
     size_t end = std::min<size_t>(inputs, first + amprt::kSumSquaresChunk);
     KernelCost chunk{kernel.getName().str(), "sum-squares", 1, 0,
                      amprt::kBlockThreads};
     SmallVector<std::pair<Value, bool>> touched;
     for (Value input : op.getInputs().slice(first, end - first)) {
-      chunk.blocks += amprt::sumSquaresSplit(countOf(input), total).slices;
+      int64_t slices = amprt::sumSquaresSplit(countOf(input), total).slices;
+      mostSlices = std::max(mostSlices, slices);
+      chunk.blocks += slices;
       chunk.flops += 2 * countOf(input);
       touched.push_back({input, false});
     }
     chunk.blocks = std::clamp<int64_t>(chunk.blocks, 1, amprt::kMaxGridBlocks);
     emitter.recordLaunch(std::move(chunk), touched);
   }
-  emitter.recordLaunch({kernel.getName().str() + "_finish", "scalar", 1, 1, 1},
-                       {{op.getResult(), true}});
+  KernelCost finish{kernel.getName().str() + "_finish", "scalar", 1, 1,
+                    amprt::kBlockThreads};
+  finish.serialAccesses = mostSlices + static_cast<int64_t>(inputs);
+  emitter.recordLaunch(std::move(finish), {{op.getResult(), true}});
   return success();
 }
 

@@ -187,6 +187,14 @@ void Functor::launch(int64_t count) {
     cost.launches = plan.launches;
     cost.strategy = plan.threads == 1 ? "reduce-thread" : "reduce-block";
     work.flops += count * reductionExtent; // a combine per value
+    // Each thread's fold loads amprt::kLoadsAhead values, an element of
+    // each tensor it reads for each, before it combines them.
+    int64_t valueBytes = 0;
+    for (const auto &[value, writes] : params.getTouched())
+      if (!writes)
+        valueBytes +=
+            getByteSize(value.getType()) / std::max<int64_t>(1, countOf(value));
+    cost.bytesInFlight = amprt::kLoadsAhead * std::max<int64_t>(1, valueBytes);
   }
   cost.blocks = grid.blocks;
   cost.threads = grid.threads;

@@ -156,23 +156,30 @@ inline ReducePlan planReduction(int64_t count, int64_t extent,
 }
 
 /// amp_sum_squares takes this many tensors a launch (their addresses and
-/// splits travel in the launch's parameters, under 2 KB), and a last
-/// launch of one thread adds up the tensors' results.
-constexpr int64_t kSumSquaresChunk = 32;
+/// splits travel in the launch's parameters, about 13 KB of the 32 KB
+/// CUDA 12.1 and later allow: one launch for GPT-2's 148 gradients), and a
+/// last launch of one block adds up the tensors' results.
+constexpr int64_t kSumSquaresChunk = 256;
+/// The blocks a launch of amp_sum_squares aims at: eight of 256 threads on
+/// each of an H100's or H200's 132 SMs, as many threads as an SM holds, so
+/// that enough loads are in flight to draw the bandwidth.
+constexpr int64_t kSumSquaresBlocks = 132 * 8;
 
 /// How amp_sum_squares cuts a tensor of `size` values among tensors of
 /// `total` values: into slices, each a block of kBlockThreads threads that
-/// fold a part each (splitReduction), the tensor's share of kReduceBlocks
-/// blocks, at least one, and no more than give each thread a
-/// kReductionBlock of values. A tensor without values has no slices.
+/// fold a part each (splitReduction), the tensor's share of
+/// kSumSquaresBlocks blocks, at least one, and no more than give each
+/// thread a kReductionBlock of values. A tensor without values has no
+/// slices.
 inline ReductionSplit sumSquaresSplit(int64_t size, int64_t total) {
   const int64_t most = (size + kBlockThreads * kReductionBlock - 1) /
                        (kBlockThreads * kReductionBlock);
-  // size <= total, so size * kReduceBlocks / total <= kReduceBlocks; the
-  // product is taken in double, as it may not fit in 64 bits.
+  // size <= total, so size * kSumSquaresBlocks / total <=
+  // kSumSquaresBlocks; the product is taken in double, as it may not fit
+  // in 64 bits.
   const int64_t wanted = total > 0
                              ? static_cast<int64_t>(static_cast<double>(size) *
-                                                    kReduceBlocks / total) +
+                                                    kSumSquaresBlocks / total) +
                                    1
                              : 1;
   int64_t slices = wanted < most ? wanted : most;

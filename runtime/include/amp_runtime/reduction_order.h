@@ -27,11 +27,15 @@
 #include "amp_runtime/float_formats.h"
 
 #include <cstdint>
+#include <type_traits>
 
 namespace amprt {
 
 /// Values folded in order before the pairwise combination starts.
 constexpr int64_t kReductionBlock = 256;
+/// Values foldReduction loads before it combines them (a divisor of
+/// kReductionBlock): the loads a thread of a reduction has in flight.
+constexpr int64_t kLoadsAhead = 8;
 
 /// Combines `leaf(k)` for k in [0, count) pairwise, like a binary
 /// counter: a new leaf is combined with the previous result of the same
@@ -73,8 +77,20 @@ AMP_HOST_DEVICE Acc foldReduction(int64_t extent, Acc identity, Load &&load,
         int64_t start = b * kReductionBlock;
         int64_t end =
             extent - start < kReductionBlock ? extent : start + kReductionBlock;
+        // kLoadsAhead values are loaded before any of them is combined, so
+        // that a GPU thread has that many loads in flight (the cost
+        // report's model counts on it); they are combined in order all the
+        // same.
         Acc block = identity;
-        for (int64_t r = start; r < end; ++r)
+        int64_t r = start;
+        for (; end - r >= kLoadsAhead; r += kLoadsAhead) {
+          std::decay_t<decltype(load(r))> values[kLoadsAhead];
+          for (int64_t k = 0; k < kLoadsAhead; ++k)
+            values[k] = load(r + k);
+          for (int64_t k = 0; k < kLoadsAhead; ++k)
+            block = combine(block, values[k]);
+        }
+        for (; r < end; ++r)
           block = combine(block, load(r));
         return block;
       },

@@ -67,6 +67,10 @@ struct KernelCost {
   /// Memory accesses that wait on one another in a serial phase (a load
   /// whose address a previous load gave), each paying the memory's latency.
   int64_t serialAccesses = 0;
+  /// The bytes a thread has in flight, where its code loads several
+  /// values before it uses them (a reduction's fold, amprt::kLoadsAhead of
+  /// them); 0: the usual few, kBytesInFlightPerThread.
+  int64_t bytesInFlight = 0;
   /// A GEMM's shape: `count` products of [m, k] x [k, n], all launches.
   struct Gemm {
     int64_t m = 0, n = 0, k = 0, count = 1;
