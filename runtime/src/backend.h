@@ -54,6 +54,9 @@ public:
     *bytes = 0;
     return nullptr;
   }
+  /// The stream's amprt::kReduceCounters zeroed counters
+  /// (amp_stream_counters): none on the host.
+  virtual unsigned *counters(void *) { return nullptr; }
   virtual amp_status_t copy(void *destination, const void *source, size_t size,
                             CopyKind kind, void *stream) = 0;
   /// Staging memory for batches: host memory that copies to the device

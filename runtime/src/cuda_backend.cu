@@ -521,8 +521,19 @@ public:
     // Each stream owns its workspace, so that GEMMs on different streams
     // never share one; a long reduction's partials use it between GEMMs
     // (amp_stream_workspace).
+    // The reductions' counters (amp_stream_counters) follow it, zeroed
+    // once: each kernel that counts on one returns it to zero.
     void *workspace = nullptr;
-    if (cudaError_t error = cudaMalloc(&workspace, kWorkspaceSize)) {
+    if (cudaError_t error =
+            cudaMalloc(&workspace, kWorkspaceSize + kCountersBytes)) {
+      cudaStreamDestroy(stream);
+      return AMP_CUDA(error);
+    }
+    if (cudaError_t error =
+            cudaMemsetAsync(static_cast<char *>(workspace) + kWorkspaceSize, 0,
+                            kCountersBytes, stream);
+        error || (error = cudaStreamSynchronize(stream))) {
+      cudaFree(workspace);
       cudaStreamDestroy(stream);
       return AMP_CUDA(error);
     }
@@ -568,6 +579,14 @@ public:
     auto found = workspaces.find(stream);
     *bytes = found != workspaces.end() ? kWorkspaceSize : 0;
     return found != workspaces.end() ? found->second : nullptr;
+  }
+  unsigned *counters(void *stream) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = workspaces.find(stream);
+    return found != workspaces.end()
+               ? reinterpret_cast<unsigned *>(
+                     static_cast<char *>(found->second) + kWorkspaceSize)
+               : nullptr;
   }
   amp_status_t synchronize(void *stream) override {
     return AMP_CUDA(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
@@ -1127,6 +1146,8 @@ private:
   }
 
   static constexpr size_t kWorkspaceSize = 32u << 20;
+  static constexpr size_t kCountersBytes =
+      amprt::kReduceCounters * sizeof(unsigned);
 
   int ordinal;
   std::mutex mutex;

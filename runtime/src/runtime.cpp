@@ -150,6 +150,10 @@ void *amp_stream_workspace(amp_stream_t *stream, size_t *out_bytes) {
   return workspace;
 }
 
+unsigned *amp_stream_counters(amp_stream_t *stream) {
+  return stream ? stream->device->backend->counters(stream->handle) : nullptr;
+}
+
 amp_status_t amp_graph_capture_begin(amp_stream_t *stream) {
   if (!stream)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "stream is null");

@@ -74,7 +74,7 @@ TEST_P(DeviceTest, BuffersStartZeroedAndRoundTrip) {
   amp_buffer_release(buffer);
 }
 
-TEST_P(DeviceTest, AStreamOwnsAWorkspaceOnlyOnTheGpu) {
+TEST_P(DeviceTest, AStreamOwnsAWorkspaceAndCountersOnlyOnTheGpu) {
   size_t bytes = 1;
   void *workspace = amp_stream_workspace(stream, &bytes);
   if (GetParam() == AMP_DEVICE_HOST) {
@@ -88,6 +88,14 @@ TEST_P(DeviceTest, AStreamOwnsAWorkspaceOnlyOnTheGpu) {
   bytes = 1;
   EXPECT_EQ(amp_stream_workspace(nullptr, &bytes), nullptr);
   EXPECT_EQ(bytes, 0u);
+  // The reductions' counters: a GPU stream's own, none on the host. Their
+  // being zero between kernels is what the step's reductions that finish
+  // in one launch check on a GPU (differential.test through the GPU kit).
+  if (GetParam() == AMP_DEVICE_HOST)
+    EXPECT_EQ(amp_stream_counters(stream), nullptr);
+  else
+    EXPECT_NE(amp_stream_counters(stream), nullptr);
+  EXPECT_EQ(amp_stream_counters(nullptr), nullptr);
 }
 
 TEST_P(DeviceTest, CopiesBetweenBuffers) {

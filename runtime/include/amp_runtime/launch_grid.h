@@ -118,6 +118,11 @@ constexpr int64_t kReduceBlocks = 264;
 /// of the bandwidth (docs/backend.md, "The cost report").
 constexpr int64_t kReduceThreads = 2 * kReduceBlocks * 256;
 
+/// The counters a CUDA stream holds for its reductions
+/// (amp_stream_counters): a reduction of at most this many outputs cut
+/// into slices finishes each output in the slice that ends last.
+constexpr int64_t kReduceCounters = 65536;
+
 /// How ampstep::launchReduce runs `count` outputs of `extent` values. Each
 /// output is cut into `split.slices` slices (splitReduction: parts of a
 /// thread, `threads` parts a slice), enough for about kReduceBlocks blocks
@@ -125,7 +130,9 @@ constexpr int64_t kReduceThreads = 2 * kReduceBlocks * 256;
 /// threads when the outputs are few and long, else a thread (consecutive
 /// threads take consecutive outputs, so that columns are read coalesced).
 /// With more than one slice, the slices' results go to the stream's
-/// workspace and a second launch, a thread per output, combines them.
+/// workspace, and the slice of an output that ends last (its counter says
+/// so) combines them, in the same order: one launch. With more outputs
+/// than counters, a second launch, a thread per output, combines them.
 struct ReducePlan {
   int64_t threads; ///< parts a slice: kBlockThreads, or 1 per thread
   ReductionSplit split;
@@ -152,7 +159,8 @@ inline ReducePlan planReduction(int64_t count, int64_t extent,
   const ReductionSplit split = splitReduction(extent, slices, threads);
   const int64_t first = count * (split.slices > 0 ? split.slices : 1);
   const Grid grid = perThread ? elementGrid(first) : Grid{first, kBlockThreads};
-  return {threads, split, grid, split.slices > 1 ? 2 : 1};
+  return {threads, split, grid,
+          split.slices > 1 && count > kReduceCounters ? 2 : 1};
 }
 
 /// amp_sum_squares takes this many tensors a launch (their addresses and

@@ -88,6 +88,12 @@ void *amp_stream_native_handle(amp_stream_t *stream);
  * results); its size in *out_bytes. NULL and 0 on the host. */
 void *amp_stream_workspace(amp_stream_t *stream, size_t *out_bytes);
 
+/* Counters the stream owns for the kernels queued on it (amprt::
+ * kReduceCounters of them, launch_grid.h), zero whenever no kernel runs:
+ * a kernel that counts on one (a reduction's slices finishing) returns it
+ * to zero before it ends. NULL on the host. */
+unsigned *amp_stream_counters(amp_stream_t *stream);
+
 /* How many library calls (cuDNN's) this process has run on the runtime's
  * own kernels instead, because the library declined the call or its plan
  * wanted more workspace than the step planned: 0 in a healthy step, which

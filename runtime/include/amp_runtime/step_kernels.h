@@ -187,11 +187,12 @@ template <typename Kernel> AMP_HOST_DEVICE Kernel prepared(Kernel kernel) {
 // (amprt::planReduction) where its outputs alone would leave the GPU idle:
 // when few outputs each fold many values, blocks whose threads fold
 // contiguous parts that thread 0 then combines; otherwise threads, each
-// folding a slice; a second launch combines the slices' results, in the
-// host's order (the same bits). Enough outputs run one index each, as
-// launch. A kernel whose outputs lie side by side in memory (a reduction
-// over leading dimensions) says so with `static constexpr bool
-// kAdjacentOutputs = true`, so that threads take its outputs
+// folding a slice; the slice of an output that ends last combines the
+// slices' results, in the host's order (the same bits), or, with more
+// outputs than the stream has counters, a second launch does. Enough outputs
+// run one index each, as launch. A kernel whose outputs lie side by side in
+// memory (a reduction over leading dimensions) says so with `static constexpr
+// bool kAdjacentOutputs = true`, so that threads take its outputs
 // (amprt::reducesPerThread).
 
 /// Whether a reduction kernel's outputs lie side by side in memory.
@@ -248,15 +249,46 @@ amp_status_t launch(amp_stream_t *stream, const char *name, int64_t count,
   return launched(name);
 }
 
+/// Output i of a reduction cut into `slices` slices, whose results are in
+/// `partials`: combined pairwise, as blockPerSlice combines a slice's
+/// parts, and finished. The results are read from L2 (another SM wrote
+/// them during this launch, and this one's L1 may hold the lines as they
+/// were).
+template <typename Kernel, typename Acc>
+__device__ void finishOutput(const Kernel &kernel, int64_t i, int64_t slices,
+                             const Acc *partials) {
+  static_assert(std::is_arithmetic_v<Acc>, "__ldcg loads the partials");
+  kernel.finish(
+      i, amprt::combinePairwise(
+             slices, kernel.identity(),
+             [&](int64_t k) { return __ldcg(partials + i * slices + k); },
+             [&](Acc a, Acc v) { return kernel.combine(a, v); }));
+}
+
+/// Whether the slice whose result this thread has just written to the
+/// partials is the last of its output's `slices` to end: `counter` counts
+/// the output's slices that ended, and the last returns it to zero for
+/// the next launch (amp_stream_counters).
+__device__ inline bool endsLast(unsigned *counter, int64_t slices) {
+  __threadfence(); // the result is seen before the count
+  if (atomicAdd(counter, 1u) != static_cast<unsigned>(slices - 1))
+    return false;
+  *counter = 0;
+  __threadfence(); // the others' results are seen after it
+  return true;
+}
+
 /// Slice s of output i of a reduction for each block i * slices + s
 /// (blocks beyond the grid loop), in the order of amprt::foldReduction, as
 /// the host folds it: each thread folds one part of `split`, thread 0
-/// slice it finishes the output; with more it leaves the slice's result in
-/// `partials`, which finishSlices combines.
+/// combines them. With one slice it finishes the output; with more it
+/// leaves the slice's result in `partials`, and with `counters` the slice
+/// that ends last finishes the output (finishOutput); without,
+/// finishSlices does.
 template <typename Kernel, typename Acc>
 __global__ void blockPerSlice(int64_t count, int64_t extent,
                               amprt::ReductionSplit split, Kernel shared,
-                              Acc *partials) {
+                              Acc *partials, unsigned *counters) {
   const Kernel kernel = prepared(shared);
   __shared__ Acc part[amprt::kBlockThreads];
   auto combine = [&](Acc a, Acc v) { return kernel.combine(a, v); };
@@ -277,10 +309,13 @@ __global__ void blockPerSlice(int64_t count, int64_t extent,
       const Acc acc = amprt::combinePairwise(
           parts, kernel.identity(), [&](int64_t k) { return part[k]; },
           combine);
-      if (split.slices == 1)
+      if (split.slices == 1) {
         kernel.finish(i, acc);
-      else
+      } else {
         partials[b] = acc;
+        if (counters && endsLast(counters + i, split.slices))
+          finishOutput(kernel, i, split.slices, partials);
+      }
     }
     __syncthreads(); // `part` is reused for the next slice
   }
@@ -289,11 +324,12 @@ __global__ void blockPerSlice(int64_t count, int64_t extent,
 /// Slice s of output i of a reduction for each thread s * count + i
 /// (consecutive threads take consecutive outputs, so that a column
 /// reduction reads coalesced): foldReduction over the slice's `span`
-/// values, left in `partials` for finishSlices.
+/// values, left in `partials`; with `counters` the slice that ends last
+/// finishes the output (finishOutput), without, finishSlices does.
 template <typename Kernel, typename Acc>
 __global__ void threadPerSlice(int64_t count, int64_t extent,
                                amprt::ReductionSplit split, Kernel shared,
-                               Acc *partials) {
+                               Acc *partials, unsigned *counters) {
   const Kernel kernel = prepared(shared);
   auto combine = [&](Acc a, Acc v) { return kernel.combine(a, v); };
   for (int64_t t = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
@@ -306,22 +342,21 @@ __global__ void threadPerSlice(int64_t count, int64_t extent,
         range.size, kernel.identity(),
         [&](int64_t r) { return kernel.loadAt(base, range.start + r); },
         combine);
+    if (counters && endsLast(counters + i, split.slices))
+      finishOutput(kernel, i, split.slices, partials);
   }
 }
 
-/// Output i of a reduction cut into slices: their results combined
-/// pairwise, as blockPerSlice combines a slice's parts.
+/// Every output of a reduction cut into slices, a thread each
+/// (finishOutput): the second launch of a reduction of more outputs than
+/// the stream has counters.
 template <typename Kernel, typename Acc>
 __global__ void finishSlices(int64_t count, int64_t slices, Kernel shared,
                              const Acc *partials) {
   const Kernel kernel = prepared(shared);
-  auto combine = [&](Acc a, Acc v) { return kernel.combine(a, v); };
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
        i < count; i += static_cast<int64_t>(gridDim.x) * blockDim.x)
-    kernel.finish(i, amprt::combinePairwise(
-                         slices, kernel.identity(),
-                         [&](int64_t k) { return partials[i * slices + k]; },
-                         combine));
+    finishOutput(kernel, i, slices, partials);
 }
 
 /// kernel(i, lane) for the rows i of [0, rows), a warp each: `lane` is this
@@ -379,19 +414,24 @@ amp_status_t launchReduce(amp_stream_t *stream, const char *name, int64_t count,
     return launch(stream, name, count, kernel); // operator() folds it all
   if (amp_status_t status = checkCudaStream(stream))
     return status;
+  // The slice of an output that ends last finishes it, where the stream
+  // has a counter for each output (plan.launches says which).
+  unsigned *counters = split.slices > 1 && plan.launches == 1
+                           ? amp_stream_counters(stream)
+                           : nullptr;
   if (plan.threads == 1) {
     const amprt::Grid grid = amprt::elementGrid(count * split.slices);
     threadPerSlice<<<static_cast<unsigned>(grid.blocks),
                      static_cast<unsigned>(grid.threads), 0,
                      nativeStream(stream)>>>(count, extent, split, kernel,
-                                             partials);
+                                             partials, counters);
   } else {
     blockPerSlice<<<static_cast<unsigned>(count * split.slices),
                     static_cast<unsigned>(amprt::kBlockThreads), 0,
                     nativeStream(stream)>>>(count, extent, split, kernel,
-                                            partials);
+                                            partials, counters);
   }
-  if (split.slices > 1) {
+  if (split.slices > 1 && !counters) {
     const amprt::Grid grid = amprt::elementGrid(count);
     finishSlices<<<static_cast<unsigned>(grid.blocks),
                    static_cast<unsigned>(grid.threads), 0,
