@@ -11,7 +11,69 @@
 
 namespace {
 
-amp_status_t checkAttention(amp_stream_t *stream, const amp_attention_t *a) {
+/// The largest element offset, plus one, of a view of `seq` rows in a
+/// layout that is not dense, or -1 where it overflows int64 counted in
+/// f32 bytes.
+int64_t layoutExtent(const amp_attention_t &a,
+                     const amp_attention_layout_t &layout, int64_t seq) {
+  int64_t extent = a.head_dim;
+  const int64_t counts[] = {a.batch / a.heads, a.heads, seq};
+  const int64_t strides[] = {layout.batch, layout.head, layout.seq};
+  for (int i = 0; i < 3; ++i) {
+    int64_t span;
+    if (__builtin_mul_overflow(counts[i] - 1, strides[i], &span) ||
+        __builtin_add_overflow(extent, span, &extent))
+      return -1;
+  }
+  return amprt::bytesFit({extent}) ? extent : -1;
+}
+
+/// Checks the layouts of the tensors a pass reads and writes (the
+/// backward's too with `backward`): a layout that is not dense needs
+/// strides that are not negative, heads that divide the batch and views
+/// whose offsets fit.
+amp_status_t checkLayouts(const amp_attention_t &a, bool backward) {
+  if (a.heads < 0)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "attention heads %lld is negative",
+                      static_cast<long long>(a.heads));
+  struct View {
+    const char *name;
+    amp_attention_layout_t layout;
+    int64_t seq;
+  };
+  // The forward's tensors first, then those only the backward has.
+  const View views[] = {{"q", a.q, a.seq_q},       {"k", a.k, a.seq_k},
+                        {"v", a.v, a.seq_k},       {"out", a.out, a.seq_q},
+                        {"dout", a.dout, a.seq_q}, {"dq", a.dq, a.seq_q},
+                        {"dk", a.dk, a.seq_k},     {"dv", a.dv, a.seq_k}};
+  const int count = backward ? 8 : 4;
+  for (int i = 0; i < count; ++i) {
+    const View &view = views[i];
+    const amp_attention_layout_t &l = view.layout;
+    if (amprt::isDenseLayout(l))
+      continue;
+    if (l.batch < 0 || l.head < 0 || l.seq < 0)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "the layout of %s has a negative stride (batch %lld, "
+                        "head %lld, seq %lld)",
+                        view.name, static_cast<long long>(l.batch),
+                        static_cast<long long>(l.head),
+                        static_cast<long long>(l.seq));
+    if (a.heads < 1 || a.batch % a.heads != 0)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "the strided layout of %s needs heads >= 1 dividing "
+                        "batch (heads %lld, batch %lld)",
+                        view.name, static_cast<long long>(a.heads),
+                        static_cast<long long>(a.batch));
+    if (a.batch > 0 && view.seq > 0 && layoutExtent(a, l, view.seq) < 0)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "the layout of %s overflows its offsets", view.name);
+  }
+  return nullptr;
+}
+
+amp_status_t checkAttention(amp_stream_t *stream, const amp_attention_t *a,
+                            bool backward) {
   if (!stream || !a)
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "stream or attention is null");
   if (!amprt::isStorageDtype(amprt::rawEnum(a->dtype)))
@@ -37,7 +99,7 @@ amp_status_t checkAttention(amp_stream_t *stream, const amp_attention_t *a) {
                       static_cast<long long>(a->seq_k));
   if (!std::isfinite(a->scale))
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "scale %g is not finite", a->scale);
-  return nullptr;
+  return checkLayouts(*a, backward);
 }
 
 } // namespace
@@ -48,7 +110,7 @@ amp_status_t amp_attention_forward(amp_stream_t *stream,
                                    const amp_attention_t *attention,
                                    const void *q, const void *k, const void *v,
                                    void *out, float *lse) {
-  AMP_RETURN_IF_ERROR(checkAttention(stream, attention));
+  AMP_RETURN_IF_ERROR(checkAttention(stream, attention, false));
   if (attention->batch == 0 || attention->seq_q == 0)
     return nullptr;
   if (amprt::anyNull({q, k, v, out}))
@@ -72,7 +134,7 @@ amp_status_t amp_attention_backward(amp_stream_t *stream,
                                     const void *out, const void *dout,
                                     const float *lse, void *dq, void *dk,
                                     void *dv, float *workspace) {
-  AMP_RETURN_IF_ERROR(checkAttention(stream, attention));
+  AMP_RETURN_IF_ERROR(checkAttention(stream, attention, true));
   if (attention->batch == 0)
     return nullptr;
   // Without queries dK and dV are zero and the query-side tensors empty.

@@ -341,7 +341,8 @@ __global__ void crossEntropyKernel(amp_rows_t shape, const void *logits,
 // row. Keys are visited in order with an online softmax in f32 (the running
 // maximum rescales the running sum and output), so no score matrix exists.
 // The backward pass recomputes each probability from the saved lse and
-// gathers dK and dV over the query rows with atomics.
+// gathers dK and dV over the query rows with atomics. Rows are found
+// through each tensor's layout (attentionOffset).
 
 constexpr int kPerLane = AMP_ATTENTION_MAX_HEAD_DIM / kWarp;
 
@@ -353,17 +354,22 @@ __global__ void attentionForwardKernel(amp_attention_t a, const void *q,
     return;
   int64_t b = row / a.seq_q, i = row % a.seq_q, d = a.head_dim;
   int lane = threadIdx.x % kWarp;
+  int64_t qRow = amprt::attentionOffset(a.q, a.heads, a.seq_q, d, b, i);
+  amprt::AttentionRows kRows =
+      amprt::attentionRows(a.k, a.heads, a.seq_k, d, b);
+  amprt::AttentionRows vRows =
+      amprt::attentionRows(a.v, a.heads, a.seq_k, d, b);
   float qv[kPerLane], acc[kPerLane];
 #pragma unroll
   for (int t = 0; t < kPerLane; ++t) {
     int64_t c = lane + t * kWarp;
-    qv[t] = c < d ? amprt::load(a.dtype, q, row * d + c) : 0.0f;
+    qv[t] = c < d ? amprt::load(a.dtype, q, qRow + c) : 0.0f;
     acc[t] = 0;
   }
   float runningMax = -INFINITY, runningSum = 0;
   int64_t keys = a.causal ? i + 1 : a.seq_k;
   for (int64_t j = 0; j < keys; ++j) {
-    int64_t kRow = (b * a.seq_k + j) * d;
+    int64_t kRow = kRows.at(j), vRow = vRows.at(j);
     float partial = 0;
 #pragma unroll
     for (int t = 0; t < kPerLane; ++t) {
@@ -381,64 +387,79 @@ __global__ void attentionForwardKernel(amp_attention_t a, const void *q,
     for (int t = 0; t < kPerLane; ++t) {
       int64_t c = lane + t * kWarp;
       if (c < d)
-        acc[t] = acc[t] * correction + p * amprt::load(a.dtype, v, kRow + c);
+        acc[t] = acc[t] * correction + p * amprt::load(a.dtype, v, vRow + c);
     }
     runningMax = newMax;
   }
+  int64_t outRow = amprt::attentionOffset(a.out, a.heads, a.seq_q, d, b, i);
 #pragma unroll
   for (int t = 0; t < kPerLane; ++t) {
     int64_t c = lane + t * kWarp;
     if (c < d)
-      amprt::store(a.dtype, out, row * d + c, acc[t] / runningSum);
+      amprt::store(a.dtype, out, outRow + c, acc[t] / runningSum);
   }
   if (lse && lane == 0)
     lse[row] = runningMax + logf(runningSum);
 }
 
-__global__ void attentionBackwardKernel(amp_attention_t a, const void *q,
-                                        const void *k, const void *v,
-                                        const void *out, const void *dout,
-                                        const float *lse, void *dq, float *dk,
-                                        float *dv) {
+/// dk and dv are the f32 sums, in the layouts `dkSums` and `dvSums` (dk's
+/// and dv's own for f32, dense in the workspace otherwise).
+__global__ void attentionBackwardKernel(
+    amp_attention_t a, const void *q, const void *k, const void *v,
+    const void *out, const void *dout, const float *lse, void *dq, float *dk,
+    float *dv, amp_attention_layout_t dkSums, amp_attention_layout_t dvSums) {
   int64_t row = warpRow(a.batch * a.seq_q);
   if (row < 0)
     return;
   int64_t b = row / a.seq_q, i = row % a.seq_q, d = a.head_dim;
   int lane = threadIdx.x % kWarp;
+  int64_t qRow = amprt::attentionOffset(a.q, a.heads, a.seq_q, d, b, i);
+  int64_t doRow = amprt::attentionOffset(a.dout, a.heads, a.seq_q, d, b, i);
+  int64_t outRow = amprt::attentionOffset(a.out, a.heads, a.seq_q, d, b, i);
+  int64_t dqRow = amprt::attentionOffset(a.dq, a.heads, a.seq_q, d, b, i);
+  amprt::AttentionRows kRows =
+      amprt::attentionRows(a.k, a.heads, a.seq_k, d, b);
+  amprt::AttentionRows vRows =
+      amprt::attentionRows(a.v, a.heads, a.seq_k, d, b);
+  amprt::AttentionRows dkRows =
+      amprt::attentionRows(dkSums, a.heads, a.seq_k, d, b);
+  amprt::AttentionRows dvRows =
+      amprt::attentionRows(dvSums, a.heads, a.seq_k, d, b);
   float qv[kPerLane], dov[kPerLane], dqAcc[kPerLane];
   float rowDot = 0;
 #pragma unroll
   for (int t = 0; t < kPerLane; ++t) {
     int64_t c = lane + t * kWarp;
-    qv[t] = c < d ? amprt::load(a.dtype, q, row * d + c) : 0.0f;
-    dov[t] = c < d ? amprt::load(a.dtype, dout, row * d + c) : 0.0f;
+    qv[t] = c < d ? amprt::load(a.dtype, q, qRow + c) : 0.0f;
+    dov[t] = c < d ? amprt::load(a.dtype, dout, doRow + c) : 0.0f;
     if (c < d)
-      rowDot += dov[t] * amprt::load(a.dtype, out, row * d + c);
+      rowDot += dov[t] * amprt::load(a.dtype, out, outRow + c);
     dqAcc[t] = 0;
   }
   rowDot = warpSum(rowDot);
   float rowLse = lse[row];
   int64_t keys = a.causal ? i + 1 : a.seq_k;
   for (int64_t j = 0; j < keys; ++j) {
-    int64_t kRow = (b * a.seq_k + j) * d;
+    int64_t kRow = kRows.at(j), vRow = vRows.at(j);
     float score = 0, dp = 0;
 #pragma unroll
     for (int t = 0; t < kPerLane; ++t) {
       int64_t c = lane + t * kWarp;
       if (c < d) {
         score += qv[t] * amprt::load(a.dtype, k, kRow + c);
-        dp += dov[t] * amprt::load(a.dtype, v, kRow + c);
+        dp += dov[t] * amprt::load(a.dtype, v, vRow + c);
       }
     }
     float p = amprt::math::exp(a.scale * warpSum(score) - rowLse);
     float ds = p * (warpSum(dp) - rowDot) * a.scale;
+    int64_t dkRow = dkRows.at(j), dvRow = dvRows.at(j);
 #pragma unroll
     for (int t = 0; t < kPerLane; ++t) {
       int64_t c = lane + t * kWarp;
       if (c < d) {
         dqAcc[t] += ds * amprt::load(a.dtype, k, kRow + c);
-        atomicAdd(&dk[kRow + c], ds * qv[t]);
-        atomicAdd(&dv[kRow + c], p * dov[t]);
+        atomicAdd(&dk[dkRow + c], ds * qv[t]);
+        atomicAdd(&dv[dvRow + c], p * dov[t]);
       }
     }
   }
@@ -446,18 +467,26 @@ __global__ void attentionBackwardKernel(amp_attention_t a, const void *q,
   for (int t = 0; t < kPerLane; ++t) {
     int64_t c = lane + t * kWarp;
     if (c < d)
-      amprt::store(a.dtype, dq, row * d + c, dqAcc[t]);
+      amprt::store(a.dtype, dq, dqRow + c, dqAcc[t]);
   }
 }
 
-/// Rounds the f32 sums of dK and dV to the attention's dtype.
-__global__ void attentionStoreKernel(amp_dtype_t dtype, int64_t count,
-                                     const float *dk, const float *dv,
-                                     void *dkOut, void *dvOut) {
+/// Stores the dense f32 sums of dK and dV (zeros where they are null)
+/// through dk's and dv's layouts, rounded to the attention's dtype.
+__global__ void attentionStoreKernel(amp_attention_t a, const float *dk,
+                                     const float *dv, void *dkOut,
+                                     void *dvOut) {
+  const int64_t d = a.head_dim, count = a.batch * a.seq_k * d;
   for (int64_t index = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
        index < count; index += int64_t(gridDim.x) * blockDim.x) {
-    amprt::store(dtype, dkOut, index, dk[index]);
-    amprt::store(dtype, dvOut, index, dv[index]);
+    int64_t row = index / d, c = index % d;
+    int64_t b = row / a.seq_k, j = row % a.seq_k;
+    amprt::store(a.dtype, dkOut,
+                 amprt::attentionOffset(a.dk, a.heads, a.seq_k, d, b, j) + c,
+                 dk ? dk[index] : 0.0f);
+    amprt::store(a.dtype, dvOut,
+                 amprt::attentionOffset(a.dv, a.heads, a.seq_k, d, b, j) + c,
+                 dv ? dv[index] : 0.0f);
   }
 }
 
@@ -1012,28 +1041,39 @@ public:
 #endif
     AMP_RETURN_IF_ERROR(checkGrid(a.batch * a.seq_q));
     // dK and dV gather over the queries with atomics, in f32: in place for
-    // f32, else in the workspace and then rounded.
+    // f32 (through their layouts), else densely in the workspace and then
+    // rounded. Strided f32 sums are zeroed through their layouts, as a
+    // memset would clear what lies between their rows.
     int64_t keyCount = a.batch * a.seq_k * a.head_dim;
     bool wide = a.dtype == AMP_F32;
     float *dk = wide ? static_cast<float *>(dkOut) : workspace;
     float *dv = wide ? static_cast<float *>(dvOut) : workspace + keyCount;
-    size_t keyBytes = sizeof(float) * keyCount;
-    AMP_RETURN_IF_ERROR(
-        AMP_CUDA(cudaMemsetAsync(dk, 0, keyBytes, cast(stream))));
-    AMP_RETURN_IF_ERROR(
-        AMP_CUDA(cudaMemsetAsync(dv, 0, keyBytes, cast(stream))));
+    amp_attention_layout_t dense{};
+    amp_attention_layout_t dkSums = wide ? a.dk : dense;
+    amp_attention_layout_t dvSums = wide ? a.dv : dense;
+    unsigned keyBlocks =
+        static_cast<unsigned>(amprt::elementGrid(keyCount).blocks);
+    if (amprt::isDenseLayout(dkSums) && amprt::isDenseLayout(dvSums)) {
+      size_t keyBytes = sizeof(float) * keyCount;
+      AMP_RETURN_IF_ERROR(
+          AMP_CUDA(cudaMemsetAsync(dk, 0, keyBytes, cast(stream))));
+      AMP_RETURN_IF_ERROR(
+          AMP_CUDA(cudaMemsetAsync(dv, 0, keyBytes, cast(stream))));
+    } else {
+      attentionStoreKernel<<<keyBlocks, kThreads, 0, cast(stream)>>>(
+          a, nullptr, nullptr, dkOut, dvOut);
+      AMP_RETURN_IF_ERROR(AMP_CUDA(cudaGetLastError()));
+    }
     if (a.seq_q > 0) {
       attentionBackwardKernel<<<blocksFor(a.batch * a.seq_q), kThreads, 0,
                                 cast(stream)>>>(a, q, k, v, out, dout, lse, dq,
-                                                dk, dv);
+                                                dk, dv, dkSums, dvSums);
       AMP_RETURN_IF_ERROR(AMP_CUDA(cudaGetLastError()));
     }
     if (wide)
       return nullptr;
-    attentionStoreKernel<<<static_cast<unsigned>(
-                               amprt::elementGrid(keyCount).blocks),
-                           kThreads, 0, cast(stream)>>>(a.dtype, keyCount, dk,
-                                                        dv, dkOut, dvOut);
+    attentionStoreKernel<<<keyBlocks, kThreads, 0, cast(stream)>>>(
+        a, dk, dv, dkOut, dvOut);
     return AMP_CUDA(cudaGetLastError());
   }
 

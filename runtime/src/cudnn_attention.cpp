@@ -2,8 +2,10 @@
 //
 // Each attention shape gets one cuDNN graph, built once: the tensors are
 // attention.h's [batch, seq, head_dim], given to cuDNN as [batch, 1, seq,
-// head_dim] (the runtime's batch already folds the heads in); plans are
-// built and run as cudnn_graphs.h does.
+// head_dim] (the runtime's batch already folds the heads in) where every
+// layout is dense, else as [batch / heads, heads, seq, head_dim] with each
+// layout's strides, as cuDNN's SDPA takes any; plans are built and run as
+// cudnn_graphs.h does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,8 +17,8 @@
 #include <cstring>
 #include <mutex>
 #include <string>
-#include <tuple>
 #include <unordered_map>
+#include <vector>
 
 namespace fe = cudnn_frontend;
 
@@ -26,43 +28,64 @@ namespace {
 enum Uid : int64_t { kQ = 1, kK, kV, kOut, kLse, kDout, kDq, kDk, kDv };
 
 /// An attention's graph, by what it depends on: the dtype, the sizes, the
-/// scale's bits, the mask, forward (with or without lse) or backward.
-using PlanKey =
-    std::tuple<int, int64_t, int64_t, int64_t, int64_t, uint32_t, int, int>;
+/// scale's bits, the mask, forward (with or without lse) or backward, the
+/// heads and every layout.
+using PlanKey = std::vector<int64_t>;
 enum Direction { kForward, kForwardWithLse, kBackward };
 
 PlanKey keyOf(const amp_attention_t &a, Direction direction) {
   uint32_t scale;
   std::memcpy(&scale, &a.scale, sizeof scale);
-  return {static_cast<int>(a.dtype),
-          a.batch,
-          a.seq_q,
-          a.seq_k,
-          a.head_dim,
-          scale,
-          a.causal,
-          direction};
+  PlanKey key{a.dtype, a.batch,  a.seq_q,   a.seq_k, a.head_dim,
+              scale,   a.causal, direction, a.heads};
+  for (const amp_attention_layout_t &layout :
+       {a.q, a.k, a.v, a.out, a.dout, a.dq, a.dk, a.dv})
+    key.insert(key.end(), {layout.batch, layout.head, layout.seq});
+  return key;
 }
 
-/// Q, K, V, out and their gradients: [batch, 1, seq, head_dim], dense.
+/// Whether the graph splits the batch into batch / heads of heads: where a
+/// tensor it has is not dense (the backward has them all).
+bool splitsHeads(const amp_attention_t &a, Direction direction) {
+  int count = direction == kBackward ? 8 : 4;
+  const amp_attention_layout_t layouts[] = {a.q,    a.k,  a.v,  a.out,
+                                            a.dout, a.dq, a.dk, a.dv};
+  for (int i = 0; i < count; ++i)
+    if (!amprt::isDenseLayout(layouts[i]))
+      return true;
+  return false;
+}
+
+/// Q, K, V, out and their gradients: [batch, 1, seq, head_dim], dense,
+/// or with `split` [batch / heads, heads, seq, head_dim] in `layout`.
 std::shared_ptr<fe::graph::Tensor_attributes>
 describe(std::shared_ptr<fe::graph::Tensor_attributes> tensor, const char *name,
-         Uid uid, const amp_attention_t &a, int64_t seq) {
-  tensor->set_name(name)
-      .set_uid(uid)
-      .set_dim({a.batch, 1, seq, a.head_dim})
-      .set_stride({seq * a.head_dim, seq * a.head_dim, a.head_dim, 1});
+         Uid uid, const amp_attention_t &a, bool split,
+         const amp_attention_layout_t &layout, int64_t seq) {
+  const int64_t d = a.head_dim;
+  tensor->set_name(name).set_uid(uid);
+  if (!split)
+    tensor->set_dim({a.batch, 1, seq, d}).set_stride({seq * d, seq * d, d, 1});
+  else if (amprt::isDenseLayout(layout))
+    tensor->set_dim({a.batch / a.heads, a.heads, seq, d})
+        .set_stride({a.heads * seq * d, seq * d, d, 1});
+  else
+    tensor->set_dim({a.batch / a.heads, a.heads, seq, d})
+        .set_stride({layout.batch, layout.head, layout.seq, 1});
   return tensor;
 }
 
-/// The lse: f32 [batch, 1, seq_q, 1], dense.
-void describeLse(fe::graph::Tensor_attributes &tensor,
-                 const amp_attention_t &a) {
-  tensor.set_name("lse")
-      .set_uid(kLse)
-      .set_data_type(fe::DataType_t::FLOAT)
-      .set_dim({a.batch, 1, a.seq_q, 1})
-      .set_stride({a.seq_q, a.seq_q, 1, 1});
+/// The lse: f32 [batch, 1, seq_q, 1], or with `split` [batch / heads,
+/// heads, seq_q, 1], dense.
+void describeLse(fe::graph::Tensor_attributes &tensor, const amp_attention_t &a,
+                 bool split) {
+  tensor.set_name("lse").set_uid(kLse).set_data_type(fe::DataType_t::FLOAT);
+  if (!split)
+    tensor.set_dim({a.batch, 1, a.seq_q, 1})
+        .set_stride({a.seq_q, a.seq_q, 1, 1});
+  else
+    tensor.set_dim({a.batch / a.heads, a.heads, a.seq_q, 1})
+        .set_stride({a.heads * a.seq_q, a.seq_q, 1, 1});
 }
 
 /// The graph of one attention, before cuDNN sees it, for a GPU of compute
@@ -79,13 +102,15 @@ std::shared_ptr<fe::graph::Graph> makeGraph(const amp_attention_t &a,
                                             : fe::DataType_t::BFLOAT16)
       .set_intermediate_data_type(fe::DataType_t::FLOAT)
       .set_compute_data_type(fe::DataType_t::FLOAT);
-  auto input = [&](const char *name, Uid uid, int64_t seq) {
+  const bool split = splitsHeads(a, direction);
+  auto input = [&](const char *name, Uid uid,
+                   const amp_attention_layout_t &layout, int64_t seq) {
     return describe(graph->tensor(fe::graph::Tensor_attributes()), name, uid, a,
-                    seq);
+                    split, layout, seq);
   };
-  auto q = input("q", kQ, a.seq_q);
-  auto k = input("k", kK, a.seq_k);
-  auto v = input("v", kV, a.seq_k);
+  auto q = input("q", kQ, a.q, a.seq_q);
+  auto k = input("k", kK, a.k, a.seq_k);
+  auto v = input("v", kV, a.v, a.seq_k);
   if (direction != kBackward) {
     auto options = fe::graph::SDPA_attributes()
                        .set_name("attention")
@@ -94,17 +119,17 @@ std::shared_ptr<fe::graph::Graph> makeGraph(const amp_attention_t &a,
     if (a.causal)
       options.set_causal_mask(true);
     auto [out, lse] = graph->sdpa(q, k, v, options);
-    describe(out, "out", kOut, a, a.seq_q)->set_output(true);
+    describe(out, "out", kOut, a, split, a.out, a.seq_q)->set_output(true);
     if (direction == kForwardWithLse) {
-      describeLse(*lse, a);
+      describeLse(*lse, a, split);
       lse->set_output(true);
     }
     return graph;
   }
-  auto out = input("out", kOut, a.seq_q);
-  auto dout = input("dout", kDout, a.seq_q);
+  auto out = input("out", kOut, a.out, a.seq_q);
+  auto dout = input("dout", kDout, a.dout, a.seq_q);
   auto lse = graph->tensor(fe::graph::Tensor_attributes());
-  describeLse(*lse, a);
+  describeLse(*lse, a, split);
   auto options = fe::graph::SDPA_backward_attributes()
                      .set_name("attention_grad")
                      .set_attn_scale(a.scale)
@@ -112,9 +137,9 @@ std::shared_ptr<fe::graph::Graph> makeGraph(const amp_attention_t &a,
   if (a.causal)
     options.set_causal_mask(true);
   auto [dq, dk, dv] = graph->sdpa_backward(q, k, v, out, dout, lse, options);
-  describe(dq, "dq", kDq, a, a.seq_q)->set_output(true);
-  describe(dk, "dk", kDk, a, a.seq_k)->set_output(true);
-  describe(dv, "dv", kDv, a, a.seq_k)->set_output(true);
+  describe(dq, "dq", kDq, a, split, a.dq, a.seq_q)->set_output(true);
+  describe(dk, "dk", kDk, a, split, a.dk, a.seq_k)->set_output(true);
+  describe(dv, "dv", kDv, a, split, a.dv, a.seq_k)->set_output(true);
   return graph;
 }
 

@@ -10,6 +10,8 @@
 //    in vector lanes, which is every dot product's own ascending-c sum;
 //  - the sums over keys (softmax, P V) and over queries (dK, dV) keep
 //    their order; only the loops over c, which no sum crosses, are in lanes.
+// Every tensor is read and written through its layout (attention.h); the
+// arithmetic does not depend on where the rows lie.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,13 +29,26 @@
 
 namespace {
 
+using amprt::AttentionRows;
+
+/// The rows of (batch, head) `bh` of a tensor of `seq` rows in `layout`.
+AttentionRows headRows(const amp_attention_t &a,
+                       const amp_attention_layout_t &layout, int64_t seq,
+                       int64_t bh) {
+  return amprt::attentionRows(layout, a.heads, seq, a.head_dim, bh);
+}
+
 /// f32 copies of one (batch, head)'s rows: [rows][d], and transposed.
 struct Widened {
   std::vector<float> rows, columns;
-  void load(amp_dtype_t dtype, const void *data, int64_t first, int64_t count,
-            int64_t d, bool transposed) {
+  void load(amp_dtype_t dtype, const void *data, AttentionRows from,
+            int64_t count, int64_t d, bool transposed) {
     rows.resize(count * d);
-    amprt::widenToFloat(dtype, data, first * d, count * d, rows.data());
+    if (from.stride == d) // contiguous: one widening
+      amprt::widenToFloat(dtype, data, from.base, count * d, rows.data());
+    else
+      for (int64_t j = 0; j < count; ++j)
+        amprt::widenToFloat(dtype, data, from.at(j), d, rows.data() + j * d);
     if (!transposed)
       return;
     columns.resize(d * count);
@@ -109,9 +124,10 @@ amp_status_t amprt::hostAttentionForward(const amp_attention_t &a,
       a.batch, [&](int64_t bh, ForwardScratch &s) {
         if (sq == 0)
           return; // no queries: nothing to read or write
-        s.q.load(a.dtype, q, bh * sq, sq, d, false);
-        s.k.load(a.dtype, k, bh * sk, sk, d, true);
-        s.v.load(a.dtype, v, bh * sk, sk, d, false);
+        s.q.load(a.dtype, q, headRows(a, a.q, sq, bh), sq, d, false);
+        s.k.load(a.dtype, k, headRows(a, a.k, sk, bh), sk, d, true);
+        s.v.load(a.dtype, v, headRows(a, a.v, sk, bh), sk, d, false);
+        AttentionRows outRows = headRows(a, a.out, sq, bh);
         s.scores.resize(sk);
         s.acc.resize(d);
         for (int64_t i = 0; i < sq; ++i) {
@@ -130,7 +146,7 @@ amp_status_t amprt::hostAttentionForward(const amp_attention_t &a,
             sum += p;
             addScaled(s.acc.data(), p, s.v.rows.data() + j * d, d);
           }
-          int64_t row = (bh * sq + i) * d;
+          int64_t row = outRows.at(i);
           for (int64_t c = 0; c < d; ++c)
             store(a.dtype, out, row + c, s.acc[c] / sum);
           if (lse)
@@ -142,8 +158,8 @@ amp_status_t amprt::hostAttentionForward(const amp_attention_t &a,
 // With P = exp(S - lse) recomputed: dV = P^T dO, dP = dO V^T,
 // dS = P (dP - rowsum(dO * O)), dQ = scale dS K, dK = scale dS^T Q. Each
 // query's dQ is summed in f32 over its keys and stored once; dK and dV are
-// summed over the queries in f32 (in place for f32, else in the
-// workspace) and stored at the end.
+// summed over the queries in f32 (in place for f32, through dk's and dv's
+// layouts, else densely in the workspace) and stored at the end.
 amp_status_t amprt::hostAttentionBackward(const amp_attention_t &a,
                                           const void *q, const void *k,
                                           const void *v, const void *out,
@@ -155,48 +171,59 @@ amp_status_t amprt::hostAttentionBackward(const amp_attention_t &a,
   bool wide = a.dtype == AMP_F32;
   float *dk = wide ? static_cast<float *>(dkOut) : workspace;
   float *dv = wide ? static_cast<float *>(dvOut) : workspace + keyCount;
-  return forEachHead<BackwardScratch>(a.batch, [&](int64_t bh,
-                                                   BackwardScratch &s) {
-    float *dkHead = dk + bh * sk * d, *dvHead = dv + bh * sk * d;
-    std::fill(dkHead, dkHead + sk * d, 0.0f);
-    std::fill(dvHead, dvHead + sk * d, 0.0f);
-    if (sq > 0) { // without queries, dK and dV are zeros
-      s.q.load(a.dtype, q, bh * sq, sq, d, false);
-      s.k.load(a.dtype, k, bh * sk, sk, d, true);
-      s.v.load(a.dtype, v, bh * sk, sk, d, true);
-      s.out.load(a.dtype, out, bh * sq, sq, d, false);
-      s.dout.load(a.dtype, dout, bh * sq, sq, d, false);
-      s.scores.resize(sk);
-      s.dps.resize(sk);
-      s.dq.resize(d);
-    }
-    for (int64_t i = 0; i < sq; ++i) {
-      const float *qi = s.q.rows.data() + i * d;
-      const float *doi = s.dout.rows.data() + i * d;
-      const float *oi = s.out.rows.data() + i * d;
-      float rowDot = 0;
-      for (int64_t c = 0; c < d; ++c)
-        rowDot += doi[c] * oi[c];
-      int64_t keys = a.causal ? std::min(i + 1, sk) : sk;
-      dotsWithRows(qi, s.k.columns.data(), sk, d, keys, s.scores.data());
-      dotsWithRows(doi, s.v.columns.data(), sk, d, keys, s.dps.data());
-      std::fill(s.dq.begin(), s.dq.end(), 0.0f);
-      float rowLse = lse[bh * sq + i];
-      for (int64_t j = 0; j < keys; ++j) {
-        float p = amprt::math::exp(a.scale * s.scores[j] - rowLse);
-        float ds = p * (s.dps[j] - rowDot) * a.scale;
-        addScaled(dvHead + j * d, p, doi, d);
-        addScaled(s.dq.data(), ds, s.k.rows.data() + j * d, d);
-        addScaled(dkHead + j * d, ds, qi, d);
-      }
-      int64_t row = (bh * sq + i) * d;
-      for (int64_t c = 0; c < d; ++c)
-        store(a.dtype, dqOut, row + c, s.dq[c]);
-    }
-    if (!wide)
-      for (int64_t index = bh * sk * d; index < (bh + 1) * sk * d; ++index) {
-        store(a.dtype, dkOut, index, dk[index]);
-        store(a.dtype, dvOut, index, dv[index]);
-      }
-  });
+  const amp_attention_layout_t dense{};
+  const amp_attention_layout_t &dkSums = wide ? a.dk : dense;
+  const amp_attention_layout_t &dvSums = wide ? a.dv : dense;
+  return forEachHead<BackwardScratch>(
+      a.batch, [&](int64_t bh, BackwardScratch &s) {
+        AttentionRows dkRows = headRows(a, dkSums, sk, bh);
+        AttentionRows dvRows = headRows(a, dvSums, sk, bh);
+        for (int64_t j = 0; j < sk; ++j) {
+          std::fill(dk + dkRows.at(j), dk + dkRows.at(j) + d, 0.0f);
+          std::fill(dv + dvRows.at(j), dv + dvRows.at(j) + d, 0.0f);
+        }
+        if (sq > 0) { // without queries, dK and dV are zeros
+          s.q.load(a.dtype, q, headRows(a, a.q, sq, bh), sq, d, false);
+          s.k.load(a.dtype, k, headRows(a, a.k, sk, bh), sk, d, true);
+          s.v.load(a.dtype, v, headRows(a, a.v, sk, bh), sk, d, true);
+          s.out.load(a.dtype, out, headRows(a, a.out, sq, bh), sq, d, false);
+          s.dout.load(a.dtype, dout, headRows(a, a.dout, sq, bh), sq, d, false);
+          s.scores.resize(sk);
+          s.dps.resize(sk);
+          s.dq.resize(d);
+        }
+        AttentionRows dqRows = headRows(a, a.dq, sq, bh);
+        for (int64_t i = 0; i < sq; ++i) {
+          const float *qi = s.q.rows.data() + i * d;
+          const float *doi = s.dout.rows.data() + i * d;
+          const float *oi = s.out.rows.data() + i * d;
+          float rowDot = 0;
+          for (int64_t c = 0; c < d; ++c)
+            rowDot += doi[c] * oi[c];
+          int64_t keys = a.causal ? std::min(i + 1, sk) : sk;
+          dotsWithRows(qi, s.k.columns.data(), sk, d, keys, s.scores.data());
+          dotsWithRows(doi, s.v.columns.data(), sk, d, keys, s.dps.data());
+          std::fill(s.dq.begin(), s.dq.end(), 0.0f);
+          float rowLse = lse[bh * sq + i];
+          for (int64_t j = 0; j < keys; ++j) {
+            float p = amprt::math::exp(a.scale * s.scores[j] - rowLse);
+            float ds = p * (s.dps[j] - rowDot) * a.scale;
+            addScaled(dv + dvRows.at(j), p, doi, d);
+            addScaled(s.dq.data(), ds, s.k.rows.data() + j * d, d);
+            addScaled(dk + dkRows.at(j), ds, qi, d);
+          }
+          int64_t row = dqRows.at(i);
+          for (int64_t c = 0; c < d; ++c)
+            store(a.dtype, dqOut, row + c, s.dq[c]);
+        }
+        if (wide)
+          return;
+        AttentionRows dkStores = headRows(a, a.dk, sk, bh);
+        AttentionRows dvStores = headRows(a, a.dv, sk, bh);
+        for (int64_t j = 0; j < sk; ++j)
+          for (int64_t c = 0; c < d; ++c) {
+            store(a.dtype, dkOut, dkStores.at(j) + c, dk[dkRows.at(j) + c]);
+            store(a.dtype, dvOut, dvStores.at(j) + c, dv[dvRows.at(j) + c]);
+          }
+      });
 }

@@ -55,6 +55,29 @@ TEST(CudnnAttention, CrossAttentionWithoutMaskValidates) {
   }
 }
 
+// GPT-2's attention as a compiled step hands it over: Q, K and V in the
+// QKV projection's [B, S, 3, H, D] output, out and dout as [B, S, H, D],
+// dq, dk and dv into a [B, S, 3, H, D] gradient.
+TEST(CudnnAttention, PackedLayoutsOfGpt2Validate) {
+  const int64_t heads = 12, seq = 1024, d = 64;
+  const amp_attention_layout_t packed{seq * 3 * heads * d, d, 3 * heads * d};
+  const amp_attention_layout_t rows{seq * heads * d, d, heads * d};
+  for (int sm : kSms) {
+    for (amp_dtype_t dtype : {AMP_F16, AMP_BF16}) {
+      SCOPED_TRACE("sm " + std::to_string(sm) + " dtype " +
+                   std::to_string(dtype));
+      amp_attention_t a = gpt2(dtype);
+      a.heads = heads;
+      a.q = a.k = a.v = a.dq = a.dk = a.dv = packed;
+      a.out = a.dout = rows;
+      using amprt::CudnnAttention;
+      EXPECT_EQ(messageOf(CudnnAttention::validate(a, false, false, sm)), "");
+      EXPECT_EQ(messageOf(CudnnAttention::validate(a, false, true, sm)), "");
+      EXPECT_EQ(messageOf(CudnnAttention::validate(a, true, true, sm)), "");
+    }
+  }
+}
+
 TEST(CudnnAttention, F32IsLeftToTheBackendsKernels) {
   amp_attention_t a = gpt2(AMP_F32);
   EXPECT_NE(messageOf(amprt::CudnnAttention::validate(a, false, true, 90))

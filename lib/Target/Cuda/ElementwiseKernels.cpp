@@ -16,9 +16,11 @@
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/Backend.h"
 
+#include "amp_runtime/launch_grid.h"
 #include "amp_runtime/random.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
 
@@ -133,6 +135,66 @@ LogicalResult StepEmitter::emitElementwise(ArrayRef<Operation *> ops) {
     if (failed(kernel.compute(op)))
       return failure();
   functor.launch(product(shape));
+  return success();
+}
+
+LogicalResult StepEmitter::emitCasts(ArrayRef<Operation *> casts) {
+  // The tensors laid end to end: index i falls in tensor t, where
+  // starts[t] <= i < starts[t + 1] (a binary search, the same in a warp
+  // but at the tensors' ends), its element i - starts[t] rounded and
+  // stored as a kernel of the one cast would.
+  std::string name = kernelName({casts.front()}) + "s";
+  Type from = elementOf(casts.front()->getOperand(0));
+  Type to = elementOf(casts.front()->getResult(0));
+  SmallVector<std::string> inputs, outputs, starts{"0"};
+  SmallVector<std::pair<Value, bool>> touched;
+  int64_t total = 0;
+  for (Operation *cast : casts) {
+    inputs.push_back(pointerOf(cast->getOperand(0), false));
+    outputs.push_back(pointerOf(cast->getResult(0), true));
+    total += countOf(cast->getResult(0));
+    starts.push_back(std::to_string(total));
+    touched.push_back({cast->getOperand(0), false});
+    touched.push_back({cast->getResult(0), true});
+  }
+  raw_indented_ostream &d = defs();
+  d << "// " << name << ": " << casts.size() << " casts in one launch\n";
+  for (Operation *cast : casts)
+    d << commentLines("  " + describe(cast), 0);
+  d << "struct " << name << " {\n";
+  d.indent() << "ampstep::In<" << storageType(from) << "> from[" << casts.size()
+             << "];\n"
+             << "ampstep::Out<" << storageType(to) << "> to[" << casts.size()
+             << "];\n"
+             << "int64_t starts[" << casts.size() + 1 << "];\n"
+             << "AMP_HOST_DEVICE void operator()(int64_t i) const {\n";
+  d.indent() << "int64_t t = 0, last = " << casts.size() - 1 << ";\n"
+             << "while (t < last) {\n";
+  d.indent() << "const int64_t mid = (t + last + 1) / 2;\n"
+             << "if (starts[mid] <= i)\n"
+             << "  t = mid;\n"
+             << "else\n"
+             << "  last = mid - 1;\n";
+  d.unindent() << "}\n"
+               << "const int64_t j = i - starts[t];\n"
+               << storeHeldStmt(to, "to[t]", "j",
+                                roundExpr(to, loadExpr(from, "from[t]", "j")))
+               << "\n";
+  d.unindent() << "}\n";
+  d.unindent() << "};\n\n";
+  step() << "AMP_STEP_CHECK(ampstep::launch(stream, \"" << name << "\", "
+         << total << ", " << name << "{{" << llvm::join(inputs, ", ") << "}, {"
+         << llvm::join(outputs, ", ") << "}, {" << llvm::join(starts, ", ")
+         << "}}));\n";
+
+  KernelCost cost;
+  cost.name = name;
+  cost.functor = name;
+  cost.strategy = "elementwise";
+  amprt::Grid grid = amprt::elementGrid(total);
+  cost.blocks = grid.blocks;
+  cost.threads = grid.threads;
+  recordLaunch(std::move(cost), touched);
   return success();
 }
 

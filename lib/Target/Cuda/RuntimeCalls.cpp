@@ -166,18 +166,57 @@ FailureOr<std::string> scratchPointer(Operation *op, StepEmitter &emitter,
   return emitter.arenaPointer(type, at.getInt());
 }
 
-/// The runtime's description of an attention op (amp_attention_t).
-template <typename OpT> std::string attentionDescriptor(OpT op) {
+/// Where an attention reads or writes each of its tensors (named as
+/// amp_attention_t's layouts): its memory's pointer, from the element the
+/// tensor starts at, and, unless dense, its layout there (markAttentionViews).
+struct AttentionTensors {
+  SmallVector<std::pair<StringRef, std::string>> layouts;
+  llvm::StringMap<std::string> pointers;
+};
+
+FailureOr<AttentionTensors>
+attentionTensors(Operation *op, StepEmitter &emitter,
+                 ArrayRef<std::tuple<StringRef, Value, bool>> tensors) {
+  AttentionTensors result;
+  for (auto [name, value, writes] : tensors) {
+    std::optional<AttentionLayout> layout = getAttentionLayout(value);
+    if (!layout)
+      return op->emitError() << "amp-to-cuda: the attention's " << name
+                             << " has no layout the runtime can read";
+    std::string pointer = emitter.pointerOf(value, writes);
+    if (layout->offset)
+      pointer = "(" + pointer + " + " + std::to_string(layout->offset) + ")";
+    result.pointers[name] = pointer;
+    if (!layout->dense)
+      result.layouts.push_back({name, "amp_attention_layout_t{" +
+                                          std::to_string(layout->batch) + ", " +
+                                          std::to_string(layout->head) + ", " +
+                                          std::to_string(layout->seq) + "}"});
+  }
+  return result;
+}
+
+/// The runtime's description of an attention op (amp_attention_t), with
+/// the layouts of `tensors` that are not dense, in amp_attention_t's order.
+template <typename OpT>
+std::string attentionDescriptor(OpT op, const AttentionTensors &tensors) {
   auto q = tensorOf(op.getQuery());
-  return designatedInit(
-      "amp_attention_t", "a",
-      {{"dtype", runtimeDtype(q.getElementType()).str()},
-       {"batch", std::to_string(q.getDimSize(0) * q.getDimSize(1))},
-       {"seq_q", std::to_string(q.getDimSize(2))},
-       {"seq_k", std::to_string(tensorOf(op.getKey()).getDimSize(2))},
-       {"head_dim", std::to_string(q.getDimSize(3))},
-       {"scale", hexLiteral(op.getScaleOrDefault())},
-       {"causal", op.getCausal() ? "1" : "0"}});
+  SmallVector<std::pair<StringRef, std::string>> fields = {
+      {"dtype", runtimeDtype(q.getElementType()).str()},
+      {"batch", std::to_string(q.getDimSize(0) * q.getDimSize(1))},
+      {"seq_q", std::to_string(q.getDimSize(2))},
+      {"seq_k", std::to_string(tensorOf(op.getKey()).getDimSize(2))},
+      {"head_dim", std::to_string(q.getDimSize(3))},
+      {"scale", hexLiteral(op.getScaleOrDefault())},
+      {"causal", op.getCausal() ? "1" : "0"}};
+  if (!tensors.layouts.empty()) {
+    fields.push_back({"heads", std::to_string(q.getDimSize(1))});
+    for (StringRef name : {"q", "k", "v", "out", "dout", "dq", "dk", "dv"})
+      for (const auto &[layoutName, layout] : tensors.layouts)
+        if (layoutName == name)
+          fields.push_back({name, layout});
+  }
+  return designatedInit("amp_attention_t", "a", fields);
 }
 
 /// What the cost of an attention kernel depends on: its rows (batch x
@@ -226,14 +265,21 @@ KernelCost attentionLaunch(OpKernel &kernel, StringRef strategy,
 LogicalResult emitAttention(AttentionOp op, OpKernel &kernel) {
   kernel.comment();
   StepEmitter &emitter = kernel.getEmitter();
+  FailureOr<AttentionTensors> tensors =
+      attentionTensors(op, emitter,
+                       {{"q", op.getQuery(), false},
+                        {"k", op.getKey(), false},
+                        {"v", op.getValue(), false},
+                        {"out", op.getResult(), true}});
+  if (failed(tensors))
+    return failure();
   raw_indented_ostream &s = kernel.step();
   s << "{\n";
-  s.indent() << attentionDescriptor(op) << "\n"
+  s.indent() << attentionDescriptor(op, *tensors) << "\n"
              << "AMP_STEP_CHECK(amp_attention_forward(stream, &a, " +
-                    emitter.pointerOf(op.getQuery(), false) + ", " +
-                    emitter.pointerOf(op.getKey(), false) + ", " +
-                    emitter.pointerOf(op.getValue(), false) + ", " +
-                    emitter.pointerOf(op.getResult(), true) + ", " +
+                    tensors->pointers["q"] + ", " + tensors->pointers["k"] +
+                    ", " + tensors->pointers["v"] + ", " +
+                    tensors->pointers["out"] + ", " +
                     (op.getLse() ? emitter.pointerOf(op.getLse(), true)
                                  : std::string("nullptr")) +
                     "));"
@@ -276,19 +322,27 @@ LogicalResult emitAttentionGrad(AttentionGradOp op, OpKernel &kernel) {
   FailureOr<std::string> workspace = scratchPointer(op, emitter, "float");
   if (failed(workspace))
     return failure();
+  FailureOr<AttentionTensors> tensors =
+      attentionTensors(op, emitter,
+                       {{"q", op.getQuery(), false},
+                        {"k", op.getKey(), false},
+                        {"v", op.getValue(), false},
+                        {"out", op.getOutput(), false},
+                        {"dout", op.getGrad(), false},
+                        {"dq", op.getQueryGrad(), true},
+                        {"dk", op.getKeyGrad(), true},
+                        {"dv", op.getValueGrad(), true}});
+  if (failed(tensors))
+    return failure();
+  llvm::StringMap<std::string> &at = tensors->pointers;
   raw_indented_ostream &s = kernel.step();
   s << "{\n";
-  s.indent() << attentionDescriptor(op) << "\n"
+  s.indent() << attentionDescriptor(op, *tensors) << "\n"
              << "AMP_STEP_CHECK(amp_attention_backward(\n";
-  s.indent() << "stream, &a, " + emitter.pointerOf(op.getQuery(), false) +
-                    ", " + emitter.pointerOf(op.getKey(), false) + ", " +
-                    emitter.pointerOf(op.getValue(), false) + ", " +
-                    emitter.pointerOf(op.getOutput(), false) + ",\n"
-             << emitter.pointerOf(op.getGrad(), false) + ", " +
-                    emitter.pointerOf(op.getLse(), false) + ", " +
-                    emitter.pointerOf(op.getQueryGrad(), true) + ", " +
-                    emitter.pointerOf(op.getKeyGrad(), true) + ", " +
-                    emitter.pointerOf(op.getValueGrad(), true) + ", " +
+  s.indent() << "stream, &a, " + at["q"] + ", " + at["k"] + ", " + at["v"] +
+                    ", " + at["out"] + ",\n"
+             << at["dout"] + ", " + emitter.pointerOf(op.getLse(), false) +
+                    ", " + at["dq"] + ", " + at["dk"] + ", " + at["dv"] + ", " +
                     *workspace + "));"
              << "\n";
   s.unindent().unindent() << "}\n";

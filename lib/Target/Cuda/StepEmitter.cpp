@@ -709,6 +709,8 @@ LogicalResult StepEmitter::emitKernel(FusionOp kernel,
   }
   case KernelKind::single:
     return emitSingle(root);
+  case KernelKind::casts:
+    return emitCasts(ops);
   case KernelKind::reduction:
   case KernelKind::rows:
   case KernelKind::gather:

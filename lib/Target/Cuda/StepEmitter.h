@@ -295,6 +295,9 @@ public:
   LogicalResult emitUpdates(ArrayRef<Operation *> updates);
   /// A group of fusible elementwise ops (ElementwiseKernels.cpp).
   LogicalResult emitElementwise(ArrayRef<Operation *> ops);
+  /// A run of casts of the function's arguments, one launch
+  /// (ElementwiseKernels.cpp).
+  LogicalResult emitCasts(ArrayRef<Operation *> casts);
   /// Prints to `out` the statements computing `ops` (fusible elementwise)
   /// at `index` of the last one's shape, as a part of `functor`, with
   /// `known` values already in registers, and storing the values read

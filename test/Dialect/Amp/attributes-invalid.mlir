@@ -200,3 +200,20 @@ func.func @memory_negative(%x: tensor<2xf32>) -> tensor<2xf32> attributes {amp.m
 func.func @memory_unknown(%x: tensor<2xf32>) -> tensor<2xf32> attributes {amp.memory = #amp.memory<bytes = 8>} {
   return %x : tensor<2xf32>
 }
+
+// -----
+
+func.func @attention_view_op(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // Only a slice or a transpose can be an attention's view.
+  // expected-error@+1 {{'amp.attention_view' is a unit attribute of an amp.slice or amp.transpose}}
+  %y = amp.neg %x {amp.attention_view} : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @attention_view_value(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  // expected-error@+1 {{'amp.attention_view' is a unit attribute of an amp.slice or amp.transpose}}
+  %y = amp.transpose %x, [1, 0] {amp.attention_view = 1 : i64} : tensor<2x3xf32> to tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}

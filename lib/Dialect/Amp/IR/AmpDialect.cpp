@@ -377,11 +377,22 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' is a byte count, a non-negative i64";
     return success();
   }
+  // A slice or transpose that attentions read in place (backend::
+  // kAttentionViewAttr).
+  constexpr StringLiteral kAttentionView = "amp.attention_view";
+  if (name == kAttentionView) {
+    if (!isa<UnitAttr>(value) || !isa<SliceOp, TransposeOp>(op))
+      return op->emitError() << "'" << name
+                             << "' is a unit attribute of an amp.slice or "
+                                "amp.transpose";
+    return success();
+  }
   if (name == "amp.place") {
     auto places = dyn_cast<ArrayAttr>(value);
     if (!places || places.size() != op->getNumResults() ||
         !llvm::all_of(places, [](Attribute a) { return isa<PlaceAttr>(a); }) ||
-        !(isa<FusionOp>(op) || op->hasTrait<OpTrait::amp::MemoryView>()))
+        !(isa<FusionOp>(op) || op->hasTrait<OpTrait::amp::MemoryView>() ||
+          op->hasAttr(kAttentionView)))
       return op->emitError() << "'amp.place' is an array of one #amp.place "
                                 "per result of an amp.fusion or a view";
     return success();

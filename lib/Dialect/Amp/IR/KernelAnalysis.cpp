@@ -8,6 +8,8 @@
 #include "amp/Dialect/Amp/IR/KernelAnalysis.h"
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 
+#include "mlir/IR/TypeUtilities.h"
+
 #include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
@@ -161,6 +163,7 @@ private:
   }
 
   FailureOr<KernelAnalysis> loop();
+  FailureOr<KernelAnalysis> casts();
   FailureOr<KernelAnalysis> gemm();
   FailureOr<KernelAnalysis> updates();
   FailureOr<KernelAnalysis> gather();
@@ -174,6 +177,10 @@ private:
 FailureOr<KernelAnalysis> KernelRules::run() {
   if (ops().empty())
     return fail("holds no ops; a kernel computes at least one");
+  if (ops().size() > 1 && llvm::all_of(ops(), [&](Operation *op) {
+        return isa<CastOp>(op) && isa<BlockArgument>(op->getOperand(0));
+      }))
+    return casts();
   if (llvm::all_of(ops(), isElementwise))
     return loop();
   if (isa<MatmulOp>(ops().front()))
@@ -236,6 +243,22 @@ FailureOr<KernelAnalysis> KernelRules::loop() {
                   "' has a result that does not broadcast to the last op's "
                   "shape, which the loop runs over");
   return make(KernelKind::loop, ops().size() - 1);
+}
+
+FailureOr<KernelAnalysis> KernelRules::casts() {
+  // Casts of the kernel's inputs, each its own tensor, all alike.
+  Operation *first = ops().front();
+  Type from = getElementTypeOrSelf(first->getOperand(0).getType());
+  Type to = getElementTypeOrSelf(first->getResult(0).getType());
+  for (auto [i, op] : llvm::enumerate(ops())) {
+    if (getElementTypeOrSelf(op->getOperand(0).getType()) != from ||
+        getElementTypeOrSelf(op->getResult(0).getType()) != to)
+      return fail("is no run of casts: one launch casts tensors of one "
+                  "element type to one other");
+    if (i > 0)
+      analysis.roles[i] = KernelRole::member;
+  }
+  return make(KernelKind::casts, 0);
 }
 
 FailureOr<KernelAnalysis> KernelRules::gemm() {

@@ -13,6 +13,7 @@
 
 using namespace mlir;
 using namespace mlir::amp;
+using namespace mlir::amp::backend;
 
 int64_t backend::getByteSize(Type type, int64_t floatBytes16) {
   // checkCompilable checked that it fits.
@@ -202,6 +203,240 @@ void backend::getUsesInKernels(Value value,
                        uses);
     else
       uses.push_back(&use);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Attention operands read and written in place by strides
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A view of memory: element (i0, i1, ...) at offset + sum(i_k * strides[k]).
+struct StridedView {
+  SmallVector<int64_t> shape, strides;
+  int64_t offset = 0;
+};
+
+StridedView denseView(Value value) {
+  StridedView view;
+  auto shape = cast<RankedTensorType>(value.getType()).getShape();
+  view.shape.assign(shape.begin(), shape.end());
+  view.strides.assign(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;)
+    view.strides[d - 1] = view.strides[d] * shape[d];
+  return view;
+}
+
+/// `view` read as `shape`, where its strides can say it: each group of
+/// dimensions whose sizes multiply to the same on both sides must be
+/// contiguous among themselves on the old side.
+bool reshapeView(StridedView &view, ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  size_t i = 0, j = 0;
+  const size_t n = view.shape.size(), m = shape.size();
+  while (i < n || j < m) {
+    // Dimensions of size 1 take no part: their strides do not matter.
+    if (i < n && view.shape[i] == 1) {
+      ++i;
+      continue;
+    }
+    if (j < m && shape[j] == 1) {
+      ++j;
+      continue;
+    }
+    if (i == n || j == m)
+      return false;
+    size_t oldEnd = i + 1, newEnd = j + 1;
+    int64_t oldSize = view.shape[i], newSize = shape[j];
+    while (oldSize != newSize) {
+      if (oldSize < newSize) {
+        if (oldEnd == n)
+          return false;
+        oldSize *= view.shape[oldEnd++];
+      } else {
+        if (newEnd == m)
+          return false;
+        newSize *= shape[newEnd++];
+      }
+    }
+    // The group's old dimensions (those not of size 1) must be contiguous
+    // among themselves; its innermost stride steps the new ones.
+    int64_t step = -1, span = 0;
+    for (size_t k = oldEnd; k-- > i;) {
+      if (view.shape[k] == 1)
+        continue;
+      if (step >= 0 && view.strides[k] != span)
+        return false;
+      if (step < 0)
+        step = view.strides[k];
+      span = view.strides[k] * view.shape[k];
+    }
+    for (size_t k = newEnd; k-- > j;) {
+      strides[k] = step;
+      step *= shape[k];
+    }
+    i = oldEnd;
+    j = newEnd;
+  }
+  view.shape.assign(shape.begin(), shape.end());
+  view.strides = std::move(strides);
+  return true;
+}
+
+/// `view` as `op` (a slice, a transpose or a reshape) reads it.
+bool applyView(Operation *op, StridedView &view) {
+  if (auto slice = dyn_cast<SliceOp>(op)) {
+    for (auto [d, start] : llvm::enumerate(slice.getStart())) {
+      view.offset += start * view.strides[d];
+      view.shape[d] = slice.getLimit()[d] - start;
+    }
+    return true;
+  }
+  if (auto transpose = dyn_cast<TransposeOp>(op)) {
+    StridedView moved = view;
+    for (auto [d, from] : llvm::enumerate(transpose.getPermutation())) {
+      moved.shape[d] = view.shape[from];
+      moved.strides[d] = view.strides[from];
+    }
+    view = std::move(moved);
+    return true;
+  }
+  if (op->hasTrait<OpTrait::amp::MemoryView>() && op->getNumResults() == 1)
+    return reshapeView(
+        view, cast<RankedTensorType>(op->getResult(0).getType()).getShape());
+  return false;
+}
+
+/// The layout of the [batch, heads, seq, head_dim] tensor that `chain`
+/// (the views from the last to the first) makes of `owner`'s memory, laid
+/// out as `start`.
+std::optional<AttentionLayout> layoutThrough(Value owner, StridedView view,
+                                             ArrayRef<Operation *> chain) {
+  for (Operation *op : llvm::reverse(chain))
+    if (!applyView(op, view))
+      return std::nullopt;
+  if (view.shape.size() != 4 || view.strides[3] != 1)
+    return std::nullopt;
+  AttentionLayout layout;
+  layout.owner = owner;
+  layout.offset = view.offset;
+  layout.batch = view.strides[0];
+  layout.head = view.strides[1];
+  layout.seq = view.strides[2];
+  const int64_t heads = view.shape[1], seq = view.shape[2], dim = view.shape[3];
+  layout.dense = layout.offset == 0 && layout.seq == dim &&
+                 layout.head == seq * dim && layout.batch == heads * seq * dim;
+  return layout;
+}
+
+/// Whether `use` reads an attention's query, key, value, output or output
+/// gradient (not its log-sum-exp).
+bool isAttentionTensorUse(OpOperand &use) {
+  Operation *user = use.getOwner();
+  if (isa<AttentionOp>(user))
+    return use.getOperandNumber() < 3;
+  if (auto grad = dyn_cast<AttentionGradOp>(user))
+    return use.get() != grad.getLse();
+  return false;
+}
+
+bool isHeadMerge(Operation *op) {
+  auto transpose = dyn_cast<TransposeOp>(op);
+  return transpose &&
+         transpose.getPermutation() == ArrayRef<int64_t>{0, 2, 1, 3};
+}
+
+/// The value outside every amp.fusion that `value` stands for: the input
+/// bound to a fusion's argument, or the fusion's result that yields an
+/// op's result inside it.
+Value outsideOf(Value value) {
+  value = getOutsideValue(value);
+  if (auto result = dyn_cast<OpResult>(value))
+    if (isa_and_nonnull<FusionOp>(result.getOwner()->getParentOp()))
+      for (OpOperand &use : result.getUses())
+        if (isa<YieldOp>(use.getOwner()))
+          return use.getOwner()->getParentOp()->getResult(
+              use.getOperandNumber());
+  return value;
+}
+
+/// Whether `owner` (outside every fusion) is an attention's result that a
+/// marked head merge reads: it is stored in the merge's order.
+bool storedAsMerged(Value owner) {
+  return isa_and_nonnull<AttentionOp>(getComputingOp(owner)) &&
+         llvm::any_of(owner.getUsers(), [](Operation *user) {
+           return isHeadMerge(user) && user->hasAttr(kAttentionViewAttr);
+         });
+}
+} // namespace
+
+std::optional<AttentionLayout> backend::getAttentionLayout(Value value) {
+  Value owner = outsideOf(value);
+  SmallVector<Operation *> chain;
+  while (Operation *def = owner.getDefiningOp()) {
+    if (!isView(def))
+      break;
+    chain.push_back(def);
+    owner = def->getOperand(0);
+  }
+  if (storedAsMerged(owner)) {
+    // [batch, heads, seq, dim] stored as [batch, seq, heads, dim].
+    if (!chain.empty())
+      return std::nullopt;
+    auto shape = cast<RankedTensorType>(owner.getType()).getShape();
+    AttentionLayout layout;
+    layout.owner = owner;
+    layout.batch = shape[1] * shape[2] * shape[3];
+    layout.head = shape[3];
+    layout.seq = shape[1] * shape[3];
+    layout.dense = false;
+    return layout;
+  }
+  return layoutThrough(owner, denseView(owner), chain);
+}
+
+void backend::markAttentionViews(Block &body) {
+  auto mark = [](Operation *op) {
+    op->setAttr(kAttentionViewAttr, UnitAttr::get(op->getContext()));
+  };
+  // Head merges first: an attention whose result only its merge and
+  // attention gradients (as their output) read writes it in the merge's
+  // order, and the merge moves nothing.
+  for (auto attention : body.getOps<AttentionOp>()) {
+    Operation *merge = nullptr;
+    bool alone = true;
+    for (OpOperand &use : attention.getResult().getUses()) {
+      Operation *user = use.getOwner();
+      if (isHeadMerge(user) && !merge)
+        merge = user;
+      else if (!isa<AttentionGradOp>(user) || use.getOperandNumber() != 3)
+        alone = false;
+    }
+    if (merge && alone)
+      mark(merge);
+  }
+  // Head splits: a transpose only attentions read, after slices,
+  // transposes and reshapes that only the next reads.
+  for (auto transpose : body.getOps<TransposeOp>()) {
+    Value result = transpose.getResult();
+    if (transpose->hasAttr(kAttentionViewAttr) || result.use_empty() ||
+        !llvm::all_of(result.getUses(), isAttentionTensorUse))
+      continue;
+    SmallVector<Operation *> chain{transpose};
+    Value owner = transpose.getInput();
+    while (Operation *def = owner.getDefiningOp()) {
+      bool moves =
+          isa<SliceOp, TransposeOp>(def) && !def->hasAttr(kAttentionViewAttr);
+      if (!owner.hasOneUse() || (!moves && !isView(def)))
+        break;
+      chain.push_back(def);
+      owner = def->getOperand(0);
+    }
+    if (storedAsMerged(owner) || !layoutThrough(owner, denseView(owner), chain))
+      continue;
+    for (Operation *op : chain)
+      if (isa<SliceOp, TransposeOp>(op))
+        mark(op);
   }
 }
 

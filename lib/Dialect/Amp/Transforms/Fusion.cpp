@@ -20,6 +20,7 @@
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -253,6 +254,7 @@ public:
   void groupRowEpilogues();
   void groupStoredPrologues();
   void groupLossGradients();
+  void groupCastRuns();
   LogicalResult outlineKernels();
 
 private:
@@ -314,7 +316,7 @@ void KernelGrouping::groupGathers() {
   // transposes, reshapes and their concat in one). From the last op
   // back, so that a chain joins the kernel of its end.
   for (Operation &op : llvm::reverse(body)) {
-    if (!isa<TransposeOp, SliceOp>(op))
+    if (!isa<TransposeOp, SliceOp>(op) || isView(&op))
       continue;
     SmallVector<Operation *> views;
     Operation *user = singleUser(op.getResult(0));
@@ -322,7 +324,7 @@ void KernelGrouping::groupGathers() {
       views.push_back(user);
       user = singleUser(user->getResult(0));
     }
-    if (!user || !isa<TransposeOp, SliceOp, ConcatOp>(user) ||
+    if (!user || !isa<TransposeOp, SliceOp, ConcatOp>(user) || isView(user) ||
         user->getBlock() != &body)
       continue;
     int64_t gather = kernelOf.lookup(user);
@@ -514,6 +516,64 @@ void KernelGrouping::groupLossGradients() {
   }
 }
 
+void KernelGrouping::groupCastRuns() {
+  // Casts that are kernels of their own and alike in element types run as
+  // one launch (KernelKind::casts): those of the function's arguments (a
+  // mixed-precision step's f16 or bf16 copies of its f32 parameters) move
+  // up to the first of them, as their operands are there from the start;
+  // the others (the f32 copies of the parameters' gradients) move down to
+  // the last of them, when nothing reads any before it.
+  listMembers();
+  using Types = std::pair<Type, Type>;
+  llvm::MapVector<Types, SmallVector<Operation *>> hoisted, sunk;
+  for (auto cast : body.getOps<CastOp>()) {
+    auto found = kernelOf.find(cast);
+    if (found == kernelOf.end() || members[found->second].size() != 1)
+      continue;
+    Types types{getElementTypeOrSelf(cast.getInput().getType()),
+                getElementTypeOrSelf(cast.getType())};
+    (isa<BlockArgument>(cast.getInput()) ? hoisted : sunk)[types].push_back(
+        cast);
+  }
+  int64_t next = 0;
+  for (auto &entry : kernelOf)
+    next = std::max(next, entry.second + 1);
+  for (auto &[types, casts] : hoisted) {
+    if (casts.size() < 2)
+      continue;
+    for (auto [i, cast] : llvm::enumerate(casts)) {
+      kernelOf[cast] = next;
+      if (i > 0)
+        cast->moveAfter(casts[i - 1]);
+    }
+    ++next;
+  }
+  for (auto &[types, casts] : sunk) {
+    // Drop the casts read before the last of the run, until none is.
+    bool dropped = true;
+    while (dropped && casts.size() > 1) {
+      Operation *last = casts.back();
+      auto readEarly = [&](Operation *cast) {
+        return llvm::any_of(cast->getUsers(), [&](Operation *user) {
+          Operation *at = body.findAncestorOpInBlock(*user);
+          return !at || at == last || at->isBeforeInBlock(last);
+        });
+      };
+      size_t before = casts.size();
+      llvm::erase_if(casts, readEarly);
+      dropped = casts.size() != before;
+    }
+    if (casts.size() < 2)
+      continue;
+    for (Operation *cast : casts) {
+      kernelOf[cast] = next;
+      if (cast != casts.back())
+        cast->moveBefore(casts.back());
+    }
+    ++next;
+  }
+}
+
 LogicalResult KernelGrouping::outlineKernels() {
   // Each kernel becomes an amp.fusion where its last op was: they run
   // in that order.
@@ -538,6 +598,7 @@ struct FusePass : mlir::amp::impl::AmpFuseBase<FusePass> {
       return signalPassFailure();
     foldBiasAdds(body);
     duplicateWideningCasts(body);
+    markAttentionViews(body);
     KernelGrouping grouping(body);
     grouping.groupElementwiseChains();
     grouping.groupGathers();
@@ -546,6 +607,7 @@ struct FusePass : mlir::amp::impl::AmpFuseBase<FusePass> {
     grouping.groupRowEpilogues();
     grouping.groupStoredPrologues();
     grouping.groupLossGradients();
+    grouping.groupCastRuns();
     if (failed(grouping.outlineKernels()))
       signalPassFailure();
   }

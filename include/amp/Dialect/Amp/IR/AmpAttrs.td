@@ -143,7 +143,8 @@ def Amp_KernelKind : I32EnumAttr<"KernelKind",
       I32EnumAttrCase<"gather", 4>,
       I32EnumAttrCase<"updates", 5>,
       I32EnumAttrCase<"loss_grad", 6>,
-      I32EnumAttrCase<"single", 7>
+      I32EnumAttrCase<"single", 7>,
+      I32EnumAttrCase<"casts", 8>
     ]> {
   let cppNamespace = "::mlir::amp";
   let genSpecializedAttr = 0;
@@ -174,7 +175,11 @@ def Amp_KernelAttr : Amp_Attr<"Kernel", "kernel"> {
     - `loss_grad`: an amp.cross_entropy and its gradient, one pass over the
       rows for both;
     - `single`: one op that is a kernel of its own (a convolution, an
-      embedding, a runtime call).
+      embedding, a runtime call);
+    - `casts`: amp.cast ops of the function's arguments (its f32
+      parameters to their f16 or bf16 copies), of one source and one
+      result element type, each tensor its own: one launch over them all
+      laid end to end.
 
     ```mlir
     %y = amp.fusion<gemm, root = 0>(%a = %x, %b = %w, %c = %bias) : ...

@@ -37,7 +37,7 @@ enum class KernelRole {
   /// An amp.select that keeps the old state on a skipped step.
   guard,
   /// Another op of the kernel's loop: an elementwise op of a loop, an
-  /// update of a run, a loss's gradient.
+  /// update or a cast of a run, a loss's gradient.
   member,
 };
 

@@ -56,11 +56,47 @@ inline bool isFusibleElementwise(Operation *op) {
   return op->hasTrait<OpTrait::amp::FusibleElementwise>();
 }
 
+/// Marks a slice or transpose that only attentions read, by strides,
+/// where its operand lies (markAttentionViews).
+constexpr llvm::StringLiteral kAttentionViewAttr = "amp.attention_view";
+
 /// Whether `op`'s result is its operand's memory read another way
-/// (OpTrait::amp::MemoryView).
+/// (OpTrait::amp::MemoryView, or a slice or transpose marked with
+/// kAttentionViewAttr).
 inline bool isView(Operation *op) {
-  return op->hasTrait<OpTrait::amp::MemoryView>();
+  return op->hasTrait<OpTrait::amp::MemoryView>() ||
+         op->hasAttr(kAttentionViewAttr);
 }
+
+/// Where a [batch, heads, seq, head_dim] operand or result of an attention
+/// lies in the memory of `owner`: from `offset` elements on, element
+/// (b, h, s, c) at b * batch + h * head + s * seq + c
+/// (amp_attention_layout_t). `dense` when that is the row-major layout of
+/// its own shape at offset 0.
+struct AttentionLayout {
+  Value owner;
+  int64_t offset = 0;
+  int64_t batch = 0, head = 0, seq = 0;
+  bool dense = true;
+};
+
+/// The layout of `value`, a 4-D tensor an attention reads or writes,
+/// following the views (isView) it is made of back to the value whose
+/// memory they read: None where their strides cannot say it (a reshape
+/// that merges what is not contiguous) or the innermost dimension is not
+/// contiguous. An attention's result that a marked transpose reads is
+/// stored in that transpose's order.
+std::optional<AttentionLayout> getAttentionLayout(Value value);
+
+/// Marks (kAttentionViewAttr) the slices and transposes of `body` that the
+/// runtime's attention can read or write in place by strides, so that no
+/// kernel moves them: a transpose (after slices and reshapes, each read
+/// only by the next) that only attentions read as query, key, value,
+/// output or output gradient (a head split of a QKV projection, or of an
+/// output's gradient); and the transpose that merges the heads of an
+/// attention's result, when nothing else but attention gradients reads the
+/// result, which is then stored in the transpose's order.
+void markAttentionViews(Block &body);
 
 /// Bytes a value of the ranked tensor type `type` takes in memory (i1 as
 /// one byte), with 16-bit floats counted as `floatBytes16` (4 gives what
