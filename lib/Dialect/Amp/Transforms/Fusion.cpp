@@ -405,40 +405,62 @@ void KernelGrouping::groupRowEpilogues() {
   // The elementwise kernel that reads a row op's result (a layer norm's
   // output cast to bf16 for the next GEMM) runs in the row kernel's
   // stores, when it is the only one that reads it and nothing else reads
-  // the result before that kernel would run (where its last op is).
+  // what the row kernel computes before that kernel would run (where its
+  // last op is); and so on from that kernel's last value (a layer norm's
+  // input gradient added to the residual's, then cast to bf16 for the
+  // next GEMM: each value the kernel computes is stored where others
+  // read it). From the last row op back, so that a later row kernel has
+  // taken the elementwise ops it reads (the next layer norm's gradient
+  // adds this one's) before an earlier one looks for its own.
   listMembers();
-  for (Operation &op : body) {
+  for (Operation &op : llvm::reverse(body)) {
     // Its kernel may have a prologue, nothing after it yet.
     if (!op.hasTrait<OpTrait::amp::RowKernel>() ||
         members.lookup(kernelOf.lookup(&op)).back() != &op)
       continue;
-    Value result = op.getResult(0);
-    std::optional<int64_t> group;
-    bool single = true;
-    for (Operation *user : result.getUsers()) {
-      auto found = kernelOf.find(user);
-      if (!isFusibleElementwise(user) || found == kernelOf.end())
-        continue;
-      single &= !group || *group == found->second;
-      group = found->second;
+    const int64_t rowKernel = kernelOf.lookup(&op);
+    ArrayRef<int64_t> shape = shapeOf(op.getResult(0));
+    SmallVector<Value> computed{op.getResult(0)};
+    Value value = op.getResult(0);
+    while (value) {
+      // The elementwise kernels (loops: not another row kernel's
+      // epilogue) that read it.
+      std::optional<int64_t> group;
+      bool single = true;
+      for (Operation *user : value.getUsers()) {
+        auto found = kernelOf.find(user);
+        if (found == kernelOf.end() || found->second == rowKernel ||
+            !llvm::all_of(members.lookup(found->second), isFusibleElementwise))
+          continue;
+        single &= !group || *group == found->second;
+        group = found->second;
+      }
+      if (!group || !single)
+        break;
+      ArrayRef<Operation *> chain = members.find(*group)->second;
+      Operation *last = chain.back();
+      auto fits = [&](Operation *member) {
+        return isFusibleElementwise(member) &&
+               shapeOf(member->getResult(0)) == shape;
+      };
+      auto afterKernel = [&](Operation *user) {
+        auto found = kernelOf.find(user);
+        return (found != kernelOf.end() &&
+                (found->second == rowKernel || found->second == *group)) ||
+               (user->getBlock() == &body && last->isBeforeInBlock(user));
+      };
+      bool readAfter = llvm::all_of(computed, [&](Value computedValue) {
+        return llvm::all_of(computedValue.getUsers(), afterKernel);
+      });
+      if (!llvm::all_of(chain, fits) || !readAfter)
+        break;
+      value = last->getNumResults() == 1 ? last->getResult(0) : Value();
+      for (Operation *member : chain) {
+        kernelOf[member] = rowKernel;
+        llvm::append_range(computed, member->getResults());
+      }
+      listMembers();
     }
-    if (!group || !single)
-      continue;
-    ArrayRef<Operation *> chain = members.find(*group)->second;
-    Operation *last = chain.back();
-    auto fits = [&](Operation *member) {
-      return isFusibleElementwise(member) &&
-             shapeOf(member->getResult(0)) == shapeOf(result);
-    };
-    auto afterKernel = [&](Operation *user) {
-      return llvm::is_contained(chain, user) ||
-             (user->getBlock() == &body && last->isBeforeInBlock(user));
-    };
-    if (!llvm::all_of(chain, fits) ||
-        !llvm::all_of(result.getUsers(), afterKernel))
-      continue;
-    for (Operation *member : chain)
-      kernelOf[member] = kernelOf.lookup(&op);
   }
 }
 
