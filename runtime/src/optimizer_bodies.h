@@ -144,20 +144,27 @@ AMP_HOST_DEVICE inline void recordSumSquaresTensor(const SumSquaresLaunch &l,
   tensors.firstPartial[l.firstTensor + t] = l.firstPartial + l.firstBlock[t];
 }
 
-/// The tensor of the launch that block `block` (below firstBlock[count])
-/// is a slice of: a binary search, the same for every thread of a block.
-AMP_HOST_DEVICE inline int64_t sumSquaresTensorOf(const SumSquaresLaunch &l,
-                                                  int64_t block) {
-  int64_t low = 0, high = l.count - 1;
+/// The last of `count` ascending `starts` at or below `index` (at least
+/// starts[0]): a binary search, the same for every thread of a block. Of
+/// equal starts (tensors with nothing in them), the last.
+AMP_HOST_DEVICE inline int64_t
+lastStartAtOrBelow(const int64_t *starts, int64_t count, int64_t index) {
+  int64_t low = 0, high = count - 1;
   while (low < high) {
     const int64_t mid = (low + high + 1) / 2;
-    if (l.firstBlock[mid] <= block)
+    if (starts[mid] <= index)
       low = mid;
     else
       high = mid - 1;
   }
-  // Tensors without values have no blocks: the last of equal starts.
   return low;
+}
+
+/// The tensor of the launch that block `block` (below firstBlock[count])
+/// is a slice of.
+AMP_HOST_DEVICE inline int64_t sumSquaresTensorOf(const SumSquaresLaunch &l,
+                                                  int64_t block) {
+  return lastStartAtOrBelow(l.firstBlock, l.count, block);
 }
 
 /// The sum of squares of part `part` of tensor t of the launch.
@@ -270,19 +277,10 @@ struct Vector {
   float v[kMultiTensorVector];
 };
 
-/// The tensor whose tiles include `tile` (below firstTile[count]): a
-/// binary search, the same for every thread of a block.
+/// The tensor whose tiles include `tile` (below firstTile[count]).
 AMP_HOST_DEVICE inline int64_t multiTensorTensorOf(const MultiTensorLaunch &l,
                                                    int64_t tile) {
-  int64_t low = 0, high = l.count - 1;
-  while (low < high) {
-    const int64_t mid = (low + high + 1) / 2;
-    if (l.firstTile[mid] <= tile)
-      low = mid;
-    else
-      high = mid - 1;
-  }
-  return low;
+  return lastStartAtOrBelow(l.firstTile, l.count, tile);
 }
 
 /// A tile of a launch: its tensor and the tensor's element it starts at.
