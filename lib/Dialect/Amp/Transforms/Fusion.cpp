@@ -560,10 +560,16 @@ void KernelGrouping::groupCastRuns() {
   int64_t next = 0;
   for (auto &entry : kernelOf)
     next = std::max(next, entry.second + 1);
+  // A launch's functor holds its tensors' addresses and starts (24 bytes
+  // a tensor): at most kMaxRun a launch keeps it within the 32 KB of
+  // parameters CUDA 12.1 and later allow.
+  constexpr size_t kMaxRun = 256;
   for (auto &[types, casts] : hoisted) {
     if (casts.size() < 2)
       continue;
     for (auto [i, cast] : llvm::enumerate(casts)) {
+      if (i > 0 && i % kMaxRun == 0)
+        ++next;
       kernelOf[cast] = next;
       if (i > 0)
         cast->moveAfter(casts[i - 1]);
@@ -587,7 +593,9 @@ void KernelGrouping::groupCastRuns() {
     }
     if (casts.size() < 2)
       continue;
-    for (Operation *cast : casts) {
+    for (auto [i, cast] : llvm::enumerate(casts)) {
+      if (i > 0 && i % kMaxRun == 0)
+        ++next;
       kernelOf[cast] = next;
       if (cast != casts.back())
         cast->moveBefore(casts.back());

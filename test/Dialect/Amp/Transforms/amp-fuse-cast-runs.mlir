@@ -71,3 +71,13 @@ func.func @types(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>) 
   %cc = amp.cast %c : tensor<8x8xf32> to tensor<8x8xbf16>
   return %ca, %cb, %cc : tensor<8x8xbf16>, tensor<8x8xf16>, tensor<8x8xbf16>
 }
+
+// A launch takes at most 256 casts (their addresses and starts are its
+// parameters): 257 are a run of 256 and a loop of one.
+// RUN: %python %S/Inputs/many_casts.py 257 > %t.mlir
+// RUN: amp-opt %t.mlir --pass-pipeline='builtin.module(func.func(amp-fuse))' | FileCheck %s --check-prefix=MANY
+// MANY: %{{[0-9]+}}:256 = amp.fusion<casts, root = 0>
+// MANY-NOT: amp.fusion<casts
+// MANY: amp.fusion<loop, root = 0>(%{{.*}} = %arg256)
+// MANY-NEXT: amp.cast
+// MANY-NOT: amp.fusion
