@@ -144,22 +144,6 @@ AMP_HOST_DEVICE inline void recordSumSquaresTensor(const SumSquaresLaunch &l,
   tensors.firstPartial[l.firstTensor + t] = l.firstPartial + l.firstBlock[t];
 }
 
-/// The last of `count` ascending `starts` at or below `index` (at least
-/// starts[0]): a binary search, the same for every thread of a block. Of
-/// equal starts (tensors with nothing in them), the last.
-AMP_HOST_DEVICE inline int64_t
-lastStartAtOrBelow(const int64_t *starts, int64_t count, int64_t index) {
-  int64_t low = 0, high = count - 1;
-  while (low < high) {
-    const int64_t mid = (low + high + 1) / 2;
-    if (starts[mid] <= index)
-      low = mid;
-    else
-      high = mid - 1;
-  }
-  return low;
-}
-
 /// The tensor of the launch that block `block` (below firstBlock[count])
 /// is a slice of.
 AMP_HOST_DEVICE inline int64_t sumSquaresTensorOf(const SumSquaresLaunch &l,

@@ -140,9 +140,9 @@ LogicalResult StepEmitter::emitElementwise(ArrayRef<Operation *> ops) {
 
 LogicalResult StepEmitter::emitCasts(ArrayRef<Operation *> casts) {
   // The tensors laid end to end: index i falls in tensor t, where
-  // starts[t] <= i < starts[t + 1] (a binary search, the same in a warp
-  // but at the tensors' ends), its element i - starts[t] rounded and
-  // stored as a kernel of the one cast would.
+  // starts[t] <= i < starts[t + 1] (amprt::lastStartAtOrBelow), its
+  // element i - starts[t] rounded and stored as a kernel of the one cast
+  // would.
   std::string name = kernelName({casts.front()}) + "s";
   Type from = elementOf(casts.front()->getOperand(0));
   Type to = elementOf(casts.front()->getResult(0));
@@ -168,18 +168,12 @@ LogicalResult StepEmitter::emitCasts(ArrayRef<Operation *> casts) {
              << "];\n"
              << "int64_t starts[" << casts.size() + 1 << "];\n"
              << "AMP_HOST_DEVICE void operator()(int64_t i) const {\n";
-  d.indent() << "int64_t t = 0, last = " << casts.size() - 1 << ";\n"
-             << "while (t < last) {\n";
-  d.indent() << "const int64_t mid = (t + last + 1) / 2;\n"
-             << "if (starts[mid] <= i)\n"
-             << "  t = mid;\n"
-             << "else\n"
-             << "  last = mid - 1;\n";
-  d.unindent() << "}\n"
-               << "const int64_t j = i - starts[t];\n"
-               << storeHeldStmt(to, "to[t]", "j",
-                                roundExpr(to, loadExpr(from, "from[t]", "j")))
-               << "\n";
+  d.indent() << "const int64_t t = amprt::lastStartAtOrBelow(starts, "
+             << casts.size() << ", i);\n"
+             << "const int64_t j = i - starts[t];\n"
+             << storeHeldStmt(to, "to[t]", "j",
+                              roundExpr(to, loadExpr(from, "from[t]", "j")))
+             << "\n";
   d.unindent() << "}\n";
   d.unindent() << "};\n\n";
   step() << "AMP_STEP_CHECK(ampstep::launch(stream, \"" << name << "\", "

@@ -79,6 +79,24 @@ inline MultiTensorPlan planMultiTensor(const int64_t *sizes, int64_t count) {
   return plan;
 }
 
+/// The last of `count` ascending `starts` at or below `index` (at least
+/// starts[0]): a binary search, the same for every thread of a block. Of
+/// equal starts (tensors with nothing in them), the last. The tensor of
+/// a launch over several (amp_sum_squares' blocks, a multi-tensor
+/// launch's tiles, a generated casts kernel's elements) an index falls in.
+AMP_HOST_DEVICE inline int64_t
+lastStartAtOrBelow(const int64_t *starts, int64_t count, int64_t index) {
+  int64_t low = 0, high = count - 1;
+  while (low < high) {
+    const int64_t mid = (low + high + 1) / 2;
+    if (starts[mid] <= index)
+      low = mid;
+    else
+      high = mid - 1;
+  }
+  return low;
+}
+
 /// The blocks that give each of `count` items one of `perBlock` workers,
 /// at most kMaxGridBlocks.
 constexpr int64_t gridBlocks(int64_t count, int64_t perBlock) {

@@ -564,17 +564,20 @@ void KernelGrouping::groupCastRuns() {
   // a tensor): at most kMaxRun a launch keeps it within the 32 KB of
   // parameters CUDA 12.1 and later allow.
   constexpr size_t kMaxRun = 256;
+  auto numberRun = [&](ArrayRef<Operation *> casts) {
+    for (size_t i = 0; i < casts.size(); ++i) {
+      if (i > 0 && i % kMaxRun == 0)
+        ++next;
+      kernelOf[casts[i]] = next;
+    }
+    ++next;
+  };
   for (auto &[types, casts] : hoisted) {
     if (casts.size() < 2)
       continue;
-    for (auto [i, cast] : llvm::enumerate(casts)) {
-      if (i > 0 && i % kMaxRun == 0)
-        ++next;
-      kernelOf[cast] = next;
-      if (i > 0)
-        cast->moveAfter(casts[i - 1]);
-    }
-    ++next;
+    for (size_t i = 1; i < casts.size(); ++i)
+      casts[i]->moveAfter(casts[i - 1]);
+    numberRun(casts);
   }
   for (auto &[types, casts] : sunk) {
     // Drop the casts read before the last of the run, until none is.
@@ -593,14 +596,9 @@ void KernelGrouping::groupCastRuns() {
     }
     if (casts.size() < 2)
       continue;
-    for (auto [i, cast] : llvm::enumerate(casts)) {
-      if (i > 0 && i % kMaxRun == 0)
-        ++next;
-      kernelOf[cast] = next;
-      if (cast != casts.back())
-        cast->moveBefore(casts.back());
-    }
-    ++next;
+    for (Operation *cast : ArrayRef(casts).drop_back())
+      cast->moveBefore(casts.back());
+    numberRun(casts);
   }
 }
 
