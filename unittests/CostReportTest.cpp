@@ -194,6 +194,12 @@ TEST(CostReportTest, SmallGridsAndFewWarpsUseAShareOfTheGpu) {
   columns.bytesInFlight = 8;
   EXPECT_NEAR(modelKernel(columns, h100()).seconds,
               6.0 * 8192 * 768 / (2.95e12 * 96 / 132 * 8 / 32), 1e-12);
+  // The slice that finishes a column after the stream: the counter's
+  // atomic and 32 results, 8 at a time, 5 L2 round trips of 148 ns.
+  columns.finishAccesses = 5;
+  EXPECT_NEAR(modelKernel(columns, h100()).seconds,
+              6.0 * 8192 * 768 / (2.95e12 * 96 / 132 * 8 / 32) + 5 * 148e-9,
+              1e-12);
 }
 
 TEST(CostReportTest, StepTotals) {
@@ -380,8 +386,8 @@ TEST(CostReportTest, LaunchGrids) {
   EXPECT_EQ(norm.grid.blocks, 148);
   EXPECT_EQ(norm.launches, 1);
   // 2304 columns of 8192 rows (a qkv bias gradient): a thread each would
-  // be 9 blocks; 59 slices are wanted for 135,168 threads (32 warps on each
-  // SM), at most 32 give each thread 256 rows: 32 slices of 256 rows,
+  // be 9 blocks; 118 slices are wanted for 270,336 threads (64 warps on
+  // each SM), at most 32 give each thread 256 rows: 32 slices of 256 rows,
   // 73,728 threads in 288 blocks.
   amprt::ReducePlan columns = amprt::planReduction(2304, 8192);
   EXPECT_EQ(columns.threads, 1);
@@ -391,21 +397,21 @@ TEST(CostReportTest, LaunchGrids) {
   EXPECT_EQ(columns.launches, 1);
   // 768 columns of 65536 rows (a layer norm's scale gradient) were a block
   // each, reading a column's values 3 KB apart; side by side in memory
-  // they are a thread each, adjacent columns a warp: 176 slices wanted for
-  // 135,168 threads, and a power of two times 256 rows a slice gives 128
-  // of 512 rows: 98,304 threads, 384 blocks.
+  // they are a thread each, adjacent columns a warp: 352 slices wanted for
+  // 270,336 threads, and a power of two times 256 rows a slice gives 256
+  // of 256 rows: 196,608 threads, 768 blocks.
   EXPECT_EQ(amprt::planReduction(768, 65536).threads, 256);
   amprt::ReducePlan scale = amprt::planReduction(768, 65536, true);
   EXPECT_EQ(scale.threads, 1);
-  EXPECT_EQ(scale.split.span, 512);
-  EXPECT_EQ(scale.split.slices, 128);
-  EXPECT_EQ(scale.grid.blocks, 384);
+  EXPECT_EQ(scale.split.span, 256);
+  EXPECT_EQ(scale.split.slices, 256);
+  EXPECT_EQ(scale.grid.blocks, 768);
   EXPECT_EQ(scale.launches, 1);
   // More outputs cut into slices than the stream has counters: a second
-  // launch combines them. 70,000 columns of 65536 rows: 2 slices each.
+  // launch combines them. 70,000 columns of 65536 rows: 4 slices each.
   amprt::ReducePlan wide =
       amprt::planReduction(amprt::kReduceCounters + 4464, 65536, true);
-  EXPECT_EQ(wide.split.slices, 2);
+  EXPECT_EQ(wide.split.slices, 4);
   EXPECT_EQ(wide.launches, 2);
   // Short rows stay a thread each.
   amprt::ReducePlan shortRows = amprt::planReduction(3, 100);

@@ -34,6 +34,9 @@ static constexpr double kLibraryRampSeconds = 3e-6;
 /// A dependent access of a serial phase: about 100 cycles at 1.755 GHz,
 /// between an L1 hit (~35) and an L2 hit (~260) on Hopper.
 static constexpr double kSerialAccessSeconds = 57e-9;
+/// A load that another SM's store must reach first (__ldcg, an atomic):
+/// an L2 round trip, about 260 cycles at 1.755 GHz on Hopper.
+static constexpr double kL2AccessSeconds = 148e-9;
 
 ArrayRef<GpuSpec> amp::getGpuSpecs() {
   // NVIDIA H100 Tensor Core GPU data sheet (SXM5) and H200 data sheet
@@ -272,6 +275,8 @@ KernelTime amp::modelKernel(const KernelCost &kernel, const GpuSpec &gpu) {
   // measured, 25 us of waves).
   if (kernel.blocks == 0)
     time.seconds += static_cast<double>(kernel.launches) * kLibraryRampSeconds;
+  // A split reduction's finish waits on L2 after its stream.
+  time.seconds += static_cast<double>(kernel.finishAccesses) * kL2AccessSeconds;
   return time;
 }
 
@@ -373,6 +378,7 @@ llvm::json::Value amp::costReportToJson(const StepCost &step) {
         {"bytes_read", kernel.bytesRead},
         {"bytes_written", kernel.bytesWritten},
         {"bytes_in_flight", kernel.bytesInFlight},
+        {"finish_accesses", kernel.finishAccesses},
         {"seconds", std::move(seconds)},
         {"bound", std::move(bounds)},
         {"precondition", kernel.precondition.empty()

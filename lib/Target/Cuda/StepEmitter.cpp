@@ -195,6 +195,12 @@ void Functor::launch(int64_t count) {
         valueBytes +=
             getByteSize(value.getType()) / std::max<int64_t>(1, countOf(value));
     cost.bytesInFlight = amprt::kLoadsAhead * std::max<int64_t>(1, valueBytes);
+    // The slice that ends last (the counter's atomic says which), or the
+    // second launch, loads the slices' results kLoadsAhead at a time.
+    if (plan.split.slices > 1)
+      cost.finishAccesses =
+          (plan.launches == 1 ? 1 : 0) +
+          (plan.split.slices + amprt::kLoadsAhead - 1) / amprt::kLoadsAhead;
   }
   cost.blocks = grid.blocks;
   cost.threads = grid.threads;

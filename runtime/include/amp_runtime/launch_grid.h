@@ -131,10 +131,13 @@ constexpr bool reducesPerThread(int64_t count, int64_t extent,
 /// The blocks a reduction's grid aims at, where a slice is a block: two
 /// per SM of an H100 or H200.
 constexpr int64_t kReduceBlocks = 264;
-/// The threads it aims at, where a slice is a thread: 32 warps on each of
-/// 132 SMs, as many as keep enough loads in flight to draw an SM's share
-/// of the bandwidth (docs/backend.md, "The cost report").
-constexpr int64_t kReduceThreads = 2 * kReduceBlocks * 256;
+/// The threads it aims at, where a slice is a thread: 64 warps on each of
+/// 132 SMs, as many as an SM holds. A thread of a column sum has
+/// amprt::kLoadsAhead values in flight, 16 bytes of bf16: half of an SM's
+/// warps do not keep enough loads in flight to draw its share of the
+/// bandwidth (docs/backend.md, "The cost report"); the power-of-two
+/// slices (splitReduction) land between a half and a whole.
+constexpr int64_t kReduceThreads = 132 * 64 * 32;
 
 /// The counters a CUDA stream holds for its reductions
 /// (amp_stream_counters): a reduction of at most this many outputs cut

@@ -258,11 +258,23 @@ template <typename Kernel, typename Acc>
 __device__ void finishOutput(const Kernel &kernel, int64_t i, int64_t slices,
                              const Acc *partials) {
   static_assert(std::is_arithmetic_v<Acc>, "__ldcg loads the partials");
-  kernel.finish(
-      i, amprt::combinePairwise(
-             slices, kernel.identity(),
-             [&](int64_t k) { return __ldcg(partials + i * slices + k); },
-             [&](Acc a, Acc v) { return kernel.combine(a, v); }));
+  // amprt::kLoadsAhead results are loaded before any is combined, so that
+  // the finish waits on L2 once for each of them rather than once a slice
+  // (the cost report's finishAccesses); combinePairwise takes them in
+  // order all the same.
+  const Acc *results = partials + i * slices;
+  Acc ahead[amprt::kLoadsAhead];
+  kernel.finish(i, amprt::combinePairwise(
+                       slices, kernel.identity(),
+                       [&](int64_t k) {
+                         const int64_t at = k % amprt::kLoadsAhead;
+                         if (at == 0)
+                           for (int64_t l = 0;
+                                l < amprt::kLoadsAhead && k + l < slices; ++l)
+                             ahead[l] = __ldcg(results + k + l);
+                         return ahead[at];
+                       },
+                       [&](Acc a, Acc v) { return kernel.combine(a, v); }));
 }
 
 /// Whether the slice whose result this thread has just written to the

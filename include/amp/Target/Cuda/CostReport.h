@@ -67,6 +67,10 @@ struct KernelCost {
   /// Memory accesses that wait on one another in a serial phase (a load
   /// whose address a previous load gave), each paying the memory's latency.
   int64_t serialAccesses = 0;
+  /// L2 round trips that follow a launch's stream where a reduction's
+  /// slice finishes its output (the counter's atomic, then the slices'
+  /// results amprt::kLoadsAhead at a time), all launches.
+  int64_t finishAccesses = 0;
   /// The bytes a thread has in flight, where its code loads several
   /// values before it uses them (a reduction's fold, amprt::kLoadsAhead of
   /// them); 0: the usual few, kBytesInFlightPerThread.
