@@ -459,6 +459,12 @@ FailureOr<SmallVector<Tensor>> Frame::executeModelOp(Operation *op,
         return one(k::layerNorm(in[0], weight, bias, norm.getNormalizedAxis(),
                                 norm.getEpsilon().convertToDouble()));
       })
+      .Case([&](NormStatsOp stats) -> Result {
+        auto [mean, deviation] = k::normStats(
+            in[0], stats.getNormalizedAxis(),
+            stats.getEpsilon().convertToDouble(), stats.getCentered());
+        return SmallVector<Tensor>{std::move(mean), std::move(deviation)};
+      })
       .Case([&](RmsNormOp norm) {
         return one(k::rmsNorm(in[0], norm.getWeight() ? &in[1] : nullptr,
                               norm.getNormalizedAxis(),

@@ -1069,6 +1069,30 @@ Tensor kernels::rmsNorm(const Tensor &x, const Tensor *weight, int64_t axis,
   return norm(x, weight, /*bias=*/nullptr, axis, epsilon, /*centered=*/false);
 }
 
+std::pair<Tensor, Tensor> kernels::normStats(const Tensor &x, int64_t axis,
+                                             double epsilon, bool centered) {
+  int64_t n = product(x.getShape().drop_front(axis));
+  int64_t rows = n ? x.getNumElements() / n : 0;
+  SmallVector<int64_t> shape(x.getShape());
+  for (size_t d = axis; d < shape.size(); ++d)
+    shape[d] = 1;
+  Tensor mean(x.getKind(), shape), deviation(x.getKind(), shape);
+  withComputeType(normComputeKind(x, nullptr, nullptr), [&](auto tag) {
+    using T = decltype(tag);
+    for (int64_t row = 0; row < rows; ++row) {
+      const double *src = &x.getData()[row * n];
+      const amprt::NormStats<T> stats = amprt::normStats<T>(
+          amprt::HostRow(), n,
+          [&](int64_t j) { return static_cast<T>(src[j]); },
+          static_cast<T>(epsilon), centered);
+      mean.getMutableData()[row] = roundToKind(stats.mean, x.getKind());
+      deviation.getMutableData()[row] =
+          roundToKind(stats.deviation, x.getKind());
+    }
+  });
+  return {std::move(mean), std::move(deviation)};
+}
+
 //===----------------------------------------------------------------------===//
 // Embedding and losses
 //===----------------------------------------------------------------------===//

@@ -148,6 +148,11 @@ Tensor layerNorm(const Tensor &x, const Tensor *weight, const Tensor *bias,
                  int64_t axis, double epsilon);
 Tensor rmsNorm(const Tensor &x, const Tensor *weight, int64_t axis,
                double epsilon);
+/// amp.norm_stats: each row's mean (0 unless `centered`) and deviation, as
+/// the norm computes them, in x's kind, of x's shape with the dimensions
+/// from `axis` on of size 1.
+std::pair<Tensor, Tensor> normStats(const Tensor &x, int64_t axis,
+                                    double epsilon, bool centered);
 
 /// amp.dropout in training mode: element i of `x` times 1 / (1 - p) or 0,
 /// by amprt::dropoutKeeps(rng[0], rng[1], stream, i) (amp_runtime/random.h),

@@ -248,3 +248,34 @@ func.func @batch_norm() -> (tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>,
       : tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2x2xf32>,
         tensor<2xf32>, tensor<2xf32>, tensor<2x1x1x2xf16>
 }
+
+// amp.norm_stats of [[1, 2, 3, 4], [5, 6, 7, 8]] with epsilon 0: means 2.5
+// and 6.5, deviations sqrt(1.25) = 1.1180339887 (f32 1.11803401) in both
+// rows; without centering (RMS norm's), sqrt(30 / 4) = 2.7386127875 (f32
+// 2.73861289) and sqrt(174 / 4) = 6.5954529791 (f32 6.59545279), means 0.
+// With epsilon 1e-5, (x - mean) / deviation elementwise in f32 is the
+// layer norm without weight and bias, bit for bit (the same two results).
+// RUN: amp-run %s --function=norm_stats | FileCheck %s --check-prefix=STATS
+// STATS: result #0: tensor<2x1xf32> = [2.5, 6.5]
+// STATS: result #1: tensor<2x1xf32> = [1.11803401, 1.11803401]
+// STATS: result #2: tensor<2x1xf32> = [0, 0]
+// STATS: result #3: tensor<2x1xf32> = [2.73861289, 6.59545279]
+// STATS: result #4: tensor<2x4xf32> = [[NORMED:\[-1.34163547, .*\]]]
+// STATS: result #5: tensor<2x4xf32> = [[NORMED]]{{$}}
+func.func @norm_stats() -> (tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>,
+                            tensor<2x1xf32>, tensor<2x4xf32>, tensor<2x4xf32>) {
+  %x = amp.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]>
+      : tensor<2x4xf32>
+  %mean, %dev = amp.norm_stats %x {centered, epsilon = 0.0}
+      : tensor<2x4xf32> to tensor<2x1xf32>, tensor<2x1xf32>
+  %zero, %rms = amp.norm_stats %x {epsilon = 0.0}
+      : tensor<2x4xf32> to tensor<2x1xf32>, tensor<2x1xf32>
+  %m, %d = amp.norm_stats %x {centered, epsilon = 1.0e-05}
+      : tensor<2x4xf32> to tensor<2x1xf32>, tensor<2x1xf32>
+  %c = amp.sub %x, %m : tensor<2x4xf32>, tensor<2x1xf32>
+  %h = amp.div %c, %d : tensor<2x4xf32>, tensor<2x1xf32>
+  %y = amp.layer_norm %x {epsilon = 1.0e-05} : tensor<2x4xf32>
+  return %mean, %dev, %zero, %rms, %h, %y
+      : tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>,
+        tensor<2x4xf32>, tensor<2x4xf32>
+}

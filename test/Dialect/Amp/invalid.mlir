@@ -1070,6 +1070,46 @@ func.func @log_softmax_grad_dim(%y: tensor<2x3xf32>) {
 
 // -----
 
+func.func @norm_stats_type(%x: tensor<2x3xbf16>) {
+  // expected-error @+1 {{'amp.norm_stats' op computes the statistics of an f32 or f64 input, as a norm computes them, got 'bf16'; cast the input first}}
+  %0:2 = amp.norm_stats %x {centered, epsilon = 1.0e-5} : tensor<2x3xbf16> to tensor<2x1xbf16>, tensor<2x1xbf16>
+  return
+}
+
+// -----
+
+func.func @norm_stats_shape(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'amp.norm_stats' op results must be 'tensor<2x1xf32>' (the input's shape, each normalised dimension of size 1, and its type), got 'tensor<2xf32>'}}
+  %0:2 = amp.norm_stats %x {centered, epsilon = 1.0e-5} : tensor<2x3xf32> to tensor<2xf32>, tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @norm_stats_deviation(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'amp.norm_stats' op results must be 'tensor<2x1xf32>' (the input's shape, each normalised dimension of size 1, and its type), got 'tensor<2x1xf64>'}}
+  %0:2 = amp.norm_stats %x {centered, epsilon = 1.0e-5} : tensor<2x3xf32> to tensor<2x1xf32>, tensor<2x1xf64>
+  return
+}
+
+// -----
+
+func.func @norm_stats_epsilon(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'amp.norm_stats' op epsilon must be non-negative and finite, got -1.000000e+00}}
+  %0:2 = amp.norm_stats %x {epsilon = -1.0} : tensor<2x3xf32> to tensor<2x1xf32>, tensor<2x1xf32>
+  return
+}
+
+// -----
+
+func.func @norm_stats_axis(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'amp.norm_stats' op axis 2 is out of range for a rank-2 tensor}}
+  %0:2 = amp.norm_stats %x {axis = 2, epsilon = 1.0e-5} : tensor<2x3xf32> to tensor<2x1xf32>, tensor<2x1xf32>
+  return
+}
+
+// -----
+
 func.func @layer_norm_grad_epsilon(%x: tensor<2x3xf32>) {
   // expected-error @+1 {{'amp.layer_norm_grad' op epsilon must be non-negative and finite, got -1.000000e+00}}
   %0 = amp.layer_norm_grad %x, %x {epsilon = -1.0} : tensor<2x3xf32>

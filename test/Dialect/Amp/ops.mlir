@@ -266,6 +266,17 @@ func.func @precision_override(%x: tensor<2xf32>, %m: tensor<2x2xf32>) {
   return
 }
 
+// A norm's statistics, which amp-fuse computes in a norm's row kernel.
+// CHECK-LABEL: func.func @norm_stats
+// CHECK: amp.norm_stats %{{.*}} {centered, epsilon = 1.000000e-05 : f64} : tensor<2x3x4xf32> to tensor<2x3x1xf32>, tensor<2x3x1xf32>
+// CHECK: amp.norm_stats %{{.*}} {axis = 1 : i64, epsilon = 9.9999999999999995E-7 : f64} : tensor<2x3x4xf64> to tensor<2x1x1xf64>, tensor<2x1x1xf64>
+// GENERIC: "amp.norm_stats"(%{{.*}}) <{centered, epsilon = 1.000000e-05 : f64}> : (tensor<2x3x4xf32>) -> (tensor<2x3x1xf32>, tensor<2x3x1xf32>)
+func.func @norm_stats(%x: tensor<2x3x4xf32>, %d: tensor<2x3x4xf64>) {
+  %0:2 = amp.norm_stats %x {centered, epsilon = 1.0e-5} : tensor<2x3x4xf32> to tensor<2x3x1xf32>, tensor<2x3x1xf32>
+  %1:2 = amp.norm_stats %d {axis = 1, epsilon = 1.0e-6} : tensor<2x3x4xf64> to tensor<2x1x1xf64>, tensor<2x1x1xf64>
+  return
+}
+
 // Gradient ops, emitted by amp-autodiff.
 // CHECK-LABEL: func.func @gradients
 // CHECK: amp.relu_grad %{{.*}}, %{{.*}} : tensor<4x8xf16>

@@ -822,6 +822,57 @@ std::optional<int64_t> RmsNormOp::getForwardFlops() {
   return getFlopsPerElement(getInput(), 5);
 }
 
+int64_t NormStatsOp::getNormalizedAxis() { return getNormalizedAxisOf(*this); }
+
+LogicalResult NormStatsOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  if (failed(verifyNormAxis(*this)) ||
+      failed(verifyEpsilon(*this, getEpsilon().convertToDouble())))
+    return failure();
+  if (!input.getElementType().isF32() && !input.getElementType().isF64())
+    return emitOpError() << "computes the statistics of an f32 or f64 input, "
+                            "as a norm computes them, got "
+                         << input.getElementType() << "; cast the input first";
+  SmallVector<int64_t> shape(input.getShape());
+  for (size_t d = getNormalizedAxis(); d < shape.size(); ++d)
+    shape[d] = 1;
+  auto expected = RankedTensorType::get(shape, input.getElementType());
+  for (Value result : getResults())
+    if (result.getType() != expected)
+      return emitOpError() << "results must be " << expected
+                           << " (the input's shape, each normalised "
+                              "dimension of size 1, and its type), got "
+                           << result.getType();
+  return success();
+}
+
+bool NormStatsOp::isComputedBy(Operation *norm) {
+  // A norm computes in f64 when any of its operands is f64, else in f32.
+  auto computeType = [](Operation *op) {
+    return llvm::any_of(
+               op->getOperandTypes(),
+               [](Type type) { return getElementTypeOrSelf(type).isF64(); })
+               ? 64
+               : 32;
+  };
+  auto same = [&](auto op) {
+    return op.getInput() == getInput() && op.getEpsilon() == getEpsilon() &&
+           op.getNormalizedAxis() == getNormalizedAxis() &&
+           computeType(op) == computeType(*this);
+  };
+  if (auto layerNorm = dyn_cast<LayerNormOp>(norm))
+    return getCentered() && same(layerNorm);
+  if (auto rmsNorm = dyn_cast<RmsNormOp>(norm))
+    return !getCentered() && same(rmsNorm);
+  return false;
+}
+
+// The mean's sum (centered), the subtraction, square and sum of the
+// squares, per element.
+std::optional<int64_t> NormStatsOp::getForwardFlops() {
+  return getFlopsPerElement(getInput(), getCentered() ? 4 : 2);
+}
+
 /// The dimensions a batch norm of `input` reduces per channel.
 static SmallVector<int64_t, 3> batchNormReducedDims(Value input) {
   if (cast<RankedTensorType>(input.getType()).getRank() == 4)

@@ -615,6 +615,51 @@ def Amp_RmsNormOp : Amp_NormalizationOp<"rms_norm",
   }];
 }
 
+def Amp_NormStatsOp : Amp_Op<"norm_stats", [Amp_NormalizationFamily,
+    Amp_KeepFp32, Amp_RowKernel, Amp_OperandsInLoads,
+    DeclareOpInterfaceMethods<Amp_FlopCountOpInterface, ["getForwardFlops"]>]> {
+  let summary = "the statistics a layer norm or RMS norm divides each row by";
+  let description = [{
+    The statistics of each row (the trailing dimensions from `axis` on,
+    default the last) that `amp.layer_norm` (`centered`) or `amp.rms_norm`
+    with the same `epsilon` computes: `mean` (0 without `centered`) and
+    `deviation`, `sqrt(mean((x - mean)^2) + epsilon)`, in the input's type
+    (f32 or f64) and with the norm's order of summation, so that
+    `(x - mean) / deviation` (or `x / deviation`) computed elementwise in
+    that type is the norm's result without weight and bias, bit for bit.
+    The results have the input's shape with the normalised dimensions of
+    size 1, which broadcasts against it.
+
+    `amp-fuse` writes the normalised input that a backward recomputes (a
+    layer norm's scale gradient sums `dy * (x - mean) / deviation`) this way
+    when a norm of the same input and epsilon runs before it, and computes
+    the statistics in that norm's row kernel: the reduction that reads them
+    computes the normalised input in its loads instead of reading a tensor
+    of it.
+
+    ```mlir
+    %mean, %dev = amp.norm_stats %x {centered, epsilon = 1.0e-05}
+        : tensor<2x16x64xf32> to tensor<2x16x1xf32>, tensor<2x16x1xf32>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$input, OptionalAttr<I64Attr>:$axis,
+                   F64Attr:$epsilon, UnitAttr:$centered);
+  let results = (outs Amp_FloatTensor:$mean, Amp_FloatTensor:$deviation);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `to` type($mean) `,` type($deviation)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// First normalised dimension: `axis` when set, else rank - 1.
+    int64_t getNormalizedAxis();
+    /// Whether `norm` (an amp.layer_norm when centered, an amp.rms_norm
+    /// otherwise) computes these statistics of the same input, with the
+    /// same epsilon and axis, in the same type: its row kernel can store
+    /// them.
+    bool isComputedBy(Operation *norm);
+  }];
+}
+
 def Amp_BatchNormOp : Amp_Op<"batch_norm", [AttrSizedOperandSegments,
     Amp_NormalizationFamily, Amp_KeepFp32, Amp_Decomposed,
     AllTypesMatch<["input", "result"]>,
