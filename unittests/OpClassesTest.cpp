@@ -199,7 +199,8 @@ TEST_F(OpClassesTest, RowAndReductionKernelsFuseByTrait) {
           << "only a reduction's or a row kernel's loads compute operands";
     }
   }
-  EXPECT_EQ(rows, 9); // 4 normalisations, 4 gradients, cross_entropy_grad
+  // 4 normalisations, 4 gradients, cross_entropy_grad, norm_stats.
+  EXPECT_EQ(rows, 10);
 }
 
 TEST_F(OpClassesTest, UpdatesAreHandled) {

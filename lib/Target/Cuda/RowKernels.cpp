@@ -239,6 +239,62 @@ template <typename Op> LogicalResult emitSoftmaxGrad(Op op, OpKernel &kernel) {
 // layer_norm and rms_norm
 //===----------------------------------------------------------------------===//
 
+/// The amp.norm_stats --amp-fuse put in the kernel of `norm`, which
+/// computes its statistics (NormStatsOp::isComputedBy), or null.
+NormStatsOp getFusedStats(Operation *norm, ArrayRef<Operation *> others) {
+  for (Operation *other : others)
+    if (auto stats = dyn_cast<NormStatsOp>(other))
+      if (stats.isComputedBy(norm))
+        return stats;
+  return {};
+}
+
+/// `keep`, which stores a row's statistics (amprt::NormStats<ct> in every
+/// lane) as `stats`' results from the row's leading lane.
+std::string storeStatsLambda(NormStatsOp stats, OpKernel &kernel,
+                             StringRef ct) {
+  Type type = elementOf(stats.getMean());
+  std::string stores;
+  // Those that something reads (an RMS norm's mean, 0, is not).
+  for (auto [value, field] :
+       {std::pair(stats.getMean(), "stats.mean"),
+        std::pair(stats.getDeviation(), "stats.deviation")})
+    if (kernel.getEmitter().reachesMemory(value))
+      stores += "    " +
+                storeStmt(type,
+                          kernel.functor().getParams().add(value,
+                                                           /*writes=*/true),
+                          "i", roundExpr(type, field)) +
+                "\n";
+  return ("const auto keep = [&](const amprt::NormStats<" + ct +
+          "> &stats) {\n  if (row.leads()) {\n" + stores + "  }\n};\n")
+      .str();
+}
+
+/// amp.norm_stats as a row kernel of its own (where no norm's kernel
+/// computes it): the statistics of each row, stored from its leading lane.
+LogicalResult emitNormStats(NormStatsOp op, OpKernel &kernel) {
+  Value x = op.getInput();
+  std::string ct = registerType(elementOf(x));
+  int64_t n =
+      product(tensorOf(x).getShape().drop_front(op.getNormalizedAxis()));
+  FailureOr<std::string> load =
+      loadLambda(kernel, "x", ct, 0, "i * " + std::to_string(n) + " + j");
+  if (failed(load))
+    return failure();
+  kernel.functor().body() << *load << storeStatsLambda(op, kernel, ct)
+                          << "keep(amprt::normStats<" << ct << ">(row, " << n
+                          << ", x, "
+                          << literal(op.getEpsilon().convertToDouble(), ct)
+                          << ", " << boolean(op.getCentered()) << "));\n";
+  // Per element: the mean's sum (centered), the difference, its square
+  // and their sum; a pass over x for each sum.
+  kernel.functor().addWork((op.getCentered() ? 4 : 2) * countOf(x));
+  chargeRereads(kernel, 0, n, op.getCentered() ? 2 : 1);
+  kernel.functor().launchRows(countOf(x) / std::max<int64_t>(n, 1));
+  return success();
+}
+
 template <typename Op> LogicalResult emitNorm(Op op, OpKernel &kernel) {
   constexpr bool centered = std::is_same_v<Op, LayerNormOp>;
   Value x = op.getInput();
@@ -266,7 +322,17 @@ template <typename Op> LogicalResult emitNorm(Op op, OpKernel &kernel) {
   body << *lambdas;
   StringRef weight = op.getWeight() ? "weight" : "amprt::NoOperand()";
   std::string eps = literal(op.getEpsilon().convertToDouble(), ct);
-  if (centered)
+  if (NormStatsOp stats = getFusedStats(op, kernel.getFused())) {
+    // The statistics, which a backward's normalised input reads: one lane
+    // of the row stores them.
+    body << storeStatsLambda(stats, kernel, ct)
+         << "amprt::normRow<" + ct + ">(row, " + std::to_string(n) + ", x, " +
+                boolean(bool(op.getWeight())).str() + ", " + weight.str() +
+                ", " + boolean(bool(biasOperand)).str() + ", " +
+                (biasOperand ? "bias" : "amprt::NoOperand()") + ", " + eps +
+                ", " + boolean(centered).str() + ", store, keep);"
+         << "\n";
+  } else if (centered)
     body << "amprt::layerNormRow<" + ct + ">(row, " + std::to_string(n) +
                 ", x, " + boolean(bool(op.getWeight())).str() + ", " +
                 weight.str() + ", " + boolean(bool(biasOperand)).str() + ", " +
@@ -510,6 +576,7 @@ void cuda::attachRowModels(MLIRContext &context) {
       RowModel<LayerNormGradOp, emitNormGrad<LayerNormGradOp>>>(context);
   RmsNormGradOp::attachInterface<
       RowModel<RmsNormGradOp, emitNormGrad<RmsNormGradOp>>>(context);
+  NormStatsOp::attachInterface<RowModel<NormStatsOp, emitNormStats>>(context);
   CrossEntropyOp::attachInterface<CrossEntropyModel>(context);
   CrossEntropyGradOp::attachInterface<
       RowModel<CrossEntropyGradOp, emitCrossEntropyGrad>>(context);

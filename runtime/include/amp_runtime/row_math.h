@@ -138,13 +138,17 @@ AMP_HOST_DEVICE inline NormStats<T> normStats(const Row &row, int64_t n,
 
 /// y = (x - mean) / deviation [* weight] [+ bias] over a row of `n`, or for
 /// RMS norm (not `centered`) x / deviation [* weight]. The weight and bias
-/// are read at the same j as x.
+/// are read at the same j as x. `keep(stats)` sees the row's statistics
+/// first, in every lane (amp.norm_stats fused into the norm's kernel
+/// stores them).
 template <typename T, typename Row, typename LoadX, typename LoadW,
-          typename LoadB, typename Store>
-AMP_HOST_DEVICE inline void
-normRow(const Row &row, int64_t n, LoadX &&x, bool hasWeight, LoadW &&weight,
-        bool hasBias, LoadB &&bias, T eps, bool centered, Store &&y) {
+          typename LoadB, typename Store, typename Keep>
+AMP_HOST_DEVICE inline void normRow(const Row &row, int64_t n, LoadX &&x,
+                                    bool hasWeight, LoadW &&weight,
+                                    bool hasBias, LoadB &&bias, T eps,
+                                    bool centered, Store &&y, Keep &&keep) {
   const NormStats<T> stats = normStats<T>(row, n, x, eps, centered);
+  keep(stats);
   row.forEach(n, [&](int64_t j) {
     const T xj = static_cast<T>(x(j));
     T v = (centered ? xj - stats.mean : xj) / stats.deviation;
@@ -154,6 +158,15 @@ normRow(const Row &row, int64_t n, LoadX &&x, bool hasWeight, LoadW &&weight,
       v = v + static_cast<T>(bias(j));
     y(j, v);
   });
+}
+
+template <typename T, typename Row, typename LoadX, typename LoadW,
+          typename LoadB, typename Store>
+AMP_HOST_DEVICE inline void
+normRow(const Row &row, int64_t n, LoadX &&x, bool hasWeight, LoadW &&weight,
+        bool hasBias, LoadB &&bias, T eps, bool centered, Store &&y) {
+  normRow<T>(row, n, x, hasWeight, weight, hasBias, bias, eps, centered, y,
+             [](const NormStats<T> &) {});
 }
 
 /// Layer norm of a row of `n`, with an optional weight and bias.

@@ -201,10 +201,17 @@ FailureOr<KernelAnalysis> KernelRules::run() {
       return make(KernelKind::loss_grad, 0);
     }
   }
-  // A reduction or row op with elementwise ops around it.
+  // A reduction or row op with elementwise ops around it (and, for a
+  // norm, the amp.norm_stats it computes).
+  auto computedStats = [&](Operation *op) {
+    auto stats = dyn_cast<NormStatsOp>(op);
+    return stats && llvm::any_of(ops(), [&](Operation *other) {
+             return stats.isComputedBy(other);
+           });
+  };
   SmallVector<unsigned> roots;
   for (auto [i, op] : llvm::enumerate(ops()))
-    if (!isElementwise(op))
+    if (!isElementwise(op) && !computedStats(op))
       roots.push_back(i);
   if (roots.size() == 1 && isReduction(ops()[roots.front()]))
     return reduction(roots.front());
@@ -353,6 +360,12 @@ FailureOr<KernelAnalysis> KernelRules::rows(unsigned root) {
   for (auto [i, op] : llvm::enumerate(ops())) {
     if (i == root)
       continue;
+    // The statistics the norm computes, which its kernel stores.
+    if (auto stats = dyn_cast<NormStatsOp>(op);
+        stats && stats.isComputedBy(row)) {
+      analysis.roles[i] = KernelRole::member;
+      continue;
+    }
     if (prologue.contains(op)) {
       if (!row->hasTrait<OpTrait::amp::OperandsInLoads>())
         return fail("is no row kernel: '" + row->getName().getStringRef() +

@@ -114,6 +114,76 @@ void duplicateWideningCasts(Block &body) {
   }
 }
 
+/// Writes a norm without weight and bias (the normalised input that a
+/// backward recomputes for a norm's scale gradient) as (x - mean) /
+/// deviation from amp.norm_stats of its input, where a norm of the same
+/// input, epsilon and axis runs before it (the forward's) and only
+/// elementwise ops read it: that norm's row kernel stores the statistics
+/// (groupNormStats), and the subtraction and division run in the loads of
+/// the kernel that reads them (a scale gradient's column sums), so the
+/// normalised tensor is neither computed by a row kernel nor stored. Bit
+/// for bit the norm's result: the same statistics (NormStatsOp), and the
+/// subtraction and division in the same type, f32 or f64 throughout.
+void normalizeFromStats(Block &body) {
+  llvm::DenseMap<Operation *, NormStatsOp> statsOf;
+  for (Operation &op : llvm::make_early_inc_range(body)) {
+    auto layerNorm = dyn_cast<LayerNormOp>(op);
+    auto rmsNorm = dyn_cast<RmsNormOp>(op);
+    if ((!layerNorm || layerNorm.getWeight() || layerNorm.getBias()) &&
+        (!rmsNorm || rmsNorm.getWeight()))
+      continue;
+    Value x = op.getOperand(0);
+    Type element = getElementTypeOrSelf(x.getType());
+    if ((!element.isF32() && !element.isF64()) ||
+        !llvm::all_of(op.getUsers(), isFusibleElementwise))
+      continue;
+    // The norm before it whose statistics these are.
+    NormStatsOp stats;
+    for (Operation *other : x.getUsers()) {
+      if (other == &op || other->getBlock() != &body ||
+          !other->isBeforeInBlock(&op) || !isa<LayerNormOp, RmsNormOp>(other))
+        continue;
+      if (NormStatsOp known = statsOf.lookup(other)) {
+        if (known.getEpsilonAttr() == op.getAttrOfType<FloatAttr>("epsilon") &&
+            known.getCentered() == bool(layerNorm) &&
+            known.getNormalizedAxis() == (layerNorm
+                                              ? layerNorm.getNormalizedAxis()
+                                              : rmsNorm.getNormalizedAxis())) {
+          stats = known;
+          break;
+        }
+        continue;
+      }
+      SmallVector<int64_t> shape(shapeOf(x));
+      int64_t axis = layerNorm ? layerNorm.getNormalizedAxis()
+                               : rmsNorm.getNormalizedAxis();
+      for (size_t d = axis; d < shape.size(); ++d)
+        shape[d] = 1;
+      auto type = RankedTensorType::get(shape, element);
+      OpBuilder builder(other->getBlock(), std::next(other->getIterator()));
+      auto built = builder.create<NormStatsOp>(
+          op.getLoc(), type, type, x, op.getAttrOfType<IntegerAttr>("axis"),
+          op.getAttrOfType<FloatAttr>("epsilon"),
+          layerNorm ? builder.getUnitAttr() : UnitAttr());
+      if (!built.isComputedBy(other)) {
+        built->erase();
+        continue;
+      }
+      statsOf[other] = stats = built;
+      break;
+    }
+    if (!stats)
+      continue;
+    OpBuilder builder(&op);
+    Value normalized =
+        layerNorm ? builder.create<SubOp>(op.getLoc(), x, stats.getMean()) : x;
+    normalized =
+        builder.create<DivOp>(op.getLoc(), normalized, stats.getDeviation());
+    op.getResult(0).replaceAllUsesWith(normalized);
+    op.erase();
+  }
+}
+
 /// Adjacent optimizer updates that can run as one launch over many tensors:
 /// like updates (isLikeUpdate), no update reading another's result, and every
 /// final value (the guard's select, else the update's result) read only after
@@ -252,6 +322,7 @@ public:
   void groupGuardsAndRuns();
   void groupPrologues();
   void groupRowEpilogues();
+  void groupNormStats();
   void groupStoredPrologues();
   void groupLossGradients();
   void groupCastRuns();
@@ -464,6 +535,41 @@ void KernelGrouping::groupRowEpilogues() {
   }
 }
 
+void KernelGrouping::groupNormStats() {
+  // An amp.norm_stats joins the kernel of the norm that computes its
+  // statistics (normalizeFromStats), which stores them from each row's
+  // leading lane, when every reader of them runs after that kernel (where
+  // its last op is, its epilogue grouped already), and every reader of
+  // the kernel's values after the statistics, where they come last.
+  listMembers();
+  for (auto stats : body.getOps<NormStatsOp>()) {
+    for (Operation *norm : stats.getInput().getUsers()) {
+      if (norm->getBlock() != &body || !kernelOf.count(norm) ||
+          !stats.isComputedBy(norm))
+        continue;
+      int64_t kernel = kernelOf.lookup(norm);
+      ArrayRef<Operation *> ops = members.find(kernel)->second;
+      Operation *last = ops.back();
+      if (last->isBeforeInBlock(stats))
+        last = stats;
+      auto after = [&](Operation *user) {
+        Operation *at = body.findAncestorOpInBlock(*user);
+        auto found = kernelOf.find(at);
+        return at && (last->isBeforeInBlock(at) ||
+                      (found != kernelOf.end() && found->second == kernel));
+      };
+      bool readAfter = llvm::all_of(stats->getUsers(), after);
+      for (Operation *member : ops)
+        readAfter &= llvm::all_of(member->getUsers(), after);
+      if (readAfter) {
+        kernelOf[stats] = kernel;
+        listMembers();
+      }
+      break;
+    }
+  }
+}
+
 void KernelGrouping::groupStoredPrologues() {
   // The elementwise kernel that computes a row op's input (its operand 0,
   // of the row op's shape), when others read that value too: the row
@@ -499,7 +605,10 @@ void KernelGrouping::groupStoredPrologues() {
     };
     Operation *last = members.find(rowKernel)->second.back();
     auto afterKernel = [&](Operation *user) {
-      if (user == &op)
+      // The row op, or the statistics its kernel computes of the same row.
+      auto stats = dyn_cast<NormStatsOp>(user);
+      if (user == &op || (stats && stats.isComputedBy(&op) &&
+                          kernelOf.lookup(user) == rowKernel))
         return true;
       auto found = kernelOf.find(user);
       return (found == kernelOf.end() || found->second != rowKernel) &&
@@ -626,6 +735,7 @@ struct FusePass : mlir::amp::impl::AmpFuseBase<FusePass> {
       return signalPassFailure();
     foldBiasAdds(body);
     duplicateWideningCasts(body);
+    normalizeFromStats(body);
     markAttentionViews(body);
     KernelGrouping grouping(body);
     grouping.groupElementwiseChains();
@@ -633,6 +743,7 @@ struct FusePass : mlir::amp::impl::AmpFuseBase<FusePass> {
     grouping.groupGuardsAndRuns();
     grouping.groupPrologues();
     grouping.groupRowEpilogues();
+    grouping.groupNormStats();
     grouping.groupStoredPrologues();
     grouping.groupLossGradients();
     grouping.groupCastRuns();

@@ -37,7 +37,8 @@ enum class KernelRole {
   /// An amp.select that keeps the old state on a skipped step.
   guard,
   /// Another op of the kernel's loop: an elementwise op of a loop, an
-  /// update or a cast of a run, a loss's gradient.
+  /// update or a cast of a run, a loss's gradient, the amp.norm_stats a
+  /// norm's row kernel computes.
   member,
 };
 
