@@ -54,33 +54,26 @@ TEST(CostReportTest, GemmTilesAndWaves) {
   EXPECT_NEAR(getGemmSeconds(small, h100()), 2.0 * 128 * 256 * 2176 / perSm,
               1e-12);
   // A 768 x 768 weight gradient over 65536 rows: too few tiles for the
-  // SMs (36 of 128 x 128, 18 of 128 x 256, ...), so K is split among them
-  // (132 / 36 = 3 ways, 132 / 18 = 7), each slice kept at least 512 deep,
-  // the f32 partials written and read back at 2.95 TB/s; the model takes
-  // the fastest tile.
+  // SMs (18 of 128 x 256), so stream-K deals their K among all 132, each
+  // SM 18 * 65536 / 132 = 8936.7 deep plus two tiles' fixed cost (256),
+  // at 2 * 128 * 256 FLOPs a step: 100.47 us, and the 132 f32 partial
+  // tiles written and read back at 2.95 TB/s: 11.73 us. (A wave of 18
+  // tiles the whole K deep would take 717.7 us; 36 tiles of 128 x 128 at
+  // 0.85 of the rate 122.4 us.)
   KernelCost::Gemm weightGrad{768, 768, 65536};
-  double best = 1e9;
-  for (auto [tm, tn, share] : {std::tuple{128, 256, 1.0},
-                               {256, 128, 1.0},
-                               {128, 128, 0.85},
-                               {128, 64, 0.6},
-                               {64, 128, 0.6},
-                               {64, 64, 0.35}}) {
-    int64_t tiles = ((768 + tm - 1) / tm) * ((768 + tn - 1) / tn);
-    int64_t splits =
-        tiles < 132
-            ? std::max<int64_t>(1, std::min<int64_t>(132 / tiles, 65536 / 512))
-            : 1;
-    int64_t waves = (tiles * splits + 131) / 132;
-    int64_t depth = (65536 + splits - 1) / splits + 128;
-    double seconds = waves * 2.0 * tm * tn * depth / (perSm * share);
-    if (splits > 1)
-      seconds += 2.0 * 4 * tm * tn * tiles * splits / 2.95e12;
-    best = std::min(best, seconds);
-  }
-  EXPECT_NEAR(getGemmSeconds(weightGrad, h100()), best, 1e-12);
-  // About 115 us for its 77.3 GFLOP: 68% of the peak.
-  EXPECT_NEAR(getGemmSeconds(weightGrad, h100()), 115e-6, 1e-6);
+  double streamK = (18.0 * 65536 / 132 + 256) * 2 * 128 * 256 / perSm +
+                   2.0 * 4 * 128 * 256 * 132 / 2.95e12;
+  EXPECT_NEAR(getGemmSeconds(weightGrad, h100()), streamK, 1e-12);
+  EXPECT_NEAR(getGemmSeconds(weightGrad, h100()), 112.2e-6, 0.1e-6);
+  // An MLP's 768 x 3072 weight gradient: 72 tiles, 35746.9 deep each SM:
+  // 393.49 + 11.73 us, 763 TFLOP/s, where a wave of 72 tiles on 132 SMs
+  // would be 717.7 us (and 144 tiles of 128 x 128, two waves, 844 us).
+  KernelCost::Gemm mlpGrad{768, 3072, 65536};
+  EXPECT_NEAR(getGemmSeconds(mlpGrad, h100()),
+              (72.0 * 65536 / 132 + 256) * 2 * 128 * 256 / perSm +
+                  2.0 * 4 * 128 * 256 * 132 / 2.95e12,
+              1e-12);
+  EXPECT_NEAR(getGemmSeconds(mlpGrad, h100()), 405.2e-6, 0.1e-6);
 }
 
 TEST(CostReportTest, UnalignedGemmsAreCharged) {

@@ -114,20 +114,27 @@ static double gemmSeconds(const KernelCost::Gemm &gemm, double peak,
   for (const GemmTile &tile : kGemmTiles) {
     int64_t tiles =
         ceilDiv(gemm.m, tile.m) * ceilDiv(gemm.n, tile.n) * gemm.count;
-    // Too few tiles for the SMs: the reduction dimension is split among
-    // them, each slice at least kMinSliceK deep, the f32 partials written
-    // and read back.
-    int64_t splits = 1;
-    if (tiles < gpu.sms)
-      splits =
-          std::max<int64_t>(1, std::min(gpu.sms / tiles, gemm.k / kMinSliceK));
-    int64_t waves = ceilDiv(tiles * splits, gpu.sms);
-    int64_t depth = ceilDiv(gemm.k, splits) + kTileOverheadK;
-    double seconds = static_cast<double>(waves) * 2.0 * tile.m * tile.n *
-                     static_cast<double>(depth) / (perSm * tile.share);
-    if (splits > 1)
-      seconds += 2.0 * 4 * tile.m * tile.n * static_cast<double>(tiles) *
-                 static_cast<double>(splits) / gpu.achievedBandwidth;
+    double flopsPerDepth = 2.0 * tile.m * tile.n / (perSm * tile.share);
+    // Waves of a tile each SM.
+    double seconds = static_cast<double>(ceilDiv(tiles, gpu.sms)) *
+                     static_cast<double>(gemm.k + kTileOverheadK) *
+                     flopsPerDepth;
+    if (tiles < gpu.sms) {
+      // Too few tiles for the SMs: stream-K deals the tiles' K among
+      // them evenly, each SM's share at least kMinSliceK deep and over
+      // at most two tiles, each paying a tile's fixed cost; the tiles
+      // that SMs share combine their f32 partials, written and read back.
+      int64_t workers =
+          std::clamp<int64_t>(tiles * gemm.k / kMinSliceK, 1, gpu.sms);
+      double depth = static_cast<double>(tiles) * static_cast<double>(gemm.k) /
+                         static_cast<double>(workers) +
+                     2.0 * kTileOverheadK;
+      double streamK = depth * flopsPerDepth;
+      if (workers > tiles)
+        streamK += 2.0 * 4 * tile.m * tile.n * static_cast<double>(workers) /
+                   gpu.achievedBandwidth;
+      seconds = std::min(seconds, streamK);
+    }
     best = std::min(best, seconds);
   }
   return best;
