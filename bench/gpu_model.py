@@ -98,7 +98,8 @@ def main():
     parser.add_argument("--batches", type=int, nargs="+", default=[8, 64])
     parser.add_argument("--computes", nargs="+", default=["bf16", "f16"],
                         choices=("bf16", "f16", "f32"))
-    parser.add_argument("--top", type=int, default=5)
+    parser.add_argument("--top", type=int, default=10,
+                        help="the costliest kernels listed (default 10)")
     parser.add_argument("--record", action="store_true")
     parser.add_argument("--label", default="",
                         help="appended to the recorded files' names")
