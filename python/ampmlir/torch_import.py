@@ -78,6 +78,37 @@ def _element(dtype, torch):
     return table[dtype]
 
 
+# The amp ops without a precision of their own, which amp.precision does
+# not apply to.
+_WITHOUT_PRECISION = {"constant", "cast", "iota", "rng_advance"}
+
+
+def _wrap_with_autocast(torch):
+    """torch.export's operator for a `with torch.autocast(...)` region,
+    or None in a PyTorch without it."""
+    return getattr(getattr(torch.ops, "higher_order", None),
+                   "wrap_with_autocast", None)
+
+
+def _type_colon(line):
+    """The index of the ` : ` before an op's types in `line` (one of
+    _Importer.lines), outside the brackets of its operands and
+    attributes."""
+    depth, quoted = 0, False
+    for i, c in enumerate(line):
+        if quoted:
+            quoted = c != '"' or line[i - 1] == "\\"
+        elif c == '"':
+            quoted = True
+        elif c in "([{<":
+            depth += 1
+        elif c in ")]}>":
+            depth -= 1
+        elif depth == 0 and line.startswith(" : ", i):
+            return i
+    raise AmpError(f"no types in the imported line {line.strip()!r}")
+
+
 def _mlir_string(text):
     """`text` as an MLIR string literal, which reads back as the same
     bytes (UTF-8): quote and backslash escaped, every byte outside
@@ -329,6 +360,9 @@ class _Importer:
         self.unsupported = {}  # ATen op -> [where]
         self.known = {}       # fx node name -> its value, for constants
         self.dropouts = 0     # dropouts in training, each a stream
+        # Why the ops imported now run in f32 (a torch.autocast(
+        # enabled=False) region's place), or None.
+        self.autocast_off = None
         self.orders = {}      # fx graph -> {node: position}, in-place ops
         self.torch_dir = os.path.dirname(torch.__file__)
 
@@ -798,6 +832,8 @@ class _Importer:
             raise AmpError(f"updates {node.args[0].name} in place; only "
                            "batch norm's running statistics are updated by "
                            "the step")
+        if node.target is _wrap_with_autocast(self.torch):
+            return self.import_autocast_region(node, depth)
         if self.fold(node):
             return
         if node.target is operator.getitem:
@@ -825,8 +861,110 @@ class _Importer:
             converted, decomposed = self.decompose(node, depth), True
         if depth == 0:
             self.round_once(first, decomposed)
+        if self.autocast_off:
+            self.pin_f32(first, self.autocast_off)
         if converted is not _NOTHING:
             self.values[node.name] = self.integers_held(node, converted)
+
+    def import_autocast_region(self, node, depth):
+        """A `with torch.autocast(...)` region of the forward
+        (torch.export's wrap_with_autocast: device, dtype, enabled, cache,
+        the region's graph, its inputs), imported in place. With
+        enabled=False its ops are pinned to f32 (pin_f32), as PyTorch runs
+        them in the types they are given, which its recipes cast up to f32
+        first; a region that enables autocast again inside one is the
+        step's autocast."""
+        _, _, enabled, _, submodule, *operands = node.args
+        # An attribute of the module whose graph holds the call (a region
+        # nested in another is one of the outer region's).
+        owner = submodule.graph.owning_module or self.program.graph_module
+        graph = getattr(owner, submodule.target).graph
+        # Where the region is: its first op's line in the model's source.
+        located = [sub for sub in graph.nodes if sub.op == "call_function"
+                   and self.place(sub)[1]]
+        where = self.where(located[0] if located else node)
+        outer = self.autocast_off
+        self.autocast_off = None if enabled else (
+            f"torch.autocast(enabled=False) at {where}")
+        try:
+            placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+            if len(placeholders) != len(operands):
+                raise AmpError(f"{self.where(node)}: an autocast region of "
+                               f"{len(placeholders)} inputs called with "
+                               f"{len(operands)}")
+            for sub in graph.nodes:
+                # Names of their own beside the graph's (a region may be
+                # called more than once).
+                sub.name = f"{node.name}__{sub.name}"
+            for sub, source in zip(placeholders, operands):
+                if not isinstance(source, self.torch.fx.Node):
+                    raise _Unsupported()
+                if source.name in self.values:
+                    self.values[sub.name] = self.values[source.name]
+                if source.name in self.known:
+                    self.known[sub.name] = self.known[source.name]
+            output = None
+            for sub in graph.nodes:
+                if sub.op == "placeholder":
+                    continue
+                if sub.op == "output":
+                    output = sub
+                    break
+                if sub.op == "get_attr" and sub.users and all(
+                        user.target is _wrap_with_autocast(self.torch)
+                        for user in sub.users):
+                    continue  # a region nested in this one
+                if sub.op != "call_function":
+                    raise AmpError(f"{self.where(node)}: cannot import a "
+                                   f"graph node of kind {sub.op} in an "
+                                   "autocast region")
+                try:
+                    self.import_node(sub, depth)
+                except _Unsupported:
+                    op = str(sub.target)
+                    self.unsupported.setdefault(op, []).append(
+                        self.where(sub))
+                    self.values[sub.name] = None
+        finally:
+            self.autocast_off = outer
+
+        def value_of(result):
+            if isinstance(result, (tuple, list)):
+                return tuple(value_of(r) for r in result)
+            if isinstance(result, self.torch.fx.Node):
+                if result.name in self.known:
+                    return self.value(result)
+                return self.values.get(result.name)
+            return result
+
+        results = output.args[0] if output is not None else ()
+        self.values[node.name] = value_of(
+            results if isinstance(results, (tuple, list)) else (results,))
+
+    def pin_f32(self, first, reason):
+        """Keeps the ops of self.lines[first:] in f32 (`amp.precision`,
+        with `amp.precision_reason` saying why, which the autocast report
+        gives), but for those without a precision of their own (constants,
+        casts)."""
+        attribute = (f"amp.precision = f32, amp.precision_reason = "
+                     f"{_mlir_string(reason)}")
+        for i in range(first, len(self.lines)):
+            line = self.lines[i]
+            op = re.match(r"\s*%[\w:]+ = amp\.(\w+)", line)
+            if not op or op.group(1) in _WITHOUT_PRECISION or \
+                    "amp.precision_reason" in line:
+                continue
+            if "{amp.precision = f32}" in line:
+                self.lines[i] = line.replace("{amp.precision = f32}",
+                                             "{" + attribute + "}", 1)
+                continue
+            at = _type_colon(line)
+            head = line[:at]
+            if head.endswith("}"):
+                # Its attributes, to which this one is added.
+                self.lines[i] = head[:-1] + ", " + attribute + line[at - 1:]
+            else:
+                self.lines[i] = head + " {" + attribute + "}" + line[at:]
 
     def round_once(self, first, decomposed):
         """Where one op of PyTorch became several roundings here
@@ -2648,6 +2786,10 @@ def _translate(torch, program, module, input_names, name):
         if node.op == "output":
             output = node
             break
+        if node.op == "get_attr" and node.users and all(
+                user.target is _wrap_with_autocast(torch)
+                for user in node.users):
+            continue  # an autocast region's graph, which its call imports
         if node.op != "call_function":
             raise AmpError(f"cannot import a graph node of kind {node.op}")
         try:

@@ -147,6 +147,22 @@ func.func @precision_on_cast(%x: tensor<4xf32>) -> tensor<4xf16> {
 
 // -----
 
+func.func @precision_reason_alone(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'amp.precision_reason' is a string beside 'amp.precision': why the precision is forced}}
+  %0 = amp.neg %x {amp.precision_reason = "autocast disabled"} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @precision_reason_not_a_string(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'amp.precision_reason' is a string beside 'amp.precision': why the precision is forced}}
+  %0 = amp.neg %x {amp.precision = f32, amp.precision_reason = 3} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 func.func @precision_on_return(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'amp.precision' applies to ops with a precision category}}
   return {amp.precision = f32} %x : tensor<4xf32>

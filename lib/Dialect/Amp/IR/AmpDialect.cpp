@@ -403,6 +403,13 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
                                 "a function";
     return success();
   }
+  if (attribute.getName() == kPrecisionReasonAttrName) {
+    if (!isa<StringAttr>(value) || !op->hasAttr(kPrecisionAttrName))
+      return op->emitError()
+             << "'" << kPrecisionReasonAttrName << "' is a string beside '"
+             << kPrecisionAttrName << "': why the precision is forced";
+    return success();
+  }
   if (attribute.getName() != kPrecisionAttrName)
     return op->emitError() << "unknown amp attribute '"
                            << attribute.getName().getValue() << "'";

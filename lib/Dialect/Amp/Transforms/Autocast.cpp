@@ -280,6 +280,8 @@ LogicalResult FunctionAutocast::classify() {
                << "forces " << type << " but the compute type is " << lowType;
       }
       decision.reason = "forced by " + std::string(kPrecisionAttrName);
+      if (auto why = op->getAttrOfType<StringAttr>(kPrecisionReasonAttrName))
+        decision.reason += " (" + why.str() + ")";
     } else if (decision.category == PrecisionCategory::LowerPrecision) {
       decision.precision = Precision::Low;
       decision.reason = "lower-precision (" + source + ")";

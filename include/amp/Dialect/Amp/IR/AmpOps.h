@@ -32,6 +32,9 @@ namespace mlir::amp {
 /// Discardable op attribute forcing one op's precision in amp-autocast:
 /// `{amp.precision = f32}` or the compute type.
 constexpr llvm::StringLiteral kPrecisionAttrName = "amp.precision";
+/// Why an op's `amp.precision` is forced (the importer's "autocast
+/// disabled at ..."), which amp-autocast's report gives as the reason.
+constexpr llvm::StringLiteral kPrecisionReasonAttrName = "amp.precision_reason";
 
 /// True when every value of `from` is exactly representable in `to`, so a
 /// conversion `from -> to` never rounds (f16/bf16 -> f32 -> f64, or equal).
