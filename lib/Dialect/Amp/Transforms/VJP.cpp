@@ -715,6 +715,195 @@ LogicalResult vjp(MseLossOp op, VJPBuilder &v, Value g, Grads &out) {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Gradient ops (second order)
+//===----------------------------------------------------------------------===//
+//
+// The gradient ops the first-order VJPs emit are differentiable in turn, so
+// that a gradient taken inside a model (a gradient penalty) can be
+// differentiated again. Each is linear in its incoming gradient `g`; the
+// other operand's VJP is the second derivative of the forward op.
+
+/// relu_grad(x, g) = g * [x > 0]: linear in g, flat in x.
+LogicalResult vjp(ReluGradOp op, VJPBuilder &v, Value ct, Grads &out) {
+  out[0] = v.zeros(v.typeOf(op.getInput()));
+  out[1] = v.b.create<ReluGradOp>(v.loc, op.getInput(), ct);
+  return success();
+}
+
+/// gelu_grad(x, g) = g * gelu'(x): d/dg is gelu_grad(x, ct), d/dx is
+/// ct * g * gelu''(x), with gelu''(x) = phi(x) (2 - x^2) for the erf form
+/// and (1 - t^2) (u' - x t u'^2 + x u'' / 2) for the tanh form (t =
+/// tanh(u), u = c (x + a x^3), c = sqrt(2 / pi), a = 0.044715).
+LogicalResult vjp(GeluGradOp op, VJPBuilder &v, Value ct, Grads &out) {
+  Value x = op.getInput();
+  Value x2 = v.mul(x, x);
+  Value second;
+  if (op.getApproximate() == GeluApproximation::tanh) {
+    constexpr double c = 0.7978845608028654, a = 0.044715;
+    Value u = v.mul(v.scalarLike(c, x),
+                    v.add(x, v.mul(v.scalarLike(a, x), v.mul(x2, x))));
+    Value t = v.b.create<TanhOp>(v.loc, u);
+    Value du =
+        v.mul(v.scalarLike(c, x),
+              v.add(v.scalarLike(1.0, x), v.mul(v.scalarLike(3 * a, x), x2)));
+    Value ddu = v.mul(v.scalarLike(6 * a * c, x), x);
+    Value inner = v.add(v.sub(du, v.mul(v.mul(x, t), v.mul(du, du))),
+                        v.mul(v.scalarLike(0.5, x), v.mul(x, ddu)));
+    second = v.mul(v.sub(v.scalarLike(1.0, x), v.mul(t, t)), inner);
+  } else {
+    // phi(x) = exp(-x^2 / 2) / sqrt(2 pi).
+    Value phi =
+        v.mul(v.scalarLike(0.3989422804014327, x),
+              v.b.create<ExpOp>(v.loc, v.mul(v.scalarLike(-0.5, x), x2)));
+    second = v.mul(phi, v.sub(v.scalarLike(2.0, x), x2));
+  }
+  out[0] = v.mul(v.mul(ct, op.getGrad()), second);
+  out[1] = v.b.create<GeluGradOp>(v.loc, x, ct, op.getApproximateAttr());
+  return success();
+}
+
+/// The sum of `value` over `dim`, kept as a dimension of 1.
+static Value sumAlong(VJPBuilder &v, Value value, int64_t dim) {
+  int64_t rank = v.typeOf(value).getRank();
+  return v.sumKeep(value, {(dim % rank + rank) % rank},
+                   v.typeOf(value).getElementType());
+}
+
+/// softmax_grad(y, g) = y (g - sum(g y)): d/dg is softmax_grad(y, ct),
+/// d/dy is ct (g - sum(g y)) - g sum(ct y).
+LogicalResult vjp(SoftmaxGradOp op, VJPBuilder &v, Value ct, Grads &out) {
+  Value y = op.getOutput(), g = op.getGrad();
+  int64_t dim = op.getDim();
+  Value gy = sumAlong(v, v.mul(g, y), dim);
+  Value cty = sumAlong(v, v.mul(ct, y), dim);
+  out[0] = v.sub(v.mul(ct, v.sub(g, gy)), v.mul(g, cty));
+  out[1] = v.b.create<SoftmaxGradOp>(v.loc, y, ct, dim);
+  return success();
+}
+
+/// log_softmax_grad(y, g) = g - exp(y) sum(g): d/dg is ct - sum(ct exp(y)),
+/// d/dy is -ct exp(y) sum(g).
+LogicalResult vjp(LogSoftmaxGradOp op, VJPBuilder &v, Value ct, Grads &out) {
+  Value y = op.getOutput(), g = op.getGrad();
+  int64_t dim = op.getDim();
+  Value e = v.b.create<ExpOp>(v.loc, y);
+  out[0] = v.neg(v.mul(v.mul(ct, e), sumAlong(v, g, dim)));
+  out[1] = v.sub(ct, sumAlong(v, v.mul(ct, e), dim));
+  return success();
+}
+
+/// layer_norm_grad(x, g) (`centered`) and rms_norm_grad(x, g): with n the
+/// normalised elements, mean over them, r = sqrt(mean(d^2) + eps), d = x -
+/// mean(x) (x for RMS), h = d / r, m = mean(g h) and out the op's result,
+/// out = (g [- mean(g)] - h m) / r is symmetric in g, so d/dg is the op
+/// of ct; d/dx is (-h A - m ct [+ m mean(ct)] + 2 m h B) / r^2 - out B / r,
+/// where A = mean(ct (g [- mean(g)])) and B = mean(ct h).
+template <typename GradOp>
+LogicalResult vjpNormGrad(GradOp op, VJPBuilder &v, Value ct, Grads &out,
+                          bool centered) {
+  Value x = op.getInput(), g = op.getGrad();
+  RankedTensorType type = v.typeOf(x);
+  Type element = type.getElementType();
+  SmallVector<int64_t> dims;
+  int64_t n = 1;
+  for (int64_t d = op.getNormalizedAxis(); d < type.getRank(); ++d) {
+    dims.push_back(d);
+    n *= type.getDimSize(d);
+  }
+  Value inverse = v.scalarLike(1.0 / static_cast<double>(n), x);
+  auto mean = [&](Value value) {
+    return v.mul(v.sumKeep(value, dims, element), inverse);
+  };
+  Value d = centered ? v.sub(x, mean(x)) : x;
+  Value r = v.b.create<SqrtOp>(
+      v.loc, v.add(mean(v.mul(d, d)),
+                   v.scalarLike(op.getEpsilon().convertToDouble(), x)));
+  Value h = v.div(d, r);
+  Value m = mean(v.mul(g, h));
+  Value centeredG = centered ? v.sub(g, mean(g)) : g;
+  Value a = mean(v.mul(ct, centeredG));
+  Value bb = mean(v.mul(ct, h));
+  Value inner = v.sub(v.mul(v.mul(v.scalarLike(2.0, x), m), v.mul(h, bb)),
+                      v.add(v.mul(h, a), v.mul(m, ct)));
+  if (centered)
+    inner = v.add(inner, v.mul(m, mean(ct)));
+  Value result = op.getResult();
+  out[0] = v.sub(v.div(inner, v.mul(r, r)), v.div(v.mul(result, bb), r));
+  out[1] =
+      v.b.create<GradOp>(v.loc, x, ct, op.getAxisAttr(), op.getEpsilonAttr());
+  return success();
+}
+LogicalResult vjp(LayerNormGradOp op, VJPBuilder &v, Value ct, Grads &out) {
+  return vjpNormGrad(op, v, ct, out, /*centered=*/true);
+}
+LogicalResult vjp(RmsNormGradOp op, VJPBuilder &v, Value ct, Grads &out) {
+  return vjpNormGrad(op, v, ct, out, /*centered=*/false);
+}
+
+/// cross_entropy_grad(z, y, dl) = s (softmax(z) - onehot(y)) on each row,
+/// s the row's factor (dl, divided by the rows for a mean, or by the rows
+/// that count with ignore_index; 0 on an ignored row): d/dz is s
+/// softmax_grad(softmax(z), ct) on each row, d/d dl the sum of ct times the
+/// op at dl = 1. The labels have none.
+LogicalResult vjp(CrossEntropyGradOp op, VJPBuilder &v, Value ct, Grads &out) {
+  Value logits = op.getLogits(), labels = op.getLabels(), dl = op.getGrad();
+  RankedTensorType type = v.typeOf(logits);
+  RankedTensorType labelType = v.typeOf(labels);
+  Type element = type.getElementType();
+  int64_t classes = type.getRank() - 1;
+  Value p = v.b.create<SoftmaxOp>(v.loc, logits, classes);
+  Value rows = v.b.create<SoftmaxGradOp>(v.loc, p, ct, classes);
+  Value factor = v.castTo(dl, element);
+  std::optional<int64_t> ignored = op.getIgnoreIndex();
+  bool mean = op.getReduction() == LossReduction::mean;
+  SmallVector<int64_t> rowShape(labelType.getShape());
+  rowShape.push_back(1);
+  SmallVector<int64_t> all = llvm::to_vector(
+      llvm::seq<int64_t>(0, static_cast<int64_t>(labelType.getRank())));
+  if (ignored) {
+    auto ignoredValue = v.b.create<ConstantOp>(
+        v.loc, DenseElementsAttr::get(
+                   RankedTensorType::get({}, labelType.getElementType()),
+                   v.b.getIntegerAttr(labelType.getElementType(), *ignored)
+                       .getValue()));
+    Value counted = v.compare(ComparePredicate::ne, labels, ignoredValue);
+    Value mask =
+        v.select(counted, v.scalar(1.0, element), v.scalar(0.0, element));
+    if (mean) {
+      Value count = v.b.create<SumOp>(v.loc, RankedTensorType::get({}, element),
+                                      mask, v.b.getDenseI64ArrayAttr(all),
+                                      UnitAttr(), TypeAttr());
+      factor = v.div(
+          factor, v.b.create<MaximumOp>(v.loc, count, v.scalar(1.0, element)));
+    }
+    factor = v.reshape(v.mul(mask, factor), rowShape);
+  } else if (mean) {
+    factor =
+        v.div(factor, v.scalar(static_cast<double>(labelType.getNumElements()),
+                               element));
+  }
+  out[0] = v.mul(rows, factor);
+  auto unit = v.b.create<CrossEntropyGradOp>(
+      v.loc, logits, labels, v.scalarLike(1.0, dl), op.getReductionAttr(),
+      op.getIgnoreIndexAttr());
+  SmallVector<int64_t> every = llvm::to_vector(
+      llvm::seq<int64_t>(0, static_cast<int64_t>(type.getRank())));
+  out[2] = v.castTo(v.b.create<SumOp>(v.loc, RankedTensorType::get({}, element),
+                                      v.mul(ct, unit),
+                                      v.b.getDenseI64ArrayAttr(every),
+                                      UnitAttr(), TypeAttr()),
+                    v.typeOf(dl).getElementType());
+  return success();
+}
+
+/// embedding_grad(ids, g) adds g's rows into the table's: d/dg gathers
+/// ct's rows back.
+LogicalResult vjp(EmbeddingGradOp op, VJPBuilder &v, Value ct, Grads &out) {
+  out[1] = v.b.create<EmbeddingOp>(v.loc, ct, op.getIndices());
+  return success();
+}
+
 /// The external model: dispatches to the `vjp` overload of OpT.
 template <typename OpT>
 struct VJPModel : DifferentiableOpInterface::ExternalModel<VJPModel<OpT>, OpT> {
@@ -760,6 +949,8 @@ void amp::registerDifferentiableExternalModels(DialectRegistry &registry) {
                Im2colOp, Col2imOp, AvgPool2dOp, AdaptiveAvgPool2dOp,
                MaxPool2dOp, AttentionOp, SumOp, MeanOp, MaxOp, SoftmaxOp,
                LogSoftmaxOp, LayerNormOp, RmsNormOp, BatchNormOp,
-               CrossEntropyOp, MseLossOp>(context);
+               CrossEntropyOp, MseLossOp, ReluGradOp, GeluGradOp, SoftmaxGradOp,
+               LogSoftmaxGradOp, LayerNormGradOp, RmsNormGradOp,
+               CrossEntropyGradOp, EmbeddingGradOp>(context);
   });
 }

@@ -47,10 +47,10 @@ module {
 
 // -----
 
-func.func @no_vjp(%w: tensor<3xf32> {amp.param}) -> tensor<f32> {
-  // expected-error @+1 {{'amp.relu_grad' op has no vector-Jacobian product; amp-autodiff cannot differentiate @no_vjp through it}}
-  %g = amp.relu_grad %w, %w : tensor<3xf32>
-  %l = amp.sum %g dims = [0] : tensor<3xf32> to tensor<f32>
+func.func @no_vjp(%w: tensor<1x1x4x4xf32> {amp.param}, %dy: tensor<1x1x2x2xf32>) -> tensor<f32> {
+  // expected-error @+1 {{'amp.max_pool2d_grad' op has no vector-Jacobian product; amp-autodiff cannot differentiate @no_vjp through it}}
+  %g = amp.max_pool2d_grad %w, %dy {kernel = array<i64: 2, 2>} : tensor<1x1x4x4xf32>, tensor<1x1x2x2xf32> to tensor<1x1x4x4xf32>
+  %l = amp.sum %g dims = [0, 1, 2, 3] : tensor<1x1x4x4xf32> to tensor<f32>
   return %l : tensor<f32>
 }
 
