@@ -81,16 +81,19 @@ AMP_HOST_DEVICE Acc foldReduction(int64_t extent, Acc identity, Load &&load,
         // that a GPU thread has that many loads in flight (the cost
         // report's model counts on it); they are combined in order all the
         // same.
+        // (Counted in whole runs: GCC takes `end - r >= kLoadsAhead` for
+        // a loop that may wrap and warns of it at -O3.)
         Acc block = identity;
-        int64_t r = start;
-        for (; end - r >= kLoadsAhead; r += kLoadsAhead) {
+        const int64_t runs = (end - start) / kLoadsAhead;
+        for (int64_t run = 0; run < runs; ++run) {
+          const int64_t r = start + run * kLoadsAhead;
           std::decay_t<decltype(load(r))> values[kLoadsAhead];
           for (int64_t k = 0; k < kLoadsAhead; ++k)
             values[k] = load(r + k);
           for (int64_t k = 0; k < kLoadsAhead; ++k)
             block = combine(block, values[k]);
         }
-        for (; r < end; ++r)
+        for (int64_t r = start + runs * kLoadsAhead; r < end; ++r)
           block = combine(block, load(r));
         return block;
       },
