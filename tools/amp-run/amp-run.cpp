@@ -12,6 +12,7 @@
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
 #include "amp/Dialect/Amp/IR/StepArguments.h"
 #include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
+#include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "amp/InitAll.h"
 #include "amp/Interpreter/GradCheck.h"
 #include "amp/Interpreter/Interpreter.h"
@@ -497,6 +498,10 @@ int main(int argc, char **argv) {
     return 1;
   // Messages name arguments as the source does (gradcheck: 'w1').
   if (failed(amp::nameArgumentsFromSource(*module, &sourceMgr)))
+    return 1;
+  // Gradients taken inside a function (amp.grad) are its ops and their
+  // vector-Jacobian products, as a training step's pipeline writes them.
+  if (failed(amp::expandGrads(*module)))
     return 1;
 
   func::FuncOp func = selectFunction(*module);

@@ -53,10 +53,11 @@ SmallVector<StringRef> mlir::amp::getOpsWithoutKernel(MLIRContext &context) {
   for (RegisteredOperationName name : context.getRegisteredOperations()) {
     // A view is memory; a matmul starts a GEMM group; a fusion is the
     // group itself and its yield the group's end; a decomposed op is gone
-    // (amp-decompose).
+    // (amp-decompose), and so is an amp.grad (amp-expand-grads).
     if (name.getDialectNamespace() != AmpDialect::getDialectNamespace() ||
         name.hasTrait<OpTrait::amp::MemoryView>() ||
         name.hasTrait<OpTrait::amp::Decomposed>() ||
+        name.getStringRef() == GradOp::getOperationName() ||
         name.getStringRef() == MatmulOp::getOperationName() ||
         name.getStringRef() == FusionOp::getOperationName() ||
         name.getStringRef() == YieldOp::getOperationName())

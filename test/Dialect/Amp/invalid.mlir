@@ -1086,6 +1086,65 @@ func.func @log_softmax_grad_dim(%y: tensor<2x3xf32>) {
 
 // -----
 
+func.func @grad_arguments(%x: tensor<3xf32>) {
+  // expected-error @+1 {{'amp.grad' op has 1 inputs but its region takes 2 arguments}}
+  %0:2 = amp.grad (%x) : (tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>) {
+  ^bb0(%a: tensor<3xf32>, %b: tensor<3xf32>):
+    %s = amp.sum %a dims = [0] : tensor<3xf32> to tensor<f32>
+    amp.yield %s : tensor<f32>
+  }
+  return
+}
+
+// -----
+
+func.func @grad_argument_type(%x: tensor<3xf32>) {
+  // expected-error @+1 {{'amp.grad' op input #0 is 'tensor<3xf32>' but the region's argument #0 is 'tensor<3xf16>'}}
+  %0:2 = amp.grad (%x) : (tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>) {
+  ^bb0(%a: tensor<3xf16>):
+    %s = amp.sum %a dims = [0] : tensor<3xf16> to tensor<f32>
+    amp.yield %s : tensor<f32>
+  }
+  return
+}
+
+// -----
+
+func.func @grad_not_scalar(%x: tensor<3xf32>) {
+  // expected-error @+1 {{'amp.grad' op region must yield one 0-d floating-point value, the one whose gradient it takes}}
+  %0:2 = amp.grad (%x) : (tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  ^bb0(%a: tensor<3xf32>):
+    amp.yield %a : tensor<3xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @grad_results(%x: tensor<3xf32>) {
+  // expected-error @+1 {{'amp.grad' op results must be the yielded value's type, then each input's: ('tensor<f32>', 'tensor<3xf32>'), got ('tensor<f32>')}}
+  %0 = amp.grad (%x) : (tensor<3xf32>) -> (tensor<f32>) {
+  ^bb0(%a: tensor<3xf32>):
+    %s = amp.sum %a dims = [0] : tensor<3xf32> to tensor<f32>
+    amp.yield %s : tensor<f32>
+  }
+  return
+}
+
+// -----
+
+func.func @grad_integer_input(%x: tensor<3xi64>) {
+  // expected-error @+1 {{'amp.grad' op operand #0 must be variadic of}}
+  %0:2 = amp.grad (%x) : (tensor<3xi64>) -> (tensor<f32>, tensor<3xi64>) {
+  ^bb0(%a: tensor<3xi64>):
+    %c = amp.constant dense<1.0> : tensor<f32>
+    amp.yield %c : tensor<f32>
+  }
+  return
+}
+
+// -----
+
 func.func @norm_stats_type(%x: tensor<2x3xbf16>) {
   // expected-error @+1 {{'amp.norm_stats' op computes the statistics of an f32 or f64 input, as a norm computes them, got 'bf16'; cast the input first}}
   %0:2 = amp.norm_stats %x {centered, epsilon = 1.0e-5} : tensor<2x3xbf16> to tensor<2x1xbf16>, tensor<2x1xbf16>
@@ -2065,7 +2124,7 @@ func.func @fusion_isolated(%x: tensor<2xf32>) -> tensor<2xf32> {
 // -----
 
 func.func @yield_outside(%x: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error @+1 {{'amp.yield' op expects parent op 'amp.fusion'}}
+  // expected-error @+1 {{'amp.yield' op expects parent op to be one of 'amp.fusion, amp.grad'}}
   amp.yield %x : tensor<2xf32>
 }
 

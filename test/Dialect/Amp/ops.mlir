@@ -266,6 +266,23 @@ func.func @precision_override(%x: tensor<2xf32>, %m: tensor<2x2xf32>) {
   return
 }
 
+// A gradient taken inside a model: the value its region yields, then the
+// value's gradient with respect to each input.
+// CHECK-LABEL: func.func @grad
+// CHECK: %{{.*}}:3 = amp.grad(%{{.*}}, %{{.*}}) : (tensor<4x3xf32>, tensor<3xf32>) -> (tensor<f32>, tensor<4x3xf32>, tensor<3xf32>) {
+// CHECK-NEXT: ^bb0(%{{.*}}: tensor<4x3xf32>, %{{.*}}: tensor<3xf32>):
+// CHECK: amp.yield %{{.*}} : tensor<f32>
+// GENERIC: "amp.grad"(%{{.*}}, %{{.*}}) ({
+func.func @grad(%x: tensor<4x3xf32>, %w: tensor<3xf32>) -> tensor<4x3xf32> {
+  %0:3 = amp.grad (%x, %w) : (tensor<4x3xf32>, tensor<3xf32>) -> (tensor<f32>, tensor<4x3xf32>, tensor<3xf32>) {
+  ^bb0(%a: tensor<4x3xf32>, %b: tensor<3xf32>):
+    %m = amp.mul %a, %b : tensor<4x3xf32>, tensor<3xf32>
+    %s = amp.sum %m dims = [0, 1] : tensor<4x3xf32> to tensor<f32>
+    amp.yield %s : tensor<f32>
+  }
+  return %0#1 : tensor<4x3xf32>
+}
+
 // A norm's statistics, which amp-fuse computes in a norm's row kernel.
 // CHECK-LABEL: func.func @norm_stats
 // CHECK: amp.norm_stats %{{.*}} {centered, epsilon = 1.000000e-05 : f64} : tensor<2x3x4xf32> to tensor<2x3x1xf32>, tensor<2x3x1xf32>

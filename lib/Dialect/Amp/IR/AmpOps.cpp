@@ -1901,6 +1901,42 @@ Value AllReduceOp::getTiedOperand(unsigned result) {
   return getInputs()[result];
 }
 
+YieldOp GradOp::getYield() {
+  return cast<YieldOp>(getBody().front().getTerminator());
+}
+
+LogicalResult GradOp::verifyRegions() {
+  Block &block = getBody().front();
+  if (block.getNumArguments() != getInputs().size())
+    return emitOpError() << "has " << getInputs().size()
+                         << " inputs but its region takes "
+                         << block.getNumArguments() << " arguments";
+  for (auto [index, input, argument] :
+       llvm::enumerate(getInputs(), block.getArguments()))
+    if (input.getType() != argument.getType())
+      return emitOpError() << "input #" << index << " is " << input.getType()
+                           << " but the region's argument "
+                           << "#" << index << " is " << argument.getType();
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield)
+    return emitOpError("region must end in amp.yield");
+  auto value = yield.getValues().size() == 1
+                   ? dyn_cast<RankedTensorType>(yield.getValues()[0].getType())
+                   : RankedTensorType();
+  if (!value || value.getRank() != 0 || !isa<FloatType>(value.getElementType()))
+    return emitOpError("region must yield one 0-d floating-point value, the "
+                       "one whose gradient it takes");
+  SmallVector<Type> expected{value};
+  llvm::append_range(expected, getInputs().getTypes());
+  if (TypeRange(expected) != getResultTypes()) {
+    InFlightDiagnostic diag = emitOpError(
+        "results must be the yielded value's type, then each input's: (");
+    llvm::interleaveComma(expected, diag);
+    return diag << "), got (" << getResultTypes() << ")";
+  }
+  return success();
+}
+
 YieldOp FusionOp::getYield() {
   return cast<YieldOp>(getBlock().getTerminator());
 }

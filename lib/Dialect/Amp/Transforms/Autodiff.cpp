@@ -21,6 +21,7 @@
 
 namespace mlir::amp {
 #define GEN_PASS_DEF_AMPAUTODIFF
+#define GEN_PASS_DEF_AMPEXPANDGRADS
 #include "amp/Dialect/Amp/Transforms/Passes.h.inc"
 } // namespace mlir::amp
 
@@ -223,10 +224,11 @@ static LogicalResult checkModel(func::FuncOp func, SymbolTable &symbols,
   return success();
 }
 
-/// Builds the vector-Jacobian products of `body`'s ops in reverse, from the
-/// gradients in `grads` (the seed's), for the ops that read an `active`
-/// value, summing each value's contributions into `grads`.
-static LogicalResult propagate(func::FuncOp func, Block &body,
+/// Builds the vector-Jacobian products of `forward`'s ops in reverse, from
+/// the gradients in `grads` (the seed's), for the ops that read an `active`
+/// value, summing each value's contributions into `grads`. `subject` names
+/// what is differentiated in errors ("@f").
+static LogicalResult propagate(StringRef subject, ArrayRef<Operation *> forward,
                                OpBuilder &builder,
                                const llvm::DenseSet<Value> &active,
                                llvm::DenseMap<Value, Value> &grads) {
@@ -241,9 +243,6 @@ static LogicalResult propagate(func::FuncOp func, Block &body,
                                          contribution);
   };
 
-  SmallVector<Operation *> forward;
-  for (Operation &op : body.without_terminator())
-    forward.push_back(&op);
   for (Operation *op : llvm::reverse(forward)) {
     SmallVector<Value> resultGrads;
     bool any = false;
@@ -260,8 +259,8 @@ static LogicalResult propagate(func::FuncOp func, Block &body,
     if (!differentiable)
       return op->emitOpError()
              << "has no vector-Jacobian product; amp-autodiff cannot "
-                "differentiate @"
-             << func.getSymName() << " through it";
+                "differentiate "
+             << subject << " through it";
     SmallVector<Value> operandGrads;
     if (failed(differentiable.buildVJP(builder, resultGrads, operandGrads)))
       return failure();
@@ -328,7 +327,11 @@ static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
           builder.getFloatAttr(seedType.getElementType(), 1.0).getValue()));
   seed->setAttr(AmpDialect::kSeedAttrName, builder.getUnitAttr());
   grads[loss] = seed;
-  if (failed(propagate(func, body, builder, active, grads)))
+  SmallVector<Operation *> forward;
+  for (Operation &op : body.without_terminator())
+    forward.push_back(&op);
+  if (failed(propagate("@" + func.getSymName().str(), forward, builder, active,
+                       grads)))
     return failure();
 
   SmallVector<Value> returned{loss};
@@ -377,6 +380,81 @@ static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
   return success();
 }
 
+/// Writes `grad` as its region's ops, bound to its inputs, and their
+/// vector-Jacobian products from a seed of 1 (expandGrads).
+static LogicalResult expandGrad(GradOp grad) {
+  OpBuilder builder(grad);
+  Location loc = grad.getLoc();
+  Block &block = grad.getBody().front();
+  IRMapping mapping;
+  for (auto [argument, input] :
+       llvm::zip(block.getArguments(), grad.getInputs()))
+    mapping.map(argument, input);
+  SmallVector<Operation *> forward;
+  for (Operation &op : block.without_terminator())
+    forward.push_back(builder.clone(op, mapping));
+  Value value = mapping.lookupOrDefault(grad.getYield().getValues()[0]);
+  // The backward ops come after this one (null: from the block's start).
+  Operation *forwardEnd = grad->getPrevNode();
+
+  // The values that depend on an input through the region's ops.
+  llvm::DenseSet<Value> active(grad.getInputs().begin(),
+                               grad.getInputs().end());
+  for (Operation *op : forward)
+    if (llvm::any_of(op->getOperands(),
+                     [&](Value v) { return active.contains(v); }))
+      for (Value result : op->getResults())
+        if (isFloatTensor(result.getType()))
+          active.insert(result);
+  auto seedType = cast<RankedTensorType>(value.getType());
+  llvm::DenseMap<Value, Value> grads;
+  grads[value] = builder.create<ConstantOp>(
+      loc,
+      DenseElementsAttr::get(
+          seedType,
+          builder.getFloatAttr(seedType.getElementType(), 1.0).getValue()));
+  if (failed(propagate("the region of an amp.grad", forward, builder, active,
+                       grads)))
+    return failure();
+  SmallVector<Value> results{value};
+  for (Value input : grad.getInputs()) {
+    Value g = grads.lookup(input);
+    if (!g) {
+      // The value does not depend on this input.
+      auto type = cast<RankedTensorType>(input.getType());
+      g = builder.create<ConstantOp>(
+          loc,
+          DenseElementsAttr::get(
+              type,
+              builder.getFloatAttr(type.getElementType(), 0.0).getValue()));
+    }
+    results.push_back(g);
+  }
+  grad.replaceAllUsesWith(results);
+  // The products of values that needed none (a captured value's), from
+  // the last back.
+  Operation *last = grad->getPrevNode();
+  grad.erase();
+  for (Operation *op = last; op && op != forwardEnd;) {
+    Operation *previous = op->getPrevNode();
+    if (op->use_empty() && isPure(op))
+      op->erase();
+    op = previous;
+  }
+  return success();
+}
+
+LogicalResult amp::expandGrads(Operation *root) {
+  // Innermost first: a post-order walk reaches a region's amp.grad before
+  // the one that holds it.
+  SmallVector<GradOp> grads;
+  root->walk([&](GradOp grad) { grads.push_back(grad); });
+  for (GradOp grad : grads)
+    if (failed(expandGrad(grad)))
+      return failure();
+  return success();
+}
+
 FailureOr<SmallVector<func::FuncOp>>
 amp::findModelFunctions(ModuleOp module, StringRef functionName,
                         StringRef pass) {
@@ -413,6 +491,9 @@ struct AmpAutodiffPass
     // @f_grad keeps the names of @f's arguments.
     if (failed(nameArgumentsFromSource(module)))
       return signalPassFailure();
+    // Gradients taken inside the model are its ops from here on.
+    if (failed(expandGrads(module)))
+      return signalPassFailure();
     SymbolTable symbols(module);
     FailureOr<SmallVector<func::FuncOp>> targets =
         findModelFunctions(module, functionName, "amp-autodiff");
@@ -427,6 +508,15 @@ struct AmpAutodiffPass
       if (failed(differentiate(func, symbols)))
         return signalPassFailure();
     }
+  }
+};
+} // namespace
+
+namespace {
+struct AmpExpandGradsPass : amp::impl::AmpExpandGradsBase<AmpExpandGradsPass> {
+  void runOnOperation() override {
+    if (failed(expandGrads(getOperation())))
+      signalPassFailure();
   }
 };
 } // namespace

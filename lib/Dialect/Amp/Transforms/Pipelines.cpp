@@ -159,8 +159,10 @@ LogicalResult amp::buildTrainStepPipeline(
   if (options.weightDecay.hasValue() && options.weightDecay == -1.0)
     return errorHandler("amp-train-step: weight-decay must be non-negative "
                         "and finite, got -1");
-  // The names first: the step's tensors are called by them.
+  // The names first: the step's tensors are called by them. Gradients
+  // taken inside the model are its ops before anything casts them.
   pm.addPass(createAmpNameArguments());
+  pm.addPass(createAmpExpandGrads());
   addAutocast(pm, options, /*reports=*/true);
   AmpAutodiffOptions autodiff;
   autodiff.functionName = options.function;
@@ -207,6 +209,7 @@ void amp::buildEvaluationPipeline(OpPassManager &pm,
                                   const TrainStepPipelineOptions &options,
                                   ArrayRef<std::string> outputs) {
   pm.addPass(createAmpNameArguments());
+  pm.addPass(createAmpExpandGrads());
   AmpEvaluationOptions evaluation;
   evaluation.functionName = options.function;
   evaluation.outputs = outputs;

@@ -1879,9 +1879,52 @@ def Amp_FusionOp : Op<Amp_Dialect, "fusion",
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Gradients inside a model
+//===----------------------------------------------------------------------===//
+
+def Amp_GradOp : Op<Amp_Dialect, "grad", [RecursiveMemoryEffects]> {
+  let summary = "the gradient of a scalar with respect to values, in a model";
+  let description = [{
+    Computes the 0-d floating-point value its region yields from its block
+    arguments, bound to the operands, and that value's gradient with
+    respect to each operand: the results are the value, then one gradient
+    per operand, of its type (`torch.autograd.grad(value, inputs,
+    create_graph=True)`). Values the region reads from around it are
+    constants of the gradient; an operand given twice gets the whole
+    gradient in both places.
+
+    `amp-expand-grads` (the first pass of a training step's pipeline,
+    and what amp-run does before it runs a function) writes the region's
+    ops in its place with their vector-Jacobian products from a seed of 1,
+    so that amp-autocast casts them and amp-autodiff differentiates them
+    again, as any op: a gradient penalty `loss + |grad|^2` trains.
+
+    ```mlir
+    %inner, %gx = amp.grad (%x) : (tensor<4x8xf32>) -> (tensor<f32>, tensor<4x8xf32>) {
+    ^bb0(%a: tensor<4x8xf32>):
+      %y = amp.matmul %a, %w : tensor<4x8xf32>, tensor<8x2xf32> to tensor<4x2xf32>
+      %s = amp.sum %y dims = [0, 1] : tensor<4x2xf32> to tensor<f32>
+      amp.yield %s : tensor<f32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Amp_FloatTensor>:$inputs);
+  let results = (outs Variadic<Amp_FloatTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $inputs `)` attr-dict `:` functional-type($inputs, $results) $body
+  }];
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The region's terminator (the verifier checked it is an amp.yield).
+    YieldOp getYield();
+  }];
+}
+
 def Amp_YieldOp : Op<Amp_Dialect, "yield",
-    [Pure, Terminator, HasParent<"FusionOp">]> {
-  let summary = "the values an amp.fusion hands on";
+    [Pure, Terminator, ParentOneOf<["FusionOp", "GradOp"]>]> {
+  let summary = "the values an amp.fusion hands on, or an amp.grad's value";
   let arguments = (ins Variadic<AnyRankedTensor>:$values);
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
 }

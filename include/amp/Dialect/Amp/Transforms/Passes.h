@@ -23,6 +23,10 @@ namespace mlir::amp {
 /// options and C++ builders are in Pipelines.h).
 void registerAmpPipelines();
 
+/// Writes every amp.grad under `root` (innermost first) as its region's
+/// ops followed by their vector-Jacobian products (--amp-expand-grads).
+LogicalResult expandGrads(Operation *root);
+
 /// The model functions that `pass` (amp-autodiff, amp-evaluation) derives
 /// from: the one named `functionName`, or else every function with a body
 /// and an amp.param argument that no pass derived (no amp.gradient_of or

@@ -144,6 +144,36 @@ def AmpAutocast : Pass<"amp-autocast", "mlir::ModuleOp"> {
   ];
 }
 
+def AmpExpandGrads : Pass<"amp-expand-grads", "mlir::ModuleOp"> {
+  let summary = "Write each amp.grad as its ops and their gradient";
+  let description = [{
+    Replaces every `amp.grad` (innermost first) by the ops of its region,
+    bound to its inputs, followed by their vector-Jacobian products from a
+    seed of 1, as amp-autodiff builds them: its value is the yielded one,
+    each gradient the sum of its input's contributions (zeros where the
+    value does not depend on it). The model is then plain ops, which
+    amp-autocast casts and amp-autodiff differentiates again: the training
+    pipeline runs this pass first, and amp-run before it interprets a
+    function.
+
+    ```mlir
+    %v, %gx = amp.grad (%x) : (tensor<4xf32>) -> (tensor<f32>, tensor<4xf32>) {
+    ^bb0(%a: tensor<4xf32>):
+      %r = amp.relu %a : tensor<4xf32>
+      %s = amp.sum %r dims = [0] : tensor<4xf32> to tensor<f32>
+      amp.yield %s : tensor<f32>
+    }
+    // becomes
+    %r = amp.relu %x : tensor<4xf32>
+    %v = amp.sum %r dims = [0] : tensor<4xf32> to tensor<f32>
+    %one = amp.constant dense<1.0> : tensor<f32>
+    ...
+    %gx = amp.relu_grad %x, %... : tensor<4xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::amp::AmpDialect"];
+}
+
 def AmpAutodiff : Pass<"amp-autodiff", "mlir::ModuleOp"> {
   let summary = "Derive the gradient function of a scalar loss by reverse mode";
   let description = [{
