@@ -90,6 +90,13 @@ def _wrap_with_autocast(torch):
                    "wrap_with_autocast", None)
 
 
+def _is_region_graph(node, torch):
+    """Whether `node` fetches the graph of autocast regions: a get_attr
+    read only by wrap_with_autocast calls, which import it."""
+    return node.op == "get_attr" and bool(node.users) and all(
+        user.target is _wrap_with_autocast(torch) for user in node.users)
+
+
 def _type_colon(line):
     """The index of the ` : ` before an op's types in `line` (one of
     _Importer.lines), outside the brackets of its operands and
@@ -910,9 +917,7 @@ class _Importer:
                 if sub.op == "output":
                     output = sub
                     break
-                if sub.op == "get_attr" and sub.users and all(
-                        user.target is _wrap_with_autocast(self.torch)
-                        for user in sub.users):
+                if _is_region_graph(sub, self.torch):
                     continue  # a region nested in this one
                 if sub.op != "call_function":
                     raise AmpError(f"{self.where(node)}: cannot import a "
@@ -2786,9 +2791,7 @@ def _translate(torch, program, module, input_names, name):
         if node.op == "output":
             output = node
             break
-        if node.op == "get_attr" and node.users and all(
-                user.target is _wrap_with_autocast(torch)
-                for user in node.users):
+        if _is_region_graph(node, torch):
             continue  # an autocast region's graph, which its call imports
         if node.op != "call_function":
             raise AmpError(f"cannot import a graph node of kind {node.op}")

@@ -137,6 +137,12 @@ void normalizeFromStats(Block &body) {
     if ((!element.isF32() && !element.isF64()) ||
         !llvm::all_of(op.getUsers(), isFusibleElementwise))
       continue;
+    FloatAttr epsilon =
+        layerNorm ? layerNorm.getEpsilonAttr() : rmsNorm.getEpsilonAttr();
+    IntegerAttr axisAttr =
+        layerNorm ? layerNorm.getAxisAttr() : rmsNorm.getAxisAttr();
+    int64_t axis =
+        layerNorm ? layerNorm.getNormalizedAxis() : rmsNorm.getNormalizedAxis();
     // The norm before it whose statistics these are.
     NormStatsOp stats;
     for (Operation *other : x.getUsers()) {
@@ -144,26 +150,21 @@ void normalizeFromStats(Block &body) {
           !other->isBeforeInBlock(&op) || !isa<LayerNormOp, RmsNormOp>(other))
         continue;
       if (NormStatsOp known = statsOf.lookup(other)) {
-        if (known.getEpsilonAttr() == op.getAttrOfType<FloatAttr>("epsilon") &&
+        if (known.getEpsilonAttr() == epsilon &&
             known.getCentered() == bool(layerNorm) &&
-            known.getNormalizedAxis() == (layerNorm
-                                              ? layerNorm.getNormalizedAxis()
-                                              : rmsNorm.getNormalizedAxis())) {
+            known.getNormalizedAxis() == axis) {
           stats = known;
           break;
         }
         continue;
       }
       SmallVector<int64_t> shape(shapeOf(x));
-      int64_t axis = layerNorm ? layerNorm.getNormalizedAxis()
-                               : rmsNorm.getNormalizedAxis();
       for (size_t d = axis; d < shape.size(); ++d)
         shape[d] = 1;
       auto type = RankedTensorType::get(shape, element);
       OpBuilder builder(other->getBlock(), std::next(other->getIterator()));
       auto built = builder.create<NormStatsOp>(
-          op.getLoc(), type, type, x, op.getAttrOfType<IntegerAttr>("axis"),
-          op.getAttrOfType<FloatAttr>("epsilon"),
+          op.getLoc(), type, type, x, axisAttr, epsilon,
           layerNorm ? builder.getUnitAttr() : UnitAttr());
       if (!built.isComputedBy(other)) {
         built->erase();
