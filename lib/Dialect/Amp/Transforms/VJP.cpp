@@ -84,6 +84,26 @@ struct VJPBuilder {
     return op.getResult();
   }
 
+  /// The sum of every element of `value`, a 0-d tensor of `element`.
+  Value sumAll(Value value, Type element) {
+    SmallVector<int64_t> all = llvm::to_vector(
+        llvm::seq<int64_t>(0, static_cast<int64_t>(typeOf(value).getRank())));
+    return b.create<SumOp>(loc, RankedTensorType::get({}, element), value,
+                           b.getDenseI64ArrayAttr(all), UnitAttr(), TypeAttr());
+  }
+
+  /// 1 in `element` where a label is not `ignored`, 0 where it is: the rows
+  /// a cross-entropy counts.
+  Value countedRows(Value labels, int64_t ignored, Type element) {
+    Type integer = typeOf(labels).getElementType();
+    auto ignoredValue = b.create<ConstantOp>(
+        loc,
+        DenseElementsAttr::get(RankedTensorType::get({}, integer),
+                               b.getIntegerAttr(integer, ignored).getValue()));
+    Value counted = compare(ComparePredicate::ne, labels, ignoredValue);
+    return select(counted, scalar(1.0, element), scalar(0.0, element));
+  }
+
   /// The gradient of a value of type `target` that was broadcast to the
   /// shape of `grad`: summed over the broadcast dimensions.
   Value unbroadcast(Value grad, RankedTensorType target) {
@@ -675,21 +695,8 @@ LogicalResult vjp(CrossEntropyOp op, VJPBuilder &v, Value g, Grads &out) {
     // The mean over the rows that count, as g / max(count, 1) on a summed
     // gradient: the count is a reduction of its own, so the gradient's
     // row kernel needs no pass over every label.
-    RankedTensorType labels = v.typeOf(op.getLabels());
     Type f32 = v.b.getF32Type();
-    auto ignoredValue = v.b.create<ConstantOp>(
-        v.loc,
-        DenseElementsAttr::get(
-            RankedTensorType::get({}, labels.getElementType()),
-            v.b.getIntegerAttr(labels.getElementType(), *ignored).getValue()));
-    Value counts =
-        v.compare(ComparePredicate::ne, op.getLabels(), ignoredValue);
-    Value ones = v.select(counts, v.scalar(1.0, f32), v.scalar(0.0, f32));
-    SmallVector<int64_t> all = llvm::to_vector(
-        llvm::seq<int64_t>(0, static_cast<int64_t>(labels.getRank())));
-    Value count = v.b.create<SumOp>(v.loc, RankedTensorType::get({}, f32), ones,
-                                    v.b.getDenseI64ArrayAttr(all), UnitAttr(),
-                                    TypeAttr());
+    Value count = v.sumAll(v.countedRows(op.getLabels(), *ignored, f32), f32);
     Value atLeastOne = v.b.create<MaximumOp>(v.loc, count, v.scalar(1.0, f32));
     Type gradElement = v.typeOf(g).getElementType();
     g = v.castTo(v.div(v.castTo(g, f32), atLeastOne), gradElement);
@@ -859,21 +866,10 @@ LogicalResult vjp(CrossEntropyGradOp op, VJPBuilder &v, Value ct, Grads &out) {
   bool mean = op.getReduction() == LossReduction::mean;
   SmallVector<int64_t> rowShape(labelType.getShape());
   rowShape.push_back(1);
-  SmallVector<int64_t> all = llvm::to_vector(
-      llvm::seq<int64_t>(0, static_cast<int64_t>(labelType.getRank())));
   if (ignored) {
-    auto ignoredValue = v.b.create<ConstantOp>(
-        v.loc, DenseElementsAttr::get(
-                   RankedTensorType::get({}, labelType.getElementType()),
-                   v.b.getIntegerAttr(labelType.getElementType(), *ignored)
-                       .getValue()));
-    Value counted = v.compare(ComparePredicate::ne, labels, ignoredValue);
-    Value mask =
-        v.select(counted, v.scalar(1.0, element), v.scalar(0.0, element));
+    Value mask = v.countedRows(labels, *ignored, element);
     if (mean) {
-      Value count = v.b.create<SumOp>(v.loc, RankedTensorType::get({}, element),
-                                      mask, v.b.getDenseI64ArrayAttr(all),
-                                      UnitAttr(), TypeAttr());
+      Value count = v.sumAll(mask, element);
       factor = v.div(
           factor, v.b.create<MaximumOp>(v.loc, count, v.scalar(1.0, element)));
     }
@@ -887,12 +883,7 @@ LogicalResult vjp(CrossEntropyGradOp op, VJPBuilder &v, Value ct, Grads &out) {
   auto unit = v.b.create<CrossEntropyGradOp>(
       v.loc, logits, labels, v.scalarLike(1.0, dl), op.getReductionAttr(),
       op.getIgnoreIndexAttr());
-  SmallVector<int64_t> every = llvm::to_vector(
-      llvm::seq<int64_t>(0, static_cast<int64_t>(type.getRank())));
-  out[2] = v.castTo(v.b.create<SumOp>(v.loc, RankedTensorType::get({}, element),
-                                      v.mul(ct, unit),
-                                      v.b.getDenseI64ArrayAttr(every),
-                                      UnitAttr(), TypeAttr()),
+  out[2] = v.castTo(v.sumAll(v.mul(ct, unit), element),
                     v.typeOf(dl).getElementType());
   return success();
 }
