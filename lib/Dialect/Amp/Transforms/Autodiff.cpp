@@ -230,7 +230,7 @@ static LogicalResult checkModel(func::FuncOp func, SymbolTable &symbols,
 /// what is differentiated in errors ("@f").
 static LogicalResult propagate(StringRef subject, ArrayRef<Operation *> forward,
                                OpBuilder &builder,
-                               const llvm::DenseSet<Value> &active,
+                               llvm::DenseSet<Value> &active,
                                llvm::DenseMap<Value, Value> &grads) {
   auto accumulate = [&](Value value, Value contribution) {
     auto [it, inserted] = grads.try_emplace(value, contribution);
@@ -256,11 +256,44 @@ static LogicalResult propagate(StringRef subject, ArrayRef<Operation *> forward,
     if (!any || !feedsParams)
       continue;
     auto differentiable = dyn_cast<DifferentiableOpInterface>(op);
-    if (!differentiable)
+    if (!differentiable) {
+      // A gradient op without a closed-form VJP is written as
+      // differentiable steps in its place, which are differentiated
+      // instead.
+      Operation *previous = op->getPrevNode();
+      Block *block = op->getBlock();
+      if (std::optional<SmallVector<Value, 3>> steps =
+              writeDifferentiableSteps(op)) {
+        SmallVector<Operation *> written;
+        for (Operation *step = previous ? previous->getNextNode()
+                                        : &block->front();
+             step != op; step = step->getNextNode())
+          written.push_back(step);
+        for (Operation *step : written)
+          if (llvm::any_of(step->getOperands(),
+                           [&](Value v) { return active.contains(v); }))
+            for (Value result : step->getResults())
+              if (isFloatTensor(result.getType()))
+                active.insert(result);
+        for (auto [result, value] : llvm::zip(op->getResults(), *steps)) {
+          if (result.use_empty())
+            continue;
+          result.replaceAllUsesWith(value);
+          if (Value g = grads.lookup(result)) {
+            grads.erase(result);
+            accumulate(value, g);
+          }
+        }
+        op->erase();
+        if (failed(propagate(subject, written, builder, active, grads)))
+          return failure();
+        continue;
+      }
       return op->emitOpError()
              << "has no vector-Jacobian product; amp-autodiff cannot "
                 "differentiate "
              << subject << " through it";
+    }
     SmallVector<Value> operandGrads;
     if (failed(differentiable.buildVJP(builder, resultGrads, operandGrads)))
       return failure();

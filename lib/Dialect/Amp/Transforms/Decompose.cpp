@@ -12,6 +12,7 @@
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/Backend.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
+#include "amp/Dialect/Amp/Transforms/VJP.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -349,8 +350,9 @@ static void decompose(BatchNormOp op) {
 /// names, each an amp op in the statistics' type A: the normalised input
 /// recomputed as the forward computes it (from the batch's statistics when
 /// training, the running ones otherwise), the input's gradient, and the
-/// parameters' sums where they are used.
-static void decompose(BatchNormGradOp op) {
+/// parameters' sums where `all` or they are used. Returns the values of
+/// the op's three results (null for a sum not written).
+static SmallVector<Value, 3> batchNormGradSteps(BatchNormGradOp op, bool all) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   auto inputType = cast<RankedTensorType>(op.getInput().getType());
@@ -402,17 +404,177 @@ static void decompose(BatchNormGradOp op) {
   dx = b.create<DivOp>(loc, dx, deviation);
   if (inputType.getElementType() != acc)
     dx = b.create<CastOp>(loc, inputType, dx);
-  op.getInputGrad().replaceAllUsesWith(dx);
   auto channelSum = [&](Value value, Type type) -> Value {
     return b.create<SumOp>(loc, type, value, dims, UnitAttr(), TypeAttr());
   };
-  if (!op.getScaleGrad().use_empty())
-    op.getScaleGrad().replaceAllUsesWith(
-        channelSum(mul(grad, xhat), op.getScaleGrad().getType()));
-  if (!op.getBiasGrad().use_empty())
-    op.getBiasGrad().replaceAllUsesWith(
-        channelSum(grad, op.getBiasGrad().getType()));
+  SmallVector<Value, 3> results{dx, Value(), Value()};
+  if (all || !op.getScaleGrad().use_empty())
+    results[1] = channelSum(mul(grad, xhat), op.getScaleGrad().getType());
+  if (all || !op.getBiasGrad().use_empty())
+    results[2] = channelSum(grad, op.getBiasGrad().getType());
+  return results;
+}
+
+static void decompose(BatchNormGradOp op) {
+  SmallVector<Value, 3> steps = batchNormGradSteps(op, /*all=*/false);
+  for (auto [result, step] : llvm::zip(op->getResults(), steps))
+    if (step)
+      result.replaceAllUsesWith(step);
   op.erase();
+}
+
+/// amp.max_pool2d_grad as differentiable steps: each window's columns
+/// (amp.im2col, the padding at -inf), a one-hot of the first maximum in
+/// (kh, kw) order (amprt::windowArgmax's choice for windows without NaN),
+/// the gradient spread on it, summed back by amp.col2im, which rounds
+/// once.
+static Value maxPoolGradSteps(MaxPool2dGradOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto inputType = cast<RankedTensorType>(op.getInput().getType());
+  auto gradType = cast<RankedTensorType>(op.getGrad().getType());
+  Type element = inputType.getElementType();
+  ArrayRef<int64_t> in = inputType.getShape(), y = gradType.getShape();
+  // The pooling's window in full: its strides default to its kernel,
+  // amp.im2col's to 1.
+  Conv2dWindow pooling = op.getWindow();
+  int64_t window = pooling.kernel[0] * pooling.kernel[1],
+          positions = y[2] * y[3];
+  DenseI64ArrayAttr kernelAttr = b.getDenseI64ArrayAttr(pooling.kernel),
+                    stridesAttr = b.getDenseI64ArrayAttr(pooling.strides),
+                    paddingAttr = b.getDenseI64ArrayAttr(pooling.padding),
+                    dilationsAttr = b.getDenseI64ArrayAttr(pooling.dilations);
+  auto scalar = [&](double value, Type type) -> Value {
+    return b.create<ConstantOp>(
+        loc, DenseElementsAttr::get(RankedTensorType::get({}, type),
+                                    b.getFloatAttr(type, value).getValue()));
+  };
+  auto columns = [&](Value image, ArrayRef<int64_t> shape) {
+    auto type = cast<RankedTensorType>(image.getType());
+    Value cols = b.create<Im2colOp>(
+        loc,
+        RankedTensorType::get({shape[0], shape[1] * window, positions},
+                              type.getElementType()),
+        image, kernelAttr, stridesAttr, paddingAttr, dilationsAttr);
+    return reshape(b, loc, cols, {shape[0], shape[1], window, positions});
+  };
+  Value cols = columns(op.getInput(), in);
+  if (llvm::any_of(pooling.padding, [](int64_t p) { return p != 0; })) {
+    // The padding's zeros would win over negative windows: -inf there.
+    auto plane = RankedTensorType::get({1, 1, in[2], in[3]}, element);
+    Value ones = b.create<ConstantOp>(
+        loc,
+        DenseElementsAttr::get(plane, b.getFloatAttr(element, 1.0).getValue()));
+    Value inside = b.create<CompareOp>(
+        loc, ComparePredicate::ne, columns(ones, {1, 1}), scalar(0.0, element));
+    cols = b.create<SelectOp>(
+        loc, inside, cols,
+        scalar(-std::numeric_limits<double>::infinity(), element));
+  }
+  auto keptType = RankedTensorType::get({in[0], in[1], 1, positions}, element);
+  Value maxima = b.create<MaxOp>(loc, keptType, cols,
+                                 b.getDenseI64ArrayAttr({2}), b.getUnitAttr());
+  Value isMax = b.create<CompareOp>(loc, ComparePredicate::eq, cols, maxima);
+  // The first maximum: the least offset among the maximal ones, as
+  // -max(-offset) over the window, in f32 (offsets are exact there).
+  Type f32 = b.getF32Type();
+  Value offset =
+      b.create<IotaOp>(loc, RankedTensorType::get({1, 1, window, 1}, f32), 2);
+  Value candidate =
+      b.create<SelectOp>(loc, isMax, b.create<NegOp>(loc, offset).getResult(),
+                         scalar(-static_cast<double>(window), f32));
+  Value first = b.create<MaxOp>(
+      loc, RankedTensorType::get({in[0], in[1], 1, positions}, f32), candidate,
+      b.getDenseI64ArrayAttr({2}), b.getUnitAttr());
+  Value chosen =
+      b.create<CompareOp>(loc, ComparePredicate::eq,
+                          b.create<NegOp>(loc, offset).getResult(), first);
+  Value spread = b.create<SelectOp>(
+      loc, chosen, reshape(b, loc, op.getGrad(), {in[0], in[1], 1, positions}),
+      scalar(0.0, gradType.getElementType()));
+  Value result = b.create<Col2imOp>(
+      loc, inputType.clone(gradType.getElementType()),
+      reshape(b, loc, spread, {in[0], in[1] * window, positions}), kernelAttr,
+      stridesAttr, paddingAttr, dilationsAttr);
+  if (gradType.getElementType() != element)
+    result = b.create<CastOp>(loc, inputType, result);
+  return result;
+}
+
+/// amp.attention_grad as differentiable steps in f32 (f64 for f64): the
+/// probabilities p = softmax(scale q k^T) (masked to keys j <= i when
+/// causal), dv = p^T g, ds = softmax_grad(p, g v^T) scale, dq = ds k and
+/// dk = ds^T q, each rounded once to the operands' type. They keep the
+/// [B, H, T, S] probabilities that the fused op recomputes.
+static SmallVector<Value, 3> attentionGradSteps(AttentionGradOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto queryType = cast<RankedTensorType>(op.getQuery().getType());
+  auto keyType = cast<RankedTensorType>(op.getKey().getType());
+  auto valueType = cast<RankedTensorType>(op.getValue().getType());
+  Type acc =
+      getDefaultAccumulatorType(cast<FloatType>(queryType.getElementType()));
+  auto wide = [&](Value value) -> Value {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getElementType() == acc)
+      return value;
+    return b.create<CastOp>(loc, type.clone(acc), value);
+  };
+  auto narrow = [&](Value value, RankedTensorType type) -> Value {
+    if (type.getElementType() == acc)
+      return value;
+    return b.create<CastOp>(loc, type, value);
+  };
+  auto scalar = [&](double value) -> Value {
+    return b.create<ConstantOp>(
+        loc, DenseElementsAttr::get(RankedTensorType::get({}, acc),
+                                    b.getFloatAttr(acc, value).getValue()));
+  };
+  ArrayRef<int64_t> q = queryType.getShape(), k = keyType.getShape();
+  int64_t rank = queryType.getRank();
+  SmallVector<int64_t> scoresShape(q.drop_back());
+  scoresShape.push_back(k[rank - 2]);
+  auto scoresType = RankedTensorType::get(scoresShape, acc);
+  auto matmul = [&](RankedTensorType type, Value lhs, Value rhs, bool lhsT,
+                    bool rhsT) -> Value {
+    return b.create<MatmulOp>(loc, type.clone(acc), lhs, rhs,
+                              lhsT ? b.getUnitAttr() : UnitAttr(),
+                              rhsT ? b.getUnitAttr() : UnitAttr(),
+                              TypeAttr::get(acc), /*bias=*/Value());
+  };
+  Value query = wide(op.getQuery()), key = wide(op.getKey()),
+        value = wide(op.getValue()), grad = wide(op.getGrad());
+  Value scale = scalar(op.getScaleOrDefault());
+  Value scores =
+      b.create<MulOp>(loc, matmul(scoresType, query, key, false, true), scale);
+  if (op.getCausal()) {
+    int64_t t = q[rank - 2], s = k[rank - 2];
+    auto positions = RankedTensorType::get({t, s}, b.getI64Type());
+    Value row = b.create<IotaOp>(loc, positions, 0);
+    Value column = b.create<IotaOp>(loc, positions, 1);
+    Value visible = b.create<CompareOp>(loc, ComparePredicate::ge, row, column);
+    scores = b.create<SelectOp>(
+        loc, visible, scores, scalar(-std::numeric_limits<double>::infinity()));
+  }
+  Value p = b.create<SoftmaxOp>(loc, scores, rank - 1);
+  Value dv = matmul(valueType, p, grad, true, false);
+  Value dp = matmul(scoresType, grad, value, false, true);
+  Value ds = b.create<MulOp>(
+      loc, b.create<SoftmaxGradOp>(loc, p, dp, rank - 1).getResult(), scale);
+  Value dq = matmul(queryType, ds, key, false, false);
+  Value dk = matmul(keyType, ds, query, true, false);
+  return {narrow(dq, queryType), narrow(dk, keyType), narrow(dv, valueType)};
+}
+
+std::optional<SmallVector<Value, 3>>
+amp::writeDifferentiableSteps(Operation *op) {
+  if (auto grad = dyn_cast<BatchNormGradOp>(op))
+    return batchNormGradSteps(grad, /*all=*/true);
+  if (auto grad = dyn_cast<MaxPool2dGradOp>(op))
+    return SmallVector<Value, 3>{maxPoolGradSteps(grad)};
+  if (auto grad = dyn_cast<AttentionGradOp>(op))
+    return attentionGradSteps(grad);
+  return std::nullopt;
 }
 
 namespace {

@@ -438,6 +438,27 @@ LogicalResult vjp(Conv2dGradInputOp op, VJPBuilder &v, Value g, Grads &out) {
       op.getAccTypeAttr());
   return success();
 }
+/// conv2d_grad_weight(x, g) as a forward op: bilinear, with <ct,
+/// conv2d_grad_weight(x, g)> = <g, conv2d(x, ct)> = <x,
+/// conv2d_grad_input(g, ct)>, so its gradient in x is the input gradient
+/// of g through a convolution with weight ct, and in g the convolution of
+/// x by ct.
+LogicalResult vjp(Conv2dGradWeightOp op, VJPBuilder &v, Value ct, Grads &out) {
+  RankedTensorType inputType = v.typeOf(op.getInput()),
+                   gradType = v.typeOf(op.getGrad());
+  Value weight = v.castTo(ct, inputType.getElementType());
+  out[0] = v.b.create<Conv2dGradInputOp>(
+      v.loc, inputType, v.castTo(op.getGrad(), inputType.getElementType()),
+      weight, op.getStridesAttr(), op.getPaddingAttr(), op.getDilationsAttr(),
+      op.getGroupsAttr(), op.getAccTypeAttr());
+  out[1] = v.castTo(
+      v.b.create<Conv2dOp>(
+          v.loc, gradType.clone(inputType.getElementType()), op.getInput(),
+          weight, /*bias=*/Value(), op.getStridesAttr(), op.getPaddingAttr(),
+          op.getDilationsAttr(), op.getGroupsAttr(), op.getAccTypeAttr()),
+      gradType.getElementType());
+  return success();
+}
 LogicalResult vjp(Im2colOp op, VJPBuilder &v, Value g, Grads &out) {
   auto col2im = v.b.create<Col2imOp>(
       v.loc, v.typeOf(op.getInput()), g, op.getKernelAttr(),
@@ -937,11 +958,11 @@ void amp::registerDifferentiableExternalModels(DialectRegistry &registry) {
                SubOp, MulOp, DivOp, MaximumOp, MinimumOp, SelectOp, CastOp,
                ReshapeOp, TransposeOp, BroadcastToOp, SliceOp, ConcatOp,
                EmbeddingOp, DropoutOp, MatmulOp, Conv2dOp, Conv2dGradInputOp,
-               Im2colOp, Col2imOp, AvgPool2dOp, AdaptiveAvgPool2dOp,
-               MaxPool2dOp, AttentionOp, SumOp, MeanOp, MaxOp, SoftmaxOp,
-               LogSoftmaxOp, LayerNormOp, RmsNormOp, BatchNormOp,
-               CrossEntropyOp, MseLossOp, ReluGradOp, GeluGradOp, SoftmaxGradOp,
-               LogSoftmaxGradOp, LayerNormGradOp, RmsNormGradOp,
+               Conv2dGradWeightOp, Im2colOp, Col2imOp, AvgPool2dOp,
+               AdaptiveAvgPool2dOp, MaxPool2dOp, AttentionOp, SumOp, MeanOp,
+               MaxOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp, RmsNormOp,
+               BatchNormOp, CrossEntropyOp, MseLossOp, ReluGradOp, GeluGradOp,
+               SoftmaxGradOp, LogSoftmaxGradOp, LayerNormGradOp, RmsNormGradOp,
                CrossEntropyGradOp, EmbeddingGradOp>(context);
   });
 }
