@@ -2654,3 +2654,19 @@ func.func @conv2d_grad_weight_columns(%x: tensor<1x1x1073741824x1073741824xf32>,
   %0 = amp.conv2d_grad_weight %x, %dy : tensor<1x1x1073741824x1073741824xf32>, tensor<1x1x1073741823x1073741823xf32> to tensor<1x1x2x2xf32>
   return
 }
+
+// -----
+
+func.func @inner_seed_f16() -> tensor<f16> {
+  // expected-error @+1 {{'amp.inner_seed' is a unit attribute of a 0-d f32 (f64 in a widened copy) amp.constant}}
+  %0 = amp.constant {amp.inner_seed} dense<1.0> : tensor<f16>
+  return %0 : tensor<f16>
+}
+
+// -----
+
+func.func @inner_grad_on_add(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'amp.inner_grad' is a unit attribute of an amp.mul}}
+  %0 = amp.add %x, %x {amp.inner_grad} : tensor<f32>, tensor<f32>
+  return %0 : tensor<f32>
+}

@@ -348,6 +348,23 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
              << "' is a unit attribute of a 0-d floating-point amp.constant";
     return success();
   }
+  if (attribute.getName() == kInnerSeedAttrName) {
+    auto constant = dyn_cast<ConstantOp>(op);
+    auto type = constant ? dyn_cast<RankedTensorType>(constant.getType())
+                         : RankedTensorType();
+    if (!isa<UnitAttr>(attribute.getValue()) || !type || type.getRank() != 0 ||
+        !(type.getElementType().isF32() || type.getElementType().isF64()))
+      return op->emitError() << "'" << kInnerSeedAttrName
+                             << "' is a unit attribute of a 0-d f32 (f64 in "
+                                "a widened copy) amp.constant";
+    return success();
+  }
+  if (attribute.getName() == kInnerGradAttrName) {
+    if (!isa<UnitAttr>(attribute.getValue()) || !isa<MulOp>(op))
+      return op->emitError() << "'" << kInnerGradAttrName
+                             << "' is a unit attribute of an amp.mul";
+    return success();
+  }
   if (attribute.getName() == kLossScalingAttrName) {
     // The settings are #amp.loss_scaling's to check.
     if (!isa<LossScalingAttr>(attribute.getValue()) ||

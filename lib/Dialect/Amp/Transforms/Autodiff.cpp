@@ -439,19 +439,49 @@ static LogicalResult expandGrad(GradOp grad) {
       for (Value result : op->getResults())
         if (isFloatTensor(result.getType()))
           active.insert(result);
+  // The seed is an f32 1 that amp-loss-scaling may replace by the loss
+  // scale; each gradient is then divided by it in f32 (f64 for f64), as
+  // PyTorch's recipe multiplies the inner gradient of the scaled loss by
+  // 1 / scale before the penalty reads it.
   auto seedType = cast<RankedTensorType>(value.getType());
-  llvm::DenseMap<Value, Value> grads;
-  grads[value] = builder.create<ConstantOp>(
+  auto f32 = RankedTensorType::get({}, builder.getF32Type());
+  auto f64 = RankedTensorType::get({}, builder.getF64Type());
+  auto scale = builder.create<ConstantOp>(
       loc,
-      DenseElementsAttr::get(
-          seedType,
-          builder.getFloatAttr(seedType.getElementType(), 1.0).getValue()));
+      DenseElementsAttr::get(f32, builder.getF32FloatAttr(1.0f).getValue()));
+  scale->setAttr(AmpDialect::kInnerSeedAttrName, builder.getUnitAttr());
+  Value seed = scale;
+  if (seedType != f32)
+    seed = builder.create<CastOp>(loc, seedType, scale);
+  llvm::DenseMap<Value, Value> grads;
+  grads[value] = seed;
   if (failed(propagate("the region of an amp.grad", forward, builder, active,
                        grads)))
     return failure();
+  // inv = f32(1 / f64(scale)), GradScaler's inverse.
+  Value one = builder.create<ConstantOp>(
+      loc,
+      DenseElementsAttr::get(f64, builder.getF64FloatAttr(1.0).getValue()));
+  Value inverse64 = builder.create<DivOp>(
+      loc, one, builder.create<CastOp>(loc, f64, scale).getResult());
+  Value inverse32 = builder.create<CastOp>(loc, f32, inverse64);
   SmallVector<Value> results{value};
   for (Value input : grad.getInputs()) {
     Value g = grads.lookup(input);
+    if (g) {
+      auto type = cast<RankedTensorType>(g.getType());
+      bool wide = type.getElementType().isF64();
+      Value operand = g;
+      if (!wide && !type.getElementType().isF32())
+        operand =
+            builder.create<CastOp>(loc, type.clone(builder.getF32Type()), g);
+      auto unscaled =
+          builder.create<MulOp>(loc, operand, wide ? inverse64 : inverse32);
+      unscaled->setAttr(AmpDialect::kInnerGradAttrName, builder.getUnitAttr());
+      g = unscaled;
+      if (g.getType() != input.getType())
+        g = builder.create<CastOp>(loc, input.getType(), g);
+    }
     if (!g) {
       // The value does not depend on this input.
       auto type = cast<RankedTensorType>(input.getType());

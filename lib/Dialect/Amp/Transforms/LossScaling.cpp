@@ -89,6 +89,33 @@ static LogicalResult scale(const GradientFunction &target,
     seedValue = b.create<CastOp>(loc, seed.getType(), scaleArg);
   seed.getResult().replaceAllUsesWith(seedValue);
   seed.erase();
+  // Gradients taken inside the model (amp.grad) are of the scaled loss
+  // too, divided by their seed before the model reads them: their seeds
+  // become the scale, and their unscaled values are checked with the
+  // parameters' gradients.
+  SmallVector<ConstantOp> innerSeeds;
+  SmallVector<Value> innerGrads;
+  grad.walk([&](Operation *op) {
+    if (op->hasAttr(AmpDialect::kInnerSeedAttrName))
+      innerSeeds.push_back(cast<ConstantOp>(op));
+    if (op->hasAttr(AmpDialect::kInnerGradAttrName))
+      innerGrads.push_back(op->getResult(0));
+  });
+  for (ConstantOp innerSeed : innerSeeds) {
+    if (innerSeed.getType() != f32)
+      return innerSeed.emitError()
+             << "amp-loss-scaling: the seed of a gradient taken inside @"
+             << grad.getSymName() << " is " << innerSeed.getType()
+             << ", not the loss scale's tensor<f32>";
+    innerSeed.getResult().replaceAllUsesWith(scaleArg);
+    innerSeed.erase();
+  }
+  for (Value inner : innerGrads)
+    if (!cast<RankedTensorType>(inner.getType()).getElementType().isF32())
+      return inner.getDefiningOp()->emitError()
+             << "amp-loss-scaling: a gradient taken inside @"
+             << grad.getSymName() << " is unscaled in " << inner.getType()
+             << "; the check for inf and NaN reads f32";
 
   // inv_scale = float(1 / double(scale)), then one multi-tensor unscale.
   b.setInsertionPoint(ret);
@@ -97,13 +124,21 @@ static LogicalResult scale(const GradientFunction &target,
       loc, DenseElementsAttr::get(f64, b.getF64FloatAttr(1.0).getValue()));
   Value inv = b.create<CastOp>(loc, f32, b.create<DivOp>(loc, one, wide));
   auto unscale = b.create<UnscaleOp>(loc, inv, gradients);
+  Value foundInf = unscale.getFoundInf();
+  if (!innerGrads.empty()) {
+    // Already unscaled: checked as they are (a multiplication by 1).
+    Value unit = b.create<ConstantOp>(
+        loc, DenseElementsAttr::get(f32, b.getF32FloatAttr(1.0f).getValue()));
+    auto inner = b.create<UnscaleOp>(loc, unit, innerGrads);
+    foundInf = b.create<MaximumOp>(loc, foundInf, inner.getFoundInf());
+  }
   // The loss's parts and the buffers' next values are forward values: the
   // scale never reaches them.
   SmallVector<Value> returned{ret.getOperand(0)};
   returned.append(unscale.getUnscaled().begin(), unscale.getUnscaled().end());
   OperandRange forward = ret.getOperands().drop_front(1 + target.numGradients);
   returned.append(forward.begin(), forward.end());
-  returned.push_back(unscale.getFoundInf());
+  returned.push_back(foundInf);
   b.create<func::ReturnOp>(ret.getLoc(), returned);
   ret.erase();
 

@@ -1,16 +1,23 @@
 // RUN: amp-opt %s --amp-expand-grads --split-input-file --verify-diagnostics | FileCheck %s
 
 // The region's ops bound to the inputs, then their vector-Jacobian
-// products from a seed of 1: the value and the gradient replace the
+// products from a seed of 1 (amp.inner_seed: amp-loss-scaling makes it the
+// loss scale), each gradient divided by the seed in f32 as GradScaler's
+// inverse (amp.inner_grad): the value and the gradient replace the
 // amp.grad's results.
 // CHECK-LABEL: func.func @relu_sum
 // CHECK-NOT: amp.grad
 // CHECK: %[[R:.*]] = amp.relu %arg0 : tensor<4xf32>
 // CHECK: %[[V:.*]] = amp.sum %[[R]] dims = [0] : tensor<4xf32> to tensor<f32>
-// CHECK: %[[SEED:.*]] = amp.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[SEED:.*]] = amp.constant {amp.inner_seed} dense<1.000000e+00> : tensor<f32>
 // CHECK: %[[B:.*]] = amp.broadcast_to %{{.*}} : tensor<1xf32> to tensor<4xf32>
 // CHECK: %[[G:.*]] = amp.relu_grad %arg0, %[[B]] : tensor<4xf32>
-// CHECK: %[[P:.*]] = amp.mul %[[G]], %[[G]]
+// CHECK: %[[ONE:.*]] = amp.constant dense<1.000000e+00> : tensor<f64>
+// CHECK: %[[WIDE:.*]] = amp.cast %[[SEED]] : tensor<f32> to tensor<f64>
+// CHECK: %[[INV64:.*]] = amp.div %[[ONE]], %[[WIDE]] : tensor<f64>, tensor<f64>
+// CHECK: %[[INV:.*]] = amp.cast %[[INV64]] : tensor<f64> to tensor<f32>
+// CHECK: %[[U:.*]] = amp.mul %[[G]], %[[INV]] {amp.inner_grad} : tensor<4xf32>, tensor<f32>
+// CHECK: %[[P:.*]] = amp.mul %[[U]], %[[U]]
 // CHECK: return %[[V]], %[[P]]
 func.func @relu_sum(%x: tensor<4xf32>) -> (tensor<f32>, tensor<4xf32>) {
   %v, %g = amp.grad (%x) : (tensor<4xf32>) -> (tensor<f32>, tensor<4xf32>) {
@@ -30,7 +37,8 @@ func.func @relu_sum(%x: tensor<4xf32>) -> (tensor<f32>, tensor<4xf32>) {
 // CHECK-LABEL: func.func @captured
 // CHECK-NOT: amp.grad
 // CHECK: %[[M:.*]] = amp.mul %arg0, %arg1 : tensor<3xf32>, tensor<3xf32>
-// CHECK: %[[GX:.*]] = amp.mul %{{.*}}, %arg1 : tensor<3xf32>, tensor<3xf32>
+// CHECK: %[[D:.*]] = amp.mul %{{.*}}, %arg1 : tensor<3xf32>, tensor<3xf32>
+// CHECK: %[[GX:.*]] = amp.mul %[[D]], %{{.*}} {amp.inner_grad}
 // CHECK-NOT: amp.mul
 // CHECK: %[[ZEROS:.*]] = amp.constant dense<0.000000e+00> : tensor<3xf32>
 // CHECK: return %{{.*}}, %[[GX]], %[[ZEROS]]
@@ -66,12 +74,11 @@ func.func @nested(%x: tensor<f32>) -> tensor<f32> {
 
 // -----
 
-func.func @no_vjp(%x: tensor<1x1x4x4xf32>, %dy: tensor<1x1x2x2xf32>) -> tensor<f32> {
-  %v, %g = amp.grad (%x) : (tensor<1x1x4x4xf32>) -> (tensor<f32>, tensor<1x1x4x4xf32>) {
-  ^bb0(%a: tensor<1x1x4x4xf32>):
-    // expected-error @+1 {{'amp.max_pool2d_grad' op has no vector-Jacobian product; amp-autodiff cannot differentiate the region of an amp.grad through it}}
-    %p = amp.max_pool2d_grad %a, %dy {kernel = array<i64: 2, 2>} : tensor<1x1x4x4xf32>, tensor<1x1x2x2xf32> to tensor<1x1x4x4xf32>
-    %s = amp.sum %p dims = [0, 1, 2, 3] : tensor<1x1x4x4xf32> to tensor<f32>
+func.func @no_vjp(%x: tensor<4x3xf32>) -> tensor<f32> {
+  %v, %g = amp.grad (%x) : (tensor<4x3xf32>) -> (tensor<f32>, tensor<4x3xf32>) {
+  ^bb0(%a: tensor<4x3xf32>):
+    // expected-error @+1 {{'amp.sum_squares' op has no vector-Jacobian product; amp-autodiff cannot differentiate the region of an amp.grad through it}}
+    %s = amp.sum_squares %a : tensor<4x3xf32>
     amp.yield %s : tensor<f32>
   }
   return %v : tensor<f32>

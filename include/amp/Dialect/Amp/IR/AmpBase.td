@@ -60,6 +60,17 @@ def Amp_Dialect : Dialect {
     /// Marks the constant amp-autodiff seeds the backward pass with (the
     /// gradient of the loss), which amp-loss-scaling replaces.
     static constexpr ::llvm::StringLiteral kSeedAttrName = "amp.seed";
+    /// Marks the 0-d f32 constant amp-expand-grads seeds a gradient taken
+    /// inside a model with, and divides that gradient by (1 until
+    /// amp-loss-scaling replaces it by the loss scale, as PyTorch's
+    /// gradient-penalty recipe scales the inner gradient's loss).
+    static constexpr ::llvm::StringLiteral kInnerSeedAttrName =
+        "amp.inner_seed";
+    /// Marks the amp.mul that unscales an inner gradient (by the inverse
+    /// of its amp.inner_seed): amp-loss-scaling checks its result for
+    /// inf and NaN with the parameters' gradients.
+    static constexpr ::llvm::StringLiteral kInnerGradAttrName =
+        "amp.inner_grad";
     /// Marks the loss-scale argument of a gradient or step function.
     static constexpr ::llvm::StringLiteral kLossScaleAttrName =
         "amp.loss_scale";
