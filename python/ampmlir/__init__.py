@@ -14,14 +14,14 @@ from ._errors import AmpError, CompileError, ToolNotFoundError
 from ._tools import find_runtime_library, find_tool
 from .compiler import (CompiledStep, autocast_report, compile, opt, run,
                        train_options_text)
-from .torch_import import ImportedModel, from_torch
+from .torch_import import ImportedModel, from_torch, grad
 from .step import (Step, TensorInfo, bf16_to_float32, cuda_available, float32_to_bf16,
                    host_threads)
 
 __all__ = [
     "AmpError", "CompileError", "ToolNotFoundError", "CompiledStep", "Step",
     "TensorInfo", "ImportedModel", "autocast_report", "bf16_to_float32",
-    "compile", "from_torch",
+    "compile", "from_torch", "grad",
     "cuda_available", "find_runtime_library", "find_tool", "float32_to_bf16",
     "host_threads", "opt", "run", "train_options_text",
 ]

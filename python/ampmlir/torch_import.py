@@ -90,6 +90,49 @@ def _wrap_with_autocast(torch):
                    "wrap_with_autocast", None)
 
 
+_GRAD_OP = None
+
+
+def _grad_op(torch):
+    """torch.ops.ampmlir.grad (registered on first use): the node
+    ``grad`` leaves in an exported graph, which the importer writes as an
+    amp.grad region. Only its fake (shape) implementation ever runs."""
+    global _GRAD_OP
+    if _GRAD_OP is None:
+        @torch.library.custom_op("ampmlir::grad", mutates_args=())
+        def grad_op(value: torch.Tensor,
+                    inputs: list[torch.Tensor]) -> list[torch.Tensor]:
+            raise AmpError("ampmlir::grad stands for a gradient only in a "
+                           "graph torch.export traces; call ampmlir.grad")
+
+        @grad_op.register_fake
+        def _(value, inputs):
+            return [torch.empty_like(x) for x in inputs]
+
+        _GRAD_OP = torch.ops.ampmlir.grad.default
+    return _GRAD_OP
+
+
+def grad(value, inputs):
+    """The gradient of the 0-d ``value`` with respect to each of ``inputs``
+    (tensors it was computed from: parameters, the batch, values of the
+    forward), for a gradient penalty: in a forward that ``from_torch``
+    imports, PyTorch's ``torch.autograd.grad(value, inputs,
+    create_graph=True)``, which ``torch.export`` cannot trace. Run eagerly,
+    it is that call, so the same module trains in PyTorch; traced by
+    ``from_torch``, it becomes an ``amp.grad`` region that the step
+    differentiates again, and under loss scaling takes the inner gradient
+    of the scaled loss and unscales it before the model reads it, as
+    PyTorch's recipe does by hand. Returns a list, one gradient per input.
+    """
+    torch = _torch()
+    inputs = list(inputs)
+    op = _grad_op(torch)
+    if torch.compiler.is_exporting():
+        return list(op(value, inputs))
+    return list(torch.autograd.grad(value, inputs, create_graph=True))
+
+
 def _is_region_graph(node, torch):
     """Whether `node` fetches the graph of autocast regions: a get_attr
     read only by wrap_with_autocast calls, which import it."""
@@ -841,6 +884,8 @@ class _Importer:
                            "the step")
         if node.target is _wrap_with_autocast(self.torch):
             return self.import_autocast_region(node, depth)
+        if _GRAD_OP is not None and node.target is _GRAD_OP:
+            return self.import_grad(node, depth)
         if self.fold(node):
             return
         if node.target is operator.getitem:
@@ -945,6 +990,84 @@ class _Importer:
         results = output.args[0] if output is not None else ()
         self.values[node.name] = value_of(
             results if isinstance(results, (tuple, list)) else (results,))
+
+    def import_grad(self, node, depth):
+        """An ``ampmlir.grad(value, inputs)`` (torch.ops.ampmlir.grad) as
+        an amp.grad: its region is the forward's ops between the inputs
+        and the value, imported again on the region's arguments; what they
+        read from elsewhere is read from around the region, a constant of
+        the gradient, as torch.autograd.grad treats it."""
+        value_node, input_nodes = node.args[0], list(node.args[1])
+        where = self.where(node)
+        value = self.values.get(value_node.name)
+        if value is None or isinstance(value, tuple):
+            raise _Unsupported()
+        if value.shape != () or value.element not in ("f32", "f16", "bf16"):
+            raise AmpError(f"{where}: ampmlir.grad takes the gradient of a "
+                           f"0-d float value, not of a {value.type}")
+        inputs = []
+        for n in input_nodes:
+            v = self.values.get(n.name) if isinstance(n, self.torch.fx.Node) \
+                else None
+            if v is None or isinstance(v, tuple) or v.integer or \
+                    v.element not in ("f32", "f16", "bf16"):
+                raise AmpError(f"{where}: ampmlir.grad differentiates with "
+                               "respect to float tensors of the model")
+            inputs.append(v)
+        # The ops on a path from an input to the value, in graph order.
+        ancestors, stack = set(), [value_node]
+        while stack:
+            n = stack.pop()
+            if n.name not in ancestors:
+                ancestors.add(n.name)
+                stack.extend(n.all_input_nodes)
+        reached = {n.name for n in input_nodes}
+        region = []
+        for n in node.graph.nodes:
+            if n is node:
+                break
+            if n.op == "call_function" and n.name in ancestors and any(
+                    a.name in reached for a in n.all_input_nodes):
+                reached.add(n.name)
+                region.append(n)
+        saved = {n.name: self.values.get(n.name)
+                 for n in input_nodes + region}
+        arguments = []
+        for n, v in zip(input_nodes, inputs):
+            argument = _Value(self.fresh("a"), v.shape, v.element)
+            self.values[n.name] = argument
+            arguments.append(argument)
+        first = len(self.lines)
+        try:
+            for n in region:
+                try:
+                    self.import_node(n, depth)
+                except _Unsupported:
+                    self.unsupported.setdefault(str(n.target), []).append(
+                        self.where(n))
+                    self.values[n.name] = None
+            inner = self.values.get(value_node.name)
+        finally:
+            body = self.lines[first:]
+            del self.lines[first:]
+            self.values.update(saved)
+        if inner is None:
+            self.values[node.name] = None
+            return
+        name = self.fresh("grad")
+        types = ", ".join(v.type for v in inputs)
+        self.lines.append(
+            f"    {name}:{len(inputs) + 1} = amp.grad "
+            f"({', '.join(v.name for v in inputs)}) : ({types}) -> "
+            f"({inner.type}, {types}) {{")
+        self.lines.append("    ^bb0(" + ", ".join(
+            f"{a.name}: {a.type}" for a in arguments) + "):")
+        self.lines.extend(body)
+        self.lines.append(f"      amp.yield {inner.name} : {inner.type}")
+        self.lines.append(f"    }} {self.location(node)}")
+        self.values[node.name] = tuple(
+            _Value(f"{name}#{i + 1}", v.shape, v.element)
+            for i, v in enumerate(inputs))
 
     def pin_f32(self, first, reason):
         """Keeps the ops of self.lines[first:] in f32 (`amp.precision`,
@@ -2635,7 +2758,10 @@ def from_torch(module, example_args, loss=None, *, name="model",
         module.train(training)
     wrapper = _Loss.wrap(module, loss, torch)
     try:
-        program = torch.export.export(wrapper, example_args)
+        with _refusing_autograd_grad(torch):
+            program = torch.export.export(wrapper, example_args)
+    except AmpError:
+        raise
     except Exception as error:  # torch raises many kinds
         text = str(error).strip().splitlines()
         raise AmpError(f"torch.export cannot trace the model: "
@@ -2646,6 +2772,42 @@ def from_torch(module, example_args, loss=None, *, name="model",
             m.training = mode
     names = _input_names(module, loss, len(example_args))
     return _translate(torch, program, module, names, name)
+
+
+class _refusing_autograd_grad:
+    """While torch.export traces the model, torch.autograd.grad (which it
+    cannot trace: it fails later on a fake tensor it left behind) raises
+    an AmpError naming the line that called it and ampmlir.grad, the call
+    that takes its place."""
+
+    def __init__(self, torch):
+        self.torch = torch
+
+    def __enter__(self):
+        torch = self.torch
+        original = self.original = torch.autograd.grad
+        here = os.path.dirname(os.path.abspath(__file__))
+
+        def refuse(*args, **kwargs):
+            if not torch.compiler.is_exporting():
+                return original(*args, **kwargs)
+            caller = next((f for f in inspect.stack()[1:]
+                           if not f.filename.startswith(here)), None)
+            where = (f" at {os.path.basename(caller.filename)}:"
+                     f"{caller.lineno}" if caller else "")
+            raise AmpError(
+                f"the model calls torch.autograd.grad{where}, which "
+                "torch.export cannot trace; write ampmlir.grad(value, "
+                "inputs) there (torch.autograd.grad(value, inputs, "
+                "create_graph=True) when run eagerly, an amp.grad when "
+                "imported)")
+
+        torch.autograd.grad = refuse
+        return self
+
+    def __exit__(self, *exc):
+        self.torch.autograd.grad = self.original
+        return False
 
 
 def _input_names(module, loss, count):

@@ -1020,6 +1020,162 @@ def test_an_autocast_disabled_region_runs_in_f32(tmp_path):
                    ("softmax", True), ("matmul", False)], text
 
 
+class GradientPenalty(torch.nn.Module):
+    """PyTorch's gradient-penalty recipe as a model: the loss plus the L2
+    norm of its gradient with respect to the parameters, taken by
+    ampmlir.grad. With `scaler` set (PyTorch's f16 run), the eager forward
+    takes the inner gradient of the scaled loss and unscales it by hand,
+    as the recipe writes it."""
+    scaler = None
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(20, 16)
+        self.fc2 = torch.nn.Linear(16, 5)
+
+    def forward(self, x, labels):
+        loss = F.cross_entropy(self.fc2(torch.tanh(self.fc1(x))), labels)
+        params = list(self.parameters())
+        if self.scaler is None:
+            grads = ampmlir.grad(loss, params)
+        else:
+            scaled = torch.autograd.grad(self.scaler.scale(loss), params,
+                                         create_graph=True)
+            inv_scale = 1. / self.scaler.get_scale()
+            grads = [g * inv_scale for g in scaled]
+        norm = 0
+        for g in grads:
+            norm = norm + g.pow(2).sum()
+        return loss + norm.sqrt()
+
+
+class InputPenalty(torch.nn.Module):
+    """R1's shape: a critic's loss on the batch plus the mean squared norm
+    of its gradient with respect to the batch (made to require gradients
+    in the forward, as a PyTorch user writes it)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(20, 16)
+        self.fc2 = torch.nn.Linear(16, 5)
+
+    def forward(self, x, labels):
+        x = x.requires_grad_(True)
+        loss = F.cross_entropy(self.fc2(torch.tanh(self.fc1(x))), labels)
+        (gx,) = ampmlir.grad(loss, [x])
+        return loss + 10.0 * gx.pow(2).sum(1).mean()
+
+
+def eager_losses(model, batches, steps, lr=1e-3):
+    """The module's own loss trained eagerly with AdamW, from a copy."""
+    reference = copy.deepcopy(model)
+    optimizer = torch.optim.AdamW(reference.parameters(), lr=lr)
+    losses = []
+    for k in range(steps):
+        optimizer.zero_grad()
+        value = reference(*batches[k % len(batches)])
+        value.backward()
+        optimizer.step()
+        losses.append(value.item())
+    return np.array(losses)
+
+
+def f32_step_losses(model, batches, tmp_path, steps, lr=1e-3):
+    compiled = ampmlir.from_torch(model, batches[0]).compile(
+        tmp_path / "f32", compute_type="f32", optimizer="adamw",
+        train_options=f"lr={lr}")
+    losses = []
+    with compiled.load() as step:
+        step.init(seed=0)
+        step.load_state_dict(model.state_dict())
+        for k in range(steps):
+            step.run(*(t.numpy() for t in batches[k % len(batches)]))
+            losses.append(step.loss)
+    return np.array(losses)
+
+
+def test_a_gradient_penalty_trains_as_pytorchs_recipe(tmp_path):
+    """ampmlir.grad in a forward: torch.autograd.grad(create_graph=True)
+    eagerly, an amp.grad when imported (torch.export cannot trace the
+    former). The step trains as PyTorch does in f32, and in f16 takes the
+    same skipped steps and scales as PyTorch's recipe with GradScaler (the
+    inner gradient of the scaled loss, unscaled by hand)."""
+    torch.manual_seed(0)
+    model = GradientPenalty()
+    batches = classifier_batches()
+    imported = ampmlir.from_torch(model, batches[0])
+    assert imported.mlir.count("= amp.grad (") == 1, imported.mlir
+    ours = f32_step_losses(model, batches, tmp_path, 10)
+    theirs = eager_losses(model, batches, 10)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5)
+    assert theirs[-1] < theirs[0]
+
+    steps, init_scale = 10, 2.0**24
+    ours, ours_skipped, ours_scales = f16_step_losses(
+        model, None, batches, tmp_path, steps, init_scale)
+    reference = copy.deepcopy(model)
+    optimizer = torch.optim.AdamW(reference.parameters(), lr=1e-3)
+    scaler = reference.scaler = torch.amp.GradScaler("cpu",
+                                                      init_scale=init_scale)
+    theirs, theirs_skipped, theirs_scales = [], [], []
+    for k in range(steps):
+        with torch.autocast("cpu", dtype=torch.float16):
+            value = reference(*batches[k % len(batches)])
+        optimizer.zero_grad()
+        scaler.scale(value).backward()
+        scale = scaler.get_scale()
+        scaler.step(optimizer)
+        scaler.update()
+        theirs.append(value.item())
+        if scaler.get_scale() < scale:
+            theirs_skipped.append(k)
+        theirs_scales.append(scaler.get_scale())
+    assert theirs_skipped, "the scale must overflow within the run"
+    assert ours_skipped == theirs_skipped
+    assert ours_scales == theirs_scales
+    clean = [k for k in range(steps) if k not in theirs_skipped]
+    np.testing.assert_allclose(ours[clean], np.array(theirs)[clean],
+                               rtol=1e-3)
+
+
+def test_an_input_gradient_penalty_trains_as_pytorch_does(tmp_path):
+    """The gradient with respect to the batch (R1's, WGAN-GP's shape),
+    the batch made to require gradients in the forward."""
+    torch.manual_seed(0)
+    model = InputPenalty()
+    batches = classifier_batches()
+    text = ampmlir.from_torch(model, batches[0]).mlir
+    assert re.search(r"= amp\.grad \(%arg4\) : \(tensor<16x20xf32>\)", text), \
+        text
+    ours = f32_step_losses(model, batches, tmp_path, 10)
+    theirs = eager_losses(model, batches, 10)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5)
+
+
+def test_torch_autograd_grad_in_a_forward_is_refused_by_name():
+    """torch.export cannot trace torch.autograd.grad (it fails on a fake
+    tensor it left behind): the error names the line and ampmlir.grad."""
+
+    class Direct(GradientPenalty):
+        def forward(self, x, labels):
+            loss = F.cross_entropy(self.fc2(torch.tanh(self.fc1(x))), labels)
+            grads = torch.autograd.grad(loss, list(self.parameters()),
+                                        create_graph=True)
+            return loss + sum(g.pow(2).sum() for g in grads)
+
+    line = next(n for n, text in enumerate(
+        open(__file__).read().splitlines(), 1)
+        if "grads = torch.autograd.grad(loss, list(self" in text)
+    with pytest.raises(AmpError, match=(
+            rf"the model calls torch.autograd.grad at test_import.py:{line}, "
+            r"which torch.export cannot trace; write ampmlir.grad")):
+        ampmlir.from_torch(Direct(), classifier_batches()[0])
+    # Eagerly, and after the import, torch.autograd.grad is PyTorch's.
+    x = torch.ones(2, requires_grad=True)
+    assert torch.equal(torch.autograd.grad((x * x).sum(), [x])[0],
+                       torch.full((2,), 2.0))
+
+
 def test_one_op_of_pytorch_rounds_once():
     """An op PyTorch computes in one kernel and rounds once (hardswish,
     silu, an LSTM's gates and cell between its matmuls) but that is
