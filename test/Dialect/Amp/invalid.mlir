@@ -2670,3 +2670,25 @@ func.func @inner_grad_on_add(%x: tensor<f32>) -> tensor<f32> {
   %0 = amp.add %x, %x {amp.inner_grad} : tensor<f32>, tensor<f32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+func.func @custom_vjp_on_op(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'amp.custom_vjp' names a function (@f_backward) on a function}}
+  %0 = amp.neg %x {amp.custom_vjp = @f} : tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// expected-error @+1 {{'amp.cast_inputs' is f32 (f64 in a widened copy), on a function with 'amp.custom_vjp'}}
+func.func @cast_inputs_alone(%x: tensor<f32>) -> tensor<f32> attributes {amp.cast_inputs = f32} {
+  return %x : tensor<f32>
+}
+
+// -----
+
+// expected-error @+1 {{'amp.cast_inputs' is f32 (f64 in a widened copy), on a function with 'amp.custom_vjp'}}
+func.func @cast_inputs_f16(%x: tensor<f32>) -> tensor<f32> attributes {amp.cast_inputs = f16, amp.custom_vjp = @cast_inputs_f16} {
+  return %x : tensor<f32>
+}

@@ -359,6 +359,24 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
                                 "a widened copy) amp.constant";
     return success();
   }
+  if (attribute.getName() == kCustomVJPAttrName) {
+    if (!isa<FlatSymbolRefAttr>(attribute.getValue()) ||
+        !isa<FunctionOpInterface>(op))
+      return op->emitError() << "'" << kCustomVJPAttrName
+                             << "' names a function (@f_backward) on a "
+                                "function";
+    return success();
+  }
+  if (attribute.getName() == kCastInputsAttrName) {
+    auto type = dyn_cast<TypeAttr>(attribute.getValue());
+    if (!type || !(type.getValue().isF32() || type.getValue().isF64()) ||
+        !isa<FunctionOpInterface>(op) || !op->hasAttr(kCustomVJPAttrName))
+      return op->emitError() << "'" << kCastInputsAttrName
+                             << "' is f32 (f64 in a widened copy), on a "
+                                "function with '"
+                             << kCustomVJPAttrName << "'";
+    return success();
+  }
   if (attribute.getName() == kInnerGradAttrName) {
     if (!isa<UnitAttr>(attribute.getValue()) || !isa<MulOp>(op))
       return op->emitError() << "'" << kInnerGradAttrName

@@ -1048,6 +1048,28 @@ void AmpAutocastPass::runOnOperation() {
   llvm::json::Array functions;
   std::string dot;
   llvm::raw_string_ostream dotStream(dot);
+  // custom_fwd(cast_inputs=torch.float32): a function with amp.cast_inputs
+  // and its backward run in f32, their inputs cast up (each op pinned,
+  // saying why).
+  OpBuilder pin(context);
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!func->hasAttr(AmpDialect::kCastInputsAttrName))
+      continue;
+    std::string reason =
+        ("custom_fwd(cast_inputs=f32) of @" + func.getSymName()).str();
+    SmallVector<func::FuncOp, 2> pinned{func};
+    if (auto name = func->getAttrOfType<FlatSymbolRefAttr>(
+            AmpDialect::kCustomVJPAttrName))
+      if (auto backward = module.lookupSymbol<func::FuncOp>(name))
+        pinned.push_back(backward);
+    for (func::FuncOp target : pinned)
+      target.walk([&](PrecisionOpInterface op) {
+        if (op->hasAttr(kPrecisionAttrName))
+          return;
+        op->setAttr(kPrecisionAttrName, TypeAttr::get(pin.getF32Type()));
+        op->setAttr(kPrecisionReasonAttrName, pin.getStringAttr(reason));
+      });
+  }
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
       continue;

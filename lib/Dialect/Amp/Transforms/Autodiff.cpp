@@ -18,6 +18,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace mlir::amp {
 #define GEN_PASS_DEF_AMPAUTODIFF
@@ -224,6 +225,65 @@ static LogicalResult checkModel(func::FuncOp func, SymbolTable &symbols,
   return success();
 }
 
+/// `(tensor<4xf32>, tensor<f32>)`, the way signatures appear in messages.
+static std::string formatTypes(TypeRange types) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << '(';
+  llvm::interleaveComma(types, os);
+  os << ')';
+  return text;
+}
+
+/// The backward `call`'s callee names (amp.custom_vjp), checked against
+/// the callee's signature; null where it names none; failure (reported)
+/// where the callee has no body or the backward is missing or does not
+/// fit.
+static FailureOr<func::FuncOp> getCustomVJP(func::CallOp call,
+                                            StringRef subject) {
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      call, call.getCalleeAttr());
+  if (!callee || callee.isExternal())
+    return call.emitOpError()
+           << "calls @" << call.getCallee()
+           << ", which has no body; amp-autodiff cannot differentiate "
+           << subject << " through it";
+  auto name =
+      callee->getAttrOfType<FlatSymbolRefAttr>(AmpDialect::kCustomVJPAttrName);
+  if (!name)
+    return func::FuncOp();
+  auto backward =
+      SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(callee, name);
+  if (!backward || backward.isExternal())
+    return callee.emitError()
+           << "amp-autodiff: the backward of @" << callee.getSymName() << ", @"
+           << name.getValue() << ", is "
+           << (backward ? "a declaration without a body" : "not a function");
+  // Its arguments, its results, then the gradients of its float results;
+  // one gradient per float argument back.
+  SmallVector<Type> takes(callee.getArgumentTypes());
+  llvm::append_range(takes, callee.getResultTypes());
+  SmallVector<Type> gives;
+  for (Type type : callee.getResultTypes())
+    if (isFloatTensor(type))
+      takes.push_back(type);
+  for (Type type : callee.getArgumentTypes())
+    if (isFloatTensor(type))
+      gives.push_back(type);
+  if (backward.getArgumentTypes() != ArrayRef<Type>(takes) ||
+      backward.getResultTypes() != ArrayRef<Type>(gives))
+    return backward.emitError()
+           << "amp-autodiff: @" << backward.getSymName()
+           << ", the backward of @" << callee.getSymName() << ", has type "
+           << formatTypes(backward.getArgumentTypes()) << " -> "
+           << formatTypes(backward.getResultTypes())
+           << "; it must take the arguments, the results and the float "
+              "results' gradients, "
+           << formatTypes(takes) << ", and return the float arguments' "
+           << formatTypes(gives);
+  return backward;
+}
+
 /// Builds the vector-Jacobian products of `forward`'s ops in reverse, from
 /// the gradients in `grads` (the seed's), for the ops that read an `active`
 /// value, summing each value's contributions into `grads`. `subject` names
@@ -255,6 +315,87 @@ static LogicalResult propagate(StringRef subject, ArrayRef<Operation *> forward,
         op->getOperands(), [&](Value v) { return active.contains(v); });
     if (!any || !feedsParams)
       continue;
+    // `op` replaced by the ops written just before it (`previous` was
+    // before them), whose results `values` are its results': those ops are
+    // differentiated instead.
+    auto differentiateInstead = [&](Operation *previous, Block *block,
+                                    ArrayRef<Value> values) {
+      SmallVector<Operation *> written;
+      for (Operation *step = previous ? previous->getNextNode()
+                                      : &block->front();
+           step != op; step = step->getNextNode())
+        written.push_back(step);
+      for (Operation *step : written)
+        if (llvm::any_of(step->getOperands(),
+                         [&](Value v) { return active.contains(v); }))
+          for (Value result : step->getResults())
+            if (isFloatTensor(result.getType()))
+              active.insert(result);
+      for (auto [result, value] : llvm::zip(op->getResults(), values)) {
+        if (result.use_empty())
+          continue;
+        result.replaceAllUsesWith(value);
+        if (Value g = grads.lookup(result)) {
+          grads.erase(result);
+          accumulate(value, g);
+        }
+      }
+      op->erase();
+      return propagate(subject, written, builder, active, grads);
+    };
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      FailureOr<func::FuncOp> backward = getCustomVJP(call, subject);
+      if (failed(backward))
+        return failure();
+      if (*backward) {
+        // The function's own backward, from its arguments, its results and
+        // their gradients (zeros for a result nothing read).
+        SmallVector<Value> operands(call.getOperands());
+        operands.append(call.getResults().begin(), call.getResults().end());
+        for (auto [result, g] : llvm::zip(call.getResults(), resultGrads)) {
+          if (!isFloatTensor(result.getType()))
+            continue;
+          auto type = cast<RankedTensorType>(result.getType());
+          if (!g)
+            g = builder.create<ConstantOp>(
+                call.getLoc(),
+                DenseElementsAttr::get(
+                    type, builder.getFloatAttr(type.getElementType(), 0.0)
+                              .getValue()));
+          else if (g.getType() != type)
+            g = builder.create<CastOp>(call.getLoc(), type, g);
+          operands.push_back(g);
+        }
+        auto vjp =
+            builder.create<func::CallOp>(call.getLoc(), *backward, operands);
+        auto next = vjp.getResults().begin();
+        for (Value operand : call.getOperands()) {
+          if (!isFloatTensor(operand.getType()))
+            continue;
+          Value g = *next++;
+          if (active.contains(operand))
+            accumulate(operand, g);
+        }
+        continue;
+      }
+      // Any other function through its body, written in place of the
+      // call (a custom backward differentiated again, for a second order).
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      Operation *previous = call->getPrevNode();
+      IRMapping mapping;
+      Block &body = callee.getBody().front();
+      mapping.map(body.getArguments(), call.getOperands());
+      OpBuilder inliner(call);
+      for (Operation &inner : body.without_terminator())
+        inliner.clone(inner, mapping);
+      SmallVector<Value> values;
+      for (Value returned : body.getTerminator()->getOperands())
+        values.push_back(mapping.lookupOrDefault(returned));
+      if (failed(differentiateInstead(previous, call->getBlock(), values)))
+        return failure();
+      continue;
+    }
     auto differentiable = dyn_cast<DifferentiableOpInterface>(op);
     if (!differentiable) {
       // A gradient op without a closed-form VJP is written as
@@ -264,28 +405,7 @@ static LogicalResult propagate(StringRef subject, ArrayRef<Operation *> forward,
       Block *block = op->getBlock();
       if (std::optional<SmallVector<Value, 3>> steps =
               writeDifferentiableSteps(op)) {
-        SmallVector<Operation *> written;
-        for (Operation *step = previous ? previous->getNextNode()
-                                        : &block->front();
-             step != op; step = step->getNextNode())
-          written.push_back(step);
-        for (Operation *step : written)
-          if (llvm::any_of(step->getOperands(),
-                           [&](Value v) { return active.contains(v); }))
-            for (Value result : step->getResults())
-              if (isFloatTensor(result.getType()))
-                active.insert(result);
-        for (auto [result, value] : llvm::zip(op->getResults(), *steps)) {
-          if (result.use_empty())
-            continue;
-          result.replaceAllUsesWith(value);
-          if (Value g = grads.lookup(result)) {
-            grads.erase(result);
-            accumulate(value, g);
-          }
-        }
-        op->erase();
-        if (failed(propagate(subject, written, builder, active, grads)))
+        if (failed(differentiateInstead(previous, block, *steps)))
           return failure();
         continue;
       }

@@ -71,6 +71,18 @@ def Amp_Dialect : Dialect {
     /// inf and NaN with the parameters' gradients.
     static constexpr ::llvm::StringLiteral kInnerGradAttrName =
         "amp.inner_grad";
+    /// On a function: the function that computes its vector-Jacobian
+    /// product (PyTorch's autograd.Function backward), which amp-autodiff
+    /// calls for a call of it instead of differentiating its body. The
+    /// backward takes the function's arguments, its results and their
+    /// gradients, and returns one gradient per argument, of its type.
+    static constexpr ::llvm::StringLiteral kCustomVJPAttrName =
+        "amp.custom_vjp";
+    /// On a function with amp.custom_vjp: f32 (custom_fwd's
+    /// cast_inputs=torch.float32): the function and its backward run in
+    /// f32 whatever the step's compute type, their inputs cast up.
+    static constexpr ::llvm::StringLiteral kCastInputsAttrName =
+        "amp.cast_inputs";
     /// Marks the loss-scale argument of a gradient or step function.
     static constexpr ::llvm::StringLiteral kLossScaleAttrName =
         "amp.loss_scale";

@@ -74,3 +74,46 @@ func.func @attention_lse_loss(%q: tensor<1x1x4x8xf32> {amp.param}) -> tensor<f32
   %l = amp.sum %lse dims = [0, 1, 2] : tensor<1x1x4xf32> to tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+func.func private @external(%x: tensor<3xf32>) -> tensor<3xf32>
+
+func.func @calls_external(%w: tensor<3xf32> {amp.param}) -> tensor<f32> {
+  // expected-error @+1 {{'func.call' op calls @external, which has no body; amp-autodiff cannot differentiate @calls_external through it}}
+  %y = func.call @external(%w) : (tensor<3xf32>) -> tensor<3xf32>
+  %l = amp.sum %y dims = [0] : tensor<3xf32> to tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// expected-error @+1 {{amp-autodiff: the backward of @no_backward, @missing, is not a function}}
+func.func private @no_backward(%x: tensor<3xf32>) -> tensor<3xf32> attributes {amp.custom_vjp = @missing} {
+  return %x : tensor<3xf32>
+}
+
+func.func @uses_no_backward(%w: tensor<3xf32> {amp.param}) -> tensor<f32> {
+  %y = func.call @no_backward(%w) : (tensor<3xf32>) -> tensor<3xf32>
+  %l = amp.sum %y dims = [0] : tensor<3xf32> to tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+func.func private @scale(%x: tensor<3xf32>, %ids: tensor<3xi64>) -> tensor<3xf32> attributes {amp.custom_vjp = @scale_backward} {
+  return %x : tensor<3xf32>
+}
+
+// The gradient of the result is missing, and the integer argument gets
+// none.
+// expected-error @+1 {{amp-autodiff: @scale_backward, the backward of @scale, has type (tensor<3xf32>, tensor<3xi64>, tensor<3xf32>) -> (tensor<3xf32>, tensor<3xi64>); it must take the arguments, the results and the float results' gradients, (tensor<3xf32>, tensor<3xi64>, tensor<3xf32>, tensor<3xf32>), and return the float arguments' (tensor<3xf32>)}}
+func.func private @scale_backward(%x: tensor<3xf32>, %ids: tensor<3xi64>, %y: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xi64>) {
+  return %x, %ids : tensor<3xf32>, tensor<3xi64>
+}
+
+func.func @uses_scale(%w: tensor<3xf32> {amp.param}, %ids: tensor<3xi64>) -> tensor<f32> {
+  %y = func.call @scale(%w, %ids) : (tensor<3xf32>, tensor<3xi64>) -> tensor<3xf32>
+  %l = amp.sum %y dims = [0] : tensor<3xf32> to tensor<f32>
+  return %l : tensor<f32>
+}
