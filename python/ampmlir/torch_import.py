@@ -2758,7 +2758,7 @@ def from_torch(module, example_args, loss=None, *, name="model",
         module.train(training)
     wrapper = _Loss.wrap(module, loss, torch)
     try:
-        with _refusing_autograd_grad(torch):
+        with _refusing_untraceable(torch):
             program = torch.export.export(wrapper, example_args)
     except AmpError:
         raise
@@ -2774,39 +2774,80 @@ def from_torch(module, example_args, loss=None, *, name="model",
     return _translate(torch, program, module, names, name)
 
 
-class _refusing_autograd_grad:
-    """While torch.export traces the model, torch.autograd.grad (which it
-    cannot trace: it fails later on a fake tensor it left behind) raises
-    an AmpError naming the line that called it and ampmlir.grad, the call
-    that takes its place."""
+class _refusing_untraceable:
+    """While torch.export traces the model, what it cannot trace faithfully
+    raises an AmpError naming the line that called it and what to write
+    instead:
+    - torch.autograd.grad, which torch.export fails on later (a fake
+      tensor it left behind): ampmlir.grad takes its place;
+    - a torch.autograd.Function of the model's own, whose forward
+      torch.export inlines and whose backward it drops (strict or not), so
+      that the step would differentiate the forward instead of using the
+      backward: named with its custom_fwd settings, to be written as a
+      function with its own backward (amp.custom_vjp)."""
 
     def __init__(self, torch):
         self.torch = torch
+        self.here = os.path.dirname(os.path.abspath(__file__))
+
+    def caller(self):
+        """` at file.py:57`: the innermost frame outside torch and here."""
+        torch_dir = os.path.dirname(self.torch.__file__)
+        frame = next((f for f in inspect.stack()[2:]
+                      if not f.filename.startswith(self.here) and
+                      not f.filename.startswith(torch_dir)), None)
+        return (f" at {os.path.basename(frame.filename)}:{frame.lineno}"
+                if frame else "")
 
     def __enter__(self):
         torch = self.torch
-        original = self.original = torch.autograd.grad
-        here = os.path.dirname(os.path.abspath(__file__))
+        grad = self.grad = torch.autograd.grad
+        function = torch.autograd.function.Function
+        apply = self.apply = function.__dict__["apply"]
+        importer = self
 
-        def refuse(*args, **kwargs):
+        def refuse_grad(*args, **kwargs):
             if not torch.compiler.is_exporting():
-                return original(*args, **kwargs)
-            caller = next((f for f in inspect.stack()[1:]
-                           if not f.filename.startswith(here)), None)
-            where = (f" at {os.path.basename(caller.filename)}:"
-                     f"{caller.lineno}" if caller else "")
+                return grad(*args, **kwargs)
             raise AmpError(
-                f"the model calls torch.autograd.grad{where}, which "
-                "torch.export cannot trace; write ampmlir.grad(value, "
+                f"the model calls torch.autograd.grad{importer.caller()}, "
+                "which torch.export cannot trace; write ampmlir.grad(value, "
                 "inputs) there (torch.autograd.grad(value, inputs, "
                 "create_graph=True) when run eagerly, an amp.grad when "
                 "imported)")
 
-        torch.autograd.grad = refuse
+        def refuse_apply(cls, *args, **kwargs):
+            if not torch.compiler.is_exporting() or \
+                    cls.__module__.split(".")[0] == "torch":
+                return apply.__get__(None, cls)(*args, **kwargs)
+            settings = ""
+            forward = inspect.unwrap(cls.forward) \
+                if hasattr(cls.forward, "__wrapped__") else cls.forward
+            try:
+                cast = inspect.getclosurevars(cls.forward).nonlocals.get(
+                    "cast_inputs", "")
+            except TypeError:
+                cast = ""
+            if forward is not cls.forward:
+                settings = (f" (custom_fwd(cast_inputs={cast}))" if cast
+                            else " (custom_fwd)")
+            raise AmpError(
+                f"the model applies {cls.__qualname__}, a "
+                f"torch.autograd.Function{settings}{importer.caller()}; "
+                "torch.export keeps only its forward and drops its "
+                "backward, so the step would differentiate the forward "
+                "instead: write it in the amp dialect as a function with "
+                "its own backward (amp.custom_vjp, amp.cast_inputs = f32 "
+                "for cast_inputs=torch.float32; docs/training.md, Custom "
+                "functions)")
+
+        torch.autograd.grad = refuse_grad
+        function.apply = classmethod(refuse_apply)
         return self
 
     def __exit__(self, *exc):
-        self.torch.autograd.grad = self.original
+        self.torch.autograd.grad = self.grad
+        self.torch.autograd.function.Function.apply = self.apply
         return False
 
 

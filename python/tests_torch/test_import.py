@@ -1176,6 +1176,68 @@ def test_torch_autograd_grad_in_a_forward_is_refused_by_name():
                        torch.full((2,), 2.0))
 
 
+class StraightThrough(torch.autograd.Function):
+    """Rounding with the identity as its gradient: a backward that is not
+    the forward's derivative (which is 0 almost everywhere)."""
+
+    @staticmethod
+    @torch.amp.custom_fwd(device_type="cpu", cast_inputs=torch.float32)
+    def forward(ctx, x):
+        return torch.round(x)
+
+    @staticmethod
+    @torch.amp.custom_bwd(device_type="cpu")
+    def backward(ctx, g):
+        return g
+
+
+class Plain(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return 2 * x * g
+
+
+def test_an_autograd_function_is_refused_by_name():
+    """torch.export inlines an autograd.Function's forward and drops its
+    backward (strict or not), so the step would differentiate the forward:
+    refused, naming the class, its custom_fwd settings and the line that
+    applies it. Eagerly, and after the import, the functions are
+    PyTorch's."""
+
+    class Quantized(torch.nn.Module):
+        def __init__(self, function):
+            super().__init__()
+            self.fc = torch.nn.Linear(20, 5)
+            self.function = function
+
+        def forward(self, x):
+            return self.fc(self.function.apply(x))
+
+    line = next(n for n, text in enumerate(
+        open(__file__).read().splitlines(), 1)
+        if "return self.fc(self.function.apply(x))" in text)
+    batch = classifier_batches()[0]
+    with pytest.raises(AmpError, match=(
+            r"the model applies StraightThrough, a torch.autograd.Function "
+            r"\(custom_fwd\(cast_inputs=torch.float32\)\) at "
+            rf"test_import.py:{line}; torch.export keeps only its forward "
+            r"and drops its backward.*amp.custom_vjp")):
+        ampmlir.from_torch(Quantized(StraightThrough), batch, loss=classify)
+    with pytest.raises(AmpError, match=(
+            rf"the model applies Plain, a torch.autograd.Function at "
+            rf"test_import.py:{line};")):
+        ampmlir.from_torch(Quantized(Plain), batch, loss=classify)
+    x = torch.tensor([0.4, 1.6], requires_grad=True)
+    StraightThrough.apply(x).sum().backward()
+    assert torch.equal(x.grad, torch.ones(2))
+
+
 def test_one_op_of_pytorch_rounds_once():
     """An op PyTorch computes in one kernel and rounds once (hardswish,
     silu, an LSTM's gates and cell between its matmuls) but that is
