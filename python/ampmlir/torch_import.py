@@ -133,6 +133,92 @@ def grad(value, inputs):
     return list(torch.autograd.grad(value, inputs, create_graph=True))
 
 
+_FUNCTION_OPS = None
+# The autograd.Function classes from_torch captured, with their
+# custom_fwd cast_inputs (or None), by the key their node carries.
+_FUNCTIONS = []
+
+
+class _FunctionContext:
+    """The ``ctx`` an autograd.Function's forward and backward are given
+    while from_torch traces them: what they save, the attributes they set,
+    the flags they read."""
+
+    _fwd_used_autocast = False  # what custom_bwd reads of custom_fwd's
+
+    def __init__(self, needs_input_grad):
+        self.saved_tensors = ()
+        self.needs_input_grad = needs_input_grad
+        self.materialize_grads = True
+
+    def save_for_backward(self, *tensors):
+        self.saved_tensors = tuple(tensors)
+
+    def mark_non_differentiable(self, *tensors):
+        pass
+
+    def set_materialize_grads(self, value):
+        self.materialize_grads = value
+
+    def mark_dirty(self, *tensors):
+        raise AmpError("an autograd.Function that modifies its inputs in "
+                       "place (ctx.mark_dirty) cannot be imported")
+
+
+def _function_ops(torch):
+    """torch.ops.ampmlir.cotangent and .custom_function (registered on
+    first use): the nodes a captured autograd.Function leaves in an
+    exported graph, a stand-in for each output's gradient and the call
+    that the importer writes as a function with its own backward. Only
+    their fake (shape) implementations ever run."""
+    global _FUNCTION_OPS
+    if _FUNCTION_OPS is None:
+        @torch.library.custom_op("ampmlir::cotangent", mutates_args=())
+        def cotangent(like: torch.Tensor) -> torch.Tensor:
+            raise AmpError("ampmlir::cotangent stands for a gradient only in "
+                           "a graph from_torch traces")
+
+        @cotangent.register_fake
+        def _(like):
+            return torch.empty_like(like)
+
+        @torch.library.custom_op("ampmlir::custom_function", mutates_args=())
+        def custom_function(key: int, inputs: list[torch.Tensor],
+                            outputs: list[torch.Tensor],
+                            cotangents: list[torch.Tensor],
+                            grads: list[torch.Tensor]) -> list[torch.Tensor]:
+            raise AmpError("ampmlir::custom_function stands for an "
+                           "autograd.Function only in a graph from_torch "
+                           "traces")
+
+        @custom_function.register_fake
+        def _(key, inputs, outputs, cotangents, grads):
+            return [torch.empty_like(o) for o in outputs]
+
+        _FUNCTION_OPS = (torch.ops.ampmlir.cotangent.default,
+                         torch.ops.ampmlir.custom_function.default)
+    return _FUNCTION_OPS
+
+
+def _cast_inputs(forward):
+    """custom_fwd's cast_inputs of an autograd.Function's `forward` (None
+    without one)."""
+    if not hasattr(forward, "__wrapped__"):
+        return None
+    try:
+        return inspect.getclosurevars(forward).nonlocals.get("cast_inputs")
+    except TypeError:
+        return None
+
+
+def _has_setup_context(cls, torch):
+    """Whether `cls` saves through setup_context (its forward then takes
+    no ctx)."""
+    base = torch.autograd.function._SingleLevelFunction.setup_context
+    return getattr(cls.setup_context, "__func__", cls.setup_context) is not \
+        getattr(base, "__func__", base)
+
+
 def _is_region_graph(node, torch):
     """Whether `node` fetches the graph of autocast regions: a get_attr
     read only by wrap_with_autocast calls, which import it."""
@@ -414,6 +500,11 @@ class _Importer:
         # enabled=False) region's place), or None.
         self.autocast_off = None
         self.orders = {}      # fx graph -> {node: position}, in-place ops
+        # The nodes of captured autograd.Functions' forwards and backwards,
+        # imported into functions of their own rather than where they are.
+        self.deferred = set()
+        self.functions = []   # those functions' text
+        self.name = "model"
         self.torch_dir = os.path.dirname(torch.__file__)
 
     # -- writing ------------------------------------------------------------
@@ -869,6 +960,8 @@ class _Importer:
         its inputs are constants, converted to amp ops where it has a
         counterpart, else through PyTorch's decomposition of its op.
         Raises _Unsupported where none of these applies."""
+        if node.name in self.deferred:
+            return  # an autograd.Function's, imported into its function
         # An in-place update of an argument (a buffer the model counts
         # itself, an input, a constant buffer outside the state_dict) would
         # be lost: only batch norm's running statistics are updated by the
@@ -886,6 +979,8 @@ class _Importer:
             return self.import_autocast_region(node, depth)
         if _GRAD_OP is not None and node.target is _GRAD_OP:
             return self.import_grad(node, depth)
+        if _FUNCTION_OPS is not None and node.target is _FUNCTION_OPS[1]:
+            return self.import_function(node)
         if self.fold(node):
             return
         if node.target is operator.getitem:
@@ -990,6 +1085,165 @@ class _Importer:
         results = output.args[0] if output is not None else ()
         self.values[node.name] = value_of(
             results if isinstance(results, (tuple, list)) else (results,))
+
+    def defer_functions(self, graph):
+        """Marks the nodes of each captured autograd.Function (the
+        ancestors of its outputs and gradients traced after its inputs)
+        as imported by import_function."""
+        if _FUNCTION_OPS is None:
+            return
+        position = {n: i for i, n in enumerate(graph.nodes)}
+        for node in graph.nodes:
+            if node.target is not _FUNCTION_OPS[1]:
+                continue
+            _, inputs, outputs, cotangents, grads = node.args
+            start = max((position[n] for n in inputs), default=-1)
+            stack = list(outputs) + list(cotangents) + list(grads)
+            while stack:
+                n = stack.pop()
+                if n.name in self.deferred or n.op != "call_function" or \
+                        position[n] <= start:
+                    continue
+                self.deferred.add(n.name)
+                stack.extend(n.all_input_nodes)
+
+    def body_of(self, nodes, bound, results, where):
+        """The lines and result values of `nodes` (deferred ones) imported
+        with the nodes of `bound` set to its values, for a function of
+        their own; the importer's state as it was afterwards."""
+        saved_values = dict(self.values)
+        saved_off, self.autocast_off = self.autocast_off, None
+        first = len(self.lines)
+        try:
+            for n, value in bound.items():
+                self.values[n.name] = value
+            for n in nodes:
+                for operand in n.all_input_nodes:
+                    if operand.name not in self.deferred and \
+                            operand not in bound and \
+                            operand.name not in self.known and \
+                            not _is_region_graph(operand, self.torch):
+                        raise AmpError(
+                            f"{where} reads {operand.name} from the model, "
+                            "not from its arguments; pass it to apply")
+                self.deferred.discard(n.name)
+                try:
+                    self.import_node(n, 1)
+                except _Unsupported:
+                    self.unsupported.setdefault(str(n.target), []).append(
+                        self.where(n))
+                    self.values[n.name] = None
+                finally:
+                    self.deferred.add(n.name)
+            values = [self.values.get(r.name) if r not in bound else bound[r]
+                      for r in results]
+        finally:
+            lines = self.lines[first:]
+            del self.lines[first:]
+            self.values = saved_values
+            self.autocast_off = saved_off
+        return lines, values
+
+    def import_function(self, node):
+        """A captured autograd.Function (ampmlir::custom_function) as a
+        private function with amp.custom_vjp naming its backward, also
+        written out, and a call of it here."""
+        key, inputs, outputs, cotangents, grads = node.args
+        cls, cast = _FUNCTIONS[key]
+        base = re.sub(r"\W", "_", f"{self.name}_{cls.__qualname__}")
+        base = f"{base}_{len(self.functions) // 2}"
+        where = f"{cls.__qualname__} (applied at {self.where(node)})"
+        arguments = []
+        for n in inputs:
+            value = self.values.get(n.name)
+            if value is None or isinstance(value, tuple) or value.integer:
+                raise _Unsupported()
+            arguments.append(value)
+        order = [n for n in node.graph.nodes if n.name in self.deferred]
+
+        def ancestors(roots, stop=()):
+            seen, stack = set(), list(roots)
+            while stack:
+                n = stack.pop()
+                if n.name in seen or n.name not in self.deferred or                         n in stop:
+                    continue
+                seen.add(n.name)
+                stack.extend(n.all_input_nodes)
+            return seen
+
+        def parameters(nodes, like):
+            bound, text = {}, []
+            for n, v in zip(nodes, like):
+                argument = _Value(self.fresh("a"), v.shape, v.element)
+                bound[n] = argument
+                text.append(f"{argument.name}: {argument.type}")
+            return bound, text
+
+        # The forward on its arguments.
+        bound, header = parameters(inputs, arguments)
+        needed = ancestors(outputs)
+        lines, results = self.body_of(
+            [n for n in order if n.name in needed], bound, outputs,
+            f"the forward of {where}")
+        if any(r is None or isinstance(r, tuple) for r in results):
+            self.values[node.name] = None
+            return
+        attributes = f"amp.custom_vjp = @{base}_backward"
+        if cast is not None:
+            if cast != self.torch.float32:
+                raise AmpError(f"{where}: custom_fwd(cast_inputs={cast}); "
+                               "only torch.float32 can be imported")
+            attributes += ", amp.cast_inputs = f32"
+        types = ", ".join(r.type for r in results)
+        self.functions.append(
+            f"func.func private @{base}_forward({', '.join(header)}) -> "
+            f"({types}) attributes {{{attributes}}} {{\n" +
+            "".join(line + "\n" for line in lines) + "    return "
+            f"{', '.join(r.name for r in results)} : {types}\n}}\n")
+
+        # The backward on the arguments, the outputs and their gradients:
+        # what the forward saved for it is computed again from those.
+        floats = [v for v in arguments if v.element in ("f32", "f16", "bf16")]
+        bound, header = parameters(inputs, arguments)
+        more, more_header = parameters(list(outputs) + list(cotangents),
+                                       results + results)
+        bound.update(more)
+        needed = ancestors(grads, bound)
+        lines, values = self.body_of(
+            [n for n in order if n.name in needed and n not in bound],
+            bound, grads, f"the backward of {where}")
+        if any(v is None or isinstance(v, tuple) for v in values):
+            self.values[node.name] = None
+            return
+        returned = []
+        for value, like in zip(values, floats):
+            if value.shape != like.shape:
+                raise AmpError(f"the backward of {where} returns a "
+                               f"gradient of shape {list(value.shape)} for "
+                               f"an argument of shape {list(like.shape)}")
+            if value.element != like.element:
+                name = self.fresh("cast")
+                lines.append(f"    {name} = amp.cast {value.name} : "
+                             f"{value.type} to {like.type}")
+                value = _Value(name, like.shape, like.element)
+            returned.append(value)
+        gradient_types = ", ".join(v.type for v in floats)
+        self.functions.append(
+            f"func.func private @{base}_backward("
+            f"{', '.join(header + more_header)}) -> ({gradient_types}) {{\n"
+            + "".join(line + "\n" for line in lines) + "    return "
+            f"{', '.join(v.name for v in returned)} : {gradient_types}\n}}\n")
+
+        # The call.
+        name = self.fresh("call")
+        self.lines.append(
+            f"    {name}:{len(results)} = func.call @{base}_forward("
+            f"{', '.join(a.name for a in arguments)}) : "
+            f"({', '.join(a.type for a in arguments)}) -> ({types}) "
+            f"{self.location(node)}")
+        self.values[node.name] = tuple(
+            _Value(f"{name}#{i}", r.shape, r.element)
+            for i, r in enumerate(results))
 
     def import_grad(self, node, depth):
         """An ``ampmlir.grad(value, inputs)`` (torch.ops.ampmlir.grad) as
@@ -2757,8 +3011,9 @@ def from_torch(module, example_args, loss=None, *, name="model",
     if training is not None:
         module.train(training)
     wrapper = _Loss.wrap(module, loss, torch)
+    _FUNCTIONS.clear()  # the keys a graph's Functions carry are its own
     try:
-        with _refusing_untraceable(torch):
+        with _tracing_faithfully(torch):
             program = torch.export.export(wrapper, example_args)
     except AmpError:
         raise
@@ -2774,17 +3029,16 @@ def from_torch(module, example_args, loss=None, *, name="model",
     return _translate(torch, program, module, names, name)
 
 
-class _refusing_untraceable:
-    """While torch.export traces the model, what it cannot trace faithfully
-    raises an AmpError naming the line that called it and what to write
-    instead:
-    - torch.autograd.grad, which torch.export fails on later (a fake
-      tensor it left behind): ampmlir.grad takes its place;
-    - a torch.autograd.Function of the model's own, whose forward
-      torch.export inlines and whose backward it drops (strict or not), so
-      that the step would differentiate the forward instead of using the
-      backward: named with its custom_fwd settings, to be written as a
-      function with its own backward (amp.custom_vjp)."""
+class _tracing_faithfully:
+    """While torch.export traces the model, refuses torch.autograd.grad,
+    which torch.export fails on later (a fake tensor it left behind), with
+    the line that called it and ampmlir.grad, the call that takes its place;
+    and captures what it would trace unfaithfully: a torch.autograd.Function
+    of the model's own, whose forward torch.export inlines and whose
+    backward it drops (strict or not), is traced here as its forward and
+    its backward tied by an ampmlir::custom_function node (capture), which
+    the importer writes as a function with its own backward
+    (amp.custom_vjp)."""
 
     def __init__(self, torch):
         self.torch = torch
@@ -2802,8 +3056,6 @@ class _refusing_untraceable:
     def __enter__(self):
         torch = self.torch
         grad = self.grad = torch.autograd.grad
-        function = torch.autograd.function.Function
-        apply = self.apply = function.__dict__["apply"]
         importer = self
 
         def refuse_grad(*args, **kwargs):
@@ -2816,38 +3068,77 @@ class _refusing_untraceable:
                 "create_graph=True) when run eagerly, an amp.grad when "
                 "imported)")
 
-        def refuse_apply(cls, *args, **kwargs):
-            if not torch.compiler.is_exporting() or \
-                    cls.__module__.split(".")[0] == "torch":
-                return apply.__get__(None, cls)(*args, **kwargs)
-            settings = ""
-            forward = inspect.unwrap(cls.forward) \
-                if hasattr(cls.forward, "__wrapped__") else cls.forward
-            try:
-                cast = inspect.getclosurevars(cls.forward).nonlocals.get(
-                    "cast_inputs", "")
-            except TypeError:
-                cast = ""
-            if forward is not cls.forward:
-                settings = (f" (custom_fwd(cast_inputs={cast}))" if cast
-                            else " (custom_fwd)")
-            raise AmpError(
-                f"the model applies {cls.__qualname__}, a "
-                f"torch.autograd.Function{settings}{importer.caller()}; "
-                "torch.export keeps only its forward and drops its "
-                "backward, so the step would differentiate the forward "
-                "instead: write it in the amp dialect as a function with "
-                "its own backward (amp.custom_vjp, amp.cast_inputs = f32 "
-                "for cast_inputs=torch.float32; docs/training.md, Custom "
-                "functions)")
-
         torch.autograd.grad = refuse_grad
-        function.apply = classmethod(refuse_apply)
+        # The model's own autograd.Functions: `apply` (however it was
+        # looked up) calls `forward`, which traces the Function here.
+        self.forwards = []
+        pending = list(torch.autograd.Function.__subclasses__())
+        while pending:
+            cls = pending.pop()
+            pending.extend(cls.__subclasses__())
+            if cls.__module__.split(".")[0] == "torch" or \
+                    "forward" not in cls.__dict__:
+                continue
+            original = cls.__dict__["forward"]
+            self.forwards.append((cls, original))
+
+            def forward(*args, _cls=cls, _original=original):
+                if not torch.compiler.is_exporting():
+                    return _original.__get__(None, _cls)(*args)
+                return importer.capture(_cls, _original, args)
+
+            cls.forward = staticmethod(forward)
         return self
+
+    def capture(self, cls, original, args):
+        """`cls.apply(*args)` traced as its forward (`original`), then its
+        backward on a stand-in gradient of each output
+        (ampmlir::cotangent), tied together by an
+        ampmlir::custom_function node whose results stand for the outputs:
+        the importer writes the two as a function with its own backward
+        (amp.custom_vjp) and a call of it. `args` are forward's, after the
+        ctx that apply passes (which is not used: _FunctionContext stands
+        for it), or apply's own where the Function has setup_context."""
+        torch = self.torch
+        name = f"{cls.__qualname__}{self.caller()}"
+        with_ctx = not _has_setup_context(cls, torch)
+        if with_ctx:
+            args = args[1:]
+        cotangent, custom_function = _function_ops(torch)
+        is_float = [isinstance(a, torch.Tensor) and a.is_floating_point()
+                    for a in args]
+        ctx = _FunctionContext(tuple(is_float))
+        forward = original.__get__(None, cls)
+        if with_ctx:
+            outputs = forward(ctx, *args)
+        else:
+            outputs = forward(*args)
+            cls.setup_context(ctx, args, outputs)
+        single = isinstance(outputs, torch.Tensor)
+        outputs = [outputs] if single else list(outputs)
+        if not outputs or not all(isinstance(o, torch.Tensor) and
+                                  o.is_floating_point() for o in outputs):
+            raise AmpError(f"the forward of {name} returns other than float "
+                           "tensors; only those can be imported")
+        cotangents = [cotangent(o) for o in outputs]
+        grads = cls.backward(ctx, *cotangents)
+        grads = [grads] if isinstance(grads, torch.Tensor) or grads is None \
+            else list(grads)
+        if len(grads) != len(args):
+            raise AmpError(f"the backward of {name} returns {len(grads)} "
+                           f"gradients for {len(args)} arguments")
+        inputs = [a for a in args if isinstance(a, torch.Tensor)]
+        input_grads = [g if g is not None else torch.zeros_like(a)
+                       for a, g, f in zip(args, grads, is_float) if f]
+        _FUNCTIONS.append((cls, _cast_inputs(original.__get__(None, cls))))
+        results = custom_function(len(_FUNCTIONS) - 1, inputs, outputs,
+                                  cotangents, input_grads)
+        return results[0] if single else tuple(results)
 
     def __exit__(self, *exc):
         self.torch.autograd.grad = self.grad
-        self.torch.autograd.function.Function.apply = self.apply
+        for cls, original in self.forwards:
+            cls.forward = original
         return False
 
 
@@ -2987,6 +3278,8 @@ def _translate(torch, program, module, input_names, name):
                            f"({node.name})")
     aliases = {k: v for k, v in aliases.items() if v}
 
+    importer.name = name
+    importer.defer_functions(graph)
     output = None
     for node in graph.nodes:
         if node.op == "placeholder":
@@ -3035,7 +3328,8 @@ def _translate(torch, program, module, input_names, name):
     text = (header + f"func.func @{name}(" +
             ",\n    ".join(a for a, _ in arguments) +
             ") -> tensor<f32> {\n" + "\n".join(importer.lines) +
-            f"\n    return {loss_value.name} : tensor<f32>\n}}\n")
+            f"\n    return {loss_value.name} : tensor<f32>\n}}\n" +
+            "".join("\n" + f for f in importer.functions))
     imported = ImportedModel(name, text, parameters, buffers, aliases, inputs,
                              counters, constants=constants)
     imported.initial_state = _initial_state(state, imported)

@@ -1177,13 +1177,14 @@ def test_torch_autograd_grad_in_a_forward_is_refused_by_name():
 
 
 class StraightThrough(torch.autograd.Function):
-    """Rounding with the identity as its gradient: a backward that is not
-    the forward's derivative (which is 0 almost everywhere)."""
+    """Clipping with the identity as its gradient (a straight-through
+    estimator): a backward that is not the forward's derivative, which is
+    0 outside [-1, 1]. custom_fwd(cast_inputs=f32): both run in f32."""
 
     @staticmethod
     @torch.amp.custom_fwd(device_type="cpu", cast_inputs=torch.float32)
     def forward(ctx, x):
-        return torch.round(x)
+        return torch.clamp(x, -1, 1)
 
     @staticmethod
     @torch.amp.custom_bwd(device_type="cpu")
@@ -1191,51 +1192,127 @@ class StraightThrough(torch.autograd.Function):
         return g
 
 
-class Plain(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x * x
+class TanhProjection(torch.autograd.Function):
+    """tanh(x @ w) with its backward written out, recomputing what it
+    needs from what the forward saved; under the surrounding autocast."""
 
     @staticmethod
+    @torch.amp.custom_fwd(device_type="cpu")
+    def forward(ctx, x, w):
+        ctx.save_for_backward(x, w)
+        return torch.tanh(x @ w)
+
+    @staticmethod
+    @torch.amp.custom_bwd(device_type="cpu")
     def backward(ctx, g):
-        (x,) = ctx.saved_tensors
-        return 2 * x * g
+        x, w = ctx.saved_tensors
+        y = torch.tanh(x @ w)
+        d = g * (1 - y * y)
+        return d @ w.t(), x.t() @ d
 
 
-def test_an_autograd_function_is_refused_by_name():
+class WithFunctions(torch.nn.Module):
+    def __init__(self, clip=StraightThrough.apply):
+        super().__init__()
+        self.fc = torch.nn.Linear(20, 16)
+        self.w = torch.nn.Parameter(torch.randn(16, 5) * 0.3)
+        self.clip = clip
+
+    def forward(self, x):
+        return TanhProjection.apply(self.clip(self.fc(x) * 3), self.w)
+
+
+def test_an_autograd_function_imports_with_its_own_backward(tmp_path):
     """torch.export inlines an autograd.Function's forward and drops its
-    backward (strict or not), so the step would differentiate the forward:
-    refused, naming the class, its custom_fwd settings and the line that
-    applies it. Eagerly, and after the import, the functions are
+    backward (strict or not). from_torch traces both and writes them as a
+    function with amp.custom_vjp naming its backward (amp.cast_inputs for
+    custom_fwd(cast_inputs=torch.float32)): the step trains as PyTorch does
+    with the Function's own backward, in f32 and in f16 against the
+    autocast recipe; the same model differentiating the clipping instead
+    trains otherwise."""
+    torch.manual_seed(0)
+    model = WithFunctions()
+    batches = classifier_batches()
+    text = ampmlir.from_torch(model, batches[0], loss=classify).mlir
+    assert re.search(r"func.func private @model_StraightThrough_0_forward\("
+                     r".*amp.custom_vjp = @model_StraightThrough_0_backward, "
+                     r"amp.cast_inputs = f32", text), text
+    assert re.search(r"func.func private @model_TanhProjection_1_forward\("
+                     r".*\{amp.custom_vjp = @model_TanhProjection_1_backward"
+                     r"\}", text), text
+    # The straight-through backward hands the gradient on as it is.
+    backward = text[text.index("@model_StraightThrough_0_backward("):]
+    assert re.match(r"@model_StraightThrough_0_backward\((%a_\d+): .*, "
+                    r"(%a_\d+): tensor<16x16xf32>\) -> \(tensor<16x16xf32>\)"
+                    r" \{\n    return \2 :", backward), backward
+    theirs, ours, _, _ = train_both(model, classify, batches, tmp_path,
+                                    compute_type="f32")
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5)
+    clipped = WithFunctions(clip=lambda h: torch.clamp(h, -1, 1))
+    clipped.load_state_dict(model.state_dict())
+    differentiated, _, _, _ = train_both(clipped, classify, batches,
+                                         tmp_path / "clamp",
+                                         compute_type="f32")
+    assert np.max(np.abs(differentiated - theirs) / np.abs(theirs)) > 1e-3
+
+    (ours, ours_skipped), (theirs, theirs_skipped), _ = f16_against_pytorch(
+        model, classify, batches, tmp_path / "f16", steps=10)
+    assert ours_skipped == theirs_skipped
+    np.testing.assert_allclose(ours, theirs, rtol=1e-3)
+
+
+def test_an_autograd_function_that_cannot_be_imported_is_named():
+    """A Function whose forward reads a tensor of the model it was not
+    given is refused by name; an operation of its own without a
+    counterpart is listed with the model's others. Eagerly, and after the import, Functions are
     PyTorch's."""
 
-    class Quantized(torch.nn.Module):
-        def __init__(self, function):
+    class Closure(torch.autograd.Function):
+        weight = None
+
+        @staticmethod
+        def forward(ctx, x):
+            return x * Closure.weight
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * Closure.weight
+
+    class Rounding(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return torch.round(x)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class Applies(torch.nn.Module):
+        def __init__(self, apply):
             super().__init__()
             self.fc = torch.nn.Linear(20, 5)
-            self.function = function
+            self.apply_ = apply
 
         def forward(self, x):
-            return self.fc(self.function.apply(x))
+            return self.apply_(self.fc(x))
 
-    line = next(n for n, text in enumerate(
-        open(__file__).read().splitlines(), 1)
-        if "return self.fc(self.function.apply(x))" in text)
     batch = classifier_batches()[0]
+    model = Applies(lambda h: Closure.apply(h))
+
+    def read_weight(m, x, labels):
+        Closure.weight = m.fc.bias
+        return classify(m, x, labels)
+
     with pytest.raises(AmpError, match=(
-            r"the model applies StraightThrough, a torch.autograd.Function "
-            r"\(custom_fwd\(cast_inputs=torch.float32\)\) at "
-            rf"test_import.py:{line}; torch.export keeps only its forward "
-            r"and drops its backward.*amp.custom_vjp")):
-        ampmlir.from_torch(Quantized(StraightThrough), batch, loss=classify)
-    with pytest.raises(AmpError, match=(
-            rf"the model applies Plain, a torch.autograd.Function at "
-            rf"test_import.py:{line};")):
-        ampmlir.from_torch(Quantized(Plain), batch, loss=classify)
+            r"the forward of .*Closure \(applied at .*\) reads "
+            r"\w+ from the model, not from its arguments; pass it to "
+            r"apply")):
+        ampmlir.from_torch(model, batch, loss=read_weight)
+    with pytest.raises(AmpError, match=r"aten.round.default at "):
+        ampmlir.from_torch(Applies(Rounding.apply), batch, loss=classify)
     x = torch.tensor([0.4, 1.6], requires_grad=True)
-    StraightThrough.apply(x).sum().backward()
-    assert torch.equal(x.grad, torch.ones(2))
+    StraightThrough.apply(x * 2).sum().backward()
+    assert torch.equal(x.grad, torch.full((2,), 2.0))
 
 
 def test_one_op_of_pytorch_rounds_once():
