@@ -1315,6 +1315,85 @@ def test_an_autograd_function_that_cannot_be_imported_is_named():
     assert torch.equal(x.grad, torch.full((2,), 2.0))
 
 
+def test_gradients_and_functions_that_cannot_be_imported_are_named():
+    """ampmlir.grad of a value that is not 0-d or with respect to an
+    integer, and Functions that return integers, give a gradient per
+    argument that does not fit, or modify their input in place: each an
+    AmpError that says what."""
+    batch = classifier_batches()[0]
+
+    class Wrapped(torch.nn.Module):
+        def __init__(self, body):
+            super().__init__()
+            self.fc = torch.nn.Linear(20, 5)
+            self.body = body
+
+        def forward(self, x, labels):
+            return self.body(self, x, labels)
+
+    def not_scalar(m, x, labels):
+        logits = m.fc(x)
+        (g,) = ampmlir.grad(logits, [x])
+        return F.cross_entropy(logits, labels) + g.sum()
+
+    with pytest.raises(AmpError, match=(
+            r"ampmlir.grad takes the gradient of a 0-d float value, not of "
+            r"a tensor<16x5xf32>")):
+        ampmlir.from_torch(Wrapped(not_scalar), batch)
+
+    def of_labels(m, x, labels):
+        loss = F.cross_entropy(m.fc(x), labels)
+        (g,) = ampmlir.grad(loss, [labels])
+        return loss + g.sum()
+
+    with pytest.raises(AmpError, match=(
+            r"ampmlir.grad differentiates with respect to float tensors")):
+        ampmlir.from_torch(Wrapped(of_labels), batch)
+
+    class Counts(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return (x > 0).long()
+
+        @staticmethod
+        def backward(ctx, g):
+            return None
+
+    class TwoGradients(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2, g
+
+    class InPlace(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    def applying(function):
+        return lambda m, x, labels: F.cross_entropy(
+            m.fc(function.apply(x)).float(), labels)
+
+    for function, message in [
+            (Counts, r"the forward of .*Counts at test_import.py:\d+ returns "
+                     r"other than float tensors"),
+            (TwoGradients, r"the backward of .*TwoGradients at "
+                           r"test_import.py:\d+ returns 2 gradients for 1 "
+                           r"arguments"),
+            (InPlace, r"an autograd.Function that modifies its inputs in "
+                      r"place \(ctx.mark_dirty\) cannot be imported")]:
+        with pytest.raises(AmpError, match=message):
+            ampmlir.from_torch(Wrapped(applying(function)), batch)
+
+
 def test_one_op_of_pytorch_rounds_once():
     """An op PyTorch computes in one kernel and rounds once (hardswish,
     silu, an LSTM's gates and cell between its matmuls) but that is

@@ -117,3 +117,18 @@ func.func @uses_scale(%w: tensor<3xf32> {amp.param}, %ids: tensor<3xi64>) -> ten
   %l = amp.sum %y dims = [0] : tensor<3xf32> to tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+func.func private @declared_backward(%x: tensor<3xf32>, %y: tensor<3xf32>, %g: tensor<3xf32>) -> tensor<3xf32>
+
+// expected-error @+1 {{amp-autodiff: the backward of @with_declared, @declared_backward, is a declaration without a body}}
+func.func private @with_declared(%x: tensor<3xf32>) -> tensor<3xf32> attributes {amp.custom_vjp = @declared_backward} {
+  return %x : tensor<3xf32>
+}
+
+func.func @uses_declared(%w: tensor<3xf32> {amp.param}) -> tensor<f32> {
+  %y = func.call @with_declared(%w) : (tensor<3xf32>) -> tensor<3xf32>
+  %l = amp.sum %y dims = [0] : tensor<3xf32> to tensor<f32>
+  return %l : tensor<f32>
+}
