@@ -9,6 +9,7 @@
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/ArgumentNames.h"
 #include "amp/Dialect/Amp/Transforms/Buffers.h"
+#include "amp/Dialect/Amp/Transforms/GradientFunction.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "amp/Dialect/Amp/Transforms/VJP.h"
 
@@ -18,7 +19,6 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/Support/raw_ostream.h"
 
 namespace mlir::amp {
 #define GEN_PASS_DEF_AMPAUTODIFF
@@ -223,16 +223,6 @@ static LogicalResult checkModel(func::FuncOp func, SymbolTable &symbols,
   if (failed(checkDropoutStreams(func)))
     return failure();
   return success();
-}
-
-/// `(tensor<4xf32>, tensor<f32>)`, the way signatures appear in messages.
-static std::string formatTypes(TypeRange types) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << '(';
-  llvm::interleaveComma(types, os);
-  os << ')';
-  return text;
 }
 
 /// The backward `call`'s callee names (amp.custom_vjp), checked against

@@ -10,8 +10,7 @@
 using namespace mlir;
 using namespace mlir::amp;
 
-/// `(tensor<4xf32>, tensor<f32>)`, the way signatures appear in messages.
-static std::string formatTypes(TypeRange types) {
+std::string amp::formatTypes(TypeRange types) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << '(';

@@ -45,6 +45,10 @@ struct GradientFunction {
 FailureOr<GradientFunction>
 checkGradientFunction(func::FuncOp grad, SymbolTable &symbols, StringRef pass);
 
+/// `(tensor<4xf32>, tensor<f32>)`: a signature's types as the checks of
+/// gradient functions (and of custom backwards) write them in messages.
+std::string formatTypes(TypeRange types);
+
 } // namespace mlir::amp
 
 #endif // AMP_DIALECT_AMP_TRANSFORMS_GRADIENTFUNCTION_H
