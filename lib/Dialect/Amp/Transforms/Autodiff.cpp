@@ -372,6 +372,22 @@ static LogicalResult propagate(StringRef subject, ArrayRef<Operation *> forward,
       // call (a custom backward differentiated again, for a second order).
       auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
           call, call.getCalleeAttr());
+      // Each body written out may call another: a chain this long is a
+      // function that calls itself.
+      static thread_local unsigned inlined = 0;
+      constexpr unsigned kMaxInlined = 64;
+      if (inlined == kMaxInlined)
+        return call.emitOpError()
+               << "calls @" << call.getCallee() << " through more than "
+               << kMaxInlined
+               << " nested calls without amp.custom_vjp (a function that "
+                  "calls itself?); amp-autodiff writes each call's body out "
+                  "to differentiate "
+               << subject;
+      struct Depth {
+        unsigned &count;
+        ~Depth() { --count; }
+      } depth{++inlined};
       Operation *previous = call->getPrevNode();
       IRMapping mapping;
       Block &body = callee.getBody().front();

@@ -132,3 +132,19 @@ func.func @uses_declared(%w: tensor<3xf32> {amp.param}) -> tensor<f32> {
   %l = amp.sum %y dims = [0] : tensor<3xf32> to tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// A function that calls itself is written out call by call until the
+// nesting gives up.
+func.func private @recursive(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'func.call' op calls @recursive through more than 64 nested calls without amp.custom_vjp (a function that calls itself?); amp-autodiff writes each call's body out to differentiate @uses_recursive}}
+  %y = func.call @recursive(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  return %y : tensor<3xf32>
+}
+
+func.func @uses_recursive(%w: tensor<3xf32> {amp.param}) -> tensor<f32> {
+  %y = func.call @recursive(%w) : (tensor<3xf32>) -> tensor<3xf32>
+  %l = amp.sum %y dims = [0] : tensor<3xf32> to tensor<f32>
+  return %l : tensor<f32>
+}
