@@ -14,6 +14,7 @@
 #include <cfloat>
 #include <cmath>
 #include <random>
+#include <vector>
 
 namespace {
 
@@ -195,6 +196,121 @@ TEST(FloatFormatsTest, StorageTypes) {
   EXPECT_EQ(amprt::BFloat16{0x3fc0}.toFloat(), 1.5f);
   EXPECT_EQ(amprt::roundToHalf(65520.0f), INFINITY);
   EXPECT_EQ(amprt::roundToBFloat16(1.0f + std::ldexp(1.0f, -9)), 1.0f);
+}
+
+//===----------------------------------------------------------------------===//
+// FP8
+//===----------------------------------------------------------------------===//
+
+uint8_t oracleFp8(double value, const llvm::fltSemantics &semantics) {
+  APFloat converted(value);
+  bool losesInfo = false;
+  converted.convert(semantics, APFloat::rmNearestTiesToEven, &losesInfo);
+  return static_cast<uint8_t>(converted.bitcastToAPInt().getZExtValue());
+}
+
+bool isE4M3FNNaN(uint8_t bits) { return (bits & 0x7f) == 0x7f; }
+bool isE5M2NaN(uint8_t bits) { return (bits & 0x7f) > 0x7c; }
+
+TEST(FloatFormatsTest, EveryFp8PatternDecodesAndRoundTrips) {
+  for (uint32_t i = 0; i < 256; ++i) {
+    auto bits = static_cast<uint8_t>(i);
+    double e4m3 = amprt::e4m3fnBitsToDouble(bits);
+    double e5m2 = amprt::e5m2BitsToDouble(bits);
+    APFloat e4m3Oracle(APFloat::Float8E4M3FN(), llvm::APInt(8, i));
+    APFloat e5m2Oracle(APFloat::Float8E5M2(), llvm::APInt(8, i));
+    if (isE4M3FNNaN(bits)) {
+      EXPECT_TRUE(std::isnan(e4m3) && e4m3Oracle.isNaN()) << std::hex << i;
+      EXPECT_EQ(amprt::doubleToE4M3FNBits(e4m3, false), bits) << i;
+      EXPECT_EQ(amprt::doubleToE4M3FNBits(e4m3, true), bits) << i;
+    } else {
+      EXPECT_EQ(e4m3, e4m3Oracle.convertToDouble()) << std::hex << i;
+      EXPECT_EQ(amprt::doubleToE4M3FNBits(e4m3, false), bits) << i;
+      EXPECT_EQ(amprt::doubleToE4M3FNBits(e4m3, true), bits) << i;
+    }
+    if (isE5M2NaN(bits)) {
+      EXPECT_TRUE(std::isnan(e5m2) && e5m2Oracle.isNaN()) << std::hex << i;
+      EXPECT_TRUE(isE5M2NaN(amprt::doubleToE5M2Bits(e5m2, false))) << i;
+    } else {
+      EXPECT_EQ(e5m2, e5m2Oracle.convertToDouble()) << std::hex << i;
+      EXPECT_EQ(amprt::doubleToE5M2Bits(e5m2, false), bits) << i;
+      if (!std::isinf(e5m2)) {
+        EXPECT_EQ(amprt::doubleToE5M2Bits(e5m2, true), bits) << i;
+      }
+    }
+  }
+}
+
+TEST(FloatFormatsTest, Fp8RoundingMatchesOracle) {
+  // Every midpoint between neighbouring values and its neighbours, and
+  // random values over both formats' ranges and beyond.
+  std::vector<double> values;
+  for (uint32_t i = 0; i < 127; ++i) {
+    for (auto decode : {amprt::e4m3fnBitsToDouble, amprt::e5m2BitsToDouble}) {
+      double low = decode(static_cast<uint8_t>(i));
+      double high = decode(static_cast<uint8_t>(i + 1));
+      if (std::isnan(high) || std::isinf(high))
+        continue;
+      double middle = (low + high) / 2;
+      values.insert(values.end(), {middle, std::nextafter(middle, 0.0),
+                                   std::nextafter(middle, 1e9)});
+    }
+  }
+  std::mt19937_64 random(7);
+  std::uniform_real_distribution<double> exponent(-20.0, 18.0);
+  for (int i = 0; i < 20000; ++i)
+    values.push_back(std::exp2(exponent(random)));
+  for (double magnitude : values) {
+    for (double value : {magnitude, -magnitude}) {
+      uint8_t e4m3 = amprt::doubleToE4M3FNBits(value, false);
+      uint8_t e4m3Oracle = oracleFp8(value, APFloat::Float8E4M3FN());
+      if (isE4M3FNNaN(e4m3Oracle)) {
+        ASSERT_TRUE(isE4M3FNNaN(e4m3)) << value;
+      } else {
+        ASSERT_EQ(e4m3, e4m3Oracle) << value;
+      }
+      ASSERT_EQ(amprt::doubleToE5M2Bits(value, false),
+                oracleFp8(value, APFloat::Float8E5M2()))
+          << value;
+    }
+  }
+}
+
+TEST(FloatFormatsTest, Fp8LimitsByHand) {
+  using amprt::doubleToE4M3FNBits;
+  using amprt::doubleToE5M2Bits;
+  // e4m3fn: 1 is 0.0111.000; 448 = 1.75 * 2^8 the largest; 464 ties to the
+  // even 448; anything above is NaN (0x7f), or 448 when saturating.
+  EXPECT_EQ(doubleToE4M3FNBits(1.0, false), 0x38);
+  EXPECT_EQ(doubleToE4M3FNBits(448.0, false), 0x7e);
+  EXPECT_EQ(doubleToE4M3FNBits(464.0, false), 0x7e);
+  EXPECT_EQ(doubleToE4M3FNBits(464.5, false), 0x7f);
+  EXPECT_EQ(doubleToE4M3FNBits(464.5, true), 0x7e);
+  EXPECT_EQ(doubleToE4M3FNBits(-1e6, true), 0xfe);
+  EXPECT_EQ(doubleToE4M3FNBits(INFINITY, false), 0x7f);
+  EXPECT_EQ(doubleToE4M3FNBits(-INFINITY, false), 0xff);
+  EXPECT_EQ(doubleToE4M3FNBits(INFINITY, true), 0x7e);
+  EXPECT_EQ(doubleToE4M3FNBits(NAN, true) & 0x7f, 0x7f);
+  // Subnormals: 2^-9 the smallest; 2^-10 ties to even, 0; 1.5 * 2^-10
+  // rounds up to 2^-9; 2^-6 the smallest normal.
+  EXPECT_EQ(doubleToE4M3FNBits(0x1p-9, false), 0x01);
+  EXPECT_EQ(doubleToE4M3FNBits(0x1p-10, false), 0x00);
+  EXPECT_EQ(doubleToE4M3FNBits(0x1.8p-10, false), 0x01);
+  EXPECT_EQ(doubleToE4M3FNBits(0x1p-6, false), 0x08);
+  EXPECT_EQ(doubleToE4M3FNBits(-0.0, false), 0x80);
+  EXPECT_EQ(amprt::e4m3fnBitsToDouble(0x7e), 448.0);
+  EXPECT_EQ(amprt::e4m3fnBitsToDouble(0x01), 0x1p-9);
+  // e5m2: 1 is 0.01111.00; 57344 = 1.75 * 2^15 the largest; 61440 ties to
+  // the even 2^16, infinity (57344 when saturating); 2^-16 the smallest.
+  EXPECT_EQ(doubleToE5M2Bits(1.0, false), 0x3c);
+  EXPECT_EQ(doubleToE5M2Bits(57344.0, false), 0x7b);
+  EXPECT_EQ(doubleToE5M2Bits(61439.0, false), 0x7b);
+  EXPECT_EQ(doubleToE5M2Bits(61440.0, false), 0x7c);
+  EXPECT_EQ(doubleToE5M2Bits(61440.0, true), 0x7b);
+  EXPECT_EQ(doubleToE5M2Bits(-INFINITY, true), 0xfb);
+  EXPECT_EQ(doubleToE5M2Bits(0x1p-16, false), 0x01);
+  EXPECT_EQ(doubleToE5M2Bits(0x1p-17, false), 0x00);
+  EXPECT_TRUE(std::isnan(amprt::e5m2BitsToDouble(doubleToE5M2Bits(NAN, true))));
 }
 
 } // namespace

@@ -1,7 +1,7 @@
 /*===- float_formats.h - fp16 and bf16 storage and rounding ------*- C++ -*-===
  *
  * The 16-bit floating-point formats amp-mlir stores, and exact conversions
- * between them and f32/f64:
+ * between them and f32/f64 (and, below, the two FP8 formats):
  *
  *   format  sign  exponent  mantissa  bias  max finite     min subnormal
  *   fp16     1      5         10       15   65504          2^-24
@@ -204,6 +204,71 @@ AMP_HOST_DEVICE inline float roundToHalf(float value) {
 /// Rounds to the nearest bf16 value, returned as f32.
 AMP_HOST_DEVICE inline float roundToBFloat16(float value) {
   return bfloat16BitsToFloat(floatToBFloat16Bits(value));
+}
+
+//===----------------------------------------------------------------------===//
+// FP8
+//===----------------------------------------------------------------------===//
+//
+//   format   sign  exponent  mantissa  bias  max finite  min subnormal
+//   e4m3fn    1      4          3        7      448        2^-9
+//   e5m2      1      5          2       15    57344        2^-16
+//
+// e5m2 follows IEEE (infinities, NaNs with exponent all ones). e4m3fn
+// ("finite") has no infinities: exponent all ones is a normal binade but
+// for its top pattern, S.1111.111, the one NaN of each sign; hence 448 =
+// 1.75 * 2^8. Rounding is to nearest, ties to even, with subnormals, as in
+// PyTorch's casts to float8_e4m3fn and float8_e5m2. What a value beyond
+// the largest finite one becomes is the caller's choice:
+//   - not saturating (PyTorch's plain cast): e4m3fn gives NaN (464, the tie
+//     between 448 and 480, rounds to even, 448; anything above is NaN),
+//     e5m2 gives infinity (from 61440, the tie with 2^16);
+//   - saturating (what scaled FP8 casts do: torchao clamps to +-max before
+//     the cast, Transformer Engine and cuBLASLt convert with SATFINITE):
+//     +-max, infinities included. NaN stays NaN either way.
+
+/// Rounds `value` to e5m2 and returns its bits.
+AMP_HOST_DEVICE inline uint8_t doubleToE5M2Bits(double value, bool saturate) {
+  const uint16_t bits = roundToFormat(value, FloatFormat{2, 5, 15});
+  if (saturate && (bits & 0x7fu) == 0x7cu) // An infinity: +-57344.
+    return static_cast<uint8_t>((bits & 0x80u) | 0x7bu);
+  return static_cast<uint8_t>(bits);
+}
+
+/// Rounds `value` to e4m3fn and returns its bits.
+AMP_HOST_DEVICE inline uint8_t doubleToE4M3FNBits(double value, bool saturate) {
+  const uint8_t sign = std::signbit(value) ? 0x80u : 0u;
+  if (std::isnan(value))
+    return static_cast<uint8_t>(sign | 0x7fu);
+  const double magnitude = std::fabs(value);
+  // Beyond 464 (and infinities): NaN, or the largest finite value.
+  if (magnitude > 464.0)
+    return static_cast<uint8_t>(sign | (saturate ? 0x7eu : 0x7fu));
+  // Below that it rounds as an IEEE format whose top binade is normal.
+  // Half the value in IEEE's 3-bit-fraction format of bias 8 (5 exponent
+  // bits, so that nothing up to 232 overflows there) has the same
+  // quanta, subnormal ones included, and the same biased exponent and
+  // fraction fields as the value in e4m3fn: halving is exact.
+  const uint16_t wide = roundToFormat(magnitude / 2, FloatFormat{3, 5, 8});
+  return static_cast<uint8_t>(sign | wide); // exponent field below 16
+}
+
+/// The exact value of an e5m2 bit pattern.
+AMP_HOST_DEVICE inline double e5m2BitsToDouble(uint8_t bits) {
+  return formatBitsToDouble(bits, FloatFormat{2, 5, 15});
+}
+
+/// The exact value of an e4m3fn bit pattern.
+AMP_HOST_DEVICE inline double e4m3fnBitsToDouble(uint8_t bits) {
+  const bool negative = bits & 0x80u;
+  if ((bits & 0x7fu) == 0x7fu)
+    return negative ? -NAN : NAN;
+  const uint32_t biased = (bits >> 3) & 0xfu, fraction = bits & 0x7u;
+  const double magnitude =
+      biased == 0 ? std::ldexp(static_cast<double>(fraction), -9)
+                  : std::ldexp(static_cast<double>(fraction | 0x8u),
+                               static_cast<int>(biased) - 10);
+  return negative ? -magnitude : magnitude;
 }
 
 /// 16-bit storage types: a bit pattern, converted explicitly.
