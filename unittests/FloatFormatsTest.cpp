@@ -203,10 +203,7 @@ TEST(FloatFormatsTest, StorageTypes) {
 //===----------------------------------------------------------------------===//
 
 uint8_t oracleFp8(double value, const llvm::fltSemantics &semantics) {
-  APFloat converted(value);
-  bool losesInfo = false;
-  converted.convert(semantics, APFloat::rmNearestTiesToEven, &losesInfo);
-  return static_cast<uint8_t>(converted.bitcastToAPInt().getZExtValue());
+  return static_cast<uint8_t>(oracleBits(value, semantics));
 }
 
 bool isE4M3FNNaN(uint8_t bits) { return (bits & 0x7f) == 0x7f; }
