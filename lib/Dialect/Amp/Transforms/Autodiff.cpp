@@ -225,6 +225,16 @@ static LogicalResult checkModel(func::FuncOp func, SymbolTable &symbols,
   return success();
 }
 
+/// Marks `op`'s float results active where it reads an active value: the
+/// values that depend on what is differentiated.
+static void markActive(Operation *op, llvm::DenseSet<Value> &active) {
+  if (llvm::any_of(op->getOperands(),
+                   [&](Value v) { return active.contains(v); }))
+    for (Value result : op->getResults())
+      if (isFloatTensor(result.getType()))
+        active.insert(result);
+}
+
 /// The backward `call`'s callee names (amp.custom_vjp), checked against
 /// the callee's signature; null where it names none; failure (reported)
 /// where the callee has no body or the backward is missing or does not
@@ -316,11 +326,7 @@ static LogicalResult propagate(StringRef subject, ArrayRef<Operation *> forward,
            step != op; step = step->getNextNode())
         written.push_back(step);
       for (Operation *step : written)
-        if (llvm::any_of(step->getOperands(),
-                         [&](Value v) { return active.contains(v); }))
-          for (Value result : step->getResults())
-            if (isFloatTensor(result.getType()))
-              active.insert(result);
+        markActive(step, active);
       for (auto [result, value] : llvm::zip(op->getResults(), values)) {
         if (result.use_empty())
           continue;
@@ -470,11 +476,7 @@ static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
   for (unsigned i : params)
     active.insert(body.getArgument(i));
   for (Operation &op : body.without_terminator())
-    if (llvm::any_of(op.getOperands(),
-                     [&](Value v) { return active.contains(v); }))
-      for (Value result : op.getResults())
-        if (isFloatTensor(result.getType()))
-          active.insert(result);
+    markActive(&op, active);
 
   builder.setInsertionPoint(ret);
   llvm::DenseMap<Value, Value> grads;
@@ -560,11 +562,7 @@ static LogicalResult expandGrad(GradOp grad) {
   llvm::DenseSet<Value> active(grad.getInputs().begin(),
                                grad.getInputs().end());
   for (Operation *op : forward)
-    if (llvm::any_of(op->getOperands(),
-                     [&](Value v) { return active.contains(v); }))
-      for (Value result : op->getResults())
-        if (isFloatTensor(result.getType()))
-          active.insert(result);
+    markActive(op, active);
   // The seed is an f32 1 that amp-loss-scaling may replace by the loss
   // scale; each gradient is then divided by it in f32 (f64 for f64), as
   // PyTorch's recipe multiplies the inner gradient of the scaled loss by
