@@ -310,4 +310,38 @@ TEST(FloatFormatsTest, Fp8LimitsByHand) {
   EXPECT_TRUE(std::isnan(amprt::e5m2BitsToDouble(doubleToE5M2Bits(NAN, true))));
 }
 
+TEST(FloatFormatsTest, Fp8TensorwiseScalingByHand) {
+  using amprt::Fp8Format;
+  // amax 2: 448 / 2 = 224 and 57344 / 2 = 28672, exact.
+  EXPECT_EQ(amprt::fp8ScaleFromAmax(2.0f, Fp8Format::E4M3FN), 224.0f);
+  EXPECT_EQ(amprt::fp8ScaleFromAmax(2.0f, Fp8Format::E5M2), 28672.0f);
+  // 448 / 3 = 149.333..., rounded once to f32.
+  EXPECT_EQ(amprt::fp8ScaleFromAmax(3.0f, Fp8Format::E4M3FN),
+            static_cast<float>(448.0 / 3.0));
+  // An all-zero tensor: amax clamped to 1e-12 (in f64).
+  EXPECT_EQ(amprt::fp8ScaleFromAmax(0.0f, Fp8Format::E4M3FN),
+            static_cast<float>(448.0 / 1e-12));
+  EXPECT_TRUE(std::isnan(amprt::fp8ScaleFromAmax(NAN, Fp8Format::E4M3FN)));
+  EXPECT_EQ(amprt::fp8ScaleFromAmax(INFINITY, Fp8Format::E5M2), 0.0f);
+  // The amax itself goes to the format's largest value: 2 * 224 = 448,
+  // S.1111.110; -2 * 28672 = -57344, S.11110.11.
+  EXPECT_EQ(amprt::quantizeFp8(2.0f, 224.0f, Fp8Format::E4M3FN), 0x7e);
+  EXPECT_EQ(amprt::quantizeFp8(-2.0f, 28672.0f, Fp8Format::E5M2), 0xfb);
+  // 1 * 224 = 1.75 * 2^7: biased exponent 14, fraction 110.
+  EXPECT_EQ(amprt::quantizeFp8(1.0f, 224.0f, Fp8Format::E4M3FN), 0x76);
+  // Beyond the range saturates (a delayed scale's overflow).
+  EXPECT_EQ(amprt::quantizeFp8(3.0f, 224.0f, Fp8Format::E4M3FN), 0x7e);
+  EXPECT_EQ(amprt::quantizeFp8(-INFINITY, 1.0f, Fp8Format::E5M2), 0xfb);
+  EXPECT_TRUE(std::isnan(amprt::fp8BitsToFloat(
+      amprt::quantizeFp8(NAN, 1.0f, Fp8Format::E4M3FN), Fp8Format::E4M3FN)));
+  // The product is rounded to f32 first: 0.1f * 3 is 0.3000000119..., which
+  // e4m3fn rounds to 0.3125 (0.28125 and 0.3125 its neighbours).
+  EXPECT_EQ(
+      amprt::fp8BitsToFloat(amprt::quantizeFp8(0.1f, 3.0f, Fp8Format::E4M3FN),
+                            Fp8Format::E4M3FN),
+      0.3125f);
+  EXPECT_EQ(amprt::fp8BitsToFloat(0x7e, Fp8Format::E4M3FN), 448.0f);
+  EXPECT_EQ(amprt::fp8BitsToFloat(0x7b, Fp8Format::E5M2), 57344.0f);
+}
+
 } // namespace

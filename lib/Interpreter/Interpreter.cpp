@@ -346,6 +346,24 @@ FailureOr<SmallVector<Tensor>> Frame::executeModelOp(Operation *op,
         return one(k::concat(inputs, concat.getDim()));
       })
       .Case([&](MatmulOp matmul) {
+        if (matmul.isFp8()) {
+          // Each operand scaled and rounded to its format; the f32 sum of
+          // the (exact) products times the two inverse scales.
+          auto format = [](Type type) {
+            return type.isFloat8E4M3FN() ? amprt::Fp8Format::E4M3FN
+                                         : amprt::Fp8Format::E5M2;
+          };
+          float lhsInverse = 1.0f, rhsInverse = 1.0f;
+          Tensor lhs = k::quantizeFp8Tensorwise(
+              in[0], format(*matmul.getLhsFp8()), lhsInverse);
+          Tensor rhs = k::quantizeFp8Tensorwise(
+              in[1], format(*matmul.getRhsFp8()), rhsInverse);
+          return one(k::matmul(lhs, rhs, matmul.getBias() ? &in[2] : nullptr,
+                               matmul.getTransposeLhs(),
+                               matmul.getTransposeRhs(), ElementKind::F32,
+                               resultKind(), resultShape(),
+                               lhsInverse * rhsInverse));
+        }
         return one(k::matmul(in[0], in[1], matmul.getBias() ? &in[2] : nullptr,
                              matmul.getTransposeLhs(), matmul.getTransposeRhs(),
                              kindOf(matmul.getAccumulatorType()), resultKind(),

@@ -365,7 +365,7 @@ Tensor kernels::concat(ArrayRef<const Tensor *> inputs, int64_t dim) {
 Tensor kernels::matmul(const Tensor &lhs, const Tensor &rhs, const Tensor *bias,
                        bool transposeLhs, bool transposeRhs,
                        ElementKind accKind, ElementKind outKind,
-                       ArrayRef<int64_t> outShape) {
+                       ArrayRef<int64_t> outShape, float alpha) {
   ArrayRef<int64_t> l = lhs.getShape(), r = rhs.getShape();
   int64_t m = outShape[outShape.size() - 2], n = outShape.back();
   int64_t k = transposeLhs ? l[l.size() - 2] : l.back();
@@ -412,6 +412,11 @@ Tensor kernels::matmul(const Tensor &lhs, const Tensor &rhs, const Tensor *bias,
               acc[j] += scalar * row[j];
           }
         }
+        if (alpha != 1.0f) {
+          assert(accKind == ElementKind::F32 && "scaled sums are f32");
+          for (int64_t j = 0; j < n; ++j)
+            acc[j] = static_cast<AccT>(alpha * static_cast<float>(acc[j]));
+        }
         if (bias)
           for (int64_t j = 0; j < n; ++j)
             acc[j] = accumulate(acc[j], static_cast<AccT>((*bias)[j]), accKind);
@@ -421,6 +426,29 @@ Tensor kernels::matmul(const Tensor &lhs, const Tensor &rhs, const Tensor *bias,
       }
     }
   });
+  return out;
+}
+
+Tensor kernels::quantizeFp8Tensorwise(const Tensor &x, amprt::Fp8Format format,
+                                      float &inverseScale) {
+  // The largest magnitude, NaN if any value is NaN (the tensor holds f32
+  // values or narrower: exact as floats).
+  float amax = 0.0f;
+  for (double value : x.getData()) {
+    float magnitude = std::fabs(static_cast<float>(value));
+    if (std::isnan(magnitude) || std::isnan(amax))
+      amax = NAN;
+    else
+      amax = std::max(amax, magnitude);
+  }
+  float scale = amprt::fp8ScaleFromAmax(amax, format);
+  inverseScale = 1.0f / scale;
+  Tensor out(ElementKind::F32, x.getShape());
+  MutableArrayRef<double> data = out.getMutableData();
+  for (size_t i = 0; i < data.size(); ++i)
+    data[i] = amprt::fp8BitsToFloat(
+        amprt::quantizeFp8(static_cast<float>(x.getData()[i]), scale, format),
+        format);
   return out;
 }
 

@@ -11,6 +11,7 @@
 
 #include "amp/Interpreter/Tensor.h"
 #include "amp_runtime/conv_window.h"
+#include "amp_runtime/float_formats.h"
 
 #include <functional>
 #include <optional>
@@ -58,9 +59,17 @@ Tensor concat(ArrayRef<const Tensor *> inputs, int64_t dim);
 /// `outShape`/`outKind` are the op's result; `accKind` its accumulator.
 /// A `bias` (one value per column) is added in the accumulator before the
 /// one rounding to `outKind`.
+/// `alpha` multiplies each sum (in the accumulator type) before the bias:
+/// an FP8 GEMM's inverse scales.
 Tensor matmul(const Tensor &lhs, const Tensor &rhs, const Tensor *bias,
               bool transposeLhs, bool transposeRhs, ElementKind accKind,
-              ElementKind outKind, ArrayRef<int64_t> outShape);
+              ElementKind outKind, ArrayRef<int64_t> outShape,
+              float alpha = 1.0f);
+/// `x` scaled by current (tensorwise) scaling and rounded to `format`
+/// (amprt::quantizeFp8), as the exact values in f32; `inverseScale` is
+/// f32(1 / s).
+Tensor quantizeFp8Tensorwise(const Tensor &x, amprt::Fp8Format format,
+                             float &inverseScale);
 /// amp.conv2d of NCHW `input` and OIHW `weight`: each output sums its
 /// products in `accKind` over (channel, kh, kw) ascending, positions in
 /// the padding as zero products; a `bias` (one value per output channel)

@@ -271,6 +271,50 @@ AMP_HOST_DEVICE inline double e4m3fnBitsToDouble(uint8_t bits) {
   return negative ? -magnitude : magnitude;
 }
 
+//===----------------------------------------------------------------------===//
+// Per-tensor scaled FP8 (current, "tensorwise" scaling)
+//===----------------------------------------------------------------------===//
+//
+// A tensor x goes to FP8 as q = sat(f32(x * s)), s = f32(max / max(amax,
+// 1e-12)) from amax = max |x| over the whole tensor (torchao's tensorwise
+// recipe: the quotient in f64, rounded once to f32; the product in f32;
+// clamped to +-max, then rounded to the format). A GEMM of two such
+// tensors multiplies its f32 sum by f32(1/s_a) * f32(1/s_b). A NaN in x
+// makes amax, s and every q NaN: the product's result is NaN, which the
+// loss scaler's check sees.
+
+enum class Fp8Format : uint8_t { E4M3FN, E5M2 };
+
+/// The largest finite value of `format`.
+AMP_HOST_DEVICE inline double fp8Max(Fp8Format format) {
+  return format == Fp8Format::E4M3FN ? 448.0 : 57344.0;
+}
+
+/// The scale that maps `amax` to `format`'s largest finite value.
+AMP_HOST_DEVICE inline float fp8ScaleFromAmax(float amax, Fp8Format format) {
+  const double clamped = std::isnan(amax)
+                             ? static_cast<double>(amax)
+                             : std::fmax(static_cast<double>(amax), 1e-12);
+  return static_cast<float>(fp8Max(format) / clamped);
+}
+
+/// `value` times `scale` in f32, saturated to `format` and rounded: the
+/// bits of the FP8 value.
+AMP_HOST_DEVICE inline uint8_t quantizeFp8(float value, float scale,
+                                           Fp8Format format) {
+  const double scaled = static_cast<double>(value * scale);
+  return format == Fp8Format::E4M3FN ? doubleToE4M3FNBits(scaled, true)
+                                     : doubleToE5M2Bits(scaled, true);
+}
+
+/// The exact value of `format`'s bit pattern `bits`, as an f32 (every FP8
+/// value is one).
+AMP_HOST_DEVICE inline float fp8BitsToFloat(uint8_t bits, Fp8Format format) {
+  return static_cast<float>(format == Fp8Format::E4M3FN
+                                ? e4m3fnBitsToDouble(bits)
+                                : e5m2BitsToDouble(bits));
+}
+
 /// 16-bit storage types: a bit pattern, converted explicitly.
 struct Half {
   uint16_t bits;

@@ -594,6 +594,62 @@ func.func @matmul_result_shape(%a: tensor<2x8x4xf32>, %b: tensor<4x6xf32>) {
 
 // -----
 
+func.func @matmul_fp8_one_operand(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>) {
+  // expected-error @+1 {{'amp.matmul' op an FP8 GEMM needs both lhs_fp8 and rhs_fp8, got only lhs_fp8}}
+  %0 = amp.matmul %a, %b {lhs_fp8 = f8E4M3FN} : tensor<2x3xbf16>, tensor<3x4xbf16> to tensor<2x4xbf16>
+  return
+}
+
+// -----
+
+func.func @matmul_fp8_grad_only(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>) {
+  // expected-error @+1 {{'amp.matmul' op grad_fp8 needs lhs_fp8 and rhs_fp8: only an FP8 GEMM has FP8 backward GEMMs}}
+  %0 = amp.matmul %a, %b {grad_fp8 = f8E5M2} : tensor<2x3xbf16>, tensor<3x4xbf16> to tensor<2x4xbf16>
+  return
+}
+
+// -----
+
+func.func @matmul_fp8_both_e5m2(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>) {
+  // expected-error @+1 {{'amp.matmul' op lhs_fp8 and rhs_fp8 are both f8E5M2; one operand must be f8E4M3FN (FP8 GEMMs multiply e4m3 by e4m3 or e5m2)}}
+  %0 = amp.matmul %a, %b {lhs_fp8 = f8E5M2, rhs_fp8 = f8E5M2} : tensor<2x3xbf16>, tensor<3x4xbf16> to tensor<2x4xbf16>
+  return
+}
+
+// -----
+
+func.func @matmul_fp8_f64(%a: tensor<2x3xf64>, %b: tensor<3x4xf64>) {
+  // expected-error @+1 {{'amp.matmul' op an FP8 GEMM scales its operands in f32; got f64 operands}}
+  %0 = amp.matmul %a, %b {lhs_fp8 = f8E4M3FN, rhs_fp8 = f8E4M3FN} : tensor<2x3xf64>, tensor<3x4xf64> to tensor<2x4xf64>
+  return
+}
+
+// -----
+
+func.func @matmul_fp8_acc(%a: tensor<2x3xf16>, %b: tensor<3x4xf16>) {
+  // expected-error @+1 {{'amp.matmul' op an FP8 GEMM accumulates in f32, got acc_type 'f16'}}
+  %0 = amp.matmul %a, %b {acc_type = f16, lhs_fp8 = f8E4M3FN, rhs_fp8 = f8E4M3FN} : tensor<2x3xf16>, tensor<3x4xf16> to tensor<2x4xf16>
+  return
+}
+
+// -----
+
+func.func @matmul_fp8_f64_result(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+1 {{'amp.matmul' op an FP8 GEMM writes f16, bf16 or f32, got f64}}
+  %0 = amp.matmul %a, %b {lhs_fp8 = f8E4M3FN, rhs_fp8 = f8E4M3FN} : tensor<2x3xf32>, tensor<3x4xf32> to tensor<2x4xf64>
+  return
+}
+
+// -----
+
+func.func @matmul_fp8_format(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>) {
+  // expected-error @+1 {{'amp.matmul' op attribute 'lhs_fp8' failed to satisfy constraint: f8E4M3FN or f8E5M2 type attribute}}
+  %0 = amp.matmul %a, %b {lhs_fp8 = f8E4M3FNUZ, rhs_fp8 = f8E4M3FN} : tensor<2x3xbf16>, tensor<3x4xbf16> to tensor<2x4xbf16>
+  return
+}
+
+// -----
+
 func.func @matmul_bias_shape(%a: tensor<2x8x4xf32>, %b: tensor<4x6xf32>, %c: tensor<8x6xf32>) {
   // expected-error @+1 {{'amp.matmul' op bias must be a vector of the 6 result columns, got [8, 6]}}
   %0 = amp.matmul %a, %b bias %c : tensor<2x8x4xf32>, tensor<4x6xf32>, tensor<8x6xf32> to tensor<2x8x6xf32>

@@ -133,10 +133,13 @@ func.func @shapes(%x: tensor<2x16x64xf32>, %b: tensor<64xf32>, %ids: tensor<2x3x
 // CHECK: amp.matmul %{{.*}}, %{{.*}} : tensor<2x16x64xf16>, tensor<64x192xf16> to tensor<2x16x192xf16>
 // CHECK: amp.matmul %{{.*}}, %{{.*}} bias %{{.*}} : tensor<2x16x64xf16>, tensor<64x192xf16>, tensor<192xf16> to tensor<2x16x192xf16>
 // CHECK: amp.matmul %{{.*}}, %{{.*}} bias %{{.*}} {acc_type = f32, transpose_lhs} : tensor<784x64xf16>, tensor<784x256xf16>, tensor<256xf32> to tensor<64x256xf32>
+// CHECK: amp.matmul %{{.*}}, %{{.*}} {acc_type = f32, grad_fp8 = f8E5M2, lhs_fp8 = f8E4M3FN, rhs_fp8 = f8E4M3FN} : tensor<64x784xf16>, tensor<784x256xf16> to tensor<64x256xf16>
+// CHECK: amp.matmul %{{.*}}, %{{.*}} bias %{{.*}} {lhs_fp8 = f8E5M2, rhs_fp8 = f8E4M3FN, transpose_lhs} : tensor<784x64xf16>, tensor<784x256xf16>, tensor<256xf32> to tensor<64x256xf32>
 // CHECK: amp.attention %{{.*}}, %{{.*}}, %{{.*}} causal : tensor<2x4x16x8xf16>, tensor<2x4x32x8xf16>, tensor<2x4x32x12xf16>
 // CHECK: amp.attention %{{.*}}, %{{.*}}, %{{.*}} {scale = 1.250000e-01 : f64} : tensor<2x4x16x8xf16>, tensor<2x4x32x8xf16>, tensor<2x4x32x12xf16>
 // GENERIC: "amp.matmul"(%{{.*}}, %{{.*}}) <{transpose_rhs}> : (tensor<2x4x16x8xf16>, tensor<2x4x32x8xf16>) -> tensor<2x4x16x32xf16>
 // GENERIC: "amp.matmul"(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<2x16x64xf16>, tensor<64x192xf16>, tensor<192xf16>) -> tensor<2x16x192xf16>
+// GENERIC: "amp.matmul"(%{{.*}}, %{{.*}}) <{acc_type = f32, grad_fp8 = f8E5M2, lhs_fp8 = f8E4M3FN, rhs_fp8 = f8E4M3FN}> : (tensor<64x784xf16>, tensor<784x256xf16>) -> tensor<64x256xf16>
 // GENERIC: "amp.attention"(%{{.*}}, %{{.*}}, %{{.*}}) <{causal}> : (tensor<2x4x16x8xf16>, tensor<2x4x32x8xf16>, tensor<2x4x32x12xf16>) -> tensor<2x4x16x12xf16>
 // CHECK: %[[OUT:.*]], %[[LSE:.*]] = amp.attention %{{.*}}, %{{.*}}, %{{.*}} causal with_lse : tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x12xf16>
 // CHECK: amp.attention_grad %{{.*}}, %{{.*}}, %{{.*}}, %[[OUT]], %[[LSE]], %{{.*}} causal : tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x12xf16>, tensor<2x4x16x12xf16>, tensor<2x4x16xf32>, tensor<2x4x16x12xf16>
@@ -156,6 +159,8 @@ func.func @contractions(%x: tensor<64x784xf16>, %xt: tensor<784x64xf16>, %w: ten
   %5 = amp.matmul %act, %wqkv : tensor<2x16x64xf16>, tensor<64x192xf16> to tensor<2x16x192xf16>
   %8 = amp.matmul %act, %wqkv bias %bqkv : tensor<2x16x64xf16>, tensor<64x192xf16>, tensor<192xf16> to tensor<2x16x192xf16>
   %9 = amp.matmul %xt, %w bias %b {transpose_lhs, acc_type = f32} : tensor<784x64xf16>, tensor<784x256xf16>, tensor<256xf32> to tensor<64x256xf32>
+  %10 = amp.matmul %x, %w {acc_type = f32, lhs_fp8 = f8E4M3FN, rhs_fp8 = f8E4M3FN, grad_fp8 = f8E5M2} : tensor<64x784xf16>, tensor<784x256xf16> to tensor<64x256xf16>
+  %11 = amp.matmul %xt, %w bias %b {lhs_fp8 = f8E5M2, rhs_fp8 = f8E4M3FN, transpose_lhs} : tensor<784x64xf16>, tensor<784x256xf16>, tensor<256xf32> to tensor<64x256xf32>
   %6 = amp.attention %q, %k, %v causal : tensor<2x4x16x8xf16>, tensor<2x4x32x8xf16>, tensor<2x4x32x12xf16>
   %7 = amp.attention %q, %k, %v {scale = 0.125} : tensor<2x4x16x8xf16>, tensor<2x4x32x8xf16>, tensor<2x4x32x12xf16>
   return

@@ -436,6 +436,38 @@ static FailureOr<MatmulDims> getMatmulDims(MatmulOp op) {
   return dims;
 }
 
+/// An FP8 GEMM's attributes: both operands' formats or neither, not both
+/// e5m2 (cuBLASLt has no such kernel, and no recipe uses one), operands
+/// that f32 scales (f16, bf16, f32), an f32 accumulator.
+static LogicalResult verifyFp8(MatmulOp op) {
+  TypeAttr lhs = op.getLhsFp8Attr(), rhs = op.getRhsFp8Attr();
+  if (!lhs && !rhs) {
+    if (op.getGradFp8Attr())
+      return op.emitOpError()
+             << "grad_fp8 needs lhs_fp8 and rhs_fp8: only an FP8 GEMM has "
+                "FP8 backward GEMMs";
+    return success();
+  }
+  if (!lhs || !rhs)
+    return op.emitOpError() << "an FP8 GEMM needs both lhs_fp8 and rhs_fp8, "
+                               "got only "
+                            << (lhs ? "lhs_fp8" : "rhs_fp8");
+  if (lhs.getValue().isFloat8E5M2() && rhs.getValue().isFloat8E5M2())
+    return op.emitOpError()
+           << "lhs_fp8 and rhs_fp8 are both f8E5M2; one operand must be "
+              "f8E4M3FN (FP8 GEMMs multiply e4m3 by e4m3 or e5m2)";
+  FloatType element = getFloatElementType(op.getLhs());
+  if (element.isF64())
+    return op.emitOpError() << "an FP8 GEMM scales its operands in f32; got "
+                               "f64 operands";
+  if (!op.getAccumulatorType().isF32())
+    return op.emitOpError() << "an FP8 GEMM accumulates in f32, got acc_type "
+                            << op.getAccumulatorType();
+  if (getFloatElementType(op.getResult()).isF64())
+    return op.emitOpError() << "an FP8 GEMM writes f16, bf16 or f32, got f64";
+  return success();
+}
+
 LogicalResult MatmulOp::verify() {
   if (failed(verifySameElementType(*this, "lhs", getLhs().getType(), "rhs",
                                    getRhs().getType())))
@@ -450,8 +482,10 @@ LogicalResult MatmulOp::verify() {
     return failure();
   if (failed(verifyBias(*this, getBias(), dims->n, "result columns")))
     return failure();
-  return verifyAccumulatorType(*this, getAccumulatorType(),
-                               getFloatElementType(getLhs()));
+  if (failed(verifyAccumulatorType(*this, getAccumulatorType(),
+                                   getFloatElementType(getLhs()))))
+    return failure();
+  return verifyFp8(*this);
 }
 
 std::optional<int64_t> MatmulOp::getForwardFlops() {

@@ -520,6 +520,10 @@ LogicalResult backend::checkCompilable(func::FuncOp func) {
                   "or f32 (as cuBLASLt does); this one has "
                << a << " operands, " << acc << " accumulation and a " << c
                << " result";
+      if (matmul.isFp8())
+        return op->emitError()
+               << "the backend does not compile FP8 GEMMs yet; run the step "
+                  "in the interpreter (amp-run)";
     }
     auto checkAttention = [&](auto attention) -> LogicalResult {
       auto q = cast<RankedTensorType>(attention.getQuery().getType());

@@ -354,6 +354,21 @@ LogicalResult vjp(MatmulOp op, VJPBuilder &v, Value g, Grads &out) {
   TypeAttr acc = op.getAccTypeAttr();
   RankedTensorType gradType = v.typeOf(grad);
   ArrayRef<int64_t> batch = gradType.getShape().drop_back(2);
+  // An FP8 GEMM with a grad_fp8 has FP8 backward GEMMs: the gradient in
+  // grad_fp8, the other operand in its forward format (its scale is the
+  // forward's: a transpose or a reshape keeps the amax).
+  // (lhsOperand and gradOperand: lhs and grad, reshaped below for a weight
+  // shared by every batch.)
+  Value lhsOperand = lhs, gradOperand = grad;
+  TypeAttr gradFp8 = op.getGradFp8Attr();
+  auto formatOf = [&](Value operand) {
+    if (!gradFp8)
+      return TypeAttr();
+    if (operand == grad || operand == gradOperand)
+      return gradFp8;
+    return operand == lhs || operand == lhsOperand ? op.getLhsFp8Attr()
+                                                   : op.getRhsFp8Attr();
+  };
   auto matmul = [&](Value a, Value bb, bool ta, bool tb, int64_t rows,
                     int64_t cols, ArrayRef<int64_t> lead) {
     SmallVector<int64_t> shape(lead);
@@ -362,7 +377,8 @@ LogicalResult vjp(MatmulOp op, VJPBuilder &v, Value g, Grads &out) {
     auto m = v.b.create<MatmulOp>(
         v.loc, RankedTensorType::get(shape, lhsType.getElementType()), a, bb,
         ta ? v.b.getUnitAttr() : UnitAttr(),
-        tb ? v.b.getUnitAttr() : UnitAttr(), acc, /*bias=*/Value());
+        tb ? v.b.getUnitAttr() : UnitAttr(), acc, /*bias=*/Value(), formatOf(a),
+        formatOf(bb), /*grad_fp8=*/TypeAttr());
     return m.getResult();
   };
   int64_t lr = lhsType.getRank(), rr = rhsType.getRank();
@@ -378,7 +394,6 @@ LogicalResult vjp(MatmulOp op, VJPBuilder &v, Value g, Grads &out) {
   // and row dimensions together, as one GEMM with k = batch * M, so it is
   // rounded once (not once per batch and again by the sum over batches),
   // and no [batch, K, N] partial is materialized.
-  Value lhsOperand = lhs, gradOperand = grad;
   ArrayRef<int64_t> rhsBatch = batch;
   if (rr == 2 && lr > 2 && !tl) {
     int64_t rows = 1;

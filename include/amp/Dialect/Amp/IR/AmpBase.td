@@ -163,6 +163,11 @@ def Amp_HyperParameter : 0DTensorOf<[F64]>,
 def Amp_FloatTypeAttr : TypeAttrBase<"::mlir::FloatType",
     "f16, bf16, f32 or f64 type attribute", Amp_FloatElement.predicate>;
 
+// The FP8 format a scaled GEMM operand is cast to (amp.matmul's `lhs_fp8`).
+def Amp_Fp8TypeAttr : TypeAttrBase<"::mlir::FloatType",
+    "f8E4M3FN or f8E5M2 type attribute",
+    AnyTypeOf<[F8E4M3FN, F8E5M2]>.predicate>;
+
 //===----------------------------------------------------------------------===//
 // Enums
 //===----------------------------------------------------------------------===//

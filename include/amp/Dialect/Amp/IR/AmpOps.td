@@ -378,19 +378,48 @@ def Amp_MatmulOp : Amp_Op<"matmul", [Amp_ContractionFamily, Amp_LowerPrecision,
     rounding, as a fused GEMM epilogue (and PyTorch's `F.linear`) does.
     Autocast folds a bias add that follows a low-precision matmul into it.
 
+    With `lhs_fp8` and `rhs_fp8` (FP8 types: `f8E4M3FN`, or `f8E5M2`, at
+    most one of the two) the product is an FP8 GEMM with per-tensor current
+    scaling: each operand is multiplied in f32 by its scale `s = f32(max /
+    max(amax, 1e-12))` (`max` its format's largest value, `amax` the
+    largest magnitude of the whole operand, the quotient in f64), saturated
+    to +-max and rounded to its format; the products of the FP8 values are
+    summed in f32, and the sum is multiplied by `f32(1/s_lhs) * f32(1/s_rhs)`
+    before the bias is added and the one rounding (torchao's "tensorwise"
+    recipe). `grad_fp8` is the format amp-autodiff gives the result's
+    gradient in the two backward GEMMs (each reads the other operand in its
+    forward format). Operands are f16, bf16 or f32, the accumulator f32.
+
     ```mlir
     %h = amp.matmul %x, %w : tensor<64x784xf16>, tensor<784x256xf16> to tensor<64x256xf16>
     %y = amp.matmul %x, %w bias %b
         : tensor<64x784xf16>, tensor<784x256xf16>, tensor<256xf16> to tensor<64x256xf16>
     %s = amp.matmul %q, %k {transpose_rhs}
         : tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32> to tensor<2x4x16x16xf32>
+    %f = amp.matmul %x, %w {acc_type = f32, lhs_fp8 = f8E4M3FN,
+                            rhs_fp8 = f8E4M3FN, grad_fp8 = f8E5M2}
+        : tensor<64x768xbf16>, tensor<768x256xbf16> to tensor<64x256xbf16>
     ```
   }];
   let arguments = (ins Amp_FloatTensor:$lhs, Amp_FloatTensor:$rhs,
                    UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs,
                    OptionalAttr<Amp_FloatTypeAttr>:$acc_type,
-                   Optional<Amp_FloatTensor>:$bias);
+                   Optional<Amp_FloatTensor>:$bias,
+                   OptionalAttr<Amp_Fp8TypeAttr>:$lhs_fp8,
+                   OptionalAttr<Amp_Fp8TypeAttr>:$rhs_fp8,
+                   OptionalAttr<Amp_Fp8TypeAttr>:$grad_fp8);
   let results = (outs Amp_FloatTensor:$result);
+  let builders = [
+    // A product that is no FP8 GEMM.
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$lhs,
+                   "::mlir::Value":$rhs, "::mlir::UnitAttr":$transpose_lhs,
+                   "::mlir::UnitAttr":$transpose_rhs,
+                   "::mlir::TypeAttr":$acc_type, "::mlir::Value":$bias), [{
+      build($_builder, $_state, result, lhs, rhs, transpose_lhs,
+            transpose_rhs, acc_type, bias, ::mlir::TypeAttr(),
+            ::mlir::TypeAttr(), ::mlir::TypeAttr());
+    }]>
+  ];
   let assemblyFormat = [{
     $lhs `,` $rhs (`bias` $bias^)? attr-dict `:` type($lhs) `,` type($rhs)
     (`,` type($bias)^)? `to` type($result)
@@ -399,6 +428,8 @@ def Amp_MatmulOp : Amp_Op<"matmul", [Amp_ContractionFamily, Amp_LowerPrecision,
   let extraClassDeclaration = [{
     /// The accumulator type: `acc_type` when set, else f32 (f64 for f64).
     ::mlir::FloatType getAccumulatorType();
+    /// Whether the product is an FP8 GEMM (`lhs_fp8` and `rhs_fp8`).
+    bool isFp8() { return getLhsFp8() && getRhsFp8(); }
   }];
 }
 
