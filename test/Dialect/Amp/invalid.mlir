@@ -650,6 +650,22 @@ func.func @matmul_fp8_format(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>) {
 
 // -----
 
+func.func @fp8_attribute(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'amp.fp8' is a bool on an amp.matmul: whether amp-autocast makes it an FP8 GEMM}}
+  %0 = amp.neg %x {amp.fp8 = true} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @fp8_attribute_bool(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+1 {{'amp.fp8' is a bool on an amp.matmul: whether amp-autocast makes it an FP8 GEMM}}
+  %0 = amp.matmul %a, %b {amp.fp8 = 1 : i32} : tensor<2x3xf32>, tensor<3x4xf32> to tensor<2x4xf32>
+  return
+}
+
+// -----
+
 func.func @matmul_bias_shape(%a: tensor<2x8x4xf32>, %b: tensor<4x6xf32>, %c: tensor<8x6xf32>) {
   // expected-error @+1 {{'amp.matmul' op bias must be a vector of the 6 result columns, got [8, 6]}}
   %0 = amp.matmul %a, %b bias %c : tensor<2x8x4xf32>, tensor<4x6xf32>, tensor<8x6xf32> to tensor<2x8x6xf32>

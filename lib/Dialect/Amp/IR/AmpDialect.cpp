@@ -445,6 +445,14 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
              << kPrecisionAttrName << "': why the precision is forced";
     return success();
   }
+  if (attribute.getName() == kFp8AttrName) {
+    if (!isa<BoolAttr>(value) || !isa<MatmulOp>(op))
+      return op->emitError()
+             << "'" << kFp8AttrName
+             << "' is a bool on an amp.matmul: whether amp-autocast makes it "
+                "an FP8 GEMM";
+    return success();
+  }
   if (attribute.getName() != kPrecisionAttrName)
     return op->emitError() << "unknown amp attribute '"
                            << attribute.getName().getValue() << "'";

@@ -148,13 +148,23 @@ DenseElementsAttr convertConstant(DenseElementsAttr attr, FloatType target) {
       });
 }
 
+/// What compute-type fp8 adds: which GEMMs become FP8, in what formats.
+struct Fp8Options {
+  bool enabled = false;
+  /// The gradient's format in the backward GEMMs: e5m2 (HYBRID) or e4m3.
+  FloatType gradFormat;
+  /// Whether the first and last linear layers stay in the base type.
+  bool keepFirstLast = true;
+};
+
 /// Places the casts of one function.
 class FunctionAutocast {
 public:
   FunctionAutocast(func::FuncOp func, FloatType lowType,
-                   const PrecisionPolicy &policy, bool keepFp32LowIO)
+                   const PrecisionPolicy &policy, bool keepFp32LowIO,
+                   const Fp8Options &fp8)
       : func(func), lowType(lowType), policy(policy),
-        keepFp32LowIO(keepFp32LowIO) {}
+        keepFp32LowIO(keepFp32LowIO), fp8(fp8) {}
 
   /// Sorts constants into exact and pinned ones and records in `decisions`
   /// the category of every op with a PrecisionOpInterface (the policy's,
@@ -165,6 +175,9 @@ public:
   void assignPrecisions();
   /// Places the casts and retypes the results; folds bias adds last.
   void rewrite();
+  /// Under compute-type fp8, makes the eligible low GEMMs FP8 GEMMs (or
+  /// fails on an amp.fp8 = true it cannot honour).
+  LogicalResult assignFp8();
 
   llvm::json::Object report();
   /// Adds to `entry` (a decision of the report) the figures of `op` a
@@ -190,6 +203,10 @@ private:
   FloatType lowType;
   const PrecisionPolicy &policy;
   bool keepFp32LowIO;
+  const Fp8Options &fp8;
+  /// Each matmul's FP8 choice and why, under compute-type fp8.
+  llvm::MapVector<Operation *, std::string> fp8Reasons;
+  int64_t fp8Gemms = 0;
 
   SmallVector<Operation *> ops; // body in order, terminator included
   llvm::MapVector<Operation *, Decision> decisions;
@@ -628,6 +645,109 @@ void FunctionAutocast::rewrite() {
   foldBiasAdds();
 }
 
+/// Why `matmul`'s shape rules out cuBLASLt's FP8 GEMMs for it or for one
+/// of its two backward GEMMs, or empty: each of M (all rows), N and K must
+/// be a multiple of 16 (every dimension is some GEMM's K, and FP8 rows
+/// start on 16 bytes).
+static std::string fp8ShapeProblem(MatmulOp matmul) {
+  auto lhs = cast<RankedTensorType>(matmul.getLhs().getType());
+  auto out = cast<RankedTensorType>(matmul.getType());
+  int64_t rank = out.getRank();
+  int64_t rows = out.getNumElements() / out.getDimSize(rank - 1);
+  int64_t n = out.getDimSize(rank - 1);
+  int64_t k = matmul.getTransposeLhs() ? lhs.getDimSize(lhs.getRank() - 2)
+                                       : lhs.getShape().back();
+  if (rows % 16 == 0 && n % 16 == 0 && k % 16 == 0)
+    return {};
+  return "its rows (" + std::to_string(rows) + "), columns (" +
+         std::to_string(n) + ") and inner dimension (" + std::to_string(k) +
+         ") are not all multiples of 16, which cuBLASLt's FP8 GEMMs need";
+}
+
+LogicalResult FunctionAutocast::assignFp8() {
+  if (!fp8.enabled)
+    return success();
+  auto isParameter = [&](Value value) {
+    if (auto castOp = value.getDefiningOp<CastOp>())
+      value = castOp.getInput();
+    auto arg = dyn_cast<BlockArgument>(value);
+    return arg && arg.getOwner()->getParentOp() == func.getOperation() &&
+           func.getArgAttr(arg.getArgNumber(), AmpDialect::kParamAttrName);
+  };
+  // The linear layers (a parameter operand) the recipe may make FP8, in
+  // program order.
+  SmallVector<MatmulOp> linear;
+  SmallVector<MatmulOp> all;
+  func.walk([&](MatmulOp matmul) { all.push_back(matmul); });
+  std::string base = typeName(lowType);
+  for (MatmulOp matmul : all) {
+    auto decision = decisions.find(matmul);
+    auto forced = matmul->getAttrOfType<BoolAttr>(kFp8AttrName);
+    std::string &reason = fp8Reasons[matmul];
+    if (decision == decisions.end() ||
+        decision->second.precision != Precision::Low) {
+      if (forced && forced.getValue())
+        return matmul.emitError()
+               << "amp.fp8 = true on a matmul that autocast keeps in f32 ("
+               << (decision == decisions.end() ? std::string("not classified")
+                                               : decision->second.reason)
+               << "); an FP8 GEMM reads the compute type";
+      reason = "not FP8: it runs in f32";
+      continue;
+    }
+    if (std::string problem = fp8ShapeProblem(matmul); !problem.empty()) {
+      if (forced && forced.getValue())
+        return matmul.emitError() << "amp.fp8 = true on a matmul that cannot "
+                                     "be an FP8 GEMM: "
+                                  << problem;
+      reason = "kept in " + base + ", not FP8: " + problem;
+      continue;
+    }
+    if (forced) {
+      reason = forced.getValue() ? "FP8, forced by amp.fp8 = true"
+                                 : "kept in " + base + " by amp.fp8 = false";
+      continue;
+    }
+    if (!isParameter(matmul.getLhs()) && !isParameter(matmul.getRhs())) {
+      reason = "kept in " + base +
+               ", not FP8: a product of two activations (attention's), "
+               "which the FP8 recipes keep in " +
+               base;
+      continue;
+    }
+    linear.push_back(matmul);
+    reason = "FP8: a linear layer";
+  }
+  if (fp8.keepFirstLast && !linear.empty()) {
+    fp8Reasons[linear.front()] =
+        "kept in " + base +
+        ", not FP8: the first linear layer, which the FP8 recipes keep in "
+        "higher precision (amp.fp8 = true overrides)";
+    if (linear.size() > 1)
+      fp8Reasons[linear.back()] =
+          "kept in " + base +
+          ", not FP8: the last linear layer (the output head), which the FP8 "
+          "recipes keep in higher precision (amp.fp8 = true overrides)";
+  }
+  auto e4m3 = TypeAttr::get(Float8E4M3FNType::get(func.getContext()));
+  for (auto &[op, reason] : fp8Reasons) {
+    if (!StringRef(reason).starts_with("FP8"))
+      continue;
+    auto matmul = cast<MatmulOp>(op);
+    matmul.setLhsFp8Attr(e4m3);
+    matmul.setRhsFp8Attr(e4m3);
+    matmul.setGradFp8Attr(TypeAttr::get(fp8.gradFormat));
+    reason += ": e4m3 operands, gradient in " +
+              std::string(fp8.gradFormat.isFloat8E5M2() ? "e5m2" : "e4m3") +
+              ", per-tensor current scaling";
+    ++fp8Gemms;
+  }
+  for (auto &[op, reason] : fp8Reasons)
+    if (auto it = decisions.find(op); it != decisions.end())
+      it->second.reason += "; " + reason;
+  return success();
+}
+
 void FunctionAutocast::foldBiasAdds() {
   // A low-precision matmul rounds its product, and a bias add after it
   // rounds again: the second rounding can cancel a sum to exactly zero. The
@@ -771,6 +891,9 @@ std::string FunctionAutocast::summaryLine() {
     llvm::raw_string_ostream(text)
         << ", " << foldedBiasAdds << " bias add"
         << (foldedBiasAdds == 1 ? "" : "s") << " folded into matmuls";
+  if (fp8.enabled)
+    llvm::raw_string_ostream(text) << ", " << fp8Gemms << " of "
+                                   << fp8Reasons.size() << " matmuls FP8 GEMMs";
   return text;
 }
 
@@ -835,6 +958,15 @@ llvm::json::Object FunctionAutocast::report() {
         {"type", type ? typeName(type) : std::string("none")},
         {"reason", decision.reason},
     };
+    if (auto matmul = dyn_cast<MatmulOp>(op); matmul && fp8.enabled) {
+      entry["fp8"] = matmul.isFp8()
+                         ? llvm::json::Value(llvm::json::Object{
+                               {"lhs", typeName(*matmul.getLhsFp8())},
+                               {"rhs", typeName(*matmul.getRhsFp8())},
+                               {"grad", typeName(*matmul.getGradFp8())}})
+                         : llvm::json::Value(nullptr);
+      entry["fp8_reason"] = fp8Reasons.lookup(op);
+    }
     addLayerFigures(op, entry);
     opsJson.push_back(std::move(entry));
   }
@@ -866,7 +998,7 @@ llvm::json::Object FunctionAutocast::report() {
   int64_t converted = 0;
   for (const auto &entry : decisions)
     converted += entry.second.precision == Precision::Low;
-  return llvm::json::Object{
+  llvm::json::Object result{
       {"function", func.getSymName()},
       {"compute_type", typeName(lowType)},
       {"summary",
@@ -879,6 +1011,9 @@ llvm::json::Object FunctionAutocast::report() {
       {"casts", std::move(castsJson)},
       {"constants_kept_in_f32", std::move(pinned)},
   };
+  if (fp8.enabled)
+    (*result.getObject("summary"))["fp8_gemms"] = fp8Gemms;
+  return result;
 }
 
 void FunctionAutocast::emitRemarks() {
@@ -1008,6 +1143,7 @@ void AmpAutocastPass::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *context = &getContext();
   FloatType lowType;
+  Fp8Options fp8;
   switch (computeType) {
   case ComputeType::f16:
     lowType = Float16Type::get(context);
@@ -1015,12 +1151,33 @@ void AmpAutocastPass::runOnOperation() {
   case ComputeType::bf16:
     lowType = BFloat16Type::get(context);
     break;
+  case ComputeType::fp8:
+    lowType = BFloat16Type::get(context);
+    fp8.enabled = true;
+    break;
+  case ComputeType::fp8_f16:
+    lowType = Float16Type::get(context);
+    fp8.enabled = true;
+    break;
   case ComputeType::none:
     emitOptionError(context)
         << "amp-autocast: compute-type=none casts nothing; expected f16 or "
            "bf16 (--amp-train-step takes none, and runs no autocast)";
     return signalPassFailure();
   }
+
+  if (fp8Gradients == "e5m2") {
+    fp8.gradFormat = Float8E5M2Type::get(context);
+  } else if (fp8Gradients == "e4m3") {
+    fp8.gradFormat = Float8E4M3FNType::get(context);
+  } else {
+    emitOptionError(context)
+        << "amp-autocast: unknown fp8-gradients '" << fp8Gradients
+        << "'; expected e5m2 (HYBRID: e4m3 forward, e5m2 gradients) or e4m3 "
+           "(e4m3 throughout)";
+    return signalPassFailure();
+  }
+  fp8.keepFirstLast = fp8KeepFirstLast;
 
   PrecisionPolicy policy;
   if (!policyFile.empty()) {
@@ -1077,11 +1234,13 @@ void AmpAutocastPass::runOnOperation() {
       func.emitError("amp-autocast handles single-block functions only");
       return signalPassFailure();
     }
-    FunctionAutocast autocast(func, lowType, policy, keepFp32LowIO);
+    FunctionAutocast autocast(func, lowType, policy, keepFp32LowIO, fp8);
     if (failed(autocast.classify()))
       return signalPassFailure();
     autocast.assignPrecisions();
     autocast.rewrite();
+    if (failed(autocast.assignFp8()))
+      return signalPassFailure();
     if (emitRemarks)
       autocast.emitRemarks();
     functions.push_back(autocast.report());

@@ -29,6 +29,10 @@ getAutocastOptionsSet(const TrainStepPipelineOptions &options) {
     set.push_back("deny");
   if (options.keepFp32LowIO != defaults.keepFp32LowIO)
     set.push_back("keep-fp32-low-io");
+  if (options.fp8Gradients != defaults.fp8Gradients)
+    set.push_back("fp8-gradients");
+  if (options.fp8KeepFirstLast != defaults.fp8KeepFirstLast)
+    set.push_back("fp8-keep-first-last");
   if (options.report != defaults.reportFile)
     set.push_back("report");
   if (options.dot != defaults.dotFile)
@@ -52,6 +56,8 @@ void addAutocast(OpPassManager &pm, const TrainStepPipelineOptions &options,
   autocast.allowOps = allow;
   autocast.denyOps = deny;
   autocast.keepFp32LowIO = options.keepFp32LowIO;
+  autocast.fp8Gradients = options.fp8Gradients;
+  autocast.fp8KeepFirstLast = options.fp8KeepFirstLast;
   if (reports) {
     autocast.reportFile = options.report;
     autocast.dotFile = options.dot;
@@ -145,6 +151,14 @@ LogicalResult amp::buildTrainStepPipeline(
     OpPassManager &pm, const TrainStepPipelineOptions &options,
     function_ref<LogicalResult(const Twine &)> errorHandler) {
   SmallVector<StringRef> autocastOnly = getAutocastOptionsSet(options);
+  bool fp8 = options.computeType == ComputeType::fp8 ||
+             options.computeType == ComputeType::fp8_f16;
+  for (StringRef name : autocastOnly)
+    if (name.starts_with("fp8-") && !fp8)
+      return errorHandler("amp-train-step: " + name +
+                          " is an option of compute-type=fp8 (or fp8-f16), "
+                          "not of compute-type=" +
+                          stringifyOption<ComputeType>(options.computeType));
   if (options.computeType == ComputeType::none && !autocastOnly.empty())
     return errorHandler(
         "amp-train-step: " + llvm::join(autocastOnly, ", ") +

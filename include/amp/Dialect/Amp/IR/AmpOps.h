@@ -35,6 +35,11 @@ constexpr llvm::StringLiteral kPrecisionAttrName = "amp.precision";
 /// Why an op's `amp.precision` is forced (the importer's "autocast
 /// disabled at ..."), which amp-autocast's report gives as the reason.
 constexpr llvm::StringLiteral kPrecisionReasonAttrName = "amp.precision_reason";
+/// Discardable matmul attribute overriding amp-autocast's FP8 choice for
+/// one GEMM under compute-type fp8: `{amp.fp8 = false}` keeps it in the
+/// base type, `{amp.fp8 = true}` makes it FP8 where the recipe would not
+/// (a first or last layer, a product of two activations).
+constexpr llvm::StringLiteral kFp8AttrName = "amp.fp8";
 
 /// True when every value of `from` is exactly representable in `to`, so a
 /// conversion `from -> to` never rounds (f16/bf16 -> f32 -> f64, or equal).

@@ -24,7 +24,9 @@ namespace mlir::amp {
 
 /// What amp-autocast narrows the lower-precision ops to; `none` runs no
 /// autocast (the graph keeps its precision).
-enum class ComputeType { f16, bf16, none };
+/// `fp8` is bf16 with FP8 GEMMs (`fp8_f16`: f16 with them, and the loss
+/// scaler f16 brings).
+enum class ComputeType { f16, bf16, fp8, fp8_f16, none };
 
 /// The compute type when none is given, of amp-autocast, --amp-train-step,
 /// amp-compile and the Python API alike: f16, PyTorch's autocast default
@@ -57,14 +59,17 @@ template <typename Enum> struct OptionEnumInfo;
 
 template <> struct OptionEnumInfo<ComputeType> {
   static constexpr OptionSpelling<ComputeType> spellings[] = {
-      {"f16", ComputeType::f16},     {"fp16", ComputeType::f16},
-      {"float16", ComputeType::f16}, {"half", ComputeType::f16},
-      {"bf16", ComputeType::bf16},   {"bfloat16", ComputeType::bf16},
-      {"none", ComputeType::none},   {"f32", ComputeType::none},
-      {"fp32", ComputeType::none},   {"float32", ComputeType::none}};
+      {"f16", ComputeType::f16},         {"fp16", ComputeType::f16},
+      {"float16", ComputeType::f16},     {"half", ComputeType::f16},
+      {"bf16", ComputeType::bf16},       {"bfloat16", ComputeType::bf16},
+      {"fp8", ComputeType::fp8},         {"float8", ComputeType::fp8},
+      {"fp8-f16", ComputeType::fp8_f16}, {"none", ComputeType::none},
+      {"f32", ComputeType::none},        {"fp32", ComputeType::none},
+      {"float32", ComputeType::none}};
   static constexpr StringLiteral what = "compute-type";
   static constexpr StringLiteral expected =
-      "f16 (or fp16, float16, half), bf16 (or bfloat16) or none (or f32, "
+      "f16 (or fp16, float16, half), bf16 (or bfloat16), fp8 (or float8: "
+      "bf16 with FP8 GEMMs), fp8-f16 (f16 with FP8 GEMMs) or none (or f32, "
       "fp32, float32: no casts)";
 };
 

@@ -122,8 +122,17 @@ def AmpAutocast : Pass<"amp-autocast", "mlir::ModuleOp"> {
   let options = [
     Option<"computeType", "compute-type", "::mlir::amp::ComputeType",
            /*default=*/"::mlir::amp::kDefaultComputeType",
-           "Low-precision type: f16 (the default; also fp16, float16, half) "
-           "or bf16 (also bfloat16)">,
+           "Low-precision type: f16 (the default; also fp16, float16, half), "
+           "bf16 (also bfloat16), fp8 (bf16 with FP8 GEMMs) or fp8-f16 (f16 "
+           "with FP8 GEMMs)">,
+    Option<"fp8Gradients", "fp8-gradients", "std::string",
+           /*default=*/"\"e5m2\"",
+           "FP8: the gradients' format in the backward GEMMs, e5m2 (the "
+           "HYBRID recipe, the default) or e4m3 (e4m3 throughout)">,
+    Option<"fp8KeepFirstLast", "fp8-keep-first-last", "bool",
+           /*default=*/"true",
+           "FP8: keep the first and last linear layers in the base type, as "
+           "the recipes do">,
     Option<"policyFile", "policy", "std::string", /*default=*/"\"\"",
            "JSON or YAML file mapping op names to categories">,
     ListOption<"allowOps", "allow", "std::string",

@@ -31,8 +31,9 @@ struct TrainStepPipelineOptions
   // amp-autocast.
   Option<ComputeType> computeType{
       *this, "compute-type",
-      llvm::cl::desc("f16 (the default) or bf16 to run --amp-autocast "
-                     "first; none (or f32) keeps the graph's precision"),
+      llvm::cl::desc("f16 (the default), bf16, fp8 or fp8-f16 to run "
+                     "--amp-autocast first; none (or f32) keeps the graph's "
+                     "precision"),
       llvm::cl::init(AmpAutocastOptions().computeType)};
   Option<std::string> policy{
       *this, "policy",
@@ -52,6 +53,16 @@ struct TrainStepPipelineOptions
       llvm::cl::desc("Autocast: keep-fp32 ops fed in low precision read and "
                      "write the compute type; only activations are narrowed"),
       llvm::cl::init(AmpAutocastOptions().keepFp32LowIO)};
+  Option<std::string> fp8Gradients{
+      *this, "fp8-gradients",
+      llvm::cl::desc("Autocast, compute-type=fp8: the gradients' format in "
+                     "the backward GEMMs, e5m2 (HYBRID) or e4m3"),
+      llvm::cl::init(AmpAutocastOptions().fp8Gradients)};
+  Option<bool> fp8KeepFirstLast{
+      *this, "fp8-keep-first-last",
+      llvm::cl::desc("Autocast, compute-type=fp8: keep the first and last "
+                     "linear layers in the base type"),
+      llvm::cl::init(AmpAutocastOptions().fp8KeepFirstLast)};
   Option<std::string> report{
       *this, "report",
       llvm::cl::desc("Autocast: write the decisions, casts and summary as "
