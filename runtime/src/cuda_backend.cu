@@ -6,6 +6,7 @@
 #include "backend.h"
 #include "batch_norm_bodies.h"
 #include "conv_bodies.h"
+#include "fp8_bodies.h"
 #ifdef AMP_RUNTIME_HAS_CUDNN
 #include "cudnn_attention.h"
 #include "cudnn_batch_norm.h"
@@ -139,6 +140,77 @@ __global__ void stepKernel(float *step, const float *foundInf) {
 }
 
 //===----------------------------------------------------------------------===//
+// FP8 GEMMs' operands (fp8_bodies.h, which the host backend runs too)
+//===----------------------------------------------------------------------===//
+
+/// Each operand's amax, as the bits of a magnitude, into bits[0] (A) and
+/// bits[1] (B), zeroed before: grid-stride, a warp's maximum, one atomic
+/// maximum a warp (the bits order as the magnitudes do, NaN above all).
+__global__ void fp8AmaxKernel(const amp_gemm_t g, const void *a, const void *b,
+                              uint32_t *bits) {
+  const int64_t aCount = g.batch * g.m * g.k, bCount = g.batch * g.n * g.k;
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  const int64_t first = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  uint32_t aMax = 0, bMax = 0;
+  for (int64_t i = first; i < aCount; i += stride)
+    aMax = max(aMax, amprt::magnitudeBits(amprt::load(g.ab_dtype, a, i)));
+  for (int64_t i = first; i < bCount; i += stride)
+    bMax = max(bMax, amprt::magnitudeBits(amprt::load(g.ab_dtype, b, i)));
+  aMax = __reduce_max_sync(0xffffffffu, aMax);
+  bMax = __reduce_max_sync(0xffffffffu, bMax);
+  if ((threadIdx.x & 31u) == 0) {
+    atomicMax(&bits[0], aMax);
+    atomicMax(&bits[1], bMax);
+  }
+}
+
+/// The scales from the amax bits, at the scratch's head.
+__global__ void fp8ScalesKernel(const amp_gemm_t g) {
+  amp_fp8_scales_t *scales = amprt::fp8ScratchOf(g).scales;
+  const uint32_t *bits = reinterpret_cast<const uint32_t *>(scales);
+  const uint32_t aBits = bits[0], bBits = bits[1];
+  amprt::fp8Scales(g, aBits, bBits, scales);
+}
+
+/// Both operands' K-major FP8 copies, grid-stride over A's then B's.
+__global__ void fp8CastKernel(const amp_gemm_t g, const void *a,
+                              const void *b) {
+  const amprt::Fp8Scratch scratch = amprt::fp8ScratchOf(g);
+  const float aScale = scratch.scales->a_scale;
+  const float bScale = scratch.scales->b_scale;
+  const int64_t aCount = g.batch * g.m * g.k, bCount = g.batch * g.n * g.k;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+       i < aCount + bCount; i += int64_t(gridDim.x) * blockDim.x) {
+    if (i < aCount)
+      amprt::fp8CastA(g, a, aScale, scratch.a, i);
+    else
+      amprt::fp8CastB(g, b, bScale, scratch.b, i - aCount);
+  }
+}
+
+/// An f32 output's f32 bias and activation after an FP8 GEMM (cuBLASLt's
+/// FP8 kernels add only a bf16 bias to an f32 output): the epilogue's
+/// arithmetic, in f32 as the epilogue's, so the same values.
+__global__ void fp8BiasKernel(const amp_gemm_t g, const float *bias, float *c) {
+  const int64_t count = g.batch * g.m * g.n;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    float value = c[i] + bias[i % g.n];
+    if (g.epilogue == AMP_EPILOGUE_BIAS_RELU)
+      value = value > 0 ? value : (value != value ? value : 0.0f);
+    else if (g.epilogue == AMP_EPILOGUE_BIAS_GELU)
+      value = amprt::geluTanh(value);
+    c[i] = value;
+  }
+}
+
+/// Blocks of kThreads for a grid-stride loop over `count` elements.
+unsigned gridStrideBlocks(int64_t count) {
+  return static_cast<unsigned>(
+      std::clamp<int64_t>((count + kThreads - 1) / kThreads, 1, 4096));
+}
+
+//===----------------------------------------------------------------------===//
 // Ids bucketed by row (id_buckets.h)
 //===----------------------------------------------------------------------===//
 
@@ -201,6 +273,10 @@ cudaDataType_t cudaTypeOf(amp_dtype_t dtype) {
   }
 }
 
+cudaDataType_t cudaTypeOf(amp_fp8_t format) {
+  return format == AMP_FP8_E5M2 ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3;
+}
+
 /// The cuBLASLt descriptors of one call, destroyed with it.
 struct LtCall {
   cublasLtMatmulDesc_t desc = nullptr;
@@ -218,9 +294,10 @@ struct LtCall {
 };
 
 /// What a GEMM's descriptors and algorithm depend on (CudaBackend::gemm).
-using GemmKey = std::tuple<amp_dtype_t, amp_dtype_t, int, int, int64_t, int64_t,
-                           int64_t, int64_t, amp_epilogue_t, const void *,
-                           uint32_t, uint32_t, uint32_t, bool>;
+using GemmKey =
+    std::tuple<amp_dtype_t, amp_dtype_t, int, int, int64_t, int64_t, int64_t,
+               int64_t, amp_epilogue_t, const void *, uint32_t, uint32_t,
+               uint32_t, bool, amp_fp8_t, amp_fp8_t, const void *>;
 
 /// A GEMM's descriptors and the algorithm the heuristic chose for them.
 struct GemmPlan {
@@ -238,11 +315,11 @@ uint32_t alignmentOf(const void *pointer) {
 }
 
 /// A column-major [rows, cols] layout, packed, repeated `batch` times.
-amp_status_t makeLayout(cublasLtMatrixLayout_t *layout, amp_dtype_t dtype,
+amp_status_t makeLayout(cublasLtMatrixLayout_t *layout, cudaDataType_t type,
                         int64_t rows, int64_t cols, int64_t batch) {
-  AMP_RETURN_IF_ERROR(AMP_LT(cublasLtMatrixLayoutCreate(
-      layout, cudaTypeOf(dtype), static_cast<uint64_t>(rows),
-      static_cast<uint64_t>(cols), rows)));
+  AMP_RETURN_IF_ERROR(AMP_LT(
+      cublasLtMatrixLayoutCreate(layout, type, static_cast<uint64_t>(rows),
+                                 static_cast<uint64_t>(cols), rows)));
   int32_t count = static_cast<int32_t>(batch);
   int64_t stride = rows * cols;
   AMP_RETURN_IF_ERROR(AMP_LT(cublasLtMatrixLayoutSetAttribute(
@@ -519,7 +596,14 @@ __global__ void fillKernel(float *out, int64_t count, float value) {
 
 class CudaBackend final : public amprt::Backend {
 public:
-  explicit CudaBackend(int ordinal) : ordinal(ordinal) {}
+  explicit CudaBackend(int ordinal) : ordinal(ordinal) {
+    // Read once: FP8 GEMMs need 8.9 or later (0.0 if the query fails,
+    // which refuses them).
+    cudaDeviceGetAttribute(&computeMajor, cudaDevAttrComputeCapabilityMajor,
+                           ordinal);
+    cudaDeviceGetAttribute(&computeMinor, cudaDevAttrComputeCapabilityMinor,
+                           ordinal);
+  }
   ~CudaBackend() override {
     cudaSetDevice(ordinal);
     gemmPlans.clear();
@@ -880,6 +964,32 @@ public:
       std::lock_guard<std::mutex> lock(mutex);
       workspace = workspaces[stream];
     }
+    // An FP8 GEMM: the operands' amax, scales and K-major FP8 copies
+    // first (fp8_bodies.h); cuBLASLt multiplies the copies.
+    const bool fp8 = g.a_fp8 != AMP_FP8_NONE;
+    const amprt::Fp8Scratch scratch =
+        fp8 ? amprt::fp8ScratchOf(g) : amprt::Fp8Scratch{};
+    if (fp8) {
+      if (computeMajor * 10 + computeMinor < 89)
+        return AMP_STATUS(AMP_UNAVAILABLE,
+                          "FP8 GEMMs need a GPU of compute capability 8.9 "
+                          "or later (Ada, Hopper); this one is %d.%d",
+                          computeMajor, computeMinor);
+      const int64_t count = g.batch * g.k * std::max(g.m, g.n);
+      AMP_RETURN_IF_ERROR(AMP_CUDA(cudaMemsetAsync(
+          scratch.scales, 0, 2 * sizeof(uint32_t), cast(stream))));
+      fp8AmaxKernel<<<gridStrideBlocks(count), kThreads, 0, cast(stream)>>>(
+          g, a, b, reinterpret_cast<uint32_t *>(scratch.scales));
+      fp8ScalesKernel<<<1, 1, 0, cast(stream)>>>(g);
+      fp8CastKernel<<<gridStrideBlocks(2 * count), kThreads, 0, cast(stream)>>>(
+          g, a, b);
+      AMP_RETURN_IF_ERROR(AMP_CUDA(cudaGetLastError()));
+      a = scratch.a;
+      b = scratch.b;
+    }
+    // cuBLASLt's FP8 kernels add a bias of the output's type, but to an
+    // f32 output only a bf16 one: an f32 bias is added after.
+    const void *fusedBias = fp8 && g.c_dtype == AMP_F32 ? nullptr : bias;
     // The descriptors and the heuristic's algorithm depend on the shape,
     // the bias and the pointers' alignments: made once per such GEMM (a
     // training step repeats the same ones), then only cublasLtMatmul.
@@ -896,7 +1006,10 @@ public:
                 alignmentOf(a),
                 alignmentOf(b),
                 alignmentOf(c),
-                workspace != nullptr};
+                workspace != nullptr,
+                g.a_fp8,
+                g.b_fp8,
+                g.fp8_scratch};
     // Shared, so that a plan another thread drops from the cache lives on
     // until this call has used it.
     std::shared_ptr<const GemmPlan> plan;
@@ -908,7 +1021,8 @@ public:
     }
     if (!plan) {
       auto made = std::make_shared<GemmPlan>();
-      AMP_RETURN_IF_ERROR(planGemm(g, bias, a, b, c, workspace, *made));
+      AMP_RETURN_IF_ERROR(
+          planGemm(g, fusedBias, a, b, c, workspace, scratch, *made));
       std::lock_guard<std::mutex> lock(mutex);
       if (gemmPlans.size() >= kMaxGemmPlans)
         gemmPlans.clear(); // pointers changed too often to be worth keeping
@@ -916,27 +1030,51 @@ public:
     }
     uint64_t workspaceBytes = workspace ? kWorkspaceSize : 0;
     const LtCall &call = plan->call;
-    return AMP_LT(cublasLtMatmul(lt, call.desc, &g.alpha, b, call.layouts[0], a,
-                                 call.layouts[1], &g.beta, c, call.layouts[2],
-                                 c, call.layouts[2], &plan->algo, workspace,
-                                 workspaceBytes, cast(stream)));
+    AMP_RETURN_IF_ERROR(AMP_LT(cublasLtMatmul(
+        lt, call.desc, &g.alpha, b, call.layouts[0], a, call.layouts[1],
+        &g.beta, c, call.layouts[2], c, call.layouts[2], &plan->algo, workspace,
+        workspaceBytes, cast(stream))));
+    if (bias && !fusedBias) {
+      fp8BiasKernel<<<gridStrideBlocks(g.batch * g.m * g.n), kThreads, 0,
+                      cast(stream)>>>(g, static_cast<const float *>(bias),
+                                      static_cast<float *>(c));
+      return AMP_CUDA(cudaGetLastError());
+    }
+    return nullptr;
   }
 
   /// Makes the descriptors of a GEMM and asks the heuristic for its
   /// algorithm (gemm() keeps them per shape).
+  /// An FP8 GEMM (`scratch` set) multiplies the K-major copies `a` and `b`
+  /// ([m][k] and [n][k]: cuBLASLt's "TN" layout, the only one its FP8
+  /// kernels take) with the inverse scales as their scale factors, and
+  /// adds `bias` (null for an f32 output's, added after) as the output's
+  /// type.
   amp_status_t planGemm(const amp_gemm_t &g, const void *bias, const void *a,
                         const void *b, const void *c, void *workspace,
-                        GemmPlan &plan) {
+                        const amprt::Fp8Scratch &scratch, GemmPlan &plan) {
     LtCall &call = plan.call;
+    const bool fp8 = g.a_fp8 != AMP_FP8_NONE;
     AMP_RETURN_IF_ERROR(AMP_LT(
         cublasLtMatmulDescCreate(&call.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F)));
-    cublasOperation_t first = g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
-    cublasOperation_t second = g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasOperation_t first = fp8 || g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasOperation_t second = !fp8 && g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+    if (fp8) {
+      // cuBLASLt's A is our B: its scale is B's inverse, and A's ours.
+      const float *firstScale = &scratch.scales->b_inverse;
+      const float *secondScale = &scratch.scales->a_inverse;
+      AMP_RETURN_IF_ERROR(AMP_LT(cublasLtMatmulDescSetAttribute(
+          call.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &firstScale,
+          sizeof(firstScale))));
+      AMP_RETURN_IF_ERROR(AMP_LT(cublasLtMatmulDescSetAttribute(
+          call.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &secondScale,
+          sizeof(secondScale))));
+    }
     AMP_RETURN_IF_ERROR(AMP_LT(cublasLtMatmulDescSetAttribute(
         call.desc, CUBLASLT_MATMUL_DESC_TRANSA, &first, sizeof(first))));
     AMP_RETURN_IF_ERROR(AMP_LT(cublasLtMatmulDescSetAttribute(
         call.desc, CUBLASLT_MATMUL_DESC_TRANSB, &second, sizeof(second))));
-    if (g.epilogue != AMP_EPILOGUE_NONE) {
+    if (g.epilogue != AMP_EPILOGUE_NONE && bias) {
       cublasLtEpilogue_t epilogue =
           g.epilogue == AMP_EPILOGUE_BIAS        ? CUBLASLT_EPILOGUE_BIAS
           : g.epilogue == AMP_EPILOGUE_BIAS_RELU ? CUBLASLT_EPILOGUE_RELU_BIAS
@@ -946,15 +1084,28 @@ public:
           sizeof(epilogue))));
       AMP_RETURN_IF_ERROR(AMP_LT(cublasLtMatmulDescSetAttribute(
           call.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias))));
+      if (fp8) {
+        int32_t biasType = cudaTypeOf(g.c_dtype);
+        AMP_RETURN_IF_ERROR(AMP_LT(cublasLtMatmulDescSetAttribute(
+            call.desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &biasType,
+            sizeof(biasType))));
+      }
     }
-    AMP_RETURN_IF_ERROR(makeLayout(&call.layouts[0], g.ab_dtype,
-                                   g.trans_b ? g.k : g.n, g.trans_b ? g.n : g.k,
-                                   g.batch));
-    AMP_RETURN_IF_ERROR(makeLayout(&call.layouts[1], g.ab_dtype,
-                                   g.trans_a ? g.m : g.k, g.trans_a ? g.k : g.m,
-                                   g.batch));
+    if (fp8) {
+      AMP_RETURN_IF_ERROR(
+          makeLayout(&call.layouts[0], cudaTypeOf(g.b_fp8), g.k, g.n, g.batch));
+      AMP_RETURN_IF_ERROR(
+          makeLayout(&call.layouts[1], cudaTypeOf(g.a_fp8), g.k, g.m, g.batch));
+    } else {
+      AMP_RETURN_IF_ERROR(makeLayout(&call.layouts[0], cudaTypeOf(g.ab_dtype),
+                                     g.trans_b ? g.k : g.n,
+                                     g.trans_b ? g.n : g.k, g.batch));
+      AMP_RETURN_IF_ERROR(makeLayout(&call.layouts[1], cudaTypeOf(g.ab_dtype),
+                                     g.trans_a ? g.m : g.k,
+                                     g.trans_a ? g.k : g.m, g.batch));
+    }
     AMP_RETURN_IF_ERROR(
-        makeLayout(&call.layouts[2], g.c_dtype, g.n, g.m, g.batch));
+        makeLayout(&call.layouts[2], cudaTypeOf(g.c_dtype), g.n, g.m, g.batch));
 
     // Ask for an algorithm that fits the workspace and these pointers.
     AMP_RETURN_IF_ERROR(
@@ -1190,6 +1341,7 @@ private:
       amprt::kReduceCounters * sizeof(unsigned);
 
   int ordinal;
+  int computeMajor = 0, computeMinor = 0;
   std::mutex mutex;
   cublasLtHandle_t lt = nullptr;
   std::unordered_map<void *, void *> workspaces;

@@ -38,6 +38,29 @@ extern "C" amp_status_t amp_gemm(amp_stream_t *stream, const amp_gemm_t *gemm,
                       epilogue == AMP_EPILOGUE_NONE
                           ? "a bias without a bias epilogue"
                           : "a bias epilogue without a bias");
+  int aFp8 = amprt::rawEnum(g.a_fp8), bFp8 = amprt::rawEnum(g.b_fp8);
+  if (aFp8 != AMP_FP8_NONE || bFp8 != AMP_FP8_NONE) {
+    // An FP8 GEMM's preconditions: never run as another GEMM instead.
+    if (aFp8 < AMP_FP8_NONE || aFp8 > AMP_FP8_E5M2 || bFp8 < AMP_FP8_NONE ||
+        bFp8 > AMP_FP8_E5M2 || aFp8 == AMP_FP8_NONE || bFp8 == AMP_FP8_NONE ||
+        (aFp8 == AMP_FP8_E5M2 && bFp8 == AMP_FP8_E5M2))
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "FP8 formats A %d, B %d: both must be set, e4m3 (1) "
+                        "or e5m2 (2), and not both e5m2",
+                        aFp8, bFp8);
+    if (g.beta != 0)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT, "an FP8 GEMM takes beta 0");
+    if (g.m % 16 || g.n % 16 || g.k % 16)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "an FP8 GEMM needs m, n and k in multiples of 16 "
+                        "(cuBLASLt's FP8 kernels), got %lld, %lld, %lld",
+                        static_cast<long long>(g.m),
+                        static_cast<long long>(g.n),
+                        static_cast<long long>(g.k));
+    if (!g.fp8_scratch || amp_gemm_fp8_scratch_bytes(&g) == 0)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT, "an FP8 GEMM needs its scratch "
+                                              "(amp_gemm_fp8_scratch_bytes)");
+  }
   if (g.m == 0 || g.n == 0)
     return nullptr;
   if (!a || !b || !c)

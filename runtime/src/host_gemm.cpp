@@ -21,6 +21,7 @@
 
 #include "amp_runtime/float_formats.h"
 #include "amp_runtime/scalar_math.h"
+#include "fp8_bodies.h"
 #include "row_bodies.h"
 #include "status.h"
 #include "thread_pool.h"
@@ -406,8 +407,52 @@ private:
 };
 } // namespace
 
+/// An FP8 GEMM: fp8_bodies.h's steps in loops, writing the scratch as the
+/// GPU does; then the product of the FP8 copies, widened to f32 (exact),
+/// with the inverse scales in alpha.
+static amp_status_t hostFp8Gemm(const amp_gemm_t &g, const void *a,
+                                const void *b, const void *bias, void *c) {
+  int64_t aCount = g.batch * g.m * g.k, bCount = g.batch * g.n * g.k;
+  uint32_t aAmax = 0, bAmax = 0;
+  for (int64_t i = 0; i < aCount; ++i)
+    aAmax =
+        std::max(aAmax, amprt::magnitudeBits(amprt::load(g.ab_dtype, a, i)));
+  for (int64_t i = 0; i < bCount; ++i)
+    bAmax =
+        std::max(bAmax, amprt::magnitudeBits(amprt::load(g.ab_dtype, b, i)));
+  amprt::Fp8Scratch scratch = amprt::fp8ScratchOf(g);
+  amprt::fp8Scales(g, aAmax, bAmax, scratch.scales);
+  const amp_fp8_scales_t scales = *scratch.scales;
+  for (int64_t i = 0; i < aCount; ++i)
+    amprt::fp8CastA(g, a, scales.a_scale, scratch.a, i);
+  for (int64_t i = 0; i < bCount; ++i)
+    amprt::fp8CastB(g, b, scales.b_scale, scratch.b, i);
+  std::vector<float> wideA, wideB;
+  try {
+    wideA.resize(aCount);
+    wideB.resize(bCount);
+  } catch (const std::bad_alloc &) {
+    return AMP_STATUS(AMP_OUT_OF_MEMORY,
+                      "no host memory for an FP8 GEMM's f32 operands");
+  }
+  for (int64_t i = 0; i < aCount; ++i)
+    wideA[i] = amprt::fp8BitsToFloat(scratch.a[i], amprt::fp8FormatOf(g.a_fp8));
+  for (int64_t i = 0; i < bCount; ++i)
+    wideB[i] = amprt::fp8BitsToFloat(scratch.b[i], amprt::fp8FormatOf(g.b_fp8));
+  amp_gemm_t wide = g;
+  wide.ab_dtype = AMP_F32;
+  wide.trans_a = 0; // K-major: A [m][k], B [n][k]
+  wide.trans_b = 1;
+  wide.a_fp8 = wide.b_fp8 = AMP_FP8_NONE;
+  wide.fp8_scratch = nullptr;
+  wide.alpha = g.alpha * (scales.a_inverse * scales.b_inverse);
+  return amprt::hostGemm(wide, wideA.data(), wideB.data(), bias, c);
+}
+
 amp_status_t amprt::hostGemm(const amp_gemm_t &g, const void *a, const void *b,
                              const void *bias, void *c) {
+  if (g.a_fp8 != AMP_FP8_NONE)
+    return hostFp8Gemm(g, a, b, bias, c);
   size_t abSize = dtypeSize(g.ab_dtype);
   for (int64_t batch = 0; batch < g.batch; ++batch) {
     Product product(g,

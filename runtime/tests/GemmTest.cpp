@@ -184,6 +184,131 @@ TEST_P(GemmTest, BadArgumentsAreRejected) {
   EXPECT_EQ(amp_gemm(stream, &g, nullptr, nullptr, nullptr, nullptr), nullptr);
 }
 
+/// `value` of storage type `dtype` scaled as an FP8 GEMM operand: its value
+/// in f64 after float_formats.h's quantizeFp8 (checked against LLVM's
+/// APFloat in FloatFormatsTest).
+double quantized(double value, float scale, amprt::Fp8Format format) {
+  return amprt::fp8BitsToFloat(
+      amprt::quantizeFp8(static_cast<float>(value), scale, format), format);
+}
+
+// FP8 GEMMs against a product in f64 of operands quantized here from the
+// definition (amax over every batch, scale, rounding): every layout, both
+// formats, a bias epilogue; the scales the GEMM leaves at its scratch's head
+// exactly. The tolerance is the f32 accumulation bound: cuBLASLt's FP8
+// kernels sum in their own order.
+TEST_P(GemmTest, Fp8ProductsOfTensorwiseScaledOperands) {
+  std::mt19937 rng(7);
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb) {
+      SCOPED_TRACE("trans_a " + std::to_string(ta) + " trans_b " +
+                   std::to_string(tb));
+      amp_gemm_t g{AMP_BF16,
+                   tb ? AMP_F32 : AMP_BF16,
+                   ta,
+                   tb,
+                   32,
+                   48,
+                   64,
+                   2,
+                   1.0f,
+                   0.0f,
+                   ta ? AMP_EPILOGUE_BIAS : AMP_EPILOGUE_NONE};
+      g.a_fp8 = AMP_FP8_E4M3;
+      g.b_fp8 = ta && tb ? AMP_FP8_E4M3 : AMP_FP8_E5M2;
+      size_t aCount = g.batch * g.m * g.k, bCount = g.batch * g.k * g.n,
+             cCount = g.batch * g.m * g.n;
+      Matrix a = randomMatrix(rng, g.ab_dtype, aCount, 3);
+      Matrix b = randomMatrix(rng, g.ab_dtype, bCount, 0.01);
+      Matrix bias = randomMatrix(rng, g.c_dtype, g.n, 1);
+      Matrix c = randomMatrix(rng, g.c_dtype, cCount, 1);
+      int64_t scratchBytes = amp_gemm_fp8_scratch_bytes(&g);
+      ASSERT_EQ(scratchBytes, 256 + 4096 + 6144);
+      auto *scratch = upload(std::vector<float>(scratchBytes / 4));
+      g.fp8_scratch = scratch;
+      void *da = uploadMatrix(a), *db = uploadMatrix(b), *dc = uploadMatrix(c);
+      void *dbias = ta ? uploadMatrix(bias) : nullptr;
+      ASSERT_EQ(amp_gemm(stream, &g, da, db, dbias, dc), nullptr);
+      std::vector<double> got = downloadMatrix(dc, g.c_dtype, cCount);
+      std::vector<float> head = download(scratch, 6);
+
+      auto amaxOf = [](const Matrix &m) {
+        double amax = 0;
+        for (double v : m.values)
+          amax = std::max(amax, std::fabs(v));
+        return amax;
+      };
+      amprt::Fp8Format aFormat = amprt::Fp8Format::E4M3FN;
+      amprt::Fp8Format bFormat = g.b_fp8 == AMP_FP8_E4M3
+                                     ? amprt::Fp8Format::E4M3FN
+                                     : amprt::Fp8Format::E5M2;
+      float aScale = static_cast<float>(448.0 / amaxOf(a));
+      float bScale = static_cast<float>(
+          (bFormat == amprt::Fp8Format::E4M3FN ? 448.0 : 57344.0) / amaxOf(b));
+      EXPECT_EQ(head[0], static_cast<float>(amaxOf(a)));
+      EXPECT_EQ(head[1], static_cast<float>(amaxOf(b)));
+      EXPECT_EQ(head[2], aScale);
+      EXPECT_EQ(head[3], bScale);
+      EXPECT_EQ(head[4], 1.0f / aScale);
+      EXPECT_EQ(head[5], 1.0f / bScale);
+      double dequant = static_cast<double>((1.0f / aScale) * (1.0f / bScale));
+      for (int64_t s = 0; s < g.batch; ++s)
+        for (int64_t i = 0; i < g.m; ++i)
+          for (int64_t j = 0; j < g.n; ++j) {
+            double sum = 0, magnitude = 0;
+            for (int64_t p = 0; p < g.k; ++p) {
+              double av =
+                  quantized(a.values[s * g.m * g.k +
+                                     (g.trans_a ? p * g.m + i : i * g.k + p)],
+                            aScale, aFormat);
+              double bv =
+                  quantized(b.values[s * g.k * g.n +
+                                     (g.trans_b ? j * g.k + p : p * g.n + j)],
+                            bScale, bFormat);
+              sum += av * bv;
+              magnitude += std::fabs(av * bv);
+            }
+            double want = dequant * sum + (ta ? bias.values[j] : 0.0);
+            double tolerance = g.k * 0x1p-23 * dequant * magnitude +
+                               2 * unitRoundoff(g.c_dtype) * std::fabs(want) +
+                               1e-6;
+            size_t index = s * g.m * g.n + i * g.n + j;
+            ASSERT_NEAR(got[index], want, tolerance)
+                << "batch " << s << " at " << i << "," << j;
+          }
+    }
+}
+
+TEST_P(GemmTest, BadFp8ArgumentsAreRejected) {
+  float *x = upload(std::vector<float>(4096));
+  amp_gemm_t ok{AMP_BF16, AMP_BF16,         0, 0, 16, 16, 16, 1, 1,
+                0,        AMP_EPILOGUE_NONE};
+  ok.a_fp8 = AMP_FP8_E4M3;
+  ok.b_fp8 = AMP_FP8_E4M3;
+  ok.fp8_scratch = x;
+  auto expectInvalid = [&](amp_gemm_t g, const char *fragment) {
+    expectInvalidArgument(amp_gemm(stream, &g, x, x, nullptr, x), fragment);
+  };
+  amp_gemm_t g = ok;
+  g.b_fp8 = AMP_FP8_NONE;
+  expectInvalid(g, "both must be set");
+  g = ok;
+  g.a_fp8 = g.b_fp8 = AMP_FP8_E5M2;
+  expectInvalid(g, "not both e5m2");
+  g = ok;
+  g.b_fp8 = static_cast<amp_fp8_t>(7);
+  expectInvalid(g, "both must be set");
+  g = ok;
+  g.n = 10;
+  expectInvalid(g, "multiples of 16");
+  g = ok;
+  g.beta = 1;
+  expectInvalid(g, "beta 0");
+  g = ok;
+  g.fp8_scratch = nullptr;
+  expectInvalid(g, "needs its scratch");
+}
+
 /// The interpreter's product in its order: every output an f32 sum from 0
 /// of rounded products over ascending p, then alpha, beta and the epilogue.
 std::vector<float> interpreterOrder(const amp_gemm_t &g, const Matrix &a,

@@ -71,8 +71,9 @@ llvm::cl::opt<std::string> stepName(
     llvm::cl::cat(category));
 llvm::cl::opt<amp::ComputeType> computeType(
     "compute-type",
-    llvm::cl::desc("f16 (the default), bf16, or f32 (also 'none': no casts, "
-                   "all fp32)"),
+    llvm::cl::desc("f16 (the default), bf16, fp8 (bf16 with FP8 GEMMs), "
+                   "fp8-f16 (f16 with FP8 GEMMs), or f32 (also 'none': no "
+                   "casts, all fp32)"),
     llvm::cl::init(amp::kDefaultComputeType), llvm::cl::cat(category));
 llvm::cl::opt<amp::OptimizerKind>
     optimizer("optimizer", llvm::cl::desc("sgd, adam or adamw (the default)"),
@@ -327,6 +328,23 @@ int checkOptions(amp::StepPackageDirectory &output,
     name = amp::toStepName(llvm::sys::path::stem(inputFile));
   if (llvm::Error error = output.check())
     return fail(std::move(error));
+  // FP8 GEMMs run on sm_89 and later (Ada, Hopper): an older target gets
+  // none, rather than a step that fails on its first GEMM.
+  bool fp8 = computeType == amp::ComputeType::fp8 ||
+             computeType == amp::ComputeType::fp8_f16;
+  if (cuda && fp8) {
+    StringRef digits = StringRef(cudaArch).drop_until(llvm::isDigit);
+    unsigned version = 0;
+    digits.take_while(llvm::isDigit).getAsInteger(10, version);
+    if (version < 89)
+      return fail("--compute-type=" +
+                  amp::stringifyOption<amp::ComputeType>(computeType).str() +
+                  " makes FP8 GEMMs, which need sm_89 or later (Ada, "
+                  "Hopper); --cuda-arch=" +
+                  cudaArch +
+                  " has no FP8 tensor cores: use bf16 there, or "
+                  "--cuda-arch=sm_90");
+  }
   package.name = name;
   package.cuda = cuda;
   package.cudaArch = cudaArch;

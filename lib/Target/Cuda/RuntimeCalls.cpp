@@ -48,6 +48,11 @@ static std::string gemmPrecondition(Type ab, Type c, int64_t lda, int64_t ldb,
          "of 8)";
 }
 
+namespace {
+FailureOr<std::string> scratchPointer(Operation *op, StepEmitter &emitter,
+                                      StringRef type);
+} // namespace
+
 LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
   auto matmul = cast<MatmulOp>(ops.front());
   Operation *last = ops.back();
@@ -82,6 +87,29 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
   bool one = sameBatch || batch == 1;
   int64_t rows = !one && foldIntoRows ? batch * m : m;
   int64_t count = one ? batch : 1;
+  // An FP8 GEMM scales each operand as a whole: one call, its scratch.
+  std::string fp8Scratch = "nullptr";
+  if (matmul.isFp8()) {
+    if (!one && !foldIntoRows)
+      return matmul.emitError()
+             << "amp-to-cuda: an FP8 GEMM whose batches broadcast runs as a "
+                "GEMM per batch, and each would scale its own slice; give "
+                "both operands the batch dimensions";
+    if (rows % 16 || n % 16 || k % 16)
+      return matmul.emitError()
+             << "amp-to-cuda: an FP8 GEMM of " << rows << " x " << n
+             << " outputs over " << k
+             << " needs each in multiples of 16 (cuBLASLt's FP8 kernels)";
+    FailureOr<std::string> scratch = scratchPointer(matmul, *this, "void");
+    if (failed(scratch))
+      return failure();
+    fp8Scratch = *scratch;
+  }
+  auto fp8Name = [](std::optional<FloatType> format) -> std::string {
+    if (!format)
+      return "AMP_FP8_NONE";
+    return format->isFloat8E5M2() ? "AMP_FP8_E5M2" : "AMP_FP8_E4M3";
+  };
 
   // cuBLASLt picks the grid. The epilogue adds the bias (and the relu) per
   // output; a GEMM per output matrix reads its operands' matrices anew.
@@ -106,20 +134,23 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
   cost.bytesWritten = getByteSize(tensorOf(last->getResult(0)));
   recordLaunch(std::move(cost), {});
   s << "{\n";
-  s.indent() << designatedInit(
-                    "amp_gemm_t", "g",
-                    {{"ab_dtype", runtimeDtype(lhs.getElementType()).str()},
-                     {"c_dtype", runtimeDtype(out.getElementType()).str()},
-                     {"trans_a", matmul.getTransposeLhs() ? "1" : "0"},
-                     {"trans_b", matmul.getTransposeRhs() ? "1" : "0"},
-                     {"m", std::to_string(rows)},
-                     {"n", std::to_string(n)},
-                     {"k", std::to_string(k)},
-                     {"batch", std::to_string(count)},
-                     {"alpha", "1.0f"},
-                     {"beta", "0.0f"},
-                     {"epilogue", epilogue}})
-             << "\n";
+  SmallVector<FieldInit> fields{
+      {"ab_dtype", runtimeDtype(lhs.getElementType()).str()},
+      {"c_dtype", runtimeDtype(out.getElementType()).str()},
+      {"trans_a", matmul.getTransposeLhs() ? "1" : "0"},
+      {"trans_b", matmul.getTransposeRhs() ? "1" : "0"},
+      {"m", std::to_string(rows)},
+      {"n", std::to_string(n)},
+      {"k", std::to_string(k)},
+      {"batch", std::to_string(count)},
+      {"alpha", "1.0f"},
+      {"beta", "0.0f"},
+      {"epilogue", epilogue}};
+  if (matmul.isFp8())
+    fields.append({{"a_fp8", fp8Name(matmul.getLhsFp8())},
+                   {"b_fp8", fp8Name(matmul.getRhsFp8())},
+                   {"fp8_scratch", fp8Scratch}});
+  s.indent() << designatedInit("amp_gemm_t", "g", fields) << "\n";
   if (one || foldIntoRows) {
     s << "AMP_STEP_CHECK(amp_gemm(stream, &g, " + a + ", " + b + ", " +
              biasPointer + ", " + c + "));"

@@ -22,6 +22,13 @@ typedef enum amp_epilogue_e {
   AMP_EPILOGUE_BIAS_GELU = 3, /* gelu(... + bias), tanh form as cuBLASLt's */
 } amp_epilogue_t;
 
+/* An FP8 GEMM operand's format (float_formats.h): e4m3fn or e5m2. */
+typedef enum amp_fp8_e {
+  AMP_FP8_NONE = 0,
+  AMP_FP8_E4M3 = 1,
+  AMP_FP8_E5M2 = 2,
+} amp_fp8_t;
+
 typedef struct amp_gemm_s {
   amp_dtype_t ab_dtype; /* A and B */
   amp_dtype_t c_dtype;  /* C and bias: ab_dtype, or f32 */
@@ -30,7 +37,39 @@ typedef struct amp_gemm_s {
   int64_t batch; /* >= 1; matrices packed one after another */
   float alpha, beta;
   amp_epilogue_t epilogue;
+  /* An FP8 GEMM (both set, not both e5m2; beta 0): A and B, all batches of
+   * each, are scaled by current per-tensor scaling and rounded to these
+   * formats (amprt::quantizeFp8), their products summed in f32 and the sum
+   * multiplied by alpha * (1 / s_a) * (1 / s_b). m, n and k are multiples
+   * of 16, and fp8_scratch holds amp_gemm_fp8_scratch_bytes(): the
+   * operands' amaxes and scales (amp_fp8_scales_t) and their FP8 copies. */
+  amp_fp8_t a_fp8, b_fp8;
+  void *fp8_scratch;
 } amp_gemm_t;
+
+/* The head of an FP8 GEMM's scratch, as the GEMM leaves it. */
+typedef struct amp_fp8_scales_s {
+  float a_amax, b_amax;   /* the largest magnitudes (NaN if any is NaN) */
+  float a_scale, b_scale; /* what each operand was multiplied by */
+  float a_inverse, b_inverse;
+} amp_fp8_scales_t;
+
+/* Bytes of an FP8 GEMM's scratch: the scales, then A's and B's FP8 copies
+ * (one byte an element, K-major as cuBLASLt's FP8 GEMMs read them), each
+ * on 256 bytes; 0 when `gemm` is no FP8 GEMM or its sizes overflow. */
+static inline int64_t amp_gemm_fp8_scratch_bytes(const amp_gemm_t *gemm) {
+  if (gemm->a_fp8 == AMP_FP8_NONE || gemm->m < 0 || gemm->n < 0 ||
+      gemm->k < 0 || gemm->batch < 1)
+    return 0;
+  const int64_t limit = (int64_t)1 << 52;
+  if (gemm->m > limit / gemm->batch || gemm->n > limit / gemm->batch ||
+      (gemm->k > 0 && (gemm->batch * gemm->m > limit / gemm->k ||
+                       gemm->batch * gemm->n > limit / gemm->k)))
+    return 0;
+  const int64_t a = (gemm->batch * gemm->m * gemm->k + 255) / 256 * 256;
+  const int64_t b = (gemm->batch * gemm->n * gemm->k + 255) / 256 * 256;
+  return 256 + a + b;
+}
 
 /* One product per batch entry: A, B and C advance by m*k, k*n and m*n
  * elements, and the bias (n elements, NULL without a bias epilogue) is

@@ -4,6 +4,7 @@
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 
+#include "amp_runtime/gemm.h"
 #include "amp_runtime/launch_grid.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
@@ -57,6 +58,22 @@ int64_t backend::getScratchBytes(Operation *op) {
         query.getDimSize(0) * query.getDimSize(1), query.getDimSize(2),
         key.getDimSize(2), query.getDimSize(3));
     return bytes < 0 ? INT64_MAX : bytes;
+  }
+  if (auto matmul = dyn_cast<MatmulOp>(op); matmul && matmul.isFp8()) {
+    // amp_gemm_fp8_scratch_bytes of the one GEMM the step calls: the scales
+    // and the operands' FP8 copies, every batch of each.
+    auto lhs = cast<RankedTensorType>(matmul.getLhs().getType());
+    auto rhs = cast<RankedTensorType>(matmul.getRhs().getType());
+    int64_t k = matmul.getTransposeLhs() ? lhs.getDimSize(lhs.getRank() - 2)
+                                         : lhs.getShape().back();
+    amp_gemm_t gemm{};
+    gemm.a_fp8 = AMP_FP8_E4M3;
+    gemm.m = k ? lhs.getNumElements() / k : 0;
+    gemm.n = k ? rhs.getNumElements() / k : 0;
+    gemm.k = k;
+    gemm.batch = 1;
+    int64_t bytes = amp_gemm_fp8_scratch_bytes(&gemm);
+    return bytes ? bytes : INT64_MAX;
   }
   auto loss = dyn_cast<CrossEntropyOp>(op);
   if (!loss)
@@ -520,10 +537,6 @@ LogicalResult backend::checkCompilable(func::FuncOp func) {
                   "or f32 (as cuBLASLt does); this one has "
                << a << " operands, " << acc << " accumulation and a " << c
                << " result";
-      if (matmul.isFp8())
-        return op->emitError()
-               << "the backend does not compile FP8 GEMMs yet; run the step "
-                  "in the interpreter (amp-run)";
     }
     auto checkAttention = [&](auto attention) -> LogicalResult {
       auto q = cast<RankedTensorType>(attention.getQuery().getType());

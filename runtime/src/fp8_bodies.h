@@ -1,0 +1,83 @@
+//===- fp8_bodies.h - an FP8 GEMM's amax, scales and casts ------*- C++ -*-===//
+//
+// What an FP8 GEMM (gemm.h's a_fp8/b_fp8) does before the product, written
+// once for both backends: the CUDA backend runs each body per thread, the
+// host backend in loops, so both write the same bytes to the scratch.
+//
+//   1. amax of each operand: the largest magnitude, NaN if any value is NaN
+//      (a max is the same in any order, NaN included, so the GPU's atomic
+//      maximum of the magnitudes' bits gives the host's value: a positive
+//      float's bits order as the float does, and a NaN's bits lie above
+//      infinity's);
+//   2. the scale and its inverse (float_formats.h, torchao's tensorwise
+//      rule);
+//   3. each operand scaled, saturated and rounded to its format, written
+//      K-major (A as [batch][m][k], B as [batch][n][k]): the "TN" layout
+//      that cuBLASLt's FP8 kernels read.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_RUNTIME_SRC_FP8_BODIES_H
+#define AMP_RUNTIME_SRC_FP8_BODIES_H
+
+#include "amp_runtime/float_formats.h"
+#include "amp_runtime/gemm.h"
+#include "row_bodies.h"
+
+namespace amprt {
+
+AMP_HOST_DEVICE inline Fp8Format fp8FormatOf(amp_fp8_t format) {
+  return format == AMP_FP8_E5M2 ? Fp8Format::E5M2 : Fp8Format::E4M3FN;
+}
+
+/// The bits that order a magnitude as a float: |value|'s, sign cleared (a
+/// NaN's lie above every finite value's and infinity's).
+AMP_HOST_DEVICE inline uint32_t magnitudeBits(float value) {
+  return floatToBits(value) & 0x7fffffffu;
+}
+
+/// An FP8 GEMM's scratch: the scales at its head, then A's and B's FP8
+/// copies, each on 256 bytes (amp_gemm_fp8_scratch_bytes).
+struct Fp8Scratch {
+  amp_fp8_scales_t *scales;
+  uint8_t *a, *b;
+};
+
+AMP_HOST_DEVICE inline Fp8Scratch fp8ScratchOf(const amp_gemm_t &g) {
+  auto *base = static_cast<uint8_t *>(g.fp8_scratch);
+  int64_t aBytes = (g.batch * g.m * g.k + 255) / 256 * 256;
+  return {reinterpret_cast<amp_fp8_scales_t *>(base), base + 256,
+          base + 256 + aBytes};
+}
+
+/// Step 2 from the operands' amax bits: the scales at the scratch's head.
+AMP_HOST_DEVICE inline void fp8Scales(const amp_gemm_t &g, uint32_t aAmaxBits,
+                                      uint32_t bAmaxBits,
+                                      amp_fp8_scales_t *scales) {
+  scales->a_amax = bitsToFloat(aAmaxBits);
+  scales->b_amax = bitsToFloat(bAmaxBits);
+  scales->a_scale = fp8ScaleFromAmax(scales->a_amax, fp8FormatOf(g.a_fp8));
+  scales->b_scale = fp8ScaleFromAmax(scales->b_amax, fp8FormatOf(g.b_fp8));
+  scales->a_inverse = 1.0f / scales->a_scale;
+  scales->b_inverse = 1.0f / scales->b_scale;
+}
+
+/// Step 3 for element `i` of A's K-major copy ([batch][m][k]).
+AMP_HOST_DEVICE inline void fp8CastA(const amp_gemm_t &g, const void *a,
+                                     float scale, uint8_t *to, int64_t i) {
+  int64_t p = i % g.k, row = i / g.k, r = row % g.m, batch = row / g.m;
+  int64_t from = batch * g.m * g.k + (g.trans_a ? p * g.m + r : r * g.k + p);
+  to[i] = quantizeFp8(load(g.ab_dtype, a, from), scale, fp8FormatOf(g.a_fp8));
+}
+
+/// Step 3 for element `i` of B's K-major copy ([batch][n][k]).
+AMP_HOST_DEVICE inline void fp8CastB(const amp_gemm_t &g, const void *b,
+                                     float scale, uint8_t *to, int64_t i) {
+  int64_t p = i % g.k, row = i / g.k, j = row % g.n, batch = row / g.n;
+  int64_t from = batch * g.k * g.n + (g.trans_b ? j * g.k + p : p * g.n + j);
+  to[i] = quantizeFp8(load(g.ab_dtype, b, from), scale, fp8FormatOf(g.b_fp8));
+}
+
+} // namespace amprt
+
+#endif // AMP_RUNTIME_SRC_FP8_BODIES_H
