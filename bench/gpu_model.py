@@ -2,7 +2,7 @@
 """The modeled GPU step of GPT-2 124M, from amp-compile's cost report.
 
   bench/gpu_model.py [--build build] [--gpu h100] [--batches 8 64]
-                     [--computes bf16 f16] [--record [--label L]]
+                     [--computes bf16 f16 fp8] [--record [--label L]]
                      [gpt2.py sizes]
 
 For each batch (of 1024-token sequences) and compute type it writes GPT-2
@@ -97,7 +97,7 @@ def main():
     parser.add_argument("--gpu", default="h100", choices=("h100", "h200"))
     parser.add_argument("--batches", type=int, nargs="+", default=[8, 64])
     parser.add_argument("--computes", nargs="+", default=["bf16", "f16"],
-                        choices=("bf16", "f16", "f32"))
+                        choices=("bf16", "f16", "f32", "fp8", "fp8-f16"))
     parser.add_argument("--top", type=int, default=10,
                         help="the costliest kernels listed (default 10)")
     parser.add_argument("--record", action="store_true")

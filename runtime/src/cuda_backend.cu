@@ -204,10 +204,11 @@ __global__ void fp8BiasKernel(const amp_gemm_t g, const float *bias, float *c) {
   }
 }
 
-/// Blocks of kThreads for a grid-stride loop over `count` elements.
+/// Blocks of kThreads for a grid-stride loop over `count` elements:
+/// launch_grid.h's elementGrid, which the cost report reads.
 unsigned gridStrideBlocks(int64_t count) {
   return static_cast<unsigned>(
-      std::clamp<int64_t>((count + kThreads - 1) / kThreads, 1, 4096));
+      std::max<int64_t>(1, amprt::elementGrid(count).blocks));
 }
 
 //===----------------------------------------------------------------------===//

@@ -46,13 +46,16 @@ ArrayRef<GpuSpec> amp::getGpuSpecs() {
   // = 1.83 GHz: 989.4e12 / 256 = 3.865e12 a second. Measured (the sources
   // in docs/backend.md): streaming kernels reach 2.95 of the H100's 3.35
   // TB/s and 4.08 of the H200's 4.8 (BabelStream's copy and triad), and
-  // cuBLAS's best bf16 GEMMs kGemmEfficiency of the tensor peak.
+  // cuBLAS's best bf16 GEMMs kGemmEfficiency of the tensor peak. Dense FP8
+  // is twice bf16's, 1,978.9 TFLOP/s on both (half the sparse 3,958), and
+  // cuBLASLt's FP8 GEMMs are measured at about the same share of it
+  // (docs/backend.md): the same calibration serves both.
   constexpr double kSpecialFunctions = 989.4e12 / 256;
   static const GpuSpec specs[] = {
-      {"h100", "H100 SXM5", 989.4e12, 67e12, kSpecialFunctions, 3.35e12, 132,
-       2.95e12, kGemmEfficiency},
-      {"h200", "H200 SXM", 989.4e12, 67e12, kSpecialFunctions, 4.8e12, 132,
-       4.08e12, kGemmEfficiency},
+      {"h100", "H100 SXM5", 989.4e12, 1978.9e12, 67e12, kSpecialFunctions,
+       3.35e12, 132, 2.95e12, kGemmEfficiency},
+      {"h200", "H200 SXM", 989.4e12, 1978.9e12, 67e12, kSpecialFunctions,
+       4.8e12, 132, 4.08e12, kGemmEfficiency},
   };
   return specs;
 }
@@ -212,7 +215,9 @@ KernelTime amp::modelKernel(const KernelCost &kernel, const GpuSpec &gpu) {
   if (kernel.blocks == 0) {
     // A library's call: its grid is taken to fill the GPU.
     time.memory = bytes / gpu.achievedBandwidth;
-    double peak = kernel.tensorCore ? gpu.tensorFlops : gpu.vectorFlops;
+    double peak = kernel.fp8          ? gpu.fp8TensorFlops
+                  : kernel.tensorCore ? gpu.tensorFlops
+                                      : gpu.vectorFlops;
     if (kernel.gemm) {
       double share = kernel.precondition.empty() ? 1.0 : kUnalignedGemmShare;
       time.compute =
@@ -303,15 +308,21 @@ static double eagerSeconds(const KernelCost &kernel, const GpuSpec &gpu) {
 
 StepEstimate amp::estimateStep(const StepCost &step, const GpuSpec &gpu) {
   StepEstimate estimate;
-  double tensorFlops = 0;
+  // MFU counts every tensor-core FLOP against the bf16 peak, FP8 ones
+  // included (as the FP8 recipes' reports do); the ideal runs the FP8 ones
+  // at their own peak.
+  double tensorFlops = 0, fp8Flops = 0;
   for (const KernelCost &kernel : step.kernels) {
     estimate.seconds += launchSeconds(kernel, gpu);
     estimate.eagerSeconds += eagerSeconds(kernel, gpu);
     if (kernel.tensorCore)
       tensorFlops += static_cast<double>(kernel.flops);
+    if (kernel.fp8)
+      fp8Flops += static_cast<double>(kernel.flops);
   }
   estimate.idealSeconds =
-      tensorFlops / (gpu.tensorFlops * gpu.gemmEfficiency) +
+      (tensorFlops - fp8Flops) / (gpu.tensorFlops * gpu.gemmEfficiency) +
+      fp8Flops / (gpu.fp8TensorFlops * gpu.gemmEfficiency) +
       static_cast<double>(step.idealBytes) / gpu.achievedBandwidth;
   if (estimate.seconds > 0)
     estimate.mfu = tensorFlops / (estimate.seconds * gpu.tensorFlops);
@@ -382,6 +393,7 @@ llvm::json::Value amp::costReportToJson(const StepCost &step) {
         {"flops", kernel.flops},
         {"transcendentals", kernel.transcendentals},
         {"tensor_core", kernel.tensorCore},
+        {"fp8", kernel.fp8},
         {"bytes_read", kernel.bytesRead},
         {"bytes_written", kernel.bytesWritten},
         {"bytes_in_flight", kernel.bytesInFlight},
@@ -412,6 +424,7 @@ llvm::json::Value amp::costReportToJson(const StepCost &step) {
     gpus[gpu.key] = llvm::json::Object{
         {"name", gpu.name},
         {"tensor_flops_per_second", gpu.tensorFlops},
+        {"fp8_tensor_flops_per_second", gpu.fp8TensorFlops},
         {"vector_flops_per_second", gpu.vectorFlops},
         {"special_functions_per_second", gpu.specialFunctions},
         {"bytes_per_second", gpu.bandwidth},

@@ -111,14 +111,40 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
     return format->isFloat8E5M2() ? "AMP_FP8_E5M2" : "AMP_FP8_E4M3";
   };
 
+  // An FP8 GEMM's runtime kernels before cuBLASLt's (fp8_bodies.h): the
+  // operands' amax (a max an element), the scales (one thread), the casts
+  // (each element read, its FP8 byte written).
+  bool fp8 = matmul.isFp8();
+  int64_t fp8Elements = lhs.getNumElements() + rhs.getNumElements();
+  if (fp8) {
+    int64_t largest = std::max(lhs.getNumElements(), rhs.getNumElements());
+    amprt::Grid amaxGrid = amprt::elementGrid(largest);
+    KernelCost amax{kernel + "_fp8_amax", "elementwise", 1, amaxGrid.blocks,
+                    amaxGrid.threads};
+    amax.flops = fp8Elements;
+    recordLaunch(std::move(amax),
+                 {{matmul.getLhs(), false}, {matmul.getRhs(), false}});
+    KernelCost scales{kernel + "_fp8_scales", "scalar", 1, 1, 1};
+    scales.serialAccesses = 2;
+    recordLaunch(std::move(scales), {});
+    amprt::Grid castGrid = amprt::elementGrid(2 * largest);
+    KernelCost casts{kernel + "_fp8_cast", "elementwise", 1, castGrid.blocks,
+                     castGrid.threads};
+    casts.flops = 2 * fp8Elements; // a product and a rounding each
+    casts.bytesWritten = fp8Elements;
+    recordLaunch(std::move(casts),
+                 {{matmul.getLhs(), false}, {matmul.getRhs(), false}});
+  }
   // cuBLASLt picks the grid. The epilogue adds the bias (and the relu) per
   // output; a GEMM per output matrix reads its operands' matrices anew.
-  KernelCost cost{kernel, "gemm", one || foldIntoRows ? 1 : batch};
+  KernelCost cost{kernel, fp8 ? "gemm-fp8" : "gemm",
+                  one || foldIntoRows ? 1 : batch};
+  cost.fp8 = fp8;
   int64_t epilogueOps = epilogue == "AMP_EPILOGUE_NONE"        ? 0
                         : epilogue == "AMP_EPILOGUE_BIAS_RELU" ? 2
                                                                : 1;
   cost.flops = (2 * k + epilogueOps) * batch * m * n;
-  cost.tensorCore = !lhs.getElementType().isF32();
+  cost.tensorCore = fp8 || !lhs.getElementType().isF32();
   // `rows` of each GEMM, `batch` of them unless folded into the rows.
   cost.gemm = KernelCost::Gemm{rows, n, k, one || !foldIntoRows ? batch : 1};
   cost.precondition = gemmPrecondition(
@@ -129,10 +155,27 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
     lhsBytes = batch * (lhsBytes / std::max<int64_t>(product(lhsBatch), 1));
     rhsBytes = batch * (rhsBytes / std::max<int64_t>(product(rhsBatch), 1));
   }
-  cost.bytesRead = lhsBytes + rhsBytes +
-                   (bias ? cost.launches * getByteSize(tensorOf(bias)) : 0);
+  if (fp8) // the FP8 copies, a byte an element
+    lhsBytes = lhs.getNumElements(), rhsBytes = rhs.getNumElements();
+  // An f32 output's f32 bias is added after an FP8 GEMM (cuBLASLt's FP8
+  // kernels add only a bf16 one to it): a pass over the output.
+  bool biasAfter = fp8 && bias && out.getElementType().isF32();
+  cost.bytesRead =
+      lhsBytes + rhsBytes +
+      (bias && !biasAfter ? cost.launches * getByteSize(tensorOf(bias)) : 0);
   cost.bytesWritten = getByteSize(tensorOf(last->getResult(0)));
+  if (biasAfter)
+    cost.flops -= epilogueOps * batch * m * n;
   recordLaunch(std::move(cost), {});
+  if (biasAfter) {
+    amprt::Grid grid = amprt::elementGrid(batch * m * n);
+    KernelCost add{kernel + "_fp8_bias", "elementwise", 1, grid.blocks,
+                   grid.threads};
+    add.flops = epilogueOps * batch * m * n;
+    add.bytesRead = getByteSize(tensorOf(bias));
+    recordLaunch(std::move(add),
+                 {{last->getResult(0), false}, {last->getResult(0), true}});
+  }
   s << "{\n";
   SmallVector<FieldInit> fields{
       {"ab_dtype", runtimeDtype(lhs.getElementType()).str()},

@@ -51,8 +51,10 @@ struct KernelCost {
   /// transcendental functions (exp, log, tanh, sqrt, ...), all launches.
   int64_t flops = 0;
   int64_t transcendentals = 0;
-  /// Whether the FLOPs run on tensor cores (f16/bf16 GEMMs and attention).
+  /// Whether the FLOPs run on tensor cores (f16/bf16 GEMMs and attention),
+  /// and whether those are FP8 ones (an FP8 GEMM: twice the rate).
   bool tensorCore = false;
+  bool fp8 = false;
   /// Bytes at the kernel's boundary, all launches: each tensor it reads
   /// or writes counted once per launch, as if caches held it.
   int64_t bytesRead = 0;
@@ -127,10 +129,11 @@ double getExcess(const StepCost &step, const KernelMinimum &minimum);
 /// A GPU's figures: the data sheet's and the measured ones the model is
 /// calibrated on (docs/backend.md cites each).
 struct GpuSpec {
-  StringRef key;      ///< as --cost-gpu names it: h100, h200
-  StringRef name;     ///< H100 SXM5, H200 SXM
-  double tensorFlops; ///< dense f16/bf16 with f32 accumulate, FLOP/s
-  double vectorFlops; ///< f32 without tensor cores (FMAs), FLOP/s
+  StringRef key;         ///< as --cost-gpu names it: h100, h200
+  StringRef name;        ///< H100 SXM5, H200 SXM
+  double tensorFlops;    ///< dense f16/bf16 with f32 accumulate, FLOP/s
+  double fp8TensorFlops; ///< dense FP8 (e4m3/e5m2), f32 accumulate, FLOP/s
+  double vectorFlops;    ///< f32 without tensor cores (FMAs), FLOP/s
   /// Special-function results (exp2, log2, rcp, rsqrt, sin, cos) per
   /// second: 16 per clock per SM (the CUDA C++ Programming Guide's
   /// throughput table for compute capability 9.0) at the clock of the
