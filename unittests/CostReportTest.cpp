@@ -86,6 +86,27 @@ TEST(CostReportTest, UnalignedGemmsAreCharged) {
   EXPECT_NEAR(modelKernel(gemm, h100()).compute, aligned / 0.68, 1e-12);
 }
 
+TEST(CostReportTest, Fp8GemmsAtTheFp8Peak) {
+  // Dense FP8 is 1,978.9 TFLOP/s on both GPUs, at the same calibrated
+  // share: 8192^3's 16 waves of 128 x 256 tiles take half bf16's time,
+  // 16 * 2 * 128 * 256 * 8320 / (1978.9e12 * 0.8 / 132) = 0.7274 ms
+  // (cuBLASLt's FP8 GEMM at 8192^3 is measured at about 1,610 TFLOP/s:
+  // its 1.10e12 FLOPs in 0.683 ms; docs/backend.md).
+  EXPECT_DOUBLE_EQ(h100().fp8TensorFlops, 1978.9e12);
+  EXPECT_DOUBLE_EQ(lookupGpuSpec("h200")->fp8TensorFlops, 1978.9e12);
+  KernelCost gemm = {"gemm", "gemm-fp8"};
+  gemm.tensorCore = true;
+  gemm.fp8 = true;
+  gemm.gemm = KernelCost::Gemm{8192, 8192, 8192};
+  double perSm = 1978.9e12 * 0.8 / 132;
+  EXPECT_NEAR(modelKernel(gemm, h100()).compute,
+              16 * 2.0 * 128 * 256 * 8320 / perSm, 1e-12);
+  EXPECT_NEAR(modelKernel(gemm, h100()).compute, 0.7274e-3, 0.0001e-3);
+  gemm.fp8 = false;
+  EXPECT_NEAR(modelKernel(gemm, h100()).compute,
+              16 * 2.0 * 128 * 256 * 8320 / (989.4e12 * 0.8 / 132), 1e-12);
+}
+
 TEST(CostReportTest, AttentionAtMeasuredShares) {
   // cuDNN's forward at head dim 64, causal, 1k tokens: 288 TFLOP/s
   // measured, 0.291 of the peak; 1.5k tokens interpolate in log2 between
