@@ -703,6 +703,10 @@ LogicalResult FunctionAutocast::assignFp8() {
       reason = "kept in " + base + ", not FP8: " + problem;
       continue;
     }
+    if (matmul.isFp8()) {
+      reason = "an FP8 GEMM as written (its formats kept)";
+      continue;
+    }
     if (forced) {
       reason = forced.getValue() ? "FP8, forced by amp.fp8 = true"
                                  : "kept in " + base + " by amp.fp8 = false";
@@ -731,6 +735,8 @@ LogicalResult FunctionAutocast::assignFp8() {
   }
   auto e4m3 = TypeAttr::get(Float8E4M3FNType::get(func.getContext()));
   for (auto &[op, reason] : fp8Reasons) {
+    if (cast<MatmulOp>(op).isFp8())
+      ++fp8Gemms;
     if (!StringRef(reason).starts_with("FP8"))
       continue;
     auto matmul = cast<MatmulOp>(op);
@@ -959,12 +965,15 @@ llvm::json::Object FunctionAutocast::report() {
         {"reason", decision.reason},
     };
     if (auto matmul = dyn_cast<MatmulOp>(op); matmul && fp8.enabled) {
-      entry["fp8"] = matmul.isFp8()
-                         ? llvm::json::Value(llvm::json::Object{
-                               {"lhs", typeName(*matmul.getLhsFp8())},
-                               {"rhs", typeName(*matmul.getRhsFp8())},
-                               {"grad", typeName(*matmul.getGradFp8())}})
-                         : llvm::json::Value(nullptr);
+      entry["fp8"] =
+          matmul.isFp8()
+              ? llvm::json::Value(llvm::json::Object{
+                    {"lhs", typeName(*matmul.getLhsFp8())},
+                    {"rhs", typeName(*matmul.getRhsFp8())},
+                    {"grad", matmul.getGradFp8() ? llvm::json::Value(typeName(
+                                                       *matmul.getGradFp8()))
+                                                 : llvm::json::Value(nullptr)}})
+              : llvm::json::Value(nullptr);
       entry["fp8_reason"] = fp8Reasons.lookup(op);
     }
     addLayerFigures(op, entry);

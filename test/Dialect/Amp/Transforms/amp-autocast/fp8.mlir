@@ -54,6 +54,14 @@ func.func @mlp(%x: tensor<64x128xf32>, %w1: tensor<128x256xf32> {amp.param}, %w2
 // REPORT: "fp8_reason": "kept in bf16, not FP8: its rows (64), columns (10) and inner dimension (32) are not all multiples of 16, which cuBLASLt's FP8 GEMMs need",
 // REPORT: "fp8_reason": "kept in bf16 by amp.fp8 = false",
 // REPORT: "fp8_reason": "FP8, forced by amp.fp8 = true: e4m3 operands, gradient in e5m2, per-tensor current scaling",
+// A matmul written as an FP8 GEMM keeps its formats, and counts.
+// CHECK: amp.matmul %{{.*}}, %{{.*}} {acc_type = f32, lhs_fp8 = f8E5M2, rhs_fp8 = f8E4M3FN} : tensor<64x32xbf16>, tensor<32x32xbf16>
+// REPORT: "grad": null,
+// REPORT-NEXT: "lhs": "f8E5M2",
+// REPORT-NEXT: "rhs": "f8E4M3FN"
+// REPORT-NEXT: },
+// REPORT-NEXT: "fp8_reason": "an FP8 GEMM as written (its formats kept)",
+// REPORT: "fp8_gemms": 2,
 func.func @kept(%x: tensor<64x32xf32>, %w1: tensor<32x32xf32> {amp.param}, %w2: tensor<32x10xf32> {amp.param},
                 %w3: tensor<32x32xf32> {amp.param}, %w4: tensor<32x32xf32> {amp.param}) -> (tensor<64x64xf32>, tensor<64x10xf32>, tensor<64x32xf32>) {
   %h = amp.matmul %x, %w1 : tensor<64x32xf32>, tensor<32x32xf32> to tensor<64x32xf32>
@@ -61,5 +69,6 @@ func.func @kept(%x: tensor<64x32xf32>, %w1: tensor<32x32xf32> {amp.param}, %w2: 
   %n = amp.matmul %h, %w2 : tensor<64x32xf32>, tensor<32x10xf32> to tensor<64x10xf32>
   %k = amp.matmul %h, %w3 {amp.fp8 = false} : tensor<64x32xf32>, tensor<32x32xf32> to tensor<64x32xf32>
   %o = amp.matmul %k, %w4 {amp.fp8 = true} : tensor<64x32xf32>, tensor<32x32xf32> to tensor<64x32xf32>
-  return %s, %n, %o : tensor<64x64xf32>, tensor<64x10xf32>, tensor<64x32xf32>
+  %e = amp.matmul %o, %w4 {lhs_fp8 = f8E5M2, rhs_fp8 = f8E4M3FN} : tensor<64x32xf32>, tensor<32x32xf32> to tensor<64x32xf32>
+  return %s, %n, %e : tensor<64x64xf32>, tensor<64x10xf32>, tensor<64x32xf32>
 }
