@@ -172,19 +172,50 @@ __global__ void fp8ScalesKernel(const amp_gemm_t g) {
   amprt::fp8Scales(g, aBits, bBits, scales);
 }
 
-/// Both operands' K-major FP8 copies, grid-stride over A's then B's.
-__global__ void fp8CastKernel(const amp_gemm_t g, const void *a,
-                              const void *b) {
-  const amprt::Fp8Scratch scratch = amprt::fp8ScratchOf(g);
-  const float aScale = scratch.scales->a_scale;
-  const float bScale = scratch.scales->b_scale;
-  const int64_t aCount = g.batch * g.m * g.k, bCount = g.batch * g.n * g.k;
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-       i < aCount + bCount; i += int64_t(gridDim.x) * blockDim.x) {
-    if (i < aCount)
-      amprt::fp8CastA(g, a, aScale, scratch.a, i);
-    else
-      amprt::fp8CastB(g, b, bScale, scratch.b, i - aCount);
+/// An operand's K-major FP8 copy where it is stored K-major too: a thread
+/// an element, grid-stride, both reads and writes coalesced.
+__global__ void fp8CastKernel(const amprt::Fp8Operand operand,
+                              const float *scale) {
+  const float s = *scale;
+  const int64_t count = operand.batch * operand.rows * operand.k;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x)
+    amprt::fp8Cast(operand, s, i / (operand.rows * operand.k),
+                   i / operand.k % operand.rows, i % operand.k);
+}
+
+/// An operand's K-major FP8 copy where it is stored rows-major: a block a
+/// tile of kFp8Tile x kFp8Tile, its threads walking the tile along the
+/// rows (the source's contiguous dimension) and then along k (the copy's),
+/// the FP8 bytes passing through shared memory. Each byte is fp8Cast's, as
+/// on the host.
+__global__ void fp8CastTransposedKernel(const amprt::Fp8Operand operand,
+                                        const float *scale) {
+  constexpr int kTile = static_cast<int>(amprt::kFp8Tile);
+  __shared__ uint8_t tile[kTile][kTile + 4];
+  const float s = *scale;
+  const int64_t r0 = blockIdx.x * int64_t(kTile),
+                p0 = blockIdx.y * int64_t(kTile);
+  const amprt::Fp8Format format = amprt::fp8FormatOf(operand.format);
+  for (int64_t batch = blockIdx.z; batch < operand.batch; batch += gridDim.z) {
+    const int64_t matrix = batch * operand.rows * operand.k;
+    // Read along the rows: the source is [k][rows].
+    for (int y = threadIdx.y; y < kTile; y += blockDim.y) {
+      const int64_t r = r0 + threadIdx.x, p = p0 + y;
+      if (r < operand.rows && p < operand.k)
+        tile[y][threadIdx.x] =
+            amprt::quantizeFp8(amprt::load(operand.dtype, operand.from,
+                                           matrix + p * operand.rows + r),
+                               s, format);
+    }
+    __syncthreads();
+    // Write along k: the copy is [rows][k].
+    for (int y = threadIdx.y; y < kTile; y += blockDim.y) {
+      const int64_t r = r0 + y, p = p0 + threadIdx.x;
+      if (r < operand.rows && p < operand.k)
+        operand.to[matrix + r * operand.k + p] = tile[threadIdx.x][y];
+    }
+    __syncthreads();
   }
 }
 
@@ -982,8 +1013,24 @@ public:
       fp8AmaxKernel<<<gridStrideBlocks(count), kThreads, 0, cast(stream)>>>(
           g, a, b, reinterpret_cast<uint32_t *>(scratch.scales));
       fp8ScalesKernel<<<1, 1, 0, cast(stream)>>>(g);
-      fp8CastKernel<<<gridStrideBlocks(2 * count), kThreads, 0, cast(stream)>>>(
-          g, a, b);
+      for (auto [operand, scale] :
+           {std::pair(amprt::fp8OperandA(g, a, scratch.a),
+                      &scratch.scales->a_scale),
+            std::pair(amprt::fp8OperandB(g, b, scratch.b),
+                      &scratch.scales->b_scale)}) {
+        if (operand.transposed) {
+          amprt::Grid3 grid =
+              amprt::fp8TransposedGrid(operand.rows, operand.k, operand.batch);
+          fp8CastTransposedKernel<<<dim3(grid.x, grid.y, grid.z),
+                                    dim3(amprt::kFp8Tile,
+                                         kThreads / amprt::kFp8Tile),
+                                    0, cast(stream)>>>(operand, scale);
+        } else {
+          fp8CastKernel<<<gridStrideBlocks(operand.batch * operand.rows *
+                                           operand.k),
+                          kThreads, 0, cast(stream)>>>(operand, scale);
+        }
+      }
       AMP_RETURN_IF_ERROR(AMP_CUDA(cudaGetLastError()));
       a = scratch.a;
       b = scratch.b;

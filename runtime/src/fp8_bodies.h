@@ -62,20 +62,37 @@ AMP_HOST_DEVICE inline void fp8Scales(const amp_gemm_t &g, uint32_t aAmaxBits,
   scales->b_inverse = 1.0f / scales->b_scale;
 }
 
-/// Step 3 for element `i` of A's K-major copy ([batch][m][k]).
-AMP_HOST_DEVICE inline void fp8CastA(const amp_gemm_t &g, const void *a,
-                                     float scale, uint8_t *to, int64_t i) {
-  int64_t p = i % g.k, row = i / g.k, r = row % g.m, batch = row / g.m;
-  int64_t from = batch * g.m * g.k + (g.trans_a ? p * g.m + r : r * g.k + p);
-  to[i] = quantizeFp8(load(g.ab_dtype, a, from), scale, fp8FormatOf(g.a_fp8));
+/// One operand's step 3: its K-major copy `to`, [batch][rows][k], from
+/// `from`, which holds each matrix as [rows][k] or, `transposed`, as
+/// [k][rows] (A with trans_a, B without trans_b): then the GPU casts it
+/// through tiles, so that both its reads and its writes are coalesced.
+struct Fp8Operand {
+  const void *from;
+  uint8_t *to;
+  int64_t rows, k, batch;
+  bool transposed;
+  amp_dtype_t dtype;
+  amp_fp8_t format;
+};
+
+AMP_HOST_DEVICE inline Fp8Operand fp8OperandA(const amp_gemm_t &g,
+                                              const void *a, uint8_t *to) {
+  return {a, to, g.m, g.k, g.batch, g.trans_a != 0, g.ab_dtype, g.a_fp8};
 }
 
-/// Step 3 for element `i` of B's K-major copy ([batch][n][k]).
-AMP_HOST_DEVICE inline void fp8CastB(const amp_gemm_t &g, const void *b,
-                                     float scale, uint8_t *to, int64_t i) {
-  int64_t p = i % g.k, row = i / g.k, j = row % g.n, batch = row / g.n;
-  int64_t from = batch * g.k * g.n + (g.trans_b ? j * g.k + p : p * g.n + j);
-  to[i] = quantizeFp8(load(g.ab_dtype, b, from), scale, fp8FormatOf(g.b_fp8));
+AMP_HOST_DEVICE inline Fp8Operand fp8OperandB(const amp_gemm_t &g,
+                                              const void *b, uint8_t *to) {
+  return {b, to, g.n, g.k, g.batch, g.trans_b == 0, g.ab_dtype, g.b_fp8};
+}
+
+/// The copy's element (batch, r, p): the operand's value there scaled,
+/// saturated and rounded.
+AMP_HOST_DEVICE inline void fp8Cast(const Fp8Operand &o, float scale,
+                                    int64_t batch, int64_t r, int64_t p) {
+  int64_t matrix = batch * o.rows * o.k;
+  int64_t from = matrix + (o.transposed ? p * o.rows + r : r * o.k + p);
+  o.to[matrix + r * o.k + p] =
+      quantizeFp8(load(o.dtype, o.from, from), scale, fp8FormatOf(o.format));
 }
 
 } // namespace amprt

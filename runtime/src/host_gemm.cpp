@@ -423,10 +423,13 @@ static amp_status_t hostFp8Gemm(const amp_gemm_t &g, const void *a,
   amprt::Fp8Scratch scratch = amprt::fp8ScratchOf(g);
   amprt::fp8Scales(g, aAmax, bAmax, scratch.scales);
   const amp_fp8_scales_t scales = *scratch.scales;
-  for (int64_t i = 0; i < aCount; ++i)
-    amprt::fp8CastA(g, a, scales.a_scale, scratch.a, i);
-  for (int64_t i = 0; i < bCount; ++i)
-    amprt::fp8CastB(g, b, scales.b_scale, scratch.b, i);
+  for (auto [operand, scale] :
+       {std::pair(amprt::fp8OperandA(g, a, scratch.a), scales.a_scale),
+        std::pair(amprt::fp8OperandB(g, b, scratch.b), scales.b_scale)})
+    for (int64_t batch = 0; batch < operand.batch; ++batch)
+      for (int64_t r = 0; r < operand.rows; ++r)
+        for (int64_t p = 0; p < operand.k; ++p)
+          amprt::fp8Cast(operand, scale, batch, r, p);
   std::vector<float> wideA, wideB;
   try {
     wideA.resize(aCount);

@@ -127,13 +127,28 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
     KernelCost scales{kernel + "_fp8_scales", "scalar", 1, 1, 1};
     scales.serialAccesses = 2;
     recordLaunch(std::move(scales), {});
-    amprt::Grid castGrid = amprt::elementGrid(2 * largest);
-    KernelCost casts{kernel + "_fp8_cast", "elementwise", 1, castGrid.blocks,
-                     castGrid.threads};
-    casts.flops = 2 * fp8Elements; // a product and a rounding each
-    casts.bytesWritten = fp8Elements;
-    recordLaunch(std::move(casts),
-                 {{matmul.getLhs(), false}, {matmul.getRhs(), false}});
+    // A cast a operand: a thread an element where the operand is K-major
+    // already, else a block a tile of the transpose.
+    int64_t batchCount = one ? batch : 1;
+    for (auto [suffix, operand, transposed, rows] :
+         {std::tuple("_fp8_cast_a", matmul.getLhs(), matmul.getTransposeLhs(),
+                     rows),
+          std::tuple("_fp8_cast_b", matmul.getRhs(), !matmul.getTransposeRhs(),
+                     n)}) {
+      int64_t elements =
+          cast<RankedTensorType>(operand.getType()).getNumElements();
+      amprt::Grid grid = amprt::elementGrid(elements);
+      if (transposed) {
+        amprt::Grid3 tiles = amprt::fp8TransposedGrid(rows, k, batchCount);
+        grid = {tiles.x * tiles.y * tiles.z, amprt::kBlockThreads};
+      }
+      KernelCost castCost{kernel + suffix,
+                          transposed ? "transpose" : "elementwise", 1,
+                          grid.blocks, grid.threads};
+      castCost.flops = 2 * elements; // a product and a rounding each
+      castCost.bytesWritten = elements;
+      recordLaunch(std::move(castCost), {{operand, false}});
+    }
   }
   // cuBLASLt picks the grid. The epilogue adds the bias (and the relu) per
   // output; a GEMM per output matrix reads its operands' matrices anew.

@@ -109,6 +109,21 @@ constexpr Grid elementGrid(int64_t count) {
   return {gridBlocks(count, kBlockThreads), kBlockThreads};
 }
 
+/// The side of the tiles an FP8 GEMM's transposing cast moves through
+/// shared memory (fp8_bodies.h), a block of kBlockThreads a tile.
+constexpr int64_t kFp8Tile = 32;
+
+struct Grid3 {
+  int64_t x, y, z;
+};
+
+/// The transposing cast's grid for a [batch][k][rows] operand: a block a
+/// tile, batches past the grid's 65535 strided.
+constexpr Grid3 fp8TransposedGrid(int64_t rows, int64_t k, int64_t batch) {
+  return {(rows + kFp8Tile - 1) / kFp8Tile, (k + kFp8Tile - 1) / kFp8Tile,
+          batch < 65535 ? batch : 65535};
+}
+
 /// ampstep::launchRows: a warp per row.
 constexpr Grid rowGrid(int64_t rows) {
   return {gridBlocks(rows, kRowsPerBlock), kBlockThreads};
