@@ -206,7 +206,7 @@ private:
   const Fp8Options &fp8;
   /// Each matmul's FP8 choice and why, under compute-type fp8.
   llvm::MapVector<Operation *, std::string> fp8Reasons;
-  int64_t fp8Gemms = 0;
+  int64_t fp8Gemms = 0, fp8Matmuls = 0;
 
   SmallVector<Operation *> ops; // body in order, terminator included
   llvm::MapVector<Operation *, Decision> decisions;
@@ -748,6 +748,16 @@ LogicalResult FunctionAutocast::assignFp8() {
               ", per-tensor current scaling";
     ++fp8Gemms;
   }
+  fp8Matmuls = static_cast<int64_t>(fp8Reasons.size());
+  // Convolutions have no FP8 path yet (cuDNN's FP8 convolutions are not
+  // called): those in the base type say so.
+  func.walk([&](Conv2dOp conv) {
+    auto decision = decisions.find(conv);
+    if (decision != decisions.end() &&
+        decision->second.precision == Precision::Low)
+      fp8Reasons[conv] =
+          "kept in " + base + ", not FP8: convolutions have no FP8 path yet";
+  });
   for (auto &[op, reason] : fp8Reasons)
     if (auto it = decisions.find(op); it != decisions.end())
       it->second.reason += "; " + reason;
@@ -898,8 +908,8 @@ std::string FunctionAutocast::summaryLine() {
         << ", " << foldedBiasAdds << " bias add"
         << (foldedBiasAdds == 1 ? "" : "s") << " folded into matmuls";
   if (fp8.enabled)
-    llvm::raw_string_ostream(text) << ", " << fp8Gemms << " of "
-                                   << fp8Reasons.size() << " matmuls FP8 GEMMs";
+    llvm::raw_string_ostream(text)
+        << ", " << fp8Gemms << " of " << fp8Matmuls << " matmuls FP8 GEMMs";
   return text;
 }
 
@@ -964,9 +974,10 @@ llvm::json::Object FunctionAutocast::report() {
         {"type", type ? typeName(type) : std::string("none")},
         {"reason", decision.reason},
     };
-    if (auto matmul = dyn_cast<MatmulOp>(op); matmul && fp8.enabled) {
+    if (fp8.enabled && fp8Reasons.count(op)) {
+      auto matmul = dyn_cast<MatmulOp>(op);
       entry["fp8"] =
-          matmul.isFp8()
+          matmul && matmul.isFp8()
               ? llvm::json::Value(llvm::json::Object{
                     {"lhs", typeName(*matmul.getLhsFp8())},
                     {"rhs", typeName(*matmul.getRhsFp8())},

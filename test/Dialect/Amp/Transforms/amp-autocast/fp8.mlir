@@ -5,6 +5,12 @@
 // RUN: FileCheck %s --check-prefix=REPORT < %t.json
 // RUN: amp-opt %s --amp-autocast="compute-type=fp8 fp8-gradients=e4m3 fp8-keep-first-last=false" | FileCheck %s --check-prefix=ALL
 // RUN: amp-opt %s --amp-autocast="compute-type=fp8-f16" | FileCheck %s --check-prefix=F16
+// Convolutions stay in bf16, and the report says why.
+// RUN: amp-opt %S/Inputs/conv-batch-norm.mlir --amp-autocast="compute-type=fp8 report=%t.conv.json" -o /dev/null
+// RUN: FileCheck %s --check-prefix=CONV < %t.conv.json
+// CONV: "fp8": null,
+// CONV-NEXT: "fp8_reason": "kept in bf16, not FP8: convolutions have no FP8 path yet",
+// CONV: "line": "{{.*}}, 0 of 0 matmuls FP8 GEMMs"
 
 // CHECK-LABEL: func.func @mlp
 // CHECK: amp.matmul %{{.*}}, %{{.*}} {acc_type = f32} : tensor<64x128xbf16>, tensor<128x256xbf16>
