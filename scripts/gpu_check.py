@@ -74,6 +74,11 @@ CASES = [
     # Batch norms without a scale or bias (cuDNN's takes ones and zeros
     # from the workspace) and over [N, C] logits, in f16.
     ("cnn-bn-f16", "test/Target/Cuda/Inputs/cnn_bn", "f16", [], 0.1, 3e-2),
+    # FP8 GEMMs (sm_89 and later): cuBLASLt's, with the runtime's amax,
+    # scales and casts (a transpose through shared memory for the weight
+    # gradients' operands), against the interpreter's exact FP8.
+    ("fp8-mlp", "test/Golden/Inputs/fp8_mlp", "fp8", [], 0.1, 3e-2),
+    ("gpt-fp8", "gpt_block", "fp8", [], 0.1, 3e-2),
 ]
 # Labels are drawn below this bound: the number of classes, for the models
 # with fewer than 8.
@@ -88,7 +93,8 @@ BENCH = {
     "cuda": [("gpt2-124m-b8", ["--batch", "8"], "bf16"),
              ("gpt2-124m-b8", ["--batch", "8"], "f16"),
              ("gpt2-124m-b64", ["--batch", "64"], "bf16"),
-             ("gpt2-124m-b64", ["--batch", "64"], "f16")],
+             ("gpt2-124m-b64", ["--batch", "64"], "f16"),
+             ("gpt2-124m-b64", ["--batch", "64"], "fp8")],
     "host": [("gpt2-small-b2", ["--layers", "2", "--width", "64", "--heads", "2",
                                 "--seq", "32", "--vocab", "256", "--batch", "2"],
               "bf16")],
@@ -409,6 +415,8 @@ def prepare(out, target, steps, tools):
         lines += ['if want torch && python3 -c "import torch" 2> /dev/null; then',
                   'echo "== PyTorch"']
         for name, sizes, compute in BENCH[target]:
+            if compute == "fp8":  # torch_gpt2.py has no FP8 recipe
+                continue
             for compiled in ([], ["--compile"]) if compute == "bf16" else ([],):
                 tag = f"{name}-{compute}" + ("-compile" if compiled else "")
                 lines += [f'python3 "$root/bench/torch_gpt2.py" {" ".join(sizes)} '
