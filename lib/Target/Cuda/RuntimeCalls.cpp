@@ -127,7 +127,7 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
     KernelCost scales{kernel + "_fp8_scales", "scalar", 1, 1, 1};
     scales.serialAccesses = 2;
     recordLaunch(std::move(scales), {});
-    // A cast a operand: a thread an element where the operand is K-major
+    // A cast each operand: a thread an element where the operand is K-major
     // already, else a block a tile of the transpose.
     int64_t batchCount = one ? batch : 1;
     for (auto [suffix, operand, transposed, rows] :
