@@ -41,8 +41,10 @@ extern "C" amp_status_t amp_gemm(amp_stream_t *stream, const amp_gemm_t *gemm,
   int aFp8 = amprt::rawEnum(g.a_fp8), bFp8 = amprt::rawEnum(g.b_fp8);
   if (aFp8 != AMP_FP8_NONE || bFp8 != AMP_FP8_NONE) {
     // An FP8 GEMM's preconditions: never run as another GEMM instead.
-    if (aFp8 < AMP_FP8_NONE || aFp8 > AMP_FP8_E5M2 || bFp8 < AMP_FP8_NONE ||
-        bFp8 > AMP_FP8_E5M2 || aFp8 == AMP_FP8_NONE || bFp8 == AMP_FP8_NONE ||
+    auto isFormat = [](int format) {
+      return format == AMP_FP8_E4M3 || format == AMP_FP8_E5M2;
+    };
+    if (!isFormat(aFp8) || !isFormat(bFp8) ||
         (aFp8 == AMP_FP8_E5M2 && bFp8 == AMP_FP8_E5M2))
       return AMP_STATUS(AMP_INVALID_ARGUMENT,
                         "FP8 formats A %d, B %d: both must be set, e4m3 (1) "

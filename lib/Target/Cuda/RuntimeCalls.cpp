@@ -88,8 +88,9 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
   int64_t rows = !one && foldIntoRows ? batch * m : m;
   int64_t count = one ? batch : 1;
   // An FP8 GEMM scales each operand as a whole: one call, its scratch.
+  bool fp8 = matmul.isFp8();
   std::string fp8Scratch = "nullptr";
-  if (matmul.isFp8()) {
+  if (fp8) {
     if (!one && !foldIntoRows)
       return matmul.emitError()
              << "amp-to-cuda: an FP8 GEMM whose batches broadcast runs as a "
@@ -114,9 +115,8 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
   // An FP8 GEMM's runtime kernels before cuBLASLt's (fp8_bodies.h): the
   // operands' amax (a max an element), the scales (one thread), the casts
   // (each element read, its FP8 byte written).
-  bool fp8 = matmul.isFp8();
-  int64_t fp8Elements = lhs.getNumElements() + rhs.getNumElements();
   if (fp8) {
+    int64_t fp8Elements = lhs.getNumElements() + rhs.getNumElements();
     int64_t largest = std::max(lhs.getNumElements(), rhs.getNumElements());
     amprt::Grid amaxGrid = amprt::elementGrid(largest);
     KernelCost amax{kernel + "_fp8_amax", "elementwise", 1, amaxGrid.blocks,
@@ -204,7 +204,7 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
       {"alpha", "1.0f"},
       {"beta", "0.0f"},
       {"epilogue", epilogue}};
-  if (matmul.isFp8())
+  if (fp8)
     fields.append({{"a_fp8", fp8Name(matmul.getLhsFp8())},
                    {"b_fp8", fp8Name(matmul.getRhsFp8())},
                    {"fp8_scratch", fp8Scratch}});
