@@ -189,6 +189,8 @@ public:
 
 private:
   bool participates(Operation *op) const { return decisions.count(op); }
+  /// The parameter `value` is, directly or through a cast, or null.
+  BlockArgument parameterOf(Value value);
   Origin originOf(Value value) const;
   Operation *lowSourceOf(Value value) const;
   bool isFree(Operation *op) const;
@@ -664,16 +666,19 @@ static std::string fp8ShapeProblem(MatmulOp matmul) {
          ") are not all multiples of 16, which cuBLASLt's FP8 GEMMs need";
 }
 
+BlockArgument FunctionAutocast::parameterOf(Value value) {
+  if (auto castOp = value.getDefiningOp<CastOp>())
+    value = castOp.getInput();
+  auto arg = dyn_cast<BlockArgument>(value);
+  if (!arg || arg.getOwner()->getParentOp() != func.getOperation() ||
+      !func.getArgAttr(arg.getArgNumber(), AmpDialect::kParamAttrName))
+    return {};
+  return arg;
+}
+
 LogicalResult FunctionAutocast::assignFp8() {
   if (!fp8.enabled)
     return success();
-  auto isParameter = [&](Value value) {
-    if (auto castOp = value.getDefiningOp<CastOp>())
-      value = castOp.getInput();
-    auto arg = dyn_cast<BlockArgument>(value);
-    return arg && arg.getOwner()->getParentOp() == func.getOperation() &&
-           func.getArgAttr(arg.getArgNumber(), AmpDialect::kParamAttrName);
-  };
   // The linear layers (a parameter operand) the recipe may make FP8, in
   // program order.
   SmallVector<MatmulOp> linear;
@@ -712,7 +717,7 @@ LogicalResult FunctionAutocast::assignFp8() {
                                  : "kept in " + base + " by amp.fp8 = false";
       continue;
     }
-    if (!isParameter(matmul.getLhs()) && !isParameter(matmul.getRhs())) {
+    if (!parameterOf(matmul.getLhs()) && !parameterOf(matmul.getRhs())) {
       reason = "kept in " + base +
                ", not FP8: a product of two activations (attention's), "
                "which the FP8 recipes keep in " +
@@ -936,12 +941,8 @@ void FunctionAutocast::addLayerFigures(Operation *op,
   int64_t paramElements = 0;
   llvm::SmallPtrSet<Value, 4> seen;
   for (Value operand : op->getOperands()) {
-    if (auto castOp = operand.getDefiningOp<CastOp>())
-      operand = castOp.getInput();
-    auto arg = dyn_cast<BlockArgument>(operand);
-    if (!arg || arg.getOwner()->getParentOp() != func.getOperation() ||
-        !func.getArgAttr(arg.getArgNumber(), AmpDialect::kParamAttrName) ||
-        !seen.insert(arg).second)
+    BlockArgument arg = parameterOf(operand);
+    if (!arg || !seen.insert(arg).second)
       continue;
     params.push_back(getArgumentName(func, arg.getArgNumber()));
     paramElements += cast<RankedTensorType>(arg.getType()).getNumElements();
