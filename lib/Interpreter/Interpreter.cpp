@@ -241,6 +241,11 @@ static ElementKind kindOf(Type type) {
   return *getElementKind(getElementTypeOrSelf(type));
 }
 
+static amprt::Fp8Format fp8FormatOf(Type type) {
+  return type.isFloat8E4M3FN() ? amprt::Fp8Format::E4M3FN
+                               : amprt::Fp8Format::E5M2;
+}
+
 static ArrayRef<int64_t> shapeOf(Value value) {
   return cast<RankedTensorType>(value.getType()).getShape();
 }
@@ -349,15 +354,26 @@ FailureOr<SmallVector<Tensor>> Frame::executeModelOp(Operation *op,
         if (matmul.isFp8()) {
           // Each operand scaled and rounded to its format; the f32 sum of
           // the (exact) products times the two inverse scales.
-          auto format = [](Type type) {
-            return type.isFloat8E4M3FN() ? amprt::Fp8Format::E4M3FN
-                                         : amprt::Fp8Format::E5M2;
-          };
           float lhsInverse = 1.0f, rhsInverse = 1.0f;
-          Tensor lhs = k::quantizeFp8Tensorwise(
-              in[0], format(*matmul.getLhsFp8()), lhsInverse);
-          Tensor rhs = k::quantizeFp8Tensorwise(
-              in[1], format(*matmul.getRhsFp8()), rhsInverse);
+          Tensor lhs, rhs;
+          if (matmul.getScales()) {
+            // Delayed scaling: the scales given.
+            const Tensor &scales = in[matmul.getBias() ? 3 : 2];
+            ArrayRef<int64_t> index = *matmul.getFp8ScaleIndex();
+            float lhsScale = static_cast<float>(scales[index[0]]),
+                  rhsScale = static_cast<float>(scales[index[1]]);
+            lhsInverse = 1.0f / lhsScale;
+            rhsInverse = 1.0f / rhsScale;
+            lhs = k::quantizeFp8(in[0], lhsScale,
+                                 fp8FormatOf(*matmul.getLhsFp8()));
+            rhs = k::quantizeFp8(in[1], rhsScale,
+                                 fp8FormatOf(*matmul.getRhsFp8()));
+          } else {
+            lhs = k::quantizeFp8Tensorwise(
+                in[0], fp8FormatOf(*matmul.getLhsFp8()), lhsInverse);
+            rhs = k::quantizeFp8Tensorwise(
+                in[1], fp8FormatOf(*matmul.getRhsFp8()), rhsInverse);
+          }
           return one(k::matmul(lhs, rhs, matmul.getBias() ? &in[2] : nullptr,
                                matmul.getTransposeLhs(),
                                matmul.getTransposeRhs(), ElementKind::F32,
@@ -643,6 +659,20 @@ FailureOr<SmallVector<Tensor>> Frame::executeStepOp(Operation *op,
         return one(Tensor(ElementKind::F64, {}, {rate}));
       })
       .Case([&](SumSquaresOp) { return one(k::sumSquares(in)); })
+      .Case([&](Fp8AmaxOp) {
+        return one(Tensor(ElementKind::F32, {}, {k::fp8Amax(in[0])}));
+      })
+      .Case([&](Fp8ScalingUpdateOp update) -> Result {
+        SmallVector<float> amax;
+        for (const Tensor &value : in.drop_front(3))
+          amax.push_back(static_cast<float>(value[0]));
+        SmallVector<amprt::Fp8Format> formats;
+        for (Attribute format : update.getFormats())
+          formats.push_back(fp8FormatOf(cast<TypeAttr>(format).getValue()));
+        return k::fp8ScalingUpdate(in[0], in[1], in[2], amax, formats,
+                                   update.getMargin().convertToDouble(),
+                                   update.getMostRecent());
+      })
       // The interpreter is one process: a single replica, whose reduction
       // over the replicas is its own values.
       .Case([&](AllReduceOp reduce) -> Result {

@@ -429,10 +429,8 @@ Tensor kernels::matmul(const Tensor &lhs, const Tensor &rhs, const Tensor *bias,
   return out;
 }
 
-Tensor kernels::quantizeFp8Tensorwise(const Tensor &x, amprt::Fp8Format format,
-                                      float &inverseScale) {
-  // The largest magnitude, NaN if any value is NaN (the tensor holds f32
-  // values or narrower: exact as floats).
+float kernels::fp8Amax(const Tensor &x) {
+  // The tensor holds f32 values or narrower: exact as floats.
   float amax = 0.0f;
   for (double value : x.getData()) {
     float magnitude = std::fabs(static_cast<float>(value));
@@ -441,8 +439,11 @@ Tensor kernels::quantizeFp8Tensorwise(const Tensor &x, amprt::Fp8Format format,
     else
       amax = std::max(amax, magnitude);
   }
-  float scale = amprt::fp8ScaleFromAmax(amax, format);
-  inverseScale = 1.0f / scale;
+  return amax;
+}
+
+Tensor kernels::quantizeFp8(const Tensor &x, float scale,
+                            amprt::Fp8Format format) {
   Tensor out(ElementKind::F32, x.getShape());
   MutableArrayRef<double> data = out.getMutableData();
   for (size_t i = 0; i < data.size(); ++i)
@@ -450,6 +451,49 @@ Tensor kernels::quantizeFp8Tensorwise(const Tensor &x, amprt::Fp8Format format,
         amprt::quantizeFp8(static_cast<float>(x.getData()[i]), scale, format),
         format);
   return out;
+}
+
+Tensor kernels::quantizeFp8Tensorwise(const Tensor &x, amprt::Fp8Format format,
+                                      float &inverseScale) {
+  float scale = amprt::fp8ScaleFromAmax(fp8Amax(x), format);
+  inverseScale = 1.0f / scale;
+  return quantizeFp8(x, scale, format);
+}
+
+SmallVector<Tensor>
+kernels::fp8ScalingUpdate(const Tensor &scale, const Tensor &history,
+                          const Tensor &overflows, ArrayRef<float> amax,
+                          ArrayRef<amprt::Fp8Format> formats, double margin,
+                          bool mostRecent) {
+  const int64_t rows = history.getShape()[0];
+  const int64_t columns = history.getShape()[1];
+  Tensor newScale = scale, newHistory = history, newOverflows = overflows;
+  MutableArrayRef<double> s = newScale.getMutableData(),
+                          h = newHistory.getMutableData(),
+                          o = newOverflows.getMutableData();
+  for (int64_t c = 0; c < columns; ++c) {
+    const float max = static_cast<float>(amprt::fp8Max(formats[c]));
+    const float current = static_cast<float>(s[c]);
+    // An overflow: a value past the format's range at this step's scale.
+    if (!(amax[c] * current <= max))
+      o[c] = static_cast<float>(o[c]) + 1.0f;
+    // The history with this step's amax in row 0, its largest entry (NaN
+    // entries skipped), then rolled up by one row, row 0 emptied.
+    std::vector<float> column(rows);
+    for (int64_t r = 0; r < rows; ++r)
+      column[r] = static_cast<float>(h[r * columns + c]);
+    column[0] = amax[c];
+    float largest = 0.0f;
+    for (float value : column)
+      largest = std::fmax(largest, value);
+    const float used = mostRecent ? amax[c] : largest;
+    for (int64_t r = 0; r < rows; ++r)
+      h[r * columns + c] = r == 0 ? 0.0f : column[(r + 1) % rows];
+    const float scaledMax = max * std::pow(2.0f, static_cast<float>(-margin));
+    if (std::isfinite(used) && used > 0.0f)
+      s[c] = scaledMax / used;
+  }
+  return {newScale, newHistory, newOverflows};
 }
 
 Tensor kernels::conv2d(const Tensor &input, const Tensor &weight,

@@ -65,6 +65,17 @@ Tensor matmul(const Tensor &lhs, const Tensor &rhs, const Tensor *bias,
               bool transposeLhs, bool transposeRhs, ElementKind accKind,
               ElementKind outKind, ArrayRef<int64_t> outShape,
               float alpha = 1.0f);
+/// The largest magnitude of `x`'s values, NaN if any is NaN (amp.fp8_amax).
+float fp8Amax(const Tensor &x);
+/// `x` times `scale` in f32, saturated and rounded to `format`
+/// (amprt::quantizeFp8), as the exact values in f32.
+Tensor quantizeFp8(const Tensor &x, float scale, amprt::Fp8Format format);
+/// amp.fp8_scaling_update: the new scale, amax history and overflow count.
+SmallVector<Tensor> fp8ScalingUpdate(const Tensor &scale, const Tensor &history,
+                                     const Tensor &overflows,
+                                     ArrayRef<float> amax,
+                                     ArrayRef<amprt::Fp8Format> formats,
+                                     double margin, bool mostRecent);
 /// `x` scaled by current (tensorwise) scaling and rounded to `format`
 /// (amprt::quantizeFp8), as the exact values in f32; `inverseScale` is
 /// f32(1 / s).

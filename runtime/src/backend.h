@@ -134,6 +134,15 @@ public:
   /// gemm.h; arguments already checked.
   virtual amp_status_t gemm(void *stream, const amp_gemm_t &gemm, const void *a,
                             const void *b, const void *bias, void *c) = 0;
+  /// amp_fp8_amax and amp_fp8_scaling_update (gemm.h); arguments already
+  /// checked.
+  virtual amp_status_t fp8Amax(void *stream, amp_dtype_t dtype,
+                               const void *data, int64_t count,
+                               float *amax) = 0;
+  virtual amp_status_t fp8ScalingUpdate(void *stream,
+                                        const amp_fp8_scaling_t &update,
+                                        float *scale, float *history,
+                                        float *overflows) = 0;
 
   /// attention.h; arguments already checked.
   virtual amp_status_t attentionForward(void *stream, const amp_attention_t &a,

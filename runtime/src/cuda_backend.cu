@@ -172,6 +172,33 @@ __global__ void fp8ScalesKernel(const amp_gemm_t g) {
   amprt::fp8Scales(g, aBits, bBits, scales);
 }
 
+/// Delayed scaling: the scales given, at the scratch's head.
+__global__ void fp8GivenScalesKernel(const amp_gemm_t g) {
+  amprt::fp8GivenScales(g, amprt::fp8ScratchOf(g).scales);
+}
+
+/// amp_fp8_amax: the magnitudes' bits into *bits, zeroed before, as
+/// fp8AmaxKernel.
+__global__ void fp8TensorAmaxKernel(amp_dtype_t dtype, const void *data,
+                                    int64_t count, uint32_t *bits) {
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  uint32_t most = 0;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += stride)
+    most = max(most, amprt::magnitudeBits(amprt::load(dtype, data, i)));
+  most = __reduce_max_sync(0xffffffffu, most);
+  if ((threadIdx.x & 31u) == 0)
+    atomicMax(bits, most);
+}
+
+/// amp_fp8_scaling_update: a thread a column.
+__global__ void fp8ScalingUpdateKernel(const amp_fp8_scaling_t update,
+                                       float *scale, float *history,
+                                       float *overflows) {
+  if (threadIdx.x < update.columns)
+    amprt::fp8ScalingUpdate(update, threadIdx.x, scale, history, overflows);
+}
+
 /// An operand's K-major FP8 copy where it is stored K-major too: a thread
 /// an element, grid-stride, both reads and writes coalesced.
 __global__ void fp8CastKernel(const amprt::Fp8Operand operand,
@@ -845,6 +872,27 @@ public:
     return AMP_CUDA(cudaGetLastError());
   }
 
+  amp_status_t fp8Amax(void *stream, amp_dtype_t dtype, const void *data,
+                       int64_t count, float *amax) override {
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    AMP_RETURN_IF_ERROR(
+        AMP_CUDA(cudaMemsetAsync(amax, 0, sizeof(float), cast(stream))));
+    if (count > 0)
+      fp8TensorAmaxKernel<<<gridStrideBlocks(count), kThreads, 0,
+                            cast(stream)>>>(dtype, data, count,
+                                            reinterpret_cast<uint32_t *>(amax));
+    return AMP_CUDA(cudaGetLastError());
+  }
+
+  amp_status_t fp8ScalingUpdate(void *stream, const amp_fp8_scaling_t &update,
+                                float *scale, float *history,
+                                float *overflows) override {
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    fp8ScalingUpdateKernel<<<1, AMP_FP8_MAX_COLUMNS, 0, cast(stream)>>>(
+        update, scale, history, overflows);
+    return AMP_CUDA(cudaGetLastError());
+  }
+
   amp_status_t scalerUpdate(void *stream, const amp_scaler_config_t &config,
                             float *scale, float *growth, float *hysteresis,
                             const float *foundInf) override {
@@ -1007,12 +1055,16 @@ public:
                           "FP8 GEMMs need a GPU of compute capability 8.9 "
                           "or later (Ada, Hopper); this one is %d.%d",
                           computeMajor, computeMinor);
-      const int64_t count = g.batch * g.k * std::max(g.m, g.n);
-      AMP_RETURN_IF_ERROR(AMP_CUDA(cudaMemsetAsync(
-          scratch.scales, 0, 2 * sizeof(uint32_t), cast(stream))));
-      fp8AmaxKernel<<<gridStrideBlocks(count), kThreads, 0, cast(stream)>>>(
-          g, a, b, reinterpret_cast<uint32_t *>(scratch.scales));
-      fp8ScalesKernel<<<1, 1, 0, cast(stream)>>>(g);
+      if (g.a_scale) {
+        fp8GivenScalesKernel<<<1, 1, 0, cast(stream)>>>(g);
+      } else {
+        const int64_t count = g.batch * g.k * std::max(g.m, g.n);
+        AMP_RETURN_IF_ERROR(AMP_CUDA(cudaMemsetAsync(
+            scratch.scales, 0, 2 * sizeof(uint32_t), cast(stream))));
+        fp8AmaxKernel<<<gridStrideBlocks(count), kThreads, 0, cast(stream)>>>(
+            g, a, b, reinterpret_cast<uint32_t *>(scratch.scales));
+        fp8ScalesKernel<<<1, 1, 0, cast(stream)>>>(g);
+      }
       for (auto [operand, scale] :
            {std::pair(amprt::fp8OperandA(g, a, scratch.a),
                       &scratch.scales->a_scale),

@@ -62,6 +62,42 @@ AMP_HOST_DEVICE inline void fp8Scales(const amp_gemm_t &g, uint32_t aAmaxBits,
   scales->b_inverse = 1.0f / scales->b_scale;
 }
 
+/// Step 2 under delayed scaling: the scales given (no amax computed).
+AMP_HOST_DEVICE inline void fp8GivenScales(const amp_gemm_t &g,
+                                           amp_fp8_scales_t *scales) {
+  scales->a_amax = 0.0f;
+  scales->b_amax = 0.0f;
+  scales->a_scale = *g.a_scale;
+  scales->b_scale = *g.b_scale;
+  scales->a_inverse = 1.0f / scales->a_scale;
+  scales->b_inverse = 1.0f / scales->b_scale;
+}
+
+/// Delayed scaling's update of column `c` (amp.fp8_scaling_update): the
+/// overflow count, the history with this step's amax in row 0 rolled up a
+/// row, the scale from the amax used when that is finite and positive.
+AMP_HOST_DEVICE inline void fp8ScalingUpdate(const amp_fp8_scaling_t &u,
+                                             int64_t c, float *scale,
+                                             float *history, float *overflows) {
+  const int64_t columns = u.columns, rows = u.rows;
+  const float max = static_cast<float>(fp8Max(fp8FormatOf(u.formats[c])));
+  const float amax = *u.amax[c];
+  if (!(amax * scale[c] <= max))
+    overflows[c] += 1.0f;
+  history[c] = amax;
+  float largest = 0.0f; // the largest entry, NaN entries skipped
+  for (int64_t r = 0; r < rows; ++r)
+    largest = std::fmax(largest, history[r * columns + c]);
+  const float used = u.most_recent ? amax : largest;
+  for (int64_t r = 1; r + 1 < rows; ++r)
+    history[r * columns + c] = history[(r + 1) * columns + c];
+  if (rows > 1)
+    history[(rows - 1) * columns + c] = amax;
+  history[c] = 0.0f;
+  if (std::isfinite(used) && used > 0.0f)
+    scale[c] = u.scaled_max[c] / used;
+}
+
 /// One operand's step 3: its K-major copy `to`, [batch][rows][k], from
 /// `from`, which holds each matrix as [rows][k] or, `transposed`, as
 /// [k][rows] (A with trans_a, B without trans_b): then the GPU casts it

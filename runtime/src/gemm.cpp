@@ -6,6 +6,8 @@
 #include "runtime_internal.h"
 #include "status.h"
 
+#include <cmath>
+
 extern "C" amp_status_t amp_gemm(amp_stream_t *stream, const amp_gemm_t *gemm,
                                  const void *a, const void *b, const void *bias,
                                  void *c) {
@@ -62,6 +64,14 @@ extern "C" amp_status_t amp_gemm(amp_stream_t *stream, const amp_gemm_t *gemm,
     if (!g.fp8_scratch || amp_gemm_fp8_scratch_bytes(&g) == 0)
       return AMP_STATUS(AMP_INVALID_ARGUMENT, "an FP8 GEMM needs its scratch "
                                               "(amp_gemm_fp8_scratch_bytes)");
+    if ((g.a_scale == nullptr) != (g.b_scale == nullptr))
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "an FP8 GEMM takes both a_scale and b_scale (delayed "
+                        "scaling) or neither (current scaling)");
+  } else if (g.a_scale || g.b_scale) {
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "a_scale and b_scale scale the operands of FP8 GEMMs "
+                      "only");
   }
   if (g.m == 0 || g.n == 0)
     return nullptr;
@@ -69,4 +79,53 @@ extern "C" amp_status_t amp_gemm(amp_stream_t *stream, const amp_gemm_t *gemm,
     return AMP_STATUS(AMP_INVALID_ARGUMENT, "A, B or C is null");
   return amprt::backendOf(stream)->gemm(amprt::handleOf(stream), g, a, b, bias,
                                         c);
+}
+
+extern "C" amp_status_t amp_fp8_amax(amp_stream_t *stream, amp_dtype_t dtype,
+                                     const void *data, int64_t count,
+                                     float *amax) {
+  if (!stream || !amax)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "stream or amax is null");
+  if (!amprt::isStorageDtype(amprt::rawEnum(dtype)))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "unsupported dtype %d",
+                      amprt::rawEnum(dtype));
+  if (count < 0 || (count > 0 && !data) || !amprt::bytesFit({count}))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "%lld values at %p: need a count >= 0 and the data",
+                      static_cast<long long>(count), data);
+  return amprt::backendOf(stream)->fp8Amax(amprt::handleOf(stream), dtype, data,
+                                           count, amax);
+}
+
+extern "C" amp_status_t amp_fp8_scaling_update(amp_stream_t *stream,
+                                               const amp_fp8_scaling_t *update,
+                                               float *scale, float *history,
+                                               float *overflows) {
+  if (!stream || !update || !scale || !history || !overflows)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "a null argument");
+  const amp_fp8_scaling_t &u = *update;
+  if (u.columns < 1 || u.columns > AMP_FP8_MAX_COLUMNS || u.rows < 1 ||
+      !amprt::bytesFit({u.rows, u.columns}))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "%lld columns of %lld rows: need 1 to %d columns and "
+                      "at least one row",
+                      static_cast<long long>(u.columns),
+                      static_cast<long long>(u.rows), AMP_FP8_MAX_COLUMNS);
+  for (int64_t c = 0; c < u.columns; ++c) {
+    int format = amprt::rawEnum(u.formats[c]);
+    if (format != AMP_FP8_E4M3 && format != AMP_FP8_E5M2)
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "column %lld's format %d is no FP8 format",
+                        static_cast<long long>(c), format);
+    if (!u.amax[c])
+      return AMP_STATUS(AMP_INVALID_ARGUMENT, "column %lld's amax is null",
+                        static_cast<long long>(c));
+    if (!(u.scaled_max[c] > 0) || !std::isfinite(u.scaled_max[c]))
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "column %lld's scaled_max %g is not finite and "
+                        "positive",
+                        static_cast<long long>(c), u.scaled_max[c]);
+  }
+  return amprt::backendOf(stream)->fp8ScalingUpdate(amprt::handleOf(stream), u,
+                                                    scale, history, overflows);
 }

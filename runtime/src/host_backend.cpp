@@ -5,6 +5,7 @@
 #include "backend.h"
 #include "batch_norm_bodies.h"
 #include "conv_bodies.h"
+#include "fp8_bodies.h"
 #include "host_kernels.h"
 #include "optimizer_bodies.h"
 #include "row_bodies.h"
@@ -337,6 +338,21 @@ public:
   amp_status_t gemm(void *, const amp_gemm_t &g, const void *a, const void *b,
                     const void *bias, void *c) override {
     return amprt::hostGemm(g, a, b, bias, c);
+  }
+  amp_status_t fp8Amax(void *, amp_dtype_t dtype, const void *data,
+                       int64_t count, float *amax) override {
+    uint32_t bits = 0;
+    for (int64_t i = 0; i < count; ++i)
+      bits = std::max(bits, amprt::magnitudeBits(amprt::load(dtype, data, i)));
+    *amax = amprt::bitsToFloat(bits);
+    return nullptr;
+  }
+  amp_status_t fp8ScalingUpdate(void *, const amp_fp8_scaling_t &update,
+                                float *scale, float *history,
+                                float *overflows) override {
+    for (int64_t c = 0; c < update.columns; ++c)
+      amprt::fp8ScalingUpdate(update, c, scale, history, overflows);
+    return nullptr;
   }
 
   amp_status_t attentionForward(void *, const amp_attention_t &a, const void *q,

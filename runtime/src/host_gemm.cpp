@@ -413,15 +413,19 @@ private:
 static amp_status_t hostFp8Gemm(const amp_gemm_t &g, const void *a,
                                 const void *b, const void *bias, void *c) {
   int64_t aCount = g.batch * g.m * g.k, bCount = g.batch * g.n * g.k;
-  uint32_t aAmax = 0, bAmax = 0;
-  for (int64_t i = 0; i < aCount; ++i)
-    aAmax =
-        std::max(aAmax, amprt::magnitudeBits(amprt::load(g.ab_dtype, a, i)));
-  for (int64_t i = 0; i < bCount; ++i)
-    bAmax =
-        std::max(bAmax, amprt::magnitudeBits(amprt::load(g.ab_dtype, b, i)));
   amprt::Fp8Scratch scratch = amprt::fp8ScratchOf(g);
-  amprt::fp8Scales(g, aAmax, bAmax, scratch.scales);
+  if (g.a_scale) {
+    amprt::fp8GivenScales(g, scratch.scales);
+  } else {
+    uint32_t aAmax = 0, bAmax = 0;
+    for (int64_t i = 0; i < aCount; ++i)
+      aAmax =
+          std::max(aAmax, amprt::magnitudeBits(amprt::load(g.ab_dtype, a, i)));
+    for (int64_t i = 0; i < bCount; ++i)
+      bAmax =
+          std::max(bAmax, amprt::magnitudeBits(amprt::load(g.ab_dtype, b, i)));
+    amprt::fp8Scales(g, aAmax, bAmax, scratch.scales);
+  }
   const amp_fp8_scales_t scales = *scratch.scales;
   for (auto [operand, scale] :
        {std::pair(amprt::fp8OperandA(g, a, scratch.a), scales.a_scale),
@@ -448,6 +452,7 @@ static amp_status_t hostFp8Gemm(const amp_gemm_t &g, const void *a,
   wide.trans_b = 1;
   wide.a_fp8 = wide.b_fp8 = AMP_FP8_NONE;
   wide.fp8_scratch = nullptr;
+  wide.a_scale = wide.b_scale = nullptr;
   wide.alpha = g.alpha * (scales.a_inverse * scales.b_inverse);
   return amprt::hostGemm(wide, wideA.data(), wideB.data(), bias, c);
 }

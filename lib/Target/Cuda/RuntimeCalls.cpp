@@ -11,6 +11,7 @@
 
 #include "StepEmitter.h"
 
+#include "amp_runtime/float_formats.h"
 #include "amp_runtime/launch_grid.h"
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
@@ -113,17 +114,21 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
   };
 
   // An FP8 GEMM's runtime kernels before cuBLASLt's (fp8_bodies.h): the
-  // operands' amax (a max an element), the scales (one thread), the casts
-  // (each element read, its FP8 byte written).
+  // operands' amax (a max an element) unless delayed scaling gives the
+  // scales, the scales (one thread), the casts (each element read, its FP8
+  // byte written).
+  Value delayedScales = matmul.getScales();
   if (fp8) {
-    int64_t fp8Elements = lhs.getNumElements() + rhs.getNumElements();
-    int64_t largest = std::max(lhs.getNumElements(), rhs.getNumElements());
-    amprt::Grid amaxGrid = amprt::elementGrid(largest);
-    KernelCost amax{kernel + "_fp8_amax", "elementwise", 1, amaxGrid.blocks,
-                    amaxGrid.threads};
-    amax.flops = fp8Elements;
-    recordLaunch(std::move(amax),
-                 {{matmul.getLhs(), false}, {matmul.getRhs(), false}});
+    if (!delayedScales) {
+      int64_t fp8Elements = lhs.getNumElements() + rhs.getNumElements();
+      int64_t largest = std::max(lhs.getNumElements(), rhs.getNumElements());
+      amprt::Grid amaxGrid = amprt::elementGrid(largest);
+      KernelCost amax{kernel + "_fp8_amax", "elementwise", 1, amaxGrid.blocks,
+                      amaxGrid.threads};
+      amax.flops = fp8Elements;
+      recordLaunch(std::move(amax),
+                   {{matmul.getLhs(), false}, {matmul.getRhs(), false}});
+    }
     KernelCost scales{kernel + "_fp8_scales", "scalar", 1, 1, 1};
     scales.serialAccesses = 2;
     recordLaunch(std::move(scales), {});
@@ -208,6 +213,12 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
     fields.append({{"a_fp8", fp8Name(matmul.getLhsFp8())},
                    {"b_fp8", fp8Name(matmul.getRhsFp8())},
                    {"fp8_scratch", fp8Scratch}});
+  if (fp8 && delayedScales) {
+    std::string scales = pointerOf(delayedScales, false);
+    ArrayRef<int64_t> index = *matmul.getFp8ScaleIndex();
+    fields.append({{"a_scale", scales + " + " + std::to_string(index[0])},
+                   {"b_scale", scales + " + " + std::to_string(index[1])}});
+  }
   s.indent() << designatedInit("amp_gemm_t", "g", fields) << "\n";
   if (one || foldIntoRows) {
     s << "AMP_STEP_CHECK(amp_gemm(stream, &g, " + a + ", " + b + ", " +
@@ -755,6 +766,78 @@ LogicalResult emitSumSquares(SumSquaresOp op, OpKernel &kernel) {
   return success();
 }
 
+/// amp.fp8_amax: the runtime's reduction (an atomic maximum of the
+/// magnitudes' bits), its result zeroed first.
+LogicalResult emitFp8Amax(Fp8AmaxOp op, OpKernel &kernel) {
+  kernel.comment();
+  StepEmitter &emitter = kernel.getEmitter();
+  auto input = cast<RankedTensorType>(op.getInput().getType());
+  kernel.step() << "AMP_STEP_CHECK(amp_fp8_amax(stream, "
+                << runtimeDtype(input.getElementType()) << ", "
+                << emitter.pointerOf(op.getInput(), false) << ", "
+                << input.getNumElements() << ", "
+                << emitter.pointerOf(op.getResult(), true) << "));\n";
+  amprt::Grid grid = amprt::elementGrid(input.getNumElements());
+  KernelCost amax{kernel.getName().str(), "elementwise", 1, grid.blocks,
+                  grid.threads};
+  amax.flops = input.getNumElements();
+  emitter.recordLaunch(std::move(amax),
+                       {{op.getInput(), false}, {op.getResult(), true}});
+  return success();
+}
+
+/// amp.fp8_scaling_update: the state where the plan put the results, then
+/// the runtime's update, a thread a column.
+LogicalResult emitFp8ScalingUpdate(Fp8ScalingUpdateOp op, OpKernel &kernel) {
+  kernel.comment();
+  StepEmitter &emitter = kernel.getEmitter();
+  raw_indented_ostream &s = kernel.step();
+  auto history = cast<RankedTensorType>(op.getAmaxHistory().getType());
+  SmallVector<std::string> formats, amax, scaledMax;
+  for (auto [format, value] : llvm::zip(op.getFormats(), op.getAmax())) {
+    Type type = cast<TypeAttr>(format).getValue();
+    amprt::Fp8Format fp8 =
+        type.isFloat8E5M2() ? amprt::Fp8Format::E5M2 : amprt::Fp8Format::E4M3FN;
+    formats.push_back(fp8 == amprt::Fp8Format::E5M2 ? "AMP_FP8_E5M2"
+                                                    : "AMP_FP8_E4M3");
+    amax.push_back(emitter.pointerOf(value, false));
+    scaledMax.push_back(
+        hexLiteral(amprt::fp8ScaledMax(fp8, op.getMargin().convertToDouble())));
+  }
+  for (unsigned r = 0; r < 3; ++r)
+    emitter.emitCopy(kernel.getName().str() + "_copy", op->getOperand(r),
+                     op->getResult(r));
+  s << "{\n";
+  s.indent() << designatedInit(
+                    "amp_fp8_scaling_t", "update",
+                    {{"columns", std::to_string(history.getDimSize(1))},
+                     {"rows", std::to_string(history.getDimSize(0))},
+                     {"formats", "{" + llvm::join(formats, ", ") + "}"},
+                     {"amax", "{" + llvm::join(amax, ", ") + "}"},
+                     {"scaled_max", "{" + llvm::join(scaledMax, ", ") + "}"},
+                     {"most_recent", op.getMostRecent() ? "1" : "0"}})
+             << "\n";
+  s << "AMP_STEP_CHECK(amp_fp8_scaling_update(stream, &update, " +
+           emitter.pointerOf(op->getResult(0), true) + ", " +
+           emitter.pointerOf(op->getResult(1), true) + ", " +
+           emitter.pointerOf(op->getResult(2), true) + "));"
+    << "\n";
+  s.unindent() << "}\n";
+  // A thread a column walks its history twice (the maximum, the roll).
+  KernelCost update{kernel.getName().str(), "scalar", 1, 1,
+                    history.getDimSize(1)};
+  update.serialAccesses = 2 * history.getDimSize(0);
+  SmallVector<std::pair<Value, bool>> touched;
+  for (Value value : op.getAmax())
+    touched.push_back({value, false});
+  for (unsigned r = 0; r < 3; ++r) {
+    touched.push_back({op->getResult(r), false});
+    touched.push_back({op->getResult(r), true});
+  }
+  emitter.recordLaunch(std::move(update), touched);
+  return success();
+}
+
 LogicalResult emitScalerUpdate(ScalerUpdateOp op, OpKernel &kernel) {
   kernel.comment();
   StepEmitter &emitter = kernel.getEmitter();
@@ -951,6 +1034,9 @@ void cuda::attachRuntimeCallModels(MLIRContext &context) {
       context);
   ScalerUpdateOp::attachInterface<
       KernelModel<ScalerUpdateOp, emitScalerUpdate>>(context);
+  Fp8AmaxOp::attachInterface<KernelModel<Fp8AmaxOp, emitFp8Amax>>(context);
+  Fp8ScalingUpdateOp::attachInterface<
+      KernelModel<Fp8ScalingUpdateOp, emitFp8ScalingUpdate>>(context);
   AllReduceOp::attachInterface<KernelModel<AllReduceOp, emitAllReduce>>(
       context);
   ReplicaCountOp::attachInterface<

@@ -298,6 +298,13 @@ AMP_HOST_DEVICE inline float fp8ScaleFromAmax(float amax, Fp8Format format) {
   return static_cast<float>(fp8Max(format) / clamped);
 }
 
+/// Delayed scaling's target: f32(max) * 2^-margin in f32, the value a
+/// scale maps the amax to (Transformer Engine's `scaled_max`).
+inline float fp8ScaledMax(Fp8Format format, double margin) {
+  return static_cast<float>(fp8Max(format)) *
+         std::pow(2.0f, static_cast<float>(-margin));
+}
+
 /// `value` times `scale` in f32, saturated to `format` and rounded: the
 /// bits of the FP8 value.
 AMP_HOST_DEVICE inline uint8_t quantizeFp8(float value, float scale,

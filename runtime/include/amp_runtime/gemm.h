@@ -42,9 +42,13 @@ typedef struct amp_gemm_s {
    * formats (amprt::quantizeFp8), their products summed in f32 and the sum
    * multiplied by alpha * (1 / s_a) * (1 / s_b). m, n and k are multiples
    * of 16, and fp8_scratch holds amp_gemm_fp8_scratch_bytes(): the
-   * operands' amaxes and scales (amp_fp8_scales_t) and their FP8 copies. */
+   * operands' amaxes and scales (amp_fp8_scales_t) and their FP8 copies.
+   * With a_scale and b_scale (device f32 scalars, both or neither: delayed
+   * scaling) the operands are multiplied by those scales instead, and no
+   * amax is computed (the scratch's amaxes are 0). */
   amp_fp8_t a_fp8, b_fp8;
   void *fp8_scratch;
+  const float *a_scale, *b_scale;
 } amp_gemm_t;
 
 /* The head of an FP8 GEMM's scratch, as the GEMM leaves it. */
@@ -76,6 +80,33 @@ static inline int64_t amp_gemm_fp8_scratch_bytes(const amp_gemm_t *gemm) {
  * shared. C is read only when beta != 0. */
 amp_status_t amp_gemm(amp_stream_t *stream, const amp_gemm_t *gemm,
                       const void *a, const void *b, const void *bias, void *c);
+
+/* The largest magnitude of `count` values of `dtype` (f32, f16 or bf16) at
+ * `data` into *amax (a device f32): 0 when there are none, NaN when any is
+ * NaN. amp.fp8_amax. */
+amp_status_t amp_fp8_amax(amp_stream_t *stream, amp_dtype_t dtype,
+                          const void *data, int64_t count, float *amax);
+
+#define AMP_FP8_MAX_COLUMNS 4
+
+/* Delayed FP8 scaling's update (amp.fp8_scaling_update) of `columns`
+ * scaled tensors (1 to AMP_FP8_MAX_COLUMNS): each column's format, this
+ * step's amax (a device f32 scalar), and f32(max * 2^-margin), the value
+ * its scale maps the amax to. */
+typedef struct amp_fp8_scaling_s {
+  int64_t columns, rows; /* rows: the amax history's length, >= 1 */
+  amp_fp8_t formats[AMP_FP8_MAX_COLUMNS];
+  const float *amax[AMP_FP8_MAX_COLUMNS];
+  float scaled_max[AMP_FP8_MAX_COLUMNS];
+  int most_recent; /* the amax used is this step's, else the history's max */
+} amp_fp8_scaling_t;
+
+/* Updates scale and overflows ([columns] device f32) and the amax history
+ * ([rows][columns] device f32, row 0 kept 0 between steps) in place. */
+amp_status_t amp_fp8_scaling_update(amp_stream_t *stream,
+                                    const amp_fp8_scaling_t *update,
+                                    float *scale, float *history,
+                                    float *overflows);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -2764,3 +2764,115 @@ func.func @cast_inputs_alone(%x: tensor<f32>) -> tensor<f32> attributes {amp.cas
 func.func @cast_inputs_f16(%x: tensor<f32>) -> tensor<f32> attributes {amp.cast_inputs = f16, amp.custom_vjp = @cast_inputs_f16} {
   return %x : tensor<f32>
 }
+
+// -----
+
+func.func @matmul_scales_not_fp8(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{'amp.matmul' op scales need lhs_fp8 and rhs_fp8: only an FP8 GEMM scales its operands}}
+  %0 = amp.matmul %a, %b scales %s {fp8_scale_index = array<i64: 0, 1>} : tensor<2x3xbf16>, tensor<3x4xbf16> scales tensor<3xf32> to tensor<2x4xbf16>
+  return
+}
+
+// -----
+
+func.func @matmul_scales_type(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>, %s: tensor<3xf16>) {
+  // expected-error @+1 {{'amp.matmul' op scales must be a 1-D f32 tensor, got 'tensor<3xf16>'}}
+  %0 = amp.matmul %a, %b scales %s {lhs_fp8 = f8E4M3FN, rhs_fp8 = f8E4M3FN, fp8_scale_index = array<i64: 0, 1>} : tensor<2x3xbf16>, tensor<3x4xbf16> scales tensor<3xf16> to tensor<2x4xbf16>
+  return
+}
+
+// -----
+
+func.func @matmul_scale_index_count(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{'amp.matmul' op scales needs fp8_scale_index of 3 positions: lhs's and rhs's scales, then the gradient's (grad_fp8)}}
+  %0 = amp.matmul %a, %b scales %s {lhs_fp8 = f8E4M3FN, rhs_fp8 = f8E4M3FN, grad_fp8 = f8E5M2, fp8_scale_index = array<i64: 0, 1>} : tensor<2x3xbf16>, tensor<3x4xbf16> scales tensor<3xf32> to tensor<2x4xbf16>
+  return
+}
+
+// -----
+
+func.func @matmul_scale_index_range(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{'amp.matmul' op fp8_scale_index 3 is outside scales 'tensor<3xf32>'}}
+  %0 = amp.matmul %a, %b scales %s {lhs_fp8 = f8E4M3FN, rhs_fp8 = f8E4M3FN, fp8_scale_index = array<i64: 0, 3>} : tensor<2x3xbf16>, tensor<3x4xbf16> scales tensor<3xf32> to tensor<2x4xbf16>
+  return
+}
+
+// -----
+
+func.func @matmul_scale_index_alone(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>) {
+  // expected-error @+1 {{'amp.matmul' op fp8_scale_index needs scales}}
+  %0 = amp.matmul %a, %b {lhs_fp8 = f8E4M3FN, rhs_fp8 = f8E4M3FN, fp8_scale_index = array<i64: 0, 1>} : tensor<2x3xbf16>, tensor<3x4xbf16> to tensor<2x4xbf16>
+  return
+}
+
+// -----
+
+func.func @fp8_delayed_without_scales(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>) {
+  // expected-error @+1 {{'amp.fp8_delayed' is {amax_compute = "max" or "most_recent", margin = a finite float} on an amp.matmul with scales}}
+  %0 = amp.matmul %a, %b {lhs_fp8 = f8E4M3FN, rhs_fp8 = f8E4M3FN, amp.fp8_delayed = {amax_compute = "max", margin = 0.0 : f64}} : tensor<2x3xbf16>, tensor<3x4xbf16> to tensor<2x4xbf16>
+  return
+}
+
+// -----
+
+func.func @fp8_delayed_recipe(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{'amp.fp8_delayed' is {amax_compute = "max" or "most_recent", margin = a finite float} on an amp.matmul with scales}}
+  %0 = amp.matmul %a, %b scales %s {lhs_fp8 = f8E4M3FN, rhs_fp8 = f8E4M3FN, fp8_scale_index = array<i64: 0, 1>, amp.fp8_delayed = {amax_compute = "mean", margin = 0.0 : f64}} : tensor<2x3xbf16>, tensor<3x4xbf16> scales tensor<3xf32> to tensor<2x4xbf16>
+  return
+}
+
+// -----
+
+func.func @fp8_scaling_update_scale(%s: tensor<f32>, %h: tensor<4x1xf32>, %a: tensor<f32>) {
+  // expected-error @+1 {{'amp.fp8_scaling_update' op scale and overflows must be 1-D f32 tensors (a value per scaled tensor), got 'tensor<f32>'}}
+  %0:3 = amp.fp8_scaling_update %s, %h, %s, amax(%a : tensor<f32>) {formats = [f8E4M3FN], margin = 0.0} : tensor<f32>, tensor<4x1xf32>
+  return
+}
+
+// -----
+
+func.func @fp8_scaling_update_history(%s: tensor<2xf32>, %h: tensor<4x3xf32>, %a: tensor<f32>) {
+  // expected-error @+1 {{'amp.fp8_scaling_update' op amax_history must be tensor<Hx2xf32> with H >= 1 (a row per step), got 'tensor<4x3xf32>'}}
+  %0:3 = amp.fp8_scaling_update %s, %h, %s, amax(%a, %a : tensor<f32>, tensor<f32>) {formats = [f8E4M3FN, f8E4M3FN], margin = 0.0} : tensor<2xf32>, tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @fp8_scaling_update_amax_count(%s: tensor<2xf32>, %h: tensor<4x2xf32>, %a: tensor<f32>) {
+  // expected-error @+1 {{'amp.fp8_scaling_update' op takes 2 amax values (one per scaled tensor), got 1}}
+  %0:3 = amp.fp8_scaling_update %s, %h, %s, amax(%a : tensor<f32>) {formats = [f8E4M3FN, f8E4M3FN], margin = 0.0} : tensor<2xf32>, tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @fp8_scaling_update_amax_type(%s: tensor<1xf32>, %h: tensor<4x1xf32>, %a: tensor<1xf32>) {
+  // expected-error @+1 {{'amp.fp8_scaling_update' op each amax must be a 0-d f32 tensor, got 'tensor<1xf32>'}}
+  %0:3 = amp.fp8_scaling_update %s, %h, %s, amax(%a : tensor<1xf32>) {formats = [f8E4M3FN], margin = 0.0} : tensor<1xf32>, tensor<4x1xf32>
+  return
+}
+
+// -----
+
+func.func @fp8_scaling_update_formats(%s: tensor<1xf32>, %h: tensor<4x1xf32>, %a: tensor<f32>) {
+  // expected-error @+1 {{'amp.fp8_scaling_update' op formats has 2 entries for 1 scaled tensors}}
+  %0:3 = amp.fp8_scaling_update %s, %h, %s, amax(%a : tensor<f32>) {formats = [f8E4M3FN, f8E5M2], margin = 0.0} : tensor<1xf32>, tensor<4x1xf32>
+  return
+}
+
+// -----
+
+func.func @fp8_scaling_update_format(%s: tensor<1xf32>, %h: tensor<4x1xf32>, %a: tensor<f32>) {
+  // expected-error @+1 {{'amp.fp8_scaling_update' op formats must be f8E4M3FN or f8E5M2, got 'bf16'}}
+  %0:3 = amp.fp8_scaling_update %s, %h, %s, amax(%a : tensor<f32>) {formats = [bf16], margin = 0.0} : tensor<1xf32>, tensor<4x1xf32>
+  return
+}
+
+// -----
+
+func.func @fp8_scaling_update_margin(%s: tensor<1xf32>, %h: tensor<4x1xf32>, %a: tensor<f32>) {
+  // expected-error @+1 {{'amp.fp8_scaling_update' op margin must be finite, got INF}}
+  %0:3 = amp.fp8_scaling_update %s, %h, %s, amax(%a : tensor<f32>) {formats = [f8E4M3FN], margin = 0x7FF0000000000000 : f64} : tensor<1xf32>, tensor<4x1xf32>
+  return
+}

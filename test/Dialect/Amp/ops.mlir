@@ -135,11 +135,14 @@ func.func @shapes(%x: tensor<2x16x64xf32>, %b: tensor<64xf32>, %ids: tensor<2x3x
 // CHECK: amp.matmul %{{.*}}, %{{.*}} bias %{{.*}} {acc_type = f32, transpose_lhs} : tensor<784x64xf16>, tensor<784x256xf16>, tensor<256xf32> to tensor<64x256xf32>
 // CHECK: amp.matmul %{{.*}}, %{{.*}} {acc_type = f32, grad_fp8 = f8E5M2, lhs_fp8 = f8E4M3FN, rhs_fp8 = f8E4M3FN} : tensor<64x784xf16>, tensor<784x256xf16> to tensor<64x256xf16>
 // CHECK: amp.matmul %{{.*}}, %{{.*}} bias %{{.*}} {lhs_fp8 = f8E5M2, rhs_fp8 = f8E4M3FN, transpose_lhs} : tensor<784x64xf16>, tensor<784x256xf16>, tensor<256xf32> to tensor<64x256xf32>
+// CHECK: amp.matmul %{{.*}}, %{{.*}} scales %{{.*}} {fp8_scale_index = array<i64: 0, 1, 2>, grad_fp8 = f8E5M2, lhs_fp8 = f8E4M3FN, rhs_fp8 = f8E4M3FN} : tensor<64x784xf16>, tensor<784x256xf16> scales tensor<3xf32> to tensor<64x256xf16>
+// CHECK: amp.matmul %{{.*}}, %{{.*}} bias %{{.*}} scales %{{.*}} {fp8_scale_index = array<i64: 2, 0>, lhs_fp8 = f8E5M2, rhs_fp8 = f8E4M3FN, transpose_lhs} : tensor<784x64xf16>, tensor<784x256xf16>, tensor<256xf32> scales tensor<3xf32> to tensor<64x256xf32>
 // CHECK: amp.attention %{{.*}}, %{{.*}}, %{{.*}} causal : tensor<2x4x16x8xf16>, tensor<2x4x32x8xf16>, tensor<2x4x32x12xf16>
 // CHECK: amp.attention %{{.*}}, %{{.*}}, %{{.*}} {scale = 1.250000e-01 : f64} : tensor<2x4x16x8xf16>, tensor<2x4x32x8xf16>, tensor<2x4x32x12xf16>
-// GENERIC: "amp.matmul"(%{{.*}}, %{{.*}}) <{transpose_rhs}> : (tensor<2x4x16x8xf16>, tensor<2x4x32x8xf16>) -> tensor<2x4x16x32xf16>
-// GENERIC: "amp.matmul"(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<2x16x64xf16>, tensor<64x192xf16>, tensor<192xf16>) -> tensor<2x16x192xf16>
-// GENERIC: "amp.matmul"(%{{.*}}, %{{.*}}) <{acc_type = f32, grad_fp8 = f8E5M2, lhs_fp8 = f8E4M3FN, rhs_fp8 = f8E4M3FN}> : (tensor<64x784xf16>, tensor<784x256xf16>) -> tensor<64x256xf16>
+// GENERIC: "amp.matmul"(%{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 0, 0>, transpose_rhs}> : (tensor<2x4x16x8xf16>, tensor<2x4x32x8xf16>) -> tensor<2x4x16x32xf16>
+// GENERIC: "amp.matmul"(%{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> : (tensor<2x16x64xf16>, tensor<64x192xf16>, tensor<192xf16>) -> tensor<2x16x192xf16>
+// GENERIC: "amp.matmul"(%{{.*}}, %{{.*}}) <{acc_type = f32, grad_fp8 = f8E5M2, lhs_fp8 = f8E4M3FN, operandSegmentSizes = array<i32: 1, 1, 0, 0>, rhs_fp8 = f8E4M3FN}> : (tensor<64x784xf16>, tensor<784x256xf16>) -> tensor<64x256xf16>
+// GENERIC: "amp.matmul"(%{{.*}}, %{{.*}}, %{{.*}}) <{fp8_scale_index = array<i64: 0, 1, 2>, grad_fp8 = f8E5M2, lhs_fp8 = f8E4M3FN, operandSegmentSizes = array<i32: 1, 1, 0, 1>, rhs_fp8 = f8E4M3FN}> : (tensor<64x784xf16>, tensor<784x256xf16>, tensor<3xf32>) -> tensor<64x256xf16>
 // GENERIC: "amp.attention"(%{{.*}}, %{{.*}}, %{{.*}}) <{causal}> : (tensor<2x4x16x8xf16>, tensor<2x4x32x8xf16>, tensor<2x4x32x12xf16>) -> tensor<2x4x16x12xf16>
 // CHECK: %[[OUT:.*]], %[[LSE:.*]] = amp.attention %{{.*}}, %{{.*}}, %{{.*}} causal with_lse : tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x12xf16>
 // CHECK: amp.attention_grad %{{.*}}, %{{.*}}, %{{.*}}, %[[OUT]], %[[LSE]], %{{.*}} causal : tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x12xf16>, tensor<2x4x16x12xf16>, tensor<2x4x16xf32>, tensor<2x4x16x12xf16>
@@ -150,7 +153,8 @@ func.func @shapes(%x: tensor<2x16x64xf32>, %b: tensor<64xf32>, %ids: tensor<2x3x
 func.func @contractions(%x: tensor<64x784xf16>, %xt: tensor<784x64xf16>, %w: tensor<784x256xf16>,
                         %q: tensor<2x4x16x8xf16>, %k: tensor<2x4x32x8xf16>, %v: tensor<2x4x32x12xf16>,
                         %act: tensor<2x16x64xf16>, %wqkv: tensor<64x192xf16>,
-                        %bqkv: tensor<192xf16>, %b: tensor<256xf32>) {
+                        %bqkv: tensor<192xf16>, %b: tensor<256xf32>,
+                        %s: tensor<3xf32>) {
   %0 = amp.matmul %x, %w : tensor<64x784xf16>, tensor<784x256xf16> to tensor<64x256xf16>
   %1 = amp.matmul %x, %w {acc_type = f16} : tensor<64x784xf16>, tensor<784x256xf16> to tensor<64x256xf16>
   %2 = amp.matmul %x, %w : tensor<64x784xf16>, tensor<784x256xf16> to tensor<64x256xf32>
@@ -161,6 +165,8 @@ func.func @contractions(%x: tensor<64x784xf16>, %xt: tensor<784x64xf16>, %w: ten
   %9 = amp.matmul %xt, %w bias %b {transpose_lhs, acc_type = f32} : tensor<784x64xf16>, tensor<784x256xf16>, tensor<256xf32> to tensor<64x256xf32>
   %10 = amp.matmul %x, %w {acc_type = f32, lhs_fp8 = f8E4M3FN, rhs_fp8 = f8E4M3FN, grad_fp8 = f8E5M2} : tensor<64x784xf16>, tensor<784x256xf16> to tensor<64x256xf16>
   %11 = amp.matmul %xt, %w bias %b {lhs_fp8 = f8E5M2, rhs_fp8 = f8E4M3FN, transpose_lhs} : tensor<784x64xf16>, tensor<784x256xf16>, tensor<256xf32> to tensor<64x256xf32>
+  %12 = amp.matmul %x, %w scales %s {lhs_fp8 = f8E4M3FN, rhs_fp8 = f8E4M3FN, grad_fp8 = f8E5M2, fp8_scale_index = array<i64: 0, 1, 2>} : tensor<64x784xf16>, tensor<784x256xf16> scales tensor<3xf32> to tensor<64x256xf16>
+  %13 = amp.matmul %xt, %w bias %b scales %s {lhs_fp8 = f8E5M2, rhs_fp8 = f8E4M3FN, transpose_lhs, fp8_scale_index = array<i64: 2, 0>} : tensor<784x64xf16>, tensor<784x256xf16>, tensor<256xf32> scales tensor<3xf32> to tensor<64x256xf32>
   %6 = amp.attention %q, %k, %v causal : tensor<2x4x16x8xf16>, tensor<2x4x32x8xf16>, tensor<2x4x32x12xf16>
   %7 = amp.attention %q, %k, %v {scale = 0.125} : tensor<2x4x16x8xf16>, tensor<2x4x32x8xf16>, tensor<2x4x32x12xf16>
   return
@@ -402,6 +408,21 @@ func.func @sharded_optimizer(%w: tensor<4x3xf32>, %wp: tensor<6xf16>, %bp: tenso
 func.func @loss_scaling(%inv: tensor<f32>, %g1: tensor<8xf32>, %g2: tensor<2x2xf32>, %s: tensor<f32>) {
   %u:2, %found = amp.unscale %inv, %g1, %g2 : tensor<f32>, tensor<8xf32>, tensor<2x2xf32>
   %a, %b, %c = amp.scaler_update %s, %s, %s, %found {growth_factor = 2.0, backoff_factor = 0.5, growth_interval = 2000, hysteresis = 1, min_scale = 1.0} : tensor<f32>
+  return
+}
+
+// Delayed FP8 scaling: an amax, and the state's update (as amp-autodiff
+// writes them for amp-autocast's fp8-scaling=delayed).
+// CHECK-LABEL: func.func @fp8_scaling
+// CHECK: %[[A:.*]] = amp.fp8_amax %{{.*}} : tensor<64x784xbf16>
+// CHECK: amp.fp8_scaling_update %{{.*}}, %{{.*}}, %{{.*}}, amax(%[[A]], %[[A]], %[[A]] : tensor<f32>, tensor<f32>, tensor<f32>) {formats = [f8E4M3FN, f8E4M3FN, f8E5M2], margin = 0.000000e+00 : f64} : tensor<3xf32>, tensor<16x3xf32>
+// CHECK: amp.fp8_scaling_update %{{.*}}, %{{.*}}, %{{.*}}, amax(%[[A]] : tensor<f32>) {formats = [f8E5M2], margin = 1.000000e+00 : f64, most_recent} : tensor<1xf32>, tensor<1x1xf32>
+// GENERIC: "amp.fp8_amax"(%{{.*}}) : (tensor<64x784xbf16>) -> tensor<f32>
+func.func @fp8_scaling(%x: tensor<64x784xbf16>, %s: tensor<3xf32>, %h: tensor<16x3xf32>,
+                       %s1: tensor<1xf32>, %h1: tensor<1x1xf32>) {
+  %a = amp.fp8_amax %x : tensor<64x784xbf16>
+  %0:3 = amp.fp8_scaling_update %s, %h, %s, amax(%a, %a, %a : tensor<f32>, tensor<f32>, tensor<f32>) {formats = [f8E4M3FN, f8E4M3FN, f8E5M2], margin = 0.0} : tensor<3xf32>, tensor<16x3xf32>
+  %1:3 = amp.fp8_scaling_update %s1, %h1, %s1, amax(%a : tensor<f32>) {formats = [f8E5M2], margin = 1.0, most_recent} : tensor<1xf32>, tensor<1x1xf32>
   return
 }
 

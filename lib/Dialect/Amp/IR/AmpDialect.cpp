@@ -453,6 +453,22 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
                 "an FP8 GEMM";
     return success();
   }
+  if (attribute.getName() == kFp8DelayedAttrName) {
+    auto recipe = dyn_cast<DictionaryAttr>(value);
+    auto matmul = dyn_cast<MatmulOp>(op);
+    auto compute =
+        recipe ? recipe.getAs<StringAttr>("amax_compute") : StringAttr();
+    auto margin = recipe ? recipe.getAs<FloatAttr>("margin") : FloatAttr();
+    if (!matmul || !matmul.getScales() || !recipe || recipe.size() != 2 ||
+        !compute ||
+        (compute.getValue() != "max" && compute.getValue() != "most_recent") ||
+        !margin || !std::isfinite(margin.getValueAsDouble()))
+      return op->emitError()
+             << "'" << kFp8DelayedAttrName
+             << "' is {amax_compute = \"max\" or \"most_recent\", margin = "
+                "a finite float} on an amp.matmul with scales";
+    return success();
+  }
   if (attribute.getName() != kPrecisionAttrName)
     return op->emitError() << "unknown amp attribute '"
                            << attribute.getName().getValue() << "'";

@@ -439,6 +439,34 @@ static FailureOr<MatmulDims> getMatmulDims(MatmulOp op) {
 /// An FP8 GEMM's attributes: both operands' formats or neither, not both
 /// e5m2 (cuBLASLt has no such kernel, and no recipe uses one), operands
 /// that f32 scales (f16, bf16, f32), an f32 accumulator.
+/// Delayed scaling's operands: `scales` a 1-D f32 tensor, and
+/// `fp8_scale_index` two of its positions.
+static LogicalResult verifyFp8Scales(MatmulOp op) {
+  Value scales = op.getScales();
+  std::optional<ArrayRef<int64_t>> index = op.getFp8ScaleIndex();
+  if (!scales) {
+    if (index)
+      return op.emitOpError() << "fp8_scale_index needs scales";
+    return success();
+  }
+  auto type = dyn_cast<RankedTensorType>(scales.getType());
+  if (!type || type.getRank() != 1 || !type.hasStaticShape() ||
+      !type.getElementType().isF32())
+    return op.emitOpError()
+           << "scales must be a 1-D f32 tensor, got " << scales.getType();
+  size_t expected = op.getGradFp8Attr() ? 3 : 2;
+  if (!index || index->size() != expected)
+    return op.emitOpError()
+           << "scales needs fp8_scale_index of " << expected
+           << " positions: lhs's and rhs's scales"
+           << (expected == 3 ? ", then the gradient's (grad_fp8)" : "");
+  for (int64_t position : *index)
+    if (position < 0 || position >= type.getDimSize(0))
+      return op.emitOpError()
+             << "fp8_scale_index " << position << " is outside scales " << type;
+  return success();
+}
+
 static LogicalResult verifyFp8(MatmulOp op) {
   TypeAttr lhs = op.getLhsFp8Attr(), rhs = op.getRhsFp8Attr();
   if (!lhs && !rhs) {
@@ -446,6 +474,9 @@ static LogicalResult verifyFp8(MatmulOp op) {
       return op.emitOpError()
              << "grad_fp8 needs lhs_fp8 and rhs_fp8: only an FP8 GEMM has "
                 "FP8 backward GEMMs";
+    if (op.getScales() || op.getFp8ScaleIndex())
+      return op.emitOpError() << "scales need lhs_fp8 and rhs_fp8: only an "
+                                 "FP8 GEMM scales its operands";
     return success();
   }
   if (!lhs || !rhs)
@@ -465,7 +496,7 @@ static LogicalResult verifyFp8(MatmulOp op) {
                             << op.getAccumulatorType();
   if (getFloatElementType(op.getResult()).isF64())
     return op.emitOpError() << "an FP8 GEMM writes f16, bf16 or f32, got f64";
-  return success();
+  return verifyFp8Scales(op);
 }
 
 LogicalResult MatmulOp::verify() {
@@ -1910,6 +1941,54 @@ LogicalResult ScalerUpdateOp::verify() {
   std::string problem = checkScalerSettings(settings, /*optionNames=*/false);
   if (!problem.empty())
     return emitOpError() << problem;
+  return success();
+}
+
+LogicalResult Fp8AmaxOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location>, ValueRange,
+                                          DictionaryAttr, OpaqueProperties,
+                                          RegionRange,
+                                          SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(RankedTensorType::get({}, Float32Type::get(context)));
+  return success();
+}
+
+LogicalResult Fp8ScalingUpdateOp::verify() {
+  auto scale = cast<RankedTensorType>(getScale().getType());
+  auto history = cast<RankedTensorType>(getAmaxHistory().getType());
+  if (scale.getRank() != 1 || !scale.hasStaticShape() ||
+      !scale.getElementType().isF32())
+    return emitOpError() << "scale and overflows must be 1-D f32 tensors "
+                            "(a value per scaled tensor), got "
+                         << scale;
+  int64_t columns = scale.getDimSize(0);
+  if (history.getRank() != 2 || !history.hasStaticShape() ||
+      !history.getElementType().isF32() || history.getDimSize(0) < 1 ||
+      history.getDimSize(1) != columns)
+    return emitOpError() << "amax_history must be tensor<Hx" << columns
+                         << "xf32> with H >= 1 (a row per step), got "
+                         << history;
+  if (static_cast<int64_t>(getAmax().size()) != columns)
+    return emitOpError() << "takes " << columns << " amax values (one per "
+                         << "scaled tensor), got " << getAmax().size();
+  for (Value amax : getAmax()) {
+    auto type = cast<RankedTensorType>(amax.getType());
+    if (type.getRank() != 0 || !type.getElementType().isF32())
+      return emitOpError() << "each amax must be a 0-d f32 tensor, got "
+                           << type;
+  }
+  if (static_cast<int64_t>(getFormats().size()) != columns)
+    return emitOpError() << "formats has " << getFormats().size()
+                         << " entries for " << columns << " scaled tensors";
+  for (Attribute format : getFormats()) {
+    Type type = cast<TypeAttr>(format).getValue();
+    if (!type.isFloat8E4M3FN() && !type.isFloat8E5M2())
+      return emitOpError() << "formats must be f8E4M3FN or f8E5M2, got "
+                           << type;
+  }
+  double margin = getMargin().convertToDouble();
+  if (!std::isfinite(margin))
+    return emitOpError() << "margin must be finite, got " << margin;
   return success();
 }
 

@@ -15,9 +15,11 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
@@ -155,6 +157,12 @@ struct Fp8Options {
   FloatType gradFormat;
   /// Whether the first and last linear layers stay in the base type.
   bool keepFirstLast = true;
+  /// Delayed scaling (else current): each FP8 GEMM's scales, amax history
+  /// of `history` steps and overflow counts are buffers of its function.
+  bool delayed = false;
+  int64_t history = 1024;
+  double margin = 0.0;
+  bool mostRecent = false;
 };
 
 /// Places the casts of one function.
@@ -178,6 +186,10 @@ public:
   /// Under compute-type fp8, makes the eligible low GEMMs FP8 GEMMs (or
   /// fails on an amp.fp8 = true it cannot honour).
   LogicalResult assignFp8();
+  /// Delayed scaling: gives each FP8 GEMM autocast made its state, three
+  /// buffers after the function's arguments (`<weight>.fp8_scale`,
+  /// `.fp8_amax_history`, `.fp8_overflows`), the scales its operand.
+  LogicalResult addDelayedScaling(ArrayRef<MatmulOp> gemms);
 
   llvm::json::Object report();
   /// Adds to `entry` (a decision of the report) the figures of `op` a
@@ -739,6 +751,7 @@ LogicalResult FunctionAutocast::assignFp8() {
           "recipes keep in higher precision (amp.fp8 = true overrides)";
   }
   auto e4m3 = TypeAttr::get(Float8E4M3FNType::get(func.getContext()));
+  SmallVector<MatmulOp> made;
   for (auto &[op, reason] : fp8Reasons) {
     if (cast<MatmulOp>(op).isFp8())
       ++fp8Gemms;
@@ -750,9 +763,13 @@ LogicalResult FunctionAutocast::assignFp8() {
     matmul.setGradFp8Attr(TypeAttr::get(fp8.gradFormat));
     reason += ": e4m3 operands, gradient in " +
               std::string(fp8.gradFormat.isFloat8E5M2() ? "e5m2" : "e4m3") +
-              ", per-tensor current scaling";
+              (fp8.delayed ? ", per-tensor delayed scaling"
+                           : ", per-tensor current scaling");
+    made.push_back(matmul);
     ++fp8Gemms;
   }
+  if (fp8.delayed && failed(addDelayedScaling(made)))
+    return failure();
   fp8Matmuls = static_cast<int64_t>(fp8Reasons.size());
   // Convolutions have no FP8 path yet (cuDNN's FP8 convolutions are not
   // called): those in the base type say so.
@@ -766,6 +783,75 @@ LogicalResult FunctionAutocast::assignFp8() {
   for (auto &[op, reason] : fp8Reasons)
     if (auto it = decisions.find(op); it != decisions.end())
       it->second.reason += "; " + reason;
+  return success();
+}
+
+LogicalResult FunctionAutocast::addDelayedScaling(ArrayRef<MatmulOp> gemms) {
+  if (gemms.empty())
+    return success();
+  auto module = func->getParentOfType<ModuleOp>();
+  bool called = false;
+  if (module)
+    if (std::optional<SymbolTable::UseRange> uses =
+            SymbolTable::getSymbolUses(func, module))
+      called = llvm::any_of(*uses, [](const SymbolTable::SymbolUse &use) {
+        return isa<CallOpInterface>(use.getUser());
+      });
+  if (called)
+    return func.emitError()
+           << "amp-autocast: fp8-scaling=delayed adds the FP8 GEMMs' scaling "
+              "state to @"
+           << func.getSymName() << " as arguments, and @" << func.getSymName()
+           << " is called; delayed scaling needs the FP8 GEMMs in the model "
+              "function itself";
+  llvm::StringSet<> names;
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+    if (StringRef name = getArgumentName(func, i); !name.empty())
+      names.insert(name);
+  OpBuilder b(func.getContext());
+  auto f32 = b.getF32Type();
+  auto vector = RankedTensorType::get({3}, f32);
+  auto history = RankedTensorType::get({fp8.history, 3}, f32);
+  auto recipe = b.getDictionaryAttr(
+      {b.getNamedAttr("amax_compute",
+                      b.getStringAttr(fp8.mostRecent ? "most_recent" : "max")),
+       b.getNamedAttr("margin", b.getF64FloatAttr(fp8.margin))});
+  for (auto [k, gemm] : llvm::enumerate(gemms)) {
+    MatmulOp matmul = gemm;
+    BlockArgument weight = parameterOf(matmul.getRhs());
+    if (!weight)
+      weight = parameterOf(matmul.getLhs());
+    std::string prefix =
+        weight ? getArgumentName(func, weight.getArgNumber()).str() : "";
+    if (prefix.empty())
+      prefix = "fp8_gemm" + std::to_string(k);
+    Value scales;
+    for (auto [suffix, type, initial] :
+         {std::tuple<StringRef, Type, double>{".fp8_scale", vector, 1.0},
+          {".fp8_amax_history", history, 0.0},
+          {".fp8_overflows", vector, 0.0}}) {
+      std::string name = prefix + suffix.str();
+      if (!names.insert(name).second)
+        return matmul.emitError()
+               << "amp-autocast: fp8-scaling=delayed names this FP8 GEMM's "
+                  "state '"
+               << name << "', which an argument of @" << func.getSymName()
+               << " already holds; rename it";
+      unsigned index = func.getNumArguments();
+      NamedAttrList attrs;
+      attrs.set(AmpDialect::kNameAttrName, b.getStringAttr(name));
+      attrs.set(AmpDialect::kBufferAttrName,
+                initial == 0.0 ? Attribute(b.getUnitAttr())
+                               : Attribute(b.getF64FloatAttr(initial)));
+      (void)func.insertArgument(
+          index, type, attrs.getDictionary(b.getContext()), matmul.getLoc());
+      if (!scales)
+        scales = func.getArgument(index);
+    }
+    matmul.getScalesMutable().assign(scales);
+    matmul.setFp8ScaleIndex(ArrayRef<int64_t>{0, 1, 2});
+    matmul->setAttr(kFp8DelayedAttrName, recipe);
+  }
   return success();
 }
 
@@ -1199,6 +1285,40 @@ void AmpAutocastPass::runOnOperation() {
     return signalPassFailure();
   }
   fp8.keepFirstLast = fp8KeepFirstLast;
+  if (fp8Scaling != "current" && fp8Scaling != "delayed") {
+    emitOptionError(context)
+        << "amp-autocast: unknown fp8-scaling '" << fp8Scaling
+        << "'; expected current (this step's amax) or delayed (an amax "
+           "history kept as step state)";
+    return signalPassFailure();
+  }
+  fp8.delayed = fp8Scaling == "delayed";
+  if (fp8AmaxCompute != "max" && fp8AmaxCompute != "most-recent") {
+    emitOptionError(context)
+        << "amp-autocast: unknown fp8-amax-compute '" << fp8AmaxCompute
+        << "'; expected max (the history's largest) or most-recent";
+    return signalPassFailure();
+  }
+  fp8.mostRecent = fp8AmaxCompute == "most-recent";
+  if (fp8AmaxHistory < 1 || fp8AmaxHistory > (int64_t(1) << 20)) {
+    emitOptionError(context) << "amp-autocast: fp8-amax-history "
+                             << static_cast<int64_t>(fp8AmaxHistory)
+                             << " is outside [1, 1048576] steps";
+    return signalPassFailure();
+  }
+  fp8.history = fp8AmaxHistory;
+  if (!std::isfinite(fp8Margin)) {
+    emitOptionError(context) << "amp-autocast: fp8-margin must be finite";
+    return signalPassFailure();
+  }
+  fp8.margin = fp8Margin;
+  if (!fp8.delayed &&
+      (fp8AmaxHistory != 1024 || fp8Margin != 0.0 || fp8AmaxCompute != "max")) {
+    emitOptionError(context)
+        << "amp-autocast: fp8-amax-history, fp8-margin and fp8-amax-compute "
+           "configure delayed scaling; add fp8-scaling=delayed";
+    return signalPassFailure();
+  }
 
   PrecisionPolicy policy;
   if (!policyFile.empty()) {

@@ -19,6 +19,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
 
 namespace mlir::amp {
 #define GEN_PASS_DEF_AMPAUTODIFF
@@ -449,6 +450,95 @@ static void eraseDeadBackward(Block &body) {
       op->erase();
 }
 
+/// Delayed FP8 scaling (amp-autocast's fp8-scaling=delayed): each FP8 GEMM
+/// marked amp.fp8_delayed reads its scales (x, w, the gradient) from buffer
+/// `<p>.fp8_scale`. After the backward pass, the amaxes of its operands and
+/// of the gradient its backward GEMMs read update that state, with
+/// `<p>.fp8_amax_history` and `<p>.fp8_overflows`, before `end`: the
+/// buffers' next values. Each amax is taken where its tensor is read.
+static LogicalResult addFp8ScalingUpdates(func::FuncOp grad, Operation *end) {
+  Block &body = grad.getBody().front();
+  llvm::StringMap<BlockArgument> byName;
+  for (BlockArgument arg : body.getArguments())
+    if (StringRef name = getArgumentName(grad, arg.getArgNumber());
+        !name.empty())
+      byName[name] = arg;
+  SmallVector<MatmulOp> gemms;
+  grad.walk([&](MatmulOp matmul) {
+    if (matmul->hasAttr(kFp8DelayedAttrName))
+      gemms.push_back(matmul);
+  });
+  OpBuilder b(grad.getContext());
+  constexpr StringLiteral kScaleSuffix = ".fp8_scale";
+  llvm::DenseSet<Value> seen;
+  for (MatmulOp gemm : gemms) {
+    auto scales = dyn_cast<BlockArgument>(gemm.getScales());
+    StringRef name = scales && scales.getOwner() == &body
+                         ? getArgumentName(grad, scales.getArgNumber())
+                         : StringRef();
+    ArrayRef<int64_t> index = *gemm.getFp8ScaleIndex();
+    if (!name.ends_with(kScaleSuffix) || !gemm.getGradFp8() ||
+        index != ArrayRef<int64_t>{0, 1, 2})
+      return gemm.emitOpError()
+             << "has amp.fp8_delayed, so amp-autodiff updates its scales: "
+                "they must be an argument named '<prefix>.fp8_scale' (a "
+                "tensor<3xf32>), with fp8_scale_index [0, 1, 2] and a grad_fp8";
+    if (!seen.insert(scales).second)
+      return gemm.emitOpError()
+             << "reads delayed-scaling state '" << name
+             << "' that another FP8 GEMM reads too; each FP8 GEMM has its own";
+    std::string prefix = name.drop_back(kScaleSuffix.size()).str();
+    BlockArgument history = byName.lookup(prefix + ".fp8_amax_history");
+    BlockArgument overflows = byName.lookup(prefix + ".fp8_overflows");
+    auto historyType = history ? dyn_cast<RankedTensorType>(history.getType())
+                               : RankedTensorType();
+    if (!history || !overflows || overflows.getType() != scales.getType() ||
+        !historyType || historyType.getRank() != 2 ||
+        historyType.getDimSize(1) != 3)
+      return gemm.emitOpError()
+             << "has amp.fp8_delayed, and its function lacks the state beside '"
+             << name << "': '" << prefix
+             << ".fp8_amax_history' (tensor<Hx3xf32>) and '" << prefix
+             << ".fp8_overflows' (tensor<3xf32>)";
+    Location loc = gemm.getLoc();
+    b.setInsertionPointAfter(gemm);
+    Value lhsAmax = b.create<Fp8AmaxOp>(loc, gemm.getLhs());
+    Value rhsAmax = b.create<Fp8AmaxOp>(loc, gemm.getRhs());
+    // The gradient: the operand at scale 2 of the first backward GEMM.
+    Value gradAmax;
+    for (Operation &op : body) {
+      auto backward = dyn_cast<MatmulOp>(&op);
+      if (!backward || backward == gemm || backward.getScales() != scales)
+        continue;
+      ArrayRef<int64_t> positions = *backward.getFp8ScaleIndex();
+      Value gradient = positions[0] == 2   ? backward.getLhs()
+                       : positions[1] == 2 ? backward.getRhs()
+                                           : Value();
+      if (!gradient)
+        continue;
+      b.setInsertionPoint(backward);
+      gradAmax = b.create<Fp8AmaxOp>(loc, gradient);
+      break;
+    }
+    b.setInsertionPoint(end);
+    if (!gradAmax) // no backward GEMM: an amax of 0 keeps its scale
+      gradAmax = b.create<ConstantOp>(
+          loc, DenseElementsAttr::get(RankedTensorType::get({}, b.getF32Type()),
+                                      b.getF32FloatAttr(0.0f).getValue()));
+    auto recipe = gemm->getAttrOfType<DictionaryAttr>(kFp8DelayedAttrName);
+    bool mostRecent =
+        recipe.getAs<StringAttr>("amax_compute").getValue() == "most_recent";
+    b.create<Fp8ScalingUpdateOp>(
+        loc, scales.getType(), history.getType(), overflows.getType(), scales,
+        history, overflows, ValueRange{lhsAmax, rhsAmax, gradAmax},
+        b.getArrayAttr({gemm.getLhsFp8Attr(), gemm.getRhsFp8Attr(),
+                        gemm.getGradFp8Attr()}),
+        recipe.getAs<FloatAttr>("margin"),
+        mostRecent ? b.getUnitAttr() : UnitAttr());
+  }
+  return success();
+}
+
 static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
   std::string name = (func.getSymName() + "_grad").str();
   if (failed(checkModel(func, symbols, name)))
@@ -516,7 +606,10 @@ static LogicalResult differentiate(func::FuncOp func, SymbolTable &symbols) {
     returned.push_back(part);
     returnedTypes.push_back(part.getType());
   }
-  // Then each buffer's next value, which the forward pass computed.
+  // Then each buffer's next value, which the forward pass computed (or,
+  // for delayed FP8 scaling, the update after the backward pass).
+  if (failed(addFp8ScalingUpdates(grad, ret)))
+    return failure();
   FailureOr<SmallVector<Value>> buffers =
       getBufferUpdates(grad, "amp-autodiff");
   if (failed(buffers))

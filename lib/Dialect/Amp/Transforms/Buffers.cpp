@@ -32,19 +32,30 @@ FailureOr<SmallVector<Value>> amp::getBufferUpdates(func::FuncOp func,
     slot[func.getArgument(i)] = next.size();
     next.push_back(func.getArgument(i));
   }
+  // The (buffer, next value) pairs an op updates: a training batch norm's
+  // running statistics, delayed FP8 scaling's state.
+  auto updatesOf = [](Operation *op) {
+    SmallVector<std::pair<Value, Value>, 3> pairs;
+    if (auto norm = dyn_cast<BatchNormOp>(op)) {
+      if (norm.getTraining())
+        pairs = {{norm.getRunningMean(), norm.getNewMean()},
+                 {norm.getRunningVar(), norm.getNewVar()}};
+    } else if (auto update = dyn_cast<Fp8ScalingUpdateOp>(op)) {
+      pairs = {{update.getScale(), update.getNewScale()},
+               {update.getAmaxHistory(), update.getNewAmaxHistory()},
+               {update.getOverflows(), update.getNewOverflows()}};
+    }
+    return pairs;
+  };
   WalkResult walk =
-      func.walk([&](BatchNormOp norm) {
-        if (!norm.getTraining())
-          return WalkResult::advance();
-        for (auto [running, updated] :
-             {std::pair<Value, Value>{norm.getRunningMean(), norm.getNewMean()},
-              {norm.getRunningVar(), norm.getNewVar()}}) {
+      func.walk([&](Operation *op) {
+        for (auto [running, updated] : updatesOf(op)) {
           auto it = slot.find(running);
           if (it == slot.end())
             continue;
           Value &value = next[it->second];
           if (value != running) {
-            norm.emitOpError()
+            op->emitOpError()
                 << "updates buffer "
                 << describeArgument(func,
                                     cast<BlockArgument>(running).getArgNumber())

@@ -33,6 +33,14 @@ getAutocastOptionsSet(const TrainStepPipelineOptions &options) {
     set.push_back("fp8-gradients");
   if (options.fp8KeepFirstLast != defaults.fp8KeepFirstLast)
     set.push_back("fp8-keep-first-last");
+  if (options.fp8Scaling != defaults.fp8Scaling)
+    set.push_back("fp8-scaling");
+  if (options.fp8AmaxHistory != defaults.fp8AmaxHistory)
+    set.push_back("fp8-amax-history");
+  if (options.fp8Margin != defaults.fp8Margin)
+    set.push_back("fp8-margin");
+  if (options.fp8AmaxCompute != defaults.fp8AmaxCompute)
+    set.push_back("fp8-amax-compute");
   if (options.report != defaults.reportFile)
     set.push_back("report");
   if (options.dot != defaults.dotFile)
@@ -58,6 +66,10 @@ void addAutocast(OpPassManager &pm, const TrainStepPipelineOptions &options,
   autocast.keepFp32LowIO = options.keepFp32LowIO;
   autocast.fp8Gradients = options.fp8Gradients;
   autocast.fp8KeepFirstLast = options.fp8KeepFirstLast;
+  autocast.fp8Scaling = options.fp8Scaling;
+  autocast.fp8AmaxHistory = options.fp8AmaxHistory;
+  autocast.fp8Margin = options.fp8Margin;
+  autocast.fp8AmaxCompute = options.fp8AmaxCompute;
   if (reports) {
     autocast.reportFile = options.report;
     autocast.dotFile = options.dot;

@@ -369,6 +369,15 @@ LogicalResult vjp(MatmulOp op, VJPBuilder &v, Value g, Grads &out) {
     return operand == lhs || operand == lhsOperand ? op.getLhsFp8Attr()
                                                    : op.getRhsFp8Attr();
   };
+  // With delayed scaling, each backward GEMM reads its operands' scales
+  // from the forward's state: the gradient's at fp8_scale_index[2].
+  Value scales = gradFp8 ? op.getScales() : Value();
+  auto scaleOf = [&](Value operand) {
+    ArrayRef<int64_t> index = *op.getFp8ScaleIndex();
+    if (operand == grad || operand == gradOperand)
+      return index[2];
+    return operand == lhs || operand == lhsOperand ? index[0] : index[1];
+  };
   auto matmul = [&](Value a, Value bb, bool ta, bool tb, int64_t rows,
                     int64_t cols, ArrayRef<int64_t> lead) {
     SmallVector<int64_t> shape(lead);
@@ -378,7 +387,9 @@ LogicalResult vjp(MatmulOp op, VJPBuilder &v, Value g, Grads &out) {
         v.loc, RankedTensorType::get(shape, lhsType.getElementType()), a, bb,
         ta ? v.b.getUnitAttr() : UnitAttr(),
         tb ? v.b.getUnitAttr() : UnitAttr(), acc, /*bias=*/Value(), formatOf(a),
-        formatOf(bb), /*grad_fp8=*/TypeAttr());
+        formatOf(bb), /*grad_fp8=*/TypeAttr(), scales,
+        scales ? v.b.getDenseI64ArrayAttr({scaleOf(a), scaleOf(bb)})
+               : DenseI64ArrayAttr());
     return m.getResult();
   };
   int64_t lr = lhsType.getRank(), rr = rhsType.getRank();

@@ -40,6 +40,11 @@ constexpr llvm::StringLiteral kPrecisionReasonAttrName = "amp.precision_reason";
 /// base type, `{amp.fp8 = true}` makes it FP8 where the recipe would not
 /// (a first or last layer, a product of two activations).
 constexpr llvm::StringLiteral kFp8AttrName = "amp.fp8";
+/// Discardable attribute of an FP8 matmul whose `scales` are delayed
+/// scaling's state (amp-autocast's fp8-scaling=delayed): the recipe,
+/// `{amax_compute = "max" | "most_recent", margin = <f64>}`, by which
+/// amp-autodiff updates that state after the backward pass.
+constexpr llvm::StringLiteral kFp8DelayedAttrName = "amp.fp8_delayed";
 
 /// True when every value of `from` is exactly representable in `to`, so a
 /// conversion `from -> to` never rounds (f16/bf16 -> f32 -> f64, or equal).

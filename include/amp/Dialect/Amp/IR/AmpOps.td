@@ -361,6 +361,7 @@ def Amp_ConcatOp : Amp_ShapeOp<"concat", [Amp_Promote]> {
 //===----------------------------------------------------------------------===//
 
 def Amp_MatmulOp : Amp_Op<"matmul", [Amp_ContractionFamily, Amp_LowerPrecision,
+    AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<Amp_FlopCountOpInterface, ["getForwardFlops"]>]> {
   let summary = "matrix product, 2-D or batched, with transpose flags";
   let description = [{
@@ -390,6 +391,15 @@ def Amp_MatmulOp : Amp_Op<"matmul", [Amp_ContractionFamily, Amp_LowerPrecision,
     gradient in the two backward GEMMs (each reads the other operand in its
     forward format). Operands are f16, bf16 or f32, the accumulator f32.
 
+    With `scales` (a 1-D f32 tensor, delayed scaling) the operands' scales
+    are not computed from their amax but read from it: `lhs` is multiplied
+    by `scales[fp8_scale_index[0]]` and `rhs` by
+    `scales[fp8_scale_index[1]]`, and the sum by the product of their f32
+    inverses as above; with `grad_fp8`, `fp8_scale_index[2]` is the
+    gradient's scale, which the backward GEMMs read. amp-autocast's delayed
+    scaling gives an FP8 GEMM its layer's scale state (x, w, the output's
+    gradient) this way.
+
     ```mlir
     %h = amp.matmul %x, %w : tensor<64x784xf16>, tensor<784x256xf16> to tensor<64x256xf16>
     %y = amp.matmul %x, %w bias %b
@@ -399,6 +409,11 @@ def Amp_MatmulOp : Amp_Op<"matmul", [Amp_ContractionFamily, Amp_LowerPrecision,
     %f = amp.matmul %x, %w {acc_type = f32, lhs_fp8 = f8E4M3FN,
                             rhs_fp8 = f8E4M3FN, grad_fp8 = f8E5M2}
         : tensor<64x768xbf16>, tensor<768x256xbf16> to tensor<64x256xbf16>
+    %d = amp.matmul %x, %w scales %s {fp8_scale_index = array<i64: 0, 1, 2>,
+                                      lhs_fp8 = f8E4M3FN, rhs_fp8 = f8E4M3FN,
+                                      grad_fp8 = f8E5M2}
+        : tensor<64x768xbf16>, tensor<768x256xbf16> scales tensor<3xf32>
+          to tensor<64x256xbf16>
     ```
   }];
   let arguments = (ins Amp_FloatTensor:$lhs, Amp_FloatTensor:$rhs,
@@ -407,7 +422,9 @@ def Amp_MatmulOp : Amp_Op<"matmul", [Amp_ContractionFamily, Amp_LowerPrecision,
                    Optional<Amp_FloatTensor>:$bias,
                    OptionalAttr<Amp_Fp8TypeAttr>:$lhs_fp8,
                    OptionalAttr<Amp_Fp8TypeAttr>:$rhs_fp8,
-                   OptionalAttr<Amp_Fp8TypeAttr>:$grad_fp8);
+                   OptionalAttr<Amp_Fp8TypeAttr>:$grad_fp8,
+                   Optional<Amp_FloatTensor>:$scales,
+                   OptionalAttr<DenseI64ArrayAttr>:$fp8_scale_index);
   let results = (outs Amp_FloatTensor:$result);
   let builders = [
     // A product that is no FP8 GEMM.
@@ -417,12 +434,25 @@ def Amp_MatmulOp : Amp_Op<"matmul", [Amp_ContractionFamily, Amp_LowerPrecision,
                    "::mlir::TypeAttr":$acc_type, "::mlir::Value":$bias), [{
       build($_builder, $_state, result, lhs, rhs, transpose_lhs,
             transpose_rhs, acc_type, bias, ::mlir::TypeAttr(),
-            ::mlir::TypeAttr(), ::mlir::TypeAttr());
+            ::mlir::TypeAttr(), ::mlir::TypeAttr(), ::mlir::Value(),
+            ::mlir::DenseI64ArrayAttr());
+    }]>,
+    // An FP8 GEMM with current scaling.
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$lhs,
+                   "::mlir::Value":$rhs, "::mlir::UnitAttr":$transpose_lhs,
+                   "::mlir::UnitAttr":$transpose_rhs,
+                   "::mlir::TypeAttr":$acc_type, "::mlir::Value":$bias,
+                   "::mlir::TypeAttr":$lhs_fp8, "::mlir::TypeAttr":$rhs_fp8,
+                   "::mlir::TypeAttr":$grad_fp8), [{
+      build($_builder, $_state, result, lhs, rhs, transpose_lhs,
+            transpose_rhs, acc_type, bias, lhs_fp8, rhs_fp8, grad_fp8,
+            ::mlir::Value(), ::mlir::DenseI64ArrayAttr());
     }]>
   ];
   let assemblyFormat = [{
-    $lhs `,` $rhs (`bias` $bias^)? attr-dict `:` type($lhs) `,` type($rhs)
-    (`,` type($bias)^)? `to` type($result)
+    $lhs `,` $rhs (`bias` $bias^)? (`scales` $scales^)? attr-dict `:`
+    type($lhs) `,` type($rhs) (`,` type($bias)^)? (`scales` type($scales)^)?
+    `to` type($result)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -1723,6 +1753,68 @@ def Amp_ScalerUpdateOp : Amp_Op<"scaler_update",
   let assemblyFormat = [{
     $scale `,` $growth_tracker `,` $hysteresis_tracker `,` $found_inf attr-dict
     `:` type($scale)
+  }];
+  let hasVerifier = 1;
+}
+
+def Amp_Fp8AmaxOp : Amp_Op<"fp8_amax", [Amp_ReductionFamily, Amp_KeepFp32,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "the largest magnitude of a tensor, for FP8 scaling";
+  let description = [{
+    The largest `|x|` over every element of `input`, as a 0-d f32 tensor:
+    0 for an empty or all-zero input, NaN when any element is NaN (a max is
+    the same in any order, so every backend gives the same value). Delayed
+    FP8 scaling records it in its amax history (`amp.fp8_scaling_update`).
+
+    ```mlir
+    %a = amp.fp8_amax %x : tensor<64x768xbf16>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$input);
+  let results = (outs Amp_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Amp_Fp8ScalingUpdateOp : Amp_Op<"fp8_scaling_update",
+    [Amp_OptimizerFamily, Amp_KeepFp32, Amp_InPlaceUpdate,
+     AllTypesMatch<["scale", "overflows", "new_scale", "new_overflows"]>,
+     AllTypesMatch<["amax_history", "new_amax_history"]>]> {
+  let summary = "delayed FP8 scaling: the amax history and scales, updated";
+  let description = [{
+    Transformer Engine's `DelayedScaling` update, for `C` scaled tensors
+    (columns): `scale` and `overflows` are `tensor<Cxf32>`, `amax_history`
+    `tensor<HxCxf32>` (row 0 this step's, kept 0 between steps), one `amax`
+    (0-d f32) per column, `formats` each column's FP8 type. Per column `c`:
+
+    1. `overflows[c]` counts up by one when this step's cast overflowed:
+       `!(amax[c] * scale[c] <= max)` in f32 (`max` the format's largest
+       value; a NaN amax counts), the values beyond saturated.
+    2. Row 0 takes `amax[c]`; the amax used is the history's maximum (the
+       maxima of the non-NaN entries, from 0) or, `most_recent`, `amax[c]`.
+    3. The history rolls: row `i` takes row `i + 1`'s value, row `H - 1`
+       row 0's, and row 0 becomes 0.
+    4. `scale[c] = f32(max * 2^-margin) / amax_used` in f32 when that amax
+       is finite and positive; else the scale is kept.
+
+    The step keeps the old values on a skipped step (the state is buffers).
+
+    ```mlir
+    %s, %h, %o = amp.fp8_scaling_update %scale, %history, %overflows,
+        amax(%ax, %aw, %ag : tensor<f32>, tensor<f32>, tensor<f32>)
+        {formats = [f8E4M3FN, f8E4M3FN, f8E5M2], margin = 0.0}
+        : tensor<3xf32>, tensor<16x3xf32>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$scale, Amp_FloatTensor:$amax_history,
+                   Amp_FloatTensor:$overflows, Variadic<Amp_FloatTensor>:$amax,
+                   TypeArrayAttr:$formats, F64Attr:$margin,
+                   UnitAttr:$most_recent);
+  let results = (outs Amp_FloatTensor:$new_scale,
+                 Amp_FloatTensor:$new_amax_history,
+                 Amp_FloatTensor:$new_overflows);
+  let assemblyFormat = [{
+    $scale `,` $amax_history `,` $overflows `,` `amax` `(` $amax `:`
+    type($amax) `)` attr-dict `:` type($scale) `,` type($amax_history)
   }];
   let hasVerifier = 1;
 }

@@ -1,11 +1,11 @@
 //===- Buffers.h - a model's buffers and their updates ----------*- C++ -*-===//
 //
 // A buffer is a model argument marked `amp.buffer`: state the model updates
-// itself in its forward pass rather than by a gradient (batch norm's
-// running statistics). amp-autodiff returns each buffer's next value from
-// the gradient function, amp-optimizer threads the buffers through the
-// step as state (unchanged on a skipped step) and amp-evaluation reads
-// them.
+// itself rather than by a gradient (batch norm's running statistics, in the
+// forward pass; delayed FP8 scaling's state, after the backward pass).
+// amp-autodiff returns each buffer's next value from the gradient function,
+// amp-optimizer threads the buffers through the step as state (unchanged
+// on a skipped step) and amp-evaluation reads them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,7 +25,8 @@ double getBufferInitialValue(func::FuncOp func, unsigned index);
 
 /// The next value of each buffer argument of `func` (getBufferArguments'
 /// order): the new running statistic of the training amp.batch_norm that
-/// reads it as one, or the argument itself where no op updates it. A buffer
+/// reads it as one, the new state of the amp.fp8_scaling_update that reads
+/// it, or the argument itself where no op updates it. A buffer
 /// that two ops update is an error, reported at the second and naming
 /// `pass`.
 FailureOr<SmallVector<Value>> getBufferUpdates(func::FuncOp func,

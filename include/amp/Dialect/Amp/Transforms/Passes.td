@@ -133,6 +133,20 @@ def AmpAutocast : Pass<"amp-autocast", "mlir::ModuleOp"> {
            /*default=*/"true",
            "FP8: keep the first and last linear layers in the base type, as "
            "the recipes do">,
+    Option<"fp8Scaling", "fp8-scaling", "std::string",
+           /*default=*/"\"current\"",
+           "FP8: current (each tensor's scale from its amax this step, "
+           "torchao's tensorwise) or delayed (from an amax history kept as "
+           "step state, Transformer Engine's DelayedScaling)">,
+    Option<"fp8AmaxHistory", "fp8-amax-history", "int64_t",
+           /*default=*/"1024",
+           "FP8, delayed scaling: the steps of amax history per tensor">,
+    Option<"fp8Margin", "fp8-margin", "double", /*default=*/"0.0",
+           "FP8, delayed scaling: scale = max / amax / 2^margin">,
+    Option<"fp8AmaxCompute", "fp8-amax-compute", "std::string",
+           /*default=*/"\"max\"",
+           "FP8, delayed scaling: the amax a scale is computed from, max "
+           "(the history's largest) or most-recent">,
     Option<"policyFile", "policy", "std::string", /*default=*/"\"\"",
            "JSON or YAML file mapping op names to categories">,
     ListOption<"allowOps", "allow", "std::string",

@@ -63,6 +63,25 @@ struct TrainStepPipelineOptions
       llvm::cl::desc("Autocast, compute-type=fp8: keep the first and last "
                      "linear layers in the base type"),
       llvm::cl::init(AmpAutocastOptions().fp8KeepFirstLast)};
+  Option<std::string> fp8Scaling{
+      *this, "fp8-scaling",
+      llvm::cl::desc("Autocast, compute-type=fp8: current or delayed "
+                     "scaling"),
+      llvm::cl::init(AmpAutocastOptions().fp8Scaling)};
+  Option<int64_t> fp8AmaxHistory{
+      *this, "fp8-amax-history",
+      llvm::cl::desc("Autocast, delayed FP8 scaling: the amax history's "
+                     "length"),
+      llvm::cl::init(AmpAutocastOptions().fp8AmaxHistory)};
+  Option<double> fp8Margin{
+      *this, "fp8-margin",
+      llvm::cl::desc("Autocast, delayed FP8 scaling: the margin (scale = "
+                     "max / amax / 2^margin)"),
+      llvm::cl::init(AmpAutocastOptions().fp8Margin)};
+  Option<std::string> fp8AmaxCompute{
+      *this, "fp8-amax-compute",
+      llvm::cl::desc("Autocast, delayed FP8 scaling: max or most-recent"),
+      llvm::cl::init(AmpAutocastOptions().fp8AmaxCompute)};
   Option<std::string> report{
       *this, "report",
       llvm::cl::desc("Autocast: write the decisions, casts and summary as "
