@@ -2,7 +2,8 @@
 """The modeled GPU step of GPT-2 124M, from amp-compile's cost report.
 
   bench/gpu_model.py [--build build] [--gpu h100] [--batches 8 64]
-                     [--computes bf16 f16 fp8] [--record [--label L]]
+                     [--computes bf16 f16 fp8 fp8-delayed]
+                     [--record [--label L]]
                      [gpt2.py sizes]
 
 For each batch (of 1024-token sequences) and compute type it writes GPT-2
@@ -97,7 +98,9 @@ def main():
     parser.add_argument("--gpu", default="h100", choices=("h100", "h200"))
     parser.add_argument("--batches", type=int, nargs="+", default=[8, 64])
     parser.add_argument("--computes", nargs="+", default=["bf16", "f16"],
-                        choices=("bf16", "f16", "f32", "fp8", "fp8-f16"))
+                        choices=("bf16", "f16", "f32", "fp8", "fp8-f16",
+                                 "fp8-delayed"),
+                        help="fp8-delayed: fp8 with delayed scaling")
     parser.add_argument("--top", type=int, default=10,
                         help="the costliest kernels listed (default 10)")
     parser.add_argument("--record", action="store_true")
@@ -117,10 +120,15 @@ def main():
                 f.write(gpt2.model(*sizes))
             for compute in args.computes:
                 out = os.path.join(tmp, f"b{batch}-{compute}")
+                options = "max-grad-norm=1.0"
+                compute_type = compute
+                if compute == "fp8-delayed":
+                    compute_type = "fp8"
+                    options += " fp8-scaling=delayed"
                 subprocess.run(
                     [compile_tool, model, "--target=cuda", "--source-only",
-                     f"--compute-type={compute}", "--optimizer=adamw",
-                     "--train-options=max-grad-norm=1.0", "--cost-report",
+                     f"--compute-type={compute_type}", "--optimizer=adamw",
+                     f"--train-options={options}", "--cost-report",
                      "--name=gpt2", "-o", out],
                     check=True, stdout=subprocess.DEVNULL)
                 with open(os.path.join(out, "gpt2.cost.json")) as f:

@@ -307,6 +307,143 @@ TEST_P(GemmTest, BadFp8ArgumentsAreRejected) {
   g = ok;
   g.fp8_scratch = nullptr;
   expectInvalid(g, "needs its scratch");
+  g = ok;
+  g.a_scale = x;
+  expectInvalid(g, "both a_scale and b_scale");
+  g = ok;
+  g.a_fp8 = g.b_fp8 = AMP_FP8_NONE;
+  g.a_scale = g.b_scale = x;
+  expectInvalid(g, "FP8 GEMMs only");
+}
+
+// Delayed scaling: the operands multiplied by the scales given (no amax
+// computed), a value past the format's range saturated, the sum times the
+// f32 inverses; checked against float_formats.h's rounding in f64.
+TEST_P(GemmTest, Fp8GivenScalesSaturateWhatOverflows) {
+  std::mt19937 rng(11);
+  amp_gemm_t g{AMP_BF16, AMP_F32,          0, 1, 16, 32, 48, 1, 1.0f,
+               0.0f,     AMP_EPILOGUE_NONE};
+  g.a_fp8 = AMP_FP8_E4M3;
+  g.b_fp8 = AMP_FP8_E5M2;
+  size_t aCount = g.m * g.k, bCount = g.k * g.n, cCount = g.m * g.n;
+  Matrix a = randomMatrix(rng, g.ab_dtype, aCount, 3);
+  Matrix b = randomMatrix(rng, g.ab_dtype, bCount, 0.01);
+  Matrix c = randomMatrix(rng, g.c_dtype, cCount, 1);
+  // A's scale maps 2 to 448: the values above 2 in magnitude saturate.
+  const float aScale = 224.0f, bScale = 4096.0f;
+  float *scales = upload(std::vector<float>{aScale, bScale});
+  g.a_scale = scales;
+  g.b_scale = scales + 1;
+  auto *scratch =
+      upload(std::vector<float>(amp_gemm_fp8_scratch_bytes(&g) / 4));
+  g.fp8_scratch = scratch;
+  void *da = uploadMatrix(a), *db = uploadMatrix(b), *dc = uploadMatrix(c);
+  ASSERT_EQ(amp_gemm(stream, &g, da, db, nullptr, dc), nullptr);
+  std::vector<double> got = downloadMatrix(dc, g.c_dtype, cCount);
+  std::vector<float> head = download(scratch, 6);
+  EXPECT_EQ(head[0], 0.0f); // no amax computed
+  EXPECT_EQ(head[1], 0.0f);
+  EXPECT_EQ(head[2], aScale);
+  EXPECT_EQ(head[3], bScale);
+  EXPECT_EQ(head[4], 1.0f / aScale);
+  EXPECT_EQ(head[5], 1.0f / bScale);
+  int saturated = 0;
+  for (double v : a.values)
+    saturated += std::fabs(v) * aScale > 448;
+  EXPECT_GT(saturated, 0);
+  double dequant = static_cast<double>((1.0f / aScale) * (1.0f / bScale));
+  for (int64_t i = 0; i < g.m; ++i)
+    for (int64_t j = 0; j < g.n; ++j) {
+      double sum = 0, magnitude = 0;
+      for (int64_t p = 0; p < g.k; ++p) {
+        double av =
+            quantized(a.values[i * g.k + p], aScale, amprt::Fp8Format::E4M3FN);
+        double bv =
+            quantized(b.values[j * g.k + p], bScale, amprt::Fp8Format::E5M2);
+        EXPECT_LE(std::fabs(av), 448.0);
+        sum += av * bv;
+        magnitude += std::fabs(av * bv);
+      }
+      double want = dequant * sum;
+      double tolerance = g.k * 0x1p-23 * dequant * magnitude + 1e-6;
+      ASSERT_NEAR(got[i * g.n + j], want, tolerance) << i << "," << j;
+    }
+}
+
+// amp_fp8_amax and amp_fp8_scaling_update against values worked by hand
+// (test/Interpreter/fp8-delayed.mlir works the same ones through the
+// interpreter).
+TEST_P(GemmTest, Fp8AmaxAndScalingUpdateByHand) {
+  float *values = upload(std::vector<float>{0.5f, -7.25f, 3.0f, 0.0f});
+  float *amax = upload(std::vector<float>{-1.0f, -1.0f, -1.0f});
+  ASSERT_EQ(amp_fp8_amax(stream, AMP_F32, values, 4, amax), nullptr);
+  ASSERT_EQ(amp_fp8_amax(stream, AMP_F32, values, 0, amax + 1), nullptr);
+  float *withNan = upload(std::vector<float>{1.0f, NAN, 2.0f});
+  ASSERT_EQ(amp_fp8_amax(stream, AMP_F32, withNan, 3, amax + 2), nullptr);
+  std::vector<float> amaxes = download(amax, 3);
+  EXPECT_EQ(amaxes[0], 7.25f);
+  EXPECT_EQ(amaxes[1], 0.0f);
+  EXPECT_TRUE(std::isnan(amaxes[2]));
+
+  // Columns e4m3 and e5m2, 3 rows: scale [2, 1], history [[0, 0],
+  // [5, 100], [7, 50]], amax [300, 60000]. Both casts overflowed (600 >
+  // 448, 60000 > 57344); the maxima 300 and 60000 give 448 / 300 and
+  // 57344 / 60000; the history rolls up a row, row 2 taking the amaxes.
+  float *scale = upload(std::vector<float>{2.0f, 1.0f});
+  float *history = upload(std::vector<float>{0, 0, 5, 100, 7, 50});
+  float *overflows = upload(std::vector<float>{0.0f, 3.0f});
+  float *stepAmax = upload(std::vector<float>{300.0f, 60000.0f});
+  amp_fp8_scaling_t update{};
+  update.columns = 2;
+  update.rows = 3;
+  update.formats[0] = AMP_FP8_E4M3;
+  update.formats[1] = AMP_FP8_E5M2;
+  update.amax[0] = stepAmax;
+  update.amax[1] = stepAmax + 1;
+  update.scaled_max[0] = 448.0f;
+  update.scaled_max[1] = 57344.0f;
+  ASSERT_EQ(amp_fp8_scaling_update(stream, &update, scale, history, overflows),
+            nullptr);
+  EXPECT_EQ(download(scale, 2),
+            (std::vector<float>{448.0f / 300.0f, 57344.0f / 60000.0f}));
+  EXPECT_EQ(download(history, 6),
+            (std::vector<float>{0, 0, 7, 50, 300, 60000}));
+  EXPECT_EQ(download(overflows, 2), (std::vector<float>{1.0f, 4.0f}));
+
+  // The most recent amax, with scaled_max halved (margin 1).
+  update.most_recent = 1;
+  update.scaled_max[0] = 224.0f;
+  update.scaled_max[1] = 28672.0f;
+  float *stepAmax2 = upload(std::vector<float>{100.0f, 0.0f});
+  update.amax[0] = stepAmax2;
+  update.amax[1] = stepAmax2 + 1;
+  ASSERT_EQ(amp_fp8_scaling_update(stream, &update, scale, history, overflows),
+            nullptr);
+  // Neither overflows (100 * 448 / 300 <= 448); an amax of 0 keeps the
+  // e5m2 scale.
+  EXPECT_EQ(download(scale, 2),
+            (std::vector<float>{224.0f / 100.0f, 57344.0f / 60000.0f}));
+  EXPECT_EQ(download(history, 6),
+            (std::vector<float>{0, 0, 300, 60000, 100, 0}));
+  EXPECT_EQ(download(overflows, 2), (std::vector<float>{1.0f, 4.0f}));
+
+  amp_fp8_scaling_t bad = update;
+  bad.columns = 5;
+  expectInvalidArgument(
+      amp_fp8_scaling_update(stream, &bad, scale, history, overflows),
+      "columns");
+  bad = update;
+  bad.formats[1] = AMP_FP8_NONE;
+  expectInvalidArgument(
+      amp_fp8_scaling_update(stream, &bad, scale, history, overflows),
+      "no FP8 format");
+  bad = update;
+  bad.scaled_max[0] = 0;
+  expectInvalidArgument(
+      amp_fp8_scaling_update(stream, &bad, scale, history, overflows),
+      "scaled_max");
+  expectInvalidArgument(amp_fp8_amax(stream, AMP_F32, nullptr, 4, amax),
+                        "need a count");
 }
 
 /// The interpreter's product in its order: every output an f32 sum from 0
