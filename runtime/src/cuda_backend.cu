@@ -191,12 +191,40 @@ __global__ void fp8TensorAmaxKernel(amp_dtype_t dtype, const void *data,
     atomicMax(bits, most);
 }
 
-/// amp_fp8_scaling_update: a thread a column.
-__global__ void fp8ScalingUpdateKernel(const amp_fp8_scaling_t update,
-                                       float *scale, float *history,
-                                       float *overflows) {
-  if (threadIdx.x < update.columns)
-    amprt::fp8ScalingUpdate(update, threadIdx.x, scale, history, overflows);
+/// amp_fp8_scaling_update (fp8_bodies.h's steps): a block a column, a
+/// thread a row of each stride of kThreads rows.
+__global__ void __launch_bounds__(kThreads)
+    fp8ScalingUpdateKernel(const __grid_constant__ amp_fp8_scaling_t update,
+                           float *scale, float *history, float *overflows) {
+  const int64_t c = blockIdx.x;
+  float largest = 0.0f;
+  for (int64_t row = threadIdx.x; row < update.rows; row += blockDim.x)
+    largest = amprt::fp8LargerAmax(
+        largest, amprt::fp8HistoryEntry(update, c, row, history));
+  __shared__ float partial[kThreads];
+  partial[threadIdx.x] = largest;
+  __syncthreads();
+  for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half)
+      partial[threadIdx.x] = amprt::fp8LargerAmax(partial[threadIdx.x],
+                                                  partial[threadIdx.x + half]);
+    __syncthreads();
+  }
+  // The roll, a stride of rows at a time: every row of the stride (and the
+  // first of the next, which the last thread reads) read before any row of
+  // it is written.
+  for (int64_t first = 0; first < update.rows; first += blockDim.x) {
+    const int64_t row = first + threadIdx.x;
+    const float next = row < update.rows
+                           ? amprt::fp8RolledEntry(update, c, row, history)
+                           : 0.0f;
+    __syncthreads();
+    if (row < update.rows)
+      history[row * update.columns + c] = next;
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    amprt::fp8ScaleUpdate(update, c, partial[0], scale, overflows);
 }
 
 /// An operand's K-major FP8 copy where it is stored K-major too: a thread
@@ -888,8 +916,8 @@ public:
                                 float *scale, float *history,
                                 float *overflows) override {
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
-    fp8ScalingUpdateKernel<<<1, AMP_FP8_MAX_COLUMNS, 0, cast(stream)>>>(
-        update, scale, history, overflows);
+    fp8ScalingUpdateKernel<<<static_cast<unsigned>(update.columns), kThreads, 0,
+                             cast(stream)>>>(update, scale, history, overflows);
     return AMP_CUDA(cudaGetLastError());
   }
 

@@ -73,27 +73,45 @@ AMP_HOST_DEVICE inline void fp8GivenScales(const amp_gemm_t &g,
   scales->b_inverse = 1.0f / scales->b_scale;
 }
 
-/// Delayed scaling's update of column `c` (amp.fp8_scaling_update): the
-/// overflow count, the history with this step's amax in row 0 rolled up a
-/// row, the scale from the amax used when that is finite and positive.
-AMP_HOST_DEVICE inline void fp8ScalingUpdate(const amp_fp8_scaling_t &u,
-                                             int64_t c, float *scale,
-                                             float *history, float *overflows) {
-  const int64_t columns = u.columns, rows = u.rows;
+/// Delayed scaling's update (amp.fp8_scaling_update) of column `c`, in
+/// three steps that both backends run: the GPU's block a column, its
+/// threads a row each (a stride of rows), the host in loops.
+///
+/// 1. The amax used: the largest entry of the history with this step's
+///    amax in row 0, NaN entries skipped (a maximum is the same in any
+///    order), or the most recent.
+AMP_HOST_DEVICE inline float fp8HistoryEntry(const amp_fp8_scaling_t &u,
+                                             int64_t c, int64_t row,
+                                             const float *history) {
+  return row == 0 ? *u.amax[c] : history[row * u.columns + c];
+}
+
+AMP_HOST_DEVICE inline float fp8LargerAmax(float a, float b) {
+  return std::fmax(a, b);
+}
+
+/// 2. The history rolled up a row: row `row`'s next value, row `row + 1`'s
+///    (this step's amax for the last row; 0 for row 0). A thread reads
+///    every row it writes before any row is written.
+AMP_HOST_DEVICE inline float fp8RolledEntry(const amp_fp8_scaling_t &u,
+                                            int64_t c, int64_t row,
+                                            const float *history) {
+  if (row == 0)
+    return 0.0f;
+  return row + 1 < u.rows ? history[(row + 1) * u.columns + c] : *u.amax[c];
+}
+
+/// 3. The overflow count (this step's amax past the format's range at the
+///    scale it was cast with) and the scale from the amax used, where that
+///    is finite and positive.
+AMP_HOST_DEVICE inline void fp8ScaleUpdate(const amp_fp8_scaling_t &u,
+                                           int64_t c, float largest,
+                                           float *scale, float *overflows) {
   const float max = static_cast<float>(fp8Max(fp8FormatOf(u.formats[c])));
   const float amax = *u.amax[c];
   if (!(amax * scale[c] <= max))
     overflows[c] += 1.0f;
-  history[c] = amax;
-  float largest = 0.0f; // the largest entry, NaN entries skipped
-  for (int64_t r = 0; r < rows; ++r)
-    largest = std::fmax(largest, history[r * columns + c]);
   const float used = u.most_recent ? amax : largest;
-  for (int64_t r = 1; r + 1 < rows; ++r)
-    history[r * columns + c] = history[(r + 1) * columns + c];
-  if (rows > 1)
-    history[(rows - 1) * columns + c] = amax;
-  history[c] = 0.0f;
   if (std::isfinite(used) && used > 0.0f)
     scale[c] = u.scaled_max[c] / used;
 }

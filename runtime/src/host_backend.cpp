@@ -350,8 +350,16 @@ public:
   amp_status_t fp8ScalingUpdate(void *, const amp_fp8_scaling_t &update,
                                 float *scale, float *history,
                                 float *overflows) override {
-    for (int64_t c = 0; c < update.columns; ++c)
-      amprt::fp8ScalingUpdate(update, c, scale, history, overflows);
+    for (int64_t c = 0; c < update.columns; ++c) {
+      float largest = 0.0f;
+      for (int64_t row = 0; row < update.rows; ++row)
+        largest = amprt::fp8LargerAmax(
+            largest, amprt::fp8HistoryEntry(update, c, row, history));
+      for (int64_t row = 0; row < update.rows; ++row)
+        history[row * update.columns + c] =
+            amprt::fp8RolledEntry(update, c, row, history);
+      amprt::fp8ScaleUpdate(update, c, largest, scale, overflows);
+    }
     return nullptr;
   }
 

@@ -823,10 +823,14 @@ LogicalResult emitFp8ScalingUpdate(Fp8ScalingUpdateOp op, OpKernel &kernel) {
            emitter.pointerOf(op->getResult(2), true) + "));"
     << "\n";
   s.unindent() << "}\n";
-  // A thread a column walks its history twice (the maximum, the roll).
-  KernelCost update{kernel.getName().str(), "scalar", 1, 1,
-                    history.getDimSize(1)};
-  update.serialAccesses = 2 * history.getDimSize(0);
+  // A block a column, its threads a row of each stride: each walks its
+  // rows twice (the maximum, the roll), then the block combines the
+  // maxima (a halving per step) and thread 0 updates the scale.
+  int64_t strides = llvm::divideCeil(
+      history.getDimSize(0), static_cast<int64_t>(amprt::kBlockThreads));
+  KernelCost update{kernel.getName().str(), "scalar", 1, history.getDimSize(1),
+                    amprt::kBlockThreads};
+  update.serialAccesses = 2 * strides + llvm::Log2_64(amprt::kBlockThreads) + 1;
   SmallVector<std::pair<Value, bool>> touched;
   for (Value value : op.getAmax())
     touched.push_back({value, false});

@@ -1953,6 +1953,11 @@ LogicalResult Fp8AmaxOp::inferReturnTypes(MLIRContext *context,
   return success();
 }
 
+std::optional<int64_t> Fp8AmaxOp::getForwardFlops() {
+  // A maximum an element.
+  return cast<RankedTensorType>(getInput().getType()).getNumElements();
+}
+
 LogicalResult Fp8ScalingUpdateOp::verify() {
   auto scale = cast<RankedTensorType>(getScale().getType());
   auto history = cast<RankedTensorType>(getAmaxHistory().getType());

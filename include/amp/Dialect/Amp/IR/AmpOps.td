@@ -1758,7 +1758,8 @@ def Amp_ScalerUpdateOp : Amp_Op<"scaler_update",
 }
 
 def Amp_Fp8AmaxOp : Amp_Op<"fp8_amax", [Amp_ReductionFamily, Amp_KeepFp32,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<Amp_FlopCountOpInterface, ["getForwardFlops"]>]> {
   let summary = "the largest magnitude of a tensor, for FP8 scaling";
   let description = [{
     The largest `|x|` over every element of `input`, as a 0-d f32 tensor:
