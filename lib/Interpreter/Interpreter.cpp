@@ -357,17 +357,22 @@ FailureOr<SmallVector<Tensor>> Frame::executeModelOp(Operation *op,
           float lhsInverse = 1.0f, rhsInverse = 1.0f;
           Tensor lhs, rhs;
           if (matmul.getScales()) {
-            // Delayed scaling: the scales given.
+            // Delayed scaling: the scales given; FP8 operands were cast
+            // with them already.
             const Tensor &scales = in[matmul.getBias() ? 3 : 2];
             ArrayRef<int64_t> index = *matmul.getFp8ScaleIndex();
             float lhsScale = static_cast<float>(scales[index[0]]),
                   rhsScale = static_cast<float>(scales[index[1]]);
             lhsInverse = 1.0f / lhsScale;
             rhsInverse = 1.0f / rhsScale;
-            lhs = k::quantizeFp8(in[0], lhsScale,
-                                 fp8FormatOf(*matmul.getLhsFp8()));
-            rhs = k::quantizeFp8(in[1], rhsScale,
-                                 fp8FormatOf(*matmul.getRhsFp8()));
+            bool cast = in[0].getKind() == ElementKind::F8E4M3FN ||
+                        in[0].getKind() == ElementKind::F8E5M2;
+            lhs = cast ? in[0]
+                       : k::quantizeFp8(in[0], lhsScale,
+                                        fp8FormatOf(*matmul.getLhsFp8()));
+            rhs = cast ? in[1]
+                       : k::quantizeFp8(in[1], rhsScale,
+                                        fp8FormatOf(*matmul.getRhsFp8()));
           } else {
             lhs = k::quantizeFp8Tensorwise(
                 in[0], fp8FormatOf(*matmul.getLhsFp8()), lhsInverse);
@@ -659,6 +664,23 @@ FailureOr<SmallVector<Tensor>> Frame::executeStepOp(Operation *op,
         return one(Tensor(ElementKind::F64, {}, {rate}));
       })
       .Case([&](SumSquaresOp) { return one(k::sumSquares(in)); })
+      .Case([&](Fp8CastOp fp8Cast) -> Result {
+        float scale = static_cast<float>(in[1][fp8Cast.getFp8ScaleIndex()]);
+        amprt::Fp8Format format = fp8FormatOf(fp8Cast.getFormat());
+        Tensor values = k::quantizeFp8(in[0], scale, format);
+        Tensor data(kindOf(fp8Cast.getData().getType()), values.getShape(),
+                    std::vector<double>(values.getData().begin(),
+                                        values.getData().end()));
+        int64_t rank = data.getShape().size();
+        SmallVector<int64_t> permutation;
+        for (int64_t d = 0; d < rank; ++d)
+          permutation.push_back(d);
+        std::swap(permutation[rank - 1], permutation[rank - 2]);
+        Tensor transposed = k::transpose(data, permutation);
+        return SmallVector<Tensor>{
+            data, transposed,
+            Tensor(ElementKind::F32, {}, {k::fp8Amax(in[0])})};
+      })
       .Case([&](Fp8AmaxOp) {
         return one(Tensor(ElementKind::F32, {}, {k::fp8Amax(in[0])}));
       })

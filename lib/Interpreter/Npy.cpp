@@ -36,6 +36,9 @@ StringRef interp::getNpyDescr(ElementKind kind) {
     return "<i4";
   case ElementKind::I64:
     return "<i8";
+  case ElementKind::F8E4M3FN:
+  case ElementKind::F8E5M2:
+    return "|u1";
   }
   llvm_unreachable("unknown element kind");
 }
@@ -43,6 +46,8 @@ StringRef interp::getNpyDescr(ElementKind kind) {
 static size_t getItemSize(ElementKind kind) {
   switch (kind) {
   case ElementKind::I1:
+  case ElementKind::F8E4M3FN:
+  case ElementKind::F8E5M2:
     return 1;
   case ElementKind::F16:
   case ElementKind::BF16:
@@ -206,6 +211,14 @@ Expected<Tensor> interp::parseNpy(StringRef bytes, ElementKind kind,
       data[i] = value;
       break;
     }
+    case ElementKind::F8E4M3FN:
+      data[i] = amprt::fp8BitsToFloat(static_cast<uint8_t>(*raw),
+                                      amprt::Fp8Format::E4M3FN);
+      break;
+    case ElementKind::F8E5M2:
+      data[i] = amprt::fp8BitsToFloat(static_cast<uint8_t>(*raw),
+                                      amprt::Fp8Format::E5M2);
+      break;
     case ElementKind::F64:
       std::memcpy(&data[i], raw, 8);
       break;
@@ -295,6 +308,15 @@ std::string interp::serializeNpy(const Tensor &tensor) {
     case ElementKind::I1:
       raw[0] = value != 0.0;
       break;
+    case ElementKind::F8E4M3FN:
+    case ElementKind::F8E5M2: {
+      amprt::Fp8Format format = tensor.getKind() == ElementKind::F8E4M3FN
+                                    ? amprt::Fp8Format::E4M3FN
+                                    : amprt::Fp8Format::E5M2;
+      raw[0] = static_cast<char>(
+          amprt::quantizeFp8(static_cast<float>(value), 1.0f, format));
+      break;
+    }
     case ElementKind::I32: {
       auto i = static_cast<int32_t>(value);
       std::memcpy(raw, &i, 4);

@@ -30,6 +30,10 @@ std::optional<ElementKind> interp::getElementKind(Type type) {
     return ElementKind::I32;
   if (type.isSignlessInteger(64))
     return ElementKind::I64;
+  if (type.isFloat8E4M3FN())
+    return ElementKind::F8E4M3FN;
+  if (type.isFloat8E5M2())
+    return ElementKind::F8E5M2;
   return std::nullopt;
 }
 
@@ -50,6 +54,10 @@ Type interp::getElementType(MLIRContext *context, ElementKind kind) {
     return b.getI32Type();
   case ElementKind::I64:
     return b.getI64Type();
+  case ElementKind::F8E4M3FN:
+    return b.getType<Float8E4M3FNType>();
+  case ElementKind::F8E5M2:
+    return b.getType<Float8E5M2Type>();
   }
   llvm_unreachable("unknown element kind");
 }
@@ -70,13 +78,18 @@ StringRef interp::stringifyElementKind(ElementKind kind) {
     return "i32";
   case ElementKind::I64:
     return "i64";
+  case ElementKind::F8E4M3FN:
+    return "f8E4M3FN";
+  case ElementKind::F8E5M2:
+    return "f8E5M2";
   }
   llvm_unreachable("unknown element kind");
 }
 
 bool interp::isFloatKind(ElementKind kind) {
   return kind == ElementKind::F16 || kind == ElementKind::BF16 ||
-         kind == ElementKind::F32 || kind == ElementKind::F64;
+         kind == ElementKind::F32 || kind == ElementKind::F64 ||
+         kind == ElementKind::F8E4M3FN || kind == ElementKind::F8E5M2;
 }
 
 double interp::roundToKind(double value, ElementKind kind) {
@@ -87,6 +100,15 @@ double interp::roundToKind(double value, ElementKind kind) {
     return amprt::bfloat16BitsToDouble(amprt::doubleToBFloat16Bits(value));
   case ElementKind::F32:
     return static_cast<double>(static_cast<float>(value));
+  case ElementKind::F8E4M3FN:
+  case ElementKind::F8E5M2: {
+    // Saturating, as every FP8 cast here is.
+    amprt::Fp8Format format = kind == ElementKind::F8E4M3FN
+                                  ? amprt::Fp8Format::E4M3FN
+                                  : amprt::Fp8Format::E5M2;
+    return amprt::fp8BitsToFloat(
+        amprt::quantizeFp8(static_cast<float>(value), 1.0f, format), format);
+  }
   default:
     return value;
   }

@@ -134,8 +134,11 @@ public:
   /// gemm.h; arguments already checked.
   virtual amp_status_t gemm(void *stream, const amp_gemm_t &gemm, const void *a,
                             const void *b, const void *bias, void *c) = 0;
-  /// amp_fp8_amax and amp_fp8_scaling_update (gemm.h); arguments already
-  /// checked.
+  /// amp_fp8_cast, amp_fp8_amax and amp_fp8_scaling_update (gemm.h);
+  /// arguments already checked.
+  virtual amp_status_t fp8Cast(void *stream, const amp_fp8_cast_t &cast,
+                               const void *input, uint8_t *data,
+                               uint8_t *transposed, float *amax) = 0;
   virtual amp_status_t fp8Amax(void *stream, amp_dtype_t dtype,
                                const void *data, int64_t count,
                                float *amax) = 0;

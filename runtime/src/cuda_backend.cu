@@ -191,6 +191,45 @@ __global__ void fp8TensorAmaxKernel(amp_dtype_t dtype, const void *data,
     atomicMax(bits, most);
 }
 
+/// amp_fp8_cast: a block a kFp8Tile x kFp8Tile tile, its threads walking
+/// the tile along the columns (coalesced reads and data writes); the
+/// transposed bytes pass through shared memory so that their writes are
+/// coalesced too. The amax as fp8AmaxKernel's (zeroed before).
+__global__ void fp8CastBothKernel(const amp_fp8_cast_t cast, const void *input,
+                                  uint8_t *data, uint8_t *transposed,
+                                  uint32_t *amaxBits) {
+  constexpr int kTile = static_cast<int>(amprt::kFp8Tile);
+  __shared__ uint8_t tile[kTile][kTile + 1];
+  const float scale = *cast.scale;
+  const int64_t rowBase = int64_t(blockIdx.y) * kTile,
+                colBase = int64_t(blockIdx.x) * kTile;
+  uint32_t most = 0;
+  for (int i = threadIdx.y; i < kTile; i += blockDim.y) {
+    const int64_t r = rowBase + i, c = colBase + threadIdx.x;
+    if (r < cast.rows && c < cast.cols) {
+      most = max(
+          most, amprt::fp8CastElement(cast, scale, input, data, nullptr, r, c));
+      if (transposed)
+        tile[threadIdx.x][i] = amprt::quantizeFp8(
+            amprt::load(cast.dtype, input, r * cast.cols + c), scale,
+            amprt::fp8FormatOf(cast.format));
+    }
+  }
+  if (transposed) {
+    __syncthreads();
+    for (int i = threadIdx.y; i < kTile; i += blockDim.y) {
+      const int64_t c = colBase + i, r = rowBase + threadIdx.x;
+      if (r < cast.rows && c < cast.cols)
+        transposed[c * cast.rows + r] = tile[i][threadIdx.x];
+    }
+  }
+  if (amaxBits) {
+    most = __reduce_max_sync(0xffffffffu, most);
+    if ((threadIdx.x & 31u) == 0)
+      atomicMax(amaxBits, most);
+  }
+}
+
 /// amp_fp8_scaling_update (fp8_bodies.h's steps): a block a column, a
 /// thread a row of each stride of kThreads rows.
 __global__ void __launch_bounds__(kThreads)
@@ -900,6 +939,23 @@ public:
     return AMP_CUDA(cudaGetLastError());
   }
 
+  amp_status_t fp8Cast(void *stream, const amp_fp8_cast_t &spec,
+                       const void *input, uint8_t *data, uint8_t *transposed,
+                       float *amax) override {
+    AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
+    if (amax)
+      AMP_RETURN_IF_ERROR(
+          AMP_CUDA(cudaMemsetAsync(amax, 0, sizeof(float), cast(stream))));
+    if (spec.rows == 0 || spec.cols == 0)
+      return nullptr;
+    amprt::Grid3 grid = amprt::fp8TransposedGrid(spec.cols, spec.rows, 1);
+    fp8CastBothKernel<<<dim3(grid.x, grid.y, grid.z),
+                        dim3(amprt::kFp8Tile, kThreads / amprt::kFp8Tile), 0,
+                        cast(stream)>>>(spec, input, data, transposed,
+                                        reinterpret_cast<uint32_t *>(amax));
+    return AMP_CUDA(cudaGetLastError());
+  }
+
   amp_status_t fp8Amax(void *stream, amp_dtype_t dtype, const void *data,
                        int64_t count, float *amax) override {
     AMP_RETURN_IF_ERROR(AMP_CUDA(cudaSetDevice(ordinal)));
@@ -1098,6 +1154,8 @@ public:
                       &scratch.scales->a_scale),
             std::pair(amprt::fp8OperandB(g, b, scratch.b),
                       &scratch.scales->b_scale)}) {
+        if (g.fp8_operands) // the K-major copies already
+          break;
         if (operand.transposed) {
           amprt::Grid3 grid =
               amprt::fp8TransposedGrid(operand.rows, operand.k, operand.batch);
@@ -1112,8 +1170,10 @@ public:
         }
       }
       AMP_RETURN_IF_ERROR(AMP_CUDA(cudaGetLastError()));
-      a = scratch.a;
-      b = scratch.b;
+      if (!g.fp8_operands) {
+        a = scratch.a;
+        b = scratch.b;
+      }
     }
     // cuBLASLt's FP8 kernels add a bias of the output's type, but to an
     // f32 output only a bf16 one: an f32 bias is added after.

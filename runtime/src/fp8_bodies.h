@@ -73,6 +73,21 @@ AMP_HOST_DEVICE inline void fp8GivenScales(const amp_gemm_t &g,
   scales->b_inverse = 1.0f / scales->b_scale;
 }
 
+/// amp_fp8_cast's element (r, c): its FP8 byte, written to data and to
+/// transposed where they are given; the value's magnitude bits, for the
+/// amax, returned.
+AMP_HOST_DEVICE inline uint32_t
+fp8CastElement(const amp_fp8_cast_t &cast, float scale, const void *input,
+               uint8_t *data, uint8_t *transposed, int64_t r, int64_t c) {
+  const float value = load(cast.dtype, input, r * cast.cols + c);
+  const uint8_t bits = quantizeFp8(value, scale, fp8FormatOf(cast.format));
+  if (data)
+    data[r * cast.cols + c] = bits;
+  if (transposed)
+    transposed[c * cast.rows + r] = bits;
+  return magnitudeBits(value);
+}
+
 /// Delayed scaling's update (amp.fp8_scaling_update) of column `c`, in
 /// three steps that both backends run: the GPU's block a column, its
 /// threads a row each (a stride of rows), the host in loops.

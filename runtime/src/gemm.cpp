@@ -68,9 +68,14 @@ extern "C" amp_status_t amp_gemm(amp_stream_t *stream, const amp_gemm_t *gemm,
       return AMP_STATUS(AMP_INVALID_ARGUMENT,
                         "an FP8 GEMM takes both a_scale and b_scale (delayed "
                         "scaling) or neither (current scaling)");
-  } else if (g.a_scale || g.b_scale) {
+    if (g.fp8_operands && (!g.a_scale || g.trans_a != 0 || g.trans_b != 1))
+      return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                        "FP8 operands are read K-major with the scales they "
+                        "were cast with: trans_a 0, trans_b 1, a_scale and "
+                        "b_scale set");
+  } else if (g.a_scale || g.b_scale || g.fp8_operands) {
     return AMP_STATUS(AMP_INVALID_ARGUMENT,
-                      "a_scale and b_scale scale the operands of FP8 GEMMs "
+                      "a_scale, b_scale and fp8_operands are for FP8 GEMMs "
                       "only");
   }
   if (g.m == 0 || g.n == 0)
@@ -128,4 +133,28 @@ extern "C" amp_status_t amp_fp8_scaling_update(amp_stream_t *stream,
   }
   return amprt::backendOf(stream)->fp8ScalingUpdate(amprt::handleOf(stream), u,
                                                     scale, history, overflows);
+}
+
+extern "C" amp_status_t amp_fp8_cast(amp_stream_t *stream,
+                                     const amp_fp8_cast_t *cast,
+                                     const void *input, uint8_t *data,
+                                     uint8_t *transposed, float *amax) {
+  if (!stream || !cast)
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "stream or cast is null");
+  const amp_fp8_cast_t &c = *cast;
+  int format = amprt::rawEnum(c.format);
+  if (!amprt::isStorageDtype(amprt::rawEnum(c.dtype)) ||
+      (format != AMP_FP8_E4M3 && format != AMP_FP8_E5M2))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT,
+                      "an FP8 cast of dtype %d to format %d: need f32, f16 "
+                      "or bf16 to e4m3 (1) or e5m2 (2)",
+                      amprt::rawEnum(c.dtype), format);
+  if (c.rows < 0 || c.cols < 0 || !amprt::bytesFit({c.rows, c.cols}))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "an FP8 cast of %lld x %lld",
+                      static_cast<long long>(c.rows),
+                      static_cast<long long>(c.cols));
+  if (!c.scale || (c.rows * c.cols > 0 && !input))
+    return AMP_STATUS(AMP_INVALID_ARGUMENT, "scale or input is null");
+  return amprt::backendOf(stream)->fp8Cast(amprt::handleOf(stream), c, input,
+                                           data, transposed, amax);
 }

@@ -339,6 +339,18 @@ public:
                     const void *bias, void *c) override {
     return amprt::hostGemm(g, a, b, bias, c);
   }
+  amp_status_t fp8Cast(void *, const amp_fp8_cast_t &cast, const void *input,
+                       uint8_t *data, uint8_t *transposed,
+                       float *amax) override {
+    uint32_t bits = 0;
+    for (int64_t r = 0; r < cast.rows; ++r)
+      for (int64_t c = 0; c < cast.cols; ++c)
+        bits = std::max(bits, amprt::fp8CastElement(cast, *cast.scale, input,
+                                                    data, transposed, r, c));
+    if (amax)
+      *amax = amprt::bitsToFloat(bits);
+    return nullptr;
+  }
   amp_status_t fp8Amax(void *, amp_dtype_t dtype, const void *data,
                        int64_t count, float *amax) override {
     uint32_t bits = 0;

@@ -427,13 +427,20 @@ static amp_status_t hostFp8Gemm(const amp_gemm_t &g, const void *a,
     amprt::fp8Scales(g, aAmax, bAmax, scratch.scales);
   }
   const amp_fp8_scales_t scales = *scratch.scales;
-  for (auto [operand, scale] :
-       {std::pair(amprt::fp8OperandA(g, a, scratch.a), scales.a_scale),
-        std::pair(amprt::fp8OperandB(g, b, scratch.b), scales.b_scale)})
-    for (int64_t batch = 0; batch < operand.batch; ++batch)
-      for (int64_t r = 0; r < operand.rows; ++r)
-        for (int64_t p = 0; p < operand.k; ++p)
-          amprt::fp8Cast(operand, scale, batch, r, p);
+  // FP8 operands are the K-major copies already.
+  const uint8_t *fp8A = static_cast<const uint8_t *>(a),
+                *fp8B = static_cast<const uint8_t *>(b);
+  if (!g.fp8_operands) {
+    for (auto [operand, scale] :
+         {std::pair(amprt::fp8OperandA(g, a, scratch.a), scales.a_scale),
+          std::pair(amprt::fp8OperandB(g, b, scratch.b), scales.b_scale)})
+      for (int64_t batch = 0; batch < operand.batch; ++batch)
+        for (int64_t r = 0; r < operand.rows; ++r)
+          for (int64_t p = 0; p < operand.k; ++p)
+            amprt::fp8Cast(operand, scale, batch, r, p);
+    fp8A = scratch.a;
+    fp8B = scratch.b;
+  }
   std::vector<float> wideA, wideB;
   try {
     wideA.resize(aCount);
@@ -443,9 +450,9 @@ static amp_status_t hostFp8Gemm(const amp_gemm_t &g, const void *a,
                       "no host memory for an FP8 GEMM's f32 operands");
   }
   for (int64_t i = 0; i < aCount; ++i)
-    wideA[i] = amprt::fp8BitsToFloat(scratch.a[i], amprt::fp8FormatOf(g.a_fp8));
+    wideA[i] = amprt::fp8BitsToFloat(fp8A[i], amprt::fp8FormatOf(g.a_fp8));
   for (int64_t i = 0; i < bCount; ++i)
-    wideB[i] = amprt::fp8BitsToFloat(scratch.b[i], amprt::fp8FormatOf(g.b_fp8));
+    wideB[i] = amprt::fp8BitsToFloat(fp8B[i], amprt::fp8FormatOf(g.b_fp8));
   amp_gemm_t wide = g;
   wide.ab_dtype = AMP_F32;
   wide.trans_a = 0; // K-major: A [m][k], B [n][k]
@@ -453,6 +460,7 @@ static amp_status_t hostFp8Gemm(const amp_gemm_t &g, const void *a,
   wide.a_fp8 = wide.b_fp8 = AMP_FP8_NONE;
   wide.fp8_scratch = nullptr;
   wide.a_scale = wide.b_scale = nullptr;
+  wide.fp8_operands = 0;
   wide.alpha = g.alpha * (scales.a_inverse * scales.b_inverse);
   return amprt::hostGemm(wide, wideA.data(), wideB.data(), bias, c);
 }

@@ -370,6 +370,83 @@ TEST_P(GemmTest, Fp8GivenScalesSaturateWhatOverflows) {
     }
 }
 
+// amp_fp8_cast: both layouts and the amax by hand, outputs left out when
+// null; a GEMM of operands cast before gives the bits of the GEMM that
+// casts them itself.
+TEST_P(GemmTest, Fp8CastsShareTheGemmsBits) {
+  float *input = upload(std::vector<float>{1, 3, 0.5f, -700, 0, 2});
+  float *scale = upload(std::vector<float>{64.0f});
+  auto *data = upload(std::vector<uint8_t>(6));
+  auto *transposed = upload(std::vector<uint8_t>(6));
+  float *amax = upload(std::vector<float>{-1.0f});
+  amp_fp8_cast_t cast{AMP_F32, 2, 3, AMP_FP8_E4M3, scale};
+  ASSERT_EQ(amp_fp8_cast(stream, &cast, input, data, transposed, amax),
+            nullptr);
+  auto values = [&](uint8_t *bytes) {
+    std::vector<float> out;
+    for (uint8_t bits : download(bytes, 6))
+      out.push_back(amprt::fp8BitsToFloat(bits, amprt::Fp8Format::E4M3FN));
+    return out;
+  };
+  // x 64: [64, 192, 32, -44800 (saturated to -448), 0, 128].
+  EXPECT_EQ(values(data), (std::vector<float>{64, 192, 32, -448, 0, 128}));
+  EXPECT_EQ(values(transposed),
+            (std::vector<float>{64, -448, 192, 0, 32, 128}));
+  EXPECT_EQ(download(amax, 1)[0], 700.0f);
+  auto *only = upload(std::vector<uint8_t>(6));
+  ASSERT_EQ(amp_fp8_cast(stream, &cast, input, only, nullptr, nullptr),
+            nullptr);
+  EXPECT_EQ(values(only), values(data));
+
+  std::mt19937 rng(13);
+  amp_gemm_t g{AMP_BF16, AMP_BF16,         0, 1, 16, 48, 32, 1, 1.0f,
+               0.0f,     AMP_EPILOGUE_NONE};
+  g.a_fp8 = AMP_FP8_E5M2;
+  g.b_fp8 = AMP_FP8_E4M3;
+  Matrix a = randomMatrix(rng, g.ab_dtype, g.m * g.k, 0.01);
+  Matrix b = randomMatrix(rng, g.ab_dtype, g.n * g.k, 2);
+  float *scales = upload(std::vector<float>{8192.0f, 128.0f});
+  g.a_scale = scales;
+  g.b_scale = scales + 1;
+  void *da = uploadMatrix(a), *db = uploadMatrix(b);
+  auto *scratch =
+      upload(std::vector<float>(amp_gemm_fp8_scratch_bytes(&g) / 4));
+  g.fp8_scratch = scratch;
+  void *whole = uploadMatrix(randomMatrix(rng, g.c_dtype, g.m * g.n, 1));
+  ASSERT_EQ(amp_gemm(stream, &g, da, db, nullptr, whole), nullptr);
+
+  auto *qa = upload(std::vector<uint8_t>(g.m * g.k));
+  auto *qb = upload(std::vector<uint8_t>(g.n * g.k));
+  amp_fp8_cast_t castA{AMP_BF16, g.m, g.k, AMP_FP8_E5M2, scales};
+  amp_fp8_cast_t castB{AMP_BF16, g.n, g.k, AMP_FP8_E4M3, scales + 1};
+  ASSERT_EQ(amp_fp8_cast(stream, &castA, da, qa, nullptr, nullptr), nullptr);
+  ASSERT_EQ(amp_fp8_cast(stream, &castB, db, qb, nullptr, nullptr), nullptr);
+  amp_gemm_t precast = g;
+  precast.fp8_operands = 1;
+  EXPECT_EQ(amp_gemm_fp8_scratch_bytes(&precast), 256);
+  void *split = uploadMatrix(randomMatrix(rng, g.c_dtype, g.m * g.n, 1));
+  ASSERT_EQ(amp_gemm(stream, &precast, qa, qb, nullptr, split), nullptr);
+  EXPECT_EQ(downloadMatrix(split, g.c_dtype, g.m * g.n),
+            downloadMatrix(whole, g.c_dtype, g.m * g.n));
+
+  amp_gemm_t bad = precast;
+  bad.trans_b = 0;
+  expectInvalidArgument(amp_gemm(stream, &bad, qa, qb, nullptr, split),
+                        "K-major");
+  bad = precast;
+  bad.a_scale = bad.b_scale = nullptr;
+  expectInvalidArgument(amp_gemm(stream, &bad, qa, qb, nullptr, split),
+                        "K-major");
+  amp_fp8_cast_t wrong = cast;
+  wrong.format = AMP_FP8_NONE;
+  expectInvalidArgument(
+      amp_fp8_cast(stream, &wrong, input, data, transposed, amax), "format");
+  wrong = cast;
+  wrong.scale = nullptr;
+  expectInvalidArgument(
+      amp_fp8_cast(stream, &wrong, input, data, transposed, amax), "null");
+}
+
 // amp_fp8_amax and amp_fp8_scaling_update against values worked by hand
 // (test/Interpreter/fp8-delayed.mlir works the same ones through the
 // interpreter).

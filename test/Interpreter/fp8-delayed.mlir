@@ -19,6 +19,10 @@
 //  - most_recent with margin 1: 224 / 300 = 0.74666667 and
 //    28672 / 60000 = 0.477866679 (the same amax here; the history is not
 //    read).
+// The same product of operands cast before (amp.fp8_cast, as amp-fp8-casts
+// places it): the same value. The cast of [[1, 3], [0.5, -700]] at scale
+// 64: [64, 192, 32, -44800], the last saturated to -448; its transpose;
+// and the amax, 700.
 // An amax of 0 keeps the scale (3 stays 3, no overflow). A NaN amax counts
 // as an overflow; the maximum skips it (the history's 7 gives 448 / 7 = 64)
 // and the history keeps it.
@@ -29,6 +33,9 @@
 // RUN: %python %S/Inputs/make_npy.py %t/s2.npy '<f4' 3 256 512 1
 // RUN: amp-run %s --function=gemm --input=%t/x.npy --input=%t/w.npy --input=%t/s1.npy | FileCheck %s --check-prefix=GEMM1
 // RUN: amp-run %s --function=gemm --input=%t/x.npy --input=%t/w.npy --input=%t/s2.npy | FileCheck %s --check-prefix=GEMM2
+// RUN: amp-run %s --function=gemm_of_casts --input=%t/x.npy --input=%t/w.npy --input=%t/s1.npy | FileCheck %s --check-prefix=GEMM1
+// RUN: %python %S/Inputs/make_npy.py %t/c.npy '<f4' 2x2 1 3 0.5 -700
+// RUN: amp-run %s --function=cast --input=%t/c.npy --input=%t/s1.npy | FileCheck %s --check-prefix=CAST
 // RUN: %python %S/Inputs/make_npy.py %t/scale.npy '<f4' 2 2 1
 // RUN: %python %S/Inputs/make_npy.py %t/history.npy '<f4' 3x2 0 0 5 100 7 50
 // RUN: %python %S/Inputs/make_npy.py %t/zeros.npy '<f4' 2 0 0
@@ -47,6 +54,9 @@
 
 // GEMM1: result #0: tensor<1x1xf32> = [0.8046875]
 // GEMM2: result #0: tensor<1x1xf32> = [0.677734375]
+// CAST: result #0: tensor<2x2xf8E4M3FN> = [64, 192, 32, -448]
+// CAST: result #1: tensor<2x2xf8E4M3FN> = [64, 32, 192, -448]
+// CAST: result #2: tensor<f32> = [700]
 // UPDATE: result #0: tensor<2xf32> = [1.49333334, 0.955733359]
 // UPDATE: result #1: tensor<3x2xf32> = [0, 0, 7, 50, 300, 60000]
 // UPDATE: result #2: tensor<2xf32> = [1, 1]
@@ -79,4 +89,16 @@ func.func @single(%s: tensor<1xf32>, %h: tensor<2x1xf32>, %o: tensor<1xf32>, %a:
     -> (tensor<1xf32>, tensor<2x1xf32>, tensor<1xf32>) {
   %0:3 = amp.fp8_scaling_update %s, %h, %o, amax(%a : tensor<f32>) {formats = [f8E4M3FN], margin = 0.0} : tensor<1xf32>, tensor<2x1xf32>
   return %0#0, %0#1, %0#2 : tensor<1xf32>, tensor<2x1xf32>, tensor<1xf32>
+}
+
+func.func @gemm_of_casts(%x: tensor<1x2xf32>, %w: tensor<2x1xf32>, %s: tensor<3xf32>) -> tensor<1x1xf32> {
+  %qx, %qxt, %ax = amp.fp8_cast %x, %s {fp8_scale_index = 0 : i64, format = f8E4M3FN} : tensor<1x2xf32>, tensor<3xf32> to tensor<1x2xf8E4M3FN>, tensor<2x1xf8E4M3FN>
+  %qw, %qwt, %aw = amp.fp8_cast %w, %s {fp8_scale_index = 1 : i64, format = f8E4M3FN} : tensor<2x1xf32>, tensor<3xf32> to tensor<2x1xf8E4M3FN>, tensor<1x2xf8E4M3FN>
+  %y = amp.matmul %qx, %qwt scales %s {lhs_fp8 = f8E4M3FN, rhs_fp8 = f8E4M3FN, transpose_rhs, fp8_scale_index = array<i64: 0, 1>} : tensor<1x2xf8E4M3FN>, tensor<1x2xf8E4M3FN> scales tensor<3xf32> to tensor<1x1xf32>
+  return %y : tensor<1x1xf32>
+}
+
+func.func @cast(%x: tensor<2x2xf32>, %s: tensor<3xf32>) -> (tensor<2x2xf8E4M3FN>, tensor<2x2xf8E4M3FN>, tensor<f32>) {
+  %q, %qt, %a = amp.fp8_cast %x, %s {fp8_scale_index = 0 : i64, format = f8E4M3FN} : tensor<2x2xf32>, tensor<3xf32> to tensor<2x2xf8E4M3FN>, tensor<2x2xf8E4M3FN>
+  return %q, %qt, %a : tensor<2x2xf8E4M3FN>, tensor<2x2xf8E4M3FN>, tensor<f32>
 }

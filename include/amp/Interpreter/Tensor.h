@@ -23,7 +23,9 @@
 
 namespace mlir::amp::interp {
 
-enum class ElementKind { F16, BF16, F32, F64, I1, I32, I64 };
+/// F8E4M3FN and F8E5M2 hold FP8 values (amp.fp8_cast's results), as .npy
+/// files their bit patterns ("|u1", as bf16's are "<u2").
+enum class ElementKind { F16, BF16, F32, F64, I1, I32, I64, F8E4M3FN, F8E5M2 };
 
 /// The element kind of an MLIR element type, or nullopt when the
 /// interpreter does not hold that type.
@@ -32,7 +34,7 @@ std::optional<ElementKind> getElementKind(Type type);
 /// The MLIR element type of `kind`.
 Type getElementType(MLIRContext *context, ElementKind kind);
 
-/// "f16", "bf16", "f32", "f64", "i1", "i32", "i64".
+/// "f16", "bf16", "f32", "f64", "i1", "i32", "i64", "f8E4M3FN", "f8E5M2".
 StringRef stringifyElementKind(ElementKind kind);
 
 bool isFloatKind(ElementKind kind);

@@ -67,8 +67,8 @@ std::string cuda::storageType(Type type) {
     return "ampstep::f16_t";
   if (type.isBF16())
     return "ampstep::bf16_t";
-  if (type.isInteger(1))
-    return "uint8_t";
+  if (type.isInteger(1) || type.isFloat8E4M3FN() || type.isFloat8E5M2())
+    return "uint8_t"; // FP8: the bit patterns, which only runtime calls read
   if (type.isInteger(32))
     return "int32_t";
   return "int64_t";

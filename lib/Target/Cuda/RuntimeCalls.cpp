@@ -89,7 +89,16 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
   int64_t rows = !one && foldIntoRows ? batch * m : m;
   int64_t count = one ? batch : 1;
   // An FP8 GEMM scales each operand as a whole: one call, its scratch.
+  // Operands of FP8 types were cast before (amp.fp8_cast), K-major.
   bool fp8 = matmul.isFp8();
+  bool fp8Operands = !isa<BFloat16Type, Float16Type, Float32Type, Float64Type>(
+      lhs.getElementType());
+  if (fp8Operands && (matmul.getTransposeLhs() || !matmul.getTransposeRhs() ||
+                      lhs.getRank() != 2 || rhs.getRank() != 2))
+    return matmul.emitError()
+           << "amp-to-cuda: an FP8 GEMM of FP8 operands reads them as "
+              "matrices, K-major (lhs [M, K], rhs transposed [N, K]), as "
+              "amp-fp8-casts writes it";
   std::string fp8Scratch = "nullptr";
   if (fp8) {
     if (!one && !foldIntoRows)
@@ -134,12 +143,15 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
     recordLaunch(std::move(scales), {});
     // A cast each operand: a thread an element where the operand is K-major
     // already, else a block a tile of the transpose.
+    // None where the operands were cast before.
     int64_t batchCount = one ? batch : 1;
-    for (auto [suffix, operand, transposed, rows] :
-         {std::tuple("_fp8_cast_a", matmul.getLhs(), matmul.getTransposeLhs(),
-                     rows),
-          std::tuple("_fp8_cast_b", matmul.getRhs(), !matmul.getTransposeRhs(),
-                     n)}) {
+    SmallVector<std::tuple<const char *, Value, bool, int64_t>, 2> casts;
+    if (!fp8Operands)
+      casts = {std::tuple("_fp8_cast_a", matmul.getLhs(),
+                          matmul.getTransposeLhs(), rows),
+               std::tuple("_fp8_cast_b", matmul.getRhs(),
+                          !matmul.getTransposeRhs(), n)};
+    for (auto [suffix, operand, transposed, rows] : casts) {
       int64_t elements =
           cast<RankedTensorType>(operand.getType()).getNumElements();
       amprt::Grid grid = amprt::elementGrid(elements);
@@ -167,9 +179,11 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
   cost.tensorCore = fp8 || !lhs.getElementType().isF32();
   // `rows` of each GEMM, `batch` of them unless folded into the rows.
   cost.gemm = KernelCost::Gemm{rows, n, k, one || !foldIntoRows ? batch : 1};
-  cost.precondition = gemmPrecondition(
-      lhs.getElementType(), out.getElementType(),
-      matmul.getTransposeLhs() ? m : k, matmul.getTransposeRhs() ? k : n, n);
+  // (FP8 rows are multiples of 16 bytes: checked above.)
+  if (!fp8)
+    cost.precondition = gemmPrecondition(
+        lhs.getElementType(), out.getElementType(),
+        matmul.getTransposeLhs() ? m : k, matmul.getTransposeRhs() ? k : n, n);
   int64_t lhsBytes = getByteSize(lhs), rhsBytes = getByteSize(rhs);
   if (cost.launches > 1) {
     lhsBytes = batch * (lhsBytes / std::max<int64_t>(product(lhsBatch), 1));
@@ -198,7 +212,9 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
   }
   s << "{\n";
   SmallVector<FieldInit> fields{
-      {"ab_dtype", runtimeDtype(lhs.getElementType()).str()},
+      {"ab_dtype",
+       runtimeDtype(fp8Operands ? out.getElementType() : lhs.getElementType())
+           .str()},
       {"c_dtype", runtimeDtype(out.getElementType()).str()},
       {"trans_a", matmul.getTransposeLhs() ? "1" : "0"},
       {"trans_b", matmul.getTransposeRhs() ? "1" : "0"},
@@ -219,6 +235,8 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
     fields.append({{"a_scale", scales + " + " + std::to_string(index[0])},
                    {"b_scale", scales + " + " + std::to_string(index[1])}});
   }
+  if (fp8Operands)
+    fields.push_back({"fp8_operands", "1"});
   s.indent() << designatedInit("amp_gemm_t", "g", fields) << "\n";
   if (one || foldIntoRows) {
     s << "AMP_STEP_CHECK(amp_gemm(stream, &g, " + a + ", " + b + ", " +
@@ -766,6 +784,57 @@ LogicalResult emitSumSquares(SumSquaresOp op, OpKernel &kernel) {
   return success();
 }
 
+/// amp.fp8_cast: the runtime's tiled cast, writing the layouts and the
+/// amax that something reads.
+LogicalResult emitFp8Cast(Fp8CastOp op, OpKernel &kernel) {
+  kernel.comment();
+  StepEmitter &emitter = kernel.getEmitter();
+  auto input = cast<RankedTensorType>(op.getInput().getType());
+  if (input.getRank() != 2)
+    return op.emitError() << "amp-to-cuda: amp.fp8_cast casts a matrix; got "
+                          << input;
+  SmallVector<std::pair<Value, bool>> touched{{op.getInput(), false}};
+  auto outputOf = [&](Value result) -> std::string {
+    if (result.use_empty())
+      return "nullptr";
+    touched.push_back({result, true});
+    return emitter.pointerOf(result, true);
+  };
+  std::string data = outputOf(op.getData()),
+              transposed = outputOf(op.getTransposed()),
+              amax = outputOf(op.getAmax());
+  Type format = op.getFormat();
+  raw_indented_ostream &s = kernel.step();
+  s << "{\n";
+  s.indent() << designatedInit(
+                    "amp_fp8_cast_t", "cast",
+                    {{"dtype", runtimeDtype(input.getElementType()).str()},
+                     {"rows", std::to_string(input.getDimSize(0))},
+                     {"cols", std::to_string(input.getDimSize(1))},
+                     {"format",
+                      format.isFloat8E5M2() ? "AMP_FP8_E5M2" : "AMP_FP8_E4M3"},
+                     {"scale", emitter.pointerOf(op.getScales(), false) +
+                                   " + " +
+                                   std::to_string(op.getFp8ScaleIndex())}})
+             << "\n";
+  s << "AMP_STEP_CHECK(amp_fp8_cast(stream, &cast, " +
+           emitter.pointerOf(op.getInput(), false) + ", " +
+           "reinterpret_cast<uint8_t *>(" + data + "), " +
+           "reinterpret_cast<uint8_t *>(" + transposed + "), " + amax + "));"
+    << "\n";
+  s.unindent() << "}\n";
+  // A block a 32 x 32 tile; a product and a rounding a value (and a max).
+  amprt::Grid3 tiles =
+      amprt::fp8TransposedGrid(input.getDimSize(1), input.getDimSize(0), 1);
+  KernelCost castCost{kernel.getName().str(),
+                      op.getTransposed().use_empty() ? "elementwise"
+                                                     : "transpose",
+                      1, tiles.x * tiles.y, amprt::kBlockThreads};
+  castCost.flops = 3 * input.getNumElements();
+  emitter.recordLaunch(std::move(castCost), touched);
+  return success();
+}
+
 /// amp.fp8_amax: the runtime's reduction (an atomic maximum of the
 /// magnitudes' bits), its result zeroed first.
 LogicalResult emitFp8Amax(Fp8AmaxOp op, OpKernel &kernel) {
@@ -1038,6 +1107,7 @@ void cuda::attachRuntimeCallModels(MLIRContext &context) {
       context);
   ScalerUpdateOp::attachInterface<
       KernelModel<ScalerUpdateOp, emitScalerUpdate>>(context);
+  Fp8CastOp::attachInterface<KernelModel<Fp8CastOp, emitFp8Cast>>(context);
   Fp8AmaxOp::attachInterface<KernelModel<Fp8AmaxOp, emitFp8Amax>>(context);
   Fp8ScalingUpdateOp::attachInterface<
       KernelModel<Fp8ScalingUpdateOp, emitFp8ScalingUpdate>>(context);

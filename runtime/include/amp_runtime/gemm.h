@@ -45,10 +45,14 @@ typedef struct amp_gemm_s {
    * operands' amaxes and scales (amp_fp8_scales_t) and their FP8 copies.
    * With a_scale and b_scale (device f32 scalars, both or neither: delayed
    * scaling) the operands are multiplied by those scales instead, and no
-   * amax is computed (the scratch's amaxes are 0). */
+   * amax is computed (the scratch's amaxes are 0). With fp8_operands too,
+   * A and B hold FP8 values already (amp_fp8_cast's, cast with those
+   * scales), K-major: trans_a 0, trans_b 1, ab_dtype ignored; the scratch
+   * holds only the scales. */
   amp_fp8_t a_fp8, b_fp8;
   void *fp8_scratch;
   const float *a_scale, *b_scale;
+  int fp8_operands;
 } amp_gemm_t;
 
 /* The head of an FP8 GEMM's scratch, as the GEMM leaves it. */
@@ -70,6 +74,8 @@ static inline int64_t amp_gemm_fp8_scratch_bytes(const amp_gemm_t *gemm) {
       (gemm->k > 0 && (gemm->batch * gemm->m > limit / gemm->k ||
                        gemm->batch * gemm->n > limit / gemm->k)))
     return 0;
+  if (gemm->fp8_operands)
+    return 256;
   const int64_t a = (gemm->batch * gemm->m * gemm->k + 255) / 256 * 256;
   const int64_t b = (gemm->batch * gemm->n * gemm->k + 255) / 256 * 256;
   return 256 + a + b;
@@ -86,6 +92,23 @@ amp_status_t amp_gemm(amp_stream_t *stream, const amp_gemm_t *gemm,
  * NaN. amp.fp8_amax. */
 amp_status_t amp_fp8_amax(amp_stream_t *stream, amp_dtype_t dtype,
                           const void *data, int64_t count, float *amax);
+
+/* A matrix cast to FP8 (amp.fp8_cast): `rows` x `cols` values of `dtype`
+ * (f32, f16 or bf16), each multiplied by *scale (a device f32) in f32,
+ * saturated and rounded to `format`. */
+typedef struct amp_fp8_cast_s {
+  amp_dtype_t dtype;
+  int64_t rows, cols;
+  amp_fp8_t format;
+  const float *scale;
+} amp_fp8_cast_t;
+
+/* Writes the cast values to `data` ([rows][cols]) and `transposed`
+ * ([cols][rows]), and the input's largest magnitude (as amp_fp8_amax) to
+ * *amax; each output may be NULL, and is then not written. */
+amp_status_t amp_fp8_cast(amp_stream_t *stream, const amp_fp8_cast_t *cast,
+                          const void *input, uint8_t *data, uint8_t *transposed,
+                          float *amax);
 
 #define AMP_FP8_MAX_COLUMNS 4
 

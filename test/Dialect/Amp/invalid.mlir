@@ -2876,3 +2876,59 @@ func.func @fp8_scaling_update_margin(%s: tensor<1xf32>, %h: tensor<4x1xf32>, %a:
   %0:3 = amp.fp8_scaling_update %s, %h, %s, amax(%a : tensor<f32>) {formats = [f8E4M3FN], margin = 0x7FF0000000000000 : f64} : tensor<1xf32>, tensor<4x1xf32>
   return
 }
+
+// -----
+
+func.func @fp8_cast_f64(%x: tensor<4x4xf64>, %s: tensor<1xf32>) {
+  // expected-error @+1 {{'amp.fp8_cast' op casts an f16, bf16 or f32 tensor of rank 2 or more, got 'tensor<4x4xf64>'}}
+  %q, %qt, %a = amp.fp8_cast %x, %s {fp8_scale_index = 0 : i64, format = f8E4M3FN} : tensor<4x4xf64>, tensor<1xf32> to tensor<4x4xf8E4M3FN>, tensor<4x4xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @fp8_cast_scales(%x: tensor<4x4xf32>, %s: tensor<f32>) {
+  // expected-error @+1 {{'amp.fp8_cast' op scales must be a 1-D f32 tensor, got 'tensor<f32>'}}
+  %q, %qt, %a = amp.fp8_cast %x, %s {fp8_scale_index = 0 : i64, format = f8E4M3FN} : tensor<4x4xf32>, tensor<f32> to tensor<4x4xf8E4M3FN>, tensor<4x4xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @fp8_cast_index(%x: tensor<4x4xf32>, %s: tensor<2xf32>) {
+  // expected-error @+1 {{'amp.fp8_cast' op fp8_scale_index 2 is outside scales 'tensor<2xf32>'}}
+  %q, %qt, %a = amp.fp8_cast %x, %s {fp8_scale_index = 2 : i64, format = f8E4M3FN} : tensor<4x4xf32>, tensor<2xf32> to tensor<4x4xf8E4M3FN>, tensor<4x4xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @fp8_cast_results(%x: tensor<4x8xf32>, %s: tensor<2xf32>) {
+  // expected-error @+1 {{'amp.fp8_cast' op results must be 'tensor<4x8xf8E4M3FN>' and 'tensor<8x4xf8E4M3FN>' (the input's shape, then its last two dimensions swapped, in the format)}}
+  %q, %qt, %a = amp.fp8_cast %x, %s {fp8_scale_index = 0 : i64, format = f8E4M3FN} : tensor<4x8xf32>, tensor<2xf32> to tensor<4x8xf8E4M3FN>, tensor<4x8xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @matmul_fp8_operands_without_scales(%a: tensor<16x16xf8E4M3FN>) {
+  // expected-error @+1 {{'amp.matmul' op FP8 operands ('f8E4M3FN', 'f8E4M3FN') need both operands FP8, lhs_fp8 and rhs_fp8 their types, and the scales they were cast with}}
+  %0 = amp.matmul %a, %a {lhs_fp8 = f8E4M3FN, rhs_fp8 = f8E4M3FN} : tensor<16x16xf8E4M3FN>, tensor<16x16xf8E4M3FN> to tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_fp8_operand_format(%a: tensor<16x16xf8E4M3FN>, %b: tensor<16x16xf8E5M2>, %s: tensor<2xf32>) {
+  // expected-error @+1 {{'amp.matmul' op FP8 operands ('f8E4M3FN', 'f8E5M2') need both operands FP8, lhs_fp8 and rhs_fp8 their types, and the scales they were cast with}}
+  %0 = amp.matmul %a, %b scales %s {lhs_fp8 = f8E4M3FN, rhs_fp8 = f8E4M3FN, fp8_scale_index = array<i64: 0, 1>} : tensor<16x16xf8E4M3FN>, tensor<16x16xf8E5M2> scales tensor<2xf32> to tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_fp8_operands_grad(%a: tensor<16x16xf8E4M3FN>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{'amp.matmul' op a product of FP8 operands has no gradient: no grad_fp8}}
+  %0 = amp.matmul %a, %a scales %s {lhs_fp8 = f8E4M3FN, rhs_fp8 = f8E4M3FN, grad_fp8 = f8E5M2, fp8_scale_index = array<i64: 0, 1, 2>} : tensor<16x16xf8E4M3FN>, tensor<16x16xf8E4M3FN> scales tensor<3xf32> to tensor<16x16xf32>
+  return
+}

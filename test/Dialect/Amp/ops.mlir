@@ -415,12 +415,17 @@ func.func @loss_scaling(%inv: tensor<f32>, %g1: tensor<8xf32>, %g2: tensor<2x2xf
 // writes them for amp-autocast's fp8-scaling=delayed).
 // CHECK-LABEL: func.func @fp8_scaling
 // CHECK: %[[A:.*]] = amp.fp8_amax %{{.*}} : tensor<64x784xbf16>
+// CHECK: %[[Q:.*]], %[[QT:.*]], %{{.*}} = amp.fp8_cast %{{.*}}, %{{.*}} {format = f8E4M3FN, fp8_scale_index = 1 : i64} : tensor<64x784xbf16>, tensor<3xf32> to tensor<64x784xf8E4M3FN>, tensor<784x64xf8E4M3FN>
+// CHECK: amp.matmul %[[QT]], %[[QT]] scales %{{.*}} {fp8_scale_index = array<i64: 1, 1>, lhs_fp8 = f8E4M3FN, rhs_fp8 = f8E4M3FN, transpose_rhs} : tensor<784x64xf8E4M3FN>, tensor<784x64xf8E4M3FN> scales tensor<3xf32> to tensor<784x784xf32>
 // CHECK: amp.fp8_scaling_update %{{.*}}, %{{.*}}, %{{.*}}, amax(%[[A]], %[[A]], %[[A]] : tensor<f32>, tensor<f32>, tensor<f32>) {formats = [f8E4M3FN, f8E4M3FN, f8E5M2], margin = 0.000000e+00 : f64} : tensor<3xf32>, tensor<16x3xf32>
 // CHECK: amp.fp8_scaling_update %{{.*}}, %{{.*}}, %{{.*}}, amax(%[[A]] : tensor<f32>) {formats = [f8E5M2], margin = 1.000000e+00 : f64, most_recent} : tensor<1xf32>, tensor<1x1xf32>
 // GENERIC: "amp.fp8_amax"(%{{.*}}) : (tensor<64x784xbf16>) -> tensor<f32>
+// GENERIC: "amp.fp8_cast"(%{{.*}}, %{{.*}}) <{format = f8E4M3FN, fp8_scale_index = 1 : i64}> : (tensor<64x784xbf16>, tensor<3xf32>) -> (tensor<64x784xf8E4M3FN>, tensor<784x64xf8E4M3FN>, tensor<f32>)
 func.func @fp8_scaling(%x: tensor<64x784xbf16>, %s: tensor<3xf32>, %h: tensor<16x3xf32>,
                        %s1: tensor<1xf32>, %h1: tensor<1x1xf32>) {
   %a = amp.fp8_amax %x : tensor<64x784xbf16>
+  %q, %qt, %qa = amp.fp8_cast %x, %s {fp8_scale_index = 1 : i64, format = f8E4M3FN} : tensor<64x784xbf16>, tensor<3xf32> to tensor<64x784xf8E4M3FN>, tensor<784x64xf8E4M3FN>
+  %p = amp.matmul %qt, %qt scales %s {lhs_fp8 = f8E4M3FN, rhs_fp8 = f8E4M3FN, transpose_rhs, fp8_scale_index = array<i64: 1, 1>} : tensor<784x64xf8E4M3FN>, tensor<784x64xf8E4M3FN> scales tensor<3xf32> to tensor<784x784xf32>
   %0:3 = amp.fp8_scaling_update %s, %h, %s, amax(%a, %a, %a : tensor<f32>, tensor<f32>, tensor<f32>) {formats = [f8E4M3FN, f8E4M3FN, f8E5M2], margin = 0.0} : tensor<3xf32>, tensor<16x3xf32>
   %1:3 = amp.fp8_scaling_update %s1, %h1, %s1, amax(%a : tensor<f32>) {formats = [f8E5M2], margin = 1.0, most_recent} : tensor<1xf32>, tensor<1x1xf32>
   return

@@ -499,8 +499,38 @@ static LogicalResult verifyFp8(MatmulOp op) {
   return verifyFp8Scales(op);
 }
 
+/// Whether `value` holds FP8 values (cast before the GEMM).
+static bool isFp8Tensor(Value value) {
+  Type element = getElementTypeOrSelf(value.getType());
+  return element.isFloat8E4M3FN() || element.isFloat8E5M2();
+}
+
+/// A matmul of FP8 operands: both FP8, their formats the attributes, the
+/// scales they were cast with given.
+static LogicalResult verifyFp8Operands(MatmulOp op) {
+  bool lhs = isFp8Tensor(op.getLhs()), rhs = isFp8Tensor(op.getRhs());
+  if (!lhs && !rhs)
+    return success();
+  Type lhsType = getElementTypeOrSelf(op.getLhs().getType()),
+       rhsType = getElementTypeOrSelf(op.getRhs().getType());
+  if (!lhs || !rhs || !op.getLhsFp8() || !op.getRhsFp8() ||
+      *op.getLhsFp8() != lhsType || *op.getRhsFp8() != rhsType ||
+      !op.getScales())
+    return op.emitOpError()
+           << "FP8 operands (" << lhsType << ", " << rhsType
+           << ") need both operands FP8, lhs_fp8 and rhs_fp8 their types, "
+              "and the scales they were cast with";
+  if (op.getGradFp8Attr())
+    return op.emitOpError() << "a product of FP8 operands has no gradient: "
+                               "no grad_fp8";
+  return success();
+}
+
 LogicalResult MatmulOp::verify() {
-  if (failed(verifySameElementType(*this, "lhs", getLhs().getType(), "rhs",
+  if (failed(verifyFp8Operands(*this)))
+    return failure();
+  if (!isFp8Tensor(getLhs()) &&
+      failed(verifySameElementType(*this, "lhs", getLhs().getType(), "rhs",
                                    getRhs().getType())))
     return failure();
   FailureOr<MatmulDims> dims = getMatmulDims(*this);
@@ -513,7 +543,8 @@ LogicalResult MatmulOp::verify() {
     return failure();
   if (failed(verifyBias(*this, getBias(), dims->n, "result columns")))
     return failure();
-  if (failed(verifyAccumulatorType(*this, getAccumulatorType(),
+  if (!isFp8Tensor(getLhs()) &&
+      failed(verifyAccumulatorType(*this, getAccumulatorType(),
                                    getFloatElementType(getLhs()))))
     return failure();
   return verifyFp8(*this);
@@ -1956,6 +1987,42 @@ LogicalResult Fp8AmaxOp::inferReturnTypes(MLIRContext *context,
 std::optional<int64_t> Fp8AmaxOp::getForwardFlops() {
   // A maximum an element.
   return cast<RankedTensorType>(getInput().getType()).getNumElements();
+}
+
+void Fp8CastOp::build(OpBuilder &builder, OperationState &state, Value input,
+                      Value scales, int64_t index, FloatType format) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> swapped(type.getShape());
+  std::swap(swapped[swapped.size() - 1], swapped[swapped.size() - 2]);
+  build(builder, state, type.clone(format),
+        RankedTensorType::get(swapped, format),
+        RankedTensorType::get({}, builder.getF32Type()), input, scales,
+        builder.getI64IntegerAttr(index), TypeAttr::get(format));
+}
+
+LogicalResult Fp8CastOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto scales = cast<RankedTensorType>(getScales().getType());
+  if (input.getRank() < 2 || getFloatElementType(getInput()).isF64())
+    return emitOpError() << "casts an f16, bf16 or f32 tensor of rank 2 or "
+                            "more, got "
+                         << input;
+  if (scales.getRank() != 1 || !scales.getElementType().isF32())
+    return emitOpError() << "scales must be a 1-D f32 tensor, got " << scales;
+  int64_t index = getFp8ScaleIndex();
+  if (index < 0 || index >= scales.getDimSize(0))
+    return emitOpError() << "fp8_scale_index " << index << " is outside scales "
+                         << scales;
+  Type format = getFormat();
+  SmallVector<int64_t> swapped(input.getShape());
+  std::swap(swapped[swapped.size() - 1], swapped[swapped.size() - 2]);
+  if (getData().getType() != input.clone(format) ||
+      getTransposed().getType() != RankedTensorType::get(swapped, format))
+    return emitOpError() << "results must be " << input.clone(format) << " and "
+                         << RankedTensorType::get(swapped, format)
+                         << " (the input's shape, then its last two "
+                            "dimensions swapped, in the format)";
+  return success();
 }
 
 LogicalResult Fp8ScalingUpdateOp::verify() {

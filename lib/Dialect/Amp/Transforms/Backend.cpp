@@ -68,6 +68,9 @@ int64_t backend::getScratchBytes(Operation *op) {
                                          : lhs.getShape().back();
     amp_gemm_t gemm{};
     gemm.a_fp8 = AMP_FP8_E4M3;
+    // Operands cast before (amp.fp8_cast): the scales only.
+    Type element = lhs.getElementType();
+    gemm.fp8_operands = element.isFloat8E4M3FN() || element.isFloat8E5M2();
     gemm.m = k ? lhs.getNumElements() / k : 0;
     gemm.n = k ? rhs.getNumElements() / k : 0;
     gemm.k = k;
@@ -476,9 +479,11 @@ SmallVector<unsigned> backend::getThreadedArguments(func::FuncOp func) {
   return threaded;
 }
 
-/// Element types the generated code loads and stores.
+/// Element types the generated code loads and stores (FP8: amp.fp8_cast's
+/// results, which only the runtime's FP8 GEMMs read).
 static bool isSupportedElement(Type type) {
-  if (type.isF16() || type.isBF16() || type.isF32() || type.isF64())
+  if (type.isF16() || type.isBF16() || type.isF32() || type.isF64() ||
+      type.isFloat8E4M3FN() || type.isFloat8E5M2())
     return true;
   auto integer = dyn_cast<IntegerType>(type);
   return integer && (integer.getWidth() == 1 || integer.getWidth() == 32 ||
@@ -530,7 +535,10 @@ LogicalResult backend::checkCompilable(func::FuncOp func) {
       Type a = matmul.getLhs().getType().getElementType();
       Type c = matmul.getType().getElementType();
       Type acc = matmul.getAccumulatorType();
-      if (a.isF64() || !acc.isF32() || (c != a && !c.isF32()))
+      // FP8 operands (cast before) give f16, bf16 or f32.
+      bool fp8 = a.isFloat8E4M3FN() || a.isFloat8E5M2();
+      if (a.isF64() || !acc.isF32() || (c != a && !c.isF32() && !fp8) ||
+          (fp8 && c.isF64()))
         return op->emitError()
                << "the backend runs matmuls on f16, bf16 or f32 operands "
                   "with f32 accumulation and a result of the operand type "

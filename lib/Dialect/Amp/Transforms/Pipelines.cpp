@@ -259,6 +259,8 @@ void amp::addBackendSimplification(OpPassManager &pm, bool keepConvolutions,
   pm.addPass(createCSEPass());
   // The folder erases the locations of the constants it hoists.
   pm.addNestedPass<func::FuncOp>(createAmpRestoreLocations());
+  // Delayed scaling's FP8 GEMMs share the casts of what they read.
+  pm.addNestedPass<func::FuncOp>(createAmpFp8Casts());
 }
 
 void amp::addBackendPlanning(OpPassManager &pm,

@@ -136,8 +136,18 @@ def Amp_Dialect : Dialect {
 def Amp_FloatElement : AnyTypeOf<[F16, BF16, F32, F64]>;
 
 def Amp_FloatTensor : StaticShapeTensorOf<[F16, BF16, F32, F64]>;
+// FP8 values (amp.fp8_cast's results, an FP8 GEMM's operands).
+def Amp_Fp8Tensor : StaticShapeTensorOf<[F8E4M3FN, F8E5M2]>;
+// A matmul operand: a float, or FP8 values cast before it.
+def Amp_MatmulOperand : StaticShapeTensorOf<[F16, BF16, F32, F64, F8E4M3FN,
+                                             F8E5M2]>;
 def Amp_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
 def Amp_MaskTensor : StaticShapeTensorOf<[I1]>;
+// A 0-d f32 tensor: an amax.
+def Amp_F32Scalar : 0DTensorOf<[F32]> {
+  let builderCall =
+      "::mlir::RankedTensorType::get({}, $_builder.getF32Type())";
+}
 // A 0-d i1 tensor: a condition the step computes (amp.all_reduce's `when`).
 def Amp_Condition : 0DTensorOf<[I1]> {
   let builderCall =

@@ -400,6 +400,12 @@ def Amp_MatmulOp : Amp_Op<"matmul", [Amp_ContractionFamily, Amp_LowerPrecision,
     scaling gives an FP8 GEMM its layer's scale state (x, w, the output's
     gradient) this way.
 
+    Operands of FP8 types are values cast before (`amp.fp8_cast`, which
+    amp-fp8-casts places so that the GEMMs reading one tensor share its
+    cast): they are multiplied as they are, the formats `lhs_fp8` and
+    `rhs_fp8` their types, the sum by the inverses of the scales they were
+    cast with. Such a product has no gradient.
+
     ```mlir
     %h = amp.matmul %x, %w : tensor<64x784xf16>, tensor<784x256xf16> to tensor<64x256xf16>
     %y = amp.matmul %x, %w bias %b
@@ -416,7 +422,7 @@ def Amp_MatmulOp : Amp_Op<"matmul", [Amp_ContractionFamily, Amp_LowerPrecision,
           to tensor<64x256xbf16>
     ```
   }];
-  let arguments = (ins Amp_FloatTensor:$lhs, Amp_FloatTensor:$rhs,
+  let arguments = (ins Amp_MatmulOperand:$lhs, Amp_MatmulOperand:$rhs,
                    UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs,
                    OptionalAttr<Amp_FloatTypeAttr>:$acc_type,
                    Optional<Amp_FloatTensor>:$bias,
@@ -1774,6 +1780,40 @@ def Amp_Fp8AmaxOp : Amp_Op<"fp8_amax", [Amp_ReductionFamily, Amp_KeepFp32,
   let arguments = (ins Amp_FloatTensor:$input);
   let results = (outs Amp_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Amp_Fp8CastOp : Amp_Op<"fp8_cast", [Amp_DataFamily]> {
+  let summary = "a tensor cast to FP8 at a given scale, in both layouts";
+  let description = [{
+    `input` (f16, bf16 or f32, rank 2 or more) multiplied by
+    `scales[fp8_scale_index]` in f32, saturated to the format's largest
+    value and rounded to `format` (nearest even): `data`, of `input`'s
+    shape, and `transposed`, the same values with the last two dimensions
+    swapped; and `amax`, `input`'s largest magnitude (as `amp.fp8_amax`).
+    An FP8 GEMM reads its operands K-major: the weight gradient reads the
+    transposes of what the forward and input-gradient GEMMs read, so one
+    cast writes both (Transformer Engine's cast-transpose), and a layout
+    no GEMM reads is not written.
+
+    ```mlir
+    %q, %qt, %amax = amp.fp8_cast %x, %s {fp8_scale_index = 0 : i64,
+        format = f8E4M3FN} : tensor<64x768xbf16>, tensor<3xf32>
+        to tensor<64x768xf8E4M3FN>, tensor<768x64xf8E4M3FN>
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensor:$input, Amp_FloatTensor:$scales,
+                   I64Attr:$fp8_scale_index, Amp_Fp8TypeAttr:$format);
+  let results = (outs Amp_Fp8Tensor:$data, Amp_Fp8Tensor:$transposed,
+                 Amp_F32Scalar:$amax);
+  let assemblyFormat = [{
+    $input `,` $scales attr-dict `:` type($input) `,` type($scales) `to`
+    type($data) `,` type($transposed)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "::mlir::Value":$scales,
+                   "int64_t":$index, "::mlir::FloatType":$format)>
+  ];
+  let hasVerifier = 1;
 }
 
 def Amp_Fp8ScalingUpdateOp : Amp_Op<"fp8_scaling_update",

@@ -558,6 +558,33 @@ def AmpRestoreLocations : Pass<"amp-restore-locations", "mlir::func::FuncOp"> {
   }];
 }
 
+def AmpFp8Casts : Pass<"amp-fp8-casts", "mlir::func::FuncOp"> {
+  let summary = "One FP8 cast per tensor, shared by the FP8 GEMMs reading it";
+  let description = [{
+    A backend pass: each FP8 GEMM whose scales are given (delayed scaling)
+    is rewritten to read FP8 operands cast before it, one `amp.fp8_cast` per
+    tensor, scale and format, which writes the tensor in the two layouts
+    the GEMMs read and its amax. The forward GEMM and the weight gradient
+    read the same activations, the input and weight gradients the same
+    output gradient, the forward and input gradient the same weight: each
+    is cast once instead of once per GEMM, and its `amp.fp8_amax` becomes
+    the cast's amax (no pass of its own). Each GEMM then reads its operands
+    K-major (`lhs` [M, K], `rhs` transposed [N, K]), as cuBLASLt's FP8
+    kernels do; an activation with batch dimensions is read as its rows
+    (`[B, T, K]` as `[B*T, K]`). The values are the same: the interpreter
+    gives the same bits before and after. GEMMs whose operands both have
+    batch dimensions keep casting their own.
+
+    ```mlir
+    %y = amp.matmul %x, %w scales %s {fp8_scale_index = array<i64: 0, 1, 2>, ...}
+    // becomes
+    %qx, %qxt, %ax = amp.fp8_cast %x, %s {fp8_scale_index = 0 : i64, format = f8E4M3FN} ...
+    %qw, %qwt, %aw = amp.fp8_cast %w, %s {fp8_scale_index = 1 : i64, format = f8E4M3FN} ...
+    %y = amp.matmul %qx, %qwt scales %s {fp8_scale_index = array<i64: 0, 1>, transpose_rhs, ...}
+    ```
+  }];
+}
+
 def AmpDecompose : Pass<"amp-decompose", "mlir::func::FuncOp"> {
   let summary = "Rewrite the ops the backend runs as others (Amp_Decomposed)";
   let description = [{
