@@ -79,6 +79,13 @@ CASES = [
     # gradients' operands), against the interpreter's exact FP8.
     ("fp8-mlp", "test/Golden/Inputs/fp8_mlp", "fp8", [], 0.1, 3e-2),
     ("gpt-fp8", "gpt_block", "fp8", [], 0.1, 3e-2),
+    # Delayed scaling: each tensor cast once by the runtime's cast-transpose
+    # (both layouts and the amax), GEMMs of FP8 operands, the state's
+    # update.
+    ("fp8-mlp-delayed", "test/Golden/Inputs/fp8_mlp", "fp8",
+     ["--train-options=fp8-scaling=delayed"], 0.1, 3e-2),
+    ("gpt-fp8-delayed", "gpt_block", "fp8",
+     ["--train-options=fp8-scaling=delayed"], 0.1, 3e-2),
 ]
 # Labels are drawn below this bound: the number of classes, for the models
 # with fewer than 8.
@@ -94,7 +101,8 @@ BENCH = {
              ("gpt2-124m-b8", ["--batch", "8"], "f16"),
              ("gpt2-124m-b64", ["--batch", "64"], "bf16"),
              ("gpt2-124m-b64", ["--batch", "64"], "f16"),
-             ("gpt2-124m-b64", ["--batch", "64"], "fp8")],
+             ("gpt2-124m-b64", ["--batch", "64"], "fp8"),
+             ("gpt2-124m-b64", ["--batch", "64"], "fp8-delayed")],
     "host": [("gpt2-small-b2", ["--layers", "2", "--width", "64", "--heads", "2",
                                 "--seq", "32", "--vocab", "256", "--batch", "2"],
               "bf16")],
@@ -353,9 +361,12 @@ def prepare(out, target, steps, tools):
         flops = weights + attention // 2
         tokens = options.batch * options.seq
         case = f"{name}-{compute}"
+        options = "max-grad-norm=1.0"
+        if compute == "fp8-delayed":
+            options += " fp8-scaling=delayed"
         run([os.path.join(tools, "amp-compile"), model, f"--target={target}",
-             f"--compute-type={compute}", "--optimizer=adamw",
-             "--train-options=max-grad-norm=1.0", "--source-only",
+             f"--compute-type={compute.replace('-delayed', '')}",
+             "--optimizer=adamw", f"--train-options={options}", "--source-only",
              "--cost-report", "-o", os.path.join(bench, case), "--name=gpt2"],
             stdout=subprocess.DEVNULL)
         lines += [f'sh "$kit/bench/{case}/build.sh" & pids+=($!)']
@@ -415,7 +426,7 @@ def prepare(out, target, steps, tools):
         lines += ['if want torch && python3 -c "import torch" 2> /dev/null; then',
                   'echo "== PyTorch"']
         for name, sizes, compute in BENCH[target]:
-            if compute == "fp8":  # torch_gpt2.py has no FP8 recipe
+            if compute.startswith("fp8"):  # torch_gpt2.py has no FP8 recipe
                 continue
             for compiled in ([], ["--compile"]) if compute == "bf16" else ([],):
                 tag = f"{name}-{compute}" + ("-compile" if compiled else "")

@@ -113,7 +113,8 @@ def compile(model, output_dir, *, target="host", compute_type=None,
     amp-compile into ``output_dir`` and returns a CompiledStep.
 
     ``compute_type`` is "f16" (or "fp16", "float16", "half"), "bf16" (or
-    "bfloat16"), "fp8" (bf16 with FP8 GEMMs; "fp8-f16": f16 with them) or
+    "bfloat16"), "fp8" (bf16 with FP8 GEMMs; "fp8-f16": f16 with them;
+    ``train_options="fp8-scaling=delayed"`` for delayed scaling) or
     "f32" (or "none": no casts); without one, amp-compile's
     default (f16, as amp-autocast's and --amp-train-step's);
     ``optimizer`` "sgd", "adam" or "adamw" (amp-compile's default, as

@@ -829,6 +829,7 @@ struct Run {
   int openStep();
   int loadTensors();
   int train();
+  int reportFp8Overflows();
   int finish();
 };
 
@@ -1178,6 +1179,30 @@ int Run::loadTensors() {
   return kGoOn;
 }
 
+/// Delayed FP8 scaling's overflow counts (state `<layer>.fp8_overflows`:
+/// x, w, the gradient), where any cast overflowed: how often a tensor's
+/// values went past its format's range at the scale of its history.
+int Run::reportFp8Overflows() {
+  constexpr std::string_view kSuffix = ".fp8_overflows";
+  for (size_t i = 0; i < description->tensor_count; ++i) {
+    const amp_step_tensor_t &t = description->tensors[i];
+    std::string_view name = t.name;
+    if (t.kind != AMP_STEP_BUFFER || t.type != AMP_ELEMENT_F32 || t.rank != 1 ||
+        t.shape[0] != 3 || name.size() <= kSuffix.size() ||
+        name.substr(name.size() - kSuffix.size()) != kSuffix)
+      continue;
+    float counts[3];
+    if (amp_status_t status =
+            amp_step_read_tensor(step, i, counts, sizeof counts))
+      return fail(status);
+    if (counts[0] + counts[1] + counts[2] > 0)
+      std::printf("fp8 overflows %.*s: x %.0f, w %.0f, gradient %.0f steps\n",
+                  static_cast<int>(name.size() - kSuffix.size()), name.data(),
+                  counts[0], counts[1], counts[2]);
+  }
+  return kGoOn;
+}
+
 /// The steps: on the data set, or on the one batch, then timed.
 int Run::train() {
   if (onData) {
@@ -1219,6 +1244,9 @@ int Run::train() {
       captured = true;
     }
   }
+  if (steps > 0)
+    if (int code = reportFp8Overflows(); code != kGoOn)
+      return code;
   // Timed steps: queued back to back, one wait at the end.
   if (bench > 0) {
     if (graph && !captured) {

@@ -65,9 +65,11 @@ typedef enum amp_step_tensor_kind_e {
                              writes its own, none reads it; kept out of
                              state files */
   AMP_STEP_BUFFER = 5,    /* a buffer of the model (batch norm's running
-                             statistics): state its forward pass updates
-                             (not on a skipped step) and its evaluation
-                             reads; saved and initialised as state */
+                             statistics, delayed FP8 scaling's scales,
+                             amax histories and overflow counts): state the
+                             step updates (not on a skipped step) and its
+                             evaluation reads; saved and initialised as
+                             state */
   AMP_STEP_RNG = 6,       /* the state of the generator the model's dropouts
                              draw their masks from (2 x i64: seed, forward
                              pass): amp_step_init seeds it, each run advances

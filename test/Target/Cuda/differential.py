@@ -61,7 +61,7 @@ def main():
                           f"--output-dir={got_state}"],
                          check=True, capture_output=True, text=True).stdout
     ref_lines = [l for l in ref.splitlines() if l.startswith("step ")]
-    got_lines = got.splitlines()
+    got_lines = [l for l in got.splitlines() if l.startswith("step ")]
     if len(ref_lines) != int(steps) or ref_lines != got_lines:
         for r, g in zip(ref_lines, got_lines):
             if r != g:

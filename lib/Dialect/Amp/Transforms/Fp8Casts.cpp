@@ -139,10 +139,10 @@ private:
     Value input = rows.root;
     auto rootType = cast<RankedTensorType>(input.getType());
     if (rootType.getRank() != 2)
-      input = b.create<ReshapeOp>(loc, rootType.clone({rows.rows, rows.k}),
-                                  input);
-    auto fp8Cast = b.create<Fp8CastOp>(loc, input, scales, index,
-                                       cast<FloatType>(format));
+      input =
+          b.create<ReshapeOp>(loc, rootType.clone({rows.rows, rows.k}), input);
+    auto fp8Cast =
+        b.create<Fp8CastOp>(loc, input, scales, index, cast<FloatType>(format));
     casts[key] = fp8Cast;
     castOfRoot.try_emplace(rows.root, fp8Cast);
     return fp8Cast;
@@ -151,10 +151,10 @@ private:
   void rewrite(MatmulOp matmul) {
     ArrayRef<int64_t> index = *matmul.getFp8ScaleIndex();
     Value scales = matmul.getScales();
-    Fp8CastOp lhs = castOf(matmul.getLhs(), scales, index[0],
-                           *matmul.getLhsFp8());
-    Fp8CastOp rhs = castOf(matmul.getRhs(), scales, index[1],
-                           *matmul.getRhsFp8());
+    Fp8CastOp lhs =
+        castOf(matmul.getLhs(), scales, index[0], *matmul.getLhsFp8());
+    Fp8CastOp rhs =
+        castOf(matmul.getRhs(), scales, index[1], *matmul.getRhsFp8());
     // K-major: lhs [M, K], rhs [N, K] (transposed).
     Value a = matmul.getTransposeLhs() ? lhs.getTransposed() : lhs.getData();
     Value bb = matmul.getTransposeRhs() ? rhs.getData() : rhs.getTransposed();
