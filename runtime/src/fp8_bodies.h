@@ -15,6 +15,10 @@
 //      K-major (A as [batch][m][k], B as [batch][n][k]): the "TN" layout
 //      that cuBLASLt's FP8 kernels read.
 //
+// Delayed scaling gives the scales (no amax, step 1), and amp_fp8_cast
+// casts a matrix before the GEMMs that share it, in both layouts, with its
+// amax; its state's update (amp_fp8_scaling_update) is written here too.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef AMP_RUNTIME_SRC_FP8_BODIES_H
