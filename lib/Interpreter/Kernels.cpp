@@ -489,9 +489,8 @@ kernels::fp8ScalingUpdate(const Tensor &scale, const Tensor &history,
     const float used = mostRecent ? amax[c] : largest;
     for (int64_t r = 0; r < rows; ++r)
       h[r * columns + c] = r == 0 ? 0.0f : column[(r + 1) % rows];
-    const float scaledMax = max * std::pow(2.0f, static_cast<float>(-margin));
     if (std::isfinite(used) && used > 0.0f)
-      s[c] = scaledMax / used;
+      s[c] = amprt::fp8ScaledMax(formats[c], margin) / used;
   }
   return {newScale, newHistory, newOverflows};
 }

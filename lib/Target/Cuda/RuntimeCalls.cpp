@@ -49,6 +49,11 @@ static std::string gemmPrecondition(Type ab, Type c, int64_t lda, int64_t ldb,
          "of 8)";
 }
 
+/// The runtime's amp_fp8_t of an FP8 type (f8E4M3FN or f8E5M2).
+static std::string runtimeFp8Format(Type format) {
+  return format.isFloat8E5M2() ? "AMP_FP8_E5M2" : "AMP_FP8_E4M3";
+}
+
 namespace {
 FailureOr<std::string> scratchPointer(Operation *op, StepEmitter &emitter,
                                       StringRef type);
@@ -116,12 +121,6 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
       return failure();
     fp8Scratch = *scratch;
   }
-  auto fp8Name = [](std::optional<FloatType> format) -> std::string {
-    if (!format)
-      return "AMP_FP8_NONE";
-    return format->isFloat8E5M2() ? "AMP_FP8_E5M2" : "AMP_FP8_E4M3";
-  };
-
   // An FP8 GEMM's runtime kernels before cuBLASLt's (fp8_bodies.h): the
   // operands' amax (a max an element) unless delayed scaling gives the
   // scales, the scales (one thread), the casts (each element read, its FP8
@@ -226,8 +225,8 @@ LogicalResult StepEmitter::emitGemm(ArrayRef<Operation *> ops) {
       {"beta", "0.0f"},
       {"epilogue", epilogue}};
   if (fp8)
-    fields.append({{"a_fp8", fp8Name(matmul.getLhsFp8())},
-                   {"b_fp8", fp8Name(matmul.getRhsFp8())},
+    fields.append({{"a_fp8", runtimeFp8Format(*matmul.getLhsFp8())},
+                   {"b_fp8", runtimeFp8Format(*matmul.getRhsFp8())},
                    {"fp8_scratch", fp8Scratch}});
   if (fp8 && delayedScales) {
     std::string scales = pointerOf(delayedScales, false);
@@ -811,8 +810,7 @@ LogicalResult emitFp8Cast(Fp8CastOp op, OpKernel &kernel) {
                     {{"dtype", runtimeDtype(input.getElementType()).str()},
                      {"rows", std::to_string(input.getDimSize(0))},
                      {"cols", std::to_string(input.getDimSize(1))},
-                     {"format",
-                      format.isFloat8E5M2() ? "AMP_FP8_E5M2" : "AMP_FP8_E4M3"},
+                     {"format", runtimeFp8Format(format)},
                      {"scale", emitter.pointerOf(op.getScales(), false) +
                                    " + " +
                                    std::to_string(op.getFp8ScaleIndex())}})
@@ -856,7 +854,7 @@ LogicalResult emitFp8Amax(Fp8AmaxOp op, OpKernel &kernel) {
 }
 
 /// amp.fp8_scaling_update: the state where the plan put the results, then
-/// the runtime's update, a thread a column.
+/// the runtime's update, a block a column.
 LogicalResult emitFp8ScalingUpdate(Fp8ScalingUpdateOp op, OpKernel &kernel) {
   kernel.comment();
   StepEmitter &emitter = kernel.getEmitter();
@@ -867,8 +865,7 @@ LogicalResult emitFp8ScalingUpdate(Fp8ScalingUpdateOp op, OpKernel &kernel) {
     Type type = cast<TypeAttr>(format).getValue();
     amprt::Fp8Format fp8 =
         type.isFloat8E5M2() ? amprt::Fp8Format::E5M2 : amprt::Fp8Format::E4M3FN;
-    formats.push_back(fp8 == amprt::Fp8Format::E5M2 ? "AMP_FP8_E5M2"
-                                                    : "AMP_FP8_E4M3");
+    formats.push_back(runtimeFp8Format(type));
     amax.push_back(emitter.pointerOf(value, false));
     scaledMax.push_back(
         hexLiteral(amprt::fp8ScaledMax(fp8, op.getMargin().convertToDouble())));
